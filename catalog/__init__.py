@@ -1,0 +1,1 @@
+"""The catalog: definition groups and schema groups, message/schema format and compatibility validators."""

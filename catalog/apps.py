@@ -1,0 +1,7 @@
+"""App configuration: registers `definitionGroups` and `schemaGroups` with the registry engine."""
+from django.apps import AppConfig
+
+
+class CatalogConfig(AppConfig):
+    name = "catalog"
+    verbose_name = "Message and schema catalog"

@@ -1,0 +1,68 @@
+"""Format identifiers (`NAME/VERSION`): parsing, case-insensitive matching and the aliases of real documents.
+
+Formats are stored as written; these helpers only decide which validator applies.
+"""
+import re
+
+FORMAT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*/[A-Za-z0-9][A-Za-z0-9._+-]*$")
+
+# Canonical NAME (lower case key) for every spelling found in the spec and in real documents.
+_SCHEMA_ALIASES = {
+    "jsonschema": "JsonSchema",
+    "json-schema": "JsonSchema",
+    "avro": "Avro",
+    "protobuf": "Protobuf",
+    "proto": "Protobuf",
+    "xsd": "XSD",
+    "xmlschema": "XSD",
+}
+_MESSAGE_ALIASES = {
+    "cloudevents": "CloudEvents",
+    "http": "HTTP",
+    "amqp": "AMQP",
+    "mqtt": "MQTT",
+    "kafka": "Kafka",
+    "nats": "NATS",
+}
+
+
+def split_format(value: str) -> tuple[str, str | None]:
+    """`"Avro/1.11"` -> `("Avro", "1.11")`; a value without `/` -> `(value, None)`."""
+    name, sep, version = value.partition("/")
+    return name, (version if sep else None)
+
+
+def is_valid_format_identifier(value) -> bool:
+    """True for a `NAME/VERSION` string."""
+    return isinstance(value, str) and bool(FORMAT_PATTERN.match(value))
+
+
+def schema_format_family(value: str | None) -> tuple[str | None, str | None]:
+    """Canonical schema format name and version: `("JsonSchema", "draft-07")`; `(None, v)` when unknown."""
+    if not value:
+        return None, None
+    name, version = split_format(value)
+    return _SCHEMA_ALIASES.get(name.lower()), version
+
+
+def message_format_family(value: str | None) -> tuple[str | None, str | None]:
+    """Canonical message format name and version: `("MQTT", "5.0")`; `(None, v)` when unknown."""
+    if not value:
+        return None, None
+    name, version = split_format(value)
+    return _MESSAGE_ALIASES.get(name.lower()), version
+
+
+def same_format(a: str | None, b: str | None) -> bool:
+    """Two format identifiers name the same format (case-insensitive, aliases folded)."""
+    if a is None or b is None:
+        return a is b
+    fa, va = schema_format_family(a)
+    if fa is None:
+        fa, va = message_format_family(a)
+    fb, vb = schema_format_family(b)
+    if fb is None:
+        fb, vb = message_format_family(b)
+    if fa is None or fb is None:
+        return a.lower() == b.lower()
+    return fa == fb and (va or "").lower() == (vb or "").lower()

@@ -1,0 +1,1 @@
+"""Project configuration: settings, root URLs and the WSGI entry point."""

@@ -1,0 +1,1 @@
+"""Endpoints: the endpoint registry's group type, its attributes and protocol options."""

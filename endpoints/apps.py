@@ -1,0 +1,7 @@
+"""App configuration: registers the `endpoints` group type with the registry engine."""
+from django.apps import AppConfig
+
+
+class EndpointsConfig(AppConfig):
+    name = "endpoints"
+    verbose_name = "Endpoint registry"

@@ -1,0 +1,1 @@
+"""Subscriptions API, outbox relay and delivery of change events."""
