@@ -5,3 +5,8 @@ from django.apps import AppConfig
 class CatalogConfig(AppConfig):
     name = "catalog"
     verbose_name = "Message and schema catalog"
+
+    def ready(self):
+        from .types import register
+
+        register()

@@ -5,3 +5,8 @@ from django.apps import AppConfig
 class EndpointsConfig(AppConfig):
     name = "endpoints"
     verbose_name = "Endpoint registry"
+
+    def ready(self):
+        from .types import register
+
+        register()

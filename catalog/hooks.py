@@ -1,0 +1,96 @@
+"""The catalog's validation hooks: what the engine calls before writing a definition group, definition,
+schema group or schema version. They adapt the pure validators in `catalog.validators` to the engine's
+`GroupCheck` / `VersionCheck` and raise `Invalid` with every problem found."""
+from __future__ import annotations
+
+import json
+
+from registry.validation import GroupCheck, Invalid, VersionCheck
+
+from .validators.format_names import same_format, schema_format_family
+
+COMPATIBILITY_LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full",
+                        "full_transitive")
+DEFAULT_COMPATIBILITY = "backward_transitive"
+
+
+def check_definition_group(check: GroupCheck) -> None:
+    from .validators.definitions import validate_definition_group
+
+    errors = validate_definition_group(check.attributes)
+    existing = check.existing
+    if existing is not None and not errors:
+        old, new = existing.extensions.get("format"), check.attributes.get("format")
+        if old != new and check.resource_counts().get("definitions", 0):
+            errors.append(f"format cannot change from {old!r} to {new!r} while the group has definitions")
+    if errors:
+        raise Invalid(errors)
+
+
+def _definition_document(check: VersionCheck) -> dict | None:
+    if check.resource_uri:
+        return None
+    try:
+        doc = json.loads(check.document or b"")
+    except ValueError as exc:
+        raise Invalid(f"the definition is not valid JSON: {exc}")
+    if not isinstance(doc, dict):
+        raise Invalid("the definition must be a JSON object")
+    return doc
+
+
+def check_definition_version(check: VersionCheck) -> None:
+    from .validators.definitions import validate_definition
+
+    doc = _definition_document(check)
+    if doc is None:
+        return
+    for key in ("id", "name", "description", "tags", "docs"):
+        if key in check.attributes:
+            doc[key] = check.attributes[key]
+    doc["id"] = check.resource_id
+    group_format = check.group_attributes.get("format")
+    errors = validate_definition(doc, group_format=group_format)
+    if errors:
+        raise Invalid(errors)
+
+
+def check_schema_group(check: GroupCheck) -> None:
+    level = check.attributes.get("compatibility")
+    if level is not None and level not in COMPATIBILITY_LEVELS:
+        raise Invalid(f"compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}")
+
+
+def check_schema_version(check: VersionCheck) -> None:
+    from .validators.compatibility import check_compatibility
+    from .validators.schemas import validate_schema
+
+    errors = []
+    fmt = check.attributes.get("format")
+    level = check.attributes.get("compatibility")
+    if level is not None and level not in COMPATIBILITY_LEVELS:
+        errors.append(f"compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}")
+    if check.resource_uri:
+        if check.resource_uri.startswith(check.base_url + "/"):
+            errors.append(f"schemaURI {check.resource_uri!r} points into this registry; store the schema instead")
+        if errors:
+            raise Invalid(errors)
+        return
+    previous = check.previous_documents()
+    for prev_format, _content in previous:
+        if prev_format and fmt and not same_format(prev_format, fmt):
+            family, _ = schema_format_family(prev_format)
+            if family is None or family != schema_format_family(fmt)[0]:
+                errors.append(f"format {fmt!r} differs from the format {prev_format!r} of the schema's other versions")
+                break
+    errors += validate_schema(fmt, check.document or b"")
+    if errors:
+        raise Invalid(errors)
+    level = level or check.group_attributes.get("compatibility") or DEFAULT_COMPATIBILITY
+    if level == "none" or not previous:
+        return
+    found = check_compatibility(fmt, level, [c for _f, c in previous], check.document or b"")
+    if found:
+        details = [i.as_dict() for i in found]
+        raise Invalid([f"{i.path}: {i.change} ({i.reason})" for i in found], status=409,
+                      kind="incompatible-version", details=details)

@@ -1,0 +1,28 @@
+"""The catalog's group types, registered with the engine: `definitionGroups` and `schemaGroups`."""
+from registry.model import GroupType, ResourceType, registry_model
+
+from . import hooks
+
+DEFINITIONS = ResourceType(
+    singular="definition", plural="definitions", versions=0, shared_attributes=True,
+    document_attributes=("format",), validate=hooks.check_definition_version,
+)
+
+DEFINITION_GROUPS = GroupType(
+    singular="definitionGroup", plural="definitionGroups", resources=(DEFINITIONS,), position=20,
+    attributes=("format",), validate=hooks.check_definition_group,
+    event_type_prefix="io.cloudevents.messagecatalog",
+)
+
+SCHEMAS = ResourceType(singular="schema", plural="schemas", versions=-1, validate=hooks.check_schema_version)
+
+SCHEMA_GROUPS = GroupType(
+    singular="schemaGroup", plural="schemaGroups", resources=(SCHEMAS,), position=30,
+    attributes=("compatibility",), validate=hooks.check_schema_group,
+    event_type_prefix="io.cloudevents.schemaregistry",
+)
+
+
+def register() -> None:
+    registry_model.register(DEFINITION_GROUPS)
+    registry_model.register(SCHEMA_GROUPS)

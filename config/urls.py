@@ -1,0 +1,14 @@
+"""Root URL configuration: admin, API docs, and the registry bindings (CONTRACT section 1)."""
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="openapi-docs"),
+    path("", include("registry.api.urls")),
+]
+
+handler404 = "registry.api.problems.not_found_view"
+handler500 = "registry.api.problems.server_error_view"

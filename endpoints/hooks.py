@@ -1,0 +1,16 @@
+"""The endpoint validation hook: attribute and protocol checks, and `definitionGroups` references that must resolve."""
+from registry.validation import GroupCheck, Invalid
+
+
+def check_endpoint(check: GroupCheck) -> None:
+    from .validators.attributes import validate_endpoint
+    from .validators.references import definition_group_ids
+
+    errors = validate_endpoint(check.attributes)
+    ids, ref_errors = definition_group_ids(check.attributes, check.base_url)
+    errors += ref_errors
+    for gid in ids:
+        if not check.group_exists("definitionGroups", gid):
+            errors.append(f"definitionGroups: #/definitionGroups/{gid} does not resolve to a definition group")
+    if errors:
+        raise Invalid(errors)

@@ -1,0 +1,1 @@
+"""The HTTP binding of the registry engine, generated from the registered model."""

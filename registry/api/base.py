@@ -1,0 +1,63 @@
+"""The base of every registry view: auth and permissions from DRF, JSON and document responses, HEAD."""
+from __future__ import annotations
+
+import json
+
+from django.http import HttpResponse
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
+from rest_framework.views import APIView
+
+from ..model import registry_model
+from ..services import WriteContext
+
+JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+
+
+class AnyAccept(BaseContentNegotiation):
+    """Views write their own responses (documents keep their media type), so Accept never fails a request."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return JSONRenderer(), JSONRenderer.media_type
+
+
+def json_response(data, status: int = 200, headers: dict | None = None) -> HttpResponse:
+    response = HttpResponse(json.dumps(data, ensure_ascii=False), status=status, content_type=JSON_CONTENT_TYPE)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+class RegistryView(APIView):
+    """Common plumbing; subclasses set `group_type` / `resource_type` from the URL configuration."""
+
+    content_negotiation_class = AnyAccept
+    group_plural: str | None = None
+    resource_plural: str | None = None
+
+    @property
+    def gt(self):
+        return registry_model[self.group_plural]
+
+    @property
+    def rt(self):
+        return self.gt.resource_type(self.resource_plural)
+
+    def base_url(self) -> str:
+        return self.request.build_absolute_uri("/").rstrip("/")
+
+    def context(self) -> WriteContext:
+        return WriteContext.from_request(self.request)
+
+    def head(self, request, *args, **kwargs):
+        response = self.get(request, *args, **kwargs)
+        if hasattr(response, "streaming_content"):
+            response = HttpResponse(status=response.status_code, headers=dict(response.items()))
+        else:
+            length = len(response.content)
+            response.content = b""
+            response["Content-Length"] = str(length)
+        return response

@@ -1,0 +1,76 @@
+"""Views of `/GROUPs` and `/GROUPs/gID` (CONTRACT section 4)."""
+from __future__ import annotations
+
+from ..errors import Problem
+from ..paging import PageRequest, link_header
+from ..representations import group_json
+from .. import selectors, services
+from .base import RegistryView, json_response
+from .requests import check_flags, flag, json_body, query_epoch
+
+GROUP_PERMISSIONS = {"POST": "registry.add_group", "PUT": ("registry.add_group", "registry.change_group"),
+                     "DELETE": "registry.delete_group"}
+
+
+def check_inline_size(count: int) -> None:
+    from django.conf import settings
+
+    if count > settings.REGISTRY_MAX_INLINE_ENTITIES:
+        raise Problem("too-many-entities", f"the answer would hold {count} entities, more than "
+                      f"{settings.REGISTRY_MAX_INLINE_ENTITIES}; page through the collections "
+                      "without ?inline instead")
+
+
+class GroupCollectionView(RegistryView):
+    write_permissions = GROUP_PERMISSIONS
+
+    def get(self, request):
+        check_flags(request, {"inline", "filter", "limit", "page"})
+        inline = flag(request, "inline")
+        page = PageRequest.from_params(request.GET)
+        groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, inline)
+        if inline:
+            check_inline_size(sum(1 + sum(len(getattr(g, f"inline_{rt.plural}")) for rt in self.gt.resources)
+                                  for g in groups))
+        base = self.base_url()
+        body = {g.gid: group_json(base, self.gt, g, inline) for g in groups}
+        link = link_header(request, page, total)
+        return json_response(body, headers={"Link": link} if link else None)
+
+    def post(self, request):
+        check_flags(request, set())
+        body = json_body(request)
+        group = services.create_group(self.context(), self.group_plural, body)
+        data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
+        return json_response(data, status=201, headers={"Location": data["self"]})
+
+    def delete(self, request):
+        check_flags(request, set())
+        items = json_body(request, required=False, kind=list)
+        base = self.base_url()
+        deleted = services.delete_groups(self.context(), self.group_plural, items)
+        return json_response({g.gid: group_json(base, self.gt, g) for g in deleted})
+
+
+class GroupView(RegistryView):
+    write_permissions = GROUP_PERMISSIONS
+
+    def get(self, request, gid):
+        check_flags(request, {"inline"})
+        inline = flag(request, "inline")
+        group = selectors.get_group(self.gt, gid, inline)
+        return json_response(group_json(self.base_url(), self.gt, group, inline))
+
+    def put(self, request, gid):
+        check_flags(request, {"epoch"})
+        body = json_body(request)
+        group, created = services.put_group(self.context(), self.group_plural, gid, body, query_epoch(request))
+        data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
+        return json_response(data, status=201 if created else 200, headers={"Location": data["self"]} if created else None)
+
+    def delete(self, request, gid):
+        check_flags(request, {"epoch"})
+        group = selectors.get_group(self.gt, gid)
+        last = group_json(self.base_url(), self.gt, group)
+        services.delete_group(self.context(), self.group_plural, gid, query_epoch(request))
+        return json_response(last)

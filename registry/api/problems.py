@@ -1,0 +1,66 @@
+"""Rendering failures as RFC 9457 problem documents (`application/problem+json`), for every binding."""
+from __future__ import annotations
+
+import json
+
+from django.http import HttpResponse
+from rest_framework import exceptions
+
+from ..errors import Problem
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+
+def problem_response(problem: Problem, request=None) -> HttpResponse:
+    instance = request.path if request is not None else None
+    response = HttpResponse(json.dumps(problem.as_json(instance), ensure_ascii=False), status=problem.status,
+                            content_type=PROBLEM_MEDIA_TYPE)
+    for name, value in problem.headers.items():
+        response[name] = value
+    return response
+
+
+def problem_from_drf(exc: exceptions.APIException) -> Problem:
+    detail = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        return Problem("unauthorized", str(detail), headers={"WWW-Authenticate": 'Token realm="registry"'})
+    if isinstance(exc, exceptions.PermissionDenied):
+        return Problem("forbidden", str(detail))
+    if isinstance(exc, exceptions.NotFound):
+        return Problem("not-found", str(detail))
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        return Problem("method-not-allowed", str(detail))
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        return Problem("unsupported-media-type", str(detail))
+    if isinstance(exc, exceptions.NotAcceptable):
+        return Problem("not-acceptable", str(detail))
+    if isinstance(exc, exceptions.ParseError):
+        return Problem("malformed-json", str(detail))
+    return Problem("bad-request", str(detail), status=exc.status_code)
+
+
+def problem_exception_handler(exc, context):
+    """DRF's EXCEPTION_HANDLER: Problem and DRF exceptions become problem documents."""
+    request = context.get("request")
+    if isinstance(exc, Problem):
+        return problem_response(exc, request)
+    if isinstance(exc, exceptions.APIException):
+        problem = problem_from_drf(exc)
+        response = problem_response(problem, request)
+        if isinstance(exc, exceptions.MethodNotAllowed) and context.get("view") is not None:
+            response["Allow"] = ", ".join(context["view"].allowed_methods)
+        return response
+    from django.http import Http404
+
+    if isinstance(exc, Http404):
+        return problem_response(Problem("not-found", str(exc) or "not found"), request)
+    return None
+
+
+def not_found_view(request, exception=None):
+    """handler404: unknown URLs answer with a problem document too."""
+    return problem_response(Problem("not-found", f"{request.path} is not a path of this registry"), request)
+
+
+def server_error_view(request):
+    return problem_response(Problem("bad-request", "internal error", status=500), request)

@@ -1,0 +1,154 @@
+"""Reading a request: allowed query flags, size limit, strict JSON bodies and `Registry-*` headers."""
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+
+from ..errors import Problem
+from ..model import ResourceType
+from ..services.inputs import UNSET, VersionInput
+
+KNOWN_ATTRIBUTES = {
+    name.lower(): name
+    for name in ("id", "name", "description", "docs", "version", "epoch", "self", "createdBy", "createdOn",
+                 "modifiedBy", "modifiedOn", "format", "compatibility")
+}
+IGNORED_HEADER_ATTRIBUTES = {"self", "createdBy", "createdOn", "modifiedBy", "modifiedOn", "versionsURL",
+                             "versionsCount"}
+
+
+def check_flags(request, allowed: set[str]) -> None:
+    """400 for any query parameter this operation does not know."""
+    unknown = sorted(set(request.GET.keys()) - allowed)
+    if unknown:
+        raise Problem("unknown-flag", f"unknown query parameter(s): {', '.join(unknown)}; "
+                                      f"allowed here: {', '.join(sorted(allowed)) or 'none'}")
+
+
+def flag(request, name: str) -> bool:
+    """A boolean flag such as `?inline` or `?meta` (present = on, `false`/`0` = off)."""
+    if name not in request.GET:
+        return False
+    return request.GET.get(name, "").lower() not in ("false", "0", "no")
+
+
+def parse_epoch(value, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if not value.isdigit():
+            raise Problem("bad-request", f"{where}: epoch must be an unsigned integer, not {value!r}")
+        return int(value)
+    return value
+
+
+def query_epoch(request) -> int | None:
+    """The expected epoch from `?epoch=N` or a `Registry-epoch` header (they must agree)."""
+    from_query = parse_epoch(request.GET.get("epoch"), "?epoch")
+    from_header = parse_epoch(request.headers.get("Registry-epoch") or None, "Registry-epoch")
+    if from_query is not None and from_header is not None and from_query != from_header:
+        raise Problem("bad-request", f"?epoch={from_query} and Registry-epoch: {from_header} disagree")
+    return from_query if from_query is not None else from_header
+
+
+def body_bytes(request) -> bytes:
+    """The raw body, refused with 413 above REGISTRY_MAX_BODY_BYTES."""
+    limit = settings.REGISTRY_MAX_BODY_BYTES
+    declared = request.META.get("CONTENT_LENGTH")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise Problem("too-large", f"the body has {declared} bytes; the limit is {limit}")
+    body = request.body
+    if len(body) > limit:
+        raise Problem("too-large", f"the body has {len(body)} bytes; the limit is {limit}")
+    return body
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _no_duplicates(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def loads_strict(raw: bytes, what: str = "body"):
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Problem("malformed-json", f"the {what} is not UTF-8")
+    try:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+    except RecursionError:
+        raise Problem("malformed-json", f"the {what} is nested too deeply")
+    except ValueError as exc:
+        raise Problem("malformed-json", f"the {what} is not valid JSON: {exc}")
+
+
+def _check_json_media_type(request, extra: tuple[str, ...] = ()):
+    content_type = request.META.get("CONTENT_TYPE", "")
+    base = content_type.split(";")[0].strip().lower()
+    if base and base != "application/json" and not base.endswith("+json") and base not in extra:
+        raise Problem("unsupported-media-type", f"expected application/json, not {base}")
+
+
+def json_body(request, *, required: bool = True, kind: type = dict, what: str = "body"):
+    """A strictly parsed JSON body of the given kind (object by default); None when empty and not required."""
+    raw = body_bytes(request)
+    if not raw.strip():
+        if required:
+            raise Problem("bad-request", f"a JSON {'object' if kind is dict else 'array'} {what} is required")
+        return None
+    _check_json_media_type(request)
+    value = loads_strict(raw, what)
+    if not isinstance(value, kind):
+        raise Problem("bad-request", f"the {what} must be a JSON {'object' if kind is dict else 'array'}")
+    return value
+
+
+def version_input(request, rt: ResourceType, *, with_document: bool = True) -> VersionInput:
+    """Metadata from `Registry-*` headers (empty value = remove) and the document from the body."""
+    inp = VersionInput()
+    tags: dict | None = None
+    uri_key = rt.uri_attribute.lower()
+    for header, value in request.headers.items():
+        lower = header.lower()
+        if not lower.startswith("registry-"):
+            continue
+        name = lower[len("registry-"):]
+        if name.startswith("tags-"):
+            tags = tags if tags is not None else {}
+            tags[header[len("registry-tags-"):]] = value
+            continue
+        if name == uri_key:
+            inp.resource_uri = value or None
+            continue
+        canonical = KNOWN_ATTRIBUTES.get(name, name)
+        if canonical in IGNORED_HEADER_ATTRIBUTES:
+            continue
+        if canonical == "id":
+            inp.resource_id = value or None
+        elif canonical == "version":
+            inp.version_id = value or None
+        elif canonical == "epoch":
+            inp.epoch = parse_epoch(value, "Registry-epoch") if value else None
+        else:
+            inp.attributes[canonical] = value if value != "" else None
+    if tags is not None:
+        inp.attributes["tags"] = tags
+    query = query_epoch(request)
+    if query is not None:
+        inp.epoch = query
+    if with_document:
+        raw = body_bytes(request)
+        if inp.resource_uri not in (UNSET, None) and raw:
+            raise Problem("bad-request", f"Registry-{rt.uri_attribute} is given, so the body must be empty")
+        inp.document = raw
+        content_type = request.META.get("CONTENT_TYPE") or None
+        inp.media_type = content_type if raw else (content_type or None)
+    return inp

@@ -1,0 +1,185 @@
+"""Views of resources and versions: `/GROUPs/gID/RESOURCEs[/rID[/versions[/V]]]` (CONTRACT section 5)."""
+from __future__ import annotations
+
+from django.http import HttpResponse
+
+from .. import selectors, services
+from ..paging import PageRequest, link_header
+from ..representations import document_bytes, registry_headers, resource_json, version_json, version_meta
+from .base import RegistryView, json_response
+from .requests import check_flags, flag, json_body, query_epoch, version_input
+
+RESOURCE_PERMISSIONS = {
+    "POST": ("registry.add_resource", "registry.add_version"),
+    "PUT": ("registry.change_version", "registry.add_version"),
+    "DELETE": "registry.delete_resource",
+}
+VERSION_PERMISSIONS = {
+    "POST": "registry.add_version",
+    "PUT": ("registry.change_version", "registry.add_version"),
+    "DELETE": "registry.delete_version",
+}
+
+
+class ResourceTypeView(RegistryView):
+    def group(self, gid):
+        return selectors.get_group(self.gt, gid)
+
+    def document_response(self, resource, version, status: int = 200, extra: dict | None = None,
+                          redirect: bool = False) -> HttpResponse:
+        """The document with its media type and every metadata attribute as a `Registry-*` header."""
+        meta = version_meta(self.base_url(), self.rt, resource, version)
+        headers = registry_headers(meta)
+        headers["Content-Location"] = meta["self"]
+        headers.update(extra or {})
+        if version.resource_uri:
+            if redirect:
+                headers["Location"] = version.resource_uri
+                status = 307
+            response = HttpResponse(b"", status=status)
+            del response["Content-Type"]
+        else:
+            response = HttpResponse(document_bytes(self.rt, resource, version), status=status,
+                                    content_type=version.media_type or "application/octet-stream")
+        for name, value in headers.items():
+            response[name] = value
+        return response
+
+    def meta_response(self, resource, version, status: int = 200, extra: dict | None = None):
+        data = version_json(self.base_url(), self.rt, resource, version)
+        headers = {"Content-Location": data["self"], **(extra or {})}
+        return json_response(data, status=status, headers=headers)
+
+    def resource_url(self, resource) -> str:
+        return f"{self.base_url()}{resource.path}"
+
+
+class ResourceCollectionView(ResourceTypeView):
+    write_permissions = RESOURCE_PERMISSIONS
+
+    def get(self, request, gid):
+        check_flags(request, {"inline", "filter", "limit", "page"})
+        inline = flag(request, "inline")
+        group = self.group(gid)
+        page = PageRequest.from_params(request.GET)
+        resources, total = selectors.resource_page(group, self.resource_plural, request.GET.getlist("filter"), page,
+                                                   inline)
+        base = self.base_url()
+        body = {r.rid: resource_json(base, self.rt, r, group=group, inline=inline) for r in resources}
+        link = link_header(request, page, total)
+        return json_response(body, headers={"Link": link} if link else None)
+
+    def post(self, request, gid):
+        check_flags(request, set())
+        inp = version_input(request, self.rt)
+        resource = services.create_resource(self.context(), self.group_plural, gid, self.resource_plural,
+                                            inp.resource_id, inp)
+        return self.document_response(resource, resource.latest, status=201,
+                                      extra={"Location": self.resource_url(resource)})
+
+    def delete(self, request, gid):
+        check_flags(request, set())
+        items = json_body(request, required=False, kind=list)
+        deleted = services.delete_resources(self.context(), self.group_plural, gid, self.resource_plural, items)
+        base = self.base_url()
+        return json_response({r.rid: resource_json(base, self.rt, r, version=v) for r, v in deleted})
+
+
+class ResourceView(ResourceTypeView):
+    write_permissions = RESOURCE_PERMISSIONS
+
+    def get(self, request, gid, rid):
+        check_flags(request, {"meta", "inline"})
+        group = self.group(gid)
+        inline = flag(request, "inline")
+        resource = selectors.get_resource(group, self.resource_plural, rid, inline=inline)
+        if flag(request, "meta") or inline:
+            data = resource_json(self.base_url(), self.rt, resource, group=group, inline=inline)
+            return json_response(data, headers={"Content-Location": data["self"]})
+        return self.document_response(resource, resource.latest, redirect=True)
+
+    def put(self, request, gid, rid):
+        check_flags(request, {"meta", "epoch"})
+        ctx = self.context()
+        if flag(request, "meta"):
+            body = json_body(request)
+            resource, version = services.put_meta(ctx, self.group_plural, gid, self.resource_plural, rid, None, body,
+                                                  query_epoch(request))
+            return self.meta_response(resource, version)
+        inp = version_input(request, self.rt)
+        resource, version, created = services.put_resource(ctx, self.group_plural, gid, self.resource_plural, rid, inp)
+        extra = {"Location": self.resource_url(resource)} if created else None
+        return self.document_response(resource, version, status=201 if created else 200, extra=extra)
+
+    def post(self, request, gid, rid):
+        check_flags(request, {"epoch"})
+        inp = version_input(request, self.rt)
+        resource, version = services.create_version(self.context(), self.group_plural, gid, self.resource_plural,
+                                                    rid, inp)
+        return self.document_response(resource, version, status=201,
+                                      extra={"Location": self.resource_url(resource)})
+
+    def delete(self, request, gid, rid):
+        check_flags(request, {"epoch"})
+        resource, latest = services.delete_resource(self.context(), self.group_plural, gid, self.resource_plural, rid,
+                                                    query_epoch(request))
+        data = resource_json(self.base_url(), self.rt, resource, version=latest)
+        return json_response(data, headers=registry_headers(data))
+
+
+class VersionCollectionView(ResourceTypeView):
+    write_permissions = VERSION_PERMISSIONS
+
+    def get(self, request, gid, rid):
+        check_flags(request, {"inline", "filter", "limit", "page"})
+        inline = flag(request, "inline")
+        group = self.group(gid)
+        resource = selectors.get_resource(group, self.resource_plural, rid)
+        page = PageRequest.from_params(request.GET)
+        versions, total = selectors.version_page(resource, request.GET.getlist("filter"), page, inline)
+        base = self.base_url()
+        body = {v.vid: version_json(base, self.rt, resource, v, group, inline=inline) for v in versions}
+        link = link_header(request, page, total)
+        return json_response(body, headers={"Link": link} if link else None)
+
+    def delete(self, request, gid, rid):
+        check_flags(request, set())
+        items = json_body(request, required=False, kind=list)
+        deleted = services.delete_versions(self.context(), self.group_plural, gid, self.resource_plural, rid, items)
+        base = self.base_url()
+        return json_response({v.vid: version_json(base, self.rt, r, v) for r, v in deleted})
+
+
+class VersionView(ResourceTypeView):
+    write_permissions = VERSION_PERMISSIONS
+
+    def get(self, request, gid, rid, vid):
+        check_flags(request, {"meta"})
+        group = self.group(gid)
+        resource = selectors.get_resource(group, self.resource_plural, rid)
+        version = selectors.get_version(resource, vid)
+        if flag(request, "meta"):
+            return self.meta_response(resource, version)
+        return self.document_response(resource, version, redirect=True)
+
+    def put(self, request, gid, rid, vid):
+        check_flags(request, {"meta", "epoch"})
+        ctx = self.context()
+        if flag(request, "meta"):
+            body = json_body(request)
+            resource, version = services.put_meta(ctx, self.group_plural, gid, self.resource_plural, rid, vid, body,
+                                                  query_epoch(request))
+            return self.meta_response(resource, version)
+        inp = version_input(request, self.rt)
+        resource, version, created = services.put_version(ctx, self.group_plural, gid, self.resource_plural, rid, vid,
+                                                          inp)
+        return self.document_response(resource, version, status=201 if created else 200,
+                                      extra={"Location": f"{self.resource_url(resource)}/versions/{vid}"}
+                                      if created else None)
+
+    def delete(self, request, gid, rid, vid):
+        check_flags(request, {"epoch"})
+        resource, version = services.delete_version(self.context(), self.group_plural, gid, self.resource_plural, rid,
+                                                    vid, query_epoch(request))
+        data = version_json(self.base_url(), self.rt, resource, version)
+        return json_response(data, headers=registry_headers(data))

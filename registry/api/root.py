@@ -1,0 +1,67 @@
+"""The registry root: `GET /`, `GET /?model`, and `GET /?inline` streamed group by group."""
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.http import StreamingHttpResponse
+
+from .. import selectors
+from ..model import registry_model
+from ..representations import group_json
+from .base import JSON_CONTENT_TYPE, RegistryView, json_response
+from .groups import check_inline_size
+from .requests import check_flags, flag
+
+SPEC_VERSION = "0.5-wip"
+
+
+def registry_attributes(base: str) -> dict:
+    out = {"id": settings.REGISTRY_ID, "name": settings.REGISTRY_NAME}
+    if settings.REGISTRY_DESCRIPTION:
+        out["description"] = settings.REGISTRY_DESCRIPTION
+    out["specVersion"] = SPEC_VERSION
+    out["self"] = base + "/"
+    if settings.REGISTRY_DOCS:
+        out["docs"] = settings.REGISTRY_DOCS
+    return out
+
+
+def root_json(base: str) -> dict:
+    out = registry_attributes(base)
+    counts = selectors.registry_counts()
+    for gt in registry_model.group_types:
+        out[f"{gt.plural}URL"] = f"{base}/{gt.plural}"
+        out[f"{gt.plural}Count"] = counts[gt.plural]
+    return out
+
+
+def stream_inline(base: str):
+    """The whole registry as one JSON object, written one group at a time (memory bounded by a chunk)."""
+    head = root_json(base)
+    head["model"] = registry_model.as_json()
+    yield json.dumps(head, ensure_ascii=False)[:-1]
+    for gt in registry_model.group_types:
+        yield f", {json.dumps(gt.plural)}: {{"
+        first = True
+        for group in selectors.iter_groups(gt, inline=True):
+            prefix = "" if first else ", "
+            first = False
+            yield f"{prefix}{json.dumps(group.gid)}: {json.dumps(group_json(base, gt, group, inline=True), ensure_ascii=False)}"
+        yield "}"
+    yield "}"
+
+
+class RootView(RegistryView):
+    write_permissions = {"POST": ("registry.add_group", "registry.change_group", "registry.add_resource",
+                                  "registry.add_version", "registry.change_version")}
+
+    def get(self, request):
+        check_flags(request, {"model", "inline"})
+        base = self.base_url()
+        if flag(request, "model"):
+            return json_response(registry_model.as_json())
+        if flag(request, "inline"):
+            check_inline_size(selectors.count_entities())
+            return StreamingHttpResponse(stream_inline(base), content_type=JSON_CONTENT_TYPE)
+        return json_response(root_json(base))

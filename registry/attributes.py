@@ -1,0 +1,94 @@
+"""The common attributes of every entity: their names, types and rules (CONTRACT section 2).
+
+`split_attributes` separates what a client sent into common attributes, server-owned ones (ignored or
+checked) and extension attributes (handed to the type's validator).
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from urllib.parse import urlsplit
+
+from .errors import Problem
+
+# RFC 3986 segment-nz-nc: unreserved / pct-encoded / sub-delims / "@"
+ID_PATTERN = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=@]|%[0-9A-Fa-f]{2})+$")
+ID_MAX_LENGTH = 128
+TAG_KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$")
+
+COMMON = ("id", "name", "description", "tags", "docs")
+SERVER_OWNED = ("epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn", "specVersion", "version")
+
+
+def check_id(value, what: str = "id") -> str:
+    """An id per CONTRACT section 2: non-empty, at most 128 characters of RFC 3986 segment-nz-nc."""
+    if not isinstance(value, str) or value == "":
+        raise Problem("invalid-id", f"{what} must be a non-empty string")
+    if len(value) > ID_MAX_LENGTH:
+        raise Problem("invalid-id", f"{what} is longer than {ID_MAX_LENGTH} characters")
+    if not ID_PATTERN.match(value):
+        raise Problem("invalid-id", f"{what} {value!r} contains characters not allowed in an id "
+                                    "(RFC 3986 segment-nz-nc: letters, digits, -._~!$&'()*+,;=@ and %XX)")
+    return value
+
+
+def check_common(attrs: dict, prefix: str = "") -> list[str]:
+    """Type errors of the common attributes present in attrs (None values mean 'remove' and pass)."""
+    errors = []
+    for key in ("name", "description", "docs"):
+        value = attrs.get(key)
+        if value is not None and not isinstance(value, str):
+            errors.append(f"{prefix}{key} must be a string")
+    if isinstance(attrs.get("name"), str) and attrs["name"] == "":
+        errors.append(f"{prefix}name must not be empty")
+    docs = attrs.get("docs")
+    if isinstance(docs, str) and docs:
+        scheme = urlsplit(docs).scheme
+        if scheme and scheme.lower() not in ("http", "https"):
+            errors.append(f"{prefix}docs must use http or https, not {scheme}")
+    tags = attrs.get("tags")
+    if tags is not None:
+        if not isinstance(tags, dict):
+            errors.append(f"{prefix}tags must be a map of string to string")
+        else:
+            for key, value in tags.items():
+                if not TAG_KEY_PATTERN.match(key):
+                    errors.append(f"{prefix}tags.{key}: tag names are 1-63 letters, digits, '-', '_' or '.', "
+                                  "starting with a letter or digit")
+                if not isinstance(value, str):
+                    errors.append(f"{prefix}tags.{key} must be a string")
+    return errors
+
+
+def split_attributes(body: dict, *, ignore: set[str] = frozenset()) -> tuple[dict, dict]:
+    """(common, extensions) from a JSON object; server-owned keys and `ignore` are dropped.
+
+    Extension names must differ from the common ones irrespective of case.
+    """
+    common, extensions = {}, {}
+    lowered = {k.lower(): k for k in COMMON + SERVER_OWNED}
+    for key, value in body.items():
+        if key in ignore or key in SERVER_OWNED:
+            continue
+        if key in COMMON:
+            common[key] = value
+        elif key.lower() in lowered:
+            raise Problem("invalid-attribute", f"{key} differs from the attribute {lowered[key.lower()]} only by case")
+        else:
+            extensions[key] = value
+    return common, extensions
+
+
+def timestamp(value: datetime | None) -> str | None:
+    """RFC 3339 UTC with Z."""
+    if value is None:
+        return None
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ").replace(".000000Z", "Z")
+
+
+def version_sort_key(vid: str) -> tuple[int, str]:
+    """The spec's latest-version order: ids left-padded with spaces to one length, then compared.
+
+    Space sorts before every character an id may hold, so this equals ordering by (length, id).
+    """
+    return (len(vid), vid)

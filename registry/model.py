@@ -1,0 +1,106 @@
+"""The registry model as data: group types and their resource types.
+
+Apps register their group types here (from `AppConfig.ready`); the URL routes, `GET /?model`,
+the root document and validation all derive from this one description.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .validation import GroupCheck, VersionCheck
+
+
+@dataclass(frozen=True)
+class ResourceType:
+    """A resource type (`schemas` in `schemaGroups`).
+
+    versions: how many versions to keep, as the model's `versions` (0 = latest only, -1 = unlimited).
+    shared_attributes: the document is a JSON object that also carries the resource's metadata
+        (`id`, `name`, `description`, `tags`, `docs`), as definitions do.
+    document_attributes: attributes read from a JSON document and shown as metadata (`format`).
+    validate: hook called with a `VersionCheck` before any version is written; raises `Invalid`.
+    """
+
+    singular: str
+    plural: str
+    versions: int = 0
+    shared_attributes: bool = False
+    document_attributes: tuple[str, ...] = ()
+    validate: Callable[[VersionCheck], None] | None = None
+
+    @property
+    def uri_attribute(self) -> str:
+        return f"{self.singular}URI"
+
+    @property
+    def base64_attribute(self) -> str:
+        return f"{self.singular}Base64"
+
+
+@dataclass(frozen=True)
+class GroupType:
+    """A group type (`schemaGroups`) with its resource types.
+
+    position: order in `?model`, the root document and exports.
+    attributes: names of the extension attributes this group type defines (documented in `?model`).
+    validate: hook called with a `GroupCheck` before a group is written; raises `Invalid`.
+    event_type_prefix: change events are `<prefix>.updated.v1` / `<prefix>.deleted.v1`.
+    """
+
+    singular: str
+    plural: str
+    resources: tuple[ResourceType, ...]
+    position: int = 100
+    attributes: tuple[str, ...] = ()
+    validate: Callable[[GroupCheck], None] | None = None
+    event_type_prefix: str = "io.xregistry"
+    mutable: bool = False
+    resources_by_plural: dict[str, ResourceType] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "resources_by_plural", {r.plural: r for r in self.resources})
+
+    def resource_type(self, plural: str) -> ResourceType:
+        return self.resources_by_plural[plural]
+
+
+class RegistryModel:
+    """The set of registered group types."""
+
+    def __init__(self):
+        self._groups: dict[str, GroupType] = {}
+
+    def register(self, group_type: GroupType) -> None:
+        existing = {g.singular.lower() for g in self._groups.values()} | {p.lower() for p in self._groups}
+        if group_type.plural.lower() in existing or group_type.singular.lower() in existing:
+            raise ValueError(f"group type {group_type.plural} registered twice")
+        self._groups[group_type.plural] = group_type
+
+    @property
+    def group_types(self) -> list[GroupType]:
+        return sorted(self._groups.values(), key=lambda g: (g.position, g.plural))
+
+    def get(self, plural: str) -> GroupType | None:
+        return self._groups.get(plural)
+
+    def __getitem__(self, plural: str) -> GroupType:
+        return self._groups[plural]
+
+    def as_json(self) -> dict:
+        """The model as `GET /?model` serves it."""
+        groups = []
+        for g in self.group_types:
+            entry = {"singular": g.singular, "plural": g.plural}
+            if g.mutable:
+                entry["mutable"] = True
+            entry["resources"] = [
+                {"singular": r.singular, "plural": r.plural, "versions": r.versions} for r in g.resources
+            ]
+            groups.append(entry)
+        return {"groups": groups}
+
+
+registry_model = RegistryModel()

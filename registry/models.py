@@ -1,0 +1,116 @@
+"""Entity tables of the registry: groups, resources, versions, and the outbox of change events.
+
+Ids keep the case they were given and are unique within their parent irrespective of case (enforced by
+functional unique constraints on `Lower(id)`). Extension attributes live in `extensions` (JSON) and are
+validated by the group or resource type's hook before any write. Version ids are assigned per resource
+from `Resource.version_counter`: there is no global counter row.
+"""
+import uuid
+
+from django.db import models
+from django.db.models.functions import Lower
+
+
+class Entity(models.Model):
+    """The common attributes of groups, resources and versions."""
+
+    name = models.TextField(null=True, blank=True)
+    description = models.TextField(null=True, blank=True)
+    tags = models.JSONField(default=dict, blank=True)
+    docs = models.TextField(null=True, blank=True)
+    extensions = models.JSONField(default=dict, blank=True)
+    created_by = models.CharField(max_length=150, null=True, blank=True)
+    created_on = models.DateTimeField()
+    modified_by = models.CharField(max_length=150, null=True, blank=True)
+    modified_on = models.DateTimeField()
+
+    class Meta:
+        abstract = True
+
+
+class Group(Entity):
+    """A group of a registered group type (`/schemaGroups/gID`)."""
+
+    group_type = models.CharField(max_length=64)
+    gid = models.CharField("id", max_length=128)
+    epoch = models.PositiveBigIntegerField(default=1)
+
+    class Meta:
+        ordering = ["group_type", "gid"]
+        constraints = [
+            models.UniqueConstraint("group_type", Lower("gid"), name="group_id_unique_ci"),
+        ]
+        indexes = [models.Index(fields=["group_type", "gid"], name="group_type_gid")]
+
+    def __str__(self):
+        return f"/{self.group_type}/{self.gid}"
+
+    @property
+    def path(self) -> str:
+        return f"/{self.group_type}/{self.gid}"
+
+
+class Resource(Entity):
+    """A resource (`/schemaGroups/gID/schemas/rID`); resource-level attributes come from documents."""
+
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="resources")
+    resource_type = models.CharField(max_length=64)
+    rid = models.CharField("id", max_length=128)
+    latest = models.ForeignKey("Version", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    version_counter = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["group_id", "resource_type", "rid"]
+        constraints = [
+            models.UniqueConstraint("group", "resource_type", Lower("rid"), name="resource_id_unique_ci"),
+        ]
+        indexes = [models.Index(fields=["group", "resource_type", "rid"], name="resource_group_type_rid")]
+
+    def __str__(self):
+        return f"{self.group.path}/{self.resource_type}/{self.rid}"
+
+    @property
+    def path(self) -> str:
+        return f"/{self.group.group_type}/{self.group.gid}/{self.resource_type}/{self.rid}"
+
+
+class Version(Entity):
+    """A version of a resource: a document (bytes and media type) or a RESOURCEURI pointing elsewhere."""
+
+    resource = models.ForeignKey(Resource, on_delete=models.CASCADE, related_name="versions")
+    vid = models.CharField("version", max_length=128)
+    epoch = models.PositiveBigIntegerField(default=1)
+    content = models.BinaryField(null=True, blank=True)
+    media_type = models.CharField(max_length=255, null=True, blank=True)
+    resource_uri = models.TextField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["resource_id", "vid"]
+        constraints = [
+            models.UniqueConstraint("resource", Lower("vid"), name="version_id_unique_ci"),
+        ]
+        indexes = [models.Index(fields=["resource", "vid"], name="version_resource_vid")]
+
+    def __str__(self):
+        return f"{self.resource}/versions/{self.vid}"
+
+
+class OutboxEvent(models.Model):
+    """A change event written in the same transaction as the change; relayed to subscribers later."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    type = models.CharField(max_length=128)
+    source = models.TextField()
+    subject = models.TextField()
+    time = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    relayed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [
+            models.Index(fields=["created_at"], condition=models.Q(relayed_at__isnull=True), name="outbox_pending"),
+        ]
+
+    def __str__(self):
+        return f"{self.type} {self.subject}"

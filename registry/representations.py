@@ -1,0 +1,187 @@
+"""How entities look over HTTP: the JSON of groups, resources and versions, and `Registry-*` headers.
+
+Built from already-loaded rows: nothing here queries the database.
+"""
+from __future__ import annotations
+
+import base64
+import json
+
+from .attributes import timestamp, version_sort_key
+from .model import GroupType, ResourceType
+from .models import Group, Resource, Version
+
+JSON_MEDIA = ("application/json",)
+
+
+def is_json_media_type(media_type: str | None) -> bool:
+    if not media_type:
+        return False
+    base = media_type.split(";")[0].strip().lower()
+    return base in JSON_MEDIA or base.endswith("+json") or base == "text/json"
+
+
+def _common(entity, default_name: str) -> dict:
+    out = {"name": entity.name or default_name}
+    if entity.description:
+        out["description"] = entity.description
+    if entity.tags:
+        out["tags"] = entity.tags
+    if entity.docs:
+        out["docs"] = entity.docs
+    return out
+
+
+def _audit(entity) -> dict:
+    out = {}
+    if entity.created_by:
+        out["createdBy"] = entity.created_by
+    out["createdOn"] = timestamp(entity.created_on)
+    if entity.modified_by:
+        out["modifiedBy"] = entity.modified_by
+    out["modifiedOn"] = timestamp(entity.modified_on)
+    return out
+
+
+def group_url(base: str, group: Group) -> str:
+    return f"{base}/{group.group_type}/{group.gid}"
+
+
+def group_json(base: str, gt: GroupType, group: Group, inline: bool = False) -> dict:
+    out = {"id": group.gid, **_common(group, group.gid), **group.extensions, "epoch": group.epoch,
+           "self": group_url(base, group), **_audit(group)}
+    for rt in gt.resources:
+        out[f"{rt.plural}URL"] = f"{group_url(base, group)}/{rt.plural}"
+        out[f"{rt.plural}Count"] = getattr(group, f"count_{rt.plural}", 0)
+        if inline:
+            resources = getattr(group, f"inline_{rt.plural}", [])
+            out[rt.plural] = {r.rid: resource_json(base, rt, r, group=group, inline=True) for r in resources}
+    return out
+
+
+def resource_url(base: str, resource: Resource, group: Group | None = None) -> str:
+    group = group or resource.group
+    return f"{group_url(base, group)}/{resource.resource_type}/{resource.rid}"
+
+
+def merged_attributes(resource: Resource, version: Version | None) -> dict:
+    """Resource-level attributes overlaid with the version's own."""
+    attrs = {}
+    for entity in (resource, version):
+        if entity is None:
+            continue
+        for key in ("name", "description", "docs"):
+            if getattr(entity, key):
+                attrs[key] = getattr(entity, key)
+        if entity.tags:
+            attrs["tags"] = entity.tags
+        attrs.update(entity.extensions)
+    return attrs
+
+
+def version_meta(base: str, rt: ResourceType, resource: Resource, version: Version, group: Group | None = None) -> dict:
+    """The `?meta` view of one version: `id` is the resource id, `version` the version id."""
+    attrs = merged_attributes(resource, version)
+    out = {"id": resource.rid, "name": attrs.pop("name", resource.rid)}
+    for key in ("description", "tags", "docs"):
+        if key in attrs:
+            out[key] = attrs.pop(key)
+    out.update(attrs)
+    out["version"] = version.vid
+    out["epoch"] = version.epoch
+    out["self"] = f"{resource_url(base, resource, group)}/versions/{version.vid}"
+    out.update(_audit(version))
+    if version.resource_uri:
+        out[rt.uri_attribute] = version.resource_uri
+    return out
+
+
+def document_value(rt: ResourceType, resource: Resource, version: Version) -> tuple[str, object] | None:
+    """(`RESOURCE`, parsed JSON) or (`RESOURCEBase64`, text) for inlining; None with a RESOURCEURI."""
+    if version.resource_uri or version.content is None:
+        return None
+    content = bytes(version.content)
+    if rt.shared_attributes or is_json_media_type(version.media_type):
+        try:
+            doc = json.loads(content) if content.strip() else None
+        except ValueError:
+            doc = ...
+        if doc is not ...:
+            if rt.shared_attributes and isinstance(doc, dict):
+                doc = shared_document(resource, version, doc)
+            return rt.singular, doc
+    return rt.base64_attribute, base64.b64encode(content).decode()
+
+
+def shared_document(resource: Resource, version: Version, doc: dict) -> dict:
+    """A definition's document with its current metadata (`id`, `name`, ...) in front."""
+    attrs = merged_attributes(resource, version)
+    out = {"id": resource.rid}
+    for key in ("name", "description", "tags", "docs"):
+        if key in attrs:
+            out[key] = attrs[key]
+    out.update({k: v for k, v in doc.items() if k not in out})
+    return out
+
+
+def document_bytes(rt: ResourceType, resource: Resource, version: Version) -> bytes:
+    content = bytes(version.content or b"")
+    if rt.shared_attributes and content.strip():
+        try:
+            doc = json.loads(content)
+        except ValueError:
+            return content
+        if isinstance(doc, dict):
+            return json.dumps(shared_document(resource, version, doc), ensure_ascii=False).encode()
+    return content
+
+
+def resource_json(base: str, rt: ResourceType, resource: Resource, group: Group | None = None,
+                  inline: bool = False, version: Version | None = None) -> dict:
+    """A resource as listed: the latest version's metadata plus `versionsURL`/`versionsCount`;
+    with inline, the document and the `versions` map."""
+    versions = getattr(resource, "all_versions", None)
+    if version is None:
+        version = resource.latest
+        if version is None and versions:
+            version = max(versions, key=lambda v: version_sort_key(v.vid))
+    if version is None:
+        return {"id": resource.rid}
+    out = version_meta(base, rt, resource, version, group)
+    url = resource_url(base, resource, group)
+    out["versionsURL"] = f"{url}/versions"
+    out["versionsCount"] = getattr(resource, "versions_count", len(versions or []))
+    if inline:
+        doc = document_value(rt, resource, version)
+        if doc is not None:
+            out[doc[0]] = doc[1]
+        if versions is not None:
+            ordered = sorted(versions, key=lambda v: version_sort_key(v.vid))
+            out["versions"] = {v.vid: version_json(base, rt, resource, v, group, inline=True) for v in ordered}
+    return out
+
+
+def version_json(base: str, rt: ResourceType, resource: Resource, version: Version, group: Group | None = None,
+                 inline: bool = False) -> dict:
+    out = version_meta(base, rt, resource, version, group)
+    if inline:
+        doc = document_value(rt, resource, version)
+        if doc is not None:
+            out[doc[0]] = doc[1]
+    return out
+
+
+def registry_headers(meta: dict) -> dict[str, str]:
+    """Every scalar metadata attribute as a `Registry-ATTR` header; tags as `Registry-tags-KEY`."""
+    headers = {}
+    for key, value in meta.items():
+        if isinstance(value, bool):
+            headers[f"Registry-{key}"] = "true" if value else "false"
+        elif isinstance(value, (str, int, float)):
+            text = str(value)
+            if "\n" not in text and "\r" not in text:
+                headers[f"Registry-{key}"] = text
+        elif key == "tags" and isinstance(value, dict):
+            for tag, tag_value in value.items():
+                headers[f"Registry-tags-{tag}"] = tag_value
+    return headers

@@ -1,0 +1,127 @@
+"""Reads of the registry, with their queries planned: counts by subquery, `?inline` by prefetching.
+
+A page of groups costs one query for the groups (counts included), one for their resources and one for
+the versions of those resources, whatever the page size: no query per entity.
+"""
+from __future__ import annotations
+
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Subquery
+from django.db.models.functions import Coalesce
+
+from . import filters as filtering
+from .attributes import version_sort_key
+from .errors import not_found
+from .model import GroupType, registry_model
+from .models import Group, Resource, Version
+from .paging import PageRequest
+
+
+def _count_subquery(model, **filters):
+    qs = model.objects.filter(**filters).order_by().values(*filters.keys()).annotate(c=Count("pk")).values("c")
+    return Coalesce(Subquery(qs[:1], output_field=IntegerField()), 0)
+
+
+def registry_counts() -> dict[str, int]:
+    """Number of groups per group type."""
+    counts = dict(Group.objects.order_by().values_list("group_type").annotate(c=Count("pk")))
+    return {gt.plural: counts.get(gt.plural, 0) for gt in registry_model.group_types}
+
+
+def count_entities() -> int:
+    """Groups + resources + versions: what `GET /?inline` would hold."""
+    return Group.objects.count() + Resource.objects.count() + Version.objects.count()
+
+
+def count_group_entities(groups_qs) -> int:
+    return (groups_qs.count() + Resource.objects.filter(group__in=groups_qs).count()
+            + Version.objects.filter(resource__group__in=groups_qs).count())
+
+
+def groups_queryset(gt: GroupType):
+    """Groups of one type with `<plural>_count` for each resource type."""
+    qs = Group.objects.filter(group_type=gt.plural).order_by("gid")
+    for rt in gt.resources:
+        qs = qs.annotate(**{f"count_{rt.plural}": _count_subquery(Resource, group=OuterRef("pk"),
+                                                                   resource_type=rt.plural)})
+    return qs
+
+
+def _resources_prefetch(rplural: str, inline: bool) -> Prefetch:
+    versions_qs = Version.objects.all() if inline else Version.objects.defer("content")
+    qs = (Resource.objects.filter(resource_type=rplural).order_by("rid")
+          .annotate(versions_count=_count_subquery(Version, resource=OuterRef("pk")))
+          .prefetch_related(Prefetch("versions", queryset=versions_qs, to_attr="all_versions")))
+    return Prefetch("resources", queryset=qs, to_attr=f"inline_{rplural}")
+
+
+def with_inline(qs, gt: GroupType):
+    """Prefetch every resource with all its versions and documents."""
+    return qs.prefetch_related(*[_resources_prefetch(rt.plural, True) for rt in gt.resources])
+
+
+def group_page(gt: GroupType, filter_values: list[str], page: PageRequest, inline: bool):
+    qs = filtering.apply(groups_queryset(gt), filtering.parse(filter_values), id_column="gid")
+    total = qs.count()
+    qs = qs[page.offset: page.offset + page.limit]
+    if inline:
+        qs = with_inline(qs, gt)
+    return list(qs), total
+
+
+def iter_groups(gt: GroupType, inline: bool, chunk_size: int = 50):
+    """Every group of a type, in id order, fetched in chunks (bounded memory for streaming)."""
+    qs = groups_queryset(gt)
+    if inline:
+        qs = with_inline(qs, gt)
+    return qs.iterator(chunk_size=chunk_size)
+
+
+def get_group(gt: GroupType, gid: str, inline: bool = False) -> Group:
+    qs = groups_queryset(gt).filter(gid=gid)
+    if inline:
+        qs = with_inline(qs, gt)
+    group = qs.first()
+    if group is None:
+        raise not_found(f"/{gt.plural}/{gid}")
+    return group
+
+
+def resources_queryset(group: Group, rplural: str, inline: bool):
+    qs = (Resource.objects.filter(group=group, resource_type=rplural).order_by("rid").select_related("latest")
+          .annotate(versions_count=_count_subquery(Version, resource=OuterRef("pk"))))
+    if inline:
+        qs = qs.prefetch_related(Prefetch("versions", queryset=Version.objects.all(), to_attr="all_versions"))
+    else:
+        qs = qs.defer("latest__content")
+    return qs
+
+
+def resource_page(group: Group, rplural: str, filter_values: list[str], page: PageRequest, inline: bool):
+    qs = filtering.apply(resources_queryset(group, rplural, inline), filtering.parse(filter_values),
+                         id_column="rid", prefixes=("latest__", ""))
+    total = qs.count()
+    return list(qs[page.offset: page.offset + page.limit]), total
+
+
+def get_resource(group: Group, rplural: str, rid: str, inline: bool = False) -> Resource:
+    resource = resources_queryset(group, rplural, inline).filter(rid=rid).first()
+    if resource is None:
+        raise not_found(f"{group.path}/{rplural}/{rid}")
+    resource.group = group
+    return resource
+
+
+def version_page(resource: Resource, filter_values: list[str], page: PageRequest, inline: bool):
+    qs = Version.objects.filter(resource=resource)
+    if not inline:
+        qs = qs.defer("content")
+    qs = filtering.apply(qs, filtering.parse(filter_values), id_column="vid")
+    versions = sorted(qs, key=lambda v: version_sort_key(v.vid))
+    return versions[page.offset: page.offset + page.limit], len(versions)
+
+
+def get_version(resource: Resource, vid: str) -> Version:
+    version = Version.objects.filter(resource=resource, vid=vid).first()
+    if version is None:
+        raise not_found(f"{resource.path}/versions/{vid}")
+    return version

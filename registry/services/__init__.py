@@ -1,0 +1,21 @@
+"""Services: every write of the registry, each in one transaction that also writes its change events."""
+from .context import WriteContext
+from .groups import create_group, delete_group, delete_groups, put_group, update_group_attributes
+from .inputs import UNSET, VersionInput
+from .resources import (
+    create_resource,
+    create_version,
+    delete_resource,
+    delete_resources,
+    delete_version,
+    delete_versions,
+    put_meta,
+    put_resource,
+    put_version,
+)
+
+__all__ = [
+    "UNSET", "VersionInput", "WriteContext", "create_group", "create_resource", "create_version", "delete_group",
+    "delete_groups", "delete_resource", "delete_resources", "delete_version", "delete_versions", "put_group",
+    "put_meta", "put_resource", "put_version", "update_group_attributes",
+]

@@ -1,0 +1,49 @@
+"""Change events: written to the outbox in the writing transaction, announced after commit.
+
+`emit_updated` / `emit_deleted` add one outbox row per entity path written (CONTRACT sections 8 and 9).
+Apps that deliver events (subscriptions/) register a callback with `on_commit_listeners`; the engine
+itself knows nothing of delivery.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import transaction
+
+from ..model import registry_model
+from ..models import OutboxEvent
+from .context import WriteContext
+
+on_commit_listeners: list[Callable[[], None]] = []
+
+
+def register_on_commit(callback: Callable[[], None]) -> None:
+    """Run callback after every transaction that wrote outbox rows (the relay it triggers is idempotent)."""
+    if callback not in on_commit_listeners:
+        on_commit_listeners.append(callback)
+
+
+def _announce():
+    for callback in on_commit_listeners:
+        callback()
+
+
+def _event_type(path: str, action: str) -> str:
+    group_type = registry_model[path.split("/")[1]]
+    return f"{group_type.event_type_prefix}.{action}.v1"
+
+
+def _emit(ctx: WriteContext, path: str, action: str, time) -> OutboxEvent:
+    event = OutboxEvent.objects.create(type=_event_type(path, action), source=ctx.base_url or "/",
+                                       subject=path, time=time)
+    if on_commit_listeners:
+        transaction.on_commit(_announce)
+    return event
+
+
+def emit_updated(ctx: WriteContext, path: str, modified_on) -> OutboxEvent:
+    return _emit(ctx, path, "updated", modified_on)
+
+
+def emit_deleted(ctx: WriteContext, path: str) -> OutboxEvent:
+    return _emit(ctx, path, "deleted", ctx.now)

@@ -1,0 +1,180 @@
+"""Writes of groups: create, replace, delete one, delete many. Each runs in one transaction with its events."""
+from __future__ import annotations
+
+import uuid
+
+from django.db import IntegrityError, transaction
+
+from ..attributes import check_common, check_id, split_attributes
+from ..errors import Problem, epoch_mismatch, not_found
+from ..model import GroupType, registry_model
+from ..models import Group, Resource
+from ..validation import GroupCheck, Invalid
+from .context import WriteContext
+from .events import emit_deleted, emit_updated
+
+
+def group_exists(plural: str, gid: str) -> bool:
+    return Group.objects.filter(group_type=plural, gid=gid).exists()
+
+
+def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict, existing: Group | None):
+    errors = check_common(common)
+    if errors:
+        raise Problem("invalid-attribute", f"/{gt.plural}/{gid}: " + "; ".join(errors), errors=errors)
+    if gt.validate is None:
+        return
+    attributes = {**{k: v for k, v in common.items() if v is not None}, **extensions}
+
+    def counts():
+        if existing is None:
+            return {}
+        return {r.plural: Resource.objects.filter(group=existing, resource_type=r.plural).count() for r in gt.resources}
+
+    check = GroupCheck(group_type=gt.plural, group_id=gid, attributes=attributes, base_url=ctx.base_url,
+                       existing=existing, resource_counts=counts, group_exists=group_exists)
+    try:
+        gt.validate(check)
+    except Invalid as exc:
+        raise Problem(exc.kind, f"/{gt.plural}/{gid}: " + "; ".join(exc.errors), errors=exc.errors,
+                      status=exc.status)
+
+
+def _check_epoch(group: Group, epoch) -> None:
+    if epoch is None:
+        return
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch != group.epoch:
+        raise epoch_mismatch(group.path, epoch, group.epoch)
+
+
+def _body_parts(gt: GroupType, body: dict, gid: str | None):
+    if "id" in body and gid is not None and body["id"] != gid:
+        raise Problem("invalid-attribute", f"id {body['id']!r} in the body does not match the URL's id {gid!r}")
+    ignore = {r.plural for r in gt.resources}
+    ignore |= {f"{r.plural}URL" for r in gt.resources} | {f"{r.plural}Count" for r in gt.resources}
+    common, extensions = split_attributes(body, ignore=ignore)
+    common.pop("id", None)
+    return common, extensions
+
+
+def _apply(group: Group, common: dict, extensions: dict):
+    group.name = common.get("name")
+    group.description = common.get("description")
+    group.tags = common.get("tags") or {}
+    group.docs = common.get("docs")
+    group.extensions = extensions
+
+
+def lock_group(plural: str, gid: str) -> Group:
+    try:
+        return Group.objects.select_for_update().get(group_type=plural, gid=gid)
+    except Group.DoesNotExist:
+        raise not_found(f"/{plural}/{gid}")
+
+
+@transaction.atomic
+def create_group(ctx: WriteContext, plural: str, body: dict) -> Group:
+    """POST /GROUPs: a new group; 409 when the id exists (irrespective of case)."""
+    gt = registry_model[plural]
+    gid = body.get("id")
+    gid = check_id(gid) if gid is not None else str(uuid.uuid4())
+    if Group.objects.filter(group_type=plural, gid__iexact=gid).exists():
+        raise Problem("id-exists", f"/{plural}/{gid} already exists")
+    common, extensions = _body_parts(gt, body, None)
+    _validate(ctx, gt, gid, common, extensions, None)
+    return _insert(ctx, gt, gid, common, extensions)
+
+
+def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict) -> Group:
+    group = Group(group_type=gt.plural, gid=gid, epoch=1, created_by=ctx.user, created_on=ctx.now,
+                  modified_by=ctx.user, modified_on=ctx.now)
+    _apply(group, common, extensions)
+    try:
+        with transaction.atomic():
+            group.save()
+    except IntegrityError:
+        raise Problem("id-exists", f"/{gt.plural}/{gid} already exists")
+    emit_updated(ctx, group.path, group.modified_on)
+    return group
+
+
+@transaction.atomic
+def put_group(ctx: WriteContext, plural: str, gid: str, body: dict, epoch=None) -> tuple[Group, bool]:
+    """PUT /GROUPs/gID: replace the attributes (missing ones removed) or create. Returns (group, created)."""
+    gt = registry_model[plural]
+    check_id(gid)
+    common, extensions = _body_parts(gt, body, gid)
+    body_epoch = body.get("epoch")
+    group = Group.objects.select_for_update().filter(group_type=plural, gid=gid).first()
+    if group is None:
+        if Group.objects.filter(group_type=plural, gid__iexact=gid).exists():
+            raise Problem("id-exists", f"/{plural}/{gid} differs only by case from an existing group")
+        if epoch is not None:
+            raise not_found(f"/{plural}/{gid}")
+        _validate(ctx, gt, gid, common, extensions, None)
+        return _insert(ctx, gt, gid, common, extensions), True
+    _check_epoch(group, epoch)
+    _check_epoch(group, body_epoch)
+    _validate(ctx, gt, gid, common, extensions, group)
+    _apply(group, common, extensions)
+    group.epoch += 1
+    group.modified_by = ctx.user
+    group.modified_on = ctx.now
+    group.save()
+    emit_updated(ctx, group.path, group.modified_on)
+    return group, False
+
+
+def update_group_attributes(ctx: WriteContext, group: Group, common: dict, extensions: dict) -> bool:
+    """Set a locked group's attributes as an import does; True when something changed (epoch + 1, event)."""
+    gt = registry_model[group.group_type]
+    new_tags = common.get("tags") or {}
+    same = (group.name == common.get("name") and group.description == common.get("description")
+            and group.tags == new_tags and group.docs == common.get("docs") and group.extensions == extensions)
+    if same:
+        return False
+    _validate(ctx, gt, group.gid, common, extensions, group)
+    _apply(group, common, extensions)
+    group.epoch += 1
+    group.modified_by = ctx.user
+    group.modified_on = ctx.now
+    group.save()
+    emit_updated(ctx, group.path, group.modified_on)
+    return True
+
+
+@transaction.atomic
+def delete_group(ctx: WriteContext, plural: str, gid: str, epoch=None) -> Group:
+    """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
+    group = lock_group(plural, gid)
+    _check_epoch(group, epoch)
+    _delete(ctx, group)
+    return group
+
+
+def _delete(ctx: WriteContext, group: Group):
+    path = group.path
+    Resource.objects.filter(group=group).update(latest=None)
+    group_pk = group.pk
+    group.delete()
+    group.pk = group_pk
+    emit_deleted(ctx, path)
+
+
+@transaction.atomic
+def delete_groups(ctx: WriteContext, plural: str, items: list | None) -> list[Group]:
+    """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type."""
+    registry_model[plural]
+    if items is None:
+        groups = list(Group.objects.select_for_update().filter(group_type=plural).order_by("gid"))
+    else:
+        groups = []
+        for index, item in enumerate(items):
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                raise Problem("bad-request", f"[{index}]: each entry must be an object with a string id")
+            group = lock_group(plural, item["id"])
+            _check_epoch(group, item.get("epoch"))
+            groups.append(group)
+    for group in groups:
+        _delete(ctx, group)
+    return groups

@@ -1,0 +1,67 @@
+"""What a client sent for a resource or version write, independent of how it was sent (headers, body, ?meta)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from ..errors import Problem
+from ..model import ResourceType
+
+UNSET = object()
+SHARED = ("id", "name", "description", "tags", "docs")
+
+
+@dataclass
+class VersionInput:
+    """document: bytes, or None when the request carries no document (metadata-only change).
+
+    attributes: metadata given by the client; a None value removes the attribute.
+    resource_uri: a RESOURCEURI, None to remove it, UNSET when not given.
+    version_id / epoch / resource_id: what the client said they are (checked, never stored blindly).
+    """
+
+    document: bytes | None = None
+    media_type: str | None = None
+    attributes: dict = field(default_factory=dict)
+    resource_uri: object = UNSET
+    version_id: str | None = None
+    epoch: int | None = None
+    resource_id: str | None = None
+
+
+def absorb_document(rt: ResourceType, inp: VersionInput, rid: str | None) -> None:
+    """For resource types whose JSON document carries metadata (definitions): move the shared attributes
+    out of the document into `inp.attributes` (400 where a header disagrees) and copy the document
+    attributes (`format`) into the metadata. The stored document keeps only the rest."""
+    if inp.document is None or not (rt.shared_attributes or rt.document_attributes):
+        return
+    if inp.document.strip() == b"":
+        return
+    try:
+        doc = json.loads(inp.document)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Problem("malformed-json", f"the {rt.singular} document is not valid JSON: {exc}")
+    if not isinstance(doc, dict):
+        raise Problem("invalid-document", f"the {rt.singular} document must be a JSON object")
+    if rt.shared_attributes:
+        for key in SHARED:
+            if key not in doc:
+                continue
+            value = doc.pop(key)
+            if key == "id":
+                expected = inp.resource_id or rid
+                if expected is None:
+                    inp.resource_id = value
+                elif value != expected:
+                    raise Problem("invalid-attribute", f"id {value!r} in the document does not match the {rt.singular} id {expected!r}")
+                continue
+            if key in inp.attributes and inp.attributes[key] != value:
+                raise Problem("invalid-attribute", f"{key}: the Registry-{key} header and the document disagree")
+            inp.attributes[key] = value
+    for key in rt.document_attributes:
+        if key in doc:
+            if key in inp.attributes and inp.attributes[key] is not None and inp.attributes[key] != doc[key]:
+                raise Problem("invalid-attribute", f"{key}: the Registry-{key} header and the document disagree")
+            inp.attributes[key] = doc[key]
+    inp.document = json.dumps(doc, ensure_ascii=False).encode()
+    inp.media_type = inp.media_type or "application/json"

@@ -1,0 +1,453 @@
+"""Writes of resources and versions: create, update in place, new version, metadata, deletes, retention.
+
+Every function runs in one transaction that also writes the change events (CONTRACT section 9).
+Epochs: a version's epoch is 1 when created and grows by 1 with each change of that version.
+"""
+from __future__ import annotations
+
+import uuid
+
+from django.db import IntegrityError, transaction
+
+from ..attributes import check_common, check_id, version_sort_key
+from ..errors import Problem, epoch_mismatch, not_found
+from ..model import GroupType, ResourceType, registry_model
+from ..models import Group, Resource, Version
+from ..validation import Invalid, VersionCheck
+from .context import WriteContext
+from .events import emit_deleted, emit_updated
+from .groups import group_exists
+from .inputs import UNSET, VersionInput, absorb_document
+
+COMMON_COLUMNS = ("name", "description", "tags", "docs")
+
+
+def resolve_types(plural: str, rplural: str) -> tuple[GroupType, ResourceType]:
+    gt = registry_model[plural]
+    return gt, gt.resource_type(rplural)
+
+
+def get_group(plural: str, gid: str) -> Group:
+    try:
+        return Group.objects.get(group_type=plural, gid=gid)
+    except Group.DoesNotExist:
+        raise not_found(f"/{plural}/{gid}")
+
+
+def lock_resource(group: Group, rplural: str, rid: str) -> Resource:
+    resource = (Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first())
+    if resource is None:
+        raise not_found(f"{group.path}/{rplural}/{rid}")
+    resource.group = group
+    return resource
+
+
+def version_attributes(version: Version) -> dict:
+    """A version's own metadata as one dict (common columns and extensions)."""
+    attrs = {k: getattr(version, k) for k in COMMON_COLUMNS if getattr(version, k) not in (None, {})}
+    attrs.update(version.extensions)
+    return attrs
+
+
+def resource_attributes(resource: Resource) -> dict:
+    attrs = {k: getattr(resource, k) for k in COMMON_COLUMNS if getattr(resource, k) not in (None, {})}
+    attrs.update(resource.extensions)
+    return attrs
+
+
+def _set_attributes(version: Version, attrs: dict) -> None:
+    version.name = attrs.get("name")
+    version.description = attrs.get("description")
+    version.tags = attrs.get("tags") or {}
+    version.docs = attrs.get("docs")
+    version.extensions = {k: v for k, v in attrs.items() if k not in COMMON_COLUMNS and v is not None}
+
+
+def check_epoch(path: str, entity, epoch) -> None:
+    if epoch is None:
+        return
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch != entity.epoch:
+        raise epoch_mismatch(path, epoch, entity.epoch)
+
+
+def _ordered_versions(resource: Resource) -> list[Version]:
+    versions = list(Version.objects.filter(resource=resource))
+    versions.sort(key=lambda v: version_sort_key(v.vid))
+    return versions
+
+
+def _validate(ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version, attrs: dict,
+              is_update: bool) -> None:
+    errors = check_common(attrs)
+    path = f"{resource.path}/versions/{version.vid}"
+    if errors:
+        raise Problem("invalid-attribute", f"{path}: " + "; ".join(errors), errors=errors)
+    if rt.validate is None:
+        return
+    r_attrs = resource_attributes(resource)
+
+    def previous():
+        out = []
+        for v in _ordered_versions(resource):
+            if v.pk == version.pk or v.content is None:
+                continue
+            fmt = v.extensions.get("format") or r_attrs.get("format")
+            out.append((fmt, bytes(v.content)))
+        return out
+
+    check = VersionCheck(
+        group_type=resource.group.group_type, group_id=resource.group.gid, resource_type=rt.plural,
+        resource_id=resource.rid, version_id=version.vid,
+        document=bytes(version.content) if version.content is not None else None,
+        media_type=version.media_type, resource_uri=version.resource_uri,
+        attributes={**r_attrs, **attrs}, resource_attributes=r_attrs,
+        group_attributes={**resource.group.extensions}, base_url=ctx.base_url,
+        previous_documents=previous, is_update=is_update, group_exists=group_exists)
+    try:
+        rt.validate(check)
+    except Invalid as exc:
+        raise Problem(exc.kind, f"{path}: " + "; ".join(exc.errors), errors=exc.details or exc.errors,
+                      status=exc.status)
+
+
+def _apply_input(version: Version, rt: ResourceType, inp: VersionInput, base: dict, *, replace_document: bool) -> dict:
+    """Merge the input into base attributes; set document/URI on the version; return the new attributes."""
+    attrs = dict(base)
+    for key, value in inp.attributes.items():
+        if key in ("id", "version", "epoch", "self"):
+            continue
+        if value is None or value == "":
+            attrs.pop(key, None)
+        else:
+            attrs[key] = value
+    if inp.resource_uri is not UNSET:
+        version.resource_uri = inp.resource_uri or None
+        if inp.resource_uri:
+            version.content = None
+            version.media_type = None
+    uri_given = inp.resource_uri not in (UNSET, None, "")
+    if replace_document and inp.document is not None and not (uri_given and not inp.document):
+        version.content = inp.document
+        version.media_type = inp.media_type or "application/octet-stream"
+        if inp.resource_uri is UNSET:
+            version.resource_uri = None
+    _set_attributes(version, attrs)
+    return attrs
+
+
+def _next_version_id(resource: Resource) -> str:
+    existing = {v.lower() for v in Version.objects.filter(resource=resource).values_list("vid", flat=True)}
+    counter = resource.version_counter
+    while True:
+        counter += 1
+        if str(counter) not in existing:
+            resource.version_counter = counter
+            return str(counter)
+
+
+def _refresh_latest(resource: Resource) -> Version | None:
+    versions = _ordered_versions(resource)
+    latest = versions[-1] if versions else None
+    if resource.latest_id != (latest.pk if latest else None):
+        resource.latest = latest
+        resource.save(update_fields=["latest"])
+    return latest
+
+
+def _apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> None:
+    if rt.versions < 0:
+        return
+    versions = _ordered_versions(resource)
+    excess = versions[: max(0, len(versions) - (rt.versions + 1))]
+    for version in excess:
+        path = f"{resource.path}/versions/{version.vid}"
+        version.delete()
+        emit_deleted(ctx, path)
+
+
+def _new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
+                 vid: str | None) -> Version:
+    if vid is None:
+        vid = _next_version_id(resource)
+    else:
+        check_id(vid, "version")
+        if Version.objects.filter(resource=resource, vid__iexact=vid).exists():
+            raise Problem("id-exists", f"{resource.path}/versions/{vid} already exists")
+        if vid.isdigit():
+            resource.version_counter = max(resource.version_counter, int(vid))
+    version = Version(resource=resource, vid=vid, epoch=1, created_by=ctx.user, created_on=ctx.now,
+                      modified_by=ctx.user, modified_on=ctx.now)
+    if inp.document is None and inp.resource_uri in (UNSET, None, ""):
+        inp.document = b""
+    attrs = _apply_input(version, rt, inp, base, replace_document=True)
+    _validate(ctx, resource, rt, version, attrs, is_update=False)
+    try:
+        with transaction.atomic():
+            version.save()
+    except IntegrityError:
+        raise Problem("id-exists", f"{resource.path}/versions/{vid} already exists")
+    resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
+    return version
+
+
+def _create_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp: VersionInput) -> Resource:
+    if Resource.objects.filter(group=group, resource_type=rt.plural, rid__iexact=rid).exists():
+        raise Problem("id-exists", f"{group.path}/{rt.plural}/{rid} already exists")
+    resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=ctx.user, created_on=ctx.now,
+                        modified_by=ctx.user, modified_on=ctx.now)
+    try:
+        with transaction.atomic():
+            resource.save()
+    except IntegrityError:
+        raise Problem("id-exists", f"{group.path}/{rt.plural}/{rid} already exists")
+    version = _new_version(ctx, resource, rt, inp, {}, inp.version_id)
+    resource.latest = version
+    resource.save(update_fields=["latest"])
+    emit_updated(ctx, resource.path, version.modified_on)
+    emit_updated(ctx, f"{resource.path}/versions/{version.vid}", version.modified_on)
+    return resource
+
+
+def _check_input_ids(inp: VersionInput, rid: str, vid: str | None = None):
+    if inp.resource_id is not None and inp.resource_id != rid:
+        raise Problem("invalid-attribute", f"id {inp.resource_id!r} does not match the URL's id {rid!r}")
+    if vid is not None and inp.version_id is not None and inp.version_id != vid:
+        raise Problem("conflict", f"version {inp.version_id!r} does not match the version {vid!r}")
+
+
+@transaction.atomic
+def create_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str | None,
+                    inp: VersionInput) -> Resource:
+    """POST /GROUPs/gID/RESOURCEs: a resource with its first version; 409 when the id exists."""
+    _gt, rt = resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    absorb_document(rt, inp, rid)
+    rid = rid or inp.resource_id
+    rid = check_id(rid) if rid is not None else str(uuid.uuid4())
+    _check_input_ids(inp, rid)
+    return _create_resource(ctx, group, rt, rid, inp)
+
+
+@transaction.atomic
+def put_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str,
+                 inp: VersionInput) -> tuple[Resource, Version, bool]:
+    """PUT /GROUPs/gID/RESOURCEs/rID: update the latest version in place, or create the resource."""
+    _gt, rt = resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    check_id(rid)
+    _check_input_ids(inp, rid)
+    absorb_document(rt, inp, rid)
+    resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
+    if resource is None:
+        if inp.epoch is not None:
+            raise not_found(f"{group.path}/{rplural}/{rid}")
+        resource = _create_resource(ctx, group, rt, rid, inp)
+        return resource, resource.latest, True
+    resource.group = group
+    version = resource.latest
+    version = _update_version(ctx, resource, rt, version, inp, resource.path)
+    return resource, version, False
+
+
+def _update_version(ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version,
+                    inp: VersionInput, event_path: str) -> Version:
+    version = Version.objects.select_for_update().get(pk=version.pk)
+    path = f"{resource.path}/versions/{version.vid}"
+    check_epoch(path, version, inp.epoch)
+    if inp.version_id is not None and inp.version_id != version.vid:
+        raise Problem("conflict", f"version {inp.version_id!r} does not match the version {version.vid!r}")
+    attrs = _apply_input(version, rt, inp, version_attributes(version), replace_document=True)
+    _validate(ctx, resource, rt, version, attrs, is_update=True)
+    version.epoch += 1
+    version.modified_by = ctx.user
+    version.modified_on = ctx.now
+    version.save()
+    emit_updated(ctx, event_path, version.modified_on)
+    return version
+
+
+@transaction.atomic
+def create_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str,
+                   inp: VersionInput) -> tuple[Resource, Version]:
+    """POST /GROUPs/gID/RESOURCEs/rID: a new version inheriting the latest's attributes; then retention."""
+    _gt, rt = resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    resource = lock_resource(group, rplural, rid)
+    _check_input_ids(inp, rid)
+    absorb_document(rt, inp, rid)
+    latest = resource.latest
+    if latest is not None:
+        check_epoch(f"{resource.path}/versions/{latest.vid}", latest, inp.epoch)
+    base = version_attributes(latest) if latest is not None else {}
+    version = _new_version(ctx, resource, rt, inp, base, inp.version_id)
+    emit_updated(ctx, f"{resource.path}/versions/{version.vid}", version.modified_on)
+    _refresh_latest(resource)
+    _apply_retention(ctx, resource, rt)
+    _refresh_latest(resource)
+    return resource, version
+
+
+@transaction.atomic
+def put_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, vid: str,
+                inp: VersionInput) -> tuple[Resource, Version, bool]:
+    """PUT .../versions/V: update that version in place, or create it."""
+    _gt, rt = resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    resource = lock_resource(group, rplural, rid)
+    _check_input_ids(inp, rid, vid)
+    absorb_document(rt, inp, rid)
+    version = Version.objects.filter(resource=resource, vid=vid).first()
+    if version is None:
+        if inp.epoch is not None:
+            raise not_found(f"{resource.path}/versions/{vid}")
+        base = version_attributes(resource.latest) if resource.latest else {}
+        version = _new_version(ctx, resource, rt, inp, base, vid)
+        emit_updated(ctx, f"{resource.path}/versions/{vid}", version.modified_on)
+        _refresh_latest(resource)
+        _apply_retention(ctx, resource, rt)
+        _refresh_latest(resource)
+        return resource, version, True
+    version = _update_version(ctx, resource, rt, version, inp, f"{resource.path}/versions/{vid}")
+    return resource, version, False
+
+
+@transaction.atomic
+def put_meta(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, vid: str | None,
+             body: dict, epoch=None) -> tuple[Resource, Version]:
+    """PUT ...?meta: replace a version's metadata (missing attributes removed), no new version, epoch + 1."""
+    _gt, rt = resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    resource = lock_resource(group, rplural, rid)
+    version = resource.latest if vid is None else Version.objects.filter(resource=resource, vid=vid).first()
+    if version is None:
+        raise not_found(f"{resource.path}/versions/{vid}")
+    version = Version.objects.select_for_update().get(pk=version.pk)
+    path = f"{resource.path}/versions/{version.vid}"
+    if "id" in body and body["id"] != rid:
+        raise Problem("invalid-attribute", f"id {body['id']!r} does not match the URL's id {rid!r}")
+    if "version" in body and body["version"] != version.vid:
+        raise Problem("conflict", f"{path}: version {body['version']!r} differs from {version.vid!r}")
+    for given in (epoch, body.get("epoch")):
+        check_epoch(path, version, given)
+    ignored = {"id", "version", "epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn",
+               "versionsURL", "versionsCount", "versions", rt.singular, rt.base64_attribute}
+    attrs = {k: v for k, v in body.items() if k not in ignored and v is not None}
+    uri = attrs.pop(rt.uri_attribute, None)
+    if uri is not None and not isinstance(uri, str):
+        raise Problem("invalid-attribute", f"{rt.uri_attribute} must be a string")
+    if uri:
+        version.resource_uri = uri
+        version.content = None
+        version.media_type = None
+    elif version.resource_uri:
+        version.resource_uri = None
+        version.content = b""
+    _set_attributes(version, attrs)
+    _validate(ctx, resource, rt, version, attrs, is_update=True)
+    version.epoch += 1
+    version.modified_by = ctx.user
+    version.modified_on = ctx.now
+    version.save()
+    emit_updated(ctx, resource.path if vid is None else path, version.modified_on)
+    return resource, version
+
+
+def _delete_resource(ctx: WriteContext, resource: Resource):
+    path = resource.path
+    resource.latest = None
+    resource.save(update_fields=["latest"])
+    pk = resource.pk
+    resource.delete()
+    resource.pk = pk
+    emit_deleted(ctx, path)
+
+
+@transaction.atomic
+def delete_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, epoch=None) -> tuple[Resource, Version]:
+    """DELETE .../RESOURCEs/rID: the resource with all versions; returns its last state."""
+    resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    resource = lock_resource(group, rplural, rid)
+    latest = resource.latest
+    if latest is not None:
+        check_epoch(f"{resource.path}/versions/{latest.vid}", latest, epoch)
+    _delete_resource(ctx, resource)
+    return resource, latest
+
+
+@transaction.atomic
+def delete_resources(ctx: WriteContext, plural: str, gid: str, rplural: str, items: list | None) -> list[tuple[Resource, Version]]:
+    """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them."""
+    resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    if items is None:
+        resources = list(Resource.objects.select_for_update().filter(group=group, resource_type=rplural)
+                         .select_related("latest").order_by("rid"))
+    else:
+        resources = []
+        for index, item in enumerate(items):
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                raise Problem("bad-request", f"[{index}]: each entry must be an object with a string id")
+            resource = lock_resource(group, rplural, item["id"])
+            if resource.latest is not None:
+                check_epoch(f"{resource.path}/versions/{resource.latest.vid}", resource.latest, item.get("epoch"))
+            resources.append(resource)
+    out = []
+    for resource in resources:
+        resource.group = group
+        latest = resource.latest
+        _delete_resource(ctx, resource)
+        out.append((resource, latest))
+    return out
+
+
+@transaction.atomic
+def delete_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, vid: str,
+                   epoch=None) -> tuple[Resource, Version]:
+    """DELETE .../versions/V: one version; the greatest remaining becomes latest; the only one is 400."""
+    deleted = delete_versions(ctx, plural, gid, rplural, rid, [{"version": vid, "epoch": epoch}], single=True)
+    return deleted[0]
+
+
+@transaction.atomic
+def delete_versions(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, items: list | None,
+                    single: bool = False) -> list[tuple[Resource, Version]]:
+    """DELETE .../versions: listed versions (all or none; all of them is 400) or all but the latest."""
+    resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    resource = lock_resource(group, rplural, rid)
+    versions = {v.vid: v for v in Version.objects.select_for_update().filter(resource=resource)}
+    if items is None:
+        chosen = [v for v in versions.values() if v.pk != resource.latest_id]
+    else:
+        chosen = []
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise Problem("bad-request", f"[{index}]: each entry must be an object with a version")
+            vid = item.get("version", item.get("id"))
+            if "version" in item and "id" in item and item["id"] != item["version"]:
+                raise Problem("bad-request", f"[{index}]: id and version differ")
+            if not isinstance(vid, str):
+                raise Problem("bad-request", f"[{index}]: version must be a string")
+            version = versions.get(vid)
+            if version is None:
+                raise not_found(f"{resource.path}/versions/{vid}")
+            check_epoch(f"{resource.path}/versions/{vid}", version, item.get("epoch"))
+            chosen.append(version)
+        if len({v.pk for v in chosen}) >= len(versions):
+            what = "the only version" if single else "every version"
+            raise Problem("bad-request", f"{resource.path}: deleting {what} of a resource is not allowed; "
+                                         "delete the resource instead")
+    out = []
+    for version in chosen:
+        path = f"{resource.path}/versions/{version.vid}"
+        if resource.latest_id == version.pk:
+            resource.latest = None
+            resource.save(update_fields=["latest"])
+        pk = version.pk
+        version.delete()
+        version.pk = pk
+        emit_deleted(ctx, path)
+        out.append((resource, version))
+    _refresh_latest(resource)
+    return out

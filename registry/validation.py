@@ -1,0 +1,65 @@
+"""The hook through which apps validate what is written: the contexts they receive and the error they raise.
+
+The engine calls a group type's `validate(GroupCheck)` and a resource type's `validate(VersionCheck)`
+inside the write's transaction, before anything is saved. A hook raises `Invalid` with every problem it
+found; each message starts with the attribute path (`metadata.attributes.type.required must not be false`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Invalid(Exception):
+    """Validation failed; `errors` lists every problem, each naming its attribute. `status` 400 or 409."""
+
+    def __init__(self, errors: list[str] | str, *, status: int = 400, kind: str = "invalid-attribute",
+                 details: list[dict] | None = None):
+        self.errors = [errors] if isinstance(errors, str) else list(errors)
+        self.status = status
+        self.kind = kind
+        self.details = details or []
+        super().__init__("; ".join(self.errors))
+
+
+@dataclass
+class GroupCheck:
+    """What a group type's validator sees: the group's attributes after the write."""
+
+    group_type: str
+    group_id: str
+    attributes: dict[str, Any]
+    base_url: str
+    existing: Any = None  # the Group row before the write, or None on create
+    resource_counts: Callable[[], dict[str, int]] = field(default=lambda: {})  # plural -> count of the group
+    group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
+
+
+@dataclass
+class VersionCheck:
+    """What a resource type's validator sees: one version about to be written.
+
+    document: the bytes (None with a RESOURCEURI); media_type: as sent.
+    attributes: the version's metadata after the write (inherited ones included), `format` among them.
+    resource_attributes: the resource-level attributes; group_attributes: the group's.
+    previous_documents: earlier versions of the resource, oldest first, as (format, bytes) for
+        compatibility checks; excludes the version being replaced by an update.
+    is_update: the version exists and is being changed in place.
+    """
+
+    group_type: str
+    group_id: str
+    resource_type: str
+    resource_id: str
+    version_id: str
+    document: bytes | None
+    media_type: str | None
+    resource_uri: str | None
+    attributes: dict[str, Any]
+    resource_attributes: dict[str, Any]
+    group_attributes: dict[str, Any]
+    base_url: str
+    previous_documents: Callable[[], list[tuple[str | None, bytes]]] = field(default=lambda: [])
+    is_update: bool = False
+    group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
