@@ -6,7 +6,7 @@ checked) and extension attributes (handed to the type's validator).
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from .errors import Problem
@@ -83,7 +83,7 @@ def timestamp(value: datetime | None) -> str | None:
     """RFC 3339 UTC with Z."""
     if value is None:
         return None
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ").replace(".000000Z", "Z")
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ").replace(".000000Z", "Z")
 
 
 def version_sort_key(vid: str) -> tuple[int, str]:

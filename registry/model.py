@@ -22,6 +22,8 @@ class ResourceType:
         (`id`, `name`, `description`, `tags`, `docs`), as definitions do.
     document_attributes: attributes read from a JSON document and shown as metadata (`format`).
     validate: hook called with a `VersionCheck` before any version is written; raises `Invalid`.
+    media_type_for: media type of a document given inline as text in a registry document, from the
+        version's attributes (`format`) and its bytes; default: JSON when it parses, else text/plain.
     """
 
     singular: str
@@ -30,6 +32,7 @@ class ResourceType:
     shared_attributes: bool = False
     document_attributes: tuple[str, ...] = ()
     validate: Callable[[VersionCheck], None] | None = None
+    media_type_for: Callable[[dict, bytes], str] | None = None
 
     @property
     def uri_attribute(self) -> str:

@@ -1,10 +1,10 @@
 """Views of `/GROUPs` and `/GROUPs/gID` (CONTRACT section 4)."""
 from __future__ import annotations
 
+from .. import selectors, services
 from ..errors import Problem
 from ..paging import PageRequest, link_header
 from ..representations import group_json
-from .. import selectors, services
 from .base import RegistryView, json_response
 from .requests import check_flags, flag, json_body, query_epoch
 

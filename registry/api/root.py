@@ -4,14 +4,18 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 
 from .. import selectors
+from ..documents.exports import export_document, stream_json_document
+from ..documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
+from ..documents.imports import import_document
+from ..errors import Problem
 from ..model import registry_model
 from ..representations import group_json
 from .base import JSON_CONTENT_TYPE, RegistryView, json_response
 from .groups import check_inline_size
-from .requests import check_flags, flag
+from .requests import body_bytes, check_flags, flag
 
 SPEC_VERSION = "0.5-wip"
 
@@ -63,5 +67,25 @@ class RootView(RegistryView):
             return json_response(registry_model.as_json())
         if flag(request, "inline"):
             check_inline_size(selectors.count_entities())
+            accept = request.headers.get("Accept", "")
+            if "application/cloudevents-registry+yaml" in accept:
+                text = dump_document(export_document(), yaml_format=True)
+                return HttpResponse(text, content_type="application/cloudevents-registry+yaml; charset=utf-8")
+            if "application/cloudevents-registry+json" in accept:
+                return StreamingHttpResponse(stream_json_document(),
+                                             content_type="application/cloudevents-registry+json; charset=utf-8")
             return StreamingHttpResponse(stream_inline(base), content_type=JSON_CONTENT_TYPE)
         return json_response(root_json(base))
+
+    def post(self, request):
+        """Import a registry document (JSON or YAML by media type): all or nothing."""
+        check_flags(request, set())
+        content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
+        if content_type and content_type not in JSON_MEDIA_TYPES + YAML_MEDIA_TYPES:
+            raise Problem("unsupported-media-type", f"a registry document is JSON or YAML, not {content_type}")
+        raw = body_bytes(request)
+        if not raw.strip():
+            raise Problem("bad-request", "the body must be a registry document")
+        doc = parse_document(raw, yaml_format=is_yaml(content_type))
+        report = import_document(self.context(), doc)
+        return json_response(report.as_json())

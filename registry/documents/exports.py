@@ -1,0 +1,136 @@
+"""Export: the registry (or one group) as a registry document, the shape import reads.
+
+Only stored values are written (no epochs, timestamps or links), references exactly as written, so that
+importing an export changes nothing.
+"""
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+
+from .. import selectors
+from ..attributes import version_sort_key
+from ..model import GroupType, ResourceType, registry_model
+from ..models import Group, Resource, Version
+from ..representations import is_json_media_type
+from .formats import SCHEMA_URI
+
+SPEC_VERSION = "0.5-wip"
+
+
+def _stored_attributes(entity) -> dict:
+    out = {}
+    for key in ("name", "description", "docs"):
+        value = getattr(entity, key)
+        if value is not None:
+            out[key] = value
+    if entity.tags:
+        out["tags"] = entity.tags
+    out.update(entity.extensions)
+    return out
+
+
+def _document_member(rt: ResourceType, version: Version) -> dict:
+    if version.resource_uri:
+        return {rt.uri_attribute: version.resource_uri}
+    if version.content is None:
+        return {}
+    content = bytes(version.content)
+    if is_json_media_type(version.media_type):
+        try:
+            value = json.loads(content)
+        except ValueError:
+            value = None
+        # an object only when importing it again gives the same bytes (round trip)
+        if value is not None and json.dumps(value, ensure_ascii=False).encode() == content:
+            return {rt.singular: value}
+    try:
+        return {rt.singular: content.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {rt.base64_attribute: base64.b64encode(content).decode()}
+
+
+def _shared_resource(rt: ResourceType, resource: Resource, versions: list[Version]) -> dict:
+    """A resource whose document carries its metadata (a definition): one flat object."""
+    latest = versions[-1]
+    out = {"id": resource.rid, **_stored_attributes(resource), **_stored_attributes(latest)}
+    for key in rt.document_attributes:  # read back from the document itself below
+        out.pop(key, None)
+    if latest.resource_uri:
+        out[rt.uri_attribute] = latest.resource_uri
+    elif latest.content:
+        try:
+            doc = json.loads(bytes(latest.content))
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict):
+            out.update({k: v for k, v in doc.items() if k not in out})
+    return out
+
+
+def _versioned_resource(rt: ResourceType, resource: Resource, versions: list[Version]) -> dict:
+    out = {"id": resource.rid, **_stored_attributes(resource), "versions": {}}
+    for version in versions:
+        out["versions"][version.vid] = {"id": version.vid, **_stored_attributes(version),
+                                        **_document_member(rt, version)}
+    return out
+
+
+def resource_document(rt: ResourceType, resource: Resource, versions: list[Version]) -> dict:
+    versions = sorted(versions, key=lambda v: version_sort_key(v.vid))
+    if rt.shared_attributes and len(versions) == 1:
+        return _shared_resource(rt, resource, versions)
+    return _versioned_resource(rt, resource, versions)
+
+
+def group_document(gt: GroupType, group: Group) -> dict:
+    out = {"id": group.gid, **_stored_attributes(group)}
+    for rt in gt.resources:
+        resources = getattr(group, f"inline_{rt.plural}", [])
+        if resources:
+            out[rt.plural] = {r.rid: resource_document(rt, r, r.all_versions) for r in resources if r.all_versions}
+    return out
+
+
+def iter_document_parts(group_types: list[GroupType] | None = None, gid: str | None = None) -> Iterator[tuple[GroupType, Group, dict]]:
+    for gt in group_types or registry_model.group_types:
+        if gid is not None:
+            groups = [selectors.get_group(gt, gid, inline=True)]
+        else:
+            groups = selectors.iter_groups(gt, inline=True)
+        for group in groups:
+            yield gt, group, group_document(gt, group)
+
+
+def document_head() -> dict:
+    return {"$schema": SCHEMA_URI, "specversion": SPEC_VERSION}
+
+
+def export_document(plural: str | None = None, gid: str | None = None) -> dict:
+    """The registry, one group type, or one group as a document (a dict)."""
+    doc = document_head()
+    types = [registry_model[plural]] if plural else registry_model.group_types
+    for gt in types:
+        doc.setdefault(gt.plural, {})
+    for gt, group, data in iter_document_parts(types, gid):
+        doc[gt.plural][group.gid] = data
+    return doc
+
+
+def stream_json_document() -> Iterator[str]:
+    """The registry document as JSON text, one group at a time."""
+    yield json.dumps(document_head())[:-1]
+    current = None
+    first = True
+    for gt, group, data in iter_document_parts():
+        if gt is not current:
+            if current is not None:
+                yield "}"
+            yield f", {json.dumps(gt.plural)}: {{"
+            current, first = gt, True
+        yield ("" if first else ", ") + f"{json.dumps(group.gid)}: {json.dumps(data, ensure_ascii=False)}"
+        first = False
+    if current is not None:
+        yield "}"
+    yield "}"

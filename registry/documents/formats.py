@@ -1,0 +1,85 @@
+"""Reading and writing registry documents as JSON or YAML, within bounds.
+
+YAML is read with PyYAML's safe loader, refusing documents that use more than a few aliases (an alias
+"bomb" expands exponentially once serialized); JSON nesting depth is bounded for both.
+"""
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from ..errors import Problem
+
+JSON_MEDIA_TYPES = ("application/cloudevents-registry+json", "application/json")
+YAML_MEDIA_TYPES = ("application/cloudevents-registry+yaml", "application/yaml", "application/x-yaml", "text/yaml")
+MAX_ALIASES = 100
+MAX_DEPTH = 64
+SCHEMA_URI = "https://cloudevents.io/schemas/registry"
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """SafeLoader that counts aliases and refuses documents that use too many."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.alias_count = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self.alias_count += 1
+            if self.alias_count > MAX_ALIASES:
+                raise yaml.YAMLError(f"the document uses more than {MAX_ALIASES} aliases")
+        return super().compose_node(parent, index)
+
+
+def _depth_ok(value, limit: int = MAX_DEPTH) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return False
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return True
+
+
+def is_yaml(media_type: str | None = None, filename: str | None = None) -> bool:
+    if filename:
+        return filename.endswith((".yaml", ".yml"))
+    base = (media_type or "").split(";")[0].strip().lower()
+    return base in YAML_MEDIA_TYPES
+
+
+def parse_document(raw: bytes, *, yaml_format: bool) -> dict:
+    """The document as a dict; Problem (400) when it is not one JSON object / YAML mapping."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise Problem("invalid-document", "the document is not UTF-8")
+    try:
+        if yaml_format:
+            loader = _BoundedLoader(text)
+            try:
+                value = loader.get_single_data()
+            finally:
+                loader.dispose()
+        else:
+            value = json.loads(text)
+    except RecursionError:
+        raise Problem("invalid-document", "the document is nested too deeply")
+    except (ValueError, yaml.YAMLError) as exc:
+        raise Problem("invalid-document", f"the document is not valid {'YAML' if yaml_format else 'JSON'}: {exc}")
+    if not isinstance(value, dict):
+        raise Problem("invalid-document", "the document must be one object with $schema, specversion and groups")
+    if not _depth_ok(value):
+        raise Problem("invalid-document", f"the document is nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def dump_document(document: dict, *, yaml_format: bool) -> str:
+    if yaml_format:
+        return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,290 @@
+"""Import: create or update every entity of a registry document, all or nothing (CONTRACT sections 3 and 6).
+
+Each entity is written by the same services as the API (same validation, epochs and change events),
+inside one transaction; an entity equal to what is stored is left alone (no epoch change, no event), so
+importing an export changes nothing. Every invalid entity is reported (path and reason) before the whole
+import is rolled back.
+"""
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from ..attributes import check_id, split_attributes
+from ..errors import Problem
+from ..model import GroupType, ResourceType, registry_model
+from ..models import Group, Resource, Version
+from ..services import groups as group_services
+from ..services import resources as resource_services
+from ..services.context import WriteContext
+from ..services.events import emit_updated
+from ..services.inputs import VersionInput, absorb_document
+from .references import check_references
+
+TOP_LEVEL = {"$schema", "specversion", "id", "name", "description", "docs", "tags"}
+
+
+@dataclass
+class ImportReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"created": self.created, "updated": self.updated, "unchanged": self.unchanged}
+
+    def merge(self, other: ImportReport) -> None:
+        self.created += other.created
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+
+
+def _default_media_type(content: bytes) -> str:
+    try:
+        json.loads(content)
+        return "application/json"
+    except ValueError:
+        return "text/plain; charset=utf-8"
+
+
+class _Importer:
+    def __init__(self, ctx: WriteContext):
+        self.ctx = ctx
+        self.report = ImportReport()
+        self.errors: list[dict] = []
+
+    def fail(self, path: str, reason: str) -> None:
+        self.errors.append({"path": path, "reason": reason})
+
+    def attempt(self, path: str, fn, *args):
+        """Run one entity's write in a savepoint; record the failure and go on to find every error."""
+        try:
+            with transaction.atomic():
+                return fn(*args)
+        except Problem as problem:
+            reasons = problem.errors if problem.errors and all(isinstance(e, str) for e in problem.errors) else [problem.detail]
+            for reason in reasons:
+                self.fail(path, reason.removeprefix(f"{path}: "))
+            return None
+
+    # groups -------------------------------------------------------------------------------------
+    def group(self, gt: GroupType, gid: str, data) -> Group | None:
+        path = f"/{gt.plural}/{gid}"
+        if not isinstance(data, dict):
+            self.fail(path, "a group must be an object")
+            return None
+        if "id" in data and data["id"] != gid:
+            self.fail(path, f"id {data['id']!r} does not match the map key {gid!r}")
+            return None
+        return self.attempt(path, self._group, gt, gid, data)
+
+    def _group(self, gt: GroupType, gid: str, data: dict) -> Group:
+        check_id(gid)
+        ignore = {r.plural for r in gt.resources} | {f"{r.plural}Url" for r in gt.resources} | {"type"}
+        common, extensions = split_attributes(data, ignore=ignore)
+        common.pop("id", None)
+        group = Group.objects.select_for_update().filter(group_type=gt.plural, gid=gid).first()
+        path = f"/{gt.plural}/{gid}"
+        if group is None:
+            if Group.objects.filter(group_type=gt.plural, gid__iexact=gid).exists():
+                raise Problem("id-exists", f"{path} differs only by case from an existing group")
+            group_services._validate(self.ctx, gt, gid, common, extensions, None)
+            group = group_services._insert(self.ctx, gt, gid, common, extensions)
+            self.report.created.append(path)
+        elif group_services.update_group_attributes(self.ctx, group, common, extensions):
+            self.report.updated.append(path)
+        else:
+            self.report.unchanged.append(path)
+        return group
+
+    # resources ----------------------------------------------------------------------------------
+    def resource(self, group: Group, rt: ResourceType, rid: str, data) -> None:
+        path = f"{group.path}/{rt.plural}/{rid}"
+        if not isinstance(data, dict):
+            self.fail(path, f"a {rt.singular} must be an object")
+            return
+        if "id" in data and data["id"] != rid:
+            self.fail(path, f"id {data['id']!r} does not match the map key {rid!r}")
+            return
+        if rt.shared_attributes and "versions" not in data:
+            self.attempt(path, self._flat_resource, group, rt, rid, data)
+        else:
+            self.attempt(path, self._versioned_resource, group, rt, rid, data)
+
+    def _flat_resource(self, group: Group, rt: ResourceType, rid: str, data: dict) -> None:
+        check_id(rid)
+        inp = VersionInput(document=json.dumps(data, ensure_ascii=False).encode(), media_type="application/json",
+                           resource_id=rid)
+        absorb_document(rt, inp, rid)
+        resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
+        if resource is None:
+            resource = resource_services._create_resource(self.ctx, group, rt, rid, inp)
+            self.report.created += [resource.path, f"{resource.path}/versions/{resource.latest.vid}"]
+            return
+        resource.group = group
+        changed = self._upsert_version(resource, rt, resource.latest.vid if resource.latest else "1", inp)
+        (self.report.updated if changed else self.report.unchanged).append(resource.path)
+
+    def _versioned_resource(self, group: Group, rt: ResourceType, rid: str, data: dict) -> None:
+        check_id(rid)
+        versions = data.get("versions")
+        document_keys = {rt.singular, rt.base64_attribute, rt.uri_attribute, f"{rt.singular}url"}
+        if versions is None:
+            inline = {k: v for k, v in data.items() if k in document_keys}
+            versions = {"1": inline} if inline else {}
+        if not isinstance(versions, dict):
+            raise Problem("invalid-document", "versions must be a map of version id to version")
+        common, extensions = split_attributes(data, ignore={"versions", "versionsUrl", "type"} | document_keys)
+        common.pop("id", None)
+        attrs = {**{k: v for k, v in common.items() if v is not None}, **extensions}
+        resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
+        path = f"{group.path}/{rt.plural}/{rid}"
+        if resource is None:
+            if Resource.objects.filter(group=group, resource_type=rt.plural, rid__iexact=rid).exists():
+                raise Problem("id-exists", f"{path} differs only by case from an existing {rt.singular}")
+            resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=self.ctx.user,
+                                created_on=self.ctx.now, modified_by=self.ctx.user, modified_on=self.ctx.now)
+            self._set_resource_attributes(resource, attrs)
+            resource.save()
+            self.report.created.append(path)
+            emit_updated(self.ctx, path, resource.modified_on)
+        else:
+            resource.group = group
+            if resource_services.resource_attributes(resource) != attrs:
+                self._set_resource_attributes(resource, attrs)
+                resource.modified_by, resource.modified_on = self.ctx.user, self.ctx.now
+                resource.save()
+                self.report.updated.append(path)
+                emit_updated(self.ctx, path, resource.modified_on)
+            else:
+                self.report.unchanged.append(path)
+        from ..attributes import version_sort_key
+
+        for vid in sorted(versions, key=version_sort_key):
+            vdata = versions[vid]
+            vpath = f"{path}/versions/{vid}"
+            if not isinstance(vdata, dict):
+                raise Problem("invalid-document", f"{vpath}: a version must be an object")
+            if "id" in vdata and vdata["id"] != vid:
+                raise Problem("invalid-document", f"{vpath}: id {vdata['id']!r} does not match the map key")
+            self._upsert_version(resource, rt, vid, self._version_input(rt, resource, vdata, document_keys))
+        resource_services._apply_retention(self.ctx, resource, rt)
+        resource_services._refresh_latest(resource)
+
+    @staticmethod
+    def _set_resource_attributes(resource: Resource, attrs: dict) -> None:
+        resource.name = attrs.get("name")
+        resource.description = attrs.get("description")
+        resource.tags = attrs.get("tags") or {}
+        resource.docs = attrs.get("docs")
+        resource.extensions = {k: v for k, v in attrs.items() if k not in ("name", "description", "tags", "docs")}
+
+    def _version_input(self, rt: ResourceType, resource: Resource, vdata: dict, document_keys: set) -> VersionInput:
+        common, extensions = split_attributes(vdata, ignore=document_keys | {"type"})
+        common.pop("id", None)
+        inp = VersionInput(attributes={**common, **extensions})
+        uri = vdata.get(rt.uri_attribute, vdata.get(f"{rt.singular}url"))
+        if uri is not None:
+            if not isinstance(uri, str):
+                raise Problem("invalid-attribute", f"{rt.uri_attribute} must be a string")
+            inp.resource_uri = uri
+        elif rt.base64_attribute in vdata:
+            try:
+                inp.document = base64.b64decode(vdata[rt.base64_attribute], validate=True)
+            except (ValueError, TypeError):
+                raise Problem("invalid-attribute", f"{rt.base64_attribute} is not valid base64")
+            inp.media_type = "application/octet-stream"
+        elif rt.singular in vdata:
+            value = vdata[rt.singular]
+            if isinstance(value, str):
+                inp.document = value.encode()
+                attrs = {**resource_services.resource_attributes(resource), **inp.attributes}
+                guess = rt.media_type_for or (lambda _a, c: _default_media_type(c))
+                inp.media_type = guess(attrs, inp.document)
+            else:
+                inp.document = json.dumps(value, ensure_ascii=False).encode()
+                inp.media_type = "application/json"
+        else:
+            raise Problem("invalid-document", f"a version needs {rt.singular}, {rt.base64_attribute} or {rt.uri_attribute}")
+        return inp
+
+    def _upsert_version(self, resource: Resource, rt: ResourceType, vid: str, inp: VersionInput) -> bool:
+        """Create or update one version; False when it was already as given."""
+        vpath = f"{resource.path}/versions/{vid}"
+        version = Version.objects.select_for_update().filter(resource=resource, vid=vid).first()
+        if version is None:
+            version = resource_services._new_version(self.ctx, resource, rt, inp, {}, vid)
+            emit_updated(self.ctx, vpath, version.modified_on)
+            resource_services._refresh_latest(resource)
+            self.report.created.append(vpath)
+            return True
+        new_attrs = {k: v for k, v in inp.attributes.items() if v is not None}
+        uri = inp.resource_uri if isinstance(inp.resource_uri, str) else None
+        same = (resource_services.version_attributes(version) == new_attrs and version.resource_uri == uri
+                and (uri is not None or (bytes(version.content or b"") == (inp.document or b"")
+                                         and version.media_type == inp.media_type)))
+        if same:
+            self.report.unchanged.append(vpath)
+            return False
+        version.resource_uri = uri
+        version.content = None if uri else inp.document
+        version.media_type = None if uri else inp.media_type
+        resource_services._set_attributes(version, new_attrs)
+        resource_services._validate(self.ctx, resource, rt, version, new_attrs, is_update=True)
+        version.epoch += 1
+        version.modified_by, version.modified_on = self.ctx.user, self.ctx.now
+        version.save()
+        emit_updated(self.ctx, vpath, version.modified_on)
+        self.report.updated.append(vpath)
+        return True
+
+
+def _import_order() -> list[GroupType]:
+    """Referenced types first: the model's order reversed (schemas, definitions, endpoints)."""
+    return list(reversed(registry_model.group_types))
+
+
+def check_shape(doc: dict) -> list[dict]:
+    errors = []
+    plurals = {gt.plural for gt in registry_model.group_types}
+    allowed = TOP_LEVEL | plurals | {f"{p}Url" for p in plurals} | {f"{p}URL" for p in plurals}
+    for key in doc:
+        if key not in allowed:
+            errors.append({"path": f"/{key}", "reason": f"unknown top-level attribute {key!r}"})
+    for plural in plurals:
+        if plural in doc and not isinstance(doc[plural], dict):
+            errors.append({"path": f"/{plural}", "reason": "must be a map of id to group"})
+    if "specversion" in doc and not isinstance(doc["specversion"], str):
+        errors.append({"path": "/specversion", "reason": "must be a string"})
+    return errors
+
+
+@transaction.atomic
+def import_document(ctx: WriteContext, doc: dict) -> ImportReport:
+    """Create or update every entity of the document; Problem with every error (nothing written) if any fails."""
+    importer = _Importer(ctx)
+    importer.errors += check_shape(doc)
+    importer.errors += check_references(doc, ctx.base_url)
+    for gt in _import_order():
+        if isinstance(doc.get(gt.plural), dict):
+            for gid, gdata in doc[gt.plural].items():
+                group = importer.group(gt, gid, gdata)
+                if group is None:
+                    continue
+                for rt in gt.resources:
+                    resources = gdata.get(rt.plural) or {}
+                    if not isinstance(resources, dict):
+                        importer.fail(f"{group.path}/{rt.plural}", "must be a map of id to entity")
+                        continue
+                    for rid, rdata in resources.items():
+                        importer.resource(group, rt, rid, rdata)
+    if importer.errors:
+        transaction.set_rollback(True)
+        count = len(importer.errors)
+        first = importer.errors[0]
+        raise Problem("invalid-document", f"{count} error(s) in the document, nothing was imported; first: "
+                                          f"{first['path']}: {first['reason']}", errors=importer.errors)
+    return importer.report
