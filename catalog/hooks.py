@@ -55,6 +55,22 @@ def check_definition_version(check: VersionCheck) -> None:
         raise Invalid(errors)
 
 
+MEDIA_TYPES = {"JsonSchema": "application/json", "Avro": "application/json", "Protobuf": "text/plain; charset=utf-8",
+               "XSD": "application/xml"}
+
+
+def schema_media_type(attributes: dict, content: bytes) -> str:
+    """Media type of a schema given as text in a registry document, by its format."""
+    family, _version = schema_format_family(attributes.get("format"))
+    if family in MEDIA_TYPES:
+        return MEDIA_TYPES[family]
+    try:
+        json.loads(content)
+        return "application/json"
+    except ValueError:
+        return "text/plain; charset=utf-8"
+
+
 def check_schema_group(check: GroupCheck) -> None:
     level = check.attributes.get("compatibility")
     if level is not None and level not in COMPATIBILITY_LEVELS:

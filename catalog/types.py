@@ -14,7 +14,8 @@ DEFINITION_GROUPS = GroupType(
     event_type_prefix="io.cloudevents.messagecatalog",
 )
 
-SCHEMAS = ResourceType(singular="schema", plural="schemas", versions=-1, validate=hooks.check_schema_version)
+SCHEMAS = ResourceType(singular="schema", plural="schemas", versions=-1, validate=hooks.check_schema_version,
+                       media_type_for=hooks.schema_media_type)
 
 SCHEMA_GROUPS = GroupType(
     singular="schemaGroup", plural="schemaGroups", resources=(SCHEMAS,), position=30,

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from ..model import registry_model
 from ..services import WriteContext
+from .openapi import RegistryAutoSchema
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
@@ -35,6 +36,7 @@ class RegistryView(APIView):
     """Common plumbing; subclasses set `group_type` / `resource_type` from the URL configuration."""
 
     content_negotiation_class = AnyAccept
+    schema = RegistryAutoSchema()
     group_plural: str | None = None
     resource_plural: str | None = None
 

@@ -2,9 +2,18 @@
 from django.urls import path
 
 from ..model import registry_model
+from . import openapi
 from .groups import GroupCollectionView, GroupView
 from .resources import ResourceCollectionView, ResourceView, VersionCollectionView, VersionView
 from .root import RootView
+
+openapi.document(RootView, openapi.ROOT)
+openapi.document(GroupCollectionView, openapi.GROUPS)
+openapi.document(GroupView, openapi.GROUP)
+openapi.document(ResourceCollectionView, openapi.RESOURCES)
+openapi.document(ResourceView, openapi.RESOURCE)
+openapi.document(VersionCollectionView, openapi.VERSIONS)
+openapi.document(VersionView, openapi.VERSION)
 
 
 def build_urlpatterns():

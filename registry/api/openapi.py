@@ -1,0 +1,132 @@
+"""OpenAPI descriptions of the core binding's operations (drf-spectacular), kept apart from the views.
+
+`document_operations(view_class)` decorates each generated view class once; every group type's routes
+share them, with the path parameters typed by their URL converters.
+"""
+from __future__ import annotations
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+
+PROBLEM = inline_serializer("Problem", fields={
+    "type": serializers.CharField(), "title": serializers.CharField(), "status": serializers.IntegerField(),
+    "detail": serializers.CharField(), "instance": serializers.CharField(required=False),
+    "errors": serializers.ListField(child=serializers.JSONField(), required=False),
+})
+ENTITY = OpenApiTypes.OBJECT
+DOCUMENT = {"*/*": OpenApiTypes.BINARY}
+
+
+def _problem(description: str) -> OpenApiResponse:
+    return OpenApiResponse(response=PROBLEM, description=description)
+
+
+def _query(name: str, type_, description: str, many: bool = False) -> OpenApiParameter:
+    return OpenApiParameter(name, type_, OpenApiParameter.QUERY, description=description, many=many)
+
+
+INLINE = _query("inline", OpenApiTypes.STR, "include nested entities (any value but false/0 turns it on)")
+META = _query("meta", OpenApiTypes.STR, "metadata as JSON instead of the document")
+EPOCH = _query("epoch", OpenApiTypes.INT, "the entity's current epoch; 409 when it differs")
+FILTER = _query("filter", OpenApiTypes.STR, "ATTR=VALUE, '*' wildcards, dotted paths; repeatable (AND)", many=True)
+LIMIT = _query("limit", OpenApiTypes.INT, "page size")
+PAGE = _query("page", OpenApiTypes.STR, "continuation token from the Link header")
+MODEL = _query("model", OpenApiTypes.STR, "answer with the registry model")
+COLLECTION = [INLINE, FILTER, LIMIT, PAGE]
+
+READ_ERRORS = {400: _problem("invalid request"), 401: _problem("authentication required"),
+               404: _problem("unknown entity")}
+WRITE_ERRORS = {**READ_ERRORS, 403: _problem("permission denied"), 409: _problem("conflict (id, epoch, compatibility)"),
+                413: _problem("body too large"), 415: _problem("unsupported media type")}
+
+
+def _ok(status: int, response, description: str, writes: bool) -> dict:
+    errors = WRITE_ERRORS if writes else READ_ERRORS
+    if response is DOCUMENT:
+        return {(status, "*/*"): OpenApiResponse(response=OpenApiTypes.BINARY, description=description),
+                **{(code, "application/problem+json"): r for code, r in errors.items()}}
+    return {status: OpenApiResponse(response=response, description=description), **errors}
+
+
+def _doc(status: int, description: str) -> dict:
+    return {(status, "*/*"): OpenApiResponse(response=OpenApiTypes.BINARY, description=description)}
+
+
+ROOT = {
+    "get": extend_schema(summary="Registry root, model (?model) or everything (?inline)", parameters=[MODEL, INLINE],
+                         responses=_ok(200, ENTITY, "registry", False), tags=["registry"]),
+    "post": extend_schema(summary="Import a registry document", request={"application/json": ENTITY,
+                          "application/cloudevents-registry+json": ENTITY,
+                          "application/cloudevents-registry+yaml": OpenApiTypes.STR},
+                          responses=_ok(200, ENTITY, "created/updated/unchanged paths", True), tags=["registry"]),
+}
+GROUPS = {
+    "get": extend_schema(summary="List groups (map id -> group)", parameters=COLLECTION,
+                         responses=_ok(200, ENTITY, "groups", False)),
+    "post": extend_schema(summary="Create a group", request=ENTITY, responses=_ok(201, ENTITY, "created", True)),
+    "delete": extend_schema(summary="Delete listed groups, or all", request=OpenApiTypes.ANY,
+                            responses=_ok(200, ENTITY, "deleted groups", True)),
+}
+GROUP = {
+    "get": extend_schema(summary="Get a group", parameters=[INLINE], responses=_ok(200, ENTITY, "group", False)),
+    "put": extend_schema(summary="Replace or create a group", parameters=[EPOCH], request=ENTITY,
+                         responses={**_ok(200, ENTITY, "updated", True), 201: OpenApiResponse(ENTITY, "created")}),
+    "delete": extend_schema(summary="Delete a group and everything beneath", parameters=[EPOCH],
+                            responses=_ok(200, ENTITY, "last state", True)),
+}
+RESOURCES = {
+    "get": extend_schema(summary="List resources (map id -> metadata)", parameters=COLLECTION,
+                         responses=_ok(200, ENTITY, "resources", False)),
+    "post": extend_schema(summary="Create a resource with its first version (document in the body, "
+                                  "metadata in Registry-* headers)", request=DOCUMENT,
+                          responses=_ok(201, DOCUMENT, "created", True)),
+    "delete": extend_schema(summary="Delete listed resources, or all", request=OpenApiTypes.ANY,
+                            responses=_ok(200, ENTITY, "deleted", True)),
+}
+RESOURCE = {
+    "get": extend_schema(summary="The latest version's document (or ?meta)", parameters=[META, INLINE],
+                         responses={**_ok(200, DOCUMENT, "document or metadata", False),
+                                    (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location")}),
+    "put": extend_schema(summary="Update the latest version (or ?meta), or create the resource",
+                         parameters=[META, EPOCH], request=DOCUMENT,
+                         responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")}),
+    "post": extend_schema(summary="Create a new version", parameters=[EPOCH], request=DOCUMENT,
+                          responses=_ok(201, DOCUMENT, "created", True)),
+    "delete": extend_schema(summary="Delete the resource with all versions", parameters=[EPOCH],
+                            responses=_ok(200, ENTITY, "last state", True)),
+}
+VERSIONS = {
+    "get": extend_schema(summary="List versions (map version id -> metadata)", parameters=COLLECTION,
+                         responses=_ok(200, ENTITY, "versions", False)),
+    "delete": extend_schema(summary="Delete listed versions, or all but the latest", request=OpenApiTypes.ANY,
+                            responses=_ok(200, ENTITY, "deleted", True)),
+}
+VERSION = {
+    "get": extend_schema(summary="A version's document (or ?meta)", parameters=[META],
+                         responses={**_ok(200, DOCUMENT, "document or metadata", False),
+                                    (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location")}),
+    "put": extend_schema(summary="Update the version (or ?meta), or create it", parameters=[META, EPOCH],
+                         request=DOCUMENT, responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")}),
+    "delete": extend_schema(summary="Delete the version", parameters=[EPOCH],
+                            responses=_ok(200, ENTITY, "last state", True)),
+}
+
+
+def document(view_class, operations: dict):
+    """Apply the operations' descriptions to a view class's methods."""
+    for method, decorator in operations.items():
+        setattr(view_class, method, decorator(getattr(view_class, method)))
+    return view_class
+
+
+class RegistryAutoSchema(AutoSchema):
+    """Operation ids from the path: `get_schemaGroups_schemas` for a collection, `..._item` for one entry."""
+
+    def get_operation_id(self):
+        segments = [s for s in self.path.strip("/").split("/") if s]
+        names = [s for s in segments if not s.startswith("{")]
+        item = bool(segments) and segments[-1].startswith("{")
+        base = "_".join(names) or "root"
+        return f"{self.method.lower()}_{base}{'_item' if item else ''}"
