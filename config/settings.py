@@ -171,7 +171,6 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
-CELERY_BEAT_SCHEDULE: dict = {}
 
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "local[*]")
 
@@ -181,3 +180,21 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }
+
+# Delivery of change events (CONTRACT section 9)
+REGISTRY_DELIVERY_MAX_ATTEMPTS = env_int("REGISTRY_DELIVERY_MAX_ATTEMPTS", 20)
+REGISTRY_DELIVERY_TTL_SECONDS = env_int("REGISTRY_DELIVERY_TTL_SECONDS", 24 * 3600)
+REGISTRY_DELIVERY_BACKOFF_BASE = float(os.environ.get("REGISTRY_DELIVERY_BACKOFF_BASE", "1"))
+REGISTRY_DELIVERY_BACKOFF_CAP = float(os.environ.get("REGISTRY_DELIVERY_BACKOFF_CAP", "3600"))
+REGISTRY_DELIVERY_TIMEOUT = float(os.environ.get("REGISTRY_DELIVERY_TIMEOUT", "10"))
+REGISTRY_DELIVERY_LEASE_SECONDS = env_int("REGISTRY_DELIVERY_LEASE_SECONDS", 60)
+REGISTRY_SWEEP_SECONDS = float(os.environ.get("REGISTRY_SWEEP_SECONDS", "10"))
+# countdowns longer than this stay in the database and are picked up by the beat sweep
+REGISTRY_MAX_COUNTDOWN_SECONDS = env_int("REGISTRY_MAX_COUNTDOWN_SECONDS", 300)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-outbox-and-deliveries": {"task": "subscriptions.tasks.sweep", "schedule": REGISTRY_SWEEP_SECONDS},
+}
+
+# The registry's public base URL, used where no request is at hand (imports from the command line, the
+# webhook handshake's origin, events written by workers).
+REGISTRY_BASE_URL = os.environ.get("REGISTRY_BASE_URL", "http://127.0.0.1:8000")

@@ -5,3 +5,6 @@ from django.apps import AppConfig
 class SubscriptionsConfig(AppConfig):
     name = "subscriptions"
     verbose_name = "Subscriptions and deliveries"
+
+    def ready(self):
+        from . import tasks  # noqa: F401  registers the relay kick with the engine's on-commit hook

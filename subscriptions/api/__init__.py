@@ -1,0 +1,1 @@
+"""The Subscriptions API over HTTP (CONTRACT section 7)."""

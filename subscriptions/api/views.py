@@ -1,0 +1,113 @@
+"""Views of `/subscriptions` and `/subscriptions/{id}`: thin, the rules live in subscriptions.services."""
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+
+from registry.api.base import RegistryView, json_response
+from registry.api.openapi import PROBLEM
+from registry.api.requests import body_bytes, check_flags, loads_strict
+from registry.errors import Problem
+from registry.paging import PageRequest, link_header
+
+from .. import selectors, services
+from ..models import Subscription
+from ..validators.protocols import redacted
+
+SUBSCRIPTION_MEDIA_TYPES = ("application/json", "application/cloudevents-subscription+json")
+PERMISSIONS = {"POST": "subscriptions.add_subscription",
+               "PUT": ("subscriptions.add_subscription", "subscriptions.change_subscription"),
+               "DELETE": "subscriptions.delete_subscription"}
+ERRORS = {code: OpenApiResponse(PROBLEM, description) for code, description in
+          ((400, "invalid subscription"), (401, "authentication required"), (403, "permission denied"),
+           (404, "unknown subscription"), (413, "body too large"), (415, "unsupported media type"))}
+
+
+def subscription_json(request, subscription: Subscription) -> dict:
+    out = {"id": subscription.id, "protocol": subscription.protocol,
+           "protocolsettings": redacted(subscription.protocolsettings), "sink": subscription.sink}
+    if subscription.filters:
+        out["filters"] = subscription.filters
+    if subscription.config:
+        out["config"] = subscription.config
+    out["status"] = subscription.status
+    if subscription.status_reason:
+        out["statusReason"] = subscription.status_reason
+    out["self"] = request.build_absolute_uri(f"/subscriptions/{subscription.id}")
+    return out
+
+
+def subscription_body(request) -> dict:
+    content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
+    if content_type and content_type not in SUBSCRIPTION_MEDIA_TYPES:
+        raise Problem("unsupported-media-type", f"a subscription is JSON ({', '.join(SUBSCRIPTION_MEDIA_TYPES)}), "
+                                                f"not {content_type}")
+    raw = body_bytes(request)
+    if not raw.strip():
+        raise Problem("bad-request", "the body must be a subscription object")
+    data = loads_strict(raw)
+    if not isinstance(data, dict):
+        raise Problem("bad-request", "the body must be a JSON object")
+    return data
+
+
+def _user(request):
+    return request.user.get_username() if request.user.is_authenticated else None
+
+
+class SubscriptionCollectionView(RegistryView):
+    write_permissions = PERMISSIONS
+
+    @extend_schema(summary="List subscriptions", tags=["subscriptions"],
+                   parameters=[OpenApiParameter("limit", OpenApiTypes.INT), OpenApiParameter("page", OpenApiTypes.STR)],
+                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "array of subscriptions"), **ERRORS})
+    def get(self, request):
+        check_flags(request, {"limit", "page"})
+        page = PageRequest.from_params(request.GET)
+        subscriptions, total = selectors.subscription_page(page)
+        link = link_header(request, page, total)
+        return json_response([subscription_json(request, s) for s in subscriptions],
+                             headers={"Link": link} if link else None)
+
+    @extend_schema(summary="Create a subscription (the server assigns the id)", tags=["subscriptions"],
+                   request={m: OpenApiTypes.OBJECT for m in SUBSCRIPTION_MEDIA_TYPES},
+                   responses={201: OpenApiResponse(OpenApiTypes.OBJECT, "realized subscription"), **ERRORS})
+    def post(self, request):
+        check_flags(request, set())
+        subscription = services.create_subscription(subscription_body(request), _user(request))
+        data = subscription_json(request, subscription)
+        return json_response(data, status=201, headers={"Location": data["self"]})
+
+    @extend_schema(exclude=True)
+    def options(self, request, *args, **kwargs):
+        return super().options(request, *args, **kwargs)
+
+
+class SubscriptionView(RegistryView):
+    write_permissions = PERMISSIONS
+
+    @extend_schema(summary="Get a subscription", tags=["subscriptions"],
+                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "subscription"), **ERRORS})
+    def get(self, request, sid):
+        check_flags(request, set())
+        return json_response(subscription_json(request, selectors.get_subscription(sid)))
+
+    @extend_schema(summary="Replace a subscription, or create it with this id", tags=["subscriptions"],
+                   request={m: OpenApiTypes.OBJECT for m in SUBSCRIPTION_MEDIA_TYPES},
+                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "updated"),
+                              201: OpenApiResponse(OpenApiTypes.OBJECT, "created"), **ERRORS})
+    def put(self, request, sid):
+        check_flags(request, set())
+        subscription, created = services.put_subscription(sid, subscription_body(request), _user(request))
+        data = subscription_json(request, subscription)
+        return json_response(data, status=201 if created else 200, headers={"Location": data["self"]} if created else None)
+
+    @extend_schema(summary="Delete a subscription", tags=["subscriptions"],
+                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "the deleted subscription"), **ERRORS})
+    def delete(self, request, sid):
+        check_flags(request, set())
+        return json_response(subscription_json(request, services.delete_subscription(sid)))
+
+    @extend_schema(exclude=True)
+    def options(self, request, *args, **kwargs):
+        return super().options(request, *args, **kwargs)

@@ -1,0 +1,22 @@
+"""Which sender delivers which protocol."""
+from __future__ import annotations
+
+from ..validators.protocols import canonical_protocol
+from .outcome import Outcome
+
+
+def send(subscription, event) -> Outcome:
+    protocol = canonical_protocol(subscription.protocol)
+    if protocol == "HTTP":
+        from . import http
+
+        return http.send(subscription, event)
+    if protocol in ("MQTT3", "MQTT5"):
+        from . import mqtt
+
+        return mqtt.send(subscription, event)
+    if protocol == "NATS":
+        from . import nats
+
+        return nats.send(subscription, event)
+    return Outcome(ok=False, error=f"this server cannot deliver over {subscription.protocol}")

@@ -1,0 +1,125 @@
+"""Writes of subscriptions: create, replace, delete, enable/disable, redeliver dead letters.
+
+Validation (protocol, sink, settings, filters, sink address) happens here, for the API and the admin alike.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from registry.errors import Problem
+
+from .delivery import policy
+from .models import Delivery, Subscription
+from .validators.filters import validate_filters
+from .validators.protocols import canonical_protocol, validate_protocol, with_defaults
+from .validators.sinks import check_sink
+
+WRITABLE = ("protocol", "protocolsettings", "sink", "filters", "config")
+IGNORED = ("id", "status", "self", "statusReason", "createdOn", "modifiedOn")
+
+
+def _validated(data: dict) -> dict:
+    if not isinstance(data, dict):
+        raise Problem("bad-request", "a subscription must be a JSON object")
+    errors = [f"{k} is not an attribute of a subscription" for k in data if k not in WRITABLE + IGNORED]
+    errors += validate_protocol(data)
+    errors += validate_filters(data.get("filters"))
+    if data.get("config") is not None and not isinstance(data["config"], dict):
+        errors.append("config must be an object")
+    if not errors:
+        reason = check_sink(data["sink"], settings.REGISTRY_ALLOW_PRIVATE_SINKS)
+        if reason:
+            errors.append(f"sink: {reason}")
+    if errors:
+        raise Problem("invalid-attribute", "; ".join(errors), errors=errors)
+    return {
+        "protocol": data["protocol"],
+        "sink": data["sink"],
+        "protocolsettings": with_defaults(data["protocol"], data.get("protocolsettings") or {}),
+        "filters": data.get("filters") or [],
+        "config": data.get("config") or {},
+    }
+
+
+def _initial_status(protocol: str) -> str:
+    if canonical_protocol(protocol) == "HTTP" and settings.REGISTRY_WEBHOOK_HANDSHAKE:
+        return Subscription.Status.PENDING
+    return Subscription.Status.ACTIVE
+
+
+def _after_commit_validate(subscription: Subscription) -> None:
+    if subscription.status == Subscription.Status.PENDING:
+        from .tasks import validate_webhook
+
+        transaction.on_commit(lambda: validate_webhook.delay(subscription.id))
+
+
+@transaction.atomic
+def create_subscription(data: dict, user: str | None = None) -> Subscription:
+    """POST /subscriptions: the id in the body is ignored; the server assigns one."""
+    fields = _validated(data)
+    subscription = Subscription.objects.create(**fields, status=_initial_status(fields["protocol"]), created_by=user)
+    _after_commit_validate(subscription)
+    return subscription
+
+
+@transaction.atomic
+def put_subscription(sid: str, data: dict, user: str | None = None) -> tuple[Subscription, bool]:
+    """PUT /subscriptions/{id}: replace, or create with that id. A changed sink or protocol is validated again."""
+    if not sid or len(sid) > 128 or "/" in sid:
+        raise Problem("invalid-id", "a subscription id is 1 to 128 characters without '/'")
+    if "id" in data and data["id"] != sid:
+        raise Problem("invalid-attribute", f"id {data['id']!r} does not match the URL's id {sid!r}")
+    fields = _validated(data)
+    subscription = Subscription.objects.select_for_update().filter(pk=sid).first()
+    if subscription is None:
+        subscription = Subscription.objects.create(id=sid, **fields, status=_initial_status(fields["protocol"]),
+                                                   created_by=user)
+        _after_commit_validate(subscription)
+        return subscription, True
+    revalidate = (subscription.sink, subscription.protocol) != (fields["sink"], fields["protocol"])
+    for key, value in fields.items():
+        setattr(subscription, key, value)
+    if revalidate:
+        subscription.status = _initial_status(fields["protocol"])
+        subscription.status_reason = ""
+    subscription.save()
+    if revalidate:
+        _after_commit_validate(subscription)
+    return subscription, False
+
+
+@transaction.atomic
+def delete_subscription(sid: str) -> Subscription:
+    subscription = Subscription.objects.filter(pk=sid).first()
+    if subscription is None:
+        raise Problem("not-found", f"/subscriptions/{sid} does not exist")
+    subscription.delete()
+    subscription.id = sid
+    return subscription
+
+
+def set_status(subscription: Subscription, status: str, reason: str = "") -> None:
+    Subscription.objects.filter(pk=subscription.pk).update(status=status, status_reason=reason,
+                                                           modified_on=timezone.now())
+    subscription.status, subscription.status_reason = status, reason
+
+
+@transaction.atomic
+def redeliver(delivery_ids) -> int:
+    """Put dead (or failed) deliveries back in the queue with a fresh attempt budget; returns how many."""
+    now = timezone.now()
+    ids = list(Delivery.objects.filter(pk__in=list(delivery_ids), status=Delivery.Status.DEAD)
+               .values_list("pk", flat=True))
+    for delivery in Delivery.objects.filter(pk__in=ids).select_related("subscription"):
+        delivery.status, delivery.attempts, delivery.next_attempt_at = Delivery.Status.PENDING, 0, now
+        delivery.leased_until = None
+        delivery.deadline = now + policy.ttl(delivery.subscription)
+        delivery.save(update_fields=["status", "attempts", "next_attempt_at", "leased_until", "deadline"])
+    if ids:
+        from .tasks import deliver
+
+        transaction.on_commit(lambda: [deliver.delay(pk) for pk in ids])
+    return len(ids)

@@ -1,0 +1,55 @@
+"""Celery tasks: relay the outbox, deliver, sweep (beat), validate webhooks. Thin: the logic lives in
+relay.py, delivery/ and webhooks.py. Tasks are acknowledged late and re-queued if a worker dies."""
+from __future__ import annotations
+
+from celery import shared_task
+from django.conf import settings
+
+from registry.services.events import register_on_commit
+
+from . import relay, webhooks
+from .delivery import attempts
+from .models import Subscription
+
+
+def _dispatch(delivery_ids) -> None:
+    for pk in delivery_ids:
+        deliver.delay(pk)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def relay_outbox() -> int:
+    ids = relay.relay_pending()
+    _dispatch(ids)
+    return len(ids)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def deliver(delivery_id: int) -> None:
+    delay = attempts.attempt(delivery_id)
+    if delay is not None and delay <= settings.REGISTRY_MAX_COUNTDOWN_SECONDS and not settings.CELERY_TASK_ALWAYS_EAGER:
+        deliver.apply_async((delivery_id,), countdown=delay)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def sweep() -> int:
+    """Beat: relay what a crash left behind; dispatch due retries and deliveries whose worker died."""
+    relay_outbox()
+    ids = list(attempts.due_deliveries().values_list("pk", flat=True)[:5000])
+    _dispatch(ids)
+    return len(ids)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def validate_webhook(subscription_id: str) -> str | None:
+    subscription = Subscription.objects.filter(pk=subscription_id).first()
+    if subscription is None or subscription.status != Subscription.Status.PENDING:
+        return None
+    return webhooks.validate(subscription)
+
+
+def kick_relay() -> None:
+    relay_outbox.delay()
+
+
+register_on_commit(kick_relay)

@@ -1,0 +1,1 @@
+"""Validators of subscriptions (pure Python): protocol settings, sinks and filter expressions."""

@@ -1,0 +1,107 @@
+"""Subscription protocols: names, sink schemes and `protocolsettings` (Subscriptions API section 3.2.2).
+
+Names match case-insensitively and are stored as written. DELIVERABLE lists what this server can send;
+a subscription with any other protocol is refused, never accepted and silently dropped.
+"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+PROTOCOLS = {"HTTP", "MQTT3", "MQTT5", "AMQP", "KAFKA", "NATS"}
+DELIVERABLE = {"HTTP", "MQTT3", "MQTT5", "NATS"}
+SCHEMES = {
+    "HTTP": {"http", "https"},
+    "MQTT3": {"mqtt", "mqtts", "tcp", "ssl", "ws", "wss"},
+    "MQTT5": {"mqtt", "mqtts", "tcp", "ssl", "ws", "wss"},
+    "AMQP": {"amqp", "amqps", "ws", "wss"},
+    "KAFKA": {"kafka", "kafkas", "tcp"},
+    "NATS": {"nats", "tls", "ws", "wss"},
+}
+# setting -> (type check, description)
+_STRING = (lambda v: isinstance(v, str), "a string")
+_INT = (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer")
+_BOOL = (lambda v: isinstance(v, bool), "a boolean")
+_MAP = (lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()), "a map of strings")
+SETTINGS = {
+    "HTTP": {"headers": _MAP, "method": _STRING},
+    "MQTT3": {"topicname": _STRING, "qos": _INT, "retain": _BOOL, "username": _STRING, "password": _STRING},
+    "MQTT5": {"topicname": _STRING, "qos": _INT, "retain": _BOOL, "expiry": _INT, "userproperties": _MAP,
+              "username": _STRING, "password": _STRING},
+    "AMQP": {"address": _STRING, "linkname": _STRING, "sendersettlementmode": _STRING, "linkproperties": _MAP},
+    "KAFKA": {"topicname": _STRING, "partitionkeyextractor": _STRING, "clientid": _STRING, "acks": _STRING},
+    "NATS": {"subject": _STRING, "user": _STRING, "password": _STRING, "token": _STRING},
+}
+REQUIRED = {"MQTT3": ("topicname",), "MQTT5": ("topicname",), "KAFKA": ("topicname",), "NATS": ("subject",)}
+CREDENTIALS = {"password", "token", "username", "user", "authorization"}
+HTTP_METHODS = {"POST", "PUT", "PATCH"}
+
+
+def canonical_protocol(name) -> str | None:
+    if not isinstance(name, str):
+        return None
+    upper = name.upper()
+    return upper if upper in PROTOCOLS else None
+
+
+def validate_protocol(data: dict) -> list[str]:
+    """Errors of `protocol`, `sink` and `protocolsettings`; each names its field."""
+    errors = []
+    protocol = canonical_protocol(data.get("protocol"))
+    if data.get("protocol") is None:
+        return ["protocol is required"]
+    if protocol is None:
+        return [f"protocol must be one of {', '.join(sorted(PROTOCOLS))}, not {data.get('protocol')!r}"]
+    if protocol not in DELIVERABLE:
+        errors.append(f"protocol {data['protocol']}: this server cannot deliver over {protocol}; "
+                      f"supported: {', '.join(sorted(DELIVERABLE))}")
+    sink = data.get("sink")
+    if not isinstance(sink, str) or not sink:
+        errors.append("sink is required (an absolute URI)")
+    else:
+        parts = urlsplit(sink)
+        if not parts.scheme or not parts.hostname:
+            errors.append(f"sink {sink!r} is not an absolute URI")
+        elif parts.scheme.lower() not in SCHEMES[protocol]:
+            errors.append(f"sink scheme {parts.scheme!r} is not valid for {protocol} "
+                          f"(use {', '.join(sorted(SCHEMES[protocol]))})")
+    settings = data.get("protocolsettings", {})
+    if settings is None:
+        settings = {}
+    if not isinstance(settings, dict):
+        return errors + ["protocolsettings must be an object"]
+    known = SETTINGS[protocol]
+    for key, value in settings.items():
+        check = known.get(key)
+        if check is None:
+            errors.append(f"protocolsettings.{key} is not a setting of {protocol} "
+                          f"(known: {', '.join(sorted(known))})")
+        elif not check[0](value):
+            errors.append(f"protocolsettings.{key} must be {check[1]}")
+    for key in REQUIRED.get(protocol, ()):
+        if key not in settings:
+            errors.append(f"protocolsettings.{key} is required for {protocol}")
+    if "qos" in settings and settings["qos"] not in (0, 1, 2):
+        errors.append("protocolsettings.qos must be 0, 1 or 2")
+    if protocol == "HTTP" and isinstance(settings.get("method"), str) and settings["method"].upper() not in HTTP_METHODS:
+        errors.append(f"protocolsettings.method must be one of {', '.join(sorted(HTTP_METHODS))}")
+    return errors
+
+
+def with_defaults(protocol: str, settings: dict) -> dict:
+    """The realized settings: HTTP method POST; MQTT qos 1, retain false."""
+    out = dict(settings or {})
+    canonical = canonical_protocol(protocol)
+    if canonical == "HTTP":
+        out.setdefault("method", "POST")
+    elif canonical in ("MQTT3", "MQTT5"):
+        out.setdefault("qos", 1)
+        out.setdefault("retain", False)
+    return out
+
+
+def redacted(settings: dict) -> dict:
+    """Settings without credentials (and without an Authorization header), as echoed to clients."""
+    out = {k: v for k, v in (settings or {}).items() if k.lower() not in CREDENTIALS}
+    if isinstance(out.get("headers"), dict):
+        out["headers"] = {k: v for k, v in out["headers"].items() if k.lower() not in CREDENTIALS}
+    return out
