@@ -23,6 +23,16 @@ def _problem(description: str) -> OpenApiResponse:
     return OpenApiResponse(response=PROBLEM, description=description)
 
 
+PROBLEM_DESCRIPTIONS = {400: "invalid request", 401: "authentication required", 403: "permission denied",
+                        404: "unknown entity", 405: "method not allowed", 409: "conflict (id, epoch, compatibility)",
+                        413: "body too large", 415: "unsupported media type"}
+
+
+def problem_responses(*codes: int) -> dict:
+    """Responses for these error statuses, as `application/problem+json` documents (for extend_schema)."""
+    return {(code, "application/problem+json"): _problem(PROBLEM_DESCRIPTIONS[code]) for code in codes}
+
+
 def _query(name: str, type_, description: str, many: bool = False) -> OpenApiParameter:
     return OpenApiParameter(name, type_, OpenApiParameter.QUERY, description=description, many=many)
 
@@ -36,18 +46,15 @@ PAGE = _query("page", OpenApiTypes.STR, "continuation token from the Link header
 MODEL = _query("model", OpenApiTypes.STR, "answer with the registry model")
 COLLECTION = [INLINE, FILTER, LIMIT, PAGE]
 
-READ_ERRORS = {400: _problem("invalid request"), 401: _problem("authentication required"),
-               404: _problem("unknown entity")}
-WRITE_ERRORS = {**READ_ERRORS, 403: _problem("permission denied"), 409: _problem("conflict (id, epoch, compatibility)"),
-                413: _problem("body too large"), 415: _problem("unsupported media type")}
+READ_ERRORS = problem_responses(400, 401, 404)
+WRITE_ERRORS = problem_responses(400, 401, 403, 404, 409, 413, 415)
 
 
 def _ok(status: int, response, description: str, writes: bool) -> dict:
     errors = WRITE_ERRORS if writes else READ_ERRORS
     if response is DOCUMENT:
-        return {(status, "*/*"): OpenApiResponse(response=OpenApiTypes.BINARY, description=description),
-                **{(code, "application/problem+json"): r for code, r in errors.items()}}
-    return {status: OpenApiResponse(response=response, description=description), **errors}
+        return {(status, "*/*"): OpenApiResponse(response=OpenApiTypes.BINARY, description=description), **errors}
+    return {(status, "application/json"): OpenApiResponse(response=response, description=description), **errors}
 
 
 def _doc(status: int, description: str) -> dict:
@@ -72,7 +79,8 @@ GROUPS = {
 GROUP = {
     "get": extend_schema(summary="Get a group", parameters=[INLINE], responses=_ok(200, ENTITY, "group", False)),
     "put": extend_schema(summary="Replace or create a group", parameters=[EPOCH], request=ENTITY,
-                         responses={**_ok(200, ENTITY, "updated", True), 201: OpenApiResponse(ENTITY, "created")}),
+                         responses={**_ok(200, ENTITY, "updated", True),
+                                    (201, "application/json"): OpenApiResponse(ENTITY, "created")}),
     "delete": extend_schema(summary="Delete a group and everything beneath", parameters=[EPOCH],
                             responses=_ok(200, ENTITY, "last state", True)),
 }

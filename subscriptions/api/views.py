@@ -5,7 +5,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from registry.api.base import RegistryView, json_response
-from registry.api.openapi import PROBLEM
+from registry.api.openapi import problem_responses
 from registry.api.requests import body_bytes, check_flags, loads_strict
 from registry.errors import Problem
 from registry.paging import PageRequest, link_header
@@ -18,9 +18,7 @@ SUBSCRIPTION_MEDIA_TYPES = ("application/json", "application/cloudevents-subscri
 PERMISSIONS = {"POST": "subscriptions.add_subscription",
                "PUT": ("subscriptions.add_subscription", "subscriptions.change_subscription"),
                "DELETE": "subscriptions.delete_subscription"}
-ERRORS = {code: OpenApiResponse(PROBLEM, description) for code, description in
-          ((400, "invalid subscription"), (401, "authentication required"), (403, "permission denied"),
-           (404, "unknown subscription"), (413, "body too large"), (415, "unsupported media type"))}
+ERRORS = problem_responses(400, 401, 403, 404, 413, 415)
 
 
 def subscription_json(request, subscription: Subscription) -> dict:
@@ -60,7 +58,7 @@ class SubscriptionCollectionView(RegistryView):
 
     @extend_schema(summary="List subscriptions", tags=["subscriptions"],
                    parameters=[OpenApiParameter("limit", OpenApiTypes.INT), OpenApiParameter("page", OpenApiTypes.STR)],
-                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "array of subscriptions"), **ERRORS})
+                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "array of subscriptions"), **ERRORS})
     def get(self, request):
         check_flags(request, {"limit", "page"})
         page = PageRequest.from_params(request.GET)
@@ -71,7 +69,7 @@ class SubscriptionCollectionView(RegistryView):
 
     @extend_schema(summary="Create a subscription (the server assigns the id)", tags=["subscriptions"],
                    request={m: OpenApiTypes.OBJECT for m in SUBSCRIPTION_MEDIA_TYPES},
-                   responses={201: OpenApiResponse(OpenApiTypes.OBJECT, "realized subscription"), **ERRORS})
+                   responses={(201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "realized subscription"), **ERRORS})
     def post(self, request):
         check_flags(request, set())
         subscription = services.create_subscription(subscription_body(request), _user(request))
@@ -87,15 +85,15 @@ class SubscriptionView(RegistryView):
     write_permissions = PERMISSIONS
 
     @extend_schema(summary="Get a subscription", tags=["subscriptions"],
-                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "subscription"), **ERRORS})
+                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "subscription"), **ERRORS})
     def get(self, request, sid):
         check_flags(request, set())
         return json_response(subscription_json(request, selectors.get_subscription(sid)))
 
     @extend_schema(summary="Replace a subscription, or create it with this id", tags=["subscriptions"],
                    request={m: OpenApiTypes.OBJECT for m in SUBSCRIPTION_MEDIA_TYPES},
-                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "updated"),
-                              201: OpenApiResponse(OpenApiTypes.OBJECT, "created"), **ERRORS})
+                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "updated"),
+                              (201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "created"), **ERRORS})
     def put(self, request, sid):
         check_flags(request, set())
         subscription, created = services.put_subscription(sid, subscription_body(request), _user(request))
@@ -103,7 +101,7 @@ class SubscriptionView(RegistryView):
         return json_response(data, status=201 if created else 200, headers={"Location": data["self"]} if created else None)
 
     @extend_schema(summary="Delete a subscription", tags=["subscriptions"],
-                   responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "the deleted subscription"), **ERRORS})
+                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "the deleted subscription"), **ERRORS})
     def delete(self, request, sid):
         check_flags(request, set())
         return json_response(subscription_json(request, services.delete_subscription(sid)))
