@@ -8,8 +8,11 @@ import schemathesis
 from django.core.management import call_command
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import content_type_conformance
-from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from config.wsgi import application
 
