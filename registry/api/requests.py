@@ -148,7 +148,10 @@ def version_input(request, rt: ResourceType, *, with_document: bool = True) -> V
         raw = body_bytes(request)
         if inp.resource_uri not in (UNSET, None) and raw:
             raise Problem("bad-request", f"Registry-{rt.uri_attribute} is given, so the body must be empty")
-        inp.document = raw
+        metadata_only = not raw and (inp.attributes or inp.resource_uri is not UNSET or inp.version_id
+                                     or inp.resource_id)
+        # an empty body with Registry-* headers changes metadata only; an empty body alone erases the content
+        inp.document = None if metadata_only else raw
         content_type = request.META.get("CONTENT_TYPE") or None
         inp.media_type = content_type if raw else (content_type or None)
     return inp
