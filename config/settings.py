@@ -65,6 +65,8 @@ INSTALLED_APPS = [
     "endpoints",
     "catalog",
     "subscriptions",
+    "pipeline",
+    "sync",
 ]
 
 MIDDLEWARE = [
@@ -193,6 +195,7 @@ REGISTRY_SWEEP_SECONDS = float(os.environ.get("REGISTRY_SWEEP_SECONDS", "10"))
 REGISTRY_MAX_COUNTDOWN_SECONDS = env_int("REGISTRY_MAX_COUNTDOWN_SECONDS", 300)
 CELERY_BEAT_SCHEDULE = {
     "sweep-outbox-and-deliveries": {"task": "subscriptions.tasks.sweep", "schedule": REGISTRY_SWEEP_SECONDS},
+    "sync-due-sources": {"task": "sync.tasks.sync_due", "schedule": REGISTRY_SWEEP_SECONDS},
 }
 
 # The registry's public base URL, used where no request is at hand (imports from the command line, the

@@ -34,6 +34,7 @@ class Group(Entity):
     group_type = models.CharField(max_length=64)
     gid = models.CharField("id", max_length=128)
     epoch = models.PositiveBigIntegerField(default=1)
+    origin = models.TextField(null=True, blank=True, help_text="the registry this group is synced from")
 
     class Meta:
         ordering = ["group_type", "gid"]
@@ -58,6 +59,7 @@ class Resource(Entity):
     rid = models.CharField("id", max_length=128)
     latest = models.ForeignKey("Version", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     version_counter = models.PositiveBigIntegerField(default=0)
+    origin = models.TextField(null=True, blank=True, help_text="the registry this resource is synced from")
 
     class Meta:
         ordering = ["group_id", "resource_type", "rid"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import selectors, services
+from ..documents.exports import export_document
 from ..errors import Problem
 from ..paging import PageRequest, link_header
 from ..representations import group_json
@@ -58,6 +59,9 @@ class GroupView(RegistryView):
     def get(self, request, gid):
         check_flags(request, {"inline"})
         inline = flag(request, "inline")
+        if inline and "application/cloudevents-registry+json" in request.headers.get("Accept", ""):
+            document = export_document(self.group_plural, gid)
+            return json_response(document, headers={"Content-Type": "application/cloudevents-registry+json"})
         group = selectors.get_group(self.gt, gid, inline)
         return json_response(group_json(self.base_url(), self.gt, group, inline))
 

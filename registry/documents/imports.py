@@ -98,7 +98,15 @@ class _Importer:
             self.report.updated.append(path)
         else:
             self.report.unchanged.append(path)
+        self._adopt(path, group)
         return group
+
+    def _adopt(self, path: str, entity) -> None:
+        """A sync takes over entities it brings (recording its origin); others' synced entities are refused."""
+        if self.ctx.origin and entity.origin != self.ctx.origin:
+            self.ctx.guard(path, entity)
+            entity.origin = self.ctx.origin
+            entity.save(update_fields=["origin"])
 
     # resources ----------------------------------------------------------------------------------
     def resource(self, group: Group, rt: ResourceType, rid: str, data) -> None:
@@ -125,6 +133,7 @@ class _Importer:
             self.report.created += [resource.path, f"{resource.path}/versions/{resource.latest.vid}"]
             return
         resource.group = group
+        self._adopt(resource.path, resource)
         changed = self._upsert_version(resource, rt, resource.latest.vid if resource.latest else "1", inp)
         (self.report.updated if changed else self.report.unchanged).append(resource.path)
 
@@ -146,13 +155,15 @@ class _Importer:
             if Resource.objects.filter(group=group, resource_type=rt.plural, rid__iexact=rid).exists():
                 raise Problem("id-exists", f"{path} differs only by case from an existing {rt.singular}")
             resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=self.ctx.user,
-                                created_on=self.ctx.now, modified_by=self.ctx.user, modified_on=self.ctx.now)
+                                created_on=self.ctx.now, modified_by=self.ctx.user, modified_on=self.ctx.now,
+                                origin=self.ctx.origin)
             self._set_resource_attributes(resource, attrs)
             resource.save()
             self.report.created.append(path)
             emit_updated(self.ctx, path, resource.modified_on)
         else:
             resource.group = group
+            self._adopt(path, resource)
             if resource_services.resource_attributes(resource) != attrs:
                 self._set_resource_attributes(resource, attrs)
                 resource.modified_by, resource.modified_on = self.ctx.user, self.ctx.now

@@ -9,16 +9,30 @@ from django.utils import timezone
 
 @dataclass
 class WriteContext:
-    """The acting user's name and the registry's base URL (event `source`, `self` links)."""
+    """The acting user's name and the registry's base URL (event `source`, `self` links).
+
+    origin: set by a sync from another registry; entities it writes record it, and entities that carry
+    an origin can only be changed by a write with the same origin (local edits are refused).
+    """
 
     user: str | None = None
     base_url: str = ""
     now: object = field(default_factory=timezone.now)
+    origin: str | None = None
 
     def __post_init__(self):
         if not self.base_url:
             self.base_url = getattr(settings, "REGISTRY_BASE_URL", "http://127.0.0.1:8000")
         self.base_url = self.base_url.rstrip("/")
+
+    def guard(self, path: str, *entities) -> None:
+        """Refuse a write to an entity synced from elsewhere unless this write is that sync."""
+        from ..errors import Problem
+
+        for entity in entities:
+            origin = getattr(entity, "origin", None)
+            if origin and origin != self.origin:
+                raise Problem("conflict", f"{path} is synced from {origin}; change it there (local edits are refused)")
 
     @classmethod
     def from_request(cls, request) -> WriteContext:

@@ -87,7 +87,7 @@ def create_group(ctx: WriteContext, plural: str, body: dict) -> Group:
 
 def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict) -> Group:
     group = Group(group_type=gt.plural, gid=gid, epoch=1, created_by=ctx.user, created_on=ctx.now,
-                  modified_by=ctx.user, modified_on=ctx.now)
+                  modified_by=ctx.user, modified_on=ctx.now, origin=ctx.origin)
     _apply(group, common, extensions)
     try:
         with transaction.atomic():
@@ -113,6 +113,7 @@ def put_group(ctx: WriteContext, plural: str, gid: str, body: dict, epoch=None) 
             raise not_found(f"/{plural}/{gid}")
         _validate(ctx, gt, gid, common, extensions, None)
         return _insert(ctx, gt, gid, common, extensions), True
+    ctx.guard(group.path, group)
     _check_epoch(group, epoch)
     _check_epoch(group, body_epoch)
     _validate(ctx, gt, gid, common, extensions, group)
@@ -133,6 +134,7 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
             and group.tags == new_tags and group.docs == common.get("docs") and group.extensions == extensions)
     if same:
         return False
+    ctx.guard(group.path, group)
     _validate(ctx, gt, group.gid, common, extensions, group)
     _apply(group, common, extensions)
     group.epoch += 1
@@ -147,6 +149,7 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
 def delete_group(ctx: WriteContext, plural: str, gid: str, epoch=None) -> Group:
     """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
     group = lock_group(plural, gid)
+    ctx.guard(group.path, group)
     _check_epoch(group, epoch)
     _delete(ctx, group)
     return group
@@ -176,5 +179,6 @@ def delete_groups(ctx: WriteContext, plural: str, items: list | None) -> list[Gr
             _check_epoch(group, item.get("epoch"))
             groups.append(group)
     for group in groups:
+        ctx.guard(group.path, group)
         _delete(ctx, group)
     return groups

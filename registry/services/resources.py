@@ -42,6 +42,12 @@ def lock_resource(group: Group, rplural: str, rid: str) -> Resource:
     return resource
 
 
+def guard(ctx: WriteContext, group: Group, resource: Resource | None = None) -> None:
+    """Synced groups and resources only change through their sync."""
+    path = resource.path if resource is not None else group.path
+    ctx.guard(path, group, *([resource] if resource is not None else []))
+
+
 def version_attributes(version: Version) -> dict:
     """A version's own metadata as one dict (common columns and extensions)."""
     attrs = {k: getattr(version, k) for k in COMMON_COLUMNS if getattr(version, k) not in (None, {})}
@@ -193,8 +199,9 @@ def _new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: V
 def _create_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp: VersionInput) -> Resource:
     if Resource.objects.filter(group=group, resource_type=rt.plural, rid__iexact=rid).exists():
         raise Problem("id-exists", f"{group.path}/{rt.plural}/{rid} already exists")
+    guard(ctx, group)
     resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=ctx.user, created_on=ctx.now,
-                        modified_by=ctx.user, modified_on=ctx.now)
+                        modified_by=ctx.user, modified_on=ctx.now, origin=ctx.origin)
     try:
         with transaction.atomic():
             resource.save()
@@ -251,6 +258,7 @@ def put_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: st
 
 def _update_version(ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version,
                     inp: VersionInput, event_path: str) -> Version:
+    guard(ctx, resource.group, resource)
     version = Version.objects.select_for_update().get(pk=version.pk)
     path = f"{resource.path}/versions/{version.vid}"
     check_epoch(path, version, inp.epoch)
@@ -273,6 +281,7 @@ def create_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: 
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
+    guard(ctx, group, resource)
     _check_input_ids(inp, rid)
     absorb_document(rt, inp, rid)
     latest = resource.latest
@@ -294,6 +303,7 @@ def put_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
+    guard(ctx, group, resource)
     _check_input_ids(inp, rid, vid)
     absorb_document(rt, inp, rid)
     version = Version.objects.filter(resource=resource, vid=vid).first()
@@ -318,6 +328,7 @@ def put_meta(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, v
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
+    guard(ctx, group, resource)
     version = resource.latest if vid is None else Version.objects.filter(resource=resource, vid=vid).first()
     if version is None:
         raise not_found(f"{resource.path}/versions/{vid}")
@@ -353,6 +364,7 @@ def put_meta(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, v
 
 
 def _delete_resource(ctx: WriteContext, resource: Resource):
+    guard(ctx, resource.group, resource)
     path = resource.path
     resource.latest = None
     resource.save(update_fields=["latest"])
@@ -416,6 +428,7 @@ def delete_versions(ctx: WriteContext, plural: str, gid: str, rplural: str, rid:
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
+    guard(ctx, group, resource)
     versions = {v.vid: v for v in Version.objects.select_for_update().filter(resource=resource)}
     if items is None:
         chosen = [v for v in versions.values() if v.pk != resource.latest_id]

@@ -1,0 +1,41 @@
+"""`manage.py spark_import PATH... [--master URL] [--dry-run] [--report PATH]` (CONTRACT section 9).
+
+Prints progress, the report's path, and last `created N, updated N, unchanged N, rejected N`.
+Exit status 0 when nothing was rejected, 3 when the run completed with rejected entities, 1 on failure.
+"""
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from pipeline.services import run_spark_import
+
+
+class Command(BaseCommand):
+    help = "Bulk-import registry documents and JSON-lines entity files with Apache Spark."
+
+    def add_arguments(self, parser):
+        parser.add_argument("paths", nargs="+", help="files, directories or globs")
+        parser.add_argument("--master", default=None, help="Spark master URL (default: SPARK_MASTER or local[*])")
+        parser.add_argument("--dry-run", action="store_true", help="validate and compare, write nothing")
+        parser.add_argument("--report", default=None, help="where to write the JSON report")
+        parser.add_argument("--user", default=None, help="name recorded as createdBy/modifiedBy")
+
+    def handle(self, *args, paths=(), master=None, dry_run=False, report=None, user=None, **options):
+        bar = tqdm(total=None, unit="step", desc="spark_import", file=sys.stderr, disable=options["verbosity"] < 1)
+
+        def progress(message):
+            bar.set_postfix_str(message)
+            bar.update(1)
+
+        try:
+            result = run_spark_import(list(paths), master=master, dry_run=dry_run, report_path=report, user=user,
+                                      progress=progress)
+        except FileNotFoundError as exc:
+            raise CommandError(f"no such input: {exc}")
+        finally:
+            bar.close()
+        self.stdout.write(f"report: {result.report_path}")
+        self.stdout.write(result.summary())
+        if result.rejected:
+            sys.exit(3)

@@ -1,0 +1,1 @@
+"""Code that runs on Spark: the session, and the functions the executors run (no Django there)."""

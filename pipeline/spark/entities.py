@@ -1,0 +1,155 @@
+"""Executor side: read input files into entity records, validate them with the registry's own hooks,
+fingerprint them. Pure Python (no Django settings): the same validators as the API, imported directly."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from registry.documents.flatten import EntityRecord, flatten
+from registry.model import registry_model
+
+_registered = {"done": False}
+
+
+def ensure_model() -> None:
+    """Register the group types on an executor, where no Django app registry runs."""
+    if _registered["done"] or registry_model.get("schemaGroups") is not None:
+        _registered["done"] = True
+        return
+    from catalog import types as catalog_types
+    from endpoints import types as endpoint_types
+
+    endpoint_types.register()
+    catalog_types.register()
+    _registered["done"] = True
+
+
+def _parse(path: str, raw: bytes) -> dict:
+    from registry.documents.formats import is_yaml, parse_document
+
+    return parse_document(raw, yaml_format=is_yaml(filename=path))
+
+
+def records_from_line(line: str, source: str) -> list[EntityRecord]:
+    """One JSON-lines entity: {"path": "/GROUPs/g[/RESOURCEs/r[/versions/v]]", ...attributes as in a document}.
+    A group line may nest its resources; its parents must exist (in the input or the registry)."""
+    try:
+        data = json.loads(line)
+        path = str(data.pop("path"))
+    except (ValueError, KeyError, AttributeError, TypeError) as exc:
+        return [EntityRecord(path=source, kind="invalid", group_type="", gid="", error=f"bad JSON line: {exc}")]
+    parts = [p for p in path.split("/") if p]
+    gt = registry_model.get(parts[0]) if parts else None
+    rt = gt.resources_by_plural.get(parts[2]) if gt is not None and len(parts) >= 4 else None
+    if gt is None or len(parts) not in (2, 4, 6) or (len(parts) >= 4 and rt is None) \
+            or (len(parts) == 6 and parts[4] != "versions"):
+        return [EntityRecord(path=path, kind="invalid", group_type="", gid="", error="not an entity path")]
+    if len(parts) == 2:
+        return flatten(registry_model, {gt.plural: {parts[1]: data}})
+    if len(parts) == 4:
+        return flatten(registry_model, {gt.plural: {parts[1]: {rt.plural: {parts[3]: data}}}})[1:]
+    return flatten(registry_model, {gt.plural: {parts[1]: {rt.plural: {parts[3]: {"versions": {parts[5]: data}}}}}})[2:]
+
+
+def read_file(path: str) -> list[EntityRecord]:
+    """Every entity of one input file (a document, or JSON lines of entities)."""
+    ensure_model()
+    raw = Path(path).read_bytes()
+    if path.endswith((".jsonl", ".ndjson")):
+        return [record for n, line in enumerate(raw.decode().splitlines(), 1) if line.strip()
+                for record in records_from_line(line, f"{path}:{n}")]
+    try:
+        return flatten(registry_model, _parse(path, raw))
+    except Exception as exc:  # a file that does not parse is one rejected entity, not a failed job
+        detail = getattr(exc, "detail", str(exc))
+        return [EntityRecord(path=path, kind="invalid", group_type="", gid="", error=detail)]
+
+
+def fingerprint(record: EntityRecord) -> str:
+    """A digest of what the entity holds; equal digests mean an import would change nothing."""
+    attributes = {k: v for k, v in record.attributes.items() if not (k == "tags" and not v)}
+    payload = json.dumps([attributes, record.document.hex() if record.document is not None else None,
+                          record.media_type, record.resource_uri], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _problem_text(exc) -> list[str]:
+    errors = getattr(exc, "errors", None)
+    if errors:
+        return [e if isinstance(e, str) else json.dumps(e) for e in errors]
+    return [getattr(exc, "detail", str(exc))]
+
+
+def validate_group(record: EntityRecord, known_groups: set) -> EntityRecord:
+    ensure_model()
+    from registry.attributes import check_common, check_id
+    from registry.errors import Problem
+    from registry.validation import GroupCheck, Invalid
+
+    if record.error:
+        return record
+    try:
+        check_id(record.gid)
+        errors = check_common(record.attributes)
+        gt = registry_model[record.group_type]
+        if not errors and gt.validate is not None:
+            gt.validate(GroupCheck(group_type=gt.plural, group_id=record.gid, attributes=record.attributes,
+                                   base_url="", group_exists=lambda plural, gid: (plural, gid) in known_groups))
+    except (Invalid, Problem) as exc:
+        errors = _problem_text(exc)
+    if errors:
+        record.error = "; ".join(errors)
+    return record
+
+
+def validate_resource(record: EntityRecord) -> EntityRecord:
+    ensure_model()
+    from registry.attributes import check_common, check_id
+    from registry.errors import Problem
+
+    if record.error:
+        return record
+    try:
+        check_id(record.rid)
+        errors = check_common(record.attributes)
+    except Problem as exc:
+        errors = _problem_text(exc)
+    if errors:
+        record.error = "; ".join(errors)
+    return record
+
+
+def validate_versions(item) -> list[EntityRecord]:
+    """All versions of one resource, checked oldest first (compatibility against the earlier ones)."""
+    ensure_model()
+    from registry.attributes import check_common, check_id, version_sort_key
+    from registry.errors import Problem
+    from registry.validation import Invalid, VersionCheck
+
+    (_resource_path, (resource_attrs, group_attrs, stored)), versions = item
+    versions = sorted(versions, key=lambda r: version_sort_key(r.vid))
+    previous = [(fmt, bytes.fromhex(content)) for fmt, content in stored]
+    out = []
+    for record in versions:
+        if not record.error:
+            rt = registry_model[record.group_type].resource_type(record.resource_type)
+            attrs = {**resource_attrs, **record.attributes}
+            try:
+                check_id(record.vid, "version")
+                errors = check_common(record.attributes)
+                if not errors and rt.validate is not None:
+                    rt.validate(VersionCheck(
+                        group_type=record.group_type, group_id=record.gid, resource_type=rt.plural,
+                        resource_id=record.rid, version_id=record.vid, document=record.document,
+                        media_type=record.media_type, resource_uri=record.resource_uri, attributes=attrs,
+                        resource_attributes=resource_attrs, group_attributes=group_attrs, base_url="",
+                        previous_documents=lambda prior=list(previous): prior))
+            except (Invalid, Problem) as exc:
+                errors = _problem_text(exc)
+            if errors:
+                record.error = "; ".join(errors)
+            elif record.document is not None:
+                previous.append((attrs.get("format"), record.document))
+        out.append(record)
+    return out

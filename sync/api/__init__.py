@@ -1,0 +1,1 @@
+"""The webhook at which remote registries notify this one of their changes."""

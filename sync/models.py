@@ -1,0 +1,63 @@
+"""Sync sources (a remote registry and what of it to pull) and the record of each sync run."""
+import secrets
+
+from django.db import models
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class SyncSource(models.Model):
+    class Scope(models.TextChoices):
+        REGISTRY = "registry", "whole registry"
+        GROUP = "group", "one group"
+        RESOURCE = "resource", "one resource"
+
+    name = models.CharField(max_length=128, unique=True)
+    base_url = models.URLField(help_text="the remote registry's base URL, e.g. https://registry.example.com")
+    token = models.CharField(max_length=256, blank=True, default="", help_text="sent as 'Authorization: Token ...'")
+    scope = models.CharField(max_length=16, choices=Scope.choices, default=Scope.REGISTRY)
+    path = models.CharField(max_length=512, blank=True, default="",
+                            help_text="for a group or resource scope: /schemaGroups/g or /schemaGroups/g/schemas/s")
+    interval_seconds = models.PositiveIntegerField(default=300)
+    enabled = models.BooleanField(default=True)
+    subscribe = models.BooleanField(default=False, help_text="subscribe at the remote and pull on its change events")
+    webhook_secret = models.CharField(max_length=64, default=new_secret, editable=False)
+    remote_subscription_id = models.CharField(max_length=128, blank=True, default="")
+    last_run_at = models.DateTimeField(null=True, blank=True)
+    last_status = models.CharField(max_length=16, blank=True, default="")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return f"{self.name} ({self.base_url}{self.path})"
+
+    @property
+    def origin(self) -> str:
+        return self.base_url.rstrip("/")
+
+
+class SyncRun(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        OK = "ok", "ok"
+        FAILED = "failed", "failed"
+
+    source = models.ForeignKey(SyncSource, on_delete=models.CASCADE, related_name="runs")
+    trigger = models.CharField(max_length=16, default="schedule")
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    created = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0)
+    deleted = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self):
+        return f"{self.source.name} {self.started_at:%Y-%m-%d %H:%M:%S} {self.status}"
