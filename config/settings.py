@@ -201,3 +201,5 @@ CELERY_BEAT_SCHEDULE = {
 # The registry's public base URL, used where no request is at hand (imports from the command line, the
 # webhook handshake's origin, events written by workers).
 REGISTRY_BASE_URL = os.environ.get("REGISTRY_BASE_URL", "http://127.0.0.1:8000")
+
+MEDIA_ROOT = VAR_DIR / "media"
