@@ -1,0 +1,1 @@
+"""Validators of endpoints (pure Python, no Django): attributes, protocol options, references."""

@@ -114,8 +114,8 @@ class _Checker:
         """Handle anyOf/oneOf/allOf/not; True when the pair was fully decided here."""
         for keyword in ("anyOf", "oneOf"):
             if isinstance(writer.get(keyword), list) and not any(k in reader for k in ("anyOf", "oneOf", "allOf")):
-                for index, branch in enumerate(writer[keyword]):
-                    self.check(reader, {**_without(writer, keyword), **self.normal(branch)}, f"{path}", depth + 1)
+                for branch in writer[keyword]:
+                    self.check(reader, {**_without(writer, keyword), **self.normal(branch)}, path, depth + 1)
                 return True
         if isinstance(reader.get("allOf"), list):
             for index, branch in enumerate(reader["allOf"]):
