@@ -155,6 +155,8 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
             digest = prints_b.value.get(record.path)
             if digest is None:
                 return "new", record
+            if record.implicit:
+                return "unchanged", record
             return ("unchanged" if digest == entities.fingerprint(record) else "changed"), record
 
         classified = sc.union([checked_groups, checked_resources, checked_versions, invalid]).map(classify).collect()
@@ -167,6 +169,15 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
 
 
 def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, user, step) -> None:
+    # a resource named by several version lines arrives once per line: keep one
+    unique: dict = {}
+    for status, record in classified:
+        if record.implicit and record.path in unique:
+            continue  # an explicit record, or the first implicit one, stands
+        unique[record.path] = (status, record)
+    with_versions = {r.resource_path for s, r in unique.values() if r.kind == "version" and s != "rejected"}
+    # an implicit resource whose only versions were rejected is not created empty
+    classified = [(s, r) for s, r in unique.values() if not (r.implicit and r.path not in with_versions)]
     rejected_paths = {r.path for s, r in classified if s == "rejected"}
     present = set(pks) | {r.path for _s, r in classified}
     order = {"group": 0, "resource": 1, "version": 2, "invalid": 3}

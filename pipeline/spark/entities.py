@@ -34,6 +34,7 @@ def _parse(path: str, raw: bytes) -> dict:
 def records_from_line(line: str, source: str) -> list[EntityRecord]:
     """One JSON-lines entity: {"path": "/GROUPs/g[/RESOURCEs/r[/versions/v]]", ...attributes as in a document}.
     A group line may nest its resources; its parents must exist (in the input or the registry)."""
+    ensure_model()
     try:
         data = json.loads(line)
         path = str(data.pop("path"))
@@ -49,7 +50,9 @@ def records_from_line(line: str, source: str) -> list[EntityRecord]:
         return flatten(registry_model, {gt.plural: {parts[1]: data}})
     if len(parts) == 4:
         return flatten(registry_model, {gt.plural: {parts[1]: {rt.plural: {parts[3]: data}}}})[1:]
-    return flatten(registry_model, {gt.plural: {parts[1]: {rt.plural: {parts[3]: {"versions": {parts[5]: data}}}}}})[2:]
+    records = flatten(registry_model, {gt.plural: {parts[1]: {rt.plural: {parts[3]: {"versions": {parts[5]: data}}}}}})
+    records[1].implicit = True
+    return records[1:]
 
 
 def read_file(path: str) -> list[EntityRecord]:

@@ -13,6 +13,8 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
 def spark_session(master: str, app_name: str = "registry-import"):
+    if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # stay on loopback in local mode
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession

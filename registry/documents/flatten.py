@@ -31,6 +31,7 @@ class EntityRecord:
     media_type: str | None = None
     resource_uri: str | None = None
     error: str | None = None
+    implicit: bool = False  # a parent named only by its children's paths: created if missing, never changed
 
     @property
     def group_path(self) -> str:

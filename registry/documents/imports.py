@@ -108,6 +108,34 @@ class _Importer:
             entity.origin = self.ctx.origin
             entity.save(update_fields=["origin"])
 
+    def check_orphans(self, gt: GroupType, gid: str, gdata) -> None:
+        """The group failed: still validate its resources (without writing) so every error is listed."""
+        if not isinstance(gdata, dict):
+            return
+        from ..validation import Invalid, VersionCheck
+        from .flatten import flatten
+
+        group_attrs = {k: v for k, v in gdata.items() if k not in gt.resources_by_plural}
+        for record in flatten(registry_model, {gt.plural: {gid: gdata}}):
+            if record.kind != "version":
+                continue
+            rt = gt.resource_type(record.resource_type)
+            if record.error:
+                self.fail(record.path, record.error)
+                continue
+            if rt.validate is None or record.document is None:
+                continue
+            try:
+                rt.validate(VersionCheck(
+                    group_type=gt.plural, group_id=gid, resource_type=rt.plural, resource_id=record.rid,
+                    version_id=record.vid, document=record.document, media_type=record.media_type,
+                    resource_uri=record.resource_uri, attributes=record.attributes, resource_attributes={},
+                    group_attributes=group_attrs, base_url=self.ctx.base_url))
+            except Invalid as exc:
+                path = record.path.rsplit("/versions/", 1)[0] if rt.shared_attributes else record.path
+                for error in exc.errors:
+                    self.fail(path, error)
+
     # resources ----------------------------------------------------------------------------------
     def resource(self, group: Group, rt: ResourceType, rid: str, data) -> None:
         path = f"{group.path}/{rt.plural}/{rid}"
@@ -284,6 +312,7 @@ def import_document(ctx: WriteContext, doc: dict) -> ImportReport:
             for gid, gdata in doc[gt.plural].items():
                 group = importer.group(gt, gid, gdata)
                 if group is None:
+                    importer.check_orphans(gt, gid, gdata)
                     continue
                 for rt in gt.resources:
                     resources = gdata.get(rt.plural) or {}
