@@ -33,11 +33,17 @@ class _BoundedLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+MAX_NODES = 2_000_000
+
+
 def _depth_ok(value, limit: int = MAX_DEPTH) -> bool:
+    """Nesting within `limit` and, aliases expanded, at most MAX_NODES values (an alias bomb is refused)."""
     stack = [(value, 1)]
+    visited = 0
     while stack:
         item, depth = stack.pop()
-        if depth > limit:
+        visited += 1
+        if depth > limit or visited > MAX_NODES:
             return False
         if isinstance(item, dict):
             stack.extend((v, depth + 1) for v in item.values())
@@ -75,7 +81,8 @@ def parse_document(raw: bytes, *, yaml_format: bool) -> dict:
     if not isinstance(value, dict):
         raise Problem("invalid-document", "the document must be one object with $schema, specversion and groups")
     if not _depth_ok(value):
-        raise Problem("invalid-document", f"the document is nested deeper than {MAX_DEPTH} levels")
+        raise Problem("invalid-document", f"the document is nested deeper than {MAX_DEPTH} levels or holds more "
+                                          f"than {MAX_NODES} values once its aliases are expanded")
     return value
 
 

@@ -94,12 +94,18 @@ def test_name_suffix_reference_resolves_and_is_kept_as_written():
 
 
 def test_yaml_alias_bomb_is_refused_quickly():
-    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
-        for i in range(20))
-    with pytest.raises(Problem) as caught:
-        parse_document(bomb.encode(), yaml_format=True)
-    assert "aliases" in caught.value.detail
+    import time
+
+    levels = [f"l{i}" for i in range(21)]
+    few = "l0: &l0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}]\n" for a, b in zip(levels, levels[1:], strict=False))
+    many = "a: &a x\nb: [" + ", ".join(["*a"] * 500) + "]\n"
+    for bomb, words in ((few, "expanded"), (many, "aliases")):
+        started = time.monotonic()
+        with pytest.raises(Problem) as caught:
+            parse_document(bomb.encode(), yaml_format=True)
+        assert words in caught.value.detail
+        assert time.monotonic() - started < 10
 
 
 def test_deeply_nested_json_is_refused():
