@@ -58,7 +58,8 @@ class SubscriptionCollectionView(RegistryView):
 
     @extend_schema(summary="List subscriptions", tags=["subscriptions"],
                    parameters=[OpenApiParameter("limit", OpenApiTypes.INT), OpenApiParameter("page", OpenApiTypes.STR)],
-                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "array of subscriptions"), **ERRORS})
+                   responses={(200, "application/json"): OpenApiResponse(
+                       {"type": "array", "items": {"type": "object"}}, "array of subscriptions"), **ERRORS})
     def get(self, request):
         check_flags(request, {"limit", "page"})
         page = PageRequest.from_params(request.GET)
