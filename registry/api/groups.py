@@ -31,8 +31,8 @@ class GroupCollectionView(RegistryView):
         page = PageRequest.from_params(request.GET)
         groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, inline)
         if inline:
-            check_inline_size(sum(1 + sum(len(getattr(g, f"inline_{rt.plural}")) for rt in self.gt.resources)
-                                  for g in groups))
+            check_inline_size(sum(1 + sum(1 + len(r.all_versions) for rt in self.gt.resources
+                                          for r in getattr(g, f"inline_{rt.plural}")) for g in groups))
         base = self.base_url()
         body = {g.gid: group_json(base, self.gt, g, inline) for g in groups}
         link = link_header(request, page, total)

@@ -27,7 +27,21 @@ def test_spectacular_validates_without_warnings(tmp_path):
 
 
 @pytest.fixture
-def auth_headers(db):
+def keep_connection():
+    """The WSGI app closes the connection after each request; inside a test transaction it must not
+    (Django's own test client does the same)."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def auth_headers(db, keep_connection):
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 

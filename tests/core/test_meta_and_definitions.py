@@ -1,0 +1,91 @@
+"""`?meta` reads and writes, and definitions whose JSON document shares the metadata (CONTRACT sections 5, 10)."""
+import json
+
+import pytest
+
+from registry.models import Version
+
+from .conftest import post_schema
+
+pytestmark = pytest.mark.django_db
+DEFINITION = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "com.example.ping"}}}}
+
+
+def test_meta_get_and_put(writer, group):
+    post_schema(writer, format="JsonSchema/draft-07", description="old")
+    meta = writer.get("/schemaGroups/g1/schemas/s1?meta").json()
+    assert meta["id"] == "s1" and meta["version"] == "1" and meta["epoch"] == 1 and meta["description"] == "old"
+    response = writer.put("/schemaGroups/g1/schemas/s1?meta", {"name": "Renamed", "format": "JsonSchema/draft-07",
+                                                               "self": "ignored", "epoch": 1}, format="json")
+    body = response.json()
+    assert response.status_code == 200 and body["epoch"] == 2 and body["name"] == "Renamed"
+    assert "description" not in body  # missing from the body: removed
+    assert Version.objects.count() == 1  # no new version
+    assert json.loads(writer.get("/schemaGroups/g1/schemas/s1").content)["type"] == "object"  # document kept
+    assert writer.put("/schemaGroups/g1/schemas/s1?meta", {"version": "9"}, format="json").status_code == 409
+    assert writer.put("/schemaGroups/g1/schemas/s1?meta", {"epoch": 1}, format="json").status_code == 409
+    version_meta = writer.put("/schemaGroups/g1/schemas/s1/versions/1?meta", {"description": "v"}, format="json")
+    assert version_meta.json()["epoch"] == 3
+
+
+def test_definition_shares_its_metadata(writer):
+    writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
+    body = {**DEFINITION, "id": "ping", "description": "a ping", "tags": {"team": "a"}}
+    response = writer.post("/definitionGroups/d/definitions", body, format="json")
+    assert response.status_code == 201, response.content
+    assert response["Registry-id"] == "ping" and response["Registry-description"] == "a ping"
+    assert response["Registry-format"] == "CloudEvents/1.0"
+    writer.put("/definitionGroups/d/definitions/ping?meta", {"description": "renamed ping"}, format="json")
+    document = writer.get("/definitionGroups/d/definitions/ping").json()
+    assert document["id"] == "ping" and document["description"] == "renamed ping"
+    assert document["metadata"] == DEFINITION["metadata"]
+
+
+def test_definition_header_and_body_disagree_is_400(writer):
+    writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
+    response = writer.generic("POST", "/definitionGroups/d/definitions",
+                              json.dumps({**DEFINITION, "name": "body name"}), content_type="application/json",
+                              HTTP_REGISTRY_ID="x", HTTP_REGISTRY_NAME="header name")
+    assert response.status_code == 400 and "name" in response.json()["detail"]
+
+
+def test_definition_validation_names_path_and_attribute(writer):
+    writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
+    bad = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"required": False},
+                                                                     "source": {"type": "uritemplate", "value": "{a"}}}}
+    response = writer.generic("POST", "/definitionGroups/d/definitions", json.dumps(bad),
+                              content_type="application/json", HTTP_REGISTRY_ID="bad")
+    assert response.status_code == 400
+    detail = response.json()["detail"]
+    assert detail.startswith("/definitionGroups/d/definitions/bad/versions/1: ")
+    assert "metadata.attributes.type.required must not be false" in detail
+    assert "metadata.attributes.source.value" in detail
+    other = {"format": "MQTT/5.0", "metadata": {}}
+    response = writer.generic("POST", "/definitionGroups/d/definitions", json.dumps(other),
+                              content_type="application/json", HTTP_REGISTRY_ID="other")
+    assert response.status_code == 400 and "group's format" in response.json()["detail"]
+
+
+def test_incompatible_schema_version_is_409_with_each_incompatibility(writer, group):
+    post_schema(writer, format="JsonSchema/draft-07")
+    breaking = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id", "total"]}
+    response = writer.generic("POST", "/schemaGroups/g1/schemas/s1", json.dumps(breaking),
+                              content_type="application/json")
+    assert response.status_code == 409
+    problem = response.json()
+    assert problem["type"].endswith(":incompatible-version")
+    changes = {(e["path"], e["change"]) for e in problem["errors"]}
+    assert any("properties.id" in p for p, _c in changes) and any("total" in p for p, _c in changes)
+    assert all({"path", "change", "reason"} <= set(e) for e in problem["errors"])
+    assert Version.objects.count() == 1
+    writer.put("/schemaGroups/g1/schemas/s1?meta", {"format": "JsonSchema/draft-07", "compatibility": "none"},
+               format="json")
+    assert writer.generic("POST", "/schemaGroups/g1/schemas/s1", json.dumps(breaking),
+                          content_type="application/json").status_code == 201
+
+
+def test_invalid_schema_document_is_400(writer, group):
+    response = post_schema(writer, body={"type": 12}, format="JsonSchema/draft-07")
+    assert response.status_code == 400 and "not a valid JSON Schema" in response.json()["detail"]
+    response = post_schema(writer, sid="p", body=b"message {", content_type="text/plain", format="Protobuf/3")
+    assert response.status_code == 400 and "Protobuf" in response.json()["detail"]

@@ -1,0 +1,113 @@
+"""Common rules (CONTRACT section 2): problem documents, bad input, limits, media types, paging, filters, auth."""
+import pytest
+
+from registry.models import Group, OutboxEvent
+
+pytestmark = pytest.mark.django_db
+
+
+def assert_problem(response, status, kind=None):
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    body = response.json()
+    assert {"type", "title", "status", "detail", "instance"} <= set(body)
+    assert body["status"] == status and body["instance"]
+    if kind:
+        assert body["type"].endswith(f":{kind}")
+    return body
+
+
+def test_malformed_json(writer):
+    assert_problem(writer.generic("POST", "/schemaGroups", "{nope", content_type="application/json"), 400,
+                   "malformed-json")
+    assert_problem(writer.generic("POST", "/schemaGroups", '{"a": NaN}', content_type="application/json"), 400)
+    assert_problem(writer.generic("POST", "/schemaGroups", '{"id": "a", "id": "b"}', content_type="application/json"), 400)
+    assert Group.objects.count() == 0
+
+
+def test_non_object_and_wrong_types(writer):
+    assert_problem(writer.generic("POST", "/schemaGroups", "[1]", content_type="application/json"), 400)
+    body = assert_problem(writer.post("/schemaGroups", {"id": "a", "name": 5}, format="json"), 400)
+    assert "name" in body["detail"]
+    body = assert_problem(writer.post("/schemaGroups", {"id": "a", "tags": []}, format="json"), 400)
+    assert "tags" in body["detail"]
+    assert_problem(writer.post("/schemaGroups", {"id": "a", "tags": {"-bad": "x"}}, format="json"), 400)
+    assert Group.objects.count() == 0 and OutboxEvent.objects.count() == 0
+
+
+def test_unknown_query_flag(api_client):
+    body = assert_problem(api_client.get("/schemaGroups?frobnicate=1"), 400, "unknown-flag")
+    assert "frobnicate" in body["detail"]
+
+
+def test_body_over_limit_is_413(writer, settings):
+    settings.REGISTRY_MAX_BODY_BYTES = 100
+    assert_problem(writer.post("/schemaGroups", {"id": "a", "description": "x" * 200}, format="json"), 413)
+
+
+def test_non_json_group_body_is_415(writer):
+    assert_problem(writer.generic("POST", "/schemaGroups", "<a/>", content_type="application/xml"), 415)
+
+
+def test_method_not_allowed_has_allow(writer):
+    response = writer.post("/schemaGroups/g/schemas/s/versions", {}, format="json")
+    body = assert_problem(response, 405)
+    assert "GET" in response["Allow"] and "DELETE" in response["Allow"]
+    assert body["title"]
+
+
+def test_unknown_path_is_problem_404(api_client):
+    assert_problem(api_client.get("/nothing/here"), 404)
+    assert_problem(api_client.get("/schemaGroups/none"), 404, "not-found")
+
+
+def test_paging_with_link_header(writer):
+    for index in range(5):
+        writer.put(f"/schemaGroups/g{index}", {}, format="json")
+    seen, url = [], "/schemaGroups?limit=2"
+    while url:
+        response = writer.get(url)
+        seen += list(response.json())
+        link = response.get("Link")
+        if link:
+            assert link.endswith(";rel=next;count=5")
+            url = link[1:link.index(">")].replace("http://testserver", "")
+        else:
+            url = None
+    assert seen == [f"g{i}" for i in range(5)]
+    assert_problem(writer.get("/schemaGroups?page=garbage"), 400)
+    assert_problem(writer.get("/schemaGroups?limit=0"), 400)
+
+
+def test_filters(writer):
+    writer.put("/schemaGroups/orders", {"name": "Orders", "tags": {"owner": "team-a"}}, format="json")
+    writer.put("/schemaGroups/ordersArchive", {"name": "Old orders", "tags": {"owner": "team-b"}}, format="json")
+    writer.put("/endpoints/http1", {"usage": "producer", "config": {"protocol": "HTTP"}}, format="json")
+    writer.put("/endpoints/mqtt1", {"usage": "consumer", "config": {"protocol": "MQTT/5.0"}}, format="json")
+    assert list(writer.get("/schemaGroups?filter=name=Ord*").json()) == ["orders"]
+    assert list(writer.get("/schemaGroups?filter=tags.owner=team-b").json()) == ["ordersArchive"]
+    assert list(writer.get("/schemaGroups?filter=id=orders*&filter=tags.owner=team-a").json()) == ["orders"]
+    assert list(writer.get("/endpoints?filter=config.protocol=mqtt*").json()) == ["mqtt1"]
+    assert writer.get("/schemaGroups?filter=nothing.here=x").json() == {}
+    assert_problem(writer.get("/schemaGroups?filter=novalue"), 400)
+
+
+def test_auth_rules(api_client, django_user_model, settings):
+    assert_problem(api_client.post("/schemaGroups", {"id": "a"}, format="json"), 401)
+    user = django_user_model.objects.create_user("plain", "p@example.com", "pw")
+    api_client.force_authenticate(user)
+    assert_problem(api_client.post("/schemaGroups", {"id": "a"}, format="json"), 403)
+    from django.contrib.auth.models import Permission
+
+    user.user_permissions.add(Permission.objects.get(codename="add_group", content_type__app_label="registry"))
+    api_client.force_authenticate(django_user_model.objects.get(pk=user.pk))
+    assert api_client.post("/schemaGroups", {"id": "a"}, format="json").status_code == 201
+    assert_problem(api_client.delete("/schemaGroups/a"), 403)
+    api_client.force_authenticate(None)
+    assert api_client.get("/schemaGroups").status_code == 200
+    settings.REGISTRY_PUBLIC_READ = False
+    assert_problem(api_client.get("/schemaGroups"), 401)
+
+
+def test_token_authentication(editor_client):
+    assert editor_client.post("/schemaGroups", {"id": "tok"}, format="json").json()["createdBy"] == "editor"

@@ -1,0 +1,56 @@
+"""Registry level (CONTRACT section 3): GET /, ?model, ?inline and its size limit."""
+import json
+
+import pytest
+
+from .conftest import post_schema
+
+pytestmark = pytest.mark.django_db
+
+
+def test_model_is_fixed(api_client):
+    model = api_client.get("/?model").json()
+    groups = {g["plural"]: g for g in model["groups"]}
+    assert groups["endpoints"]["resources"] == [{"singular": "definition", "plural": "definitions", "versions": 0}]
+    assert groups["endpoints"]["mutable"] is True
+    assert groups["definitionGroups"]["resources"][0]["versions"] == 0
+    assert groups["schemaGroups"]["resources"] == [{"singular": "schema", "plural": "schemas", "versions": -1}]
+    assert [g["singular"] for g in model["groups"]] == ["endpoint", "definitionGroup", "schemaGroup"]
+
+
+def test_root_document(api_client, writer, group):
+    response = api_client.get("/")
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    root = response.json()
+    assert root["specVersion"] == "0.5-wip"
+    assert root["self"] == "http://testserver/"
+    assert root["schemaGroupsURL"] == "http://testserver/schemaGroups"
+    assert root["schemaGroupsCount"] == 1
+    assert root["endpointsCount"] == 0 and root["definitionGroupsCount"] == 0
+    assert {"id", "name"} <= set(root)
+
+
+def test_inline_holds_everything(api_client, writer, group):
+    assert post_schema(writer).status_code == 201
+    response = api_client.get("/?inline")
+    body = json.loads(b"".join(response.streaming_content))
+    assert body["model"]["groups"]
+    schema = body["schemaGroups"]["g1"]["schemas"]["s1"]
+    assert schema["schema"] == {"type": "object", "properties": {"id": {"type": "string"}}}
+    assert schema["versions"]["1"]["version"] == "1"
+    assert body["endpoints"] == {} and body["definitionGroups"] == {}
+
+
+def test_inline_too_large_is_400(api_client, writer, group, settings):
+    post_schema(writer)
+    settings.REGISTRY_MAX_INLINE_ENTITIES = 2
+    response = api_client.get("/?inline")
+    assert response.status_code == 400
+    assert "page through" in response.json()["detail"]
+    assert api_client.get("/schemaGroups?inline").status_code == 400
+
+
+def test_head_equals_get_without_body(api_client, group):
+    get, head = api_client.get("/schemaGroups/g1"), api_client.head("/schemaGroups/g1")
+    assert head.status_code == 200 and head.content == b""
+    assert head["Content-Length"] == str(len(get.content))
