@@ -77,6 +77,17 @@ def check_schema_group(check: GroupCheck) -> None:
         raise Invalid(f"compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}")
 
 
+def schema_size_limit() -> int:
+    try:
+        from django.conf import settings
+
+        return settings.REGISTRY_MAX_SCHEMA_BYTES
+    except Exception:  # no Django settings (Spark executors): the validator's default
+        from .validators.schemas import DEFAULT_MAX_BYTES
+
+        return DEFAULT_MAX_BYTES
+
+
 def check_schema_version(check: VersionCheck) -> None:
     from .validators.compatibility import check_compatibility
     from .validators.schemas import validate_schema
@@ -99,7 +110,7 @@ def check_schema_version(check: VersionCheck) -> None:
             if family is None or family != schema_format_family(fmt)[0]:
                 errors.append(f"format {fmt!r} differs from the format {prev_format!r} of the schema's other versions")
                 break
-    errors += validate_schema(fmt, check.document or b"")
+    errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit())
     if errors:
         raise Invalid(errors)
     level = level or check.group_attributes.get("compatibility") or DEFAULT_COMPATIBILITY

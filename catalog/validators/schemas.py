@@ -7,7 +7,7 @@ from __future__ import annotations
 from .format_names import schema_format_family
 from .json_limits import parse_json_limited
 
-DEFAULT_MAX_BYTES = 5 * 1024 * 1024 + 1024
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024  # REGISTRY_MAX_SCHEMA_BYTES overrides it through the catalog hook
 DRAFTS = {
     "draft-04": "http://json-schema.org/draft-04/schema#",
     "draft-06": "http://json-schema.org/draft-06/schema#",
@@ -130,7 +130,7 @@ def validate_schema(format_name: str | None, content: bytes, *, max_bytes: int =
     if family is None:
         return []
     if len(content) > max_bytes:
-        return [f"schema is {len(content)} bytes; schemas are validated up to {max_bytes} bytes"]
+        return [f"schema is {len(content)} bytes, more than the {max_bytes} bytes a schema may have"]
     if family == "JsonSchema":
         return _json_schema(version, content)
     if family == "Avro":

@@ -111,3 +111,30 @@ def test_auth_rules(api_client, django_user_model, settings):
 
 def test_token_authentication(editor_client):
     assert editor_client.post("/schemaGroups", {"id": "tok"}, format="json").json()["createdBy"] == "editor"
+
+
+def test_hostile_bodies_are_4xx_and_write_nothing(writer):
+    import json
+    import time
+
+    writer.put("/schemaGroups/g", {}, format="json")
+    before = OutboxEvent.objects.count()
+    big = json.dumps({"type": "object", "description": "x" * 5_000_000})
+    started = time.monotonic()
+    response = writer.generic("POST", "/schemaGroups/g/schemas", big, content_type="application/json",
+                              HTTP_REGISTRY_ID="big", HTTP_REGISTRY_FORMAT="JsonSchema/draft-07")
+    assert_problem(response, 400)
+    deep = "[" * 50_000 + "]" * 50_000
+    assert_problem(writer.generic("POST", "/schemaGroups/g/schemas", deep, content_type="application/json",
+                                  HTTP_REGISTRY_ID="deep", HTTP_REGISTRY_FORMAT="JsonSchema/draft-07"), 400)
+    assert_problem(writer.generic("PUT", "/schemaGroups/deep", '{"a": ' + deep + "}",
+                                  content_type="application/json"), 400)
+    bomb = "a: &a [x, x, x, x, x, x, x, x]\n" + "".join(
+        f"l{i}: &l{i} [*{'a' if i == 0 else f'l{i - 1}'}, *{'a' if i == 0 else f'l{i - 1}'}, "
+        f"*{'a' if i == 0 else f'l{i - 1}'}, *{'a' if i == 0 else f'l{i - 1}'}]\n" for i in range(20))
+    assert_problem(writer.generic("POST", "/", bomb, content_type="application/cloudevents-registry+yaml"), 400)
+    assert_problem(writer.generic("POST", "/schemaGroups/g/schemas", "message {", content_type="text/plain",
+                                  HTTP_REGISTRY_ID="p", HTTP_REGISTRY_FORMAT="Protobuf/3"), 400)
+    assert time.monotonic() - started < 30
+    assert OutboxEvent.objects.count() == before
+    assert writer.get("/schemaGroups/g").json()["schemasCount"] == 0

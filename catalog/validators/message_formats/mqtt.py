@@ -34,7 +34,8 @@ def validate(metadata, version: str | None) -> list[str]:
             errors.append(f"{path} exists in MQTT 5.0 only, not in MQTT/{version}")
             continue
         if name not in known:
-            errors.append(f"{path} is not an MQTT PUBLISH property (known: {', '.join(sorted(known | {'user-properties'} if v5 else known))})")
+            names = sorted(set(known) | ({"user-properties"} if v5 else set()))
+            errors.append(f"{path} is not an MQTT PUBLISH property (known: {', '.join(names)})")
             continue
         errors += check_declaration(path, declaration, known[name], allowed_types={known[name], "var"}
                                     if known[name] != "string" else None)

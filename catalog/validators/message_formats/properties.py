@@ -15,7 +15,9 @@ TYPES = {"var", "boolean", "string", "symbol", "binary", "timestamp", "duration"
 # spellings found in real documents and in the CloudEvents type system, folded to the spec's names
 TYPE_ALIASES = {"datetime": "timestamp", "uri-reference": "urireference", "bool": "boolean", "int": "integer"}
 DECLARATION_KEYS = {"type", "value", "required", "description", "specurl"}
-SYMBOL = re.compile(r"^[A-Za-z0-9_]*$")
+# The text says letters, digits and '_', but its own AMQP example declares content-type "application/json" as a
+# symbol; symbols are read as printable ASCII (as the 0.5-wip metadataPropertySymbol pattern, erratum \x20).
+SYMBOL = re.compile(r"^[\x20-\x7E]*$")
 DURATION = re.compile(r"^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$")
 PLACEHOLDER_TYPES = {"string", "uritemplate", "symbol", "uri", "urireference"}
 
@@ -54,7 +56,7 @@ def value_error(kind: str, value) -> str | None:
         error = level1_error(value)
         return f"{value!r} is not an RFC 6570 level 1 template: {error}" if error else None
     if kind == "symbol" and "{" not in value and not SYMBOL.match(value):
-        return f"{value!r} is not a symbol (letters, digits and '_')"
+        return f"{value!r} is not a symbol (printable ASCII)"
     if kind == "timestamp" and not _timestamp_ok(value):
         return f"{value!r} is not an RFC 3339 timestamp"
     if kind == "duration" and not DURATION.match(value):
