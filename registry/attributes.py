@@ -60,11 +60,40 @@ def check_common(attrs: dict, prefix: str = "") -> list[str]:
     return errors
 
 
+def unstorable(value, path: str = "", limit: int = 100_000) -> str | None:
+    """Why a JSON value cannot be stored (a NUL character or a lone surrogate in a key or a string), or None.
+    PostgreSQL's jsonb and UTF-8 text refuse both; they are refused here with a 400 instead."""
+    stack = [(value, path)]
+    while stack and limit > 0:
+        limit -= 1
+        item, where = stack.pop()
+        texts = []
+        if isinstance(item, dict):
+            for key, child in item.items():
+                texts.append((key, f"{where}.{key}" if where else str(key)))
+                stack.append((child, f"{where}.{key}" if where else str(key)))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{index}]") for index, child in enumerate(item))
+        elif isinstance(item, str):
+            texts.append((item, where))
+        for text, at in texts:
+            if "\x00" in text:
+                return f"{at or 'value'} contains a NUL character"
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{(at or 'value')!r} contains an unpaired surrogate (not valid Unicode)"
+    return None
+
+
 def split_attributes(body: dict, *, ignore: set[str] = frozenset()) -> tuple[dict, dict]:
     """(common, extensions) from a JSON object; server-owned keys and `ignore` are dropped.
 
     Extension names must differ from the common ones irrespective of case.
     """
+    problem = unstorable(body)
+    if problem:
+        raise Problem("invalid-attribute", problem)
     common, extensions = {}, {}
     lowered = {k.lower(): k for k in COMMON + SERVER_OWNED}
     for key, value in body.items():

@@ -59,7 +59,7 @@ def relay_batch() -> tuple[int, list[int]]:
         Delivery.objects.bulk_create(deliveries, ignore_conflicts=True, batch_size=1000)
         OutboxEvent.objects.filter(pk__in=[e.pk for e in events]).update(relayed_at=now)
         ids = list(Delivery.objects.filter(event__in=events, status=Delivery.Status.PENDING, attempts=0)
-                   .values_list("pk", flat=True))
+                   .order_by("pk").values_list("pk", flat=True))  # in the order the changes were made
     return len(events), ids
 
 

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from registry.attributes import unstorable
 from registry.errors import Problem
 
 from .delivery import policy
@@ -24,6 +25,9 @@ def _validated(data: dict) -> dict:
     if not isinstance(data, dict):
         raise Problem("bad-request", "a subscription must be a JSON object")
     errors = [f"{k} is not an attribute of a subscription" for k in data if k not in WRITABLE + IGNORED]
+    problem = unstorable(data)
+    if problem:
+        raise Problem("invalid-attribute", problem)
     errors += validate_protocol(data)
     errors += validate_filters(data.get("filters"))
     if data.get("config") is not None and not isinstance(data["config"], dict):

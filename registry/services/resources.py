@@ -9,7 +9,7 @@ import uuid
 
 from django.db import IntegrityError, transaction
 
-from ..attributes import check_common, check_id, version_sort_key
+from ..attributes import check_common, check_id, unstorable, version_sort_key
 from ..errors import Problem, epoch_mismatch, not_found
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
@@ -86,6 +86,9 @@ def _validate(ctx: WriteContext, resource: Resource, rt: ResourceType, version: 
               is_update: bool) -> None:
     errors = check_common(attrs)
     path = f"{resource.path}/versions/{version.vid}"
+    problem = unstorable(attrs)
+    if problem:
+        errors.append(problem)
     if errors:
         raise Problem("invalid-attribute", f"{path}: " + "; ".join(errors), errors=errors)
     if rt.validate is None:
@@ -393,7 +396,7 @@ def delete_resources(ctx: WriteContext, plural: str, gid: str, rplural: str, ite
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
     if items is None:
-        resources = list(Resource.objects.select_for_update().filter(group=group, resource_type=rplural)
+        resources = list(Resource.objects.select_for_update(of=("self",)).filter(group=group, resource_type=rplural)
                          .select_related("latest").order_by("rid"))
     else:
         resources = []

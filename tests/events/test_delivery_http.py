@@ -1,0 +1,124 @@
+"""HTTP delivery end to end: handshake, one structured CloudEvent per change, retries, 410, dead letters."""
+import json
+
+import pytest
+from cloudevents.core.bindings.http import HTTPMessage, from_structured_event
+
+from registry.models import OutboxEvent
+from subscriptions import services
+from subscriptions.delivery import attempts, policy
+from subscriptions.models import Delivery, Subscription
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def subscribe(client, sink, **extra):
+    body = {"protocol": "HTTP", "sink": sink.url, **extra}
+    response = client.post("/subscriptions", body, format="json")
+    assert response.status_code == 201, response.content
+    return Subscription.objects.get(pk=response.json()["id"])
+
+
+def test_handshake_states(editor_client, private_sinks, sink):
+    subscription = subscribe(editor_client, sink)
+    assert subscription.status == "active"
+    options = sink.requests[0]
+    assert options["method"] == "OPTIONS" and options["headers"]["webhook-request-origin"]
+    sink.handshake = "refuse"
+    refused = subscribe(editor_client, sink)
+    assert refused.status == "failed" and "refused" in refused.status_reason
+    assert editor_client.get(f"/subscriptions/{refused.pk}").json()["status"] == "failed"
+    private_sinks.REGISTRY_WEBHOOK_HANDSHAKE = False
+    assert subscribe(editor_client, sink).status == "active"
+
+
+def test_a_change_reaches_the_sink_as_one_cloudevent(editor_client, private_sinks, sink):
+    subscribe(editor_client, sink, filters=[{"prefix": {"subject": "/schemaGroups/orders/schemas"}}],
+              protocolsettings={"headers": {"X-Team": "orders"}})
+    editor_client.put("/schemaGroups/orders", {}, format="json")
+    response = editor_client.generic("POST", "/schemaGroups/orders/schemas", b'{"type": "object"}',
+                                     content_type="application/json", HTTP_REGISTRY_ID="Placed",
+                                     HTTP_REGISTRY_FORMAT="JsonSchema/draft-07")
+    assert response.status_code == 201
+    posts = [r for r in sink.requests if r["method"] == "POST"]
+    subjects = [json.loads(r["body"])["subject"] for r in posts]
+    assert subjects == ["/schemaGroups/orders/schemas/Placed", "/schemaGroups/orders/schemas/Placed/versions/1"]
+    message = posts[0]
+    assert message["headers"]["content-type"] == "application/cloudevents+json"
+    assert message["headers"]["x-team"] == "orders"
+    event = from_structured_event(HTTPMessage(headers=message["headers"], body=message["body"]))
+    assert event.get_type() == "io.cloudevents.schemaregistry.updated.v1"
+    assert event.get_source() == "http://testserver"
+    assert event.get_subject() == "/schemaGroups/orders/schemas/Placed"
+    meta = editor_client.get("/schemaGroups/orders/schemas/Placed?meta").json()
+    stored = OutboxEvent.objects.get(subject="/schemaGroups/orders/schemas/Placed")
+    assert str(stored.id) == event.get_id()
+    assert event.get_time().isoformat().replace("+00:00", "Z").startswith(meta["createdOn"][:19])
+
+
+def test_retries_until_delivered_with_the_same_id(editor_client, private_sinks, sink):
+    subscribe(editor_client, sink)
+    sink.statuses = [500, 503]
+    editor_client.put("/schemaGroups/g", {}, format="json")
+    delivery = Delivery.objects.get()
+    assert delivery.status == "retrying" and delivery.attempts == 1
+    for _ in range(5):
+        delivery.refresh_from_db()
+        if delivery.status == "delivered":
+            break
+        Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=delivery.next_attempt_at.replace(year=2000))
+        attempts.attempt(delivery.pk)
+    delivery.refresh_from_db()
+    assert delivery.status == "delivered" and delivery.attempts == 3
+    ids = {json.loads(r["body"])["id"] for r in sink.requests if r["method"] == "POST"}
+    assert len(ids) == 1
+    log = list(delivery.attempt_log.values_list("status_code", flat=True))
+    assert log == [500, 503, 200]
+    assert all(a.latency_ms is not None for a in delivery.attempt_log.all())
+
+
+def test_gone_disables_and_4xx_is_not_retried(editor_client, private_sinks, sink):
+    subscription = subscribe(editor_client, sink)
+    sink.statuses = [400]
+    editor_client.put("/schemaGroups/a", {}, format="json")
+    assert Delivery.objects.get().status == "dead"
+    sink.statuses = [410]
+    editor_client.put("/schemaGroups/b", {}, format="json")
+    subscription.refresh_from_db()
+    assert subscription.status == "disabled"
+    editor_client.put("/schemaGroups/c", {}, format="json")
+    assert Delivery.objects.count() == 2  # nothing matched for a disabled subscription
+
+
+def test_max_attempts_dead_letter_then_redeliver(editor_client, private_sinks, sink):
+    subscription = subscribe(editor_client, sink)
+    Subscription.objects.filter(pk=subscription.pk).update(max_attempts=2)
+    sink.statuses = [500, 500]
+    editor_client.put("/schemaGroups/g", {}, format="json")
+    delivery = Delivery.objects.get()
+    Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=delivery.next_attempt_at.replace(year=2000))
+    attempts.attempt(delivery.pk)
+    delivery.refresh_from_db()
+    assert delivery.status == "dead" and delivery.attempts == 2
+    assert services.redeliver([delivery.pk]) == 1
+    delivery.refresh_from_db()
+    assert delivery.status == "delivered"
+
+
+def test_rolled_back_change_delivers_nothing(editor_client, private_sinks, sink):
+    subscribe(editor_client, sink)
+    response = editor_client.generic("POST", "/schemaGroups", '{"id": "x", "tags": []}', content_type="application/json")
+    assert response.status_code == 400
+    assert [r for r in sink.requests if r["method"] == "POST"] == []
+    assert OutboxEvent.objects.count() == 0
+
+
+def test_retry_policy():
+    assert policy.retry_after_seconds("7") == 7
+    assert policy.retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0
+    assert policy.retry_after_seconds("soon") is None
+    assert all(policy.is_retryable(code) for code in (None, 404, 408, 409, 429, 500, 503))
+    assert not any(policy.is_retryable(code) for code in (400, 401, 403, 410, 422))
+    delays = [policy.backoff_seconds(n) for n in range(1, 30)]
+    assert delays[0] <= 1 and max(delays) <= 3600 and delays[10] > delays[2]
+    assert policy.next_delay(3, "2") == 2
