@@ -1,0 +1,61 @@
+"""MQTT 3.1.1 and 5.0 delivery with paho-mqtt: the structured-mode CloudEvent JSON published to
+`protocolsettings.topicname` with the subscription's qos and retain (MQTT 5 adds the content type, message
+expiry and user properties); for qos >= 1 the broker's acknowledgement is awaited."""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+from ..validators.protocols import canonical_protocol
+from ..validators.sinks import check_sink
+from .events import structured
+from .outcome import Outcome
+
+
+def send(subscription, event) -> Outcome:
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
+    if reason:
+        return Outcome(ok=False, error=f"refused: {reason}")
+    options = subscription.protocolsettings or {}
+    v5 = canonical_protocol(subscription.protocol) == "MQTT5"
+    parts = urlsplit(subscription.sink)
+    tls = parts.scheme in ("mqtts", "ssl", "wss")
+    transport = "websockets" if parts.scheme in ("ws", "wss") else "tcp"
+    port = parts.port or (8883 if tls else 1883)
+    _headers, body = structured(event)
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5 if v5 else mqtt.MQTTv311,
+                         transport=transport)
+    if options.get("username"):
+        client.username_pw_set(options["username"], options.get("password"))
+    if tls:
+        client.tls_set()
+    properties = None
+    if v5:
+        properties = Properties(PacketTypes.PUBLISH)
+        properties.ContentType = "application/cloudevents+json"
+        if options.get("expiry"):
+            properties.MessageExpiryInterval = int(options["expiry"])
+        if options.get("userproperties"):
+            properties.UserProperty = list(options["userproperties"].items())
+    timeout = settings.REGISTRY_DELIVERY_TIMEOUT
+    try:
+        client.connect(parts.hostname, port, keepalive=max(5, int(timeout) * 2))
+        client.loop_start()
+        info = client.publish(options["topicname"], body, qos=int(options.get("qos", 1)),
+                              retain=bool(options.get("retain", False)), properties=properties)
+        info.wait_for_publish(timeout=timeout)
+        if not info.is_published():
+            return Outcome(ok=False, error="the broker did not acknowledge the publish in time")
+        if info.rc != mqtt.MQTT_ERR_SUCCESS:
+            return Outcome(ok=False, error=f"publish failed: {mqtt.error_string(info.rc)}")
+        return Outcome(ok=True)
+    except (OSError, ValueError, RuntimeError) as exc:
+        return Outcome(ok=False, error=f"{type(exc).__name__}: {exc}")
+    finally:
+        client.loop_stop()
+        client.disconnect()
