@@ -37,7 +37,9 @@ def _emit(ctx: WriteContext, path: str, action: str, time) -> OutboxEvent:
     event = OutboxEvent.objects.create(type=_event_type(path, action), source=ctx.base_url or "/",
                                        subject=path, time=time)
     if on_commit_listeners:
-        transaction.on_commit(_announce)
+        # robust: a failing announcement (broker down) must not fail a change that has committed; the
+        # periodic sweep relays the outbox anyway
+        transaction.on_commit(_announce, robust=True)
     return event
 
 
