@@ -8,6 +8,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="openapi-docs"),
     path("", include("subscriptions.api.urls")),
+    path("", include("catalog.api.urls")),
     path("", include("sync.api.urls")),
     path("", include("registry.api.urls")),
 ]
