@@ -1,0 +1,104 @@
+"""Admin of endpoints: list by usage, protocol and deprecation; the governance action that deprecates."""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+
+from registry import services
+from registry.admin import GroupAdmin, action_form
+from registry.errors import Problem
+from registry.services import WriteContext
+
+from .models import Endpoint
+
+
+class ValueFilter(admin.SimpleListFilter):
+    field = ""
+
+    def lookups(self, request, model_admin):
+        values = model_admin.get_queryset(request).values_list(self.field, flat=True).distinct()
+        return sorted({(v, v) for v in values if isinstance(v, str)})
+
+    def queryset(self, request, queryset):
+        return queryset.filter(**{self.field: self.value()}) if self.value() else queryset
+
+
+class UsageFilter(ValueFilter):
+    title, parameter_name, field = "usage", "usage", "extensions__usage"
+
+
+class ProtocolFilter(ValueFilter):
+    title, parameter_name, field = "protocol", "protocol", "extensions__config__protocol"
+
+
+class DeprecatedFilter(admin.SimpleListFilter):
+    title, parameter_name = "deprecated", "deprecated"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "deprecated"), ("no", "not deprecated")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(extensions__has_key="deprecated")
+        if self.value() == "no":
+            return queryset.exclude(extensions__has_key="deprecated")
+        return queryset
+
+
+class DeprecateForm(forms.Form):
+    effective = forms.DateTimeField(required=False, help_text="when it enters the deprecated state (UTC); empty: now")
+    removal = forms.DateTimeField(required=False, help_text="when it may be removed (UTC)")
+    alternative = forms.URLField(required=False, help_text="an endpoint to use instead")
+    docs = forms.URLField(required=False, label="Docs URL")
+
+
+def _rfc3339(value):
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else None
+
+
+@admin.register(Endpoint)
+class EndpointAdmin(GroupAdmin):
+    group_plural = "endpoints"
+    list_display = ("gid", "name", "usage", "protocol", "deprecation", "epoch", "modified_on")
+    list_filter = (UsageFilter, ProtocolFilter, DeprecatedFilter)
+    actions = ["deprecate", "export_document"]
+
+    @admin.display(description="usage")
+    def usage(self, obj):
+        return obj.extensions.get("usage")
+
+    @admin.display(description="protocol")
+    def protocol(self, obj):
+        config = obj.extensions.get("config")
+        return config.get("protocol") if isinstance(config, dict) else None
+
+    @admin.display(description="deprecated")
+    def deprecation(self, obj):
+        deprecated = obj.extensions.get("deprecated")
+        if deprecated is None:
+            return ""
+        return f"removal {deprecated.get('removal')}" if deprecated.get("removal") else "yes"
+
+    @admin.action(description="Deprecate the selected endpoints")
+    def deprecate(self, request, queryset):
+        def apply(data):
+            ctx = WriteContext.from_request(request)
+            deprecated = {k: v for k, v in {"effective": _rfc3339(data["effective"]), "removal": _rfc3339(data["removal"]),
+                                            "alternative": data["alternative"] or None,
+                                            "docs": data["docs"] or None}.items() if v}
+            done = 0
+            for endpoint in queryset:
+                body = {k: getattr(endpoint, k) for k in ("name", "description", "docs") if getattr(endpoint, k)}
+                if endpoint.tags:
+                    body["tags"] = endpoint.tags
+                body.update({**endpoint.extensions, "deprecated": deprecated})
+                try:
+                    services.put_group(ctx, "endpoints", endpoint.gid, body)
+                    done += 1
+                except Problem as problem:
+                    self.message_user(request, f"{endpoint.gid}: {problem.detail}", messages.ERROR)
+            if done:
+                self.message_user(request, f"Deprecated {done} endpoint(s).", messages.SUCCESS)
+
+        return action_form(self, request, queryset, DeprecateForm, "deprecate", "Deprecate endpoints", apply,
+                           "Deprecate")

@@ -1,0 +1,178 @@
+"""The governance UI's engine part: a ModelAdmin base whose add/change pages are service forms (the same
+writes, validation, epochs and events as the API), and the group form shared by every group type."""
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+
+from . import services
+from .admin_forms import JSONField, ServiceForm
+from .documents.exports import export_document
+from .errors import Problem
+from .models import OutboxEvent
+from .services import WriteContext
+
+
+class GroupForm(ServiceForm):
+    gid = forms.CharField(label="Id", max_length=128)
+    name = forms.CharField(required=False)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}))
+    docs = forms.CharField(required=False, label="Docs URL")
+    tags = JSONField(help_text='a map of string to string, e.g. {"owner": "team-orders"}')
+    attributes = JSONField(label="Attributes", help_text="the group type's extension attributes, as JSON")
+    epoch = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    problem_field = "attributes"
+
+    def __init__(self, *args, group_plural: str, instance=None, **kwargs):
+        self.group_plural, self.instance = group_plural, instance
+        if instance is not None:
+            kwargs.setdefault("initial", {"gid": instance.gid, "name": instance.name, "description": instance.description,
+                                          "docs": instance.docs, "tags": instance.tags,
+                                          "attributes": instance.extensions, "epoch": instance.epoch})
+        super().__init__(*args, **kwargs)
+        if instance is not None:
+            self.fields["gid"].disabled = True
+
+    def perform(self, data):
+        body = {k: data[k] for k in ("name", "description", "docs") if data.get(k)}
+        if data.get("tags"):
+            body["tags"] = data["tags"]
+        body.update(data.get("attributes") or {})
+        if self.instance is None:
+            return services.create_group(self.context(), self.group_plural, {"id": data["gid"], **body})
+        group, _created = services.put_group(self.context(), self.group_plural, self.instance.gid, body,
+                                             epoch=data.get("epoch"))
+        return group
+
+
+class ServiceAdmin(admin.ModelAdmin):
+    """Add and change pages render a service form; deletes go through the services too."""
+
+    form_template = "admin/registry/service_form.html"
+
+    def get_service_form(self, request, obj):  # pragma: no cover - subclasses implement it
+        raise NotImplementedError
+
+    def sections(self, request, obj) -> list[dict]:
+        return []
+
+    def render_form(self, request, obj, title: str, form=None, sections=None, submit_label=None, intro=None,
+                    hidden_inputs=()):
+        readonly = obj is not None and not self.has_change_permission(request, obj)
+        context = {**self.admin_site.each_context(request), "title": title, "form": form, "opts": self.model._meta,
+                   "readonly": readonly, "sections": sections or [], "submit_label": submit_label, "intro": intro,
+                   "highlight_css": highlight_css(), "hidden_inputs": hidden_inputs}
+        return render(request, self.form_template, context)
+
+    def form_view(self, request, obj):
+        if obj is None and not self.has_add_permission(request):
+            return self.render_form(request, obj, "Permission denied", intro="You may not add entries here.")
+        form = self.get_service_form(request, obj)
+        if request.method == "POST" and (obj is None or self.has_change_permission(request, obj)):
+            if form.is_valid():
+                saved = form.result
+                self.message_user(request, f"Saved {saved}.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse(f"admin:{self.model._meta.app_label}_"
+                                                    f"{self.model._meta.model_name}_change", args=[saved.pk]))
+        title = f"Change {obj}" if obj is not None else f"Add {self.model._meta.verbose_name}"
+        return self.render_form(request, obj, title, form, self.sections(request, obj) if obj is not None else [])
+
+    def add_view(self, request, form_url="", extra_context=None):
+        return self.form_view(request, None)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        obj = self.get_object(request, object_id)
+        if obj is None or not self.has_view_or_change_permission(request, obj):
+            return self._get_obj_does_not_exist_redirect(request, self.model._meta, object_id)
+        return self.form_view(request, obj)
+
+
+class GroupAdmin(ServiceAdmin):
+    """Base of the group types' admins (schema groups, definition groups, endpoints)."""
+
+    group_plural = ""
+    list_display = ("gid", "name", "description", "epoch", "modified_by", "modified_on")
+    search_fields = ("gid", "name", "description")
+    list_filter = ("modified_on",)
+    ordering = ("gid",)
+    actions = ["export_document"]
+
+    def get_service_form(self, request, obj):
+        return GroupForm(request.POST or None, request=request, group_plural=self.group_plural, instance=obj)
+
+    def delete_model(self, request, obj):
+        services.delete_group(WriteContext.from_request(request), self.group_plural, obj.gid)
+
+    def delete_queryset(self, request, queryset):
+        items = [{"id": g.gid} for g in queryset]
+        services.delete_groups(WriteContext.from_request(request), self.group_plural, items)
+
+    @admin.action(description="Export the selected groups as a registry document")
+    def export_document(self, request, queryset):
+        document = export_document(self.group_plural)
+        wanted = {g.gid for g in queryset}
+        document[self.group_plural] = {k: v for k, v in document[self.group_plural].items() if k in wanted}
+        response = HttpResponse(json.dumps(document, indent=2, ensure_ascii=False),
+                                content_type="application/cloudevents-registry+json")
+        response["Content-Disposition"] = f'attachment; filename="{self.group_plural}.cereg"'
+        return response
+
+
+def highlight_css() -> str:
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(style="default").get_style_defs(".registry-doc")
+
+
+def highlighted(content: bytes, media_type: str | None, format_name: str | None = None) -> str:
+    """A document as syntax-highlighted HTML (JSON pretty-printed)."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import JsonLexer, TextLexer, XmlLexer, get_lexer_by_name
+
+    text = content.decode("utf-8", errors="replace")
+    fmt = (format_name or "").lower()
+    lexer = TextLexer()
+    try:
+        text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+        lexer = JsonLexer()
+    except ValueError:
+        if "xml" in (media_type or "") or fmt.startswith(("xsd", "xmlschema")):
+            lexer = XmlLexer()
+        elif fmt.startswith(("proto", "protobuf")):
+            lexer = get_lexer_by_name("protobuf")
+    return f"<div class='registry-doc'>{highlight(text, lexer, HtmlFormatter(nowrap=False))}</div>"
+
+
+@admin.register(OutboxEvent)
+class OutboxEventAdmin(admin.ModelAdmin):
+    """Recent changes: the change events written by every write, and whether they were relayed."""
+
+    list_display = ("time", "type", "subject", "relayed_at")
+    list_filter = ("type",)
+    search_fields = ("subject",)
+    readonly_fields = ("id", "type", "source", "subject", "time", "created_at", "relayed_at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+def action_form(admin_obj, request, queryset, form_class, action: str, title: str, apply, submit_label: str):
+    """An admin action with an intermediate form: shown first, applied when submitted."""
+    form = form_class(request.POST if "apply" in request.POST else None)
+    if form.is_valid():
+        return apply(form.cleaned_data)
+    hidden = [("action", action), ("apply", "1")] + [("_selected_action", obj.pk) for obj in queryset]
+    return admin_obj.render_form(request, None, title, form, hidden_inputs=hidden, submit_label=submit_label,
+                                 intro=", ".join(str(o) for o in queryset))
+
+
+__all__ = ["GroupAdmin", "GroupForm", "Problem", "ServiceAdmin", "action_form", "highlighted"]

@@ -1,0 +1,90 @@
+"""Admin forms that write through the registry's services: validation errors land next to the field they
+name, an epoch conflict (someone saved meanwhile) is a clear message and the user's edit stays on screen."""
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.db import transaction
+
+from .errors import Problem
+from .services import WriteContext
+
+
+class JSONField(forms.CharField):
+    """A formatted JSON editor: pretty-printed on display, parsed and checked on save."""
+
+    widget = forms.Textarea(attrs={"rows": 12, "cols": 100, "class": "vLargeTextField json-editor",
+                                   "spellcheck": "false", "style": "font-family: monospace"})
+
+    def __init__(self, *args, kind=dict, **kwargs):
+        self.kind = kind
+        kwargs.setdefault("required", False)
+        super().__init__(*args, **kwargs)
+
+    def prepare_value(self, value):
+        if isinstance(value, dict | list):
+            return json.dumps(value, indent=2, ensure_ascii=False)
+        return value
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return self.kind()
+        if isinstance(value, dict | list):
+            return value
+        try:
+            parsed = json.loads(value)
+        except ValueError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}")
+        if not isinstance(parsed, self.kind):
+            raise forms.ValidationError(f"must be a JSON {'object' if self.kind is dict else 'array'}")
+        return parsed
+
+
+FIELD_OF = {"id": "gid", "name": "name", "description": "description", "tags": "tags", "docs": "docs",
+            "version": "vid", "format": "format", "compatibility": "compatibility"}
+
+
+def attach_problem(form: forms.Form, problem: Problem, fallback: str | None = None) -> None:
+    """Put each error next to the field its attribute path names (else on the form)."""
+    if problem.kind == "epoch-mismatch":
+        form.add_error(None, f"Someone else saved this meanwhile ({problem.detail}). Your edit is still below: "
+                             "reload the page in another tab to see their change, then save again.")
+        return
+    messages = problem.errors or [problem.detail]
+    for message in messages:
+        text = message if isinstance(message, str) else f"{message.get('path')}: {message.get('change', '')} " \
+                                                         f"{message.get('reason', '')}"
+        head = text.split(": ", 1)[-1] if text.startswith("/") else text
+        attribute = head.split(" ", 1)[0].split(".", 1)[0].rstrip(":")
+        field = FIELD_OF.get(attribute)
+        if field not in form.fields:
+            field = fallback if fallback in form.fields else None
+        form.add_error(field, text)
+
+
+class ServiceForm(forms.Form):
+    """A form whose clean() performs the write through a service, in a savepoint, so that a refused write
+    becomes form errors and nothing is written."""
+
+    def __init__(self, *args, request=None, **kwargs):
+        self.request = request
+        self.result = None
+        super().__init__(*args, **kwargs)
+
+    def context(self) -> WriteContext:
+        return WriteContext.from_request(self.request)
+
+    def perform(self, data: dict):  # pragma: no cover - subclasses implement it
+        raise NotImplementedError
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            with transaction.atomic():
+                self.result = self.perform(data)
+        except Problem as problem:
+            attach_problem(self, problem, fallback=getattr(self, "problem_field", None))
+        return data

@@ -1,0 +1,140 @@
+"""The governance UI through Django's test client: every screen renders, writes go through the services
+(validation next to the field, epoch conflicts, events), governance actions and roles."""
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group as Role
+from django.urls import reverse
+
+from catalog.models import Schema, SchemaGroup
+from registry.models import Group, OutboxEvent, Version
+
+pytestmark = pytest.mark.django_db
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
+V1 = {"type": "object", "properties": {"id": {"type": "string"}}}
+
+
+@pytest.fixture
+def editor(client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
+    return client
+
+
+def make_schema(editor):
+    editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "orders", "tags": "{}", "attributes": "{}"})
+    group = Group.objects.get(gid="orders")
+    response = editor.post(reverse("admin:catalog_schema_add"), {
+        "group": group.pk, "rid": "Placed", "format": "JsonSchema/draft-07", "media_type": "application/json",
+        "document": json.dumps(V1)})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    return Schema.objects.get(rid="Placed")
+
+
+def test_every_list_renders(editor):
+    editor.post("/", (CORPUS / "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
+    for name in ("catalog_schemagroup", "catalog_schema", "catalog_schemaversion", "catalog_definitiongroup",
+                 "catalog_definition", "endpoints_endpoint", "subscriptions_subscription", "subscriptions_delivery",
+                 "registry_outboxevent", "pipeline_importrun", "sync_syncsource"):
+        response = editor.get(reverse(f"admin:{name}_changelist"))
+        assert response.status_code == 200, name
+    index = editor.get(reverse("admin:index")).content.decode()
+    assert "registry-dashboard" in index and "Recent changes" in index and "Failing subscriptions" in index
+    assert editor.get(reverse("admin:endpoints_endpoint_changelist") + "?protocol=HTTP").status_code == 200
+    assert editor.get(reverse("admin:catalog_schema_changelist") + "?q=Order").status_code == 200
+
+
+def test_group_form_writes_through_services_and_shows_errors(editor):
+    response = editor.post(reverse("admin:catalog_definitiongroup_add"), {"gid": "d", "tags": "{}", "attributes": "{}"})
+    assert response.status_code == 200 and "format is required" in response.content.decode()
+    assert not Group.objects.filter(gid="d").exists()
+    response = editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "bad id", "tags": "{}", "attributes": "{}"})
+    assert "not allowed in an id" in response.content.decode()
+    response = editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "g", "tags": "[1", "attributes": "{}"})
+    assert "not valid JSON" in response.content.decode()
+    editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "g", "tags": '{"owner": "a"}', "attributes": "{}"})
+    group = SchemaGroup.objects.get(gid="g")
+    assert OutboxEvent.objects.filter(subject="/schemaGroups/g").count() == 1
+    url = reverse("admin:catalog_schemagroup_change", args=[group.pk])
+    stale = {"gid": "g", "description": "mine", "tags": "{}", "attributes": "{}", "epoch": 1}
+    editor.post(url, {**stale, "description": "theirs"})
+    response = editor.post(url, stale)
+    assert "Someone else saved this meanwhile" in response.content.decode()
+    assert "mine" in response.content.decode()  # the edit is still on screen
+    group.refresh_from_db()
+    assert group.description == "theirs" and group.epoch == 2
+
+
+def test_versions_compare_and_incompatible_version(editor):
+    schema = make_schema(editor)
+    new_version = reverse("admin:catalog_schema_newversion", args=[schema.pk])
+    v2 = {"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}
+    assert editor.post(new_version, {"media_type": "application/json", "document": json.dumps(v2)}).status_code == 302
+    bad = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+    response = editor.post(new_version, {"media_type": "application/json", "document": json.dumps(bad)})
+    page = response.content.decode()
+    assert response.status_code == 200 and "properties.id" in page and "type narrowed" in page
+    assert Version.objects.filter(resource=schema).count() == 2
+    change = editor.get(reverse("admin:catalog_schema_change", args=[schema.pk])).content.decode()
+    assert "History" in change and "registry-doc" in change and "compare-form" in change
+    compare = editor.get(reverse("admin:catalog_schema_compare", args=[schema.pk]) + "?a=1&b=2").content.decode()
+    assert "diff_add" in compare and "compatible" in compare
+    version = Version.objects.get(resource=schema, vid="1")
+    page = editor.get(reverse("admin:catalog_schemaversion_change", args=[version.pk])).content.decode()
+    assert "Create a new version from this one" in page
+
+
+def test_set_compatibility_is_recorded(editor):
+    schema = make_schema(editor)
+    changelist = reverse("admin:catalog_schema_changelist")
+    response = editor.post(changelist, {"action": "set_compatibility", "_selected_action": [schema.pk]})
+    assert response.status_code == 200 and "Set compatibility" in response.content.decode()
+    editor.post(changelist, {"action": "set_compatibility", "_selected_action": [schema.pk], "apply": "1",
+                             "compatibility": "none"})
+    latest = Schema.objects.get(pk=schema.pk).latest
+    assert latest.extensions["compatibility"] == "none" and latest.modified_by == "gov"
+    assert OutboxEvent.objects.filter(subject="/schemaGroups/orders/schemas/Placed").count() == 2
+
+
+def test_deprecate_endpoint(editor):
+    editor.post("/", (CORPUS / "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
+    endpoint = Group.objects.filter(group_type="endpoints").first()
+    changelist = reverse("admin:endpoints_endpoint_changelist")
+    editor.post(changelist, {"action": "deprecate", "_selected_action": [endpoint.pk], "apply": "1",
+                             "effective": "2030-01-01 00:00:00", "removal": "2031-01-01 00:00:00",
+                             "alternative": "https://example.com/endpoints/new"})
+    endpoint.refresh_from_db()
+    assert endpoint.extensions["deprecated"] == {"effective": "2030-01-01T00:00:00Z", "removal": "2031-01-01T00:00:00Z",
+                                                 "alternative": "https://example.com/endpoints/new"}
+    assert endpoint.epoch == 2
+    assert editor.get(changelist + "?deprecated=yes").context["cl"].result_count == 1
+
+
+def test_import_and_export(editor):
+    with (CORPUS / "lightbulb-avro.cereg").open("rb") as upload:
+        page = editor.post(reverse("registry-admin-import"), {"document": upload}).content.decode()
+    assert "import-report" in page and "created" in page
+    assert SchemaGroup.objects.filter(gid="Fabrikam.Lumen").exists()
+    with (CORPUS.parent / "invalid" / "contoso-crm.cereg").open("rb") as upload:
+        page = editor.post(reverse("registry-admin-import"), {"document": upload}).content.decode()
+    assert "Nothing was imported" in page and "schemaformat" in page
+    export = editor.get(reverse("registry-admin-export"))
+    assert json.loads(export.content)["schemaGroups"]["Fabrikam.Lumen"]
+
+
+def test_viewer_can_browse_not_edit(client, django_user_model):
+    viewer = django_user_model.objects.create_user("viewer", "v@example.com", "pw", is_staff=True)
+    viewer.groups.add(Role.objects.get(name="Registry viewers"))
+    client.force_login(viewer)
+    SchemaGroup.objects.create(group_type="schemaGroups", gid="ro", created_on="2026-01-01T00:00:00Z",
+                               modified_on="2026-01-01T00:00:00Z")
+    group = SchemaGroup.objects.get(gid="ro")
+    assert client.get(reverse("admin:catalog_schemagroup_changelist")).status_code == 200
+    page = client.get(reverse("admin:catalog_schemagroup_change", args=[group.pk])).content.decode()
+    assert 'name="_save"' not in page and "readonly" in page
+    client.post(reverse("admin:catalog_schemagroup_change", args=[group.pk]),
+                {"gid": "ro", "description": "hacked", "tags": "{}", "attributes": "{}"})
+    group.refresh_from_db()
+    assert group.description is None
+    assert client.get(reverse("admin:catalog_schemagroup_add")).status_code in (200, 403)
+    assert client.get(reverse("registry-admin-import")).status_code == 403
