@@ -118,11 +118,11 @@ class ResourceAdmin(ServiceAdmin):
     def version_count(self, obj):
         return obj.version_count
 
-    def get_service_form(self, request, obj):
+    def get_service_form(self, request, obj, data):
         if obj is None:
-            return ResourceCreateForm(request.POST or None, request=request, group_plural=self.group_plural,
+            return ResourceCreateForm(data, request=request, group_plural=self.group_plural,
                                       resource_plural=self.resource_plural)
-        return MetadataForm(request.POST or None, request=request, resource=obj,
+        return MetadataForm(data, request=request, resource=obj,
                             with_compatibility=self.resource_plural == "schemas")
 
     def url(self, name, *args):
@@ -184,7 +184,7 @@ class SchemaAdmin(ResourceAdmin):
     def version_url(self, version):
         return reverse("admin:catalog_schemaversion_change", args=[version.pk])
 
-    @admin.action(description="Set the compatibility level of the selected schemas")
+    @admin.action(description="Set the compatibility level of the selected schemas", permissions=["change"])
     def set_compatibility(self, request, queryset):
         def apply(data):
             ctx = WriteContext.from_request(request)
@@ -237,8 +237,8 @@ class SchemaVersionAdmin(ServiceAdmin):
     def has_add_permission(self, request):
         return False
 
-    def get_service_form(self, request, obj):
-        return VersionDocumentForm(request.POST or None, request=request, version=obj)
+    def get_service_form(self, request, obj, data):
+        return VersionDocumentForm(data, request=request, version=obj)
 
     def sections(self, request, obj):
         fmt = self.version_format(obj)

@@ -16,7 +16,7 @@ from registry.models import Group, Version
 from registry.services import VersionInput
 from registry.services.resources import version_attributes
 
-from .validators.compatibility import LEVELS, reader_incompatibilities
+from .validators.compatibility import LEVELS, check_compatibility
 
 
 class ResourceCreateForm(ServiceForm):
@@ -126,9 +126,10 @@ def compare_sections(resource, a: Version, b: Version) -> list[dict]:
                                                       f"version {b.vid}", context=False)
     fmt = b.extensions.get("format") or a.extensions.get("format") or resource.extensions.get("format")
     verdicts = []
-    for label, reader, writer in ((f"backward (version {b.vid} reads data written with {a.vid})", b, a),
-                                  (f"forward (version {a.vid} reads data written with {b.vid})", a, b)):
-        issues = reader_incompatibilities(fmt, bytes(reader.content or b""), bytes(writer.content or b""))
+    old, new = bytes(a.content or b""), bytes(b.content or b"")
+    for level, label in (("backward", f"backward (version {b.vid} reads data written with {a.vid})"),
+                         ("forward", f"forward (version {a.vid} reads data written with {b.vid})")):
+        issues = check_compatibility(fmt, level, [old], new)
         if issues:
             items = "".join(format_html("<li>{}: {} ({})</li>", i.path, i.change, i.reason) for i in issues)
             verdicts.append(f"<p><span class='verdict-bad'>incompatible</span> {escape(label)}</p><ul>{items}</ul>")

@@ -48,8 +48,8 @@ class DeprecatedFilter(admin.SimpleListFilter):
 class DeprecateForm(forms.Form):
     effective = forms.DateTimeField(required=False, help_text="when it enters the deprecated state (UTC); empty: now")
     removal = forms.DateTimeField(required=False, help_text="when it may be removed (UTC)")
-    alternative = forms.URLField(required=False, help_text="an endpoint to use instead")
-    docs = forms.URLField(required=False, label="Docs URL")
+    alternative = forms.URLField(required=False, help_text="an endpoint to use instead", assume_scheme="https")
+    docs = forms.URLField(required=False, label="Docs URL", assume_scheme="https")
 
 
 def _rfc3339(value):
@@ -79,7 +79,7 @@ class EndpointAdmin(GroupAdmin):
             return ""
         return f"removal {deprecated.get('removal')}" if deprecated.get("removal") else "yes"
 
-    @admin.action(description="Deprecate the selected endpoints")
+    @admin.action(description="Deprecate the selected endpoints", permissions=["change"])
     def deprecate(self, request, queryset):
         def apply(data):
             ctx = WriteContext.from_request(request)

@@ -55,25 +55,28 @@ class ServiceAdmin(admin.ModelAdmin):
 
     form_template = "admin/registry/service_form.html"
 
-    def get_service_form(self, request, obj):  # pragma: no cover - subclasses implement it
+    def get_service_form(self, request, obj, data):  # pragma: no cover - subclasses implement it
         raise NotImplementedError
 
     def sections(self, request, obj) -> list[dict]:
         return []
 
     def render_form(self, request, obj, title: str, form=None, sections=None, submit_label=None, intro=None,
-                    hidden_inputs=()):
+                    hidden_inputs=(), submit_name="_save"):
         readonly = obj is not None and not self.has_change_permission(request, obj)
         context = {**self.admin_site.each_context(request), "title": title, "form": form, "opts": self.model._meta,
                    "readonly": readonly, "sections": sections or [], "submit_label": submit_label, "intro": intro,
-                   "highlight_css": highlight_css(), "hidden_inputs": hidden_inputs}
+                   "highlight_css": highlight_css(), "hidden_inputs": hidden_inputs, "submit_name": submit_name}
         return render(request, self.form_template, context)
 
     def form_view(self, request, obj):
         if obj is None and not self.has_add_permission(request):
             return self.render_form(request, obj, "Permission denied", intro="You may not add entries here.")
-        form = self.get_service_form(request, obj)
-        if request.method == "POST" and (obj is None or self.has_change_permission(request, obj)):
+        may_write = obj is None or self.has_change_permission(request, obj)
+        # the form writes when validated, so it is bound to the POST only for users who may write
+        data = request.POST if request.method == "POST" and may_write else None
+        form = self.get_service_form(request, obj, data)
+        if data is not None:
             if form.is_valid():
                 saved = form.result
                 self.message_user(request, f"Saved {saved}.", messages.SUCCESS)
@@ -102,8 +105,8 @@ class GroupAdmin(ServiceAdmin):
     ordering = ("gid",)
     actions = ["export_document"]
 
-    def get_service_form(self, request, obj):
-        return GroupForm(request.POST or None, request=request, group_plural=self.group_plural, instance=obj)
+    def get_service_form(self, request, obj, data):
+        return GroupForm(data, request=request, group_plural=self.group_plural, instance=obj)
 
     def delete_model(self, request, obj):
         services.delete_group(WriteContext.from_request(request), self.group_plural, obj.gid)
@@ -170,9 +173,10 @@ def action_form(admin_obj, request, queryset, form_class, action: str, title: st
     form = form_class(request.POST if "apply" in request.POST else None)
     if form.is_valid():
         return apply(form.cleaned_data)
-    hidden = [("action", action), ("apply", "1")] + [("_selected_action", obj.pk) for obj in queryset]
+    hidden = [("action", action)] + [("_selected_action", obj.pk) for obj in queryset]
+    # the submit is named "apply", not "_save", which the changelist takes for a list_editable save
     return admin_obj.render_form(request, None, title, form, hidden_inputs=hidden, submit_label=submit_label,
-                                 intro=", ".join(str(o) for o in queryset))
+                                 intro=", ".join(str(o) for o in queryset), submit_name="apply")
 
 
 __all__ = ["GroupAdmin", "GroupForm", "Problem", "ServiceAdmin", "action_form", "highlighted"]

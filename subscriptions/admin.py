@@ -23,13 +23,13 @@ class SubscriptionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # created through the Subscriptions API, which validates and runs the handshake
 
-    @admin.action(description="Disable the selected subscriptions")
+    @admin.action(description="Disable the selected subscriptions", permissions=["change"])
     def disable(self, request, queryset):
         for subscription in queryset:
             services.set_status(subscription, Subscription.Status.DISABLED, f"disabled by {request.user}")
         self.message_user(request, f"Disabled {queryset.count()} subscription(s).")
 
-    @admin.action(description="Enable the selected subscriptions")
+    @admin.action(description="Enable the selected subscriptions", permissions=["change"])
     def enable(self, request, queryset):
         for subscription in queryset:
             services.set_status(subscription, Subscription.Status.ACTIVE, "")
@@ -66,7 +66,7 @@ class DeliveryAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.action(description="Redeliver the selected dead letters")
+    @admin.action(description="Redeliver the selected dead letters", permissions=["change"])
     def redeliver(self, request, queryset):
         count = services.redeliver(queryset.values_list("pk", flat=True))
         self.message_user(request, f"Queued {count} dead letter(s) for delivery again.", messages.SUCCESS)

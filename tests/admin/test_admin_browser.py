@@ -1,0 +1,95 @@
+"""The governance UI in a real browser (Playwright + Chromium): log in, curate schemas, see an incompatible
+version refused with its reasons, compare versions, deprecate an endpoint, import a document, and a viewer
+who cannot edit. Screenshots of the main screens go to test-artifacts/screenshots/."""
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group as Role
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def login(page, base, username, password):
+    page.goto(f"{base}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#registry-dashboard")
+
+
+def test_governance_journey(page, shot, live_server, django_user_model):
+    django_user_model.objects.create_superuser("gov", "g@example.com", "pw")
+    base = live_server.url
+    login(page, base, "gov", "pw")
+    shot(page, "dashboard")
+
+    page.goto(f"{base}/admin/catalog/schemagroup/add/")
+    page.fill("#id_gid", "com.example.orders")
+    page.fill("#id_description", "Order events")
+    page.fill("#id_tags", '{"owner": "team-orders"}')
+    page.click("input[name=_save]")
+    page.wait_for_selector("text=Saved")
+
+    page.goto(f"{base}/admin/catalog/schema/add/")
+    page.select_option("#id_group", label="/schemaGroups/com.example.orders")
+    page.fill("#id_rid", "OrderPlaced")
+    page.fill("#id_format", "JsonSchema/draft-07")
+    page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "string"}}}))
+    page.click("input[name=_save]")
+    page.wait_for_selector("text=History")
+
+    page.click("text=Create a new version")
+    page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "string"},
+                                                                           "note": {"type": "string"}}}))
+    page.click("input[name=_save]")
+    page.wait_for_selector("text=Created version 2")
+    shot(page, "schema")
+
+    page.click("text=Create a new version")
+    page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "integer"}},
+                                          "required": ["id", "total"]}))
+    page.click("input[name=_save]")
+    errors = page.inner_text(".errorlist")
+    assert "properties.id" in errors and "became required" in errors
+    shot(page, "incompatible-version")
+
+    page.goto(page.url.replace("new-version/", "change/"))
+    page.click("#compare-form input[type=submit]")
+    page.wait_for_selector("table.diff")
+    assert "compatible" in page.inner_text("#content-main")
+    shot(page, "compare")
+
+    page.goto(f"{base}/admin/registry/import/")
+    page.set_input_files("#id_document", str(CORPUS / "contoso-erp-jsons07.cereg"))
+    page.click("input[type=submit][value=Import]")
+    page.wait_for_selector("#import-report")
+    assert "created" in page.inner_text("#import-report")
+    shot(page, "import-report")
+
+    page.goto(f"{base}/admin/endpoints/endpoint/")
+    page.check("input[name=_selected_action] >> nth=0")
+    page.select_option("select[name=action]", "deprecate")
+    page.click("button[name=index]")
+    page.fill("#id_removal", "2031-01-01 00:00:00")
+    page.fill("#id_alternative", "https://example.com/endpoints/next")
+    page.click("input[name=apply]")
+    page.wait_for_selector("text=Deprecated 1 endpoint")
+    assert "removal 2031-01-01" in page.inner_text("#result_list")
+    shot(page, "endpoints")
+
+
+def test_viewer_cannot_edit(page, live_server, django_user_model):
+    from registry.services import WriteContext, create_group
+
+    create_group(WriteContext(user="seed"), "schemaGroups", {"id": "readonly.group"})
+    viewer = django_user_model.objects.create_user("viewer", "v@example.com", "pw", is_staff=True)
+    viewer.groups.add(Role.objects.get(name="Registry viewers"))
+    login(page, live_server.url, "viewer", "pw")
+    page.goto(f"{live_server.url}/admin/catalog/schemagroup/")
+    page.click("text=readonly.group")
+    assert page.locator("input[name=_save]").count() == 0
+    assert page.locator(".readonly").count() > 0
+    page.goto(f"{live_server.url}/admin/catalog/schemagroup/add/")
+    assert page.locator("input[name=_save]").count() == 0
