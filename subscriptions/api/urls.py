@@ -1,9 +1,10 @@
 """Routes of the Subscriptions API."""
 from django.urls import path
 
-from .views import SubscriptionCollectionView, SubscriptionView
+from .views import RedeliverView, SubscriptionCollectionView, SubscriptionView
 
 urlpatterns = [
     path("subscriptions", SubscriptionCollectionView.as_view(), name="subscriptions-list"),
     path("subscriptions/<str:sid>", SubscriptionView.as_view(), name="subscriptions-detail"),
+    path("subscriptions/<str:sid>/redeliver", RedeliverView.as_view(), name="subscriptions-redeliver"),
 ]

@@ -110,3 +110,17 @@ class SubscriptionView(RegistryView):
     @extend_schema(exclude=True)
     def options(self, request, *args, **kwargs):
         return super().options(request, *args, **kwargs)
+
+
+class RedeliverView(RegistryView):
+    """`POST /subscriptions/{id}/redeliver`: put the subscription's dead letters back in the queue."""
+
+    write_permissions = {"POST": "subscriptions.change_subscription"}
+
+    @extend_schema(summary="Redeliver a subscription's dead letters", tags=["subscriptions"], request=None,
+                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "how many"), **ERRORS})
+    def post(self, request, sid):
+        check_flags(request, set())
+        subscription = selectors.get_subscription(sid)
+        dead = subscription.deliveries.filter(status="dead").values_list("pk", flat=True)
+        return json_response({"redelivered": services.redeliver(list(dead))})

@@ -138,3 +138,23 @@ def test_hostile_bodies_are_4xx_and_write_nothing(writer):
     assert time.monotonic() - started < 30
     assert OutboxEvent.objects.count() == before
     assert writer.get("/schemaGroups/g").json()["schemasCount"] == 0
+
+
+def test_createsuperuser_noinput_and_drf_create_token(monkeypatch, capsys):
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    monkeypatch.setenv("DJANGO_SUPERUSER_USERNAME", "ops")
+    monkeypatch.setenv("DJANGO_SUPERUSER_EMAIL", "ops@example.com")
+    monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", "a-long-password-1")
+    call_command("createsuperuser", interactive=False)
+    assert get_user_model().objects.get(username="ops").is_superuser
+    call_command("drf_create_token", "ops")
+    out = capsys.readouterr().out
+    token = out.split("Generated token ", 1)[1].split()[0]
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    response = client.post("/schemaGroups", {"id": "by-token"}, format="json")
+    assert response.json().get("createdBy") == "ops", (out, response.content)

@@ -100,9 +100,11 @@ def test_max_attempts_dead_letter_then_redeliver(editor_client, private_sinks, s
     attempts.attempt(delivery.pk)
     delivery.refresh_from_db()
     assert delivery.status == "dead" and delivery.attempts == 2
-    assert services.redeliver([delivery.pk]) == 1
+    response = editor_client.post(f"/subscriptions/{subscription.pk}/redeliver")
+    assert response.status_code == 200 and response.json() == {"redelivered": 1}
     delivery.refresh_from_db()
     assert delivery.status == "delivered"
+    assert services.redeliver([delivery.pk]) == 0  # only dead letters are redelivered
 
 
 def test_rolled_back_change_delivers_nothing(editor_client, private_sinks, sink):
