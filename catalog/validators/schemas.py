@@ -1,22 +1,45 @@
-"""Schema documents per format: JSON Schema is meta-validated (draft-07, 2019-09, 2020-12), Avro parsed
-with fastavro, Protobuf 2/3 parsed with proto-schema-parser, XSD 1.0/1.1 parsed with xmlschema (no network,
-entities defused). Unknown formats are stored unvalidated. Errors start with `schema`.
+"""Schema documents per format (CONTRACT section 5): a schema version's document must be a valid schema.
+
+- JSON Schema (draft-07, 2019-09, 2020-12; older drafts too): UTF-8 JSON, meta-validated against the draft
+  named by the format version, else by `$schema`, else draft-07.
+- Avro: the JSON form (`.avsc`; a top-level array is a union), parsed with `fastavro.parse_schema`.
+- Protobuf 2 and 3: parsed with proto-schema-parser; syntax errors are reported with line and column.
+- XSD 1.0 / 1.1 (1.1 when the version is not given): parsed with xmlschema, with no file or network access
+  (`allow="none"`: imports and includes are not fetched) and entities defused (`defuse="always"`).
+- Any other format (family None): stored unvalidated, no errors.
+
+Bounds: documents over `max_bytes` are refused before parsing. The project's limit is the setting
+`REGISTRY_MAX_SCHEMA_BYTES`, which the caller (catalog.hooks) passes; the default here, used where no Django
+settings exist (Spark executors), is the setting's default, 4 MiB. JSON is checked for nesting deeper than
+256 levels without recursion before any library sees it; XML depth is capped by xmlschema (1000). Every
+library exception, RecursionError and MemoryError included, becomes an error string starting with `schema`.
 """
 from __future__ import annotations
 
-from .format_names import schema_format_family
-from .json_limits import parse_json_limited
+import warnings
 
-DEFAULT_MAX_BYTES = 4 * 1024 * 1024  # REGISTRY_MAX_SCHEMA_BYTES overrides it through the catalog hook
+from .format_names import schema_format_family
+from .json_limits import MAX_DEPTH, parse_json_limited
+
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024  # = REGISTRY_MAX_SCHEMA_BYTES's default; callers pass the setting
 DRAFTS = {
     "draft-04": "http://json-schema.org/draft-04/schema#",
     "draft-06": "http://json-schema.org/draft-06/schema#",
     "draft-07": "http://json-schema.org/draft-07/schema#",
     "draft/2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "draft-2019-09": "https://json-schema.org/draft/2019-09/schema",
     "2019-09": "https://json-schema.org/draft/2019-09/schema",
     "draft/2020-12": "https://json-schema.org/draft/2020-12/schema",
+    "draft-2020-12": "https://json-schema.org/draft/2020-12/schema",
     "2020-12": "https://json-schema.org/draft/2020-12/schema",
 }
+DRAFT_NAMES = {"Draft4Validator": "draft-04", "Draft6Validator": "draft-06", "Draft7Validator": "draft-07",
+               "Draft201909Validator": "2019-09", "Draft202012Validator": "2020-12"}
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:500] if text else type(exc).__name__
 
 
 def _json_schema(version: str | None, content: bytes) -> list[str]:
@@ -33,13 +56,16 @@ def _json_schema(version: str | None, content: bytes) -> list[str]:
     if uri is None and isinstance(schema, dict) and isinstance(schema.get("$schema"), str):
         uri = schema["$schema"]
     cls = validator_for({"$schema": uri} if uri else {}, default=jsonschema.Draft7Validator)
+    draft = DRAFT_NAMES.get(cls.__name__, cls.__name__)
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
         where = ".".join(str(p) for p in exc.absolute_path) or "(root)"
-        return [f"schema: not a valid JSON Schema ({cls.__name__}): {exc.message} (at {where})"]
-    except RecursionError:
-        return ["schema is nested too deeply"]
+        return [f"schema: not valid JSON Schema {draft}: {exc.message[:500]} (at {where})"]
+    except (RecursionError, MemoryError):
+        return [f"schema: too complex to meta-validate as JSON Schema {draft}"]
+    except Exception as exc:  # a broken metaschema reference, an odd regex ...
+        return [f"schema: not valid JSON Schema {draft}: {_first_line(exc)}"]
     return []
 
 
@@ -48,13 +74,15 @@ def _avro(content: bytes) -> list[str]:
 
     try:
         schema = parse_json_limited(content)
-    except ValueError:
-        # Avro IDL is not supported; a schema must be the JSON form
-        return ["schema: an Avro schema must be JSON (the .avsc form)"]
+    except ValueError as exc:
+        # Avro IDL is not supported: a schema must be the JSON form
+        return [f"schema: an Avro schema must be JSON (the .avsc form), and this {exc}"]
     try:
-        fastavro.parse_schema(schema)
+        fastavro.parse_schema(schema, _write_hint=False)
+    except (RecursionError, MemoryError):
+        return ["schema: the Avro schema is nested too deeply"]
     except Exception as exc:  # fastavro raises several types for an invalid schema
-        return [f"schema: not a valid Avro schema: {exc}"]
+        return [f"schema: not a valid Avro schema: {type(exc).__name__}: {_first_line(exc)}"]
     return []
 
 
@@ -78,7 +106,7 @@ class _SyntaxErrors:
 
 
 def parse_proto(text: str):
-    """The proto-schema-parser AST; ValueError listing syntax errors."""
+    """The proto-schema-parser AST of `text`; ValueError listing the syntax errors (with line:column)."""
     from proto_schema_parser.parser import Parser
 
     listener = _SyntaxErrors()
@@ -89,8 +117,11 @@ def parse_proto(text: str):
 
     try:
         tree = Parser(setup_lexer=quiet, setup_parser=quiet).parse(text)
+    except (RecursionError, MemoryError):
+        listener.errors.append("nested too deeply")
+        tree = None
     except Exception as exc:  # the AST builder fails on what the parser recovered from
-        listener.errors.append(str(exc) or type(exc).__name__)
+        listener.errors.append(_first_line(exc))
         tree = None
     if listener.errors:
         raise ValueError("; ".join(listener.errors[:5]))
@@ -117,16 +148,24 @@ def _xsd(version: str | None, content: bytes) -> list[str]:
 
     cls = xmlschema.XMLSchema10 if (version or "").startswith("1.0") else xmlschema.XMLSchema11
     try:
-        cls(content, allow="none", defuse="always", build=True)  # no file or network access, no entities
-    except Exception as exc:  # XMLSchemaParseError, ParseError, defused entity errors ...
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return [f"schema: not a valid XML Schema {cls.XSD_VERSION}: {message}"]
+        with warnings.catch_warnings():  # an import that is not fetched is a warning, not an error
+            warnings.simplefilter("ignore")
+            # allow="none": no file or network access; defuse="always": no DTD entities (billion laughs)
+            cls(content, allow="none", defuse="always", build=True)
+    except (RecursionError, MemoryError):
+        return [f"schema: too complex to parse as XML Schema {cls.XSD_VERSION}"]
+    except Exception as exc:  # XMLSchemaParseError, ParseError, defused entity errors, depth limits ...
+        return [f"schema: not a valid XML Schema {cls.XSD_VERSION}: {_first_line(exc)}"]
     return []
 
 
-def validate_schema(format_name: str | None, content: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[str]:
-    """Every error of a schema document of the given format; [] for unknown formats."""
-    family, version = schema_format_family(format_name)
+def validate_schema(format: str | None, content: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[str]:  # noqa: A002
+    """Every error of a schema document of the given format ([] when valid, and for unknown formats).
+
+    `max_bytes` bounds the document (callers pass `REGISTRY_MAX_SCHEMA_BYTES`); JSON deeper than 256 levels
+    is refused before parsing.
+    """
+    family, version = schema_format_family(format)
     if family is None:
         return []
     if len(content) > max_bytes:
@@ -138,3 +177,6 @@ def validate_schema(format_name: str | None, content: bytes, *, max_bytes: int =
     if family == "Protobuf":
         return _protobuf(version, content)
     return _xsd(version, content)
+
+
+__all__ = ["DEFAULT_MAX_BYTES", "MAX_DEPTH", "parse_proto", "validate_schema"]

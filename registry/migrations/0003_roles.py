@@ -1,9 +1,6 @@
 """Roles: "Registry editors" may change the registry and subscriptions, "Registry viewers" may browse."""
 from django.db import migrations
 
-APPS = ("registry", "catalog", "endpoints", "subscriptions", "pipeline", "sync")
-
-
 def create_roles(apps, schema_editor):
     from django.contrib.auth.management import create_permissions
 
@@ -11,13 +8,9 @@ def create_roles(apps, schema_editor):
         config.models_module = True
         create_permissions(config, apps=apps, verbosity=0)
         config.models_module = None
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    ours = Permission.objects.filter(content_type__app_label__in=APPS)
-    editors, _ = Group.objects.get_or_create(name="Registry editors")
-    viewers, _ = Group.objects.get_or_create(name="Registry viewers")
-    editors.permissions.set(ours)
-    viewers.permissions.set(ours.filter(codename__startswith="view_"))
+    from registry.roles import ensure_roles
+
+    ensure_roles(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))
 
 
 def remove_roles(apps, schema_editor):

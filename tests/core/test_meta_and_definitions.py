@@ -86,6 +86,6 @@ def test_incompatible_schema_version_is_409_with_each_incompatibility(writer, gr
 
 def test_invalid_schema_document_is_400(writer, group):
     response = post_schema(writer, body={"type": 12}, format="JsonSchema/draft-07")
-    assert response.status_code == 400 and "not a valid JSON Schema" in response.json()["detail"]
+    assert response.status_code == 400 and "not valid JSON Schema" in response.json()["detail"]
     response = post_schema(writer, sid="p", body=b"message {", content_type="text/plain", format="Protobuf/3")
     assert response.status_code == 400 and "Protobuf" in response.json()["detail"]

@@ -1,9 +1,13 @@
 """Schema compatibility between versions, with the seven levels of CONTRACT section 5.
 
-backward: a reader using the new schema reads data written with the old one; forward: a reader using the
-old schema reads data written with the new one; full: both. Transitive levels compare with every earlier
-version, the others with the latest earlier one only. JSON Schema, Avro and Protobuf are checked; other
-formats are always compatible.
+backward: a reader using the new schema can read data written with the old one; forward: a reader using the
+old schema can read data written with the new one; full: both. Transitive levels compare the new version with
+every earlier version, the others with the latest earlier one only. JSON Schema, Avro and Protobuf are
+checked (rules in docs/schema-compatibility.md); other formats are always compatible. Earlier versions that
+no longer parse are skipped.
+
+Every checker module offers `load(content: bytes)` (ValueError when unparseable) and
+`compare(old, new, direction: "backward" | "forward") -> list[Incompatibility]`.
 """
 from __future__ import annotations
 
@@ -12,11 +16,12 @@ from .result import Incompatibility
 
 LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full", "full_transitive")
 DEFAULT_LEVEL = "backward_transitive"
+DIRECTIONS = {"none": (), "backward": ("backward",), "forward": ("forward",), "full": ("backward", "forward")}
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "Incompatibility", "check_compatibility", "reader_incompatibilities"]
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "Incompatibility", "check_compatibility", "compare_versions"]
 
 
-def _checker(family: str):
+def _checker(family: str | None):
     if family == "JsonSchema":
         from . import jsonschema
 
@@ -32,35 +37,47 @@ def _checker(family: str):
     return None
 
 
-def reader_incompatibilities(format_name: str | None, reader: bytes, writer: bytes) -> list[Incompatibility]:
-    """Why a consumer using `reader` cannot read data written with `writer` ([] when it can)."""
-    family, _version = schema_format_family(format_name)
-    checker = _checker(family) if family else None
+def compare_versions(format: str | None, old: bytes, new: bytes, direction: str) -> list[Incompatibility]:  # noqa: A002
+    """The incompatibilities of one step `old` -> `new` in one direction (`backward` or `forward`)."""
+    checker = _checker(schema_format_family(format)[0])
     if checker is None:
         return []
     try:
-        reader_schema, writer_schema = checker.load(reader), checker.load(writer)
-    except ValueError:
-        return []  # an unparseable earlier version is skipped; the new one was validated before
-    return checker.incompatibilities(reader_schema, writer_schema)
+        old_schema = checker.load(old)
+    except (ValueError, RecursionError):
+        return []  # an unparseable earlier version is skipped
+    try:
+        new_schema = checker.load(new)
+    except (ValueError, RecursionError) as exc:
+        return [Incompatibility("(root)", "the new version does not parse", f"no reader can use it: {exc}")]
+    try:
+        return checker.compare(old_schema, new_schema, direction)
+    except RecursionError:
+        return [Incompatibility("(root)", "schemas nested too deeply to compare", "compatibility is not proven")]
 
 
-def check_compatibility(format_name: str | None, level: str, previous: list[bytes], new: bytes) -> list[Incompatibility]:
-    """Every incompatibility of `new` with `previous` (oldest first) under `level`."""
+def check_compatibility(format: str | None, level: str, previous: list[bytes], new: bytes) -> list[Incompatibility]:  # noqa: A002
+    """Every incompatibility of `new` with `previous` (earlier versions, oldest first) under `level`.
+
+    [] means compatible. ValueError for a level not in LEVELS.
+    """
     if level not in LEVELS:
-        raise ValueError(f"unknown compatibility level {level!r}")
-    if level == "none" or not previous:
+        raise ValueError(f"unknown compatibility level {level!r}; one of {', '.join(LEVELS)}")
+    directions = DIRECTIONS[level.removesuffix("_transitive")]
+    if not directions or not previous or _checker(schema_format_family(format)[0]) is None:
         return []
-    others = previous if level.endswith("_transitive") else previous[-1:]
-    directions = {"backward": ("backward",), "forward": ("forward",), "full": ("backward", "forward")}[
-        level.removesuffix("_transitive")]
+    others = list(previous) if level.endswith("_transitive") else list(previous[-1:])
     found: list[Incompatibility] = []
+    seen: set[tuple[str, str, str]] = set()
     for index, old in enumerate(others):
-        label = "" if len(others) == 1 else f"version {index + 1} of {len(others)}: "
         for direction in directions:
-            reader, writer = (new, old) if direction == "backward" else (old, new)
-            for issue in reader_incompatibilities(format_name, reader, writer):
-                entry = Incompatibility(issue.path, f"{label}{issue.change}", f"{direction}: {issue.reason}")
-                if entry not in found:
-                    found.append(entry)
+            for issue in compare_versions(format, old, new, direction):
+                key = (issue.path, issue.change, issue.reason)
+                if key in seen:
+                    continue
+                seen.add(key)
+                if len(others) > 1:
+                    issue = Incompatibility(issue.path, issue.change,
+                                            f"{issue.reason} (earlier version {index + 1} of {len(others)})")
+                found.append(issue)
     return found

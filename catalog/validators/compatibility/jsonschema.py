@@ -1,100 +1,143 @@
-"""JSON Schema compatibility: can every instance valid under the writer's schema be read (validated) by the
-reader's schema? Written by hand (no library decides JSON Schema inclusion); the rules, and where they differ
-from other registries, are in docs/schema-compatibility.md.
+"""JSON Schema compatibility: is every instance valid under the writer's schema also valid under the reader's?
 
-Content model: adding an optional property is compatible (old data did not carry it), removing one is
-compatible unless the reader closes the object (`additionalProperties: false`); adding `required`, narrowing
-types, enums, bounds, lengths, patterns or formats is not. Where the reader adds a keyword this checker does
-not reason about (`if`, `dependencies`, ...) the change is reported rather than guessed.
+No library decides JSON Schema inclusion, so the rules are written here and listed, with the open content
+model choice and the differences from Apicurio's cases, in docs/schema-compatibility.md. In short: adding
+an optional property is compatible; removing one is compatible unless the reader closes the object
+(`additionalProperties: false` or a schema the property does not meet); adding `required`, narrowing types,
+enums, bounds, lengths, patterns, formats, items, tuples, property names, pattern properties, dependencies,
+`contains`, `not`, `oneOf` exclusivity and conditionals is not. Local `$ref`s are followed (cycles bounded).
 """
 from __future__ import annotations
 
-import math
-
 from ..json_limits import parse_json_limited
-from .result import Incompatibility
+from .keywords import (
+    ANNOTATIONS,
+    EQUAL_KEYWORDS,
+    check_bounds,
+    disjoint,
+    find_anchor,
+    lower_bound,
+    merge,
+    types_of,
+    upper_bound,
+)
+from .result import ROLES, Incompatibility
 
-MAX_DEPTH = 64
-TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
-LOWER = (("minLength", "string length"), ("minItems", "array length"), ("minProperties", "property count"))
-UPPER = (("maxLength", "string length"), ("maxItems", "array length"), ("maxProperties", "property count"))
-EQUAL_KEYWORDS = ("pattern", "format", "contentEncoding", "contentMediaType", "propertyNames", "patternProperties",
-                  "dependencies", "dependentRequired", "dependentSchemas", "if", "then", "else", "contains",
-                  "unevaluatedProperties", "unevaluatedItems")
-ANNOTATIONS = {"title", "description", "default", "examples", "$comment", "$schema", "$id", "id", "readOnly",
-               "writeOnly", "deprecated", "definitions", "$defs", "$anchor"}
+MAX_DEPTH = 96
+__all__ = ["compare", "incompatibilities", "load", "lower_bound", "upper_bound"]
 
 
 def load(content: bytes):
+    """The schema (object or boolean); ValueError when `content` is not one."""
     value = parse_json_limited(content)
     if not isinstance(value, dict | bool):
         raise ValueError("not a JSON Schema")
     return value
 
 
+def _normal(schema) -> dict:
+    if schema is True:
+        return {}
+    if schema is False:
+        return {"not": {}}
+    return schema if isinstance(schema, dict) else {}
+
+
+def _strip(schema: dict) -> dict:
+    return {k: v for k, v in schema.items() if k not in ANNOTATIONS}
+
+
+def _without(schema: dict, *keys: str) -> dict:
+    return {k: v for k, v in schema.items() if k not in keys}
+
+
+def _join(path: str, part: str) -> str:
+    return f"{path}.{part}" if path else part
+
+
 class _Checker:
-    def __init__(self, reader_root, writer_root):
+    def __init__(self, reader_root, writer_root, reader_role: str, writer_role: str):
         self.roots = {"reader": reader_root, "writer": writer_root}
-        self.found: list[Incompatibility] = []
-        self.seen: set = set()
+        self.r, self.w = reader_role, writer_role
+        self.found: dict[Incompatibility, None] = {}  # ordered, deduplicated
+        self.active: set = set()
+        self.ref_memo: dict[int, tuple] = {}
 
     def add(self, path: str, change: str, reason: str) -> None:
-        self.found.append(Incompatibility(path or "(root)", change, reason))
+        issue = Incompatibility(path or "(root)", change, f"a reader using the {self.r} schema {reason}")
+        self.found[issue] = None
+
+    def probe(self) -> _Checker:
+        checker = _Checker(self.roots["reader"], self.roots["writer"], self.r, self.w)
+        checker.active, checker.ref_memo = set(self.active), self.ref_memo
+        return checker
+
+    def accepts(self, reader, writer, depth: int) -> bool:
+        probe = self.probe()
+        probe.check(reader, writer, "", depth + 1)
+        return not probe.found
+
+    def has_ref(self, node) -> bool:
+        """Whether `node` holds a `$ref` anywhere (a stack walk, memoised for the documents' own nodes)."""
+        memo = self.ref_memo.get(id(node))
+        if memo is not None and memo[0] is node:
+            return memo[1]
+        stack, found = [node], False
+        while stack and not found:
+            item = stack.pop()
+            if isinstance(item, dict):
+                found = "$ref" in item
+                stack.extend(v for v in item.values() if isinstance(v, dict | list))
+            elif isinstance(item, list):
+                stack.extend(v for v in item if isinstance(v, dict | list))
+        self.ref_memo[id(node)] = (node, found)
+        return found
 
     def resolve(self, side: str, schema):
-        """Follow local `$ref`s (`#/definitions/x`, `#/$defs/x`, `#`) within the document."""
+        """Follow local `$ref`s (`#/definitions/x`, `#/$defs/x`, `#`, `#Anchor`) within the document."""
         for _ in range(32):
             if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#")):
                 return schema
-            ref = schema["$ref"]
+            ref, rest = schema["$ref"], _without(schema, "$ref")
             if len(ref) > 1 and not ref.startswith("#/"):
-                node = _find_anchor(self.roots[side], ref)
-                rest = {k: v for k, v in schema.items() if k != "$ref"}
-                schema = {**node, **rest} if isinstance(node, dict) else {}
-                continue
-            node = self.roots[side]
-            for part in [p for p in ref[1:].split("/") if p]:
-                part = part.replace("~1", "/").replace("~0", "~")
-                node = node.get(part) if isinstance(node, dict) else None
-                if node is None:
-                    return {}
-            rest = {k: v for k, v in schema.items() if k != "$ref"}
+                node = find_anchor(self.roots[side], ref)
+            else:
+                node = self.roots[side]
+                for part in [p for p in ref[1:].split("/") if p]:
+                    part = part.replace("~1", "/").replace("~0", "~")
+                    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                        node = node[int(part)]
+                    else:
+                        node = node.get(part) if isinstance(node, dict) else None
+                    if node is None:
+                        return {}
             schema = {**node, **rest} if isinstance(node, dict) and rest else node
         return schema
 
-    @staticmethod
-    def normal(schema) -> dict:
-        if schema is True:
-            return {}
-        if schema is False:
-            return {"not": {}}
-        return schema if isinstance(schema, dict) else {}
-
-    @staticmethod
-    def types(schema: dict) -> set | None:
-        value = schema.get("type")
-        if value is None:
-            if "enum" in schema or "const" in schema:
-                values = schema.get("enum", [schema.get("const")])
-                return {_json_type(v) for v in values}
-            return None
-        return set(value) if isinstance(value, list) else {value}
-
+    # -- the comparison -----------------------------------------------------------------------------------
     def check(self, reader, writer, path: str, depth: int = 0) -> None:
         if depth > MAX_DEPTH:
             return
-        key = (id(reader), id(writer))
-        if key in self.seen:
-            return
-        self.seen.add(key)
-        reader = self.normal(self.resolve("reader", reader))
-        writer = self.normal(self.resolve("writer", writer))
-        if _strip(reader) == _strip(writer):
+        key = None
+        if isinstance(reader, dict) and "$ref" in reader or isinstance(writer, dict) and "$ref" in writer:
+            key = (str(_normal(reader).get("$ref")), str(_normal(writer).get("$ref")))
+            if key in self.active:
+                return  # a recursive reference: the enclosing comparison decides it
+            self.active.add(key)
+        try:
+            self.compare(self.resolve("reader", reader), self.resolve("writer", writer), path, depth)
+        finally:
+            if key is not None:
+                self.active.discard(key)
+
+    def compare(self, reader, writer, path: str, depth: int) -> None:
+        reader, writer = _normal(reader), _normal(writer)
+        if _strip(reader) == _strip(writer) and not self.has_ref(reader) and not self.has_ref(writer):
             return
         if writer.get("not") == {}:
             return  # the writer writes nothing
         if reader.get("not") == {}:
-            self.add(path, "schema became false", "no data at all is accepted any more")
+            self.add(path, f"the {self.r} schema is false", "accepts no data at all")
             return
         if not _strip(reader):
             return  # the reader accepts anything
@@ -102,226 +145,210 @@ class _Checker:
             return
         self.check_types(reader, writer, path)
         self.check_values(reader, writer, path)
-        self.check_bounds(reader, writer, path)
+        for change, reason in check_bounds(reader, writer, self.r, self.w):
+            self.add(path, change, reason)
         self.check_object(reader, writer, path, depth)
         self.check_array(reader, writer, path, depth)
+        self.check_conditional(reader, writer, path, depth)
+        if "not" in reader and reader["not"] != writer.get("not"):
+            # the reader excludes what its `not` matches: that must have been excluded by the writer's `not`
+            if "not" not in writer or not self.accepts(writer["not"], reader["not"], depth):
+                self.add(_join(path, "not"), f"the {self.r} schema excludes more with 'not'",
+                         f"refuses data the {self.w} schema allows")
         for keyword in EQUAL_KEYWORDS:
             if keyword in reader and reader.get(keyword) != writer.get(keyword):
-                verb = "added" if keyword not in writer else "changed"
-                self.add(path, f"{keyword} {verb}", f"data that met the old schema may not meet the new {keyword}")
+                verb = "added in" if keyword not in writer else "changed in"
+                self.add(path, f"{keyword} {verb} the {self.r} schema", f"may refuse data that met the {self.w} {keyword}")
 
     def combinators(self, reader: dict, writer: dict, path: str, depth: int) -> bool:
-        """Handle anyOf/oneOf/allOf/not; True when the pair was fully decided here."""
-        for keyword in ("anyOf", "oneOf"):
-            if isinstance(writer.get(keyword), list) and not any(k in reader for k in ("anyOf", "oneOf", "allOf")):
-                for branch in writer[keyword]:
-                    self.check(reader, {**_without(writer, keyword), **self.normal(branch)}, path, depth + 1)
-                return True
+        """anyOf / oneOf / allOf; True when the pair was fully decided here."""
+        if isinstance(writer.get("allOf"), list):
+            self.check(reader, merge(_without(writer, "allOf"), *writer["allOf"]), path, depth + 1)
+            return True
         if isinstance(reader.get("allOf"), list):
             for index, branch in enumerate(reader["allOf"]):
-                self.check({**_without(reader, "allOf"), **self.normal(branch)} if index == 0 else branch,
-                           writer if "allOf" not in writer else {**_without(writer, "allOf"),
-                                                                 **_merge_all(writer["allOf"])},
-                           f"{path}.allOf[{index}]", depth + 1)
-            return True
-        if isinstance(writer.get("allOf"), list):
-            self.check(reader, {**_without(writer, "allOf"), **_merge_all(writer["allOf"])}, path, depth + 1)
+                self.check(branch, writer, _join(path, f"allOf[{index}]"), depth + 1)
+            rest = _without(reader, "allOf")
+            if _strip(rest):
+                self.check(rest, writer, path, depth + 1)
             return True
         for keyword in ("anyOf", "oneOf"):
-            if isinstance(reader.get(keyword), list):
-                branches = reader[keyword]
-                writer_branches = writer.get("anyOf") or writer.get("oneOf") or [writer]
-                for w_index, w_branch in enumerate(writer_branches):
-                    if not any(self.accepts(branch, w_branch, depth) for branch in branches):
-                        self.add(path, f"{keyword} narrowed", f"some data valid under the old schema (branch "
-                                 f"{w_index}) matches no branch of the new {keyword}")
+            if isinstance(writer.get(keyword), list) and not any(k in reader for k in ("anyOf", "oneOf")):
+                for branch in writer[keyword]:
+                    self.check(reader, merge(_without(writer, keyword), branch), path, depth + 1)
                 return True
-        if "not" in reader and reader.get("not") != writer.get("not"):
-            self.add(path, "not added or changed", "data the old schema allowed may now be excluded")
+        for keyword in ("anyOf", "oneOf"):
+            if not isinstance(reader.get(keyword), list):
+                continue
+            base = _without(reader, keyword)
+            branches = [merge(base, b) for b in reader[keyword]]
+            written = writer.get("anyOf") or writer.get("oneOf") or [{}]
+            for index, w_branch in enumerate(written):
+                w_schema = merge(_without(writer, "anyOf", "oneOf"), w_branch)
+                if not any(self.accepts(branch, w_schema, depth) for branch in branches):
+                    self.add(_join(path, keyword), f"{keyword} of the {self.r} schema narrowed",
+                             f"matches no branch for data of the {self.w} schema's branch {index}")
+            if keyword == "oneOf" and "oneOf" not in writer and not disjoint(reader["oneOf"]):
+                self.add(_join(path, "oneOf"), f"oneOf in the {self.r} schema where the {self.w} schema does not have it",
+                         "refuses data matching more than one of its overlapping branches")
             return True
         return False
 
-    def accepts(self, reader, writer, depth: int) -> bool:
-        probe = _Checker(self.roots["reader"], self.roots["writer"])
-        probe.check(reader, writer, "", depth + 1)
-        return not probe.found
-
     def check_types(self, reader: dict, writer: dict, path: str) -> None:
-        reader_types, writer_types = self.types(reader), self.types(writer)
+        reader_types, writer_types = types_of(reader), types_of(writer)
         if reader_types is None:
             return
         if writer_types is None:
-            self.add(path, f"type {'/'.join(sorted(reader_types))} added", "the old schema allowed any type")
+            self.add(path, f"type {'/'.join(sorted(reader_types))} set by the {self.r} schema only",
+                     f"refuses other types the {self.w} schema allows")
             return
         if "number" in reader_types:
             reader_types = reader_types | {"integer"}
         missing = writer_types - reader_types
         if missing:
-            self.add(path, f"type narrowed from {'/'.join(sorted(writer_types))} to {'/'.join(sorted(reader_types))}",
-                     f"values of type {'/'.join(sorted(missing))} were valid and are not any more")
+            self.add(path, f"type {'/'.join(sorted(writer_types))} in the {self.w} schema, "
+                           f"{'/'.join(sorted(reader_types - {'integer'} if 'number' in reader_types else reader_types))}"
+                           f" in the {self.r}", f"refuses values of type {'/'.join(sorted(missing))}")
 
     def check_values(self, reader: dict, writer: dict, path: str) -> None:
         if "enum" not in reader and "const" not in reader:
             return
-        allowed = reader.get("enum", [reader.get("const")])
-        written = writer.get("enum", [writer["const"]] if "const" in writer else None)
-        if written is None:
-            self.add(path, "enum or const added", "the old schema allowed values the new one lists no more")
+        allowed = reader["enum"] if isinstance(reader.get("enum"), list) else [reader.get("const")]
+        if "enum" in writer or "const" in writer:
+            written = writer["enum"] if isinstance(writer.get("enum"), list) else [writer.get("const")]
+        else:
+            self.add(path, f"enum or const only in the {self.r} schema", f"refuses values the {self.w} schema allows")
             return
         missing = [v for v in written if v not in allowed]
         if missing:
-            self.add(path, f"values removed: {missing!r}"[:200], "data holding these values no longer validates")
-
-    def check_bounds(self, reader: dict, writer: dict, path: str) -> None:
-        for keyword, what in LOWER:
-            if keyword in reader and reader[keyword] > writer.get(keyword, 0):
-                self.add(path, f"{keyword} raised to {reader[keyword]}", f"shorter {what} was valid before")
-        for keyword, what in UPPER:
-            if keyword in reader and reader[keyword] < writer.get(keyword, math.inf):
-                self.add(path, f"{keyword} lowered to {reader[keyword]}", f"longer {what} was valid before")
-        r_low, r_low_x = _lower(reader)
-        w_low, w_low_x = _lower(writer)
-        if r_low is not None and (w_low is None or w_low < r_low or (w_low == r_low and r_low_x and not w_low_x)):
-            self.add(path, "minimum raised", "smaller numbers were valid before")
-        r_high, r_high_x = _upper(reader)
-        w_high, w_high_x = _upper(writer)
-        if r_high is not None and (w_high is None or w_high > r_high or (w_high == r_high and r_high_x and not w_high_x)):
-            self.add(path, "maximum lowered", "larger numbers were valid before")
-        if "multipleOf" in reader:
-            old = writer.get("multipleOf")
-            if old is None or (old / reader["multipleOf"]) % 1:
-                self.add(path, f"multipleOf {reader['multipleOf']} added", "numbers valid before may not be multiples")
-        if reader.get("uniqueItems") and not writer.get("uniqueItems"):
-            self.add(path, "uniqueItems added", "arrays with repeated items were valid before")
+            self.add(path, f"values {missing!r} missing from the {self.r} schema's enum"[:300].replace("{", "{{")
+                     .replace("{self.r}", f"{self.r}"), "refuses data holding these values")
 
     def check_object(self, reader: dict, writer: dict, path: str, depth: int) -> None:
-        required = set(reader.get("required") or []) - set(writer.get("required") or [])
-        for name in sorted(required):
-            self.add(f"{path}.{name}" if path else name, "property became required",
-                     "data written without it no longer validates")
+        for name in sorted(set(reader.get("required") or []) - set(writer.get("required") or [])):
+            self.add(_join(path, f"properties.{name}"), f"property '{name}' required by the {self.r} schema only",
+                     "refuses data written without it")
         reader_props, writer_props = reader.get("properties") or {}, writer.get("properties") or {}
+        reader_patterns = reader.get("patternProperties") or {}
+        writer_patterns = writer.get("patternProperties") or {}
         reader_extra, writer_extra = reader.get("additionalProperties", True), writer.get("additionalProperties", True)
         for name, schema in writer_props.items():
-            sub = f"{path}.properties.{name}" if path else f"properties.{name}"
+            sub = _join(path, f"properties.{name}")
             if name in reader_props:
                 self.check(reader_props[name], schema, sub, depth + 1)
+            elif _matches_pattern(name, reader_patterns):
+                continue  # checked by patternProperties below only when patterns are shared
             elif reader_extra is False:
-                self.add(sub, "property removed from a closed object", "data carrying it is refused "
-                         "(additionalProperties is false)")
+                self.add(sub, f"property '{name}' not allowed by the closed {self.r} schema",
+                         "refuses data carrying it (additionalProperties is false)")
             elif isinstance(reader_extra, dict):
                 self.check(reader_extra, schema, sub, depth + 1)
-        if reader_extra is not True and reader_extra != writer_extra and writer_extra is not False:
-            if reader_extra is False or isinstance(writer_extra, bool):
-                self.add(f"{path}.additionalProperties" if path else "additionalProperties", "additional properties "
-                         "restricted", "objects with other properties were valid before")
+        for pattern, schema in reader_patterns.items():
+            sub = _join(path, f"patternProperties.{pattern}")
+            if pattern in writer_patterns:
+                self.check(schema, writer_patterns[pattern], sub, depth + 1)
             else:
-                self.check(reader_extra, writer_extra, f"{path}.additionalProperties", depth + 1)
+                self.add(sub, f"pattern property {pattern!r} only in the {self.r} schema",
+                         f"may refuse properties the {self.w} schema allows")
+        if reader_extra is not True and reader_extra != writer_extra and writer_extra is not False:
+            sub = _join(path, "additionalProperties")
+            if reader_extra is False or isinstance(writer_extra, bool):
+                self.add(sub, f"additional properties restricted by the {self.r} schema",
+                         f"refuses objects with properties the {self.w} schema allows")
+            else:
+                self.check(reader_extra, writer_extra, sub, depth + 1)
+        if "propertyNames" in reader and reader["propertyNames"] != writer.get("propertyNames"):
+            self.check(reader["propertyNames"], writer.get("propertyNames", {}), _join(path, "propertyNames"), depth + 1)
+        self.check_dependencies(reader, writer, path, depth)
+
+    def check_dependencies(self, reader: dict, writer: dict, path: str, depth: int) -> None:
+        def split(schema):
+            arrays, schemas = dict(schema.get("dependentRequired") or {}), dict(schema.get("dependentSchemas") or {})
+            for name, value in (schema.get("dependencies") or {}).items():
+                (arrays if isinstance(value, list) else schemas)[name] = value
+            return arrays, schemas
+
+        (r_arrays, r_schemas), (w_arrays, w_schemas) = split(reader), split(writer)
+        for name, needed in r_arrays.items():
+            extra = set(needed) - set(w_arrays.get(name, [])) - set(writer.get("required") or [])
+            if extra:
+                self.add(_join(path, f"dependencies.{name}"), f"'{name}' needs {sorted(extra)} in the {self.r} schema",
+                         f"refuses data with '{name}' but without them")
+        for name, schema in r_schemas.items():
+            self.check(schema, merge(_without(writer, "dependencies", "dependentSchemas"), w_schemas.get(name, {})),
+                       _join(path, f"dependencies.{name}"), depth + 1)
 
     def check_array(self, reader: dict, writer: dict, path: str, depth: int) -> None:
         reader_items, writer_items = reader.get("items"), writer.get("items")
-        sub = f"{path}.items" if path else "items"
+        sub = _join(path, "items")
+        if "prefixItems" in reader or "prefixItems" in writer:  # 2020-12 tuples
+            reader = {**reader, "items": reader.get("prefixItems", []), "additionalItems": reader.get("items", True)}
+            writer = {**writer, "items": writer.get("prefixItems", []), "additionalItems": writer.get("items", True)}
+            reader_items, writer_items = reader["items"], writer["items"]
         if isinstance(reader_items, list) or isinstance(writer_items, list):
             reader_list = reader_items if isinstance(reader_items, list) else None
             writer_list = writer_items if isinstance(writer_items, list) else None
             if reader_list is not None and writer_list is not None:
-                reader_rest = reader.get("additionalItems", True)
-                writer_rest = writer.get("additionalItems", True)
+                reader_rest, writer_rest = reader.get("additionalItems", True), writer.get("additionalItems", True)
                 for index in range(max(len(reader_list), len(writer_list)) + 1):
                     written = writer_list[index] if index < len(writer_list) else writer_rest
                     target = reader_list[index] if index < len(reader_list) else reader_rest
                     if written is False or target is True:
                         continue
                     if target is False:
-                        self.add(f"{sub}[{index}]", "tuple shortened", "longer arrays were valid before")
+                        self.add(f"{sub}[{index}]", f"tuple shortened in the {self.r} schema",
+                                 f"refuses the longer arrays the {self.w} schema allows")
                         break
                     self.check(target, {} if written is True else written, f"{sub}[{index}]", depth + 1)
             elif reader_list is not None:
-                self.add(sub, "items became a tuple", "arrays of the old item schema may not match the tuple")
+                self.add(sub, f"items is a tuple in the {self.r} schema only", f"may refuse arrays the {self.w} schema allows")
             elif reader_items is not None:
                 for index, schema in enumerate(writer_list or []):
                     self.check(reader_items, schema, f"{sub}[{index}]", depth + 1)
                 if writer.get("additionalItems", True) is not False:
                     self.check(reader_items, writer.get("additionalItems", {}), sub, depth + 1)
-            return
-        if reader_items is not None:
+        elif reader_items is not None:
             self.check(reader_items, writer_items if writer_items is not None else {}, sub, depth + 1)
+        if "contains" in reader and reader["contains"] != writer.get("contains"):
+            # an array holding an item valid under the writer's `contains` must hold one valid under the reader's
+            if "contains" not in writer or not self.accepts(reader["contains"], writer["contains"], depth):
+                self.add(_join(path, "contains"), f"contains of the {self.r} schema narrowed",
+                         f"may refuse arrays the {self.w} schema allows")
+
+    def check_conditional(self, reader: dict, writer: dict, path: str, depth: int) -> None:
+        if not any(k in reader for k in ("if", "then", "else")):
+            return
+        if reader.get("if") != writer.get("if"):
+            self.add(_join(path, "if"), f"condition changed in the {self.r} schema", f"may refuse data the {self.w} schema allows")
+            return
+        base_r, base_w = _without(reader, "if", "then", "else"), _without(writer, "if", "then", "else")
+        for branch in ("then", "else"):
+            if branch in reader and reader[branch] != writer.get(branch):
+                self.check(merge(base_r, reader[branch]), merge(base_w, writer.get(branch, {})),
+                           _join(path, branch), depth + 1)
 
 
-def _find_anchor(root, ref: str):
-    """The subschema whose `$id` (or `$anchor`) names `ref` (`#Address`), searched without recursion."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if node.get("$id") == ref or ("#" + str(node.get("$anchor"))) == ref:
-                return node
-            stack.extend(v for v in node.values() if isinstance(v, dict | list))
-        elif isinstance(node, list):
-            stack.extend(v for v in node if isinstance(v, dict | list))
-    return {}
+def _matches_pattern(name: str, patterns: dict) -> bool:
+    import re
+
+    for pattern in patterns:
+        try:
+            if re.search(pattern, name):
+                return True
+        except re.error:
+            continue
+    return False
 
 
-def _json_type(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-def _strip(schema: dict) -> dict:
-    return {k: v for k, v in schema.items() if k not in ANNOTATIONS}
-
-
-def _without(schema: dict, key: str) -> dict:
-    return {k: v for k, v in schema.items() if k != key}
-
-
-def _merge_all(branches: list) -> dict:
-    merged: dict = {}
-    for branch in branches:
-        if isinstance(branch, dict):
-            for key, value in branch.items():
-                if key == "required":
-                    merged["required"] = sorted(set(merged.get("required", [])) | set(value))
-                elif key == "properties" and isinstance(value, dict):
-                    merged["properties"] = {**merged.get("properties", {}), **value}
-                else:
-                    merged[key] = value
-    return merged
-
-
-def _lower(schema: dict):
-    candidates = []
-    if isinstance(schema.get("minimum"), int | float):
-        candidates.append((schema["minimum"], False))
-    exclusive = schema.get("exclusiveMinimum")
-    if isinstance(exclusive, int | float) and not isinstance(exclusive, bool):
-        candidates.append((exclusive, True))
-    elif exclusive is True and "minimum" in schema:
-        candidates = [(schema["minimum"], True)]
-    return max(candidates, key=lambda c: (c[0], c[1])) if candidates else (None, False)
-
-
-def _upper(schema: dict):
-    candidates = []
-    if isinstance(schema.get("maximum"), int | float):
-        candidates.append((schema["maximum"], False))
-    exclusive = schema.get("exclusiveMaximum")
-    if isinstance(exclusive, int | float) and not isinstance(exclusive, bool):
-        candidates.append((exclusive, True))
-    elif exclusive is True and "maximum" in schema:
-        candidates = [(schema["maximum"], True)]
-    return min(candidates, key=lambda c: (c[0], not c[1])) if candidates else (None, False)
-
-
-def incompatibilities(reader, writer) -> list[Incompatibility]:
-    checker = _Checker(reader, writer)
+def incompatibilities(reader, writer, reader_role: str = "new", writer_role: str = "old") -> list[Incompatibility]:
+    """Why a reader using `reader` may refuse data valid under `writer` ([] when it accepts all of it)."""
+    checker = _Checker(reader, writer, reader_role, writer_role)
     checker.check(reader, writer, "")
-    return checker.found
+    return list(checker.found)
+
+
+def compare(old, new, direction: str) -> list[Incompatibility]:
+    """backward: the new schema accepts old data; forward: the old schema accepts new data."""
+    reader_role, writer_role = ROLES[direction]
+    reader, writer = (new, old) if direction == "backward" else (old, new)
+    return incompatibilities(reader, writer, reader_role, writer_role)
