@@ -90,13 +90,14 @@ class ResourceView(ResourceTypeView):
 
     def get(self, request, gid, rid):
         check_flags(request, {"meta", "inline"})
-        group = self.group(gid)
         inline = flag(request, "inline")
-        resource = selectors.get_resource(group, self.resource_plural, rid, inline=inline)
         if flag(request, "meta") or inline:
+            group = self.group(gid)
+            resource = selectors.get_resource(group, self.resource_plural, rid, inline=inline)
             data = resource_json(self.base_url(), self.rt, resource, group=group, inline=inline)
             return json_response(data, headers={"Content-Location": data["self"]})
-        return self.document_response(resource, resource.latest, redirect=True)
+        resource, latest = selectors.get_document_version(self.gt, gid, self.resource_plural, rid)
+        return self.document_response(resource, latest, redirect=True)
 
     def put(self, request, gid, rid):
         check_flags(request, {"meta", "epoch"})
@@ -155,9 +156,7 @@ class VersionView(ResourceTypeView):
 
     def get(self, request, gid, rid, vid):
         check_flags(request, {"meta"})
-        group = self.group(gid)
-        resource = selectors.get_resource(group, self.resource_plural, rid)
-        version = selectors.get_version(resource, vid)
+        resource, version = selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid)
         if flag(request, "meta"):
             return self.meta_response(resource, version)
         return self.document_response(resource, version, redirect=True)
