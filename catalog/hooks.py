@@ -51,8 +51,28 @@ def check_definition_version(check: VersionCheck) -> None:
     doc["id"] = check.resource_id
     group_format = check.group_attributes.get("format")
     errors = validate_definition(doc, group_format=group_format)
+    if not errors and isinstance(doc.get("uri"), str):
+        errors += _borrowed(check, doc["uri"], group_format)
     if errors:
         raise Invalid(errors)
+
+
+def _borrowed(check: VersionCheck, uri: str, group_format: str | None) -> list[str]:
+    """A definition borrowed by reference must resolve to a definition with the group's format."""
+    own = check.base_url.rstrip("/") + "/" if check.base_url else None
+    if uri.startswith("#/"):
+        path = "/" + uri[2:]
+    elif own and uri.startswith(own):
+        path = "/" + uri[len(own):]
+    else:
+        return []  # another registry's definition: not checked here
+    target = check.lookup(path.split(":", 1)[0])
+    if target is None:
+        return [f"uri {uri!r} does not resolve to a definition"]
+    if group_format and not same_format(target.get("format"), group_format):
+        return [f"uri: the borrowed definition has format {target.get('format')!r}, the group's format is "
+                f"{group_format!r}"]
+    return []
 
 
 MEDIA_TYPES = {"JsonSchema": "application/json", "Avro": "application/json", "Protobuf": "text/plain; charset=utf-8",

@@ -144,3 +144,16 @@ def get_document_version(gt: GroupType, gid: str, rplural: str, rid: str, vid: s
     group = get_group(gt, gid)
     resource = get_resource(group, rplural, rid)
     return resource, get_version(resource, vid) if vid is not None else resource.latest
+
+
+def entity_attributes(path: str) -> dict | None:
+    """The attributes of the resource (its latest version) at an API path such as
+    `/definitionGroups/g/definitions/d`, or None when there is none. For validators that follow references."""
+    from .representations import merged_attributes
+
+    parts = [p for p in path.split("/") if p]
+    if len(parts) != 4:
+        return None
+    resource = (Resource.objects.select_related("latest").filter(group__group_type=parts[0], group__gid=parts[1],
+                                                                  resource_type=parts[2], rid=parts[3]).first())
+    return merged_attributes(resource, resource.latest) if resource is not None else None

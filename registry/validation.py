@@ -63,3 +63,4 @@ class VersionCheck:
     previous_documents: Callable[[], list[tuple[str | None, bytes]]] = field(default=lambda: [])
     is_update: bool = False
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
+    lookup: Callable[[str], dict | None] = field(default=lambda path: None)  # API path -> latest attributes

@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 from .format_names import is_valid_format_identifier, same_format
 from .message_formats import validate_metadata
 
-KNOWN = ("id", "name", "description", "tags", "docs", "format", "metadata", "schemaformat", "schema", "schemaurl")
+KNOWN = ("id", "name", "description", "tags", "docs", "format", "metadata", "schemaformat", "schema", "schemaurl",
+         "uri")
 TAG_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$")
 
 
@@ -61,6 +62,14 @@ def validate_definition(document, *, group_format: str | None = None) -> list[st
     if not isinstance(document, dict):
         return ["a definition must be a JSON object"]
     errors = _shared(document)
+    if "uri" in document:  # borrowed from another group: the referenced definition holds the rest
+        error = _uri_reference_error(document["uri"])
+        fmt = document.get("format")
+        if error:
+            errors.append(f"uri {error}")
+        elif fmt is not None and group_format is not None and not same_format(fmt, group_format):
+            errors.append(f"format {fmt!r} differs from the group's format {group_format!r}")
+        return errors
     fmt = document.get("format")
     if fmt is None:
         errors.append("format is required")

@@ -13,6 +13,7 @@ from ..attributes import check_common, check_id, unstorable, version_sort_key
 from ..errors import Problem, epoch_mismatch, not_found
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
+from ..selectors import entity_attributes
 from ..validation import Invalid, VersionCheck
 from .context import WriteContext
 from .events import emit_deleted, emit_updated
@@ -111,7 +112,7 @@ def _validate(ctx: WriteContext, resource: Resource, rt: ResourceType, version: 
         media_type=version.media_type, resource_uri=version.resource_uri,
         attributes={**r_attrs, **attrs}, resource_attributes=r_attrs,
         group_attributes={**resource.group.extensions}, base_url=ctx.base_url,
-        previous_documents=previous, is_update=is_update, group_exists=group_exists)
+        previous_documents=previous, is_update=is_update, group_exists=group_exists, lookup=entity_attributes)
     try:
         rt.validate(check)
     except Invalid as exc:

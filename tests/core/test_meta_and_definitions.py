@@ -89,3 +89,22 @@ def test_invalid_schema_document_is_400(writer, group):
     assert response.status_code == 400 and "not valid JSON Schema" in response.json()["detail"]
     response = post_schema(writer, sid="p", body=b"message {", content_type="text/plain", format="Protobuf/3")
     assert response.status_code == 400 and "Protobuf" in response.json()["detail"]
+
+
+def test_borrowed_definitions_must_have_the_group_format(writer):
+    writer.post("/definitionGroups", {"id": "ce", "format": "CloudEvents/1.0"}, format="json")
+    writer.post("/definitionGroups", {"id": "ce2", "format": "CloudEvents/1.0"}, format="json")
+    writer.post("/definitionGroups", {"id": "mqtt", "format": "MQTT/5.0"}, format="json")
+    writer.generic("POST", "/definitionGroups/ce/definitions", json.dumps(DEFINITION), content_type="application/json",
+                   HTTP_REGISTRY_ID="ping")
+    borrow = {"uri": "#/definitionGroups/ce/definitions/ping"}
+    response = writer.generic("POST", "/definitionGroups/ce2/definitions", json.dumps(borrow),
+                              content_type="application/json", HTTP_REGISTRY_ID="ping")
+    assert response.status_code == 201, response.content
+    response = writer.generic("POST", "/definitionGroups/mqtt/definitions", json.dumps(borrow),
+                              content_type="application/json", HTTP_REGISTRY_ID="ping")
+    assert response.status_code == 400 and "the group's format is 'MQTT/5.0'" in response.json()["detail"]
+    missing = {"uri": "#/definitionGroups/ce/definitions/nope"}
+    response = writer.generic("POST", "/definitionGroups/ce2/definitions", json.dumps(missing),
+                              content_type="application/json", HTTP_REGISTRY_ID="nope")
+    assert response.status_code == 400 and "does not resolve" in response.json()["detail"]
