@@ -193,6 +193,8 @@ REGISTRY_DELIVERY_BACKOFF_CAP = float(os.environ.get("REGISTRY_DELIVERY_BACKOFF_
 REGISTRY_DELIVERY_TIMEOUT = float(os.environ.get("REGISTRY_DELIVERY_TIMEOUT", "10"))
 REGISTRY_DELIVERY_LEASE_SECONDS = env_int("REGISTRY_DELIVERY_LEASE_SECONDS", 45)  # + sweep < 60 s
 REGISTRY_SWEEP_SECONDS = float(os.environ.get("REGISTRY_SWEEP_SECONDS", "10"))
+# the sweep re-dispatches deliveries due at least this long ago (what a lost kick or countdown left behind)
+REGISTRY_SWEEP_GRACE_SECONDS = float(os.environ.get("REGISTRY_SWEEP_GRACE_SECONDS", "15"))
 # countdowns longer than this stay in the database and are picked up by the beat sweep
 REGISTRY_MAX_COUNTDOWN_SECONDS = env_int("REGISTRY_MAX_COUNTDOWN_SECONDS", 300)
 CELERY_BEAT_SCHEDULE = {

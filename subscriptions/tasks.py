@@ -39,7 +39,8 @@ def deliver(delivery_id: int) -> None:
 def sweep() -> int:
     """Beat: relay what a crash left behind; dispatch due retries and deliveries whose worker died."""
     relay_outbox()
-    ids = list(attempts.due_deliveries().values_list("pk", flat=True)[:5000])
+    grace = settings.REGISTRY_SWEEP_GRACE_SECONDS
+    ids = list(attempts.due_deliveries(grace=grace).values_list("pk", flat=True)[:5000])
     _dispatch(ids)
     return len(ids)
 

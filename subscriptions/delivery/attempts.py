@@ -16,11 +16,14 @@ from . import policy, senders
 PENDING_SUBSCRIPTION_DELAY = 5.0
 
 
-def due_deliveries(now=None):
-    """Deliveries to dispatch now: due pending/retrying ones, and ones whose worker's lease ran out."""
+def due_deliveries(now=None, grace: float = 0):
+    """Deliveries to dispatch: pending/retrying ones due `grace` seconds ago or more, and ones whose worker's
+    lease ran out. The sweep passes a grace so that it leaves alone what is already queued (a kick after the
+    relay, or a retry's countdown) and only picks up what was lost."""
     now = now or timezone.now()
     return Delivery.objects.filter(
-        Q(status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING], next_attempt_at__lte=now)
+        Q(status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING],
+          next_attempt_at__lte=now - timedelta(seconds=grace))
         | Q(status=Delivery.Status.DELIVERING, leased_until__lt=now))
 
 

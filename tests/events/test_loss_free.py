@@ -39,7 +39,8 @@ def stack(tmp_path, settings):
     db = connection.settings_dict
     env = {**os.environ, "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
            "CELERY_BROKER_URL": redis.url, "REGISTRY_ALLOW_PRIVATE_SINKS": "1", "REGISTRY_WEBHOOK_HANDSHAKE": "0",
-           "REGISTRY_DELIVERY_LEASE_SECONDS": "3", "REGISTRY_SWEEP_SECONDS": "1", "CELERY_VISIBILITY_TIMEOUT": "5",
+           "REGISTRY_DELIVERY_LEASE_SECONDS": "3", "REGISTRY_SWEEP_SECONDS": "1",
+           "REGISTRY_SWEEP_GRACE_SECONDS": "2", "CELERY_VISIBILITY_TIMEOUT": "5",
            "REGISTRY_DELIVERY_BACKOFF_BASE": "0.2", "REGISTRY_DELIVERY_BACKOFF_CAP": "2",
            "REGISTRY_DELIVERY_TIMEOUT": "20", "DJANGO_SETTINGS_MODULE": "config.settings"}
     celery = [sys.executable, "-m", "celery", "-A", "registry"]
