@@ -9,6 +9,19 @@ from .events import structured
 from .outcome import Outcome
 
 
+_client: httpx.Client | None = None
+
+
+def client() -> httpx.Client:
+    """One pooled client per process (thread-safe): building one per delivery loads the CA bundle each
+    time, which costs more than the delivery itself."""
+    global _client
+    if _client is None:
+        _client = httpx.Client(timeout=settings.REGISTRY_DELIVERY_TIMEOUT, follow_redirects=False,
+                               limits=httpx.Limits(max_connections=100, max_keepalive_connections=20))
+    return _client
+
+
 def send(subscription, event) -> Outcome:
     reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
     if reason:
@@ -18,8 +31,7 @@ def send(subscription, event) -> Outcome:
     headers.update(options.get("headers") or {})
     method = (options.get("method") or "POST").upper()
     try:
-        response = httpx.request(method, subscription.sink, content=body, headers=headers,
-                                 timeout=settings.REGISTRY_DELIVERY_TIMEOUT, follow_redirects=False)
+        response = client().request(method, subscription.sink, content=body, headers=headers)
     except httpx.HTTPError as exc:
         return Outcome(ok=False, error=f"{type(exc).__name__}: {exc}")
     ok = 200 <= response.status_code < 300
