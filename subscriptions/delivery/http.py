@@ -8,7 +8,6 @@ from ..validators.sinks import check_sink
 from .events import structured
 from .outcome import Outcome
 
-
 _client: httpx.Client | None = None
 
 
