@@ -45,7 +45,7 @@ def main():
     parser.add_argument("--groups", type=int, default=40)
     parser.add_argument("--schemas", type=int, default=250)
     parser.add_argument("--versions", type=int, default=8)
-    parser.add_argument("--definition-groups", type=int, default=20)
+    parser.add_argument("--definition-groups", type=int, default=5)
     parser.add_argument("--definitions", type=int, default=1000, help="per definition group")
     parser.add_argument("--rest-sample", type=int, default=2, help="schema groups imported through the REST API")
     args = parser.parse_args()
@@ -61,7 +61,8 @@ def main():
         inputs.mkdir()
         for g in range(0, args.groups, 10):  # several files, as a real bulk import has
             part = document(min(10, args.groups - g), args.schemas, args.versions)
-            part["schemaGroups"] = {k.replace("group", f"group{g}-"): v for k, v in part["schemaGroups"].items()}
+            part["schemaGroups"] = {k.replace("group", f"group{g}-"): {**v, "id": k.replace("group", f"group{g}-")}
+                                    for k, v in part["schemaGroups"].items()}
             (inputs / f"schemas-{g}.cereg").write_text(json.dumps(part))
         (inputs / "definitions.cereg").write_text(json.dumps(definitions_document(args.definition_groups,
                                                                                   args.definitions)))
@@ -84,7 +85,7 @@ def main():
         print(f"peak memory: driver {peak['driver']:.0f} MiB, executors and JVM {peak['executors']:.0f} MiB")
 
         sample = document(args.rest_sample, args.schemas, args.versions)
-        sample["schemaGroups"] = {f"rest.{k}": v for k, v in sample["schemaGroups"].items()}
+        sample["schemaGroups"] = {f"rest.{k}": {**v, "id": f"rest.{k}"} for k, v in sample["schemaGroups"].items()}
         sample_entities = args.rest_sample * (1 + args.schemas * (1 + args.versions))
         (tmp / "sample.cereg").write_text(json.dumps(sample))
         code = ("import django, time, json; django.setup();"
