@@ -5,16 +5,20 @@ new versions; the governance action that sets a schema's compatibility level.
 """
 from __future__ import annotations
 
+import json
+
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
+from django.utils.html import format_html
 
 from registry import services
-from registry.admin import GroupAdmin, ServiceAdmin, action_form, highlighted
-from registry.admin_forms import ServiceForm
+from registry.admin import GroupAdmin, OwnerFilter, ServiceAdmin, TagFilter, action_form, group_body, highlighted
+from registry.admin_forms import DocumentField, DocumentFormMixin, ServiceForm, pretty_document
+from registry.errors import Problem
 from registry.services import VersionInput, WriteContext
 from registry.services.resources import version_attributes
 
@@ -27,7 +31,7 @@ from .admin_resources import (
     versions_section,
 )
 from .models import Definition, DefinitionGroup, Schema, SchemaGroup, SchemaVersion
-from .validators.compatibility import LEVELS
+from .validators.compatibility import DEFAULT_LEVEL, LEVELS
 
 
 class FormatFilter(admin.SimpleListFilter):
@@ -43,27 +47,29 @@ class FormatFilter(admin.SimpleListFilter):
         return queryset.filter(**{self.field: self.value()}) if self.value() else queryset
 
 
+class VersionFormatFilter(FormatFilter):
+    field = "extensions__format"
+
+
 class GroupFormatFilter(FormatFilter):
     field = "extensions__format"
 
 
-class TagOwnerFilter(admin.SimpleListFilter):
-    title = "owner tag"
-    parameter_name = "owner"
+class ResourceOwnerFilter(OwnerFilter):
+    field = "latest__tags"
 
-    def lookups(self, request, model_admin):
-        values = model_admin.get_queryset(request).values_list("tags__owner", flat=True).distinct()
-        return sorted({(v, v) for v in values if v})
 
-    def queryset(self, request, queryset):
-        return queryset.filter(tags__owner=self.value()) if self.value() else queryset
+class ResourceTagFilter(TagFilter):
+    field = "latest__tags"
 
 
 @admin.register(SchemaGroup)
 class SchemaGroupAdmin(GroupAdmin):
     group_plural = "schemaGroups"
-    list_display = ("gid", "name", "schema_count", "epoch", "modified_by", "modified_on")
-    list_filter = (TagOwnerFilter, "modified_on")
+    resource_admin = "admin:catalog_schema_change"
+    list_display = ("gid", "name", "schema_count", "compatibility", "epoch", "modified_by", "modified_on")
+    actions = ["set_compatibility", "export_document"]
+    list_filter = (OwnerFilter, TagFilter, "modified_on")
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(schema_count=Count("resources"))
@@ -72,12 +78,36 @@ class SchemaGroupAdmin(GroupAdmin):
     def schema_count(self, obj):
         return obj.schema_count
 
+    @admin.display(description="compatibility")
+    def compatibility(self, obj):
+        return obj.extensions.get("compatibility") or f"{DEFAULT_LEVEL} (default)"
+
+    @admin.action(description="Set the compatibility level of the selected schema groups", permissions=["change"])
+    def set_compatibility(self, request, queryset):
+        def apply(data):
+            ctx = WriteContext.from_request(request)
+            done = 0
+            for group in queryset:
+                try:
+                    services.put_group(ctx, "schemaGroups", group.gid,
+                                       {**group_body(group), "compatibility": data["compatibility"]})
+                    done += 1
+                except Problem as problem:
+                    self.message_user(request, f"{group}: {problem.detail}", messages.ERROR)
+            if done:
+                self.message_user(request, f"Compatibility set to {data['compatibility']} on {done} schema group(s) "
+                                           f"by {ctx.user}.", messages.SUCCESS)
+
+        return action_form(self, request, queryset, CompatibilityForm, "set_compatibility",
+                           "Set the compatibility level", apply, "Set compatibility")
+
 
 @admin.register(DefinitionGroup)
 class DefinitionGroupAdmin(GroupAdmin):
     group_plural = "definitionGroups"
+    resource_admin = "admin:catalog_definition_change"
     list_display = ("gid", "name", "group_format", "definition_count", "epoch", "modified_by", "modified_on")
-    list_filter = (GroupFormatFilter, TagOwnerFilter)
+    list_filter = (GroupFormatFilter, OwnerFilter, TagFilter)
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(definition_count=Count("resources"))
@@ -100,7 +130,7 @@ class ResourceAdmin(ServiceAdmin):
     resource_plural = ""
     list_display = ("rid", "group", "latest_version", "resource_format", "version_count", "modified_on")
     search_fields = ("rid", "group__gid", "name", "description")
-    list_filter = (FormatFilter,)
+    list_filter = (FormatFilter, ResourceOwnerFilter, ResourceTagFilter)
     list_select_related = ("group", "latest")
 
     def get_queryset(self, request):
@@ -125,15 +155,28 @@ class ResourceAdmin(ServiceAdmin):
         return MetadataForm(data, request=request, resource=obj,
                             with_compatibility=self.resource_plural == "schemas")
 
+    def intro(self, request, obj):
+        group_admin = {"schemaGroups": "admin:catalog_schemagroup_change",
+                       "definitionGroups": "admin:catalog_definitiongroup_change"}.get(obj.group.group_type)
+        link = reverse(group_admin, args=[obj.group_id]) if group_admin else "#"
+        return format_html("In group <a href='{}'>{}</a>; latest version {}.", link, obj.group.path,
+                           obj.latest.vid if obj.latest else "none")
+
     def url(self, name, *args):
         return reverse(f"admin:catalog_{self.model._meta.model_name}_{name}", args=args)
 
     def version_url(self, version):
-        return "#"
+        return self.url("document", version.resource_id)
 
     def sections(self, request, obj):
         latest = obj.latest
-        out = [document_section(latest, version_attributes(latest).get("format"))] if latest else []
+        out = []
+        if latest:
+            section = document_section(latest, version_attributes(latest).get("format"))
+            if not latest.resource_uri:
+                section["html"] += format_html("<p><a class='button' href='{}' id='edit-document'>Edit the document of "
+                                               "version {}</a></p>", self.url("document", obj.pk), latest.vid)
+            out.append(section)
         out.append(versions_section(obj, self.version_url, self.url("compare", obj.pk),
                                     self.url("newversion", obj.pk)))
         return out
@@ -143,6 +186,8 @@ class ResourceAdmin(ServiceAdmin):
         return [path("<int:pk>/compare/", view(self.compare_view), name=f"catalog_{self.model._meta.model_name}_compare"),
                 path("<int:pk>/new-version/", view(self.new_version_view),
                      name=f"catalog_{self.model._meta.model_name}_newversion"),
+                path("<int:pk>/document/", view(self.document_view),
+                     name=f"catalog_{self.model._meta.model_name}_document"),
                 *super().get_urls()]
 
     def compare_view(self, request, pk):
@@ -150,14 +195,29 @@ class ResourceAdmin(ServiceAdmin):
         a = get_object_or_404(resource.versions, vid=request.GET.get("a"))
         b = get_object_or_404(resource.versions, vid=request.GET.get("b"))
         return self.render_form(request, resource, f"{resource}: version {a.vid} and version {b.vid}",
-                                sections=compare_sections(resource, a, b))
+                                sections=compare_sections(resource, a, b, self.url("compare", resource.pk),
+                                                          self.url("change", resource.pk)))
+
+    def document_view(self, request, pk):
+        """Edit the latest version's document in place (same epoch rules as PUT .../rID)."""
+        resource = get_object_or_404(self.get_queryset(request), pk=pk)
+        if resource.latest is None:
+            return HttpResponseRedirect(self.url("change", resource.pk))
+        may_write = self.has_change_permission(request, resource)
+        data = request.POST if request.method == "POST" and may_write else None
+        form = VersionDocumentForm(data, request=request, version=resource.latest)
+        if data is not None and form.is_valid():
+            self.message_user(request, form.outcome, messages.SUCCESS)
+            return HttpResponseRedirect(self.url("change", resource.pk))
+        return self.render_form(request, resource, f"Document of {resource}", form,
+                                sections=[document_section(resource.latest, self.resource_format(resource))])
 
     def new_version_view(self, request, pk):
         resource = get_object_or_404(self.get_queryset(request), pk=pk)
         if not self.has_change_permission(request, resource):
             return self.render_form(request, resource, "Permission denied", intro="You may not change this.")
         source = resource.versions.filter(vid=request.GET.get("from")).first() or resource.latest
-        initial = {"document": bytes(source.content or b"").decode("utf-8", "replace"),
+        initial = {"document": pretty_document(source.content),
                    "media_type": source.media_type or "application/json"} if source else {}
         form = NewVersionForm(request.POST or None, request=request, resource=resource, initial=initial)
         if request.method == "POST" and form.is_valid():
@@ -188,11 +248,17 @@ class SchemaAdmin(ResourceAdmin):
     def set_compatibility(self, request, queryset):
         def apply(data):
             ctx = WriteContext.from_request(request)
+            done = 0
             for schema in queryset.select_related("group", "latest"):
                 body = {**version_attributes(schema.latest), "compatibility": data["compatibility"]}
-                services.put_meta(ctx, "schemaGroups", schema.group.gid, "schemas", schema.rid, None, body)
-            self.message_user(request, f"Compatibility set to {data['compatibility']} on {queryset.count()} "
-                                       f"schema(s) by {ctx.user}.", messages.SUCCESS)
+                try:
+                    services.put_meta(ctx, "schemaGroups", schema.group.gid, "schemas", schema.rid, None, body)
+                    done += 1
+                except Problem as problem:
+                    self.message_user(request, f"{schema}: {problem.detail}", messages.ERROR)
+            if done:
+                self.message_user(request, f"Compatibility set to {data['compatibility']} on {done} schema(s) "
+                                           f"by {ctx.user}.", messages.SUCCESS)
 
         return action_form(self, request, queryset, CompatibilityForm, "set_compatibility",
                            "Set the compatibility level", apply, "Set compatibility")
@@ -203,24 +269,42 @@ class DefinitionAdmin(ResourceAdmin):
     group_plural, resource_plural = "definitionGroups", "definitions"
 
 
-class VersionDocumentForm(ServiceForm):
+class VersionDocumentForm(DocumentFormMixin, ServiceForm):
+    """A version's document edited in place; a JSON document that did not change (formatting aside) is not
+    written, so opening and saving a page never makes a new epoch or a change event."""
+
     media_type = forms.CharField(label="Media type")
-    document = forms.CharField(widget=forms.Textarea(attrs={"rows": 16, "cols": 100, "style": "font-family: monospace"}))
+    document = DocumentField()
     epoch = forms.IntegerField(required=False, widget=forms.HiddenInput)
     problem_field = "document"
 
     def __init__(self, *args, version, **kwargs):
         self.version = version
-        kwargs.setdefault("initial", {"media_type": version.media_type,
-                                      "document": bytes(version.content or b"").decode("utf-8", "replace"),
+        self.outcome = ""
+        kwargs.setdefault("initial", {"media_type": version.media_type, "document": pretty_document(version.content),
                                       "epoch": version.epoch})
         super().__init__(*args, **kwargs)
 
+    def unchanged(self, data) -> bool:
+        if data["media_type"] != self.version.media_type:
+            return False
+        stored = bytes(self.version.content or b"")
+        if data["document"].encode() == stored:
+            return True
+        try:
+            return json.loads(data["document"]) == json.loads(stored)
+        except ValueError:
+            return False
+
     def perform(self, data):
         resource = self.version.resource
+        if self.unchanged(data):
+            self.outcome = f"No change to {self.version}."
+            return self.version
         inp = VersionInput(document=data["document"].encode(), media_type=data["media_type"], epoch=data.get("epoch"))
         _r, version, _created = services.put_version(self.context(), resource.group.group_type, resource.group.gid,
                                                      resource.resource_type, resource.rid, self.version.vid, inp)
+        self.outcome = f"Saved {version} (epoch {version.epoch})."
         return version
 
 
@@ -228,6 +312,7 @@ class VersionDocumentForm(ServiceForm):
 class SchemaVersionAdmin(ServiceAdmin):
     list_display = ("vid", "resource", "version_format", "epoch", "modified_by", "modified_on")
     search_fields = ("vid", "resource__rid", "resource__group__gid")
+    list_filter = (VersionFormatFilter, "modified_on")
     list_select_related = ("resource", "resource__group")
 
     @admin.display(description="format")
@@ -243,8 +328,16 @@ class SchemaVersionAdmin(ServiceAdmin):
     def sections(self, request, obj):
         fmt = self.version_format(obj)
         new_from = reverse("admin:catalog_schema_newversion", args=[obj.resource_id]) + f"?from={obj.vid}"
-        return [{"title": "Document", "html": highlighted(bytes(obj.content or b""), obj.media_type, fmt)
-                 + f"<p><a class='button' href='{new_from}'>Create a new version from this one</a></p>"}]
+        schema = reverse("admin:catalog_schema_change", args=[obj.resource_id])
+        links = format_html("<p><a class='button' href='{}'>Create a new version from this one</a> "
+                            "<a href='{}'>History of {}</a></p>", new_from, schema, obj.resource.path)
+        latest = obj.resource.latest
+        if latest is not None and latest.pk != obj.pk:
+            compare = reverse("admin:catalog_schema_compare", args=[obj.resource_id])
+            links += format_html("<p><a href='{}?a={}&amp;b={}'>Compare with the latest version ({})</a></p>",
+                                 compare, obj.vid, latest.vid, latest.vid)
+        return [{"title": f"Document ({obj.media_type or ''})",
+                 "html": highlighted(bytes(obj.content or b""), obj.media_type, fmt) + links}]
 
     def delete_model(self, request, obj):
         resource = obj.resource

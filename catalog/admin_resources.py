@@ -10,22 +10,22 @@ from django.utils.html import escape, format_html
 
 from registry import services
 from registry.admin import highlighted
-from registry.admin_forms import ServiceForm
+from registry.admin_forms import DocumentField, DocumentFormMixin, JSONField, ServiceForm
 from registry.attributes import version_sort_key
-from registry.models import Group, Version
+from registry.models import Group, OutboxEvent, Version
 from registry.services import VersionInput
 from registry.services.resources import version_attributes
 
-from .validators.compatibility import LEVELS, check_compatibility
+from .validators.compatibility import DEFAULT_LEVEL, LEVELS, check_compatibility
 
 
-class ResourceCreateForm(ServiceForm):
+class ResourceCreateForm(DocumentFormMixin, ServiceForm):
     group = forms.ModelChoiceField(queryset=Group.objects.none())
     rid = forms.CharField(label="Id", max_length=128)
     format = forms.CharField(required=False, help_text="e.g. JsonSchema/draft-07, Avro/1.11, Protobuf/3, CloudEvents/1.0")
     description = forms.CharField(required=False)
     media_type = forms.CharField(initial="application/json", label="Media type")
-    document = forms.CharField(widget=forms.Textarea(attrs={"rows": 16, "cols": 100, "style": "font-family: monospace"}))
+    document = DocumentField(help_text="JSON documents are checked for syntax, then validated against the format")
     problem_field = "document"
 
     def __init__(self, *args, group_plural: str, resource_plural: str, **kwargs):
@@ -40,11 +40,18 @@ class ResourceCreateForm(ServiceForm):
                                         data["rid"], inp)
 
 
+FIELDS = ("name", "description", "docs", "tags", "format", "compatibility")
+
+
 class MetadataForm(ServiceForm):
     """The latest version's metadata: name, description, format and (schemas) the compatibility level."""
 
     name = forms.CharField(required=False)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}))
+    docs = forms.CharField(required=False, label="Docs URL")
+    tags = JSONField(help_text='a map of string to string, e.g. {"owner": "team-orders"}',
+                     widget=forms.Textarea(attrs={"rows": 4, "cols": 80, "class": "vLargeTextField json-editor",
+                                                  "spellcheck": "false", "style": "font-family: monospace"}))
     format = forms.CharField(required=False)
     compatibility = forms.ChoiceField(required=False, choices=[("", "(inherit: backward_transitive)")] +
                                       [(level, level) for level in LEVELS])
@@ -55,7 +62,7 @@ class MetadataForm(ServiceForm):
         self.resource = resource
         latest = resource.latest
         attrs = version_attributes(latest) if latest else {}
-        kwargs.setdefault("initial", {**{k: attrs.get(k) for k in ("name", "description", "format", "compatibility")},
+        kwargs.setdefault("initial", {**{k: attrs.get(k) for k in FIELDS},
                                       "epoch": latest.epoch if latest else None})
         super().__init__(*args, **kwargs)
         if not with_compatibility:
@@ -63,8 +70,7 @@ class MetadataForm(ServiceForm):
 
     def perform(self, data):
         current = version_attributes(self.resource.latest)
-        body = {**current, **{k: data.get(k) or None for k in ("name", "description", "format", "compatibility")
-                              if k in self.fields}}
+        body = {**current, **{k: data.get(k) or None for k in FIELDS if k in self.fields}}
         body = {k: v for k, v in body.items() if v is not None}
         resource, _version = services.put_meta(self.context(), self.resource.group.group_type, self.resource.group.gid,
                                                self.resource.resource_type, self.resource.rid, None, body,
@@ -72,9 +78,10 @@ class MetadataForm(ServiceForm):
         return resource
 
 
-class NewVersionForm(ServiceForm):
+class NewVersionForm(DocumentFormMixin, ServiceForm):
     media_type = forms.CharField(initial="application/json", label="Media type")
-    document = forms.CharField(widget=forms.Textarea(attrs={"rows": 16, "cols": 100, "style": "font-family: monospace"}))
+    document = DocumentField(help_text="validated against the format and, for schemas, checked for compatibility "
+                                       "with the earlier versions")
     problem_field = "document"
 
     def __init__(self, *args, resource, **kwargs):
@@ -93,24 +100,50 @@ def ordered_versions(resource) -> list[Version]:
     return sorted(Version.objects.filter(resource=resource), key=lambda v: version_sort_key(v.vid))
 
 
+def compare_form(vids: list[str], compare_url: str, a: str | None = None, b: str | None = None) -> str:
+    """Two version pickers (defaults: the second newest and the newest) and a Compare button."""
+    a = a if a in vids else (vids[-2] if len(vids) > 1 else vids[0] if vids else "")
+    b = b if b in vids else (vids[-1] if vids else "")
+
+    def select(name, chosen):
+        options = "".join(format_html("<option value='{}'{}>{}</option>", v, " selected" if v == chosen else "", v)
+                          for v in vids)
+        return f"<select name='{name}' id='compare-{name}'>{options}</select>"
+
+    return (format_html("<form method='get' action='{}' id='compare-form'>", compare_url)
+            + f"Compare version {select('a', a)} with version {select('b', b)} "
+            "<input type='submit' value='Compare'></form>")
+
+
+def change_events(resource, limit: int = 20) -> list[OutboxEvent]:
+    """The latest change events of a resource and its versions (the outbox keeps every committed write)."""
+    from django.db.models import Q
+
+    return list(OutboxEvent.objects.filter(Q(subject=resource.path) | Q(subject__startswith=resource.path + "/versions/"))
+                .order_by("-created_at")[:limit])
+
+
 def versions_section(resource, version_url, compare_url: str, new_version_url: str) -> dict:
-    """Who changed what and when, a compare form, and a link to create a new version."""
+    """Who changed what and when (versions, then change events), a compare form, a new-version link."""
+    versions = ordered_versions(resource)
+    latest_id = resource.latest_id
     rows = []
-    for version in reversed(ordered_versions(resource)):
-        rows.append(format_html("<tr><td><a href='{}'>{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                                version_url(version), version.vid, version.epoch, version.created_by or "",
-                                version.modified_by or "", version.modified_on.strftime("%Y-%m-%d %H:%M:%S")))
-    vids = [v.vid for v in ordered_versions(resource)]
-    options = "".join(f"<option value='{escape(v)}'>{escape(v)}</option>" for v in vids)
-    compare = (f"<form method='get' action='{compare_url}' id='compare-form'>Compare "
-               f"<select name='a'>{options}</select> with <select name='b'>"
-               + "".join(f"<option value='{escape(v)}'{' selected' if i == len(vids) - 1 else ''}>{escape(v)}</option>"
-                         for i, v in enumerate(vids))
-               + "</select> <input type='submit' value='Compare'></form>")
-    table = ("<table><tr><th>version</th><th>epoch</th><th>created by</th><th>changed by</th><th>changed</th></tr>"
-             + "".join(rows) + "</table>")
-    return {"title": "History", "html": table + f"<p>{compare}</p><p><a class='button' href='{new_version_url}'>"
-                                               "Create a new version</a></p>"}
+    for version in reversed(versions):
+        rows.append(format_html(
+            "<tr><td><a href='{}'>{}</a>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            version_url(version), version.vid, " (latest)" if version.pk == latest_id else "", version.epoch,
+            version.extensions.get("format") or "", version.created_by or "",
+            version.created_on.strftime("%Y-%m-%d %H:%M:%S"), version.modified_by or "",
+            version.modified_on.strftime("%Y-%m-%d %H:%M:%S")))
+    table = ("<table id='version-history'><tr><th>version</th><th>epoch</th><th>format</th><th>created by</th>"
+             "<th>created</th><th>last changed by</th><th>last changed</th></tr>" + "".join(rows) + "</table>")
+    events = "".join(format_html("<tr><td>{}</td><td>{}</td><td>{}</td></tr>", e.time.strftime("%Y-%m-%d %H:%M:%S"),
+                                 e.type.rsplit(".", 2)[-2], e.subject) for e in change_events(resource))
+    events_table = ("<h3>Change events</h3><table id='change-events'><tr><th>when</th><th>what</th><th>path</th></tr>"
+                    + events + "</table>") if events else ""
+    compare = compare_form([v.vid for v in versions], compare_url) if len(versions) > 1 else ""
+    new_version = format_html("<a class='button' href='{}'>Create a new version</a>", new_version_url)
+    return {"title": "History", "html": f"{table}<p>{compare}</p><p>{new_version}</p>{events_table}"}
 
 
 def comparable_text(version: Version) -> list[str]:
@@ -121,26 +154,40 @@ def comparable_text(version: Version) -> list[str]:
         return content.decode("utf-8", errors="replace").splitlines()
 
 
-def compare_sections(resource, a: Version, b: Version) -> list[dict]:
-    diff = difflib.HtmlDiff(wrapcolumn=70).make_table(comparable_text(a), comparable_text(b), f"version {a.vid}",
-                                                      f"version {b.vid}", context=False)
+def compare_sections(resource, a: Version, b: Version, compare_url: str = "", back_url: str = "") -> list[dict]:
+    """The verdicts (backward and forward between the two) and a side-by-side diff, JSON-aware."""
+    text_a, text_b = comparable_text(a), comparable_text(b)
+    diff = difflib.HtmlDiff(wrapcolumn=70).make_table(text_a, text_b, f"version {a.vid}", f"version {b.vid}",
+                                                      context=False)
+    if text_a == text_b:
+        diff = "<p>The two documents are the same (JSON compared with sorted keys).</p>" + diff
     fmt = b.extensions.get("format") or a.extensions.get("format") or resource.extensions.get("format")
+    latest = resource.latest.extensions if resource.latest else {}
+    level = latest.get("compatibility") or resource.group.extensions.get("compatibility") or DEFAULT_LEVEL
     verdicts = []
     old, new = bytes(a.content or b""), bytes(b.content or b"")
-    for level, label in (("backward", f"backward (version {b.vid} reads data written with {a.vid})"),
-                         ("forward", f"forward (version {a.vid} reads data written with {b.vid})")):
-        issues = check_compatibility(fmt, level, [old], new)
+    for direction, label in (("backward", f"backward (version {b.vid} reads data written with {a.vid})"),
+                             ("forward", f"forward (version {a.vid} reads data written with {b.vid})")):
+        issues = check_compatibility(fmt, direction, [old], new)
         if issues:
             items = "".join(format_html("<li>{}: {} ({})</li>", i.path, i.change, i.reason) for i in issues)
             verdicts.append(f"<p><span class='verdict-bad'>incompatible</span> {escape(label)}</p><ul>{items}</ul>")
         else:
             verdicts.append(f"<p><span class='verdict-ok'>compatible</span> {escape(label)}</p>")
-    return [{"title": f"Compatibility ({escape(fmt or 'unknown format')})", "html": "".join(verdicts)},
+    pick = ""
+    if compare_url:
+        pick = "<p>" + compare_form([v.vid for v in ordered_versions(resource)], compare_url, a.vid, b.vid) + "</p>"
+    if back_url:
+        pick += format_html("<p><a href='{}'>Back to {}</a></p>", back_url, resource.path)
+    title = f"Compatibility ({fmt or 'unknown format'}"
+    title += f"; the schema's level: {level})" if resource.resource_type == "schemas" else ")"
+    return [{"title": "Versions compared", "html": pick},
+            {"title": title, "html": "".join(verdicts)},
             {"title": "Differences", "html": diff}]
 
 
 def document_section(version: Version, fmt: str | None) -> dict:
     if version.resource_uri:
         return {"title": "Document", "html": format_html("Stored elsewhere: <a href='{0}'>{0}</a>", version.resource_uri)}
-    return {"title": f"Document ({escape(version.media_type or '')})",
+    return {"title": f"Document ({version.media_type or ''})",
             "html": highlighted(bytes(version.content or b""), version.media_type, fmt)}

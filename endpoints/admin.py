@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import Count
 
 from registry import services
-from registry.admin import GroupAdmin, action_form
+from registry.admin import GroupAdmin, OwnerFilter, TagFilter, action_form
 from registry.errors import Problem
 from registry.services import WriteContext
 
@@ -31,6 +32,10 @@ class ProtocolFilter(ValueFilter):
     title, parameter_name, field = "protocol", "protocol", "extensions__config__protocol"
 
 
+class FormatFilter(ValueFilter):
+    title, parameter_name, field = "format", "format", "extensions__format"
+
+
 class DeprecatedFilter(admin.SimpleListFilter):
     title, parameter_name = "deprecated", "deprecated"
 
@@ -51,6 +56,13 @@ class DeprecateForm(forms.Form):
     alternative = forms.URLField(required=False, help_text="an endpoint to use instead", assume_scheme="https")
     docs = forms.URLField(required=False, label="Docs URL", assume_scheme="https")
 
+    def clean(self):
+        data = super().clean()
+        effective, removal = data.get("effective"), data.get("removal")
+        if effective and removal and removal < effective:
+            self.add_error("removal", "the removal cannot come before the effective time")
+        return data
+
 
 def _rfc3339(value):
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else None
@@ -59,9 +71,16 @@ def _rfc3339(value):
 @admin.register(Endpoint)
 class EndpointAdmin(GroupAdmin):
     group_plural = "endpoints"
-    list_display = ("gid", "name", "usage", "protocol", "deprecation", "epoch", "modified_on")
-    list_filter = (UsageFilter, ProtocolFilter, DeprecatedFilter)
+    list_display = ("gid", "name", "usage", "protocol", "deprecation", "definition_count", "epoch", "modified_on")
+    list_filter = (UsageFilter, ProtocolFilter, FormatFilter, DeprecatedFilter, OwnerFilter, TagFilter)
     actions = ["deprecate", "export_document"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(definition_count=Count("resources"))
+
+    @admin.display(description="definitions", ordering="definition_count")
+    def definition_count(self, obj):
+        return obj.definition_count
 
     @admin.display(description="usage")
     def usage(self, obj):
@@ -83,7 +102,8 @@ class EndpointAdmin(GroupAdmin):
     def deprecate(self, request, queryset):
         def apply(data):
             ctx = WriteContext.from_request(request)
-            deprecated = {k: v for k, v in {"effective": _rfc3339(data["effective"]), "removal": _rfc3339(data["removal"]),
+            effective = data["effective"] or ctx.now
+            deprecated = {k: v for k, v in {"effective": _rfc3339(effective), "removal": _rfc3339(data["removal"]),
                                             "alternative": data["alternative"] or None,
                                             "docs": data["docs"] or None}.items() if v}
             done = 0

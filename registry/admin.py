@@ -50,6 +50,57 @@ class GroupForm(ServiceForm):
         return group
 
 
+def tag_value(key: str, field: str):
+    """The text of one key of a JSON map (any key: no lookup-path parsing), comparable with a string."""
+    from django.db.models import TextField
+    from django.db.models.fields.json import KeyTextTransform
+    from django.db.models.functions import Cast
+
+    # the cast keeps the comparison a text one (KeyTextTransform's own exact lookup expects JSON on SQLite)
+    return Cast(KeyTextTransform(key, field), TextField())
+
+
+class TagFilter(admin.SimpleListFilter):
+    """Filter by one tag, offered as KEY=VALUE from the tags in use (sampled: the first 500 rows)."""
+
+    title = "tag"
+    parameter_name = "tag"
+    field = "tags"
+
+    def lookups(self, request, model_admin):
+        pairs = set()
+        for tags in model_admin.get_queryset(request).values_list(self.field, flat=True)[:500]:
+            if isinstance(tags, dict):
+                pairs.update(f"{k}={v}" for k, v in tags.items() if isinstance(v, str))
+        return [(p, p) for p in sorted(pairs)[:100]]
+
+    def queryset(self, request, queryset):
+        if not self.value() or "=" not in self.value():
+            return queryset
+        key, value = self.value().split("=", 1)
+        return queryset.alias(_tag=tag_value(key, self.field)).filter(_tag=value)
+
+
+class OwnerFilter(admin.SimpleListFilter):
+    """Filter by the `owner` tag, the registry's convention for who is responsible for an entity."""
+
+    title = "owner tag"
+    parameter_name = "owner"
+    field = "tags"
+
+    def lookups(self, request, model_admin):
+        from django.db.models.fields.json import KeyTextTransform
+
+        values = (model_admin.get_queryset(request).annotate(_owner=KeyTextTransform("owner", self.field))
+                  .values_list("_owner", flat=True).distinct()[:200])
+        return sorted({(v, v) for v in values if isinstance(v, str)})
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        return queryset.alias(_owner=tag_value("owner", self.field)).filter(_owner=self.value())
+
+
 class ServiceAdmin(admin.ModelAdmin):
     """Add and change pages render a service form; deletes go through the services too."""
 
@@ -61,12 +112,21 @@ class ServiceAdmin(admin.ModelAdmin):
     def sections(self, request, obj) -> list[dict]:
         return []
 
+    def intro(self, request, obj):
+        """A line above the form of a change page (HTML made with format_html, or plain text)."""
+        return None
+
     def render_form(self, request, obj, title: str, form=None, sections=None, submit_label=None, intro=None,
-                    hidden_inputs=(), submit_name="_save"):
+                    hidden_inputs=(), submit_name="_save", with_delete=False):
         readonly = obj is not None and not self.has_change_permission(request, obj)
+        delete_url = None
+        if obj is not None and with_delete and self.has_delete_permission(request, obj):
+            opts = self.model._meta
+            delete_url = reverse(f"admin:{opts.app_label}_{opts.model_name}_delete", args=[obj.pk])
         context = {**self.admin_site.each_context(request), "title": title, "form": form, "opts": self.model._meta,
                    "readonly": readonly, "sections": sections or [], "submit_label": submit_label, "intro": intro,
-                   "highlight_css": highlight_css(), "hidden_inputs": hidden_inputs, "submit_name": submit_name}
+                   "highlight_css": highlight_css(), "hidden_inputs": hidden_inputs, "submit_name": submit_name,
+                   "delete_url": delete_url}
         return render(request, self.form_template, context)
 
     def form_view(self, request, obj):
@@ -79,11 +139,14 @@ class ServiceAdmin(admin.ModelAdmin):
         if data is not None:
             if form.is_valid():
                 saved = form.result
-                self.message_user(request, f"Saved {saved}.", messages.SUCCESS)
+                self.message_user(request, getattr(form, "outcome", "") or f"Saved {saved}.", messages.SUCCESS)
                 return HttpResponseRedirect(reverse(f"admin:{self.model._meta.app_label}_"
                                                     f"{self.model._meta.model_name}_change", args=[saved.pk]))
-        title = f"Change {obj}" if obj is not None else f"Add {self.model._meta.verbose_name}"
-        return self.render_form(request, obj, title, form, self.sections(request, obj) if obj is not None else [])
+        title = f"{'Change' if may_write else 'View'} {obj}" if obj is not None else f"Add {self.model._meta.verbose_name}"
+        if obj is None:
+            return self.render_form(request, obj, title, form)
+        return self.render_form(request, obj, title, form, self.sections(request, obj), intro=self.intro(request, obj),
+                                with_delete=True)
 
     def add_view(self, request, form_url="", extra_context=None):
         return self.form_view(request, None)
@@ -105,8 +168,30 @@ class GroupAdmin(ServiceAdmin):
     ordering = ("gid",)
     actions = ["export_document"]
 
+    resource_admin = ""  # the admin URL name of this group type's resources' change page, if any
+
     def get_service_form(self, request, obj, data):
         return GroupForm(data, request=request, group_plural=self.group_plural, instance=obj)
+
+    def sections(self, request, obj):
+        """The group's resources with their latest version, version count and format."""
+        from django.db.models import Count
+        from django.utils.html import format_html
+
+        rows = []
+        resources = obj.resources.select_related("latest").annotate(n=Count("versions")).order_by("rid")
+        for resource in resources[:500]:
+            latest = resource.latest
+            name = (format_html("<a href='{}'>{}</a>", reverse(self.resource_admin, args=[resource.pk]), resource.rid)
+                    if self.resource_admin else resource.rid)
+            rows.append(format_html("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", name,
+                                    resource.resource_type, latest.vid if latest else "", resource.n,
+                                    (latest.extensions.get("format") if latest else "") or ""))
+        if not rows:
+            return [{"title": "Resources", "html": "<p>None yet.</p>"}]
+        return [{"title": f"Resources ({len(rows)})",
+                 "html": "<table id='group-resources'><tr><th>id</th><th>type</th><th>latest version</th>"
+                         "<th>versions</th><th>format</th></tr>" + "".join(rows) + "</table>"}]
 
     def delete_model(self, request, obj):
         services.delete_group(WriteContext.from_request(request), self.group_plural, obj.gid)
@@ -124,6 +209,15 @@ class GroupAdmin(ServiceAdmin):
                                 content_type="application/cloudevents-registry+json")
         response["Content-Disposition"] = f'attachment; filename="{self.group_plural}.cereg"'
         return response
+
+
+def group_body(group) -> dict:
+    """A group's current attributes as a PUT body (a governance action changes one and puts the rest back)."""
+    body = {k: getattr(group, k) for k in ("name", "description", "docs") if getattr(group, k)}
+    if group.tags:
+        body["tags"] = group.tags
+    body.update(group.extensions)
+    return body
 
 
 def highlight_css() -> str:
@@ -179,4 +273,4 @@ def action_form(admin_obj, request, queryset, form_class, action: str, title: st
                                  intro=", ".join(str(o) for o in queryset), submit_name="apply")
 
 
-__all__ = ["GroupAdmin", "GroupForm", "Problem", "ServiceAdmin", "action_form", "highlighted"]
+__all__ = ["GroupAdmin", "GroupForm", "group_body", "OwnerFilter", "Problem", "ServiceAdmin", "TagFilter", "action_form", "highlighted"]

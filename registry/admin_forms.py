@@ -41,6 +41,51 @@ class JSONField(forms.CharField):
         return parsed
 
 
+JSON_MEDIA_TYPES = ("application/json", "application/schema+json", "text/json")
+
+
+def is_json_media_type(media_type: str | None) -> bool:
+    base = (media_type or "").split(";", 1)[0].strip().lower()
+    return base in JSON_MEDIA_TYPES or base.endswith("+json")
+
+
+def pretty_document(content: bytes | str | None) -> str:
+    """A document as editable text: JSON pretty-printed (keys in their order), anything else as it is."""
+    if isinstance(content, bytes | bytearray | memoryview):
+        text = bytes(content).decode("utf-8", "replace")
+    else:
+        text = content or ""
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+class DocumentField(forms.CharField):
+    """A document editor: a monospace textarea; JSON documents are checked for syntax before any write
+    (see DocumentFormMixin), the format's own validation is the service's."""
+
+    widget = forms.Textarea(attrs={"rows": 18, "cols": 100, "class": "vLargeTextField json-editor",
+                                   "spellcheck": "false", "style": "font-family: monospace"})
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("strip", False)
+        super().__init__(*args, **kwargs)
+
+
+class DocumentFormMixin:
+    """clean_document(): a JSON media type requires a parseable JSON document (the error names the line)."""
+
+    def clean_document(self):
+        document = self.cleaned_data.get("document", "")
+        if is_json_media_type(self.data.get(self.add_prefix("media_type")) or self.initial.get("media_type")):
+            try:
+                json.loads(document)
+            except ValueError as exc:
+                raise forms.ValidationError(f"not valid JSON: {exc}")
+        return document
+
+
 FIELD_OF = {"id": "gid", "name": "name", "description": "description", "tags": "tags", "docs": "docs",
             "version": "vid", "format": "format", "compatibility": "compatibility"}
 
@@ -51,14 +96,18 @@ def attach_problem(form: forms.Form, problem: Problem, fallback: str | None = No
         form.add_error(None, f"Someone else saved this meanwhile ({problem.detail}). Your edit is still below: "
                              "reload the page in another tab to see their change, then save again.")
         return
+    if problem.kind == "incompatible-version":
+        form.add_error(None, "Refused: this version is not compatible with the earlier versions under the schema's "
+                             "compatibility level. Nothing was saved; the reasons are listed next to the document.")
     messages = problem.errors or [problem.detail]
     for message in messages:
-        text = message if isinstance(message, str) else f"{message.get('path')}: {message.get('change', '')} " \
-                                                         f"{message.get('reason', '')}"
+        text = message if isinstance(message, str) else (
+            f"{message.get('path')}: {message.get('change', '')}"
+            + (f" ({message['reason']})" if message.get("reason") else ""))
         head = text.split(": ", 1)[-1] if text.startswith("/") else text
-        attribute = head.split(" ", 1)[0].split(".", 1)[0].rstrip(":")
-        field = FIELD_OF.get(attribute)
-        if field not in form.fields:
+        attribute = head.split(" ", 1)[0].split(".", 1)[0].split("[", 1)[0].rstrip(":")
+        field = FIELD_OF.get(attribute) or (attribute if attribute in form.fields else None)
+        if field not in form.fields or problem.kind == "incompatible-version":  # paths inside the schema
             field = fallback if fallback in form.fields else None
         form.add_error(field, text)
 

@@ -1,27 +1,118 @@
-"""Admin of subscriptions, deliveries and their attempts: status filters and the redeliver action."""
+"""Admin of subscriptions, deliveries and their attempts.
+
+Subscriptions are created and changed through subscriptions.services (the same validation of protocol, sink,
+settings and filters as the API, and the webhook handshake); credentials in the protocol settings are never
+shown and are kept when an edit does not give new ones. Deliveries show every attempt; dead letters can be
+redelivered.
+"""
+from __future__ import annotations
+
+from django import forms
 from django.contrib import admin, messages
+from django.db.models import Count, Q
+from django.urls import reverse
+from django.utils.html import format_html
+
+from registry.admin import ServiceAdmin
+from registry.admin_forms import JSONField, ServiceForm
+from registry.errors import Problem
 
 from . import services
 from .models import Delivery, DeliveryAttempt, Subscription
-from .validators.protocols import redacted
+from .validators.protocols import CREDENTIALS, PROTOCOLS, redacted
+
+
+def with_kept_credentials(given: dict, stored: dict) -> dict:
+    """The settings given in the form, plus the stored credentials the form never showed."""
+    merged = dict(given)
+    for key, value in (stored or {}).items():
+        if key.lower() in CREDENTIALS and key not in merged:
+            merged[key] = value
+    headers = (stored or {}).get("headers")
+    if isinstance(headers, dict) and isinstance(merged.get("headers"), dict):
+        merged["headers"] = {**{k: v for k, v in headers.items() if k.lower() in CREDENTIALS}, **merged["headers"]}
+    return merged
+
+
+class SubscriptionForm(ServiceForm):
+    protocol = forms.ChoiceField(choices=[(p, p) for p in sorted(PROTOCOLS)])
+    sink = forms.CharField(widget=forms.TextInput(attrs={"size": 80}), help_text="an absolute URI for the protocol")
+    protocolsettings = JSONField(label="Protocol settings", help_text="e.g. {\"method\": \"POST\"} (HTTP), "
+                                 "{\"topicname\": \"t\"} (MQTT, KAFKA); stored credentials are hidden and kept")
+    filters = JSONField(kind=list, help_text='e.g. [{"prefix": {"subject": "/schemaGroups/"}}]')
+    config = JSONField()
+    max_attempts = forms.IntegerField(required=False, min_value=1, help_text="overrides the default (20)")
+    ttl_seconds = forms.IntegerField(required=False, min_value=1, help_text="overrides the default (24 h)")
+    seen = forms.CharField(required=False, widget=forms.HiddenInput)
+    problem_field = "protocolsettings"
+
+    def __init__(self, *args, instance=None, **kwargs):
+        self.instance = instance
+        if instance is not None:
+            kwargs.setdefault("initial", {
+                "protocol": instance.protocol.upper(), "sink": instance.sink,
+                "protocolsettings": redacted(instance.protocolsettings), "filters": instance.filters,
+                "config": instance.config, "max_attempts": instance.max_attempts,
+                "ttl_seconds": instance.ttl_seconds, "seen": instance.modified_on.isoformat()})
+        super().__init__(*args, **kwargs)
+
+    def perform(self, data):
+        user = self.request.user.get_username() if self.request else None
+        body = {"protocol": data["protocol"], "sink": data["sink"], "protocolsettings": data["protocolsettings"],
+                "filters": data["filters"], "config": data["config"]}
+        if self.instance is None:
+            subscription = services.create_subscription(body, user)
+        else:
+            current = Subscription.objects.select_for_update().get(pk=self.instance.pk)
+            if data.get("seen") and data["seen"] != current.modified_on.isoformat():
+                raise Problem("epoch-mismatch", f"/subscriptions/{current.pk} changed at {current.modified_on:%H:%M:%S}")
+            body["protocolsettings"] = with_kept_credentials(body["protocolsettings"], current.protocolsettings)
+            subscription, _created = services.put_subscription(current.pk, body, user)
+        Subscription.objects.filter(pk=subscription.pk).update(max_attempts=data.get("max_attempts"),
+                                                               ttl_seconds=data.get("ttl_seconds"))
+        return subscription
 
 
 @admin.register(Subscription)
-class SubscriptionAdmin(admin.ModelAdmin):
-    list_display = ("id", "protocol", "sink", "status", "status_reason", "modified_on")
+class SubscriptionAdmin(ServiceAdmin):
+    list_display = ("id", "protocol", "sink", "status", "dead_letters", "retrying", "created_by", "modified_on")
     list_filter = ("status", "protocol")
     search_fields = ("id", "sink")
-    readonly_fields = ("id", "status", "status_reason", "settings_shown", "created_by", "created_on", "modified_on")
-    fields = ("id", "protocol", "sink", "settings_shown", "filters", "config", "status", "status_reason",
-              "max_attempts", "ttl_seconds", "created_by", "created_on", "modified_on")
     actions = ["disable", "enable"]
 
-    @admin.display(description="protocol settings (credentials hidden)")
-    def settings_shown(self, obj):
-        return redacted(obj.protocolsettings)
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(
+            dead=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.DEAD)),
+            retry=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)))
 
-    def has_add_permission(self, request):
-        return False  # created through the Subscriptions API, which validates and runs the handshake
+    @admin.display(description="dead letters", ordering="dead")
+    def dead_letters(self, obj):
+        return obj.dead
+
+    @admin.display(description="retrying", ordering="retry")
+    def retrying(self, obj):
+        return obj.retry
+
+    def get_service_form(self, request, obj, data):
+        return SubscriptionForm(data, request=request, instance=obj)
+
+    def sections(self, request, obj):
+        deliveries = reverse("admin:subscriptions_delivery_changelist") + f"?subscription__id__exact={obj.pk}"
+        counts = dict(obj.deliveries.values_list("status").annotate(n=Count("id")).order_by())
+        summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none yet"
+        html = format_html(
+            "<table><tr><th>status</th><td id='subscription-status'>{}</td></tr><tr><th>reason</th><td>{}</td></tr>"
+            "<tr><th>created</th><td>{} by {}</td></tr><tr><th>deliveries</th><td><a href='{}'>{}</a></td></tr>"
+            "</table>", obj.get_status_display(), obj.status_reason or "", obj.created_on.strftime("%Y-%m-%d %H:%M:%S"),
+            obj.created_by or "unknown", deliveries, summary)
+        return [{"title": "Status", "html": html}]
+
+    def delete_model(self, request, obj):
+        services.delete_subscription(obj.pk)
+
+    def delete_queryset(self, request, queryset):
+        for subscription in queryset:
+            services.delete_subscription(subscription.pk)
 
     @admin.action(description="Disable the selected subscriptions", permissions=["change"])
     def disable(self, request, queryset):
@@ -42,6 +133,9 @@ class AttemptInline(admin.TabularInline):
     can_delete = False
     fields = ("number", "started_at", "status_code", "latency_ms", "error")
     readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Delivery)
@@ -70,3 +164,24 @@ class DeliveryAdmin(admin.ModelAdmin):
     def redeliver(self, request, queryset):
         count = services.redeliver(queryset.values_list("pk", flat=True))
         self.message_user(request, f"Queued {count} dead letter(s) for delivery again.", messages.SUCCESS)
+
+
+@admin.register(DeliveryAttempt)
+class DeliveryAttemptAdmin(admin.ModelAdmin):
+    """Every try of every delivery: what the sink answered and how long it took."""
+
+    list_display = ("delivery", "number", "started_at", "status_code", "latency_ms", "short_error")
+    list_filter = ("status_code", "delivery__subscription__protocol")
+    search_fields = ("delivery__event__subject", "delivery__subscription__id", "error")
+    list_select_related = ("delivery", "delivery__event")
+    readonly_fields = ("delivery", "number", "started_at", "status_code", "latency_ms", "error")
+
+    @admin.display(description="error")
+    def short_error(self, obj):
+        return (obj.error[:80] + "…") if len(obj.error) > 80 else obj.error
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -23,7 +23,6 @@ def test_governance_journey(page, shot, live_server, django_user_model):
     django_user_model.objects.create_superuser("gov", "g@example.com", "pw")
     base = live_server.url
     login(page, base, "gov", "pw")
-    shot(page, "dashboard")
 
     page.goto(f"{base}/admin/catalog/schemagroup/add/")
     page.fill("#id_gid", "com.example.orders")
@@ -38,49 +37,91 @@ def test_governance_journey(page, shot, live_server, django_user_model):
     page.fill("#id_format", "JsonSchema/draft-07")
     page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "string"}}}))
     page.click("input[name=_save]")
-    page.wait_for_selector("text=History")
+    page.wait_for_selector("#version-history")
 
     page.click("text=Create a new version")
+    # the editor starts from the latest version, pretty-printed
+    assert '"type": "object"' in page.input_value("#id_document")
     page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "string"},
                                                                            "note": {"type": "string"}}}))
     page.click("input[name=_save]")
     page.wait_for_selector("text=Created version 2")
-    shot(page, "schema")
 
     page.click("text=Create a new version")
     page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "integer"}},
-                                          "required": ["id", "total"]}))
+                                          "required": ["id", "total"]}, indent=2))
     page.click("input[name=_save]")
-    errors = page.inner_text(".errorlist")
-    assert "properties.id" in errors and "required by the new schema only" in errors
+    assert "Refused" in page.inner_text(".errorlist.nonfield")
+    reasons = page.inner_text(".field-document .errorlist")
+    assert "properties.id" in reasons and "required by the new schema only" in reasons
+    assert '"total"' in page.input_value("#id_document")  # the refused edit stays on screen
     shot(page, "incompatible-version")
 
     page.goto(page.url.replace("new-version/", "change/"))
+    assert page.locator("#version-history tr").count() == 3  # header + two versions: nothing was saved
+    shot(page, "schema")
+    page.select_option("#compare-a", "1")
+    page.select_option("#compare-b", "2")
     page.click("#compare-form input[type=submit]")
     page.wait_for_selector("table.diff")
     assert "compatible" in page.inner_text("#content-main")
+    assert page.locator("table.diff .diff_add").count() > 0
     shot(page, "compare")
 
+    # governance: relax the schema's compatibility level, then the refused version is accepted
+    page.click("text=Back to")
+    page.select_option("#id_compatibility", "none")
+    page.click("input[name=_save]")
+    page.wait_for_selector("text=Saved")
+    page.click("text=Create a new version")
+    page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "integer"}},
+                                          "required": ["id", "total"]}, indent=2))
+    page.click("input[name=_save]")
+    page.wait_for_selector("text=Created version 3")
+    page.select_option("#compare-a", "2")
+    page.select_option("#compare-b", "3")
+    page.click("#compare-form input[type=submit]")
+    page.wait_for_selector("table.diff")
+    verdicts = page.inner_text("#content-main")
+    assert "incompatible" in verdicts and "level: none" in verdicts
+    shot(page, "compare-incompatible")
+
     page.goto(f"{base}/admin/registry/import/")
-    page.set_input_files("#id_document", str(CORPUS / "contoso-erp-jsons07.cereg"))
+    page.set_input_files("#id_document", str(CORPUS / "lightbulb-avro.cereg"))
     page.click("input[type=submit][value=Import]")
     page.wait_for_selector("#import-report")
-    assert "created" in page.inner_text("#import-report")
+    report = page.inner_text("#import-report")
+    assert "/schemaGroups/Fabrikam.Lumen" in report and "created" in report
     shot(page, "import-report")
 
+    page.goto(f"{base}/admin/endpoints/endpoint/add/")
+    page.fill("#id_gid", "orders.http")
+    page.fill("#id_tags", '{"owner": "team-orders"}')
+    page.fill("#id_attributes", json.dumps({"usage": "producer", "config": {
+        "protocol": "HTTP", "endpoints": ["https://orders.example.com/events"]}}, indent=2))
+    page.click("input[name=_save]")
+    page.wait_for_selector("text=Saved")
     page.goto(f"{base}/admin/endpoints/endpoint/")
     page.check("input[name=_selected_action] >> nth=0")
     page.select_option("select[name=action]", "deprecate")
     page.click("button[name=index]")
+    page.fill("#id_effective", "2031-06-01 00:00:00")
     page.fill("#id_removal", "2031-01-01 00:00:00")
+    page.click("input[name=apply]")
+    assert "cannot come before" in page.inner_text(".field-removal")
+    page.fill("#id_removal", "2032-01-01 00:00:00")
     page.fill("#id_alternative", "https://example.com/endpoints/next")
     page.click("input[name=apply]")
     page.wait_for_selector("text=Deprecated 1 endpoint")
-    assert "removal 2031-01-01" in page.inner_text("#result_list")
+    assert "removal 2032-01-01" in page.inner_text("#result_list")
     shot(page, "endpoints")
 
+    page.goto(f"{base}/admin/")
+    assert "/endpoints/orders.http" in page.inner_text("#recent-changes")
+    shot(page, "dashboard")
 
-def test_viewer_cannot_edit(page, live_server, django_user_model):
+
+def test_viewer_cannot_edit(page, shot, live_server, django_user_model):
     from registry.services import WriteContext, create_group
 
     create_group(WriteContext(user="seed"), "schemaGroups", {"id": "readonly.group"})
@@ -96,5 +137,6 @@ def test_viewer_cannot_edit(page, live_server, django_user_model):
     page.click("text=readonly.group")
     assert page.locator("input[name=_save]").count() == 0
     assert page.locator(".readonly").count() > 0
+    shot(page, "viewer-readonly")
     page.goto(f"{live_server.url}/admin/catalog/schemagroup/add/")
     assert page.locator("input[name=_save]").count() == 0

@@ -94,6 +94,14 @@ def test_set_compatibility_is_recorded(editor):
     latest = Schema.objects.get(pk=schema.pk).latest
     assert latest.extensions["compatibility"] == "none" and latest.modified_by == "gov"
     assert OutboxEvent.objects.filter(subject="/schemaGroups/orders/schemas/Placed").count() == 2
+    groups = reverse("admin:catalog_schemagroup_changelist")
+    editor.post(groups, {"action": "set_compatibility", "_selected_action": [schema.group_id], "apply": "1",
+                         "compatibility": "full"})
+    group = SchemaGroup.objects.get(pk=schema.group_id)
+    assert group.extensions["compatibility"] == "full" and group.modified_by == "gov" and group.epoch == 2
+    assert OutboxEvent.objects.filter(subject="/schemaGroups/orders").count() == 2
+    page = editor.get(reverse("admin:catalog_schemagroup_change", args=[group.pk])).content.decode()
+    assert "group-resources" in page and reverse("admin:catalog_schema_change", args=[schema.pk]) in page
 
 
 def test_deprecate_endpoint(editor):
@@ -143,3 +151,122 @@ def test_viewer_can_browse_not_edit(client, django_user_model):
     assert group.description is None
     assert client.get(reverse("admin:catalog_schemagroup_add")).status_code in (200, 403)
     assert client.get(reverse("registry-admin-import")).status_code == 403
+
+
+def test_document_editor_checks_json_and_keeps_bytes_when_unchanged(editor):
+    schema = make_schema(editor)
+    new_version = reverse("admin:catalog_schema_newversion", args=[schema.pk])
+    page = editor.get(new_version).content.decode()
+    assert "&quot;properties&quot;: {\n" in page  # the editor starts from the latest version, pretty-printed
+    response = editor.post(new_version, {"media_type": "application/json", "document": '{"type": "object",'})
+    page = response.content.decode()
+    assert response.status_code == 200 and "not valid JSON" in page and "errors field-document" in page
+    assert Version.objects.filter(resource=schema).count() == 1
+    document = reverse("admin:catalog_schema_document", args=[schema.pk])
+    version = Version.objects.get(resource=schema, vid="1")
+    stored, events = bytes(version.content), OutboxEvent.objects.count()
+    response = editor.post(document, {"media_type": "application/json", "epoch": 1,
+                                      "document": json.dumps(V1, indent=2)})
+    assert response.status_code == 302
+    version.refresh_from_db()
+    assert bytes(version.content) == stored and version.epoch == 1 and OutboxEvent.objects.count() == events
+    changed = {**V1, "description": "placed orders"}
+    assert editor.post(document, {"media_type": "application/json", "epoch": 1,
+                                  "document": json.dumps(changed)}).status_code == 302
+    version.refresh_from_db()
+    assert version.epoch == 2 and json.loads(bytes(version.content)) == changed
+    stale = editor.post(document, {"media_type": "application/json", "epoch": 1, "document": json.dumps(V1)})
+    assert "Someone else saved this meanwhile" in stale.content.decode()
+
+
+def test_metadata_tags_and_filters(editor):
+    schema = make_schema(editor)
+    change = reverse("admin:catalog_schema_change", args=[schema.pk])
+    response = editor.post(change, {"name": "Placed", "tags": '{"owner": "team-orders"}', "format": "JsonSchema/draft-07",
+                                    "epoch": 1})
+    assert response.status_code == 302
+    latest = Schema.objects.get(pk=schema.pk).latest
+    assert latest.tags == {"owner": "team-orders"} and latest.modified_by == "gov" and latest.epoch == 2
+    response = editor.post(change, {"tags": '{"Bad Key": "x"}', "format": "JsonSchema/draft-07", "epoch": 2})
+    assert "errors field-tags" in response.content.decode()
+    schemas = reverse("admin:catalog_schema_changelist")
+    assert editor.get(schemas + "?owner=team-orders").context["cl"].result_count == 1
+    assert editor.get(schemas + "?owner=nobody").context["cl"].result_count == 0
+    assert editor.get(schemas + "?tag=owner%3Dteam-orders").context["cl"].result_count == 1
+    assert editor.get(schemas + "?format=JsonSchema%2Fdraft-07").context["cl"].result_count == 1
+    groups = reverse("admin:catalog_schemagroup_changelist")
+    editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "owned", "tags": '{"owner": "a"}', "attributes": "{}"})
+    assert editor.get(groups + "?tag=owner%3Da").context["cl"].result_count == 1
+    page = editor.get(reverse("admin:catalog_schema_compare", args=[schema.pk]) + "?a=1&b=1").content.decode()
+    assert "compare-form" in page and "the schema&#x27;s level: backward_transitive" in page
+
+
+def test_deprecation_removal_before_effective_is_refused(editor):
+    editor.post("/", (CORPUS / "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
+    endpoint = Group.objects.filter(group_type="endpoints").first()
+    response = editor.post(reverse("admin:endpoints_endpoint_changelist"), {
+        "action": "deprecate", "_selected_action": [endpoint.pk], "apply": "1",
+        "effective": "2031-01-01 00:00:00", "removal": "2030-01-01 00:00:00"})
+    assert "cannot come before" in response.content.decode()
+    endpoint.refresh_from_db()
+    assert "deprecated" not in endpoint.extensions and endpoint.epoch == 1
+    changelist = reverse("admin:endpoints_endpoint_changelist")
+    assert editor.get(changelist + "?owner=nobody").status_code == 200
+    editor.post(changelist, {"action": "deprecate", "_selected_action": [endpoint.pk], "apply": "1"})
+    endpoint.refresh_from_db()
+    assert endpoint.extensions["deprecated"]["effective"].endswith("Z")  # empty effective: now
+
+
+def test_subscriptions_are_written_through_the_services(editor, settings):
+    from subscriptions.models import Subscription
+    from subscriptions.services import create_subscription
+
+    add = reverse("admin:subscriptions_subscription_add")
+    settings.REGISTRY_ALLOW_PRIVATE_SINKS = False
+    body = {"protocol": "MQTT3", "sink": "mqtt://127.0.0.1:1883", "protocolsettings": '{"topicname": "t"}',
+            "filters": "[]", "config": "{}"}
+    page = editor.post(add, body).content.decode()
+    assert "errors field-sink" in page and not Subscription.objects.exists()
+    page = editor.post(add, {**body, "filters": '[{"nope": {}}]'}).content.decode()
+    assert "errors field-filters" in page
+    settings.REGISTRY_ALLOW_PRIVATE_SINKS = True
+    assert editor.post(add, body).status_code == 302
+    assert Subscription.objects.get().protocolsettings["qos"] == 1  # defaults filled in by the service
+
+    secret = create_subscription({"protocol": "MQTT3", "sink": "mqtt://127.0.0.1:1883",
+                                  "protocolsettings": {"topicname": "s", "password": "hunter2"}}, "api")
+    change = reverse("admin:subscriptions_subscription_change", args=[secret.pk])
+    page = editor.get(change).content.decode()
+    assert "hunter2" not in page and "subscription-status" in page
+    seen = editor.get(change).context["form"].initial["seen"]
+    response = editor.post(change, {**body, "protocolsettings": '{"topicname": "renamed"}', "seen": seen,
+                                    "max_attempts": "5"})
+    assert response.status_code == 302
+    secret.refresh_from_db()
+    assert secret.protocolsettings["password"] == "hunter2" and secret.protocolsettings["topicname"] == "renamed"
+    assert secret.max_attempts == 5
+    page = editor.post(change, {**body, "seen": seen}).content.decode()
+    assert "Someone else saved this meanwhile" in page
+    assert editor.get(reverse("admin:subscriptions_deliveryattempt_changelist")).status_code == 200
+
+
+def test_dashboard_counts_and_roles():
+    from django.contrib.auth.models import Permission
+
+    from registry.roles import EDITORS, VIEWERS, ensure_roles
+
+    ensure_roles(Role, Permission)
+    viewers = set(Role.objects.get(name=VIEWERS).permissions.values_list("codename", flat=True))
+    editors = set(Role.objects.get(name=EDITORS).permissions.values_list("codename", flat=True))
+    assert viewers and all(c.startswith("view_") for c in viewers)
+    for codename in ("add_group", "change_group", "delete_group", "view_schemagroup", "change_schema",
+                     "change_endpoint", "change_subscription", "change_delivery", "view_outboxevent"):
+        assert codename in editors, codename
+    assert "view_schemaversion" in viewers and "change_schemaversion" not in viewers
+
+
+def test_dashboard_shows_counts_and_recent_changes(editor):
+    make_schema(editor)
+    page = editor.get(reverse("admin:index")).content.decode()
+    assert "<strong>1</strong> schema groups" in page and "<strong>1</strong> schemas" in page
+    assert "/schemaGroups/orders/schemas/Placed/versions/1" in page
