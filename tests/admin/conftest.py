@@ -10,7 +10,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--
         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # Playwright's sync API keeps an event loop running: not beyond this module
 def browser():
     if not os.path.exists(CHROMIUM):
         if os.environ.get("REQUIRE_SERVICES") == "1":
