@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from django.db.models import F, Q, TextField
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast
 
 from .errors import Problem
@@ -55,8 +55,13 @@ def apply(queryset, filters: list[tuple[str, str]], *, id_column: str, prefixes:
                     head, _, rest = attr.partition(".")
                     base = "tags" if head == "tags" and rest else "extensions"
                     parts = [rest] if base == "tags" else [head] + ([rest] if rest else [])
-                    path = "__".join(p for part in parts for p in part.split("."))
-                    queryset = queryset.alias(**{alias: Cast(KT(f"{prefix}{base}__{path}"), TextField())})
+                    keys = [p for part in parts for p in part.split(".")]
+                    # KT("latest__extensions__x") would read `latest` as the JSON column: nest transforms
+                    # on F() so that the JSON column is reached through the relation
+                    expr = F(f"{prefix}{base}")
+                    for key in keys[:-1]:
+                        expr = KeyTransform(key, expr)
+                    queryset = queryset.alias(**{alias: Cast(KeyTextTransform(keys[-1], expr), TextField())})
                 alternatives |= _match(alias, value)
         queryset = queryset.filter(alternatives)
     return queryset

@@ -63,6 +63,9 @@ class GroupView(RegistryView):
             document = export_document(self.group_plural, gid)
             return json_response(document, headers={"Content-Type": "application/cloudevents-registry+json"})
         group = selectors.get_group(self.gt, gid, inline)
+        if inline:
+            check_inline_size(1 + sum(1 + len(r.all_versions) for rt in self.gt.resources
+                                      for r in getattr(group, f"inline_{rt.plural}")))
         return json_response(group_json(self.base_url(), self.gt, group, inline))
 
     def put(self, request, gid):

@@ -123,7 +123,8 @@ def version_input(request, rt: ResourceType, *, with_document: bool = True) -> V
         name = lower[len("registry-"):]
         if name.startswith("tags-"):
             tags = tags if tags is not None else {}
-            tags[header[len("registry-tags-"):]] = value
+            # header names are case-insensitive and arrive re-cased by WSGI/Django ("Owner"): keys are lower case
+            tags[name[len("tags-"):]] = value
             continue
         if name == uri_key:
             inp.resource_uri = value or None

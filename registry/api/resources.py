@@ -7,6 +7,7 @@ from .. import selectors, services
 from ..paging import PageRequest, link_header
 from ..representations import document_bytes, registry_headers, resource_json, version_json, version_meta
 from .base import RegistryView, json_response
+from .groups import check_inline_size
 from .requests import check_flags, flag, json_body, query_epoch, version_input
 
 RESOURCE_PERMISSIONS = {
@@ -64,6 +65,8 @@ class ResourceCollectionView(ResourceTypeView):
         page = PageRequest.from_params(request.GET)
         resources, total = selectors.resource_page(group, self.resource_plural, request.GET.getlist("filter"), page,
                                                    inline)
+        if inline:
+            check_inline_size(sum(1 + len(r.all_versions) for r in resources))
         base = self.base_url()
         body = {r.rid: resource_json(base, self.rt, r, group=group, inline=inline) for r in resources}
         link = link_header(request, page, total)
@@ -94,6 +97,8 @@ class ResourceView(ResourceTypeView):
         if flag(request, "meta") or inline:
             group = self.group(gid)
             resource = selectors.get_resource(group, self.resource_plural, rid, inline=inline)
+            if inline:
+                check_inline_size(1 + len(resource.all_versions))
             data = resource_json(self.base_url(), self.rt, resource, group=group, inline=inline)
             return json_response(data, headers={"Content-Location": data["self"]})
         resource, latest = selectors.get_document_version(self.gt, gid, self.resource_plural, rid)
@@ -138,6 +143,8 @@ class VersionCollectionView(ResourceTypeView):
         resource = selectors.get_resource(group, self.resource_plural, rid)
         page = PageRequest.from_params(request.GET)
         versions, total = selectors.version_page(resource, request.GET.getlist("filter"), page, inline)
+        if inline:
+            check_inline_size(len(versions))
         base = self.base_url()
         body = {v.vid: version_json(base, self.rt, resource, v, group, inline=inline) for v in versions}
         link = link_header(request, page, total)

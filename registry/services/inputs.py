@@ -43,6 +43,12 @@ def absorb_document(rt: ResourceType, inp: VersionInput, rid: str | None) -> Non
         raise Problem("malformed-json", f"the {rt.singular} document is not valid JSON: {exc}")
     if not isinstance(doc, dict):
         raise Problem("invalid-document", f"the {rt.singular} document must be a JSON object")
+    if rt.shared_attributes and "epoch" in doc:
+        # CONTRACT section 2: an "epoch" in a body is the expected current epoch, never stored content
+        body_epoch = doc.pop("epoch")
+        if inp.epoch is not None and body_epoch != inp.epoch:
+            raise Problem("bad-request", f"epoch {body_epoch!r} in the document and the expected epoch {inp.epoch} disagree")
+        inp.epoch = body_epoch
     if rt.shared_attributes:
         for key in SHARED:
             if key not in doc:
