@@ -59,14 +59,15 @@ def stack(tmp_path, settings):
     app.conf.task_always_eager = False
     app.conf.broker_url = redis.url
     app.conf.broker_connection_timeout = 2
-    app.pool.force_close_all()
+    # the producer pool is left alone (closing it would break every later publish in this process): if it
+    # was created for the in-memory broker, kicks from this process go nowhere and the beat sweep relays
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = True
     settings.REGISTRY_WEBHOOK_HANDSHAKE = False
     state = {"redis": redis}
     yield {"processes": processes, "start_worker": start_worker, "state": state}
     app.conf.task_always_eager = True
-    app.conf.broker_url = "memory://"
+    app.conf.broker_url = "memory://localhost/"
     for process in processes.values():
         process.kill()
     state["redis"].stop()

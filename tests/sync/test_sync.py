@@ -40,8 +40,9 @@ def remote(tmp_path):
                             "u = User.objects.create_superuser('remote', 'r@example.com', 'pw'); "
                             "print(Token.objects.create(user=u).key)"],
                            cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout.strip()
+    log = (tmp_path / "remote.log").open("wb")
     server = subprocess.Popen([python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"], cwd=ROOT,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              env={**env, "DJANGO_LOG_LEVEL": "INFO"}, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -124,6 +125,6 @@ def test_event_driven_sync(remote, live_server, settings):
     make_schema(client, "events", "Ping", {"id": {"type": "string"}})
     deadline = time.monotonic() + 30
     while not Version.objects.filter(resource__rid="Ping").exists():
-        assert time.monotonic() < deadline, "the change event did not trigger a pull"
+        assert time.monotonic() < deadline, f"the change event did not trigger a pull: {list(source.runs.values())}"
         time.sleep(0.2)
     assert source.runs.filter(trigger="event", status="ok").exists()
