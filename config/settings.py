@@ -192,6 +192,10 @@ REGISTRY_DELIVERY_BACKOFF_BASE = float(os.environ.get("REGISTRY_DELIVERY_BACKOFF
 REGISTRY_DELIVERY_BACKOFF_CAP = float(os.environ.get("REGISTRY_DELIVERY_BACKOFF_CAP", "3600"))
 REGISTRY_DELIVERY_TIMEOUT = float(os.environ.get("REGISTRY_DELIVERY_TIMEOUT", "10"))
 REGISTRY_DELIVERY_LEASE_SECONDS = env_int("REGISTRY_DELIVERY_LEASE_SECONDS", 45)  # + sweep < 60 s
+# deliveries per task (one claim, one attempt insert, one update for the batch), and the threads per worker
+# process that send to different subscriptions of a batch in parallel
+REGISTRY_DELIVERY_BATCH = env_int("REGISTRY_DELIVERY_BATCH", 50)
+REGISTRY_DELIVERY_PARALLEL = env_int("REGISTRY_DELIVERY_PARALLEL", 8)
 REGISTRY_SWEEP_SECONDS = float(os.environ.get("REGISTRY_SWEEP_SECONDS", "10"))
 # the sweep re-dispatches deliveries due at least this long ago (what a lost kick or countdown left behind)
 REGISTRY_SWEEP_GRACE_SECONDS = float(os.environ.get("REGISTRY_SWEEP_GRACE_SECONDS", "15"))

@@ -123,7 +123,7 @@ def redeliver(delivery_ids) -> int:
         delivery.deadline = now + policy.ttl(delivery.subscription)
         delivery.save(update_fields=["status", "attempts", "next_attempt_at", "leased_until", "deadline"])
     if ids:
-        from .tasks import deliver
+        from .tasks import dispatch
 
-        transaction.on_commit(lambda: [deliver.delay(pk) for pk in ids])
+        transaction.on_commit(lambda: dispatch(ids))
     return len(ids)

@@ -16,23 +16,28 @@ from .models import Subscription
 logger = logging.getLogger(__name__)
 
 
-def _dispatch(delivery_ids) -> None:
-    for pk in delivery_ids:
-        deliver.delay(pk)
+def dispatch(delivery_ids, countdown: float | None = None) -> None:
+    """Queue deliveries in batches of REGISTRY_DELIVERY_BATCH, in the order given (change order)."""
+    ids, size = list(delivery_ids), settings.REGISTRY_DELIVERY_BATCH
+    for start in range(0, len(ids), size):
+        deliver.apply_async((ids[start:start + size],), countdown=countdown or None)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def relay_outbox() -> int:
     ids = relay.relay_pending()
-    _dispatch(ids)
+    dispatch(ids)
     return len(ids)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def deliver(delivery_id: int) -> None:
-    delay = attempts.attempt(delivery_id)
-    if delay is not None and delay <= settings.REGISTRY_MAX_COUNTDOWN_SECONDS and not settings.CELERY_TASK_ALWAYS_EAGER:
-        deliver.apply_async((delivery_id,), countdown=delay)
+def deliver(delivery_ids: list[int] | int) -> None:
+    """Attempt a batch of deliveries; retries due within REGISTRY_MAX_COUNTDOWN_SECONDS are queued with a
+    countdown, later ones stay in the database for the sweep (as they do in eager mode, which has no queue)."""
+    ids = [delivery_ids] if isinstance(delivery_ids, int) else delivery_ids  # one id: queued by release 1
+    for delay, again in attempts.attempt_batch(ids):
+        if delay <= settings.REGISTRY_MAX_COUNTDOWN_SECONDS and not settings.CELERY_TASK_ALWAYS_EAGER:
+            dispatch(again, countdown=delay)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -40,8 +45,8 @@ def sweep() -> int:
     """Beat: relay what a crash left behind; dispatch due retries and deliveries whose worker died."""
     relay_outbox()
     grace = settings.REGISTRY_SWEEP_GRACE_SECONDS
-    ids = list(attempts.due_deliveries(grace=grace).values_list("pk", flat=True)[:5000])
-    _dispatch(ids)
+    ids = list(attempts.due_deliveries(grace=grace).order_by("pk").values_list("pk", flat=True)[:5000])
+    dispatch(ids)
     return len(ids)
 
 

@@ -36,11 +36,18 @@ def _event_type(path: str, action: str) -> str:
 def _emit(ctx: WriteContext, path: str, action: str, time) -> OutboxEvent:
     event = OutboxEvent.objects.create(type=_event_type(path, action), source=ctx.base_url or "/",
                                        subject=path, time=time)
-    if on_commit_listeners:
+    if on_commit_listeners and not _announcement_pending():
         # robust: a failing announcement (broker down) must not fail a change that has committed; the
         # periodic sweep relays the outbox anyway
         transaction.on_commit(_announce, robust=True)
     return event
+
+
+def _announcement_pending() -> bool:
+    """Whether this transaction already announces its events on commit: one announcement per transaction,
+    however many events it writes (an import writes thousands). Django drops the callbacks of a savepoint
+    that rolls back, so a later event of the same transaction registers again."""
+    return any(callback is _announce for _savepoints, callback, _robust in transaction.get_connection().run_on_commit)
 
 
 def emit_updated(ctx: WriteContext, path: str, modified_on) -> OutboxEvent:

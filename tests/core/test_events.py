@@ -51,3 +51,37 @@ def test_event_time_is_modified_on(writer):
     body = writer.post("/schemaGroups", {"id": "t"}, format="json").json()
     event = OutboxEvent.objects.get()
     assert event.time.isoformat().replace("+00:00", "Z") == body["modifiedOn"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_announcement_per_committed_transaction():
+    """Listeners (the subscriptions relay) hear once per transaction that wrote events, not once per event,
+    and a savepoint that rolled back does not take the announcement of the rest with it."""
+    from django.db import transaction
+
+    from registry.services import WriteContext, create_group
+    from registry.services import events as engine_events
+
+    heard = []
+    engine_events.register_on_commit(lambda: heard.append(OutboxEvent.objects.count()))
+    listener = engine_events.on_commit_listeners[-1]
+    try:
+        with transaction.atomic():
+            for n in range(5):
+                create_group(WriteContext(user="t"), "schemaGroups", {"id": f"g{n}"})
+        assert heard == [5]
+        with transaction.atomic():
+            try:
+                with transaction.atomic():
+                    create_group(WriteContext(user="t"), "schemaGroups", {"id": "undone"})
+                    raise RuntimeError("roll the savepoint back")
+            except RuntimeError:
+                pass
+            create_group(WriteContext(user="t"), "schemaGroups", {"id": "kept"})
+        assert heard == [5, 6]
+        with transaction.atomic():
+            create_group(WriteContext(user="t"), "schemaGroups", {"id": "rolled-back"})
+            transaction.set_rollback(True)
+        assert heard == [5, 6]
+    finally:
+        engine_events.on_commit_listeners.remove(listener)

@@ -1,6 +1,7 @@
 """A local HTTP sink for delivery tests: records requests; answers as told (status sequence, handshake)."""
 import json
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -26,9 +27,9 @@ class Sink:
         return [json.loads(r["body"]) for r in self.requests if r["method"] != "OPTIONS"]
 
 
-@pytest.fixture
-def sink():
-    state = Sink()
+@contextmanager
+def serve(state: Sink):
+    """Serve `state` on a free loopback port while the block runs."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_OPTIONS(self):  # noqa: N802
@@ -61,8 +62,17 @@ def sink():
     state.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=state.server.serve_forever, daemon=True)
     thread.start()
-    yield state
-    state.server.shutdown()
+    try:
+        yield state
+    finally:
+        state.server.shutdown()
+        state.server.server_close()
+
+
+@pytest.fixture
+def sink():
+    with serve(Sink()) as state:
+        yield state
 
 
 @pytest.fixture

@@ -67,7 +67,7 @@ def test_retries_until_delivered_with_the_same_id(editor_client, private_sinks, 
         if delivery.status == "delivered":
             break
         Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=delivery.next_attempt_at.replace(year=2000))
-        attempts.attempt(delivery.pk)
+        attempts.attempt_batch([delivery.pk])
     delivery.refresh_from_db()
     assert delivery.status == "delivered" and delivery.attempts == 3
     ids = {json.loads(r["body"])["id"] for r in sink.requests if r["method"] == "POST"}
@@ -97,7 +97,7 @@ def test_max_attempts_dead_letter_then_redeliver(editor_client, private_sinks, s
     editor_client.put("/schemaGroups/g", {}, format="json")
     delivery = Delivery.objects.get()
     Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=delivery.next_attempt_at.replace(year=2000))
-    attempts.attempt(delivery.pk)
+    attempts.attempt_batch([delivery.pk])
     delivery.refresh_from_db()
     assert delivery.status == "dead" and delivery.attempts == 2
     response = editor_client.post(f"/subscriptions/{subscription.pk}/redeliver")
