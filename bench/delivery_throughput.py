@@ -87,9 +87,9 @@ def main():
         import django
 
         django.setup()
-        from registry.services import WriteContext, create_group
         from django.utils import timezone
 
+        from registry.services import WriteContext, create_group
         from subscriptions.services import create_subscription
 
         create_subscription({"protocol": "HTTP", "sink": f"http://127.0.0.1:{sink.server_port}/hook"})
