@@ -11,6 +11,7 @@ then is handed back to be dispatched again, so that no lease runs out while a wo
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,7 @@ from .outcome import Outcome
 PENDING_SUBSCRIPTION_DELAY = 5.0
 
 _pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
 
 
 def due_deliveries(now=None, grace: float = 0):
@@ -120,10 +122,10 @@ def stops_queue(outcome: Outcome) -> bool:
 
 def _run_queue(deliveries: list[Delivery], send_until: float) -> QueueRun:
     """Send one subscription's deliveries in order until one fails in a way that stops the queue, or
-    `send_until` (monotonic) passes; the first delivery is always sent."""
+    `send_until` (monotonic) passes (a queue that waited that long for a thread sends nothing)."""
     run = QueueRun(sent=[], unsent=[])
     for index, delivery in enumerate(deliveries):
-        if index and time.monotonic() > send_until:
+        if time.monotonic() > send_until:
             run.unsent = deliveries[index:]
             break
         started_at, started = timezone.now(), time.perf_counter()
@@ -137,9 +139,11 @@ def _run_queue(deliveries: list[Delivery], send_until: float) -> QueueRun:
 
 
 def _pool_executor() -> ThreadPoolExecutor:
+    """The process's sending threads (one pool shared by the worker's task threads)."""
     global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=settings.REGISTRY_DELIVERY_PARALLEL, thread_name_prefix="deliver")
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=settings.REGISTRY_DELIVERY_PARALLEL, thread_name_prefix="deliver")
     return _pool
 
 
@@ -213,11 +217,12 @@ def _record(runs: list[QueueRun], retries: Retries) -> None:
 def attempt_batch(delivery_ids) -> list[tuple[float, list[int]]]:
     """Try each of these deliveries once (those still due); returns what to dispatch again, as
     (delay in seconds, delivery ids) pairs, soonest first."""
+    claimed = _claim(delivery_ids)
     send_until = time.monotonic() + settings.REGISTRY_DELIVERY_LEASE_SECONDS / 2
     retries = Retries()
     now = timezone.now()
     queues: dict[str, list[Delivery]] = {}
-    for delivery in _claim(delivery_ids):
+    for delivery in claimed:
         subscription = delivery.subscription
         if subscription.status == Subscription.Status.PENDING:
             _hand_back([delivery], Delivery.Status.RETRYING, now + timedelta(seconds=PENDING_SUBSCRIPTION_DELAY),
