@@ -1,17 +1,24 @@
 # The two commands of the README: `make run` and `make test`. `make setup` creates .venv for both.
+# Variables: PYTHON (the interpreter that creates .venv), PYTEST_ARGS (extra pytest arguments for `make test`),
+# REQUIRE_SERVICES=1 (a missing PostgreSQL/redis-server fails the tests instead of skipping them).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements/base.txt requirements/dev.txt | md5sum | cut -c1-12)
+PYTEST := $(VENV)/bin/pytest
+STAMP := $(VENV)/.installed
+REQUIREMENTS := $(wildcard requirements/*.txt)
+PYTEST_ARGS ?=
+REQUIRE_SERVICES ?=
+export REQUIRE_SERVICES
 
-.PHONY: setup run test test-sqlite test-postgres lint bench
+.PHONY: setup run test lint bench
 
 setup: $(STAMP)
 
-$(STAMP): requirements/base.txt requirements/dev.txt
+# Reinstalls only when a requirements file is newer than the stamp (or .venv is new).
+$(STAMP): $(REQUIREMENTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
-	@rm -f $(VENV)/.installed-*
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-input -r requirements/dev.txt
 	@touch $(STAMP)
 
 run: setup
@@ -20,17 +27,22 @@ run: setup
 	@echo ""
 	@echo "  CloudEvents Registry on http://127.0.0.1:8000/"
 	@echo "    API (xRegistry core binding):  http://127.0.0.1:8000/   (try /?model, /schemaGroups)"
-	@echo "    Admin (governance UI):         http://127.0.0.1:8000/admin/   login admin / admin (created for local use when no superuser exists)"
+	@echo "    Admin (governance UI):         http://127.0.0.1:8000/admin/"
 	@echo "    API docs (OpenAPI):            http://127.0.0.1:8000/api/docs/"
-	@echo "    A token for writes:            .venv/bin/python manage.py drf_create_token admin"
+	@echo "    Log in as admin / admin (load_demo creates it for local use when no superuser exists)."
+	@echo "    A token for writes:            $(PY) manage.py drf_create_token admin"
 	@echo ""
 	$(PY) manage.py runserver 127.0.0.1:8000
 
+# Both runs always happen; the target fails when either failed.
 test: setup
-	@echo "== test suite on SQLite =="
-	$(PY) -m pytest
-	@echo "== test suite on PostgreSQL (throwaway server) =="
-	REGISTRY_TEST_DB=postgres $(PY) -m pytest
+	@status=0; \
+	echo ""; echo "== test suite on SQLite =="; \
+	$(PYTEST) $(PYTEST_ARGS) || status=1; \
+	echo ""; echo "== test suite on PostgreSQL (throwaway server) =="; \
+	REGISTRY_TEST_DB=postgres $(PYTEST) $(PYTEST_ARGS) || status=1; \
+	if [ $$status -ne 0 ]; then echo ""; echo "== make test: FAILED (see the runs above) =="; fi; \
+	exit $$status
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -50,6 +50,8 @@ def apply(queryset, filters: list[tuple[str, str]], *, id_column: str, prefixes:
                 alias = f"_f{index}_{len(prefix)}"
                 if attr in COLUMNS:
                     column = prefix + COLUMN_NAMES.get(attr, attr)
+                    if not prefix and not any(f.name == column for f in queryset.model._meta.fields):
+                        continue  # resources have no epoch of their own: only their latest version's
                     queryset = queryset.alias(**{alias: Cast(F(column), TextField())})
                 else:
                     head, _, rest = attr.partition(".")

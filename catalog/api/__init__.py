@@ -1,1 +1,2 @@
-"""The older bindings over the same store: the CNCF Schema Registry API and the Message Catalog API."""
+"""The older bindings over the same store as the core binding: the CNCF Schema Registry API
+(`schemaregistry.py`) and the Message Catalog API (`messagecatalog.py`); routes in `urls.py`."""

@@ -1,29 +1,33 @@
-"""Routes of the older bindings: `/schemaregistry/...` and `/messagecatalog/...`."""
+"""Routes of the older bindings: the Schema Registry API at `/schemaregistry/...` and the Message Catalog
+API at `/messagecatalog/...` (CONTRACT sections 1 and 8). Version segments are matched as strings so that
+a non-integer answers with a problem document naming it."""
 from django.urls import path
 
-from . import legacy
-from .openapi import describe
+from . import messagecatalog as mc
+from . import schemaregistry as sr
 
-describe()
-
-
-def routes(binding: legacy.Binding, lookup: str, groups_view=legacy.GroupsView):
-    p, r = binding.prefix, binding.resource_segment
-    kwargs = {"binding": binding}
-    return [
-        path(p, groups_view.as_view(**kwargs), name=f"{binding.root}-groups"),
-        path(f"{binding.root}/{lookup}", legacy.LookupView.as_view(**kwargs), name=f"{binding.root}-lookup"),
-        path(f"{p}/<str:gid>", legacy.GroupView.as_view(**kwargs), name=f"{binding.root}-group"),
-        path(f"{p}/<str:gid>/{r}", legacy.ResourcesView.as_view(**kwargs), name=f"{binding.root}-resources"),
-        path(f"{p}/<str:gid>/{r}/<str:rid>", legacy.ResourceView.as_view(**kwargs), name=f"{binding.root}-resource"),
-        path(f"{p}/<str:gid>/{r}/<str:rid>/versions", legacy.VersionsView.as_view(**kwargs),
-             name=f"{binding.root}-versions"),
-        path(f"{p}/<str:gid>/{r}/<str:rid>/versions/<int:version>", legacy.VersionView.as_view(**kwargs),
-             name=f"{binding.root}-version"),
-    ]
-
+SR = "schemaregistry/schemagroups"
+MC = "messagecatalog"
 
 urlpatterns = [
-    *routes(legacy.SCHEMA_REGISTRY, "schema"),
-    *routes(legacy.MESSAGE_CATALOG, "messagedefinition", groups_view=legacy.FeaturesView),
+    path(SR, sr.SchemaGroupsView.as_view(), name="schemaregistry-groups"),
+    path("schemaregistry/schema", sr.SchemaLookupView.as_view(), name="schemaregistry-lookup"),
+    path(f"{SR}/<str:gid>", sr.SchemaGroupView.as_view(), name="schemaregistry-group"),
+    path(f"{SR}/<str:gid>/schemas", sr.SchemasView.as_view(), name="schemaregistry-schemas"),
+    path(f"{SR}/<str:gid>/schemas/<str:rid>", sr.SchemaView.as_view(), name="schemaregistry-schema"),
+    path(f"{SR}/<str:gid>/schemas/<str:rid>/versions", sr.SchemaVersionsView.as_view(),
+         name="schemaregistry-versions"),
+    path(f"{SR}/<str:gid>/schemas/<str:rid>/versions/<str:version>", sr.SchemaVersionView.as_view(),
+         name="schemaregistry-version"),
+    path(MC, mc.MessageCatalogView.as_view(), name="messagecatalog-groups"),
+    path(f"{MC}/{mc.LOOKUP_SEGMENT}", mc.MessageDefinitionLookupView.as_view(), name="messagecatalog-lookup"),
+    path(f"{MC}/<str:gid>", mc.MessageGroupView.as_view(), name="messagecatalog-group"),
+    path(f"{MC}/<str:gid>/messagedefinitions", mc.MessageDefinitionsView.as_view(),
+         name="messagecatalog-definitions"),
+    path(f"{MC}/<str:gid>/messagedefinitions/<str:rid>", mc.MessageDefinitionView.as_view(),
+         name="messagecatalog-definition"),
+    path(f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions", mc.MessageDefinitionVersionsView.as_view(),
+         name="messagecatalog-versions"),
+    path(f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions/<str:version>",
+         mc.MessageDefinitionVersionView.as_view(), name="messagecatalog-version"),
 ]

@@ -1,8 +1,17 @@
 """Message definitions and definition groups (spec: "Message Definitions Registry").
 
-A definition is a JSON object: `format` (NAME/VERSION, the group's format), `metadata` (checked by the
-format's validator), `schemaformat`, and `schema` or `schemaurl` (mutually exclusive; `schemaformat`
-required with either), plus the shared attributes `id`, `name`, `description`, `tags`, `docs`.
+A definition is a JSON object:
+- `format` (REQUIRED, NAME/VERSION, the same format as its group's, matched case-insensitively with aliases);
+- `metadata` (an object, checked by the format's validator in `message_formats`; unknown formats: an object);
+- `schemaformat` (NAME/VERSION), and `schema` (a string or an object) or `schemaurl` (a URI-reference):
+  mutually exclusive, `schemaformat` REQUIRED with either;
+- the shared attributes `id`, `name`, `description`, `tags` (string -> string; names 1-63 of letters,
+  digits, `-`, `_`, `.`, starting with a letter or digit), `docs` (URI-reference, http/https with a scheme);
+- `uri`: a definition borrowed from another group (the referenced one holds the rest; `format` optional here);
+- extension attributes, whose names must differ from every sibling attribute irrespective of case.
+
+Every error starts with the attribute's path in the document. The checks run at a fixed depth, so no JSON
+shape (None, arrays, numbers where objects belong, deep nesting) makes them raise.
 """
 from __future__ import annotations
 
@@ -10,98 +19,123 @@ import re
 from urllib.parse import urlsplit
 
 from .format_names import is_valid_format_identifier, same_format
-from .message_formats import validate_metadata
+from .message_formats import format_error, key, show, uri_reference_error, validate_metadata
 
 KNOWN = ("id", "name", "description", "tags", "docs", "format", "metadata", "schemaformat", "schema", "schemaurl",
          "uri")
-TAG_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$")
+# the core spec's common attributes (server-owned on a definition): not checked here, but extension attributes
+# must not differ from them only by case either
+COMMON = ("version", "epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn")
+TAG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$")
 
 
-def _uri_reference_error(value) -> str | None:
-    if not isinstance(value, str) or not value:
-        return "must be a non-empty URI-reference"
-    if any(c in value for c in ' "<>\\^`{|}') and not value.startswith("#"):
-        return f"{value!r} is not a URI-reference"
-    try:
-        urlsplit(value)
-    except ValueError as exc:
-        return f"{value!r} is not a URI-reference: {exc}"
-    return None
+def _docs(value) -> list[str]:
+    error = uri_reference_error(value)
+    if error:
+        return [f"docs {error}"]
+    scheme = urlsplit(value).scheme.lower()
+    return [] if scheme in ("", "http", "https") else [f"docs must use http or https, not {show(scheme)}"]
 
 
-def _shared(document: dict) -> list[str]:
+def _tags(tags) -> list[str]:
+    if not isinstance(tags, dict):
+        return ["tags must be an object (a map of string -> string)"]
     errors = []
-    for key in ("name", "description"):
-        if key in document and not isinstance(document[key], str):
-            errors.append(f"{key} must be a string")
-    if "id" in document and (not isinstance(document["id"], str) or not document["id"]):
-        errors.append("id must be a non-empty string")
-    if "docs" in document:
-        error = _uri_reference_error(document["docs"])
-        if error:
-            errors.append(f"docs {error}")
-        elif urlsplit(document["docs"]).scheme not in ("", "http", "https"):
-            errors.append("docs must use http or https")
-    tags = document.get("tags")
-    if tags is not None:
-        if not isinstance(tags, dict):
-            errors.append("tags must be a map of string to string")
-        else:
-            errors += [f"tags.{k}: tag names are 1-63 letters, digits, '-', '_' or '.'" for k in tags
-                       if not TAG_KEY.match(k)]
-            errors += [f"tags.{k} must be a string" for k, v in tags.items() if not isinstance(v, str)]
-    lowered = {k.lower(): k for k in KNOWN}
-    for key in document:
-        if key not in KNOWN and key.lower() in lowered:
-            errors.append(f"{key} differs from the attribute {lowered[key.lower()]} only by case")
+    for name, value in tags.items():
+        if not isinstance(name, str) or not TAG_NAME.match(name):
+            errors.append(f"tags.{key(name)}: tag names are 1-63 letters, digits, '-', '_' or '.', "
+                          "starting with a letter or digit")
+        if not isinstance(value, str):
+            errors.append(f"tags.{key(name)} must be a string")
     return errors
 
 
-def validate_definition(document, *, group_format: str | None = None) -> list[str]:
-    """Every error of a definition, each starting with the attribute path."""
-    if not isinstance(document, dict):
-        return ["a definition must be a JSON object"]
-    errors = _shared(document)
-    if "uri" in document:  # borrowed from another group: the referenced definition holds the rest
-        error = _uri_reference_error(document["uri"])
-        fmt = document.get("format")
-        if error:
-            errors.append(f"uri {error}")
-        elif fmt is not None and group_format is not None and not same_format(fmt, group_format):
-            errors.append(f"format {fmt!r} differs from the group's format {group_format!r}")
-        return errors
-    fmt = document.get("format")
+def _case_clashes(document: dict) -> list[str]:
+    seen = {name.lower(): name for name in (*KNOWN, *COMMON)}
+    errors = []
+    for name in document:
+        if not isinstance(name, str):
+            errors.append(f"{key(name)}: attribute names must be strings")
+            continue
+        other = seen.setdefault(name.lower(), name)
+        if other != name:
+            errors.append(f"{key(name)} differs from the attribute {key(other)} only by case")
+    return errors
+
+
+def _shared(document: dict) -> list[str]:
+    errors = _case_clashes(document)
+    if "id" in document and (not isinstance(document["id"], str) or not document["id"]):
+        errors.append("id must be a non-empty string")
+    if "name" in document and (not isinstance(document["name"], str) or not document["name"]):
+        errors.append("name must be a non-empty string")
+    if "description" in document and not isinstance(document["description"], str):
+        errors.append("description must be a string")
+    if "tags" in document:
+        errors += _tags(document["tags"])
+    if "docs" in document:
+        errors += _docs(document["docs"])
+    return errors
+
+
+def _format(fmt, group_format, borrowed: bool) -> list[str]:
     if fmt is None:
-        errors.append("format is required")
-    elif not is_valid_format_identifier(fmt):
-        errors.append(f"format {fmt!r} must be NAME/VERSION (e.g. CloudEvents/1.0)")
-    elif group_format is not None and not same_format(fmt, group_format):
-        errors.append(f"format {fmt!r} differs from the group's format {group_format!r}")
-    if "metadata" in document:
-        errors += validate_metadata(fmt if isinstance(fmt, str) else None, document["metadata"])
+        return [] if borrowed else ["format is required"]
+    if not is_valid_format_identifier(fmt):
+        return [f"format {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)"]
+    error = format_error(fmt)
+    if error:
+        return [error]
+    if isinstance(group_format, str) and not same_format(fmt, group_format):
+        return [f"format {show(fmt)} differs from the group's format {show(group_format)}"]
+    return []
+
+
+def _schema(document: dict) -> list[str]:
+    errors = []
     has_schema, has_url = "schema" in document, "schemaurl" in document
     if has_schema and has_url:
         errors.append("schema and schemaurl are mutually exclusive")
     if (has_schema or has_url) and "schemaformat" not in document:
         errors.append(f"schemaformat is required with {'schema' if has_schema else 'schemaurl'}")
     if "schemaformat" in document and not is_valid_format_identifier(document["schemaformat"]):
-        errors.append(f"schemaformat {document['schemaformat']!r} must be NAME/VERSION (e.g. JsonSchema/draft-07)")
-    if has_schema and not isinstance(document["schema"], str | dict | list):
-        errors.append("schema must be a string or a JSON value of the schema format")
+        errors.append(f"schemaformat {show(document['schemaformat'])} must be NAME/VERSION (e.g. JsonSchema/draft-07)")
+    if has_schema and not isinstance(document["schema"], str | dict):
+        errors.append("schema must be a string or an object (the schema in its schema format)")
     if has_url:
-        error = _uri_reference_error(document["schemaurl"])
+        error = uri_reference_error(document["schemaurl"])
         if error:
             errors.append(f"schemaurl {error}")
     return errors
 
 
+def validate_definition(document, *, group_format: str | None = None) -> list[str]:
+    """Every error of a definition document, each starting with the attribute path (empty list: valid).
+    `group_format`: the format of the definition group or endpoint holding it, if any."""
+    if not isinstance(document, dict):
+        return [f"a definition must be a JSON object, not {show(document)}"]
+    borrowed = "uri" in document
+    errors = _shared(document)
+    if borrowed:
+        error = uri_reference_error(document["uri"])
+        if error:
+            errors.append(f"uri {error}")
+    fmt = document.get("format")
+    errors += _format(fmt, group_format, borrowed)
+    if "metadata" in document:
+        known = is_valid_format_identifier(fmt) and format_error(fmt) is None
+        errors += validate_metadata(fmt if known else None, document["metadata"])
+    return errors + _schema(document)
+
+
 def validate_definition_group(attributes) -> list[str]:
-    """A definition group's own attributes: `format` is required and NAME/VERSION."""
+    """A definition group's own attributes: `format` is REQUIRED and NAME/VERSION."""
     if not isinstance(attributes, dict):
-        return ["a definition group must be an object"]
+        return [f"a definition group must be a JSON object, not {show(attributes)}"]
     fmt = attributes.get("format")
     if fmt is None:
         return ["format is required (NAME/VERSION, e.g. CloudEvents/1.0)"]
     if not is_valid_format_identifier(fmt):
-        return [f"format {fmt!r} must be NAME/VERSION (e.g. CloudEvents/1.0)"]
-    return []
+        return [f"format {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)"]
+    error = format_error(fmt)
+    return [error] if error else []

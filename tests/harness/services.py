@@ -1,10 +1,15 @@
-"""Start and stop throwaway servers on free loopback ports: PostgreSQL (as the `postgres` user, since
-initdb refuses root), Redis, and any process a test needs (Celery workers, servers).
+"""Start and stop throwaway servers on free loopback ports: PostgreSQL, Redis, and any process a test needs
+(Celery workers, gunicorn, brokers).
 
-Binaries: PostgreSQL from PG_BIN (default /usr/lib/postgresql/15/bin), redis-server from PATH.
+PostgreSQL binaries come from ``PG_BIN`` (default /usr/lib/postgresql/15/bin); initdb refuses to run as root,
+so as root every PostgreSQL binary runs as the ``postgres`` system user (``runuser -u postgres --``) in a temp
+dir chowned to it. redis-server comes from PATH. Each start returns a :class:`Service` whose ``url`` is a
+connection URL and whose ``stop()`` stops the server and removes its temp dir; ``stop()`` is idempotent and is
+also registered with atexit as a backstop.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import pwd
 import shutil
@@ -17,114 +22,212 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+DEFAULT_PG_BIN = "/usr/lib/postgresql/15/bin"
+
 
 class ServiceUnavailable(RuntimeError):
     """A binary the service needs is not installed."""
 
 
 def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def wait_for(check: Callable[[], bool], timeout: float, what: str) -> None:
+def wait_for(check: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> None:
+    """Poll `check` until it returns true; TimeoutError after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
             raise TimeoutError(f"{what} did not become ready within {timeout:.0f} s")
-        time.sleep(0.1)
+        time.sleep(interval)
 
 
-def port_open(port: int) -> bool:
+def port_open(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether something accepts TCP connections on host:port."""
     with socket.socket() as s:
         s.settimeout(0.5)
-        return s.connect_ex(("127.0.0.1", port)) == 0
+        return s.connect_ex((host, port)) == 0
 
 
 @dataclass
 class Service:
+    """A running throwaway server: its URL, port, temp dir and how to stop it."""
+
     name: str
     url: str
     port: int
     directory: str
     stopper: Callable[[], None]
     extra: dict = field(default_factory=dict)
+    startup_seconds: float = 0.0
+    stopped: bool = False
 
     def stop(self) -> None:
+        """Stop the server and remove its temp dir (safe to call twice)."""
+        if self.stopped:
+            return
+        self.stopped = True
         try:
             self.stopper()
         finally:
             shutil.rmtree(self.directory, ignore_errors=True)
+            atexit.unregister(self.stop)
+
+
+# --- PostgreSQL -------------------------------------------------------------------------------------------
 
 
 def pg_bin() -> Path:
-    return Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
+    """The directory holding initdb, pg_ctl and postgres (env PG_BIN)."""
+    return Path(os.environ.get("PG_BIN") or DEFAULT_PG_BIN)
 
 
 def postgres_available() -> bool:
-    return all((pg_bin() / tool).exists() for tool in ("initdb", "pg_ctl", "postgres"))
+    return all((pg_bin() / tool).is_file() for tool in ("initdb", "pg_ctl", "postgres"))
+
+
+def _as_postgres(directory: str) -> list[str]:
+    """The argv prefix that runs PostgreSQL binaries as `postgres` when we are root (and chowns the dir)."""
+    if os.geteuid() != 0:
+        return []
+    user = pwd.getpwnam("postgres")
+    os.chown(directory, user.pw_uid, user.pw_gid)
+    return ["runuser", "-u", "postgres", "--"]
+
+
+def _pg_accepts(port: int) -> bool:
+    """pg_isready if installed, else a psycopg connection: the server accepts connections to `postgres`."""
+    isready = pg_bin() / "pg_isready"
+    if isready.is_file():
+        result = subprocess.run([str(isready), "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres",
+                                 "-d", "postgres", "-t", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return result.returncode == 0
+    try:
+        import psycopg
+
+        with psycopg.connect(f"postgresql://postgres@127.0.0.1:{port}/postgres", connect_timeout=1):
+            return True
+    except Exception:
+        return False
 
 
 def start_postgres(timeout: float = 60) -> Service:
-    """initdb + pg_ctl start in a fresh temp dir, trust auth, listening on 127.0.0.1 only."""
+    """initdb + pg_ctl start in a fresh temp dir: trust auth, 127.0.0.1 only, sockets in the temp dir.
+
+    Durability is off (fsync, synchronous_commit, full_page_writes): the data lives as long as the test run.
+    """
     if not postgres_available():
-        raise ServiceUnavailable(f"PostgreSQL binaries not found in {pg_bin()} (set PG_BIN)")
+        raise ServiceUnavailable(f"PostgreSQL binaries (initdb, pg_ctl, postgres) not found in {pg_bin()} "
+                                 f"(install postgresql-15 or set PG_BIN)")
+    began = time.monotonic()
     directory = tempfile.mkdtemp(prefix="registry-pg-")
     data = Path(directory) / "data"
+    log = Path(directory) / "postgres.log"
     port = free_port()
-    as_postgres: list[str] = []
-    if os.geteuid() == 0:
-        user = pwd.getpwnam("postgres")
-        os.chown(directory, user.pw_uid, user.pw_gid)
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    run = dict(check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    subprocess.run([*as_postgres, str(pg_bin() / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
-                    "--locale=C", "-E", "UTF8"], **run)
-    options = f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={directory} " \
-              "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-    subprocess.run([*as_postgres, str(pg_bin() / "pg_ctl"), "-D", str(data), "-o", options, "-l",
-                    str(Path(directory) / "log"), "-w", "-t", str(int(timeout)), "start"], **run)
+    prefix = _as_postgres(directory)
+    pg_ctl = [*prefix, str(pg_bin() / "pg_ctl"), "-D", str(data)]
 
-    def stop():
-        subprocess.run([*as_postgres, str(pg_bin() / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def run(argv: list[str], what: str) -> None:
+        result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                stdin=subprocess.DEVNULL, timeout=timeout)
+        if result.returncode != 0:
+            server_log = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+            shutil.rmtree(directory, ignore_errors=True)
+            raise RuntimeError(f"PostgreSQL {what} failed (exit {result.returncode}):\n{result.stdout[-3000:]}"
+                               f"\n{server_log}")
 
-    wait_for(lambda: port_open(port), timeout, "PostgreSQL")
-    return Service("postgresql", f"postgres://postgres@127.0.0.1:{port}/postgres", port, directory, stop)
+    run([*prefix, str(pg_bin() / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "--locale=C",
+         "-E", "UTF8", "--no-sync"], "initdb")
+    options = (f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={directory} "
+               "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+    run([*pg_ctl, "-o", options, "-l", str(log), "-w", "-t", str(int(timeout)), "start"], "start")
+
+    def stop() -> None:
+        result = subprocess.run([*pg_ctl, "-m", "fast", "-w", "-t", "30", "stop"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        if result.returncode != 0:  # still running after 30 s, or already gone
+            subprocess.run([*pg_ctl, "-m", "immediate", "stop"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+
+    service = Service("postgresql", f"postgres://postgres@127.0.0.1:{port}/postgres", port, directory, stop,
+                      {"data": str(data), "log": str(log)})
+    atexit.register(service.stop)
+    try:
+        wait_for(lambda: _pg_accepts(port), timeout, "PostgreSQL")
+    except BaseException:
+        service.stop()
+        raise
+    service.startup_seconds = time.monotonic() - began
+    return service
+
+
+# --- Redis ------------------------------------------------------------------------------------------------
+
+
+def redis_binary() -> str | None:
+    return shutil.which("redis-server")
 
 
 def redis_available() -> bool:
-    return shutil.which("redis-server") is not None
+    return redis_binary() is not None
+
+
+def redis_ping(port: int) -> bool:
+    """PING over a plain socket: True on +PONG."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
 
 
 def start_redis(timeout: float = 30, port: int | None = None) -> Service:
     """redis-server without persistence on 127.0.0.1 (a given port lets a test restart it in place)."""
-    binary = shutil.which("redis-server")
+    binary = redis_binary()
     if binary is None:
-        raise ServiceUnavailable("redis-server not found (apt-get install redis-server)")
+        raise ServiceUnavailable("redis-server not found on PATH (apt-get install redis-server)")
+    began = time.monotonic()
     directory = tempfile.mkdtemp(prefix="registry-redis-")
     port = port or free_port()
-    process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                                "no", "--dir", directory], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = Path(directory) / "redis.log"
+    with log.open("wb") as handle:
+        process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                    "--appendonly", "no", "--dir", directory], stdout=handle,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
-    def ping() -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
+    def stop() -> None:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
 
-    def stop():
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    service = Service("redis", f"redis://127.0.0.1:{port}/0", port, directory, stop,
+                      {"process": process, "log": str(log)})
+    atexit.register(service.stop)
 
-    wait_for(ping, timeout, "Redis")
-    return Service("redis", f"redis://127.0.0.1:{port}/0", port, directory, stop, {"process": process})
+    def ready() -> bool:
+        if process.poll() is not None:
+            raise RuntimeError(f"redis-server exited with {process.returncode}:\n"
+                               f"{log.read_text(errors='replace')[-3000:]}")
+        return redis_ping(port)
+
+    try:
+        wait_for(ready, timeout, "Redis")
+    except BaseException:
+        service.stop()
+        raise
+    service.startup_seconds = time.monotonic() - began
+    return service
+
+
+# --- any process for a test's lifetime --------------------------------------------------------------------
 
 
 @dataclass
@@ -133,34 +236,63 @@ class ManagedProcess:
 
     process: subprocess.Popen
     log: Path
+    startup_seconds: float = 0.0
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 20) -> None:
-        if self.process.poll() is not None:
-            return
-        os.killpg(self.process.pid, sig)
-        try:
-            self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=timeout)
+        """Signal the process group, wait, SIGKILL it after `timeout` (safe to call twice)."""
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, sig)
+                self.process.wait(timeout=timeout)
+            except ProcessLookupError:
+                pass
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=timeout)
+        atexit.unregister(self.kill)
 
     def kill(self) -> None:
         self.stop(signal.SIGKILL)
 
     def output(self) -> str:
+        """Everything the process wrote to stdout and stderr so far."""
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
-def start_process(argv: list[str], env: dict, ready: Callable[[], bool] | None = None, timeout: float = 60,
-                  cwd: str | None = None) -> ManagedProcess:
-    log = Path(tempfile.mkstemp(prefix="registry-proc-", suffix=".log")[1])
-    handle = log.open("wb")
-    process = subprocess.Popen(argv, env=env, cwd=cwd, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
+def start_process(argv: list[str], env: dict | None = None, ready_check: Callable[[], bool] | None = None,
+                  timeout: float = 60, cwd: str | None = None, *,
+                  ready: Callable[[], bool] | None = None) -> ManagedProcess:
+    """Start `argv` (output to a temp log) and wait until `ready_check()` is true, if given.
+
+    A process that exits before it is ready, or is not ready within `timeout`, is killed and the error
+    carries the end of its output. Stop it with `.stop()` / `.kill()`; atexit kills it as a backstop.
+    """
+    check = ready_check or ready
+    began = time.monotonic()
+    fd, name = tempfile.mkstemp(prefix="registry-proc-", suffix=".log")
+    log = Path(name)
+    with os.fdopen(fd, "wb") as handle:
+        process = subprocess.Popen(argv, env=env, cwd=cwd, stdout=handle, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
     managed = ManagedProcess(process, log)
-    if ready is not None:
+    atexit.register(log.unlink, missing_ok=True)  # atexit runs last-in first-out: after the kill below
+    atexit.register(managed.kill)
+    if check is not None:
+        def up() -> bool:
+            if process.poll() is not None:
+                raise RuntimeError(f"{argv[0]} exited with {process.returncode} before it was ready; its output:\n"
+                                   f"{managed.output()[-3000:]}")
+            return check()
+
         try:
-            wait_for(lambda: process.poll() is None and ready(), timeout, " ".join(argv[:3]))
+            wait_for(up, timeout, " ".join(argv[:3]))
         except TimeoutError:
             managed.kill()
-            raise TimeoutError(f"{argv[0]} did not become ready; its output:\n{managed.output()[-3000:]}")
+            raise TimeoutError(f"{argv[0]} did not become ready within {timeout:.0f} s; its output:\n"
+                               f"{managed.output()[-3000:]}")
+    managed.startup_seconds = time.monotonic() - began
     return managed

@@ -1,60 +1,95 @@
-"""HTTP metadata: `headers` (array of {name, value}), `query` (map), `path` (URI template), `method` or
-`status` (mutually exclusive), per the spec's "HTTP" format (its text, not the 0.5-wip schema's names)."""
+"""HTTP metadata (spec: the "HTTP" message format; its text, not the 0.5-wip schema's `requestHeaders`).
+
+- `headers`: an array of `{name, value}` objects (HTTP allows a header more than once). `name` is an HTTP
+  field name (RFC 9110 token); the object may also carry the declaration members (`required`, `description`,
+  `type`, `specurl`); `value` is a string without CR, LF or NUL.
+- `query`: a map of parameter name -> string value.
+- `path`: an RFC 6570 level 1 URI template.
+- `method`: an HTTP method (RFC 9110 token); `status`: a status code string, "100" to "599". The two are
+  mutually exclusive (a message is either a request or a response).
+String values MAY contain level 1 placeholders. The text's example writes plain strings (`"method": "POST"`);
+`query`, `path`, `method` and `status` also accept a property declaration (`{"value": "POST"}`), the shape of
+every other format and of the 0.5-wip schema.
+"""
 import re
 
-from ..uritemplate import level1_error
+from . import TOKEN, check_declaration, key, literal_parts, placeholders_error, show, template_error, unknown_keys
 
-TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-KEYS = {"headers", "query", "path", "method", "status"}
+KNOWN = ("headers", "query", "path", "method", "status")
+STATUS = re.compile(r"^[1-5][0-9][0-9]$")
+CONTROL = re.compile(r"[\r\n\x00]")
 
 
-def _template(path: str, value) -> list[str]:
+def _string(path: str, value, kind: str) -> list[str]:
+    """A plain string value of `kind`: path (a template), method, status, or a header/query string."""
     if not isinstance(value, str):
         return [f"{path} must be a string"]
-    error = level1_error(value)
-    return [f"{path}: {value!r} is not an RFC 6570 level 1 template: {error}"] if error else []
+    if kind == "path":
+        error = template_error(value)
+        return [f"{path}: {show(value)} is not an RFC 6570 level 1 template: {error}"] if error else []
+    error = placeholders_error(value)
+    if error:
+        return [f"{path}: {show(value)}: {error}"]
+    if CONTROL.search(value):
+        return [f"{path} must not contain CR, LF or NUL"]
+    if "{" in value and not literal_parts(value):
+        return []  # only placeholders: any method or status fits
+    if kind == "method" and not TOKEN.match(literal_parts(value)):
+        return [f"{path}: {show(value)} is not an HTTP method (RFC 9110 token)"]
+    if kind == "status" and "{" not in value and not STATUS.match(value):
+        return [f"{path}: {show(value)} is not an HTTP status code (a string \"100\" to \"599\")"]
+    return []
 
 
-def validate(metadata) -> list[str]:
-    if not isinstance(metadata, dict):
-        return ["metadata must be an object"]
-    errors = [f"metadata.{k} is not an HTTP message property (known: {', '.join(sorted(KEYS))})"
-              for k in metadata if k not in KEYS]
-    headers = metadata.get("headers")
-    if headers is not None:
-        if not isinstance(headers, list):
-            errors.append("metadata.headers must be an array of {name, value} objects")
-        else:
-            for index, header in enumerate(headers):
-                path = f"metadata.headers[{index}]"
-                if not isinstance(header, dict):
-                    errors.append(f"{path} must be an object with name and value")
-                    continue
-                name = header.get("name")
-                if not isinstance(name, str) or not TOKEN.match(name):
-                    errors.append(f"{path}.name must be a valid HTTP header name")
-                if "value" in header:
-                    errors += _template(f"{path}.value", header["value"])
-                extra = set(header) - {"name", "value", "required", "description"}
-                if extra:
-                    errors.append(f"{path}: unknown members {', '.join(sorted(extra))}")
-    query = metadata.get("query")
-    if query is not None:
+def _string_or_declaration(path: str, item, kind: str) -> list[str]:
+    if not isinstance(item, dict | str):
+        return [f"{path} must be a string or a property declaration"]
+    if isinstance(item, str):
+        return _string(path, item, kind)
+    errors = check_declaration(path, item, "uritemplate" if kind == "path" else "string", fixed=True)
+    if isinstance(item.get("value"), str) and not errors:
+        errors += _string(f"{path}.value", item["value"], kind)
+    return errors
+
+
+def _headers(headers) -> list[str]:
+    if not isinstance(headers, list):
+        return ["metadata.headers must be an array of {name, value} objects"]
+    errors = []
+    for index, header in enumerate(headers):
+        path = f"metadata.headers[{index}]"
+        if not isinstance(header, dict):
+            errors.append(f"{path} must be an object with name and value")
+            continue
+        name = header.get("name")
+        if "name" not in header:
+            errors.append(f"{path}.name is required")
+        elif not isinstance(name, str) or not TOKEN.match(name):
+            errors.append(f"{path}.name: {show(name)} is not an HTTP header name (RFC 9110 token)")
+        errors += check_declaration(path, header, "string", extra_keys=("name",))
+        if isinstance(header.get("value"), str) and CONTROL.search(header["value"]):
+            errors.append(f"{path}.value must not contain CR, LF or NUL")
+    return errors
+
+
+def validate(metadata: dict) -> list[str]:
+    errors = unknown_keys(metadata, KNOWN, "an HTTP message property")
+    if "headers" in metadata:
+        errors += _headers(metadata["headers"])
+    if "query" in metadata:
+        query = metadata["query"]
         if not isinstance(query, dict):
-            errors.append("metadata.query must be a map of string to string")
+            errors.append("metadata.query must be an object (a map of parameter name -> string)")
         else:
-            for key, value in query.items():
-                errors += _template(f"metadata.query.{key}", value)
-    if "path" in metadata:
-        errors += _template("metadata.path", metadata["path"])
+            for name, value in query.items():
+                path = f"metadata.query.{key(name)}"
+                if not isinstance(name, str) or not name:
+                    errors.append(f"{path}: query parameter names must be non-empty strings")
+                else:
+                    errors += _string_or_declaration(path, value, "query")
+    for name in ("path", "method", "status"):
+        if name in metadata:
+            errors += _string_or_declaration(f"metadata.{name}", metadata[name], name)
     if "method" in metadata and "status" in metadata:
-        errors.append("metadata.method and metadata.status are mutually exclusive")
-    method = metadata.get("method")
-    if method is not None and (not isinstance(method, str) or not TOKEN.match(method)):
-        errors.append("metadata.method must be a valid HTTP method name")
-    status = metadata.get("status")
-    if status is not None:
-        text = str(status) if isinstance(status, int | str) and not isinstance(status, bool) else ""
-        if not (text.isdigit() and 100 <= int(text) <= 599):
-            errors.append("metadata.status must be an HTTP status code (100-599)")
+        errors.append("metadata.method and metadata.status are mutually exclusive (a request or a response)")
     return errors

@@ -1,0 +1,413 @@
+"""What the two older bindings (Schema Registry API, Message Catalog API) share: the `Binding` naming a
+binding's paths and core types, the base views of their operations over `registry.services` and
+`registry.selectors`, and the OpenAPI descriptions of those operations. The concrete views are in
+`schemaregistry.py` and `messagecatalog.py`; the mapping is described in docs/older-bindings.md.
+
+Lists are JSON arrays of ids or of version numbers. A version is the integer N of the stored version id
+"N"; other ids (only the core binding can give them) are neither listed nor addressable here. Attributes
+come in the query string or headers of the same name and go out as headers. `authority` is a version
+attribute (inherited by later versions) defaulting to the binding's base URL; the version id is the
+version's path below that base; the version URI is authority + version id (schema registry 2.2.2).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.db.models.functions import Length
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+
+from registry import selectors, services
+from registry.api.base import RegistryView, json_response
+from registry.api.openapi import EPOCH, FILTER, LIMIT, PAGE, problem_responses
+from registry.api.requests import body_bytes, check_flags, json_body, query_epoch
+from registry.attributes import timestamp
+from registry.errors import Problem
+from registry.filters import apply as apply_filters
+from registry.filters import parse as parse_filters
+from registry.models import Group, Resource, Version
+from registry.paging import PageRequest, link_header
+from registry.representations import document_bytes, merged_attributes
+
+INTEGER_ID = re.compile(r"^(0|[1-9][0-9]*)$")
+URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
+MAX_URI_LENGTH = 4096
+GROUP_PERMISSIONS = {"PUT": ("registry.add_group", "registry.change_group"), "DELETE": "registry.delete_group"}
+RESOURCE_PERMISSIONS = {"POST": ("registry.add_resource", "registry.add_version"), "DELETE": "registry.delete_resource"}
+VERSION_PERMISSIONS = {"DELETE": "registry.delete_version"}
+
+
+@dataclass(frozen=True)
+class Binding:
+    api_base: str  # path of the API's base URL: the default authority ("schemaregistry")
+    groups_path: str  # groups collection below the base ("schemagroups"; "" when the base is the collection)
+    group_plural: str  # core group type ("schemaGroups")
+    resource_plural: str  # core resource type ("schemas")
+    resource_segment: str  # this binding's name of the resource collection ("schemas", "messagedefinitions")
+    attributes: tuple[str, ...]  # version attributes accepted in the query string or headers of a POST
+    core_paths: tuple[tuple[str, str], ...]  # (regex, replacement): core paths in problem details -> ours
+
+
+def compose_uri(authority: str, version_id: str) -> str:
+    """Section 2.2.2: an absolute id is the URI; a URN authority is joined with ':'; else with one '/'."""
+    if URI_PATTERN.match(version_id):
+        return version_id
+    if "/" not in authority:  # urn:example:schemas + a1b2c3d4 -> urn:example:schemas:a1b2c3d4
+        return f"{authority.rstrip(':')}:{version_id.lstrip('/')}"
+    return f"{authority.rstrip('/')}/{version_id.lstrip('/')}"
+
+
+def integer_versions(resource: Resource):
+    """The versions this binding shows, in version order (numeric: "10" after "9")."""
+    return (Version.objects.filter(resource=resource, vid__regex=INTEGER_ID.pattern).defer("content")
+            .order_by(Length("vid"), "vid"))
+
+
+def version_id_of(text: str) -> str:
+    """The stored version id of a `{version}` path segment; 404 for anything but an integer."""
+    if not (text.isascii() and text.isdigit()):
+        raise Problem("not-found", f"version {text!r} does not exist: versions of this binding are integers")
+    return str(int(text))
+
+
+def described(cls, operations: dict):
+    """Attach OpenAPI descriptions to a concrete view class. Each method gets its own wrapper, so two
+    bindings sharing a base method keep their own descriptions."""
+    for method, schema in operations.items():
+        base = getattr(cls, method)
+
+        def wrapper(self, request, *args, _base=base, **kwargs):
+            return _base(self, request, *args, **kwargs)
+
+        wrapper.__name__, wrapper.__doc__ = method, base.__doc__
+        setattr(cls, method, schema(wrapper))
+    return cls
+
+
+class BindingView(RegistryView):
+    """Base of every older-binding view: names, URLs, attribute headers and document responses."""
+
+    binding: Binding  # set by each binding's views
+
+    @property
+    def group_plural(self):
+        return self.binding.group_plural
+
+    @property
+    def resource_plural(self):
+        return self.binding.resource_plural
+
+    def handle_exception(self, exc):
+        if isinstance(exc, Problem):
+            for pattern, replacement in self.binding.core_paths:
+                exc.detail = re.sub(pattern, replacement, exc.detail)
+        return super().handle_exception(exc)
+
+    def api_url(self) -> str:
+        return f"{self.base_url()}/{self.binding.api_base}"
+
+    def groups_url(self) -> str:
+        return self.api_url() + (f"/{self.binding.groups_path}" if self.binding.groups_path else "")
+
+    def relative_version_id(self, resource: Resource, vid: str) -> str:
+        groups = f"/{self.binding.groups_path}" if self.binding.groups_path else ""
+        return f"{groups}/{resource.group.gid}/{self.binding.resource_segment}/{resource.rid}/versions/{vid}"
+
+    def version_url(self, resource: Resource, vid: str) -> str:
+        return self.api_url() + self.relative_version_id(resource, vid)
+
+    def group_json(self, group: Group) -> dict:
+        out = {"id": group.gid}
+        for key in ("name", "description", "tags", "docs"):
+            if getattr(group, key):
+                out[key] = getattr(group, key)
+        out.update(group.extensions)
+        out.update(epoch=group.epoch, createdtimeutc=timestamp(group.created_on),
+                   updatedtimeutc=timestamp(group.modified_on))
+        return out
+
+    def version_attributes(self, resource: Resource, version: Version) -> dict:
+        """A version's attributes in this binding's names (the response headers, and delete answers)."""
+        attrs = merged_attributes(resource, version)
+        version_id = self.relative_version_id(resource, version.vid)
+        authority = attrs.get("authority") or self.api_url()
+        out = {"id": version_id, "uri": compose_uri(authority, version_id), "authority": authority}
+        if INTEGER_ID.match(version.vid):
+            out["version"] = int(version.vid)
+        for key in ("format", "description", "name", "compatibility"):
+            if isinstance(attrs.get(key), str) and "\n" not in attrs[key] and "\r" not in attrs[key]:
+                out[key] = attrs[key]
+        out.update(epoch=version.epoch, createdtimeutc=timestamp(version.created_on),
+                   updatedtimeutc=timestamp(version.modified_on))
+        return out
+
+    def document(self, resource: Resource, version: Version, status: int = 200) -> HttpResponse:
+        """The document with the media type it was stored with, byte for byte; attributes as headers."""
+        if version.resource_uri:
+            response = HttpResponse(b"", status=307)
+            del response["Content-Type"]
+            response["Location"] = version.resource_uri
+        else:
+            response = HttpResponse(document_bytes(self.rt, resource, version), status=status,
+                                    content_type=version.media_type or "application/octet-stream")
+        for name, value in self.version_attributes(resource, version).items():
+            response[name] = str(value)
+        response["Content-Location"] = self.version_url(resource, version.vid)
+        return response
+
+    def list_response(self, request, items, page, total) -> HttpResponse:
+        link = link_header(request, page, total)
+        return json_response(items, headers={"Link": link} if link else None)
+
+
+class GroupsBase(BindingView):
+    def get(self, request):
+        """The ids of the groups (`?filter`, `?limit` paging with a `Link` header)."""
+        check_flags(request, {"filter", "limit", "page"})
+        page = PageRequest.from_params(request.GET)
+        groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, inline=False)
+        return self.list_response(request, [g.gid for g in groups], page, total)
+
+
+class GroupBase(BindingView):
+    write_permissions = GROUP_PERMISSIONS
+
+    def get(self, request, gid):
+        """The group's attributes."""
+        check_flags(request, set())
+        return json_response(self.group_json(selectors.get_group(self.gt, gid)))
+
+    def put(self, request, gid):
+        """Create (201) or update (200) the group: the body holds its attributes (missing ones are removed)."""
+        check_flags(request, {"epoch"})
+        body = json_body(request, required=False) or {}
+        body = {k: v for k, v in body.items() if k not in ("createdtimeutc", "updatedtimeutc")}
+        fmt = body.get("format")
+        if "format" in body and (not isinstance(fmt, str) or not fmt):
+            raise Problem("invalid-attribute", "format must be a non-empty string when present")
+        existing = Group.objects.filter(group_type=self.group_plural, gid=gid).first()
+        if existing is not None and existing.extensions.get("format") != fmt and Resource.objects.filter(
+                group=existing, resource_type=self.resource_plural).exists():
+            raise Problem("invalid-attribute", f"format cannot change from {existing.extensions.get('format')!r} "
+                                               f"to {fmt!r} while the group has {self.binding.resource_segment}")
+        group, created = services.put_group(self.context(), self.group_plural, gid, body, query_epoch(request))
+        return json_response(self.group_json(group), status=201 if created else 200,
+                             headers={"Location": f"{self.groups_url()}/{gid}"} if created else None)
+
+    def delete(self, request, gid):
+        """Delete the group and everything in it; answers its last attributes."""
+        check_flags(request, {"epoch"})
+        group = services.delete_group(self.context(), self.group_plural, gid, query_epoch(request))
+        return json_response(self.group_json(group))
+
+
+class ResourcesBase(BindingView):
+    write_permissions = RESOURCE_PERMISSIONS
+
+    def get(self, request, gid):
+        """The ids in the group (`?filter` on the latest version's attributes, `?limit` paging)."""
+        check_flags(request, {"filter", "limit", "page"})
+        group = selectors.get_group(self.gt, gid)
+        page = PageRequest.from_params(request.GET)
+        resources, total = selectors.resource_page(group, self.resource_plural, request.GET.getlist("filter"), page,
+                                                   inline=False)
+        return self.list_response(request, [r.rid for r in resources], page, total)
+
+    def delete(self, request, gid):
+        """Delete everything in the group; answers the deleted ids."""
+        check_flags(request, set())
+        deleted = services.delete_resources(self.context(), self.group_plural, gid, self.resource_plural, None)
+        return json_response([r.rid for r, _v in deleted])
+
+
+class ResourceBase(BindingView):
+    write_permissions = RESOURCE_PERMISSIONS
+
+    def get(self, request, gid, rid):
+        """The latest version's document with its Content-Type; attributes as headers."""
+        check_flags(request, set())
+        resource, latest = selectors.get_document_version(self.gt, gid, self.resource_plural, rid)
+        return self.document(resource, latest)
+
+    def request_attributes(self, request) -> dict:
+        """Attributes from the query string or headers of the same name (empty value: remove)."""
+        if "id" in request.GET or request.headers.get("id") is not None:
+            raise Problem("invalid-attribute", "id: version ids are assigned by this registry "
+                                               "(the version URI is authority + the version's path)")
+        attrs = {}
+        for key in self.binding.attributes:
+            query, header = request.GET.get(key), request.headers.get(key)
+            if query is not None and header is not None and query != header:
+                raise Problem("invalid-attribute", f"{key}: the query string and the {key} header disagree")
+            value = query if query is not None else header
+            if value is not None:
+                attrs[key] = value or None
+        authority = attrs.get("authority")
+        if authority is not None and not URI_PATTERN.match(authority):
+            raise Problem("invalid-attribute", f"authority {authority!r} must be a URI")
+        return attrs
+
+    def prepare(self, group: Group, resource: Resource | None, inp: services.VersionInput) -> None:
+        """The binding's own rules on a new version's input, before the services validate it."""
+
+    def post(self, request, gid, rid):
+        """Add the document in the body as a new version; the first POST creates the resource."""
+        check_flags(request, set(self.binding.attributes) | {"epoch"})
+        raw = body_bytes(request)
+        if not raw.strip():
+            raise Problem("bad-request", f"the body must be the {self.rt.singular} document")
+        inp = services.VersionInput(document=raw, media_type=request.META.get("CONTENT_TYPE") or None,
+                                    attributes=self.request_attributes(request), epoch=query_epoch(request))
+        group = selectors.get_group(self.gt, gid)
+        resource = (Resource.objects.select_related("latest").filter(group=group, resource_type=self.resource_plural,
+                                                                     rid=rid).first())
+        self.prepare(group, resource, inp)
+        return self.add_version(gid, rid, inp, exists=resource is not None)
+
+    def add_version(self, gid: str, rid: str | None, inp: services.VersionInput, exists: bool) -> HttpResponse:
+        ctx, args = self.context(), (self.group_plural, gid, self.resource_plural)
+        if exists:
+            resource, version = services.create_version(ctx, *args, rid, inp)
+        else:
+            if inp.epoch is not None:
+                raise Problem("not-found", f"{self.groups_url()}/{gid}/{self.binding.resource_segment}/{rid} "
+                                           "does not exist (an epoch was given)")
+            resource = services.create_resource(ctx, *args, rid, inp)
+            version = resource.latest
+        response = self.document(resource, version, status=201)
+        response["Location"] = self.version_url(resource, version.vid)
+        return response
+
+    def delete(self, request, gid, rid):
+        """Delete the resource with all its versions; answers its last attributes and version numbers."""
+        check_flags(request, {"epoch"})
+        group = selectors.get_group(self.gt, gid)
+        numbers = [int(v.vid) for v in integer_versions(selectors.get_resource(group, self.resource_plural, rid))]
+        resource, latest = services.delete_resource(self.context(), self.group_plural, gid, self.resource_plural, rid,
+                                                    query_epoch(request))
+        resource.group = group
+        out = self.version_attributes(resource, latest) if latest is not None else {}
+        out.update(id=rid, versions=numbers, createdtimeutc=timestamp(resource.created_on))
+        return json_response(out)
+
+
+class VersionsBase(BindingView):
+    def get(self, request, gid, rid):
+        """The version numbers, ascending (`?filter`, `?limit` paging)."""
+        check_flags(request, {"filter", "limit", "page"})
+        resource = selectors.get_resource(selectors.get_group(self.gt, gid), self.resource_plural, rid)
+        page = PageRequest.from_params(request.GET)
+        qs = apply_filters(integer_versions(resource), parse_filters(request.GET.getlist("filter")), id_column="vid")
+        total = qs.count()
+        numbers = [int(vid) for vid in qs[page.offset: page.offset + page.limit].values_list("vid", flat=True)]
+        return self.list_response(request, numbers, page, total)
+
+
+class VersionBase(BindingView):
+    write_permissions = VERSION_PERMISSIONS
+
+    def get(self, request, gid, rid, version):
+        """That version's document with its Content-Type; attributes as headers."""
+        check_flags(request, set())
+        resource, found = selectors.get_document_version(self.gt, gid, self.resource_plural, rid,
+                                                         version_id_of(version))
+        return self.document(resource, found)
+
+    def delete(self, request, gid, rid, version):
+        """Delete that version (not the only one: delete the resource instead); answers its last attributes."""
+        check_flags(request, {"epoch"})
+        resource, deleted = services.delete_version(self.context(), self.group_plural, gid, self.resource_plural,
+                                                    rid, version_id_of(version), query_epoch(request))
+        return json_response(self.version_attributes(resource, deleted))
+
+
+class LookupBase(BindingView):
+    def lookup(self, request):
+        """The version whose URI (authority + version id, section 2.2.2) is `?uri=`."""
+        uri = request.GET.get("uri")
+        if not uri or len(uri) > MAX_URI_LENGTH:
+            raise Problem("bad-request", f"the uri query parameter is required, at most {MAX_URI_LENGTH} characters")
+        found = self.find(uri)
+        if found is None:
+            raise Problem("not-found", f"no version of this registry has the URI {uri}")
+        return self.document(*found)
+
+    def find(self, uri: str):
+        groups = f"{re.escape(self.binding.groups_path)}/" if self.binding.groups_path else ""
+        pattern = (rf"(?:^|[/:]){groups}([^/:]+)/{re.escape(self.binding.resource_segment)}/([^/:]+)"
+                   r"/versions/([^/:]+)$")
+        match = re.search(pattern, uri)
+        if match is None:
+            return None
+        gid, rid, vid = match.groups()
+        version = (Version.objects.select_related("resource", "resource__group")
+                   .filter(resource__group__group_type=self.group_plural, resource__group__gid=gid,
+                           resource__resource_type=self.resource_plural, resource__rid=rid, vid=vid).first())
+        if version is None or self.version_attributes(version.resource, version)["uri"] != uri:
+            return None  # the path matches but the authority does not: another registry's version
+        return version.resource, version
+
+
+# --- OpenAPI descriptions of the operations ------------------------------------------------------
+
+IDS = {(200, "application/json"): OpenApiResponse({"type": "array", "items": {"type": "string"}}, "ids")}
+NUMBERS = {(200, "application/json"): OpenApiResponse({"type": "array", "items": {"type": "integer"}}, "versions")}
+OBJECT = {(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "attributes")}
+DOCUMENT = {(200, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, "the document, with attributes as headers"),
+            (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location")}
+READ = problem_responses(400, 401, 404)
+WRITE = problem_responses(400, 401, 403, 404, 409, 413, 415)
+LIST = [FILTER, LIMIT, PAGE]
+URI = OpenApiParameter("uri", OpenApiTypes.STR, OpenApiParameter.QUERY, required=True,
+                       description="a version URI (authority + version id)")
+
+
+def post_parameters(binding: Binding) -> list:
+    return [EPOCH, *[OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.QUERY,
+                                      description=f"the {name} attribute (or a header of that name)")
+                     for name in binding.attributes]]
+
+
+def operations(what: str, binding: Binding, tags: list[str]) -> dict:
+    """The descriptions of each base view's operations for one binding (`what`: "schema", "definition")."""
+    return {
+        "groups": {"get": extend_schema(summary=f"List {what} group ids", parameters=LIST,
+                                        responses={**IDS, **READ}, tags=tags)},
+        "group": {
+            "get": extend_schema(summary=f"Get a {what} group", responses={**OBJECT, **READ}, tags=tags),
+            "put": extend_schema(summary=f"Create or update a {what} group", parameters=[EPOCH],
+                                 request=OpenApiTypes.OBJECT, tags=tags,
+                                 responses={**OBJECT, (201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
+                                            **WRITE}),
+            "delete": extend_schema(summary=f"Delete a {what} group", parameters=[EPOCH],
+                                    responses={**OBJECT, **WRITE}, tags=tags),
+        },
+        "resources": {
+            "get": extend_schema(summary=f"List {what} ids of a group", parameters=LIST, responses={**IDS, **READ},
+                                 tags=tags),
+            "delete": extend_schema(summary=f"Delete all {what}s of a group", responses={**IDS, **WRITE}, tags=tags),
+        },
+        "resource": {
+            "get": extend_schema(summary=f"The latest version of a {what}", responses={**DOCUMENT, **READ},
+                                 tags=tags),
+            "post": extend_schema(summary=f"Add a {what} version (the first creates the {what})",
+                                  parameters=post_parameters(binding), request={"*/*": OpenApiTypes.BINARY},
+                                  responses={(201, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, "created"), **WRITE},
+                                  tags=tags),
+            "delete": extend_schema(summary=f"Delete a {what} with all versions", parameters=[EPOCH],
+                                    responses={**OBJECT, **WRITE}, tags=tags),
+        },
+        "versions": {"get": extend_schema(summary=f"List the version numbers of a {what}", parameters=LIST,
+                                          responses={**NUMBERS, **READ}, tags=tags)},
+        "version": {
+            "get": extend_schema(summary=f"A {what} version", responses={**DOCUMENT, **READ}, tags=tags),
+            "delete": extend_schema(summary=f"Delete a {what} version", parameters=[EPOCH],
+                                    responses={**OBJECT, **WRITE}, tags=tags),
+        },
+        "lookup": {"get": extend_schema(summary=f"A {what} version by its version URI", parameters=[URI],
+                                        responses={**DOCUMENT, **READ}, tags=tags)},
+    }
+
+

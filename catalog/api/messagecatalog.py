@@ -1,0 +1,169 @@
+"""The Message Catalog API (message-catalog-api.md section 4, and the `OPTIONS` features document of
+message-catalog-api-2022.txt section 4.2.1) at `/messagecatalog/...`, over the same definition groups and
+definitions as the core binding's `/definitionGroups` (CONTRACT section 8).
+
+The operations are those of the Schema Registry API binding (`schemaregistry.py`; both bindings build on
+the base views of `base.py`), with these differences:
+- a definition's document is a JSON object (415 for other media types). When it has no `format`, the
+  `format` attribute given in the query string or a header, else the group's format, is written into it
+  (the spec: "OPTIONAL for clients", "REQUIRED to be returned by the server"). The document comes back
+  with its Content-Type and with the definition's metadata (`id`, `name`, `description`) in the object,
+  as in the core binding, so it is not byte for byte what was sent.
+- definitions keep only their latest version in this store (`versions: 0` in the model): the versions
+  list holds that one number, and older numbers are 404.
+- `POST /messagecatalog/{group}/messagedefinitions` (2022 draft) takes a definition object whose `id`
+  names the definition (absent: server-generated); it adds a version when the definition exists.
+- `GET /messagecatalog/messagedefinition?uri=...` is the lookup by version URI; without `uri` that path is
+  the group named `messagedefinition`, so no group id is shadowed.
+"""
+from __future__ import annotations
+
+import json
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+
+from registry import selectors, services
+from registry.api.base import json_response
+from registry.api.openapi import problem_responses
+from registry.api.requests import body_bytes, check_flags, loads_strict, query_epoch
+from registry.errors import Problem
+from registry.models import Group, Resource
+from registry.representations import is_json_media_type
+
+from .base import (
+    Binding,
+    GroupBase,
+    GroupsBase,
+    LookupBase,
+    ResourceBase,
+    ResourcesBase,
+    VersionBase,
+    VersionsBase,
+    described,
+    operations,
+    post_parameters,
+)
+
+MESSAGE_CATALOG = Binding(
+    "messagecatalog", "", "definitionGroups", "definitions", "messagedefinitions",
+    ("format", "description", "name", "authority"),
+    ((r"/definitionGroups/([^/\s]+)/definitions\b", r"/messagecatalog/\1/messagedefinitions"),
+     (r"/definitionGroups\b", "/messagecatalog")),
+)
+LOOKUP_SEGMENT = "messagedefinition"
+# attributes `?filter=ATTR=VALUE` matches on groups, definitions (their latest version) and versions
+FILTER_ATTRIBUTES = ["id", "name", "description", "format", "authority", "epoch"]
+TAGS = ["message catalog API"]
+
+
+class MessageCatalogBinding:
+    """Mixin: the Message Catalog API's names and its document rules."""
+
+    binding = MESSAGE_CATALOG
+
+    def prepare(self, group: Group, resource: Resource | None, inp: services.VersionInput) -> None:
+        media_type = inp.media_type or "application/json"
+        if not is_json_media_type(media_type):
+            raise Problem("unsupported-media-type", f"a message definition is a JSON object, not {media_type}")
+        inp.media_type = media_type
+        document = loads_strict(inp.document, "message definition")
+        if not isinstance(document, dict):
+            raise Problem("invalid-document", "a message definition must be a JSON object")
+        if "format" not in document:
+            document["format"] = inp.attributes.get("format") or group.extensions.get("format")
+            inp.document = json.dumps(document, ensure_ascii=False).encode()
+
+
+class MessageCatalogView(MessageCatalogBinding, GroupsBase):
+    """`/messagecatalog`: the group ids, and the features document."""
+
+    def options(self, request, *args, **kwargs):
+        """The features this catalog supports, for the user asking (section 4.2.1 of the 2022 draft)."""
+        check_flags(request, set())
+        user = request.user
+        update = bool(user and user.is_authenticated and user.has_perm("registry.add_version"))
+        return json_response({"filterattributes": FILTER_ATTRIBUTES, "pagination": True, "update": update},
+                             headers={"Allow": ", ".join(self.allowed_methods)})
+
+
+class MessageGroupView(MessageCatalogBinding, GroupBase):
+    pass
+
+
+class MessageDefinitionsView(MessageCatalogBinding, ResourcesBase):
+    def post(self, request, gid):
+        """Add a definition version from a definition object naming its `id` (2022 draft, section 4.3.3)."""
+        check_flags(request, set(self.binding.attributes) | {"epoch"})
+        raw = body_bytes(request)
+        document = loads_strict(raw, "message definition") if raw.strip() else None
+        if not isinstance(document, dict):
+            raise Problem("bad-request", "the body must be a message definition (a JSON object)")
+        rid = document.get("id")
+        if rid is not None and not isinstance(rid, str):
+            raise Problem("invalid-attribute", "id must be a string")
+        inp = services.VersionInput(document=raw, media_type=request.META.get("CONTENT_TYPE") or None,
+                                    attributes=ResourceBase.request_attributes(self, request),
+                                    epoch=query_epoch(request))
+        group = selectors.get_group(self.gt, gid)
+        resource = None
+        if rid is not None:
+            resource = (Resource.objects.select_related("latest")
+                        .filter(group=group, resource_type=self.resource_plural, rid=rid).first())
+        self.prepare(group, resource, inp)
+        return ResourceBase.add_version(self, gid, rid, inp, exists=resource is not None)
+
+
+class MessageDefinitionView(MessageCatalogBinding, ResourceBase):
+    pass
+
+
+class MessageDefinitionVersionsView(MessageCatalogBinding, VersionsBase):
+    pass
+
+
+class MessageDefinitionVersionView(MessageCatalogBinding, VersionBase):
+    pass
+
+
+class MessageDefinitionLookupView(MessageCatalogBinding, LookupBase, GroupBase):
+    """`/messagecatalog/messagedefinition`: with `?uri=` the lookup, else the group of that id."""
+
+    def get(self, request, *args, **kwargs) -> HttpResponse:
+        """GET `?uri=...`: a definition version by its version URI; without `uri`: the group `messagedefinition`."""
+        if "uri" in request.GET:
+            check_flags(request, {"uri"})
+            return self.lookup(request)
+        return GroupBase.get(self, request, LOOKUP_SEGMENT)
+
+    def put(self, request, *args, **kwargs):
+        return GroupBase.put(self, request, LOOKUP_SEGMENT)
+
+    def delete(self, request, *args, **kwargs):
+        return GroupBase.delete(self, request, LOOKUP_SEGMENT)
+
+
+MC = operations("definition", MESSAGE_CATALOG, TAGS)
+FEATURES = OpenApiResponse({"type": "object", "required": ["filterattributes"], "properties": {
+    "filterattributes": {"type": "array", "items": {"type": "string"}},
+    "pagination": {"type": "boolean"}, "update": {"type": "boolean"}}}, "the features document")
+OPTIONAL_URI = OpenApiParameter("uri", OpenApiTypes.STR, OpenApiParameter.QUERY,
+                                description="a version URI; without it, the group named messagedefinition")
+
+described(MessageCatalogView, {**MC["groups"], "options": extend_schema(
+    summary="The catalog's features", responses={(200, "application/json"): FEATURES}, tags=TAGS)})
+described(MessageGroupView, MC["group"])
+described(MessageDefinitionsView, {**MC["resources"], "post": extend_schema(
+    summary="Add a definition version from a definition object with its id (the first creates it)",
+    parameters=post_parameters(MESSAGE_CATALOG), request={"application/json": OpenApiTypes.OBJECT}, tags=TAGS,
+    responses={(201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "created"),
+               **problem_responses(400, 401, 403, 404, 409, 413, 415)})})
+described(MessageDefinitionView, MC["resource"])
+described(MessageDefinitionVersionsView, MC["versions"])
+described(MessageDefinitionVersionView, MC["version"])
+described(MessageDefinitionLookupView, {"get": extend_schema(
+    summary="A definition version by its version URI", parameters=[OPTIONAL_URI],
+    responses={(200, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, "the document, with attributes as headers"),
+               **problem_responses(400, 401, 404)}, tags=TAGS),
+    "put": MC["group"]["put"], "delete": MC["group"]["delete"]})

@@ -1,0 +1,94 @@
+"""The CNCF Schema Registry API (schema-registry-api.md section 3) at `/schemaregistry/...`, over the same
+schema groups and schemas as the core binding's `/schemaGroups` (CONTRACT section 8).
+
+The operations are the shared ones of `base.py`; this module adds the Schema Registry's own rule on
+formats (sections 2.1.1, 2.2.3, 2.2.4): when a schema group has a `format`, its schemas use it (a version
+posted without one gets it; a different one is 400); otherwise the first version of a schema must name its
+format, and later versions inherit it. `PUT` on a group cannot change its format while it has schemas.
+Attributes of a `POST`: `format`, `description`, `name`, `authority`, `compatibility`, in the query string
+or in headers of those names; `?epoch=N` (or `Registry-epoch`) as on every write.
+"""
+from __future__ import annotations
+
+from catalog.validators.format_names import same_format
+from registry.api.requests import check_flags
+from registry.errors import Problem
+from registry.models import Group, Resource
+from registry.representations import merged_attributes
+
+from .base import (
+    Binding,
+    GroupBase,
+    GroupsBase,
+    LookupBase,
+    ResourceBase,
+    ResourcesBase,
+    VersionBase,
+    VersionsBase,
+    described,
+    operations,
+)
+
+SCHEMA_REGISTRY = Binding("schemaregistry", "schemagroups", "schemaGroups", "schemas", "schemas",
+                          ("format", "description", "name", "authority", "compatibility"),
+                          ((r"/schemaGroups\b", "/schemaregistry/schemagroups"),))
+TAGS = ["schema registry API"]
+
+
+class SchemaRegistryBinding:
+    """Mixin: the Schema Registry API's names and its format rule."""
+
+    binding = SCHEMA_REGISTRY
+
+    def prepare(self, group: Group, resource: Resource | None, inp) -> None:
+        group_format = group.extensions.get("format")
+        given = inp.attributes.get("format")
+        if group_format:
+            if given and not same_format(given, group_format):
+                raise Problem("invalid-attribute", f"format {given!r} differs from the schema group's format "
+                                                   f"{group_format!r}")
+            inp.attributes["format"] = given or group_format
+            return
+        inherited = None
+        if resource is not None and resource.latest is not None:
+            inherited = merged_attributes(resource, resource.latest).get("format")
+        if not given and ("format" in inp.attributes or not inherited):
+            raise Problem("invalid-attribute", "format is required: the schema group has no format")
+
+
+class SchemaGroupsView(SchemaRegistryBinding, GroupsBase):
+    pass
+
+
+class SchemaGroupView(SchemaRegistryBinding, GroupBase):
+    pass
+
+
+class SchemasView(SchemaRegistryBinding, ResourcesBase):
+    pass
+
+
+class SchemaView(SchemaRegistryBinding, ResourceBase):
+    pass
+
+
+class SchemaVersionsView(SchemaRegistryBinding, VersionsBase):
+    pass
+
+
+class SchemaVersionView(SchemaRegistryBinding, VersionBase):
+    pass
+
+
+class SchemaLookupView(SchemaRegistryBinding, LookupBase):
+    def get(self, request):
+        """GET `/schemaregistry/schema?uri=...`: a schema version by its version URI (section 3.4.3)."""
+        check_flags(request, {"uri"})
+        return self.lookup(request)
+
+
+SR = operations("schema", SCHEMA_REGISTRY, TAGS)
+for _view, _key in ((SchemaGroupsView, "groups"), (SchemaGroupView, "group"), (SchemasView, "resources"),
+                    (SchemaView, "resource"), (SchemaVersionsView, "versions"), (SchemaVersionView, "version"),
+                    (SchemaLookupView, "lookup")):
+    described(_view, SR[_key])

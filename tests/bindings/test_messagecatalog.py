@@ -1,0 +1,228 @@
+"""The Message Catalog API binding (`/messagecatalog/...`, message-catalog-api.md section 4 and the OPTIONS
+features document of the 2022 draft) over the same definition groups and definitions as `/definitionGroups`."""
+import json
+from urllib.parse import quote
+
+import pytest
+from rest_framework.test import APIClient
+
+from registry.models import OutboxEvent
+
+pytestmark = pytest.mark.django_db
+MC = "/messagecatalog"
+CE_MEDIA = "application/cloudevents-definition+json"  # any JSON media type is kept as sent
+
+
+def definition(event_type="com.example.created", **extra) -> bytes:
+    return json.dumps({"metadata": {"attributes": {"type": {"value": event_type}}}, **extra}).encode()
+
+
+@pytest.fixture
+def writer(superuser):
+    client = APIClient()
+    client.force_authenticate(superuser)
+    return client
+
+
+@pytest.fixture
+def reader():
+    return APIClient()
+
+
+def post(client, path, body: bytes, content_type="application/json", **extra):
+    return client.generic("POST", path, body, content_type=content_type, **extra)
+
+
+def is_problem(response, status: int) -> dict:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    body = response.json()
+    assert body["status"] == status and body["detail"] and body["instance"] == response.wsgi_request.path
+    return body
+
+
+def make_group(writer, gid="events", fmt="CloudEvents/1.0", **attrs):
+    response = writer.put(f"{MC}/{gid}", {"format": fmt, **attrs}, format="json")
+    assert response.status_code == 201, response.content
+    return response
+
+
+def test_features_document(reader, writer):
+    response = reader.options(MC)
+    assert response.status_code == 200 and response["Content-Type"].startswith("application/json")
+    features = response.json()
+    assert "id" in features["filterattributes"] and features["pagination"] is True
+    assert features["update"] is False  # for this (anonymous) user
+    assert "GET" in response["Allow"] and "OPTIONS" in response["Allow"]
+    assert writer.options(MC).json()["update"] is True
+
+
+def test_group_operations(writer, reader):
+    group = make_group(writer, "events", description="events").json()
+    assert group["id"] == "events" and group["format"] == "CloudEvents/1.0"
+    assert group["createdtimeutc"].endswith("Z") and group["updatedtimeutc"].endswith("Z")
+    make_group(writer, "devices", fmt="MQTT/5.0")
+    assert reader.get(MC).json() == ["devices", "events"]
+    updated = writer.put(f"{MC}/events", {"format": "CloudEvents/1.0", "description": "all events"}, format="json")
+    assert updated.status_code == 200 and updated.json()["description"] == "all events"
+    assert reader.get(f"{MC}/events").json()["description"] == "all events"
+    # the core binding requires NAME/VERSION formats, also through this binding
+    is_problem(writer.put(f"{MC}/bare", {"format": "CloudEvents"}, format="json"), 400)
+    is_problem(writer.put(f"{MC}/none", {}, format="json"), 400)
+    assert writer.delete(f"{MC}/devices").json()["id"] == "devices"
+    is_problem(reader.get(f"{MC}/devices"), 404)
+
+
+def test_filtering_and_paging_as_advertised(writer, reader):
+    make_group(writer, "events", description="customer events", name="Events")
+    make_group(writer, "devices", fmt="MQTT/5.0")
+    for attr, value in (("id", "ev*"), ("name", "Events"), ("description", "customer*"), ("format", "CloudEvents*"),
+                        ("epoch", "1")):
+        assert "events" in reader.get(f"{MC}?filter={attr}={value}").json(), attr
+    assert reader.get(f"{MC}?filter=format=MQTT*").json() == ["devices"]
+    assert reader.get(f"{MC}?filter=format=MQTT*&filter=id=events").json() == []
+    post(writer, f"{MC}/events/messagedefinitions/A?description=first&name=Alpha", definition())
+    post(writer, f"{MC}/events/messagedefinitions/B?authority=urn:example:catalog", definition("com.example.b"))
+    features = reader.options(MC).json()["filterattributes"]
+    expectations = {"id": ("A", ["A"]), "name": ("Alpha", ["A"]), "description": ("first", ["A"]),
+                    "format": ("CloudEvents/1.0", ["A", "B"]), "authority": ("urn:*", ["B"]), "epoch": ("1", ["A", "B"])}
+    assert set(features) == set(expectations)
+    for attr in features:
+        value, ids = expectations[attr]
+        assert reader.get(f"{MC}/events/messagedefinitions?filter={attr}={value}").json() == ids, attr
+    for attr in features:  # and on the versions list
+        value, ids = expectations[attr]
+        expected = [1] if "B" in ids or attr == "id" else []
+        value = "1" if attr == "id" else value
+        assert reader.get(f"{MC}/events/messagedefinitions/B/versions?filter={attr}={value}").json() == expected, attr
+    page = reader.get(f"{MC}/events/messagedefinitions?limit=1")
+    assert page.json() == ["A"] and page["Link"].endswith("rel=next;count=2")
+    next_url = page["Link"].split(">")[0].lstrip("<")
+    assert reader.get(next_url).json() == ["B"]
+
+
+def test_definition_versions(writer, reader):
+    make_group(writer)
+    created = post(writer, f"{MC}/events/messagedefinitions/A", definition(), CE_MEDIA, HTTP_DESCRIPTION="a")
+    assert created.status_code == 201, created.content
+    assert created["Location"] == f"http://testserver{MC}/events/messagedefinitions/A/versions/1"
+    assert created["format"] == "CloudEvents/1.0"  # filled in from the group: "REQUIRED to be returned"
+    second = post(writer, f"{MC}/events/messagedefinitions/A", definition("com.example.changed"), CE_MEDIA)
+    assert second.status_code == 201 and second["version"] == "2" and second["description"] == "a"
+    latest = reader.get(f"{MC}/events/messagedefinitions/A")
+    assert latest["Content-Type"] == CE_MEDIA and latest["version"] == "2"
+    doc = json.loads(latest.content)
+    assert doc["id"] == "A" and doc["format"] == "CloudEvents/1.0"
+    assert doc["metadata"]["attributes"]["type"]["value"] == "com.example.changed"
+    # this store keeps only the latest version of a definition: the list shows the one held
+    assert reader.get(f"{MC}/events/messagedefinitions/A/versions").json() == [2]
+    is_problem(reader.get(f"{MC}/events/messagedefinitions/A/versions/1"), 404)
+    version = reader.get(f"{MC}/events/messagedefinitions/A/versions/2")
+    assert version.content == latest.content and version["Content-Type"] == CE_MEDIA
+    for path in ("/events/messagedefinitions/A", "/events/messagedefinitions/A/versions/2"):
+        get, head = reader.get(MC + path), reader.head(MC + path)
+        assert head.status_code == 200 and head.content == b"" and dict(head.items()) == dict(get.items())
+    assert reader.get(f"{MC}/events/messagedefinitions").json() == ["A"]
+
+
+def test_post_to_the_collection(writer, reader):
+    make_group(writer)
+    first = post(writer, f"{MC}/events/messagedefinitions", definition(id="Created"))
+    assert first.status_code == 201 and first["Location"].endswith("/messagedefinitions/Created/versions/1")
+    again = post(writer, f"{MC}/events/messagedefinitions", definition("com.example.v2", id="Created"))
+    assert again.status_code == 201 and again["version"] == "2"
+    anonymous = post(writer, f"{MC}/events/messagedefinitions", definition())
+    assert anonymous.status_code == 201
+    assert len(reader.get(f"{MC}/events/messagedefinitions").json()) == 2
+    is_problem(post(writer, f"{MC}/events/messagedefinitions", b"[1]"), 400)
+    is_problem(post(writer, f"{MC}/events/messagedefinitions", definition(id=7)), 400)
+
+
+def test_lookup_by_version_uri(writer, reader):
+    make_group(writer)
+    a = post(writer, f"{MC}/events/messagedefinitions/A", definition())
+    assert a["uri"] == f"http://testserver{MC}/events/messagedefinitions/A/versions/1"
+    assert a["id"] == "/events/messagedefinitions/A/versions/1" and a["authority"] == "http://testserver/messagecatalog"
+    b = post(writer, f"{MC}/events/messagedefinitions/B", definition(), HTTP_AUTHORITY="https://catalog.example.com")
+    assert b["uri"] == "https://catalog.example.com/events/messagedefinitions/B/versions/1"
+    for response in (a, b):
+        found = reader.get(f"{MC}/messagedefinition?uri={quote(response['uri'])}")
+        assert found.status_code == 200 and found.content == response.content
+        head = reader.head(f"{MC}/messagedefinition?uri={quote(response['uri'])}")
+        assert head.content == b"" and dict(head.items()) == dict(found.items())
+    is_problem(reader.get(f"{MC}/messagedefinition?uri={quote('https://x.example/events/messagedefinitions/A/versions/1')}"), 404)
+    is_problem(reader.get(f"{MC}/messagedefinition?uri="), 400)
+    # without ?uri the path is the group that happens to be called "messagedefinition"
+    make_group(writer, "messagedefinition")
+    assert reader.get(f"{MC}/messagedefinition").json()["id"] == "messagedefinition"
+    assert "messagedefinition" in reader.get(MC).json()
+    assert writer.delete(f"{MC}/messagedefinition").status_code == 200
+
+
+def test_problems(writer, reader):
+    make_group(writer)
+    body = is_problem(reader.get(f"{MC}/events/messagedefinitions/nope"), 404)
+    assert "/messagecatalog/events/messagedefinitions/nope" in body["detail"]
+    is_problem(reader.get(f"{MC}/missing/messagedefinitions"), 404)
+    is_problem(post(writer, f"{MC}/events/messagedefinitions/A", b"format: yaml", "text/plain"), 415)
+    is_problem(post(writer, f"{MC}/events/messagedefinitions/A", b"{broken"), 400)
+    is_problem(post(writer, f"{MC}/events/messagedefinitions/A", definition(format="MQTT/5.0")), 400)
+    is_problem(post(writer, f"{MC}/events/messagedefinitions/A", definition(id="B")), 400)
+    is_problem(post(writer, f"{MC}/events/messagedefinitions/A?format=MQTT/5.0", definition()), 400)
+    is_problem(post(reader, f"{MC}/events/messagedefinitions/A", definition()), 401)
+    is_problem(writer.put(f"{MC}/Events", {"format": "CloudEvents/1.0"}, format="json"), 409)
+    post(writer, f"{MC}/events/messagedefinitions/A", definition())
+    is_problem(post(writer, f"{MC}/events/messagedefinitions/A?epoch=3", definition()), 409)
+    body = is_problem(writer.put(f"{MC}/events", {"format": "HTTP/1.1"}, format="json"), 400)
+    assert "format" in body["detail"]
+    is_problem(writer.delete(f"{MC}/events/messagedefinitions/A/versions/1"), 400)  # the only version
+    assert reader.get(f"{MC}/events/messagedefinitions/A/versions").json() == [1]
+
+
+def test_deletes(writer, reader):
+    make_group(writer)
+    post(writer, f"{MC}/events/messagedefinitions/A", definition())
+    post(writer, f"{MC}/events/messagedefinitions/B", definition())
+    gone = writer.delete(f"{MC}/events/messagedefinitions/A")
+    assert gone.status_code == 200 and gone.json()["id"] == "A" and gone.json()["versions"] == [1]
+    assert writer.delete(f"{MC}/events/messagedefinitions").json() == ["B"]
+    assert reader.get(f"{MC}/events/messagedefinitions").json() == []
+
+
+def test_one_store_with_the_core_binding(writer, reader):
+    make_group(writer, "events", description="from the catalog API")
+    post(writer, f"{MC}/events/messagedefinitions/A?description=alpha", definition(), CE_MEDIA)
+    core = reader.get("/definitionGroups/events").json()
+    assert core["description"] == "from the catalog API" and core["definitionsCount"] == 1
+    meta = reader.get("/definitionGroups/events/definitions/A?meta").json()
+    assert meta["format"] == "CloudEvents/1.0" and meta["description"] == "alpha" and meta["version"] == "1"
+    assert reader.get("/definitionGroups/events/definitions/A")["Content-Type"] == CE_MEDIA
+    # written through the core binding, read here
+    writer.post("/definitionGroups", {"id": "core", "format": "CloudEvents/1.0"}, format="json")
+    body = json.dumps({"id": "C", "description": "core", "format": "CloudEvents/1.0",
+                       "metadata": {"attributes": {"type": {"value": "com.example.c"}}}})
+    assert post(writer, "/definitionGroups/core/definitions", body.encode()).status_code == 201
+    assert reader.get(f"{MC}/core/messagedefinitions").json() == ["C"]
+    got = reader.get(f"{MC}/core/messagedefinitions/C")
+    assert json.loads(got.content)["metadata"]["attributes"]["type"]["value"] == "com.example.c"
+    assert got["description"] == "core" and got["format"] == "CloudEvents/1.0" and got["version"] == "1"
+    # definition groups are not schema groups: the other older binding does not list them
+    assert reader.get("/schemaregistry/schemagroups").json() == []
+
+
+def test_writes_emit_messagecatalog_change_events(writer):
+    make_group(writer)
+    post(writer, f"{MC}/events/messagedefinitions/A", definition())
+    post(writer, f"{MC}/events/messagedefinitions/A", definition("com.example.v2"))
+    events = list(OutboxEvent.objects.values_list("type", "subject"))
+    updated = "io.cloudevents.messagecatalog.updated.v1"
+    deleted = "io.cloudevents.messagecatalog.deleted.v1"
+    assert events == [
+        (updated, "/definitionGroups/events"),
+        (updated, "/definitionGroups/events/definitions/A"),
+        (updated, "/definitionGroups/events/definitions/A/versions/1"),
+        (updated, "/definitionGroups/events/definitions/A/versions/2"),
+        (deleted, "/definitionGroups/events/definitions/A/versions/1"),  # retention: only the latest is kept
+    ]
+    writer.delete(f"{MC}/events")
+    assert OutboxEvent.objects.last().type == deleted

@@ -1,0 +1,169 @@
+"""pytest plugin of the test harness, loaded early with ``-p tests.harness.plugin`` (pyproject addopts).
+
+Environment it reads:
+
+* ``REGISTRY_TEST_DB=postgres`` -- run the suite on a throwaway PostgreSQL (default: SQLite, as configured by
+  config/settings.py without DATABASE_URL).
+* ``REQUIRE_SERVICES=1`` -- a missing PostgreSQL or redis-server binary fails the run instead of skipping.
+* ``PG_BIN`` -- where initdb/pg_ctl/postgres live (default /usr/lib/postgresql/15/bin).
+
+Ordering: pytest-django reads the settings module (and calls ``django.setup()``) in its own
+``pytest_load_initial_conftests`` hook. This plugin is imported while pytest parses the command line, before
+that hook runs, and starts PostgreSQL in a *wrapper* implementation of the same hook -- wrappers run before
+every plain implementation whatever the registration order -- then exports ``DATABASE_URL``, so
+config/settings.py builds DATABASES from it. A guard refuses to start when Django settings were already loaded.
+The server is stopped in ``pytest_unconfigure`` (which pytest also runs after a failure or Ctrl-C); atexit and
+a SIGTERM handler are backstops.
+
+Fixtures: ``redis_url`` (session; a throwaway Redis started on first use, stopped at session end).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+import pytest
+
+from tests.harness import services
+
+MARKERS = [
+    "postgres: needs the throwaway PostgreSQL server the harness starts",
+    "redis: needs the throwaway Redis server the harness starts",
+    "slow: takes more than a few seconds",
+]
+
+
+def want_postgres() -> bool:
+    return os.environ.get("REGISTRY_TEST_DB", "").strip().lower() in {"postgres", "postgresql"}
+
+
+def services_required() -> bool:
+    return os.environ.get("REQUIRE_SERVICES", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+class Harness:
+    """What the plugin started during this run, and why a service is missing."""
+
+    def __init__(self) -> None:
+        self.postgres: services.Service | None = None
+        self.postgres_missing: str | None = None
+        self.redis: services.Service | None = None
+        self.saved_env: dict[str, str | None] = {}
+
+    def set_env(self, name: str, value: str) -> None:
+        self.saved_env.setdefault(name, os.environ.get(name))
+        os.environ[name] = value
+
+    def restore_env(self) -> None:
+        for name, value in self.saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self.saved_env.clear()
+
+    def stop(self) -> None:
+        for service in (self.redis, self.postgres):
+            if service is not None:
+                service.stop()
+        self.redis = self.postgres = None
+        self.restore_env()
+
+
+harness = Harness()
+
+
+def _sigterm(signum, frame):
+    """SIGTERM (a CI timeout, `kill`) ends the run like Ctrl-C, so the servers are stopped."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def start_postgres_for_django() -> None:
+    """Start PostgreSQL and point DATABASE_URL at it; must run before Django reads its settings."""
+    if "django.conf" in sys.modules and sys.modules["django.conf"].settings.configured:
+        raise pytest.UsageError("tests.harness.plugin: Django settings were loaded before the harness could start "
+                                "PostgreSQL; load the plugin early (-p tests.harness.plugin in addopts)")
+    if not services.postgres_available():
+        message = (f"REGISTRY_TEST_DB=postgres but the PostgreSQL binaries (initdb, pg_ctl, postgres) are missing "
+                   f"in {services.pg_bin()} (install postgresql-15 or set PG_BIN)")
+        if services_required():
+            raise pytest.UsageError(f"REQUIRE_SERVICES=1: {message}")
+        harness.postgres_missing = message
+        return
+    try:
+        harness.postgres = services.start_postgres()
+    except Exception as exc:
+        raise pytest.UsageError(f"the throwaway PostgreSQL did not start: {exc}")
+    harness.set_env("DATABASE_URL", harness.postgres.url)
+    # no persistent connections: they would keep the test database busy when pytest-django drops it
+    harness.set_env("DATABASE_CONN_MAX_AGE", "0")
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Runs before pytest-django's implementation of this hook (which loads the Django settings)."""
+    known = early_config.known_args_namespace
+    if want_postgres() and not (getattr(known, "help", False) or getattr(known, "version", False)):
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _sigterm)
+        start_postgres_for_django()
+    return (yield)
+
+
+def pytest_configure(config):
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
+
+
+def pytest_unconfigure(config):
+    harness.stop()
+
+
+def pytest_report_header(config):
+    if not want_postgres():
+        database = "sqlite"
+    elif harness.postgres is not None:
+        database = (f"postgresql (throwaway, {harness.postgres.url}, "
+                    f"started in {harness.postgres.startup_seconds:.1f} s)")
+    else:
+        database = f"postgresql requested but unavailable: {harness.postgres_missing}"
+    return [f"registry test database: {database}"]
+
+
+def pytest_collection_modifyitems(config, items):
+    if harness.postgres_missing:
+        skip = pytest.mark.skip(reason=harness.postgres_missing)
+        for item in items:
+            item.add_marker(skip)
+        return
+    if harness.postgres is None:
+        skip = pytest.mark.skip(reason="needs PostgreSQL: run with REGISTRY_TEST_DB=postgres")
+        for item in items:
+            if item.get_closest_marker("postgres"):
+                item.add_marker(skip)
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("redis"):
+        require_redis()
+
+
+def require_redis() -> None:
+    if not services.redis_available():
+        if services_required():
+            pytest.fail("REQUIRE_SERVICES=1 but redis-server is not installed (apt-get install redis-server)",
+                        pytrace=False)
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """redis://127.0.0.1:PORT/0 of a throwaway Redis, started on first use and stopped at session end."""
+    require_redis()
+    if harness.redis is None:
+        harness.redis = services.start_redis()
+    yield harness.redis.url
+    if harness.redis is not None:
+        harness.redis.stop()
+        harness.redis = None
