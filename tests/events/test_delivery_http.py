@@ -124,3 +124,25 @@ def test_retry_policy():
     delays = [policy.backoff_seconds(n) for n in range(1, 30)]
     assert delays[0] <= 1 and max(delays) <= 3600 and delays[10] > delays[2]
     assert policy.next_delay(3, "2") == 2
+
+
+def test_retry_after_is_honoured_and_a_refused_connection_is_retried(editor_client, private_sinks, sink):
+    from django.utils import timezone
+
+    subscription = subscribe(editor_client, sink)
+    sink.statuses, sink.headers = [503], {"Retry-After": "120"}
+    before = timezone.now()
+    editor_client.put("/schemaGroups/later", {}, format="json")
+    delivery = Delivery.objects.get()
+    assert (delivery.status, delivery.last_status_code) == ("retrying", 503)
+    assert 119 <= (delivery.next_attempt_at - before).total_seconds() <= 125
+
+    port = sink.server.server_port
+    sink.server.shutdown()
+    sink.server.server_close()
+    Subscription.objects.filter(pk=subscription.pk).update(sink=f"http://127.0.0.1:{port}/hook")
+    editor_client.put("/schemaGroups/nobody-listens", {}, format="json")
+    refused = Delivery.objects.get(event__subject="/schemaGroups/nobody-listens")
+    assert refused.status == "retrying" and refused.last_status_code is None
+    assert "ConnectError" in refused.last_error
+    assert refused.attempt_log.get().status_code is None
