@@ -7,41 +7,43 @@ drains. Prints figures; asserts nothing (goals: >= 500 events/s, p99 <= 1 s unde
     .venv/bin/python bench/delivery_throughput.py [--changes 1000] [--rate 500] [--seconds 10] [--concurrency 8]
 """
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-received: dict[str, float] = {}
+received: dict[str, float] = {}  # subject -> when the sink first received it
 
 
-class Sink(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class SinkLog:
+    """What the sink process (bench/http_sink.py) has written so far, read incrementally into `received`."""
 
-    def do_POST(self):  # noqa: N802
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        received.setdefault(json.loads(body)["subject"], time.time())
-        self.send_response(200)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+    def __init__(self, path: Path):
+        self.path, self.offset = path, 0
 
-    def log_message(self, *args):
-        pass
+    def read(self) -> None:
+        with self.path.open("rb") as handle:
+            handle.seek(self.offset)
+            data = handle.read()
+        complete = data[:data.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        for line in complete.decode().splitlines():
+            subject, at = line.split("\t")
+            received.setdefault(subject, float(at))
 
 
-def wait_for(committed: dict, timeout: float) -> None:
+def wait_for(sink_log: SinkLog, committed: dict, timeout: float) -> None:
     deadline = time.time() + timeout
+    sink_log.read()
     while any(path not in received for path in committed) and time.time() < deadline:
         time.sleep(0.05)
+        sink_log.read()
 
 
 def cpu_seconds(pids) -> float:
@@ -82,10 +84,13 @@ def main():
            "REGISTRY_ALLOW_PRIVATE_SINKS": "1", "REGISTRY_WEBHOOK_HANDSHAKE": "0", "REGISTRY_SWEEP_SECONDS": "1",
            "DJANGO_SETTINGS_MODULE": "config.settings"}
     os.environ.update(env)
-    sink = ThreadingHTTPServer(("127.0.0.1", 0), Sink)
-    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    sink_port, sink_log = services.free_port(), SinkLog(tmp / "received.tsv")
+    sink_log.path.touch()
     processes = []
     try:
+        processes.append(services.start_process([sys.executable, str(ROOT / "bench" / "http_sink.py"),
+                                                 str(sink_port), str(sink_log.path)], env,
+                                                ready=lambda: services.port_open(sink_port)))
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
                        stdout=subprocess.DEVNULL)
         celery = [sys.executable, "-m", "celery", "-A", "registry"]
@@ -103,21 +108,21 @@ def main():
         from registry.services import WriteContext, create_group
         from subscriptions.services import create_subscription
 
-        create_subscription({"protocol": "HTTP", "sink": f"http://127.0.0.1:{sink.server_port}/hook"})
+        create_subscription({"protocol": "HTTP", "sink": f"http://127.0.0.1:{sink_port}/hook"})
         time.sleep(3)  # workers up
         from django.db import transaction
 
         from registry.services.events import emit_updated
 
         # 1. through the services, one writer: what one API client's changes see
-        workers = [process.pid for process in processes[:2]]
+        workers = [process.pid for process in processes[1:3]]
         committed, cpu = {}, cpu_seconds(workers)
         started = time.time()
         for n in range(args.changes):
             create_group(WriteContext(user="bench"), "schemaGroups", {"id": f"bench{n}"})
             committed[f"/schemaGroups/bench{n}"] = time.time()
         rate = args.changes / (time.time() - started)
-        wait_for(committed, 120)
+        wait_for(sink_log, committed, 120)
         report(f"one writer through the services ({rate:.0f} changes/s)", committed, cpu_seconds(workers) - cpu)
 
         # 2. a steady load at --rate: every 50 ms one transaction writes the change events due by then (the
@@ -135,7 +140,7 @@ def main():
                     emit_updated(WriteContext(user="bench"), path, timezone.now())
             time.sleep(max(0.0, tick - (time.time() - started) % tick))
         offered = len(committed) / (time.time() - started)
-        wait_for(committed, 120)
+        wait_for(sink_log, committed, 120)
         report(f"steady load of {offered:.0f} offered events/s for {args.seconds:.0f} s", committed,
                cpu_seconds(workers) - cpu)
 
@@ -146,12 +151,11 @@ def main():
             transaction.on_commit(lambda: committed.update(dict.fromkeys(paths, time.time())))  # at commit
             for path in paths:
                 create_group(WriteContext(user="bench"), "schemaGroups", {"id": path.rsplit("/", 1)[1]})
-        wait_for(committed, 120)
+        wait_for(sink_log, committed, 120)
         report(f"burst of {args.changes} changes in one transaction", committed, cpu_seconds(workers) - cpu)
     finally:
         for process in processes:
             process.kill()
-        sink.shutdown()
         redis.stop()
         postgres.stop()
 
