@@ -174,6 +174,9 @@ CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# how many tasks a worker process runs before Celery's Django fixup closes a thread's database connection
+# anyway; until then registry/celery.py closes connections only when CONN_MAX_AGE or an error says so
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "local[*]")
