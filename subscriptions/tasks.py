@@ -15,6 +15,10 @@ from .models import Subscription
 
 logger = logging.getLogger(__name__)
 
+# measured with bench/delivery_throughput.py: one writer's changes reach the sink sooner when the relay
+# delivers them itself; a steady 500 events/s has a shorter tail when batches are spread over the workers
+RELAY_DELIVERS_AT_MOST = 4
+
 
 def dispatch(delivery_ids, countdown: float | None = None) -> None:
     """Queue deliveries in batches of REGISTRY_DELIVERY_BATCH, in the order given (change order)."""
@@ -25,8 +29,13 @@ def dispatch(delivery_ids, countdown: float | None = None) -> None:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def relay_outbox() -> int:
+    """Relay the outbox. A handful of deliveries (a change or two) is attempted in this task: a second
+    task would cost more than they do. More are queued in batches, for every worker thread to share."""
     ids = relay.relay_pending()
-    dispatch(ids)
+    if len(ids) > RELAY_DELIVERS_AT_MOST:
+        dispatch(ids)
+    elif ids:
+        deliver(ids)
     return len(ids)
 
 
