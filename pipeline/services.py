@@ -1,6 +1,12 @@
 """The bulk import (driver side): expand the inputs, let Spark parse, validate and fingerprint every entity
 on the executors, compare with the registry, then write what is new or changed in batches.
 
+Two Spark jobs over the cached records: the first indexes them (groups, and which partitions hold each
+resource), the second validates and classifies. A resource whose records all sit in one partition (a
+document holds its resources whole) is validated there, with no shuffle; the others are keyed together
+first. When the input has fewer partitions than the executors have slots, every resource is keyed, so the
+validation spreads over all of them.
+
 Unlike `POST /` and `import_registry` (one document, all or nothing), entities are rejected one by one: a
 rejected group takes its resources and versions with it, a rejected resource its versions.
 """
@@ -15,6 +21,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from registry.attributes import version_sort_key
 from registry.documents.flatten import EntityRecord
 from registry.models import Group, Resource, Version
 from registry.services import WriteContext
@@ -59,10 +66,20 @@ def expand_inputs(paths: list[str]) -> list[str]:
     return list(dict.fromkeys(os.path.abspath(f) for f in files))
 
 
-def _stored() -> tuple[dict[str, int], dict[str, str], dict[str, dict], dict[str, dict], dict[str, list]]:
-    """What the registry holds: path -> pk, path -> fingerprint, group and resource attributes, and the
-    stored versions (vid, format, content hex) of each resource."""
-    pks, prints, group_attrs, resource_attrs, versions = {}, {}, {}, {}, {}
+@dataclass
+class Stored:
+    """What the registry holds, as the comparison needs it."""
+
+    pks: dict[str, int] = field(default_factory=dict)  # path -> primary key
+    prints: dict[str, str] = field(default_factory=dict)  # path -> fingerprint
+    group_attributes: dict[str, dict] = field(default_factory=dict)
+    # resource path -> (attributes, [(vid, format, document)] oldest first, versions with a document only)
+    resources: dict[str, tuple[dict, list]] = field(default_factory=dict)
+
+
+def _stored() -> Stored:
+    """Every stored entity, read once; fingerprints as the executors compute them for the input."""
+    stored = Stored()
     groups = {}
     for group in Group.objects.all():
         path = group.path
@@ -71,25 +88,29 @@ def _stored() -> tuple[dict[str, int], dict[str, str], dict[str, dict], dict[str
         if group.tags:
             attrs["tags"] = group.tags
         attrs.update(group.extensions)
-        pks[path], group_attrs[path] = group.pk, attrs
-        prints[path] = entities.fingerprint(EntityRecord(path, "group", group.group_type, group.gid, attributes=attrs))
+        stored.pks[path], stored.group_attributes[path] = group.pk, attrs
+        stored.prints[path] = entities.fingerprint(EntityRecord(path, "group", group.group_type, group.gid,
+                                                                attributes=attrs))
     resources = {}
     for resource in Resource.objects.all():
         path = f"{groups[resource.group_id]}/{resource.resource_type}/{resource.rid}"
         resources[resource.pk] = path
         attrs = resource_attributes(resource)
-        pks[path], resource_attrs[path] = resource.pk, attrs
-        prints[path] = entities.fingerprint(EntityRecord(path, "resource", "", "", attributes=attrs))
+        stored.pks[path], stored.resources[path] = resource.pk, (attrs, [])
+        stored.prints[path] = entities.fingerprint(EntityRecord(path, "resource", "", "", attributes=attrs))
     for version in Version.objects.all().iterator(chunk_size=2000):
         rpath = resources[version.resource_id]
         path = f"{rpath}/versions/{version.vid}"
         content = bytes(version.content) if version.content is not None else None
         record = EntityRecord(path, "version", "", "", attributes=version_attributes(version), document=content,
                               media_type=version.media_type, resource_uri=version.resource_uri)
-        pks[path], prints[path] = version.pk, entities.fingerprint(record)
-        fmt = version.extensions.get("format") or resource_attrs[rpath].get("format")
-        versions.setdefault(rpath, []).append((version.vid, fmt, content.hex() if content is not None else None))
-    return pks, prints, group_attrs, resource_attrs, versions
+        stored.pks[path], stored.prints[path] = version.pk, entities.fingerprint(record)
+        attrs, versions = stored.resources[rpath]
+        if content is not None:
+            versions.append((version.vid, version.extensions.get("format") or attrs.get("format"), content))
+    for _attrs, versions in stored.resources.values():
+        versions.sort(key=lambda v: version_sort_key(v[0]))
+    return stored
 
 
 def _reject(result: ImportResult, record: EntityRecord, reason: str) -> None:
@@ -98,17 +119,17 @@ def _reject(result: ImportResult, record: EntityRecord, reason: str) -> None:
 
 def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bool = False,
                      report_path: str | None = None, user: str | None = None, progress=None) -> ImportResult:
-    from .spark.session import spark_session
+    from .spark.session import spark_context
 
     step = progress or (lambda message: None)
     files = expand_inputs(paths)
     result = ImportResult(files=len(files))
     step(f"{len(files)} input file(s)")
-    pks, prints, group_attrs, resource_attrs, stored_versions = _stored()
+    stored = _stored()
     step("read the registry's current state")
-    spark = spark_session(master or settings.SPARK_MASTER)
+    sc = spark_context(master or settings.SPARK_MASTER)
     try:
-        sc = spark.sparkContext
+        step(f"Spark started ({sc.master})")
         lines = [f for f in files if f.endswith((".jsonl", ".ndjson"))]
         documents = [f for f in files if f not in lines]
         parts = []
@@ -123,47 +144,37 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
         else:
             records_rdd = parts[0] if len(parts) == 1 else sc.union(parts)
         records_rdd = records_rdd.cache()
-        input_groups = records_rdd.filter(lambda r: r.kind == "group").collect()
-        known = {tuple(p.strip("/").split("/")) for p in pks if p.count("/") == 2}
-        known |= {(r.group_type, r.gid) for r in input_groups}
-        known_b = sc.broadcast(known)
-        input_resources = records_rdd.filter(lambda r: r.kind == "resource").collect()
-        group_ctx = {**group_attrs, **{r.path: r.attributes for r in input_groups}}
-        resource_ctx = {**resource_attrs, **{r.path: r.attributes for r in input_resources}}
-        input_versions = set(records_rdd.filter(lambda r: r.kind == "version").map(lambda r: r.path).collect())
-        context = {}
-        for rpath in {r.resource_path for r in input_resources} | {p.rsplit("/versions/", 1)[0] for p in input_versions}:
-            stored = [(fmt, content) for vid, fmt, content in sorted(stored_versions.get(rpath, []),
-                                                                     key=lambda v: (len(v[0]), v[0]))
-                      if content is not None and f"{rpath}/versions/{vid}" not in input_versions]
-            context[rpath] = (resource_ctx.get(rpath, {}), group_ctx.get(rpath.rsplit("/", 2)[0], {}), stored)
-        context_b = sc.broadcast(context)
+        index = records_rdd.mapPartitionsWithIndex(
+            lambda n, part: ((n, *item) for item in entities.index_partition(part))).collect()
+        step("indexed the input")
+        input_groups = [item for _n, kind, item in index if kind == "group"]
+        partitions_of: dict[str, set[int]] = {}  # resource path -> numbers of the partitions holding its records
+        for n, kind, item in index:
+            if kind == "resource":
+                partitions_of.setdefault(item, set()).add(n)
+        if records_rdd.getNumPartitions() < sc.defaultParallelism:
+            keyed = set(partitions_of)
+        else:
+            keyed = {path for path, numbers in partitions_of.items() if len(numbers) > 1}
+        known = {tuple(p.strip("/").split("/")) for p in stored.pks if p.count("/") == 2}
+        context = sc.broadcast(entities.CheckContext(
+            known_groups=known | {(g.group_type, g.gid) for g in input_groups},
+            group_attributes={**stored.group_attributes, **{g.path: g.attributes for g in input_groups}},
+            stored_resources={p: stored.resources[p] for p in partitions_of if p in stored.resources},
+            stored_prints=stored.prints, keyed=keyed))
         step("validating on the executors")
-        checked_groups = records_rdd.filter(lambda r: r.kind == "group").map(
-            lambda r: entities.validate_group(r, known_b.value))
-        checked_resources = records_rdd.filter(lambda r: r.kind == "resource").map(entities.validate_resource)
-        checked_versions = (records_rdd.filter(lambda r: r.kind == "version").map(lambda r: (r.resource_path, r))
-                            .groupByKey()
-                            .map(lambda kv: ((kv[0], context_b.value.get(kv[0], ({}, {}, []))), list(kv[1])))
-                            .flatMap(entities.validate_versions))
-        invalid = records_rdd.filter(lambda r: r.kind == "invalid")
-        prints_b = sc.broadcast(prints)
-
-        def classify(record):
-            if record.error:
-                return "rejected", record
-            digest = prints_b.value.get(record.path)
-            if digest is None:
-                return "new", record
-            if record.implicit:
-                return "unchanged", record
-            return ("unchanged" if digest == entities.fingerprint(record) else "changed"), record
-
-        classified = sc.union([checked_groups, checked_resources, checked_versions, invalid]).map(classify).collect()
+        checked = records_rdd.mapPartitions(lambda part: entities.check_partition(part, context.value))
+        if keyed:
+            checked = checked.union(
+                records_rdd.filter(lambda r: r.resource_path in context.value.keyed)
+                .map(lambda r: (r.resource_path, r))
+                .groupByKey(sc.defaultParallelism * 2)
+                .flatMap(lambda item: entities.check_resource(list(item[1]), context.value)))
+        classified = checked.collect()
     finally:
-        spark.stop()
+        sc.stop()
     step(f"{len(classified)} entities checked")
-    _cascade_and_write(result, classified, pks, dry_run, user, step)
+    _cascade_and_write(result, classified, stored.pks, dry_run, user, step)
     result.report_path = _write_report(result, report_path, dry_run)
     return result
 

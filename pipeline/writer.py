@@ -1,11 +1,14 @@
 """Writing a bulk import: new and changed entities in bulk, one transaction per batch of groups, each with
 the outbox rows of its change events, coalesced to one `updated` event per changed group.
 
-On PostgreSQL, versions (the bulk of the rows) are written with COPY; elsewhere with multi-row INSERTs.
+New resources and versions, nearly all the rows of a large import, are inserted with COPY on PostgreSQL and
+with multi-row INSERTs elsewhere; groups and changed entities, few, go through the ORM. Every touched
+resource is then pointed at its latest version: in one statement on PostgreSQL, one per resource elsewhere.
 Epochs follow the contract: 1 for new entities, + 1 for changed groups and versions.
 """
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 
 from django.db import connection, transaction
@@ -18,8 +21,12 @@ from registry.services.context import WriteContext
 from registry.services.events import emit_updated
 
 COMMON = ("name", "description", "tags", "docs")
-VERSION_COLUMNS = ("name", "description", "tags", "docs", "extensions", "created_by", "created_on", "modified_by",
-                   "modified_on", "resource_id", "vid", "epoch", "content", "media_type", "resource_uri")
+ENTITY_COLUMNS = ("name", "description", "tags", "docs", "extensions", "created_by", "created_on", "modified_by",
+                  "modified_on")
+RESOURCE_COLUMNS = (*ENTITY_COLUMNS, "group_id", "resource_type", "rid", "version_counter")
+VERSION_COLUMNS = (*ENTITY_COLUMNS, "resource_id", "vid", "epoch", "content", "media_type", "resource_uri")
+JSON_COLUMNS = ("tags", "extensions")
+QUERY_CHUNK = 10_000  # ids per `IN (...)` query, well below the databases' limits on parameters
 
 
 def _split(attributes: dict) -> dict:
@@ -29,17 +36,30 @@ def _split(attributes: dict) -> dict:
     return fields
 
 
-def _copy_versions(rows: list[tuple]) -> None:
-    import json
+def _entity_values(fields: dict, ctx: WriteContext) -> tuple:
+    return (fields["name"], fields["description"], fields["tags"], fields["docs"], fields["extensions"],
+            ctx.user, ctx.now, ctx.user, ctx.now)
 
+
+def _insert(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    """Insert new rows: with COPY on PostgreSQL (Django has no COPY; psycopg's is used directly), with
+    bulk_create elsewhere."""
+    if connection.vendor != "postgresql":
+        model.objects.bulk_create([model(**dict(zip(columns, row, strict=True))) for row in rows], batch_size=2000)
+        return
+    json_at = [n for n, column in enumerate(columns) if column in JSON_COLUMNS]
     with connection.cursor() as cursor:
         raw = cursor.cursor if hasattr(cursor, "cursor") else cursor
-        with raw.copy(f"COPY {Version._meta.db_table} ({', '.join(VERSION_COLUMNS)}) FROM STDIN") as copy:
+        with raw.copy(f"COPY {model._meta.db_table} ({', '.join(columns)}) FROM STDIN") as copy:
             for row in rows:
                 values = list(row)
-                values[2] = json.dumps(values[2])
-                values[4] = json.dumps(values[4])
+                for n in json_at:
+                    values[n] = json.dumps(values[n])
                 copy.write_row(values)
+
+
+def _chunks(items: list, size: int = QUERY_CHUNK):
+    return (items[n:n + size] for n in range(0, len(items), size))
 
 
 def write_batch(ctx: WriteContext, records: list[tuple[str, EntityRecord]], existing: dict[str, int]) -> None:
@@ -73,15 +93,17 @@ def write_batch(ctx: WriteContext, records: list[tuple[str, EntityRecord]], exis
             fields = _split(record.attributes)
             changed_groups.add(record.group_path)
             if status == "new":
-                new_resources.append(Resource(group_id=group_pk(record.group_path), resource_type=record.resource_type,
-                                              rid=record.rid, created_by=ctx.user, created_on=now,
-                                              modified_by=ctx.user, modified_on=now, **fields))
+                new_resources.append((*_entity_values(fields, ctx), group_pk(record.group_path),
+                                      record.resource_type, record.rid, 0))
             else:
                 Resource.objects.filter(pk=existing[record.path]).update(modified_by=ctx.user, modified_on=now,
                                                                          **fields)
-        # bulk_create returns primary keys on PostgreSQL and SQLite >= 3.35
-        resource_ids = {(r.group_id, r.resource_type, r.rid): r.pk
-                        for r in Resource.objects.bulk_create(new_resources, batch_size=2000)}
+        _insert(Resource, RESOURCE_COLUMNS, new_resources)
+        resource_ids = {}
+        for chunk in _chunks(sorted({row[RESOURCE_COLUMNS.index("group_id")] for row in new_resources})):
+            for pk, group_id, resource_type, rid in Resource.objects.filter(group_id__in=chunk).values_list(
+                    "pk", "group_id", "resource_type", "rid"):
+                resource_ids[(group_id, resource_type, rid)] = pk
 
         def resource_pk(record):
             if record.resource_path in existing:
@@ -95,9 +117,8 @@ def write_batch(ctx: WriteContext, records: list[tuple[str, EntityRecord]], exis
             touched.add(pk)
             changed_groups.add(record.group_path)
             if status == "new":
-                rows.append((fields["name"], fields["description"], fields["tags"], fields["docs"],
-                             fields["extensions"], ctx.user, now, ctx.user, now, pk, record.vid, 1,
-                             record.document, record.media_type, record.resource_uri))
+                rows.append((*_entity_values(fields, ctx), pk, record.vid, 1, record.document, record.media_type,
+                             record.resource_uri))
             else:
                 version = Version.objects.get(pk=existing[record.path])
                 for key, value in fields.items():
@@ -107,29 +128,34 @@ def write_batch(ctx: WriteContext, records: list[tuple[str, EntityRecord]], exis
                 version.epoch += 1
                 version.modified_by, version.modified_on = ctx.user, now
                 version.save()
-        if rows and connection.vendor == "postgresql":
-            _copy_versions(rows)
-        elif rows:
-            Version.objects.bulk_create([Version(**dict(zip(VERSION_COLUMNS, row, strict=True))) for row in rows],
-                                        batch_size=2000)
-        _refresh_latest(touched)
+        _insert(Version, VERSION_COLUMNS, rows)
+        _refresh_latest(sorted(touched))
         for path in sorted(changed_groups):
             emit_updated(ctx, path, timezone.now())
 
 
-def _refresh_latest(resource_ids: set[int]) -> None:
+def _refresh_latest(resource_ids: list[int]) -> None:
     """Point each touched resource at its greatest version and move its version counter past numeric ids."""
     versions = defaultdict(list)
-    for pk, resource_id, vid in Version.objects.filter(resource_id__in=resource_ids).values_list("pk", "resource_id", "vid"):
-        versions[resource_id].append((vid, pk))
+    for chunk in _chunks(resource_ids):
+        for pk, resource_id, vid in Version.objects.filter(resource_id__in=chunk).values_list("pk", "resource_id",
+                                                                                             "vid"):
+            versions[resource_id].append((vid, pk))
+    counters = {}
+    for chunk in _chunks(resource_ids):
+        counters.update(Resource.objects.filter(pk__in=chunk).values_list("pk", "version_counter"))
     updates = []
-    for resource in Resource.objects.filter(pk__in=resource_ids).only("pk", "latest", "version_counter"):
-        entries = versions.get(resource.pk)
-        if not entries:
-            continue
-        vid, pk = max(entries, key=lambda e: version_sort_key(e[0]))
-        resource.latest_id = pk
-        numeric = [int(v) for v, _ in entries if v.isdigit()]
-        resource.version_counter = max([resource.version_counter, *numeric])
-        updates.append(resource)
-    Resource.objects.bulk_update(updates, ["latest", "version_counter"], batch_size=2000)
+    for resource_id, entries in versions.items():
+        _vid, latest = max(entries, key=lambda e: version_sort_key(e[0]))
+        counter = max([counters[resource_id], *(int(v) for v, _ in entries if v.isdigit())])
+        updates.append((latest, counter, resource_id))
+    if not updates:
+        return
+    table = Resource._meta.db_table
+    with connection.cursor() as cursor:  # Django's bulk_update would build a CASE WHEN per row
+        if connection.vendor == "postgresql":  # one statement for all rows, joined with them as arrays
+            cursor.execute(f"UPDATE {table} AS r SET latest_id = u.latest, version_counter = u.counter FROM "
+                           "unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS u(latest, counter, id) "
+                           "WHERE r.id = u.id", [list(column) for column in zip(*updates, strict=True)])
+        else:
+            cursor.executemany(f"UPDATE {table} SET latest_id = %s, version_counter = %s WHERE id = %s", updates)

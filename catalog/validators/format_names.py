@@ -2,6 +2,7 @@
 
 Formats are stored as written; these helpers only decide which validator applies.
 """
+import functools
 import re
 
 FORMAT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*/[A-Za-z0-9][A-Za-z0-9._+-]*$")
@@ -37,6 +38,7 @@ def is_valid_format_identifier(value) -> bool:
     return isinstance(value, str) and bool(FORMAT_PATTERN.match(value))
 
 
+@functools.lru_cache(maxsize=1024)  # called for every pair of versions compared; formats are few
 def schema_format_family(value: str | None) -> tuple[str | None, str | None]:
     """Canonical schema format name and version: `("JsonSchema", "draft-07")`; `(None, v)` when unknown."""
     if not value:

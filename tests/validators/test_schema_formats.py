@@ -17,6 +17,11 @@ CASES = [
     ("JsonSchema/draft-07", json.dumps({"type": 12}), False),
     ("JsonSchema/draft-07", "{not json", False),
     ("JsonSchema/draft-07", json.dumps({"minLength": -1}), False),
+    # patterns are Python regular expressions, as jsonschema checks them (jsonschema-rs alone accepts these)
+    ("JsonSchema/draft-07", json.dumps({"type": "string", "pattern": "\\p{L}+"}), False),
+    ("JsonSchema/draft/2020-12", json.dumps({"patternProperties": {"(?<name>x)": {}}}), False),
+    ("JsonSchema/draft-04", json.dumps({"properties": {"a": {"pattern": "[a-"}}}), False),
+    ("JsonSchema/draft-07", json.dumps({"type": "string", "pattern": "(?P<name>x)"}), True),
     ("Avro/1.11.0", json.dumps({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]}), True),
     ("Avro/1.9", json.dumps(["null", "string"]), True),
     ("Avro/1.11", json.dumps({"type": "record", "fields": []}), False),

@@ -7,9 +7,12 @@ checked (rules in docs/schema-compatibility.md); other formats are always compat
 no longer parse are skipped.
 
 Every checker module offers `load(content: bytes)` (ValueError when unparseable) and
-`compare(old, new, direction: "backward" | "forward") -> list[Incompatibility]`.
+`compare(old, new, direction: "backward" | "forward") -> list[Incompatibility]`, which must not change the
+schemas it is given: parsed documents are shared between comparisons (`_parsed`).
 """
 from __future__ import annotations
+
+import functools
 
 from ..format_names import schema_format_family
 from .result import Incompatibility
@@ -17,10 +20,13 @@ from .result import Incompatibility
 LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full", "full_transitive")
 DEFAULT_LEVEL = "backward_transitive"
 DIRECTIONS = {"none": (), "backward": ("backward",), "forward": ("forward",), "full": ("backward", "forward")}
+PARSED_CACHE_DOCUMENTS = 64  # parsed documents kept per process, the ones used last
+PARSED_CACHE_MAX_BYTES = 256 * 1024  # larger documents are parsed on every use, to bound the cache's memory
 
 __all__ = ["DEFAULT_LEVEL", "LEVELS", "Incompatibility", "check_compatibility", "compare_versions"]
 
 
+@functools.cache
 def _checker(family: str | None):
     if family == "JsonSchema":
         from . import jsonschema
@@ -37,17 +43,32 @@ def _checker(family: str | None):
     return None
 
 
+@functools.lru_cache(maxsize=PARSED_CACHE_DOCUMENTS)
+def _load_cached(family: str, content: bytes):
+    return _checker(family).load(content)
+
+
+def _parsed(family: str, content: bytes):
+    """The checker's parse of `content`. A transitive check compares a new version with every earlier one,
+    and the next version with all of them again, so a schema's versions are parsed once each, not once per
+    pair; failures are not cached (they raise again)."""
+    if len(content) > PARSED_CACHE_MAX_BYTES:
+        return _checker(family).load(content)
+    return _load_cached(family, content)
+
+
 def compare_versions(format: str | None, old: bytes, new: bytes, direction: str) -> list[Incompatibility]:  # noqa: A002
     """The incompatibilities of one step `old` -> `new` in one direction (`backward` or `forward`)."""
-    checker = _checker(schema_format_family(format)[0])
+    family = schema_format_family(format)[0]
+    checker = _checker(family)
     if checker is None:
         return []
     try:
-        old_schema = checker.load(old)
+        old_schema = _parsed(family, old)
     except (ValueError, RecursionError):
         return []  # an unparseable earlier version is skipped
     try:
-        new_schema = checker.load(new)
+        new_schema = _parsed(family, new)
     except (ValueError, RecursionError) as exc:
         return [Incompatibility("(root)", "the new version does not parse", f"no reader can use it: {exc}")]
     try:

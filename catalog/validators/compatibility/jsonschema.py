@@ -24,15 +24,37 @@ from .keywords import (
 from .result import ROLES, Incompatibility
 
 MAX_DEPTH = 96
-__all__ = ["compare", "incompatibilities", "load", "lower_bound", "upper_bound"]
+__all__ = ["Schema", "compare", "incompatibilities", "load", "lower_bound", "upper_bound"]
 
 
-def load(content: bytes):
+def _holds_ref(node) -> bool:
+    """Whether `node` holds a `$ref` anywhere (a stack walk, without recursion)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "$ref" in item:
+                return True
+            stack.extend(v for v in item.values() if isinstance(v, dict | list))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, dict | list))
+    return False
+
+
+class Schema:
+    """A parsed JSON Schema (`root`: an object or a boolean) and whether it holds a `$ref` anywhere: most
+    hold none, and then no subschema of theirs needs looking into for one."""
+
+    def __init__(self, root):
+        self.root, self.has_refs = root, _holds_ref(root)
+
+
+def load(content: bytes) -> Schema:
     """The schema (object or boolean); ValueError when `content` is not one."""
     value = parse_json_limited(content)
     if not isinstance(value, dict | bool):
         raise ValueError("not a JSON Schema")
-    return value
+    return Schema(value)
 
 
 def _normal(schema) -> dict:
@@ -56,9 +78,10 @@ def _join(path: str, part: str) -> str:
 
 
 class _Checker:
-    def __init__(self, reader_root, writer_root, reader_role: str, writer_role: str):
+    def __init__(self, reader_root, writer_root, reader_role: str, writer_role: str, refs: bool):
         self.roots = {"reader": reader_root, "writer": writer_root}
         self.r, self.w = reader_role, writer_role
+        self.refs = refs  # whether either document holds a `$ref`
         self.found: dict[Incompatibility, None] = {}  # ordered, deduplicated
         self.active: set = set()
         self.ref_memo: dict[int, tuple] = {}
@@ -68,7 +91,7 @@ class _Checker:
         self.found[issue] = None
 
     def probe(self) -> _Checker:
-        checker = _Checker(self.roots["reader"], self.roots["writer"], self.r, self.w)
+        checker = _Checker(self.roots["reader"], self.roots["writer"], self.r, self.w, self.refs)
         checker.active, checker.ref_memo = set(self.active), self.ref_memo
         return checker
 
@@ -78,18 +101,14 @@ class _Checker:
         return not probe.found
 
     def has_ref(self, node) -> bool:
-        """Whether `node` holds a `$ref` anywhere (a stack walk, memoised for the documents' own nodes)."""
+        """Whether `node` holds a `$ref` anywhere (memoised for the documents' own nodes). Nodes come from
+        the two documents or are merged from theirs, so none does when neither document does."""
+        if not self.refs:
+            return False
         memo = self.ref_memo.get(id(node))
         if memo is not None and memo[0] is node:
             return memo[1]
-        stack, found = [node], False
-        while stack and not found:
-            item = stack.pop()
-            if isinstance(item, dict):
-                found = "$ref" in item
-                stack.extend(v for v in item.values() if isinstance(v, dict | list))
-            elif isinstance(item, list):
-                stack.extend(v for v in item if isinstance(v, dict | list))
+        found = _holds_ref(node)
         self.ref_memo[id(node)] = (node, found)
         return found
 
@@ -118,6 +137,8 @@ class _Checker:
     def check(self, reader, writer, path: str, depth: int = 0) -> None:
         if depth > MAX_DEPTH:
             return
+        if reader == writer and not self.has_ref(reader):
+            return  # an unchanged subschema (most of them, between versions): what `compare` would decide
         key = None
         if isinstance(reader, dict) and "$ref" in reader or isinstance(writer, dict) and "$ref" in writer:
             key = (str(_normal(reader).get("$ref")), str(_normal(writer).get("$ref")))
@@ -340,14 +361,15 @@ def _matches_pattern(name: str, patterns: dict) -> bool:
     return False
 
 
-def incompatibilities(reader, writer, reader_role: str = "new", writer_role: str = "old") -> list[Incompatibility]:
+def incompatibilities(reader: Schema, writer: Schema, reader_role: str = "new",
+                      writer_role: str = "old") -> list[Incompatibility]:
     """Why a reader using `reader` may refuse data valid under `writer` ([] when it accepts all of it)."""
-    checker = _Checker(reader, writer, reader_role, writer_role)
-    checker.check(reader, writer, "")
+    checker = _Checker(reader.root, writer.root, reader_role, writer_role, reader.has_refs or writer.has_refs)
+    checker.check(reader.root, writer.root, "")
     return list(checker.found)
 
 
-def compare(old, new, direction: str) -> list[Incompatibility]:
+def compare(old: Schema, new: Schema, direction: str) -> list[Incompatibility]:
     """backward: the new schema accepts old data; forward: the old schema accepts new data."""
     reader_role, writer_role = ROLES[direction]
     reader, writer = (new, old) if direction == "backward" else (old, new)

@@ -9,6 +9,8 @@ LOWER = (("minLength", "string length"), ("minItems", "array length"), ("minProp
          ("minContains", "number of contained items"))
 UPPER = (("maxLength", "string length"), ("maxItems", "array length"), ("maxProperties", "property count"),
          ("maxContains", "number of contained items"))
+BOUND_KEYWORDS = frozenset([k for k, _what in LOWER + UPPER] + ["minimum", "exclusiveMinimum", "maximum",
+                                                                  "exclusiveMaximum", "multipleOf", "uniqueItems"])
 # Keywords compared for equality only: the reader adding or changing one is reported.
 EQUAL_KEYWORDS = ("pattern", "format", "contentEncoding", "contentMediaType", "contentSchema",
                   "unevaluatedProperties", "unevaluatedItems")
@@ -137,6 +139,8 @@ def upper_bound(schema: dict) -> tuple:
 
 def check_bounds(reader: dict, writer: dict, r: str, w: str) -> list[tuple[str, str]]:
     """(change, reason) for every length, count, numeric or uniqueness bound the reader tightens."""
+    if BOUND_KEYWORDS.isdisjoint(reader):
+        return []  # a reader without bounds tightens none (the common case, checked first for speed)
     found = []
     for keyword, what in LOWER:
         if _number(reader.get(keyword)) and reader[keyword] > (writer.get(keyword) if _number(writer.get(keyword))
