@@ -15,8 +15,8 @@ from .models import Subscription
 
 logger = logging.getLogger(__name__)
 
-# measured with bench/delivery_throughput.py: one writer's changes reach the sink sooner when the relay
-# delivers them itself; a steady 500 events/s has a shorter tail when batches are spread over the workers
+# a relay that found this many deliveries or fewer (a change or two of one writer) attempts them itself,
+# one task per change instead of two; more are spread over every worker thread as batches
 RELAY_DELIVERS_AT_MOST = 4
 
 
@@ -29,8 +29,7 @@ def dispatch(delivery_ids, countdown: float | None = None) -> None:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def relay_outbox() -> int:
-    """Relay the outbox. A handful of deliveries (a change or two) is attempted in this task: a second
-    task would cost more than they do. More are queued in batches, for every worker thread to share."""
+    """Relay the outbox, then attempt its deliveries here (RELAY_DELIVERS_AT_MOST or fewer) or queue them."""
     ids = relay.relay_pending()
     if len(ids) > RELAY_DELIVERS_AT_MOST:
         dispatch(ids)
@@ -43,7 +42,8 @@ def relay_outbox() -> int:
 def deliver(delivery_ids: list[int] | int) -> None:
     """Attempt a batch of deliveries; retries due within REGISTRY_MAX_COUNTDOWN_SECONDS are queued with a
     countdown, later ones stay in the database for the sweep (as they do in eager mode, which has no queue)."""
-    ids = [delivery_ids] if isinstance(delivery_ids, int) else delivery_ids  # one id: queued by release 1
+    # a single id: a message queued before deliveries were batched, still in the broker after an upgrade
+    ids = [delivery_ids] if isinstance(delivery_ids, int) else delivery_ids
     for delay, again in attempts.attempt_batch(ids):
         if delay <= settings.REGISTRY_MAX_COUNTDOWN_SECONDS and not settings.CELERY_TASK_ALWAYS_EAGER:
             dispatch(again, countdown=delay)
