@@ -10,6 +10,7 @@ from django.db import transaction
 from registry.services import WriteContext, create_group
 from subscriptions.delivery import attempts
 from subscriptions.models import Delivery, Subscription
+from tests.events.conftest import Sink, serve
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,7 +45,7 @@ def test_one_batch_arrives_in_change_order(editor_client, private_sinks, sink):
     assert all(d.attempt_log.count() == 1 for d in Delivery.objects.all())
 
 
-def test_a_failure_holds_back_the_rest_of_that_subscriptions_batch(editor_client, private_sinks, sink, settings):
+def test_a_failure_holds_back_the_rest_of_that_subscriptions_batch(editor_client, private_sinks, sink):
     subscribe(editor_client, sink)
     sink.statuses = [200, 503]
     commit_groups("a", "b", "c", "d")
@@ -69,9 +70,7 @@ def test_a_failure_holds_back_the_rest_of_that_subscriptions_batch(editor_client
     assert Delivery.objects.get(pk=failed.pk).attempts == 2
 
 
-def test_a_failing_sink_does_not_hold_back_other_subscriptions(editor_client, private_sinks, sink, settings):
-    from tests.events.conftest import Sink, serve
-
+def test_a_failing_sink_does_not_hold_back_other_subscriptions(editor_client, private_sinks, sink):
     healthy = Sink()
     with serve(healthy):
         failing_sub = subscribe(editor_client, sink)
