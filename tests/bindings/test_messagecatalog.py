@@ -4,7 +4,6 @@ import json
 from urllib.parse import quote
 
 import pytest
-from rest_framework.test import APIClient
 
 from registry.models import OutboxEvent
 
@@ -15,18 +14,6 @@ CE_MEDIA = "application/cloudevents-definition+json"  # any JSON media type is k
 
 def definition(event_type="com.example.created", **extra) -> bytes:
     return json.dumps({"metadata": {"attributes": {"type": {"value": event_type}}}, **extra}).encode()
-
-
-@pytest.fixture
-def writer(superuser):
-    client = APIClient()
-    client.force_authenticate(superuser)
-    return client
-
-
-@pytest.fixture
-def reader():
-    return APIClient()
 
 
 def post(client, path, body: bytes, content_type="application/json", **extra):

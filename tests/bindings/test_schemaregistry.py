@@ -18,18 +18,6 @@ AVRO_2 = (b'{"type": "record", "name": "Order",\n  "fields": [{"name": "id", "ty
 PROTO = b'syntax = "proto3";\npackage ex;\n\nmessage Order {\n  string id = 1;\n}\n'
 
 
-@pytest.fixture
-def writer(superuser):
-    client = APIClient()
-    client.force_authenticate(superuser)
-    return client
-
-
-@pytest.fixture
-def reader():
-    return APIClient()
-
-
 def post(client, path, body: bytes, content_type: str, **extra):
     return client.generic("POST", path, body, content_type=content_type, **extra)
 

@@ -1,13 +1,10 @@
-"""Message definitions per format: valid and invalid examples from the spec text, and every corpus definition."""
-import json
-from pathlib import Path
+"""Message definitions per format: valid and invalid examples from the spec text (the corpus definitions are
+checked in tests/catalog/test_definitions.py)."""
 
 import pytest
 
 from catalog.validators.definitions import validate_definition, validate_definition_group
 from catalog.validators.uritemplate import level1_error
-
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 # (format, metadata) examples quoted from the spec's message format sections
 VALID = [
@@ -97,25 +94,3 @@ def test_definition_group_needs_format():
                                               ("a b", False)])
 def test_uritemplate_level1(template, ok):
     assert (level1_error(template) is None) == ok
-
-
-def corpus_definitions():
-    for path in sorted((CORPUS / "seed-shape").glob("*.cereg")):
-        document = json.loads(path.read_text())
-        for kind in ("definitionGroups", "endpoints"):
-            for gid, group in (document.get(kind) or {}).items():
-                for did, definition in (group.get("definitions") or {}).items():
-                    yield pytest.param(definition, group.get("format"), id=f"{path.stem}:{gid}:{did}")
-
-
-@pytest.mark.parametrize(("definition", "group_format"), list(corpus_definitions()))
-def test_every_corpus_definition_is_valid(definition, group_format):
-    assert validate_definition(definition, group_format=group_format) == []
-
-
-def test_invalid_corpus_definitions_are_reported():
-    document = json.loads((CORPUS / "invalid" / "contoso-crm.cereg").read_text())
-    group = next(iter(document["definitionGroups"].values()))
-    assert validate_definition_group(group)
-    for definition in group["definitions"].values():
-        assert "schemaformat is required with schemaurl" in validate_definition(definition)
