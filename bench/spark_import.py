@@ -5,6 +5,11 @@ definitions), imports them with `spark_import --master local[2]` into a throwawa
 the time per entity with importing a sample of the same input through the REST API (`POST /`).
 
     .venv/bin/python bench/spark_import.py [--groups 40 --schemas 250 --versions 8 --definitions 2000]
+    .venv/bin/python bench/spark_import.py --cluster 2   # also on a standalone cluster of 2 one-core workers
+
+With `--cluster N` the same input is imported a second time, into a fresh database, through a throwaway
+Spark standalone cluster (a master and N workers of one core, loopback only), and the two summary lines are
+compared: the cluster must give the same result as local[2].
 """
 import argparse
 import json
@@ -48,6 +53,8 @@ def main():
     parser.add_argument("--definition-groups", type=int, default=5)
     parser.add_argument("--definitions", type=int, default=1000, help="per definition group")
     parser.add_argument("--rest-sample", type=int, default=2, help="schema groups imported through the REST API")
+    parser.add_argument("--cluster", type=int, default=0, metavar="N",
+                        help="also import on a standalone Spark cluster of N one-core workers")
     args = parser.parse_args()
 
     from tests.harness import services
@@ -83,6 +90,8 @@ def main():
         print(f"spark_import local[2]: {entities} entities in {spark_seconds:.1f} s "
               f"({spark_seconds / entities * 1000:.3f} ms/entity), goal <= 60 s; {last}")
         print(f"peak memory: driver {peak['driver']:.0f} MiB, executors and JVM {peak['executors']:.0f} MiB")
+        if args.cluster:
+            cluster_import(args.cluster, postgres, env, inputs, entities, last)
 
         sample = document(args.rest_sample, args.schemas, args.versions)
         sample["schemaGroups"] = {f"rest.{k}": {**v, "id": f"rest.{k}"} for k, v in sample["schemaGroups"].items()}
@@ -102,6 +111,33 @@ def main():
               f"spark_import is {per_rest / per_spark:.1f}x faster per entity (goal >= 20x)")
     finally:
         postgres.stop()
+
+
+def cluster_import(workers: int, postgres, env: dict, inputs: Path, entities: int, local_last: str) -> None:
+    """The same input into a fresh database through a standalone cluster; prints the time and the comparison."""
+    import psycopg
+
+    from tests.harness.spark_cluster import start_spark_cluster
+
+    with psycopg.connect(postgres.url, autocommit=True) as connection:
+        connection.execute("CREATE DATABASE bench_cluster")
+    cluster_env = {**env, "DATABASE_URL": postgres.url.rsplit("/", 1)[0] + "/bench_cluster"}
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=cluster_env, check=True,
+                   stdout=subprocess.DEVNULL)
+    started = time.perf_counter()
+    cluster = start_spark_cluster(workers=workers, cores=1)
+    cluster_seconds = time.perf_counter() - started
+    try:
+        started = time.perf_counter()
+        out = subprocess.run([sys.executable, "manage.py", "spark_import", str(inputs), "--master", cluster.master_url,
+                              "-v", "0"], cwd=ROOT, env=cluster_env, stdout=subprocess.PIPE, text=True)
+        seconds = time.perf_counter() - started
+    finally:
+        cluster.stop()
+    last = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else f"exit {out.returncode}"
+    print(f"spark_import on a standalone cluster ({workers} workers x 1 core, started in {cluster_seconds:.1f} s): "
+          f"{entities} entities in {seconds:.1f} s ({seconds / entities * 1000:.3f} ms/entity); {last}")
+    print(f"same result as local[2]: {'yes' if last == local_last else 'NO: ' + local_last}")
 
 
 if __name__ == "__main__":
