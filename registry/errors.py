@@ -24,6 +24,7 @@ KINDS = {
     "epoch-mismatch": (409, "Epoch mismatch"),
     "conflict": (409, "Conflict"),
     "incompatible-version": (409, "Incompatible schema version"),
+    "precondition-failed": (412, "Precondition failed"),
     "too-large": (413, "Request body too large"),
     "unsupported-media-type": (415, "Unsupported media type"),
 }

@@ -5,14 +5,14 @@ the versions of those resources, whatever the page size: no query per entity.
 """
 from __future__ import annotations
 
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Subquery
+from django.db.models import Count, IntegerField, Max, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 
 from . import filters as filtering
 from .attributes import version_sort_key
 from .errors import not_found
 from .model import GroupType, registry_model
-from .models import Group, Resource, Version
+from .models import Group, OutboxEvent, Resource, Version
 from .paging import PageRequest
 
 
@@ -25,6 +25,14 @@ def registry_counts() -> dict[str, int]:
     """Number of groups per group type."""
     counts = dict(Group.objects.order_by().values_list("group_type").annotate(c=Count("pk")))
     return {gt.plural: counts.get(gt.plural, 0) for gt in registry_model.group_types}
+
+
+def change_marker() -> str:
+    """Changes whenever a change is committed: every committed write adds an outbox row in its transaction, and
+    rows are never deleted, so the count grows with each commit (the newest time guards against a future
+    pruning of old rows). For the tags of answers too large to hash (`registry/api/caching.py`)."""
+    stats = OutboxEvent.objects.order_by().aggregate(n=Count("pk"), newest=Max("created_at"))
+    return f"{stats['n']}:{stats['newest'].isoformat() if stats['newest'] else '-'}"
 
 
 def count_entities() -> int:

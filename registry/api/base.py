@@ -8,8 +8,10 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from .. import selectors
 from ..model import registry_model
 from ..services import WriteContext
+from . import caching
 from .openapi import RegistryAutoSchema
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
@@ -54,8 +56,17 @@ class RegistryView(APIView):
     def context(self) -> WriteContext:
         return WriteContext.from_request(self.request)
 
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)  # authentication and permissions first
+        caching.check_write_preconditions(self, request, kwargs)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        return caching.finalize_read(request, response, marker=selectors.change_marker)
+
     def head(self, request, *args, **kwargs):
         response = self.get(request, *args, **kwargs)
+        caching.head_etag(response)
         if hasattr(response, "streaming_content"):
             response = HttpResponse(status=response.status_code, headers=dict(response.items()))
         else:
