@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.db.models import Count, IntegerField, Max, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 
+from . import compiled_reads
 from . import filters as filtering
 from .attributes import version_sort_key
 from .errors import not_found
@@ -138,17 +139,9 @@ def get_version(resource: Resource, vid: str) -> Version:
 def get_document_version(gt: GroupType, gid: str, rplural: str, rid: str, vid: str | None = None):
     """(resource, version) for a document GET in one query: the latest version, or version `vid`.
     A miss costs extra queries only to name what is missing in the 404."""
-    if vid is None:
-        resource = (Resource.objects.select_related("group", "latest")
-                    .filter(group__group_type=gt.plural, group__gid=gid, resource_type=rplural, rid=rid).first())
-        if resource is not None and resource.latest is not None:
-            return resource, resource.latest
-    else:
-        version = (Version.objects.select_related("resource", "resource__group")
-                   .filter(resource__group__group_type=gt.plural, resource__group__gid=gid,
-                           resource__resource_type=rplural, resource__rid=rid, vid=vid).first())
-        if version is not None:
-            return version.resource, version
+    found = compiled_reads.document_row(gt.plural, gid, rplural, rid, vid)
+    if found is not None and found[1] is not None:
+        return found
     group = get_group(gt, gid)
     resource = get_resource(group, rplural, rid)
     return resource, get_version(resource, vid) if vid is not None else resource.latest
