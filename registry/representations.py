@@ -142,7 +142,10 @@ def resource_json(base: str, rt: ResourceType, resource: Resource, group: Group 
     with inline, the document and the `versions` map."""
     versions = getattr(resource, "all_versions", None)
     if version is None:
-        version = resource.latest
+        if versions is not None:  # prefetched: take the latest from them rather than query it per resource
+            version = next((v for v in versions if v.pk == resource.latest_id), None)
+        else:
+            version = resource.latest
         if version is None and versions:
             version = max(versions, key=lambda v: version_sort_key(v.vid))
     if version is None:
