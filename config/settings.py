@@ -199,6 +199,8 @@ REGISTRY_DELIVERY_LEASE_SECONDS = env_int("REGISTRY_DELIVERY_LEASE_SECONDS", 45)
 # process that send to different subscriptions of a batch in parallel
 REGISTRY_DELIVERY_BATCH = env_int("REGISTRY_DELIVERY_BATCH", 50)
 REGISTRY_DELIVERY_PARALLEL = env_int("REGISTRY_DELIVERY_PARALLEL", 8)
+# a queued relay marks itself pending for at most this long (a lost relay task stops coalescing no longer)
+REGISTRY_RELAY_FLAG_SECONDS = float(os.environ.get("REGISTRY_RELAY_FLAG_SECONDS", "30"))
 REGISTRY_SWEEP_SECONDS = float(os.environ.get("REGISTRY_SWEEP_SECONDS", "10"))
 # the sweep re-dispatches deliveries due at least this long ago (what a lost kick or countdown left behind)
 REGISTRY_SWEEP_GRACE_SECONDS = float(os.environ.get("REGISTRY_SWEEP_GRACE_SECONDS", "15"))

@@ -9,7 +9,7 @@ from django.conf import settings
 
 from registry.services.events import register_on_commit
 
-from . import relay, webhooks
+from . import relay, relay_flag, webhooks
 from .delivery import attempts
 from .models import Subscription
 
@@ -30,6 +30,7 @@ def dispatch(delivery_ids, countdown: float | None = None) -> None:
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def relay_outbox() -> int:
     """Relay the outbox, then attempt its deliveries here (RELAY_DELIVERS_AT_MOST or fewer) or queue them."""
+    relay_flag.release()  # before reading the outbox: a commit from now on queues the next relay
     ids = relay.relay_pending()
     if len(ids) > RELAY_DELIVERS_AT_MOST:
         dispatch(ids)
@@ -68,7 +69,10 @@ def validate_webhook(subscription_id: str) -> str | None:
 
 
 def kick_relay() -> None:
-    """After a commit: relay now. If the broker is unreachable the beat sweep relays later; nothing is lost."""
+    """After a commit: relay now, unless a relay is already queued (it will read this commit's events too).
+    If the broker is unreachable the beat sweep relays later; nothing is lost."""
+    if not relay_flag.claim():
+        return
     try:
         relay_outbox.apply_async(retry=False)
     except Exception:  # noqa: BLE001  broker down: logged, the outbox row waits for the sweep
