@@ -161,7 +161,9 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
             known_groups=known | {(g.group_type, g.gid) for g in input_groups},
             group_attributes={**stored.group_attributes, **{g.path: g.attributes for g in input_groups}},
             stored_resources={p: stored.resources[p] for p in partitions_of if p in stored.resources},
-            stored_prints=stored.prints, keyed=keyed))
+            stored_prints=stored.prints, keyed=keyed,
+            changed_groups={g.path for g in input_groups
+                            if not g.implicit and stored.prints.get(g.path) != entities.fingerprint(g)}))
         step("validating on the executors")
         checked = records_rdd.mapPartitions(lambda part: entities.check_partition(part, context.value))
         if keyed:

@@ -121,3 +121,28 @@ def test_incompatible_version_after_compatible_ones_is_rejected(tmp_path, capsys
     stored = {r.rid: sorted(r.versions.values_list("vid", flat=True)) for r in Resource.objects.all()}
     assert stored == {"s": ["1", "2", "3", "5"], "t": ["1", "2"]}
     assert Resource.objects.get(rid="s").latest.vid == "5"
+
+
+def test_unchanged_versions_are_validated_again_when_their_resource_changes(tmp_path, capsys):
+    """Re-imports skip validating versions stored as they are (issue 14), but never when the resource or
+    group around them changed: a schema whose format becomes Avro has its unchanged JSON Schema versions
+    checked again, and refused."""
+    lines = [
+        {"path": "/schemaGroups/skip.g", "description": "group"},
+        {"path": "/schemaGroups/skip.g/schemas/s", "format": "JsonSchema/draft-07"},
+        {"path": "/schemaGroups/skip.g/schemas/s/versions/1", "schema": {"type": "object"}},
+    ]
+    source = tmp_path / "first.jsonl"
+    source.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    code, out = spark_import(capsys, str(source))
+    assert code == 0 and out[-1] == "created 3, updated 0, unchanged 0, rejected 0", out
+    code, out = spark_import(capsys, str(source))
+    assert code == 0 and out[-1] == "created 0, updated 0, unchanged 3, rejected 0", out
+
+    lines[1]["format"] = "Avro/1.11.0"
+    source.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    report = tmp_path / "report.json"
+    code, out = spark_import(capsys, str(source), "--report", str(report))
+    assert code == 3, out
+    rejected = {r["path"] for r in json.loads(report.read_text())["rejected"]}
+    assert "/schemaGroups/skip.g/schemas/s/versions/1" in rejected
