@@ -20,6 +20,7 @@ from registry.errors import Problem
 from . import services
 from .models import Delivery, DeliveryAttempt, Subscription
 from .validators.protocols import CREDENTIALS, PROTOCOLS, redacted
+from .validators.sinks import masked
 
 
 def with_kept_credentials(given: dict, stored: dict) -> dict:
@@ -50,7 +51,7 @@ class SubscriptionForm(ServiceForm):
         self.instance = instance
         if instance is not None:
             kwargs.setdefault("initial", {
-                "protocol": instance.protocol.upper(), "sink": instance.sink,
+                "protocol": instance.protocol.upper(), "sink": masked(instance.sink),
                 "protocolsettings": redacted(instance.protocolsettings), "filters": instance.filters,
                 "config": instance.config, "max_attempts": instance.max_attempts,
                 "ttl_seconds": instance.ttl_seconds, "seen": instance.modified_on.isoformat()})
@@ -75,7 +76,7 @@ class SubscriptionForm(ServiceForm):
 
 @admin.register(Subscription)
 class SubscriptionAdmin(ServiceAdmin):
-    list_display = ("id", "protocol", "sink", "status", "dead_letters", "retrying", "created_by", "modified_on")
+    list_display = ("id", "protocol", "shown_sink", "status", "dead_letters", "retrying", "created_by", "modified_on")
     list_filter = ("status", "protocol")
     search_fields = ("id", "sink")
     actions = ["disable", "enable"]
@@ -84,6 +85,10 @@ class SubscriptionAdmin(ServiceAdmin):
         return super().get_queryset(request).annotate(
             dead=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.DEAD)),
             retry=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)))
+
+    @admin.display(description="sink", ordering="sink")
+    def shown_sink(self, obj):
+        return masked(obj.sink)
 
     @admin.display(description="dead letters", ordering="dead")
     def dead_letters(self, obj):

@@ -6,6 +6,8 @@ from django.db import models
 
 from registry.models import OutboxEvent
 
+from .validators.sinks import masked
+
 
 def new_id() -> str:
     return str(uuid.uuid4())
@@ -38,7 +40,12 @@ class Subscription(models.Model):
         ordering = ["created_on", "id"]
 
     def __str__(self):
-        return f"{self.protocol} {self.sink}"
+        return f"{self.protocol} {self.shown_sink}"
+
+    @property
+    def shown_sink(self) -> str:
+        """The sink as people see it: credentials in its user info and query values masked."""
+        return masked(self.sink)
 
 
 class Delivery(models.Model):

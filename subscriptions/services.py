@@ -15,7 +15,7 @@ from .delivery import policy
 from .models import Delivery, Subscription
 from .validators.filters import validate_filters
 from .validators.protocols import canonical_protocol, validate_protocol, with_defaults
-from .validators.sinks import check_sink
+from .validators.sinks import check_sink, masked
 
 WRITABLE = ("protocol", "protocolsettings", "sink", "filters", "config")
 IGNORED = ("id", "status", "self", "statusReason", "createdOn", "modifiedOn")
@@ -76,8 +76,12 @@ def put_subscription(sid: str, data: dict, user: str | None = None) -> tuple[Sub
         raise Problem("invalid-id", "a subscription id is 1 to 128 characters without '/'")
     if "id" in data and data["id"] != sid:
         raise Problem("invalid-attribute", f"id {data['id']!r} does not match the URL's id {sid!r}")
-    fields = _validated(data)
     subscription = Subscription.objects.select_for_update().filter(pk=sid).first()
+    if subscription is not None and isinstance(data.get("sink"), str) and data["sink"] == masked(subscription.sink) \
+            and data["sink"] != subscription.sink:
+        # a client (or the admin form) sends back the sink as it was shown, secrets masked: keep the stored one
+        data = {**data, "sink": subscription.sink}
+    fields = _validated(data)
     if subscription is None:
         subscription = Subscription.objects.create(id=sid, **fields, status=_initial_status(fields["protocol"]),
                                                    created_by=user)

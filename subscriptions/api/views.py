@@ -13,17 +13,21 @@ from registry.paging import PageRequest, link_header
 from .. import selectors, services
 from ..models import Subscription
 from ..validators.protocols import redacted
+from ..validators.sinks import masked
 
 SUBSCRIPTION_MEDIA_TYPES = ("application/json", "application/cloudevents-subscription+json")
 PERMISSIONS = {"POST": "subscriptions.add_subscription",
                "PUT": ("subscriptions.add_subscription", "subscriptions.change_subscription"),
                "DELETE": "subscriptions.delete_subscription"}
 ERRORS = problem_responses(400, 401, 403, 404, 413, 415)
+# sinks and their settings are an operator's business: reads need a signed-in user with the view permission,
+# whatever REGISTRY_PUBLIC_READ says of the registry's own entities
+READ_PERMISSIONS = "subscriptions.view_subscription"
 
 
 def subscription_json(request, subscription: Subscription) -> dict:
     out = {"id": subscription.id, "protocol": subscription.protocol,
-           "protocolsettings": redacted(subscription.protocolsettings), "sink": subscription.sink}
+           "protocolsettings": redacted(subscription.protocolsettings), "sink": masked(subscription.sink)}
     if subscription.filters:
         out["filters"] = subscription.filters
     if subscription.config:
@@ -55,6 +59,7 @@ def _user(request):
 
 class SubscriptionCollectionView(RegistryView):
     write_permissions = PERMISSIONS
+    read_permissions = READ_PERMISSIONS
 
     @extend_schema(summary="List subscriptions", tags=["subscriptions"],
                    parameters=[OpenApiParameter("limit", OpenApiTypes.INT), OpenApiParameter("page", OpenApiTypes.STR)],
@@ -84,6 +89,7 @@ class SubscriptionCollectionView(RegistryView):
 
 class SubscriptionView(RegistryView):
     write_permissions = PERMISSIONS
+    read_permissions = READ_PERMISSIONS
 
     @extend_schema(summary="Get a subscription", tags=["subscriptions"],
                    responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "subscription"), **ERRORS})

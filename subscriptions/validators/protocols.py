@@ -57,9 +57,18 @@ def validate_protocol(data: dict) -> list[str]:
     sink = data.get("sink")
     if not isinstance(sink, str) or not sink:
         errors.append("sink is required (an absolute URI)")
+    elif any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in sink):
+        errors.append(f"sink {sink!r} contains whitespace or control characters (percent-encode them)")
     else:
-        parts = urlsplit(sink)
-        if not parts.scheme or not parts.hostname:
+        try:
+            parts = urlsplit(sink)
+            parts.port  # noqa: B018  raises ValueError for a port outside 0-65535 or not a number
+        except ValueError as exc:
+            errors.append(f"sink {sink!r} is not a valid URI: {exc}")
+            parts = None
+        if parts is None:
+            pass
+        elif not parts.scheme or not parts.hostname:
             errors.append(f"sink {sink!r} is not an absolute URI")
         elif parts.scheme.lower() not in SCHEMES[protocol]:
             errors.append(f"sink scheme {parts.scheme!r} is not valid for {protocol} "
