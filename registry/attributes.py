@@ -26,6 +26,8 @@ def check_id(value, what: str = "id") -> str:
         raise Problem("invalid-id", f"{what} must be a non-empty string")
     if len(value) > ID_MAX_LENGTH:
         raise Problem("invalid-id", f"{what} is longer than {ID_MAX_LENGTH} characters")
+    if value in (".", ".."):  # dot segments: URLs holding them normalize to other paths (RFC 3986 5.2.4)
+        raise Problem("invalid-id", f"{what} {value!r} is a dot segment; it cannot be an id")
     if not ID_PATTERN.match(value):
         raise Problem("invalid-id", f"{what} {value!r} contains characters not allowed in an id "
                                     "(RFC 3986 segment-nz-nc: letters, digits, -._~!$&'()*+,;=@ and %XX)")

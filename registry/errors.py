@@ -27,6 +27,9 @@ KINDS = {
     "precondition-failed": (412, "Precondition failed"),
     "too-large": (413, "Request body too large"),
     "unsupported-media-type": (415, "Unsupported media type"),
+    "too-many-requests": (429, "Too many requests"),
+    "server-error": (500, "Internal server error"),
+    "service-unavailable": (503, "Service unavailable"),
 }
 
 

@@ -8,6 +8,7 @@ import base64
 import json
 
 from .attributes import timestamp, version_sort_key
+from .json_text import json_document_problem, strict_loads
 from .model import GroupType, ResourceType
 from .models import Group, Resource, Version
 
@@ -102,10 +103,10 @@ def document_value(rt: ResourceType, resource: Resource, version: Version) -> tu
         return None
     content = bytes(version.content)
     if rt.shared_attributes or is_json_media_type(version.media_type):
-        try:
-            doc = json.loads(content) if content.strip() else None
-        except ValueError:
-            doc = ...
+        # whatever was stored (before today's write-time checks too) exports: what does not parse strictly,
+        # nests too deep or holds text JSON output cannot carry is inlined as base64 instead
+        doc = ... if content.strip() and json_document_problem(content) else (
+            strict_loads(content.decode("utf-8-sig")) if content.strip() else None)
         if doc is not ...:
             if rt.shared_attributes and isinstance(doc, dict):
                 doc = shared_document(resource, version, doc)
@@ -127,10 +128,9 @@ def shared_document(resource: Resource, version: Version, doc: dict) -> dict:
 def document_bytes(rt: ResourceType, resource: Resource, version: Version) -> bytes:
     content = bytes(version.content or b"")
     if rt.shared_attributes and content.strip():
-        try:
-            doc = json.loads(content)
-        except ValueError:
-            return content
+        if json_document_problem(content):
+            return content  # served as stored: it cannot be merged with the metadata as JSON
+        doc = strict_loads(content.decode("utf-8-sig"))
         if isinstance(doc, dict):
             return json.dumps(shared_document(resource, version, doc), ensure_ascii=False).encode()
     return content

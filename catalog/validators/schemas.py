@@ -20,8 +20,9 @@ from __future__ import annotations
 import functools
 import warnings
 
+from registry.json_text import MAX_DEPTH, nesting_exceeds, parse_json_limited
+
 from .format_names import schema_format_family
-from .json_limits import MAX_DEPTH, nesting_exceeds, parse_json_limited
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024  # = REGISTRY_MAX_SCHEMA_BYTES's default; callers pass the setting
 DRAFTS = {

@@ -9,6 +9,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from .. import selectors
+from ..errors import Problem
 from ..model import registry_model
 from ..services import WriteContext
 from . import caching
@@ -32,6 +33,18 @@ def json_response(data, status: int = 200, headers: dict | None = None) -> HttpR
     for name, value in (headers or {}).items():
         response[name] = value
     return response
+
+
+def refuse_nul(request, path_values: dict) -> None:
+    """A NUL character can be in no id (ids are URI segment characters) and no stored text (PostgreSQL refuses
+    it): a path holding one names nothing (404), a query parameter holding one is malformed (400), before any
+    query reaches the database."""
+    for value in path_values.values():
+        if isinstance(value, str) and "\x00" in value:
+            raise Problem("not-found", f"{request.path!r} names nothing: ids cannot contain a NUL character")
+    for name, values in request.GET.lists():
+        if "\x00" in name or any("\x00" in v for v in values):
+            raise Problem("bad-request", f"query parameter {name!r} contains a NUL character")
 
 
 class RegistryView(APIView):
@@ -58,6 +71,7 @@ class RegistryView(APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # authentication and permissions first
+        refuse_nul(request, kwargs)
         caching.check_write_preconditions(self, request, kwargs)
 
     def finalize_response(self, request, response, *args, **kwargs):

@@ -36,6 +36,11 @@ def problem_from_drf(exc: exceptions.APIException) -> Problem:
         return Problem("not-acceptable", str(detail))
     if isinstance(exc, exceptions.ParseError):
         return Problem("malformed-json", str(detail))
+    if isinstance(exc, exceptions.Throttled):
+        return Problem("too-many-requests", str(detail))
+    if exc.status_code >= 500:
+        return Problem("server-error" if exc.status_code == 500 else "service-unavailable", str(detail),
+                       status=exc.status_code)
     return Problem("bad-request", str(detail), status=exc.status_code)
 
 
@@ -63,4 +68,7 @@ def not_found_view(request, exception=None):
 
 
 def server_error_view(request):
-    return problem_response(Problem("bad-request", "internal error", status=500), request)
+    """handler500: a failure the server did not foresee (always a bug): logged with its traceback by Django,
+    answered as a problem document that gives nothing of it away."""
+    return problem_response(Problem("server-error", "the server failed to answer this request; the failure is "
+                                                    "logged for its operators"), request)

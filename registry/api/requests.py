@@ -1,11 +1,10 @@
 """Reading a request: allowed query flags, size limit, strict JSON bodies and `Registry-*` headers."""
 from __future__ import annotations
 
-import json
-
 from django.conf import settings
 
 from ..errors import Problem
+from ..json_text import strict_loads
 from ..model import ResourceType
 from ..services.inputs import UNSET, VersionInput
 
@@ -37,8 +36,10 @@ def parse_epoch(value, where: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, str):
-        if not value.isdigit():
-            raise Problem("bad-request", f"{where}: epoch must be an unsigned integer, not {value!r}")
+        if not value.isdigit() or not value.isascii():
+            raise Problem("bad-request", f"{where}: epoch must be an unsigned integer, not {value[:40]!r}")
+        if len(value.lstrip("0")) > 20:  # epochs are unsigned 64-bit integers
+            raise Problem("bad-request", f"{where}: epoch {value[:20]}... is larger than any epoch")
         return int(value)
     return value
 
@@ -64,26 +65,13 @@ def body_bytes(request) -> bytes:
     return body
 
 
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _no_duplicates(pairs):
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
 def loads_strict(raw: bytes, what: str = "body"):
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise Problem("malformed-json", f"the {what} is not UTF-8")
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+        return strict_loads(text)
     except RecursionError:
         raise Problem("malformed-json", f"the {what} is nested too deeply")
     except ValueError as exc:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from .. import selectors
 from ..attributes import version_sort_key
+from ..json_text import exportable, json_document_problem, strict_loads
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
@@ -38,10 +39,8 @@ def _document_member(rt: ResourceType, version: Version) -> dict:
         return {}
     content = bytes(version.content)
     if is_json_media_type(version.media_type):
-        try:
-            value = json.loads(content)
-        except ValueError:
-            value = None
+        # a stored document that does not parse strictly or could not be written as JSON is exported as text
+        value = None if json_document_problem(content) else strict_loads(content.decode("utf-8-sig"))
         # an object only when importing it again gives the same bytes (round trip)
         if value is not None and json.dumps(value, ensure_ascii=False).encode() == content:
             return {rt.singular: value}
@@ -62,8 +61,10 @@ def _shared_resource(rt: ResourceType, resource: Resource, versions: list[Versio
     elif latest.content:
         try:
             doc = json.loads(bytes(latest.content))
-        except ValueError:
+        except (ValueError, RecursionError):
             doc = None
+        if doc is not None and json_document_problem(bytes(latest.content)):
+            doc = exportable(doc)  # stored before the write-time checks: repaired so that the export is JSON
         if isinstance(doc, dict):
             out.update({k: v for k, v in doc.items() if k not in out})
     return out

@@ -9,7 +9,9 @@ import json
 
 import yaml
 
+from ..attributes import unstorable
 from ..errors import Problem
+from ..json_text import nesting_exceeds, strict_loads
 
 JSON_MEDIA_TYPES = ("application/cloudevents-registry+json", "application/json")
 YAML_MEDIA_TYPES = ("application/cloudevents-registry+yaml", "application/yaml", "application/x-yaml", "text/yaml")
@@ -78,7 +80,9 @@ def parse_document(raw: bytes, *, yaml_format: bool) -> dict:
             finally:
                 loader.dispose()
         else:
-            value = json.loads(text)
+            if nesting_exceeds(text, MAX_DEPTH):
+                raise Problem("invalid-document", f"the document is nested deeper than {MAX_DEPTH} levels")
+            value = strict_loads(text)
     except RecursionError:
         raise Problem("invalid-document", "the document is nested too deeply")
     except (ValueError, yaml.YAMLError) as exc:
@@ -88,6 +92,9 @@ def parse_document(raw: bytes, *, yaml_format: bool) -> dict:
     if not _depth_ok(value):
         raise Problem("invalid-document", f"the document is nested deeper than {MAX_DEPTH} levels or holds more "
                                           f"than {MAX_NODES} values once its aliases are expanded")
+    problem = unstorable(value, "document")
+    if problem:
+        raise Problem("invalid-document", f"the {problem}")
     return value
 
 

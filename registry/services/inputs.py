@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..errors import Problem
+from ..json_text import json_document_problem, strict_loads
 from ..model import ResourceType
 
 UNSET = object()
@@ -37,10 +38,10 @@ def absorb_document(rt: ResourceType, inp: VersionInput, rid: str | None) -> Non
         return
     if inp.document.strip() == b"":
         return
-    try:
-        doc = json.loads(inp.document)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Problem("malformed-json", f"the {rt.singular} document is not valid JSON: {exc}")
+    problem = json_document_problem(bytes(inp.document))
+    if problem:
+        raise Problem("malformed-json", f"the {rt.singular} document: {problem}")
+    doc = strict_loads(bytes(inp.document).decode("utf-8-sig"))
     if not isinstance(doc, dict):
         raise Problem("invalid-document", f"the {rt.singular} document must be a JSON object")
     if rt.shared_attributes and "epoch" in doc:

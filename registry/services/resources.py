@@ -11,8 +11,10 @@ from django.db import IntegrityError, transaction
 
 from ..attributes import check_common, check_id, unstorable, version_sort_key
 from ..errors import Problem, epoch_mismatch, not_found
+from ..json_text import json_document_problem
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
+from ..representations import is_json_media_type
 from ..selectors import entity_attributes
 from ..validation import Invalid, VersionCheck
 from .context import WriteContext
@@ -90,6 +92,11 @@ def _validate(ctx: WriteContext, resource: Resource, rt: ResourceType, version: 
     problem = unstorable(attrs)
     if problem:
         errors.append(problem)
+    if version.content and is_json_media_type(version.media_type):
+        # what is stored as JSON is served and exported as JSON: it must parse strictly and be storable
+        problem = json_document_problem(bytes(version.content))
+        if problem:
+            errors.append(f"{problem} (sent as {version.media_type})")
     if errors:
         raise Problem("invalid-attribute", f"{path}: " + "; ".join(errors), errors=errors)
     if rt.validate is None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from catalog.validators.json_limits import parse_json_limited
 from catalog.validators.schemas import DEFAULT_MAX_BYTES, validate_schema
+from registry.json_text import parse_json_limited
 
 SEED = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
 XSD = '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a" type="xs:string"/></xs:schema>'

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import fastavro
 
-from ..json_limits import parse_json_limited
+from registry.json_text import parse_json_limited
+
 from .result import ROLES, Incompatibility
 
 PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}

@@ -9,7 +9,8 @@ enums, bounds, lengths, patterns, formats, items, tuples, property names, patter
 """
 from __future__ import annotations
 
-from ..json_limits import parse_json_limited
+from registry.json_text import parse_json_limited
+
 from .keywords import (
     ANNOTATIONS,
     EQUAL_KEYWORDS,

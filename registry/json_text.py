@@ -1,0 +1,122 @@
+"""JSON from untrusted bytes within bounds: nesting depth is checked on the text before parsing, without
+recursion, so a deeply nested document cannot exhaust the stack of any library; and whether a stored JSON
+document can be served and exported again (`json_document_problem`). Used by the engine and by the catalog's
+format validators."""
+import json
+
+from .attributes import unstorable
+
+MAX_DEPTH = 256
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of objects and arrays, ignoring brackets inside strings."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def nesting_exceeds(text: str, limit: int) -> bool:
+    """Whether `text` nests objects and arrays deeper than `limit`. The count of brackets bounds the depth
+    from above and is taken at C speed, so only a text holding more than `limit` of them is scanned."""
+    return text.count("[") + text.count("{") > limit and json_depth(text) > limit
+
+
+def parse_json_limited(content: bytes, max_depth: int = MAX_DEPTH):
+    """The JSON value of `content`; ValueError with a clear message when it is not UTF-8 JSON or too deep."""
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError("is not UTF-8 text")
+    if nesting_exceeds(text, max_depth):
+        raise ValueError(f"is nested deeper than {max_depth} levels")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"is not valid JSON: {exc}")
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _no_duplicates(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is too large for JSON's interoperable range")
+    return value
+
+
+def strict_loads(text: str):
+    """json.loads that refuses NaN/Infinity, numbers that overflow to infinity (1e999) and duplicate keys
+    (RFC 8259 interoperable JSON)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite, object_pairs_hook=_no_duplicates)
+
+
+def json_document_problem(content: bytes, max_depth: int = MAX_DEPTH) -> str | None:
+    """Why a document sent as JSON could not be stored, served and exported again, or None: not UTF-8, nested
+    deeper than `max_depth`, not strict JSON (NaN, Infinity, duplicate keys), or holding a NUL character or an
+    unpaired surrogate (PostgreSQL and UTF-8 output refuse both)."""
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return "the document is not UTF-8 text"
+    if not text.strip():
+        return None
+    if nesting_exceeds(text, max_depth):
+        return f"the document is nested deeper than {max_depth} levels"
+    try:
+        value = strict_loads(text)
+    except ValueError as exc:
+        return f"the document is not valid JSON: {exc}"
+    problem = unstorable(value, "document")
+    return f"the {problem}" if problem else None
+
+
+def exportable(value):
+    """`value` with what JSON output and PostgreSQL cannot carry replaced: unpaired surrogates and NUL by
+    U+FFFD, NaN and infinities by null. For exporting documents stored before the write-time checks, whose
+    members must be written as JSON (a definition's document is merged into the exported object)."""
+    if isinstance(value, str):
+        if "\x00" in value or not _encodes(value):
+            return "".join("\ufffd" if c == "\x00" or 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+        return value
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(value, dict):
+        return {exportable(k): exportable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [exportable(v) for v in value]
+    return value
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
