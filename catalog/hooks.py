@@ -114,6 +114,8 @@ def check_schema_version(check: VersionCheck) -> None:
 
     errors = []
     fmt = check.attributes.get("format")
+    if fmt is not None and not isinstance(fmt, str):
+        raise Invalid([f"format must be a string NAME/VERSION (e.g. JsonSchema/draft-07), not {type(fmt).__name__}"])
     level = check.attributes.get("compatibility")
     if level is not None and level not in COMPATIBILITY_LEVELS:
         errors.append(f"compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}")

@@ -189,8 +189,17 @@ def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, use
             continue  # an explicit record, or the first implicit one, stands
         unique[record.path] = (status, record)
     with_versions = {r.resource_path for s, r in unique.values() if r.kind == "version" and s != "rejected"}
-    # an implicit resource whose only versions were rejected is not created empty
-    classified = [(s, r) for s, r in unique.values() if not (r.implicit and r.path not in with_versions)]
+    # an implicit resource whose only versions were rejected is not created empty; an explicit new one is
+    # rejected with them: a resource and its versions are written together or not at all
+    classified = []
+    for status, record in unique.values():
+        if record.kind == "resource" and record.path not in with_versions and record.path not in pks:
+            if record.implicit:
+                continue
+            if status != "rejected":
+                status, record.error = "rejected", "a new resource needs a version, and none of its versions " \
+                                                   "in the input was accepted"
+        classified.append((status, record))
     rejected_paths = {r.path for s, r in classified if s == "rejected"}
     present = set(pks) | {r.path for _s, r in classified}
     order = {"group": 0, "resource": 1, "version": 2, "invalid": 3}

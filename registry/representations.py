@@ -148,10 +148,10 @@ def resource_json(base: str, rt: ResourceType, resource: Resource, group: Group 
             version = resource.latest
         if version is None and versions:
             version = max(versions, key=lambda v: version_sort_key(v.vid))
-    if version is None:
-        return {"id": resource.rid}
-    out = version_meta(base, rt, resource, version, group)
     url = resource_url(base, resource, group)
+    if version is None:  # no write path leaves one, but one that exists (older data) still reads
+        return {"id": resource.rid, "self": url, "versionsURL": f"{url}/versions", "versionsCount": 0}
+    out = version_meta(base, rt, resource, version, group)
     out["versionsURL"] = f"{url}/versions"
     out["versionsCount"] = getattr(resource, "versions_count", len(versions or []))
     if inline:

@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce
 from . import compiled_reads
 from . import filters as filtering
 from .attributes import version_sort_key
-from .errors import not_found
+from .errors import Problem, not_found
 from .model import GroupType, registry_model
 from .models import Group, OutboxEvent, Resource, Version
 from .paging import PageRequest
@@ -144,7 +144,11 @@ def get_document_version(gt: GroupType, gid: str, rplural: str, rid: str, vid: s
         return found
     group = get_group(gt, gid)
     resource = get_resource(group, rplural, rid)
-    return resource, get_version(resource, vid) if vid is not None else resource.latest
+    if vid is not None:
+        return resource, get_version(resource, vid)
+    if resource.latest is None:
+        raise Problem("not-found", f"{resource.path} has no version, so no document (only ?meta reads it)")
+    return resource, resource.latest
 
 
 def entity_attributes(path: str) -> dict | None:

@@ -41,7 +41,7 @@ def is_valid_format_identifier(value) -> bool:
 @functools.lru_cache(maxsize=1024)  # called for every pair of versions compared; formats are few
 def schema_format_family(value: str | None) -> tuple[str | None, str | None]:
     """Canonical schema format name and version: `("JsonSchema", "draft-07")`; `(None, v)` when unknown."""
-    if not value:
+    if not value or not isinstance(value, str):
         return None, None
     name, version = split_format(value)
     return _SCHEMA_ALIASES.get(name.lower()), version

@@ -204,6 +204,8 @@ def validate_group(record: EntityRecord, known_groups: set) -> EntityRecord:
                                    base_url="", group_exists=lambda plural, gid: (plural, gid) in known_groups))
     except (Invalid, Problem) as exc:
         errors = _problem_text(exc)
+    except Exception as exc:  # noqa: BLE001  as in validate_versions
+        errors = [f"could not be validated ({type(exc).__name__}: {exc}); please report this"]
     if errors:
         record.error = "; ".join(errors)
     return record
@@ -258,6 +260,8 @@ def validate_versions(versions: list[EntityRecord], resource_attrs: dict, group_
                     previous_documents=lambda prior=list(previous): prior))
         except (Invalid, Problem) as exc:
             errors = _problem_text(exc)
+        except Exception as exc:  # noqa: BLE001  a validator bug must reject this entity, not the whole import
+            errors = [f"could not be validated ({type(exc).__name__}: {exc}); please report this"]
         if errors:
             record.error = "; ".join(errors)
         elif record.document is not None:
