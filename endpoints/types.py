@@ -5,7 +5,8 @@ from registry.model import GroupType, registry_model
 from . import hooks
 
 ENDPOINTS = GroupType(
-    singular="endpoint", plural="endpoints", resources=(DEFINITIONS,), position=10, mutable=True,
+    singular="endpoint", plural="endpoints", resources=(DEFINITIONS,), position=10,
+    mutable_resources=("definitions",),
     attributes=("usage", "origin", "deprecated", "channel", "format", "config", "definitionGroups"),
     validate=hooks.check_endpoint, event_type_prefix="io.cloudevents.endpointregistry",
 )

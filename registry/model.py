@@ -51,6 +51,8 @@ class GroupType:
     attributes: names of the extension attributes this group type defines (documented in `?model`).
     validate: hook called with a `GroupCheck` before a group is written; raises `Invalid`.
     event_type_prefix: change events are `<prefix>.updated.v1` / `<prefix>.deleted.v1`.
+    mutable_resources: plurals of the resource types that `?model` marks `mutable` within this group type
+        (the spec's model marks an endpoint's `definitions`, not the endpoint).
     """
 
     singular: str
@@ -60,7 +62,7 @@ class GroupType:
     attributes: tuple[str, ...] = ()
     validate: Callable[[GroupCheck], None] | None = None
     event_type_prefix: str = "io.xregistry"
-    mutable: bool = False
+    mutable_resources: tuple[str, ...] = ()
     resources_by_plural: dict[str, ResourceType] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -97,10 +99,9 @@ class RegistryModel:
         groups = []
         for g in self.group_types:
             entry = {"singular": g.singular, "plural": g.plural}
-            if g.mutable:
-                entry["mutable"] = True
             entry["resources"] = [
-                {"singular": r.singular, "plural": r.plural, "versions": r.versions} for r in g.resources
+                {"singular": r.singular, "plural": r.plural, "versions": r.versions,
+                 **({"mutable": True} if r.plural in g.mutable_resources else {})} for r in g.resources
             ]
             groups.append(entry)
         return {"groups": groups}

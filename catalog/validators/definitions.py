@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from .format_names import is_valid_format_identifier, same_format
+from .format_names import is_valid_format_identifier, message_format_family, same_format
 from .message_formats import format_error, key, show, uri_reference_error, validate_metadata
 
 KNOWN = ("id", "name", "description", "tags", "docs", "format", "metadata", "schemaformat", "schema", "schemaurl",
@@ -125,6 +125,10 @@ def validate_definition(document, *, group_format: str | None = None) -> list[st
     if "metadata" in document:
         known = is_valid_format_identifier(fmt) and format_error(fmt) is None
         errors += validate_metadata(fmt if known else None, document["metadata"])
+    elif not borrowed and isinstance(fmt, str) and message_format_family(fmt)[0] == "CloudEvents":
+        # the 0.5-wip schema of CloudEvents definitions requires metadata (and format)
+        errors.append("metadata is required for a CloudEvents definition (metadata.attributes declares at least "
+                      "its type)")
     return errors + _schema(document)
 
 

@@ -244,8 +244,17 @@ def test_valid_document_attributes():
                 "schemaformat": "Protobuf/3", "schemaurl": "#/schemaGroups/g/schemas/s:TelemetryEvent",
                 "type": "definition", "x-custom": {"any": ["json"]}}
     assert validate_definition(document, group_format=CE) == []
-    assert validate_definition({"format": CE, "schemaformat": "Avro/1.11", "schema": "{\"type\": \"int\"}"}) == []
-    assert validate_definition({"format": CE, "schemaformat": "JsonSchema/draft-07"}) == []  # no schema needed
+    meta = {"attributes": {"type": {"value": "t"}}}
+    assert validate_definition({"format": CE, "metadata": meta, "schemaformat": "Avro/1.11",
+                                "schema": "{\"type\": \"int\"}"}) == []
+    assert validate_definition({"format": CE, "metadata": meta, "schemaformat": "JsonSchema/draft-07"}) == []
+
+
+def test_cloudevents_definitions_need_metadata():
+    """issue 11 item 16: the 0.5-wip schema requires metadata for CloudEvents definitions"""
+    errors = validate_definition({"format": CE, "schemaformat": "JsonSchema/draft-07"})
+    assert errors and "metadata is required" in errors[0]
+    assert validate_definition({"format": "HTTP/1.1"}) == []  # other formats: optional
 
 
 @pytest.mark.parametrize(("fmt", "group", "ok"), [
@@ -254,7 +263,8 @@ def test_valid_document_attributes():
     (CE, MQTT5, False), (MQTT3, MQTT5, False), ("Kafka/0.11", "KAFKA/0.11", True), ("Custom/1", "custom/1", True),
 ])
 def test_format_must_be_the_groups(fmt, group, ok):
-    errors = validate_definition({"format": fmt}, group_format=group)
+    metadata = {"attributes": {"type": {"value": "t"}}} if fmt == CE else {}
+    errors = validate_definition({"format": fmt, "metadata": metadata}, group_format=group)
     assert (errors == []) == ok, errors
     if not ok:
         assert errors[0].startswith(f"format '{fmt}' differs from the group's format")

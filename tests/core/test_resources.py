@@ -60,7 +60,9 @@ def test_schemas_keep_all_versions_definitions_only_latest(writer, group):
     writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
     for _ in range(3):
         response = writer.generic("POST", "/definitionGroups/d/definitions/ev" if _ else "/definitionGroups/d/definitions",
-                                  json.dumps({"format": "CloudEvents/1.0"}), content_type="application/json",
+                                  json.dumps({"format": "CloudEvents/1.0",
+                                              "metadata": {"attributes": {"type": {"value": "t"}}}}),
+                                  content_type="application/json",
                                   **({} if _ else {"HTTP_REGISTRY_ID": "ev"}))
         assert response.status_code == 201, response.content
     versions = list(Version.objects.filter(resource__rid="ev").values_list("vid", flat=True))

@@ -66,7 +66,7 @@ def test_invalid_examples_name_the_attribute(fmt, metadata, expected):
 
 
 def test_schema_rules():
-    base = {"format": "CloudEvents/1.0"}
+    base = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "t"}}}}
     assert "schemaformat is required with schemaurl" in validate_definition({**base, "schemaurl": "https://x/s.json"})
     assert "schemaformat is required with schema" in validate_definition({**base, "schema": {}})
     errors = validate_definition({**base, "schema": {}, "schemaurl": "#/x", "schemaformat": "JsonSchema/draft-07"})
