@@ -180,6 +180,8 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "local[*]")
+# the only directory whose files the admin's bulk import may read by server path (unset: uploads only)
+REGISTRY_IMPORT_ROOT = os.environ.get("REGISTRY_IMPORT_ROOT") or None
 
 LOGGING = {
     "version": 1,

@@ -1,15 +1,42 @@
 """Admin of bulk imports: start one (upload or server path) as a Celery task, see its status and report."""
 import json
 
+from django import forms
 from django.contrib import admin
 from django.db import transaction
 from django.utils.html import format_html
 
 from .models import ImportRun
+from .services import server_path_error
+
+
+class ImportRunForm(forms.ModelForm):
+    """An upload, or a server path inside REGISTRY_IMPORT_ROOT (pipeline.services.server_path_error)."""
+
+    source = forms.CharField(required=False, widget=forms.TextInput(attrs={"size": 80}),
+                             help_text="a file, directory or glob inside REGISTRY_IMPORT_ROOT (relative paths are "
+                                       "taken inside it); or upload a file below")
+
+    class Meta:
+        model = ImportRun
+        fields = ("source", "upload", "dry_run")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("upload"):
+            return data
+        source = (data.get("source") or "").strip()
+        if not source:
+            raise forms.ValidationError("upload a file or give a server path")
+        error = server_path_error(source)
+        if error:
+            self.add_error("source", error)
+        return data
 
 
 @admin.register(ImportRun)
 class ImportRunAdmin(admin.ModelAdmin):
+    form = ImportRunForm
     list_display = ("id", "source_or_upload", "status", "summary", "created_by", "created_at", "finished_at")
     list_filter = ("status", "dry_run")
     fields = ("source", "upload", "dry_run", "status", "summary", "pretty_report", "error", "created_by",

@@ -48,6 +48,47 @@ class ImportResult:
                 f"rejected {len(self.rejected)}")
 
 
+def server_path_error(source: str) -> str | None:
+    """Why an import may not read this server path (None: it may). Server paths are confined to
+    REGISTRY_IMPORT_ROOT (unset: none at all, uploads only); the path, and every file a glob or a directory
+    expands to, must lie inside it after resolving symlinks and `..`, so no one with the import permission can
+    make the server read other files."""
+    root_setting = settings.REGISTRY_IMPORT_ROOT
+    if not root_setting:
+        return "server paths are disabled (REGISTRY_IMPORT_ROOT is not set): upload the file instead"
+    root = Path(root_setting).resolve()
+    if not source or "\x00" in source:
+        return "the path is empty or holds a NUL character"
+    candidate = Path(source) if os.path.isabs(source) else root / source
+    pattern = str(candidate)
+    if any(c in pattern for c in "*?["):
+        matches = [Path(m) for m in glob.glob(pattern, recursive=True)]
+    else:
+        matches = [candidate]
+    def outside(path: Path) -> bool:
+        resolved = path.resolve()
+        return resolved != root and root not in resolved.parents
+
+    outside_error = f"{source} leads outside the import directory {root} (REGISTRY_IMPORT_ROOT)"
+    try:
+        for match in matches:
+            if outside(match):  # before walking into it: a directory outside is never read
+                return outside_error
+            if match.is_dir() and any(outside(p) for p in match.rglob("*")):
+                return outside_error
+    except OSError as exc:
+        return f"{source} cannot be read: {exc.strerror or exc}"
+    return None
+
+
+def resolve_server_path(source: str) -> str:
+    """The path to import (relative paths are taken inside REGISTRY_IMPORT_ROOT); ValueError when refused."""
+    error = server_path_error(source)
+    if error:
+        raise ValueError(error)
+    return source if os.path.isabs(source) else str(Path(settings.REGISTRY_IMPORT_ROOT) / source)
+
+
 def expand_inputs(paths: list[str]) -> list[str]:
     """Files, directories (recursively, by suffix) and globs; raises FileNotFoundError for a missing one."""
     files = []

@@ -6,7 +6,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from .models import ImportRun
-from .services import run_spark_import
+from .services import resolve_server_path, run_spark_import
 
 
 @shared_task(acks_late=True, ignore_result=True)
@@ -15,8 +15,9 @@ def run_import(run_id: int) -> str | None:
     if run is None:
         return None
     ImportRun.objects.filter(pk=run_id).update(status=ImportRun.Status.RUNNING)
-    path = run.upload.path if run.upload else run.source
     try:
+        # checked again here: the admin checked when the run was created, but a symlink may have changed since
+        path = run.upload.path if run.upload else resolve_server_path(run.source)
         result = run_spark_import([path], dry_run=run.dry_run, user=run.created_by or None)
     except Exception as exc:  # recorded on the run, shown in the admin
         run.status, run.error = ImportRun.Status.FAILED, f"{type(exc).__name__}: {exc}"
