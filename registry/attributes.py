@@ -14,6 +14,7 @@ from .errors import Problem
 # RFC 3986 segment-nz-nc: unreserved / pct-encoded / sub-delims / "@"
 ID_PATTERN = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=@]|%[0-9A-Fa-f]{2})+$")
 ID_MAX_LENGTH = 128
+ATTRIBUTE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 TAG_KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$")
 
 COMMON = ("id", "name", "description", "tags", "docs")
@@ -59,6 +60,22 @@ def check_common(attrs: dict, prefix: str = "") -> list[str]:
                                   "starting with a letter or digit")
                 if not isinstance(value, str):
                     errors.append(f"{prefix}tags.{key} must be a string")
+    return errors + check_attribute_names(attrs, prefix)
+
+
+def check_attribute_names(attrs: dict, prefix: str = "") -> list[str]:
+    """Errors of attribute names: letters, digits and `_`, not starting with a digit, at most 63 characters
+    (the xRegistry 1.0 rule, widened to the upper case letters the 0.5-wip attributes use, `definitionGroups`),
+    and unique irrespective of case (the core spec's rule: they travel as case-insensitive HTTP headers)."""
+    errors, seen = [], {}
+    for name in attrs:
+        if not isinstance(name, str) or not ATTRIBUTE_NAME.match(name):
+            errors.append(f"{prefix}attribute name {name!r} is not valid: use letters, digits and '_' "
+                          "(not starting with a digit), at most 63 characters")
+            continue
+        other = seen.setdefault(name.lower(), name)
+        if other != name:
+            errors.append(f"{prefix}attributes {other!r} and {name!r} differ only by case")
     return errors
 
 

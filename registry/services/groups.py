@@ -19,7 +19,7 @@ def group_exists(plural: str, gid: str) -> bool:
 
 
 def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict, existing: Group | None):
-    errors = check_common(common)
+    errors = check_common({**common, **extensions})  # names of extension attributes are checked too
     if errors:
         raise Problem("invalid-attribute", f"/{gt.plural}/{gid}: " + "; ".join(errors), errors=errors)
     if gt.validate is None:

@@ -46,7 +46,8 @@ def test_stored_documents_that_cannot_be_reserialized_do_not_break_reads_or_expo
          id="d")
     Version.objects.filter(resource__rid="s").update(content=b'{"a": "\\udc00", "b": NaN, "c": 1e999}',
                                                      media_type="application/json")
-    Version.objects.filter(resource__rid="d").update(content=b'{"format": "CloudEvents/1.0", "x": "\\ud800"}')
+    Version.objects.filter(resource__rid="d").update(content=b'{"format": "CloudEvents/1.0", "x": "\\ud800", '
+                                                             b'"metadata": {"attributes": {"type": {"value": "t"}}}}')
     whole = anon.get("/?inline")
     assert whole.status_code == 200
     json.loads(b"".join(whole.streaming_content))  # valid JSON, not truncated
