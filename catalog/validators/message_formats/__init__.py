@@ -110,8 +110,13 @@ def uri_reference_error(value, *, absolute: bool = False) -> str | None:
     return None
 
 
+# a value that is one placeholder, filled when the message is made (`"time": {"value": "{entrytime}"}`, as in the
+# documents of the xRegistry code generator's authors)
+WHOLE_PLACEHOLDER = re.compile(r"^\{[A-Za-z0-9_.]+\}$")
+
+
 def timestamp_error(value: str) -> str | None:
-    if value == CURRENT_TIME:
+    if value == CURRENT_TIME or WHOLE_PLACEHOLDER.match(value):
         return None
     if RFC3339.match(value):
         try:

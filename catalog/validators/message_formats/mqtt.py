@@ -4,7 +4,8 @@ The members are the PUBLISH packet's elements, each with the fixed type of the s
 - both versions: `qos` (integer 0, 1 or 2), `retain` (boolean), `topic-name` (string);
 - MQTT 5.0 only: `payload-format` (integer 0 or 1), `message-expiry-interval` (integer, four-byte unsigned),
   `response-topic` (uritemplate), `correlation-data` (binary), `content-type` (symbol), and
-  `user-properties`: an array of objects with exactly one member, name -> declaration (names may repeat).
+  `user-properties`: an array of objects with exactly one member, name -> declaration (names may repeat), or of
+  declarations carrying their `name` (`{"name": "n", "type": "string"}`, the xRegistry 1.0 shape).
 A topic name in a PUBLISH packet holds no wildcards (`+`, `#`) and no U+0000 (MQTT 3.1.1 4.7.3, 5.0 4.7.3);
 the same holds for the response topic. The bare format "MQTT" means MQTT/5.0 (the spec's protocol shorthand).
 """
@@ -33,6 +34,14 @@ def _user_properties(path: str, entries) -> list[str]:
         return [f"{path} must be an array of objects with one member each (name -> declaration)"]
     errors = []
     for index, entry in enumerate(entries):
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            # the xRegistry 1.0 shape: {"name": NAME, "type": ..., "value": ...}
+            name, declaration = entry["name"], {k: v for k, v in entry.items() if k != "name"}
+            if not name or "\x00" in name:
+                errors.append(f"{path}[{index}]: user property names are non-empty strings without U+0000")
+            else:
+                errors += check_declaration(f"{path}[{index}].{key(name)}", declaration)
+            continue
         if not isinstance(entry, dict) or len(entry) != 1:
             errors.append(f"{path}[{index}] must be an object with exactly one member (name -> declaration)")
             continue
