@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from ..attributes import check_common, check_id, unstorable, version_sort_key
 from ..errors import Problem, epoch_mismatch, not_found
@@ -31,6 +31,19 @@ def resolve_types(plural: str, rplural: str) -> tuple[GroupType, ResourceType]:
 
 
 def get_group(plural: str, gid: str) -> Group:
+    """The group a write below it needs, kept from being deleted until this transaction ends.
+
+    On PostgreSQL the row is locked FOR KEY SHARE: a concurrent delete of the group (FOR UPDATE) waits for this
+    write, or this write waits and then finds no group (404), instead of failing on the foreign key at commit
+    (a 500). Writes below the same group share the lock and do not wait for each other. Django's ORM has no
+    FOR KEY SHARE, hence the one raw statement; SQLite serializes writers anyway."""
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        found = list(Group.objects.raw(
+            f"SELECT * FROM {connection.ops.quote_name(Group._meta.db_table)} "
+            "WHERE group_type = %s AND gid = %s FOR KEY SHARE", [plural, gid]))
+        if found:
+            return found[0]
+        raise not_found(f"/{plural}/{gid}")
     try:
         return Group.objects.get(group_type=plural, gid=gid)
     except Group.DoesNotExist:
