@@ -6,7 +6,7 @@ the versions of those resources, whatever the page size: no query per entity.
 from __future__ import annotations
 
 from django.db.models import Count, IntegerField, Max, OuterRef, Prefetch, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Lower
 
 from . import compiled_reads
 from . import filters as filtering
@@ -26,6 +26,14 @@ def registry_counts() -> dict[str, int]:
     """Number of groups per group type."""
     counts = dict(Group.objects.order_by().values_list("group_type").annotate(c=Count("pk")))
     return {gt.plural: counts.get(gt.plural, 0) for gt in registry_model.group_types}
+
+
+def exists_ignoring_case(queryset, field: str, value: str) -> bool:
+    """Whether a row's `field` equals `value` irrespective of case, by `LOWER(field) = lower(value)`: the
+    expression of the models' case-insensitive unique indexes, which serve it (`__iexact` compiles to `LIKE`
+    or `UPPER()`, which they cannot, and made every check a table scan: imports of many groups went
+    quadratic). Ids are ASCII (URI segment characters), where SQL's and Python's lower case agree."""
+    return queryset.annotate(_lower=Lower(field)).filter(_lower=value.lower()).exists()
 
 
 def change_marker() -> str:

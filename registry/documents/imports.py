@@ -17,6 +17,7 @@ from ..attributes import check_id, split_attributes
 from ..errors import Problem
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
+from ..selectors import exists_ignoring_case
 from ..services import groups as group_services
 from ..services import resources as resource_services
 from ..services.context import WriteContext
@@ -89,7 +90,7 @@ class _Importer:
         group = Group.objects.select_for_update().filter(group_type=gt.plural, gid=gid).first()
         path = f"/{gt.plural}/{gid}"
         if group is None:
-            if Group.objects.filter(group_type=gt.plural, gid__iexact=gid).exists():
+            if exists_ignoring_case(Group.objects.filter(group_type=gt.plural), "gid", gid):
                 raise Problem("id-exists", f"{path} differs only by case from an existing group")
             group_services._validate(self.ctx, gt, gid, common, extensions, None)
             group = group_services._insert(self.ctx, gt, gid, common, extensions)
@@ -180,7 +181,7 @@ class _Importer:
         resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
         path = f"{group.path}/{rt.plural}/{rid}"
         if resource is None:
-            if Resource.objects.filter(group=group, resource_type=rt.plural, rid__iexact=rid).exists():
+            if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
                 raise Problem("id-exists", f"{path} differs only by case from an existing {rt.singular}")
             resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=self.ctx.user,
                                 created_on=self.ctx.now, modified_by=self.ctx.user, modified_on=self.ctx.now,

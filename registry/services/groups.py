@@ -9,6 +9,7 @@ from ..attributes import check_common, check_id, split_attributes
 from ..errors import Problem, epoch_mismatch, not_found
 from ..model import GroupType, registry_model
 from ..models import Group, Resource
+from ..selectors import exists_ignoring_case
 from ..validation import GroupCheck, Invalid
 from .context import WriteContext
 from .events import emit_deleted, emit_updated
@@ -78,7 +79,7 @@ def create_group(ctx: WriteContext, plural: str, body: dict) -> Group:
     gt = registry_model[plural]
     gid = body.get("id")
     gid = check_id(gid) if gid is not None else str(uuid.uuid4())
-    if Group.objects.filter(group_type=plural, gid__iexact=gid).exists():
+    if exists_ignoring_case(Group.objects.filter(group_type=plural), "gid", gid):
         raise Problem("id-exists", f"/{plural}/{gid} already exists")
     common, extensions = _body_parts(gt, body, None)
     _validate(ctx, gt, gid, common, extensions, None)
@@ -107,7 +108,7 @@ def put_group(ctx: WriteContext, plural: str, gid: str, body: dict, epoch=None) 
     body_epoch = body.get("epoch")
     group = Group.objects.select_for_update().filter(group_type=plural, gid=gid).first()
     if group is None:
-        if Group.objects.filter(group_type=plural, gid__iexact=gid).exists():
+        if exists_ignoring_case(Group.objects.filter(group_type=plural), "gid", gid):
             raise Problem("id-exists", f"/{plural}/{gid} differs only by case from an existing group")
         if epoch is not None:
             raise not_found(f"/{plural}/{gid}")

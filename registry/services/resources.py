@@ -15,7 +15,7 @@ from ..json_text import json_document_problem
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
-from ..selectors import entity_attributes
+from ..selectors import entity_attributes, exists_ignoring_case
 from ..validation import Invalid, VersionCheck
 from .context import WriteContext
 from .events import emit_deleted, emit_updated
@@ -201,7 +201,7 @@ def _new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: V
         vid = _next_version_id(resource)
     else:
         check_id(vid, "version")
-        if Version.objects.filter(resource=resource, vid__iexact=vid).exists():
+        if exists_ignoring_case(Version.objects.filter(resource=resource), "vid", vid):
             raise Problem("id-exists", f"{resource.path}/versions/{vid} already exists")
         if vid.isdigit():
             resource.version_counter = max(resource.version_counter, int(vid))
@@ -221,7 +221,7 @@ def _new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: V
 
 
 def _create_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp: VersionInput) -> Resource:
-    if Resource.objects.filter(group=group, resource_type=rt.plural, rid__iexact=rid).exists():
+    if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
         raise Problem("id-exists", f"{group.path}/{rt.plural}/{rid} already exists")
     guard(ctx, group)
     resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=ctx.user, created_on=ctx.now,
