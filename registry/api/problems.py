@@ -13,8 +13,10 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 def problem_response(problem: Problem, request=None) -> HttpResponse:
     instance = request.path if request is not None else None
-    response = HttpResponse(json.dumps(problem.as_json(instance), ensure_ascii=False), status=problem.status,
-                            content_type=PROBLEM_MEDIA_TYPE)
+    # a detail may quote client input holding a lone surrogate: written as a JSON \uXXXX escape, the document
+    # stays valid JSON instead of failing to encode (a 500)
+    text = json.dumps(problem.as_json(instance), ensure_ascii=False).encode("utf-8", "backslashreplace")
+    response = HttpResponse(text, status=problem.status, content_type=PROBLEM_MEDIA_TYPE)
     for name, value in problem.headers.items():
         response[name] = value
     return response

@@ -81,7 +81,9 @@ def loads_strict(raw: bytes, what: str = "body"):
 def _check_json_media_type(request, extra: tuple[str, ...] = ()):
     content_type = request.META.get("CONTENT_TYPE", "")
     base = content_type.split(";")[0].strip().lower()
-    if base and base != "application/json" and not base.endswith("+json") and base not in extra:
+    if not base:  # a body without a media type is not taken for JSON (CONTRACT section 2: parsed strictly)
+        raise Problem("unsupported-media-type", "a JSON body needs Content-Type: application/json")
+    if base != "application/json" and not base.endswith("+json") and base not in extra:
         raise Problem("unsupported-media-type", f"expected application/json, not {base}")
 
 

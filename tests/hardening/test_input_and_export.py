@@ -165,3 +165,22 @@ def test_an_unforeseen_failure_answers_the_server_error_problem(settings, monkey
     response = APIClient(raise_request_exception=False).get("/")
     assert response.status_code == 500
     assert response.json()["type"].endswith(":server-error")
+
+
+def test_a_json_body_without_a_content_type_is_415(su):
+    """issue 11 item 14: a missing Content-Type was taken for JSON"""
+    response = su.generic("POST", "/schemaGroups", '{"id": "g7"}', content_type="")
+    assert_problem(response, 415, "Content-Type")
+    assert not Group.objects.exists()
+
+
+def test_a_problem_quoting_a_lone_surrogate_is_still_json():
+    """issue 11 item 7: a detail that quotes client input holding a lone surrogate failed to encode (500)"""
+    from django.test import RequestFactory
+
+    from registry.api.problems import problem_response
+    from registry.errors import Problem
+
+    response = problem_response(Problem("invalid-id", "id 'g\udc00' is not allowed"), RequestFactory().get("/x"))
+    body = json.loads(response.content)
+    assert response.status_code == 400 and "udc00" in body["detail"].encode("unicode_escape").decode()
