@@ -2,26 +2,14 @@
 one bad entity never fails the whole import, and a resource without versions (however it arose) reads
 without a 500."""
 import json
-import shutil
 
 import pytest
-from django.core.management import call_command
 
 from registry.models import Resource
 from tests.api.conftest import assert_problem
+from tests.pipeline.test_spark_import import spark_import
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def spark_import(capsys, *args):
-    if shutil.which("java") is None:
-        pytest.skip("Spark needs Java")
-    try:
-        call_command("spark_import", *args, "--master", "local[1]")
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    return code, capsys.readouterr().out.strip().splitlines()
 
 
 @pytest.mark.slow
