@@ -133,6 +133,10 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # Request bodies: the registry enforces its own limit (413) in registry.api; Django's own
 # in-memory cap must not trip before it.
 REGISTRY_MAX_BODY_BYTES = env_int("REGISTRY_MAX_BODY_BYTES", 10 * 1024 * 1024)
+# A registry document (POST /): an export holds every entity, each up to the limit above, so it gets its own,
+# larger byte limit, and an entity limit that keeps one import request within the worker's timeout.
+REGISTRY_MAX_IMPORT_BYTES = env_int("REGISTRY_MAX_IMPORT_BYTES", 200 * 1024 * 1024)
+REGISTRY_IMPORT_MAX_ENTITIES = env_int("REGISTRY_IMPORT_MAX_ENTITIES", 10_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = None
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10000
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.decorators import permission_required
 from django.http import HttpResponse
@@ -13,6 +14,7 @@ from django.shortcuts import render
 from .documents.exports import export_document
 from .documents.formats import is_yaml, parse_document
 from .documents.imports import import_document
+from .documents.precheck import check_size
 from .errors import Problem
 from .services import WriteContext
 
@@ -30,6 +32,7 @@ def import_view(request):
         upload = form.cleaned_data["document"]
         try:
             document = parse_document(upload.read(), yaml_format=is_yaml(filename=upload.name))
+            check_size(document, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
             report = import_document(WriteContext.from_request(request), document)
         except Problem as exc:
             problem = exc

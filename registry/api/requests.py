@@ -53,15 +53,15 @@ def query_epoch(request) -> int | None:
     return from_query if from_query is not None else from_header
 
 
-def body_bytes(request) -> bytes:
-    """The raw body, refused with 413 above REGISTRY_MAX_BODY_BYTES."""
-    limit = settings.REGISTRY_MAX_BODY_BYTES
+def body_bytes(request, *, limit: int | None = None, setting: str = "REGISTRY_MAX_BODY_BYTES") -> bytes:
+    """The raw body, refused with 413 above `limit` (default: the setting REGISTRY_MAX_BODY_BYTES)."""
+    limit = getattr(settings, setting) if limit is None else limit
     declared = request.META.get("CONTENT_LENGTH")
     if declared and declared.isdigit() and int(declared) > limit:
-        raise Problem("too-large", f"the body has {declared} bytes; the limit is {limit}")
+        raise Problem("too-large", f"the body has {declared} bytes; the limit is {limit} ({setting})")
     body = request.body
     if len(body) > limit:
-        raise Problem("too-large", f"the body has {len(body)} bytes; the limit is {limit}")
+        raise Problem("too-large", f"the body has {len(body)} bytes; the limit is {limit} ({setting})")
     return body
 
 

@@ -10,6 +10,7 @@ from .. import selectors
 from ..documents.exports import export_document, stream_json_document
 from ..documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
 from ..documents.imports import import_document
+from ..documents.precheck import check_size
 from ..errors import Problem
 from ..model import registry_model
 from ..representations import group_json
@@ -83,9 +84,10 @@ class RootView(RegistryView):
         content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
         if content_type and content_type not in JSON_MEDIA_TYPES + YAML_MEDIA_TYPES:
             raise Problem("unsupported-media-type", f"a registry document is JSON or YAML, not {content_type}")
-        raw = body_bytes(request)
+        raw = body_bytes(request, setting="REGISTRY_MAX_IMPORT_BYTES")
         if not raw.strip():
             raise Problem("bad-request", "the body must be a registry document")
         doc = parse_document(raw, yaml_format=is_yaml(content_type))
+        check_size(doc, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
         report = import_document(self.context(), doc)
         return json_response(report.as_json())

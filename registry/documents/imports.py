@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models.functions import Lower
 
 from ..attributes import check_id, split_attributes
 from ..errors import Problem
@@ -23,9 +24,10 @@ from ..services import resources as resource_services
 from ..services.context import WriteContext
 from ..services.events import emit_updated
 from ..services.inputs import VersionInput, absorb_document
+from .precheck import precheck
 from .references import check_references
 
-TOP_LEVEL = {"$schema", "specversion", "id", "name", "description", "docs", "tags"}
+PRELOAD_CHUNK = 500  # ids per query when the stored groups of a document are loaded and locked
 
 
 @dataclass
@@ -56,6 +58,19 @@ class _Importer:
         self.ctx = ctx
         self.report = ImportReport()
         self.errors: list[dict] = []
+        self.groups: dict[tuple[str, str], Group] = {}  # the document's stored groups, loaded and locked
+        self.group_ids_lower: dict[str, set[str]] = {}  # every stored group id of a type, lower case
+
+    def preload_groups(self, gt: GroupType, gids: list) -> None:
+        """Load and lock the document's stored groups of one type in a few queries (instead of two queries a
+        group), and the lower-case ids of the type for the case-insensitive uniqueness check."""
+        wanted = [gid for gid in gids if isinstance(gid, str)]
+        for start in range(0, len(wanted), PRELOAD_CHUNK):
+            chunk = wanted[start:start + PRELOAD_CHUNK]
+            for group in Group.objects.select_for_update().filter(group_type=gt.plural, gid__in=chunk):
+                self.groups[(gt.plural, group.gid)] = group
+        self.group_ids_lower[gt.plural] = set(
+            Group.objects.filter(group_type=gt.plural).annotate(low=Lower("gid")).values_list("low", flat=True))
 
     def fail(self, path: str, reason: str) -> None:
         self.errors.append({"path": path, "reason": reason})
@@ -87,13 +102,15 @@ class _Importer:
         ignore = {r.plural for r in gt.resources} | {f"{r.plural}Url" for r in gt.resources} | {"type"}
         common, extensions = split_attributes(data, ignore=ignore)
         common.pop("id", None)
-        group = Group.objects.select_for_update().filter(group_type=gt.plural, gid=gid).first()
+        group = self.groups.get((gt.plural, gid))
         path = f"/{gt.plural}/{gid}"
         if group is None:
-            if exists_ignoring_case(Group.objects.filter(group_type=gt.plural), "gid", gid):
+            lower_ids = self.group_ids_lower.setdefault(gt.plural, set())
+            if gid.lower() in lower_ids:
                 raise Problem("id-exists", f"{path} differs only by case from an existing group")
             group_services._validate(self.ctx, gt, gid, common, extensions, None)
             group = group_services._insert(self.ctx, gt, gid, common, extensions)
+            lower_ids.add(gid.lower())
             self.report.created.append(path)
         elif group_services.update_group_attributes(self.ctx, group, common, extensions):
             self.report.updated.append(path)
@@ -287,29 +304,29 @@ def _import_order() -> list[GroupType]:
     return list(reversed(registry_model.group_types))
 
 
-def check_shape(doc: dict) -> list[dict]:
-    errors = []
-    plurals = {gt.plural for gt in registry_model.group_types}
-    allowed = TOP_LEVEL | plurals | {f"{p}Url" for p in plurals} | {f"{p}URL" for p in plurals}
-    for key in doc:
-        if key not in allowed:
-            errors.append({"path": f"/{key}", "reason": f"unknown top-level attribute {key!r}"})
-    for plural in plurals:
-        if plural in doc and not isinstance(doc[plural], dict):
-            errors.append({"path": f"/{plural}", "reason": "must be a map of id to group"})
-    if "specversion" in doc and not isinstance(doc["specversion"], str):
-        errors.append({"path": "/specversion", "reason": "must be a string"})
-    return errors
+def _refuse(errors: list[dict]) -> None:
+    errors = [dict(pair) for pair in dict.fromkeys(tuple(e.items()) for e in errors)]  # once each, in order
+    first = errors[0]
+    raise Problem("invalid-document", f"{len(errors)} error(s) in the document, nothing was imported; first: "
+                                      f"{first['path']}: {first['reason']}", errors=errors)
 
 
 @transaction.atomic
 def import_document(ctx: WriteContext, doc: dict) -> ImportReport:
     """Create or update every entity of the document; Problem with every error (nothing written) if any fails."""
     importer = _Importer(ctx)
-    importer.errors += check_shape(doc)
+    errors = precheck(doc)
+    if errors:
+        # refused before any write; the versions' own formats are still checked so that every error is listed
+        importer.errors += errors
+        for gt in _import_order():
+            for gid, gdata in (doc.get(gt.plural) if isinstance(doc.get(gt.plural), dict) else {}).items():
+                importer.check_orphans(gt, gid, gdata)
+        _refuse(importer.errors + check_references(doc, ctx.base_url))
     importer.errors += check_references(doc, ctx.base_url)
     for gt in _import_order():
         if isinstance(doc.get(gt.plural), dict):
+            importer.preload_groups(gt, list(doc[gt.plural]))
             for gid, gdata in doc[gt.plural].items():
                 group = importer.group(gt, gid, gdata)
                 if group is None:
@@ -324,8 +341,5 @@ def import_document(ctx: WriteContext, doc: dict) -> ImportReport:
                         importer.resource(group, rt, rid, rdata)
     if importer.errors:
         transaction.set_rollback(True)
-        count = len(importer.errors)
-        first = importer.errors[0]
-        raise Problem("invalid-document", f"{count} error(s) in the document, nothing was imported; first: "
-                                          f"{first['path']}: {first['reason']}", errors=importer.errors)
+        _refuse(importer.errors)
     return importer.report
