@@ -26,9 +26,13 @@ KINDS = {
     "incompatible-version": (409, "Incompatible schema version"),
     "precondition-failed": (412, "Precondition failed"),
     "too-large": (413, "Request body too large"),
+    "uri-too-long": (414, "URI too long"),
+    "expectation-failed": (417, "Expectation failed"),
+    "header-fields-too-large": (431, "Request header fields too large"),
     "unsupported-media-type": (415, "Unsupported media type"),
     "too-many-requests": (429, "Too many requests"),
     "server-error": (500, "Internal server error"),
+    "not-implemented": (501, "Not implemented"),
     "service-unavailable": (503, "Service unavailable"),
 }
 

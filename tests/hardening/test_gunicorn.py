@@ -1,0 +1,160 @@
+"""The production server as the README runs it (gunicorn with gunicorn.conf.py): issue 11 items 9 and 14,
+issue 14's freshness rule.
+
+gunicorn's own answers (a malformed request line, a URI or headers over its limits) are problem documents;
+slow uploads do not stall a worker's other requests (threads); a chunked body is read; a write is visible in
+the next read on every worker. Each test starts gunicorn on a free loopback port over a migrated SQLite file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.harness.services import free_port, port_open, start_process
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+def start_gunicorn(directory: Path, workers: int = 1, threads: int = 4, **settings):
+    """gunicorn with the checkout's gunicorn.conf.py; returns (process, base URL, a superuser token)."""
+    env = {**os.environ, "SQLITE_PATH": str(directory / "db.sqlite3"), "DATABASE_URL": "",
+           "DJANGO_SETTINGS_MODULE": "config.settings", "CELERY_BROKER_URL": "", **settings}
+    env.pop("DATABASE_URL")
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run(manage + ["migrate", "--noinput", "-v", "0"], env=env, cwd=ROOT, check=True)
+    token = subprocess.run(manage + ["shell", "-c", (
+        "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
+        "u = get_user_model().objects.create_superuser('ops', 'o@example.com', 'pw'); "
+        "print(Token.objects.create(user=u).key)")], env=env, cwd=ROOT, check=True, capture_output=True,
+        text=True).stdout.strip().splitlines()[-1]  # `shell` may print a banner first
+    port = free_port()
+    env.update(GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY=str(workers), GUNICORN_THREADS=str(threads))
+    process = start_process([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py")], env=env,
+                            cwd=str(ROOT), ready_check=lambda: port_open(port), timeout=60)
+    return process, f"http://127.0.0.1:{port}", token
+
+
+@pytest.fixture
+def server(tmp_path):
+    process, base, token = start_gunicorn(tmp_path)
+    yield base, token
+    process.stop()
+
+
+def raw_request(base: str, data: bytes, timeout: float = 10) -> tuple[int, dict, bytes]:
+    """Send bytes as they are (httpx would refuse to send what is malformed) and parse the answer."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(data)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+            if b"\r\n\r\n" in answer:
+                head, _, body = answer.partition(b"\r\n\r\n")
+                headers = dict(line.split(": ", 1) for line in head.decode("latin-1").split("\r\n")[1:])
+                length = int(headers.get("Content-Length", -1))
+                if length >= 0 and len(body) >= length:
+                    break
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v for k, v in (line.split(": ", 1) for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
+
+
+@pytest.mark.parametrize("request_bytes, status, kind", [
+    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
+    (b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-H%d: v\r\n" % i for i in range(120)) + b"\r\n", 431,
+     "header-fields-too-large"),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 9000 + b"\r\n\r\n", 431, "header-fields-too-large"),
+    (b"BR@KEN / HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad-request"),
+    (b"GET / HTTP/9.9\r\nHost: x\r\n\r\n", 400, "bad-request"),
+])
+def test_gunicorns_own_errors_are_problem_documents(server, request_bytes, status, kind):
+    base, _token = server
+    code, headers, body = raw_request(base, request_bytes)
+    assert code == status
+    assert headers["content-type"] == "application/problem+json"
+    problem = json.loads(body)
+    assert problem["type"].endswith(":" + kind) and problem["status"] == status and problem["detail"]
+
+
+def test_slow_uploads_do_not_stall_the_worker(server):
+    """one worker, four threads: three clients trickling a body keep three threads; reads still answer"""
+    base, token = server
+    host, port = base.removeprefix("http://").split(":")
+    stop = threading.Event()
+
+    open_uploads = []
+
+    def trickle():
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            sock.sendall(b"POST /schemaGroups HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         b"Authorization: Token " + token.encode() + b"\r\nContent-Length: 100000\r\n\r\n")
+            open_uploads.append(sock)
+            while not stop.is_set():
+                sock.sendall(b" ")
+                time.sleep(0.2)
+
+    uploads = [threading.Thread(target=trickle, daemon=True) for _ in range(3)]
+    for thread in uploads:
+        thread.start()
+    time.sleep(1.5)
+    try:
+        started = time.monotonic()
+        for _ in range(5):
+            assert httpx.get(base + "/", timeout=5).status_code == 200
+        assert time.monotonic() - started < 5
+        assert len(open_uploads) == 3 and all(thread.is_alive() for thread in uploads)  # still uploading
+    finally:
+        stop.set()
+        for thread in uploads:
+            thread.join(timeout=5)
+
+
+def test_chunked_body_is_read_and_still_size_limited(tmp_path):
+    process, base, token = start_gunicorn(tmp_path, REGISTRY_MAX_BODY_BYTES="2000")
+    try:
+        auth = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+
+        def chunks(data: bytes):
+            for start in range(0, len(data), 7):
+                yield data[start:start + 7]
+
+        response = httpx.post(base + "/schemaGroups", headers=auth, timeout=10,
+                              content=chunks(json.dumps({"id": "chunky", "description": "sent in chunks"}).encode()))
+        assert response.status_code == 201, response.text
+        assert httpx.get(base + "/schemaGroups/chunky").json()["description"] == "sent in chunks"
+        big = json.dumps({"id": "big", "description": "x" * 5000}).encode()
+        response = httpx.post(base + "/schemaGroups", headers=auth, content=chunks(big), timeout=10)
+        assert response.status_code == 413 and response.headers["content-type"].startswith("application/problem+json")
+        assert httpx.get(base + "/schemaGroups/big").status_code == 404
+    finally:
+        process.stop()
+
+
+def test_a_write_is_visible_in_the_next_read_on_every_worker(tmp_path):
+    """issue 14: no stale answer after a committed change, whichever of three workers answers"""
+    process, base, token = start_gunicorn(tmp_path, workers=3, threads=2)
+    try:
+        auth = {"Authorization": f"Token {token}"}
+        assert httpx.put(base + "/schemaGroups/g", json={"description": "v0"}, headers=auth).status_code in (200, 201)
+        for round_ in range(1, 16):
+            with httpx.Client(base_url=base, headers=auth) as writer:
+                assert writer.put("/schemaGroups/g", json={"description": f"v{round_}"}).status_code == 200
+            for _ in range(4):  # new connections: spread over the workers
+                with httpx.Client(base_url=base) as reader:
+                    etag_read = reader.get("/schemaGroups/g")
+                    assert etag_read.json()["description"] == f"v{round_}"
+                    assert reader.get("/").status_code == 200
+    finally:
+        process.stop()
