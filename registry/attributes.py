@@ -29,7 +29,7 @@ def check_id(value, what: str = "id") -> str:
         raise Problem("invalid-id", f"{what} is longer than {ID_MAX_LENGTH} characters")
     if value in (".", ".."):  # dot segments: URLs holding them normalize to other paths (RFC 3986 5.2.4)
         raise Problem("invalid-id", f"{what} {value!r} is a dot segment; it cannot be an id")
-    if not ID_PATTERN.match(value):
+    if not ID_PATTERN.fullmatch(value):
         raise Problem("invalid-id", f"{what} {value!r} contains characters not allowed in an id "
                                     "(RFC 3986 segment-nz-nc: letters, digits, -._~!$&'()*+,;=@ and %XX)")
     return value
@@ -55,7 +55,7 @@ def check_common(attrs: dict, prefix: str = "") -> list[str]:
             errors.append(f"{prefix}tags must be a map of string to string")
         else:
             for key, value in tags.items():
-                if not TAG_KEY_PATTERN.match(key):
+                if not TAG_KEY_PATTERN.fullmatch(key):
                     errors.append(f"{prefix}tags.{key}: tag names are 1-63 letters, digits, '-', '_' or '.', "
                                   "starting with a letter or digit")
                 if not isinstance(value, str):
@@ -69,7 +69,7 @@ def check_attribute_names(attrs: dict, prefix: str = "") -> list[str]:
     and unique irrespective of case (the core spec's rule: they travel as case-insensitive HTTP headers)."""
     errors, seen = [], {}
     for name in attrs:
-        if not isinstance(name, str) or not ATTRIBUTE_NAME.match(name):
+        if not isinstance(name, str) or not ATTRIBUTE_NAME.fullmatch(name):
             errors.append(f"{prefix}attribute name {name!r} is not valid: use letters, digits and '_' "
                           "(not starting with a digit), at most 63 characters")
             continue

@@ -23,7 +23,7 @@ def parse(values: list[str]) -> list[tuple[str, str]]:
     out = []
     for raw in values:
         attr, sep, value = raw.partition("=")
-        if not sep or not ATTR_PATTERN.match(attr) or ".." in attr or attr.endswith("."):
+        if not sep or not ATTR_PATTERN.fullmatch(attr) or ".." in attr or attr.endswith("."):
             raise Problem("bad-request", f"filter {raw!r} must be ATTRIBUTE=VALUE (dotted attribute paths allowed)")
         out.append((attr, value))
     return out

@@ -52,7 +52,7 @@ class Binding:
 
 def compose_uri(authority: str, version_id: str) -> str:
     """Section 2.2.2: an absolute id is the URI; a URN authority is joined with ':'; else with one '/'."""
-    if URI_PATTERN.match(version_id):
+    if URI_PATTERN.fullmatch(version_id):
         return version_id
     if "/" not in authority:  # urn:example:schemas + a1b2c3d4 -> urn:example:schemas:a1b2c3d4
         return f"{authority.rstrip(':')}:{version_id.lstrip('/')}"
@@ -134,7 +134,7 @@ class BindingView(RegistryView):
         version_id = self.relative_version_id(resource, version.vid)
         authority = attrs.get("authority") or self.api_url()
         out = {"id": version_id, "uri": compose_uri(authority, version_id), "authority": authority}
-        if INTEGER_ID.match(version.vid):
+        if INTEGER_ID.fullmatch(version.vid):
             out["version"] = int(version.vid)
         for key in ("format", "description", "name", "compatibility"):
             if isinstance(attrs.get(key), str) and "\n" not in attrs[key] and "\r" not in attrs[key]:
@@ -245,7 +245,7 @@ class ResourceBase(BindingView):
             if value is not None:
                 attrs[key] = value or None
         authority = attrs.get("authority")
-        if authority is not None and not URI_PATTERN.match(authority):
+        if authority is not None and not URI_PATTERN.fullmatch(authority):
             raise Problem("invalid-attribute", f"authority {authority!r} must be a URI")
         return attrs
 

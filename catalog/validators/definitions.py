@@ -42,7 +42,7 @@ def _tags(tags) -> list[str]:
         return ["tags must be an object (a map of string -> string)"]
     errors = []
     for name, value in tags.items():
-        if not isinstance(name, str) or not TAG_NAME.match(name):
+        if not isinstance(name, str) or not TAG_NAME.fullmatch(name):
             errors.append(f"tags.{key(name)}: tag names are 1-63 letters, digits, '-', '_' or '.', "
                           "starting with a letter or digit")
         if not isinstance(value, str):

@@ -35,7 +35,7 @@ def split_format(value: str) -> tuple[str, str | None]:
 
 def is_valid_format_identifier(value) -> bool:
     """True for a `NAME/VERSION` string."""
-    return isinstance(value, str) and bool(FORMAT_PATTERN.match(value))
+    return isinstance(value, str) and bool(FORMAT_PATTERN.fullmatch(value))
 
 
 @functools.lru_cache(maxsize=1024)  # called for every pair of versions compared; formats are few

@@ -25,7 +25,7 @@ def level1_error(template) -> str | None:
                 return f"empty expression at position {index}"
             if name[0] in "+#./;?&=,!@|":
                 return f"'{{{name}}}' uses an operator; only level 1 '{{name}}' expressions are allowed"
-            if not VARNAME.match(name):
+            if not VARNAME.fullmatch(name):
                 return f"'{{{name}}}' is not a level 1 expression (one variable name, no modifiers)"
             index = end + 1
             continue

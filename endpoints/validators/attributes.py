@@ -41,7 +41,7 @@ def parse_rfc3339(value) -> datetime | None:
     `:60` read as `:59`), else None."""
     if not isinstance(value, str):
         return None
-    match = RFC3339.match(value)
+    match = RFC3339.fullmatch(value)
     if not match:
         return None
     year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))

@@ -116,7 +116,7 @@ def protocol_error(name) -> str | None:
         return None
     allowed = VERSIONS[family]
     if allowed is None:
-        return None if VERSION.match(version) else f"{name!r} has no valid version after '/'"
+        return None if VERSION.fullmatch(version) else f"{name!r} has no valid version after '/'"
     if version not in allowed:
         spelled = ", ".join([family] + [f"{family}/{v}" for v in allowed])
         return f"{name!r} is not a version of {family} the spec defines ({spelled})"
@@ -182,7 +182,7 @@ def _placeholder_error(value: str) -> str | None:
             if end < 0:
                 return f"unclosed '{{' at position {index}"
             name = value[index + 1:end]
-            if not VARNAME.match(name):
+            if not VARNAME.fullmatch(name):
                 return f"'{{{name}}}' is not an RFC 6570 level 1 placeholder '{{name}}'"
             index = end + 1
             continue
@@ -232,7 +232,7 @@ def _string_map(value, path: str, templates: bool) -> list[str]:
 # HTTP ---------------------------------------------------------------------------------------------
 
 def _http_method(value, path: str, _usage=None) -> list[str]:
-    if isinstance(value, str) and TOKEN.match(value):
+    if isinstance(value, str) and TOKEN.fullmatch(value):
         return []
     return [f"{path}: {value!r} is not a valid HTTP method name"]
 
@@ -249,7 +249,7 @@ def _http_headers(value, path: str, _usage=None) -> list[str]:
         name = header.get("name")
         if not isinstance(name, str) or not name:
             errors.append(f"{where}.name: must be a non-empty string")
-        elif not TOKEN.match(name):
+        elif not TOKEN.fullmatch(name):
             errors.append(f"{where}.name: {name!r} is not a valid HTTP header name")
         item = header.get("value")
         errors += _template_string(item, f"{where}.value")

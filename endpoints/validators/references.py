@@ -38,7 +38,7 @@ _NO_BASE = "http://registry.invalid/"
 
 def split_uri(value) -> SplitResult | None:
     """The parts of a syntactically valid URI-reference, else None (never raises)."""
-    if not isinstance(value, str) or not value or not URI_CHARS.match(value) or PCT.search(value):
+    if not isinstance(value, str) or not value or not URI_CHARS.fullmatch(value) or PCT.search(value):
         return None
     if value.count("#") > 1:
         return None
@@ -47,7 +47,7 @@ def split_uri(value) -> SplitResult | None:
         parts.port  # noqa: B018 - raises ValueError on a non-numeric or out-of-range port
     except ValueError:
         return None
-    if parts.scheme and not SCHEME.match(parts.scheme):
+    if parts.scheme and not SCHEME.fullmatch(parts.scheme):
         return None
     if not parts.scheme and ":" in value.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]:
         return None  # "1x:y" - a first path segment with ':' would be read as a scheme
@@ -72,7 +72,7 @@ def is_absolute_uri(value, *, require_host: bool = False) -> bool:
 
 
 def is_valid_id(value) -> bool:
-    return isinstance(value, str) and 0 < len(value) <= MAX_ID and bool(ID.match(value))
+    return isinstance(value, str) and 0 < len(value) <= MAX_ID and bool(ID.fullmatch(value))
 
 
 def _origin_and_path(parts: SplitResult) -> tuple[tuple[str, str], str]:

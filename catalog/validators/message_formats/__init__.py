@@ -69,7 +69,7 @@ def placeholders_error(value: str) -> str | None:
         end = value.find("}", start)
         if end < 0:
             return f"unclosed '{{' at position {start}"
-        if not VARNAME.match(value[start + 1:end]):
+        if not VARNAME.fullmatch(value[start + 1:end]):
             return f"'{value[start:end + 1][:40]}' is not a level 1 placeholder ({{name}}: letters, digits, '_', '.')"
         index = end + 1
 
@@ -91,12 +91,12 @@ def uri_reference_error(value, *, absolute: bool = False) -> str | None:
     """Why `value` is not a non-empty RFC 3986 URI-reference (an absolute URI when `absolute`), or None."""
     if not isinstance(value, str) or not value:
         return "must be a non-empty string"
-    if not URI_CHARS.match(value) or BAD_PERCENT.search(value):
+    if not URI_CHARS.fullmatch(value) or BAD_PERCENT.search(value):
         return f"{show(value)} has characters a URI cannot hold (RFC 3986; percent-encode them)"
     if value.count("#") > 1:
         return f"{show(value)} has more than one '#'"
     head = re.split(r"[/?#]", value, maxsplit=1)[0]
-    if ":" in head and not SCHEME.match(head.split(":", 1)[0]):
+    if ":" in head and not SCHEME.fullmatch(head.split(":", 1)[0]):
         return f"{show(value)} has an invalid scheme (or a ':' in its first path segment)"
     if absolute and ":" not in head:
         return f"{show(value)} is not an absolute URI (no scheme)"
@@ -116,9 +116,9 @@ WHOLE_PLACEHOLDER = re.compile(r"^\{[A-Za-z0-9_.]+\}$")
 
 
 def timestamp_error(value: str) -> str | None:
-    if value == CURRENT_TIME or WHOLE_PLACEHOLDER.match(value):
+    if value == CURRENT_TIME or WHOLE_PLACEHOLDER.fullmatch(value):
         return None
-    if RFC3339.match(value):
+    if RFC3339.fullmatch(value):
         try:
             datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
             return None
@@ -153,11 +153,11 @@ def value_error(kind: str, value) -> str | None:
     if kind == "timestamp":
         return timestamp_error(value)
     if kind == "duration":
-        return None if DURATION.match(value) else f"{show(value)} is not an RFC 3339 duration"
+        return None if DURATION.fullmatch(value) else f"{show(value)} is not an RFC 3339 duration"
     error = placeholders_error(value)
     if error:
         return f"{show(value)}: {error}"
-    if kind == "symbol" and not SYMBOL.match(value):
+    if kind == "symbol" and not SYMBOL.fullmatch(value):
         return f"{show(value)} is not a symbol (ASCII characters 0x20-0x7F)"
     if kind in ("uri", "urireference"):
         if "{" in value:

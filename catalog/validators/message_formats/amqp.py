@@ -27,7 +27,7 @@ SECTIONS = ("properties", "header", *CUSTOM_SECTIONS)
 
 
 def _symbol_name(name: str) -> str | None:
-    return None if SYMBOL.match(name) else "names in this section must be AMQP symbols (ASCII)"
+    return None if SYMBOL.fullmatch(name) else "names in this section must be AMQP symbols (ASCII)"
 
 
 def validate(metadata: dict) -> list[str]:

@@ -49,7 +49,7 @@ def validate(metadata: dict) -> list[str]:
         return errors + ["metadata.attributes must be an object (attribute name -> declaration)"]
     for name, declaration in attributes.items():
         path = f"metadata.attributes.{key(name)}"
-        if not isinstance(name, str) or not NAME.match(name):
+        if not isinstance(name, str) or not NAME.fullmatch(name):
             errors.append(f"{path}: CloudEvents attribute names consist of lower-case letters a-z and digits 0-9")
             continue
         errors += _attribute(path, name, declaration)

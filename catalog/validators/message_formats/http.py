@@ -34,9 +34,9 @@ def _string(path: str, value, kind: str) -> list[str]:
         return [f"{path} must not contain CR, LF or NUL"]
     if "{" in value and not literal_parts(value):
         return []  # only placeholders: any method or status fits
-    if kind == "method" and not TOKEN.match(literal_parts(value)):
+    if kind == "method" and not TOKEN.fullmatch(literal_parts(value)):
         return [f"{path}: {show(value)} is not an HTTP method (RFC 9110 token)"]
-    if kind == "status" and "{" not in value and not STATUS.match(value):
+    if kind == "status" and "{" not in value and not STATUS.fullmatch(value):
         return [f"{path}: {show(value)} is not an HTTP status code (a string \"100\" to \"599\")"]
     return []
 
@@ -64,7 +64,7 @@ def _headers(headers) -> list[str]:
         name = header.get("name")
         if "name" not in header:
             errors.append(f"{path}.name is required")
-        elif not isinstance(name, str) or not TOKEN.match(name):
+        elif not isinstance(name, str) or not TOKEN.fullmatch(name):
             errors.append(f"{path}.name: {show(name)} is not an HTTP header name (RFC 9110 token)")
         errors += check_declaration(path, header, "string", extra_keys=("name",))
         if isinstance(header.get("value"), str) and CONTROL.search(header["value"]):

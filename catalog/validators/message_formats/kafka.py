@@ -23,7 +23,7 @@ def _topic(declaration) -> list[str]:
     if value is None:
         return []
     literal = literal_parts(value)
-    if not value or len(literal) > 249 or not TOPIC.match(literal) or value in (".", ".."):
+    if not value or len(literal) > 249 or not TOPIC.fullmatch(literal) or value in (".", ".."):
         return [f"metadata.topic.value {show(value)} is not a Kafka topic name (1-249 of A-Z a-z 0-9 . _ -)"]
     return []
 

@@ -15,7 +15,7 @@ WHITESPACE = re.compile(r"\s")
 
 
 def _header_name(name: str) -> str | None:
-    return None if TOKEN.match(name) else "NATS header names are tokens (no spaces, ':' or control characters)"
+    return None if TOKEN.fullmatch(name) else "NATS header names are tokens (no spaces, ':' or control characters)"
 
 
 def _subject(path: str, declaration) -> list[str]:
