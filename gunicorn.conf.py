@@ -17,3 +17,4 @@ worker_class = "config.gunicorn_worker.ProblemThreadWorker"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))  # a request the import limits let through ends well within
 graceful_timeout = 30
 keepalive = 5
+limit_request_line = 8190  # gunicorn's largest: version URIs in query strings (`?uri=`) are up to 4,096 characters

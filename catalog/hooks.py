@@ -21,8 +21,9 @@ def check_definition_group(check: GroupCheck) -> None:
     existing = check.existing
     if existing is not None and not errors:
         old, new = existing.extensions.get("format"), check.attributes.get("format")
-        if old != new and check.resource_counts().get("definitions", 0):
-            errors.append(f"format cannot change from {old!r} to {new!r} while the group has definitions")
+        if old != new and check.resource_counts().get("definitions", 0):  # the group's state: 409, not 400
+            raise Invalid(f"format cannot change from {old!r} to {new!r} while the group has definitions",
+                          status=409, kind="conflict")
     if errors:
         raise Invalid(errors)
 

@@ -2,6 +2,7 @@
 from registry.model import GroupType, ResourceType, registry_model
 
 from . import hooks
+from .validators.format_names import FORMAT_PATTERN
 
 DEFINITIONS = ResourceType(
     singular="definition", plural="definitions", versions=0, shared_attributes=True,
@@ -12,6 +13,7 @@ DEFINITION_GROUPS = GroupType(
     singular="definitionGroup", plural="definitionGroups", resources=(DEFINITIONS,), position=20,
     attributes=("format",), validate=hooks.check_definition_group,
     event_type_prefix="io.cloudevents.messagecatalog",
+    body_schema={"properties": {"format": {"type": "string", "pattern": FORMAT_PATTERN.pattern}}, "required": ["format"]},
 )
 
 SCHEMAS = ResourceType(singular="schema", plural="schemas", versions=-1, validate=hooks.check_schema_version,
@@ -21,6 +23,8 @@ SCHEMA_GROUPS = GroupType(
     singular="schemaGroup", plural="schemaGroups", resources=(SCHEMAS,), position=30,
     attributes=("compatibility",), validate=hooks.check_schema_group,
     event_type_prefix="io.cloudevents.schemaregistry",
+    body_schema={"properties": {"compatibility": {"type": ["string", "null"],
+                                                "enum": [*hooks.COMPATIBILITY_LEVELS, None]}}},
 )
 
 

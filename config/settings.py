@@ -169,6 +169,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.5-wip",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "OAS_VERSION": "3.1.0",  # JSON Schema 2020-12 in bodies: propertyNames, type lists (null removes)
+    # bodies are JSON (or documents described per operation): DRF's form parsers are not offered
+    "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "registry.api.openapi_document.postprocess"],
 }
 
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
 
 from .errors import Problem
 
@@ -16,6 +15,8 @@ ID_PATTERN = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=@]|%[0-9A-Fa-f]{2})+$")
 ID_MAX_LENGTH = 128
 ATTRIBUTE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 TAG_KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$")
+# docs: an http(s) URL, or a relative reference (no scheme: no ':' at all); the OpenAPI document says the same
+DOCS_PATTERN = re.compile(r"^(?:[Hh][Tt][Tt][Pp][Ss]?:[\s\S]*|[^:]*)$")
 
 COMMON = ("id", "name", "description", "tags", "docs")
 SERVER_OWNED = ("epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn", "specVersion", "version")
@@ -45,10 +46,8 @@ def check_common(attrs: dict, prefix: str = "") -> list[str]:
     if isinstance(attrs.get("name"), str) and attrs["name"] == "":
         errors.append(f"{prefix}name must not be empty")
     docs = attrs.get("docs")
-    if isinstance(docs, str) and docs:
-        scheme = urlsplit(docs).scheme
-        if scheme and scheme.lower() not in ("http", "https"):
-            errors.append(f"{prefix}docs must use http or https, not {scheme}")
+    if isinstance(docs, str) and not DOCS_PATTERN.fullmatch(docs):
+        errors.append(f"{prefix}docs must be an http or https URL or a relative reference, not {docs[:60]!r}")
     tags = attrs.get("tags")
     if tags is not None:
         if not isinstance(tags, dict):

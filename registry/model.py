@@ -53,6 +53,8 @@ class GroupType:
     event_type_prefix: change events are `<prefix>.updated.v1` / `<prefix>.deleted.v1`.
     mutable_resources: plurals of the resource types that `?model` marks `mutable` within this group type
         (the spec's model marks an endpoint's `definitions`, not the endpoint).
+    body_schema: a JSON Schema fragment (`properties`, `required`) of this type's own attributes, merged into
+        the OpenAPI description of its group bodies with the common attributes.
     """
 
     singular: str
@@ -63,6 +65,7 @@ class GroupType:
     validate: Callable[[GroupCheck], None] | None = None
     event_type_prefix: str = "io.xregistry"
     mutable_resources: tuple[str, ...] = ()
+    body_schema: dict | None = None
     resources_by_plural: dict[str, ResourceType] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):

@@ -21,7 +21,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from registry import selectors, services
 from registry.api.base import RegistryView, json_response
-from registry.api.openapi import EPOCH, FILTER, LIMIT, PAGE, problem_responses
+from registry.api.openapi import EPOCH, FILTER, LIMIT, problem_responses
 from registry.api.requests import body_bytes, check_flags, json_body, query_epoch
 from registry.attributes import timestamp
 from registry.errors import Problem
@@ -190,7 +190,7 @@ class GroupBase(BindingView):
         existing = Group.objects.filter(group_type=self.group_plural, gid=gid).first()
         if existing is not None and existing.extensions.get("format") != fmt and Resource.objects.filter(
                 group=existing, resource_type=self.resource_plural).exists():
-            raise Problem("invalid-attribute", f"format cannot change from {existing.extensions.get('format')!r} "
+            raise Problem("conflict", f"format cannot change from {existing.extensions.get('format')!r} "
                                                f"to {fmt!r} while the group has {self.binding.resource_segment}")
         group, created = services.put_group(self.context(), self.group_plural, gid, body, query_epoch(request))
         return json_response(self.group_json(group), status=201 if created else 200,
@@ -359,7 +359,7 @@ DOCUMENT = {(200, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, "the document, wi
             (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location")}
 READ = problem_responses(400, 401, 404)
 WRITE = problem_responses(400, 401, 403, 404, 409, 413, 415)
-LIST = [FILTER, LIMIT, PAGE]
+LIST = [FILTER, LIMIT]
 URI = OpenApiParameter("uri", OpenApiTypes.STR, OpenApiParameter.QUERY, required=True,
                        description="a version URI (authority + version id)")
 

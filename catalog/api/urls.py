@@ -3,6 +3,8 @@ API at `/messagecatalog/...` (CONTRACT sections 1 and 8). Version segments are m
 a non-integer answers with a problem document naming it."""
 from django.urls import path
 
+from registry.api.openapi_document import register_group_body
+
 from . import messagecatalog as mc
 from . import schemaregistry as sr
 
@@ -31,3 +33,7 @@ urlpatterns = [
     path(f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions/<str:version>",
          mc.MessageDefinitionVersionView.as_view(), name="messagecatalog-version"),
 ]
+
+# the older bindings' group PUTs take a core group body (its id from the URL): described as such
+register_group_body(f"/{SR}/{{gid}}", "put", "schemaGroups")
+register_group_body(f"/{MC}/{{gid}}", "put", "definitionGroups")

@@ -5,6 +5,7 @@ share them, with the path parameters typed by their URL converters.
 """
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -42,9 +43,8 @@ META = _query("meta", OpenApiTypes.STR, "metadata as JSON instead of the documen
 EPOCH = _query("epoch", OpenApiTypes.INT, "the entity's current epoch; 409 when it differs")
 FILTER = _query("filter", OpenApiTypes.STR, "ATTR=VALUE, '*' wildcards, dotted paths; repeatable (AND)", many=True)
 LIMIT = _query("limit", OpenApiTypes.INT, "page size")
-PAGE = _query("page", OpenApiTypes.STR, "continuation token from the Link header")
 MODEL = _query("model", OpenApiTypes.STR, "answer with the registry model")
-COLLECTION = [INLINE, FILTER, LIMIT, PAGE]
+COLLECTION = [INLINE, FILTER, LIMIT]  # `page` tokens come from Link headers only: not offered
 
 READ_ERRORS = problem_responses(400, 401, 404)
 WRITE_ERRORS = problem_responses(400, 401, 403, 404, 409, 413, 415)
@@ -64,9 +64,9 @@ def _doc(status: int, description: str) -> dict:
 ROOT = {
     "get": extend_schema(summary="Registry root, model (?model) or everything (?inline)", parameters=[MODEL, INLINE],
                          responses=_ok(200, ENTITY, "registry", False), tags=["registry"]),
-    "post": extend_schema(summary="Import a registry document", request={"application/json": ENTITY,
-                          "application/cloudevents-registry+json": ENTITY,
-                          "application/cloudevents-registry+yaml": OpenApiTypes.STR},
+    "post": extend_schema(summary="Import a registry document (JSON as described; the same in YAML as "
+                                  "application/cloudevents-registry+yaml)",
+                          request={"application/json": ENTITY, "application/cloudevents-registry+json": ENTITY},
                           responses=_ok(200, ENTITY, "created/updated/unchanged paths", True), tags=["registry"]),
 }
 GROUPS = {
@@ -130,7 +130,16 @@ def document(view_class, operations: dict):
 
 
 class RegistryAutoSchema(AutoSchema):
-    """Operation ids from the path: `get_schemaGroups_schemas` for a collection, `..._item` for one entry."""
+    """Operation ids from the path: `get_schemaGroups_schemas` for a collection, `..._item` for one entry;
+    reads that anyone may make (REGISTRY_PUBLIC_READ, views without `read_permissions`) say that
+    authentication is optional."""
+
+    def get_auth(self):
+        auths = super().get_auth()
+        public = settings.REGISTRY_PUBLIC_READ and not getattr(self.view, "read_permissions", None)
+        if self.method in ("GET", "HEAD") and public and {} not in auths:
+            auths.append({})
+        return auths
 
     def get_operation_id(self):
         segments = [s for s in self.path.strip("/").split("/") if s]

@@ -102,3 +102,22 @@ def dump_document(document: dict, *, yaml_format: bool) -> str:
     if yaml_format:
         return yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def is_yaml_media_type(media_type: str | None) -> bool:
+    base = (media_type or "").split(";", 1)[0].strip().lower()
+    return base in YAML_MEDIA_TYPES or base.endswith("+yaml") or base in ("text/x-yaml", "text/vnd.yaml")
+
+
+def yaml_document_problem(content: bytes) -> str | None:
+    """Why a document sent as YAML is not YAML, or None: it is served back under that media type, so a client
+    must be able to read it. Parsed into nodes only (`compose_all`), never into objects: aliases stay shared,
+    so an alias bomb costs nothing."""
+    try:
+        for _node in yaml.compose_all(content.decode("utf-8-sig"), Loader=yaml.SafeLoader):
+            pass
+    except UnicodeDecodeError:
+        return "the document is not UTF-8 text"
+    except yaml.YAMLError as exc:
+        return f"the document is not valid YAML: {str(exc).splitlines()[0]}"
+    return None

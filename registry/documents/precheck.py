@@ -27,8 +27,11 @@ def check_shape(doc: dict) -> list[dict]:
     for plural in plurals:
         if plural in doc and not isinstance(doc[plural], dict):
             errors.append({"path": f"/{plural}", "reason": "must be a map of id to group"})
-    if "specversion" in doc and not isinstance(doc["specversion"], str):
-        errors.append({"path": "/specversion", "reason": "must be a string"})
+    for key in ("specversion", "$schema"):
+        if key in doc and not isinstance(doc[key], str):
+            errors.append({"path": f"/{key}", "reason": "must be a string"})
+    top = {key: doc[key] for key in ("name", "description", "docs", "tags") if key in doc}
+    errors += [{"path": "/", "reason": reason} for reason in check_common(top)]
     return errors
 
 

@@ -11,6 +11,7 @@ from django.db import IntegrityError, connection, transaction
 
 from ..attributes import check_common, check_id, unstorable, version_sort_key
 from ..errors import Problem, epoch_mismatch, not_found
+from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..json_text import json_document_problem
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
@@ -108,6 +109,10 @@ def _validate(ctx: WriteContext, resource: Resource, rt: ResourceType, version: 
     if version.content and is_json_media_type(version.media_type):
         # what is stored as JSON is served and exported as JSON: it must parse strictly and be storable
         problem = json_document_problem(bytes(version.content))
+        if problem:
+            errors.append(f"{problem} (sent as {version.media_type})")
+    elif version.content and is_yaml_media_type(version.media_type):
+        problem = yaml_document_problem(bytes(version.content))
         if problem:
             errors.append(f"{problem} (sent as {version.media_type})")
     if errors:

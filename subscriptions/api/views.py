@@ -62,7 +62,7 @@ class SubscriptionCollectionView(RegistryView):
     read_permissions = READ_PERMISSIONS
 
     @extend_schema(summary="List subscriptions", tags=["subscriptions"],
-                   parameters=[OpenApiParameter("limit", OpenApiTypes.INT), OpenApiParameter("page", OpenApiTypes.STR)],
+                   parameters=[OpenApiParameter("limit", OpenApiTypes.INT)],
                    responses={(200, "application/json"): OpenApiResponse(
                        {"type": "array", "items": {"type": "object"}}, "array of subscriptions"), **ERRORS})
     def get(self, request):

@@ -313,7 +313,7 @@ def test_definition_group_format_cannot_change_with_definitions(su):
     assert send_json(su, "PUT", "/definitionGroups/dg", {"format": CE_FORMAT}).status_code == 200
     post_definition(su, "dg", "d1")
     before = snapshot()
-    assert_problem(send_json(su, "PUT", "/definitionGroups/dg", {"format": "HTTP/1.1"}), 400, "format")
+    assert_problem(send_json(su, "PUT", "/definitionGroups/dg", {"format": "HTTP/1.1"}), 409, "format")  # a conflict with the stored definitions
     assert snapshot() == before
 
 

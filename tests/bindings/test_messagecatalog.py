@@ -160,7 +160,7 @@ def test_problems(writer, reader):
     is_problem(writer.put(f"{MC}/Events", {"format": "CloudEvents/1.0"}, format="json"), 409)
     post(writer, f"{MC}/events/messagedefinitions/A", definition())
     is_problem(post(writer, f"{MC}/events/messagedefinitions/A?epoch=3", definition()), 409)
-    body = is_problem(writer.put(f"{MC}/events", {"format": "HTTP/1.1"}, format="json"), 400)
+    body = is_problem(writer.put(f"{MC}/events", {"format": "HTTP/1.1"}, format="json"), 409)  # a conflict with the stored definitions
     assert "format" in body["detail"]
     is_problem(writer.delete(f"{MC}/events/messagedefinitions/A/versions/1"), 400)  # the only version
     assert reader.get(f"{MC}/events/messagedefinitions/A/versions").json() == [1]

@@ -136,7 +136,7 @@ def test_group_format_rules(writer, reader):
     assert post(writer, f"{SR}/avro/schemas/a", AVRO_1, AVRO_MEDIA)["format"] == "Avro/1.11"  # the group's format
     assert post(writer, f"{SR}/avro/schemas/b?format=avro/1.11", AVRO_1, AVRO_MEDIA).status_code == 201
     is_problem(post(writer, f"{SR}/avro/schemas/c?format=Protobuf/3", PROTO, "text/plain"), 400)
-    body = is_problem(writer.put(f"{SR}/avro", {"format": "Protobuf/3"}, format="json"), 400)
+    body = is_problem(writer.put(f"{SR}/avro", {"format": "Protobuf/3"}, format="json"), 409)  # a conflict with the stored schemas
     assert "format" in body["detail"]
     make_group(writer, "mixed")
     body = is_problem(post(writer, f"{SR}/mixed/schemas/x", AVRO_1, AVRO_MEDIA), 400)

@@ -117,7 +117,7 @@ def test_definition_group_format_required_and_frozen(writer):
     writer.generic("POST", "/definitionGroups/d/definitions", '{"format": "MQTT/5.0", "metadata": {}}',
                    content_type="application/json", HTTP_REGISTRY_ID="x")
     response = writer.put("/definitionGroups/d", {"format": "CloudEvents/1.0"}, format="json")
-    assert response.status_code == 400 and "cannot change" in response.json()["detail"]
+    assert response.status_code == 409 and "cannot change" in response.json()["detail"]
 
 
 def test_endpoint_attributes_validated(writer):

@@ -8,40 +8,16 @@ the next read on every worker. Each test starts gunicorn on a free loopback port
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.harness.services import free_port, port_open, start_process
+from tests.harness.gunicorn import start_gunicorn
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
-
-
-def start_gunicorn(directory: Path, workers: int = 1, threads: int = 4, **settings):
-    """gunicorn with the checkout's gunicorn.conf.py; returns (process, base URL, a superuser token)."""
-    env = {**os.environ, "SQLITE_PATH": str(directory / "db.sqlite3"), "DATABASE_URL": "",
-           "DJANGO_SETTINGS_MODULE": "config.settings", "CELERY_BROKER_URL": "", **settings}
-    env.pop("DATABASE_URL")
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run(manage + ["migrate", "--noinput", "-v", "0"], env=env, cwd=ROOT, check=True)
-    token = subprocess.run(manage + ["shell", "-c", (
-        "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
-        "u = get_user_model().objects.create_superuser('ops', 'o@example.com', 'pw'); "
-        "print(Token.objects.create(user=u).key)")], env=env, cwd=ROOT, check=True, capture_output=True,
-        text=True).stdout.strip().splitlines()[-1]  # `shell` may print a banner first
-    port = free_port()
-    env.update(GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY=str(workers), GUNICORN_THREADS=str(threads))
-    process = start_process([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py")], env=env,
-                            cwd=str(ROOT), ready_check=lambda: port_open(port), timeout=60)
-    return process, f"http://127.0.0.1:{port}", token
 
 
 @pytest.fixture
@@ -72,7 +48,7 @@ def raw_request(base: str, data: bytes, timeout: float = 10) -> tuple[int, dict,
 
 
 @pytest.mark.parametrize("request_bytes, status, kind", [
-    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
+    (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
     (b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-H%d: v\r\n" % i for i in range(120)) + b"\r\n", 431,
      "header-fields-too-large"),
     (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 9000 + b"\r\n\r\n", 431, "header-fields-too-large"),
