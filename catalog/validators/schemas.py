@@ -14,6 +14,11 @@ Bounds: documents over `max_bytes` are refused before parsing. The project's lim
 settings exist (Spark executors), is the setting's default, 4 MiB. JSON is checked for nesting deeper than
 256 levels without recursion before any library sees it; XML depth is capped by xmlschema (1000). Every
 library exception, RecursionError and MemoryError included, becomes an error string starting with `schema`.
+
+Verdicts are cached (issue 14): the errors of a (family, version, document) are kept in a DigestLRU keyed by
+the document's sha256, so an unchanged document posted again, as a new version of an existing schema or in a
+retried request, is not validated again. Verdicts reached through RecursionError or MemoryError ("too
+complex", "nested too deeply") depend on the moment and are not cached.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ import warnings
 
 from registry.json_text import MAX_DEPTH, nesting_exceeds, parse_json_limited
 
+from .digest_cache import DigestLRU, digest
 from .format_names import schema_format_family
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024  # = REGISTRY_MAX_SCHEMA_BYTES's default; callers pass the setting
@@ -39,6 +45,9 @@ DRAFTS = {
 DRAFT_NAMES = {"Draft4Validator": "draft-04", "Draft6Validator": "draft-06", "Draft7Validator": "draft-07",
                "Draft201909Validator": "2019-09", "Draft202012Validator": "2020-12"}
 FAST_PATH_MAX_DEPTH = 64  # nesting up to which jsonschema-rs may accept a schema (see _first_meta_error)
+VERDICT_CACHE_SIZE = 1024  # verdicts kept per process, the ones used last (a digest and a few strings each)
+_TRANSIENT_MARKERS = ("too complex to", "nested too deeply")  # verdicts of RecursionError / MemoryError
+_verdicts = DigestLRU(VERDICT_CACHE_SIZE)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -211,6 +220,18 @@ def validate_schema(format: str | None, content: bytes, *, max_bytes: int = DEFA
         return []
     if len(content) > max_bytes:
         return [f"schema is {len(content)} bytes, more than the {max_bytes} bytes a schema may have"]
+    key = digest(family, version, content)
+    cached = _verdicts.get(key)
+    if cached is not None:
+        return list(cached)
+    errors = _validate_uncached(family, version, content)
+    if not any(marker in error for error in errors for marker in _TRANSIENT_MARKERS):
+        _verdicts.put(key, tuple(errors))
+    return errors
+
+
+def _validate_uncached(family: str, version: str | None, content: bytes) -> list[str]:
+    """The errors of `content` as a schema of `family`/`version`, computed (validate_schema caches them)."""
     if family == "JsonSchema":
         return _json_schema(version, content)
     if family == "Avro":

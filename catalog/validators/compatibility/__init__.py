@@ -9,11 +9,17 @@ no longer parse are skipped.
 Every checker module offers `load(content: bytes)` (ValueError when unparseable) and
 `compare(old, new, direction: "backward" | "forward") -> list[Incompatibility]`, which must not change the
 schemas it is given: parsed documents are shared between comparisons (`_parsed`).
+
+Verdicts are cached too (issue 14): the incompatibilities of (family, old, new, direction) are kept in a
+DigestLRU keyed by the sha256 of both documents, so creating a version under a transitive level does not
+compare again the pairs an earlier request already compared. Verdicts reached through RecursionError are not
+cached; callers get a new list each time (its Incompatibility items are frozen).
 """
 from __future__ import annotations
 
 import functools
 
+from ..digest_cache import DigestLRU, digest
 from ..format_names import schema_format_family
 from .result import Incompatibility
 
@@ -22,6 +28,8 @@ DEFAULT_LEVEL = "backward_transitive"
 DIRECTIONS = {"none": (), "backward": ("backward",), "forward": ("forward",), "full": ("backward", "forward")}
 PARSED_CACHE_DOCUMENTS = 64  # parsed documents kept per process, the ones used last
 PARSED_CACHE_MAX_BYTES = 256 * 1024  # larger documents are parsed on every use, to bound the cache's memory
+VERDICT_CACHE_SIZE = 4096  # compatibility verdicts kept per process (a digest and a tuple each)
+_verdicts = DigestLRU(VERDICT_CACHE_SIZE)
 
 __all__ = ["DEFAULT_LEVEL", "LEVELS", "Incompatibility", "check_compatibility", "compare_versions"]
 
@@ -60,21 +68,36 @@ def _parsed(family: str, content: bytes):
 def compare_versions(format: str | None, old: bytes, new: bytes, direction: str) -> list[Incompatibility]:  # noqa: A002
     """The incompatibilities of one step `old` -> `new` in one direction (`backward` or `forward`)."""
     family = schema_format_family(format)[0]
-    checker = _checker(family)
-    if checker is None:
+    if _checker(family) is None:
         return []
+    key = digest(family, old, new, direction)
+    cached = _verdicts.get(key)
+    if cached is not None:
+        return list(cached)
+    found, deterministic = _compare_uncached(family, old, new, direction)
+    if deterministic:
+        _verdicts.put(key, tuple(found))
+    return list(found)
+
+
+def _compare_uncached(family: str, old: bytes, new: bytes, direction: str) -> tuple[list[Incompatibility], bool]:
+    """compare_versions's verdict, computed, and whether it may be cached (not reached through RecursionError)."""
+    checker = _checker(family)
     try:
         old_schema = _parsed(family, old)
-    except (ValueError, RecursionError):
-        return []  # an unparseable earlier version is skipped
+    except RecursionError:
+        return [], False
+    except ValueError:
+        return [], True  # an unparseable earlier version is skipped
     try:
         new_schema = _parsed(family, new)
     except (ValueError, RecursionError) as exc:
-        return [Incompatibility("(root)", "the new version does not parse", f"no reader can use it: {exc}")]
+        issue = Incompatibility("(root)", "the new version does not parse", f"no reader can use it: {exc}")
+        return [issue], not isinstance(exc, RecursionError)
     try:
-        return checker.compare(old_schema, new_schema, direction)
+        return checker.compare(old_schema, new_schema, direction), True
     except RecursionError:
-        return [Incompatibility("(root)", "schemas nested too deeply to compare", "compatibility is not proven")]
+        return [Incompatibility("(root)", "schemas nested too deeply to compare", "compatibility is not proven")], False
 
 
 def check_compatibility(format: str | None, level: str, previous: list[bytes], new: bytes) -> list[Incompatibility]:  # noqa: A002
