@@ -145,6 +145,8 @@ REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
 REGISTRY_PAGE_SIZE = env_int("REGISTRY_PAGE_SIZE", 100)
 REGISTRY_MAX_PAGE_SIZE = env_int("REGISTRY_MAX_PAGE_SIZE", 1000)
 REGISTRY_MAX_INLINE_ENTITIES = env_int("REGISTRY_MAX_INLINE_ENTITIES", 100_000)
+# whole-registry answers (GET /?inline, the export) kept rendered per worker until the next change
+REGISTRY_RENDERED_ANSWER_BYTES = env_int("REGISTRY_RENDERED_ANSWER_BYTES", 32 * 1024 * 1024)
 REGISTRY_ID = os.environ.get("REGISTRY_ID", "cloudevents-registry")
 REGISTRY_NAME = os.environ.get("REGISTRY_NAME", "CloudEvents Registry")
 REGISTRY_DESCRIPTION = os.environ.get("REGISTRY_DESCRIPTION", "")

@@ -77,24 +77,32 @@ def strict_loads(text: str):
     return json.loads(text, parse_constant=_reject_constant, parse_float=_finite, object_pairs_hook=_no_duplicates)
 
 
-def json_document_problem(content: bytes, max_depth: int = MAX_DEPTH) -> str | None:
-    """Why a document sent as JSON could not be stored, served and exported again, or None: not UTF-8, nested
-    deeper than `max_depth`, not strict JSON (NaN, Infinity, duplicate keys), or holding a NUL character or an
-    unpaired surrogate (PostgreSQL and UTF-8 output refuse both)."""
+def load_json_document(content: bytes, max_depth: int = MAX_DEPTH) -> tuple[object, str | None]:
+    """(the parsed document, None), or (None, why it could not be stored, served and exported again): not
+    UTF-8, nested deeper than `max_depth`, not strict JSON (NaN, Infinity, duplicate keys), or holding a NUL
+    character or an unpaired surrogate (PostgreSQL and UTF-8 output refuse both). Parsed once: reads check
+    and use the same value. An empty document is (None, None)."""
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return "the document is not UTF-8 text"
+        return None, "the document is not UTF-8 text"
     if not text.strip():
-        return None
+        return None, None
     if nesting_exceeds(text, max_depth):
-        return f"the document is nested deeper than {max_depth} levels"
+        return None, f"the document is nested deeper than {max_depth} levels"
     try:
         value = strict_loads(text)
     except ValueError as exc:
-        return f"the document is not valid JSON: {exc}"
-    problem = unstorable(value, "document")
-    return f"the {problem}" if problem else None
+        return None, f"the document is not valid JSON: {exc}"
+    # UTF-8 text holds no lone surrogate and JSON text no raw NUL: both can only come from \u escapes
+    problem = unstorable(value, "document") if "\\u" in text else None
+    return (None, f"the {problem}") if problem else (value, None)
+
+
+def json_document_problem(content: bytes, max_depth: int = MAX_DEPTH) -> str | None:
+    """Why a document sent as JSON could not be stored, served and exported again, or None (see
+    `load_json_document`)."""
+    return load_json_document(content, max_depth)[1]
 
 
 def exportable(value):

@@ -8,7 +8,7 @@ import base64
 import json
 
 from .attributes import timestamp, version_sort_key
-from .json_text import json_document_problem, strict_loads
+from .json_text import load_json_document
 from .model import GroupType, ResourceType
 from .models import Group, Resource, Version
 
@@ -105,9 +105,8 @@ def document_value(rt: ResourceType, resource: Resource, version: Version) -> tu
     if rt.shared_attributes or is_json_media_type(version.media_type):
         # whatever was stored (before today's write-time checks too) exports: what does not parse strictly,
         # nests too deep or holds text JSON output cannot carry is inlined as base64 instead
-        doc = ... if content.strip() and json_document_problem(content) else (
-            strict_loads(content.decode("utf-8-sig")) if content.strip() else None)
-        if doc is not ...:
+        doc, problem = load_json_document(content)
+        if problem is None:
             if rt.shared_attributes and isinstance(doc, dict):
                 doc = shared_document(resource, version, doc)
             return rt.singular, doc
@@ -128,9 +127,9 @@ def shared_document(resource: Resource, version: Version, doc: dict) -> dict:
 def document_bytes(rt: ResourceType, resource: Resource, version: Version) -> bytes:
     content = bytes(version.content or b"")
     if rt.shared_attributes and content.strip():
-        if json_document_problem(content):
+        doc, problem = load_json_document(content)
+        if problem is not None:
             return content  # served as stored: it cannot be merged with the metadata as JSON
-        doc = strict_loads(content.decode("utf-8-sig"))
         if isinstance(doc, dict):
             return json.dumps(shared_document(resource, version, doc), ensure_ascii=False).encode()
     return content

@@ -15,7 +15,9 @@ from ..errors import Problem
 from ..model import registry_model
 from ..representations import group_json
 from .base import JSON_CONTENT_TYPE, RegistryView, json_response
+from .caching import stream_etag
 from .groups import check_inline_size
+from .rendered_answers import rendered_answers
 from .requests import body_bytes, check_flags, flag
 
 SPEC_VERSION = "0.5-wip"
@@ -67,16 +69,33 @@ class RootView(RegistryView):
         if flag(request, "model"):
             return json_response(registry_model.as_json())
         if flag(request, "inline"):
-            check_inline_size(selectors.count_entities())
-            accept = request.headers.get("Accept", "")
-            if "application/cloudevents-registry+yaml" in accept:
-                text = dump_document(export_document(), yaml_format=True)
-                return HttpResponse(text, content_type="application/cloudevents-registry+yaml; charset=utf-8")
-            if "application/cloudevents-registry+json" in accept:
-                return StreamingHttpResponse(stream_json_document(),
-                                             content_type="application/cloudevents-registry+json; charset=utf-8")
-            return StreamingHttpResponse(stream_inline(base), content_type=JSON_CONTENT_TYPE)
+            return self.whole_registry(request, base)
         return json_response(root_json(base))
+
+    def whole_registry(self, request, base: str):
+        """`?inline` or the export: served as rendered under the current change marker, else rendered (and
+        kept, registry/api/rendered_answers.py); the tag is the marker's, so a revalidation costs one query."""
+        accept = request.headers.get("Accept", "")
+        if "application/cloudevents-registry+yaml" in accept:
+            variant, content_type = "yaml", "application/cloudevents-registry+yaml; charset=utf-8"
+        elif "application/cloudevents-registry+json" in accept:
+            variant, content_type = "export", "application/cloudevents-registry+json; charset=utf-8"
+        else:
+            variant, content_type = "inline", JSON_CONTENT_TYPE
+        marker = selectors.change_marker()
+        key = (variant, base, request.get_full_path())
+        body = rendered_answers.get(marker, key)
+        if body is not None:
+            response = HttpResponse(body, content_type=content_type)
+        else:
+            check_inline_size(selectors.count_entities())
+            if variant == "yaml":
+                chunks = [dump_document(export_document(), yaml_format=True)]
+            else:
+                chunks = stream_json_document() if variant == "export" else stream_inline(base)
+            response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks), content_type=content_type)
+        response["ETag"] = stream_etag(request, marker)
+        return response
 
     def post(self, request):
         """Import a registry document (JSON or YAML by media type): all or nothing."""

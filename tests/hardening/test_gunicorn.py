@@ -132,5 +132,7 @@ def test_a_write_is_visible_in_the_next_read_on_every_worker(tmp_path):
                     etag_read = reader.get("/schemaGroups/g")
                     assert etag_read.json()["description"] == f"v{round_}"
                     assert reader.get("/").status_code == 200
+                    whole = reader.get("/?inline").json()  # kept rendered per worker until a change
+                    assert whole["schemaGroups"]["g"]["description"] == f"v{round_}"
     finally:
         process.stop()

@@ -1,0 +1,59 @@
+"""Whole-registry answers (`GET /?inline`, the document export) kept rendered until the next committed change.
+
+Rendering the whole registry costs one query per group type and level and the JSON of every entity (about 20
+ms for the demo registry); it changed only when a write committed. The registry's change marker
+(`selectors.change_marker`: every committed write adds an outbox row in its own transaction) says when that
+happens, so an answer rendered under one marker is served again, as bytes, to every request that reads the
+same marker: a write is visible in the next read, on every worker, since each reads the marker first.
+
+Per process (each gunicorn worker keeps its own), only answers of the newest marker are kept, and at most
+REGISTRY_RENDERED_ANSWER_BYTES in all: a larger registry streams every time, its memory bounded by a group.
+An answer is kept only when it was streamed to its end (a client that went away leaves nothing behind).
+Written by hand: Django's cache framework stores whole responses under keys it cannot tie to the marker.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+
+from django.conf import settings
+
+
+class RenderedAnswers:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._marker: str | None = None
+        self._bodies: dict[tuple, bytes] = {}
+        self._size = 0
+
+    def get(self, marker: str, key: tuple) -> bytes | None:
+        with self._lock:
+            return self._bodies.get(key) if marker == self._marker else None
+
+    def _store(self, marker: str, key: tuple, body: bytes) -> None:
+        with self._lock:
+            if marker != self._marker:
+                self._marker, self._bodies, self._size = marker, {}, 0
+            if key not in self._bodies and self._size + len(body) <= settings.REGISTRY_RENDERED_ANSWER_BYTES:
+                self._bodies[key] = body
+                self._size += len(body)
+
+    def keep(self, marker: str, key: tuple, chunks: Iterable[str | bytes]) -> Iterator[bytes]:
+        """Yield the chunks as bytes; when the last one was sent and the whole fits the limit, keep it."""
+        limit = settings.REGISTRY_RENDERED_ANSWER_BYTES
+        parts: list[bytes] | None = []
+        size = 0
+        for chunk in chunks:
+            data = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
+            if parts is not None:
+                size += len(data)
+                if size <= limit:
+                    parts.append(data)
+                else:
+                    parts = None  # too large to keep: streamed only
+            yield data
+        if parts is not None:
+            self._store(marker, key, b"".join(parts))
+
+
+rendered_answers = RenderedAnswers()
