@@ -93,8 +93,12 @@ def check_epoch(path: str, entity, epoch) -> None:
         raise epoch_mismatch(path, epoch, entity.epoch)
 
 
-def _ordered_versions(resource: Resource) -> list[Version]:
-    versions = list(Version.objects.filter(resource=resource))
+def _ordered_versions(resource: Resource, *, with_content: bool = False) -> list[Version]:
+    """The resource's versions, oldest first; without their documents unless asked (most callers order or
+    delete them by id only, and documents are the bulk of a version row)."""
+    versions = Version.objects.filter(resource=resource)
+    versions = list(versions.only("pk", "vid", "resource_id", "content", "extensions") if with_content
+                    else versions.only("pk", "vid", "resource_id"))
     versions.sort(key=lambda v: version_sort_key(v.vid))
     return versions
 
@@ -123,7 +127,7 @@ def _validate(ctx: WriteContext, resource: Resource, rt: ResourceType, version: 
 
     def previous():
         out = []
-        for v in _ordered_versions(resource):
+        for v in _ordered_versions(resource, with_content=True):
             if v.pk == version.pk or v.content is None:
                 continue
             fmt = v.extensions.get("format") or r_attrs.get("format")
@@ -180,24 +184,27 @@ def _next_version_id(resource: Resource) -> str:
             return str(counter)
 
 
-def _refresh_latest(resource: Resource) -> Version | None:
-    versions = _ordered_versions(resource)
-    latest = versions[-1] if versions else None
-    if resource.latest_id != (latest.pk if latest else None):
-        resource.latest = latest
+def _refresh_latest(resource: Resource) -> None:
+    """Point the resource at its latest version (the spec's order of version ids)."""
+    vids = Version.objects.filter(resource=resource).values_list("pk", "vid")
+    latest = max(vids, key=lambda row: version_sort_key(row[1]), default=None)
+    latest_pk = latest[0] if latest else None
+    if resource.latest_id != latest_pk:
+        resource.latest_id = latest_pk
         resource.save(update_fields=["latest"])
-    return latest
 
 
-def _apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> None:
+def _apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> bool:
+    """Delete the oldest versions beyond the type's `versions`; True when some were deleted."""
     if rt.versions < 0:
-        return
+        return False
     versions = _ordered_versions(resource)
     excess = versions[: max(0, len(versions) - (rt.versions + 1))]
     for version in excess:
         path = f"{resource.path}/versions/{version.vid}"
         version.delete()
         emit_deleted(ctx, path)
+    return bool(excess)
 
 
 def _new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
@@ -320,8 +327,8 @@ def create_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: 
     version = _new_version(ctx, resource, rt, inp, base, inp.version_id)
     emit_updated(ctx, f"{resource.path}/versions/{version.vid}", version.modified_on)
     _refresh_latest(resource)
-    _apply_retention(ctx, resource, rt)
-    _refresh_latest(resource)
+    if _apply_retention(ctx, resource, rt):
+        _refresh_latest(resource)
     return resource, version
 
 
@@ -343,8 +350,8 @@ def put_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str
         version = _new_version(ctx, resource, rt, inp, base, vid)
         emit_updated(ctx, f"{resource.path}/versions/{vid}", version.modified_on)
         _refresh_latest(resource)
-        _apply_retention(ctx, resource, rt)
-        _refresh_latest(resource)
+        if _apply_retention(ctx, resource, rt):
+            _refresh_latest(resource)
         return resource, version, True
     version = _update_version(ctx, resource, rt, version, inp, f"{resource.path}/versions/{vid}")
     return resource, version, False

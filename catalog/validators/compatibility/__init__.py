@@ -18,6 +18,8 @@ cached; callers get a new list each time (its Incompatibility items are frozen).
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 
 from ..digest_cache import DigestLRU, digest
 from ..format_names import schema_format_family
@@ -26,7 +28,9 @@ from .result import Incompatibility
 LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full", "full_transitive")
 DEFAULT_LEVEL = "backward_transitive"
 DIRECTIONS = {"none": (), "backward": ("backward",), "forward": ("forward",), "full": ("backward", "forward")}
-PARSED_CACHE_DOCUMENTS = 64  # parsed documents kept per process, the ones used last
+# parsed documents kept per process, the ones used last, up to this many document bytes in all: a transitive
+# check parses every earlier version of a schema, so the budget holds hundreds of typical schemas
+PARSED_CACHE_BUDGET_BYTES = 16 * 1024 * 1024
 PARSED_CACHE_MAX_BYTES = 256 * 1024  # larger documents are parsed on every use, to bound the cache's memory
 VERDICT_CACHE_SIZE = 4096  # compatibility verdicts kept per process (a digest and a tuple each)
 _verdicts = DigestLRU(VERDICT_CACHE_SIZE)
@@ -51,9 +55,33 @@ def _checker(family: str | None):
     return None
 
 
-@functools.lru_cache(maxsize=PARSED_CACHE_DOCUMENTS)
-def _load_cached(family: str, content: bytes):
-    return _checker(family).load(content)
+class _ParsedDocuments:
+    """Parsed documents by (family, bytes), least recently used dropped first beyond the byte budget."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self._items: OrderedDict[tuple[str, bytes], object] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def load(self, family: str, content: bytes):
+        key = (family, content)
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        parsed = _checker(family).load(content)  # outside the lock; failures raise and are not kept
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = parsed
+                self._bytes += len(content)
+                while self._bytes > self.budget and self._items:
+                    (_family, old), _value = self._items.popitem(last=False)
+                    self._bytes -= len(old)
+        return parsed
+
+
+_parsed_documents = _ParsedDocuments(PARSED_CACHE_BUDGET_BYTES)
 
 
 def _parsed(family: str, content: bytes):
@@ -62,7 +90,7 @@ def _parsed(family: str, content: bytes):
     pair; failures are not cached (they raise again)."""
     if len(content) > PARSED_CACHE_MAX_BYTES:
         return _checker(family).load(content)
-    return _load_cached(family, content)
+    return _parsed_documents.load(family, content)
 
 
 def compare_versions(format: str | None, old: bytes, new: bytes, direction: str) -> list[Incompatibility]:  # noqa: A002
