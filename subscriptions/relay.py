@@ -56,8 +56,10 @@ def relay_batch() -> tuple[int, list[int]]:
                 subscription = by_id[sid]
                 deliveries.append(Delivery(event=event, subscription_id=sid, next_attempt_at=now,
                                            deadline=now + policy.ttl(subscription)))
-        Delivery.objects.bulk_create(deliveries, ignore_conflicts=True, batch_size=1000)
         OutboxEvent.objects.filter(pk__in=[e.pk for e in events]).update(relayed_at=now)
+        if not deliveries:  # no subscription matched (the common case of most changes): two queries fewer
+            return len(events), []
+        Delivery.objects.bulk_create(deliveries, ignore_conflicts=True, batch_size=1000)
         ids = list(Delivery.objects.filter(event__in=events, status=Delivery.Status.PENDING, attempts=0)
                    .order_by("pk").values_list("pk", flat=True))  # in the order the changes were made
     return len(events), ids
