@@ -93,9 +93,19 @@ def schema_media_type(attributes: dict, content: bytes) -> str:
 
 
 def check_schema_group(check: GroupCheck) -> None:
+    """A schema group's `compatibility` level and optional `format` (the older Schema Registry binding's group
+    format): a non-empty string, and it cannot change while the group holds schemas (409), whichever binding
+    or door the change comes through."""
     level = check.attributes.get("compatibility")
     if level is not None and level not in COMPATIBILITY_LEVELS:
         raise Invalid(f"compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}")
+    fmt = check.attributes.get("format")
+    if "format" in check.attributes and (not isinstance(fmt, str) or not fmt):
+        raise Invalid("format must be a non-empty string when present")
+    existing = check.existing
+    if existing is not None and existing.extensions.get("format") != fmt and check.resource_counts().get("schemas", 0):
+        raise Invalid(f"format cannot change from {existing.extensions.get('format')!r} to {fmt!r} while the group "
+                      "has schemas", status=409, kind="conflict")
 
 
 def schema_size_limit() -> int:

@@ -184,14 +184,7 @@ class GroupBase(BindingView):
         check_flags(request, {"epoch"})
         body = json_body(request, required=False) or {}
         body = {k: v for k, v in body.items() if k not in ("createdtimeutc", "updatedtimeutc")}
-        fmt = body.get("format")
-        if "format" in body and (not isinstance(fmt, str) or not fmt):
-            raise Problem("invalid-attribute", "format must be a non-empty string when present")
-        existing = Group.objects.filter(group_type=self.group_plural, gid=gid).first()
-        if existing is not None and existing.extensions.get("format") != fmt and Resource.objects.filter(
-                group=existing, resource_type=self.resource_plural).exists():
-            raise Problem("conflict", f"format cannot change from {existing.extensions.get('format')!r} "
-                                               f"to {fmt!r} while the group has {self.binding.resource_segment}")
+        # the group's format rules (non-empty, frozen while it holds resources) are the type's validation hook's
         group, created = services.put_group(self.context(), self.group_plural, gid, body, query_epoch(request))
         return json_response(self.group_json(group), status=201 if created else 200,
                              headers={"Location": f"{self.groups_url()}/{gid}"} if created else None)

@@ -352,3 +352,16 @@ def test_protocol_names_stored_as_written(su):
     body = make_group(su, "e1", "endpoints", usage="consumer",
                       config={"protocol": "http", "endpoints": ["https://example.com/hook"]})
     assert body["config"]["protocol"] == "http"
+
+
+def test_schema_group_format_is_frozen_by_every_binding(su):
+    """issue 12: the format rule lives in the schema group type's hook, so the core binding enforces it as the
+    older Schema Registry binding does (it was 400 there and 200 here)"""
+    make_group(su, "g", format="Avro/1.11")
+    assert send_json(su, "PUT", "/schemaGroups/g", {"format": "Protobuf/3"}).status_code == 200  # empty group
+    post_schema(su, "g", "s")
+    before = snapshot()
+    assert_problem(send_json(su, "PUT", "/schemaGroups/g", {"format": "Avro/1.11"}), 409, "format")
+    assert_problem(send_json(su, "PUT", "/schemaregistry/schemagroups/g", {"format": "Avro/1.11"}), 409, "format")
+    assert_problem(send_json(su, "PUT", "/schemaGroups/g", {"format": ""}), 400, "format")
+    assert snapshot() == before
