@@ -30,7 +30,7 @@ class RenderedAnswers:
         with self._lock:
             return self._bodies.get(key) if marker == self._marker else None
 
-    def _store(self, marker: str, key: tuple, body: bytes) -> None:
+    def put(self, marker: str, key: tuple, body: bytes) -> None:
         with self._lock:
             if marker != self._marker:
                 self._marker, self._bodies, self._size = marker, {}, 0
@@ -53,7 +53,7 @@ class RenderedAnswers:
                     parts = None  # too large to keep: streamed only
             yield data
         if parts is not None:
-            self._store(marker, key, b"".join(parts))
+            self.put(marker, key, b"".join(parts))
 
 
 rendered_answers = RenderedAnswers()

@@ -89,11 +89,14 @@ class RootView(RegistryView):
             response = HttpResponse(body, content_type=content_type)
         else:
             check_inline_size(selectors.count_entities())
-            if variant == "yaml":
-                chunks = [dump_document(export_document(), yaml_format=True)]
+            if variant == "yaml":  # rendered in memory by the YAML dumper anyway: answered as bytes
+                body = dump_document(export_document(), yaml_format=True).encode("utf-8")
+                rendered_answers.put(marker, key, body)
+                response = HttpResponse(body, content_type=content_type)
             else:
                 chunks = stream_json_document() if variant == "export" else stream_inline(base)
-            response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks), content_type=content_type)
+                response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks),
+                                                 content_type=content_type)
         response["ETag"] = stream_etag(request, marker)
         return response
 

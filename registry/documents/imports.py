@@ -200,6 +200,7 @@ class _Importer:
         if resource is None:
             if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
                 raise Problem("id-exists", f"{path} differs only by case from an existing {rt.singular}")
+            resource_services.guard(self.ctx, group)  # as create_resource: a synced group changes only by its sync
             resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=self.ctx.user,
                                 created_on=self.ctx.now, modified_by=self.ctx.user, modified_on=self.ctx.now,
                                 origin=self.ctx.origin)
@@ -211,6 +212,7 @@ class _Importer:
             resource.group = group
             self._adopt(path, resource)
             if resource_services.resource_attributes(resource) != attrs:
+                resource_services.guard(self.ctx, group, resource)
                 self._set_resource_attributes(resource, attrs)
                 resource.modified_by, resource.modified_on = self.ctx.user, self.ctx.now
                 resource.save()
@@ -273,6 +275,7 @@ class _Importer:
         vpath = f"{resource.path}/versions/{vid}"
         version = Version.objects.select_for_update().filter(resource=resource, vid=vid).first()
         if version is None:
+            resource_services.guard(self.ctx, resource.group, resource)
             version = resource_services._new_version(self.ctx, resource, rt, inp, {}, vid)
             emit_updated(self.ctx, vpath, version.modified_on)
             resource_services._refresh_latest(resource)
@@ -286,6 +289,7 @@ class _Importer:
         if same:
             self.report.unchanged.append(vpath)
             return False
+        resource_services.guard(self.ctx, resource.group, resource)
         version.resource_uri = uri
         version.content = None if uri else inp.document
         version.media_type = None if uri else inp.media_type
