@@ -17,8 +17,10 @@ from __future__ import annotations
 import difflib
 
 from registry import selectors, services
+from registry.attributes import version_sort_key
 from registry.errors import Problem
 from registry.model import registry_model
+from registry.models import Version
 from registry.services.resources import resource_attributes, version_attributes
 
 from .hooks import DEFAULT_COMPATIBILITY
@@ -32,9 +34,6 @@ SEMANTIC_FAMILIES = ("JsonSchema", "Avro", "Protobuf")
 # -- compatibility dry run ----------------------------------------------------------------------------------
 def _stored_versions(resource) -> list:
     """The resource's versions, oldest first (the engine's version order)."""
-    from registry.attributes import version_sort_key
-    from registry.models import Version
-
     return sorted(Version.objects.filter(resource=resource), key=lambda v: version_sort_key(v.vid))
 
 

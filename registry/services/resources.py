@@ -10,8 +10,8 @@ import uuid
 from django.db import IntegrityError, connection, transaction
 
 from ..attributes import check_common, check_id, unstorable, version_sort_key
-from ..errors import Problem, epoch_mismatch, not_found
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
+from ..errors import Problem, epoch_mismatch, not_found
 from ..json_text import json_document_problem
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
