@@ -1,10 +1,12 @@
 """Routes of the older bindings: the Schema Registry API at `/schemaregistry/...` and the Message Catalog
 API at `/messagecatalog/...` (CONTRACT sections 1 and 8). Version segments are matched as strings so that
-a non-integer answers with a problem document naming it."""
+a non-integer answers with a problem document naming it. Also the schema checks of CONTRACT section 12
+(compatibility dry run, version diff) below the core binding's schema paths (`catalog/api/checks.py`)."""
 from django.urls import path
 
 from registry.api.openapi_document import register_group_body
 
+from . import checks
 from . import messagecatalog as mc
 from . import schemaregistry as sr
 
@@ -12,6 +14,7 @@ SR = "schemaregistry/schemagroups"
 MC = "messagecatalog"
 
 urlpatterns = [
+    *checks.urlpatterns_for(),  # the checks of CONTRACT section 12, below the core binding's schema paths
     path(SR, sr.SchemaGroupsView.as_view(), name="schemaregistry-groups"),
     path("schemaregistry/schema", sr.SchemaLookupView.as_view(), name="schemaregistry-lookup"),
     path(f"{SR}/<str:gid>", sr.SchemaGroupView.as_view(), name="schemaregistry-group"),

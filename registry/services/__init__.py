@@ -3,6 +3,7 @@ from .context import WriteContext
 from .groups import create_group, delete_group, delete_groups, put_group, update_group_attributes
 from .inputs import UNSET, VersionInput
 from .resources import (
+    check_new_version,
     create_resource,
     create_version,
     delete_resource,
@@ -15,7 +16,7 @@ from .resources import (
 )
 
 __all__ = [
-    "UNSET", "VersionInput", "WriteContext", "create_group", "create_resource", "create_version", "delete_group",
+    "UNSET", "VersionInput", "WriteContext", "check_new_version", "create_group", "create_resource", "create_version", "delete_group",
     "delete_groups", "delete_resource", "delete_resources", "delete_version", "delete_versions", "put_group",
     "put_meta", "put_resource", "put_version", "update_group_attributes",
 ]

@@ -10,8 +10,8 @@ import uuid
 from django.db import IntegrityError, connection, transaction
 
 from ..attributes import check_common, check_id, unstorable, version_sort_key
-from ..errors import Problem, epoch_mismatch, not_found
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
+from ..errors import Problem, epoch_mismatch, not_found
 from ..json_text import json_document_problem
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
@@ -209,6 +209,19 @@ def _apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) ->
 
 def _new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
                  vid: str | None) -> Version:
+    version = _prepared_version(ctx, resource, rt, inp, base, vid)
+    try:
+        with transaction.atomic():
+            version.save()
+    except IntegrityError:
+        raise Problem("id-exists", f"{resource.path}/versions/{version.vid} already exists")
+    resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
+    return version
+
+
+def _prepared_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
+                      vid: str | None) -> Version:
+    """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory)."""
     if vid is None:
         vid = _next_version_id(resource)
     else:
@@ -223,12 +236,6 @@ def _new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: V
         inp.document = b""
     attrs = _apply_input(version, rt, inp, base, replace_document=True)
     _validate(ctx, resource, rt, version, attrs, is_update=False)
-    try:
-        with transaction.atomic():
-            version.save()
-    except IntegrityError:
-        raise Problem("id-exists", f"{resource.path}/versions/{vid} already exists")
-    resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
     return version
 
 
@@ -330,6 +337,26 @@ def create_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: 
     if _apply_retention(ctx, resource, rt):
         _refresh_latest(resource)
     return resource, version
+
+
+def check_new_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str,
+                      inp: VersionInput) -> tuple[Resource, Version]:
+    """A dry run of `create_version`: the same reading of the input and the same checks (the resource type's
+    validation hook included), raising the same Problem a real POST would, and writing nothing. Returns the
+    resource and the new version, unsaved (its attributes merged with the latest version's as a POST would)."""
+    _gt, rt = resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    resource = Resource.objects.filter(group=group, resource_type=rplural, rid=rid).select_related("latest").first()
+    if resource is None:
+        raise not_found(f"{group.path}/{rplural}/{rid}")
+    resource.group = group
+    _check_input_ids(inp, rid)
+    absorb_document(rt, inp, rid)
+    latest = resource.latest
+    if latest is not None:
+        check_epoch(f"{resource.path}/versions/{latest.vid}", latest, inp.epoch)
+    base = version_attributes(latest) if latest is not None else {}
+    return resource, _prepared_version(ctx, resource, rt, inp, base, inp.version_id)
 
 
 @transaction.atomic

@@ -1,0 +1,95 @@
+"""Views of the checks before shipping a schema (CONTRACT section 12): the compatibility dry run
+(`POST /schemaGroups/G/schemas/S/compatibility`) and the diff of two versions
+(`GET /schemaGroups/G/schemas/S/versions/V1/diff/V2`). Both only read: the logic is in `catalog.checks`."""
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+
+from registry.api.base import RegistryView, json_response
+from registry.api.openapi import problem_responses
+from registry.api.permissions import RegistryPermission
+from registry.api.requests import check_flags, version_input
+
+from .. import checks
+from ..validators.compatibility import LEVELS
+
+
+class ReadOnlyCheckPermission(RegistryPermission):
+    """A check writes nothing, so whatever its method it needs what a read needs (public reads: anyone)."""
+
+    def has_permission(self, request, view):
+        original = request._request.method
+        try:
+            request._request.method = "GET"
+            return super().has_permission(request, view)
+        finally:
+            request._request.method = original
+
+
+VERDICT = inline_serializer("CompatibilityVerdict", fields={
+    "compatible": serializers.BooleanField(),
+    "level": serializers.ChoiceField(choices=list(LEVELS)),
+    "against": serializers.ListField(child=serializers.CharField()),
+    "incompatibilities": inline_serializer("CompatibilityIssue", many=True, fields={
+        "path": serializers.CharField(), "change": serializers.CharField(), "reason": serializers.CharField(),
+        "version": serializers.CharField(allow_null=True),
+    }),
+})
+CHANGE = inline_serializer("SchemaChange", fields={
+    "path": serializers.CharField(), "change": serializers.CharField(),
+    "old": serializers.JSONField(allow_null=True), "new": serializers.JSONField(allow_null=True),
+    "backward": serializers.BooleanField(), "forward": serializers.BooleanField(),
+})
+
+
+class SchemaCompatibilityView(RegistryView):
+    """`POST /schemaGroups/G/schemas/S/compatibility`: the verdict on a candidate version, nothing written."""
+
+    permission_classes = [ReadOnlyCheckPermission]
+
+    @extend_schema(
+        summary="Check a candidate version's compatibility without writing it (dry run of POST .../schemas/S)",
+        description="The body is the candidate document as a new version would be sent (its media type; metadata "
+                    "in Registry-* headers, e.g. Registry-format). 200 with the verdict at the schema's effective "
+                    "compatibility level; a candidate that is not a valid document of its format is 400, as a "
+                    "real POST would answer. Needs read permission only.",
+        request={"*/*": OpenApiTypes.BINARY},
+        responses={(200, "application/json"): OpenApiResponse(VERDICT, "the verdict"),
+                   **problem_responses(400, 401, 403, 404, 413)},
+        tags=["checks"])
+    def post(self, request, gid, rid):
+        check_flags(request, set())
+        inp = version_input(request, self.rt)
+        return json_response(checks.schema_compatibility(self.context(), gid, rid, inp))
+
+
+class SchemaVersionDiffView(RegistryView):
+    """`GET /schemaGroups/G/schemas/S/versions/V1/diff/V2`: the changes from V1 to V2."""
+
+    @extend_schema(
+        summary="Changes between two versions of a schema",
+        description="JSON Schema, Avro and Protobuf: a list of semantic changes, each marked compatible or not "
+                    "backward (a reader of V2 reads V1 data) and forward (a reader of V1 reads V2 data). Other "
+                    "formats: {format, line_diff}, a unified diff of the documents.",
+        responses={(200, "application/json"): OpenApiResponse(
+                       OpenApiTypes.ANY, "a list of SchemaChange, or {format, line_diff}"),
+                   **problem_responses(400, 401, 404)},
+        tags=["checks"])
+    def get(self, request, gid, rid, vid, other):
+        check_flags(request, set())
+        return json_response(checks.version_diff(gid, rid, vid, other))
+
+
+def urlpatterns_for(group_plural: str = "schemaGroups", resource_plural: str = "schemas") -> list:
+    from django.urls import path
+
+    kwargs = {"group_plural": group_plural, "resource_plural": resource_plural}
+    base = f"{group_plural}/<str:gid>/{resource_plural}/<str:rid>"
+    return [
+        path(f"{base}/compatibility", SchemaCompatibilityView.as_view(**kwargs),
+             name=f"{group_plural}-{resource_plural}-compatibility"),
+        path(f"{base}/versions/<str:vid>/diff/<str:other>", SchemaVersionDiffView.as_view(**kwargs),
+             name=f"{group_plural}-{resource_plural}-diff"),
+    ]
