@@ -350,6 +350,7 @@ def check_new_version(ctx: WriteContext, plural: str, gid: str, rplural: str, ri
     if resource is None:
         raise not_found(f"{group.path}/{rplural}/{rid}")
     resource.group = group
+    guard(ctx, group, resource)  # a synced schema's version would be refused: so is its dry run
     _check_input_ids(inp, rid)
     absorb_document(rt, inp, rid)
     latest = resource.latest
