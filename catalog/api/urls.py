@@ -7,11 +7,16 @@ from registry.api.openapi_document import register_group_body
 
 from . import messagecatalog as mc
 from . import schemaregistry as sr
+from . import validation
 
 SR = "schemaregistry/schemagroups"
 MC = "messagecatalog"
 
 urlpatterns = [
+    path("definitionGroups/<str:gid>/validate", validation.GroupValidateView.as_view(),
+         name="definitionGroups-validate"),
+    path("definitionGroups/<str:gid>/definitions/<str:did>/validate", validation.DefinitionValidateView.as_view(),
+         name="definitionGroups-definitions-validate"),
     path(SR, sr.SchemaGroupsView.as_view(), name="schemaregistry-groups"),
     path("schemaregistry/schema", sr.SchemaLookupView.as_view(), name="schemaregistry-lookup"),
     path(f"{SR}/<str:gid>", sr.SchemaGroupView.as_view(), name="schemaregistry-group"),
