@@ -335,7 +335,7 @@ def _cloudevents(doc: dict, message: Message, report: Report) -> str | None:
     declared = metadata.get("attributes") if isinstance(metadata.get("attributes"), dict) else {}
     names = list(declared) + [n for n in ALWAYS_REQUIRED if n not in declared] + \
         [n for n in attributes if n in BASE_TYPES and n not in declared]
-    for name in names:
+    for name in dict.fromkeys(names):
         declaration = declared.get(name, {})
         if name == "specversion" and "value" not in (declaration if isinstance(declaration, dict) else {}):
             declaration = {**(declaration if isinstance(declaration, dict) else {}), "value": "1.0"}
@@ -373,12 +373,28 @@ def _http(metadata: dict, props: dict, report: Report) -> None:
                            default_type="string", text=True)
 
 
+def _format_types(family: str, version: str | None) -> dict:
+    """The fixed types of a format's properties: {name: type} and {(section, name): type}."""
+    from catalog.validators.message_formats import amqp, kafka, mqtt
+
+    if family == "MQTT":
+        return {**mqtt.BOTH, **({} if (version or "5").startswith("3") else mqtt.V5_ONLY)}
+    if family == "Kafka":
+        return dict(kafka.FIELDS)
+    if family == "AMQP":
+        return {**{("properties", n): t for n, t in amqp.PROPERTIES.items()},
+                **{("header", n): t for n, t in amqp.HEADER.items()}}
+    return {}
+
+
 def _is_declaration(value) -> bool:
     return isinstance(value, dict) and not any(isinstance(v, dict) for v in value.values())
 
 
-def _generic(metadata: dict, props: dict, report: Report, path: str = "metadata") -> None:
-    """Kafka, MQTT, AMQP, NATS: a declaration per member, or a section (map of name -> declaration)."""
+def _generic(metadata: dict, props: dict, report: Report, types: dict) -> None:
+    """Kafka, MQTT, AMQP, NATS: a declaration per member, or a section (map of name -> declaration).
+    `types`: the format's fixed types (`_format_types`); other properties default to string."""
+    path = "metadata"
     for name, declaration in metadata.items():
         where = f"{path}.{name}"
         if name == "user-properties" and isinstance(declaration, list):
@@ -398,12 +414,13 @@ def _generic(metadata: dict, props: dict, report: Report, path: str = "metadata"
                                merged.get(entry_name), text=True)
             continue
         if _is_declaration(declaration):
-            check_property(report, where, declaration, name in props, props.get(name), text=False)
+            check_property(report, where, declaration, name in props, props.get(name),
+                           default_type=types.get(name, "string"))
         elif isinstance(declaration, dict):
             section = props.get(name) if isinstance(props.get(name), dict) else {}
             for inner, inner_decl in declaration.items():
                 check_property(report, f"{where}.{inner}", inner_decl, inner in section, section.get(inner),
-                               text=name == "headers")
+                               default_type=types.get((name, inner), "string"), text=name == "headers")
 
 
 # --- data -------------------------------------------------------------------------------------------------------
@@ -525,7 +542,7 @@ def _json_content_type(value: str) -> bool:
 def check_message(doc: dict, message: Message, base_url: str = "") -> dict:
     """The verdict on `message` against definition document `doc`: `{"valid", "errors", "notes"}`."""
     report = Report()
-    family, _version = message_format_family(doc.get("format") if isinstance(doc.get("format"), str) else None)
+    family, version = message_format_family(doc.get("format") if isinstance(doc.get("format"), str) else None)
     metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     content_type = None
     if family == "CloudEvents":
@@ -539,7 +556,7 @@ def check_message(doc: dict, message: Message, base_url: str = "") -> dict:
         content_type = next((v for k, v in headers.items() if isinstance(k, str) and k.lower() == "content-type"
                              and isinstance(v, str)), None)
     elif family is not None:
-        _generic(metadata, message.properties, report)
+        _generic(metadata, message.properties, report, _format_types(family, version))
     else:
         report.notes.append(f"metadata not checked: format {doc.get('format')!r} is not a known message format")
     _check_data(doc, message, content_type, base_url, report)
