@@ -550,6 +550,7 @@ def check_message(doc: dict, message: Message, base_url: str = "") -> dict:
     elif message.kind == "structured" and family is not None:
         report.error("message", f"a {family} definition takes an envelope (application/json), "
                                 "not a structured CloudEvent")
+        return {"valid": False, "errors": report.errors}
     elif family == "HTTP":
         _http(metadata, message.properties, report)
         headers = message.properties.get("headers") if isinstance(message.properties.get("headers"), dict) else {}

@@ -13,7 +13,7 @@ from rest_framework.permissions import BasePermission
 
 from catalog import message_checks
 from registry.api.base import RegistryView, json_response
-from registry.api.openapi import problem_responses
+from registry.api.openapi import RegistryAutoSchema, problem_responses
 from registry.api.requests import check_flags, json_body
 
 TAGS = ["message validation"]
@@ -26,6 +26,16 @@ class ReadPermission(BasePermission):
 
     def has_permission(self, request, view):
         return settings.REGISTRY_PUBLIC_READ or bool(request.user and request.user.is_authenticated)
+
+
+class CheckSchema(RegistryAutoSchema):
+    """A check is a read: with public reads, authentication is optional for it as for a GET."""
+
+    def get_auth(self):
+        auths = super().get_auth()
+        if settings.REGISTRY_PUBLIC_READ and {} not in auths:
+            auths.append({})
+        return auths
 
 
 VERDICT = inline_serializer("MessageVerdict", fields={
@@ -71,6 +81,7 @@ def _message(request):
 
 class DefinitionValidateView(RegistryView):
     permission_classes = [ReadPermission]
+    schema = CheckSchema()
 
     @extend_schema(
         tags=TAGS, operation_id="post_definitionGroups_definitions_validate",
@@ -87,6 +98,7 @@ class DefinitionValidateView(RegistryView):
 
 class GroupValidateView(RegistryView):
     permission_classes = [ReadPermission]
+    schema = CheckSchema()
 
     @extend_schema(
         tags=TAGS, operation_id="post_definitionGroups_validate",

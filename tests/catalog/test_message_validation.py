@@ -16,7 +16,7 @@ from registry.documents.formats import parse_document
 from registry.documents.imports import import_document
 from registry.services import WriteContext
 from tests.api.conftest import admin_user, anon, su  # noqa: F401  fixtures, used by name
-from tests.api.conftest import assert_problem, make_definition_group, post_definition, snapshot
+from tests.api.conftest import assert_problem, make_definition_group, make_group, post_definition, snapshot
 
 DEMO = Path(__file__).resolve().parents[2] / "catalog" / "demo"
 STRUCTURED = "application/cloudevents+json"
@@ -250,3 +250,30 @@ def test_reads_closed_need_authentication(anon, su, demo, settings):
     settings.REGISTRY_PUBLIC_READ = False
     assert post(anon, f"{CUSTOMER_CREATED}/validate", customer_created()).status_code in (401, 403)
     assert verdict(post(su, f"{CUSTOMER_CREATED}/validate", customer_created()), CUSTOMER_CREATED)["valid"]
+
+
+def test_http_envelope(su, anon):
+    make_group(su, "web", "definitionGroups", format="HTTP/1.1")
+    doc = {"format": "HTTP/1.1", "metadata": {
+        "method": "POST", "path": "/orders/{orderId}",
+        "headers": [{"name": "X-Tenant", "value": "{tenant}", "required": True}, {"name": "X-Kind", "value": "order"}]},
+        "schemaformat": "JsonSchema/draft-07", "schema": {"type": "object", "required": ["orderId"]}}
+    post_definition(su, "web", "order", doc)
+    path = "/definitionGroups/web/definitions/order"
+    envelope = {"method": "POST", "path": "/orders/o-1", "headers": {"x-tenant": "contoso", "X-Kind": "order"},
+                "body": {"orderId": "o-1"}}
+    assert verdict(post(anon, f"{path}/validate", envelope, "application/json"), path)["valid"] is True
+    wrong = {**envelope, "method": "GET", "headers": {"X-Kind": "order"}, "body": {}}
+    assert sorted(error_paths(verdict(post(anon, f"{path}/validate", wrong, "application/json"), path))) \
+        == ["data.orderId", "metadata.headers.X-Tenant", "metadata.method"]
+    structured = post(anon, f"{path}/validate", {"specversion": "1.0", "type": "t", "id": "1", "source": "/s"})
+    assert error_paths(verdict(structured, path)) == ["message"]
+
+
+def test_compiled_validators_are_cached(anon, demo):
+    from catalog import message_checks
+
+    message_checks._validators.clear()
+    for _ in range(3):
+        verdict(post(anon, f"{CUSTOMER_CREATED}/validate", customer_created()), CUSTOMER_CREATED)
+    assert message_checks._validators.misses == 1 and message_checks._validators.hits == 2
