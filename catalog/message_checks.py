@@ -35,12 +35,18 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from urllib.parse import urlsplit
 
 from catalog.validators.digest_cache import DigestLRU, digest
 from catalog.validators.format_names import message_format_family, schema_format_family
-from catalog.validators.message_formats import CURRENT_TIME, DURATION, RFC3339, SYMBOL, canonical_type, show, \
-    uri_reference_error
+from catalog.validators.message_formats import (
+    CURRENT_TIME,
+    DURATION,
+    RFC3339,
+    SYMBOL,
+    canonical_type,
+    show,
+    uri_reference_error,
+)
 from catalog.validators.message_formats.cloudevents import ALWAYS_REQUIRED, BASE_TYPES, INT32
 from catalog.validators.schemas import DRAFTS
 from registry import selectors
@@ -96,14 +102,11 @@ def parse_message(content_type: str, value) -> Message:
                 message.errors.append(("data_base64", "data and data_base64 are mutually exclusive"))
             message.data_base64 = value["data_base64"]
         return message
-    unknown = [k for k in value if k not in ("headers", "body")]
     headers = value.get("headers", {})
     if "headers" in value and not isinstance(headers, dict):
         raise Problem("bad-request", "the envelope's headers must be a JSON object (name -> value)")
     props = {k: v for k, v in value.items() if k != "body"}
-    message = Message("envelope", props, has_data="body" in value, data=value.get("body"))
-    message.unknown = unknown
-    return message
+    return Message("envelope", props, has_data="body" in value, data=value.get("body"))
 
 
 # --- finding the definition and its schema ----------------------------------------------------------------------
@@ -354,7 +357,7 @@ def _cloudevents(doc: dict, message: Message, report: Report) -> str | None:
 def _http(metadata: dict, props: dict, report: Report) -> None:
     headers = {k.lower(): v for k, v in (props.get("headers") or {}).items() if isinstance(k, str)} \
         if isinstance(props.get("headers"), dict) else {}
-    for index, header in enumerate(metadata.get("headers") or []):
+    for header in metadata.get("headers") or []:
         if not isinstance(header, dict) or not isinstance(header.get("name"), str):
             continue
         name = header["name"].lower()
