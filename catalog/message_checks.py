@@ -473,21 +473,54 @@ def _check_json_schema(version, content: bytes, data, report: Report) -> None:
         report.error(_segment_path(parts), error.message[:500])
 
 
-def _check_avro(content: bytes, data, report: Report) -> None:
+def _avro_schema(content: bytes):
+    """The parsed Avro schema of `content` (cached per digest); ValueError when it cannot be parsed."""
     import fastavro
-    from fastavro.validation import ValidationError, validate
 
     key = digest("Avro", None, content)
     parsed = _validators.get(key)
-    try:
-        if parsed is None:
-            schema, problem = load_json_document(content)
-            if problem is not None:
-                raise ValueError("the Avro schema is not JSON")
+    if parsed is None:
+        schema, problem = load_json_document(content)
+        if problem is not None:
+            raise ValueError("the Avro schema is not JSON")
+        try:
             parsed = fastavro.parse_schema(schema, _write_hint=False)
-            _validators.put(key, parsed)
-    except Exception as exc:
-        report.notes.append(f"data not checked: the Avro schema cannot be parsed: {str(exc).splitlines()[0][:300]}")
+        except Exception as exc:
+            raise ValueError(str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__) from exc
+        _validators.put(key, parsed)
+    return parsed
+
+
+def _avro_type_name(schema) -> str:
+    if isinstance(schema, dict):
+        return str(schema.get("name") or schema.get("type"))
+    if isinstance(schema, list):
+        return " | ".join(_avro_type_name(s) for s in schema)
+    return str(schema)
+
+
+def _check_avro(content: bytes, data, report: Report, *, binary: bytes | None = None) -> None:
+    """The JSON value `data` against the Avro schema (validated as fastavro's datum: unions unwrapped), or,
+    with `binary`, the Avro binary encoding (read with the schema: it must decode exactly)."""
+    import io
+
+    import fastavro
+    from fastavro.validation import ValidationError, validate
+
+    try:
+        parsed = _avro_schema(content)
+    except ValueError as exc:
+        report.notes.append(f"data not checked: the Avro schema cannot be parsed: {exc}")
+        return
+    if binary is not None:
+        stream = io.BytesIO(binary)
+        try:
+            fastavro.schemaless_reader(stream, parsed, None)
+        except Exception as exc:  # EOF, a bad union index, invalid UTF-8 ...
+            report.error("data", f"is not the Avro binary encoding of the schema: {type(exc).__name__}")
+            return
+        if stream.tell() != len(binary):
+            report.error("data", f"has {len(binary) - stream.tell()} bytes after the Avro datum")
         return
     try:
         validate(data, parsed, raise_errors=True)
@@ -496,7 +529,8 @@ def _check_avro(content: bytes, data, report: Report) -> None:
             name = getattr(item, "field", None) or ""
             field_name = name.rsplit(".", 1)[-1] if name else ""
             report.error(f"data.{field_name}" if field_name else "data",
-                         f"{show(getattr(item, 'datum', None))} does not match the Avro schema")
+                         f"{show(getattr(item, 'datum', None))} is not of the Avro type "
+                         f"{_avro_type_name(getattr(item, 'schema', None))}")
     except Exception as exc:
         report.error("data", f"does not match the Avro schema: {str(exc).splitlines()[0][:300]}")
 
@@ -521,6 +555,9 @@ def _check_data(doc: dict, message: Message, content_type: str | None, base_url:
         except (binascii.Error, ValueError, TypeError):
             report.error("data_base64", "is not base64")
             return
+        if family == "Avro" and not (content_type and _json_content_type(content_type)):
+            _check_avro(content, None, report, binary=raw)
+            return
         data, problem = load_json_document(raw)
         if problem is not None:
             report.notes.append("data not checked: data_base64 does not hold JSON")
@@ -536,8 +573,7 @@ def _check_data(doc: dict, message: Message, content_type: str | None, base_url:
 
 def _json_content_type(value: str) -> bool:
     base = value.split(";")[0].strip().lower()
-    return base in ("application/json", "text/json") or base.endswith("+json") or \
-        base in ("application/avro", "avro/json", "application/vnd.apache.avro+json")
+    return base in ("application/json", "text/json", "avro/json") or base.endswith("+json")
 
 
 # --- the entry point --------------------------------------------------------------------------------------------

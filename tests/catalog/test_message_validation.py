@@ -166,14 +166,44 @@ def test_schema_outside_the_registry_is_a_note(su, anon):
     assert body["notes"] == ["data not checked: schema https://schemas.example.com/x.json is outside this registry"]
 
 
-def test_avro_data(anon, demo):
-    path = "/definitionGroups/Fabrikam.Lumen/definitions/Fabrikam.Lumen.TurnedOn"
-    doc = json.loads(anon.get(path).content)
-    assert doc["schemaformat"].startswith("Avro")
+LUMEN = "/definitionGroups/Fabrikam.Lumen/definitions/Fabrikam.Lumen.TurnedOn"
+LUMEN_DATA = {"tenantid": "t", "deviceid": "d", "switchSource": "AppSwitch", "brightness": 800, "color": "#ffffff",
+              "colorTemperature": 2700, "powerConsumption": 8.5}
+
+
+def lumen(**changes):
     event = {"specversion": "1.0", "type": "Fabrikam.Lumen.TurnedOn", "id": "1", "source": "t/d",
-             "time": "2024-05-01T10:00:00Z", "datacontenttype": "application/json", "data": {}}
-    body = verdict(post(anon, f"{path}/validate", event), path)
-    assert body["valid"] is False and all(p.startswith("data") for p in error_paths(body)), body
+             "time": "2024-05-01T10:00:00Z", "datacontenttype": "application/json", "data": dict(LUMEN_DATA)}
+    event.update(changes)
+    return {k: v for k, v in event.items() if v is not None}
+
+
+def test_avro_data_json(anon, demo):
+    assert verdict(post(anon, f"{LUMEN}/validate", lumen()), LUMEN)["valid"] is True
+    body = verdict(post(anon, f"{LUMEN}/validate", lumen(data={**LUMEN_DATA, "brightness": "bright"})), LUMEN)
+    assert error_paths(body) == ["data.brightness"], body
+    assert "int" in body["errors"][0]["reason"]
+    body = verdict(post(anon, f"{LUMEN}/validate", lumen(data={**LUMEN_DATA, "switchSource": "Clap"})), LUMEN)
+    assert error_paths(body) == ["data.switchSource"], body
+
+
+def test_avro_data_binary(anon, demo):
+    import io
+
+    import fastavro
+
+    schema = json.loads(anon.get("/schemaGroups/Fabrikam.Lumen/schemas/Fabrikam.Lumen.TurnedOnEventData").content)
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(schema), LUMEN_DATA)
+    encoded = base64.b64encode(out.getvalue()).decode()
+    # the definition declares datacontenttype application/json: the binary form is a metadata error only
+    body = verdict(post(anon, f"{LUMEN}/validate", lumen(data=None, data_base64=encoded,
+                                                          datacontenttype="application/avro")), LUMEN)
+    assert error_paths(body) == ["metadata.datacontenttype"], body
+    truncated = base64.b64encode(out.getvalue()[:5]).decode()
+    body = verdict(post(anon, f"{LUMEN}/validate", lumen(data=None, data_base64=truncated,
+                                                          datacontenttype="application/avro")), LUMEN)
+    assert error_paths(body) == ["metadata.datacontenttype", "data"], body
 
 
 def test_kafka_envelope(anon, demo):
