@@ -22,8 +22,9 @@ characters other than `/`, a value that is one placeholder for anything).
 Data: against the definition's schema, inline (`schema`) or named by a `schemaurl` inside this registry
 (`#/schemaGroups/G/schemas/S`, `/schemaGroups/...`, an absolute URL under this server, optionally
 `/versions/V`, a `:Message` suffix ignored): JSON Schema of the schema's draft (jsonschema; compiled validators
-cached per digest of format and document) and Avro (fastavro validation of the JSON value). A schema outside this
-registry is not fetched and other schema formats are not checked: a note says so, no error.
+cached per digest of format and document) and Avro (fastavro validation of the JSON value; `data_base64` with a
+non-JSON datacontenttype is read as the Avro binary encoding and must decode exactly). A schema outside this
+registry is not fetched and other schema formats (Protobuf, XSD) are not checked: a note says so, no error.
 
 Errors name their path: `metadata.source`, `metadata.headers.action`, `data.orderId`, `data.items[2].sku`.
 """
