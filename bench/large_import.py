@@ -27,9 +27,9 @@ def main() -> None:
 
     django.setup()
     from django.conf import settings
+    from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.test import Client
-    from django.contrib.auth import get_user_model
 
     settings.ALLOWED_HOSTS = ["*"]
     call_command("migrate", verbosity=0)

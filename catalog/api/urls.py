@@ -1,12 +1,13 @@
 """Routes of the older bindings: the Schema Registry API at `/schemaregistry/...` and the Message Catalog
 API at `/messagecatalog/...` (CONTRACT sections 1 and 8). Version segments are matched as strings so that
-a non-integer answers with a problem document naming it. Also the schema checks of CONTRACT section 12
-(compatibility dry run, version diff) below the core binding's schema paths (`catalog/api/checks.py`)."""
+a non-integer answers with a problem document naming it. Also the checks of CONTRACT section 12 below the
+core binding's paths: compatibility dry run and version diff (`checks.py`), message validation
+(`validation.py`)."""
 from django.urls import path
 
 from registry.api.openapi_document import register_group_body
 
-from . import checks
+from . import checks, validation
 from . import messagecatalog as mc
 from . import schemaregistry as sr
 
@@ -15,6 +16,10 @@ MC = "messagecatalog"
 
 urlpatterns = [
     *checks.urlpatterns_for(),  # the checks of CONTRACT section 12, below the core binding's schema paths
+    path("definitionGroups/<str:gid>/validate", validation.GroupValidateView.as_view(),
+         name="definitionGroups-validate"),
+    path("definitionGroups/<str:gid>/definitions/<str:did>/validate", validation.DefinitionValidateView.as_view(),
+         name="definitionGroups-definitions-validate"),
     path(SR, sr.SchemaGroupsView.as_view(), name="schemaregistry-groups"),
     path("schemaregistry/schema", sr.SchemaLookupView.as_view(), name="schemaregistry-lookup"),
     path(f"{SR}/<str:gid>", sr.SchemaGroupView.as_view(), name="schemaregistry-group"),

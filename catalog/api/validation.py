@@ -1,0 +1,117 @@
+"""Message validation (CONTRACT section 12): `POST /definitionGroups/G/definitions/D/validate` and
+`POST /definitionGroups/G/validate`. Thin views over `catalog.message_checks`: they read the body (size limit,
+strict JSON, an object), find the definition and answer the verdict. Nothing is written; a POST here needs only
+the permission a read needs.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.permissions import BasePermission
+
+from catalog import message_checks
+from registry.api.base import RegistryView, json_response
+from registry.api.openapi import RegistryAutoSchema, problem_responses
+from registry.api.requests import check_flags, json_body
+
+TAGS = ["message validation"]
+
+
+class ReadPermission(BasePermission):
+    """A check writes nothing: whoever may read the registry may ask for one."""
+
+    message = "reading this registry needs authentication"
+
+    def has_permission(self, request, view):
+        return settings.REGISTRY_PUBLIC_READ or bool(request.user and request.user.is_authenticated)
+
+
+class CheckSchema(RegistryAutoSchema):
+    """A check is a read: with public reads, authentication is optional for it as for a GET."""
+
+    def get_auth(self):
+        auths = super().get_auth()
+        if settings.REGISTRY_PUBLIC_READ and {} not in auths:
+            auths.append({})
+        return auths
+
+
+VERDICT = inline_serializer("MessageVerdict", fields={
+    "valid": serializers.BooleanField(),
+    "errors": serializers.ListField(child=inline_serializer("MessageError", fields={
+        "path": serializers.CharField(help_text="where: metadata.source, metadata.headers.action, data.orderId"),
+        "reason": serializers.CharField(),
+    })),
+    "definition": serializers.CharField(help_text="the path of the definition checked against"),
+    "notes": serializers.ListField(child=serializers.CharField(), required=False,
+                                   help_text="what was not checked and why (e.g. a schema outside this registry)"),
+})
+MESSAGE = {
+    "application/cloudevents+json": OpenApiTypes.OBJECT,
+    "application/json": OpenApiTypes.OBJECT,
+}
+MESSAGE_DESCRIPTION = (
+    "The body is a concrete message. `application/cloudevents+json`: a structured CloudEvent (the event object). "
+    "`application/json`: an envelope `{\"headers\": {...}, \"body\": ...}`: a binary-mode CloudEvent (`ce-*` "
+    "headers, `content-type`), or for HTTP, AMQP, MQTT, Kafka and NATS definitions that protocol's properties "
+    "named as in the definition's metadata (`topic-name`, `qos`; `topic`, `key`, `headers`; `properties`; "
+    "`method`, `path`, `query`, `headers`; `subject`) next to `body`. Checked: every declared metadata attribute "
+    "(required, type, literal value or template), and the data against the definition's JSON Schema or Avro "
+    "schema, inline or in this registry. Nothing is written; read permission suffices.")
+EXAMPLE = OpenApiExample("structured CloudEvent", request_only=True, media_type="application/cloudevents+json",
+                         value={"specversion": "1.0", "type": "com.example.order.created", "id": "1",
+                                "source": "/contoso/orders", "data": {"orderId": "o-1"}})
+
+
+def _verdict_response(request, gid: str, did: str, doc: dict, message) -> object:
+    verdict = message_checks.check_message(doc, message, request.build_absolute_uri("/").rstrip("/"))
+    body = {"valid": verdict["valid"], "errors": verdict["errors"],
+            "definition": f"/definitionGroups/{gid}/definitions/{did}"}
+    if "notes" in verdict:
+        body["notes"] = verdict["notes"]
+    return json_response(body)
+
+
+def _message(request):
+    value = json_body(request, what="message")
+    return message_checks.parse_message(request.META.get("CONTENT_TYPE", ""), value)
+
+
+class DefinitionValidateView(RegistryView):
+    permission_classes = [ReadPermission]
+    schema = CheckSchema()
+
+    @extend_schema(
+        tags=TAGS, operation_id="post_definitionGroups_definitions_validate",
+        summary="Check a message against this definition",
+        description=MESSAGE_DESCRIPTION, request=MESSAGE, examples=[EXAMPLE],
+        responses={200: OpenApiResponse(VERDICT, description="the verdict (valid or not, each error with its path)"),
+                   **problem_responses(400, 401, 404, 413, 415)},
+    )
+    def post(self, request, gid, did):
+        check_flags(request, set())
+        doc = message_checks.definition_document(gid, did)
+        return _verdict_response(request, gid, did, doc, _message(request))
+
+
+class GroupValidateView(RegistryView):
+    permission_classes = [ReadPermission]
+    schema = CheckSchema()
+
+    @extend_schema(
+        tags=TAGS, operation_id="post_definitionGroups_validate",
+        summary="Check a CloudEvent against the definition of its type",
+        description="The definition is the one of this group whose declared CloudEvents `type` value is the "
+                    "message's `type` (a literal value first, then a template); 404 naming the type when none is. "
+                    + MESSAGE_DESCRIPTION,
+        request=MESSAGE, examples=[EXAMPLE],
+        responses={200: OpenApiResponse(VERDICT, description="the verdict, with the definition picked"),
+                   **problem_responses(400, 401, 404, 413, 415)},
+    )
+    def post(self, request, gid):
+        check_flags(request, set())
+        message = _message(request)
+        did, doc = message_checks.definition_for_type(gid, message_checks.event_type(message))
+        return _verdict_response(request, gid, did, doc, message)

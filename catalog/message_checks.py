@@ -1,0 +1,619 @@
+"""Checks before shipping (CONTRACT section 12): does a concrete message match a message definition?
+
+`check_message(definition, message, base_url)` answers `{"valid", "errors": [{"path", "reason"}], "notes"}`
+for one parsed message; `parse_message(content_type, body)` turns a request into a `Message`;
+`definition_document` and `definition_for_type` find the definition (selectors, read only: nothing here writes).
+
+Messages:
+- a structured CloudEvent (`application/cloudevents+json`): the event object; its members other than `data` and
+  `data_base64` are the context attributes;
+- an envelope (`application/json`) `{"headers": {...}, "body": ...}`: for CloudEvents the binary mode, `ce-`
+  headers are the attributes (`content-type` is `datacontenttype`), header values are strings, so integers and
+  booleans are accepted in their canonical text form; for the other formats the members of the envelope are that
+  protocol's properties, named as in the definition's metadata (`topic-name`, `qos` for MQTT; `topic`, `key`,
+  `headers` for Kafka; `properties`, `application-properties` for AMQP; `method`, `path`, `query`, `headers` for
+  HTTP; `subject`, `headers` for NATS), and `body` is the payload.
+
+Metadata: every declared attribute/property: `required` (and CloudEvents' always required `specversion`, `id`,
+`source`, `type`), the declared (or the format's default) type, a literal `value` equal, a `value` with RFC 6570
+level 1 placeholders matched (`/{tenant}/orders` matches `/contoso/orders`; a placeholder stands for one or more
+characters other than `/`, a value that is one placeholder for anything).
+
+Data: against the definition's schema, inline (`schema`) or named by a `schemaurl` inside this registry
+(`#/schemaGroups/G/schemas/S`, `/schemaGroups/...`, an absolute URL under this server, optionally
+`/versions/V`, a `:Message` suffix ignored): JSON Schema of the schema's draft (jsonschema; compiled validators
+cached per digest of format and document) and Avro (fastavro validation of the JSON value; `data_base64` with a
+non-JSON datacontenttype is read as the Avro binary encoding and must decode exactly). A schema outside this
+registry is not fetched and other schema formats (Protobuf, XSD) are not checked: a note says so, no error.
+
+Errors name their path: `metadata.source`, `metadata.headers.action`, `data.orderId`, `data.items[2].sku`.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from catalog.validators.digest_cache import DigestLRU, digest
+from catalog.validators.format_names import message_format_family, schema_format_family
+from catalog.validators.message_formats import (
+    CURRENT_TIME,
+    DURATION,
+    RFC3339,
+    SYMBOL,
+    canonical_type,
+    show,
+    uri_reference_error,
+)
+from catalog.validators.message_formats.cloudevents import ALWAYS_REQUIRED, BASE_TYPES, INT32
+from catalog.validators.schemas import DRAFTS
+from registry import selectors
+from registry.errors import Problem
+from registry.json_text import load_json_document
+from registry.model import registry_model
+from registry.models import Resource, Version
+
+MAX_ERRORS = 100
+VALIDATOR_CACHE_SIZE = 256
+_validators = DigestLRU(VALIDATOR_CACHE_SIZE)
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+WHOLE_PLACEHOLDER = re.compile(r"^\{[A-Za-z0-9_.%]+\}$")
+STRUCTURED = "application/cloudevents+json"
+CE_DATA_MEMBERS = ("data", "data_base64")
+
+
+@dataclass
+class Message:
+    """A message as the checks see it: `attributes` (CloudEvents) or `properties` (other formats), the data."""
+
+    kind: str  # "structured", "envelope"
+    properties: dict
+    has_data: bool = False
+    data: object = None
+    data_base64: str | None = None
+    errors: list = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    errors: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    def error(self, path: str, reason: str) -> None:
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append({"path": path, "reason": reason})
+
+
+# --- reading the request -------------------------------------------------------------------------------------
+
+def parse_message(content_type: str, value) -> Message:
+    """The message in a parsed JSON body (400 unless an object). `content_type`: the request's media type."""
+    if not isinstance(value, dict):
+        raise Problem("bad-request", f"the message must be a JSON object, not {show(value)}")
+    base = (content_type or "").split(";")[0].strip().lower()
+    if base == STRUCTURED or ("headers" not in value and "specversion" in value):
+        props = {k: v for k, v in value.items() if k not in CE_DATA_MEMBERS}
+        message = Message("structured", props, has_data="data" in value or "data_base64" in value,
+                          data=value.get("data"))
+        if "data_base64" in value:
+            if "data" in value:
+                message.errors.append(("data_base64", "data and data_base64 are mutually exclusive"))
+            message.data_base64 = value["data_base64"]
+        return message
+    headers = value.get("headers", {})
+    if "headers" in value and not isinstance(headers, dict):
+        raise Problem("bad-request", "the envelope's headers must be a JSON object (name -> value)")
+    props = {k: v for k, v in value.items() if k != "body"}
+    return Message("envelope", props, has_data="body" in value, data=value.get("body"))
+
+
+# --- finding the definition and its schema ----------------------------------------------------------------------
+
+def definition_document(gid: str, did: str) -> dict:
+    """The latest version's document of definition `did` in definition group `gid` (404 when none)."""
+    gt = registry_model["definitionGroups"]
+    _resource, version = selectors.get_document_version(gt, gid, "definitions", did)
+    return _document(version)
+
+
+def _document(version: Version) -> dict:
+    if version.resource_uri or version.content is None:
+        raise Problem("bad-request", "the definition's document is outside this registry (definitionURI): "
+                                     "it cannot be checked")
+    doc, problem = load_json_document(bytes(version.content))
+    if problem is not None or not isinstance(doc, dict):
+        raise Problem("bad-request", "the definition's document is not a JSON object: it cannot be checked")
+    return doc
+
+
+def declared_type_value(doc: dict) -> str | None:
+    attributes = (doc.get("metadata") or {}).get("attributes") if isinstance(doc.get("metadata"), dict) else None
+    declaration = attributes.get("type") if isinstance(attributes, dict) else None
+    value = declaration.get("value") if isinstance(declaration, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def definition_for_type(gid: str, event_type) -> tuple[str, dict]:
+    """(definition id, document) of the definition of group `gid` whose declared CloudEvents `type` value
+    matches `event_type` (a literal value first, then a template); 404 naming the type when none does."""
+    gt = registry_model["definitionGroups"]
+    group = selectors.get_group(gt, gid)
+    if not isinstance(event_type, str):
+        raise Problem("bad-request", "the message has no CloudEvents type (a string) to pick a definition by")
+    templated = None
+    resources = Resource.objects.filter(group=group, resource_type="definitions").select_related("latest") \
+        .order_by("rid")
+    for resource in resources:
+        if resource.latest is None or resource.latest.resource_uri:
+            continue
+        doc, problem = load_json_document(bytes(resource.latest.content or b""))
+        if problem is not None or not isinstance(doc, dict):
+            continue
+        declared = declared_type_value(doc)
+        if declared == event_type:
+            return resource.rid, doc
+        if templated is None and declared and "{" in declared and template_matches(declared, event_type):
+            templated = (resource.rid, doc)
+    if templated is not None:
+        return templated
+    raise Problem("not-found", f"no definition in /definitionGroups/{gid} declares the CloudEvents type "
+                               f"{event_type[:200]!r}")
+
+
+def _schema_path(url: str, base_url: str) -> str | None:
+    """The registry path a schemaurl names, or None when it points outside this registry."""
+    if url.startswith("#/"):
+        return url[1:]
+    if url.startswith("/") and not url.startswith("//"):
+        return url
+    if base_url and url.startswith(base_url.rstrip("/") + "/"):
+        return url[len(base_url.rstrip("/")):]
+    return None
+
+
+def resolve_schema(doc: dict, base_url: str, report: Report) -> tuple[str | None, bytes | None]:
+    """(schema format, document bytes) of the definition's schema, or (format, None) with a note."""
+    fmt = doc.get("schemaformat") if isinstance(doc.get("schemaformat"), str) else None
+    if "schema" in doc:
+        schema = doc["schema"]
+        content = schema.encode() if isinstance(schema, str) else json.dumps(schema).encode()
+        return fmt, content
+    url = doc.get("schemaurl")
+    if not isinstance(url, str):
+        return fmt, None
+    path = _schema_path(url, base_url)
+    if path is None:
+        report.notes.append(f"data not checked: schema {url} is outside this registry")
+        return fmt, None
+    parts = [p for p in path.split("?")[0].split("/") if p]
+    if parts:
+        parts[-1] = parts[-1].split(":")[0]  # `:Payload` names a message of the schema (ids hold no ':')
+    if len(parts) not in (4, 6) or parts[0] != "schemaGroups" or parts[2] != "schemas" or \
+            (len(parts) == 6 and parts[4] != "versions"):
+        report.notes.append(f"data not checked: schemaurl {url} names no schema of this registry")
+        return fmt, None
+    resource = Resource.objects.filter(group__group_type="schemaGroups", group__gid=parts[1],
+                                       resource_type="schemas", rid=parts[3]).select_related("latest").first()
+    version = None
+    if resource is not None:
+        version = resource.latest if len(parts) == 4 else \
+            Version.objects.filter(resource=resource, vid=parts[5]).first()
+    if version is None:
+        report.notes.append(f"data not checked: schema {url} does not exist in this registry")
+        return fmt, None
+    if version.resource_uri:
+        report.notes.append(f"data not checked: schema {url} is outside this registry ({version.resource_uri})")
+        return fmt, None
+    if fmt is None:
+        fmt = (version.extensions or {}).get("format") or (resource.latest.extensions or {}).get("format")
+    return fmt, bytes(version.content or b"")
+
+
+# --- metadata ---------------------------------------------------------------------------------------------------
+
+def template_matches(template: str, value: str) -> bool:
+    """`value` is an expansion of the level 1 `template` (each placeholder: one or more characters but `/`)."""
+    if WHOLE_PLACEHOLDER.fullmatch(template):
+        return True
+    pattern, index = "", 0
+    for match in PLACEHOLDER.finditer(template):
+        pattern += re.escape(template[index:match.start()]) + r"[^/]+"
+        index = match.end()
+    pattern += re.escape(template[index:])
+    return re.fullmatch(pattern, value, flags=re.DOTALL) is not None
+
+
+def _timestamp_ok(value: str) -> bool:
+    if not RFC3339.fullmatch(value):
+        return False
+    try:
+        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+        return True
+    except ValueError:
+        return False
+
+
+def _from_text(kind: str, value):
+    """A header's text as the value of `kind` (binary mode and protocol headers carry text)."""
+    if not isinstance(value, str):
+        return value
+    if kind == "integer" and re.fullmatch(r"[+-]?[0-9]+", value):
+        return int(value)
+    if kind == "boolean" and value in ("true", "false"):
+        return value == "true"
+    if kind == "number":
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def type_error(kind: str | None, value, *, integer_range=None) -> str | None:
+    """Why a concrete `value` is not of `kind`, or None."""
+    if kind in (None, "var"):
+        return None
+    if kind == "boolean":
+        return None if isinstance(value, bool) else f"{show(value)} is not a boolean"
+    if kind == "integer":
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"{show(value)} is not an integer"
+        if integer_range and not integer_range[0] <= value <= integer_range[1]:
+            return f"{value} is outside {integer_range[0]}..{integer_range[1]}"
+        return None
+    if kind == "number":
+        return None if isinstance(value, int | float) and not isinstance(value, bool) else \
+            f"{show(value)} is not a number"
+    if not isinstance(value, str):
+        return f"{show(value)} is not a string"
+    if kind == "timestamp":
+        return None if _timestamp_ok(value) else f"{show(value)} is not an RFC 3339 timestamp"
+    if kind == "duration":
+        return None if DURATION.fullmatch(value) else f"{show(value)} is not an RFC 3339 duration"
+    if kind == "uri":
+        return uri_reference_error(value, absolute=True)
+    if kind in ("urireference", "uritemplate"):
+        return uri_reference_error(value)
+    if kind == "symbol":
+        return None if SYMBOL.fullmatch(value) else f"{show(value)} is not a symbol (ASCII)"
+    if kind == "binary":
+        try:
+            base64.b64decode(value, validate=True)
+            return None
+        except (binascii.Error, ValueError):
+            return f"{show(value)} is not base64"
+    return None
+
+
+def check_property(report: Report, path: str, declaration, present: bool, value, *, default_type: str = "string",
+                   required: bool = False, text: bool = False, integer_range=None) -> None:
+    """One declared property against the message's value. `text`: the value may be a header's text form."""
+    declaration = declaration if isinstance(declaration, dict) else {}
+    kind = canonical_type(declaration["type"]) if "type" in declaration else default_type
+    if not present:
+        if required or declaration.get("required") is True:
+            report.error(path, "required but missing")
+        return
+    if text:
+        value = _from_text(kind, value)
+    error = type_error(kind, value, integer_range=integer_range)
+    if error:
+        report.error(path, f"must be of type {kind}: {error}")
+        return
+    if "value" not in declaration:
+        return
+    expected = declaration["value"]
+    if isinstance(expected, str) and isinstance(value, str):
+        if kind == "timestamp" and expected == CURRENT_TIME:
+            return
+        if "{" in expected and PLACEHOLDER.search(expected):
+            if not template_matches(expected, value):
+                report.error(path, f"{show(value)} does not match the template {show(expected)}")
+            return
+    if text:
+        expected = _from_text(kind, expected)
+    if value != expected:
+        report.error(path, f"must be {show(expected)}, not {show(value)}")
+
+
+def _cloudevents(doc: dict, message: Message, report: Report) -> str | None:
+    """Checks of the CloudEvents attributes; the datacontenttype."""
+    attributes = {}
+    if message.kind == "structured":
+        attributes = message.properties
+    else:
+        for name, value in (message.properties.get("headers") or {}).items():
+            lowered = name.lower() if isinstance(name, str) else ""
+            if lowered.startswith("ce-"):
+                attributes[lowered[3:]] = value
+            elif lowered == "content-type":
+                attributes["datacontenttype"] = value
+        for name in message.properties:
+            if name != "headers":
+                report.error(name, "not a member of a binary-mode envelope (headers, body)")
+    text = message.kind != "structured"
+    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    declared = metadata.get("attributes") if isinstance(metadata.get("attributes"), dict) else {}
+    names = list(declared) + [n for n in ALWAYS_REQUIRED if n not in declared] + \
+        [n for n in attributes if n in BASE_TYPES and n not in declared]
+    for name in dict.fromkeys(names):
+        declaration = declared.get(name, {})
+        if name == "specversion" and "value" not in (declaration if isinstance(declaration, dict) else {}):
+            declaration = {**(declaration if isinstance(declaration, dict) else {}), "value": "1.0"}
+        check_property(report, f"metadata.{name}", declaration, name in attributes, attributes.get(name),
+                       default_type=BASE_TYPES.get(name, "string"), required=name in ALWAYS_REQUIRED, text=text,
+                       integer_range=INT32)
+    for name in attributes:
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9]+", name):
+            report.error(f"metadata.{name}", "not a CloudEvents attribute name (lower-case letters and digits)")
+    for name, reason in message.errors:
+        report.error(name, reason)
+    content_type = attributes.get("datacontenttype")
+    return content_type if isinstance(content_type, str) else None
+
+
+def _http(metadata: dict, props: dict, report: Report) -> None:
+    headers = {k.lower(): v for k, v in (props.get("headers") or {}).items() if isinstance(k, str)} \
+        if isinstance(props.get("headers"), dict) else {}
+    for header in metadata.get("headers") or []:
+        if not isinstance(header, dict) or not isinstance(header.get("name"), str):
+            continue
+        name = header["name"].lower()
+        check_property(report, f"metadata.headers.{header['name']}", header, name in headers, headers.get(name),
+                       text=True)
+    query = props.get("query") if isinstance(props.get("query"), dict) else {}
+    for name, declaration in (metadata.get("query") or {}).items():
+        declaration = declaration if isinstance(declaration, dict) else {"value": declaration, "required": True}
+        check_property(report, f"metadata.query.{name}", declaration, name in query, query.get(name), text=True)
+    for name in ("path", "method", "status"):
+        if name in metadata:
+            declaration = metadata[name]
+            declaration = declaration if isinstance(declaration, dict) else {"value": declaration}
+            declaration = {"required": True, **declaration}
+            check_property(report, f"metadata.{name}", declaration, name in props, props.get(name),
+                           default_type="string", text=True)
+
+
+def _format_types(family: str, version: str | None) -> dict:
+    """The fixed types of a format's properties: {name: type} and {(section, name): type}."""
+    from catalog.validators.message_formats import amqp, kafka, mqtt
+
+    if family == "MQTT":
+        return {**mqtt.BOTH, **({} if (version or "5").startswith("3") else mqtt.V5_ONLY)}
+    if family == "Kafka":
+        return dict(kafka.FIELDS)
+    if family == "AMQP":
+        return {**{("properties", n): t for n, t in amqp.PROPERTIES.items()},
+                **{("header", n): t for n, t in amqp.HEADER.items()}}
+    return {}
+
+
+def _is_declaration(value) -> bool:
+    return isinstance(value, dict) and not any(isinstance(v, dict) for v in value.values())
+
+
+def _generic(metadata: dict, props: dict, report: Report, types: dict) -> None:
+    """Kafka, MQTT, AMQP, NATS: a declaration per member, or a section (map of name -> declaration).
+    `types`: the format's fixed types (`_format_types`); other properties default to string."""
+    path = "metadata"
+    for name, declaration in metadata.items():
+        where = f"{path}.{name}"
+        if name == "user-properties" and isinstance(declaration, list):
+            given = props.get(name)
+            merged = {}
+            for item in given if isinstance(given, list) else [given] if isinstance(given, dict) else []:
+                if isinstance(item, dict):
+                    merged.update(item)
+            for entry in declaration:
+                if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                    entry_name, entry_decl = entry["name"], {k: v for k, v in entry.items() if k != "name"}
+                elif isinstance(entry, dict) and len(entry) == 1:
+                    entry_name, entry_decl = next(iter(entry.items()))
+                else:
+                    continue
+                check_property(report, f"{where}.{entry_name}", entry_decl, entry_name in merged,
+                               merged.get(entry_name), text=True)
+            continue
+        if _is_declaration(declaration):
+            check_property(report, where, declaration, name in props, props.get(name),
+                           default_type=types.get(name, "string"))
+        elif isinstance(declaration, dict):
+            section = props.get(name) if isinstance(props.get(name), dict) else {}
+            for inner, inner_decl in declaration.items():
+                check_property(report, f"{where}.{inner}", inner_decl, inner in section, section.get(inner),
+                               default_type=types.get((name, inner), "string"), text=name == "headers")
+
+
+# --- data -------------------------------------------------------------------------------------------------------
+
+def _segment_path(parts) -> str:
+    out = "data"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def _json_validator(version: str | None, content: bytes):
+    key = digest("JsonSchema", version, content)
+    cached = _validators.get(key)
+    if cached is not None:
+        return cached
+    import jsonschema
+    from jsonschema.validators import validator_for
+
+    schema, problem = load_json_document(content)
+    if problem is not None or not isinstance(schema, dict | bool):
+        raise ValueError("the schema is not a JSON Schema document")
+    uri = DRAFTS.get((version or "").lower())
+    if uri is None and isinstance(schema, dict) and isinstance(schema.get("$schema"), str):
+        uri = schema["$schema"]
+    cls = validator_for({"$schema": uri} if uri else {}, default=jsonschema.Draft7Validator)
+    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    _validators.put(key, validator)
+    return validator
+
+
+def _check_json_schema(version, content: bytes, data, report: Report) -> None:
+    try:
+        validator = _json_validator(version, content)
+        errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    except Exception as exc:  # an unresolvable $ref, an odd regex, an invalid stored schema ...
+        report.notes.append(f"data not checked: the JSON Schema cannot be applied: {str(exc).splitlines()[0][:300]}")
+        return
+    for error in errors:
+        parts = list(error.absolute_path)
+        if error.validator == "required" and isinstance(error.instance, dict):
+            missing = [p for p in error.validator_value if p not in error.instance
+                       and error.message.startswith(repr(p))]
+            if missing:
+                report.error(_segment_path([*parts, missing[0]]), "required but missing")
+                continue
+        report.error(_segment_path(parts), error.message[:500])
+
+
+def _avro_schema(content: bytes):
+    """The parsed Avro schema of `content` (cached per digest); ValueError when it cannot be parsed."""
+    import fastavro
+
+    key = digest("Avro", None, content)
+    parsed = _validators.get(key)
+    if parsed is None:
+        schema, problem = load_json_document(content)
+        if problem is not None:
+            raise ValueError("the Avro schema is not JSON")
+        try:
+            parsed = fastavro.parse_schema(schema, _write_hint=False)
+        except Exception as exc:
+            raise ValueError(str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__) from exc
+        _validators.put(key, parsed)
+    return parsed
+
+
+def _avro_type_name(schema) -> str:
+    if isinstance(schema, dict):
+        return str(schema.get("name") or schema.get("type"))
+    if isinstance(schema, list):
+        return " | ".join(_avro_type_name(s) for s in schema)
+    return str(schema)
+
+
+def _check_avro(content: bytes, data, report: Report, *, binary: bytes | None = None) -> None:
+    """The JSON value `data` against the Avro schema (validated as fastavro's datum: unions unwrapped), or,
+    with `binary`, the Avro binary encoding (read with the schema: it must decode exactly)."""
+    import io
+
+    import fastavro
+    from fastavro.validation import ValidationError, validate
+
+    try:
+        parsed = _avro_schema(content)
+    except ValueError as exc:
+        report.notes.append(f"data not checked: the Avro schema cannot be parsed: {exc}")
+        return
+    if binary is not None:
+        stream = io.BytesIO(binary)
+        try:
+            fastavro.schemaless_reader(stream, parsed, None)
+        except Exception as exc:  # EOF, a bad union index, invalid UTF-8 ...
+            report.error("data", f"is not the Avro binary encoding of the schema: {type(exc).__name__}")
+            return
+        if stream.tell() != len(binary):
+            report.error("data", f"has {len(binary) - stream.tell()} bytes after the Avro datum")
+        return
+    try:
+        validate(data, parsed, raise_errors=True)
+    except ValidationError as exc:
+        for item in exc.errors[:MAX_ERRORS]:
+            name = getattr(item, "field", None) or ""
+            field_name = name.rsplit(".", 1)[-1] if name else ""
+            report.error(f"data.{field_name}" if field_name else "data",
+                         f"{show(getattr(item, 'datum', None))} is not of the Avro type "
+                         f"{_avro_type_name(getattr(item, 'schema', None))}")
+    except Exception as exc:
+        report.error("data", f"does not match the Avro schema: {str(exc).splitlines()[0][:300]}")
+
+
+def _check_data(doc: dict, message: Message, content_type: str | None, base_url: str, report: Report) -> None:
+    if "schema" not in doc and "schemaurl" not in doc:
+        return
+    fmt, content = resolve_schema(doc, base_url, report)
+    if content is None:
+        return
+    family, version = schema_format_family(fmt)
+    if family not in ("JsonSchema", "Avro"):
+        report.notes.append(f"data not checked: schema format {fmt!r} is not checked here (JSON Schema and Avro are)")
+        return
+    if not message.has_data:
+        report.error("data", f"missing: the definition declares a {family} schema for the data")
+        return
+    data = message.data
+    if message.data_base64 is not None:
+        try:
+            raw = base64.b64decode(message.data_base64, validate=True)
+        except (binascii.Error, ValueError, TypeError):
+            report.error("data_base64", "is not base64")
+            return
+        if family == "Avro" and not (content_type and _json_content_type(content_type)):
+            _check_avro(content, None, report, binary=raw)
+            return
+        data, problem = load_json_document(raw)
+        if problem is not None:
+            report.notes.append("data not checked: data_base64 does not hold JSON")
+            return
+    if content_type and not _json_content_type(content_type):
+        report.notes.append(f"data not checked: datacontenttype {content_type!r} is not JSON")
+        return
+    if family == "JsonSchema":
+        _check_json_schema(version, content, data, report)
+    else:
+        _check_avro(content, data, report)
+
+
+def _json_content_type(value: str) -> bool:
+    base = value.split(";")[0].strip().lower()
+    return base in ("application/json", "text/json", "avro/json") or base.endswith("+json")
+
+
+# --- the entry point --------------------------------------------------------------------------------------------
+
+def check_message(doc: dict, message: Message, base_url: str = "") -> dict:
+    """The verdict on `message` against definition document `doc`: `{"valid", "errors", "notes"}`."""
+    report = Report()
+    family, version = message_format_family(doc.get("format") if isinstance(doc.get("format"), str) else None)
+    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    content_type = None
+    if family == "CloudEvents":
+        content_type = _cloudevents(doc, message, report)
+    elif message.kind == "structured" and family is not None:
+        report.error("message", f"a {family} definition takes an envelope (application/json), "
+                                "not a structured CloudEvent")
+        return {"valid": False, "errors": report.errors}
+    elif family == "HTTP":
+        _http(metadata, message.properties, report)
+        headers = message.properties.get("headers") if isinstance(message.properties.get("headers"), dict) else {}
+        content_type = next((v for k, v in headers.items() if isinstance(k, str) and k.lower() == "content-type"
+                             and isinstance(v, str)), None)
+    elif family is not None:
+        _generic(metadata, message.properties, report, _format_types(family, version))
+    else:
+        report.notes.append(f"metadata not checked: format {doc.get('format')!r} is not a known message format")
+    _check_data(doc, message, content_type, base_url, report)
+    out = {"valid": not report.errors, "errors": report.errors}
+    if report.notes:
+        out["notes"] = report.notes
+    return out
+
+
+def event_type(message: Message):
+    """The CloudEvents `type` of a message (structured: the attribute; binary: the `ce-type` header)."""
+    if message.kind == "structured":
+        return message.properties.get("type")
+    headers = message.properties.get("headers")
+    if isinstance(headers, dict):
+        for name, value in headers.items():
+            if isinstance(name, str) and name.lower() == "ce-type":
+                return value
+    return None
