@@ -1,4 +1,4 @@
-"""Checks before shipping a schema (CONTRACT section 12): the compatibility dry run of a candidate version and
+"""Checks before shipping a schema (docs/api-contract.md section 12): the compatibility dry run of a candidate version and
 the semantic diff between two stored versions.
 
 - `schema_compatibility` runs what `POST .../schemas/S` would run for the candidate (the engine's

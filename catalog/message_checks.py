@@ -1,4 +1,4 @@
-"""Checks before shipping (CONTRACT section 12): does a concrete message match a message definition?
+"""Checks before shipping (docs/api-contract.md section 12): does a concrete message match a message definition?
 
 `check_message(definition, message, base_url)` answers `{"valid", "errors": [{"path", "reason"}], "notes"}`
 for one parsed message; `parse_message(content_type, body)` turns a request into a `Message`;

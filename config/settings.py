@@ -201,7 +201,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }
 
-# Delivery of change events (CONTRACT section 9)
+# Delivery of change events (docs/api-contract.md section 9)
 REGISTRY_DELIVERY_MAX_ATTEMPTS = env_int("REGISTRY_DELIVERY_MAX_ATTEMPTS", 20)
 REGISTRY_DELIVERY_TTL_SECONDS = env_int("REGISTRY_DELIVERY_TTL_SECONDS", 24 * 3600)
 REGISTRY_DELIVERY_BACKOFF_BASE = float(os.environ.get("REGISTRY_DELIVERY_BACKOFF_BASE", "1"))

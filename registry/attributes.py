@@ -1,4 +1,4 @@
-"""The common attributes of every entity: their names, types and rules (CONTRACT section 2).
+"""The common attributes of every entity: their names, types and rules (docs/api-contract.md section 2).
 
 `split_attributes` separates what a client sent into common attributes, server-owned ones (ignored or
 checked) and extension attributes (handed to the type's validator).
@@ -23,7 +23,7 @@ SERVER_OWNED = ("epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifi
 
 
 def check_id(value, what: str = "id") -> str:
-    """An id per CONTRACT section 2: non-empty, at most 128 characters of RFC 3986 segment-nz-nc."""
+    """An id per docs/api-contract.md section 2: non-empty, at most 128 characters of RFC 3986 segment-nz-nc."""
     if not isinstance(value, str) or value == "":
         raise Problem("invalid-id", f"{what} must be a non-empty string")
     if len(value) > ID_MAX_LENGTH:

@@ -49,11 +49,6 @@ def count_entities() -> int:
     return Group.objects.count() + Resource.objects.count() + Version.objects.count()
 
 
-def count_group_entities(groups_qs) -> int:
-    return (groups_qs.count() + Resource.objects.filter(group__in=groups_qs).count()
-            + Version.objects.filter(resource__group__in=groups_qs).count())
-
-
 def groups_queryset(gt: GroupType):
     """Groups of one type with `<plural>_count` for each resource type."""
     qs = Group.objects.filter(group_type=gt.plural).order_by("gid")

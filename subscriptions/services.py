@@ -117,7 +117,8 @@ def set_status(subscription: Subscription, status: str, reason: str = "") -> Non
 
 @transaction.atomic
 def redeliver(delivery_ids) -> int:
-    """Put dead (or failed) deliveries back in the queue with a fresh attempt budget; returns how many."""
+    """Put dead deliveries (only those: others are still being tried) back in the queue with a fresh attempt
+    budget and deadline, dispatched after the commit; returns how many."""
     now = timezone.now()
     ids = list(Delivery.objects.filter(pk__in=list(delivery_ids), status=Delivery.Status.DEAD)
                .values_list("pk", flat=True))

@@ -1,4 +1,4 @@
-"""Views of the checks before shipping a schema (CONTRACT section 12): the compatibility dry run
+"""Views of the checks before shipping a schema (docs/api-contract.md section 12): the compatibility dry run
 (`POST /schemaGroups/G/schemas/S/compatibility`) and the diff of two versions
 (`GET /schemaGroups/G/schemas/S/versions/V1/diff/V2`). Both only read: the logic is in `catalog.checks`."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Message Catalog API (message-catalog-api.md section 4, and the `OPTIONS` features document of
 message-catalog-api-2022.txt section 4.2.1) at `/messagecatalog/...`, over the same definition groups and
-definitions as the core binding's `/definitionGroups` (CONTRACT section 8).
+definitions as the core binding's `/definitionGroups` (docs/api-contract.md section 8).
 
 The operations are those of the Schema Registry API binding (`schemaregistry.py`; both bindings build on
 the base views of `base.py`), with these differences:

@@ -1,5 +1,5 @@
 """The CNCF Schema Registry API (schema-registry-api.md section 3) at `/schemaregistry/...`, over the same
-schema groups and schemas as the core binding's `/schemaGroups` (CONTRACT section 8).
+schema groups and schemas as the core binding's `/schemaGroups` (docs/api-contract.md section 8).
 
 The operations are the shared ones of `base.py`; this module adds the Schema Registry's own rule on
 formats (sections 2.1.1, 2.2.3, 2.2.4): when a schema group has a `format`, its schemas use it (a version

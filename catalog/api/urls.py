@@ -1,6 +1,6 @@
 """Routes of the older bindings: the Schema Registry API at `/schemaregistry/...` and the Message Catalog
-API at `/messagecatalog/...` (CONTRACT sections 1 and 8). Version segments are matched as strings so that
-a non-integer answers with a problem document naming it. Also the checks of CONTRACT section 12 below the
+API at `/messagecatalog/...` (docs/api-contract.md sections 1 and 8). Version segments are matched as strings so that
+a non-integer answers with a problem document naming it. Also the checks of docs/api-contract.md section 12 below the
 core binding's paths: compatibility dry run and version diff (`checks.py`), message validation
 (`validation.py`)."""
 from django.urls import path
@@ -15,7 +15,7 @@ SR = "schemaregistry/schemagroups"
 MC = "messagecatalog"
 
 urlpatterns = [
-    *checks.urlpatterns_for(),  # the checks of CONTRACT section 12, below the core binding's schema paths
+    *checks.urlpatterns_for(),  # the checks of docs/api-contract.md section 12, below the core binding's schema paths
     path("definitionGroups/<str:gid>/validate", validation.GroupValidateView.as_view(),
          name="definitionGroups-validate"),
     path("definitionGroups/<str:gid>/definitions/<str:did>/validate", validation.DefinitionValidateView.as_view(),

@@ -1,4 +1,4 @@
-"""Message validation (CONTRACT section 12): `POST /definitionGroups/G/definitions/D/validate` and
+"""Message validation (docs/api-contract.md section 12): `POST /definitionGroups/G/definitions/D/validate` and
 `POST /definitionGroups/G/validate`. Thin views over `catalog.message_checks`: they read the body (size limit,
 strict JSON, an object), find the definition and answer the verdict. Nothing is written; a POST here needs only
 the permission a read needs.

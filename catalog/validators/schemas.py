@@ -1,4 +1,4 @@
-"""Schema documents per format (CONTRACT section 5): a schema version's document must be a valid schema.
+"""Schema documents per format (docs/api-contract.md section 5): a schema version's document must be a valid schema.
 
 - JSON Schema (draft-07, 2019-09, 2020-12; older drafts too): UTF-8 JSON, meta-validated against the draft
   named by the format version, else by `$schema`, else draft-07. jsonschema decides and words the errors;

@@ -1,4 +1,4 @@
-"""An endpoint group's extension attributes (spec: "Endpoint Registry"; CONTRACT section 4).
+"""An endpoint group's extension attributes (spec: "Endpoint Registry"; docs/api-contract.md section 4).
 
 `validate_endpoint(attributes)` returns every problem, each message starting with the dotted attribute
 path (`config.endpoints[0]: ...`, `usage is required`); it never raises, whatever the JSON shape.
@@ -10,7 +10,7 @@ path (`config.endpoints[0]: ...`, `usage is required`); it never raises, whateve
   support an HTTP GET request"); `{}` is valid (deprecated now). Other keys are errors (typos would
   otherwise pass silently; the text lists exactly these four).
 - `channel`: a string (empty allowed: "MUST either be serialized as an empty string or excluded").
-- `format`: optional (CONTRACT errata), `NAME/VERSION`.
+- `format`: optional (docs/api-contract.md, errata), `NAME/VERSION`.
 - `config`: an object; `protocol` REQUIRED (see `protocols` for names, versions, URI schemes, options
   and `strict`); `endpoints` an array of absolute URIs valid for the protocol; `options` an object
   checked per protocol; `strict` a boolean. Other keys of `config` are extensions and pass.

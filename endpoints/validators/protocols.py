@@ -5,7 +5,7 @@ Source: the spec text, "Endpoint Registry" (`config.protocol`, `config.endpoints
 differ the text wins: NATS has `subject` (the schema says `topic`); AMQP has no `ttl` (only the schema
 lists it); option values are typed as the text lists them (`qos` integer, `durable` boolean, `headers`
 an array), not "a map of non-empty strings to non-empty strings" as the generic `options` constraint says
-(CONTRACT section 10).
+(docs/api-contract.md section 10).
 
 Protocol names match case-insensitively and are stored as written (`KAFKA` = `Kafka`, `MQTT/5.0`,
 `AMQP/1.0`, `HTTP`, `NATS`). The predefined versions are those of the text: HTTP 1.1 (default), 2, 3;

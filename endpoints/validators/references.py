@@ -1,7 +1,7 @@
 """URIs and URI-references (RFC 3986) and an endpoint's `definitionGroups` references.
 
 Spec ("Endpoint Registry"): "The `definitionGroups` attribute is an array of URI-references to message
-definition groups"; CONTRACT section 4: `#/definitionGroups/ID` and this registry's own URLs must resolve
+definition groups"; docs/api-contract.md section 4: `#/definitionGroups/ID` and this registry's own URLs must resolve
 to an existing definition group. This module only parses: `definition_group_ids` returns the ids of the
 local references, the caller checks that they exist. References to other registries are kept as written
 and not followed.
@@ -29,7 +29,7 @@ from urllib.parse import SplitResult, urljoin, urlsplit
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*$")
 URI_CHARS = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*$")
 PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
-# CONTRACT section 2: ids are RFC 3986 segment-nz-nc characters, at most 128
+# docs/api-contract.md section 2: ids are RFC 3986 segment-nz-nc characters, at most 128
 ID = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=@]|%[0-9A-Fa-f]{2})+$")
 MAX_ID = 128
 FRAGMENT_PREFIX = "#/definitionGroups/"

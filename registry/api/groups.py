@@ -1,4 +1,4 @@
-"""Views of `/GROUPs` and `/GROUPs/gID` (CONTRACT section 4)."""
+"""Views of `/GROUPs` and `/GROUPs/gID` (docs/api-contract.md section 4)."""
 from __future__ import annotations
 
 from .. import selectors, services

@@ -1,7 +1,8 @@
 """OpenAPI descriptions of the core binding's operations (drf-spectacular), kept apart from the views.
 
-`document_operations(view_class)` decorates each generated view class once; every group type's routes
-share them, with the path parameters typed by their URL converters.
+`document(view_class, operations)` decorates each view class once (registry/api/urls.py); every group type's
+routes share them. Rules that hold for the whole document (ids, parameter bounds, bodies from the model) are
+applied afterwards by the postprocessing hook in openapi_document.py.
 """
 from __future__ import annotations
 

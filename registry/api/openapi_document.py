@@ -39,7 +39,7 @@ QUERY_SCHEMAS = {
 
 
 def common_properties() -> dict:
-    """The common attributes every entity body may hold (CONTRACT section 2)."""
+    """The common attributes every entity body may hold (docs/api-contract.md section 2)."""
     return {
         "id": {**ID_SCHEMA, "type": ["string", "null"]},  # none or null: the server assigns one
         "name": {"type": ["string", "null"], "minLength": 1},  # null removes an attribute

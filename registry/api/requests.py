@@ -81,7 +81,7 @@ def loads_strict(raw: bytes, what: str = "body"):
 def _check_json_media_type(request, extra: tuple[str, ...] = ()):
     content_type = request.META.get("CONTENT_TYPE", "")
     base = content_type.split(";")[0].strip().lower()
-    if not base:  # a body without a media type is not taken for JSON (CONTRACT section 2: parsed strictly)
+    if not base:  # a body without a media type is not taken for JSON (docs/api-contract.md section 2: parsed strictly)
         raise Problem("unsupported-media-type", "a JSON body needs Content-Type: application/json")
     if base != "application/json" and not base.endswith("+json") and base not in extra:
         raise Problem("unsupported-media-type", f"expected application/json, not {base}")
@@ -101,7 +101,7 @@ def json_body(request, *, required: bool = True, kind: type = dict, what: str = 
     return value
 
 
-def version_input(request, rt: ResourceType, *, with_document: bool = True) -> VersionInput:
+def version_input(request, rt: ResourceType) -> VersionInput:
     """Metadata from `Registry-*` headers (empty value = remove) and the document from the body."""
     inp = VersionInput()
     tags: dict | None = None
@@ -135,14 +135,12 @@ def version_input(request, rt: ResourceType, *, with_document: bool = True) -> V
     query = query_epoch(request)
     if query is not None:
         inp.epoch = query
-    if with_document:
-        raw = body_bytes(request)
-        if inp.resource_uri not in (UNSET, None) and raw:
-            raise Problem("bad-request", f"Registry-{rt.uri_attribute} is given, so the body must be empty")
-        metadata_only = not raw and (inp.attributes or inp.resource_uri is not UNSET or inp.version_id
-                                     or inp.resource_id)
-        # an empty body with Registry-* headers changes metadata only; an empty body alone erases the content
-        inp.document = None if metadata_only else raw
-        content_type = request.META.get("CONTENT_TYPE") or None
-        inp.media_type = content_type if raw else (content_type or None)
+    raw = body_bytes(request)
+    if inp.resource_uri not in (UNSET, None) and raw:
+        raise Problem("bad-request", f"Registry-{rt.uri_attribute} is given, so the body must be empty")
+    metadata_only = not raw and (inp.attributes or inp.resource_uri is not UNSET or inp.version_id
+                                 or inp.resource_id)
+    # an empty body with Registry-* headers changes metadata only; an empty body alone erases the content
+    inp.document = None if metadata_only else raw
+    inp.media_type = request.META.get("CONTENT_TYPE") or None
     return inp

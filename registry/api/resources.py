@@ -1,4 +1,4 @@
-"""Views of resources and versions: `/GROUPs/gID/RESOURCEs[/rID[/versions[/V]]]` (CONTRACT section 5)."""
+"""Views of resources and versions: `/GROUPs/gID/RESOURCEs[/rID[/versions[/V]]]` (docs/api-contract.md section 5)."""
 from __future__ import annotations
 
 from django.http import HttpResponse

@@ -1,4 +1,4 @@
-"""Import: create or update every entity of a registry document, all or nothing (CONTRACT sections 3 and 6).
+"""Import: create or update every entity of a registry document, all or nothing (docs/api-contract.md sections 3 and 6).
 
 Each entity is written by the same services as the API (same validation, epochs and change events),
 inside one transaction; an entity equal to what is stored is left alone (no epoch change, no event), so

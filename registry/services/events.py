@@ -1,6 +1,6 @@
 """Change events: written to the outbox in the writing transaction, announced after commit.
 
-`emit_updated` / `emit_deleted` add one outbox row per entity path written (CONTRACT sections 8 and 9).
+`emit_updated` / `emit_deleted` add one outbox row per entity path written (docs/api-contract.md sections 8 and 9).
 Apps that deliver events (subscriptions/) register a callback with `on_commit_listeners`; the engine
 itself knows nothing of delivery.
 """

@@ -45,7 +45,7 @@ def absorb_document(rt: ResourceType, inp: VersionInput, rid: str | None) -> Non
     if not isinstance(doc, dict):
         raise Problem("invalid-document", f"the {rt.singular} document must be a JSON object")
     if rt.shared_attributes and "epoch" in doc:
-        # CONTRACT section 2: an "epoch" in a body is the expected current epoch, never stored content
+        # docs/api-contract.md section 2: an "epoch" in a body is the expected current epoch, never stored content
         body_epoch = doc.pop("epoch")
         if inp.epoch is not None and body_epoch != inp.epoch:
             raise Problem("bad-request", f"epoch {body_epoch!r} in the document and the expected epoch {inp.epoch} disagree")

@@ -1,6 +1,6 @@
 """Writes of resources and versions: create, update in place, new version, metadata, deletes, retention.
 
-Every function runs in one transaction that also writes the change events (CONTRACT section 9).
+Every function runs in one transaction that also writes the change events (docs/api-contract.md section 9).
 Epochs: a version's epoch is 1 when created and grows by 1 with each change of that version.
 """
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""The Subscriptions API over HTTP (CONTRACT section 7)."""
+"""The Subscriptions API over HTTP (docs/api-contract.md section 7)."""

@@ -1,4 +1,5 @@
-"""Views of `/subscriptions` and `/subscriptions/{id}`: thin, the rules live in subscriptions.services."""
+"""Views of `/subscriptions`, `/subscriptions/{id}` and `/subscriptions/{id}/redeliver`: thin, the rules live
+in subscriptions.services."""
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes

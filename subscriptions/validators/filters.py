@@ -1,4 +1,4 @@
-"""Filter expressions of subscriptions: validation of both families of dialects (CONTRACT section 7).
+"""Filter expressions of subscriptions: validation of both families of dialects (docs/api-contract.md section 7).
 
 The spec's `basic` dialect (`{"dialect": "basic", "type": "exact"|"prefix"|"suffix", "property", "value"}`)
 and the current Subscriptions API dialects (`exact`, `prefix`, `suffix` maps, `all`, `any`, `not`).

@@ -1,4 +1,4 @@
-"""Shared fixtures and helpers of the core binding tests (CONTRACT sections 2-5 and 10).
+"""Shared fixtures and helpers of the core binding tests (docs/api-contract.md sections 2-5 and 10).
 
 Generic version/epoch/header behaviour uses schemas of a format no validator knows (`Custom/1`,
 text/plain), so it holds whatever the format validators accept.

@@ -1,4 +1,4 @@
-"""Authentication and permissions (CONTRACT section 2): writes need a user with the Django permission."""
+"""Authentication and permissions (docs/api-contract.md section 2): writes need a user with the Django permission."""
 import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.authtoken.models import Token

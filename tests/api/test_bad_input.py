@@ -1,4 +1,4 @@
-"""Strict input handling and problem documents (CONTRACT section 2)."""
+"""Strict input handling and problem documents (docs/api-contract.md section 2)."""
 import pytest
 
 from registry.models import Group

@@ -1,4 +1,4 @@
-"""Outbox rows of change events: one per entity path written (CONTRACT sections 8 and 9)."""
+"""Outbox rows of change events: one per entity path written (docs/api-contract.md sections 8 and 9)."""
 import pytest
 
 from registry.models import OutboxEvent, Resource

@@ -1,4 +1,4 @@
-"""Groups: /GROUPs and /GROUPs/gID (CONTRACT sections 2 and 4)."""
+"""Groups: /GROUPs and /GROUPs/gID (docs/api-contract.md sections 2 and 4)."""
 import pytest
 
 from registry.models import Group, Resource, Version

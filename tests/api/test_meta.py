@@ -1,4 +1,4 @@
-"""?meta: metadata as JSON, PUT ...?meta (CONTRACT sections 5 and 10)."""
+"""?meta: metadata as JSON, PUT ...?meta (docs/api-contract.md sections 5 and 10)."""
 import pytest
 
 from .conftest import (

@@ -1,4 +1,4 @@
-"""Paging (?limit, Link rel=next;count=N) and filtering (?filter) on every collection (CONTRACT section 4)."""
+"""Paging (?limit, Link rel=next;count=N) and filtering (?filter) on every collection (docs/api-contract.md section 4)."""
 import re
 
 import pytest

@@ -1,4 +1,4 @@
-"""Resources: POST/GET/PUT/DELETE of .../RESOURCEs and .../rID (CONTRACT sections 2 and 5)."""
+"""Resources: POST/GET/PUT/DELETE of .../RESOURCEs and .../rID (docs/api-contract.md sections 2 and 5)."""
 import base64
 import json
 

@@ -1,4 +1,4 @@
-"""The registry root: GET /, ?model, ?inline and its size limit (CONTRACT section 3)."""
+"""The registry root: GET /, ?model, ?inline and its size limit (docs/api-contract.md section 3)."""
 import json
 
 import pytest

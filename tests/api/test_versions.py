@@ -1,4 +1,4 @@
-"""Versions: ids, latest, retention, PUT/DELETE of versions, compatibility (CONTRACT sections 2, 5, 10)."""
+"""Versions: ids, latest, retention, PUT/DELETE of versions, compatibility (docs/api-contract.md sections 2, 5, 10)."""
 import json
 
 import pytest

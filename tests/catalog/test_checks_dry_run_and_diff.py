@@ -1,4 +1,4 @@
-"""CONTRACT section 12: the compatibility dry run (`POST .../schemas/S/compatibility`) agrees with a real POST
+"""docs/api-contract.md section 12: the compatibility dry run (`POST .../schemas/S/compatibility`) agrees with a real POST
 of the same version, writes nothing and emits nothing; the diff of two versions lists the semantic changes
 (JSON Schema, Avro, Protobuf) marked per direction, a line diff for other formats; 404s and 400s are problems."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Checks before shipping (CONTRACT section 12, issue 15 item 1): a concrete message against a definition.
+"""Checks before shipping (docs/api-contract.md section 12, issue 15 item 1): a concrete message against a definition.
 
 `POST /definitionGroups/G/definitions/D/validate` and `POST /definitionGroups/G/validate` over the demo registry
 (catalog/demo: Contoso CRM with in-registry JSON Schemas, Watchkam with templates and required data fields, the

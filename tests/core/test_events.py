@@ -1,4 +1,4 @@
-"""Outbox rows (CONTRACT sections 8, 9): one per entity path written, in the writing transaction."""
+"""Outbox rows (docs/api-contract.md sections 8, 9): one per entity path written, in the writing transaction."""
 import json
 
 import pytest

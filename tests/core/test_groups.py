@@ -1,4 +1,4 @@
-"""Groups (CONTRACT section 4): create, replace, delete, ids, epochs, bulk deletes, extension attributes."""
+"""Groups (docs/api-contract.md section 4): create, replace, delete, ids, epochs, bulk deletes, extension attributes."""
 import re
 
 import pytest

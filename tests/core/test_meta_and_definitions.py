@@ -1,4 +1,4 @@
-"""`?meta` reads and writes, and definitions whose JSON document shares the metadata (CONTRACT sections 5, 10)."""
+"""`?meta` reads and writes, and definitions whose JSON document shares the metadata (docs/api-contract.md sections 5, 10)."""
 import json
 
 import pytest

@@ -1,4 +1,4 @@
-"""Common rules (CONTRACT section 2): problem documents, bad input, limits, media types, paging, filters, auth."""
+"""Common rules (docs/api-contract.md section 2): problem documents, bad input, limits, media types, paging, filters, auth."""
 import pytest
 
 from registry.models import Group, OutboxEvent

@@ -1,4 +1,4 @@
-"""Resources and versions (CONTRACT section 5): documents, headers, 307, version ids, latest, retention."""
+"""Resources and versions (docs/api-contract.md section 5): documents, headers, 307, version ids, latest, retention."""
 import json
 
 import pytest

@@ -1,4 +1,4 @@
-"""Registry level (CONTRACT section 3): GET /, ?model, ?inline and its size limit."""
+"""Registry level (docs/api-contract.md section 3): GET /, ?model, ?inline and its size limit."""
 import json
 
 import pytest

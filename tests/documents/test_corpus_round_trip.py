@@ -1,6 +1,6 @@
 """Registry documents: every corpus file imports, exports and round-trips; invalid documents are refused whole.
 
-Round trip: import, export, import again changes nothing and writes no outbox rows (CONTRACT section 6).
+Round trip: import, export, import again changes nothing and writes no outbox rows (docs/api-contract.md section 6).
 """
 import json
 from pathlib import Path

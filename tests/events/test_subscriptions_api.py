@@ -1,4 +1,4 @@
-"""The Subscriptions API (CONTRACT section 7): CRUD, validation naming the field, defaults, credentials."""
+"""The Subscriptions API (docs/api-contract.md section 7): CRUD, validation naming the field, defaults, credentials."""
 import pytest
 
 from subscriptions.models import Subscription

@@ -1,5 +1,5 @@
 """`manage.py spark_import` on real Spark (local mode): the corpus and a generated input, idempotence,
-entities rejected one by one, --dry-run, the report and the exit status (CONTRACT section 9)."""
+entities rejected one by one, --dry-run, the report and the exit status (docs/api-contract.md section 9)."""
 import json
 import shutil
 from pathlib import Path

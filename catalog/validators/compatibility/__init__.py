@@ -1,4 +1,4 @@
-"""Schema compatibility between versions, with the seven levels of CONTRACT section 5.
+"""Schema compatibility between versions, with the seven levels of docs/api-contract.md section 5.
 
 backward: a reader using the new schema can read data written with the old one; forward: a reader using the
 old schema can read data written with the new one; full: both. Transitive levels compare the new version with

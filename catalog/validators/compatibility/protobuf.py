@@ -5,7 +5,7 @@ direction it breaks (backward: the new schema reads old data; forward: the old s
 
 - a message or enum removed or renamed: backward (old data of it has no type to be read as);
 - a field's number changed (same name, another number): both;
-- a field's type changed: both (CONTRACT section 10), except the widenings that read every old value the same,
+- a field's type changed: both (docs/api-contract.md section 10), except the widenings that read every old value the same,
   int32 -> int64, uint32 -> uint64, uint32 -> int64, sint32 -> sint64, string -> bytes, which break forward
   only (the old reader truncates or mis-decodes the wider values); their reverse breaks backward only. Other
   "wire-compatible" pairs (int32/uint32/int64/uint64/bool, fixed32/sfixed32, fixed64/sfixed64, bytes ->

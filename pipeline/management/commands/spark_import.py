@@ -1,4 +1,4 @@
-"""`manage.py spark_import PATH... [--master URL] [--dry-run] [--report PATH]` (CONTRACT section 9).
+"""`manage.py spark_import PATH... [--master URL] [--dry-run] [--report PATH]` (docs/api-contract.md section 9).
 
 Prints progress, the report's path, and last `created N, updated N, unchanged N, rejected N`.
 Exit status 0 when nothing was rejected, 3 when the run completed with rejected entities, 1 on failure.
