@@ -1,4 +1,5 @@
 """The catalog's group types, registered with the engine: `definitionGroups` and `schemaGroups`."""
+from registry import dashboard
 from registry.model import GroupType, ResourceType, registry_model
 
 from . import hooks
@@ -31,3 +32,9 @@ SCHEMA_GROUPS = GroupType(
 def register() -> None:
     registry_model.register(DEFINITION_GROUPS)
     registry_model.register(SCHEMA_GROUPS)
+    dashboard.register_admin_lists(
+        "schemaGroups", ("Schema groups", "admin:catalog_schemagroup_changelist"),
+        ("Schemas", "admin:catalog_schema_changelist"), ("Schema versions", "admin:catalog_schemaversion_changelist"))
+    dashboard.register_admin_lists(
+        "definitionGroups", ("Definition groups", "admin:catalog_definitiongroup_changelist"),
+        ("Definitions", "admin:catalog_definition_changelist"))

@@ -1,6 +1,7 @@
 """The `endpoints` group type, registered with the engine; its definitions are the catalog's definitions."""
 from catalog.types import DEFINITIONS
 from catalog.validators.format_names import FORMAT_PATTERN
+from registry import dashboard
 from registry.model import GroupType, registry_model
 
 from . import hooks
@@ -19,3 +20,5 @@ ENDPOINTS = GroupType(
 
 def register() -> None:
     registry_model.register(ENDPOINTS)
+    dashboard.register_admin_lists("endpoints", ("Endpoints", "admin:endpoints_endpoint_changelist"),
+                                   ("Endpoint definitions", None))

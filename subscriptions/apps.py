@@ -7,4 +7,9 @@ class SubscriptionsConfig(AppConfig):
     verbose_name = "Subscriptions and deliveries"
 
     def ready(self):
+        from registry import dashboard
+
         from . import tasks  # noqa: F401  registers the relay kick with the engine's on-commit hook
+        from .selectors import dashboard_panel
+
+        dashboard.register_panel("admin/subscriptions/dashboard_panel.html", dashboard_panel)

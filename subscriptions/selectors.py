@@ -28,3 +28,9 @@ def failing_subscriptions(limit: int = 10):
                       retrying=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)))
             .filter(Q(dead__gt=0) | Q(retrying__gt=0) | Q(status__in=["failed", "disabled"]))
             .order_by("-dead", "-retrying")[:limit])
+
+
+def dashboard_panel(user) -> dict:
+    """The admin dashboard's subscriptions panel: how many, dead letters, the failing ones."""
+    return {"subscriptions": Subscription.objects.count(),
+            "dead": Delivery.objects.filter(status=Delivery.Status.DEAD).count(), "failing": failing_subscriptions()}
