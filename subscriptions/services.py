@@ -13,6 +13,7 @@ from registry.errors import Problem
 
 from .delivery import policy
 from .models import Delivery, Subscription
+from .statuses import set_status  # noqa: F401  part of this module's interface (the admin's enable/disable)
 from .validators.filters import validate_filters
 from .validators.protocols import canonical_protocol, validate_protocol, with_defaults
 from .validators.sinks import check_sink, masked
@@ -107,12 +108,6 @@ def delete_subscription(sid: str) -> Subscription:
     subscription.delete()
     subscription.id = sid
     return subscription
-
-
-def set_status(subscription: Subscription, status: str, reason: str = "") -> None:
-    Subscription.objects.filter(pk=subscription.pk).update(status=status, status_reason=reason,
-                                                           modified_on=timezone.now())
-    subscription.status, subscription.status_reason = status, reason
 
 
 @transaction.atomic

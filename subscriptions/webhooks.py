@@ -11,7 +11,7 @@ import httpx
 from django.conf import settings
 
 from .models import Subscription
-from .services import set_status
+from .statuses import set_status
 from .validators.sinks import check_sink
 
 
