@@ -21,7 +21,7 @@ from registry.attributes import version_sort_key
 from registry.errors import Problem
 from registry.model import registry_model
 from registry.models import Version
-from registry.services.resources import resource_attributes, version_attributes
+from registry.services.resources import merge_attributes, resource_attributes, version_attributes
 
 from .hooks import DEFAULT_COMPATIBILITY
 from .validators.compatibility import DIRECTIONS, compare_versions
@@ -85,15 +85,8 @@ def _resource(gid: str, sid: str):
 
 def _merged_attributes(resource, inp: services.VersionInput) -> dict:
     """The candidate's metadata as a POST merges it: the latest version's, then the `Registry-*` headers."""
-    attrs = version_attributes(resource.latest) if resource.latest is not None else {}
-    for key, value in inp.attributes.items():
-        if key in ("id", "version", "epoch", "self"):
-            continue
-        if value is None or value == "":
-            attrs.pop(key, None)
-        else:
-            attrs[key] = value
-    return attrs
+    base = version_attributes(resource.latest) if resource.latest is not None else {}
+    return merge_attributes(base, inp)
 
 
 # -- diff ---------------------------------------------------------------------------------------------------

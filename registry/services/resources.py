@@ -149,8 +149,9 @@ def _validate(ctx: WriteContext, resource: Resource, rt: ResourceType, version: 
                       status=exc.status)
 
 
-def _apply_input(version: Version, rt: ResourceType, inp: VersionInput, base: dict, *, replace_document: bool) -> dict:
-    """Merge the input into base attributes; set document/URI on the version; return the new attributes."""
+def merge_attributes(base: dict, inp: VersionInput) -> dict:
+    """Base attributes (the latest version's, for a new one) with the input's: an empty or null value removes
+    one; ids, epoch and self are not attributes to merge."""
     attrs = dict(base)
     for key, value in inp.attributes.items():
         if key in ("id", "version", "epoch", "self"):
@@ -159,6 +160,12 @@ def _apply_input(version: Version, rt: ResourceType, inp: VersionInput, base: di
             attrs.pop(key, None)
         else:
             attrs[key] = value
+    return attrs
+
+
+def _apply_input(version: Version, rt: ResourceType, inp: VersionInput, base: dict, *, replace_document: bool) -> dict:
+    """Merge the input into base attributes; set document/URI on the version; return the new attributes."""
+    attrs = merge_attributes(base, inp)
     if inp.resource_uri is not UNSET:
         version.resource_uri = inp.resource_uri or None
         if inp.resource_uri:
@@ -317,6 +324,19 @@ def _update_version(ctx: WriteContext, resource: Resource, rt: ResourceType, ver
     return version
 
 
+def _new_version_base(ctx: WriteContext, group: Group, resource: Resource, rt: ResourceType, rid: str,
+                      inp: VersionInput) -> dict:
+    """What a new version of a resource starts from, after the checks every new version passes (origin guard,
+    ids, the document read, the expected epoch): the latest version's attributes."""
+    guard(ctx, group, resource)
+    _check_input_ids(inp, rid)
+    absorb_document(rt, inp, rid)
+    latest = resource.latest
+    if latest is not None:
+        check_epoch(f"{resource.path}/versions/{latest.vid}", latest, inp.epoch)
+    return version_attributes(latest) if latest is not None else {}
+
+
 @transaction.atomic
 def create_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str,
                    inp: VersionInput) -> tuple[Resource, Version]:
@@ -324,13 +344,7 @@ def create_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: 
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
-    guard(ctx, group, resource)
-    _check_input_ids(inp, rid)
-    absorb_document(rt, inp, rid)
-    latest = resource.latest
-    if latest is not None:
-        check_epoch(f"{resource.path}/versions/{latest.vid}", latest, inp.epoch)
-    base = version_attributes(latest) if latest is not None else {}
+    base = _new_version_base(ctx, group, resource, rt, rid, inp)
     version = _new_version(ctx, resource, rt, inp, base, inp.version_id)
     emit_updated(ctx, f"{resource.path}/versions/{version.vid}", version.modified_on)
     _refresh_latest(resource)
@@ -350,13 +364,7 @@ def check_new_version(ctx: WriteContext, plural: str, gid: str, rplural: str, ri
     if resource is None:
         raise not_found(f"{group.path}/{rplural}/{rid}")
     resource.group = group
-    guard(ctx, group, resource)  # a synced schema's version would be refused: so is its dry run
-    _check_input_ids(inp, rid)
-    absorb_document(rt, inp, rid)
-    latest = resource.latest
-    if latest is not None:
-        check_epoch(f"{resource.path}/versions/{latest.vid}", latest, inp.epoch)
-    base = version_attributes(latest) if latest is not None else {}
+    base = _new_version_base(ctx, group, resource, rt, rid, inp)  # a synced schema's dry run is refused too
     return resource, _prepared_version(ctx, resource, rt, inp, base, inp.version_id)
 
 
