@@ -1,15 +1,12 @@
 """Services: every write of the registry, each in one transaction that also writes its change events."""
 from .context import WriteContext
+from .deletions import delete_resource, delete_resources, delete_version, delete_versions
 from .groups import create_group, delete_group, delete_groups, put_group, update_group_attributes
 from .inputs import UNSET, VersionInput
 from .resources import (
     check_new_version,
     create_resource,
     create_version,
-    delete_resource,
-    delete_resources,
-    delete_version,
-    delete_versions,
     put_meta,
     put_resource,
     put_version,

@@ -1,0 +1,117 @@
+"""Deletes of resources and versions: one, a listed set (all or none), or all; each answers the last state.
+
+Every function runs in one transaction that also writes the `deleted` change events (docs/api-contract.md
+section 9); a synced entity is deleted only by its sync (the origin guard).
+"""
+from __future__ import annotations
+
+from django.db import transaction
+
+from ..errors import Problem, not_found
+from ..models import Resource, Version
+from .context import WriteContext
+from .events import emit_deleted
+from .resources import _refresh_latest, check_epoch, get_group, guard, lock_resource, resolve_types
+
+
+def _delete_resource(ctx: WriteContext, resource: Resource):
+    guard(ctx, resource.group, resource)
+    path = resource.path
+    resource.latest = None
+    resource.save(update_fields=["latest"])
+    pk = resource.pk
+    resource.delete()
+    resource.pk = pk
+    emit_deleted(ctx, path)
+
+
+@transaction.atomic
+def delete_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, epoch=None) -> tuple[Resource, Version]:
+    """DELETE .../RESOURCEs/rID: the resource with all versions; returns its last state."""
+    resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    resource = lock_resource(group, rplural, rid)
+    latest = resource.latest
+    if latest is not None:
+        check_epoch(f"{resource.path}/versions/{latest.vid}", latest, epoch)
+    _delete_resource(ctx, resource)
+    return resource, latest
+
+
+@transaction.atomic
+def delete_resources(ctx: WriteContext, plural: str, gid: str, rplural: str, items: list | None) -> list[tuple[Resource, Version]]:
+    """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them."""
+    resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    if items is None:
+        resources = list(Resource.objects.select_for_update(of=("self",)).filter(group=group, resource_type=rplural)
+                         .select_related("latest").order_by("rid"))
+    else:
+        resources = []
+        for index, item in enumerate(items):
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                raise Problem("bad-request", f"[{index}]: each entry must be an object with a string id")
+            resource = lock_resource(group, rplural, item["id"])
+            if resource.latest is not None:
+                check_epoch(f"{resource.path}/versions/{resource.latest.vid}", resource.latest, item.get("epoch"))
+            resources.append(resource)
+    out = []
+    for resource in resources:
+        resource.group = group
+        latest = resource.latest
+        _delete_resource(ctx, resource)
+        out.append((resource, latest))
+    return out
+
+
+@transaction.atomic
+def delete_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, vid: str,
+                   epoch=None) -> tuple[Resource, Version]:
+    """DELETE .../versions/V: one version; the greatest remaining becomes latest; the only one is 400."""
+    deleted = delete_versions(ctx, plural, gid, rplural, rid, [{"version": vid, "epoch": epoch}], single=True)
+    return deleted[0]
+
+
+@transaction.atomic
+def delete_versions(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, items: list | None,
+                    single: bool = False) -> list[tuple[Resource, Version]]:
+    """DELETE .../versions: listed versions (all or none; all of them is 400) or all but the latest."""
+    resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    resource = lock_resource(group, rplural, rid)
+    guard(ctx, group, resource)
+    versions = {v.vid: v for v in Version.objects.select_for_update().filter(resource=resource)}
+    if items is None:
+        chosen = [v for v in versions.values() if v.pk != resource.latest_id]
+    else:
+        chosen = []
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise Problem("bad-request", f"[{index}]: each entry must be an object with a version")
+            vid = item.get("version", item.get("id"))
+            if "version" in item and "id" in item and item["id"] != item["version"]:
+                raise Problem("bad-request", f"[{index}]: id and version differ")
+            if not isinstance(vid, str):
+                raise Problem("bad-request", f"[{index}]: version must be a string")
+            version = versions.get(vid)
+            if version is None:
+                raise not_found(f"{resource.path}/versions/{vid}")
+            check_epoch(f"{resource.path}/versions/{vid}", version, item.get("epoch"))
+            chosen.append(version)
+        if len({v.pk for v in chosen}) >= len(versions):
+            what = "the only version" if single else "every version"
+            raise Problem("bad-request", f"{resource.path}: deleting {what} of a resource is not allowed; "
+                                         "delete the resource instead")
+    out = []
+    for version in chosen:
+        path = f"{resource.path}/versions/{version.vid}"
+        if resource.latest_id == version.pk:
+            resource.latest = None
+            resource.save(update_fields=["latest"])
+        pk = version.pk
+        version.delete()
+        version.pk = pk
+        emit_deleted(ctx, path)
+        out.append((resource, version))
+    _refresh_latest(resource)
+    return out
