@@ -247,14 +247,19 @@ class RemoteValidator:
         import httpx
 
         if self._groups is None:
-            try:
-                response = self.client.get(self.url + "/definitionGroups")
-            except httpx.HTTPError as exc:
-                raise RemoteError(f"{self.url}: {exc}") from exc
-            if response.status_code != 200:
-                raise RemoteError(f"{self.url}/definitionGroups: HTTP {response.status_code}: "
-                                  f"{_problem_text(response)[0]}")
-            self._groups = sorted(response.json())
+            groups: set[str] = set()
+            url: str | None = self.url + "/definitionGroups"
+            while url:  # pages: the Link header's rel="next"
+                try:
+                    response = self.client.get(url)
+                except httpx.HTTPError as exc:
+                    raise RemoteError(f"{self.url}: {exc}") from exc
+                if response.status_code != 200:
+                    raise RemoteError(f"{self.url}/definitionGroups: HTTP {response.status_code}: "
+                                      f"{_problem_text(response)[0]}")
+                groups.update(response.json())
+                url = response.links.get("next", {}).get("url")
+            self._groups = sorted(groups)
         return self._groups
 
     def check(self, entry: Entry, *, group: str | None = None, definition: str | None = None) -> Outcome:

@@ -46,6 +46,13 @@ JS_OK = js({"id": {"type": "string"}, "amount": {"type": "number"}, "note": {"ty
 JS_BAD = js({"id": {"type": "integer"}, "amount": {"type": "number"}}, ["id", "amount"])
 
 
+def motion() -> dict:
+    return {"specversion": "1.0", "type": "Fabrikam.Watchkam.MotionDetected", "id": "m-1",
+            "source": "contoso/cam-7", "time": "2024-05-01T10:00:00Z", "subject": "motion-1",
+            "data": {"tenantid": "contoso", "deviceid": "cam-7", "motionid": "m1", "location": "door",
+                     "time": 1714557600, "imageUrl": "https://example.com/1.jpg", "motionType": "person"}}
+
+
 def jsonl(path: Path, *messages) -> Path:
     path.write_text("".join(json.dumps(m) + "\n" for m in messages))
     return path
@@ -81,6 +88,8 @@ def test_validate_messages_all_valid(demo, tmp_path):
     single.write_text(json.dumps(customer_created(), indent=2))
     assert run("validate_messages", str(lines), str(single)) == (0, "4 messages, 0 invalid\n")
     assert run("validate_messages", str(lines), "--group", "Contoso.CRM.Events") == (0, "3 messages, 0 invalid\n")
+    both = jsonl(tmp_path / "both.jsonl", motion(), customer_created())
+    assert run("validate_messages", str(both)) == (0, "2 messages, 0 invalid\n")
     assert run("validate_messages", str(single), "--definition", CUSTOMER_CREATED) == (0, "1 messages, 0 invalid\n")
     assert snapshot() == before
 
@@ -183,7 +192,8 @@ def test_commands_against_a_remote_registry(tmp_path):
 
     server_dir = tmp_path / "server"
     server_dir.mkdir()
-    process, base, token = start_gunicorn(server_dir, REGISTRY_PUBLIC_READ="false")
+    process, base, token = start_gunicorn(server_dir, REGISTRY_PUBLIC_READ="false",
+                                           REGISTRY_PAGE_SIZE="1")  # the group listing comes in pages
     try:
         auth = {"Authorization": f"Token {token}"}
         with httpx.Client(base_url=base, headers=auth, timeout=30) as client:
@@ -196,11 +206,12 @@ def test_commands_against_a_remote_registry(tmp_path):
                 "Content-Type": "application/json", "Registry-id": "s1", "Registry-format": JS_FORMAT})
             assert response.status_code == 201, response.text
         (tmp_path / "absent").mkdir()
-        good = jsonl(tmp_path / "good.jsonl", customer_created(), customer_created(id="c-2"))
+        # without --group: the type is looked for in each definition group (listed page by page)
+        good = jsonl(tmp_path / "good.jsonl", customer_created(), motion(), customer_created(id="c-2"))
         bad = jsonl(tmp_path / "bad.jsonl", customer_created(), customer_created(source=None),
                     {"definition": CUSTOMER_CREATED, "message": customer_created(time="yesterday")})
         result = manage(tmp_path, "validate_messages", str(good), "--registry", base, "--token", token)
-        assert (result.returncode, result.stdout) == (0, "2 messages, 0 invalid\n"), result.stderr
+        assert (result.returncode, result.stdout) == (0, "3 messages, 0 invalid\n"), result.stderr
         result = manage(tmp_path, "validate_messages", str(bad), "--registry", base, "--token", token,
                         "--group", "Contoso.CRM.Events")
         assert result.returncode == 1, result.stderr
