@@ -189,3 +189,45 @@ def test_compare_page_shows_a_line_diff_for_other_formats(editor):
     diff = re.search(r"<pre id='line-diff'>.*?</pre>", page, re.S).group(0)
     assert "+++ /schemaGroups/orders/schemas/PlacedXml/versions/2" in diff
     assert "-  &lt;xs:element name=&quot;order&quot;" in diff and "semantic-diff" not in page
+
+
+def test_notes_are_shown(editor):
+    from registry import services
+    from registry.services import VersionInput
+
+    ctx = WriteContext(user="t")
+    services.create_group(ctx, "definitionGroups", {"id": "ext", "format": "CloudEvents/1.0"})
+    doc = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "x.y"}}},
+           "schemaformat": "JsonSchema/draft-07", "schemaurl": "https://schemas.example.com/x.json"}
+    services.create_resource(ctx, "definitionGroups", "ext", "definitions", "d",
+                             VersionInput(document=json.dumps(doc).encode(), media_type="application/json"))
+    definition = Definition.objects.get(rid="d")
+    event = {"specversion": "1.0", "type": "x.y", "id": "1", "source": "/s", "data": {"anything": 1}}
+    page = validate(editor, definition, event).content.decode()
+    assert "verdict-ok'>valid" in page and "id='message-notes'" in page
+    assert "https://schemas.example.com/x.json is outside this registry" in page
+
+
+AVRO_V1 = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "string"}]}
+AVRO_V2 = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "string"},
+                                                         {"name": "qty", "type": "int"}]}
+
+
+def test_compare_page_shows_the_avro_semantic_diff(editor):
+    make_schema(editor)
+    response = editor.post(reverse("admin:catalog_schema_add"), {
+        "group": Schema.objects.get(rid="Placed").group_id, "rid": "OrderAvro", "format": "Avro/1.11",
+        "media_type": "application/json", "document": json.dumps(AVRO_V1)})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    schema = Schema.objects.get(rid="OrderAvro")
+    page = check(editor, schema, AVRO_V2).content.decode()  # a field without a default: old data lacks it
+    assert "verdict-bad'>incompatible" in page and "qty" in page
+    editor.post(reverse("admin:catalog_schema_change", args=[schema.pk]),
+                {"tags": "{}", "format": "Avro/1.11", "compatibility": "none", "epoch": 1})
+    new_version = reverse("admin:catalog_schema_newversion", args=[schema.pk])
+    response = editor.post(new_version, {"media_type": "application/json", "document": json.dumps(AVRO_V2)})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    page = editor.get(reverse("admin:catalog_schema_compare", args=[schema.pk]) + "?a=1&b=2").content.decode()
+    table = re.search(r"<table id='semantic-diff'>.*?</table>", page, re.S).group(0)
+    assert "<code>Order.fields.qty</code>" in table and "field-added" in table
+    assert "verdict-bad'>no" in table and "verdict-ok'>yes" in table  # backward broken, forward fine
