@@ -9,6 +9,7 @@ import json
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -22,6 +23,7 @@ from registry.errors import Problem
 from registry.services import VersionInput, WriteContext
 from registry.services.resources import version_attributes
 
+from .admin_checks import CandidateForm, MessageForm, compatibility_verdict_section, message_verdict_section
 from .admin_resources import (
     MetadataForm,
     NewVersionForm,
@@ -190,6 +192,17 @@ class ResourceAdmin(ServiceAdmin):
                      name=f"catalog_{self.model._meta.model_name}_document"),
                 *super().get_urls()]
 
+    def readable_resource(self, request, pk):
+        """The resource of a check page: the model's view permission suffices (a check writes nothing)."""
+        resource = get_object_or_404(self.get_queryset(request).select_related("group"), pk=pk)
+        if not self.has_view_or_change_permission(request, resource):
+            raise PermissionDenied
+        return resource
+
+    def check_link(self, name: str, pk: int, label: str, html_id: str) -> dict:
+        return {"title": "Checks", "html": format_html("<p><a class='button' href='{}' id='{}'>{}</a></p>",
+                                                       self.url(name, pk), html_id, label)}
+
     def compare_view(self, request, pk):
         resource = get_object_or_404(self.get_queryset(request), pk=pk)
         a = get_object_or_404(resource.versions, vid=request.GET.get("a"))
@@ -264,9 +277,51 @@ class SchemaAdmin(ResourceAdmin):
                            "Set the compatibility level", apply, "Set compatibility")
 
 
+    def sections(self, request, obj):
+        return [self.check_link("check", obj.pk, "Check a candidate version", "check-candidate-link"),
+                *super().sections(request, obj)]
+
+    def get_urls(self):
+        return [path("<int:pk>/check/", self.admin_site.admin_view(self.check_view), name="catalog_schema_check"),
+                *super().get_urls()]
+
+    def check_view(self, request, pk):
+        """The compatibility dry run of a pasted candidate version (`catalog.checks.schema_compatibility`)."""
+        resource = self.readable_resource(request, pk)
+        initial = {"document": pretty_document(resource.latest.content),
+                   "media_type": resource.latest.media_type or "application/json"} if resource.latest else {}
+        form = CandidateForm(request.POST if request.method == "POST" else None, initial=initial)
+        verdict = form.verdict(request, resource) if form.is_bound and form.is_valid() else None
+        return self.render_form(request, resource, f"Check a candidate version of {resource}", form,
+                                sections=[compatibility_verdict_section(verdict)] if verdict else [],
+                                submit_label="Check compatibility", readonly=False,
+                                intro="A dry run of a new version: the verdict is shown, nothing is saved.")
+
+
 @admin.register(Definition)
 class DefinitionAdmin(ResourceAdmin):
     group_plural, resource_plural = "definitionGroups", "definitions"
+
+    def sections(self, request, obj):
+        return [self.check_link("validate", obj.pk, "Validate a message", "validate-message-link"),
+                *super().sections(request, obj)]
+
+    def get_urls(self):
+        return [path("<int:pk>/validate/", self.admin_site.admin_view(self.validate_view),
+                     name="catalog_definition_validate"),
+                *super().get_urls()]
+
+    def validate_view(self, request, pk):
+        """A pasted message checked against this definition (`catalog.message_checks`), nothing written."""
+        resource = self.readable_resource(request, pk)
+        form = MessageForm(request.POST if request.method == "POST" else None)
+        verdict = form.verdict(resource, request.build_absolute_uri("/").rstrip("/")) \
+            if form.is_bound and form.is_valid() else None
+        sections = [message_verdict_section(verdict, resource.path)] if verdict else []
+        return self.render_form(request, resource, f"Validate a message against {resource}", form, sections,
+                                submit_label="Validate", readonly=False,
+                                intro="The message is checked against the latest version of this definition; "
+                                      "nothing is written.")
 
 
 class VersionDocumentForm(DocumentFormMixin, ServiceForm):

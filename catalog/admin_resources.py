@@ -16,6 +16,7 @@ from registry.models import Group, OutboxEvent, Version
 from registry.services import VersionInput
 from registry.services.resources import version_attributes
 
+from .admin_checks import changes_section
 from .validators.compatibility import DEFAULT_LEVEL, LEVELS, check_compatibility
 
 
@@ -155,7 +156,8 @@ def comparable_text(version: Version) -> list[str]:
 
 
 def compare_sections(resource, a: Version, b: Version, compare_url: str = "", back_url: str = "") -> list[dict]:
-    """The verdicts (backward and forward between the two) and a side-by-side diff, JSON-aware."""
+    """The verdicts (backward and forward between the two), the changes (semantic for JSON Schema, Avro and
+    Protobuf schemas, else a line diff) and a side-by-side diff, JSON-aware."""
     text_a, text_b = comparable_text(a), comparable_text(b)
     diff = difflib.HtmlDiff(wrapcolumn=70).make_table(text_a, text_b, f"version {a.vid}", f"version {b.vid}",
                                                       context=False)
@@ -183,7 +185,8 @@ def compare_sections(resource, a: Version, b: Version, compare_url: str = "", ba
     title += f"; the schema's level: {level})" if resource.resource_type == "schemas" else ")"
     return [{"title": "Versions compared", "html": pick},
             {"title": title, "html": "".join(verdicts)},
-            {"title": "Differences", "html": diff}]
+            changes_section(resource, a, b),
+            {"title": "Documents side by side", "html": diff}]
 
 
 def document_section(version: Version, fmt: str | None) -> dict:

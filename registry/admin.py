@@ -117,8 +117,10 @@ class ServiceAdmin(admin.ModelAdmin):
         return None
 
     def render_form(self, request, obj, title: str, form=None, sections=None, submit_label=None, intro=None,
-                    hidden_inputs=(), submit_name="_save", with_delete=False):
-        readonly = obj is not None and not self.has_change_permission(request, obj)
+                    hidden_inputs=(), submit_name="_save", with_delete=False, readonly=None):
+        """readonly: None = the user may not change `obj`; False for a form that writes nothing (a check)."""
+        if readonly is None:
+            readonly = obj is not None and not self.has_change_permission(request, obj)
         delete_url = None
         if obj is not None and with_delete and self.has_delete_permission(request, obj):
             opts = self.model._meta
