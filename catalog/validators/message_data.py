@@ -17,6 +17,7 @@ against the stored XSD, both with no file or network access (`allow="none"`) and
 """
 from __future__ import annotations
 
+import decimal
 import warnings
 
 from .digest_cache import DigestLRU, digest
@@ -330,8 +331,17 @@ def xml_schema(version: str | None, content: bytes):
 
 
 def _xml_reason(error) -> str:
-    reason = getattr(error, "reason", None) or str(error).strip().splitlines()[0]
-    return str(reason)[:500]
+    """xmlschema's reason, with the value and the XSD type when a simple value failed."""
+    reason = str(getattr(error, "reason", None) or str(error).strip().splitlines()[0])
+    value = getattr(error, "obj", None)
+    if isinstance(value, str | int | float | bool | decimal.Decimal):
+        validator = getattr(error, "validator", None)
+        type_name = getattr(validator, "prefixed_name", None) or getattr(validator, "name", None)
+        if isinstance(type_name, str) and type(error).__name__ == "XMLSchemaDecodeError":
+            reason = f"{str(value)[:100]!r} is not a valid {type_name} ({reason})"
+        else:
+            reason = f"{str(value)[:100]!r}: {reason}"
+    return reason[:500]
 
 
 def check_xml(version: str | None, content: bytes, text: str, report) -> None:
