@@ -254,3 +254,11 @@ def test_xsd_bad_data(anon, xsd):
     assert error_paths(body) == ["data"], body
     external = '<?xml version="1.0"?><!DOCTYPE order [<!ENTITY e SYSTEM "file:///etc/passwd">]><order>&e;</order>'
     assert error_paths(check(anon, "order", event("x.order", data=external), group="x")) == ["data"]
+
+
+def test_xsd_large_data_is_a_note(anon, xsd, monkeypatch):
+    from catalog.validators import message_data
+
+    monkeypatch.setattr(message_data, "MAX_XML_BYTES", 50)
+    body = check(anon, "order", event("x.order", data=VALID_XML.replace("<qty>1</qty>", "<qty>x</qty>")), group="x")
+    assert body["valid"] is True and "not checked" in body["notes"][0], body
