@@ -21,10 +21,12 @@ characters other than `/`, a value that is one placeholder for anything).
 
 Data: against the definition's schema, inline (`schema`) or named by a `schemaurl` inside this registry
 (`#/schemaGroups/G/schemas/S`, `/schemaGroups/...`, an absolute URL under this server, optionally
-`/versions/V`, a `:Message` suffix ignored): JSON Schema of the schema's draft (jsonschema; compiled validators
+`/versions/V`, a `:Message` suffix naming the Protobuf message): JSON Schema of the schema's draft (jsonschema; compiled validators
 cached per digest of format and document) and Avro (fastavro validation of the JSON value; `data_base64` with a
-non-JSON datacontenttype is read as the Avro binary encoding and must decode exactly). A schema outside this
-registry is not fetched and other schema formats (Protobuf, XSD) are not checked: a note says so, no error.
+non-JSON datacontenttype is read as the Avro binary encoding and must decode exactly), Protobuf (the base64
+binary of the named message, decoded by hand: catalog.validators.message_data) and XSD (XML text, xmlschema with
+no file or network access and entities defused). A schema outside this registry is not fetched and other schema
+formats are not checked: a note says so, no error.
 
 Errors name their path: `metadata.source`, `metadata.headers.action`, `data.orderId`, `data.items[2].sku`.
 """
@@ -543,8 +545,12 @@ def _check_data(doc: dict, message: Message, content_type: str | None, base_url:
     if content is None:
         return
     family, version = schema_format_family(fmt)
+    if family in ("Protobuf", "XSD"):
+        _check_binary_formats(family, version, content, doc, message, content_type, report)
+        return
     if family not in ("JsonSchema", "Avro"):
-        report.notes.append(f"data not checked: schema format {fmt!r} is not checked here (JSON Schema and Avro are)")
+        report.notes.append(f"data not checked: schema format {fmt!r} is not checked here "
+                            "(JSON Schema, Avro, Protobuf and XSD are)")
         return
     if not message.has_data:
         report.error("data", f"missing: the definition declares a {family} schema for the data")
@@ -570,6 +576,51 @@ def _check_data(doc: dict, message: Message, content_type: str | None, base_url:
         _check_json_schema(version, content, data, report)
     else:
         _check_avro(content, data, report)
+
+
+def message_name(doc: dict) -> str | None:
+    """The message a `schemaurl` names after `:` in its last segment (`.../schemas/s:Order`), or None."""
+    url = doc.get("schemaurl") if "schema" not in doc else None
+    if not isinstance(url, str):
+        return None
+    last = url.split("?")[0].split("#")[-1].rstrip("/").rsplit("/", 1)[-1]
+    return (last.split(":", 1)[1] or None) if ":" in last else None
+
+
+def _check_binary_formats(family: str, version, content: bytes, doc: dict, message: Message,
+                          content_type: str | None, report: Report) -> None:
+    """Protobuf (base64 binary of the named message) and XSD (XML text): catalog.validators.message_data."""
+    from catalog.validators.message_data import check_protobuf, check_xml
+
+    if not message.has_data:
+        report.error("data", f"missing: the definition declares a {family} schema for the data")
+        return
+    where, text = ("data_base64", message.data_base64) if message.data_base64 is not None else ("data", message.data)
+    if family == "Protobuf":
+        if content_type and _json_content_type(content_type) and not isinstance(text, str):
+            report.notes.append(f"data not checked: datacontenttype {content_type!r} (the Protobuf JSON mapping) "
+                                "is not checked; the binary encoding in base64 is")
+            return
+        if not isinstance(text, str):
+            report.error(where, f"must be the Protobuf binary encoding in base64 (a string), not {show(text)}")
+            return
+        try:
+            raw = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            report.error(where, "is not base64")
+            return
+        check_protobuf(content, message_name(doc), raw, report)
+        return
+    if message.data_base64 is not None:
+        try:
+            text = base64.b64decode(text, validate=True) if isinstance(text, str) else None
+        except (binascii.Error, ValueError):
+            report.error(where, "is not base64")
+            return
+    if not isinstance(text, str | bytes):
+        report.error(where, f"must be an XML document (a string), not {show(text)}")
+        return
+    check_xml(version, content, text, report)
 
 
 def _json_content_type(value: str) -> bool:
