@@ -12,14 +12,12 @@ says what the server does (issue 11, checked by schemathesis with all its checks
 """
 from __future__ import annotations
 
-from ..attributes import COMMON, DOCS_PATTERN, SERVER_OWNED
+from ..attributes import COMMON, DOCS_PATTERN, ID_MAX_LENGTH, ID_PATTERN, SERVER_OWNED, TAG_KEY_PATTERN
 from ..model import registry_model
 
-# The same rules as registry.attributes, written as ECMAScript patterns for the document
-ID_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 128, "not": {"enum": [".", ".."]},
-             "pattern": r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=@]|%[0-9A-Fa-f]{2})+$"}
-ATTRIBUTE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"
-TAG_KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$"
+# the server's own patterns (registry.attributes), which are also valid ECMAScript patterns
+ID_SCHEMA = {"type": "string", "minLength": 1, "maxLength": ID_MAX_LENGTH, "not": {"enum": [".", ".."]},
+             "pattern": ID_PATTERN.pattern}
 FILTER_PATTERN = r"^[A-Za-z0-9_$][A-Za-z0-9_$-]*(?:\.[A-Za-z0-9_$-]+)*=[\s\S]*$"
 PATH_IDS = {"gid", "rid", "vid", "sid"}
 # in a path, `%XX` is decoded before the id is read: described without it (send `%` itself as %25)
@@ -45,7 +43,7 @@ def common_properties() -> dict:
         "name": {"type": ["string", "null"], "minLength": 1},  # null removes an attribute
         "description": {"type": ["string", "null"]},
         "docs": {"type": ["string", "null"], "pattern": DOCS_PATTERN.pattern},
-        "tags": {"type": ["object", "null"], "propertyNames": {"pattern": TAG_KEY_PATTERN},
+        "tags": {"type": ["object", "null"], "propertyNames": {"pattern": TAG_KEY_PATTERN.pattern},
                  "additionalProperties": {"type": "string"}},
         "epoch": {"description": "ignored on create; on update it must equal the current epoch (409)"},
     }
@@ -106,7 +104,7 @@ def _group_operations() -> dict:
     return out
 
 
-def _document_operations() -> dict:
+def _document_operations() -> set:
     """Operations whose body is a definition document (JSON object): resource types with shared attributes."""
     out = set()
     for gt in registry_model.group_types:
