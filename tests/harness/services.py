@@ -345,7 +345,9 @@ def start_rabbitmq(timeout: float = 90) -> Service:
            "RABBITMQ_CONFIG_FILE": str(base / "rabbitmq.conf"),
            "RABBITMQ_ADVANCED_CONFIG_FILE": str(base / "advanced.config"),
            "RABBITMQ_CONF_ENV_FILE": str(base / "rabbitmq-env.conf"), "RABBITMQ_PID_FILE": str(base / "pid"),
-           "RABBITMQ_LOGS": "-"}
+           "RABBITMQ_LOGS": "-",
+           # the Erlang distribution listener on loopback too (it binds every interface by default)
+           "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": "-kernel inet_dist_use_interface {127,0,0,1}"}
     holder: list[ManagedProcess] = []
 
     def stop_epmd() -> None:
