@@ -7,7 +7,7 @@ import pytest
 
 from subscriptions.delivery import attempts
 from subscriptions.models import Delivery, DeliveryAttempt, Subscription
-from tests.harness.services import ServiceUnavailable, start_rabbitmq
+from tests.harness.services import ServiceUnavailable, free_port, start_rabbitmq
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REQUIRED = os.environ.get("REQUIRE_SERVICES") == "1"
@@ -115,14 +115,36 @@ def test_refused_address_fails_with_the_brokers_reason_then_dead_letter(editor_c
     assert delivery.status == "dead" and delivery.attempts == 2
 
 
-def test_unreachable_broker_is_a_failed_attempt(editor_client, private_sinks):
-    from tests.harness.services import free_port
+@pytest.mark.slow
+def test_broker_down_then_back_delivers_the_same_event(editor_client, private_sinks, rabbitmq):
+    """No broker at the sink: a failed attempt, retried; the broker starts there: the retry delivers the event
+    once, with the id it had from the start. (`rabbitmq` only for its skip when RabbitMQ is not installed.)"""
+    from proton import Timeout
+    from proton.utils import BlockingConnection
 
-    editor_client.post("/subscriptions", {"protocol": "AMQP", "sink": f"amqp://127.0.0.1:{free_port()}/orders"},
-                       format="json")
+    port = free_port()
+    editor_client.post("/subscriptions", {"protocol": "AMQP", "sink": f"amqp://127.0.0.1:{port}",
+                                          "protocolsettings": {"address": "/queue/comes-back"}}, format="json")
     editor_client.put("/schemaGroups/nobroker", {}, format="json")
     delivery = Delivery.objects.get()
     assert delivery.status == "retrying" and delivery.last_error
+    broker = start_rabbitmq(port=port)
+    try:
+        Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=delivery.next_attempt_at.replace(year=2000))
+        attempts.attempt_batch([delivery.pk])
+        delivery.refresh_from_db()
+        assert delivery.status == "delivered" and delivery.attempts == 2
+        connection = BlockingConnection(broker.url, timeout=15)
+        try:
+            queue = connection.create_receiver("/queue/comes-back", credit=10)
+            event = json.loads(bytes(receive(queue).body))
+            assert event["id"] == str(delivery.event_id) and event["subject"] == "/schemaGroups/nobroker"
+            with pytest.raises(Timeout):  # once: nothing else in the queue
+                queue.receive(timeout=1)
+        finally:
+            connection.close()
+    finally:
+        broker.stop()
 
 
 def test_credentials_in_the_sink_are_masked(editor_client, private_sinks):

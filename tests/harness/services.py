@@ -318,11 +318,12 @@ def _epmd_binary() -> str | None:
     return str(candidates[-1]) if candidates else None
 
 
-def start_rabbitmq(timeout: float = 90) -> Service:
+def start_rabbitmq(timeout: float = 90, port: int | None = None) -> Service:
     """A throwaway RabbitMQ node with AMQP 1.0 (the `rabbitmq_amqp1_0` plugin of RabbitMQ 3.x, served on the
     AMQP port) on 127.0.0.1 only, in a temp dir: its own node name, mnesia and log dirs, node, distribution and
     epmd ports (an epmd of its own, so it never meets a system node), HOME for the Erlang cookie. Anonymous
-    and guest logins work from loopback. Its `url` is `amqp://127.0.0.1:PORT`.
+    and guest logins work from loopback. Its `url` is `amqp://127.0.0.1:PORT` (a given port lets a test start
+    a broker where a subscription already points).
     """
     binary = rabbitmq_binary()
     if binary is None:
@@ -330,7 +331,7 @@ def start_rabbitmq(timeout: float = 90) -> Service:
     began = time.monotonic()
     directory = tempfile.mkdtemp(prefix="registry-rabbitmq-")
     base = Path(directory)
-    port, dist_port, epmd_port = free_port(), free_port(), free_port()
+    port, dist_port, epmd_port = port or free_port(), free_port(), free_port()
     while len({port, dist_port, epmd_port}) < 3:
         dist_port, epmd_port = free_port(), free_port()
     (base / "enabled_plugins").write_text("[rabbitmq_amqp1_0].\n")
