@@ -39,9 +39,10 @@ class SubscriptionForm(ServiceForm):
     protocol = forms.ChoiceField(choices=[(p, p) for p in sorted(PROTOCOLS)])
     sink = forms.CharField(widget=forms.TextInput(attrs={"size": 80}), help_text="an absolute URI for the protocol")
     protocolsettings = JSONField(label="Protocol settings", help_text="e.g. {\"method\": \"POST\"} (HTTP), "
-                                 "{\"topicname\": \"t\"} (MQTT, KAFKA); stored credentials are hidden and kept")
+                                 "{\"topicname\": \"t\"} (MQTT, KAFKA), {\"address\": \"/queue/q\"} (AMQP); "
+                                 "stored credentials are hidden and kept")
     filters = JSONField(kind=list, help_text='e.g. [{"prefix": {"subject": "/schemaGroups/"}}]')
-    config = JSONField()
+    config = JSONField(help_text='e.g. {"mode": "binary"} (AMQP: cloudEvents: application properties)')
     max_attempts = forms.IntegerField(required=False, min_value=1, help_text="overrides the default (20)")
     ttl_seconds = forms.IntegerField(required=False, min_value=1, help_text="overrides the default (24 h)")
     seen = forms.CharField(required=False, widget=forms.HiddenInput)

@@ -19,4 +19,8 @@ def send(subscription, event) -> Outcome:
         from . import nats
 
         return nats.send(subscription, event)
+    if protocol == "AMQP":
+        from . import amqp
+
+        return amqp.send(subscription, event)
     return Outcome(ok=False, error=f"this server cannot deliver over {subscription.protocol}")

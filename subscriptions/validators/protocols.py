@@ -8,12 +8,12 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 PROTOCOLS = {"HTTP", "MQTT3", "MQTT5", "AMQP", "KAFKA", "NATS"}
-DELIVERABLE = {"HTTP", "MQTT3", "MQTT5", "NATS"}
+DELIVERABLE = {"HTTP", "MQTT3", "MQTT5", "NATS", "AMQP"}
 SCHEMES = {
     "HTTP": {"http", "https"},
     "MQTT3": {"mqtt", "mqtts", "tcp", "ssl", "ws", "wss"},
     "MQTT5": {"mqtt", "mqtts", "tcp", "ssl", "ws", "wss"},
-    "AMQP": {"amqp", "amqps", "ws", "wss"},
+    "AMQP": {"amqp", "amqps"},
     "KAFKA": {"kafka", "kafkas", "tcp"},
     "NATS": {"nats", "tls", "ws", "wss"},
 }
@@ -34,6 +34,9 @@ SETTINGS = {
 REQUIRED = {"MQTT3": ("topicname",), "MQTT5": ("topicname",), "KAFKA": ("topicname",), "NATS": ("subject",)}
 CREDENTIALS = {"password", "token", "username", "user", "authorization"}
 HTTP_METHODS = {"POST", "PUT", "PATCH"}
+SETTLEMENT_MODES = ("settled", "unsettled")
+MODES = ("structured", "binary")
+BINARY_MODE = {"AMQP"}  # protocols whose sender honours config.mode "binary"
 
 
 def canonical_protocol(name) -> str | None:
@@ -93,11 +96,42 @@ def validate_protocol(data: dict) -> list[str]:
         errors.append("protocolsettings.qos must be 0, 1 or 2")
     if protocol == "HTTP" and isinstance(settings.get("method"), str) and settings["method"].upper() not in HTTP_METHODS:
         errors.append(f"protocolsettings.method must be one of {', '.join(sorted(HTTP_METHODS))}")
+    if protocol == "AMQP":
+        errors.extend(_amqp_errors(sink, settings))
+    config = data.get("config")
+    if isinstance(config, dict) and "mode" in config:
+        mode = config["mode"]
+        if mode not in MODES:
+            errors.append(f"config.mode must be one of {', '.join(MODES)}, not {mode!r}")
+        elif mode == "binary" and protocol not in BINARY_MODE:
+            errors.append(f"config.mode binary is not supported for {protocol} (supported for "
+                          f"{', '.join(sorted(BINARY_MODE))})")
+    return errors
+
+
+def _amqp_errors(sink, settings: dict) -> list[str]:
+    """AMQP: a target address (sink path or `address`), a known settlement mode, a non-empty link name."""
+    errors = []
+    for key in ("address", "linkname"):
+        if isinstance(settings.get(key), str) and not settings[key].strip():
+            errors.append(f"protocolsettings.{key} must not be empty")
+    mode = settings.get("sendersettlementmode")
+    if isinstance(mode, str) and mode not in SETTLEMENT_MODES:
+        errors.append(f"protocolsettings.sendersettlementmode must be one of {', '.join(SETTLEMENT_MODES)}, "
+                      f"not {mode!r}")
+    if isinstance(sink, str) and "address" not in settings:
+        try:
+            path = urlsplit(sink).path
+        except ValueError:
+            path = "/"
+        if path in ("", "/"):
+            errors.append("protocolsettings.address is required for AMQP when the sink has no path "
+                          "(amqp://host:port/address)")
     return errors
 
 
 def with_defaults(protocol: str, settings: dict) -> dict:
-    """The realized settings: HTTP method POST; MQTT qos 1, retain false."""
+    """The realized settings: HTTP method POST; MQTT qos 1, retain false; AMQP sendersettlementmode unsettled."""
     out = dict(settings or {})
     canonical = canonical_protocol(protocol)
     if canonical == "HTTP":
@@ -105,6 +139,8 @@ def with_defaults(protocol: str, settings: dict) -> dict:
     elif canonical in ("MQTT3", "MQTT5"):
         out.setdefault("qos", 1)
         out.setdefault("retain", False)
+    elif canonical == "AMQP":
+        out.setdefault("sendersettlementmode", "unsettled")
     return out
 
 

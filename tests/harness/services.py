@@ -1,5 +1,5 @@
-"""Start and stop throwaway servers on free loopback ports: PostgreSQL, Redis, and any process a test needs
-(Celery workers, gunicorn, brokers).
+"""Start and stop throwaway servers on free loopback ports: PostgreSQL, Redis, RabbitMQ (AMQP 1.0), and any
+process a test needs (Celery workers, gunicorn, brokers).
 
 PostgreSQL binaries come from ``PG_BIN`` (default /usr/lib/postgresql/15/bin); initdb refuses to run as root,
 so as root every PostgreSQL binary runs as the ``postgres`` system user (``runuser -u postgres --``) in a temp
@@ -296,3 +296,94 @@ def start_process(argv: list[str], env: dict | None = None, ready_check: Callabl
                                f"{managed.output()[-3000:]}")
     managed.startup_seconds = time.monotonic() - began
     return managed
+
+
+# --- RabbitMQ (AMQP 1.0) ----------------------------------------------------------------------------------
+
+RABBITMQ_SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
+
+
+def rabbitmq_binary() -> str | None:
+    """The rabbitmq-server script that runs the node in the foreground (not /usr/sbin's su wrapper)."""
+    if os.path.isfile(RABBITMQ_SERVER):
+        return RABBITMQ_SERVER
+    return shutil.which("rabbitmq-server")
+
+
+def _epmd_binary() -> str | None:
+    found = shutil.which("epmd")
+    if found:
+        return found
+    candidates = sorted(Path("/usr/lib/erlang").glob("erts-*/bin/epmd"))
+    return str(candidates[-1]) if candidates else None
+
+
+def start_rabbitmq(timeout: float = 90, port: int | None = None) -> Service:
+    """A throwaway RabbitMQ node with AMQP 1.0 (the `rabbitmq_amqp1_0` plugin of RabbitMQ 3.x, served on the
+    AMQP port) on 127.0.0.1 only, in a temp dir: its own node name, mnesia and log dirs, node, distribution and
+    epmd ports (an epmd of its own, so it never meets a system node), HOME for the Erlang cookie. Anonymous
+    and guest logins work from loopback. Its `url` is `amqp://127.0.0.1:PORT` (a given port lets a test start
+    a broker where a subscription already points).
+    """
+    binary = rabbitmq_binary()
+    if binary is None:
+        raise ServiceUnavailable("rabbitmq-server not found (apt-get install rabbitmq-server)")
+    began = time.monotonic()
+    directory = tempfile.mkdtemp(prefix="registry-rabbitmq-")
+    base = Path(directory)
+    port, dist_port, epmd_port = port or free_port(), free_port(), free_port()
+    while len({port, dist_port, epmd_port}) < 3:
+        dist_port, epmd_port = free_port(), free_port()
+    (base / "enabled_plugins").write_text("[rabbitmq_amqp1_0].\n")
+    (base / "rabbitmq.conf").write_text(f"listeners.tcp.default = 127.0.0.1:{port}\n"
+                                        "loopback_users = none\n"
+                                        "disk_free_limit.absolute = 1MB\n")
+    env = {**os.environ, "HOME": directory, "RABBITMQ_MNESIA_BASE": str(base / "mnesia"),
+           "RABBITMQ_LOG_BASE": str(base / "log"), "RABBITMQ_NODENAME": f"rabbit-test-{port}@localhost",
+           "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1", "RABBITMQ_NODE_PORT": str(port),
+           "RABBITMQ_DIST_PORT": str(dist_port), "ERL_EPMD_PORT": str(epmd_port), "ERL_EPMD_ADDRESS": "127.0.0.1",
+           "RABBITMQ_ENABLED_PLUGINS_FILE": str(base / "enabled_plugins"),
+           "RABBITMQ_CONFIG_FILE": str(base / "rabbitmq.conf"),
+           "RABBITMQ_ADVANCED_CONFIG_FILE": str(base / "advanced.config"),
+           "RABBITMQ_CONF_ENV_FILE": str(base / "rabbitmq-env.conf"), "RABBITMQ_PID_FILE": str(base / "pid"),
+           "RABBITMQ_LOGS": "-",
+           # the Erlang distribution listener on loopback too (it binds every interface by default)
+           "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": "-kernel inet_dist_use_interface {127,0,0,1}"}
+    holder: list[ManagedProcess] = []
+
+    def stop_epmd() -> None:
+        epmd = _epmd_binary()
+        if epmd:
+            subprocess.run([epmd, "-port", str(epmd_port), "-kill"], env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, timeout=10)
+
+    def stop() -> None:
+        try:
+            if holder:
+                holder[0].stop(timeout=30)
+        finally:
+            stop_epmd()
+
+    try:
+        process = start_process([binary], env, None, cwd=directory)
+    except BaseException:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise
+    holder.append(process)
+    service = Service("rabbitmq", f"amqp://127.0.0.1:{port}", port, directory, stop,
+                      {"process": process, "epmd_port": epmd_port, "node": env["RABBITMQ_NODENAME"]})
+    atexit.register(service.stop)
+
+    def ready() -> bool:
+        if process.process.poll() is not None:
+            raise RuntimeError(f"rabbitmq-server exited with {process.process.returncode}:\n"
+                               f"{process.output()[-3000:]}")
+        return "Server startup complete" in process.output() and port_open(port)
+
+    try:
+        wait_for(ready, timeout, "RabbitMQ", interval=0.2)
+    except BaseException:
+        service.stop()
+        raise
+    service.startup_seconds = time.monotonic() - began
+    return service

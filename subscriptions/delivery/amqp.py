@@ -1,0 +1,152 @@
+"""AMQP 1.0 delivery with python-qpid-proton (BlockingConnection), in the CloudEvents AMQP protocol binding.
+
+Sink `amqp://[user:password@]host:port[/address]` or `amqps://...`; the target address is
+`protocolsettings.address` when given, else the sink's path without its leading `/` (`amqp://h:5672/orders` ->
+`orders`; RabbitMQ 3.x's `/queue/orders` form is `amqp://h:5672//queue/orders` or, clearer, the `address`
+setting). `linkname` names the sender link, `linkproperties` are sent as the link's properties,
+`sendersettlementmode` `unsettled` (the default: the broker's disposition is awaited, at least once) or
+`settled` (pre-settled, at most once: nothing is awaited).
+
+Modes (subscription `config.mode`): `structured` (default), the JSON event as the body with content type
+`application/cloudevents+json`; `binary`, every attribute as an application property `cloudEvents:NAME` and the
+event's data (none for registry change events) as the body. A refused link, session or connection, a rejected
+or released message, a timeout: a failed outcome that carries the broker's condition and description.
+"""
+from __future__ import annotations
+
+import json
+from urllib.parse import unquote, urlsplit
+
+from django.conf import settings
+
+from ..validators.sinks import check_sink
+from .events import structured
+from .outcome import Outcome
+
+CONTENT_TYPE = "application/cloudevents+json"
+PREFIX = "cloudEvents:"
+
+
+def target_address(sink: str, options: dict) -> str:
+    """The AMQP target: `protocolsettings.address`, else the sink's path minus its first `/`."""
+    if options.get("address"):
+        return options["address"]
+    path = urlsplit(sink).path
+    return unquote(path[1:] if path.startswith("/") else path)
+
+
+def message_for(event, mode: str):
+    """The proton Message of `event` in `mode` (structured or binary)."""
+    from proton import Message
+
+    _headers, body = structured(event)
+    if mode == "binary":
+        attributes = json.loads(body)
+        data = attributes.pop("data", None)
+        data_base64 = attributes.pop("data_base64", None)
+        properties = {PREFIX + name: value if isinstance(value, (str, int, bool)) else json.dumps(value)
+                      for name, value in attributes.items() if value is not None}
+        payload = None
+        if data_base64 is not None:
+            import base64
+
+            payload = base64.b64decode(data_base64)
+        elif data is not None:
+            payload = data.encode() if isinstance(data, str) else json.dumps(data).encode()
+        return Message(body=payload, properties=properties, id=attributes.get("id"),
+                       content_type=attributes.get("datacontenttype"), subject=attributes.get("subject"))
+    return Message(body=body, content_type=CONTENT_TYPE, id=json.loads(body).get("id"))
+
+
+def _describe(condition) -> str:
+    if condition is None:
+        return "no reason given"
+    text = str(condition.name)
+    if condition.description:
+        text += f": {condition.description}"
+    return text
+
+
+class _LinkProperties:
+    """A proton LinkOption: the sender link's properties (symbol keys)."""
+
+    def __init__(self, properties: dict):
+        self.properties = properties
+
+    def apply(self, link) -> None:
+        from proton import symbol
+
+        link.properties = {symbol(key): value for key, value in self.properties.items()}
+
+    def test(self, link) -> bool:
+        return link.is_sender
+
+
+def _connection_class():
+    from proton import Endpoint
+    from proton.utils import BlockingConnection
+
+    class Connection(BlockingConnection):
+        """BlockingConnection that also fails fast when the broker ends the session (RabbitMQ 3.x answers a
+        refused attach with `end` and an error, not `detach`), carrying the broker's reason."""
+
+        def on_session_remote_close(self, event) -> None:
+            if event.session.state & Endpoint.LOCAL_ACTIVE:
+                event.session.close()
+                if not self.closing:
+                    raise BrokerRefused(f"the broker ended the session: {_describe(event.session.remote_condition)}")
+
+    return Connection
+
+
+class BrokerRefused(Exception):
+    """The broker refused a session, link or message; the text carries its condition and description."""
+
+
+def send(subscription, event) -> Outcome:
+    from proton import ConnectionException, Delivery, ProtonException, Timeout
+    from proton.reactor import AtLeastOnce, AtMostOnce
+    from proton.utils import LinkDetached
+
+    reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
+    if reason:
+        return Outcome(ok=False, error=f"refused: {reason}")
+    options = subscription.protocolsettings or {}
+    mode = (subscription.config or {}).get("mode") or "structured"
+    parts = urlsplit(subscription.sink)
+    scheme = parts.scheme.lower()
+    url = f"{scheme}://{parts.hostname if ':' not in (parts.hostname or '') else f'[{parts.hostname}]'}"
+    url += f":{parts.port or (5671 if scheme == 'amqps' else 5672)}"
+    credentials = {}
+    if parts.username is not None:
+        credentials = {"user": unquote(parts.username), "password": unquote(parts.password or ""),
+                       "allow_insecure_mechs": True}
+    link_options = [AtMostOnce() if options.get("sendersettlementmode") == "settled" else AtLeastOnce()]
+    if options.get("linkproperties"):
+        link_options.append(_LinkProperties(options["linkproperties"]))
+    timeout = settings.REGISTRY_DELIVERY_TIMEOUT
+    connection = None
+    try:
+        connection = _connection_class()(url, timeout=timeout, **credentials)
+        sender = connection.create_sender(target_address(subscription.sink, options),
+                                          name=options.get("linkname") or None, options=link_options)
+        delivery = sender.send(message_for(event, mode), error_states=[])
+        if delivery.remote_state in (Delivery.REJECTED, Delivery.RELEASED, Delivery.MODIFIED):
+            state = {Delivery.REJECTED: "rejected", Delivery.RELEASED: "released",
+                     Delivery.MODIFIED: "modified"}[delivery.remote_state]
+            condition = delivery.remote.condition
+            return Outcome(ok=False, error=f"the broker {state} the message"
+                                           + (f": {_describe(condition)}" if condition else ""))
+        return Outcome(ok=True)
+    except BrokerRefused as exc:
+        return Outcome(ok=False, error=str(exc))
+    except LinkDetached as exc:
+        return Outcome(ok=False, error=f"the broker refused the link: {exc}")
+    except (Timeout, ConnectionException, ProtonException, OSError, ValueError) as exc:
+        return Outcome(ok=False, error=f"{type(exc).__name__}: {exc}")
+    finally:
+        if connection is not None:
+            try:
+                connection.close()
+            except Exception:  # the broker may already have closed it; nothing left to release
+                pass
