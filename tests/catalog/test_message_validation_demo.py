@@ -11,6 +11,9 @@ only the demo file that holds its definition (the messages' schemas are all insi
 2. one metadata attribute wrong (a declared value replaced; a required attribute removed): exactly one error,
    naming it;
 3. one data field of the wrong type (JSON Schema, Avro, XSD with a typed element): errors naming that field only.
+The anonymous client posts (checking is read only and open to anyone; creating a superuser per test costs its
+password hash). Sparkplug's Protobuf schema is outside the registry (data not checked, a note); its STATE
+definitions name an in-registry JSON Schema with a pointer after `:` that the server does not resolve: xfail.
 """
 from __future__ import annotations
 
@@ -263,7 +266,7 @@ def with_data(message: dict, structured: bool, data=None, data_base64=None) -> d
 
 
 @pytest.mark.parametrize(("filename", "gid", "did", "definition"), DEFINITIONS)
-def test_demo_definition_matching_and_one_wrong(su, db, filename, gid, did, definition):
+def test_demo_definition_matching_and_one_wrong(anon, filename, gid, did, definition):
     import_document(WriteContext(user="demo"), parse_document((DEMO / filename).read_bytes(), yaml_format=False))
     family, _ = message_format_family(definition.get("format"))
     structured = family == "CloudEvents"
@@ -274,7 +277,14 @@ def test_demo_definition_matching_and_one_wrong(su, db, filename, gid, did, defi
     fmt, content = resolve_schema(definition, "", report)
     schema_family, schema_version = schema_format_family(fmt)
     wrong_field = None  # (message with one data field wrong, the path expected)
-    if content is None:  # a schema outside this registry (Sparkplug's .proto on GitHub): data not checked
+    unresolved_in_registry = None
+    if content is None:
+        # a schema outside this registry (Sparkplug's .proto on GitHub): data not checked, a note says so.
+        # Sparkplug's STATE definitions name a JSON Schema inside this registry with a JSON pointer after `:`
+        # (`.../versions/v1.0:messages/STATEDeath`), which the server does not resolve: recorded below as xfail.
+        assert report.notes, report
+        if "names no schema of this registry" in report.notes[0]:
+            unresolved_in_registry = report.notes[0]
         message = with_data(base, structured, data_base64="")
     elif schema_family == "JsonSchema":
         schema = json.loads(content)
@@ -307,7 +317,7 @@ def test_demo_definition_matching_and_one_wrong(su, db, filename, gid, did, defi
                            f"data{wrong_path}")
 
     # 1. the matching message
-    body = post(su, gid, did, message, structured)
+    body = post(anon, gid, did, message, structured)
     assert body["valid"] is True, json.dumps({"message": message, "verdict": body}, indent=1)
     assert body["errors"] == []
     if content is not None:
@@ -318,24 +328,26 @@ def test_demo_definition_matching_and_one_wrong(su, db, filename, gid, did, defi
         wrong_value, path = {**message, "type": "Not." + message["type"]}, "metadata.type"
     else:
         wrong_value, path = wrong_property(definition, message)
-    body = post(su, gid, did, wrong_value, structured)
+    body = post(anon, gid, did, wrong_value, structured)
     assert body["valid"] is False
     assert [e["path"] for e in body["errors"]] == [path], body
     if structured:
         declared = (definition.get("metadata") or {}).get("attributes") or {}
         missing = next((n for n, d in declared.items() if isinstance(d, dict) and d.get("required") is True
                         and n not in ALWAYS_REQUIRED), "id")
-        body = post(su, gid, did, {k: v for k, v in message.items() if k != missing}, structured)
+        body = post(anon, gid, did, {k: v for k, v in message.items() if k != missing}, structured)
         assert body["valid"] is False
         assert body["errors"] == [{"path": f"metadata.{missing}", "reason": "required but missing"}], body
 
     # 3. one data field of the wrong type
     if wrong_field is not None:
         wrong_message, path = wrong_field
-        body = post(su, gid, did, wrong_message, structured)
+        body = post(anon, gid, did, wrong_message, structured)
         assert body["valid"] is False, body
         paths = {e["path"] for e in body["errors"]}
         assert paths == {path}, body
+    if unresolved_in_registry:
+        pytest.xfail(f"server gap: data not checked ({unresolved_in_registry})")
 
 
 def test_every_demo_definition_is_covered():
