@@ -190,9 +190,8 @@ def resolve_schema(doc: dict, base_url: str, report: Report) -> tuple[str | None
     if path is None:
         report.notes.append(f"data not checked: schema {url} is outside this registry")
         return fmt, None
-    parts = [p for p in path.split("?")[0].split("/") if p]
-    if parts:
-        parts[-1] = parts[-1].split(":")[0]  # `:Payload` names a message of the schema (ids hold no ':')
+    # `:Payload` names a message of the schema, `:messages/STATE` a JSON pointer into it (ids hold no ':')
+    parts = [p for p in path.split("?")[0].split(":", 1)[0].split("/") if p]
     if len(parts) not in (4, 6) or parts[0] != "schemaGroups" or parts[2] != "schemas" or \
             (len(parts) == 6 and parts[4] != "versions"):
         report.notes.append(f"data not checked: schemaurl {url} names no schema of this registry")
@@ -438,8 +437,10 @@ def _segment_path(parts) -> str:
     return out
 
 
-def _json_validator(version: str | None, content: bytes):
-    key = digest("JsonSchema", version, content)
+def _json_validator(version: str | None, content: bytes, pointer: str | None = None):
+    """A compiled validator for the schema document, or for the subschema at `pointer` inside it (its `$ref`s
+    still resolve against the whole document); cached per schema digest and pointer."""
+    key = digest("JsonSchema", version, content, pointer)
     cached = _validators.get(key)
     if cached is not None:
         return cached
@@ -453,14 +454,23 @@ def _json_validator(version: str | None, content: bytes):
     if uri is None and isinstance(schema, dict) and isinstance(schema.get("$schema"), str):
         uri = schema["$schema"]
     cls = validator_for({"$schema": uri} if uri else {}, default=jsonschema.Draft7Validator)
-    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    if pointer:
+        from referencing import Registry, Resource
+        from referencing.jsonschema import specification_with
+
+        spec = specification_with(uri or "http://json-schema.org/draft-07/schema#")
+        base = "urn:cloudevents-registry:data-schema"
+        registry = Registry().with_resource(base, Resource.from_contents(schema, default_specification=spec))
+        validator = cls({"$ref": f"{base}#/{pointer}"}, registry=registry, format_checker=cls.FORMAT_CHECKER)
+    else:
+        validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
     _validators.put(key, validator)
     return validator
 
 
-def _check_json_schema(version, content: bytes, data, report: Report) -> None:
+def _check_json_schema(version, content: bytes, data, report: Report, pointer: str | None = None) -> None:
     try:
-        validator = _json_validator(version, content)
+        validator = _json_validator(version, content, pointer)
         errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     except Exception as exc:  # an unresolvable $ref, an odd regex, an invalid stored schema ...
         report.notes.append(f"data not checked: the JSON Schema cannot be applied: {str(exc).splitlines()[0][:300]}")
@@ -573,18 +583,20 @@ def _check_data(doc: dict, message: Message, content_type: str | None, base_url:
         report.notes.append(f"data not checked: datacontenttype {content_type!r} is not JSON")
         return
     if family == "JsonSchema":
-        _check_json_schema(version, content, data, report)
+        _check_json_schema(version, content, data, report, message_name(doc))
     else:
         _check_avro(content, data, report)
 
 
 def message_name(doc: dict) -> str | None:
-    """The message a `schemaurl` names after `:` in its last segment (`.../schemas/s:Order`), or None."""
+    """What a `schemaurl` names after the `:` that follows its ids (`.../schemas/s:Order`, a Protobuf message or
+    an Avro record; `.../versions/1:messages/STATE`, a JSON pointer into a JSON Schema), or None."""
     url = doc.get("schemaurl") if "schema" not in doc else None
     if not isinstance(url, str):
         return None
-    last = url.split("?")[0].split("#")[-1].rstrip("/").rsplit("/", 1)[-1]
-    return (last.split(":", 1)[1] or None) if ":" in last else None
+    path = url.split("?")[0]
+    path = path.split("#", 1)[-1] if "#" in path else path.split("://", 1)[-1]  # a scheme's ':' is not it
+    return (path.split(":", 1)[1].strip("/") or None) if ":" in path else None
 
 
 def _check_binary_formats(family: str, version, content: bytes, doc: dict, message: Message,
