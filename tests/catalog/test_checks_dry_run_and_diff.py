@@ -133,27 +133,29 @@ def test_dry_run_unknown_group_or_schema_is_404(su, schema):
     assert_problem(send(su, "POST", "/schemaGroups/g1/schemas/nope/compatibility", JS_OK, JSON), 404, "nope")
 
 
-def _corpus(name: str, wanted: str, count: int):
-    tests = json.loads((CORPUS / name).read_text())["tests"]
-    return [t for t in tests if t.get("enabled", True) and t["compatibility"] == wanted][:count]
-
-
 @pytest.mark.parametrize("name,fmt", [("apicurio-avro-compatibility.json", AVRO_FORMAT),
                                       ("apicurio-json-compatibility.json", JS_FORMAT)])
 def test_dry_run_agrees_with_the_post_on_corpus_pairs(su, name, fmt):
     make_group(su)
-    cases = _corpus(name, "backward", 3) + _corpus(name, "none", 3)
-    assert cases
+    cases = [t for t in json.loads((CORPUS / name).read_text())["tests"] if t.get("enabled", True)]
+    assert cases  # every enabled pair of the corpus: 4 Avro, 145 JSON Schema
+    compared = 0
     for index, case in enumerate(cases):
         sid = f"s{index}"
-        post_schema(su, sid=sid, body=json.dumps(case["original"]), content_type=JSON, fmt=fmt,
-                    compatibility="backward")
+        first = post_schema(su, sid=sid, body=json.dumps(case["original"]), content_type=JSON, fmt=fmt,
+                            compatibility="backward", expect=None)
+        if first.status_code != 201:  # a few originals are not valid under the group's draft: not a pair here
+            continue
         before = snapshot()
         dry = send(su, "POST", f"/schemaGroups/g1/schemas/{sid}/compatibility", json.dumps(case["updated"]), JSON)
-        assert dry.status_code == 200, (case["id"], dry.content)
         assert snapshot() == before
         real = send(su, "POST", f"/schemaGroups/g1/schemas/{sid}", json.dumps(case["updated"]), JSON)
+        if dry.status_code != 200:  # an updated document the POST refuses too, with the same status
+            assert real.status_code == dry.status_code, (case["id"], dry.content, real.content)
+            continue
+        compared += 1
         assert real.status_code == (201 if dry.json()["compatible"] else 409), (case["id"], dry.json(), real.content)
+    assert compared >= len(cases) * 3 // 4, (compared, len(cases))
 
 
 def _diff(client, v1="1", v2="2"):
