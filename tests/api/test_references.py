@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import (assert_problem, definition, make_definition_group, make_group, new_version, post_definition,
-                       post_schema, send_json, snapshot)
+from .conftest import (
+    assert_problem,
+    definition,
+    make_definition_group,
+    make_group,
+    new_version,
+    post_definition,
+    post_schema,
+    send_json,
+    snapshot,
+)
 
 SCHEMA = "/schemaGroups/g1/schemas/s1"
 DEFINITION = "/definitionGroups/dg1/definitions/d1"
