@@ -51,11 +51,10 @@ def _relative_path(reference: str, base_urls: Iterable[str]) -> str | None:
     """The path below the registry root that a reference names, or None when it points elsewhere."""
     if reference.startswith("#"):
         return reference[1:] if reference.startswith("#/") else None
-    if reference.startswith("/") and not reference.startswith("//"):
-        return reference
+    base_urls = [b for b in base_urls if b]
+    if not base_urls and reference.startswith("/") and not reference.startswith("//"):
+        return reference  # no known URL of the registry: an absolute path is taken from its root
     for base in base_urls:
-        if not base:
-            continue
         root = base.rstrip("/") + "/"
         try:
             target, own = urlsplit(urljoin(root, reference)), urlsplit(root)

@@ -185,6 +185,5 @@ def delete_groups(ctx: WriteContext, plural: str, items: list | None, *, force: 
         ctx.guard(group.path, group)
     check_unreferenced(ctx, [g.path for g in groups], force)
     for group in groups:
-        ctx.guard(group.path, group)
         _delete(ctx, group)
     return groups

@@ -138,3 +138,24 @@ def test_bulk_delete_of_referrers_and_referees_together(su):
     assert send_json(su, "DELETE", "/endpoints").status_code == 200
     assert send_json(su, "DELETE", "/definitionGroups").status_code == 200
     assert send_json(su, "DELETE", "/schemaGroups").status_code == 200
+
+
+@pytest.mark.parametrize(("reference", "path"), [
+    ("#/schemaGroups/g/schemas/s", "/schemaGroups/g/schemas/s"),
+    ("#/schemaGroups/g/schemas/s/versions/2:com.example.Rec", "/schemaGroups/g/schemas/s/versions/2"),
+    ("/schemaGroups/g/schemas/s/versions/2", "/schemaGroups/g/schemas/s/versions/2"),
+    ("http://testserver/schemaGroups/g/schemas/s:Name", "/schemaGroups/g/schemas/s"),
+    ("HTTP://TestServer:80/schemagroups/g", "/schemaGroups/g"),
+    ("https://reg.example/prefix/definitionGroups/dg", "/definitionGroups/dg"),
+    ("#/schemaGroups/g/schemas", "/schemaGroups/g"),
+    ("https://elsewhere.example/schemaGroups/g", None),
+    ("https://reg.example/schemaGroups/g", None),  # outside the registry's own path
+    ("#/unknownGroups/g", None),
+    ("#/schemaGroups/g/unknown/s", None),
+    ("#/schemaGroups", None),
+    ("urn:example:x", None),
+])
+def test_resolve(reference, path):
+    from registry.references import resolve
+
+    assert resolve(reference, ["http://testserver", "https://reg.example/prefix"]) == path
