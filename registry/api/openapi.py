@@ -49,8 +49,9 @@ LIMIT = _query("limit", OpenApiTypes.INT, "page size")
 MODEL = _query("model", OpenApiTypes.STR, "answer with the registry model")
 REFERENCEDBY = _query("referencedby", OpenApiTypes.STR, "answer with the entities that reference this one or "
                       "something beneath it, as {path: {attribute, reference}} (JSON)")
-FORCE = _query("force", OpenApiTypes.BOOL, "delete even when entities outside this request still reference "
-               "what is deleted (without it: 409 with a `referencedby` member naming them)")
+FORCE = _query("force", OpenApiTypes.STR, "`true` deletes even when entities outside this request still reference "
+               "what is deleted (without it: 409 with a `referencedby` member naming them); any value but "
+               "false/0 turns it on")
 COLLECTION = [INLINE, FILTER, LIMIT]  # `page` tokens come from Link headers only: not offered
 
 READ_ERRORS = problem_responses(400, 401, 404)
