@@ -242,7 +242,7 @@ class ResourceAdmin(ServiceAdmin):
 
     def delete_model(self, request, obj):
         services.delete_resource(WriteContext.from_request(request), obj.group.group_type, obj.group.gid,
-                                 obj.resource_type, obj.rid)
+                                 obj.resource_type, obj.rid, force=True)  # confirmed on the admin's page
 
     def delete_queryset(self, request, queryset):
         for obj in queryset.select_related("group"):
@@ -397,4 +397,4 @@ class SchemaVersionAdmin(ServiceAdmin):
     def delete_model(self, request, obj):
         resource = obj.resource
         services.delete_version(WriteContext.from_request(request), resource.group.group_type, resource.group.gid,
-                                resource.resource_type, resource.rid, obj.vid)
+                                resource.resource_type, resource.rid, obj.vid, force=True)

@@ -1,5 +1,5 @@
 """The catalog's group types, registered with the engine: `definitionGroups` and `schemaGroups`."""
-from registry import dashboard
+from registry import dashboard, references
 from registry.model import GroupType, ResourceType, registry_model
 
 from . import hooks
@@ -29,9 +29,17 @@ SCHEMA_GROUPS = GroupType(
 )
 
 
+def definition_references(document: dict) -> list[tuple[str, str]]:
+    """A definition's references (docs/api-contract.md section 14): its `schemaurl` (1.0: `dataschemauri`) and,
+    for a borrowed definition, its `uri`; the engine keeps those that point into this registry."""
+    return [(name, document[name]) for name in ("schemaurl", "dataschemauri", "uri")
+            if isinstance(document.get(name), str)]
+
+
 def register() -> None:
     registry_model.register(DEFINITION_GROUPS)
     registry_model.register(SCHEMA_GROUPS)
+    references.register_reference_extractor("definitionGroups", "definitions", definition_references)
     dashboard.register_admin_lists(
         "schemaGroups", ("Schema groups", "admin:catalog_schemagroup_changelist"),
         ("Schemas", "admin:catalog_schema_changelist"), ("Schema versions", "admin:catalog_schemaversion_changelist"))

@@ -196,11 +196,12 @@ class GroupAdmin(ServiceAdmin):
                          "<th>versions</th><th>format</th></tr>" + "".join(rows) + "</table>"}]
 
     def delete_model(self, request, obj):
-        services.delete_group(WriteContext.from_request(request), self.group_plural, obj.gid)
+        # the confirmation page is the admin's warning (references: docs/api-contract.md section 14)
+        services.delete_group(WriteContext.from_request(request), self.group_plural, obj.gid, force=True)
 
     def delete_queryset(self, request, queryset):
         items = [{"id": g.gid} for g in queryset]
-        services.delete_groups(WriteContext.from_request(request), self.group_plural, items)
+        services.delete_groups(WriteContext.from_request(request), self.group_plural, items, force=True)
 
     @admin.action(description="Export the selected groups as a registry document")
     def export_document(self, request, queryset):

@@ -41,13 +41,14 @@ class Problem(Exception):
     """A failure with a problem kind, a detail naming what is wrong, and optional per-item errors."""
 
     def __init__(self, kind: str, detail: str, *, errors: list | None = None, headers: dict | None = None,
-                 status: int | None = None):
+                 status: int | None = None, members: dict | None = None):
         self.kind = kind
         default_status, self.title = KINDS[kind]
         self.status = status or default_status
         self.detail = detail
         self.errors = errors or []
         self.headers = headers or {}
+        self.members = members or {}  # extra members of the problem document (`referencedby`)
         super().__init__(detail)
 
     @property
@@ -60,6 +61,8 @@ class Problem(Exception):
             body["instance"] = instance
         if self.errors:
             body["errors"] = self.errors
+        for name, value in self.members.items():
+            body.setdefault(name, value)
         return body
 
 

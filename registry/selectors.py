@@ -165,3 +165,13 @@ def entity_attributes(path: str) -> dict | None:
     resource = (Resource.objects.select_related("latest").filter(group__group_type=parts[0], group__gid=parts[1],
                                                                   resource_type=parts[2], rid=parts[3]).first())
     return merged_attributes(resource, resource.latest) if resource is not None else None
+
+
+def referenced_by(path: str, base_urls: list[str] | tuple[str, ...] = ()) -> dict[str, dict[str, str]]:
+    """`GET PATH?referencedby` (docs/api-contract.md section 14): the entities outside `path` that point at it or
+    into it (a reference to a schema version counts for the schema and its group), as
+    `{referrer path: {"attribute": NAME, "reference": AS_WRITTEN}}`. Every reference in the registry is read
+    per call (registry/references.py: fine at the demo registry's size)."""
+    from .references import referrers
+
+    return referrers([path], base_urls)

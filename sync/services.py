@@ -72,13 +72,14 @@ def apply_document(source: SyncSource, document: dict) -> dict:
     groups, resources = _local_scope(source)
     for group in list(groups):
         if group.path not in remote_paths:
-            delete_group(ctx, group.group_type, group.gid)
+            delete_group(ctx, group.group_type, group.gid, force=True)  # mirrors the source
             deleted += 1
     for resource in list(resources):
         if not Group.objects.filter(pk=resource.group_id).exists():
             continue
         if resource.path not in remote_paths:
-            delete_resource(ctx, resource.group.group_type, resource.group.gid, resource.resource_type, resource.rid)
+            delete_resource(ctx, resource.group.group_type, resource.group.gid, resource.resource_type, resource.rid,
+                            force=True)
             deleted += 1
     return {"created": len(report.created), "updated": len(report.updated), "unchanged": len(report.unchanged),
             "deleted": deleted}

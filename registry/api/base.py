@@ -69,6 +69,12 @@ class RegistryView(APIView):
     def context(self) -> WriteContext:
         return WriteContext.from_request(self.request)
 
+    def referenced_by_response(self, path: str):
+        """`GET PATH?referencedby` (docs/api-contract.md section 14)."""
+        from ..services.references import base_urls
+
+        return json_response(selectors.referenced_by(path, base_urls(self.base_url())))
+
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # authentication and permissions first
         refuse_nul(request, kwargs)

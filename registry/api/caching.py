@@ -31,7 +31,7 @@ from ..errors import Problem
 from .problems import problem_response
 
 WRITE_METHODS = {"PUT", "PATCH", "POST", "DELETE"}
-WRITE_FLAGS = {"epoch"}  # query flags of writes that a GET of the same URL does not take
+WRITE_FLAGS = {"epoch", "force"}  # query flags of writes that a GET of the same URL does not take
 
 
 def _tag(*parts: str | bytes) -> str:

@@ -46,10 +46,10 @@ class GroupCollectionView(RegistryView):
         return json_response(data, status=201, headers={"Location": data["self"]})
 
     def delete(self, request):
-        check_flags(request, set())
+        check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
         base = self.base_url()
-        deleted = services.delete_groups(self.context(), self.group_plural, items)
+        deleted = services.delete_groups(self.context(), self.group_plural, items, force=flag(request, "force"))
         return json_response({g.gid: group_json(base, self.gt, g) for g in deleted})
 
 
@@ -57,7 +57,9 @@ class GroupView(RegistryView):
     write_permissions = GROUP_PERMISSIONS
 
     def get(self, request, gid):
-        check_flags(request, {"inline"})
+        check_flags(request, {"inline", "referencedby"})
+        if flag(request, "referencedby"):
+            return self.referenced_by_response(selectors.get_group(self.gt, gid).path)
         inline = flag(request, "inline")
         if inline and "application/cloudevents-registry+json" in request.headers.get("Accept", ""):
             document = export_document(self.group_plural, gid)
@@ -76,8 +78,8 @@ class GroupView(RegistryView):
         return json_response(data, status=201 if created else 200, headers={"Location": data["self"]} if created else None)
 
     def delete(self, request, gid):
-        check_flags(request, {"epoch"})
+        check_flags(request, {"epoch", "force"})
         group = selectors.get_group(self.gt, gid)
         last = group_json(self.base_url(), self.gt, group)
-        services.delete_group(self.context(), self.group_plural, gid, query_epoch(request))
+        services.delete_group(self.context(), self.group_plural, gid, query_epoch(request), force=flag(request, "force"))
         return json_response(last)

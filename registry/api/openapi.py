@@ -16,6 +16,8 @@ PROBLEM = inline_serializer("Problem", fields={
     "type": serializers.CharField(), "title": serializers.CharField(), "status": serializers.IntegerField(),
     "detail": serializers.CharField(), "instance": serializers.CharField(required=False),
     "errors": serializers.ListField(child=serializers.JSONField(), required=False),
+    "referencedby": serializers.DictField(child=serializers.JSONField(), required=False,
+                                          help_text="409 on a delete: the entities still referencing it"),
 })
 ENTITY = OpenApiTypes.OBJECT
 DOCUMENT = {"*/*": OpenApiTypes.BINARY}
@@ -26,7 +28,7 @@ def _problem(description: str) -> OpenApiResponse:
 
 
 PROBLEM_DESCRIPTIONS = {400: "invalid request", 401: "authentication required", 403: "permission denied",
-                        404: "unknown entity", 405: "method not allowed", 409: "conflict (id, epoch, compatibility)",
+                        404: "unknown entity", 405: "method not allowed", 409: "conflict (id, epoch, compatibility, still referenced)",
                         413: "body too large", 415: "unsupported media type"}
 
 
@@ -45,6 +47,11 @@ EPOCH = _query("epoch", OpenApiTypes.INT, "the entity's current epoch; 409 when 
 FILTER = _query("filter", OpenApiTypes.STR, "ATTR=VALUE, '*' wildcards, dotted paths; repeatable (AND)", many=True)
 LIMIT = _query("limit", OpenApiTypes.INT, "page size")
 MODEL = _query("model", OpenApiTypes.STR, "answer with the registry model")
+REFERENCEDBY = _query("referencedby", OpenApiTypes.STR, "answer with the entities that reference this one or "
+                      "something beneath it, as {path: {attribute, reference}} (JSON)")
+FORCE = _query("force", OpenApiTypes.STR, "`true` deletes even when entities outside this request still reference "
+               "what is deleted (without it: 409 with a `referencedby` member naming them); any value but "
+               "false/0 turns it on")
 COLLECTION = [INLINE, FILTER, LIMIT]  # `page` tokens come from Link headers only: not offered
 
 READ_ERRORS = problem_responses(400, 401, 404)
@@ -74,15 +81,16 @@ GROUPS = {
     "get": extend_schema(summary="List groups (map id -> group)", parameters=COLLECTION,
                          responses=_ok(200, ENTITY, "groups", False)),
     "post": extend_schema(summary="Create a group", request=ENTITY, responses=_ok(201, ENTITY, "created", True)),
-    "delete": extend_schema(summary="Delete listed groups, or all", request=OpenApiTypes.ANY,
+    "delete": extend_schema(summary="Delete listed groups, or all", request=OpenApiTypes.ANY, parameters=[FORCE],
                             responses=_ok(200, ENTITY, "deleted groups", True)),
 }
 GROUP = {
-    "get": extend_schema(summary="Get a group", parameters=[INLINE], responses=_ok(200, ENTITY, "group", False)),
+    "get": extend_schema(summary="Get a group (or ?referencedby)", parameters=[INLINE, REFERENCEDBY],
+                         responses=_ok(200, ENTITY, "group", False)),
     "put": extend_schema(summary="Replace or create a group", parameters=[EPOCH], request=ENTITY,
                          responses={**_ok(200, ENTITY, "updated", True),
                                     (201, "application/json"): OpenApiResponse(ENTITY, "created")}),
-    "delete": extend_schema(summary="Delete a group and everything beneath", parameters=[EPOCH],
+    "delete": extend_schema(summary="Delete a group and everything beneath", parameters=[EPOCH, FORCE],
                             responses=_ok(200, ENTITY, "last state", True)),
 }
 RESOURCES = {
@@ -91,11 +99,12 @@ RESOURCES = {
     "post": extend_schema(summary="Create a resource with its first version (document in the body, "
                                   "metadata in Registry-* headers)", request=DOCUMENT,
                           responses=_ok(201, DOCUMENT, "created", True)),
-    "delete": extend_schema(summary="Delete listed resources, or all", request=OpenApiTypes.ANY,
+    "delete": extend_schema(summary="Delete listed resources, or all", request=OpenApiTypes.ANY, parameters=[FORCE],
                             responses=_ok(200, ENTITY, "deleted", True)),
 }
 RESOURCE = {
-    "get": extend_schema(summary="The latest version's document (or ?meta)", parameters=[META, INLINE],
+    "get": extend_schema(summary="The latest version's document (or ?meta, ?referencedby)",
+                         parameters=[META, INLINE, REFERENCEDBY],
                          responses={**_ok(200, DOCUMENT, "document or metadata", False),
                                     (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location")}),
     "put": extend_schema(summary="Update the latest version (or ?meta), or create the resource",
@@ -103,22 +112,23 @@ RESOURCE = {
                          responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")}),
     "post": extend_schema(summary="Create a new version", parameters=[EPOCH], request=DOCUMENT,
                           responses=_ok(201, DOCUMENT, "created", True)),
-    "delete": extend_schema(summary="Delete the resource with all versions", parameters=[EPOCH],
+    "delete": extend_schema(summary="Delete the resource with all versions", parameters=[EPOCH, FORCE],
                             responses=_ok(200, ENTITY, "last state", True)),
 }
 VERSIONS = {
     "get": extend_schema(summary="List versions (map version id -> metadata)", parameters=COLLECTION,
                          responses=_ok(200, ENTITY, "versions", False)),
     "delete": extend_schema(summary="Delete listed versions, or all but the latest", request=OpenApiTypes.ANY,
+                            parameters=[FORCE],
                             responses=_ok(200, ENTITY, "deleted", True)),
 }
 VERSION = {
-    "get": extend_schema(summary="A version's document (or ?meta)", parameters=[META],
+    "get": extend_schema(summary="A version's document (or ?meta, ?referencedby)", parameters=[META, REFERENCEDBY],
                          responses={**_ok(200, DOCUMENT, "document or metadata", False),
                                     (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location")}),
     "put": extend_schema(summary="Update the version (or ?meta), or create it", parameters=[META, EPOCH],
                          request=DOCUMENT, responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")}),
-    "delete": extend_schema(summary="Delete the version", parameters=[EPOCH],
+    "delete": extend_schema(summary="Delete the version", parameters=[EPOCH, FORCE],
                             responses=_ok(200, ENTITY, "last state", True)),
 }
 

@@ -81,9 +81,10 @@ class ResourceCollectionView(ResourceTypeView):
                                       extra={"Location": self.resource_url(resource)})
 
     def delete(self, request, gid):
-        check_flags(request, set())
+        check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
-        deleted = services.delete_resources(self.context(), self.group_plural, gid, self.resource_plural, items)
+        deleted = services.delete_resources(self.context(), self.group_plural, gid, self.resource_plural, items,
+                                            force=flag(request, "force"))
         base = self.base_url()
         return json_response({r.rid: resource_json(base, self.rt, r, version=v) for r, v in deleted})
 
@@ -92,7 +93,9 @@ class ResourceView(ResourceTypeView):
     write_permissions = RESOURCE_PERMISSIONS
 
     def get(self, request, gid, rid):
-        check_flags(request, {"meta", "inline"})
+        check_flags(request, {"meta", "inline", "referencedby"})
+        if flag(request, "referencedby"):
+            return self.referenced_by_response(selectors.get_resource(self.group(gid), self.resource_plural, rid).path)
         inline = flag(request, "inline")
         if flag(request, "meta") or inline:
             group = self.group(gid)
@@ -126,9 +129,9 @@ class ResourceView(ResourceTypeView):
                                       extra={"Location": self.resource_url(resource)})
 
     def delete(self, request, gid, rid):
-        check_flags(request, {"epoch"})
+        check_flags(request, {"epoch", "force"})
         resource, latest = services.delete_resource(self.context(), self.group_plural, gid, self.resource_plural, rid,
-                                                    query_epoch(request))
+                                                    query_epoch(request), force=flag(request, "force"))
         data = resource_json(self.base_url(), self.rt, resource, version=latest)
         return json_response(data, headers=registry_headers(data))
 
@@ -151,9 +154,10 @@ class VersionCollectionView(ResourceTypeView):
         return json_response(body, headers={"Link": link} if link else None)
 
     def delete(self, request, gid, rid):
-        check_flags(request, set())
+        check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
-        deleted = services.delete_versions(self.context(), self.group_plural, gid, self.resource_plural, rid, items)
+        deleted = services.delete_versions(self.context(), self.group_plural, gid, self.resource_plural, rid, items,
+                                           force=flag(request, "force"))
         base = self.base_url()
         return json_response({v.vid: version_json(base, self.rt, r, v) for r, v in deleted})
 
@@ -162,8 +166,10 @@ class VersionView(ResourceTypeView):
     write_permissions = VERSION_PERMISSIONS
 
     def get(self, request, gid, rid, vid):
-        check_flags(request, {"meta"})
+        check_flags(request, {"meta", "referencedby"})
         resource, version = selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid)
+        if flag(request, "referencedby"):
+            return self.referenced_by_response(f"{resource.path}/versions/{version.vid}")
         if flag(request, "meta"):
             return self.meta_response(resource, version)
         return self.document_response(resource, version, redirect=True)
@@ -184,8 +190,8 @@ class VersionView(ResourceTypeView):
                                       if created else None)
 
     def delete(self, request, gid, rid, vid):
-        check_flags(request, {"epoch"})
+        check_flags(request, {"epoch", "force"})
         resource, version = services.delete_version(self.context(), self.group_plural, gid, self.resource_plural, rid,
-                                                    vid, query_epoch(request))
+                                                    vid, query_epoch(request), force=flag(request, "force"))
         data = version_json(self.base_url(), self.rt, resource, version)
         return json_response(data, headers=registry_headers(data))

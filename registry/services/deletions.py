@@ -11,6 +11,7 @@ from ..errors import Problem, not_found
 from ..models import Resource, Version
 from .context import WriteContext
 from .events import emit_deleted
+from .references import check_unreferenced
 from .resources import _refresh_latest, check_epoch, get_group, guard, lock_resource, resolve_types
 
 
@@ -26,7 +27,8 @@ def _delete_resource(ctx: WriteContext, resource: Resource):
 
 
 @transaction.atomic
-def delete_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, epoch=None) -> tuple[Resource, Version]:
+def delete_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, epoch=None, *,
+                    force: bool = False) -> tuple[Resource, Version]:
     """DELETE .../RESOURCEs/rID: the resource with all versions; returns its last state."""
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
@@ -34,12 +36,14 @@ def delete_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid:
     latest = resource.latest
     if latest is not None:
         check_epoch(f"{resource.path}/versions/{latest.vid}", latest, epoch)
+    check_unreferenced(ctx, [resource.path], force)
     _delete_resource(ctx, resource)
     return resource, latest
 
 
 @transaction.atomic
-def delete_resources(ctx: WriteContext, plural: str, gid: str, rplural: str, items: list | None) -> list[tuple[Resource, Version]]:
+def delete_resources(ctx: WriteContext, plural: str, gid: str, rplural: str, items: list | None, *,
+                     force: bool = False) -> list[tuple[Resource, Version]]:
     """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them."""
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
@@ -55,6 +59,9 @@ def delete_resources(ctx: WriteContext, plural: str, gid: str, rplural: str, ite
             if resource.latest is not None:
                 check_epoch(f"{resource.path}/versions/{resource.latest.vid}", resource.latest, item.get("epoch"))
             resources.append(resource)
+    for resource in resources:
+        resource.group = group
+    check_unreferenced(ctx, [r.path for r in resources], force)
     out = []
     for resource in resources:
         resource.group = group
@@ -66,15 +73,16 @@ def delete_resources(ctx: WriteContext, plural: str, gid: str, rplural: str, ite
 
 @transaction.atomic
 def delete_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, vid: str,
-                   epoch=None) -> tuple[Resource, Version]:
+                   epoch=None, *, force: bool = False) -> tuple[Resource, Version]:
     """DELETE .../versions/V: one version; the greatest remaining becomes latest; the only one is 400."""
-    deleted = delete_versions(ctx, plural, gid, rplural, rid, [{"version": vid, "epoch": epoch}], single=True)
+    deleted = delete_versions(ctx, plural, gid, rplural, rid, [{"version": vid, "epoch": epoch}], single=True,
+                              force=force)
     return deleted[0]
 
 
 @transaction.atomic
 def delete_versions(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, items: list | None,
-                    single: bool = False) -> list[tuple[Resource, Version]]:
+                    single: bool = False, force: bool = False) -> list[tuple[Resource, Version]]:
     """DELETE .../versions: listed versions (all or none; all of them is 400) or all but the latest."""
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
@@ -102,6 +110,7 @@ def delete_versions(ctx: WriteContext, plural: str, gid: str, rplural: str, rid:
             what = "the only version" if single else "every version"
             raise Problem("bad-request", f"{resource.path}: deleting {what} of a resource is not allowed; "
                                          "delete the resource instead")
+    check_unreferenced(ctx, [f"{resource.path}/versions/{v.vid}" for v in chosen], force)
     out = []
     for version in chosen:
         path = f"{resource.path}/versions/{version.vid}"

@@ -13,6 +13,7 @@ from ..selectors import exists_ignoring_case
 from ..validation import GroupCheck, Invalid
 from .context import WriteContext
 from .events import emit_deleted, emit_updated
+from .references import check_unreferenced
 
 
 def group_exists(plural: str, gid: str) -> bool:
@@ -147,11 +148,12 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
 
 
 @transaction.atomic
-def delete_group(ctx: WriteContext, plural: str, gid: str, epoch=None) -> Group:
+def delete_group(ctx: WriteContext, plural: str, gid: str, epoch=None, *, force: bool = False) -> Group:
     """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
     group = lock_group(plural, gid)
     ctx.guard(group.path, group)
     _check_epoch(group, epoch)
+    check_unreferenced(ctx, [group.path], force)
     _delete(ctx, group)
     return group
 
@@ -166,7 +168,7 @@ def _delete(ctx: WriteContext, group: Group):
 
 
 @transaction.atomic
-def delete_groups(ctx: WriteContext, plural: str, items: list | None) -> list[Group]:
+def delete_groups(ctx: WriteContext, plural: str, items: list | None, *, force: bool = False) -> list[Group]:
     """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type."""
     registry_model[plural]
     if items is None:
@@ -181,5 +183,7 @@ def delete_groups(ctx: WriteContext, plural: str, items: list | None) -> list[Gr
             groups.append(group)
     for group in groups:
         ctx.guard(group.path, group)
+    check_unreferenced(ctx, [g.path for g in groups], force)
+    for group in groups:
         _delete(ctx, group)
     return groups

@@ -1,0 +1,170 @@
+"""References between entities (docs/api-contract.md section 14), as apps register them (the engine names no
+attribute of any app).
+
+- `register_reference_extractor(group_plural, resource_plural, fn)`: `fn` returns the references an entity
+  holds as `[(attribute name, reference as written), ...]`. With `resource_plural=None` it is called with a
+  group's attributes (its extension attributes and the common ones); otherwise with each stored version's
+  document when that is a JSON object (a definition's `schemaurl`). It never raises for odd shapes.
+- `resolve(reference, base_urls)`: the entity path a reference names in this registry (`#/G/g/R/r`,
+  `/G/g/R/r/versions/v`, `<registry URL>/G/g`, with an optional `:Name` suffix naming a record or message
+  inside a schema), or None for a reference elsewhere or to no entity path.
+- `scan(base_urls)`: every reference held in the registry, resolved. It reads every group and version of the
+  registered types on each call: fine for registries of thousands of entities (the demo registry is small);
+  an index table kept by the writes would be the next step for large ones.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+Extractor = Callable[[dict], list[tuple[str, str]]]
+
+extractors: dict[tuple[str, str | None], list[Extractor]] = {}
+
+
+def register_reference_extractor(group_plural: str, resource_plural: str | None, fn: Extractor) -> None:
+    found = extractors.setdefault((group_plural, resource_plural), [])
+    if fn not in found:
+        found.append(fn)
+
+
+@dataclass(frozen=True)
+class Reference:
+    referrer: str  # entity path of the holder: a group, a resource (types keeping one version) or a version
+    attribute: str
+    written: str  # the reference as written
+    target: str  # the entity path it names (canonical spelling of the types, ids as written)
+
+
+def _origin(parts) -> tuple[str, str, int | None]:
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
+
+
+def _relative_path(reference: str, base_urls: Iterable[str]) -> str | None:
+    """The path below the registry root that a reference names, or None when it points elsewhere."""
+    if reference.startswith("#"):
+        return reference[1:] if reference.startswith("#/") else None
+    base_urls = [b for b in base_urls if b]
+    if not base_urls and reference.startswith("/") and not reference.startswith("//"):
+        return reference  # no known URL of the registry: an absolute path is taken from its root
+    for base in base_urls:
+        root = base.rstrip("/") + "/"
+        try:
+            target, own = urlsplit(urljoin(root, reference)), urlsplit(root)
+        except ValueError:
+            continue
+        if _origin(target) == _origin(own) and target.path.startswith(own.path):
+            return "/" + target.path[len(own.path):]
+    return None
+
+
+def resolve(reference, base_urls: Iterable[str] = ()) -> str | None:
+    """The entity path (`/G/g`, `/G/g/R/r`, `/G/g/R/r/versions/v`) a reference names, or None."""
+    from .model import registry_model
+
+    if not isinstance(reference, str) or not reference:
+        return None
+    path = _relative_path(reference, base_urls)
+    if path is None:
+        return None
+    path = path.split("?", 1)[0].split("#", 1)[0].split(":", 1)[0]  # ids hold no ':', '?' or '#'
+    segments = [s for s in path.split("/") if s]
+    if len(segments) < 2:
+        return None
+    gt = next((g for g in registry_model.group_types if g.plural.lower() == segments[0].lower()), None)
+    if gt is None:
+        return None
+    out = [gt.plural, segments[1]]
+    if len(segments) >= 4:
+        rt = next((r for r in gt.resources if r.plural.lower() == segments[2].lower()), None)
+        if rt is None:
+            return None
+        out += [rt.plural, segments[3]]
+        if len(segments) >= 6:
+            if segments[4].lower() != "versions":
+                return None
+            out += ["versions", segments[5]]
+    return "/" + "/".join(out)
+
+
+def within(path: str, root: str) -> bool:
+    """Is `path` the entity `root` or beneath it (ids compared irrespective of case, as they are unique)?"""
+    path, root = path.lower(), root.lower()
+    return path == root or path.startswith(root + "/")
+
+
+def _extract(fns: list[Extractor], data: dict) -> list[tuple[str, str]]:
+    found = []
+    for fn in fns:
+        try:
+            found += [(a, r) for a, r in fn(data) or () if isinstance(r, str)]
+        except (TypeError, ValueError, AttributeError, KeyError):
+            continue  # a malformed stored value holds no reference we can read
+    return found
+
+
+def scan(base_urls: Iterable[str] = ()) -> list[Reference]:
+    """Every resolvable in-registry reference held by a group or a version, in path order."""
+    from .model import registry_model
+    from .models import Group, Version
+
+    base_urls = [b for b in base_urls if b]
+    out: list[Reference] = []
+    for (gplural, rplural), fns in extractors.items():
+        gt = registry_model.get(gplural)
+        if gt is None or not fns:
+            continue
+        if rplural is None:
+            for group in Group.objects.filter(group_type=gplural).order_by("gid"):
+                attributes = {"id": group.gid, "name": group.name, "description": group.description,
+                              "tags": group.tags, "docs": group.docs, **(group.extensions or {})}
+                for attribute, written in _extract(fns, attributes):
+                    target = resolve(written, base_urls)
+                    if target:
+                        out.append(Reference(group.path, attribute, written, target))
+            continue
+        rt = gt.resources_by_plural.get(rplural)
+        if rt is None:
+            continue
+        versions = (Version.objects.filter(resource__group__group_type=gplural, resource__resource_type=rplural)
+                    .exclude(content=None).select_related("resource__group")
+                    .only("vid", "content", "resource__rid", "resource__resource_type", "resource__latest",
+                          "resource__group__gid", "resource__group__group_type")
+                    .order_by("resource__group__gid", "resource__rid", "vid"))
+        for version in versions:
+            resource = version.resource
+            if rt.versions == 0 and resource.latest_id not in (None, version.pk):
+                continue
+            try:
+                document = json.loads(bytes(version.content))
+            except (ValueError, UnicodeDecodeError):
+                continue
+            if not isinstance(document, dict):
+                continue
+            referrer = resource.path if rt.versions == 0 else f"{resource.path}/versions/{version.vid}"
+            for attribute, written in _extract(fns, document):
+                target = resolve(written, base_urls)
+                if target:
+                    out.append(Reference(referrer, attribute, written, target))
+    return sorted(out, key=lambda r: (r.referrer, r.attribute, r.written))
+
+
+def referrers(roots: Iterable[str], base_urls: Iterable[str] = (), references: list[Reference] | None = None
+              ) -> dict[str, dict[str, str]]:
+    """The entities outside `roots` that point at one of them or into it:
+    `{referrer path: {"attribute": NAME, "reference": AS_WRITTEN}}` (the first reference of each referrer)."""
+    roots = list(roots)
+    found: dict[str, dict[str, str]] = {}
+    for ref in scan(base_urls) if references is None else references:
+        if ref.referrer in found or any(within(ref.referrer, root) for root in roots):
+            continue
+        if any(within(ref.target, root) for root in roots):
+            found[ref.referrer] = {"attribute": ref.attribute, "reference": ref.written}
+    return found

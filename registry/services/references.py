@@ -1,0 +1,27 @@
+"""The delete rule of docs/api-contract.md section 14: an entity that entities outside the same request still
+reference is not deleted (409 naming them) unless the request says `force`."""
+from __future__ import annotations
+
+from django.conf import settings
+
+from .. import references
+from ..errors import Problem
+from .context import WriteContext
+
+
+def base_urls(base_url: str) -> list[str]:
+    """The registry's own URLs: the request's and the configured one (references written through either)."""
+    configured = getattr(settings, "REGISTRY_BASE_URL", "")
+    return [u for u in dict.fromkeys([base_url, configured]) if u]
+
+
+def check_unreferenced(ctx: WriteContext, paths: list[str], force: bool = False) -> None:
+    """409 when an entity outside `paths` (and outside what lies beneath them) references one of them."""
+    if force or not paths:
+        return
+    found = references.referrers(paths, base_urls(ctx.base_url))
+    if found:
+        listed = ", ".join(sorted(found)[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+        what = paths[0] if len(paths) == 1 else f"{len(paths)} entities"
+        raise Problem("conflict", f"{what} still referenced by {listed}; delete those first, delete them together, "
+                                  "or add ?force=true", members={"referencedby": found})
