@@ -51,6 +51,8 @@ def producer_config(subscription, timeout: float) -> dict:
         # auto-creates topics for a producer's metadata request would otherwise do so)
         "allow.auto.create.topics": False,
         "enable.idempotence": False,
+        # a broker back after an outage is reached again within a second (librdkafka's default waits up to 10 s)
+        "reconnect.backoff.max.ms": 1000,
         "logger": logger,
     }
     if config["security.protocol"].startswith("SASL"):
@@ -91,7 +93,7 @@ def message(subscription, event):
 
 
 def send(subscription, event) -> Outcome:
-    from confluent_kafka import KafkaException
+    from confluent_kafka import KafkaError, KafkaException
 
     reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
     if reason:
@@ -108,8 +110,17 @@ def send(subscription, event) -> Outcome:
 
     try:
         producer = _producer(producer_config(subscription, timeout))
-        producer.produce(topic, value=kafka_message.value, key=kafka_message.key,
-                         headers=list(kafka_message.headers.items()), on_delivery=delivered)
+        arguments = {"value": kafka_message.value, "key": kafka_message.key,
+                     "headers": list(kafka_message.headers.items()), "on_delivery": delivered}
+        try:
+            producer.produce(topic, **arguments)
+        except KafkaException as exc:
+            if exc.args[0].code() != KafkaError._UNKNOWN_TOPIC:
+                raise
+            # the producer's metadata says the topic does not exist; it may have been created since (its
+            # metadata is refreshed only every few minutes): ask the broker again, then try once more
+            producer.list_topics(topic, timeout=timeout)
+            producer.produce(topic, **arguments)
         # serve delivery callbacks until ours came (the message timeout bounds the wait; a margin for the
         # callback to be served)
         deadline = time.monotonic() + timeout + 5

@@ -140,3 +140,49 @@ def test_listener_forms_and_several_servers_accepted(editor_client, private_sink
         assert response.status_code == 201, response.content
         assert "password" not in response.json()["protocolsettings"]
         assert "secret" not in editor_client.get(f"/subscriptions/{response.json()['id']}").content.decode()
+
+
+@pytest.mark.slow
+def test_broker_down_for_20_s_then_back(editor_client, private_sinks):
+    """Attempts while the broker is down fail (retrying); after it comes back on the same port the event
+    arrives once, with the same id as every attempt carried."""
+    import time
+
+    from tests.harness.services import create_kafka_topics
+
+    private_sinks.REGISTRY_DELIVERY_TIMEOUT = 2
+    try:
+        broker = start_kafka(topics=("outage",))
+    except ServiceUnavailable as exc:
+        if require_services():
+            pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
+        pytest.skip(str(exc))
+    port = broker.port
+    response = subscribe(editor_client, broker.url, {"topicname": "outage"})
+    assert response.status_code == 201, response.content
+    broker.stop()
+    down_at = time.monotonic()
+    editor_client.put("/schemaGroups/outage", {}, format="json")
+    delivery = Delivery.objects.get()
+    while time.monotonic() - down_at < 20:
+        assert delivery.status == "retrying", delivery.last_error
+        Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=delivery.next_attempt_at.replace(year=2000))
+        attempts.attempt_batch([delivery.pk])
+        delivery.refresh_from_db()
+        time.sleep(2)
+    failed = delivery.attempts
+    assert failed >= 2 and delivery.status == "retrying"
+    broker = start_kafka(port=port, topics=("outage",))  # in-memory storage: the topic is created again
+    try:
+        create_kafka_topics(broker.extra["bootstrap"], "outage")
+        Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=delivery.next_attempt_at.replace(year=2000))
+        attempts.attempt_batch([delivery.pk])
+        delivery.refresh_from_db()
+        assert delivery.status == "delivered", delivery.last_error
+        assert delivery.attempts == failed + 1
+        messages = read_back(broker.extra["bootstrap"], "outage", count=2, timeout=3)
+        assert len(messages) == 1 and json.loads(messages[0].value())["id"] == str(delivery.event_id)
+        errors = list(delivery.attempt_log.order_by("number").values_list("error", flat=True))
+        assert all(errors[:-1]) and errors[-1] == ""
+    finally:
+        broker.stop()
