@@ -5,6 +5,7 @@ commit-to-delivered latency p50/p99: one writer changing the registry through th
 drains. Prints figures; asserts nothing (goals: >= 500 events/s, p99 <= 1 s under that load).
 
     .venv/bin/python bench/delivery_throughput.py [--changes 1000] [--rate 500] [--seconds 10] [--concurrency 8]
+        [--kafka]  (a Kafka subscription on a Tansu broker too: its figures are printed under the HTTP ones)
 """
 import argparse
 import os
@@ -19,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 received: dict[str, float] = {}  # subject -> when the sink first received it
+kafka_received: dict[str, float] = {}  # subject -> when the Kafka consumer first read it (--kafka)
 
 
 class SinkLog:
@@ -55,6 +57,53 @@ def cpu_seconds(pids) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def kafka_consumer(bootstrap: str, topic: str, stop) -> None:
+    """Read the topic from its start (assign(), no consumer group to join) into `kafka_received` until `stop`."""
+    import json
+
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench", "enable.auto.commit": False,
+                         "fetch.wait.max.ms": 10})
+    consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+    while not stop.is_set():
+        message = consumer.poll(0.1)
+        if message is not None and message.error() is None:
+            kafka_received.setdefault(json.loads(message.value())["subject"], time.time())
+    consumer.close()
+
+
+KAFKA_BOOTSTRAP: list[str] = []
+
+
+def kafka_subjects(bootstrap: str, topic: str) -> set[str]:
+    """The subjects of every event in the topic, read from its start."""
+    import json
+
+    from tests.events.test_delivery_kafka import read_back
+
+    return {json.loads(m.value())["subject"] for m in read_back(bootstrap, topic, count=10**9, timeout=5)}
+
+
+def report_kafka(what: str, committed: dict) -> None:
+    """The same figures for the Kafka subscription (--kafka), once its events have arrived (or 120 s)."""
+    deadline = time.time() + 120
+    while any(p not in kafka_received for p in committed) and time.time() < deadline:
+        time.sleep(0.05)
+    latencies = sorted(kafka_received[p] - committed[p] for p in committed if p in kafka_received)
+    missing = [p for p in committed if p not in kafka_received]
+    if missing:  # Tansu can let a consumer reading during concurrent produces skip a record: read the log again
+        print(f"  Kafka, {what}: {len(missing)} not seen by the live consumer; in the topic on a fresh read: "
+              f"{len(set(missing) & kafka_subjects(KAFKA_BOOTSTRAP[0], 'bench'))}")
+    if not latencies:
+        print(f"  Kafka, {what}: nothing delivered")
+        return
+    span = max(kafka_received[p] for p in committed if p in kafka_received) - min(committed.values())
+    print(f"  Kafka, {what}: {len(latencies)} of {len(committed)} delivered, {len(latencies) / span:.0f} events/s; "
+          f"commit-to-delivered p50 {statistics.median(latencies) * 1000:.0f} ms, "
+          f"p99 {latencies[max(0, int(len(latencies) * 0.99) - 1)] * 1000:.0f} ms")
+
+
 def report(what: str, committed: dict, worker_cpu: float) -> None:
     """Delivered rate from the first commit to the last delivery, commit-to-delivered latency, and the
     workers' CPU time per event (the figure that other load on the machine does not change much)."""
@@ -75,6 +124,7 @@ def main():
     parser.add_argument("--concurrency", type=int, default=8, help="threads per worker")
     parser.add_argument("--rate", type=int, default=500, help="change events per second of the steady load")
     parser.add_argument("--seconds", type=float, default=10, help="how long the steady load lasts")
+    parser.add_argument("--kafka", action="store_true", help="a Kafka subscription (Tansu broker) beside the HTTP one")
     args = parser.parse_args()
     from tests.harness import services
 
@@ -109,6 +159,15 @@ def main():
         from subscriptions.services import create_subscription
 
         create_subscription({"protocol": "HTTP", "sink": f"http://127.0.0.1:{sink_port}/hook"})
+        if args.kafka:
+            import threading
+
+            kafka = services.start_kafka(topics=("bench",))
+            KAFKA_BOOTSTRAP.append(kafka.extra["bootstrap"])
+            stop_consumer = threading.Event()
+            threading.Thread(target=kafka_consumer, args=(kafka.extra["bootstrap"], "bench", stop_consumer),
+                             daemon=True).start()
+            create_subscription({"protocol": "KAFKA", "sink": kafka.url, "protocolsettings": {"topicname": "bench"}})
         time.sleep(3)  # workers up
         from django.db import transaction
 
@@ -124,6 +183,8 @@ def main():
         rate = args.changes / (time.time() - started)
         wait_for(sink_log, committed, 120)
         report(f"one writer through the services ({rate:.0f} changes/s)", committed, cpu_seconds(workers) - cpu)
+        if args.kafka:
+            report_kafka("one writer", committed)
 
         # 2. a steady load at --rate: every 50 ms one transaction writes the change events due by then (the
         # engine's emit_updated, which every service calls after its write: 500 full registry writes a second
@@ -143,6 +204,8 @@ def main():
         wait_for(sink_log, committed, 120)
         report(f"steady load of {offered:.0f} offered events/s for {args.seconds:.0f} s", committed,
                cpu_seconds(workers) - cpu)
+        if args.kafka:
+            report_kafka(f"steady load of {offered:.0f} offered events/s", committed)
 
         # 3. a burst: many changes in one transaction, then how fast the workers drain them
         committed, cpu = {}, cpu_seconds(workers)
@@ -153,6 +216,10 @@ def main():
                 create_group(WriteContext(user="bench"), "schemaGroups", {"id": path.rsplit("/", 1)[1]})
         wait_for(sink_log, committed, 120)
         report(f"burst of {args.changes} changes in one transaction", committed, cpu_seconds(workers) - cpu)
+        if args.kafka:
+            report_kafka("burst", committed)
+            stop_consumer.set()
+            kafka.stop()
     finally:
         for process in processes:
             process.kill()

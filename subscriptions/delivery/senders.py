@@ -15,6 +15,10 @@ def send(subscription, event) -> Outcome:
         from . import mqtt
 
         return mqtt.send(subscription, event)
+    if protocol == "KAFKA":
+        from . import kafka
+
+        return kafka.send(subscription, event)
     if protocol == "NATS":
         from . import nats
 

@@ -5,6 +5,7 @@ a subscription with any other protocol is refused, never accepted and silently d
 """
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 PROTOCOLS = {"HTTP", "MQTT3", "MQTT5", "AMQP", "KAFKA", "NATS"}
@@ -62,6 +63,8 @@ def validate_protocol(data: dict) -> list[str]:
         errors.append("sink is required (an absolute URI)")
     elif any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in sink):
         errors.append(f"sink {sink!r} contains whitespace or control characters (percent-encode them)")
+    elif protocol == "KAFKA":
+        errors.extend(validate_kafka_sink(sink))
     else:
         try:
             parts = urlsplit(sink)
@@ -98,6 +101,8 @@ def validate_protocol(data: dict) -> list[str]:
         errors.append(f"protocolsettings.method must be one of {', '.join(sorted(HTTP_METHODS))}")
     if protocol == "AMQP":
         errors.extend(_amqp_errors(sink, settings))
+    if protocol == "KAFKA":
+        errors.extend(validate_kafka_settings(settings, data.get("config")))
     config = data.get("config")
     if isinstance(config, dict) and "mode" in config:
         mode = config["mode"]
@@ -150,3 +155,67 @@ def redacted(settings: dict) -> dict:
     if isinstance(out.get("headers"), dict):
         out["headers"] = {k: v for k, v in out["headers"].items() if k.lower() not in CREDENTIALS}
     return out
+
+
+# --- Kafka (CONTRACT section 13) --------------------------------------------------------------------------
+
+DELIVERABLE.add("KAFKA")
+BINARY_MODE.add("KAFKA")  # the Kafka sender honours config.mode "binary" (ce_ headers)
+SCHEMES["KAFKA"] = {"kafka", "kafkas", "tcp", "plaintext", "ssl", "sasl_plaintext", "sasl_ssl"}
+SETTINGS["KAFKA"] = {"topicname": _STRING, "partitionkeyextractor": _STRING, "clientid": _STRING, "acks": _STRING,
+                     "username": _STRING, "password": _STRING, "saslmechanism": _STRING}
+KAFKA_ACKS = ("0", "1", "-1", "all")
+KAFKA_KEY_ATTRIBUTES = ("id", "source", "type", "subject", "time", "specversion")
+KAFKA_SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+_KAFKA_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
+_KAFKA_CLIENT_ID = re.compile(r"[A-Za-z0-9._-]{1,255}")
+
+
+def kafka_servers(sink: str) -> tuple[str, list[str]]:
+    """(scheme in lower case, ["host:port", ...]) of a Kafka sink `kafka://host:port[,host:port...]`."""
+    scheme, _, rest = sink.partition("://")
+    netloc = rest.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
+    return scheme.lower(), [server for server in netloc.split(",")]
+
+
+def validate_kafka_sink(sink: str) -> list[str]:
+    """A Kafka sink: a known scheme and one or more bootstrap servers, each host:port."""
+    if "://" not in sink:
+        return [f"sink {sink!r} is not an absolute URI (kafka://host:port[,host:port...])"]
+    scheme, servers = kafka_servers(sink)
+    if scheme not in SCHEMES["KAFKA"]:
+        return [f"sink scheme {scheme!r} is not valid for KAFKA (use {', '.join(sorted(SCHEMES['KAFKA']))})"]
+    errors = []
+    for server in servers:
+        try:
+            parts = urlsplit(f"kafka://{server}")
+            port = parts.port
+        except ValueError as exc:
+            errors.append(f"sink {sink!r}: bootstrap server {server!r} is not host:port ({exc})")
+            continue
+        if not parts.hostname or port is None:
+            errors.append(f"sink {sink!r}: bootstrap server {server!r} is not host:port")
+    return errors
+
+
+def validate_kafka_settings(settings: dict, config) -> list[str]:
+    """Values of the Kafka settings (their types are checked above; `config.mode` with every protocol's)."""
+    errors = []
+    topic = settings.get("topicname")
+    if isinstance(topic, str) and (not _KAFKA_TOPIC.fullmatch(topic) or topic in (".", "..")):
+        errors.append(f"protocolsettings.topicname {topic!r} is not a Kafka topic name "
+                      "(1 to 249 of letters, digits, '.', '_', '-')")
+    key = settings.get("partitionkeyextractor")
+    if isinstance(key, str) and key not in KAFKA_KEY_ATTRIBUTES:
+        errors.append(f"protocolsettings.partitionkeyextractor must name an attribute of the events "
+                      f"({', '.join(KAFKA_KEY_ATTRIBUTES)}), not {key!r}")
+    client = settings.get("clientid")
+    if isinstance(client, str) and not _KAFKA_CLIENT_ID.fullmatch(client):
+        errors.append("protocolsettings.clientid must be 1 to 255 of letters, digits, '.', '_', '-'")
+    acks = settings.get("acks")
+    if isinstance(acks, str) and acks not in KAFKA_ACKS:
+        errors.append(f"protocolsettings.acks must be one of {', '.join(KAFKA_ACKS)}")
+    mechanism = settings.get("saslmechanism")
+    if isinstance(mechanism, str) and mechanism not in KAFKA_SASL_MECHANISMS:
+        errors.append(f"protocolsettings.saslmechanism must be one of {', '.join(KAFKA_SASL_MECHANISMS)}")
+    return errors

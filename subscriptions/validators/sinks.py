@@ -61,6 +61,9 @@ def check_sink(sink: str, allow_private: bool) -> str | None:
     """None when the sink may be used, else the reason it may not."""
     if allow_private:
         return None
+    if _kafka_listeners(sink):
+        return next(filter(None, (check_sink(f"kafka://{server}", allow_private)
+                                  for server in _kafka_listeners(sink))), None)
     try:
         addresses = resolve(sink)
     except (OSError, UnicodeError, ValueError) as exc:
@@ -71,6 +74,15 @@ def check_sink(sink: str, allow_private: bool) -> str | None:
                     "link-local, shared or reserved, also inside an IPv6 address); "
                     "set REGISTRY_ALLOW_PRIVATE_SINKS=1 to allow it")
     return None
+
+
+def _kafka_listeners(sink: str) -> list[str]:
+    """The bootstrap servers of a Kafka sink with several (`kafka://h1:p1,h2:p2`) or in one of Kafka's
+    listener forms (`SASL_SSL://h:p`, not a URL scheme), each checked on its own; [] for other sinks."""
+    from .protocols import SCHEMES, kafka_servers
+
+    scheme, servers = kafka_servers(sink)
+    return servers if scheme in SCHEMES["KAFKA"] and (len(servers) > 1 or "_" in scheme) else []
 
 
 def masked(sink: str) -> str:

