@@ -1,7 +1,8 @@
 """Loss-free delivery with real Redis and real Celery workers (PostgreSQL shared with the worker):
 a sink answering 410, a worker killed during delivery, Redis stopped for 30 s and restarted, a sink failing
-for a while, a rolled-back change. Afterwards every
-committed change was delivered at least once, with one event id per change, and nothing for the rollback."""
+for a while, a rolled-back change. Afterwards every committed change was delivered at least once, with one
+event id per change, and nothing for the rollback: to the HTTP sink, and to a Kafka topic (Tansu) and an
+AMQP queue (RabbitMQ) subscribed beside it."""
 import json
 import os
 import signal
@@ -85,6 +86,7 @@ def test_every_committed_change_is_delivered(editor_client, sink, stack):
     assert response.status_code == 201
     subscription_id = response.json()["id"]
     kafka = kafka_subscription(editor_client)
+    amqp = amqp_subscription(editor_client)
     with serve(Sink()) as gone:
         # a sink answering 410: its subscription is disabled by the worker and gets nothing more
         gone.statuses = [410] * 100
@@ -133,6 +135,7 @@ def test_every_committed_change_is_delivered(editor_client, sink, stack):
     assert set(ids_per_subject) == committed
     assert all(len(ids) == 1 for ids in ids_per_subject.values()), ids_per_subject
     check_kafka(kafka, committed)
+    check_amqp(amqp, committed)
 
 
 def kafka_subscription(client):
@@ -165,4 +168,49 @@ def check_kafka(kafka, committed):
         assert set(ids_per_subject) == committed
         assert all(len(ids) == 1 for ids in ids_per_subject.values()), ids_per_subject
     finally:
+        broker.stop()
+
+
+def amqp_subscription(client):
+    """An AMQP subscription on a RabbitMQ node beside the HTTP one (None when no broker is installed)."""
+    try:
+        broker = services.start_rabbitmq()
+    except services.ServiceUnavailable as exc:
+        if services.require_services():
+            pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
+        return None
+    from proton.utils import BlockingConnection
+
+    # the queue is declared by a receiver's attach before anything is sent to it; kept open to read back
+    connection = BlockingConnection(broker.url, timeout=15)
+    receiver = connection.create_receiver("/queue/loss-free", credit=10_000)
+    response = client.post("/subscriptions", {"protocol": "AMQP", "sink": broker.url,
+                                              "protocolsettings": {"address": "/queue/loss-free"}}, format="json")
+    assert response.status_code == 201, response.content
+    return broker, connection, receiver, response.json()["id"]
+
+
+def check_amqp(amqp, committed):
+    """Every committed change reached the AMQP queue too, with one event id per change."""
+    if amqp is None:
+        return
+    from proton import Timeout
+
+    broker, connection, receiver, subscription_id = amqp
+    try:
+        wait(lambda: committed <= delivered_subjects(subscription_id), 60, "every committed change over AMQP")
+        ids_per_subject = {}
+        while True:
+            try:
+                message = receiver.receive(timeout=3)
+            except Timeout:  # the queue is drained
+                break
+            body = bytes(message.body) if isinstance(message.body, memoryview) else message.body
+            event = json.loads(body)
+            receiver.accept()
+            ids_per_subject.setdefault(event["subject"], set()).add(event["id"])
+        assert set(ids_per_subject) == committed
+        assert all(len(ids) == 1 for ids in ids_per_subject.values()), ids_per_subject
+    finally:
+        connection.close()
         broker.stop()
