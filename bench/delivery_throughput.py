@@ -5,7 +5,8 @@ commit-to-delivered latency p50/p99: one writer changing the registry through th
 drains. Prints figures; asserts nothing (goals: >= 500 events/s, p99 <= 1 s under that load).
 
     .venv/bin/python bench/delivery_throughput.py [--changes 1000] [--rate 500] [--seconds 10] [--concurrency 8]
-        [--kafka]  (a Kafka subscription on a Tansu broker too: its figures are printed under the HTTP ones)
+        [--kafka] [--amqp]  (a Kafka subscription on a Tansu broker, an AMQP one on a RabbitMQ node, beside the
+        HTTP one: their figures are printed under the HTTP ones)
 """
 import argparse
 import os
@@ -21,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 received: dict[str, float] = {}  # subject -> when the sink first received it
 kafka_received: dict[str, float] = {}  # subject -> when the Kafka consumer first read it (--kafka)
+amqp_received: dict[str, float] = {}  # subject -> when the AMQP receiver first read it (--amqp)
 
 
 class SinkLog:
@@ -76,6 +78,27 @@ def kafka_consumer(bootstrap: str, topic: str, stop) -> None:
 KAFKA_BOOTSTRAP: list[str] = []
 
 
+def amqp_consumer(url: str, address: str, stop, ready) -> None:
+    """Receive from the queue (declared by this receiver's attach) into `amqp_received` until `stop`."""
+    import json
+
+    from proton import Timeout
+    from proton.utils import BlockingConnection
+
+    connection = BlockingConnection(url, timeout=15)
+    receiver = connection.create_receiver(address, credit=10_000)
+    ready.set()
+    while not stop.is_set():
+        try:
+            message = receiver.receive(timeout=0.2)
+        except Timeout:
+            continue
+        body = bytes(message.body) if isinstance(message.body, memoryview) else message.body
+        amqp_received.setdefault(json.loads(body)["subject"], time.time())
+        receiver.accept()
+    connection.close()
+
+
 def kafka_subjects(bootstrap: str, topic: str) -> set[str]:
     """The subjects of every event in the topic, read from its start."""
     import json
@@ -85,23 +108,32 @@ def kafka_subjects(bootstrap: str, topic: str) -> set[str]:
     return {json.loads(m.value())["subject"] for m in read_back(bootstrap, topic, count=10**9, timeout=5)}
 
 
-def report_kafka(what: str, committed: dict) -> None:
-    """The same figures for the Kafka subscription (--kafka), once its events have arrived (or 120 s)."""
+def report_broker(name: str, received_at: dict, what: str, committed: dict) -> None:
+    """The same figures for a broker's subscription (--kafka, --amqp), once its events arrived (or 120 s)."""
     deadline = time.time() + 120
-    while any(p not in kafka_received for p in committed) and time.time() < deadline:
+    while any(p not in received_at for p in committed) and time.time() < deadline:
         time.sleep(0.05)
-    latencies = sorted(kafka_received[p] - committed[p] for p in committed if p in kafka_received)
-    missing = [p for p in committed if p not in kafka_received]
-    if missing:  # Tansu can let a consumer reading during concurrent produces skip a record: read the log again
+    latencies = sorted(received_at[p] - committed[p] for p in committed if p in received_at)
+    missing = [p for p in committed if p not in received_at]
+    if missing and name == "Kafka":  # Tansu can let a live consumer skip a record: read the log again
         print(f"  Kafka, {what}: {len(missing)} not seen by the live consumer; in the topic on a fresh read: "
               f"{len(set(missing) & kafka_subjects(KAFKA_BOOTSTRAP[0], 'bench'))}")
+    elif missing:
+        print(f"  {name}, {what}: {len(missing)} not received")
     if not latencies:
-        print(f"  Kafka, {what}: nothing delivered")
+        print(f"  {name}, {what}: nothing delivered")
         return
-    span = max(kafka_received[p] for p in committed if p in kafka_received) - min(committed.values())
-    print(f"  Kafka, {what}: {len(latencies)} of {len(committed)} delivered, {len(latencies) / span:.0f} events/s; "
+    span = max(received_at[p] for p in committed if p in received_at) - min(committed.values())
+    print(f"  {name}, {what}: {len(latencies)} of {len(committed)} delivered, {len(latencies) / span:.0f} events/s; "
           f"commit-to-delivered p50 {statistics.median(latencies) * 1000:.0f} ms, "
           f"p99 {latencies[max(0, int(len(latencies) * 0.99) - 1)] * 1000:.0f} ms")
+
+
+def report_brokers(what: str, committed: dict, args) -> None:
+    if args.kafka:
+        report_broker("Kafka", kafka_received, what, committed)
+    if args.amqp:
+        report_broker("AMQP", amqp_received, what, committed)
 
 
 def report(what: str, committed: dict, worker_cpu: float) -> None:
@@ -125,6 +157,7 @@ def main():
     parser.add_argument("--rate", type=int, default=500, help="change events per second of the steady load")
     parser.add_argument("--seconds", type=float, default=10, help="how long the steady load lasts")
     parser.add_argument("--kafka", action="store_true", help="a Kafka subscription (Tansu broker) beside the HTTP one")
+    parser.add_argument("--amqp", action="store_true", help="an AMQP subscription (RabbitMQ) beside the HTTP one")
     args = parser.parse_args()
     from tests.harness import services
 
@@ -168,6 +201,16 @@ def main():
             threading.Thread(target=kafka_consumer, args=(kafka.extra["bootstrap"], "bench", stop_consumer),
                              daemon=True).start()
             create_subscription({"protocol": "KAFKA", "sink": kafka.url, "protocolsettings": {"topicname": "bench"}})
+        if args.amqp:
+            import threading
+
+            rabbitmq = services.start_rabbitmq()
+            stop_receiver, receiver_ready = threading.Event(), threading.Event()
+            threading.Thread(target=amqp_consumer, args=(rabbitmq.url, "/queue/bench", stop_receiver, receiver_ready),
+                             daemon=True).start()
+            receiver_ready.wait(30)
+            create_subscription({"protocol": "AMQP", "sink": rabbitmq.url,
+                                 "protocolsettings": {"address": "/queue/bench"}})
         time.sleep(3)  # workers up
         from django.db import transaction
 
@@ -183,8 +226,7 @@ def main():
         rate = args.changes / (time.time() - started)
         wait_for(sink_log, committed, 120)
         report(f"one writer through the services ({rate:.0f} changes/s)", committed, cpu_seconds(workers) - cpu)
-        if args.kafka:
-            report_kafka("one writer", committed)
+        report_brokers("one writer", committed, args)
 
         # 2. a steady load at --rate: every 50 ms one transaction writes the change events due by then (the
         # engine's emit_updated, which every service calls after its write: 500 full registry writes a second
@@ -204,8 +246,7 @@ def main():
         wait_for(sink_log, committed, 120)
         report(f"steady load of {offered:.0f} offered events/s for {args.seconds:.0f} s", committed,
                cpu_seconds(workers) - cpu)
-        if args.kafka:
-            report_kafka(f"steady load of {offered:.0f} offered events/s", committed)
+        report_brokers(f"steady load of {offered:.0f} offered events/s", committed, args)
 
         # 3. a burst: many changes in one transaction, then how fast the workers drain them
         committed, cpu = {}, cpu_seconds(workers)
@@ -216,10 +257,13 @@ def main():
                 create_group(WriteContext(user="bench"), "schemaGroups", {"id": path.rsplit("/", 1)[1]})
         wait_for(sink_log, committed, 120)
         report(f"burst of {args.changes} changes in one transaction", committed, cpu_seconds(workers) - cpu)
+        report_brokers("burst", committed, args)
         if args.kafka:
-            report_kafka("burst", committed)
             stop_consumer.set()
             kafka.stop()
+        if args.amqp:
+            stop_receiver.set()
+            rabbitmq.stop()
     finally:
         for process in processes:
             process.kill()
