@@ -512,9 +512,24 @@ def _avro_type_name(schema) -> str:
     return str(schema)
 
 
+def _avro_json_encoding_matches(content: bytes, data, parsed) -> bool:
+    """Whether `data` is the Avro JSON encoding of a datum of the schema (unions written `{"type": value}`),
+    decoded by fastavro's JSON reader and then validated (the reader alone does not check types)."""
+    import io
+
+    import fastavro
+    from fastavro.validation import validate
+
+    try:
+        decoded = next(iter(fastavro.json_reader(io.StringIO(json.dumps(data)), json.loads(content))))
+        return bool(validate(decoded, parsed, raise_errors=False))
+    except Exception:  # noqa: BLE001  not that encoding: the value is checked as a plain datum
+        return False
+
+
 def _check_avro(content: bytes, data, report: Report, *, binary: bytes | None = None) -> None:
-    """The JSON value `data` against the Avro schema (validated as fastavro's datum: unions unwrapped), or,
-    with `binary`, the Avro binary encoding (read with the schema: it must decode exactly)."""
+    """The JSON value `data` against the Avro schema, in the Avro JSON encoding (unions wrapped) or as a plain
+    datum (unions unwrapped, fastavro's); or, with `binary`, the Avro binary encoding (it must decode exactly)."""
     import io
 
     import fastavro
@@ -534,6 +549,8 @@ def _check_avro(content: bytes, data, report: Report, *, binary: bytes | None = 
             return
         if stream.tell() != len(binary):
             report.error("data", f"has {len(binary) - stream.tell()} bytes after the Avro datum")
+        return
+    if _avro_json_encoding_matches(content, data, parsed):
         return
     try:
         validate(data, parsed, raise_errors=True)

@@ -379,3 +379,20 @@ def test_a_schema_whose_references_loop_answers_in_bounded_time(su, anon):
         assert body["valid"] is True and any("cannot be applied" in note for note in body.get("notes", [])), body
     else:  # refused at write time: the definition's schema is not in the registry
         assert response.status_code == 400 and body.get("notes"), body
+
+
+def test_avro_json_encoding_with_wrapped_unions(su, anon):
+    """Avro's JSON encoding writes a union's value as {"type": value}; the plain form is taken as well"""
+    make_definition_group(su, "avro")
+    schema = {"type": "record", "name": "Order", "fields": [
+        {"name": "id", "type": "string"}, {"name": "note", "type": ["null", "string"]}]}
+    doc = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "x.order"}}},
+           "schemaformat": "Avro/1.11", "schema": schema}
+    post_definition(su, "avro", "order", doc)
+    path = "/definitionGroups/avro/definitions/order"
+    event = {"specversion": "1.0", "type": "x.order", "id": "1", "source": "/s"}
+    for data in ({"id": "o-1", "note": {"string": "gift"}}, {"id": "o-1", "note": "gift"},
+                 {"id": "o-1", "note": None}):
+        assert verdict(post(anon, f"{path}/validate", {**event, "data": data}), path)["valid"] is True, data
+    for data in ({"id": "o-1", "note": {"string": 5}}, {"id": 1, "note": None}):
+        assert verdict(post(anon, f"{path}/validate", {**event, "data": data}), path)["valid"] is False, data
