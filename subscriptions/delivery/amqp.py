@@ -183,7 +183,8 @@ def send(subscription, event) -> Outcome:
             connection, sender = _link(key, url, address, name, link_options, credentials, timeout)
             delivery = sender.send(message, error_states=[])
             if options.get("sendersettlementmode") == "settled":  # nothing awaited: see it leave the kept link
-                connection.wait(lambda: not sender.link.queued and not connection.conn.transport.pending(),
+                connection.wait(lambda sender=sender, connection=connection: not sender.link.queued
+                                and not connection.conn.transport.pending(),
                                 timeout=timeout, msg="sending the message")
         except (BrokerRefused, LinkDetached, Timeout, ConnectionException, ProtonException, OSError,
                 ValueError) as exc:

@@ -80,12 +80,12 @@ def cloudevent_attributes(definition: dict) -> dict:
 
 def envelope_properties(definition: dict, family: str) -> dict:
     """The protocol properties (MQTT, Kafka ...) the validator reads from an application/json envelope."""
-    from catalog.message_checks import _format_types, _is_declaration
+    from catalog.validators.message_metadata import format_types, is_declaration
 
-    types = _format_types(family, None)
+    types = format_types(family, None)
     props = {}
     for name, declaration in (definition.get("metadata") or {}).items():
-        if _is_declaration(declaration):
+        if is_declaration(declaration):
             props[name] = value_for(declaration, types.get(name, "string"))
         elif isinstance(declaration, dict):
             props[name] = {inner: value_for(d, types.get((name, inner), "string")) for inner, d in declaration.items()}
