@@ -54,21 +54,30 @@ def serve(checkout: Path, env: dict, port: int) -> subprocess.Popen:
     raise RuntimeError(f"gunicorn of {checkout} did not start")
 
 
-def main():
+def side_by_side_setup(description: str, prefix: str):
+    """The arguments of a side-by-side bench (--baseline, --seconds, --rounds), a throwaway PostgreSQL and the
+    environment both checkouts run with: (args, postgres, var directory, env). Also used by version_writes.py."""
     from tests.harness import services
 
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--baseline", required=True, type=Path, help="another checkout of this project")
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is needed (apt-get install wrk)")
-
     postgres = services.start_postgres()
-    var = Path(tempfile.mkdtemp(prefix="bench-reads-"))
+    var = Path(tempfile.mkdtemp(prefix=prefix))
     env = {**os.environ, "DATABASE_URL": postgres.url, "REGISTRY_VAR_DIR": str(var), "DJANGO_DEBUG": "0",
            "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": ""}
+    env.pop("CELERY_BROKER_URL", None)  # eager relay in both servers
+    return args, postgres, var, env
+
+
+def main():
+    from tests.harness import services
+
+    args, postgres, _var, env = side_by_side_setup(__doc__, "bench-reads-")
     try:
         subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
                        stdout=subprocess.DEVNULL)

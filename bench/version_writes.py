@@ -5,14 +5,11 @@ median of the rounds) and the ratio. Asserts nothing.
 
     .venv/bin/python bench/version_writes.py --baseline ../main-baseline [--seconds 10 --rounds 2]
 """
-import argparse
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import httpx
@@ -20,7 +17,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PYTHON = sys.executable
-from bench.read_paths import serve  # noqa: E402
+from bench.read_paths import serve, side_by_side_setup  # noqa: E402
 
 LUA = r"""
 counter = 0
@@ -39,18 +36,7 @@ end
 def main():
     from tests.harness import services
 
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--baseline", required=True, type=Path, help="another checkout of this project")
-    parser.add_argument("--seconds", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
-    if not shutil.which("wrk"):
-        sys.exit("wrk is needed (apt-get install wrk)")
-    postgres = services.start_postgres()
-    var = Path(tempfile.mkdtemp(prefix="bench-writes-"))
-    env = {**os.environ, "DATABASE_URL": postgres.url, "REGISTRY_VAR_DIR": str(var), "DJANGO_DEBUG": "0",
-           "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": ""}
-    env.pop("CELERY_BROKER_URL", None)
+    args, postgres, var, env = side_by_side_setup(__doc__, "bench-writes-")
     try:
         subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
                        stdout=subprocess.DEVNULL)
