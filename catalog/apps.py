@@ -7,6 +7,8 @@ class CatalogConfig(AppConfig):
     verbose_name = "Message and schema catalog"
 
     def ready(self):
+        from . import xr10
         from .types import register
 
         register()
+        xr10.register()

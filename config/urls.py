@@ -4,11 +4,15 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from registry import admin_views
+from registry.xr10 import views as xr10_views
 
 urlpatterns = [
     path("admin/registry/import/", admin.site.admin_view(admin_views.import_view), name="registry-admin-import"),
     path("admin/registry/export/", admin.site.admin_view(admin_views.export_view), name="registry-admin-export"),
     path("admin/", admin.site.urls),
+    path(".well-known/xregistry", xr10_views.DiscoveryView.as_view(), name="xregistry-discovery"),
+    path("registry", xr10_views.RootView.as_view(), name="xr10-root-bare"),
+    path("registry/", include("registry.xr10.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="openapi-docs"),
     path("", include("subscriptions.api.urls")),

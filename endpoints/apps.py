@@ -7,6 +7,8 @@ class EndpointsConfig(AppConfig):
     verbose_name = "Endpoint registry"
 
     def ready(self):
+        from . import xr10
         from .types import register
 
         register()
+        xr10.register()

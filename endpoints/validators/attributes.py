@@ -3,7 +3,9 @@
 `validate_endpoint(attributes)` returns every problem, each message starting with the dotted attribute
 path (`config.endpoints[0]: ...`, `usage is required`); it never raises, whatever the JSON shape.
 
-- `usage`: REQUIRED, one of `subscriber`, `consumer`, `producer`.
+- `usage`: REQUIRED, one of `subscriber`, `consumer`, `producer`; or, as xRegistry 1.0 writes it, a
+  non-empty array of distinct values among them (the store holds the union of both models,
+  docs/xregistry-1.0.md).
 - `origin`: a non-empty absolute URI.
 - `deprecated`: an object with `effective` and `removal` (RFC 3339 date-times with an offset, `removal`
   not before `effective`), `alternative` (absolute URI) and `docs` (absolute http(s) URL: "The URL MUST
@@ -125,6 +127,11 @@ def validate_endpoint(attributes) -> list[str]:
     usage = attributes.get("usage")
     if usage is None:
         errors.append(f"usage is required ({', '.join(USAGES)})")
+    elif isinstance(usage, list):
+        if not usage or any(u not in USAGES for u in usage) or len(set(map(str, usage))) != len(usage):
+            errors.append(f"usage as an array must hold distinct values among {', '.join(USAGES)}, not {usage!r}")
+        elif len(usage) == 1:
+            usage = usage[0]
     elif usage not in USAGES:
         errors.append(f"usage must be one of {', '.join(USAGES)}, not {usage!r}")
     origin = attributes.get("origin")

@@ -1,0 +1,67 @@
+"""The resource-level `meta` attributes of xRegistry 1.0: the sticky default version and the compatibility.
+
+Stored on the resource (its `extensions`: `defaultversionid`, `defaultversionsticky`, `compatibility`), shown
+by the 1.0 binding in the `meta` entity and by the 0.5 binding as extension attributes of the resource.
+`readonly` is the server's (a resource synced from elsewhere is read-only); `xref` is not offered.
+"""
+from __future__ import annotations
+
+from django.db import transaction
+
+from ..errors import Problem
+from ..models import Version
+from .context import WriteContext
+from .events import emit_updated
+from .resources import get_group, guard, lock_resource, resolve_types
+
+COMPATIBILITY = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full",
+                 "full_transitive")
+
+
+@transaction.atomic
+def set_resource_meta(*, ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, meta: dict,
+                      replace: bool = False) -> None:
+    """Set `defaultversionid`/`defaultversionsticky`/`compatibility` of a resource (PUT or PATCH of `meta`).
+
+    A `defaultversionid` makes the default sticky (the spec: setting it pins it); sticky false lets the newest
+    version be the default again. `epoch` is the expected epoch of the default version."""
+    resolve_types(plural, rplural)
+    group = get_group(plural, gid)
+    resource = lock_resource(group, rplural, rid)
+    guard(ctx, group, resource)
+    if meta.get("xref"):
+        raise Problem("bad-request", f"{resource.path}: xref is not offered by this server")
+    if meta.get("readonly") not in (None, False, bool(resource.origin)):
+        raise Problem("invalid-attribute", f"{resource.path}: readonly is set by the server")
+    extensions = dict(resource.extensions)
+    if replace:
+        for key in ("defaultversionid", "defaultversionsticky", "compatibility"):
+            extensions.pop(key, None)
+    vid = meta.get("defaultversionid")
+    sticky = meta.get("defaultversionsticky")
+    if sticky is not None and not isinstance(sticky, bool):
+        raise Problem("invalid-attribute", f"{resource.path}: defaultversionsticky must be a boolean")
+    if vid is not None:
+        if not isinstance(vid, str) or not Version.objects.filter(resource=resource, vid=vid).exists():
+            raise Problem("invalid-attribute", f"{resource.path}: defaultversionid {vid!r} names no version")
+        if sticky is None and (replace or "defaultversionsticky" not in extensions):
+            sticky = True
+    if sticky:
+        extensions["defaultversionsticky"] = True
+        extensions["defaultversionid"] = vid or extensions.get("defaultversionid") or \
+            (resource.latest.vid if resource.latest_id else None)
+    elif sticky is False:
+        extensions.pop("defaultversionsticky", None)
+        extensions.pop("defaultversionid", None)
+    level = meta.get("compatibility")
+    if level is not None:
+        if level not in COMPATIBILITY:
+            raise Problem("invalid-attribute", f"{resource.path}: compatibility must be one of "
+                          f"{', '.join(COMPATIBILITY)}, not {level!r}")
+        extensions["compatibility"] = level
+    if extensions != resource.extensions:
+        resource.extensions = extensions
+        resource.modified_by = ctx.user
+        resource.modified_on = ctx.now
+        resource.save(update_fields=["extensions", "modified_by", "modified_on"])
+        emit_updated(ctx, resource.path, resource.modified_on)

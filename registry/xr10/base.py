@@ -1,0 +1,131 @@
+"""The plumbing of every `/registry` view: 1.0 error documents, `xRegistry-*` headers, the root link, flags.
+
+Auth, permissions and HTTP caching are those of the 0.5 binding (`registry/api/base.py`); HTTP Basic auth
+is accepted besides tokens and sessions (`xr` sends credentials as `http://user:password@host/registry`).
+Errors keep `application/problem+json` and take the `type` URIs of the 1.0 spec ("Error Processing").
+"""
+from __future__ import annotations
+
+from django.http import HttpResponse
+from rest_framework import exceptions
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
+
+from ..api.base import RegistryView, json_response
+from ..api.problems import problem_from_drf, problem_response
+from ..errors import Problem
+from ..model import registry_model
+from .mapping import mappings, v1_mappings
+
+SPEC = "https://github.com/xregistry/spec/blob/main/core/spec.md#"
+HTTP_SPEC = "https://github.com/xregistry/spec/blob/main/core/http.md#"
+# 0.5 problem kinds -> (1.0 error type, status in the 1.0 binding)
+ERROR_TYPES = {
+    "bad-request": (SPEC + "bad_request", 400),
+    "malformed-json": (SPEC + "parsing_data", 400),
+    "unknown-flag": (SPEC + "bad_flag", 400),
+    "invalid-id": (SPEC + "malformed_id", 400),
+    "invalid-attribute": (SPEC + "invalid_attribute", 400),
+    "invalid-document": (SPEC + "format_violation", 400),
+    "too-many-entities": (SPEC + "too_large", 406),
+    "not-found": (SPEC + "not_found", 404),
+    "method-not-allowed": (SPEC + "action_not_supported", 405),
+    "id-exists": (SPEC + "bad_request", 409),
+    "epoch-mismatch": (SPEC + "mismatched_epoch", 400),
+    "conflict": (SPEC + "bad_request", 409),
+    "incompatible-version": (SPEC + "compatibility_violation", 400),
+    "too-large": (SPEC + "too_large", 413),
+    "server-error": (SPEC + "server_error", 500),
+    "service-unavailable": (SPEC + "server_busy", 503),
+}
+
+
+class V1Problem(Problem):
+    """An error only the 1.0 binding reports (`model_error`, `capability_error`, `api_not_found` ...)."""
+
+    def __init__(self, error: str, detail: str, *, status: int = 400, subject: str | None = None, http: bool = False):
+        super().__init__("bad-request", detail, status=status)
+        self.error_type = (HTTP_SPEC if http else SPEC) + error
+        self.title = error.replace("_", " ").capitalize()
+        self.subject = subject
+
+
+def error_response(problem: Problem, request) -> HttpResponse:
+    """A problem document in the 1.0 form: `type`, `title`, `detail`, `subject`, `instance`."""
+    if isinstance(problem, V1Problem):
+        type_uri, status = problem.error_type, problem.status
+    else:
+        type_uri, status = ERROR_TYPES.get(problem.kind, (problem.type_uri, problem.status))
+        if problem.kind == "too-large" or problem.status in (401, 403, 412, 414, 415, 431):
+            status = problem.status
+    response = problem_response(problem, request)
+    body = problem.as_json(request.build_absolute_uri(request.path))
+    body["type"] = type_uri
+    body["status"] = status
+    body["subject"] = getattr(problem, "subject", None) or request.path.removeprefix("/registry") or "/"
+    response = json_response(body, status=status)
+    response["Content-Type"] = "application/problem+json"
+    for name, value in problem.headers.items():
+        response[name] = value
+    return response
+
+
+def root_url(request) -> str:
+    return request.build_absolute_uri("/registry").rstrip("/")
+
+
+def gm_for(v1_plural: str):
+    return v1_mappings[v1_plural]
+
+
+class XRegistryView(RegistryView):
+    """A view of the 1.0 binding; `v1_group` / `v1_resource` are set by the generated routes."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication, BasicAuthentication]
+    v1_group: str | None = None
+    v1_resource: str | None = None
+
+    @property
+    def gm(self):
+        return v1_mappings[self.v1_group]
+
+    @property
+    def rm(self):
+        return self.gm.by_v1_plural[self.v1_resource]
+
+    @property
+    def gt(self):
+        return registry_model[self.gm.plural]
+
+    @property
+    def rt(self):
+        return self.gt.resource_type(self.rm.plural)
+
+    @property
+    def group_plural(self):
+        return self.gm.plural
+
+    @property
+    def resource_plural(self):
+        return self.rm.plural if self.v1_resource else None
+
+    def base_url(self) -> str:
+        return root_url(self.request)
+
+    def handle_exception(self, exc):
+        if isinstance(exc, Problem):
+            return error_response(exc, self.request)
+        if isinstance(exc, exceptions.APIException):
+            response = error_response(problem_from_drf(exc), self.request)
+            if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+                response["WWW-Authenticate"] = 'Basic realm="registry"'
+            return response
+        return super().handle_exception(exc)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        response["Link"] = ", ".join(filter(None, [response.get("Link"), f'<{root_url(request)}/>;rel=xregistry-root']))
+        return response
+
+
+def registered_mapping(plural: str):
+    return mappings.get(plural)

@@ -1,0 +1,108 @@
+"""`/registry/model`, `/registry/modelsource`, `/registry/capabilities` and `/capabilitiesoffered`.
+
+The model is fixed: the app that owns the types registers the 1.0 model source it serves
+(`register_model_source`); the engine adds the core attributes every level has to make `/model`. The
+capabilities state what this binding supports and nothing more; changing them or the model is refused.
+"""
+from __future__ import annotations
+
+import copy
+
+from .flags import FLAGS, SPEC_VERSIONS
+
+_model_source: dict = {"groups": {}}
+
+CORE_ATTRIBUTES = {
+    "self": {"name": "self", "type": "url", "readonly": True, "immutable": True, "required": True},
+    "xid": {"name": "xid", "type": "xid", "readonly": True, "immutable": True, "required": True},
+    "epoch": {"name": "epoch", "type": "uinteger", "readonly": True, "required": True},
+    "name": {"name": "name", "type": "string"},
+    "description": {"name": "description", "type": "string"},
+    "documentation": {"name": "documentation", "type": "url"},
+    "icon": {"name": "icon", "type": "url"},
+    "labels": {"name": "labels", "type": "map", "item": {"type": "string"}},
+    "createdat": {"name": "createdat", "type": "timestamp", "required": True},
+    "modifiedat": {"name": "modifiedat", "type": "timestamp", "required": True},
+}
+VERSION_ATTRIBUTES = {
+    "versionid": {"name": "versionid", "type": "string", "immutable": True, "required": True},
+    "isdefault": {"name": "isdefault", "type": "boolean", "readonly": True, "required": True, "default": False},
+    "ancestorid": {"name": "ancestorid", "type": "string", "required": True},
+    "contenttype": {"name": "contenttype", "type": "string"},
+}
+META_ATTRIBUTES = {
+    "readonly": {"name": "readonly", "type": "boolean", "readonly": True, "required": True, "default": False},
+    "compatibility": {"name": "compatibility", "type": "string", "required": True, "default": "none"},
+    "defaultversionid": {"name": "defaultversionid", "type": "string", "required": True},
+    "defaultversionurl": {"name": "defaultversionurl", "type": "url", "readonly": True, "required": True},
+    "defaultversionsticky": {"name": "defaultversionsticky", "type": "boolean", "required": True, "default": False},
+    "xref": {"name": "xref", "type": "url"},
+}
+
+
+def register_model_source(source: dict) -> None:
+    global _model_source
+    _model_source = source
+
+
+def modelsource_json() -> dict:
+    return copy.deepcopy(_model_source)
+
+
+def _with_core(attributes: dict, id_name: str, extra: dict | None = None) -> dict:
+    out = {id_name: {"name": id_name, "type": "string", "immutable": True, "required": True}}
+    out.update(CORE_ATTRIBUTES)
+    out.update(extra or {})
+    out.update({k: ({"name": k, **v} if "name" not in v else v) for k, v in (attributes or {}).items()})
+    return out
+
+
+def model_json() -> dict:
+    """The model source with every level's core attributes (core/spec.md "Registry Model")."""
+    model = {"attributes": _with_core({}, "registryid", {
+        "specversion": {"name": "specversion", "type": "string", "readonly": True, "required": True}}),
+        "groups": {}}
+    for plural, group in _model_source.get("groups", {}).items():
+        g = copy.deepcopy(group)
+        g["plural"] = plural
+        g["attributes"] = _with_core(group.get("attributes"), f"{group['singular']}id")
+        resources = {}
+        for rplural, resource in (group.get("resources") or {}).items():
+            r = copy.deepcopy(resource)
+            r["plural"] = rplural
+            r.setdefault("maxversions", 0)
+            r.setdefault("setversionid", True)
+            r.setdefault("setdefaultversionsticky", True)
+            r.setdefault("hasdocument", True)
+            r.setdefault("singleversionroot", False)
+            r["attributes"] = _with_core(resource.get("attributes"), f"{resource['singular']}id", VERSION_ATTRIBUTES)
+            r["metaattributes"] = _with_core({}, f"{resource['singular']}id", META_ATTRIBUTES)
+            resources[rplural] = r
+        if resources:
+            g["resources"] = resources
+        model["groups"][plural] = g
+    return model
+
+
+def capabilities() -> dict:
+    return {
+        "apis": ["/capabilities", "/capabilitiesoffered", "/export", "/model", "/modelsource"],
+        "flags": sorted(f for f in FLAGS if f not in ("page", "force")),
+        "mutable": ["entities"],
+        "pagination": True,
+        "shortself": False,
+        "specversions": list(SPEC_VERSIONS[:1]),
+        "stickyversions": True,
+        "versionmodes": ["manual"],
+    }
+
+
+def capabilities_offered() -> dict:
+    current = capabilities()
+    out = {}
+    for key, value in current.items():
+        if isinstance(value, list):
+            out[key] = {"type": "string", "enum": value}
+        else:
+            out[key] = {"type": "boolean", "enum": [value]}
+    return out

@@ -1,0 +1,156 @@
+"""Whole registry documents between the 1.0 shape and the stored 0.5 shape (import and export of `/registry`).
+
+`to_v05_document` turns a 1.0 document (`POST /registry/`, `xr import`, a 1.0 sync source) into the 0.5
+document the importer reads, so that it is validated and written by the same code as a 0.5 import.
+`to_v10_document` turns a 0.5 export into the 1.0 shape. Server-owned attributes (`self`, `xid`, `epoch`,
+timestamps, `*url`, `*count`, `isdefault`, `ancestorid` ...) are not part of either: the caller adds them
+from the stored rows where a view needs them.
+"""
+from __future__ import annotations
+
+from .mapping import (
+    GroupMapping,
+    ResourceMapping,
+    common_to_v05,
+    common_to_v10,
+    mappings,
+    ordered_mappings,
+    v1_mappings,
+)
+
+V05_SCHEMA = "https://cloudevents.io/schemas/registry"
+SPEC_VERSION = "1.0-rc4"
+# attributes a server owns: ignored when they arrive in a 1.0 request or document
+SERVER_OWNED = {"self", "shortself", "xid", "epoch", "createdat", "modifiedat", "metaurl", "versionsurl",
+                "versionscount", "isdefault", "defaultversionurl", "formatvalidated", "formatvalidatedreason",
+                "compatibilityvalidated", "compatibilityvalidatedreason"}
+META_ATTRIBUTES = ("defaultversionid", "defaultversionsticky", "readonly", "compatibility", "xref")
+
+
+class DocumentError(ValueError):
+    """A 1.0 document that cannot be translated: `path` names the member."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+def _strip(attrs: dict, collections: set[str], *extra: str) -> dict:
+    """The attributes of a request or document entity less what the server owns (its links and counts)."""
+    drop = set(SERVER_OWNED) | set(extra)
+    for name in collections | {"versions", "meta"}:
+        drop |= {name, f"{name}url", f"{name}count"}
+    return {k: v for k, v in attrs.items() if k not in drop}
+
+
+def _own(attrs: dict, collections: set[str], id_name: str) -> dict:
+    return _strip(attrs, collections, id_name)
+
+
+def _version_to_v05(rm: ResourceMapping, vid: str, data: dict) -> dict:
+    if not isinstance(data, dict):
+        raise DocumentError(vid, "a version must be an object")
+    attrs = _own(data, set(), f"{rm.v1_singular}id")
+    attrs.pop("versionid", None)
+    attrs.pop("ancestorid", None)
+    if rm.hasdocument:
+        out = common_to_v05(attrs)
+        for suffix in ("base64", "url"):
+            key = f"{rm.v1_singular}{suffix}"
+            if key in out:
+                out[f"{rm.v1_singular}{'Base64' if suffix == 'base64' else 'URI'}"] = out.pop(key)
+    else:
+        common = {k: attrs.pop(k) for k in ("name", "description", "documentation", "labels") if k in attrs}
+        out = {**common_to_v05(common), **rm.to_v05(attrs)}
+    return {"id": vid, **out}
+
+
+def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
+    if not isinstance(data, dict):
+        raise DocumentError(rid, "a resource must be an object")
+    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    versions = data.get("versions")
+    if versions is None:  # the resource holds its one (default) version's attributes
+        own = {k: v for k, v in data.items() if k not in ("meta", "versions")}
+        vid = str(own.pop("versionid", "1"))
+        versions = {vid: own}
+    elif not isinstance(versions, dict):
+        raise DocumentError(f"{rid}.versions", "must be a map of versions")
+    out = {"id": rid, "versions": {}}
+    for vid, vdata in versions.items():
+        out["versions"][vid] = _version_to_v05(rm, vid, vdata)
+    if rm.hasdocument and "compatibility" not in out:
+        out["compatibility"] = "none"  # the 1.0 default (core/spec.md `compatibility`), not the 0.5 binding's
+    if not rm.hasdocument:  # a definition is its document: flat when it has one version, else each is `RESOURCE`
+        if len(out["versions"]) == 1:
+            (vid, only), = out["versions"].items()
+            out = {**{k: v for k, v in only.items() if k != "id"}, "id": rid}
+        else:
+            out["versions"] = {vid: {"id": vid, rm.singular05: {k: v for k, v in data.items() if k != "id"}}
+                               for vid, data in out["versions"].items()}
+    for key in META_ATTRIBUTES:
+        value = meta.get(key, data.get(key) if key != "defaultversionid" or data.get("defaultversionsticky") else None)
+        if key == "defaultversionid" and not (meta.get("defaultversionsticky") or data.get("defaultversionsticky")):
+            continue  # a default that is not sticky is the newest version: nothing to keep
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _group_to_v05(gm: GroupMapping, gid: str, data: dict) -> dict:
+    if not isinstance(data, dict):
+        raise DocumentError(gid, "a group must be an object")
+    collections = {r.v1_plural for r in gm.resources}
+    attrs = _own(data, collections, f"{gm.v1_singular}id")
+    common = {k: attrs.pop(k) for k in ("name", "description", "documentation", "labels") if k in attrs}
+    out = {"id": gid, **common_to_v05(common), **gm.to_v05(attrs)}
+    for rm in gm.resources:
+        resources = data.get(rm.v1_plural)
+        if resources is None:
+            continue
+        if not isinstance(resources, dict):
+            raise DocumentError(f"{gid}.{rm.v1_plural}", "must be a map of resources")
+        out[rm.plural] = {rid: _resource_to_v05(rm, rid, r) for rid, r in resources.items()}
+    return out
+
+
+def to_v05_document(doc: dict) -> dict:
+    """A 1.0 registry document -> the 0.5 document of the same entities."""
+    if not isinstance(doc, dict):
+        raise DocumentError("/", "a registry document must be a JSON object")
+    out = {"$schema": V05_SCHEMA, "specversion": "0.5-wip"}
+    for key, value in doc.items():
+        if key in ("$schema", "specversion", "registryid", "capabilities", "model", "modelsource") \
+                or key in SERVER_OWNED or key.endswith(("url", "count")):
+            continue
+        gm = v1_mappings.get(key)
+        if gm is None:
+            out[{"labels": "tags", "documentation": "docs"}.get(key, key)] = value
+            continue
+        if not isinstance(value, dict):
+            raise DocumentError(key, "must be a map of groups")
+        out[gm.plural] = {gid: _group_to_v05(gm, gid, g) for gid, g in value.items()}
+    return out
+
+
+def version_to_v10(rm: ResourceMapping, attrs: dict) -> dict:
+    """The stored attributes of one version (0.5 names, no ids) in 1.0 names."""
+    if rm.hasdocument:
+        return common_to_v10(attrs)
+    attrs = dict(attrs)
+    common = {k: attrs.pop(k) for k in ("name", "description", "docs", "tags") if k in attrs}
+    return {**common_to_v10(common), **rm.to_v10(attrs)}
+
+
+def group_to_v10(gm: GroupMapping, attrs: dict) -> dict:
+    attrs = dict(attrs)
+    common = {k: attrs.pop(k) for k in ("name", "description", "docs", "tags") if k in attrs}
+    return {**common_to_v10(common), **gm.to_v10(attrs)}
+
+
+def mapping_for(plural: str) -> GroupMapping:
+    return mappings[plural]
+
+
+__all__ = ["DocumentError", "to_v05_document", "version_to_v10", "group_to_v10", "ordered_mappings",
+           "mapping_for", "SPEC_VERSION", "SERVER_OWNED", "META_ATTRIBUTES"]

@@ -1,0 +1,109 @@
+"""How each registered group and resource type is named and shaped in xRegistry 1.0 (docs/xregistry-1.0.md).
+
+Apps register a `GroupMapping` per group type (from `AppConfig.ready`, like their validators): the 1.0
+plural and singular, and functions translating the type's own attributes between the stored 0.5 shape and
+the 1.0 shape. The engine does the renames that are the same for every type (`tags` = `labels`, `docs` =
+`documentation`, ids, timestamps) and rewrites references between `#/GROUPS/...` (0.5) and `/groups/...`
+(1.0) paths from the registered names.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+Translate = Callable[[dict], dict]
+
+
+def _same(attrs: dict) -> dict:
+    return dict(attrs)
+
+
+@dataclass(frozen=True)
+class ResourceMapping:
+    plural: str
+    v1_plural: str
+    v1_singular: str
+    singular05: str = ""
+    hasdocument: bool = True
+    to_v05: Translate = _same
+    to_v10: Translate = _same
+
+
+@dataclass(frozen=True)
+class GroupMapping:
+    plural: str
+    v1_plural: str
+    v1_singular: str
+    resources: tuple[ResourceMapping, ...] = ()
+    to_v05: Translate = _same
+    to_v10: Translate = _same
+    by_plural: dict = field(init=False, repr=False, compare=False)
+    by_v1_plural: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "by_plural", {r.plural: r for r in self.resources})
+        object.__setattr__(self, "by_v1_plural", {r.v1_plural: r for r in self.resources})
+
+
+mappings: dict[str, GroupMapping] = {}
+v1_mappings: dict[str, GroupMapping] = {}
+
+# common attributes: 1.0 name -> 0.5 name
+COMMON_TO_V05 = {"labels": "tags", "documentation": "docs"}
+COMMON_TO_V10 = {v: k for k, v in COMMON_TO_V05.items()}
+
+
+def register_mapping(mapping: GroupMapping) -> None:
+    mappings[mapping.plural] = mapping
+    v1_mappings[mapping.v1_plural] = mapping
+
+
+def ordered_mappings() -> list[GroupMapping]:
+    from ..model import registry_model
+
+    return [mappings[gt.plural] for gt in registry_model.group_types if gt.plural in mappings]
+
+
+def _rewrite(path: str, to_v10: bool) -> str | None:
+    """`/messagegroups/G/messages/M...` <-> `/definitionGroups/G/definitions/M...`; None if no type matches."""
+    segments = path.split("/")
+    if len(segments) < 3 or segments[0] != "":
+        return None
+    table = mappings if to_v10 else v1_mappings
+    mapping = table.get(segments[1])
+    if mapping is None:
+        return None
+    segments[1] = mapping.v1_plural if to_v10 else mapping.plural
+    if len(segments) >= 4:
+        resources = mapping.by_plural if to_v10 else mapping.by_v1_plural
+        resource = resources.get(segments[3])
+        if resource is None:
+            return None
+        segments[3] = resource.v1_plural if to_v10 else resource.plural
+    return "/".join(segments)
+
+
+def reference_to_v05(value):
+    """A 1.0 reference (`/schemagroups/G/schemas/S[/versions/V][:Name]`) as the 0.5 document reference
+    (`#/schemaGroups/...`); anything else (absolute URLs, unknown paths) unchanged."""
+    if isinstance(value, str) and value.startswith("/"):
+        rewritten = _rewrite(value, to_v10=False)
+        if rewritten is not None:
+            return "#" + rewritten
+    return value
+
+
+def reference_to_v10(value):
+    if isinstance(value, str) and value.startswith("#/"):
+        rewritten = _rewrite(value[1:], to_v10=True)
+        if rewritten is not None:
+            return rewritten
+    return value
+
+
+def common_to_v05(attrs: dict) -> dict:
+    return {COMMON_TO_V05.get(k, k): v for k, v in attrs.items()}
+
+
+def common_to_v10(attrs: dict) -> dict:
+    return {COMMON_TO_V10.get(k, k): v for k, v in attrs.items()}

@@ -1,0 +1,198 @@
+"""How entities look in the xRegistry 1.0 binding: the registry, groups, resources, `meta` and versions.
+
+Built from already-loaded rows (the selectors of the 0.5 binding load them), nothing here queries. Stored
+attributes are translated by the registered mappings (`mapping.py`); server-owned attributes (`xid`, `self`,
+`epoch`, `createdat`, `modifiedat`, `isdefault`, `ancestorid`, counts and links) come from the rows.
+`base` is the binding's root URL (`http://host/registry`).
+"""
+from __future__ import annotations
+
+import base64
+import json
+
+from ..attributes import timestamp, version_sort_key
+from ..json_text import load_json_document
+from ..models import Group, Resource, Version
+from ..representations import is_json_media_type
+from .documents import META_ATTRIBUTES, group_to_v10, version_to_v10
+from .mapping import GroupMapping, ResourceMapping
+
+COMMON_STORED = ("name", "description", "docs")
+
+
+def _stored(entity) -> dict:
+    out = {}
+    for key in COMMON_STORED:
+        value = getattr(entity, key)
+        if value is not None:
+            out[key] = value
+    if entity.tags:
+        out["tags"] = entity.tags
+    out.update(entity.extensions)
+    return out
+
+
+def _times(entity) -> dict:
+    return {"createdat": timestamp(entity.created_on), "modifiedat": timestamp(entity.modified_on)}
+
+
+def group_xid(gm: GroupMapping, group: Group) -> str:
+    return f"/{gm.v1_plural}/{group.gid}"
+
+
+def resource_xid(gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource) -> str:
+    return f"{group_xid(gm, group)}/{rm.v1_plural}/{resource.rid}"
+
+
+def group_json(base: str, gm: GroupMapping, group: Group, *, counts: dict | None = None,
+               inline_resources: dict | None = None) -> dict:
+    """A group: its id, server attributes, its own attributes in 1.0 names, and per resource type the
+    `<RESOURCES>url`/`<RESOURCES>count` (and the collection when `inline_resources` holds it)."""
+    xid = group_xid(gm, group)
+    out = {f"{gm.v1_singular}id": group.gid, "self": base + xid, "xid": xid, "epoch": group.epoch}
+    out.update(group_to_v10(gm, _stored(group)))
+    out.update(_times(group))
+    for rm in gm.resources:
+        out[f"{rm.v1_plural}url"] = f"{base}{xid}/{rm.v1_plural}"
+        out[f"{rm.v1_plural}count"] = (counts or {}).get(rm.plural, getattr(group, f"count_{rm.plural}", 0))
+        if inline_resources is not None and rm.plural in inline_resources:
+            out[rm.v1_plural] = inline_resources[rm.plural]
+    return out
+
+
+def ordered(versions) -> list[Version]:
+    return sorted(versions, key=lambda v: (version_sort_key(v.vid), v.created_on))
+
+
+def default_version(resource: Resource, versions: list[Version]) -> Version | None:
+    sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
+    if sticky is not None:
+        found = next((v for v in versions if v.vid == sticky), None)
+        if found is not None:
+            return found
+    found = next((v for v in versions if v.pk == resource.latest_id), None)
+    return found or (ordered(versions)[-1] if versions else None)
+
+
+def _version_attributes(rm: ResourceMapping, resource: Resource, version: Version) -> dict:
+    """The version's attributes in 1.0 names (resource-level stored attributes first, the version's over them)."""
+    stored = {k: v for k, v in _stored(resource).items() if k not in META_ATTRIBUTES}
+    stored.update(_stored(version))
+    if not rm.hasdocument and version.content is not None and not version.resource_uri:
+        doc, problem = load_json_document(bytes(version.content))
+        if problem is None and isinstance(doc, dict):
+            stored.update({k: v for k, v in doc.items() if k != "id"})
+    return version_to_v10(rm, stored)
+
+
+def document_members(rm: ResourceMapping, version: Version) -> dict:
+    """`<RESOURCE>` (JSON) or `<RESOURCE>base64` of a document resource's version, or `<RESOURCE>url`."""
+    if version.resource_uri:
+        return {f"{rm.v1_singular}url": version.resource_uri}
+    if version.content is None:
+        return {}
+    content = bytes(version.content)
+    if is_json_media_type(version.media_type):
+        doc, problem = load_json_document(content)
+        if problem is None:
+            return {rm.v1_singular: doc}
+    return {f"{rm.v1_singular}base64": base64.b64encode(content).decode()}
+
+
+def version_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
+                 version: Version, *, versions: list[Version], inline_document: bool = False,
+                 default: Version | None = None) -> dict:
+    xid = f"{resource_xid(gm, rm, group, resource)}/versions/{version.vid}"
+    default = default or default_version(resource, versions)
+    out = {f"{rm.v1_singular}id": resource.rid, "versionid": version.vid, "self": base + xid, "xid": xid,
+           "epoch": version.epoch, "isdefault": default is not None and default.pk == version.pk}
+    out.update(_version_attributes(rm, resource, version))
+    out.update(_times(version))
+    out["ancestorid"] = ancestor_id(version, versions)
+    if rm.hasdocument:
+        if version.media_type and not version.resource_uri:
+            out["contenttype"] = version.media_type
+        if version.resource_uri:
+            out[f"{rm.v1_singular}url"] = version.resource_uri
+        elif inline_document:
+            out.update(document_members(rm, version))
+    return out
+
+
+def ancestor_id(version: Version, versions: list[Version]) -> str:
+    """The version this one was created after (itself for the first): the store keeps creation order."""
+    earlier = [v for v in versions if (v.created_on, v.pk) < (version.created_on, version.pk)]
+    return max(earlier, key=lambda v: (v.created_on, v.pk)).vid if earlier else version.vid
+
+
+def meta_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
+              versions: list[Version], group_attributes: dict | None = None) -> dict:
+    xid = resource_xid(gm, rm, group, resource)
+    default = default_version(resource, versions)
+    out = {f"{rm.v1_singular}id": resource.rid, "self": f"{base}{xid}/meta", "xid": f"{xid}/meta",
+           "epoch": max((v.epoch for v in versions), default=1)}
+    out.update(_times(resource))
+    out["readonly"] = bool(resource.origin)
+    compatibility = resource.extensions.get("compatibility") or (group_attributes or {}).get("compatibility")
+    out["compatibility"] = compatibility or "none"
+    if default is not None:
+        out["defaultversionid"] = default.vid
+        out["defaultversionurl"] = f"{base}{xid}/versions/{default.vid}"
+    out["defaultversionsticky"] = bool(resource.extensions.get("defaultversionsticky"))
+    if resource.extensions.get("xref"):
+        out["xref"] = resource.extensions["xref"]
+    return out
+
+
+def resource_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
+                  versions: list[Version], *, inline_document: bool = False, inline_meta: bool = False,
+                  inline_versions: bool = False, group_attributes: dict | None = None) -> dict:
+    """A resource with its default version's attributes, `metaurl`, `versionsurl` and `versionscount`."""
+    xid = resource_xid(gm, rm, group, resource)
+    default = default_version(resource, versions)
+    out = {f"{rm.v1_singular}id": resource.rid}
+    if default is not None:
+        body = version_json(base, gm, rm, group, resource, default, versions=versions,
+                            inline_document=inline_document, default=default)
+        body.pop(f"{rm.v1_singular}id")
+        out.update(body)
+    out.update({"self": base + xid, "xid": xid})
+    out["metaurl"] = f"{base}{xid}/meta"
+    if inline_meta:
+        out["meta"] = meta_json(base, gm, rm, group, resource, versions, group_attributes)
+    out["versionsurl"] = f"{base}{xid}/versions"
+    out["versionscount"] = len(versions)
+    if inline_versions:
+        out["versions"] = {v.vid: version_json(base, gm, rm, group, resource, v, versions=versions,
+                                               inline_document=inline_document, default=default)
+                           for v in ordered(versions)}
+    return out
+
+
+def document_bytes(rm: ResourceMapping, version: Version) -> bytes:
+    return bytes(version.content or b"")
+
+
+def dumps(data) -> str:
+    return json.dumps(data, ensure_ascii=False)
+
+
+def document_headers(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
+                     version: Version, versions: list[Version]) -> dict[str, str]:
+    """The metadata of a document's version as `xRegistry-*` headers (labels as `xRegistry-labels-KEY`)."""
+    data = version_json(base, gm, rm, group, resource, version, versions=versions)
+    xid = resource_xid(gm, rm, group, resource)
+    headers = {}
+    for key, value in data.items():
+        if key == "labels" and isinstance(value, dict):
+            for label, text in value.items():
+                headers[f"xRegistry-labels-{label}"] = str(text)
+        elif isinstance(value, bool):
+            headers[f"xRegistry-{key}"] = "true" if value else "false"
+        elif isinstance(value, (str, int, float)) and "\n" not in str(value) and "\r" not in str(value):
+            headers[f"xRegistry-{key}"] = str(value)
+    headers["xRegistry-metaurl"] = f"{base}{xid}/meta"
+    headers["xRegistry-versionsurl"] = f"{base}{xid}/versions"
+    headers["xRegistry-versionscount"] = str(len(versions))
+    headers["Content-Location"] = data["self"]
+    return headers

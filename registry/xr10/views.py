@@ -1,0 +1,400 @@
+"""Views of the 1.0 binding at `/registry`: the registry root and its fixed APIs, groups, resources, `meta`, versions.
+
+Thin: reads render rows selected by `reads.py`; writes translate the 1.0 body into the stored shape
+(`writes.py`) and call the registry's services, so validation, the origin guard, epochs, retention and change
+events are those of every other way in.
+"""
+from __future__ import annotations
+
+import json
+
+from django.http import HttpResponse
+
+from .. import selectors
+from ..api.base import json_response
+from ..errors import Problem
+from ..paging import PageRequest, link_header
+from . import writes
+from .base import V1Problem, XRegistryView
+from .capabilities import capabilities, capabilities_offered, model_json, modelsource_json
+from .flags import Inline, check_flags, doc_view, query_epoch
+from .reads import export_json, registry_json, render_group, render_resource, resources_of
+from .representations import default_version, document_headers, meta_json, version_json
+
+WRITE_ALL = ("registry.add_group", "registry.change_group", "registry.add_resource", "registry.add_version",
+             "registry.change_version")
+GROUP_PERMISSIONS = {"POST": WRITE_ALL, "PUT": WRITE_ALL, "PATCH": WRITE_ALL, "DELETE": "registry.delete_group"}
+RESOURCE_PERMISSIONS = {"POST": ("registry.add_resource", "registry.add_version", "registry.change_version"),
+                        "PUT": ("registry.add_resource", "registry.add_version", "registry.change_version"),
+                        "PATCH": ("registry.add_resource", "registry.add_version", "registry.change_version"),
+                        "DELETE": "registry.delete_resource"}
+VERSION_PERMISSIONS = {"POST": "registry.add_version", "PUT": ("registry.add_version", "registry.change_version"),
+                       "PATCH": ("registry.add_version", "registry.change_version"),
+                       "DELETE": "registry.delete_version"}
+
+
+def json_body(request, *, kind=dict, required: bool = True):
+    raw = request.body
+    if not raw.strip():
+        if required:
+            raise V1Problem("missing_body", "this request needs a body", http=True)
+        return None
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise V1Problem("parsing_data", f"the body is not JSON: {exc}") from None
+    if not isinstance(value, kind):
+        raise V1Problem("bad_request", f"the body must be a JSON {'object' if kind is dict else 'array'}")
+    return value
+
+
+class RootView(XRegistryView):
+    write_permissions = {"POST": WRITE_ALL, "PUT": "registry.change_group", "PATCH": "registry.change_group"}
+
+    def get(self, request):
+        check_flags(request)
+        return json_response(registry_json(self.base_url(), Inline(request), doc=doc_view(request)))
+
+    def post(self, request):
+        """`POST /registry/`: a 1.0 document (its groups, as `xr import` sends it), all or nothing."""
+        check_flags(request)
+        doc = json_body(request)
+        writes.import_v10(self.context(), doc)
+        return json_response(registry_json(self.base_url(), Inline(request)))
+
+    def put(self, request):
+        check_flags(request)
+        body = json_body(request)
+        writes.refuse_registry_changes(body)
+        return json_response(registry_json(self.base_url(), Inline(request)))
+
+    patch = put
+
+
+class ExportView(XRegistryView):
+    def get(self, request):
+        check_flags(request)
+        return json_response(export_json(self.base_url()))
+
+
+class ModelView(XRegistryView):
+    def get(self, request):
+        check_flags(request)
+        return json_response(model_json())
+
+    def put(self, request):
+        raise V1Problem("model_error", "the model of this registry is fixed (the CloudEvents registry model)",
+                        subject="/model")
+
+    patch = post = put
+
+
+class ModelSourceView(ModelView):
+    def get(self, request):
+        check_flags(request)
+        return json_response(modelsource_json())
+
+
+class CapabilitiesView(XRegistryView):
+    def get(self, request):
+        check_flags(request)
+        return json_response(capabilities())
+
+    def put(self, request):
+        body = json_body(request)
+        writes.refuse_capability_changes(body, capabilities(), partial=request.method == "PATCH")
+        return json_response(capabilities())
+
+    patch = put
+
+
+class CapabilitiesOfferedView(XRegistryView):
+    def get(self, request):
+        check_flags(request)
+        return json_response(capabilities_offered())
+
+
+class GroupCollectionView(XRegistryView):
+    write_permissions = GROUP_PERMISSIONS
+
+    def get(self, request):
+        check_flags(request)
+        inline, base = Inline(request), self.base_url()
+        page = PageRequest.from_params(request.GET)
+        deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources) or doc_view(request)
+        groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, deep)
+        body = {g.gid: render_group(base, self.gm, g, inline, doc=doc_view(request)) for g in groups}
+        link = link_header(request, page, total)
+        return json_response(body, headers={"Link": f"{link};count={total}"} if link else None)
+
+    def post(self, request):
+        check_flags(request)
+        body = json_body(request)
+        writes.upsert_groups(self.context(), self.gm, body)
+        base = self.base_url()
+        return json_response({gid: render_group(base, self.gm, selectors.get_group(self.gt, gid), Inline(request))
+                              for gid in body})
+
+    patch = post
+
+    def delete(self, request):
+        check_flags(request)
+        body = json_body(request, required=False) or {}
+        writes.delete_groups(self.context(), self.gm, body)
+        return HttpResponse(status=204)
+
+
+class GroupView(XRegistryView):
+    write_permissions = GROUP_PERMISSIONS
+
+    def render(self, gid, status=200):
+        group = selectors.get_group(self.gt, gid)
+        data = render_group(self.base_url(), self.gm, group, Inline(self.request), doc=doc_view(self.request))
+        headers = {"Location": data["self"]} if status == 201 else None
+        return json_response(data, status=status, headers=headers)
+
+    def get(self, request, gid):
+        check_flags(request)
+        return self.render(gid)
+
+    def put(self, request, gid):
+        check_flags(request)
+        created = writes.put_group(self.context(), self.gm, gid, json_body(request, required=False) or {},
+                                   epoch=query_epoch(request), patch=request.method == "PATCH")
+        return self.render(gid, 201 if created else 200)
+
+    patch = put
+
+    def post(self, request, gid):
+        """`POST /GROUPS/gID`: a map of resource types -> resources, created or updated."""
+        check_flags(request)
+        body = json_body(request)
+        writes.post_group_resources(self.context(), self.gm, gid, body)
+        return self.render(gid)
+
+    def delete(self, request, gid):
+        check_flags(request)
+        writes.delete_group(self.context(), self.gm, gid, query_epoch(request), force="force" in request.GET)
+        return HttpResponse(status=204)
+
+
+def split_details(rid: str) -> tuple[str, bool]:
+    if rid.endswith("$details"):
+        return rid[: -len("$details")], True
+    return rid, False
+
+
+class ResourceCollectionView(XRegistryView):
+    write_permissions = RESOURCE_PERMISSIONS
+
+    def get(self, request, gid):
+        check_flags(request)
+        inline, base = Inline(request), self.base_url()
+        group = selectors.get_group(self.gt, gid)
+        page = PageRequest.from_params(request.GET)
+        resources, total = selectors.resource_page(group, self.rm.plural, request.GET.getlist("filter"), page, False)
+        loaded = {r.rid: r for r in resources_of(group, self.rm.plural, with_content=inline.wants(self.rm.v1_singular),
+                                                   ids=[r.rid for r in resources])}
+        body = {}
+        for r in resources:
+            resource = loaded[r.rid]
+            body[r.rid] = render_resource(base, self.gm, self.rm, group, resource, resource.all_versions, inline,
+                                          doc=doc_view(request))
+        link = link_header(request, page, total)
+        return json_response(body, headers={"Link": f"{link};count={total}"} if link else None)
+
+    def post(self, request, gid):
+        check_flags(request)
+        body = json_body(request)
+        writes.upsert_resources(self.context(), self.gm, self.rm, gid, body)
+        base, group = self.base_url(), selectors.get_group(self.gt, gid)
+        loaded = resources_of(group, self.rm.plural, with_content=False, ids=list(body))
+        return json_response({r.rid: render_resource(base, self.gm, self.rm, group, r, r.all_versions,
+                                                     Inline(request)) for r in loaded})
+
+    patch = post
+
+    def delete(self, request, gid):
+        check_flags(request)
+        body = json_body(request, required=False) or {}
+        writes.delete_resources(self.context(), self.gm, self.rm, gid, body)
+        return HttpResponse(status=204)
+
+
+class ResourceView(XRegistryView):
+    write_permissions = RESOURCE_PERMISSIONS
+
+    def load(self, gid, rid, *, with_content=True):
+        group = selectors.get_group(self.gt, gid)
+        found = resources_of(group, self.rm.plural, with_content=with_content, ids=[rid])
+        if not found:
+            raise Problem("not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid} does not exist")
+        return group, found[0]
+
+    def render(self, gid, rid, details: bool, status=200):
+        request = self.request
+        group, resource = self.load(gid, rid)
+        versions = resource.all_versions
+        if self.rm.hasdocument and not details:
+            version = default_version(resource, versions)
+            return document_response(self, group, resource, version, versions, status)
+        data = render_resource(self.base_url(), self.gm, self.rm, group, resource, versions, Inline(request),
+                               doc=doc_view(request), inline_document=Inline(request).wants(self.rm.v1_singular))
+        headers = {"Location": data["self"]} if status == 201 else None
+        return json_response(data, status=status, headers=headers)
+
+    def get(self, request, gid, rid):
+        check_flags(request)
+        rid, details = split_details(rid)
+        return self.render(gid, rid, details)
+
+    def put(self, request, gid, rid):
+        check_flags(request)
+        rid, details = split_details(rid)
+        created = writes.put_resource(self.context(), self.gm, self.rm, gid, rid, request, details=details,
+                                      patch=request.method == "PATCH")
+        return self.render(gid, rid, details or not self.rm.hasdocument, 201 if created else 200)
+
+    patch = put
+
+    def post(self, request, gid, rid):
+        """A new version of the resource (its id from the body's `versionid`, or the next number)."""
+        check_flags(request)
+        rid, details = split_details(rid)
+        vid = writes.post_version(self.context(), self.gm, self.rm, gid, rid, request, details=details)
+        group, resource = self.load(gid, rid)
+        version = next(v for v in resource.all_versions if v.vid == vid)
+        data = version_json(self.base_url(), self.gm, self.rm, group, resource, version,
+                            versions=resource.all_versions)
+        return json_response(data, status=201, headers={"Location": data["self"]})
+
+    def delete(self, request, gid, rid):
+        check_flags(request)
+        rid, _details = split_details(rid)
+        writes.delete_resource(self.context(), self.gm, self.rm, gid, rid, query_epoch(request),
+                               force="force" in request.GET)
+        return HttpResponse(status=204)
+
+
+class MetaView(ResourceView):
+    def get(self, request, gid, rid):
+        check_flags(request)
+        group, resource = self.load(gid, rid, with_content=False)
+        return json_response(meta_json(self.base_url(), self.gm, self.rm, group, resource, resource.all_versions,
+                                       group.extensions))
+
+    def put(self, request, gid, rid):
+        check_flags(request)
+        writes.put_meta(self.context(), self.gm, self.rm, gid, rid, json_body(request),
+                        patch=request.method == "PATCH")
+        return self.get(request, gid, rid)
+
+    patch = put
+
+    def post(self, request, gid, rid):
+        raise V1Problem("action_not_supported", "POST is not supported on a meta entity", status=405)
+
+    def delete(self, request, gid, rid):
+        raise V1Problem("action_not_supported", "a meta entity is deleted with its resource", status=405)
+
+
+class VersionCollectionView(ResourceView):
+    write_permissions = VERSION_PERMISSIONS
+
+    def get(self, request, gid, rid):
+        check_flags(request)
+        group, resource = self.load(gid, rid, with_content=Inline(request).wants(self.rm.v1_singular))
+        inline = Inline(request)
+        versions = resource.all_versions
+        default = default_version(resource, versions)
+        base = self.base_url()
+        from .representations import ordered
+
+        body = {v.vid: version_json(base, self.gm, self.rm, group, resource, v, versions=versions, default=default,
+                                    inline_document=inline.wants(self.rm.v1_singular)) for v in ordered(versions)}
+        return json_response(body)
+
+    def post(self, request, gid, rid):
+        check_flags(request)
+        body = json_body(request)
+        writes.upsert_versions(self.context(), self.gm, self.rm, gid, rid, body,
+                               setdefault=request.GET.get("setdefaultversionid"))
+        return self.get(request, gid, rid)
+
+    patch = post
+
+    def put(self, request, gid, rid):
+        raise V1Problem("action_not_supported", "PUT is not supported on a versions collection", status=405)
+
+    def delete(self, request, gid, rid):
+        check_flags(request)
+        writes.delete_versions(self.context(), self.gm, self.rm, gid, rid, json_body(request, required=False) or {})
+        return HttpResponse(status=204)
+
+
+class VersionView(ResourceView):
+    write_permissions = VERSION_PERMISSIONS
+
+    def render_version(self, gid, rid, vid, details, status=200):
+        group, resource = self.load(gid, rid)
+        versions = resource.all_versions
+        version = next((v for v in versions if v.vid == vid), None)
+        if version is None:
+            raise Problem("not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} "
+                                       "does not exist")
+        if self.rm.hasdocument and not details:
+            return document_response(self, group, resource, version, versions, status)
+        data = version_json(self.base_url(), self.gm, self.rm, group, resource, version, versions=versions,
+                            inline_document=Inline(self.request).wants(self.rm.v1_singular))
+        headers = {"Location": data["self"]} if status == 201 else None
+        return json_response(data, status=status, headers=headers)
+
+    def get(self, request, gid, rid, vid):
+        check_flags(request)
+        vid, details = split_details(vid)
+        return self.render_version(gid, rid, vid, details)
+
+    def put(self, request, gid, rid, vid):
+        check_flags(request)
+        vid, details = split_details(vid)
+        created = writes.put_version(self.context(), self.gm, self.rm, gid, rid, vid, request, details=details,
+                                     patch=request.method == "PATCH")
+        return self.render_version(gid, rid, vid, details or not self.rm.hasdocument, 201 if created else 200)
+
+    patch = put
+
+    def post(self, request, gid, rid, vid):
+        raise V1Problem("action_not_supported", "POST is not supported on a version", status=405)
+
+    def delete(self, request, gid, rid, vid):
+        check_flags(request)
+        vid, _details = split_details(vid)
+        writes.delete_version(self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request))
+        return HttpResponse(status=204)
+
+
+def document_response(view, group, resource, version, versions, status=200) -> HttpResponse:
+    """A document resource without `$details`: the document as the body, its metadata as `xRegistry-*`
+    headers (a `<RESOURCE>url` version answers 303 to it)."""
+    headers = document_headers(view.base_url(), view.gm, view.rm, group, resource, version, versions)
+    if version.resource_uri:
+        response = HttpResponse(b"", status=303)
+        response["Location"] = version.resource_uri
+    else:
+        response = HttpResponse(bytes(version.content or b""), status=status,
+                                content_type=version.media_type or "application/octet-stream")
+    for name, value in headers.items():
+        response[name] = value
+    return response
+
+
+
+class DiscoveryView(XRegistryView):
+    """`GET /.well-known/xregistry`: where the 1.0 binding is and which spec versions this server serves."""
+
+    def get(self, request):
+        root = self.base_url()
+        return json_response({"xregistry": [{"url": root + "/", "specversions": ["1.0-rc4"]}],
+                              "registries": [{"url": root + "/", "specversion": "1.0-rc4", "binding": "xregistry-1.0"},
+                                             {"url": request.build_absolute_uri("/"), "specversion": "0.5-wip",
+                                              "binding": "cloudevents-registry-0.5"}]})

@@ -1,0 +1,377 @@
+"""Writes of the 1.0 binding: a 1.0 request translated into the stored shape, then the registry's services.
+
+Each request runs in one transaction: a map of groups, resources or versions is written whole or not at
+all. Whole documents (`POST /registry/`) go through the document importer, as a 0.5 import does.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+
+from django.conf import settings
+from django.db import transaction
+
+from .. import services
+from ..documents.imports import import_document
+from ..documents.precheck import check_size
+from ..errors import Problem
+from ..models import Group, Resource, Version
+from ..services.inputs import UNSET, VersionInput
+from ..services.meta import set_resource_meta
+from .base import V1Problem
+from .documents import (
+    META_ATTRIBUTES,
+    DocumentError,
+    _group_to_v05,
+    _strip,
+    _version_to_v05,
+    group_to_v10,
+    to_v05_document,
+)
+from .mapping import GroupMapping, ResourceMapping
+from .representations import _stored
+
+
+def _translate(fn, *args):
+    try:
+        return fn(*args)
+    except DocumentError as exc:
+        raise V1Problem("bad_request", str(exc), subject=exc.path) from None
+
+
+def import_v10(ctx, doc: dict) -> None:
+    doc05 = _translate(to_v05_document, doc)
+    check_size(doc05, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
+    import_document(ctx, doc05)
+
+
+def refuse_registry_changes(body: dict) -> None:
+    for key in ("model", "modelsource"):
+        if key in body:
+            raise V1Problem("model_error", "the model of this registry is fixed", subject=f"/{key}")
+    if "capabilities" in body:
+        from .capabilities import capabilities
+
+        refuse_capability_changes(body["capabilities"], capabilities(), partial=False)
+    changed = [k for k in body if k in ("name", "description", "documentation", "labels", "icon")]
+    if changed:
+        raise V1Problem("readonly", f"the registry's {', '.join(changed)} come from the server's settings "
+                        "(REGISTRY_NAME, REGISTRY_DESCRIPTION, REGISTRY_DOCS)", subject="/")
+
+
+def refuse_capability_changes(body, current: dict, *, partial: bool) -> None:
+    if not isinstance(body, dict):
+        raise V1Problem("capability_error", "capabilities must be an object", subject="/capabilities")
+    for key, value in body.items():
+        if key not in current:
+            raise V1Problem("capability_unknown", f"the capability {key!r} is not offered", subject=key)
+        same = sorted(value) == sorted(current[key]) if isinstance(value, list) and isinstance(current[key], list) \
+            else value == current[key]
+        if not same:
+            raise V1Problem("capability_value", f"the capability {key!r} cannot be changed on this server",
+                            subject=key)
+    if not partial and set(body) != set(current):
+        missing = sorted(set(current) - set(body))
+        raise V1Problem("capability_missing_value", f"a PUT of the capabilities must give them all; missing: "
+                        f"{', '.join(missing)}", subject="/capabilities")
+
+
+# groups ------------------------------------------------------------------------------------------------
+def _group_body(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
+    """(0.5 group attributes, {resource plural: 0.5 resources}) of a 1.0 group body."""
+    if not isinstance(body, dict):
+        raise V1Problem("bad_request", f"/{gm.v1_plural}/{gid}: a group must be an object")
+    given_id = body.get(f"{gm.v1_singular}id")
+    if given_id is not None and given_id != gid:
+        raise V1Problem("mismatched_id", f"{gm.v1_singular}id {given_id!r} does not match {gid!r}", subject=gid)
+    data = _translate(_group_to_v05, gm, gid, body)
+    nested = {rm.plural: data.pop(rm.plural) for rm in gm.resources if rm.plural in data}
+    data.pop("id", None)
+    return data, nested
+
+
+def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> bool:
+    with transaction.atomic():
+        epoch = body.get("epoch", epoch)
+        if patch:
+            existing = Group.objects.filter(group_type=gm.plural, gid=gid).first()
+            if existing is not None:
+                current = group_to_v10(gm, _stored(existing))
+                body = {**current, **{k: v for k, v in body.items()}}
+                body = {k: v for k, v in body.items() if v is not None}
+        attrs, nested = _group_body(gm, gid, body)
+        _group, created = services.put_group(ctx, gm.plural, gid, {"id": gid, **attrs}, epoch)
+        for rplural, resources in nested.items():
+            _write_resources(ctx, gm, gm.by_plural[rplural], gid, resources)
+    return created
+
+
+def upsert_groups(ctx, gm: GroupMapping, body: dict) -> None:
+    with transaction.atomic():
+        for gid, data in body.items():
+            put_group(ctx, gm, gid, data or {})
+
+
+def post_group_resources(ctx, gm: GroupMapping, gid: str, body: dict) -> None:
+    with transaction.atomic():
+        for key, resources in body.items():
+            rm = gm.by_v1_plural.get(key)
+            if rm is None:
+                raise V1Problem("unknown_resource_type", f"{key!r} is not a resource type of {gm.v1_plural}",
+                                subject=key)
+            upsert_resources(ctx, gm, rm, gid, resources)
+
+
+def delete_group(ctx, gm: GroupMapping, gid: str, epoch, *, force: bool = False) -> None:
+    services.delete_group(ctx, gm.plural, gid, epoch, force=force)
+
+
+def delete_groups(ctx, gm: GroupMapping, body: dict) -> None:
+    with transaction.atomic():
+        for gid, data in body.items():
+            epoch = data.get("epoch") if isinstance(data, dict) else None
+            services.delete_group(ctx, gm.plural, gid, epoch)
+
+
+# resources and versions ---------------------------------------------------------------------------------
+def _version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) -> VersionInput:
+    """A 1.0 version (or resource) body as the services' input."""
+    if not isinstance(data, dict):
+        raise V1Problem("bad_request", f"{rid}: a version must be an object")
+    given = data.get("versionid")
+    if vid is not None and given is not None and str(given) != vid:
+        raise V1Problem("mismatched_id", f"versionid {given!r} does not match {vid!r}", subject=vid)
+    given_rid = data.get(f"{rm.v1_singular}id")
+    if given_rid is not None and given_rid != rid:
+        raise V1Problem("mismatched_id", f"{rm.v1_singular}id {given_rid!r} does not match {rid!r}", subject=rid)
+    epoch = data.get("epoch")
+    converted = _translate(_version_to_v05, rm, vid or "1", data)
+    converted.pop("id", None)
+    inp = VersionInput(version_id=vid or (str(given) if given is not None else None), epoch=epoch, resource_id=rid)
+    if not rm.hasdocument:
+        inp.document = json.dumps(converted, ensure_ascii=False).encode()
+        inp.media_type = "application/json"
+        return inp
+    document = converted.pop(rm.v1_singular, UNSET)
+    encoded = converted.pop(f"{rm.v1_singular}Base64", UNSET)
+    uri = converted.pop(f"{rm.v1_singular}URI", UNSET)
+    content_type = converted.pop("contenttype", None)
+    if document is not UNSET:
+        if isinstance(document, (dict, list)):
+            inp.document = json.dumps(document, ensure_ascii=False).encode()
+            inp.media_type = content_type or "application/json"
+        elif isinstance(document, str):
+            inp.document = document.encode()
+            inp.media_type = content_type or "text/plain; charset=utf-8"
+        else:
+            inp.document = json.dumps(document).encode()
+            inp.media_type = content_type or "application/json"
+    elif encoded is not UNSET:
+        try:
+            inp.document = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, TypeError):
+            raise V1Problem("invalid_attribute", f"{rm.v1_singular}base64 is not base64", subject=rid) from None
+        inp.media_type = content_type or "application/octet-stream"
+    elif uri is not UNSET:
+        inp.resource_uri = uri
+    inp.attributes = {k: v for k, v in converted.items() if k not in META_ATTRIBUTES}
+    return inp
+
+
+def _header_input(rm: ResourceMapping, rid: str, vid: str | None, request) -> VersionInput:
+    """A document resource written without `$details`: the body is the document, `xRegistry-*` headers the
+    metadata (`xRegistry-labels-KEY` the labels)."""
+    attrs: dict = {}
+    labels: dict = {}
+    for header, value in request.headers.items():
+        lower = header.lower()
+        if not lower.startswith("xregistry-"):
+            continue
+        name = lower[len("xregistry-"):]
+        if name.startswith("labels-"):
+            labels[name[len("labels-"):]] = value
+        else:
+            attrs[name] = value
+    if labels:
+        attrs["labels"] = labels
+    data = _strip(attrs, set())
+    data.pop(f"{rm.v1_singular}id", None)
+    inp = _version_input(rm, rid, vid, {k: v for k, v in data.items() if k != "versionid"})
+    if "versionid" in attrs and vid is None:
+        inp.version_id = attrs["versionid"]
+    if f"{rm.v1_singular}url" in attrs:
+        inp.resource_uri = attrs[f"{rm.v1_singular}url"] or None
+    else:
+        inp.document = request.body
+        inp.media_type = request.META.get("CONTENT_TYPE") or None
+    return inp
+
+
+def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, details: bool) -> VersionInput:
+    if rm.hasdocument and not details:
+        return _header_input(rm, rid, vid, request)
+    from .views import json_body
+
+    return _version_input(rm, rid, vid, json_body(request, required=False) or {})
+
+
+def _exists(gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str) -> bool:
+    return Resource.objects.filter(group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural,
+                                   rid=rid).exists()
+
+
+def _ensure_group(ctx, gm: GroupMapping, gid: str) -> None:
+    """1.0 creates missing parents implicitly (core/spec.md "Implicit Creation of Parent Entities")."""
+    if not Group.objects.filter(group_type=gm.plural, gid=gid).exists():
+        services.put_group(ctx, gm.plural, gid, {"id": gid}, None)
+
+
+def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str, data: dict) -> bool:
+    """PUT semantics for one resource body (its default version's attributes, or a `versions` map)."""
+    if not isinstance(data, dict):
+        raise V1Problem("bad_request", f"{rid}: a resource must be an object")
+    created = not _exists(gm, rm, gid, rid)
+    meta = dict(data.get("meta") or {}) if isinstance(data.get("meta"), dict) else {}
+    for key in META_ATTRIBUTES:
+        if key in data and key not in meta:
+            meta[key] = data[key]
+    versions = data.get("versions")
+    if isinstance(versions, dict) and versions:
+        for vid, vdata in versions.items():
+            services.put_version(ctx, gm.plural, gid, rm.plural, rid, vid, _version_input(rm, rid, vid, vdata))
+    else:
+        own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in META_ATTRIBUTES}
+        services.put_resource(ctx, gm.plural, gid, rm.plural, rid, _version_input(rm, rid, None, own))
+    if created and rm.hasdocument:
+        meta.setdefault("compatibility", "none")  # the 1.0 default (core/spec.md `compatibility`)
+    if meta:
+        set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid, meta=meta)
+    return created
+
+
+def _new_resource(ctx, gm, rm, gid: str, rid: str, inp) -> Resource:
+    """A resource created by a 1.0 write: its first version, and the 1.0 default compatibility `none`."""
+    resource = services.create_resource(ctx, gm.plural, gid, rm.plural, rid, inp)
+    if rm.hasdocument:
+        set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid,
+                          meta={"compatibility": "none"})
+    return resource
+
+
+def _write_resources(ctx, gm, rm, gid, resources: dict) -> None:
+    if not isinstance(resources, dict):
+        raise V1Problem("bad_request", f"{rm.v1_plural} must be a map of resources")
+    for rid, data in resources.items():
+        _write_resource(ctx, gm, rm, gid, rid, data)
+
+
+def upsert_resources(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, body: dict) -> None:
+    with transaction.atomic():
+        _ensure_group(ctx, gm, gid)
+        _write_resources(ctx, gm, rm, gid, body)
+
+
+def put_resource(ctx, gm, rm, gid: str, rid: str, request, *, details: bool, patch: bool = False) -> bool:
+    with transaction.atomic():
+        _ensure_group(ctx, gm, gid)
+        created = not _exists(gm, rm, gid, rid)
+        if rm.hasdocument and not details:
+            services.put_resource(ctx, gm.plural, gid, rm.plural, rid, request_input(rm, rid, None, request,
+                                                                                      details=False))
+            return created
+        from .views import json_body
+
+        body = json_body(request, required=False) or {}
+        if patch and not created:
+            body = _patched(gm, rm, gid, rid, None, body)
+        _write_resource(ctx, gm, rm, gid, rid, body)
+        return created
+
+
+def _patched(gm, rm, gid, rid, vid, body: dict) -> dict:
+    """PATCH: the stored attributes (1.0 names) with the body's over them; a null removes one."""
+    from .representations import _version_attributes, default_version
+
+    resource = Resource.objects.get(group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural, rid=rid)
+    versions = list(resource.versions.all())
+    version = default_version(resource, versions) if vid is None else next((v for v in versions if v.vid == vid), None)
+    if version is None:
+        return body
+    current = _version_attributes(rm, resource, version)
+    merged = {**current, **body}
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+def post_version(ctx, gm, rm, gid: str, rid: str, request, *, details: bool) -> str:
+    with transaction.atomic():
+        _ensure_group(ctx, gm, gid)
+        inp = request_input(rm, rid, None, request, details=details)
+        if not _exists(gm, rm, gid, rid):
+            resource = _new_resource(ctx, gm, rm, gid, rid, inp)
+            return resource.latest.vid
+        _resource, version = services.create_version(ctx, gm.plural, gid, rm.plural, rid, inp)
+        return version.vid
+
+
+def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: bool, patch: bool = False) -> bool:
+    with transaction.atomic():
+        _ensure_group(ctx, gm, gid)
+        if patch and details and _exists(gm, rm, gid, rid):
+            from .views import json_body
+
+            body = _patched(gm, rm, gid, rid, vid, json_body(request, required=False) or {})
+            inp = _version_input(rm, rid, vid, body)
+        else:
+            inp = request_input(rm, rid, vid, request, details=details)
+        if not _exists(gm, rm, gid, rid):
+            _new_resource(ctx, gm, rm, gid, rid, inp)
+            return True
+        _resource, _version, created = services.put_version(ctx, gm.plural, gid, rm.plural, rid, vid, inp)
+        return created
+
+
+def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: str | None = None) -> None:
+    with transaction.atomic():
+        _ensure_group(ctx, gm, gid)
+        for vid, data in body.items():
+            inp = _version_input(rm, rid, vid, data)
+            if not _exists(gm, rm, gid, rid):
+                _new_resource(ctx, gm, rm, gid, rid, inp)
+            else:
+                services.put_version(ctx, gm.plural, gid, rm.plural, rid, vid, inp)
+        if setdefault:
+            set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid,
+                              meta={"defaultversionid": setdefault, "defaultversionsticky": True})
+
+
+def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool) -> None:
+    meta = {k: v for k, v in body.items() if k in META_ATTRIBUTES or k == "epoch"}
+    unknown = [k for k in body if k not in META_ATTRIBUTES and k not in
+               {f"{rm.v1_singular}id", "self", "xid", "epoch", "createdat", "modifiedat", "defaultversionurl"}]
+    if unknown:
+        raise V1Problem("unknown_attribute", f"the meta entity has no attribute {unknown[0]!r}", subject=unknown[0])
+    set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid, meta=meta, replace=not patch)
+
+
+def delete_resource(ctx, gm, rm, gid: str, rid: str, epoch, *, force: bool = False) -> None:
+    services.delete_resource(ctx, gm.plural, gid, rm.plural, rid, epoch, force=force)
+
+
+def delete_resources(ctx, gm, rm, gid: str, body: dict) -> None:
+    with transaction.atomic():
+        for rid in body:
+            services.delete_resource(ctx, gm.plural, gid, rm.plural, rid)
+
+
+def delete_version(ctx, gm, rm, gid: str, rid: str, vid: str, epoch) -> None:
+    services.delete_version(ctx, gm.plural, gid, rm.plural, rid, vid, epoch)
+
+
+def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict) -> None:
+    with transaction.atomic():
+        for vid in body:
+            services.delete_version(ctx, gm.plural, gid, rm.plural, rid, vid)
+
+
+__all__ = ["Problem", "Version"]
