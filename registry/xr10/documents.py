@@ -53,6 +53,7 @@ def _version_to_v05(rm: ResourceMapping, vid: str, data: dict) -> dict:
     attrs = _own(data, set(), f"{rm.v1_singular}id")
     attrs.pop("versionid", None)
     attrs.pop("ancestorid", None)
+    attrs.pop("contenttype", None)  # the media type of an imported document is found again from its format
     if rm.hasdocument:
         out = common_to_v05(attrs)
         for suffix in ("base64", "url"):
@@ -88,11 +89,11 @@ def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
         else:
             out["versions"] = {vid: {"id": vid, rm.singular05: {k: v for k, v in data.items() if k != "id"}}
                                for vid, data in out["versions"].items()}
-    for key in META_ATTRIBUTES:
+    for key in ("defaultversionid", "defaultversionsticky", "compatibility", "xref"):  # `readonly` is the server's
         value = meta.get(key, data.get(key) if key != "defaultversionid" or data.get("defaultversionsticky") else None)
         if key == "defaultversionid" and not (meta.get("defaultversionsticky") or data.get("defaultversionsticky")):
             continue  # a default that is not sticky is the newest version: nothing to keep
-        if value is not None:
+        if value is not None and not (key == "defaultversionsticky" and value is False):
             out[key] = value
     return out
 

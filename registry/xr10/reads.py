@@ -136,10 +136,15 @@ LINK_ATTRIBUTES = ("self", "metaurl", "defaultversionurl", "versionsurl")
 
 
 def _relative(data, base: str):
-    """Document view: links to entities inside the answer become `#/...` JSON pointers."""
+    """Document view: links to entities inside the answer become `#/...` JSON pointers, and an inlined
+    collection stands without its `<COLLECTION>url`/`<COLLECTION>count` (the document schema of 1.0-rc4 takes
+    a collection either inlined or linked, not both)."""
     if isinstance(data, dict):
         out = {}
         for key, value in data.items():
+            if key.endswith(("url", "count")) and isinstance(data.get(key[:-3] if key.endswith("url") else key[:-5]),
+                                                               dict):
+                continue
             if isinstance(value, str) and value.startswith(base + "/") and (
                     key in LINK_ATTRIBUTES or key.endswith("url") and key[:-3] in data):
                 value = "#" + value[len(base):]

@@ -96,6 +96,11 @@ def document_members(rm: ResourceMapping, version: Version) -> dict:
         doc, problem = load_json_document(content)
         if problem is None:
             return {rm.v1_singular: doc}
+    else:
+        try:  # text (XSD, Protobuf, Avro IDL): a JSON string, as the rc4 documents write it
+            return {rm.v1_singular: content.decode("utf-8")}
+        except UnicodeDecodeError:
+            pass
     return {f"{rm.v1_singular}base64": base64.b64encode(content).decode()}
 
 
