@@ -129,6 +129,13 @@ class XRegistryView(RegistryView):
         ctx.binding = "xregistry-1.0"
         return ctx
 
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        from .flags import check_values
+
+        if request.method.lower() in self.http_method_names and hasattr(self, request.method.lower()):
+            check_values(request)  # an undeclared method answers 405 first
+
     def handle_exception(self, exc):
         if isinstance(exc, Problem):
             return error_response(exc, self.request)

@@ -72,7 +72,6 @@ def model_json() -> dict:
             r["plural"] = rplural
             r.setdefault("maxversions", 0)
             r.setdefault("setversionid", True)
-            r.setdefault("setdefaultversionsticky", True)
             r.setdefault("hasdocument", True)
             r.setdefault("singleversionroot", False)
             r["attributes"] = _with_core(resource.get("attributes"), f"{resource['singular']}id", VERSION_ATTRIBUTES)
@@ -84,25 +83,35 @@ def model_json() -> dict:
     return model
 
 
+LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full", "full_transitive")
+
+
 def capabilities() -> dict:
+    """The capabilities of rc4 (core/spec.md "Registry Capabilities"), exactly its keys: `xr` decodes them
+    strictly and refuses any other."""
     return {
-        "apis": ["/capabilities", "/capabilitiesoffered", "/export", "/model", "/modelsource"],
-        "flags": sorted(f for f in FLAGS if f not in ("page", "force")),
-        "mutable": ["entities"],
+        "available": {"capabilities": {"mutable": False}, "capabilitiesoffered": {"mutable": False},
+                      "entities": {"mutable": True}, "export": {"mutable": False}, "model": {"mutable": False},
+                      "modelsource": {"mutable": False}},
+        "compatibilities": {fmt: list(LEVELS) for fmt in ("jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*")},
+        "flags": sorted(f for f in FLAGS if f not in ("page", "force", "offset")),
+        "formats": ["jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*"],
+        "ignores": [],
         "pagination": True,
         "shortself": False,
         "specversions": list(SPEC_VERSIONS[:1]),
-        "stickyversions": True,
         "versionmodes": ["manual"],
     }
 
 
 def capabilities_offered() -> dict:
-    current = capabilities()
+    """Each capability with the values this server offers (none of them can be changed)."""
     out = {}
-    for key, value in current.items():
-        if isinstance(value, list):
+    for key, value in capabilities().items():
+        if isinstance(value, bool):
+            out[key] = {"type": "boolean", "enum": [value]}
+        elif isinstance(value, list):
             out[key] = {"type": "string", "enum": value}
         else:
-            out[key] = {"type": "boolean", "enum": [value]}
+            out[key] = {"type": "object", "enum": sorted(value)}
     return out

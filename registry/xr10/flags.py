@@ -25,6 +25,18 @@ def check_flags(request) -> None:
                         f"serves {', '.join(SPEC_VERSIONS[:1])}", subject=version)
 
 
+def check_values(request) -> None:
+    """Flags whose values have a type are checked on every request, whether the method reads them or not."""
+    for name in ("epoch", "limit", "offset"):
+        if name in request.GET:
+            value = request.GET[name]
+            if not value.isdigit() or (name == "limit" and int(value) == 0) or int(value) >= 10**20:
+                raise V1Problem("bad_flag", f"{name} must be {'a positive' if name == 'limit' else 'an unsigned'} "
+                                f"integer, not {value!r}", subject=name)
+    if "setdefaultversionid" in request.GET and not request.GET["setdefaultversionid"]:
+        raise V1Problem("bad_flag", "setdefaultversionid needs a version id", subject="setdefaultversionid")
+
+
 class Inline:
     """The `?inline` paths of a request, each a tuple of names, relative to the entity asked for."""
 

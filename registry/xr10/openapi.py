@@ -50,10 +50,15 @@ def _ops(summary: str, *, read: list | None = None, methods: tuple[str, ...] = (
                                         responses={204: OpenApiResponse(description="deleted"), **ERRORS}, tags=TAG)
         else:
             statuses = (200, 201) if method in created else (200,)
-            request = ({"*/*": OpenApiTypes.BINARY, "application/json": OpenApiTypes.OBJECT}
-                       if document and method in ("put", "post") else {"application/json": OpenApiTypes.OBJECT})
+            if document and method in ("put", "post"):  # the document itself (JSON metadata with $details)
+                request = {"*/*": OpenApiTypes.BINARY}
+                responses = {**{(status, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, summary) for status in statuses},
+                             **ERRORS}
+            else:
+                request = {"application/json": OpenApiTypes.OBJECT}
+                responses = _json(summary, *statuses)
             ops[method] = extend_schema(summary=f"{method.upper()}: {summary}", parameters=[EPOCH, SETDEFAULT],
-                                        request=request, responses=_json(summary, *statuses), tags=TAG)
+                                        request=request, responses=responses, tags=TAG)
     return extend_schema_view(**ops)
 
 

@@ -30,30 +30,33 @@ def resources_of(group: Group, rplural: str, *, with_content: bool, ids: list[st
 
 
 def render_resources(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resources, inline: Inline,
-                     *, doc: bool = False) -> dict:
+                     *, doc: bool = False, defaults: bool = False) -> dict:
     group_attrs = _stored(group)
     out = {}
     for resource in resources:
         out[resource.rid] = render_resource(base, gm, rm, group, resource, resource.all_versions, inline,
-                                            group_attrs=group_attrs, doc=doc)
+                                            group_attrs=group_attrs, doc=doc, defaults=defaults)
     return out
 
 
 def render_resource(base, gm, rm, group, resource, versions, inline: Inline, *, group_attrs=None, doc=False,
-                    inline_document: bool | None = None) -> dict:
+                    inline_document: bool | None = None, defaults: bool = False) -> dict:
+    """One resource; in document view (`doc`) without its default version's attributes unless `defaults`
+    (the export keeps them: xrcg and other code generators read `dataschemauri` ... on the resource)."""
     if inline_document is None:
         inline_document = inline.wants(rm.v1_singular) or (inline.all and rm.hasdocument)
     out = resource_json(base, gm, rm, group, resource, versions, inline_document=inline_document,
                         inline_meta=inline.wants("meta") or doc, inline_versions=inline.wants("versions") or doc,
                         group_attributes=group_attrs)
-    if doc:
+    if doc and not defaults:
         out = {k: v for k, v in out.items()
                if k in (f"{rm.v1_singular}id", "self", "xid", "metaurl", "meta", "versionsurl", "versionscount",
                         "versions")}
     return out
 
 
-def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, doc: bool = False) -> dict:
+def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, doc: bool = False,
+                 defaults: bool = False) -> dict:
     inlined = {}
     for rm in gm.resources:
         if inline.wants(rm.v1_plural) or doc:
@@ -64,7 +67,7 @@ def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, d
             resources = getattr(group, f"inline_{rm.plural}", None)
             if resources is None:
                 resources = resources_of(group, rm.plural, with_content=with_content)
-            inlined[rm.plural] = render_resources(base, gm, rm, group, resources, below, doc=doc)
+            inlined[rm.plural] = render_resources(base, gm, rm, group, resources, below, doc=doc, defaults=defaults)
     counts = {rm.plural: getattr(group, f"count_{rm.plural}", None) for rm in gm.resources}
     if any(v is None for v in counts.values()):
         counts = {rm.plural: Resource.objects.filter(group=group, resource_type=rm.plural).count()
@@ -80,7 +83,7 @@ def groups_of(gm: GroupMapping, inline: Inline, *, doc: bool = False):
     return selectors.iter_groups(gt, inline=deep)
 
 
-def registry_json(base: str, inline: Inline, *, doc: bool = False) -> dict:
+def registry_json(base: str, inline: Inline, *, doc: bool = False, defaults: bool = False) -> dict:
     from .capabilities import capabilities, model_json, modelsource_json
 
     counts = selectors.registry_counts()
@@ -104,7 +107,7 @@ def registry_json(base: str, inline: Inline, *, doc: bool = False) -> dict:
             below = inline.below(gm.v1_plural)
             if doc:
                 below.all = True
-            out[gm.v1_plural] = {g.gid: render_group(base, gm, g, below, doc=doc)
+            out[gm.v1_plural] = {g.gid: render_group(base, gm, g, below, doc=doc, defaults=defaults)
                                  for g in groups_of(gm, inline, doc=doc)}
     return out
 
@@ -157,4 +160,4 @@ def export_json(base: str) -> dict:
     """`GET /registry/export`: `?doc&inline=*,capabilities,modelsource`."""
     inline = Inline.__new__(Inline)
     inline.all, inline.paths = True, {("capabilities",), ("modelsource",)}
-    return _relative(registry_json(base, inline, doc=True), base)
+    return _relative(registry_json(base, inline, doc=True, defaults=True), base)

@@ -211,10 +211,14 @@ def _header_input(rm: ResourceMapping, rid: str, vid: str | None, request) -> Ve
 
 def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, details: bool) -> VersionInput:
     if rm.hasdocument and not details:
-        return _header_input(rm, rid, vid, request)
-    from .views import json_body
+        inp = _header_input(rm, rid, vid, request)
+    else:
+        from .views import json_body
 
-    return _version_input(rm, rid, vid, json_body(request, required=False) or {})
+        inp = _version_input(rm, rid, vid, json_body(request, required=False) or {})
+    if inp.epoch is None and request.GET.get("epoch"):
+        inp.epoch = int(request.GET["epoch"])  # checked by flags.check_values
+    return inp
 
 
 def _exists(gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str) -> bool:

@@ -47,6 +47,7 @@ def test_model_is_the_cloudevents_model_and_cannot_change(writer):
 def test_capabilities_are_stated_and_changes_refused(writer):
     caps = writer.get("/registry/capabilities").json()
     assert caps["specversions"] == ["1.0-rc4"] and "inline" in caps["flags"] and caps["pagination"] is True
+    assert caps["available"]["entities"] == {"mutable": True}
     response = post_json(writer, "/registry/capabilities", {"specversions": ["0.9"]}, "patch")
     assert response.status_code == 400 and response.json()["type"] == SPEC + "capability_value"
     response = post_json(writer, "/registry/capabilities", {"bogus": True}, "patch")
