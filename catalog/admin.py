@@ -20,6 +20,7 @@ from registry import services
 from registry.admin import GroupAdmin, OwnerFilter, ServiceAdmin, TagFilter, action_form, group_body, highlighted
 from registry.admin_forms import DocumentField, DocumentFormMixin, ServiceForm, pretty_document
 from registry.admin_references import ReferencesAdminMixin
+from registry.admin_search import SearchAdminMixin
 from registry.errors import Problem
 from registry.services import VersionInput, WriteContext
 from registry.services.resources import version_attributes
@@ -128,9 +129,10 @@ class CompatibilityForm(forms.Form):
     compatibility = forms.ChoiceField(choices=[(level, level) for level in LEVELS])
 
 
-class ResourceAdmin(ReferencesAdminMixin, ServiceAdmin):
+class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     group_plural = ""
     resource_plural = ""
+    search_target = "resource"
     list_display = ("rid", "group", "latest_version", "resource_format", "version_count", "modified_on")
     search_fields = ("rid", "group__gid", "name", "description")
     list_filter = (FormatFilter, ResourceOwnerFilter, ResourceTagFilter)
@@ -358,7 +360,8 @@ class VersionDocumentForm(DocumentFormMixin, ServiceForm):
 
 
 @admin.register(SchemaVersion)
-class SchemaVersionAdmin(ReferencesAdminMixin, ServiceAdmin):
+class SchemaVersionAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
+    search_target = "version"
     list_display = ("vid", "resource", "version_format", "epoch", "modified_by", "modified_on")
     search_fields = ("vid", "resource__rid", "resource__group__gid")
     list_filter = (VersionFormatFilter, "modified_on")

@@ -3,11 +3,12 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from registry import admin_views
+from registry import admin_search, admin_views
 
 urlpatterns = [
     path("admin/registry/import/", admin.site.admin_view(admin_views.import_view), name="registry-admin-import"),
     path("admin/registry/export/", admin.site.admin_view(admin_views.export_view), name="registry-admin-export"),
+    path("admin/registry/search/", admin.site.admin_view(admin_search.search_view), name="registry-admin-search"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="openapi-docs"),

@@ -13,6 +13,7 @@ from django.urls import reverse
 from . import services
 from .admin_forms import JSONField, ServiceForm
 from .admin_references import ReferencesAdminMixin
+from .admin_search import SearchAdminMixin
 from .documents.exports import export_document
 from .errors import Problem
 from .models import OutboxEvent
@@ -164,7 +165,7 @@ class ServiceAdmin(admin.ModelAdmin):
         return self.form_view(request, obj)
 
 
-class GroupAdmin(ReferencesAdminMixin, ServiceAdmin):
+class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     """Base of the group types' admins (schema groups, definition groups, endpoints)."""
 
     group_plural = ""
