@@ -69,13 +69,14 @@ def matching_versions(query: str) -> QuerySet:
     terms = words(query)
     if not terms:
         return found.none()
-    if full_text():
-        found = found.alias(_search=search_vector())
-    else:
+    if not full_text():
         found = found.alias(_document=document_text())
     for word in terms:
-        text = Q(_search=ts_query(word)) if full_text() else (Q(description__icontains=word)
-                                                               | Q(_document__icontains=word))
+        if full_text():  # a subquery of its own, so that the GIN index serves it (an OR would scan the table)
+            text = Q(pk__in=Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word))
+                     .values("pk"))
+        else:
+            text = Q(description__icontains=word) | Q(_document__icontains=word)
         found = found.filter(_common(word) | text)
     return found
 
