@@ -29,9 +29,7 @@ FORCE_FIELD = "force"
 
 def entity_path(obj) -> str | None:
     """The entity path of a group, resource or version (None for other models)."""
-    if isinstance(obj, Group):
-        return obj.path
-    if isinstance(obj, Resource):
+    if isinstance(obj, Group | Resource):
         return obj.path
     if isinstance(obj, Version):
         return f"{obj.resource.path}/versions/{obj.vid}"

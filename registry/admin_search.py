@@ -3,6 +3,7 @@ dashboard panel holding that box, and the changelists' own search boxes (`Search
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import Q
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 
@@ -55,4 +56,7 @@ class SearchAdminMixin:
             return queryset, False
         matching = {"group": search.matching_groups, "resource": search.matching_resources,
                     "version": search.matching_versions}[self.search_target](search_term)
-        return queryset.filter(pk__in=matching.values("pk")), False
+        found = Q(pk__in=matching.values("pk"))
+        if self.search_target == "resource":  # a resource list is also searched by its groups' ids, as before
+            found |= Q(group__gid__icontains=search_term.strip())
+        return queryset.filter(found), False

@@ -51,6 +51,8 @@ def test_search_page_and_changelists(seeded, client, django_user_model):
     assert "1 result " in page and "/schemaGroups/Orders/schemas/Placed</a>" in page
     page = client.get(reverse("admin:catalog_schema_changelist"), {"q": "warehouseLocation"}).content.decode()
     assert ">Placed</a>" in page and ">Unused</a>" not in page
+    page = client.get(reverse("admin:catalog_schema_changelist"), {"q": "Orders"}).content.decode()
+    assert ">Placed</a>" in page and ">Unused</a>" in page  # by their group's id
     page = client.get(reverse("admin:catalog_schemaversion_changelist"), {"q": "warehouseLocation"}).content.decode()
     assert "1 result" in page
     page = client.get(reverse("admin:catalog_schemagroup_changelist"), {"q": "team-orders"}).content.decode()
