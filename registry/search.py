@@ -4,8 +4,9 @@ description, tag values, format and the text inside their documents.
 Every word of the query must be found, each anywhere: in an id, name, tag or format (a substring, any case),
 or in a name, description or document. On PostgreSQL the latter uses its full-text search
 (`django.contrib.postgres.search`, the `simple` configuration: identifiers are not stemmed; a word matches
-as a prefix, so `temp` finds `temperature`), served by the GIN index of registry migration 0004; elsewhere
-(SQLite) it is a case-insensitive substring test of the document's text.
+as a prefix, so `temp` finds `temperature`), served by the GIN index of registry migration 0004 in a query
+of its own whose ids the rest of the search takes as one array parameter; elsewhere (SQLite) it is a
+case-insensitive substring test of the document's text.
 
 - `matching_groups(q)`, `matching_resources(q)`, `matching_versions(q)`: querysets, for changelists.
 - `search(q, limit)`: what the search page lists: groups, and resources with the versions that matched.
@@ -17,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.db.models import Func, Q, QuerySet, TextField, Value
+from django.db.models import BigIntegerField, BooleanField, F, Func, Q, QuerySet, TextField, Value
 from django.db.models.functions import Cast
 
 from .models import Group, Resource, Version
@@ -58,13 +59,41 @@ def ts_query(word: str):
     return SearchQuery(word, search_type="plain", config=CONFIG)
 
 
+class InArray(Func):
+    """`expression = ANY(array)`: one array parameter however many values (PostgreSQL)."""
+
+    output_field = BooleanField()
+
+    def as_sql(self, compiler, connection, **extra):
+        lhs, lhs_params = compiler.compile(self.source_expressions[0])
+        rhs, rhs_params = compiler.compile(self.source_expressions[1])
+        return f"{lhs} = ANY({rhs})", [*lhs_params, *rhs_params]
+
+
+def pk_in(ids) -> Q:
+    from django.contrib.postgres.fields import ArrayField
+
+    return Q(InArray(F("pk"), Value(list(ids), output_field=ArrayField(BigIntegerField()))))
+
+
 def _common(word: str, prefix: str = "") -> Q:
     """Id-like attributes held by groups, resources and versions: name, tag values and format (substrings)."""
     return (Q(**{f"{prefix}name__icontains": word}) | Q(**{f"{prefix}tags__icontains": word})
             | Q(**{f"{prefix}extensions__format__icontains": word}))
 
 
-def matching_versions(query: str) -> QuerySet:
+def _document_ids(word: str, memo: dict | None) -> list[int]:
+    """The versions whose full-text vector matches `word` (one GIN index scan; kept in `memo` for one search)."""
+    if memo is not None and word in memo:
+        return memo[word]
+    ids = list(Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word))
+               .values_list("pk", flat=True))
+    if memo is not None:
+        memo[word] = ids
+    return ids
+
+
+def matching_versions(query: str, memo: dict | None = None) -> QuerySet:
     found = Version.objects.all()
     terms = words(query)
     if not terms:
@@ -72,16 +101,17 @@ def matching_versions(query: str) -> QuerySet:
     if not full_text():
         found = found.alias(_document=document_text())
     for word in terms:
-        if full_text():  # a subquery of its own, so that the GIN index serves it (an OR would scan the table)
-            text = Q(pk__in=Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word))
-                     .values("pk"))
+        if full_text():
+            # a query of its own, served by the GIN index: inside an OR, even as a subquery, PostgreSQL's planner
+            # tends to scan the table and compute every document's vector (and to JIT-compile that: 1 s at 10,000)
+            text = pk_in(_document_ids(word, memo))
         else:
             text = Q(description__icontains=word) | Q(_document__icontains=word)
         found = found.filter(_common(word) | text)
     return found
 
 
-def matching_resources(query: str) -> QuerySet:
+def matching_resources(query: str, memo: dict | None = None) -> QuerySet:
     """Resources whose id, name, description, tags or format hold every word, or one of whose versions does
     (a word found in the resource, another in its version counts too)."""
     found = Resource.objects.all()
@@ -91,7 +121,7 @@ def matching_resources(query: str) -> QuerySet:
     own = Q()
     for word in terms:
         own &= Q(rid__icontains=word) | Q(description__icontains=word) | _common(word)
-    return found.filter(own | Q(pk__in=matching_versions(query).values("resource_id")))
+    return found.filter(own | Q(pk__in=matching_versions(query, memo).values("resource_id")))
 
 
 def matching_groups(query: str) -> QuerySet:
@@ -152,14 +182,15 @@ def search(query: str, limit: int = 50) -> Results:
     started = time.perf_counter()
     terms = words(query)
     groups = matching_groups(query).order_by("group_type", "gid")
-    resources = matching_resources(query).select_related("group", "latest").order_by("group__group_type",
+    memo: dict = {}
+    resources = matching_resources(query, memo).select_related("group", "latest").order_by("group__group_type",
                                                                                     "group__gid", "rid")
     total = groups.count() + resources.count()
     hits = [Hit(g.group_type, g.path, g, g.name or "", _where(g, terms)) for g in groups[:limit]]
     chosen = list(resources[: max(limit - len(hits), 0)])
     versions = {}
     if chosen:
-        for version in (matching_versions(query).filter(resource__in=chosen).order_by("resource_id", "-vid")):
+        for version in (matching_versions(query, memo).filter(resource__in=chosen).order_by("resource_id", "-vid")):
             versions.setdefault(version.resource_id, version)  # one matching version per resource
     for resource in chosen:
         shown = versions.get(resource.pk) or resource.latest
