@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.db.models import BigIntegerField, BooleanField, F, Func, Q, QuerySet, TextField, Value
+from django.db.models import BigIntegerField, BooleanField, Count, F, Func, Q, QuerySet, TextField, Value, Window
 from django.db.models.functions import Cast
 
 from .models import Group, Resource, Version
@@ -48,7 +48,6 @@ def search_vector():
     from django.contrib.postgres.search import SearchVector
 
     return SearchVector("name", "description", document_text(), config=CONFIG)  # each coalesced to ''
-
 
 
 def ts_query(word: str):
@@ -185,13 +184,20 @@ def search(query: str, limit: int = 50) -> Results:
     memo: dict = {}
     resources = matching_resources(query, memo).select_related("group", "latest").order_by("group__group_type",
                                                                                     "group__gid", "rid")
-    total = groups.count() + resources.count()
     hits = [Hit(g.group_type, g.path, g, g.name or "", _where(g, terms)) for g in groups[:limit]]
-    chosen = list(resources[: max(limit - len(hits), 0)])
+    total, room = groups.count() if len(hits) == limit else len(hits), max(limit - len(hits), 0)
+    if room:  # the resources and their count in one query (the document ids are sent once)
+        chosen = list(resources.annotate(_total=Window(Count("pk")))[:room])
+        total += chosen[0]._total if chosen else 0
+    else:
+        chosen = []
+        total += resources.count()
+    lowered = [t.lower() for t in terms]
     versions = {}
-    if chosen:
-        for version in (matching_versions(query, memo).filter(resource__in=chosen).order_by("resource_id", "-vid")):
-            versions.setdefault(version.resource_id, version)  # one matching version per resource
+    for version in Version.objects.filter(resource__in=chosen).order_by("resource_id", "-vid"):
+        text = bytes(version.content or b"").decode("utf-8", "replace").lower()
+        if version.resource_id not in versions and any(t in text for t in lowered):
+            versions[version.resource_id] = version  # the newest version whose document holds a word
     for resource in chosen:
         shown = versions.get(resource.pk) or resource.latest
         name = resource.name or (shown.name if shown else "") or ""
