@@ -19,6 +19,8 @@ from django.utils.html import format_html
 from registry import services
 from registry.admin import GroupAdmin, OwnerFilter, ServiceAdmin, TagFilter, action_form, group_body, highlighted
 from registry.admin_forms import DocumentField, DocumentFormMixin, ServiceForm, pretty_document
+from registry.admin_references import ReferencesAdminMixin
+from registry.admin_search import SearchAdminMixin
 from registry.errors import Problem
 from registry.services import VersionInput, WriteContext
 from registry.services.resources import version_attributes
@@ -127,9 +129,10 @@ class CompatibilityForm(forms.Form):
     compatibility = forms.ChoiceField(choices=[(level, level) for level in LEVELS])
 
 
-class ResourceAdmin(ServiceAdmin):
+class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     group_plural = ""
     resource_plural = ""
+    search_target = "resource"
     list_display = ("rid", "group", "latest_version", "resource_format", "version_count", "modified_on")
     search_fields = ("rid", "group__gid", "name", "description")
     list_filter = (FormatFilter, ResourceOwnerFilter, ResourceTagFilter)
@@ -240,13 +243,6 @@ class ResourceAdmin(ServiceAdmin):
                                 submit_label="Create version",
                                 intro=f"Starting from version {source.vid}." if source else None)
 
-    def delete_model(self, request, obj):
-        services.delete_resource(WriteContext.from_request(request), obj.group.group_type, obj.group.gid,
-                                 obj.resource_type, obj.rid, force=True)  # confirmed on the admin's page
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset.select_related("group"):
-            self.delete_model(request, obj)
 
 
 @admin.register(Schema)
@@ -364,7 +360,8 @@ class VersionDocumentForm(DocumentFormMixin, ServiceForm):
 
 
 @admin.register(SchemaVersion)
-class SchemaVersionAdmin(ServiceAdmin):
+class SchemaVersionAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
+    search_target = "version"
     list_display = ("vid", "resource", "version_format", "epoch", "modified_by", "modified_on")
     search_fields = ("vid", "resource__rid", "resource__group__gid")
     list_filter = (VersionFormatFilter, "modified_on")
@@ -393,8 +390,3 @@ class SchemaVersionAdmin(ServiceAdmin):
                                  compare, obj.vid, latest.vid, latest.vid)
         return [{"title": f"Document ({obj.media_type or ''})",
                  "html": highlighted(bytes(obj.content or b""), obj.media_type, fmt) + links}]
-
-    def delete_model(self, request, obj):
-        resource = obj.resource
-        services.delete_version(WriteContext.from_request(request), resource.group.group_type, resource.group.gid,
-                                resource.resource_type, resource.rid, obj.vid, force=True)

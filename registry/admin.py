@@ -12,10 +12,11 @@ from django.urls import reverse
 
 from . import services
 from .admin_forms import JSONField, ServiceForm
+from .admin_references import ReferencesAdminMixin
+from .admin_search import SearchAdminMixin
 from .documents.exports import export_document
 from .errors import Problem
 from .models import OutboxEvent
-from .services import WriteContext
 
 
 class GroupForm(ServiceForm):
@@ -112,6 +113,10 @@ class ServiceAdmin(admin.ModelAdmin):
     def sections(self, request, obj) -> list[dict]:
         return []
 
+    def page_sections(self, request, obj) -> list[dict]:
+        """Everything below the form of a change page (mixins add theirs after the admin's own sections)."""
+        return self.sections(request, obj)
+
     def intro(self, request, obj):
         """A line above the form of a change page (HTML made with format_html, or plain text)."""
         return None
@@ -147,7 +152,7 @@ class ServiceAdmin(admin.ModelAdmin):
         title = f"{'Change' if may_write else 'View'} {obj}" if obj is not None else f"Add {self.model._meta.verbose_name}"
         if obj is None:
             return self.render_form(request, obj, title, form)
-        return self.render_form(request, obj, title, form, self.sections(request, obj), intro=self.intro(request, obj),
+        return self.render_form(request, obj, title, form, self.page_sections(request, obj), intro=self.intro(request, obj),
                                 with_delete=True)
 
     def add_view(self, request, form_url="", extra_context=None):
@@ -160,7 +165,7 @@ class ServiceAdmin(admin.ModelAdmin):
         return self.form_view(request, obj)
 
 
-class GroupAdmin(ServiceAdmin):
+class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     """Base of the group types' admins (schema groups, definition groups, endpoints)."""
 
     group_plural = ""
@@ -194,14 +199,6 @@ class GroupAdmin(ServiceAdmin):
         return [{"title": f"Resources ({len(rows)})",
                  "html": "<table id='group-resources'><tr><th>id</th><th>type</th><th>latest version</th>"
                          "<th>versions</th><th>format</th></tr>" + "".join(rows) + "</table>"}]
-
-    def delete_model(self, request, obj):
-        # the confirmation page is the admin's warning (references: docs/api-contract.md section 14)
-        services.delete_group(WriteContext.from_request(request), self.group_plural, obj.gid, force=True)
-
-    def delete_queryset(self, request, queryset):
-        items = [{"id": g.gid} for g in queryset]
-        services.delete_groups(WriteContext.from_request(request), self.group_plural, items, force=True)
 
     @admin.action(description="Export the selected groups as a registry document")
     def export_document(self, request, queryset):

@@ -18,6 +18,7 @@ from registry.admin_forms import JSONField, ServiceForm
 from registry.errors import Problem
 
 from . import services
+from .health import delivery_health, health_svg
 from .models import Delivery, DeliveryAttempt, Subscription
 from .validators.protocols import CREDENTIALS, PROTOCOLS, redacted
 from .validators.sinks import masked
@@ -111,7 +112,9 @@ class SubscriptionAdmin(ServiceAdmin):
             "<tr><th>created</th><td>{} by {}</td></tr><tr><th>deliveries</th><td><a href='{}'>{}</a></td></tr>"
             "</table>", obj.get_status_display(), obj.status_reason or "", obj.created_on.strftime("%Y-%m-%d %H:%M:%S"),
             obj.created_by or "unknown", deliveries, summary)
-        return [{"title": "Status", "html": html}]
+        return [{"title": "Status", "html": html},
+                {"title": "Delivery health, last 24 hours (UTC)",
+                 "html": health_svg(delivery_health(obj), html_id="subscription-health")}]
 
     def delete_model(self, request, obj):
         services.delete_subscription(obj.pk)

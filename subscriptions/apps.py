@@ -10,6 +10,8 @@ class SubscriptionsConfig(AppConfig):
         from registry import dashboard
 
         from . import tasks  # noqa: F401  registers the relay kick with the engine's on-commit hook
+        from .health import dashboard_panel as health_panel
         from .selectors import dashboard_panel
 
         dashboard.register_panel("admin/subscriptions/dashboard_panel.html", dashboard_panel)
+        dashboard.register_panel("admin/subscriptions/health_panel.html", health_panel)

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from ..errors import Problem, not_found
 from ..models import Resource, Version
+from ..references import within
 from .context import WriteContext
 from .events import emit_deleted
 from .references import check_unreferenced
@@ -124,3 +125,28 @@ def delete_versions(ctx: WriteContext, plural: str, gid: str, rplural: str, rid:
         out.append((resource, version))
     _refresh_latest(resource)
     return out
+
+
+@transaction.atomic
+def delete_entities(ctx: WriteContext, paths: list[str], *, force: bool = False) -> list[str]:
+    """Delete a set of groups, resources and versions (entity paths) all or none, as one request: references
+    among them do not count (a whole reference set goes), references from outside refuse it (409) unless
+    `force`. What lies beneath another listed entity goes with it. Returns the paths deleted."""
+    from .groups import delete_group
+
+    parsed = []
+    for path in dict.fromkeys(paths):
+        segments = [s for s in path.split("/") if s]
+        if len(segments) not in (2, 4, 6) or (len(segments) == 6 and segments[4] != "versions"):
+            raise Problem("bad-request", f"{path}: not the path of a group, a resource or a version")
+        parsed.append((path, segments))
+    check_unreferenced(ctx, [p for p, _s in parsed], force)
+    kept = [(p, s) for p, s in parsed if not any(o != p and within(p, o) for o, _s in parsed)]
+    for _path, segments in sorted(kept, key=lambda item: -len(item[1])):  # versions, then resources, then groups
+        if len(segments) == 6:
+            delete_version(ctx, *segments[:4], segments[5], force=True)
+        elif len(segments) == 4:
+            delete_resource(ctx, *segments, force=True)
+        else:
+            delete_group(ctx, *segments, force=True)
+    return [p for p, _s in kept]

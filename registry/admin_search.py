@@ -1,0 +1,62 @@
+"""The governance UI's search (registry/search.py): the results page behind the dashboard's search box, the
+dashboard panel holding that box, and the changelists' own search boxes (`SearchAdminMixin`)."""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import Q
+from django.shortcuts import render
+from django.urls import NoReverseMatch, reverse
+
+from . import dashboard, search
+from .models import Group
+
+LIMIT = 100
+
+
+def change_url(obj) -> str | None:
+    """The admin page of a group or resource, from the lists apps register (a resource type without a list
+    of its own: its group's page)."""
+    group = obj if isinstance(obj, Group) else obj.group
+    lists = dashboard.admin_lists.get(group.group_type)
+    if lists is None:
+        return None
+    group_list, resource_list, _version_list = ((entry[1] if entry else None) for entry in lists)
+    candidates = [(group_list, obj)] if obj is group else [(resource_list, obj), (group_list, group)]
+    for list_name, target in candidates:
+        if list_name:
+            try:
+                return reverse(list_name.removesuffix("changelist") + "change", args=[target.pk])
+            except NoReverseMatch:
+                continue
+    return None
+
+
+def search_view(request):
+    query = request.GET.get("q", "").strip()
+    results = search.search(query, LIMIT) if query else None
+    rows = [{"hit": hit, "url": change_url(hit.obj)} for hit in results.hits] if results else []
+    context = {**admin.site.each_context(request), "title": f"Search: {query}" if query else "Search the registry",
+               "query": query, "results": results, "rows": rows, "limit": LIMIT}
+    return render(request, "admin/registry/search.html", context)
+
+
+def dashboard_panel(user) -> dict:
+    """The dashboard's search box (a panel: registry/dashboard.py) needs nothing but its template."""
+    return {}
+
+
+class SearchAdminMixin:
+    """A registry changelist's search box runs the registry's search: `search_target` says what the list
+    holds ("group", "resource" or "version"); the list's own filters still apply."""
+
+    search_target = "group"
+
+    def get_search_results(self, request, queryset, search_term):
+        if not search.words(search_term):
+            return queryset, False
+        matching = {"group": search.matching_groups, "resource": search.matching_resources,
+                    "version": search.matching_versions}[self.search_target](search_term)
+        found = Q(pk__in=matching.values("pk"))
+        if self.search_target == "resource":  # a resource list is also searched by its groups' ids, as before
+            found |= Q(group__gid__icontains=search_term.strip())
+        return queryset.filter(found), False

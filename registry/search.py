@@ -1,0 +1,205 @@
+"""Search of the registry (the governance UI's search box): groups, resources and versions by id, name,
+description, tag values, format and the text inside their documents.
+
+Every word of the query must be found, each anywhere: in an id, name, tag or format (a substring, any case),
+or in a name, description or document. On PostgreSQL the latter uses its full-text search
+(`django.contrib.postgres.search`, the `simple` configuration: identifiers are not stemmed; a word matches
+as a prefix, so `temp` finds `temperature`), served by the GIN index of registry migration 0004 in a query
+of its own whose ids the rest of the search takes as one array parameter; elsewhere (SQLite) it is a
+case-insensitive substring test of the document's text.
+
+- `matching_groups(q)`, `matching_resources(q)`, `matching_versions(q)`: querysets, for changelists.
+- `search(q, limit)`: what the search page lists: groups, and resources with the versions that matched.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.db.models import BigIntegerField, BooleanField, Count, F, Func, Q, QuerySet, TextField, Value, Window
+from django.db.models.functions import Cast
+
+from .models import Group, Resource, Version
+
+MAX_WORDS = 8
+CONFIG = "simple"
+
+
+def words(query: str) -> list[str]:
+    """The query's words (whitespace-separated, at most MAX_WORDS; quotes around a word are dropped)."""
+    return [w.strip("\"'") for w in (query or "").split() if w.strip("\"'")][:MAX_WORDS]
+
+
+def full_text() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def document_text():
+    """A version's document as text: on PostgreSQL `encode(content, 'escape')` (never fails on odd bytes)."""
+    if full_text():
+        return Func("content", Value("escape"), function="encode", output_field=TextField())
+    return Cast("content", TextField())
+
+
+def search_vector():
+    """The expression the GIN index of migration 0004 holds (kept identical, or the index is not used)."""
+    from django.contrib.postgres.search import SearchVector
+
+    return SearchVector("name", "description", document_text(), config=CONFIG)  # each coalesced to ''
+
+
+def ts_query(word: str):
+    from django.contrib.postgres.search import SearchQuery
+
+    if re.fullmatch(r"\w+", word):
+        return SearchQuery(f"{word}:*", search_type="raw", config=CONFIG)  # \w only: nothing to escape
+    return SearchQuery(word, search_type="plain", config=CONFIG)
+
+
+class InArray(Func):
+    """`expression = ANY(array)`: one array parameter however many values (PostgreSQL)."""
+
+    output_field = BooleanField()
+
+    def as_sql(self, compiler, connection, **extra):
+        lhs, lhs_params = compiler.compile(self.source_expressions[0])
+        rhs, rhs_params = compiler.compile(self.source_expressions[1])
+        return f"{lhs} = ANY({rhs})", [*lhs_params, *rhs_params]
+
+
+def pk_in(ids) -> Q:
+    from django.contrib.postgres.fields import ArrayField
+
+    return Q(InArray(F("pk"), Value(list(ids), output_field=ArrayField(BigIntegerField()))))
+
+
+def _common(word: str, prefix: str = "") -> Q:
+    """Id-like attributes held by groups, resources and versions: name, tag values and format (substrings)."""
+    return (Q(**{f"{prefix}name__icontains": word}) | Q(**{f"{prefix}tags__icontains": word})
+            | Q(**{f"{prefix}extensions__format__icontains": word}))
+
+
+def _document_ids(word: str, memo: dict | None) -> list[int]:
+    """The versions whose full-text vector matches `word` (one GIN index scan; kept in `memo` for one search)."""
+    if memo is not None and word in memo:
+        return memo[word]
+    ids = list(Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word))
+               .values_list("pk", flat=True))
+    if memo is not None:
+        memo[word] = ids
+    return ids
+
+
+def matching_versions(query: str, memo: dict | None = None) -> QuerySet:
+    found = Version.objects.all()
+    terms = words(query)
+    if not terms:
+        return found.none()
+    if not full_text():
+        found = found.alias(_document=document_text())
+    for word in terms:
+        if full_text():
+            # a query of its own, served by the GIN index: inside an OR, even as a subquery, PostgreSQL's planner
+            # tends to scan the table and compute every document's vector (and to JIT-compile that: 1 s at 10,000)
+            text = pk_in(_document_ids(word, memo))
+        else:
+            text = Q(description__icontains=word) | Q(_document__icontains=word)
+        found = found.filter(_common(word) | text)
+    return found
+
+
+def matching_resources(query: str, memo: dict | None = None) -> QuerySet:
+    """Resources whose id, name, description, tags or format hold every word, or one of whose versions does
+    (a word found in the resource, another in its version counts too)."""
+    found = Resource.objects.all()
+    terms = words(query)
+    if not terms:
+        return found.none()
+    own = Q()
+    for word in terms:
+        own &= Q(rid__icontains=word) | Q(description__icontains=word) | _common(word)
+    return found.filter(own | Q(pk__in=matching_versions(query, memo).values("resource_id")))
+
+
+def matching_groups(query: str) -> QuerySet:
+    found = Group.objects.all()
+    terms = words(query)
+    if not terms:
+        return found.none()
+    for word in terms:
+        found = found.filter(Q(gid__icontains=word) | Q(description__icontains=word) | _common(word))
+    return found
+
+
+@dataclass
+class Hit:
+    kind: str  # the group type or resource type's plural
+    path: str
+    obj: object  # the Group or Resource
+    name: str = ""
+    matched: list[str] = field(default_factory=list)  # where the words were found: "id", "document (v2)", ...
+
+
+@dataclass
+class Results:
+    query: str
+    hits: list[Hit]
+    total: int
+    ms: float
+    full_text: bool
+
+
+def _where(obj, terms: list[str], version: Version | None = None) -> list[str]:
+    out = []
+    lowered = [t.lower() for t in terms]
+    ident = getattr(obj, "gid", None) or getattr(obj, "rid", "")
+
+    def has(text) -> bool:
+        text = (str(text) if text else "").lower()
+        return any(t in text for t in lowered)
+
+    for label, value in (("id", ident), ("name", obj.name), ("description", obj.description),
+                         ("tags", " ".join(map(str, (obj.tags or {}).values()))),
+                         ("format", (obj.extensions or {}).get("format"))):
+        if has(value):
+            out.append(label)
+    if version is not None:
+        for label, value in (("name", version.name), ("description", version.description),
+                             ("tags", " ".join(map(str, (version.tags or {}).values()))),
+                             ("format", (version.extensions or {}).get("format"))):
+            if has(value) and label not in out:
+                out.append(label)
+        if has(bytes(version.content or b"").decode("utf-8", "replace")):
+            out.append(f"document (version {version.vid})")
+    return out or ["document"]
+
+
+def search(query: str, limit: int = 50) -> Results:
+    """Groups, then resources, that match every word; `total` counts all, `hits` holds the first `limit`."""
+    started = time.perf_counter()
+    terms = words(query)
+    groups = matching_groups(query).order_by("group_type", "gid")
+    memo: dict = {}
+    resources = matching_resources(query, memo).select_related("group", "latest").order_by("group__group_type",
+                                                                                    "group__gid", "rid")
+    hits = [Hit(g.group_type, g.path, g, g.name or "", _where(g, terms)) for g in groups[:limit]]
+    total, room = groups.count() if len(hits) == limit else len(hits), max(limit - len(hits), 0)
+    if room:  # the resources and their count in one query (the document ids are sent once)
+        chosen = list(resources.annotate(_total=Window(Count("pk")))[:room])
+        total += chosen[0]._total if chosen else 0
+    else:
+        chosen = []
+        total += resources.count()
+    lowered = [t.lower() for t in terms]
+    versions = {}
+    for version in Version.objects.filter(resource__in=chosen).order_by("resource_id", "-vid"):
+        text = bytes(version.content or b"").decode("utf-8", "replace").lower()
+        if version.resource_id not in versions and any(t in text for t in lowered):
+            versions[version.resource_id] = version  # the newest version whose document holds a word
+    for resource in chosen:
+        shown = versions.get(resource.pk) or resource.latest
+        name = resource.name or (shown.name if shown else "") or ""
+        hits.append(Hit(resource.resource_type, resource.path, resource, name, _where(resource, terms, shown)))
+    return Results(query, hits, total, (time.perf_counter() - started) * 1000, full_text())

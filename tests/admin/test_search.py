@@ -1,0 +1,64 @@
+"""The registry's search (registry/search.py) through the selector and the admin pages: ids, names,
+descriptions, tag values, formats and words inside documents; every word must match. Runs on SQLite and, with
+REGISTRY_TEST_DB=postgres, on PostgreSQL's full-text search."""
+import pytest
+from django.db import connection
+from django.urls import reverse
+
+from registry import search
+
+from .governance_seed import seed
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def seeded(db):
+    seed()
+
+
+def paths(query):
+    return [hit.path for hit in search.search(query).hits]
+
+
+def test_finds_by_each_kind_of_attribute(seeded):
+    assert "/schemaGroups/Orders/schemas/Placed" in paths("warehouseLocation")  # a word inside a document
+    hit = next(h for h in search.search("warehouseLocation").hits if h.path.endswith("/Placed"))
+    assert hit.matched == ["document (version 1)"]
+    assert paths("warehouse") == ["/schemaGroups/Orders/schemas/Placed"]  # a word's beginning
+    assert paths("team-orders") == ["/schemaGroups/Orders"]  # a tag value
+    assert paths("shop.http") == ["/endpoints/shop.http"]  # an id
+    assert "/definitionGroups/Shop/definitions/OrderPlaced" in paths("OrderPlaced")
+    found = paths("order schemas")  # a description (the definitions' documents name the group's schemas)
+    assert "/schemaGroups/Orders" in found and "/schemaGroups/Orders/schemas/Unused" not in found
+    found = paths("JsonSchema")  # a format
+    assert "/schemaGroups/Orders/schemas/Unused" in found and "/schemaGroups/Orders/schemas/Placed" in found
+    assert paths("warehouseLocation nosuchword") == []
+    assert paths("   ") == [] and search.search("").total == 0
+    assert search.search("warehouseLocation").full_text == (connection.vendor == "postgresql")
+
+
+def test_odd_input_is_only_text(seeded):
+    for query in ("a:* & !", "'\"", "%_", "(", "\\", "x" * 300, "ü ß"):
+        search.search(query)  # no error: punctuation is searched for, never parsed
+
+
+def test_search_page_and_changelists(seeded, client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
+    page = client.get(reverse("admin:index")).content.decode()
+    assert "id=\"registry-search\"" in page
+    page = client.get(reverse("registry-admin-search"), {"q": "warehouseLocation"}).content.decode()
+    assert "1 result " in page and "/schemaGroups/Orders/schemas/Placed</a>" in page
+    page = client.get(reverse("admin:catalog_schema_changelist"), {"q": "warehouseLocation"}).content.decode()
+    assert ">Placed</a>" in page and ">Unused</a>" not in page
+    page = client.get(reverse("admin:catalog_schema_changelist"), {"q": "Orders"}).content.decode()
+    assert ">Placed</a>" in page and ">Unused</a>" in page  # by their group's id
+    page = client.get(reverse("admin:catalog_schemaversion_changelist"), {"q": "warehouseLocation"}).content.decode()
+    assert "1 result" in page
+    page = client.get(reverse("admin:catalog_schemagroup_changelist"), {"q": "team-orders"}).content.decode()
+    assert ">Orders</a>" in page
+    page = client.get(reverse("admin:endpoints_endpoint_changelist"), {"q": "shop"}).content.decode()
+    assert ">shop.http</a>" in page
+    assert client.get(reverse("registry-admin-search"), {"q": ""}).status_code == 200
+    client.logout()
+    assert client.get(reverse("registry-admin-search"), {"q": "x"}).status_code == 302  # the admin's login
