@@ -28,3 +28,18 @@ def xr_writer(client, db):
 
 def post_json(client, path, body, method="post"):
     return getattr(client, method)(path, data=json.dumps(body), content_type="application/json")
+
+
+@pytest.fixture(scope="session")
+def xrcg():
+    """The pinned xrcg of tests/harness/xrcg.py (its own `.venv-xrcg`); skipped when it cannot be created,
+    unless REQUIRE_SERVICES=1."""
+    from tests.harness.services import ServiceUnavailable, require_services
+    from tests.harness.xrcg import ensure_xrcg
+
+    try:
+        return ensure_xrcg()
+    except ServiceUnavailable as exc:
+        if require_services():
+            pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
+        pytest.skip(str(exc))
