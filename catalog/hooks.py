@@ -17,7 +17,7 @@ DEFAULT_COMPATIBILITY = "backward_transitive"
 def check_definition_group(check: GroupCheck) -> None:
     from .validators.definitions import validate_definition_group
 
-    errors = validate_definition_group(check.attributes)
+    errors = validate_definition_group(check.attributes, format_required=check.binding != "xregistry-1.0")
     existing = check.existing
     if existing is not None and not errors:
         old, new = existing.extensions.get("format"), check.attributes.get("format")
@@ -51,7 +51,7 @@ def check_definition_version(check: VersionCheck) -> None:
             doc[key] = check.attributes[key]
     doc["id"] = check.resource_id
     group_format = check.group_attributes.get("format")
-    errors = validate_definition(doc, group_format=group_format)
+    errors = validate_definition(doc, group_format=group_format, format_required=check.binding != "xregistry-1.0")
     if not errors and isinstance(doc.get("uri"), str):
         errors += _borrowed(check, doc["uri"], group_format)
     if errors:

@@ -22,6 +22,8 @@ from pathlib import Path
 from registry.xr10.capabilities import register_model_source
 from registry.xr10.mapping import GroupMapping, ResourceMapping, reference_to_v05, reference_to_v10, register_mapping
 
+from .hooks import DEFAULT_COMPATIBILITY
+
 # 1.0 protocol identifiers without a version, and the 0.5 format each stands for
 PROTOCOL_FORMATS = {"KAFKA": "Kafka/0.11", "HTTP": "HTTP/1.1", "NATS": "NATS/2.0"}
 FORMAT_PROTOCOLS = {"kafka": "KAFKA", "http": "HTTP", "nats": "NATS"}
@@ -205,12 +207,16 @@ def register() -> None:
     register_model_source(json.loads(MODEL_SOURCE.read_text()))
     register_mapping(GroupMapping(
         plural="definitionGroups", v1_plural="messagegroups", v1_singular="messagegroup",
-        to_v05=group_to_v05, to_v10=group_to_v10,
+        to_v05=group_to_v05, to_v10=group_to_v10, v05_only=("format", "definitions"),
         resources=(ResourceMapping(plural="definitions", v1_plural="messages", v1_singular="message",
-                                   singular05="definition", hasdocument=False, to_v05=message_to_v05, to_v10=definition_to_v10),),
+                                   singular05="definition", hasdocument=False,
+                                   v05_only=("format", "metadata", "schemaformat", "schema", "schemaurl"),
+                                   to_v05=message_to_v05, to_v10=definition_to_v10),),
     ))
     register_mapping(GroupMapping(
         plural="schemaGroups", v1_plural="schemagroups", v1_singular="schemagroup",
         resources=(ResourceMapping(plural="schemas", v1_plural="schemas", v1_singular="schema",
-                                   singular05="schema", hasdocument=True),),
+                                   singular05="schema", hasdocument=True,
+                                   default_compatibility=DEFAULT_COMPATIBILITY,
+                                   v05_only=("schemaBase64", "schemaURI"),),),
     ))

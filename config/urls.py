@@ -11,7 +11,7 @@ urlpatterns = [
     path("admin/registry/export/", admin.site.admin_view(admin_views.export_view), name="registry-admin-export"),
     path("admin/", admin.site.urls),
     path(".well-known/xregistry", xr10_views.DiscoveryView.as_view(), name="xregistry-discovery"),
-    path("registry", xr10_views.RootView.as_view(), name="xr10-root-bare"),
+    path("registry", xr10_views.RootView.as_view(schema=None), name="xr10-root-bare"),  # documented as /registry/
     path("registry/", include("registry.xr10.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="openapi-docs"),

@@ -100,5 +100,5 @@ def register() -> None:
     """Called from `EndpointsConfig.ready`."""
     register_mapping(GroupMapping(
         plural="endpoints", v1_plural="endpoints", v1_singular="endpoint",
-        to_v05=endpoint_to_v05, to_v10=endpoint_to_v10,
+        to_v05=endpoint_to_v05, to_v10=endpoint_to_v10, v05_only=("config", "definitionGroups", "format"),
     ))

@@ -34,6 +34,7 @@ class GroupCheck:
     existing: Any = None  # the Group row before the write, or None on create
     resource_counts: Callable[[], dict[str, int]] = field(default=lambda: {})  # plural -> count of the group
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
+    binding: str = "0.5"  # "xregistry-1.0" for a write through /registry, whose model requires less
 
 
 @dataclass
@@ -64,3 +65,4 @@ class VersionCheck:
     is_update: bool = False
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
     lookup: Callable[[str], dict | None] = field(default=lambda path: None)  # API path -> latest attributes
+    binding: str = "0.5"

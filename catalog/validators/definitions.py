@@ -78,9 +78,9 @@ def _shared(document: dict) -> list[str]:
     return errors
 
 
-def _format(fmt, group_format, borrowed: bool) -> list[str]:
+def _format(fmt, group_format, borrowed: bool, required: bool = True) -> list[str]:
     if fmt is None:
-        return [] if borrowed else ["format is required"]
+        return [] if borrowed or not required else ["format is required"]
     if not is_valid_format_identifier(fmt):
         return [f"format {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)"]
     error = format_error(fmt)
@@ -109,9 +109,11 @@ def _schema(document: dict) -> list[str]:
     return errors
 
 
-def validate_definition(document, *, group_format: str | None = None) -> list[str]:
+def validate_definition(document, *, group_format: str | None = None, format_required: bool = True) -> list[str]:
     """Every error of a definition document, each starting with the attribute path (empty list: valid).
-    `group_format`: the format of the definition group or endpoint holding it, if any."""
+    `group_format`: the format of the definition group or endpoint holding it, if any. `format_required`:
+    False for a write through the xRegistry 1.0 binding, where a message may have neither an envelope nor a
+    protocol (docs/xregistry-1.0.md)."""
     if not isinstance(document, dict):
         return [f"a definition must be a JSON object, not {show(document)}"]
     borrowed = "uri" in document
@@ -121,7 +123,7 @@ def validate_definition(document, *, group_format: str | None = None) -> list[st
         if error:
             errors.append(f"uri {error}")
     fmt = document.get("format")
-    errors += _format(fmt, group_format, borrowed)
+    errors += _format(fmt, group_format, borrowed, format_required)
     if "metadata" in document:
         known = is_valid_format_identifier(fmt) and format_error(fmt) is None
         errors += validate_metadata(fmt if known else None, document["metadata"])
@@ -132,13 +134,14 @@ def validate_definition(document, *, group_format: str | None = None) -> list[st
     return errors + _schema(document)
 
 
-def validate_definition_group(attributes) -> list[str]:
-    """A definition group's own attributes: `format` is REQUIRED and NAME/VERSION."""
+def validate_definition_group(attributes, *, format_required: bool = True) -> list[str]:
+    """A definition group's own attributes: `format` is REQUIRED (not through the 1.0 binding, whose message
+    groups may declare neither an envelope nor a protocol) and NAME/VERSION."""
     if not isinstance(attributes, dict):
         return [f"a definition group must be a JSON object, not {show(attributes)}"]
     fmt = attributes.get("format")
     if fmt is None:
-        return ["format is required (NAME/VERSION, e.g. CloudEvents/1.0)"]
+        return ["format is required (NAME/VERSION, e.g. CloudEvents/1.0)"] if format_required else []
     if not is_valid_format_identifier(fmt):
         return [f"format {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)"]
     error = format_error(fmt)

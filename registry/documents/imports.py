@@ -148,7 +148,7 @@ class _Importer:
                     group_type=gt.plural, group_id=gid, resource_type=rt.plural, resource_id=record.rid,
                     version_id=record.vid, document=record.document, media_type=record.media_type,
                     resource_uri=record.resource_uri, attributes=record.attributes, resource_attributes={},
-                    group_attributes=group_attrs, base_url=self.ctx.base_url))
+                    group_attributes=group_attrs, base_url=self.ctx.base_url, binding=self.ctx.binding))
             except Invalid as exc:
                 path = record.path.rsplit("/versions/", 1)[0] if rt.shared_attributes else record.path
                 for error in exc.errors:

@@ -19,6 +19,7 @@ class WriteContext:
     base_url: str = ""
     now: object = field(default_factory=timezone.now)
     origin: str | None = None
+    binding: str = "0.5"  # the binding the write came through: "0.5" or "xregistry-1.0" (validators may differ)
 
     def __post_init__(self):
         if not self.base_url:

@@ -34,7 +34,7 @@ def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensio
         return {r.plural: Resource.objects.filter(group=existing, resource_type=r.plural).count() for r in gt.resources}
 
     check = GroupCheck(group_type=gt.plural, group_id=gid, attributes=attributes, base_url=ctx.base_url,
-                       existing=existing, resource_counts=counts, group_exists=group_exists)
+                       existing=existing, resource_counts=counts, group_exists=group_exists, binding=ctx.binding)
     try:
         gt.validate(check)
     except Invalid as exc:

@@ -142,7 +142,8 @@ def _validate(ctx: WriteContext, resource: Resource, rt: ResourceType, version: 
         media_type=version.media_type, resource_uri=version.resource_uri,
         attributes={**r_attrs, **attrs}, resource_attributes=r_attrs,
         group_attributes={**resource.group.extensions}, base_url=ctx.base_url,
-        previous_documents=previous, is_update=is_update, group_exists=group_exists, lookup=entity_attributes)
+        previous_documents=previous, is_update=is_update, group_exists=group_exists, lookup=entity_attributes,
+        binding=ctx.binding)
     try:
         rt.validate(check)
     except Invalid as exc:

@@ -11,7 +11,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
 
 from ..api.base import RegistryView, json_response
-from ..api.problems import problem_from_drf, problem_response
+from ..api.problems import problem_from_drf
 from ..errors import Problem
 from ..model import registry_model
 from .mapping import mappings, v1_mappings
@@ -57,8 +57,12 @@ def error_response(problem: Problem, request) -> HttpResponse:
         type_uri, status = ERROR_TYPES.get(problem.kind, (problem.type_uri, problem.status))
         if problem.kind == "too-large" or problem.status in (401, 403, 412, 414, 415, 431):
             status = problem.status
-    response = problem_response(problem, request)
     body = problem.as_json(request.build_absolute_uri(request.path))
+    body["detail"] = v1_paths(body.get("detail", ""))
+    if body.get("errors"):
+        body["errors"] = [v1_paths(e) if isinstance(e, str) else
+                          {k: v1_paths(v) if isinstance(v, str) else v for k, v in e.items()} if isinstance(e, dict)
+                          else e for e in body["errors"]]
     body["type"] = type_uri
     body["status"] = status
     body["subject"] = getattr(problem, "subject", None) or request.path.removeprefix("/registry") or "/"
@@ -67,6 +71,15 @@ def error_response(problem: Problem, request) -> HttpResponse:
     for name, value in problem.headers.items():
         response[name] = value
     return response
+
+
+def v1_paths(text: str) -> str:
+    """Entity paths of the store (`/definitionGroups/g/definitions/d`) in a message, written in 1.0 names."""
+    for gm in mappings.values():
+        text = text.replace(f"/{gm.plural}/", f"/{gm.v1_plural}/")
+        for rm in gm.resources:
+            text = text.replace(f"/{rm.plural}/", f"/{rm.v1_plural}/")
+    return text
 
 
 def root_url(request) -> str:
@@ -110,6 +123,11 @@ class XRegistryView(RegistryView):
 
     def base_url(self) -> str:
         return root_url(self.request)
+
+    def context(self):
+        ctx = super().context()
+        ctx.binding = "xregistry-1.0"
+        return ctx
 
     def handle_exception(self, exc):
         if isinstance(exc, Problem):

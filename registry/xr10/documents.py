@@ -15,6 +15,7 @@ from .mapping import (
     common_to_v10,
     mappings,
     ordered_mappings,
+    refuse_v05_names,
     v1_mappings,
 )
 
@@ -51,6 +52,7 @@ def _version_to_v05(rm: ResourceMapping, vid: str, data: dict) -> dict:
     if not isinstance(data, dict):
         raise DocumentError(vid, "a version must be an object")
     attrs = _own(data, set(), f"{rm.v1_singular}id")
+    refuse_v05_names(attrs, rm.v05_only, vid)
     attrs.pop("versionid", None)
     attrs.pop("ancestorid", None)
     attrs.pop("contenttype", None)  # the media type of an imported document is found again from its format
@@ -103,6 +105,7 @@ def _group_to_v05(gm: GroupMapping, gid: str, data: dict) -> dict:
         raise DocumentError(gid, "a group must be an object")
     collections = {r.v1_plural for r in gm.resources}
     attrs = _own(data, collections, f"{gm.v1_singular}id")
+    refuse_v05_names(attrs, gm.v05_only, gid)
     common = {k: attrs.pop(k) for k in ("name", "description", "documentation", "labels") if k in attrs}
     out = {"id": gid, **common_to_v05(common), **gm.to_v05(attrs)}
     for rm in gm.resources:

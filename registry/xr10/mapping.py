@@ -25,6 +25,8 @@ class ResourceMapping:
     v1_singular: str
     singular05: str = ""
     hasdocument: bool = True
+    default_compatibility: str = "none"  # what `meta.compatibility` shows when neither resource nor group sets it
+    v05_only: tuple[str, ...] = ()  # 0.5 attribute names refused in a 1.0 body (the 1.0 name is different)
     to_v05: Translate = _same
     to_v10: Translate = _same
 
@@ -37,6 +39,7 @@ class GroupMapping:
     resources: tuple[ResourceMapping, ...] = ()
     to_v05: Translate = _same
     to_v10: Translate = _same
+    v05_only: tuple[str, ...] = ()
     by_plural: dict = field(init=False, repr=False, compare=False)
     by_v1_plural: dict = field(init=False, repr=False, compare=False)
 
@@ -51,6 +54,20 @@ v1_mappings: dict[str, GroupMapping] = {}
 # common attributes: 1.0 name -> 0.5 name
 COMMON_TO_V05 = {"labels": "tags", "documentation": "docs"}
 COMMON_TO_V10 = {v: k for k, v in COMMON_TO_V05.items()}
+# 0.5 names of common attributes, refused in a 1.0 body with the 1.0 name to use instead
+COMMON_V05_ONLY = {"tags": "labels", "docs": "documentation", "createdOn": "createdat", "modifiedOn": "modifiedat",
+                   "createdBy": None, "modifiedBy": None, "specVersion": "specversion"}
+
+
+def refuse_v05_names(attrs: dict, own: tuple[str, ...], where: str) -> None:
+    """A 0.5-wip attribute in a 1.0 body is an error naming it (CONTRACT section 11), never half written."""
+    from .documents import DocumentError
+
+    for name in attrs:
+        if name in COMMON_V05_ONLY or name in own:
+            instead = COMMON_V05_ONLY.get(name)
+            hint = f"; xRegistry 1.0 calls it {instead!r}" if instead else ""
+            raise DocumentError(where, f"{name!r} is an attribute of the 0.5-wip binding, not of xRegistry 1.0{hint}")
 
 
 def register_mapping(mapping: GroupMapping) -> None:

@@ -139,7 +139,7 @@ def meta_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, re
     out.update(_times(resource))
     out["readonly"] = bool(resource.origin)
     compatibility = resource.extensions.get("compatibility") or (group_attributes or {}).get("compatibility")
-    out["compatibility"] = compatibility or "none"
+    out["compatibility"] = compatibility or rm.default_compatibility
     if default is not None:
         out["defaultversionid"] = default.vid
         out["defaultversionurl"] = f"{base}{xid}/versions/{default.vid}"

@@ -1,8 +1,10 @@
 """URL routes of the 1.0 binding under `/registry`, generated from the registered 1.0 names of each type."""
 from django.urls import path
 
-from . import views
+from . import openapi, views
 from .mapping import ordered_mappings
+
+openapi.describe(views)
 
 
 def build_urlpatterns():

@@ -39,6 +39,9 @@ def json_body(request, *, kind=dict, required: bool = True):
         if required:
             raise V1Problem("missing_body", "this request needs a body", http=True)
         return None
+    media = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
+    if media and media != "application/json" and not media.endswith("+json"):
+        raise Problem("unsupported-media-type", f"this body is JSON (application/json), not {media}")
     try:
         value = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -277,6 +280,7 @@ class ResourceView(XRegistryView):
 
 
 class MetaView(ResourceView):
+    http_method_names = ["get", "put", "patch", "head", "options"]  # a meta entity goes with its resource
     def get(self, request, gid, rid):
         check_flags(request)
         group, resource = self.load(gid, rid, with_content=False)
@@ -291,14 +295,9 @@ class MetaView(ResourceView):
 
     patch = put
 
-    def post(self, request, gid, rid):
-        raise V1Problem("action_not_supported", "POST is not supported on a meta entity", status=405)
-
-    def delete(self, request, gid, rid):
-        raise V1Problem("action_not_supported", "a meta entity is deleted with its resource", status=405)
-
 
 class VersionCollectionView(ResourceView):
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     write_permissions = VERSION_PERMISSIONS
 
     def get(self, request, gid, rid):
@@ -323,9 +322,6 @@ class VersionCollectionView(ResourceView):
 
     patch = post
 
-    def put(self, request, gid, rid):
-        raise V1Problem("action_not_supported", "PUT is not supported on a versions collection", status=405)
-
     def delete(self, request, gid, rid):
         check_flags(request)
         writes.delete_versions(self.context(), self.gm, self.rm, gid, rid, json_body(request, required=False) or {})
@@ -333,6 +329,7 @@ class VersionCollectionView(ResourceView):
 
 
 class VersionView(ResourceView):
+    http_method_names = ["get", "put", "patch", "delete", "head", "options"]
     write_permissions = VERSION_PERMISSIONS
 
     def render_version(self, gid, rid, vid, details, status=200):
@@ -362,9 +359,6 @@ class VersionView(ResourceView):
         return self.render_version(gid, rid, vid, details or not self.rm.hasdocument, 201 if created else 200)
 
     patch = put
-
-    def post(self, request, gid, rid, vid):
-        raise V1Problem("action_not_supported", "POST is not supported on a version", status=405)
 
     def delete(self, request, gid, rid, vid):
         check_flags(request)

@@ -85,8 +85,9 @@ def _group_body(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
     given_id = body.get(f"{gm.v1_singular}id")
     if given_id is not None and given_id != gid:
         raise V1Problem("mismatched_id", f"{gm.v1_singular}id {given_id!r} does not match {gid!r}", subject=gid)
-    data = _translate(_group_to_v05, gm, gid, body)
-    nested = {rm.plural: data.pop(rm.plural) for rm in gm.resources if rm.plural in data}
+    nested = {rm.plural: body[rm.v1_plural] for rm in gm.resources if body.get(rm.v1_plural) is not None}
+    data = _translate(_group_to_v05, gm, gid, {k: v for k, v in body.items()
+                                               if k not in {rm.v1_plural for rm in gm.resources}})
     data.pop("id", None)
     return data, nested
 
@@ -277,8 +278,11 @@ def put_resource(ctx, gm, rm, gid: str, rid: str, request, *, details: bool, pat
         _ensure_group(ctx, gm, gid)
         created = not _exists(gm, rm, gid, rid)
         if rm.hasdocument and not details:
-            services.put_resource(ctx, gm.plural, gid, rm.plural, rid, request_input(rm, rid, None, request,
-                                                                                      details=False))
+            inp = request_input(rm, rid, None, request, details=False)
+            if created:
+                _new_resource(ctx, gm, rm, gid, rid, inp)
+            else:
+                services.put_resource(ctx, gm.plural, gid, rm.plural, rid, inp)
             return created
         from .views import json_body
 

@@ -31,6 +31,8 @@ def endpoint(usage="producer", **config):
 # ------------------------------------------------------------------------------ valid, per protocol
 
 VALID = [
+    # xRegistry 1.0 writes usage as an array (rc4 corpus: mqtt-sparkplugB), stored as written
+    ("usage-array", {"usage": ["subscriber", "consumer"], "config": {"protocol": "MQTT/3.1.1"}}),
     # spec, "HTTP" options example
     ("http-spec", endpoint(protocol="HTTP/1.1", options={
         "method": "POST", "headers": [{"name": "Content-Type", "value": "application/json"}],
@@ -119,7 +121,10 @@ INVALID = [
     # usage
     ({"config": {"protocol": "HTTP"}}, "usage is required"),
     ({"usage": "reader"}, "usage must be one of subscriber, consumer, producer"),
-    ({"usage": ["subscriber", "consumer"]}, "usage must be one of"),
+    # an array is the xRegistry 1.0 form (one store holds both models): distinct known values only
+    ({"usage": ["subscriber", "reader"]}, "usage as an array must hold distinct values"),
+    ({"usage": []}, "usage as an array must hold distinct values"),
+    ({"usage": ["producer", "producer"]}, "usage as an array must hold distinct values"),
     ({"usage": "Producer"}, "usage must be one of"),
     # origin
     ({"usage": "producer", "origin": ""}, "origin must be a non-empty absolute URI"),

@@ -55,5 +55,5 @@ def test_schemathesis_with_all_checks_finds_nothing(tmp_path):
         process.stop()
     output = run.stdout + run.stderr
     generated = re.search(r"(\d+) generated", output)
-    assert run.returncode == 0, output[-6000:]
+    assert run.returncode == 0, output[-20000:]
     assert generated and int(generated.group(1)) >= MIN_REQUESTS, output[-2000:]

@@ -1,0 +1,205 @@
+"""The rules of the 1.0 binding at `/registry` (CONTRACT section 11, core/http.md), one test per rule."""
+import base64
+import json
+
+from django.contrib.auth.models import User
+
+from registry.models import Group, OutboxEvent, Resource, Version
+
+from .conftest import post_json
+
+SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}}
+SPEC = "https://github.com/xregistry/spec/blob/main/core/spec.md#"
+
+
+def put_schema(client, gid="g1", sid="s1", doc=SCHEMA, fmt="JsonSchema/draft-07"):
+    return client.put(f"/registry/schemagroups/{gid}/schemas/{sid}", data=json.dumps(doc).encode(),
+                      content_type="application/json", HTTP_XREGISTRY_FORMAT=fmt)
+
+
+def test_discovery_points_to_the_binding(client, db):
+    data = client.get("/.well-known/xregistry").json()
+    assert data["xregistry"][0]["url"] == "http://testserver/registry/"
+    assert data["xregistry"][0]["specversions"] == ["1.0-rc4"]
+
+
+def test_root_has_the_registry_attributes_and_a_root_link(client, db):
+    response = client.get("/registry/")
+    data = response.json()
+    assert data["specversion"] == "1.0-rc4" and data["xid"] == "/" and data["self"] == "http://testserver/registry/"
+    for plural in ("endpoints", "messagegroups", "schemagroups"):
+        assert data[f"{plural}url"] == f"http://testserver/registry/{plural}" and data[f"{plural}count"] == 0
+    assert "<http://testserver/registry/>;rel=xregistry-root" in response["Link"]
+    assert client.get("/registry").status_code == 200
+
+
+def test_model_is_the_cloudevents_model_and_cannot_change(writer):
+    model = writer.get("/registry/model").json()
+    assert set(model["groups"]) == {"endpoints", "messagegroups", "schemagroups"}
+    assert model["groups"]["messagegroups"]["resources"]["messages"]["hasdocument"] is False
+    assert "messageid" in model["groups"]["messagegroups"]["resources"]["messages"]["attributes"]
+    source = writer.get("/registry/modelsource").json()
+    response = post_json(writer, "/registry/modelsource", source, "put")
+    assert response.status_code == 400 and response.json()["type"] == SPEC + "model_error"
+    assert writer.get("/registry/modelsource").json() == source
+
+
+def test_capabilities_are_stated_and_changes_refused(writer):
+    caps = writer.get("/registry/capabilities").json()
+    assert caps["specversions"] == ["1.0-rc4"] and "inline" in caps["flags"] and caps["pagination"] is True
+    response = post_json(writer, "/registry/capabilities", {"specversions": ["0.9"]}, "patch")
+    assert response.status_code == 400 and response.json()["type"] == SPEC + "capability_value"
+    response = post_json(writer, "/registry/capabilities", {"bogus": True}, "patch")
+    assert response.json()["type"] == SPEC + "capability_unknown"
+    assert writer.get("/registry/capabilities").json() == caps
+    assert set(writer.get("/registry/capabilitiesoffered").json()) == set(caps)
+
+
+def test_group_put_get_epoch_and_delete(writer):
+    response = post_json(writer, "/registry/schemagroups/g1", {"description": "d", "labels": {"team": "a"}}, "put")
+    assert response.status_code == 201
+    group = response.json()
+    assert group["schemagroupid"] == "g1" and group["xid"] == "/schemagroups/g1" and group["epoch"] == 1
+    assert group["labels"] == {"team": "a"} and group["schemascount"] == 0
+    assert Group.objects.get(gid="g1").tags == {"team": "a"}  # one store: 0.5 `tags`
+    assert writer.get("/schemaGroups/g1").json()["tags"] == {"team": "a"}
+    updated = post_json(writer, "/registry/schemagroups/g1", {"description": "e", "epoch": 1}, "put").json()
+    assert updated["epoch"] == 2 and updated["description"] == "e" and "labels" not in updated
+    stale = post_json(writer, "/registry/schemagroups/g1", {"description": "f", "epoch": 1}, "put")
+    assert stale.status_code == 400 and stale.json()["type"] == SPEC + "mismatched_epoch"
+    assert writer.get("/registry/schemagroups/g1").json()["description"] == "e"
+    patched = post_json(writer, "/registry/schemagroups/g1", {"name": "N"}, "patch").json()
+    assert patched["name"] == "N" and patched["description"] == "e"
+    assert writer.delete("/registry/schemagroups/g1").status_code == 204
+    missing = writer.get("/registry/schemagroups/g1")
+    assert missing.status_code == 404 and missing["Content-Type"] == "application/problem+json"
+    assert missing.json()["type"] == SPEC + "not_found" and missing.json()["subject"] == "/schemagroups/g1"
+
+
+def test_schema_document_and_details(writer):
+    assert put_schema(writer).status_code == 201  # the group is created implicitly
+    response = writer.get("/registry/schemagroups/g1/schemas/s1")
+    assert response.status_code == 200 and json.loads(response.content) == SCHEMA
+    assert response["xRegistry-schemaid"] == "s1" and response["xRegistry-versionid"] == "1"
+    assert response["xRegistry-format"] == "JsonSchema/draft-07" and response["xRegistry-isdefault"] == "true"
+    details = writer.get("/registry/schemagroups/g1/schemas/s1$details").json()
+    assert details["versionid"] == "1" and details["metaurl"].endswith("/schemas/s1/meta")
+    assert details["versionscount"] == 1 and "schema" not in details
+    inlined = writer.get("/registry/schemagroups/g1/schemas/s1$details?inline=schema").json()
+    assert inlined["schema"] == SCHEMA
+    # the 0.5 binding serves the same document
+    assert json.loads(writer.get("/schemaGroups/g1/schemas/s1").content) == SCHEMA
+
+
+def test_versions_ancestor_default_and_sticky_meta(writer):
+    put_schema(writer)
+    v2 = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
+    created = post_json(writer, "/registry/schemagroups/g1/schemas/s1$details",
+                        {"schema": v2, "format": "JsonSchema/draft-07"})
+    assert created.status_code == 201
+    assert created.json()["versionid"] == "2" and created.json()["ancestorid"] == "1"
+    versions = writer.get("/registry/schemagroups/g1/schemas/s1/versions").json()
+    assert [versions["1"]["isdefault"], versions["2"]["isdefault"]] == [False, True]
+    meta = post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"defaultversionid": "1"}, "patch").json()
+    assert meta["defaultversionid"] == "1" and meta["defaultversionsticky"] is True
+    assert json.loads(writer.get("/registry/schemagroups/g1/schemas/s1").content) == SCHEMA
+    encoded = base64.b64encode(json.dumps({"type": "object"}).encode()).decode()
+    put = post_json(writer, "/registry/schemagroups/g1/schemas/s1/versions/3$details",
+                    {"schemabase64": encoded, "format": "JsonSchema/draft-07"}, "put")
+    assert put.status_code == 201 and put.json()["isdefault"] is False  # sticky default stays
+    unstick = post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"defaultversionsticky": False}, "patch")
+    assert unstick.json()["defaultversionid"] == "3"
+    assert writer.delete("/registry/schemagroups/g1/schemas/s1/versions/3").status_code == 204
+    assert writer.get("/registry/schemagroups/g1/schemas/s1/meta").json()["defaultversionid"] == "2"
+
+
+def test_new_schemas_default_to_compatibility_none_as_in_10(writer):
+    put_schema(writer)
+    assert writer.get("/registry/schemagroups/g1/schemas/s1/meta").json()["compatibility"] == "none"
+    incompatible = {"type": "string"}
+    response = post_json(writer, "/registry/schemagroups/g1/schemas/s1$details",
+                         {"schema": incompatible, "format": "JsonSchema/draft-07"})
+    assert response.status_code == 201
+    post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"compatibility": "backward"}, "patch")
+    refused = post_json(writer, "/registry/schemagroups/g1/schemas/s1$details",
+                        {"schema": {"type": "object"}, "format": "JsonSchema/draft-07"})
+    assert refused.status_code == 400 and refused.json()["type"] == SPEC + "compatibility_violation"
+    assert Version.objects.filter(resource__rid="s1").count() == 2
+
+
+def test_message_written_in_10_is_a_05_definition(writer):
+    body = {"envelope": "CloudEvents/1.0", "messages": {"m1": {
+        "envelope": "CloudEvents/1.0", "envelopemetadata": {"type": {"value": "com.example.a"}},
+        "dataschemaformat": "JsonSchema/draft-07", "dataschemauri": "/schemagroups/g1/schemas/s1"}}}
+    put_schema(writer)
+    assert post_json(writer, "/registry/messagegroups/mg", body, "put").status_code == 201
+    definition = writer.get("/definitionGroups/mg/definitions/m1").json()
+    assert definition["format"] == "CloudEvents/1.0"
+    assert definition["metadata"] == {"attributes": {"type": {"value": "com.example.a"}}}
+    assert definition["schemaurl"] == "#/schemaGroups/g1/schemas/s1"
+    message = writer.get("/registry/messagegroups/mg/messages/m1").json()
+    assert message["envelopemetadata"] == {"type": {"value": "com.example.a"}}
+    assert message["dataschemauri"] == "/schemagroups/g1/schemas/s1" and message["messageid"] == "m1"
+    group = writer.get("/registry/messagegroups/mg?inline=messages").json()
+    assert group["envelope"] == "CloudEvents/1.0" and set(group["messages"]) == {"m1"}
+
+
+def test_message_without_envelope_or_protocol_is_accepted_in_10(writer):
+    assert post_json(writer, "/registry/messagegroups/plain", {}, "put").status_code == 201
+    response = post_json(writer, "/registry/messagegroups/plain/messages/m", {"description": "x"}, "put")
+    assert response.status_code == 201, response.content
+    assert writer.get("/registry/messagegroups/plain/messages/m").json()["description"] == "x"
+
+
+def test_invalid_message_is_refused_naming_the_attribute_and_nothing_written(writer):
+    post_json(writer, "/registry/messagegroups/mg", {"envelope": "CloudEvents/1.0"}, "put")
+    before = OutboxEvent.objects.count()
+    response = post_json(writer, "/registry/messagegroups/mg/messages/bad",
+                         {"envelope": "CloudEvents/1.0", "envelopemetadata": {"type": {"required": False}}}, "put")
+    assert response.status_code == 400
+    assert "type" in response.json()["detail"] and "/messagegroups/mg" in response.json()["detail"]
+    assert "definitionGroups" not in response.json()["detail"]
+    assert not Resource.objects.filter(rid="bad").exists() and OutboxEvent.objects.count() == before
+
+
+def test_05_attribute_names_are_refused_by_name(writer):
+    post_json(writer, "/registry/messagegroups/mg", {"envelope": "CloudEvents/1.0"}, "put")
+    response = post_json(writer, "/registry/messagegroups/mg/messages/m", {"format": "CloudEvents/1.0"}, "put")
+    assert response.status_code == 400 and "'format'" in response.json()["detail"]
+    response = post_json(writer, "/registry/schemagroups/g", {"tags": {"a": "b"}}, "put")
+    assert response.status_code == 400 and "labels" in response.json()["detail"]
+    assert not Group.objects.filter(gid="g").exists()
+    assert not Resource.objects.filter(rid="m").exists()
+
+
+def test_unknown_flag_is_a_bad_flag_error(client, db):
+    response = client.get("/registry/?bogus=1")
+    assert response.status_code == 400 and response.json()["type"] == SPEC + "bad_flag"
+
+
+def test_inline_paths(writer):
+    put_schema(writer)
+    shallow = writer.get("/registry/?inline=schemagroups").json()
+    assert "schemas" not in shallow["schemagroups"]["g1"] and shallow["schemagroups"]["g1"]["schemascount"] == 1
+    deep = writer.get("/registry/?inline=schemagroups.schemas").json()
+    assert set(deep["schemagroups"]["g1"]["schemas"]) == {"s1"}
+    everything = writer.get("/registry/?inline=*").json()
+    assert "versions" in everything["schemagroups"]["g1"]["schemas"]["s1"]
+    assert "model" not in everything
+    assert "model" in writer.get("/registry/?inline=model").json()
+
+
+def test_writes_need_credentials_and_basic_auth_is_accepted(client, db):
+    response = post_json(client, "/registry/schemagroups/g1", {}, "put")
+    assert response.status_code in (401, 403) and not Group.objects.exists()
+    User.objects.create_superuser("basic", "b@example.com", "secret")
+    token = base64.b64encode(b"basic:secret").decode()
+    response = client.put("/registry/schemagroups/g1", data="{}", content_type="application/json",
+                          HTTP_AUTHORIZATION=f"Basic {token}")
+    assert response.status_code == 201 and Group.objects.get(gid="g1").created_by == "basic"
+
+
+def test_a_write_through_10_emits_the_same_change_event(writer):
+    post_json(writer, "/registry/schemagroups/g1", {}, "put")
+    event = OutboxEvent.objects.latest("created_at")
+    assert event.subject == "/schemaGroups/g1" and event.type.endswith("updated.v1")
