@@ -1,8 +1,11 @@
 """Pulling from a remote registry: fetch its document for the source's scope, import it with the source
 as origin (so local edits to synced entities are refused), and delete what the remote no longer has.
 
-The remote must serve registry documents (`GET /?inline` and `GET /GROUPs/gID?inline` with
-`Accept: application/cloudevents-registry+json`), as this server does.
+The remote serves registry documents either in the 0.5 shape (`GET /?inline` and `GET /GROUPs/gID?inline`
+with `Accept: application/cloudevents-registry+json`, as this server's `/` does) or as an xRegistry 1.0
+server (its root answers `specversion` 1.x: this server's `/registry`, the reference server): then
+`GET /export` (or the group with `?doc&inline=*`), translated into the 0.5 shape by the 1.0 binding's
+document translation, so that the import and its validation are the same.
 """
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ from registry.documents.imports import import_document
 from registry.model import registry_model
 from registry.models import Group, Resource
 from registry.services import WriteContext, delete_group, delete_resource
+from registry.xr10.documents import DocumentError, to_v05_document
+from registry.xr10.mapping import mappings
 
 from .models import SyncRun, SyncSource
 
@@ -28,13 +33,44 @@ def _headers(source: SyncSource) -> dict:
     return headers
 
 
+def speaks_xregistry_10(source: SyncSource) -> bool:
+    """The remote's root says `specversion` 1.x (an xRegistry 1.0 server) rather than the 0.5 `specVersion`."""
+    response = httpx.get(source.origin + "/", headers={"Accept": "application/json", **(
+        {"Authorization": f"Token {source.token}"} if source.token else {})}, timeout=TIMEOUT)
+    response.raise_for_status()
+    root = response.json()
+    return isinstance(root, dict) and str(root.get("specversion", "")).startswith("1.")
+
+
+def _fetch_10(source: SyncSource, parts: list[str]) -> dict:
+    """A 1.0 server's document for the source's scope, in the 0.5 shape."""
+    if source.scope == SyncSource.Scope.REGISTRY:
+        response = httpx.get(source.origin + "/export", headers=_headers(source), timeout=TIMEOUT)
+        response.raise_for_status()
+        document = response.json()
+    else:
+        mapping = mappings[parts[0]]
+        response = httpx.get(f"{source.origin}/{mapping.v1_plural}/{parts[1]}?doc&inline=*", headers=_headers(source),
+                             timeout=TIMEOUT)
+        response.raise_for_status()
+        document = {mapping.v1_plural: {parts[1]: response.json()}}
+    try:
+        return to_v05_document(document)
+    except DocumentError as exc:
+        raise ValueError(f"the 1.0 document of {source.origin} cannot be read: {exc}") from None
+
+
 def fetch_document(source: SyncSource) -> dict:
     """The remote's document, narrowed to the source's scope."""
     parts = [p for p in source.path.split("/") if p]
-    url = source.origin + ("/?inline" if source.scope == SyncSource.Scope.REGISTRY else f"/{parts[0]}/{parts[1]}?inline")
-    response = httpx.get(url, headers=_headers(source), timeout=TIMEOUT)
-    response.raise_for_status()
-    document = response.json()
+    if speaks_xregistry_10(source):
+        document = _fetch_10(source, parts)
+    else:
+        url = source.origin + ("/?inline" if source.scope == SyncSource.Scope.REGISTRY
+                               else f"/{parts[0]}/{parts[1]}?inline")
+        response = httpx.get(url, headers=_headers(source), timeout=TIMEOUT)
+        response.raise_for_status()
+        document = response.json()
     if source.scope == SyncSource.Scope.RESOURCE:
         group = document[parts[0]][parts[1]]
         resources = group.get(parts[2], {})

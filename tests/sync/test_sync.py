@@ -128,3 +128,26 @@ def test_event_driven_sync(remote, live_server, settings):
         assert time.monotonic() < deadline, f"the change event did not trigger a pull: {list(source.runs.values())}"
         time.sleep(0.2)
     assert source.runs.filter(trigger="event", status="ok").exists()
+
+
+def test_pull_sync_from_an_xregistry_10_server(remote):
+    """A source may be any xRegistry 1.0 server: here the remote instance's `/registry` binding."""
+    client, token = remote
+    assert client.put("/registry/messagegroups/shop", json={"envelope": "CloudEvents/1.0", "messages": {
+        "OrderPlaced": {"envelope": "CloudEvents/1.0", "envelopemetadata": {"type": {"value": "shop.order"}}}}}
+    ).status_code == 201
+    assert client.put("/registry/schemagroups/shop/schemas/Order", content=b'{"type": "object"}', headers={
+        "Content-Type": "application/json", "xRegistry-format": "JsonSchema/draft-07"}).status_code == 201
+    source = SyncSource.objects.create(name="remote10", base_url=str(client.base_url).rstrip("/") + "/registry",
+                                       token=token)
+    run = run_sync(source)
+    assert run.status == "ok", run.error
+    group = Group.objects.get(group_type="definitionGroups", gid="shop")
+    assert group.origin == source.origin and group.extensions["format"] == "CloudEvents/1.0"
+    assert Resource.objects.get(rid="OrderPlaced").origin == source.origin
+    assert Version.objects.filter(resource__rid="Order").count() == 1
+
+    assert client.delete("/registry/schemagroups/shop/schemas/Order").status_code == 204
+    run = run_sync(source)
+    assert run.status == "ok" and run.deleted == 1, run.error
+    assert not Resource.objects.filter(rid="Order").exists()
