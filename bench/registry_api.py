@@ -3,7 +3,9 @@
 Generates 10 schema groups x 150 schemas x 5 versions (7,500 versions), imports them, serves them with
 gunicorn (--workers N) and measures: GET / latency, GET /?inline time and the worker's peak memory,
 a filtered list, GET of a latest schema document with 8 concurrent clients (requests/s), and creating
-versions with 8 concurrent clients (versions/s).
+versions with 8 concurrent clients (versions/s). With wrk installed it also measures the xRegistry 1.0 paths
+side by side with their 0.5 counterparts (a schema document, the root, the whole registry), each pair
+alternated twice in one run.
 
     .venv/bin/python bench/registry_api.py [--workers 4] [--database-url postgres://...]
 
@@ -170,6 +172,8 @@ def run_measurements(base: str, token: str, server_pid: int, args) -> None:
 
     latest = f"{base}/schemaGroups/com.example.group3/schemas/Event7"
     wrk = shutil.which("wrk")
+    if wrk:
+        compare_bindings(wrk, base)
     if wrk:  # a native load generator: Python client threads would measure themselves on 2 cores
         out = subprocess.run([wrk, "-t", "2", "-c", "8", "-d", "10s", latest], capture_output=True, text=True).stdout
         rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
@@ -190,6 +194,30 @@ def run_measurements(base: str, token: str, server_pid: int, args) -> None:
 
     print(f"creating versions of existing schemas, 8 clients: {concurrent(create_version, 8, 10):.0f} versions/s "
           "(goal >= 300)")
+
+
+def wrk_rate(wrk: str, url: str, seconds: int = 5) -> float:
+    out = subprocess.run([wrk, "-t", "2", "-c", "8", "-d", f"{seconds}s", url], capture_output=True, text=True).stdout
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+
+
+def compare_bindings(wrk: str, base: str) -> None:
+    """The 1.0 binding's paths against their 0.5 counterparts (issue 13: they must cost no more)."""
+    pairs = [
+        ("schema document", "/schemaGroups/com.example.group3/schemas/Event7",
+         "/registry/schemagroups/com.example.group3/schemas/Event7"),
+        ("registry root", "/", "/registry/"),
+        ("whole registry", "/?inline", "/registry/export"),
+    ]
+    for label, old, new in pairs:
+        httpx.get(base + old, timeout=120).raise_for_status()  # rendered once, kept per worker after that
+        httpx.get(base + new, timeout=120).raise_for_status()
+        rates = {old: [], new: []}
+        for _round in range(2):
+            for path in (old, new):
+                rates[path].append(wrk_rate(wrk, base + path))
+        a, b = statistics.median(rates[old]), statistics.median(rates[new])
+        print(f"{label}: 0.5 {old} {a:.0f} req/s, 1.0 {new} {b:.0f} req/s ({b / a:.2f}x)")
 
 
 if __name__ == "__main__":

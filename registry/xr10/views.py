@@ -11,7 +11,9 @@ import json
 from django.http import HttpResponse
 
 from .. import selectors
-from ..api.base import json_response
+from ..api.base import JSON_CONTENT_TYPE, json_response
+from ..api.caching import stream_etag
+from ..api.rendered_answers import rendered_answers
 from ..errors import Problem
 from ..paging import PageRequest, link_header
 from . import writes
@@ -51,12 +53,30 @@ def json_body(request, *, kind=dict, required: bool = True):
     return value
 
 
+def kept_answer(request, key: str, render) -> HttpResponse:
+    """A whole-registry answer, kept rendered per worker until the next committed change (as the 0.5 binding's
+    `/?inline`: registry/api/rendered_answers.py), so that a repeated read costs one query."""
+    marker = selectors.change_marker()
+    cache_key = ("xr10", key, request.build_absolute_uri("/"), request.get_full_path())
+    body = rendered_answers.get(marker, cache_key)
+    if body is None:
+        body = json.dumps(render(), ensure_ascii=False).encode()
+        rendered_answers.put(marker, cache_key, body)
+    response = HttpResponse(body, content_type=JSON_CONTENT_TYPE)
+    response["ETag"] = stream_etag(request, marker)
+    return response
+
+
 class RootView(XRegistryView):
     write_permissions = {"POST": WRITE_ALL, "PUT": "registry.change_group", "PATCH": "registry.change_group"}
 
     def get(self, request):
         check_flags(request)
-        return json_response(registry_json(self.base_url(), Inline(request), doc=doc_view(request)))
+        inline = Inline(request)
+        if inline.any or doc_view(request):
+            return kept_answer(request, "root",
+                               lambda: registry_json(self.base_url(), inline, doc=doc_view(request)))
+        return json_response(registry_json(self.base_url(), inline))
 
     def post(self, request):
         """`POST /registry/`: a 1.0 document (its groups, as `xr import` sends it), all or nothing."""
@@ -77,7 +97,7 @@ class RootView(XRegistryView):
 class ExportView(XRegistryView):
     def get(self, request):
         check_flags(request)
-        return json_response(export_json(self.base_url()))
+        return kept_answer(request, "export", lambda: export_json(self.base_url()))
 
 
 class ModelView(XRegistryView):

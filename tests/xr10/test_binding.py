@@ -204,3 +204,13 @@ def test_a_write_through_10_emits_the_same_change_event(writer):
     post_json(writer, "/registry/schemagroups/g1", {}, "put")
     event = OutboxEvent.objects.latest("created_at")
     assert event.subject == "/schemaGroups/g1" and event.type.endswith("updated.v1")
+
+
+def test_whole_registry_answers_are_kept_but_never_stale(writer):
+    first = writer.get("/registry/export")
+    assert writer.get("/registry/export", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    assert "g9" not in first.json()["schemagroups"]
+    post_json(writer, "/registry/schemagroups/g9", {"description": "new"}, "put")
+    second = writer.get("/registry/export")
+    assert second["ETag"] != first["ETag"] and second.json()["schemagroups"]["g9"]["description"] == "new"
+    assert "g9" in writer.get("/registry/?inline=schemagroups").json()["schemagroups"]
