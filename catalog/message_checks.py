@@ -36,8 +36,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from dataclasses import dataclass, field
 
+from catalog.message_report import MAX_ERRORS, Message, Report
 from catalog.validators.digest_cache import DigestLRU, digest
 from catalog.validators.format_names import message_format_family, schema_format_family
 from catalog.validators.message_formats import (
@@ -57,33 +57,10 @@ from registry.json_text import load_json_document
 from registry.model import registry_model
 from registry.models import Resource, Version
 
-MAX_ERRORS = 100
 VALIDATOR_CACHE_SIZE = 256
 _validators = DigestLRU(VALIDATOR_CACHE_SIZE)
 STRUCTURED = "application/cloudevents+json"
 CE_DATA_MEMBERS = ("data", "data_base64")
-
-
-@dataclass
-class Message:
-    """A message as the checks see it: `attributes` (CloudEvents) or `properties` (other formats), the data."""
-
-    kind: str  # "structured", "envelope"
-    properties: dict
-    has_data: bool = False
-    data: object = None
-    data_base64: str | None = None
-    errors: list = field(default_factory=list)
-
-
-@dataclass
-class Report:
-    errors: list = field(default_factory=list)
-    notes: list = field(default_factory=list)
-
-    def error(self, path: str, reason: str) -> None:
-        if len(self.errors) < MAX_ERRORS:
-            self.errors.append({"path": path, "reason": reason})
 
 
 # --- reading the request -------------------------------------------------------------------------------------

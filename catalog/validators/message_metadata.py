@@ -24,7 +24,7 @@ from catalog.validators.message_formats import (
 from catalog.validators.message_formats.cloudevents import ALWAYS_REQUIRED, BASE_TYPES, INT32
 
 if TYPE_CHECKING:
-    from catalog.message_checks import Message, Report
+    from catalog.message_report import Message, Report
 
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 WHOLE_PLACEHOLDER = re.compile(r"^\{[A-Za-z0-9_.%]+\}$")

@@ -20,7 +20,7 @@ from .formats import SCHEMA_URI
 SPEC_VERSION = "0.5-wip"
 
 
-def _stored_attributes(entity) -> dict:
+def stored_attributes(entity) -> dict:
     out = {}
     for key in ("name", "description", "docs"):
         value = getattr(entity, key)
@@ -53,7 +53,7 @@ def _document_member(rt: ResourceType, version: Version) -> dict:
 def _shared_resource(rt: ResourceType, resource: Resource, versions: list[Version]) -> dict:
     """A resource whose document carries its metadata (a definition): one flat object."""
     latest = versions[-1]
-    out = {"id": resource.rid, **_stored_attributes(resource), **_stored_attributes(latest)}
+    out = {"id": resource.rid, **stored_attributes(resource), **stored_attributes(latest)}
     for key in rt.document_attributes:  # read back from the document itself below
         out.pop(key, None)
     if latest.resource_uri:
@@ -71,9 +71,9 @@ def _shared_resource(rt: ResourceType, resource: Resource, versions: list[Versio
 
 
 def _versioned_resource(rt: ResourceType, resource: Resource, versions: list[Version]) -> dict:
-    out = {"id": resource.rid, **_stored_attributes(resource), "versions": {}}
+    out = {"id": resource.rid, **stored_attributes(resource), "versions": {}}
     for version in versions:
-        out["versions"][version.vid] = {"id": version.vid, **_stored_attributes(version),
+        out["versions"][version.vid] = {"id": version.vid, **stored_attributes(version),
                                         **_document_member(rt, version)}
     return out
 
@@ -86,7 +86,7 @@ def resource_document(rt: ResourceType, resource: Resource, versions: list[Versi
 
 
 def group_document(gt: GroupType, group: Group) -> dict:
-    out = {"id": group.gid, **_stored_attributes(group)}
+    out = {"id": group.gid, **stored_attributes(group)}
     for rt in gt.resources:
         resources = getattr(group, f"inline_{rt.plural}", [])
         if resources:

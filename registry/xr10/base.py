@@ -14,10 +14,10 @@ from ..api.base import RegistryView, json_response
 from ..api.problems import problem_from_drf
 from ..errors import Problem
 from ..model import registry_model
+from .errors import SPEC, V1Problem
+from .flags import check_values
 from .mapping import mappings, v1_mappings
 
-SPEC = "https://github.com/xregistry/spec/blob/main/core/spec.md#"
-HTTP_SPEC = "https://github.com/xregistry/spec/blob/main/core/http.md#"
 # 0.5 problem kinds -> (1.0 error type, status in the 1.0 binding)
 ERROR_TYPES = {
     "bad-request": (SPEC + "bad_request", 400),
@@ -37,16 +37,6 @@ ERROR_TYPES = {
     "server-error": (SPEC + "server_error", 500),
     "service-unavailable": (SPEC + "server_busy", 503),
 }
-
-
-class V1Problem(Problem):
-    """An error only the 1.0 binding reports (`model_error`, `capability_error`, `api_not_found` ...)."""
-
-    def __init__(self, error: str, detail: str, *, status: int = 400, subject: str | None = None, http: bool = False):
-        super().__init__("bad-request", detail, status=status)
-        self.error_type = (HTTP_SPEC if http else SPEC) + error
-        self.title = error.replace("_", " ").capitalize()
-        self.subject = subject
 
 
 def error_response(problem: Problem, request) -> HttpResponse:
@@ -131,8 +121,6 @@ class XRegistryView(RegistryView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        from .flags import check_values
-
         if request.method.lower() in self.http_method_names and hasattr(self, request.method.lower()):
             check_values(request)  # an undeclared method answers 405 first
 

@@ -8,6 +8,7 @@ from the stored rows where a view needs them.
 """
 from __future__ import annotations
 
+from .errors import DocumentError
 from .mapping import (
     GroupMapping,
     ResourceMapping,
@@ -26,14 +27,6 @@ SERVER_OWNED = {"self", "shortself", "xid", "epoch", "createdat", "modifiedat", 
                 "versionscount", "isdefault", "defaultversionurl", "formatvalidated", "formatvalidatedreason",
                 "compatibilityvalidated", "compatibilityvalidatedreason"}
 META_ATTRIBUTES = ("defaultversionid", "defaultversionsticky", "readonly", "compatibility", "xref")
-
-
-class DocumentError(ValueError):
-    """A 1.0 document that cannot be translated: `path` names the member."""
-
-    def __init__(self, path: str, message: str):
-        super().__init__(f"{path}: {message}")
-        self.path = path
 
 
 def _strip(attrs: dict, collections: set[str], *extra: str) -> dict:

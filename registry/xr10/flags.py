@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from .base import V1Problem
+from .errors import V1Problem
 
 FLAGS = {"inline", "doc", "epoch", "filter", "sort", "ignore", "binary", "specversion", "collections",
          "setdefaultversionid", "limit", "offset", "page", "force"}

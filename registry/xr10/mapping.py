@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .errors import DocumentError
+
 Translate = Callable[[dict], dict]
 
 
@@ -61,8 +63,6 @@ COMMON_V05_ONLY = {"tags": "labels", "docs": "documentation", "createdOn": "crea
 
 def refuse_v05_names(attrs: dict, own: tuple[str, ...], where: str) -> None:
     """A 0.5-wip attribute in a 1.0 body is an error naming it (CONTRACT section 11), never half written."""
-    from .documents import DocumentError
-
     for name in attrs:
         if name in COMMON_V05_ONLY or name in own:
             instead = COMMON_V05_ONLY.get(name)

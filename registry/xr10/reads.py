@@ -9,11 +9,12 @@ from django.conf import settings
 from django.db.models import Prefetch
 
 from .. import selectors
+from ..documents.exports import stored_attributes
 from ..models import Group, Resource, Version
 from .documents import SPEC_VERSION, mapping_for
 from .flags import Inline
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
-from .representations import _stored, _times, group_json, resource_json
+from .representations import _times, group_json, resource_json
 
 
 def versions_prefetch(with_content: bool) -> Prefetch:
@@ -31,7 +32,7 @@ def resources_of(group: Group, rplural: str, *, with_content: bool, ids: list[st
 
 def render_resources(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resources, inline: Inline,
                      *, doc: bool = False, defaults: bool = False) -> dict:
-    group_attrs = _stored(group)
+    group_attrs = stored_attributes(group)
     out = {}
     for resource in resources:
         out[resource.rid] = render_resource(base, gm, rm, group, resource, resource.all_versions, inline,

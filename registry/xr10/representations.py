@@ -11,25 +11,12 @@ import base64
 import json
 
 from ..attributes import timestamp, version_sort_key
+from ..documents.exports import stored_attributes
 from ..json_text import load_json_document
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
 from .documents import META_ATTRIBUTES, group_to_v10, version_to_v10
 from .mapping import GroupMapping, ResourceMapping
-
-COMMON_STORED = ("name", "description", "docs")
-
-
-def _stored(entity) -> dict:
-    out = {}
-    for key in COMMON_STORED:
-        value = getattr(entity, key)
-        if value is not None:
-            out[key] = value
-    if entity.tags:
-        out["tags"] = entity.tags
-    out.update(entity.extensions)
-    return out
 
 
 def _times(entity) -> dict:
@@ -50,7 +37,7 @@ def group_json(base: str, gm: GroupMapping, group: Group, *, counts: dict | None
     `<RESOURCES>url`/`<RESOURCES>count` (and the collection when `inline_resources` holds it)."""
     xid = group_xid(gm, group)
     out = {f"{gm.v1_singular}id": group.gid, "self": base + xid, "xid": xid, "epoch": group.epoch}
-    out.update(group_to_v10(gm, _stored(group)))
+    out.update(group_to_v10(gm, stored_attributes(group)))
     out.update(_times(group))
     for rm in gm.resources:
         out[f"{rm.v1_plural}url"] = f"{base}{xid}/{rm.v1_plural}"
@@ -76,8 +63,8 @@ def default_version(resource: Resource, versions: list[Version]) -> Version | No
 
 def _version_attributes(rm: ResourceMapping, resource: Resource, version: Version) -> dict:
     """The version's attributes in 1.0 names (resource-level stored attributes first, the version's over them)."""
-    stored = {k: v for k, v in _stored(resource).items() if k not in META_ATTRIBUTES}
-    stored.update(_stored(version))
+    stored = {k: v for k, v in stored_attributes(resource).items() if k not in META_ATTRIBUTES}
+    stored.update(stored_attributes(version))
     if not rm.hasdocument and version.content is not None and not version.resource_uri:
         doc, problem = load_json_document(bytes(version.content))
         if problem is None and isinstance(doc, dict):

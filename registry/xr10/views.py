@@ -17,8 +17,10 @@ from ..api.rendered_answers import rendered_answers
 from ..errors import Problem
 from ..paging import PageRequest, link_header
 from . import writes
-from .base import V1Problem, XRegistryView
+from .base import XRegistryView
+from .bodies import json_body
 from .capabilities import capabilities, capabilities_offered, model_json, modelsource_json
+from .errors import V1Problem
 from .flags import Inline, check_flags, doc_view, query_epoch
 from .reads import export_json, registry_json, render_group, render_resource, resources_of
 from .representations import default_version, document_headers, meta_json, version_json
@@ -33,24 +35,6 @@ RESOURCE_PERMISSIONS = {"POST": ("registry.add_resource", "registry.add_version"
 VERSION_PERMISSIONS = {"POST": "registry.add_version", "PUT": ("registry.add_version", "registry.change_version"),
                        "PATCH": ("registry.add_version", "registry.change_version"),
                        "DELETE": "registry.delete_version"}
-
-
-def json_body(request, *, kind=dict, required: bool = True):
-    raw = request.body
-    if not raw.strip():
-        if required:
-            raise V1Problem("missing_body", "this request needs a body", http=True)
-        return None
-    media = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
-    if media and media != "application/json" and not media.endswith("+json"):
-        raise Problem("unsupported-media-type", f"this body is JSON (application/json), not {media}")
-    try:
-        value = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise V1Problem("parsing_data", f"the body is not JSON: {exc}") from None
-    if not isinstance(value, kind):
-        raise V1Problem("bad_request", f"the body must be a JSON {'object' if kind is dict else 'array'}")
-    return value
 
 
 def kept_answer(request, key: str, render) -> HttpResponse:

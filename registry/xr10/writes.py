@@ -13,13 +13,14 @@ from django.conf import settings
 from django.db import transaction
 
 from .. import services
+from ..documents.exports import stored_attributes
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..errors import Problem
 from ..models import Group, Resource, Version
 from ..services.inputs import UNSET, VersionInput
 from ..services.meta import set_resource_meta
-from .base import V1Problem
+from .bodies import json_body
 from .documents import (
     META_ATTRIBUTES,
     DocumentError,
@@ -29,8 +30,8 @@ from .documents import (
     group_to_v10,
     to_v05_document,
 )
+from .errors import V1Problem
 from .mapping import GroupMapping, ResourceMapping
-from .representations import _stored
 
 
 def _translate(fn, *args):
@@ -98,7 +99,7 @@ def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch:
         if patch:
             existing = Group.objects.filter(group_type=gm.plural, gid=gid).first()
             if existing is not None:
-                current = group_to_v10(gm, _stored(existing))
+                current = group_to_v10(gm, stored_attributes(existing))
                 body = {**current, **{k: v for k, v in body.items()}}
                 body = {k: v for k, v in body.items() if v is not None}
         attrs, nested = _group_body(gm, gid, body)
@@ -213,8 +214,6 @@ def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, de
     if rm.hasdocument and not details:
         inp = _header_input(rm, rid, vid, request)
     else:
-        from .views import json_body
-
         inp = _version_input(rm, rid, vid, json_body(request, required=False) or {})
     if inp.epoch is None and request.GET.get("epoch"):
         inp.epoch = int(request.GET["epoch"])  # checked by flags.check_values
@@ -288,8 +287,6 @@ def put_resource(ctx, gm, rm, gid: str, rid: str, request, *, details: bool, pat
             else:
                 services.put_resource(ctx, gm.plural, gid, rm.plural, rid, inp)
             return created
-        from .views import json_body
-
         body = json_body(request, required=False) or {}
         if patch and not created:
             body = _patched(gm, rm, gid, rid, None, body)
@@ -326,8 +323,6 @@ def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: 
     with transaction.atomic():
         _ensure_group(ctx, gm, gid)
         if patch and details and _exists(gm, rm, gid, rid):
-            from .views import json_body
-
             body = _patched(gm, rm, gid, rid, vid, json_body(request, required=False) or {})
             inp = _version_input(rm, rid, vid, body)
         else:

@@ -1,0 +1,25 @@
+"""Reading a JSON body of the 1.0 binding: present when needed, JSON by its media type, of the expected kind."""
+from __future__ import annotations
+
+import json
+
+from ..errors import Problem
+from .errors import V1Problem
+
+
+def json_body(request, *, kind=dict, required: bool = True):
+    raw = request.body
+    if not raw.strip():
+        if required:
+            raise V1Problem("missing_body", "this request needs a body", http=True)
+        return None
+    media = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
+    if media and media != "application/json" and not media.endswith("+json"):
+        raise Problem("unsupported-media-type", f"this body is JSON (application/json), not {media}")
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise V1Problem("parsing_data", f"the body is not JSON: {exc}") from None
+    if not isinstance(value, kind):
+        raise V1Problem("bad_request", f"the body must be a JSON {'object' if kind is dict else 'array'}")
+    return value
