@@ -123,6 +123,9 @@ class XRegistryView(RegistryView):
         super().initial(request, *args, **kwargs)
         if request.method.lower() in self.http_method_names and hasattr(self, request.method.lower()):
             check_values(request)  # an undeclared method answers 405 first
+            if "sort" in request.GET and not getattr(self, "collection", False):
+                raise V1Problem("sort_noncollection", "?sort applies to a collection of groups, resources or versions",
+                                subject="sort")
 
     def handle_exception(self, exc):
         if isinstance(exc, Problem):

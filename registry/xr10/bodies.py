@@ -5,6 +5,7 @@ import json
 
 from ..errors import Problem
 from .errors import V1Problem
+from .flags import ignored
 
 
 def json_body(request, *, kind=dict, required: bool = True):
@@ -20,6 +21,18 @@ def json_body(request, *, kind=dict, required: bool = True):
         value = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise V1Problem("parsing_data", f"the body is not JSON: {exc}") from None
+    names = ignored(request)
+    if names:
+        value = _without(value, names)
     if not isinstance(value, kind):
         raise V1Problem("bad_request", f"the body must be a JSON {'object' if kind is dict else 'array'}")
+    return value
+
+
+def _without(value, names: set[str]):
+    """The body less the members `?ignore` names, at every level (an export re-imported keeps its epochs out)."""
+    if isinstance(value, dict):
+        return {k: _without(v, names) for k, v in value.items() if k not in names}
+    if isinstance(value, list):
+        return [_without(v, names) for v in value]
     return value

@@ -33,6 +33,8 @@ def check_values(request) -> None:
             if not value.isdigit() or (name == "limit" and int(value) == 0) or int(value) >= 10**20:
                 raise V1Problem("bad_flag", f"{name} must be {'a positive' if name == 'limit' else 'an unsigned'} "
                                 f"integer, not {value!r}", subject=name)
+    ignored(request)
+    sort_key(request)
     if "setdefaultversionid" in request.GET and not request.GET["setdefaultversionid"]:
         raise V1Problem("bad_flag", "setdefaultversionid needs a version id", subject="setdefaultversionid")
 
@@ -69,6 +71,65 @@ class Inline:
     @property
     def any(self) -> bool:
         return self.all or bool(self.paths)
+
+
+# 1.0 attribute names in `?filter` -> the stored (0.5) names the selectors filter on
+FILTER_NAMES = {"labels": "tags", "documentation": "docs", "createdat": "createdOn", "modifiedat": "modifiedOn"}
+IGNORABLE = ("capabilities", "defaultversionid", "defaultversionsticky", "epoch", "modelsource", "readonly")
+
+
+def filters(request, singular: str) -> list[str]:
+    """`?filter` expressions with 1.0 attribute names written as the stored ones (`labels.team=a` ->
+    `tags.team=a`, `<SINGULAR>id` -> `id`)."""
+    out = []
+    for expression in request.GET.getlist("filter"):
+        parts = []
+        for term in expression.split(","):
+            name, sep, value = term.partition("=")
+            negate = name.endswith("!")
+            head, dot, rest = name.rstrip("!").partition(".")
+            head = "id" if head == f"{singular}id" else FILTER_NAMES.get(head, head)
+            parts.append(f"{head}{dot}{rest}{'!' if negate else ''}{sep}{value}")
+        out.append(",".join(parts))
+    return out
+
+
+def ignored(request) -> set[str]:
+    """`?ignore=epoch,defaultversionid,...`: request members a write leaves out (an export re-imported)."""
+    names = {n.strip() for value in request.GET.getlist("ignore") for n in value.split(",") if n.strip()}
+    unknown = sorted(n for n in names if n not in IGNORABLE and n != "*")
+    if unknown:
+        raise V1Problem("bad_ignore", f"ignore {unknown[0]!r} is not one of {', '.join(IGNORABLE)}", subject=unknown[0])
+    return set(IGNORABLE) if "*" in names else names
+
+
+def sort_key(request):
+    """`?sort=ATTR[=asc|desc]` as (dotted path, descending), or None."""
+    value = request.GET.get("sort")
+    if value is None:
+        return None
+    path, _sep, order = value.partition("=")
+    if not path or order not in ("", "asc", "desc"):
+        raise V1Problem("bad_sort", f"sort takes ATTRIBUTE[=asc|desc], not {value!r}", subject=value)
+    return path.split("."), order == "desc"
+
+
+def sorted_collection(body: dict, request, singular: str) -> dict:
+    """A collection answer in `?sort` order (absent values lowest, the id second), else by id."""
+    found = sort_key(request)
+    if found is None:
+        return body
+    path, descending = found
+
+    def value_of(entry):
+        value = entry
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        present = value is not None and not isinstance(value, (dict, list))
+        return (present, (str(type(value).__name__), value) if present else ("", 0), entry.get(f"{singular}id", ""))
+
+    items = sorted(body.items(), key=lambda item: value_of(item[1]), reverse=descending)
+    return dict(items)
 
 
 def doc_view(request) -> bool:

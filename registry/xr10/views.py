@@ -21,7 +21,7 @@ from .base import XRegistryView
 from .bodies import json_body
 from .capabilities import capabilities, capabilities_offered, model_json, modelsource_json
 from .errors import V1Problem
-from .flags import Inline, check_flags, doc_view, query_epoch
+from .flags import Inline, check_flags, doc_view, filters, query_epoch, sorted_collection
 from .reads import export_json, registry_json, render_group, render_resource, resources_of
 from .representations import default_version, document_headers, meta_json, version_json
 
@@ -122,6 +122,7 @@ class CapabilitiesOfferedView(XRegistryView):
 
 
 class GroupCollectionView(XRegistryView):
+    collection = True
     write_permissions = GROUP_PERMISSIONS
 
     def get(self, request):
@@ -129,8 +130,9 @@ class GroupCollectionView(XRegistryView):
         inline, base = Inline(request), self.base_url()
         page = PageRequest.from_params(request.GET)
         deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources) or doc_view(request)
-        groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, deep)
+        groups, total = selectors.group_page(self.gt, filters(request, self.gm.v1_singular), page, deep)
         body = {g.gid: render_group(base, self.gm, g, inline, doc=doc_view(request)) for g in groups}
+        body = sorted_collection(body, request, self.gm.v1_singular)
         link = link_header(request, page, total)
         return json_response(body, headers={"Link": f"{link};count={total}"} if link else None)
 
@@ -192,6 +194,7 @@ def split_details(rid: str) -> tuple[str, bool]:
 
 
 class ResourceCollectionView(XRegistryView):
+    collection = True
     write_permissions = RESOURCE_PERMISSIONS
 
     def get(self, request, gid):
@@ -199,7 +202,8 @@ class ResourceCollectionView(XRegistryView):
         inline, base = Inline(request), self.base_url()
         group = selectors.get_group(self.gt, gid)
         page = PageRequest.from_params(request.GET)
-        resources, total = selectors.resource_page(group, self.rm.plural, request.GET.getlist("filter"), page, False)
+        resources, total = selectors.resource_page(group, self.rm.plural, filters(request, self.rm.v1_singular), page,
+                                                   False)
         loaded = {r.rid: r for r in resources_of(group, self.rm.plural, with_content=inline.wants(self.rm.v1_singular),
                                                    ids=[r.rid for r in resources])}
         body = {}
@@ -207,6 +211,7 @@ class ResourceCollectionView(XRegistryView):
             resource = loaded[r.rid]
             body[r.rid] = render_resource(base, self.gm, self.rm, group, resource, resource.all_versions, inline,
                                           doc=doc_view(request))
+        body = sorted_collection(body, request, self.rm.v1_singular)
         link = link_header(request, page, total)
         return json_response(body, headers={"Link": f"{link};count={total}"} if link else None)
 
@@ -301,6 +306,7 @@ class MetaView(ResourceView):
 
 
 class VersionCollectionView(ResourceView):
+    collection = True
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     write_permissions = VERSION_PERMISSIONS
 
@@ -315,7 +321,7 @@ class VersionCollectionView(ResourceView):
 
         body = {v.vid: version_json(base, self.gm, self.rm, group, resource, v, versions=versions, default=default,
                                     inline_document=inline.wants(self.rm.v1_singular)) for v in ordered(versions)}
-        return json_response(body)
+        return json_response(sorted_collection(body, request, "version"))
 
     def post(self, request, gid, rid):
         check_flags(request)

@@ -214,3 +214,18 @@ def test_whole_registry_answers_are_kept_but_never_stale(writer):
     second = writer.get("/registry/export")
     assert second["ETag"] != first["ETag"] and second.json()["schemagroups"]["g9"]["description"] == "new"
     assert "g9" in writer.get("/registry/?inline=schemagroups").json()["schemagroups"]
+
+
+def test_filter_sort_and_ignore_in_10_names(writer):
+    for gid, label in (("b", "x"), ("a", "y"), ("c", "x")):
+        post_json(writer, f"/registry/schemagroups/{gid}", {"labels": {"team": label}, "name": gid.upper()}, "put")
+    found = writer.get("/registry/schemagroups?filter=labels.team=x").json()
+    assert set(found) == {"b", "c"}
+    assert set(writer.get("/registry/schemagroups?filter=schemagroupid=a").json()) == {"a"}
+    assert list(writer.get("/registry/schemagroups?sort=name=desc").json()) == ["c", "b", "a"]
+    refused = writer.get("/registry/schemagroups/a?sort=name")
+    assert refused.status_code == 400 and refused.json()["type"].endswith("#sort_noncollection")
+    # an exported group (stale epoch inside) written back with ?ignore=epoch
+    stale = post_json(writer, "/registry/schemagroups/a?ignore=epoch", {"epoch": 99, "description": "back"}, "put")
+    assert stale.status_code == 200 and stale.json()["description"] == "back"
+    assert writer.get("/registry/schemagroups?ignore=bogus").status_code == 400
