@@ -10,11 +10,12 @@ import json
 
 from django.http import HttpResponse
 
-from .. import selectors
+from .. import compiled_reads, selectors
 from ..api.base import JSON_CONTENT_TYPE, json_response
 from ..api.caching import stream_etag
 from ..api.rendered_answers import rendered_answers
 from ..errors import Problem
+from ..models import Version
 from ..paging import PageRequest, link_header
 from . import writes
 from .base import XRegistryView
@@ -57,10 +58,7 @@ class RootView(XRegistryView):
     def get(self, request):
         check_flags(request)
         inline = Inline(request)
-        if inline.any or doc_view(request):
-            return kept_answer(request, "root",
-                               lambda: registry_json(self.base_url(), inline, doc=doc_view(request)))
-        return json_response(registry_json(self.base_url(), inline))
+        return kept_answer(request, "root", lambda: registry_json(self.base_url(), inline, doc=doc_view(request)))
 
     def post(self, request):
         """`POST /registry/`: a 1.0 document (its groups, as `xr import` sends it), all or nothing."""
@@ -245,6 +243,8 @@ class ResourceView(XRegistryView):
 
     def render(self, gid, rid, details: bool, status=200):
         request = self.request
+        if self.rm.hasdocument and not details and status == 200:
+            return self.document(gid, rid, None)
         group, resource = self.load(gid, rid)
         versions = resource.all_versions
         if self.rm.hasdocument and not details:
@@ -259,6 +259,24 @@ class ResourceView(XRegistryView):
         check_flags(request)
         rid, details = split_details(rid)
         return self.render(gid, rid, details)
+
+    def document(self, gid, rid, vid):
+        """A document GET in two queries: the compiled read of the 0.5 binding (resource, group and the version
+        with its bytes) and the resource's version ids (for `isdefault`, `ancestorid`, `versionscount`)."""
+        found = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, vid)
+        if found is None or found[1] is None:
+            self.load(gid, rid, with_content=False)  # a missing group or resource: its own 404
+            path = f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}"
+            raise Problem("not-found", f"{path}/versions/{vid} does not exist" if vid is not None
+                          else f"{path} has no version, so no document")
+        resource, version = found
+        sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
+        if vid is None and sticky is not None and sticky != version.vid:
+            found = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, sticky)
+            if found is not None and found[1] is not None:
+                resource, version = found
+        versions = list(Version.objects.filter(resource_id=resource.pk).only("pk", "vid", "created_on", "resource_id"))
+        return document_response(self, resource.group, resource, version, versions)
 
     def put(self, request, gid, rid):
         check_flags(request)
@@ -343,6 +361,8 @@ class VersionView(ResourceView):
     write_permissions = VERSION_PERMISSIONS
 
     def render_version(self, gid, rid, vid, details, status=200):
+        if self.rm.hasdocument and not details and status == 200:
+            return self.document(gid, rid, vid)
         group, resource = self.load(gid, rid)
         versions = resource.all_versions
         version = next((v for v in versions if v.vid == vid), None)
