@@ -24,8 +24,9 @@ from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
 
+from ..event_formats import DEFAULT_FORMAT
 from ..validators.sinks import check_sink
-from .events import structured
+from .events import event_format, structured
 from .outcome import Outcome
 
 CONTENT_TYPE = "application/cloudevents+json"
@@ -42,11 +43,11 @@ def target_address(sink: str, options: dict) -> str:
     return unquote(path[1:] if path.startswith("/") else path)
 
 
-def message_for(event, mode: str):
-    """The proton Message of `event` in `mode` (structured or binary)."""
+def message_for(event, mode: str, eventformat: str = DEFAULT_FORMAT):
+    """The proton Message of `event` in `mode` (structured or binary) and the subscription's event format."""
     from proton import Message
 
-    _headers, body = structured(event)
+    _headers, body = structured(event, eventformat)
     if mode == "binary":
         attributes = json.loads(body)
         data = attributes.pop("data", None)
@@ -176,7 +177,7 @@ def send(subscription, event) -> Outcome:
     name = options.get("linkname") or None
     key = (url, credentials.get("user"), credentials.get("password"), address, name,
            options.get("sendersettlementmode"), json.dumps(options.get("linkproperties"), sort_keys=True))
-    message = message_for(event, mode)
+    message = message_for(event, mode, event_format(subscription))
     for kept_before in (True, False):
         try:
             reused = kept_before and key in (getattr(_kept, "links", None) or {})

@@ -13,7 +13,7 @@ import httpcore
 from django.conf import settings
 
 from ..validators.sinks import check_sink
-from .events import structured
+from .events import event_format, structured
 from .outcome import Outcome
 
 _pool: httpcore.ConnectionPool | None = None
@@ -36,7 +36,7 @@ def send(subscription, event) -> Outcome:
     reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
     if reason:
         return Outcome(ok=False, status_code=None, error=f"refused: {reason}")
-    headers, body = structured(event)
+    headers, body = structured(event, event_format(subscription))
     options = subscription.protocolsettings or {}
     headers.update(options.get("headers") or {})
     method = (options.get("method") or "POST").upper()

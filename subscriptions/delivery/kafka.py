@@ -21,7 +21,7 @@ from django.conf import settings
 
 from ..validators.protocols import kafka_servers
 from ..validators.sinks import check_sink
-from .events import cloud_event
+from .events import cloud_event, event_format
 from .outcome import Outcome
 
 logger = logging.getLogger("subscriptions.delivery.kafka")
@@ -87,7 +87,7 @@ def message(subscription, event):
         value = ce.get_attributes().get(attribute)
         return None if value is None else str(value)
 
-    ce = cloud_event(event)
+    ce = cloud_event(event, event_format(subscription))
     binary = str((subscription.config or {}).get("mode", "structured")).lower() == "binary"
     return (binding.to_binary_event if binary else binding.to_structured_event)(ce, key_mapper=key)
 

@@ -9,7 +9,7 @@ from django.conf import settings
 
 from ..validators.protocols import canonical_protocol
 from ..validators.sinks import check_sink
-from .events import structured
+from .events import event_format, structured
 from .outcome import Outcome
 
 
@@ -27,7 +27,7 @@ def send(subscription, event) -> Outcome:
     tls = parts.scheme in ("mqtts", "ssl", "wss")
     transport = "websockets" if parts.scheme in ("ws", "wss") else "tcp"
     port = parts.port or (8883 if tls else 1883)
-    _headers, body = structured(event)
+    _headers, body = structured(event, event_format(subscription))
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5 if v5 else mqtt.MQTTv311,
                          transport=transport)
     if options.get("username"):

@@ -8,7 +8,7 @@ import threading
 from django.conf import settings
 
 from ..validators.sinks import check_sink
-from .events import structured
+from .events import event_format, structured
 from .outcome import Outcome
 
 
@@ -48,7 +48,7 @@ def send(subscription, event) -> Outcome:
     reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
     if reason:
         return Outcome(ok=False, error=f"refused: {reason}")
-    _headers, body = structured(event)
+    _headers, body = structured(event, event_format(subscription))
     try:
         run_in_own_loop(_publish(subscription, body, settings.REGISTRY_DELIVERY_TIMEOUT))
     except Exception as exc:  # nats-py raises its own error types, OSError and timeouts

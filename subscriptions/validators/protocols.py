@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from ..event_formats import EVENT_FORMATS
+
 PROTOCOLS = {"HTTP", "MQTT3", "MQTT5", "AMQP", "KAFKA", "NATS"}
 DELIVERABLE = {"HTTP", "MQTT3", "MQTT5", "NATS", "AMQP"}
 SCHEMES = {
@@ -104,6 +106,8 @@ def validate_protocol(data: dict) -> list[str]:
     if protocol == "KAFKA":
         errors.extend(validate_kafka_settings(settings, data.get("config")))
     config = data.get("config")
+    if isinstance(config, dict) and "eventformat" in config and config["eventformat"] not in EVENT_FORMATS:
+        errors.append(f"config.eventformat must be one of {', '.join(EVENT_FORMATS)}, not {config['eventformat']!r}")
     if isinstance(config, dict) and "mode" in config:
         mode = config["mode"]
         if mode not in MODES:

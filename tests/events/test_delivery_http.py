@@ -146,3 +146,36 @@ def test_retry_after_is_honoured_and_a_refused_connection_is_retried(editor_clie
     assert refused.status == "retrying" and refused.last_status_code is None
     assert "ConnectError" in refused.last_error
     assert refused.attempt_log.get().status_code is None
+
+
+def test_a_subscription_may_ask_for_xregistry_10_events(editor_client, private_sinks, sink):
+    """config.eventformat "xregistry-1.0" (CONTRACT section 11): 1.0 type, the xid in 1.0 names as subject, one
+    xregcorrelationid per write; the default still gets the 0.5 event."""
+    subscribe(editor_client, sink, config={"eventformat": "xregistry-1.0"})
+    response = editor_client.generic("PUT", "/registry/messagegroups/shop", json.dumps({
+        "envelope": "CloudEvents/1.0", "messages": {"Placed": {"envelope": "CloudEvents/1.0", "envelopemetadata": {
+            "type": {"value": "shop.placed"}}}}}), content_type="application/json")
+    assert response.status_code == 201, response.content
+    events = [from_structured_event(HTTPMessage(headers=r["headers"], body=r["body"]))
+              for r in sink.requests if r["method"] == "POST"]
+    by_subject = {e.get_subject(): e for e in events}
+    assert set(by_subject) == {"/messagegroups/shop", "/messagegroups/shop/messages/Placed",
+                               "/messagegroups/shop/messages/Placed/versions/1"}
+    assert by_subject["/messagegroups/shop"].get_type() == "io.xregistry.group.updated"
+    assert by_subject["/messagegroups/shop/messages/Placed"].get_type() == "io.xregistry.resource.updated"
+    assert by_subject["/messagegroups/shop/messages/Placed/versions/1"].get_type() == "io.xregistry.version.updated"
+    correlations = {e.get_extension("xregcorrelationid") for e in events}
+    assert len(correlations) == 1 and None not in correlations
+    editor_client.generic("DELETE", "/registry/messagegroups/shop")
+    deleted = [from_structured_event(HTTPMessage(headers=r["headers"], body=r["body"]))
+               for r in sink.requests if r["method"] == "POST"][len(events):]
+    assert {e.get_type() for e in deleted} >= {"io.xregistry.group.deleted"}
+    assert all(e.get_extension("xregcorrelationid") not in correlations for e in deleted)
+
+
+def test_an_unknown_event_format_is_refused(editor_client, private_sinks, sink):
+    response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url,
+                                                     "config": {"eventformat": "xregistry-2"}}, format="json")
+    assert response.status_code == 400 and "eventformat" in response.json()["detail"] + json.dumps(
+        response.json().get("errors", ""))
+    assert not Subscription.objects.exists()
