@@ -24,7 +24,7 @@ def _fields(model):
 
 
 @cache
-def _statement(vendor: str, by_version: bool) -> str:
+def _statement(vendor: str, by_version: bool, history: bool = False) -> str:
     connection = connections[router.db_for_read(Resource)]
     qn = connection.ops.quote_name
 
@@ -37,12 +37,18 @@ def _statement(vendor: str, by_version: bool) -> str:
     vfk_resource = qn(Version._meta.get_field("resource").column)
     where = (f"g.{qn('group_type')} = %s AND g.{qn('gid')} = %s AND r.{qn('resource_type')} = %s "
              f"AND r.{qn('rid')} = %s")
+    extra = ""
+    if history:  # the resource's version count and the id of the version created before this one
+        created, pk, vid = qn("created_on"), qn("id"), qn("vid")
+        extra = (f", (SELECT COUNT(*) FROM {version} x WHERE x.{vfk_resource} = r.{pk}), "
+                 f"(SELECT x.{vid} FROM {version} x WHERE x.{vfk_resource} = r.{pk} AND (x.{created} < v.{created} "
+                 f"OR (x.{created} = v.{created} AND x.{pk} < v.{pk})) ORDER BY x.{created} DESC, x.{pk} DESC LIMIT 1)")
     if by_version:
-        return (f"SELECT {columns(Resource, 'r')}, {columns(Group, 'g')}, {columns(Version, 'v')} "
+        return (f"SELECT {columns(Resource, 'r')}, {columns(Group, 'g')}, {columns(Version, 'v')}{extra} "
                 f"FROM {version} v INNER JOIN {resource} r ON v.{vfk_resource} = r.{qn('id')} "
                 f"INNER JOIN {group} g ON r.{rfk_group} = g.{qn('id')} "
                 f"WHERE {where} AND v.{qn('vid')} = %s")
-    return (f"SELECT {columns(Resource, 'r')}, {columns(Group, 'g')}, {columns(Version, 'v')} "
+    return (f"SELECT {columns(Resource, 'r')}, {columns(Group, 'g')}, {columns(Version, 'v')}{extra} "
             f"FROM {resource} r INNER JOIN {group} g ON r.{rfk_group} = g.{qn('id')} "
             f"LEFT OUTER JOIN {version} v ON r.{rfk_latest} = v.{qn('id')} "
             f"WHERE {where}")
@@ -72,25 +78,30 @@ def _instance(model, db: str, values: tuple, connection):
     return model.from_db(db, [f.attname for f in fields], converted)
 
 
-def document_row(group_type: str, gid: str, resource_type: str, rid: str, vid: str | None = None):
+def document_row(group_type: str, gid: str, resource_type: str, rid: str, vid: str | None = None, *,
+                 history: bool = False):
     """(resource, version) at the path, with the resource's group loaded; None when the path matches nothing.
 
-    Without `vid` the version is the resource's latest (None for a resource without versions)."""
+    Without `vid` the version is the resource's latest (None for a resource without versions). With `history`,
+    the same one query also answers the resource's version count and the id of the version created before
+    this one (None for the first): (resource, version, count, previous id)."""
     db = router.db_for_read(Resource)
     connection = connections[db]
     params = [group_type, gid, resource_type, rid] + ([vid] if vid is not None else [])
     with connection.cursor() as cursor:
-        cursor.execute(_statement(connection.vendor, vid is not None), params)
+        cursor.execute(_statement(connection.vendor, vid is not None, history), params)
         row = cursor.fetchone()
     if row is None:
         return None
-    n_resource, n_group = len(_fields(Resource)), len(_fields(Group))
+    n_resource, n_group, n_version = len(_fields(Resource)), len(_fields(Group)), len(_fields(Version))
     resource = _instance(Resource, db, row[:n_resource], connection)
     group = _instance(Group, db, row[n_resource:n_resource + n_group], connection)
-    version = _instance(Version, db, row[n_resource + n_group:], connection)
+    version = _instance(Version, db, row[n_resource + n_group:n_resource + n_group + n_version], connection)
     resource.group = group
     if version is not None:
         version.resource = resource
     if vid is None:
         resource.latest = version
+    if history:
+        return resource, version, row[-2], row[-1]
     return resource, version

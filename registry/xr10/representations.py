@@ -92,15 +92,19 @@ def document_members(rm: ResourceMapping, version: Version) -> dict:
 
 
 def version_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
-                 version: Version, *, versions: list[Version], inline_document: bool = False,
-                 default: Version | None = None) -> dict:
+                 version: Version, *, versions: list[Version] | None, inline_document: bool = False,
+                 default: Version | None = None, is_default: bool | None = None, ancestor: str | None = None) -> dict:
+    """A version; `versions` (all of the resource's) give `isdefault` and `ancestorid`, unless the caller
+    knows them (`is_default`, `ancestor`: a document GET reads them in its one query)."""
     xid = f"{resource_xid(gm, rm, group, resource)}/versions/{version.vid}"
-    default = default or default_version(resource, versions)
+    if is_default is None:
+        default = default or default_version(resource, versions)
+        is_default = default is not None and default.pk == version.pk
     out = {f"{rm.v1_singular}id": resource.rid, "versionid": version.vid, "self": base + xid, "xid": xid,
-           "epoch": version.epoch, "isdefault": default is not None and default.pk == version.pk}
+           "epoch": version.epoch, "isdefault": is_default}
     out.update(_version_attributes(rm, resource, version))
     out.update(_times(version))
-    out["ancestorid"] = ancestor_id(version, versions)
+    out["ancestorid"] = ancestor if versions is None else ancestor_id(version, versions)
     if rm.hasdocument:
         if version.media_type and not version.resource_uri:
             out["contenttype"] = version.media_type
@@ -170,9 +174,10 @@ def dumps(data) -> str:
 
 
 def document_headers(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
-                     version: Version, versions: list[Version]) -> dict[str, str]:
+                     version: Version, *, count: int, is_default: bool, ancestor: str) -> dict[str, str]:
     """The metadata of a document's version as `xRegistry-*` headers (labels as `xRegistry-labels-KEY`)."""
-    data = version_json(base, gm, rm, group, resource, version, versions=versions)
+    data = version_json(base, gm, rm, group, resource, version, versions=None, is_default=is_default,
+                        ancestor=ancestor)
     xid = resource_xid(gm, rm, group, resource)
     headers = {}
     for key, value in data.items():
@@ -185,6 +190,6 @@ def document_headers(base: str, gm: GroupMapping, rm: ResourceMapping, group: Gr
             headers[f"xRegistry-{key}"] = str(value)
     headers["xRegistry-metaurl"] = f"{base}{xid}/meta"
     headers["xRegistry-versionsurl"] = f"{base}{xid}/versions"
-    headers["xRegistry-versionscount"] = str(len(versions))
+    headers["xRegistry-versionscount"] = str(count)
     headers["Content-Location"] = data["self"]
     return headers

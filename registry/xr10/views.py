@@ -15,7 +15,6 @@ from ..api.base import JSON_CONTENT_TYPE, json_response
 from ..api.caching import stream_etag
 from ..api.rendered_answers import rendered_answers
 from ..errors import Problem
-from ..models import Version
 from ..paging import PageRequest, link_header
 from . import writes
 from .base import XRegistryView
@@ -24,7 +23,7 @@ from .capabilities import capabilities, capabilities_offered, model_json, models
 from .errors import V1Problem
 from .flags import Inline, check_flags, doc_view, filters, query_epoch, sorted_collection
 from .reads import export_json, registry_json, render_group, render_resource, resources_of
-from .representations import default_version, document_headers, meta_json, version_json
+from .representations import ancestor_id, default_version, document_headers, meta_json, version_json
 
 WRITE_ALL = ("registry.add_group", "registry.change_group", "registry.add_resource", "registry.add_version",
              "registry.change_version")
@@ -263,20 +262,22 @@ class ResourceView(XRegistryView):
     def document(self, gid, rid, vid):
         """A document GET in two queries: the compiled read of the 0.5 binding (resource, group and the version
         with its bytes) and the resource's version ids (for `isdefault`, `ancestorid`, `versionscount`)."""
-        found = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, vid)
+        found = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, vid, history=True)
         if found is None or found[1] is None:
             self.load(gid, rid, with_content=False)  # a missing group or resource: its own 404
             path = f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}"
             raise Problem("not-found", f"{path}/versions/{vid} does not exist" if vid is not None
                           else f"{path} has no version, so no document")
-        resource, version = found
+        resource, version, count, previous = found
         sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
         if vid is None and sticky is not None and sticky != version.vid:
-            found = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, sticky)
-            if found is not None and found[1] is not None:
-                resource, version = found
-        versions = list(Version.objects.filter(resource_id=resource.pk).only("pk", "vid", "created_on", "resource_id"))
-        return document_response(self, resource.group, resource, version, versions)
+            again = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, sticky, history=True)
+            if again is not None and again[1] is not None:
+                resource, version, count, previous = again
+        is_default = version.vid == sticky if sticky is not None else version.pk == resource.latest_id
+        headers = document_headers(self.base_url(), self.gm, self.rm, resource.group, resource, version, count=count,
+                                   is_default=is_default, ancestor=previous or version.vid)
+        return document_answer(version, headers)
 
     def put(self, request, gid, rid):
         check_flags(request)
@@ -400,7 +401,14 @@ class VersionView(ResourceView):
 def document_response(view, group, resource, version, versions, status=200) -> HttpResponse:
     """A document resource without `$details`: the document as the body, its metadata as `xRegistry-*`
     headers (a `<RESOURCE>url` version answers 303 to it)."""
-    headers = document_headers(view.base_url(), view.gm, view.rm, group, resource, version, versions)
+    default = default_version(resource, versions)
+    headers = document_headers(view.base_url(), view.gm, view.rm, group, resource, version, count=len(versions),
+                               is_default=default is not None and default.pk == version.pk,
+                               ancestor=ancestor_id(version, versions))
+    return document_answer(version, headers, status)
+
+
+def document_answer(version, headers: dict, status: int = 200) -> HttpResponse:
     if version.resource_uri:
         response = HttpResponse(b"", status=303)
         response["Location"] = version.resource_uri
