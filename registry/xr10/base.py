@@ -17,6 +17,7 @@ from ..model import registry_model
 from .errors import SPEC, V1Problem
 from .flags import check_values
 from .mapping import mappings, v1_mappings
+from .representations import BINARY
 
 # 0.5 problem kinds -> (1.0 error type, status in the 1.0 binding)
 ERROR_TYPES = {
@@ -121,6 +122,7 @@ class XRegistryView(RegistryView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        BINARY.set("binary" in request.GET and request.GET.get("binary", "").lower() != "false")
         if request.method.lower() in self.http_method_names and hasattr(self, request.method.lower()):
             check_values(request)  # an undeclared method answers 405 first
             if "sort" in request.GET and not getattr(self, "collection", False):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+from contextvars import ContextVar
 
 from ..attributes import timestamp, version_sort_key
 from ..documents.exports import stored_attributes
@@ -72,6 +73,11 @@ def _version_attributes(rm: ResourceMapping, resource: Resource, version: Versio
     return version_to_v10(rm, stored)
 
 
+# `?binary` of the request being answered (set by the view, core/spec.md "Binary Flag"): inlined documents as
+# `<RESOURCE>base64`, their bytes untouched
+BINARY: ContextVar[bool] = ContextVar("xr10_binary", default=False)
+
+
 def document_members(rm: ResourceMapping, version: Version) -> dict:
     """`<RESOURCE>` (JSON) or `<RESOURCE>base64` of a document resource's version, or `<RESOURCE>url`."""
     if version.resource_uri:
@@ -79,6 +85,8 @@ def document_members(rm: ResourceMapping, version: Version) -> dict:
     if version.content is None:
         return {}
     content = bytes(version.content)
+    if BINARY.get():
+        return {f"{rm.v1_singular}base64": base64.b64encode(content).decode()}
     if is_json_media_type(version.media_type):
         doc, problem = load_json_document(content)
         if problem is None:

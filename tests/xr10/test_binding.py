@@ -229,3 +229,13 @@ def test_filter_sort_and_ignore_in_10_names(writer):
     stale = post_json(writer, "/registry/schemagroups/a?ignore=epoch", {"epoch": 99, "description": "back"}, "put")
     assert stale.status_code == 200 and stale.json()["description"] == "back"
     assert writer.get("/registry/schemagroups?ignore=bogus").status_code == 400
+
+
+def test_binary_flag_inlines_documents_as_base64(writer):
+    put_schema(writer)
+    plain = writer.get("/registry/schemagroups/g1/schemas/s1$details?inline=schema").json()
+    assert plain["schema"] == SCHEMA and "schemabase64" not in plain
+    binary = writer.get("/registry/schemagroups/g1/schemas/s1$details?inline=schema&binary").json()
+    assert "schema" not in binary
+    assert json.loads(base64.b64decode(binary["schemabase64"])) == SCHEMA
+    assert "schema" in writer.get("/registry/schemagroups/g1/schemas/s1$details?inline=schema").json()
