@@ -48,6 +48,7 @@ class SchemaCompatibilityView(RegistryView):
     """`POST /schemaGroups/G/schemas/S/compatibility`: the verdict on a candidate version, nothing written."""
 
     permission_classes = [ReadOnlyCheckPermission]
+    read_only_check = True  # a POST that writes nothing: as public as a read (OpenAPI says so)
 
     @extend_schema(
         summary="Check a candidate version's compatibility without writing it (dry run of POST .../schemas/S)",

@@ -148,7 +148,8 @@ class RegistryAutoSchema(AutoSchema):
     def get_auth(self):
         auths = super().get_auth()
         public = settings.REGISTRY_PUBLIC_READ and not getattr(self.view, "read_permissions", None)
-        if self.method in ("GET", "HEAD") and public and {} not in auths:
+        reads = ("GET", "HEAD") if not getattr(self.view, "read_only_check", False) else ("GET", "HEAD", "POST")
+        if self.method in reads and public and {} not in auths:
             auths.append({})
         return auths
 

@@ -12,6 +12,7 @@ from rest_framework.authentication import BasicAuthentication, SessionAuthentica
 
 from ..api.base import RegistryView, json_response
 from ..api.problems import problem_from_drf
+from ..attributes import check_id
 from ..errors import Problem
 from ..model import registry_model
 from .errors import SPEC, V1Problem
@@ -125,6 +126,9 @@ class XRegistryView(RegistryView):
         BINARY.set("binary" in request.GET and request.GET.get("binary", "").lower() != "false")
         if request.method.lower() in self.http_method_names and hasattr(self, request.method.lower()):
             check_values(request)  # an undeclared method answers 405 first
+            for name in ("gid", "rid", "vid"):  # ids in the path: 400 before anything is looked up or written
+                if name in kwargs:
+                    check_id(kwargs[name].removesuffix("$details"), name)
             if "sort" in request.GET and not getattr(self, "collection", False):
                 raise V1Problem("sort_noncollection", "?sort applies to a collection of groups, resources or versions",
                                 subject="sort")

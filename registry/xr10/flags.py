@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+from .. import filters as filtering
 from .errors import V1Problem
 
 FLAGS = {"inline", "doc", "epoch", "filter", "sort", "ignore", "binary", "specversion", "collections",
@@ -35,6 +36,7 @@ def check_values(request) -> None:
                                 f"integer, not {value!r}", subject=name)
     ignored(request)
     sort_key(request)
+    filtering.parse(request.GET.getlist("filter"))  # a malformed expression is a 400 wherever it is sent
     if "setdefaultversionid" in request.GET and not request.GET["setdefaultversionid"]:
         raise V1Problem("bad_flag", "setdefaultversionid needs a version id", subject="setdefaultversionid")
 

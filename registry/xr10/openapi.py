@@ -26,7 +26,7 @@ SETDEFAULT = _flag("setdefaultversionid", "make this version the sticky default"
 READ = [INLINE, DOC, FILTER, LIMIT]
 ERRORS = {(code, "application/problem+json"): OpenApiResponse(PROBLEM, text) for code, text in (
     (400, "bad request (1.0 error type)"), (401, "authentication required"), (403, "permission denied"),
-    (404, "not_found"), (409, "conflict"))}
+    (404, "not_found"), (409, "conflict"), (415, "the body is not of the media type this request takes"))}
 
 
 def _json(text: str, *statuses: int) -> dict:

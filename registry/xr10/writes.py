@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from .. import services
+from ..attributes import check_id
 from ..documents.exports import stored_attributes
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
@@ -112,6 +113,7 @@ def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch:
 def upsert_groups(ctx, gm: GroupMapping, body: dict) -> None:
     with transaction.atomic():
         for gid, data in body.items():
+            check_id(gid, f"{gm.v1_singular}id")
             put_group(ctx, gm, gid, data or {})
 
 
@@ -132,6 +134,7 @@ def delete_group(ctx, gm: GroupMapping, gid: str, epoch, *, force: bool = False)
 def delete_groups(ctx, gm: GroupMapping, body: dict) -> None:
     with transaction.atomic():
         for gid, data in body.items():
+            check_id(gid, f"{gm.v1_singular}id")
             epoch = data.get("epoch") if isinstance(data, dict) else None
             services.delete_group(ctx, gm.plural, gid, epoch)
 
@@ -220,6 +223,10 @@ def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, de
     return inp
 
 
+def _missing(path: str):
+    raise Problem("not-found", f"{path} does not exist")
+
+
 def _exists(gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str) -> bool:
     return Resource.objects.filter(group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural,
                                    rid=rid).exists()
@@ -267,6 +274,7 @@ def _write_resources(ctx, gm, rm, gid, resources: dict) -> None:
     if not isinstance(resources, dict):
         raise V1Problem("bad_request", f"{rm.v1_plural} must be a map of resources")
     for rid, data in resources.items():
+        check_id(rid, f"{rm.v1_singular}id")
         _write_resource(ctx, gm, rm, gid, rid, data)
 
 
@@ -338,6 +346,7 @@ def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: 
     with transaction.atomic():
         _ensure_group(ctx, gm, gid)
         for vid, data in body.items():
+            check_id(vid, "versionid")
             inp = _version_input(rm, rid, vid, data)
             if not _exists(gm, rm, gid, rid):
                 _new_resource(ctx, gm, rm, gid, rid, inp)
@@ -363,6 +372,7 @@ def delete_resource(ctx, gm, rm, gid: str, rid: str, epoch, *, force: bool = Fal
 
 def delete_resources(ctx, gm, rm, gid: str, body: dict) -> None:
     with transaction.atomic():
+        Group.objects.filter(group_type=gm.plural, gid=gid).exists() or _missing(f"/{gm.v1_plural}/{gid}")
         for rid in body:
             services.delete_resource(ctx, gm.plural, gid, rm.plural, rid)
 
@@ -373,6 +383,7 @@ def delete_version(ctx, gm, rm, gid: str, rid: str, vid: str, epoch) -> None:
 
 def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict) -> None:
     with transaction.atomic():
+        _exists(gm, rm, gid, rid) or _missing(f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}")
         for vid in body:
             services.delete_version(ctx, gm.plural, gid, rm.plural, rid, vid)
 
