@@ -10,7 +10,7 @@ import json
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
@@ -36,27 +36,51 @@ from .admin_resources import (
 )
 from .models import Definition, DefinitionGroup, Schema, SchemaGroup, SchemaVersion
 from .validators.compatibility import DEFAULT_LEVEL, LEVELS
+from .validators.format_names import format_family_key, format_family_label
 
 
 class FormatFilter(admin.SimpleListFilter):
+    """"By format": the formats actually stored, one entry per format whatever its spelling
+    (`JSONSchema/Draft-07`, `JsonSchema/draft-07`, ...), counted. A schema's format is held by the schema or by
+    its versions, so `fields` names every place a format of the listed objects may be stored."""
     title = "format"
     parameter_name = "format"
-    field = "latest__extensions__format"
+    fields = ("latest__extensions__format", "extensions__format")
+
+    def _spellings(self, request, model_admin) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for name in self.fields:
+            for value in model_admin.get_queryset(request).order_by().values_list(name, flat=True).distinct():
+                if isinstance(value, str) and value:
+                    found.setdefault(format_family_key(value), set()).add(value)
+        return found
 
     def lookups(self, request, model_admin):
-        values = model_admin.get_queryset(request).values_list(self.field, flat=True).distinct()
-        return sorted({(v, v) for v in values if v})
+        self.spellings = self._spellings(request, model_admin)
+        choices = []
+        for key, spellings in self.spellings.items():
+            label = format_family_label(min(spellings))
+            if len(spellings) > 1:
+                label += f" ({len(spellings)} spellings)"
+            choices.append((key, label))
+        return sorted(choices, key=lambda choice: choice[1].lower())
 
     def queryset(self, request, queryset):
-        return queryset.filter(**{self.field: self.value()}) if self.value() else queryset
+        if not self.value():
+            return queryset
+        spellings = getattr(self, "spellings", {}).get(self.value(), {self.value()})
+        match = Q()
+        for name in self.fields:
+            match |= Q(**{f"{name}__in": sorted(spellings)})
+        return queryset.filter(match)
 
 
 class VersionFormatFilter(FormatFilter):
-    field = "extensions__format"
+    fields = ("extensions__format", "resource__extensions__format")
 
 
 class GroupFormatFilter(FormatFilter):
-    field = "extensions__format"
+    fields = ("extensions__format",)
 
 
 class ResourceOwnerFilter(OwnerFilter):

@@ -1,5 +1,5 @@
 """The catalog's group types, registered with the engine: `definitionGroups` and `schemaGroups`."""
-from registry import dashboard, references
+from registry import catalog_map, dashboard, references
 from registry.model import GroupType, ResourceType, registry_model
 
 from . import hooks
@@ -36,10 +36,18 @@ def definition_references(document: dict) -> list[tuple[str, str]]:
             if isinstance(document.get(name), str)]
 
 
+def format_map_facts(attributes: dict) -> catalog_map.NodeFacts:
+    """A definition group, definition or schema on the catalog map: its format; deprecated when it says so."""
+    return catalog_map.NodeFacts(tuple(str(attributes[name]) for name in ("format",) if attributes.get(name)),
+                                 deprecated=attributes.get("deprecated") is not None)
+
+
 def register() -> None:
     registry_model.register(DEFINITION_GROUPS)
     registry_model.register(SCHEMA_GROUPS)
     references.register_reference_extractor("definitionGroups", "definitions", definition_references)
+    for key in (("definitionGroups", None), ("definitionGroups", "definitions"), ("schemaGroups", "schemas")):
+        catalog_map.register_map_describer(*key, format_map_facts)
     dashboard.register_admin_lists(
         "schemaGroups", ("Schema groups", "admin:catalog_schemagroup_changelist"),
         ("Schemas", "admin:catalog_schema_changelist"), ("Schema versions", "admin:catalog_schemaversion_changelist"))

@@ -3,13 +3,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from registry import admin_search, admin_views
+from registry import admin_map, admin_search, admin_views
 from registry.xr10 import views as xr10_views
 
 urlpatterns = [
     path("admin/registry/import/", admin.site.admin_view(admin_views.import_view), name="registry-admin-import"),
     path("admin/registry/export/", admin.site.admin_view(admin_views.export_view), name="registry-admin-export"),
     path("admin/registry/search/", admin.site.admin_view(admin_search.search_view), name="registry-admin-search"),
+    path("admin/registry/map/", admin.site.admin_view(admin_map.map_view), name="registry-admin-map"),
     path("admin/", admin.site.urls),
     path(".well-known/xregistry", xr10_views.DiscoveryView.as_view(), name="xregistry-discovery"),
     path("registry", xr10_views.RootView.as_view(schema=None), name="xr10-root-bare"),  # documented as /registry/

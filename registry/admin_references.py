@@ -14,10 +14,11 @@ from django.contrib.admin import helpers
 from django.contrib.admin.actions import delete_selected as django_delete_selected
 from django.db import transaction
 from django.http import HttpResponseRedirect
-from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 
 from . import dashboard, references
+from .admin_map import map_section
+from .dashboard import change_url
 from .errors import Problem
 from .models import Group, Resource, Version
 from .services import WriteContext
@@ -34,15 +35,6 @@ def entity_path(obj) -> str | None:
     if isinstance(obj, Version):
         return f"{obj.resource.path}/versions/{obj.vid}"
     return None
-
-
-def _change_url(list_name: str | None, pk) -> str | None:
-    if not list_name or not list_name.endswith("_changelist"):
-        return None
-    try:
-        return reverse(list_name[: -len("changelist")] + "change", args=[pk])
-    except NoReverseMatch:
-        return None
 
 
 def admin_url(path: str) -> str | None:
@@ -63,7 +55,7 @@ def admin_url(path: str) -> str | None:
         version = Version.objects.filter(resource=resource, vid=segments[5]).first()
     candidates = [(version_list, version), (resource_list, resource), (group_list, group)]
     for list_name, obj in candidates:
-        url = _change_url(list_name, obj.pk) if obj is not None else None
+        url = change_url(list_name, obj.pk) if obj is not None else None
         if url:
             return url
     return None
@@ -100,7 +92,9 @@ class ReferencesAdminMixin:
         return [{"title": f"Referenced by ({len(rows)})", "html": rows_html(rows, "referenced-by")}]
 
     def page_sections(self, request, obj) -> list[dict]:
-        return [*super().page_sections(request, obj), *self.referenced_by_section(request, obj)]
+        path = entity_path(obj)
+        the_map = [map_section(request, path)] if path else []
+        return [*super().page_sections(request, obj), *self.referenced_by_section(request, obj), *the_map]
 
     def forced(self, request) -> bool:
         return request.method == "POST" and request.POST.get(FORCE_FIELD) == "on"

@@ -55,6 +55,27 @@ def message_format_family(value: str | None) -> tuple[str | None, str | None]:
     return _MESSAGE_ALIASES.get(name.lower()), version
 
 
+def format_family_key(value: str) -> str:
+    """One key for every spelling of a format: `JSONSchema/Draft-07` and `JsonSchema/draft-07` give
+    `jsonschema/draft-07` (aliases folded, case ignored); an unknown format is its own spelling in lower case."""
+    family, version = schema_format_family(value)
+    if family is None:
+        family, version = message_format_family(value)
+    if family is None:
+        return value.lower()
+    return f"{family}/{version}".lower() if version is not None else family.lower()
+
+
+def format_family_label(value: str) -> str:
+    """How a format family is shown: the canonical name and the version as written (`JsonSchema/Draft-07`)."""
+    family, version = schema_format_family(value)
+    if family is None:
+        family, version = message_format_family(value)
+    if family is None:
+        return value
+    return f"{family}/{version}" if version is not None else family
+
+
 def same_format(a: str | None, b: str | None) -> bool:
     """Two format identifiers name the same format (case-insensitive, aliases folded)."""
     if a is None or b is None:

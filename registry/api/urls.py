@@ -3,6 +3,7 @@ from django.urls import path
 
 from ..model import registry_model
 from . import openapi
+from .catalog_map import CatalogMapView
 from .groups import GroupCollectionView, GroupView
 from .resources import ResourceCollectionView, ResourceView, VersionCollectionView, VersionView
 from .root import RootView
@@ -17,7 +18,8 @@ openapi.document(VersionView, openapi.VERSION)
 
 
 def build_urlpatterns():
-    patterns = [path("", RootView.as_view(), name="registry-root")]
+    patterns = [path("", RootView.as_view(), name="registry-root"),
+                path("map.svg", CatalogMapView.as_view(), name="catalog-map")]
     for gt in registry_model.group_types:
         g = gt.plural
         patterns += [

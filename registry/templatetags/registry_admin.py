@@ -4,6 +4,7 @@ from django.db.models import Count
 from django.urls import reverse
 
 from registry import dashboard
+from registry.admin_references import admin_url
 from registry.models import Group, OutboxEvent, Resource, Version
 from registry.selectors import registry_counts
 
@@ -17,19 +18,26 @@ def _counts() -> list[dict]:
     versions = dict(Version.objects.order_by().values_list("resource__group__group_type").annotate(c=Count("pk")))
     rows = []
     for plural, lists in dashboard.admin_lists.items():
-        cells = []
+        cells, holder_url = [], None
         for entry, counts in zip(lists, (groups, resources, versions), strict=True):
             if entry is not None:
                 label, url_name = entry
-                cells.append((label, counts.get(plural, 0), reverse(url_name) if url_name else None))
+                # entities without a list of their own (an endpoint's definitions): the list of their holders
+                url = reverse(url_name) if url_name else holder_url
+                cells.append((label, counts.get(plural, 0), url))
+                holder_url = url
         rows.append(cells)
     return rows
 
 
 def _change(event: OutboxEvent) -> dict:
+    """A change on the dashboard: the event links to its outbox row, the subject to the entity's admin page
+    while it exists."""
     parts = event.type.split(".")
-    return {"time": event.time, "kind": KINDS.get(parts[-2], parts[-2]) if len(parts) > 2 else event.type,
-            "subject": event.subject, "relayed": event.relayed_at is not None}
+    kind = KINDS.get(parts[-2], parts[-2]) if len(parts) > 2 else event.type
+    return {"time": event.time, "kind": kind, "subject": event.subject, "relayed": event.relayed_at is not None,
+            "event_url": reverse("admin:registry_outboxevent_change", args=[event.pk]),
+            "subject_url": admin_url(event.subject) if kind != "deleted" else None}
 
 
 @register.inclusion_tag("admin/registry/dashboard.html", takes_context=True)

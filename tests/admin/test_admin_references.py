@@ -23,8 +23,8 @@ def editor(client, django_user_model):
 
 def section(editor, url) -> str:
     html = editor.get(url).content.decode()
-    assert "Referenced by" in html
-    return html.split("Referenced by", 1)[1]
+    assert "Referenced by" in html and ">Map</h" in html
+    return html.split("Referenced by", 1)[1].split(">Map</h", 1)[0]  # up to the next section, the map
 
 
 def counts():

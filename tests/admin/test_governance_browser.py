@@ -91,3 +91,28 @@ def test_delivery_health_chart(governor, shot, live_server):
     assert counts("#subscription-health") == mine
     page.locator("#subscription-health").scroll_into_view_if_needed()
     shot(page, "health")
+
+
+def test_catalog_map_of_a_demo_endpoint(governor, shot, live_server):
+    """The map on an endpoint's page: its boxes, and a box that leads to the schema's page."""
+    from endpoints.models import Endpoint
+
+    page, base = governor, live_server.url
+    seed()
+    assert page.inner_text("#site-name") == "CloudEvents Registry"  # the header names the registry, not Django
+    page.click("#catalog-map-link")  # the dashboard's button: the whole registry
+    page.wait_for_selector("#catalog-map svg")
+    assert page.locator("#catalog-map g.node").count() == 9
+    endpoint = Endpoint.objects.get(gid="shop.http")
+    page.goto(f"{base}/admin/endpoints/endpoint/{endpoint.pk}/change/")
+    boxes = page.locator("#catalog-map g.node title").all_text_contents()
+    assert "/endpoints/shop.http" in boxes and "/schemaGroups/Orders/schemas/Placed" in boxes
+    assert "/schemaGroups/Orders/schemas/Unused" not in boxes
+    edge_labels = page.locator("#catalog-map g.edge text").all_text_contents()
+    assert "v1:Order" in edge_labels
+    page.locator("#catalog-map").scroll_into_view_if_needed()
+    shot(page, "map")
+    page.locator("#catalog-map g.node:has(title:text-is('/schemaGroups/Orders/schemas/Placed')) a").click()
+    page.wait_for_selector("text=Change /schemaGroups/Orders/schemas/Placed")
+    svg = page.request.get(f"{base}/map.svg?root=/endpoints/shop.http")
+    assert svg.status == 200 and svg.headers["content-type"] == "image/svg+xml"

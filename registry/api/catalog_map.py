@@ -1,0 +1,47 @@
+"""`GET /map.svg?root=PATH`: the catalog map (registry/catalog_map.py) as an SVG image, public like other reads,
+so that a README or a wiki can embed it. Without `root`, the whole registry."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+
+from .. import references
+from ..catalog_map import MapUnavailable, catalog_map_svg
+from ..dashboard import admin_url_of
+from ..errors import Problem
+from ..services.references import base_urls
+from .base import RegistryView
+from .openapi import PROBLEM, READ_ERRORS
+from .requests import check_flags
+
+
+def map_root(value: str | None) -> str | None:
+    """The entity path a `root` names (`/G/g`, `/G/g/R/r`, a version path), or None for the whole registry."""
+    if value is None or value in ("", "/"):
+        return None
+    if not value.startswith("/") or references.resolve(value) is None:
+        raise Problem("bad-request", f"root must be the path of a group, resource or version "
+                                     f"(/endpoints/ID, /schemaGroups/ID/schemas/ID, ...), not {value!r}")
+    return value
+
+
+class CatalogMapView(RegistryView):
+    """The catalog map around `root` as SVG: boxes link to the admin pages of the entities (sign-in needed there).
+    Graphviz lays it out; a registry above 60 resources is drawn one box per group."""
+
+    @extend_schema(summary="The catalog map as SVG: what connects to what around root (default: the registry)",
+                   parameters=[OpenApiParameter("root", str, description="a group, resource or version path")],
+                   responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.BINARY, "the map"),
+                              **READ_ERRORS, (503, "application/problem+json"): OpenApiResponse(
+                                  PROBLEM, "Graphviz is not installed on this server")}, tags=["map"])
+    def get(self, request):
+        check_flags(request, allowed={"root"})
+        root = map_root(request.GET.get("root"))
+        try:
+            svg = catalog_map_svg(root=root, base_urls=base_urls(self.base_url()), link=admin_url_of,
+                                  title=f"{settings.REGISTRY_NAME}: {root or 'the whole registry'}")
+        except MapUnavailable as exc:
+            raise Problem("service-unavailable", str(exc)) from exc
+        return HttpResponse(svg, content_type="image/svg+xml")

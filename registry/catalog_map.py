@@ -1,0 +1,308 @@
+"""A map of the catalog: which entities point at which, drawn on the server as SVG by Graphviz's `dot`.
+
+- Nodes are groups and resources. A reference to a version is drawn to its resource, with the version id (and
+  a `:Name` suffix) on the edge. Each group is a cluster holding its group node and its resources, so a map
+  reads group by group.
+- Edges are the references apps register (`registry.references`): an endpoint -> its definition groups, a
+  definition -> its schema version. A reference to an entity that does not exist is drawn to a red "missing"
+  node.
+- Around a root (`/G/g`, `/G/g/R/r` or a version path): the root's entities, everything they lead to
+  (references, and a group's resources) and everything that leads to them (referrers, and a resource's
+  group). Without a root: the whole registry. Above `MAX_DETAILED_RESOURCES` resources, one node per group
+  with the references between groups counted, inside one cluster per group type: never one unreadable drawing
+  of every resource.
+- Apps describe their nodes (`register_map_describer(group_plural, resource_plural, fn)`): `fn(attributes)`
+  returns `NodeFacts(lines, deprecated)`, shown on the node (usage, protocol, format); the engine names no
+  attribute. A group's attributes are its common and extension attributes; a resource's are its own extension
+  attributes overlaid with its latest version's.
+- Every node links to `link(path, group_pk, resource_pk)`: the admin page of the entity
+  (`admin_references.admin_url_of`, without a query per node).
+
+Only the layout is left to a library (Graphviz, through the `graphviz` package); which entities to draw and how
+to label them is the registry's own.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import graphviz
+
+from . import references
+from .errors import Problem
+from .model import registry_model
+from .models import Group, Resource
+
+MAX_DETAILED_RESOURCES = 60
+COMMENT = re.compile(rb"<!--.*?-->\n?", re.S)
+FONT = "Helvetica"
+# fill and border per group type, in the model's order (the engine knows no type by name)
+PALETTE = [("#fde9d9", "#d9822b"), ("#e3edf9", "#3d74b8"), ("#e4f3e1", "#4c9a44"), ("#efe6f6", "#7d55a8"),
+           ("#f3f0dc", "#a08a1c")]
+
+
+@dataclass(frozen=True)
+class NodeFacts:
+    lines: tuple[str, ...] = ()
+    deprecated: bool = False
+
+
+Describer = Callable[[dict], NodeFacts]
+Link = Callable[[str, int, int | None], str | None]  # (path, group pk, resource pk) -> URL
+describers: dict[tuple[str, str | None], Describer] = {}
+
+
+def register_map_describer(group_plural: str, resource_plural: str | None, fn: Describer) -> None:
+    describers[(group_plural, resource_plural)] = fn
+
+
+class MapUnavailable(Exception):
+    """Graphviz's `dot` is not installed on this server."""
+
+
+@dataclass
+class Node:
+    path: str
+    group: str  # the path of the group whose cluster holds the node
+    title: str  # "schema Orders.Created"
+    facts: NodeFacts = NodeFacts()
+    is_group: bool = False
+    missing: bool = False
+    resources: int = 0  # a group node: how many resources it holds
+
+
+@dataclass
+class Edge:
+    labels: set[str] = field(default_factory=set)
+    attributes: set[str] = field(default_factory=set)
+    count: int = 0
+
+
+def _text(value) -> str:
+    """User data on a node: one short line, no DOT escape sequences."""
+    text = str(value).replace("\\", "/").replace("\n", " ")
+    return text if len(text) <= 48 else text[:47] + "…"
+
+
+def _facts(key: tuple[str, str | None], attributes: dict) -> NodeFacts:
+    fn = describers.get(key)
+    if fn is None:
+        return NodeFacts()
+    try:
+        facts = fn(attributes) or NodeFacts()
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return NodeFacts()  # an odd stored value: no facts rather than no map
+    lines = dict.fromkeys(_text(line) for line in facts.lines if line)  # once each (a protocol may be the format)
+    return NodeFacts(tuple(lines), facts.deprecated)
+
+
+def _group_attributes(group: Group) -> dict:
+    return {"name": group.name, "description": group.description, "tags": group.tags, "docs": group.docs,
+            **(group.extensions or {})}
+
+
+def _canonical(path: str) -> str:
+    return path.lower()
+
+
+class CatalogGraph:
+    """Every group and resource of the registered types, and the references between them."""
+
+    def __init__(self, base_urls: list[str]):
+        self.nodes: dict[str, Node] = {}
+        self.by_key: dict[str, str] = {}  # lower-cased path -> path as stored (ids are unique whatever the case)
+        self.pks: dict[str, tuple[int, int | None]] = {}  # node path -> (group pk, resource pk)
+        self.members: dict[str, list[str]] = defaultdict(list)  # group path -> its resource paths
+        types = {gt.plural: gt for gt in registry_model.group_types}
+        for group in Group.objects.filter(group_type__in=types).order_by("group_type", "gid"):
+            gt = types[group.group_type]
+            node = Node(group.path, group.path, f"{gt.singular} {group.gid}",
+                        _facts((gt.plural, None), _group_attributes(group)), is_group=True)
+            self._add(node, (group.pk, None))
+        resources = (Resource.objects.filter(group__group_type__in=types).select_related("group", "latest")
+                     .only("rid", "resource_type", "extensions", "group__gid", "group__group_type",
+                           "latest__extensions").order_by("group__gid", "resource_type", "rid"))
+        for resource in resources:
+            rt = types[resource.group.group_type].resources_by_plural.get(resource.resource_type)
+            if rt is None:
+                continue
+            attributes = {**(resource.extensions or {}), **((resource.latest.extensions or {}) if resource.latest else {})}
+            group_path = resource.group.path
+            node = Node(resource.path, group_path, f"{rt.singular} {resource.rid}",
+                        _facts((resource.group.group_type, rt.plural), attributes))
+            self._add(node, (self.pks[group_path][0], resource.pk))
+            self.members[group_path].append(resource.path)
+            self.nodes[group_path].resources += 1
+        self.edges: dict[tuple[str, str], Edge] = defaultdict(Edge)
+        for ref in references.scan(base_urls):
+            source = self.node_of(ref.referrer)[0]
+            target, version = self.node_of(ref.target)
+            if source is None:
+                continue
+            if target is None:
+                target = ref.target
+                self.nodes.setdefault(target, Node(target, target, f"missing {target}", missing=True))
+            edge = self.edges[(source, target)]
+            edge.count += 1
+            edge.attributes.add(ref.attribute)
+            suffix = ref.written.rsplit("/", 1)[-1].partition(":")[2]
+            label = ":".join(part for part in (f"v{version}" if version else "", suffix) if part)
+            if label:
+                edge.labels.add(_text(label))
+
+    def _add(self, node: Node, pks: tuple[int, int | None]) -> None:
+        self.nodes[node.path] = node
+        self.by_key[_canonical(node.path)] = node.path
+        self.pks[node.path] = pks
+
+    def node_of(self, path: str) -> tuple[str | None, str | None]:
+        """The node that draws the entity at `path` (a version is drawn by its resource) and the version id."""
+        segments = [s for s in path.split("/") if s]
+        version = segments[5] if len(segments) >= 6 else None
+        node = "/" + "/".join(segments[:4]) if len(segments) >= 4 else "/" + "/".join(segments[:2])
+        return self.by_key.get(_canonical(node)), version
+
+    def around(self, root: str) -> set[str]:
+        """The nodes connected to `root`: what it leads to and what leads to it (see the module docstring)."""
+        start, _version = self.node_of(root)
+        if start is None:
+            raise Problem("not-found", f"{root} does not exist, so it has no map")
+        down, up = defaultdict(set), defaultdict(set)
+        for source, target in self.edges:
+            down[source].add(target)
+            up[target].add(source)
+        for group, members in self.members.items():
+            down[group].update(members)
+            for member in members:
+                up[member].add(group)
+        seeds = {start, *self.members.get(start, [])}
+        found = set(seeds)
+        for links in (down, up):
+            queue = list(seeds)
+            seen = set(seeds)
+            while queue:
+                for nxt in links[queue.pop()]:
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        queue.append(nxt)
+            found |= seen
+        return found
+
+
+def _node_attrs(node: Node, url: str | None, fill: str, border: str, *, extra: list[str] = ()) -> dict:
+    lines = [node.title, *node.facts.lines, *extra]
+    if node.facts.deprecated:
+        lines.append("deprecated")
+    attrs = {"label": "\\n".join(_text(line) if i else line for i, line in enumerate(lines)),
+             "tooltip": node.path, "fillcolor": fill, "color": border,
+             "style": "rounded,filled" + (",dashed" if node.facts.deprecated else ""),
+             "penwidth": "1.6" if node.is_group else "1"}
+    if node.facts.deprecated:
+        attrs["fontcolor"] = "#777777"
+    if node.missing:
+        attrs.update(fillcolor="#fbe3e3", color="#c0392b", style="rounded,filled,dashed")
+    if url:
+        attrs.update(URL=url, target="_top")
+    return attrs
+
+
+def _edge_attrs(edge: Edge, *, counted: bool = False) -> dict:
+    label = f"{edge.count} references" if counted and edge.count > 1 else ", ".join(sorted(edge.labels)[:3])
+    return {"label": label, "tooltip": ", ".join(sorted(edge.attributes))}
+
+
+def _colors(path: str) -> tuple[str, str]:
+    plural = path.split("/")[1] if path.count("/") >= 2 else ""
+    order = [gt.plural for gt in registry_model.group_types]
+    return PALETTE[order.index(plural) % len(PALETTE)] if plural in order else ("#ffffff", "#999999")
+
+
+def _digraph(title: str) -> graphviz.Digraph:
+    return graphviz.Digraph(
+        "catalog", format="svg",
+        graph_attr={"rankdir": "LR", "fontname": FONT, "fontsize": "12", "nodesep": "0.2", "ranksep": "0.7",
+                    "label": title.replace("\\", "/"), "labelloc": "t", "tooltip": title.replace("\\", "/")},
+        node_attr={"shape": "box", "fontname": FONT, "fontsize": "10", "margin": "0.12,0.05"},
+        edge_attr={"fontname": FONT, "fontsize": "9", "color": "#666666", "arrowsize": "0.7"})
+
+
+def _detailed(graph: CatalogGraph, shown: set[str], link: Link, title: str):
+    dot = _digraph(title)
+    clusters: dict[str, list[str]] = defaultdict(list)
+    for path in shown:
+        node = graph.nodes[path]
+        if node.missing:
+            dot.node(path, **_node_attrs(node, None, "#ffffff", "#999999"))
+        else:
+            clusters[node.group].append(path)
+    for index, group_path in enumerate(sorted(clusters)):
+        fill, border = _colors(group_path)
+        group = graph.nodes[group_path]
+        drawn = clusters[group_path]
+        if group_path not in drawn:
+            drawn.append(group_path)  # a resource is drawn in its group's cluster, under its group's node
+        hidden = group.resources - sum(1 for p in drawn if not graph.nodes[p].is_group)
+        with dot.subgraph(name=f"cluster_{index}") as cluster:
+            cluster.attr(label=group_path + (f"  (+{hidden} more not connected)" if hidden > 0 else ""),
+                         style="rounded", color=border, fontcolor=border, tooltip=group_path)
+            for path in sorted(drawn, key=lambda p: (not graph.nodes[p].is_group, p)):
+                node = graph.nodes[path]
+                cluster.node(path, **_node_attrs(node, link(path, *graph.pks[path]),
+                                                 fill if node.is_group else "#ffffff", border))
+                if not node.is_group:  # unseen: places a group's node before its resources
+                    cluster.edge(group_path, path, style="invis")
+    for (source, target), edge in sorted(graph.edges.items()):
+        if source in shown and target in shown:
+            dot.edge(source, target, **_edge_attrs(edge))
+    return dot
+
+
+def _by_group(graph: CatalogGraph, shown: set[str], link: Link, title: str):
+    """One node per group inside one cluster per group type; references between groups counted."""
+    dot = _digraph(title)
+    groups = sorted({graph.nodes[p].group for p in shown if not graph.nodes[p].missing})
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for path in groups:
+        by_type[path.split("/")[1]].append(path)
+    for index, gt in enumerate(registry_model.group_types):
+        members = by_type.get(gt.plural)
+        if not members:
+            continue
+        fill, border = _colors(f"/{gt.plural}/x")
+        with dot.subgraph(name=f"cluster_{index}") as cluster:
+            cluster.attr(label=f"{gt.plural} ({len(members)})", style="rounded", color=border, fontcolor=border)
+            for path in members:
+                node = graph.nodes[path]
+                extra = [f"{node.resources} {'resource' if node.resources == 1 else 'resources'}"] if node.resources else []
+                cluster.node(path, **_node_attrs(node, link(path, *graph.pks[path]), fill, border, extra=extra))
+    for path in sorted(p for p in shown if graph.nodes[p].missing):
+        dot.node(path, **_node_attrs(graph.nodes[path], None, "#ffffff", "#999999"))
+    between: dict[tuple[str, str], Edge] = defaultdict(Edge)
+    for (source, target), edge in graph.edges.items():
+        if source in shown and target in shown:
+            key = (graph.nodes[source].group, graph.nodes[target].group)
+            if key[0] != key[1]:
+                between[key].count += edge.count
+                between[key].attributes |= edge.attributes
+    for (source, target), edge in sorted(between.items()):
+        dot.edge(source, target, **_edge_attrs(edge, counted=True))
+    return dot
+
+
+def catalog_map_svg(*, root: str | None, base_urls: list[str], link: Link,
+                    title: str) -> bytes:
+    """The map around `root` (None: the whole registry) as an SVG document."""
+    graph = CatalogGraph(base_urls)
+    shown = graph.around(root) if root else set(graph.nodes)
+    resources = sum(1 for path in shown if not graph.nodes[path].is_group)
+    draw = _by_group if resources > MAX_DETAILED_RESOURCES else _detailed
+    dot = draw(graph, shown, link, title)
+    try:
+        svg = dot.pipe(format="svg")
+    except graphviz.ExecutableNotFound as exc:
+        raise MapUnavailable("Graphviz's dot is not installed on this server (Debian: apt install graphviz)") from exc
+    # dot writes each node's name in an XML comment: an id holding "--" would make the document invalid XML
+    return COMMENT.sub(b"", svg)
+

@@ -1,0 +1,125 @@
+"""The catalog map (issue 16) through Django's test client: `GET /map.svg` (public, its content type, the nodes
+around a root and their links, deprecated and missing entities, the drawing by group of a large registry, the
+problems for a bad root) and the "Map" section of the admin's change pages. The SVG is parsed as XML."""
+import xml.etree.ElementTree as ET
+
+import pytest
+from django.urls import reverse
+
+from catalog.models import Schema
+from endpoints.models import Endpoint
+from registry import catalog_map
+
+from .governance_seed import seed
+
+pytestmark = pytest.mark.django_db
+SVG = "{http://www.w3.org/2000/svg}"
+XLINK = "{http://www.w3.org/1999/xlink}"
+
+
+def nodes(svg: bytes) -> dict[str, dict]:
+    """Each drawn box: its title (the entity path), its text lines, its link and whether it is dashed."""
+    root = ET.fromstring(svg)
+    out = {}
+    for g in root.iter(f"{SVG}g"):
+        if g.get("class") != "node":
+            continue
+        title = g.find(f"{SVG}title").text
+        link = next((a.get(f"{XLINK}href") for a in g.iter(f"{SVG}a") if a.get(f"{XLINK}href")), None)
+        shapes = [el for el in g.iter() if el.tag in (f"{SVG}path", f"{SVG}polygon")]
+        out[title] = {"text": [t.text for t in g.iter(f"{SVG}text")], "link": link,
+                      "dashed": any(el.get("stroke-dasharray") for el in shapes)}
+    return out
+
+
+def edges(svg: bytes) -> dict[str, list[str]]:
+    root = ET.fromstring(svg)
+    return {g.find(f"{SVG}title").text.replace("&#45;", "-"): [t.text for t in g.iter(f"{SVG}text")]
+            for g in root.iter(f"{SVG}g") if g.get("class") == "edge"}
+
+
+def test_map_of_an_endpoint_is_public_svg_with_what_it_leads_to(client):
+    seed()
+    response = client.get("/map.svg", {"root": "/endpoints/shop.http"})
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+    drawn = nodes(response.content)
+    assert set(drawn) == {
+        "/endpoints/shop.http", "/definitionGroups/Shop", "/definitionGroups/Shop/definitions/OrderPlaced",
+        "/definitionGroups/Shop/definitions/OrderAudited", "/definitionGroups/Shop/definitions/OrderArchived",
+        "/definitionGroups/Shop/definitions/OrderPlacedAgain", "/schemaGroups/Orders",
+        "/schemaGroups/Orders/schemas/Placed"}  # not the schema nothing points at (Orders/Unused)
+    assert drawn["/endpoints/shop.http"]["text"] == ["endpoint shop.http", "producer", "HTTP"]
+    assert drawn["/schemaGroups/Orders/schemas/Placed"]["text"] == ["schema Placed", "JsonSchema/draft-07"]
+    endpoint = Endpoint.objects.get(gid="shop.http")
+    assert drawn["/endpoints/shop.http"]["link"] == reverse("admin:endpoints_endpoint_change", args=[endpoint.pk])
+    placed = Schema.objects.get(rid="Placed")
+    assert drawn["/schemaGroups/Orders/schemas/Placed"]["link"] == reverse("admin:catalog_schema_change",
+                                                                          args=[placed.pk])
+    lines = edges(response.content)
+    assert lines["/endpoints/shop.http->/definitionGroups/Shop"] == []
+    # the definition names version 1 and the record Order inside it
+    assert lines["/definitionGroups/Shop/definitions/OrderPlaced->/schemaGroups/Orders/schemas/Placed"] == ["v1:Order"]
+    assert "/definitionGroups/Shop/definitions/OrderPlacedAgain->/definitionGroups/Shop/definitions/OrderPlaced" in lines
+
+
+def test_map_of_a_schema_shows_who_leads_to_it(client):
+    seed()
+    drawn = nodes(client.get("/map.svg", {"root": "/schemaGroups/Orders/schemas/Placed/versions/1"}).content)
+    # upstream only: the definitions pointing at it, their group, the endpoint of that group (not OrderArchived,
+    # whose reference names another registry)
+    assert set(drawn) == {"/schemaGroups/Orders", "/schemaGroups/Orders/schemas/Placed",
+                          "/definitionGroups/Shop/definitions/OrderPlaced",
+                          "/definitionGroups/Shop/definitions/OrderAudited",
+                          "/definitionGroups/Shop/definitions/OrderPlacedAgain",
+                          "/definitionGroups/Shop", "/endpoints/shop.http"}
+
+
+def test_deprecated_endpoint_is_dashed_and_a_deleted_target_is_drawn_missing(client, admin_client):
+    seed()
+    response = admin_client.put("/endpoints/old.mqtt", {
+        "usage": "consumer", "config": {"protocol": "MQTT/5.0"}, "deprecated": {},
+        "definitionGroups": ["#/definitionGroups/Shop"]}, content_type="application/json")
+    assert response.status_code in (200, 201), response.content
+    # the schema goes although definitions still point at it (?force=true): the map shows the broken references
+    assert admin_client.delete("/schemaGroups/Orders/schemas/Placed?force=true").status_code == 200
+    drawn = nodes(client.get("/map.svg", {"root": "/endpoints/old.mqtt"}).content)
+    assert drawn["/endpoints/old.mqtt"]["dashed"] and drawn["/endpoints/old.mqtt"]["text"] == [
+        "endpoint old.mqtt", "consumer", "MQTT/5.0", "deprecated"]
+    missing = drawn["/schemaGroups/Orders/schemas/Placed"]
+    assert missing["text"] == ["missing /schemaGroups/Orders/schemas/Placed"]
+    assert missing["link"] is None and missing["dashed"]
+    assert "/endpoints/shop.http" not in drawn  # another producer of the group: not downstream of this endpoint
+
+
+def test_whole_registry_and_a_large_one_drawn_by_group(client, monkeypatch):
+    seed()
+    drawn = nodes(client.get("/map.svg").content)
+    assert "/schemaGroups/Orders/schemas/Unused" in drawn  # small: every resource
+    monkeypatch.setattr(catalog_map, "MAX_DETAILED_RESOURCES", 3)
+    response = client.get("/map.svg")
+    drawn = nodes(response.content)
+    assert set(drawn) == {"/endpoints/shop.http", "/definitionGroups/Shop", "/schemaGroups/Orders"}
+    assert drawn["/definitionGroups/Shop"]["text"][-1] == "4 resources"
+    assert edges(response.content)["/definitionGroups/Shop->/schemaGroups/Orders"] == ["2 references"]
+
+
+def test_bad_roots_are_problems(client):
+    seed()
+    answer = client.get("/map.svg", {"root": "/nothing/here"})
+    assert answer.status_code == 400 and "root must be the path" in answer.json()["detail"]
+    answer = client.get("/map.svg", {"root": "/endpoints/absent"})
+    assert answer.status_code == 404 and answer.json()["detail"] == "/endpoints/absent does not exist, so it has no map"
+    assert client.get("/map.svg", {"roots": "/endpoints/shop.http"}).status_code == 400
+
+
+def test_admin_change_page_shows_the_map_inline_with_links(admin_client):
+    seed()
+    endpoint = Endpoint.objects.get(gid="shop.http")
+    html = admin_client.get(reverse("admin:endpoints_endpoint_change", args=[endpoint.pk])).content.decode()
+    the_map = html.split("id='catalog-map'", 1)[1]
+    assert "<svg" in the_map and "<?xml" not in the_map
+    placed = Schema.objects.get(rid="Placed")
+    assert f'xlink:href="{reverse("admin:catalog_schema_change", args=[placed.pk])}"' in the_map
+    assert "/map.svg?root=%2Fendpoints%2Fshop.http" in html
+    page = admin_client.get(reverse("registry-admin-map")).content.decode()
+    assert "Catalog map" in page and "<svg" in page
