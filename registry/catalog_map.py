@@ -33,7 +33,6 @@ import graphviz
 from . import references
 from .errors import Problem
 from .model import registry_model
-from .models import Group, Resource
 
 MAX_DETAILED_RESOURCES = 60
 COMMENT = re.compile(rb"<!--.*?-->\n?", re.S)
@@ -98,7 +97,7 @@ def _facts(key: tuple[str, str | None], attributes: dict) -> NodeFacts:
     return NodeFacts(tuple(lines), facts.deprecated)
 
 
-def _group_attributes(group: Group) -> dict:
+def _group_attributes(group) -> dict:
     return {"name": group.name, "description": group.description, "tags": group.tags, "docs": group.docs,
             **(group.extensions or {})}
 
@@ -111,6 +110,10 @@ class CatalogGraph:
     """Every group and resource of the registered types, and the references between them."""
 
     def __init__(self, base_urls: list[str]):
+        # imported here: apps register their describers from modules that the Spark import's executors load
+        # without Django's app registry, where importing the models fails
+        from .models import Group, Resource
+
         self.nodes: dict[str, Node] = {}
         self.by_key: dict[str, str] = {}  # lower-cased path -> path as stored (ids are unique whatever the case)
         self.pks: dict[str, tuple[int, int | None]] = {}  # node path -> (group pk, resource pk)
