@@ -23,7 +23,7 @@ from registry.admin_references import ReferencesAdminMixin
 from registry.admin_search import SearchAdminMixin
 from registry.errors import Problem
 from registry.services import VersionInput, WriteContext
-from registry.services.resources import version_attributes
+from registry.services.versions import version_attributes
 
 from .admin_checks import CandidateForm, MessageForm, compatibility_verdict_section, message_verdict_section
 from .admin_resources import (

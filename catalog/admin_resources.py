@@ -14,7 +14,7 @@ from registry.admin_forms import DocumentField, DocumentFormMixin, JSONField, Se
 from registry.attributes import version_sort_key
 from registry.models import Group, OutboxEvent, Version
 from registry.services import VersionInput
-from registry.services.resources import version_attributes
+from registry.services.versions import version_attributes
 
 from .admin_checks import changes_section
 from .validators.compatibility import DEFAULT_LEVEL, LEVELS, check_compatibility

@@ -21,7 +21,7 @@ from registry.attributes import version_sort_key
 from registry.errors import Problem
 from registry.model import registry_model
 from registry.models import Version
-from registry.services.resources import merge_attributes, resource_attributes, version_attributes
+from registry.services.versions import merge_attributes, resource_attributes, version_attributes
 
 from .hooks import DEFAULT_COMPATIBILITY
 from .validators.compatibility import DIRECTIONS, compare_versions

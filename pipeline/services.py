@@ -18,14 +18,16 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 from django.conf import settings
 
 from registry.attributes import version_sort_key
 from registry.documents.flatten import EntityRecord
+from registry.errors import Problem
 from registry.models import Group, Resource, Version
 from registry.services import WriteContext
-from registry.services.resources import resource_attributes, version_attributes
+from registry.services.versions import resource_attributes, version_attributes
 
 from . import writer
 from .spark import entities
@@ -116,6 +118,7 @@ class Stored:
     group_attributes: dict[str, dict] = field(default_factory=dict)
     # resource path -> (attributes, [(vid, format, document)] oldest first, versions with a document only)
     resources: dict[str, tuple[dict, list]] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)  # path of a synced group or resource -> its source
 
 
 def _stored() -> Stored:
@@ -130,6 +133,8 @@ def _stored() -> Stored:
             attrs["tags"] = group.tags
         attrs.update(group.extensions)
         stored.pks[path], stored.group_attributes[path] = group.pk, attrs
+        if group.origin:
+            stored.origins[path] = group.origin
         stored.prints[path] = entities.fingerprint(EntityRecord(path, "group", group.group_type, group.gid,
                                                                 attributes=attrs))
     resources = {}
@@ -138,6 +143,8 @@ def _stored() -> Stored:
         resources[resource.pk] = path
         attrs = resource_attributes(resource)
         stored.pks[path], stored.resources[path] = resource.pk, (attrs, [])
+        if resource.origin:
+            stored.origins[path] = resource.origin
         stored.prints[path] = entities.fingerprint(EntityRecord(path, "resource", "", "", attributes=attrs))
     for version in Version.objects.all().iterator(chunk_size=2000):
         rpath = resources[version.resource_id]
@@ -217,12 +224,25 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
     finally:
         sc.stop()
     step(f"{len(classified)} entities checked")
-    _cascade_and_write(result, classified, stored.pks, dry_run, user, step)
+    _cascade_and_write(result, classified, stored.pks, dry_run, user, step, origins=stored.origins)
     result.report_path = _write_report(result, report_path, dry_run)
     return result
 
 
-def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, user, step) -> None:
+def _synced_problem(ctx: WriteContext, record: EntityRecord, origins: dict[str, str]) -> str | None:
+    """The services' rule (`WriteContext.guard`): an entity synced from another registry, or anything inside
+    a synced group or resource, changes only through its sync. The refusal as the API words it, or None."""
+    held = [record.group_path] + ([record.resource_path] if record.kind == "version" else []) + [record.path]
+    for path in held:  # named by the synced entity's path, as the API names it
+        try:
+            ctx.guard(path, SimpleNamespace(origin=origins.get(path)))
+        except Problem as problem:
+            return problem.detail
+    return None
+
+
+def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, user, step, *,
+                       origins: dict[str, str]) -> None:
     # a resource named by several version lines arrives once per line: keep one
     unique: dict = {}
     for status, record in classified:
@@ -241,6 +261,7 @@ def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, use
                 status, record.error = "rejected", "a new resource needs a version, and none of its versions " \
                                                    "in the input was accepted"
         classified.append((status, record))
+    ctx = WriteContext(user=user)
     rejected_paths = {r.path for s, r in classified if s == "rejected"}
     present = set(pks) | {r.path for _s, r in classified}
     order = {"group": 0, "resource": 1, "version": 2, "invalid": 3}
@@ -259,6 +280,11 @@ def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, use
         if status == "unchanged":
             result.unchanged += 1
             continue
+        synced = _synced_problem(ctx, record, origins)
+        if synced:
+            rejected_paths.add(record.path)
+            _reject(result, record, synced)
+            continue
         if status == "new":
             result.created += 1
         else:
@@ -266,7 +292,6 @@ def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, use
         writes.setdefault(record.group_path, []).append((status, record))
     if dry_run or not writes:
         return
-    ctx = WriteContext(user=user)
     batch, size, done = [], 0, 0
     for group_path in sorted(writes):
         batch += writes[group_path]

@@ -4,7 +4,9 @@ the outbox rows of its change events, coalesced to one `updated` event per chang
 New resources and versions, nearly all the rows of a large import, are inserted with COPY on PostgreSQL and
 with multi-row INSERTs elsewhere; groups and changed entities, few, go through the ORM. Every touched
 resource is then pointed at its latest version: in one statement on PostgreSQL, one per resource elsewhere.
-Epochs follow the contract: 1 for new entities, + 1 for changed groups and versions.
+Epochs follow the contract: 1 for new entities, + 1 for changed groups and versions; a type's retention
+(`versions`) is applied by the services' own function. Which entities may be written at all (validation,
+synced entities) is decided before, in services.py.
 """
 from __future__ import annotations
 
@@ -12,13 +14,16 @@ import json
 from collections import defaultdict
 
 from django.db import connection, transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from registry.attributes import version_sort_key
 from registry.documents.flatten import EntityRecord
+from registry.model import registry_model
 from registry.models import Group, Resource, Version
 from registry.services.context import WriteContext
 from registry.services.events import emit_updated
+from registry.services.versions import apply_retention, refresh_latest
 
 COMMON = ("name", "description", "tags", "docs")
 ENTITY_COLUMNS = ("name", "description", "tags", "docs", "extensions", "created_by", "created_on", "modified_by",
@@ -130,8 +135,25 @@ def write_batch(ctx: WriteContext, records: list[tuple[str, EntityRecord]], exis
                 version.save()
         _insert(Version, VERSION_COLUMNS, rows)
         _refresh_latest(sorted(touched))
+        _retain(ctx, sorted(touched))
         for path in sorted(changed_groups):
             emit_updated(ctx, path, timezone.now())
+
+
+def _retain(ctx: WriteContext, resource_ids: list[int]) -> None:
+    """The services' retention (`registry.services.versions.apply_retention`, with its `deleted` events) for the
+    touched resources of types that keep a bounded number of versions and now hold more than one."""
+    bounded = {(gt.plural, rt.plural): rt for gt in registry_model.group_types for rt in gt.resources
+               if rt.versions >= 0}
+    if not bounded:
+        return
+    for chunk in _chunks(resource_ids):
+        several = (Version.objects.filter(resource_id__in=chunk).order_by().values("resource_id")
+                   .annotate(n=Count("pk")).filter(n__gt=1).values_list("resource_id", flat=True))
+        for resource in Resource.objects.filter(pk__in=list(several)).select_related("group"):
+            rt = bounded.get((resource.group.group_type, resource.resource_type))
+            if rt is not None and apply_retention(ctx, resource, rt):
+                refresh_latest(resource)
 
 
 def _refresh_latest(resource_ids: list[int]) -> None:

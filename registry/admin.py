@@ -146,6 +146,7 @@ class ServiceAdmin(admin.ModelAdmin):
         if data is not None:
             if form.is_valid():
                 saved = form.result
+                self.log_service_write(request, obj, saved, form)
                 self.message_user(request, getattr(form, "outcome", "") or f"Saved {saved}.", messages.SUCCESS)
                 return HttpResponseRedirect(reverse(f"admin:{self.model._meta.app_label}_"
                                                     f"{self.model._meta.model_name}_change", args=[saved.pk]))
@@ -154,6 +155,16 @@ class ServiceAdmin(admin.ModelAdmin):
             return self.render_form(request, obj, title, form)
         return self.render_form(request, obj, title, form, self.page_sections(request, obj), intro=self.intro(request, obj),
                                 with_delete=True)
+
+    def log_service_write(self, request, before, saved, form) -> None:
+        """Django's admin history (the object's History page, the recent actions) for a write the service made."""
+        logged = saved if isinstance(saved, self.model) else self.model.objects.filter(pk=saved.pk).first()
+        if logged is None:
+            return
+        if before is None:
+            self.log_addition(request, logged, [{"added": {}}])
+        else:
+            self.log_change(request, logged, [{"changed": {"fields": sorted(form.changed_data)}}])
 
     def add_view(self, request, form_url="", extra_context=None):
         return self.form_view(request, None)

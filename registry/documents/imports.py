@@ -14,15 +14,14 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models.functions import Lower
 
-from ..attributes import check_id, split_attributes
+from ..attributes import check_id, split_attributes, version_sort_key
 from ..errors import Problem
 from ..model import GroupType, ResourceType, registry_model
-from ..models import Group, Resource, Version
-from ..selectors import exists_ignoring_case
+from ..models import Group, Resource
 from ..services import groups as group_services
 from ..services import resources as resource_services
+from ..services import versions as version_services
 from ..services.context import WriteContext
-from ..services.events import emit_updated
 from ..services.inputs import VersionInput, absorb_document
 from .precheck import precheck
 from .references import check_references
@@ -108,23 +107,15 @@ class _Importer:
             lower_ids = self.group_ids_lower.setdefault(gt.plural, set())
             if gid.lower() in lower_ids:
                 raise Problem("id-exists", f"{path} differs only by case from an existing group")
-            group_services._validate(self.ctx, gt, gid, common, extensions, None)
-            group = group_services._insert(self.ctx, gt, gid, common, extensions)
+            group = group_services.insert_group(self.ctx, gt, gid, common, extensions)
             lower_ids.add(gid.lower())
             self.report.created.append(path)
         elif group_services.update_group_attributes(self.ctx, group, common, extensions):
             self.report.updated.append(path)
         else:
             self.report.unchanged.append(path)
-        self._adopt(path, group)
+        self.ctx.adopt(path, group)
         return group
-
-    def _adopt(self, path: str, entity) -> None:
-        """A sync takes over entities it brings (recording its origin); others' synced entities are refused."""
-        if self.ctx.origin and entity.origin != self.ctx.origin:
-            self.ctx.guard(path, entity)
-            entity.origin = self.ctx.origin
-            entity.save(update_fields=["origin"])
 
     def check_orphans(self, gt: GroupType, gid: str, gdata) -> None:
         """The group failed: still validate its resources (without writing) so every error is listed."""
@@ -175,11 +166,11 @@ class _Importer:
         absorb_document(rt, inp, rid)
         resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
         if resource is None:
-            resource = resource_services._create_resource(self.ctx, group, rt, rid, inp)
+            resource = resource_services.insert_resource(self.ctx, group, rt, rid, inp)
             self.report.created += [resource.path, f"{resource.path}/versions/{resource.latest.vid}"]
             return
         resource.group = group
-        self._adopt(resource.path, resource)
+        self.ctx.adopt(resource.path, resource)
         changed = self._upsert_version(resource, rt, resource.latest.vid if resource.latest else "1", inp)
         (self.report.updated if changed else self.report.unchanged).append(resource.path)
 
@@ -195,33 +186,10 @@ class _Importer:
         common, extensions = split_attributes(data, ignore={"versions", "versionsUrl", "type"} | document_keys)
         common.pop("id", None)
         attrs = {**{k: v for k, v in common.items() if v is not None}, **extensions}
-        resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
         path = f"{group.path}/{rt.plural}/{rid}"
-        if resource is None:
-            if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
-                raise Problem("id-exists", f"{path} differs only by case from an existing {rt.singular}")
-            resource_services.guard(self.ctx, group)  # as create_resource: a synced group changes only by its sync
-            resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=self.ctx.user,
-                                created_on=self.ctx.now, modified_by=self.ctx.user, modified_on=self.ctx.now,
-                                origin=self.ctx.origin)
-            self._set_resource_attributes(resource, attrs)
-            resource.save()
-            self.report.created.append(path)
-            emit_updated(self.ctx, path, resource.modified_on)
-        else:
-            resource.group = group
-            self._adopt(path, resource)
-            if resource_services.resource_attributes(resource) != attrs:
-                resource_services.guard(self.ctx, group, resource)
-                self._set_resource_attributes(resource, attrs)
-                resource.modified_by, resource.modified_on = self.ctx.user, self.ctx.now
-                resource.save()
-                self.report.updated.append(path)
-                emit_updated(self.ctx, path, resource.modified_on)
-            else:
-                self.report.unchanged.append(path)
-        from ..attributes import version_sort_key
-
+        resource, outcome = resource_services.replace_resource(ctx=self.ctx, group=group, rt=rt, rid=rid, attrs=attrs)
+        {"created": self.report.created, "updated": self.report.updated,
+         "unchanged": self.report.unchanged}[outcome].append(path)
         for vid in sorted(versions, key=version_sort_key):
             vdata = versions[vid]
             vpath = f"{path}/versions/{vid}"
@@ -230,16 +198,8 @@ class _Importer:
             if "id" in vdata and vdata["id"] != vid:
                 raise Problem("invalid-document", f"{vpath}: id {vdata['id']!r} does not match the map key")
             self._upsert_version(resource, rt, vid, self._version_input(rt, resource, vdata, document_keys))
-        resource_services._apply_retention(self.ctx, resource, rt)
-        resource_services._refresh_latest(resource)
-
-    @staticmethod
-    def _set_resource_attributes(resource: Resource, attrs: dict) -> None:
-        resource.name = attrs.get("name")
-        resource.description = attrs.get("description")
-        resource.tags = attrs.get("tags") or {}
-        resource.docs = attrs.get("docs")
-        resource.extensions = {k: v for k, v in attrs.items() if k not in ("name", "description", "tags", "docs")}
+        version_services.apply_retention(self.ctx, resource, rt)
+        version_services.refresh_latest(resource)
 
     def _version_input(self, rt: ResourceType, resource: Resource, vdata: dict, document_keys: set) -> VersionInput:
         common, extensions = split_attributes(vdata, ignore=document_keys | {"type"})
@@ -260,7 +220,7 @@ class _Importer:
             value = vdata[rt.singular]
             if isinstance(value, str):
                 inp.document = value.encode()
-                attrs = {**resource_services.resource_attributes(resource), **inp.attributes}
+                attrs = {**version_services.resource_attributes(resource), **inp.attributes}
                 guess = rt.media_type_for or (lambda _a, c: _default_media_type(c))
                 inp.media_type = guess(attrs, inp.document)
             else:
@@ -271,36 +231,11 @@ class _Importer:
         return inp
 
     def _upsert_version(self, resource: Resource, rt: ResourceType, vid: str, inp: VersionInput) -> bool:
-        """Create or update one version; False when it was already as given."""
-        vpath = f"{resource.path}/versions/{vid}"
-        version = Version.objects.select_for_update().filter(resource=resource, vid=vid).first()
-        if version is None:
-            resource_services.guard(self.ctx, resource.group, resource)
-            version = resource_services._new_version(self.ctx, resource, rt, inp, {}, vid)
-            emit_updated(self.ctx, vpath, version.modified_on)
-            resource_services._refresh_latest(resource)
-            self.report.created.append(vpath)
-            return True
-        new_attrs = {k: v for k, v in inp.attributes.items() if v is not None}
-        uri = inp.resource_uri if isinstance(inp.resource_uri, str) else None
-        same = (resource_services.version_attributes(version) == new_attrs and version.resource_uri == uri
-                and (uri is not None or (bytes(version.content or b"") == (inp.document or b"")
-                                         and version.media_type == inp.media_type)))
-        if same:
-            self.report.unchanged.append(vpath)
-            return False
-        resource_services.guard(self.ctx, resource.group, resource)
-        version.resource_uri = uri
-        version.content = None if uri else inp.document
-        version.media_type = None if uri else inp.media_type
-        resource_services._set_attributes(version, new_attrs)
-        resource_services._validate(self.ctx, resource, rt, version, new_attrs, is_update=True)
-        version.epoch += 1
-        version.modified_by, version.modified_on = self.ctx.user, self.ctx.now
-        version.save()
-        emit_updated(self.ctx, vpath, version.modified_on)
-        self.report.updated.append(vpath)
-        return True
+        """Create or update one version through the services; False when it was already as given."""
+        outcome = version_services.replace_version(ctx=self.ctx, resource=resource, rt=rt, vid=vid, inp=inp)
+        {"created": self.report.created, "updated": self.report.updated,
+         "unchanged": self.report.unchanged}[outcome].append(f"{resource.path}/versions/{vid}")
+        return outcome != "unchanged"
 
 
 def _import_order() -> list[GroupType]:

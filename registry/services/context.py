@@ -35,6 +35,13 @@ class WriteContext:
             if origin and origin != self.origin:
                 raise Problem("conflict", f"{path} is synced from {origin}; change it there (local edits are refused)")
 
+    def adopt(self, path: str, entity) -> None:
+        """A sync takes over the entities it brings (recording its origin); another source's are refused."""
+        if self.origin and entity.origin != self.origin:
+            self.guard(path, entity)
+            entity.origin = self.origin
+            entity.save(update_fields=["origin"])
+
     @classmethod
     def from_request(cls, request) -> WriteContext:
         user = request.user.get_username() if request.user and request.user.is_authenticated else None

@@ -11,9 +11,11 @@ from ..errors import Problem, not_found
 from ..models import Resource, Version
 from ..references import within
 from .context import WriteContext
+from .epochs import check_epoch
 from .events import emit_deleted
 from .references import check_unreferenced
-from .resources import _refresh_latest, check_epoch, get_group, guard, lock_resource, resolve_types
+from .resources import get_group, guard, lock_resource, resolve_types
+from .versions import refresh_latest
 
 
 def _delete_resource(ctx: WriteContext, resource: Resource):
@@ -123,7 +125,7 @@ def delete_versions(ctx: WriteContext, plural: str, gid: str, rplural: str, rid:
         version.pk = pk
         emit_deleted(ctx, path)
         out.append((resource, version))
-    _refresh_latest(resource)
+    refresh_latest(resource)
     return out
 
 

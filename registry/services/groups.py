@@ -6,12 +6,13 @@ import uuid
 from django.db import IntegrityError, transaction
 
 from ..attributes import check_common, check_id, split_attributes
-from ..errors import Problem, epoch_mismatch, not_found
+from ..errors import Problem, not_found
 from ..model import GroupType, registry_model
 from ..models import Group, Resource
 from ..selectors import exists_ignoring_case
 from ..validation import GroupCheck, Invalid
 from .context import WriteContext
+from .epochs import check_epoch
 from .events import emit_deleted, emit_updated
 from .references import check_unreferenced
 
@@ -40,13 +41,6 @@ def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensio
     except Invalid as exc:
         raise Problem(exc.kind, f"/{gt.plural}/{gid}: " + "; ".join(exc.errors), errors=exc.errors,
                       status=exc.status)
-
-
-def _check_epoch(group: Group, epoch) -> None:
-    if epoch is None:
-        return
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch != group.epoch:
-        raise epoch_mismatch(group.path, epoch, group.epoch)
 
 
 def _body_parts(gt: GroupType, body: dict, gid: str | None):
@@ -83,6 +77,11 @@ def create_group(ctx: WriteContext, plural: str, body: dict) -> Group:
     if exists_ignoring_case(Group.objects.filter(group_type=plural), "gid", gid):
         raise Problem("id-exists", f"/{plural}/{gid} already exists")
     common, extensions = _body_parts(gt, body, None)
+    return insert_group(ctx, gt, gid, common, extensions)
+
+
+def insert_group(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict) -> Group:
+    """A new group, validated by its type's hook (the id is checked and free: the caller's part)."""
     _validate(ctx, gt, gid, common, extensions, None)
     return _insert(ctx, gt, gid, common, extensions)
 
@@ -113,11 +112,10 @@ def put_group(ctx: WriteContext, plural: str, gid: str, body: dict, epoch=None) 
             raise Problem("id-exists", f"/{plural}/{gid} differs only by case from an existing group")
         if epoch is not None:
             raise not_found(f"/{plural}/{gid}")
-        _validate(ctx, gt, gid, common, extensions, None)
-        return _insert(ctx, gt, gid, common, extensions), True
+        return insert_group(ctx, gt, gid, common, extensions), True
     ctx.guard(group.path, group)
-    _check_epoch(group, epoch)
-    _check_epoch(group, body_epoch)
+    check_epoch(group.path, group, epoch)
+    check_epoch(group.path, group, body_epoch)
     _validate(ctx, gt, gid, common, extensions, group)
     _apply(group, common, extensions)
     group.epoch += 1
@@ -152,7 +150,7 @@ def delete_group(ctx: WriteContext, plural: str, gid: str, epoch=None, *, force:
     """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
     group = lock_group(plural, gid)
     ctx.guard(group.path, group)
-    _check_epoch(group, epoch)
+    check_epoch(group.path, group, epoch)
     check_unreferenced(ctx, [group.path], force)
     _delete(ctx, group)
     return group
@@ -179,7 +177,7 @@ def delete_groups(ctx: WriteContext, plural: str, items: list | None, *, force: 
             if not isinstance(item, dict) or not isinstance(item.get("id"), str):
                 raise Problem("bad-request", f"[{index}]: each entry must be an object with a string id")
             group = lock_group(plural, item["id"])
-            _check_epoch(group, item.get("epoch"))
+            check_epoch(group.path, group, item.get("epoch"))
             groups.append(group)
     for group in groups:
         ctx.guard(group.path, group)

@@ -10,21 +10,27 @@ import uuid
 
 from django.db import IntegrityError, connection, transaction
 
-from ..attributes import check_common, check_id, unstorable, version_sort_key
-from ..documents.formats import is_yaml_media_type, yaml_document_problem
-from ..errors import Problem, epoch_mismatch, not_found
-from ..json_text import json_document_problem
+from ..attributes import check_id
+from ..errors import Problem, not_found
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
-from ..representations import is_json_media_type
-from ..selectors import entity_attributes, exists_ignoring_case
-from ..validation import Invalid, VersionCheck
+from ..selectors import exists_ignoring_case
 from .context import WriteContext
-from .events import emit_deleted, emit_updated
-from .groups import group_exists
-from .inputs import UNSET, VersionInput, absorb_document
-
-COMMON_COLUMNS = ("name", "description", "tags", "docs")
+from .epochs import check_epoch
+from .events import emit_updated
+from .inputs import VersionInput, absorb_document
+from .versions import (
+    apply_input,
+    apply_retention,
+    new_version,
+    prepared_version,
+    refresh_latest,
+    resource_attributes,
+    set_resource_attributes,
+    set_version_attributes,
+    validate_version,
+    version_attributes,
+)
 
 
 def resolve_types(plural: str, rplural: str) -> tuple[GroupType, ResourceType]:
@@ -66,189 +72,7 @@ def guard(ctx: WriteContext, group: Group, resource: Resource | None = None) -> 
     ctx.guard(path, group, *([resource] if resource is not None else []))
 
 
-def version_attributes(version: Version) -> dict:
-    """A version's own metadata as one dict (common columns and extensions)."""
-    attrs = {k: getattr(version, k) for k in COMMON_COLUMNS if getattr(version, k) not in (None, {})}
-    attrs.update(version.extensions)
-    return attrs
-
-
-def resource_attributes(resource: Resource) -> dict:
-    attrs = {k: getattr(resource, k) for k in COMMON_COLUMNS if getattr(resource, k) not in (None, {})}
-    attrs.update(resource.extensions)
-    return attrs
-
-
-def _set_attributes(version: Version, attrs: dict) -> None:
-    version.name = attrs.get("name")
-    version.description = attrs.get("description")
-    version.tags = attrs.get("tags") or {}
-    version.docs = attrs.get("docs")
-    version.extensions = {k: v for k, v in attrs.items() if k not in COMMON_COLUMNS and v is not None}
-
-
-def check_epoch(path: str, entity, epoch) -> None:
-    if epoch is None:
-        return
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch != entity.epoch:
-        raise epoch_mismatch(path, epoch, entity.epoch)
-
-
-def _ordered_versions(resource: Resource, *, with_content: bool = False) -> list[Version]:
-    """The resource's versions, oldest first; without their documents unless asked (most callers order or
-    delete them by id only, and documents are the bulk of a version row)."""
-    versions = Version.objects.filter(resource=resource)
-    versions = list(versions.only("pk", "vid", "resource_id", "content", "extensions") if with_content
-                    else versions.only("pk", "vid", "resource_id"))
-    versions.sort(key=lambda v: version_sort_key(v.vid))
-    return versions
-
-
-def _validate(ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version, attrs: dict,
-              is_update: bool) -> None:
-    errors = check_common(attrs)
-    path = f"{resource.path}/versions/{version.vid}"
-    problem = unstorable(attrs)
-    if problem:
-        errors.append(problem)
-    if version.content and is_json_media_type(version.media_type):
-        # what is stored as JSON is served and exported as JSON: it must parse strictly and be storable
-        problem = json_document_problem(bytes(version.content))
-        if problem:
-            errors.append(f"{problem} (sent as {version.media_type})")
-    elif version.content and is_yaml_media_type(version.media_type):
-        problem = yaml_document_problem(bytes(version.content))
-        if problem:
-            errors.append(f"{problem} (sent as {version.media_type})")
-    if errors:
-        raise Problem("invalid-attribute", f"{path}: " + "; ".join(errors), errors=errors)
-    if rt.validate is None:
-        return
-    r_attrs = resource_attributes(resource)
-
-    def previous():
-        out = []
-        for v in _ordered_versions(resource, with_content=True):
-            if v.pk == version.pk or v.content is None:
-                continue
-            fmt = v.extensions.get("format") or r_attrs.get("format")
-            out.append((fmt, bytes(v.content)))
-        return out
-
-    check = VersionCheck(
-        group_type=resource.group.group_type, group_id=resource.group.gid, resource_type=rt.plural,
-        resource_id=resource.rid, version_id=version.vid,
-        document=bytes(version.content) if version.content is not None else None,
-        media_type=version.media_type, resource_uri=version.resource_uri,
-        attributes={**r_attrs, **attrs}, resource_attributes=r_attrs,
-        group_attributes={**resource.group.extensions}, base_url=ctx.base_url,
-        previous_documents=previous, is_update=is_update, group_exists=group_exists, lookup=entity_attributes,
-        binding=ctx.binding)
-    try:
-        rt.validate(check)
-    except Invalid as exc:
-        raise Problem(exc.kind, f"{path}: " + "; ".join(exc.errors), errors=exc.details or exc.errors,
-                      status=exc.status)
-
-
-def merge_attributes(base: dict, inp: VersionInput) -> dict:
-    """Base attributes (the latest version's, for a new one) with the input's: an empty or null value removes
-    one; ids, epoch and self are not attributes to merge."""
-    attrs = dict(base)
-    for key, value in inp.attributes.items():
-        if key in ("id", "version", "epoch", "self"):
-            continue
-        if value is None or value == "":
-            attrs.pop(key, None)
-        else:
-            attrs[key] = value
-    return attrs
-
-
-def _apply_input(version: Version, rt: ResourceType, inp: VersionInput, base: dict, *, replace_document: bool) -> dict:
-    """Merge the input into base attributes; set document/URI on the version; return the new attributes."""
-    attrs = merge_attributes(base, inp)
-    if inp.resource_uri is not UNSET:
-        version.resource_uri = inp.resource_uri or None
-        if inp.resource_uri:
-            version.content = None
-            version.media_type = None
-    uri_given = inp.resource_uri not in (UNSET, None, "")
-    if replace_document and inp.document is not None and not (uri_given and not inp.document):
-        version.content = inp.document
-        version.media_type = inp.media_type or "application/octet-stream"
-        if inp.resource_uri is UNSET:
-            version.resource_uri = None
-    _set_attributes(version, attrs)
-    return attrs
-
-
-def _next_version_id(resource: Resource) -> str:
-    existing = {v.lower() for v in Version.objects.filter(resource=resource).values_list("vid", flat=True)}
-    counter = resource.version_counter
-    while True:
-        counter += 1
-        if str(counter) not in existing:
-            resource.version_counter = counter
-            return str(counter)
-
-
-def _refresh_latest(resource: Resource) -> None:
-    """Point the resource at its latest version (the spec's order of version ids)."""
-    vids = Version.objects.filter(resource=resource).values_list("pk", "vid")
-    latest = max(vids, key=lambda row: version_sort_key(row[1]), default=None)
-    latest_pk = latest[0] if latest else None
-    if resource.latest_id != latest_pk:
-        resource.latest_id = latest_pk
-        resource.save(update_fields=["latest"])
-
-
-def _apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> bool:
-    """Delete the oldest versions beyond the type's `versions`; True when some were deleted."""
-    if rt.versions < 0:
-        return False
-    versions = _ordered_versions(resource)
-    excess = versions[: max(0, len(versions) - (rt.versions + 1))]
-    for version in excess:
-        path = f"{resource.path}/versions/{version.vid}"
-        version.delete()
-        emit_deleted(ctx, path)
-    return bool(excess)
-
-
-def _new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
-                 vid: str | None) -> Version:
-    version = _prepared_version(ctx, resource, rt, inp, base, vid)
-    try:
-        with transaction.atomic():
-            version.save()
-    except IntegrityError:
-        raise Problem("id-exists", f"{resource.path}/versions/{version.vid} already exists")
-    resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
-    return version
-
-
-def _prepared_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
-                      vid: str | None) -> Version:
-    """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory)."""
-    if vid is None:
-        vid = _next_version_id(resource)
-    else:
-        check_id(vid, "version")
-        if exists_ignoring_case(Version.objects.filter(resource=resource), "vid", vid):
-            raise Problem("id-exists", f"{resource.path}/versions/{vid} already exists")
-        if vid.isdigit():
-            resource.version_counter = max(resource.version_counter, int(vid))
-    version = Version(resource=resource, vid=vid, epoch=1, created_by=ctx.user, created_on=ctx.now,
-                      modified_by=ctx.user, modified_on=ctx.now)
-    if inp.document is None and inp.resource_uri in (UNSET, None, ""):
-        inp.document = b""
-    attrs = _apply_input(version, rt, inp, base, replace_document=True)
-    _validate(ctx, resource, rt, version, attrs, is_update=False)
-    return version
-
-
-def _create_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp: VersionInput) -> Resource:
+def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp: VersionInput) -> Resource:
     if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
         raise Problem("id-exists", f"{group.path}/{rt.plural}/{rid} already exists")
     guard(ctx, group)
@@ -259,7 +83,7 @@ def _create_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str
             resource.save()
     except IntegrityError:
         raise Problem("id-exists", f"{group.path}/{rt.plural}/{rid} already exists")
-    version = _new_version(ctx, resource, rt, inp, {}, inp.version_id)
+    version = new_version(ctx, resource, rt, inp, {}, inp.version_id)
     resource.latest = version
     resource.save(update_fields=["latest"])
     emit_updated(ctx, resource.path, version.modified_on)
@@ -284,7 +108,7 @@ def create_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid:
     rid = rid or inp.resource_id
     rid = check_id(rid) if rid is not None else str(uuid.uuid4())
     _check_input_ids(inp, rid)
-    return _create_resource(ctx, group, rt, rid, inp)
+    return insert_resource(ctx, group, rt, rid, inp)
 
 
 @transaction.atomic
@@ -300,7 +124,7 @@ def put_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: st
     if resource is None:
         if inp.epoch is not None:
             raise not_found(f"{group.path}/{rplural}/{rid}")
-        resource = _create_resource(ctx, group, rt, rid, inp)
+        resource = insert_resource(ctx, group, rt, rid, inp)
         return resource, resource.latest, True
     resource.group = group
     version = resource.latest
@@ -316,8 +140,8 @@ def _update_version(ctx: WriteContext, resource: Resource, rt: ResourceType, ver
     check_epoch(path, version, inp.epoch)
     if inp.version_id is not None and inp.version_id != version.vid:
         raise Problem("conflict", f"version {inp.version_id!r} does not match the version {version.vid!r}")
-    attrs = _apply_input(version, rt, inp, version_attributes(version), replace_document=True)
-    _validate(ctx, resource, rt, version, attrs, is_update=True)
+    attrs = apply_input(version, rt, inp, version_attributes(version), replace_document=True)
+    validate_version(ctx, resource, rt, version, attrs, is_update=True)
     version.epoch += 1
     version.modified_by = ctx.user
     version.modified_on = ctx.now
@@ -347,11 +171,11 @@ def create_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: 
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
-    version = _new_version(ctx, resource, rt, inp, base, inp.version_id)
+    version = new_version(ctx, resource, rt, inp, base, inp.version_id)
     emit_updated(ctx, f"{resource.path}/versions/{version.vid}", version.modified_on)
-    _refresh_latest(resource)
-    if _apply_retention(ctx, resource, rt):
-        _refresh_latest(resource)
+    refresh_latest(resource)
+    if apply_retention(ctx, resource, rt):
+        refresh_latest(resource)
     return resource, version
 
 
@@ -367,7 +191,7 @@ def check_new_version(ctx: WriteContext, plural: str, gid: str, rplural: str, ri
         raise not_found(f"{group.path}/{rplural}/{rid}")
     resource.group = group
     base = _new_version_base(ctx, group, resource, rt, rid, inp)  # a synced schema's dry run is refused too
-    return resource, _prepared_version(ctx, resource, rt, inp, base, inp.version_id)
+    return resource, prepared_version(ctx, resource, rt, inp, base, inp.version_id)
 
 
 @transaction.atomic
@@ -385,11 +209,11 @@ def put_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str
         if inp.epoch is not None:
             raise not_found(f"{resource.path}/versions/{vid}")
         base = version_attributes(resource.latest) if resource.latest else {}
-        version = _new_version(ctx, resource, rt, inp, base, vid)
+        version = new_version(ctx, resource, rt, inp, base, vid)
         emit_updated(ctx, f"{resource.path}/versions/{vid}", version.modified_on)
-        _refresh_latest(resource)
-        if _apply_retention(ctx, resource, rt):
-            _refresh_latest(resource)
+        refresh_latest(resource)
+        if apply_retention(ctx, resource, rt):
+            refresh_latest(resource)
         return resource, version, True
     version = _update_version(ctx, resource, rt, version, inp, f"{resource.path}/versions/{vid}")
     return resource, version, False
@@ -427,11 +251,40 @@ def put_meta(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, v
     elif version.resource_uri:
         version.resource_uri = None
         version.content = b""
-    _set_attributes(version, attrs)
-    _validate(ctx, resource, rt, version, attrs, is_update=True)
+    set_version_attributes(version, attrs)
+    validate_version(ctx, resource, rt, version, attrs, is_update=True)
     version.epoch += 1
     version.modified_by = ctx.user
     version.modified_on = ctx.now
     version.save()
     emit_updated(ctx, resource.path if vid is None else path, version.modified_on)
     return resource, version
+
+
+def replace_resource(*, ctx: WriteContext, group: Group, rt: ResourceType, rid: str, attrs: dict
+                     ) -> tuple[Resource, str]:
+    """A registry document's resource (its versions come after, through `versions.replace_version`): created
+    without versions, or its attributes made exactly `attrs`. Returns the resource and "created", "updated" or
+    "unchanged". Synced groups and resources change only through their sync; a sync adopts what it brings."""
+    resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
+    path = f"{group.path}/{rt.plural}/{rid}"
+    if resource is None:
+        if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
+            raise Problem("id-exists", f"{path} differs only by case from an existing {rt.singular}")
+        guard(ctx, group)
+        resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=ctx.user, created_on=ctx.now,
+                            modified_by=ctx.user, modified_on=ctx.now, origin=ctx.origin)
+        set_resource_attributes(resource, attrs)
+        resource.save()
+        emit_updated(ctx, path, resource.modified_on)
+        return resource, "created"
+    resource.group = group
+    ctx.adopt(path, resource)
+    if resource_attributes(resource) == attrs:
+        return resource, "unchanged"
+    guard(ctx, group, resource)
+    set_resource_attributes(resource, attrs)
+    resource.modified_by, resource.modified_on = ctx.user, ctx.now
+    resource.save()
+    emit_updated(ctx, path, resource.modified_on)
+    return resource, "updated"

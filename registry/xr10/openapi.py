@@ -90,6 +90,7 @@ OPERATIONS = {
 }
 
 
-def describe(views_module) -> None:
+def describe(*view_modules) -> None:
+    """Decorate each view class named in OPERATIONS, from whichever of the modules defines it."""
     for name, decorate in OPERATIONS.items():
-        decorate(getattr(views_module, name))
+        decorate(next(getattr(m, name) for m in view_modules if hasattr(m, name)))

@@ -1,10 +1,10 @@
 """URL routes of the 1.0 binding under `/registry`, generated from the registered 1.0 names of each type."""
 from django.urls import path
 
-from . import openapi, views
+from . import entity_views, openapi, views
 from .mapping import ordered_mappings
 
-openapi.describe(views)
+openapi.describe(views, entity_views)
 
 
 def build_urlpatterns():
@@ -19,19 +19,19 @@ def build_urlpatterns():
     for gm in ordered_mappings():
         g = gm.v1_plural
         patterns += [
-            path(g, views.GroupCollectionView.as_view(v1_group=g), name=f"xr10-{g}"),
-            path(f"{g}/<str:gid>", views.GroupView.as_view(v1_group=g), name=f"xr10-{g}-detail"),
+            path(g, entity_views.GroupCollectionView.as_view(v1_group=g), name=f"xr10-{g}"),
+            path(f"{g}/<str:gid>", entity_views.GroupView.as_view(v1_group=g), name=f"xr10-{g}-detail"),
         ]
         for rm in gm.resources:
             r = rm.v1_plural
             kw = {"v1_group": g, "v1_resource": r}
             patterns += [
-                path(f"{g}/<str:gid>/{r}", views.ResourceCollectionView.as_view(**kw), name=f"xr10-{g}-{r}"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>", views.ResourceView.as_view(**kw), name=f"xr10-{g}-{r}-detail"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>/meta", views.MetaView.as_view(**kw), name=f"xr10-{g}-{r}-meta"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>/versions", views.VersionCollectionView.as_view(**kw),
+                path(f"{g}/<str:gid>/{r}", entity_views.ResourceCollectionView.as_view(**kw), name=f"xr10-{g}-{r}"),
+                path(f"{g}/<str:gid>/{r}/<str:rid>", entity_views.ResourceView.as_view(**kw), name=f"xr10-{g}-{r}-detail"),
+                path(f"{g}/<str:gid>/{r}/<str:rid>/meta", entity_views.MetaView.as_view(**kw), name=f"xr10-{g}-{r}-meta"),
+                path(f"{g}/<str:gid>/{r}/<str:rid>/versions", entity_views.VersionCollectionView.as_view(**kw),
                      name=f"xr10-{g}-{r}-versions"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>/versions/<str:vid>", views.VersionView.as_view(**kw),
+                path(f"{g}/<str:gid>/{r}/<str:rid>/versions/<str:vid>", entity_views.VersionView.as_view(**kw),
                      name=f"xr10-{g}-{r}-version"),
             ]
     return patterns

@@ -270,3 +270,20 @@ def test_dashboard_shows_counts_and_recent_changes(editor):
     page = editor.get(reverse("admin:index")).content.decode()
     assert "<strong>1</strong> schema groups" in page and "<strong>1</strong> schemas" in page
     assert "/schemaGroups/orders/schemas/Placed/versions/1" in page
+
+
+def test_admin_writes_keep_djangos_history(editor):
+    """The service forms log to Django's admin history like any admin: the object's History page and the
+    dashboard's recent actions show who added and changed what; a refused write logs nothing."""
+    from django.contrib.admin.models import LogEntry
+
+    editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "g", "tags": "{}", "attributes": "{}"})
+    group = SchemaGroup.objects.get(gid="g")
+    url = reverse("admin:catalog_schemagroup_change", args=[group.pk])
+    editor.post(url, {"gid": "g", "description": "orders", "tags": "{}", "attributes": "{}", "epoch": 1})
+    editor.post(url, {"gid": "g", "description": "stale", "tags": "{}", "attributes": "{}", "epoch": 1})  # refused
+    entries = list(LogEntry.objects.order_by("action_time").values_list("action_flag", "object_repr", "user__username"))
+    assert entries == [(1, str(group), "gov"), (2, str(group), "gov")]
+    history = editor.get(reverse("admin:catalog_schemagroup_history", args=[group.pk])).content.decode()
+    rows = history.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert "Added." in rows and "Changed description." in rows, rows

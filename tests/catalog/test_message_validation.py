@@ -300,12 +300,12 @@ def test_http_envelope(su, anon):
 
 
 def test_compiled_validators_are_cached(anon, demo):
-    from catalog import message_checks
+    from catalog.validators import message_json
 
-    message_checks._validators.clear()
+    message_json._validators.clear()
     for _ in range(3):
         verdict(post(anon, f"{CUSTOMER_CREATED}/validate", customer_created()), CUSTOMER_CREATED)
-    assert message_checks._validators.misses == 1 and message_checks._validators.hits == 2
+    assert message_json._validators.misses == 1 and message_json._validators.hits == 2
 
 
 # --- AMQP and NATS envelopes, and a schema whose references loop -------------------------------------------------

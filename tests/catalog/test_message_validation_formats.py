@@ -257,8 +257,8 @@ def test_xsd_bad_data(anon, xsd):
 
 
 def test_xsd_large_data_is_a_note(anon, xsd, monkeypatch):
-    from catalog.validators import message_data
+    from catalog.validators import message_xml
 
-    monkeypatch.setattr(message_data, "MAX_XML_BYTES", 50)
+    monkeypatch.setattr(message_xml, "MAX_XML_BYTES", 50)
     body = check(anon, "order", event("x.order", data=VALID_XML.replace("<qty>1</qty>", "<qty>x</qty>")), group="x")
     assert body["valid"] is True and "not checked" in body["notes"][0], body

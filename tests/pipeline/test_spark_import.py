@@ -146,3 +146,40 @@ def test_unchanged_versions_are_validated_again_when_their_resource_changes(tmp_
     assert code == 3, out
     rejected = {r["path"] for r in json.loads(report.read_text())["rejected"]}
     assert "/schemaGroups/skip.g/schemas/s/versions/1" in rejected
+
+
+def test_synced_entities_are_refused_and_retention_applies_as_through_the_api(tmp_path, capsys):
+    """Issue 12: the Spark door keeps the services' rules. A group synced from another registry changes only
+    through its sync (a new schema in it is rejected with the API's wording, nothing written), and a type that
+    keeps one version (definitions) keeps one, with the `deleted` event of the version it drops."""
+    from registry.documents.imports import import_document
+    from registry.services import WriteContext
+
+    import_document(WriteContext(user="sync", origin="https://other.example/registry"), {
+        "schemaGroups": {"synced": {"schemas": {"s": {"versions": {"1": {
+            "format": "JsonSchema/draft-07", "schema": {"type": "object"}}}}}}}})
+    before = Version.objects.count()
+    lines = [
+        {"path": "/schemaGroups/synced/schemas/extra/versions/1", "format": "JsonSchema/draft-07",
+         "schema": {"type": "string"}},
+        {"path": "/definitionGroups/retained", "format": "CloudEvents/1.0"},
+        *({"path": f"/definitionGroups/retained/definitions/d/versions/{vid}", "definition": {
+            "format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": f"com.example.d{vid}"}}}}}
+          for vid in ("1", "2")),
+    ]
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    report = tmp_path / "report.json"
+    code, out = spark_import(capsys, str(source), "--report", str(report))
+    assert code == 3, out
+    rejected = {r["path"]: r["reason"] for r in json.loads(report.read_text())["rejected"]}
+    assert rejected == {  # the new schema, as the API words it, and its version with it
+        "/schemaGroups/synced/schemas/extra": "/schemaGroups/synced is synced from https://other.example/registry; "
+                                              "change it there (local edits are refused)",
+        "/schemaGroups/synced/schemas/extra/versions/1": "/schemaGroups/synced/schemas/extra was rejected"}
+    assert not Resource.objects.filter(rid="extra").exists()
+    kept = list(Version.objects.filter(resource__rid="d").values_list("vid", flat=True))
+    assert kept == ["2"]
+    assert Version.objects.count() == before + 1
+    assert OutboxEvent.objects.filter(type__endswith="deleted.v1",
+                                      subject="/definitionGroups/retained/definitions/d/versions/1").exists()

@@ -1,0 +1,241 @@
+"""Versions of a resource: their attributes, a new version built and validated (through the resource type's
+registered hook), an existing one replaced, the latest-version rule and retention.
+
+Every write path (the bindings' services in resources.py, the document importer, the 1.0 binding) builds and
+checks versions here, so validation, epochs and change events are the same whichever door a version comes in
+by. These functions run inside the caller's transaction.
+"""
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+
+from ..attributes import check_common, check_id, unstorable, version_sort_key
+from ..documents.formats import is_yaml_media_type, yaml_document_problem
+from ..errors import Problem
+from ..json_text import json_document_problem
+from ..model import ResourceType
+from ..models import Resource, Version
+from ..representations import is_json_media_type
+from ..selectors import entity_attributes, exists_ignoring_case
+from ..validation import Invalid, VersionCheck
+from .context import WriteContext
+from .events import emit_deleted, emit_updated
+from .groups import group_exists
+from .inputs import UNSET, VersionInput
+
+COMMON_COLUMNS = ("name", "description", "tags", "docs")
+
+
+def version_attributes(version: Version) -> dict:
+    """A version's own metadata as one dict (common columns and extensions)."""
+    attrs = {k: getattr(version, k) for k in COMMON_COLUMNS if getattr(version, k) not in (None, {})}
+    attrs.update(version.extensions)
+    return attrs
+
+
+def resource_attributes(resource: Resource) -> dict:
+    attrs = {k: getattr(resource, k) for k in COMMON_COLUMNS if getattr(resource, k) not in (None, {})}
+    attrs.update(resource.extensions)
+    return attrs
+
+
+def set_resource_attributes(resource: Resource, attrs: dict) -> None:
+    """Store a resource's attributes: the common ones in their columns, the others as extensions."""
+    resource.name = attrs.get("name")
+    resource.description = attrs.get("description")
+    resource.tags = attrs.get("tags") or {}
+    resource.docs = attrs.get("docs")
+    resource.extensions = {k: v for k, v in attrs.items() if k not in COMMON_COLUMNS}
+
+
+def set_version_attributes(version: Version, attrs: dict) -> None:
+    version.name = attrs.get("name")
+    version.description = attrs.get("description")
+    version.tags = attrs.get("tags") or {}
+    version.docs = attrs.get("docs")
+    version.extensions = {k: v for k, v in attrs.items() if k not in COMMON_COLUMNS and v is not None}
+
+
+def ordered_versions(resource: Resource, *, with_content: bool = False) -> list[Version]:
+    """The resource's versions, oldest first; without their documents unless asked (most callers order or
+    delete them by id only, and documents are the bulk of a version row)."""
+    versions = Version.objects.filter(resource=resource)
+    versions = list(versions.only("pk", "vid", "resource_id", "content", "extensions") if with_content
+                    else versions.only("pk", "vid", "resource_id"))
+    versions.sort(key=lambda v: version_sort_key(v.vid))
+    return versions
+
+
+def validate_version(ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version, attrs: dict,
+              is_update: bool) -> None:
+    errors = check_common(attrs)
+    path = f"{resource.path}/versions/{version.vid}"
+    problem = unstorable(attrs)
+    if problem:
+        errors.append(problem)
+    if version.content and is_json_media_type(version.media_type):
+        # what is stored as JSON is served and exported as JSON: it must parse strictly and be storable
+        problem = json_document_problem(bytes(version.content))
+        if problem:
+            errors.append(f"{problem} (sent as {version.media_type})")
+    elif version.content and is_yaml_media_type(version.media_type):
+        problem = yaml_document_problem(bytes(version.content))
+        if problem:
+            errors.append(f"{problem} (sent as {version.media_type})")
+    if errors:
+        raise Problem("invalid-attribute", f"{path}: " + "; ".join(errors), errors=errors)
+    if rt.validate is None:
+        return
+    r_attrs = resource_attributes(resource)
+
+    def previous():
+        out = []
+        for v in ordered_versions(resource, with_content=True):
+            if v.pk == version.pk or v.content is None:
+                continue
+            fmt = v.extensions.get("format") or r_attrs.get("format")
+            out.append((fmt, bytes(v.content)))
+        return out
+
+    check = VersionCheck(
+        group_type=resource.group.group_type, group_id=resource.group.gid, resource_type=rt.plural,
+        resource_id=resource.rid, version_id=version.vid,
+        document=bytes(version.content) if version.content is not None else None,
+        media_type=version.media_type, resource_uri=version.resource_uri,
+        attributes={**r_attrs, **attrs}, resource_attributes=r_attrs,
+        group_attributes={**resource.group.extensions}, base_url=ctx.base_url,
+        previous_documents=previous, is_update=is_update, group_exists=group_exists, lookup=entity_attributes,
+        binding=ctx.binding)
+    try:
+        rt.validate(check)
+    except Invalid as exc:
+        raise Problem(exc.kind, f"{path}: " + "; ".join(exc.errors), errors=exc.details or exc.errors,
+                      status=exc.status)
+
+
+def merge_attributes(base: dict, inp: VersionInput) -> dict:
+    """Base attributes (the latest version's, for a new one) with the input's: an empty or null value removes
+    one; ids, epoch and self are not attributes to merge."""
+    attrs = dict(base)
+    for key, value in inp.attributes.items():
+        if key in ("id", "version", "epoch", "self"):
+            continue
+        if value is None or value == "":
+            attrs.pop(key, None)
+        else:
+            attrs[key] = value
+    return attrs
+
+
+def apply_input(version: Version, rt: ResourceType, inp: VersionInput, base: dict, *, replace_document: bool) -> dict:
+    """Merge the input into base attributes; set document/URI on the version; return the new attributes."""
+    attrs = merge_attributes(base, inp)
+    if inp.resource_uri is not UNSET:
+        version.resource_uri = inp.resource_uri or None
+        if inp.resource_uri:
+            version.content = None
+            version.media_type = None
+    uri_given = inp.resource_uri not in (UNSET, None, "")
+    if replace_document and inp.document is not None and not (uri_given and not inp.document):
+        version.content = inp.document
+        version.media_type = inp.media_type or "application/octet-stream"
+        if inp.resource_uri is UNSET:
+            version.resource_uri = None
+    set_version_attributes(version, attrs)
+    return attrs
+
+
+def next_version_id(resource: Resource) -> str:
+    existing = {v.lower() for v in Version.objects.filter(resource=resource).values_list("vid", flat=True)}
+    counter = resource.version_counter
+    while True:
+        counter += 1
+        if str(counter) not in existing:
+            resource.version_counter = counter
+            return str(counter)
+
+
+def refresh_latest(resource: Resource) -> None:
+    """Point the resource at its latest version (the spec's order of version ids)."""
+    vids = Version.objects.filter(resource=resource).values_list("pk", "vid")
+    latest = max(vids, key=lambda row: version_sort_key(row[1]), default=None)
+    latest_pk = latest[0] if latest else None
+    if resource.latest_id != latest_pk:
+        resource.latest_id = latest_pk
+        resource.save(update_fields=["latest"])
+
+
+def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> bool:
+    """Delete the oldest versions beyond the type's `versions`; True when some were deleted."""
+    if rt.versions < 0:
+        return False
+    versions = ordered_versions(resource)
+    excess = versions[: max(0, len(versions) - (rt.versions + 1))]
+    for version in excess:
+        path = f"{resource.path}/versions/{version.vid}"
+        version.delete()
+        emit_deleted(ctx, path)
+    return bool(excess)
+
+
+def new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
+                 vid: str | None) -> Version:
+    version = prepared_version(ctx, resource, rt, inp, base, vid)
+    try:
+        with transaction.atomic():
+            version.save()
+    except IntegrityError:
+        raise Problem("id-exists", f"{resource.path}/versions/{version.vid} already exists")
+    resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
+    return version
+
+
+def prepared_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
+                      vid: str | None) -> Version:
+    """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory)."""
+    if vid is None:
+        vid = next_version_id(resource)
+    else:
+        check_id(vid, "version")
+        if exists_ignoring_case(Version.objects.filter(resource=resource), "vid", vid):
+            raise Problem("id-exists", f"{resource.path}/versions/{vid} already exists")
+        if vid.isdigit():
+            resource.version_counter = max(resource.version_counter, int(vid))
+    version = Version(resource=resource, vid=vid, epoch=1, created_by=ctx.user, created_on=ctx.now,
+                      modified_by=ctx.user, modified_on=ctx.now)
+    if inp.document is None and inp.resource_uri in (UNSET, None, ""):
+        inp.document = b""
+    attrs = apply_input(version, rt, inp, base, replace_document=True)
+    validate_version(ctx, resource, rt, version, attrs, is_update=False)
+    return version
+
+
+def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, vid: str, inp: VersionInput) -> str:
+    """Make version `vid` exactly `inp` (a registry document's version): "created", "updated" or "unchanged".
+    A synced resource changes only through its sync; the version is validated like any other write."""
+    path = f"{resource.path}/versions/{vid}"
+    version = Version.objects.select_for_update().filter(resource=resource, vid=vid).first()
+    if version is None:
+        ctx.guard(resource.path, resource.group, resource)
+        version = new_version(ctx, resource, rt, inp, {}, vid)
+        emit_updated(ctx, path, version.modified_on)
+        refresh_latest(resource)
+        return "created"
+    new_attrs = {k: v for k, v in inp.attributes.items() if v is not None}
+    uri = inp.resource_uri if isinstance(inp.resource_uri, str) else None
+    same = (version_attributes(version) == new_attrs and version.resource_uri == uri
+            and (uri is not None or (bytes(version.content or b"") == (inp.document or b"")
+                                     and version.media_type == inp.media_type)))
+    if same:
+        return "unchanged"
+    ctx.guard(resource.path, resource.group, resource)
+    version.resource_uri = uri
+    version.content = None if uri else inp.document
+    version.media_type = None if uri else inp.media_type
+    set_version_attributes(version, new_attrs)
+    validate_version(ctx, resource, rt, version, new_attrs, is_update=True)
+    version.epoch += 1
+    version.modified_by, version.modified_on = ctx.user, ctx.now
+    version.save()
+    emit_updated(ctx, path, version.modified_on)
+    return "updated"

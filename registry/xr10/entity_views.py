@@ -1,0 +1,341 @@
+"""Views of the 1.0 binding's entities at `/registry/...`: groups, resources (a document resource answers with its
+document and `xRegistry-*` headers, or its metadata with `$details`), `meta` and versions.
+
+Thin: reads render rows selected by `reads.py`; writes translate the 1.0 body into the stored shape
+(`writes.py`) and call the registry's services, so validation, the origin guard, epochs, retention and change
+events are those of every other way in.
+"""
+from __future__ import annotations
+
+from django.http import HttpResponse
+
+from .. import compiled_reads, selectors
+from ..api.base import json_response
+from ..errors import Problem
+from ..paging import PageRequest, link_header
+from . import writes
+from .base import XRegistryView
+from .bodies import json_body
+from .flags import Inline, check_flags, doc_view, filters, query_epoch, sorted_collection
+from .reads import render_group, render_resource, resources_of
+from .representations import ancestor_id, default_version, document_headers, meta_json, version_json
+
+WRITE_ALL = ("registry.add_group", "registry.change_group", "registry.add_resource", "registry.add_version",
+             "registry.change_version")
+GROUP_PERMISSIONS = {"POST": WRITE_ALL, "PUT": WRITE_ALL, "PATCH": WRITE_ALL, "DELETE": "registry.delete_group"}
+RESOURCE_PERMISSIONS = {"POST": ("registry.add_resource", "registry.add_version", "registry.change_version"),
+                        "PUT": ("registry.add_resource", "registry.add_version", "registry.change_version"),
+                        "PATCH": ("registry.add_resource", "registry.add_version", "registry.change_version"),
+                        "DELETE": "registry.delete_resource"}
+VERSION_PERMISSIONS = {"POST": "registry.add_version", "PUT": ("registry.add_version", "registry.change_version"),
+                       "PATCH": ("registry.add_version", "registry.change_version"),
+                       "DELETE": "registry.delete_version"}
+
+
+class GroupCollectionView(XRegistryView):
+    collection = True
+    write_permissions = GROUP_PERMISSIONS
+
+    def get(self, request):
+        check_flags(request)
+        inline, base = Inline(request), self.base_url()
+        page = PageRequest.from_params(request.GET)
+        deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources) or doc_view(request)
+        groups, total = selectors.group_page(self.gt, filters(request, self.gm.v1_singular), page, deep)
+        body = {g.gid: render_group(base, self.gm, g, inline, doc=doc_view(request)) for g in groups}
+        body = sorted_collection(body, request, self.gm.v1_singular)
+        link = link_header(request, page, total)
+        return json_response(body, headers={"Link": f"{link};count={total}"} if link else None)
+
+    def post(self, request):
+        check_flags(request)
+        body = json_body(request)
+        writes.upsert_groups(self.context(), self.gm, body)
+        base = self.base_url()
+        return json_response({gid: render_group(base, self.gm, selectors.get_group(self.gt, gid), Inline(request))
+                              for gid in body})
+
+    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
+        return self.post(request, *args, **kwargs)
+
+    def delete(self, request):
+        check_flags(request)
+        body = json_body(request, required=False) or {}
+        writes.delete_groups(self.context(), self.gm, body)
+        return HttpResponse(status=204)
+
+
+class GroupView(XRegistryView):
+    write_permissions = GROUP_PERMISSIONS
+
+    def render(self, gid, status=200):
+        group = selectors.get_group(self.gt, gid)
+        data = render_group(self.base_url(), self.gm, group, Inline(self.request), doc=doc_view(self.request))
+        headers = {"Location": data["self"]} if status == 201 else None
+        return json_response(data, status=status, headers=headers)
+
+    def get(self, request, gid):
+        check_flags(request)
+        return self.render(gid)
+
+    def put(self, request, gid):
+        check_flags(request)
+        created = writes.put_group(self.context(), self.gm, gid, json_body(request, required=False) or {},
+                                   epoch=query_epoch(request), patch=request.method == "PATCH")
+        return self.render(gid, 201 if created else 200)
+
+    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
+        return self.put(request, *args, **kwargs)
+
+    def post(self, request, gid):
+        """`POST /GROUPS/gID`: a map of resource types -> resources, created or updated."""
+        check_flags(request)
+        body = json_body(request)
+        writes.post_group_resources(self.context(), self.gm, gid, body)
+        return self.render(gid)
+
+    def delete(self, request, gid):
+        check_flags(request)
+        writes.delete_group(self.context(), self.gm, gid, query_epoch(request), force="force" in request.GET)
+        return HttpResponse(status=204)
+
+
+def split_details(rid: str) -> tuple[str, bool]:
+    if rid.endswith("$details"):
+        return rid[: -len("$details")], True
+    return rid, False
+
+
+class ResourceCollectionView(XRegistryView):
+    collection = True
+    write_permissions = RESOURCE_PERMISSIONS
+
+    def get(self, request, gid):
+        check_flags(request)
+        inline, base = Inline(request), self.base_url()
+        group = selectors.get_group(self.gt, gid)
+        page = PageRequest.from_params(request.GET)
+        resources, total = selectors.resource_page(group, self.rm.plural, filters(request, self.rm.v1_singular), page,
+                                                   False)
+        loaded = {r.rid: r for r in resources_of(group, self.rm.plural, with_content=inline.wants(self.rm.v1_singular),
+                                                   ids=[r.rid for r in resources])}
+        body = {}
+        for r in resources:
+            resource = loaded[r.rid]
+            body[r.rid] = render_resource(base, self.gm, self.rm, group, resource, resource.all_versions, inline,
+                                          doc=doc_view(request))
+        body = sorted_collection(body, request, self.rm.v1_singular)
+        link = link_header(request, page, total)
+        return json_response(body, headers={"Link": f"{link};count={total}"} if link else None)
+
+    def post(self, request, gid):
+        check_flags(request)
+        body = json_body(request)
+        writes.upsert_resources(self.context(), self.gm, self.rm, gid, body)
+        base, group = self.base_url(), selectors.get_group(self.gt, gid)
+        loaded = resources_of(group, self.rm.plural, with_content=False, ids=list(body))
+        return json_response({r.rid: render_resource(base, self.gm, self.rm, group, r, r.all_versions,
+                                                     Inline(request)) for r in loaded})
+
+    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
+        return self.post(request, *args, **kwargs)
+
+    def delete(self, request, gid):
+        check_flags(request)
+        body = json_body(request, required=False) or {}
+        writes.delete_resources(self.context(), self.gm, self.rm, gid, body)
+        return HttpResponse(status=204)
+
+
+class ResourceView(XRegistryView):
+    write_permissions = RESOURCE_PERMISSIONS
+
+    def load(self, gid, rid, *, with_content=True):
+        group = selectors.get_group(self.gt, gid)
+        found = resources_of(group, self.rm.plural, with_content=with_content, ids=[rid])
+        if not found:
+            raise Problem("not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid} does not exist")
+        return group, found[0]
+
+    def render(self, gid, rid, details: bool, status=200):
+        request = self.request
+        if self.rm.hasdocument and not details and status == 200:
+            return self.document(gid, rid, None)
+        group, resource = self.load(gid, rid)
+        versions = resource.all_versions
+        if self.rm.hasdocument and not details:
+            version = default_version(resource, versions)
+            return document_response(self, group, resource, version, versions, status)
+        data = render_resource(self.base_url(), self.gm, self.rm, group, resource, versions, Inline(request),
+                               doc=doc_view(request), inline_document=Inline(request).wants(self.rm.v1_singular))
+        headers = {"Location": data["self"]} if status == 201 else None
+        return json_response(data, status=status, headers=headers)
+
+    def get(self, request, gid, rid):
+        check_flags(request)
+        rid, details = split_details(rid)
+        return self.render(gid, rid, details)
+
+    def document(self, gid, rid, vid):
+        """A document GET in two queries: the compiled read of the 0.5 binding (resource, group and the version
+        with its bytes) and the resource's version ids (for `isdefault`, `ancestorid`, `versionscount`)."""
+        found = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, vid, history=True)
+        if found is None or found[1] is None:
+            self.load(gid, rid, with_content=False)  # a missing group or resource: its own 404
+            path = f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}"
+            raise Problem("not-found", f"{path}/versions/{vid} does not exist" if vid is not None
+                          else f"{path} has no version, so no document")
+        resource, version, count, previous = found
+        sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
+        if vid is None and sticky is not None and sticky != version.vid:
+            again = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, sticky, history=True)
+            if again is not None and again[1] is not None:
+                resource, version, count, previous = again
+        is_default = version.vid == sticky if sticky is not None else version.pk == resource.latest_id
+        headers = document_headers(self.base_url(), self.gm, self.rm, resource.group, resource, version, count=count,
+                                   is_default=is_default, ancestor=previous or version.vid)
+        return document_answer(version, headers)
+
+    def put(self, request, gid, rid):
+        check_flags(request)
+        rid, details = split_details(rid)
+        created = writes.put_resource(self.context(), self.gm, self.rm, gid, rid, request, details=details,
+                                      patch=request.method == "PATCH")
+        return self.render(gid, rid, details or not self.rm.hasdocument, 201 if created else 200)
+
+    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
+        return self.put(request, *args, **kwargs)
+
+    def post(self, request, gid, rid):
+        """A new version of the resource (its id from the body's `versionid`, or the next number)."""
+        check_flags(request)
+        rid, details = split_details(rid)
+        vid = writes.post_version(self.context(), self.gm, self.rm, gid, rid, request, details=details)
+        group, resource = self.load(gid, rid)
+        version = next(v for v in resource.all_versions if v.vid == vid)
+        data = version_json(self.base_url(), self.gm, self.rm, group, resource, version,
+                            versions=resource.all_versions)
+        return json_response(data, status=201, headers={"Location": data["self"]})
+
+    def delete(self, request, gid, rid):
+        check_flags(request)
+        rid, _details = split_details(rid)
+        writes.delete_resource(self.context(), self.gm, self.rm, gid, rid, query_epoch(request),
+                               force="force" in request.GET)
+        return HttpResponse(status=204)
+
+
+class MetaView(ResourceView):
+    http_method_names = ["get", "put", "patch", "head", "options"]  # a meta entity goes with its resource
+    def get(self, request, gid, rid):
+        check_flags(request)
+        group, resource = self.load(gid, rid, with_content=False)
+        return json_response(meta_json(self.base_url(), self.gm, self.rm, group, resource, resource.all_versions,
+                                       group.extensions))
+
+    def put(self, request, gid, rid):
+        check_flags(request)
+        writes.put_meta(self.context(), self.gm, self.rm, gid, rid, json_body(request),
+                        patch=request.method == "PATCH")
+        return self.get(request, gid, rid)
+
+    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
+        return self.put(request, *args, **kwargs)
+
+
+class VersionCollectionView(ResourceView):
+    collection = True
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    write_permissions = VERSION_PERMISSIONS
+
+    def get(self, request, gid, rid):
+        check_flags(request)
+        group, resource = self.load(gid, rid, with_content=Inline(request).wants(self.rm.v1_singular))
+        inline = Inline(request)
+        versions = resource.all_versions
+        default = default_version(resource, versions)
+        base = self.base_url()
+        from .representations import ordered
+
+        body = {v.vid: version_json(base, self.gm, self.rm, group, resource, v, versions=versions, default=default,
+                                    inline_document=inline.wants(self.rm.v1_singular)) for v in ordered(versions)}
+        return json_response(sorted_collection(body, request, "version"))
+
+    def post(self, request, gid, rid):
+        check_flags(request)
+        body = json_body(request)
+        writes.upsert_versions(self.context(), self.gm, self.rm, gid, rid, body,
+                               setdefault=request.GET.get("setdefaultversionid"))
+        return self.get(request, gid, rid)
+
+    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
+        return self.post(request, *args, **kwargs)
+
+    def delete(self, request, gid, rid):
+        check_flags(request)
+        writes.delete_versions(self.context(), self.gm, self.rm, gid, rid, json_body(request, required=False) or {})
+        return HttpResponse(status=204)
+
+
+class VersionView(ResourceView):
+    http_method_names = ["get", "put", "patch", "delete", "head", "options"]
+    write_permissions = VERSION_PERMISSIONS
+
+    def render_version(self, gid, rid, vid, details, status=200):
+        if self.rm.hasdocument and not details and status == 200:
+            return self.document(gid, rid, vid)
+        group, resource = self.load(gid, rid)
+        versions = resource.all_versions
+        version = next((v for v in versions if v.vid == vid), None)
+        if version is None:
+            raise Problem("not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} "
+                                       "does not exist")
+        if self.rm.hasdocument and not details:
+            return document_response(self, group, resource, version, versions, status)
+        data = version_json(self.base_url(), self.gm, self.rm, group, resource, version, versions=versions,
+                            inline_document=Inline(self.request).wants(self.rm.v1_singular))
+        headers = {"Location": data["self"]} if status == 201 else None
+        return json_response(data, status=status, headers=headers)
+
+    def get(self, request, gid, rid, vid):
+        check_flags(request)
+        vid, details = split_details(vid)
+        return self.render_version(gid, rid, vid, details)
+
+    def put(self, request, gid, rid, vid):
+        check_flags(request)
+        vid, details = split_details(vid)
+        created = writes.put_version(self.context(), self.gm, self.rm, gid, rid, vid, request, details=details,
+                                     patch=request.method == "PATCH")
+        return self.render_version(gid, rid, vid, details or not self.rm.hasdocument, 201 if created else 200)
+
+    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
+        return self.put(request, *args, **kwargs)
+
+    def delete(self, request, gid, rid, vid):
+        check_flags(request)
+        vid, _details = split_details(vid)
+        writes.delete_version(self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request))
+        return HttpResponse(status=204)
+
+
+def document_response(view, group, resource, version, versions, status=200) -> HttpResponse:
+    """A document resource without `$details`: the document as the body, its metadata as `xRegistry-*`
+    headers (a `<RESOURCE>url` version answers 303 to it)."""
+    default = default_version(resource, versions)
+    headers = document_headers(view.base_url(), view.gm, view.rm, group, resource, version, count=len(versions),
+                               is_default=default is not None and default.pk == version.pk,
+                               ancestor=ancestor_id(version, versions))
+    return document_answer(version, headers, status)
+
+
+def document_answer(version, headers: dict, status: int = 200) -> HttpResponse:
+    if version.resource_uri:
+        response = HttpResponse(b"", status=303)
+        response["Location"] = version.resource_uri
+    else:
+        response = HttpResponse(bytes(version.content or b""), status=status,
+                                content_type=version.media_type or "application/octet-stream")
+    for name, value in headers.items():
+        response[name] = value
+    return response
