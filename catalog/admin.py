@@ -112,22 +112,10 @@ class SchemaGroupAdmin(GroupAdmin):
 
     @admin.action(description="Set the compatibility level of the selected schema groups", permissions=["change"])
     def set_compatibility(self, request, queryset):
-        def apply(data):
-            ctx = WriteContext.from_request(request)
-            done = 0
-            for group in queryset:
-                try:
-                    services.put_group(ctx, "schemaGroups", group.gid,
-                                       {**group_body(group), "compatibility": data["compatibility"]})
-                    done += 1
-                except Problem as problem:
-                    self.message_user(request, f"{group}: {problem.detail}", messages.ERROR)
-            if done:
-                self.message_user(request, f"Compatibility set to {data['compatibility']} on {done} schema group(s) "
-                                           f"by {ctx.user}.", messages.SUCCESS)
+        def write(ctx, group, level):
+            services.put_group(ctx, "schemaGroups", group.gid, {**group_body(group), "compatibility": level})
 
-        return action_form(self, request, queryset, CompatibilityForm, "set_compatibility",
-                           "Set the compatibility level", apply, "Set compatibility")
+        return compatibility_action(self, request, queryset, write, "schema group(s)")
 
 
 @admin.register(DefinitionGroup)
@@ -151,6 +139,26 @@ class DefinitionGroupAdmin(GroupAdmin):
 
 class CompatibilityForm(forms.Form):
     compatibility = forms.ChoiceField(choices=[(level, level) for level in LEVELS])
+
+
+def compatibility_action(modeladmin, request, queryset, write, noun: str):
+    """The governance action of the schema group and schema lists: the chosen level written to each selected
+    entity by `write(ctx, obj, level)` (a service call); a refusal is reported for its entity only."""
+    def apply(data):
+        ctx = WriteContext.from_request(request)
+        done = 0
+        for obj in queryset:
+            try:
+                write(ctx, obj, data["compatibility"])
+                done += 1
+            except Problem as problem:
+                modeladmin.message_user(request, f"{obj}: {problem.detail}", messages.ERROR)
+        if done:
+            modeladmin.message_user(request, f"Compatibility set to {data['compatibility']} on {done} {noun} "
+                                             f"by {ctx.user}.", messages.SUCCESS)
+
+    return action_form(modeladmin, request, queryset, CompatibilityForm, "set_compatibility",
+                       "Set the compatibility level", apply, "Set compatibility")
 
 
 class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
@@ -279,23 +287,11 @@ class SchemaAdmin(ResourceAdmin):
 
     @admin.action(description="Set the compatibility level of the selected schemas", permissions=["change"])
     def set_compatibility(self, request, queryset):
-        def apply(data):
-            ctx = WriteContext.from_request(request)
-            done = 0
-            for schema in queryset.select_related("group", "latest"):
-                body = {**version_attributes(schema.latest), "compatibility": data["compatibility"]}
-                try:
-                    services.put_meta(ctx, "schemaGroups", schema.group.gid, "schemas", schema.rid, None, body)
-                    done += 1
-                except Problem as problem:
-                    self.message_user(request, f"{schema}: {problem.detail}", messages.ERROR)
-            if done:
-                self.message_user(request, f"Compatibility set to {data['compatibility']} on {done} schema(s) "
-                                           f"by {ctx.user}.", messages.SUCCESS)
+        def write(ctx, schema, level):
+            body = {**version_attributes(schema.latest), "compatibility": level}
+            services.put_meta(ctx, "schemaGroups", schema.group.gid, "schemas", schema.rid, vid=None, body=body)
 
-        return action_form(self, request, queryset, CompatibilityForm, "set_compatibility",
-                           "Set the compatibility level", apply, "Set compatibility")
-
+        return compatibility_action(self, request, queryset.select_related("group", "latest"), write, "schema(s)")
 
     def sections(self, request, obj):
         return [self.check_link("check", obj.pk, "Check a candidate version", "check-candidate-link"),

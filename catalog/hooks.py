@@ -7,11 +7,9 @@ import json
 
 from registry.validation import GroupCheck, Invalid, VersionCheck
 
+from .validators.compatibility import DEFAULT_LEVEL as DEFAULT_COMPATIBILITY
+from .validators.compatibility import LEVELS as COMPATIBILITY_LEVELS
 from .validators.format_names import same_format, schema_format_family
-
-COMPATIBILITY_LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full",
-                        "full_transitive")
-DEFAULT_COMPATIBILITY = "backward_transitive"
 
 
 def check_definition_group(check: GroupCheck) -> None:

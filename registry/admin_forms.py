@@ -8,6 +8,7 @@ from django import forms
 from django.db import transaction
 
 from .errors import Problem
+from .representations import is_json_media_type
 from .services import WriteContext
 
 
@@ -39,14 +40,6 @@ class JSONField(forms.CharField):
         if not isinstance(parsed, self.kind):
             raise forms.ValidationError(f"must be a JSON {'object' if self.kind is dict else 'array'}")
         return parsed
-
-
-JSON_MEDIA_TYPES = ("application/json", "application/schema+json", "text/json")
-
-
-def is_json_media_type(media_type: str | None) -> bool:
-    base = (media_type or "").split(";", 1)[0].strip().lower()
-    return base in JSON_MEDIA_TYPES or base.endswith("+json")
 
 
 def pretty_document(content: bytes | str | None) -> str:

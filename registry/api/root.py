@@ -7,7 +7,7 @@ from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
 from .. import selectors
-from ..documents.exports import export_document, stream_json_document
+from ..documents.exports import SPEC_VERSION, export_document, stream_json_document
 from ..documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
@@ -19,8 +19,6 @@ from .caching import stream_etag
 from .groups import check_inline_size
 from .rendered_answers import rendered_answers
 from .requests import body_bytes, check_flags, flag
-
-SPEC_VERSION = "0.5-wip"
 
 
 def registry_attributes(base: str) -> dict:
