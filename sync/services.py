@@ -19,6 +19,7 @@ from registry.models import Group, Resource
 from registry.services import WriteContext, delete_group, delete_resource
 from registry.xr10.documents import DocumentError, to_v05_document
 from registry.xr10.mapping import mappings
+from registry.xr10.writes import with_compatibility_defaults
 
 from .models import SyncRun, SyncSource
 
@@ -55,7 +56,7 @@ def _fetch_10(source: SyncSource, parts: list[str]) -> dict:
         response.raise_for_status()
         document = {mapping.v1_plural: {parts[1]: response.json()}}
     try:
-        return to_v05_document(document)
+        return with_compatibility_defaults(to_v05_document(document))
     except DocumentError as exc:
         raise ValueError(f"the 1.0 document of {source.origin} cannot be read: {exc}") from None
 

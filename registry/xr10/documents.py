@@ -75,8 +75,6 @@ def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
     out = {"id": rid, "versions": {}}
     for vid, vdata in versions.items():
         out["versions"][vid] = _version_to_v05(rm, vid, vdata)
-    if rm.hasdocument and "compatibility" not in out:
-        out["compatibility"] = "none"  # the 1.0 default (core/spec.md `compatibility`), not the 0.5 binding's
     if not rm.hasdocument:  # a definition is its document: flat when it has one version, else each is `RESOURCE`
         if len(out["versions"]) == 1:
             (vid, only), = out["versions"].items()

@@ -32,7 +32,7 @@ from .documents import (
     to_v05_document,
 )
 from .errors import V1Problem
-from .mapping import GroupMapping, ResourceMapping
+from .mapping import GroupMapping, ResourceMapping, ordered_mappings
 
 
 def _translate(fn, *args):
@@ -42,8 +42,32 @@ def _translate(fn, *args):
         raise V1Problem("bad_request", str(exc), subject=exc.path) from None
 
 
+def with_compatibility_defaults(doc05: dict) -> dict:
+    """The 1.0 meta's `compatibility` for a translated document's resources that do not name one: a resource
+    the document creates gets the 1.0 default `none` (core/spec.md `compatibility`), one already stored keeps its
+    own (a document without `meta` leaves the meta entity as it is; replacing it with `none` would silently turn
+    the compatibility checks of an existing schema off)."""
+    for gm in ordered_mappings():
+        for gid, group in (doc05.get(gm.plural) or {}).items():
+            for rm in gm.resources:
+                resources = group.get(rm.plural) if isinstance(group, dict) else None
+                if not rm.hasdocument or not isinstance(resources, dict):
+                    continue
+                stored = dict(Resource.objects.filter(group__group_type=gm.plural, group__gid=gid,
+                                                      resource_type=rm.plural, rid__in=list(resources))
+                              .values_list("rid", "extensions"))
+                for rid, resource in resources.items():
+                    if not isinstance(resource, dict) or "compatibility" in resource:
+                        continue
+                    if rid not in stored:
+                        resource["compatibility"] = "none"
+                    elif stored[rid].get("compatibility"):
+                        resource["compatibility"] = stored[rid]["compatibility"]
+    return doc05
+
+
 def import_v10(ctx, doc: dict) -> None:
-    doc05 = _translate(to_v05_document, doc)
+    doc05 = with_compatibility_defaults(_translate(to_v05_document, doc))
     check_size(doc05, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
     import_document(ctx, doc05)
 
