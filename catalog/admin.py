@@ -10,14 +10,23 @@ import json
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
 from registry import services
-from registry.admin import GroupAdmin, OwnerFilter, ServiceAdmin, TagFilter, action_form, group_body, highlighted
+from registry.admin import (
+    GroupAdmin,
+    OwnerFilter,
+    ServiceAdmin,
+    TagFilter,
+    action_form,
+    group_body,
+    highlighted,
+    register_document_lexer,
+)
 from registry.admin_forms import DocumentField, DocumentFormMixin, ServiceForm, pretty_document
 from registry.admin_references import ReferencesAdminMixin
 from registry.admin_search import SearchAdminMixin
@@ -26,6 +35,7 @@ from registry.services import VersionInput, WriteContext
 from registry.services.versions import version_attributes
 
 from .admin_checks import CandidateForm, MessageForm, compatibility_verdict_section, message_verdict_section
+from .admin_filters import FormatFilter, GroupFormatFilter, ResourceOwnerFilter, ResourceTagFilter, VersionFormatFilter
 from .admin_resources import (
     MetadataForm,
     NewVersionForm,
@@ -36,59 +46,18 @@ from .admin_resources import (
 )
 from .models import Definition, DefinitionGroup, Schema, SchemaGroup, SchemaVersion
 from .validators.compatibility import DEFAULT_LEVEL, LEVELS
-from .validators.format_names import format_family_key, format_family_label
+from .validators.format_names import schema_format_family
 
 
-class FormatFilter(admin.SimpleListFilter):
-    """"By format": the formats actually stored, one entry per format whatever its spelling
-    (`JSONSchema/Draft-07`, `JsonSchema/draft-07`, ...), counted. A schema's format is held by the schema or by
-    its versions, so `fields` names every place a format of the listed objects may be stored."""
-    title = "format"
-    parameter_name = "format"
-    fields = ("latest__extensions__format", "extensions__format")
-
-    def _spellings(self, request, model_admin) -> dict[str, set[str]]:
-        found: dict[str, set[str]] = {}
-        for name in self.fields:
-            for value in model_admin.get_queryset(request).order_by().values_list(name, flat=True).distinct():
-                if isinstance(value, str) and value:
-                    found.setdefault(format_family_key(value), set()).add(value)
-        return found
-
-    def lookups(self, request, model_admin):
-        self.spellings = self._spellings(request, model_admin)
-        choices = []
-        for key, spellings in self.spellings.items():
-            label = format_family_label(min(spellings))
-            if len(spellings) > 1:
-                label += f" ({len(spellings)} spellings)"
-            choices.append((key, label))
-        return sorted(choices, key=lambda choice: choice[1].lower())
-
-    def queryset(self, request, queryset):
-        if not self.value():
-            return queryset
-        spellings = getattr(self, "spellings", {}).get(self.value(), {self.value()})
-        match = Q()
-        for name in self.fields:
-            match |= Q(**{f"{name}__in": sorted(spellings)})
-        return queryset.filter(match)
+def schema_lexer(media_type: str, format_name: str) -> str | None:
+    """Pygments' lexer for a schema document that is not JSON: XML Schema or a .proto file."""
+    family, _version = schema_format_family(format_name)
+    if "xml" in media_type.lower() or family == "XSD":
+        return "xml"
+    return "protobuf" if family == "Protobuf" else None
 
 
-class VersionFormatFilter(FormatFilter):
-    fields = ("extensions__format", "resource__extensions__format")
-
-
-class GroupFormatFilter(FormatFilter):
-    fields = ("extensions__format",)
-
-
-class ResourceOwnerFilter(OwnerFilter):
-    field = "latest__tags"
-
-
-class ResourceTagFilter(TagFilter):
-    field = "latest__tags"
+register_document_lexer(schema_lexer)
 
 
 @admin.register(SchemaGroup)
@@ -209,7 +178,7 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         latest = obj.latest
         out = []
         if latest:
-            section = document_section(latest, version_attributes(latest).get("format"))
+            section = document_section(latest, self.resource_format(obj))  # the version's format, else the schema's
             if not latest.resource_uri:
                 section["html"] += format_html("<p><a class='button' href='{}' id='edit-document'>Edit the document of "
                                                "version {}</a></p>", self.url("document", obj.pk), latest.vid)

@@ -237,23 +237,30 @@ def highlight_css() -> str:
     return HtmlFormatter(style="default").get_style_defs(".registry-doc")
 
 
+# apps name the Pygments lexer of their documents that are not JSON: fn(media type, format) -> lexer name or None
+document_lexers: list = []
+
+
+def register_document_lexer(fn) -> None:
+    if fn not in document_lexers:
+        document_lexers.append(fn)
+
+
 def highlighted(content: bytes, media_type: str | None, format_name: str | None = None) -> str:
-    """A document as syntax-highlighted HTML (JSON pretty-printed)."""
+    """A document as syntax-highlighted HTML (JSON pretty-printed; other text by the lexer an app names)."""
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
-    from pygments.lexers import JsonLexer, TextLexer, XmlLexer, get_lexer_by_name
+    from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
     text = content.decode("utf-8", errors="replace")
-    fmt = (format_name or "").lower()
     lexer = TextLexer()
     try:
         text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
         lexer = JsonLexer()
     except ValueError:
-        if "xml" in (media_type or "") or fmt.startswith(("xsd", "xmlschema")):
-            lexer = XmlLexer()
-        elif fmt.startswith(("proto", "protobuf")):
-            lexer = get_lexer_by_name("protobuf")
+        name = next((found for fn in document_lexers if (found := fn(media_type or "", format_name or ""))), None)
+        if name is not None:
+            lexer = get_lexer_by_name(name)
     return f"<div class='registry-doc'>{highlight(text, lexer, HtmlFormatter(nowrap=False))}</div>"
 
 

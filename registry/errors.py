@@ -23,7 +23,7 @@ KINDS = {
     "id-exists": (409, "Id exists"),
     "epoch-mismatch": (409, "Epoch mismatch"),
     "conflict": (409, "Conflict"),
-    "incompatible-version": (409, "Incompatible schema version"),
+    "incompatible-version": (409, "Incompatible version"),
     "precondition-failed": (412, "Precondition failed"),
     "too-large": (413, "Request body too large"),
     "uri-too-long": (414, "URI too long"),

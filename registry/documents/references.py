@@ -9,8 +9,18 @@ from __future__ import annotations
 from ..model import registry_model
 from ..models import Group, Resource, Version
 
-# members whose values are schemas or documents, not registry data: their own `#/...` refs are theirs
-OPAQUE_KEYS = {"schema", "schemaBase64", "definitionBase64", "$ref"}
+
+def opaque_keys() -> set[str]:
+    """Members whose values are documents, not registry data (their own `#/...` refs are theirs): every type's
+    base64 member, and the inline document of types whose documents are not made of registry attributes (a
+    schema; a definition's document is, so the references inside it are checked)."""
+    keys = {"$ref"}
+    for gt in registry_model.group_types:
+        for rt in gt.resources:
+            keys.add(rt.base64_attribute)
+            if not rt.shared_attributes:
+                keys.add(rt.singular)
+    return keys
 
 
 def _segments(pointer: str) -> list[str]:
@@ -59,13 +69,14 @@ def stored(segments: list[str]) -> bool:
 
 def check_references(doc: dict, base_url: str) -> list[dict]:
     errors = []
+    opaque = opaque_keys()
     own_prefix = (base_url.rstrip("/") + "/") if base_url else None
     stack = [(doc, "")]
     while stack:
         node, path = stack.pop()
         if isinstance(node, dict):
             for key, value in node.items():
-                if key not in OPAQUE_KEYS:
+                if key not in opaque:
                     stack.append((value, f"{path}/{key}"))
         elif isinstance(node, list):
             for index, value in enumerate(node):

@@ -72,3 +72,17 @@ def test_dashboard_figures_and_changes_are_links(demo):
     assert len(rows) == 10 and all('<a href="/admin/registry/outboxevent/' in row for row in rows)
     linked = re.findall(r'<td><a href="(/admin/catalog/[a-z]+/\d+/change/)">(/[^<]+)</a></td>', changes)
     assert linked and all(demo.get(url).status_code == 200 for url, _path in linked)
+
+
+def test_schema_documents_are_highlighted_by_their_format(demo):
+    """The lexers the catalog registers with the engine: XML Schema as XML, a .proto file as Protobuf."""
+    from catalog.validators.format_names import schema_format_family
+
+    pages = {}
+    for resource in Resource.objects.filter(resource_type="schemas").select_related("latest"):
+        family = schema_format_family(resource.extensions.get("format"))[0]
+        if family in ("XSD", "Protobuf") and family not in pages:
+            url = reverse("admin:catalog_schema_change", args=[resource.pk])
+            pages[family] = demo.get(url).content.decode().split("<div class='registry-doc'>", 1)[1][:3000]
+    assert '<span class="nt">&lt;xs:element</span>' in pages["XSD"] or '<span class="nt">&lt;xsd:' in pages["XSD"]
+    assert '<span class="kd">message</span>' in pages["Protobuf"] or '<span class="k">message</span>' in pages["Protobuf"]
