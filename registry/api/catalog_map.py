@@ -12,15 +12,21 @@ from ..catalog_map import MapUnavailable, catalog_map_svg
 from ..dashboard import admin_url_of
 from ..errors import Problem
 from ..services.references import base_urls
+from ..xr10.mapping import reference_to_v05
 from .base import RegistryView
 from .openapi import PROBLEM, READ_ERRORS
 from .requests import check_flags
 
 
 def map_root(value: str | None) -> str | None:
-    """The entity path a `root` names (`/G/g`, `/G/g/R/r`, a version path), or None for the whole registry."""
-    if value is None or value in ("", "/"):
+    """The entity path a `root` names (`/G/g`, `/G/g/R/r`, a version path, in the names of either binding:
+    `/registry/messagegroups/g` is `/definitionGroups/g`), or None for the whole registry."""
+    if value is None or value in ("", "/", "/registry", "/registry/"):
         return None
+    if value.startswith("/registry/"):
+        value = value[len("/registry"):]
+    if isinstance(value, str) and value.startswith("/") and references.resolve(value) is None:
+        value = reference_to_v05(value).removeprefix("#")
     if not value.startswith("/") or references.resolve(value) is None:
         raise Problem("bad-request", f"root must be the path of a group, resource or version "
                                      f"(/endpoints/ID, /schemaGroups/ID/schemas/ID, ...), not {value!r}")

@@ -103,6 +103,15 @@ def test_whole_registry_and_a_large_one_drawn_by_group(client, monkeypatch):
     assert edges(response.content)["/definitionGroups/Shop->/schemaGroups/Orders"] == ["2 references"]
 
 
+def test_roots_in_the_10_names(client):
+    seed()
+    the_05 = nodes(client.get("/map.svg", {"root": "/definitionGroups/Shop"}).content)
+    for root in ("/messagegroups/Shop", "/registry/messagegroups/Shop", "/registry/messagegroups/Shop/messages/OrderPlaced"):
+        response = client.get("/map.svg", {"root": root})
+        assert response.status_code == 200, (root, response.content[:300])
+        assert set(nodes(response.content)) <= set(the_05) and "/definitionGroups/Shop" in nodes(response.content)
+
+
 def test_bad_roots_are_problems(client):
     seed()
     answer = client.get("/map.svg", {"root": "/nothing/here"})
