@@ -27,9 +27,11 @@ def map_root(value: str | None) -> str | None:
         value = value[len("/registry"):]
     if isinstance(value, str) and value.startswith("/") and references.resolve(value) is None:
         value = reference_to_v05(value).removeprefix("#")
-    if not value.startswith("/") or references.resolve(value) is None:
+    if not value.startswith("/"):
         raise Problem("bad-request", f"root must be the path of a group, resource or version "
                                      f"(/endpoints/ID, /schemaGroups/ID/schemas/ID, ...), not {value!r}")
+    if references.resolve(value) is None:
+        raise Problem("not-found", f"{value} names no group, resource or version of this registry")
     return value
 
 
@@ -38,7 +40,8 @@ class CatalogMapView(RegistryView):
     Graphviz lays it out; a registry above 60 resources is drawn one box per group."""
 
     @extend_schema(summary="The catalog map as SVG: what connects to what around root (default: the registry)",
-                   parameters=[OpenApiParameter("root", str, description="a group, resource or version path")],
+                   parameters=[OpenApiParameter("root", {"type": "string", "pattern": "^(/.*)?$"},
+                                               description="a group, resource or version path")],
                    responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.BINARY, "the map"),
                               **READ_ERRORS, (503, "application/problem+json"): OpenApiResponse(
                                   PROBLEM, "Graphviz is not installed on this server")}, tags=["map"])

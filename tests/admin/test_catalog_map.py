@@ -114,8 +114,11 @@ def test_roots_in_the_10_names(client):
 
 def test_bad_roots_are_problems(client):
     seed()
-    answer = client.get("/map.svg", {"root": "/nothing/here"})
+    answer = client.get("/map.svg", {"root": "nothing/here"})
     assert answer.status_code == 400 and "root must be the path" in answer.json()["detail"]
+    answer = client.get("/map.svg", {"root": "/nothing/here"})
+    assert answer.status_code == 404 and answer.json()["detail"] == "/nothing/here names no group, resource or " \
+                                                                    "version of this registry"
     answer = client.get("/map.svg", {"root": "/endpoints/absent"})
     assert answer.status_code == 404 and answer.json()["detail"] == "/endpoints/absent does not exist, so it has no map"
     assert client.get("/map.svg", {"roots": "/endpoints/shop.http"}).status_code == 400
