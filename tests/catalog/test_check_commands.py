@@ -187,6 +187,7 @@ def manage(tmp_path: Path, *args) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
+@pytest.mark.own_sqlite_server
 def test_commands_against_a_remote_registry(tmp_path):
     from tests.harness.gunicorn import start_gunicorn
 

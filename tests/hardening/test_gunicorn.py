@@ -17,7 +17,7 @@ import pytest
 
 from tests.harness.gunicorn import start_gunicorn
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite_server]
 
 
 @pytest.fixture

@@ -142,6 +142,13 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if item.get_closest_marker("postgres"):
                 item.add_marker(skip)
+        return
+    # a test against a server of its own on SQLite (tests/harness/gunicorn.py) would repeat itself unchanged on
+    # the PostgreSQL run: `make test` runs it once, in the SQLite run
+    repeat = pytest.mark.skip(reason="runs against its own SQLite server: run in the SQLite run of make test")
+    for item in items:
+        if item.get_closest_marker("own_sqlite_server"):
+            item.add_marker(repeat)
 
 
 def pytest_runtest_setup(item):

@@ -43,6 +43,7 @@ def test_document_states_the_rules_the_server_enforces(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.own_sqlite_server
 def test_schemathesis_with_all_checks_finds_nothing(tmp_path):
     process, base, token = start_gunicorn(tmp_path, workers=2, demo=True)
     try:

@@ -27,7 +27,7 @@ from tests.harness.xrcg import run_xrcg
 
 from .conftest import RC4, RC4_DOCUMENTS
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite_server]
 
 EXTERNAL_PROTO = "https://raw.githubusercontent.com/Cirrus-Link/Sparkplug/master/sparkplug_b/sparkplug_b.proto"
 GROUPS = [(path.name, gid) for path in RC4_DOCUMENTS for gid in json.loads(path.read_text()).get("messagegroups", {})]
