@@ -34,13 +34,25 @@ run: setup
 	@echo ""
 	$(PY) manage.py runserver 127.0.0.1:8000
 
-# Both runs always happen; the target fails when either failed.
+# Both runs always happen, side by side (each starts its own servers on free ports); the target fails when either
+# failed. The PostgreSQL run prints as it goes; the SQLite run's output (var/test-sqlite.log) follows it.
+# TEST_SERIAL=1 runs them one after the other instead.
 test: setup
-	@status=0; \
-	echo ""; echo "== test suite on SQLite =="; \
-	$(PYTEST) $(PYTEST_ARGS) || status=1; \
-	echo ""; echo "== test suite on PostgreSQL (throwaway server) =="; \
-	REGISTRY_TEST_DB=postgres $(PYTEST) $(PYTEST_ARGS) || status=1; \
+	@status=0; mkdir -p var; \
+	if [ -n "$(TEST_SERIAL)" ]; then \
+	  echo ""; echo "== test suite on SQLite =="; \
+	  $(PYTEST) $(PYTEST_ARGS) || status=1; \
+	  echo ""; echo "== test suite on PostgreSQL (throwaway server) =="; \
+	  REGISTRY_TEST_DB=postgres $(PYTEST) $(PYTEST_ARGS) || status=1; \
+	else \
+	  echo ""; echo "== test suites on SQLite and on PostgreSQL, side by side (SQLite: var/test-sqlite.log) =="; \
+	  ( $(PYTEST) $(PYTEST_ARGS) > var/test-sqlite.log 2>&1; echo $$? > var/test-sqlite.rc ) & \
+	  echo ""; echo "== test suite on PostgreSQL (throwaway server) =="; \
+	  REGISTRY_TEST_DB=postgres $(PYTEST) $(PYTEST_ARGS) || status=1; \
+	  wait; \
+	  echo ""; echo "== test suite on SQLite =="; cat var/test-sqlite.log; \
+	  [ "$$(cat var/test-sqlite.rc)" = 0 ] || status=1; \
+	fi; \
 	if [ $$status -ne 0 ]; then echo ""; echo "== make test: FAILED (see the runs above) =="; fi; \
 	exit $$status
 
