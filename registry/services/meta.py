@@ -20,8 +20,11 @@ COMPATIBILITY = ("none", "backward", "backward_transitive", "forward", "forward_
 
 @transaction.atomic
 def set_resource_meta(*, ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, meta: dict,
-                      replace: bool = False) -> None:
+                      replace: bool = False, announced: bool = False) -> None:
     """Set `defaultversionid`/`defaultversionsticky`/`compatibility` of a resource (PUT or PATCH of `meta`).
+
+    `announced`: the caller's write already emitted this resource's `updated` event in this transaction (it
+    created the resource), so the change of its meta is part of that change, not a second event.
 
     A `defaultversionid` makes the default sticky (the spec: setting it pins it); sticky false lets the newest
     version be the default again. `epoch` is the expected epoch of the default version."""
@@ -64,4 +67,5 @@ def set_resource_meta(*, ctx: WriteContext, plural: str, gid: str, rplural: str,
         resource.modified_by = ctx.user
         resource.modified_on = ctx.now
         resource.save(update_fields=["extensions", "modified_by", "modified_on"])
-        emit_updated(ctx, resource.path, resource.modified_on)
+        if not announced:
+            emit_updated(ctx, resource.path, resource.modified_on)

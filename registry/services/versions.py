@@ -1,8 +1,8 @@
 """Versions of a resource: their attributes, a new version built and validated (through the resource type's
 registered hook), an existing one replaced, the latest-version rule and retention.
 
-Every write path (the bindings' services in resources.py, the document importer, the 1.0 binding) builds and
-checks versions here, so validation, epochs and change events are the same whichever door a version comes in
+Every write path (the services in resources.py that both bindings call, the document importer, the Spark
+import's retention) builds and checks versions here, so validation, epochs and change events are the same whichever door a version comes in
 by. These functions run inside the caller's transaction.
 """
 from __future__ import annotations
@@ -34,6 +34,7 @@ def version_attributes(version: Version) -> dict:
 
 
 def resource_attributes(resource: Resource) -> dict:
+    """A resource's own attributes as one dict (common columns and extensions)."""
     attrs = {k: getattr(resource, k) for k in COMMON_COLUMNS if getattr(resource, k) not in (None, {})}
     attrs.update(resource.extensions)
     return attrs
@@ -49,6 +50,7 @@ def set_resource_attributes(resource: Resource, attrs: dict) -> None:
 
 
 def set_version_attributes(version: Version, attrs: dict) -> None:
+    """Store a version's attributes: the common ones in their columns, the others (not null) as extensions."""
     version.name = attrs.get("name")
     version.description = attrs.get("description")
     version.tags = attrs.get("tags") or {}
@@ -67,7 +69,9 @@ def ordered_versions(resource: Resource, *, with_content: bool = False) -> list[
 
 
 def validate_version(ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version, attrs: dict,
-              is_update: bool) -> None:
+                     is_update: bool) -> None:
+    """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
+    (format, schema validity, compatibility with the earlier versions): a Problem naming what is wrong."""
     errors = check_common(attrs)
     path = f"{resource.path}/versions/{version.vid}"
     problem = unstorable(attrs)

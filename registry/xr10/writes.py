@@ -281,7 +281,8 @@ def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: s
     if created and rm.hasdocument:
         meta.setdefault("compatibility", "none")  # the 1.0 default (core/spec.md `compatibility`)
     if meta:
-        set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid, meta=meta)
+        set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid, meta=meta,
+                          announced=created)
     return created
 
 
@@ -290,7 +291,7 @@ def _new_resource(ctx, gm, rm, gid: str, rid: str, inp) -> Resource:
     resource = services.create_resource(ctx, gm.plural, gid, rm.plural, rid, inp)
     if rm.hasdocument:
         set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid,
-                          meta={"compatibility": "none"})
+                          meta={"compatibility": "none"}, announced=True)
     return resource
 
 

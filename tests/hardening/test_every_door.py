@@ -28,9 +28,9 @@ def post(client, path, body, content_type="application/json", **headers):
     return client.generic("POST", path, data, content_type=content_type, headers=headers)
 
 
-def put(client, path, body, content_type="application/json"):
+def put(client, path, body, content_type="application/json", **headers):
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return client.generic("PUT", path, data, content_type=content_type)
+    return client.generic("PUT", path, data, content_type=content_type, headers=headers)
 
 
 def new_schema_doors(su, admin_client):
@@ -43,7 +43,8 @@ def new_schema_doors(su, admin_client):
                                                 "application/vnd.apache.avro+json"),
         "registry document": lambda: post(su, "/", {"schemaGroups": {"g": {"schemas": {"s": {
             "format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}}}}}),
-        "xRegistry 1.0": lambda: put(su, "/registry/schemagroups/g/schemas/s", doc),
+        "xRegistry 1.0": lambda: put(su, "/registry/schemagroups/g/schemas/s", doc,
+                                     **{"xRegistry-format": "Avro/1.11"}),
         "admin": lambda: admin_client.post(reverse("admin:catalog_schema_add"), {
             "group": Group.objects.get(gid="g").pk, "rid": "s", "format": "Avro/1.11", "media_type": AVRO_MEDIA,
             "document": doc.decode()}),
@@ -97,3 +98,30 @@ def test_an_incompatible_version_is_refused_by_every_door(su, admin_client, door
     text = refused(incompatible_version_doors(su, admin_client)[door]())
     assert "field 'n' added without a default" in text, text[:800]
     assert snapshot() == before
+
+
+def stored_schema() -> tuple:
+    """What a client sees of schema g/s after it came in: its versions, the latest version's epoch, document and
+    format, and the change events written."""
+    from registry.models import OutboxEvent, Resource
+
+    resource = Resource.objects.select_related("latest").get(rid="s")
+    latest = resource.latest
+    fmt = latest.extensions.get("format") or resource.extensions.get("format")
+    events = sorted(OutboxEvent.objects.filter(subject__startswith="/schemaGroups/g/schemas/s")
+                    .values_list("type", "subject"))
+    return (list(resource.versions.values_list("vid", flat=True)), latest.vid, latest.epoch,
+            json.loads(bytes(latest.content)), fmt, events)
+
+
+@pytest.mark.parametrize("door", ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0",
+                                  "admin"])
+def test_the_same_accepted_change_gives_the_same_schema_by_every_door(su, admin_client, door):
+    """A new Avro schema in an ordinary group: the same versions, epoch, document, format and change events,
+    whichever door it came in by."""
+    import_document(WriteContext(user="seed"), {"schemaGroups": {"g": {"format": "Avro/1.11"}}})
+    response = new_schema_doors(su, admin_client)[door]()
+    assert response.status_code in (200, 201, 302), (response.status_code, response.content[:500])
+    assert stored_schema() == (["1"], "1", 1, AVRO_1, "Avro/1.11", [
+        ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g/schemas/s"),
+        ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g/schemas/s/versions/1")])
