@@ -18,7 +18,6 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import SimpleNamespace
 
 from django.conf import settings
 
@@ -235,7 +234,7 @@ def _synced_problem(ctx: WriteContext, record: EntityRecord, origins: dict[str, 
     held = [record.group_path] + ([record.resource_path] if record.kind == "version" else []) + [record.path]
     for path in held:  # named by the synced entity's path, as the API names it
         try:
-            ctx.guard(path, SimpleNamespace(origin=origins.get(path)))
+            ctx.guard_origin(path, origins.get(path))
         except Problem as problem:
             return problem.detail
     return None

@@ -18,7 +18,7 @@ from django.utils.html import format_html, format_html_join
 
 from . import dashboard, references
 from .admin_map import map_section
-from .dashboard import change_url
+from .dashboard import admin_url_of, change_url
 from .errors import Problem
 from .models import Group, Resource, Version
 from .services import WriteContext
@@ -47,18 +47,14 @@ def admin_url(path: str) -> str | None:
     group = Group.objects.filter(group_type=segments[0], gid=segments[1]).first()
     if lists is None or group is None:
         return None
-    group_list, resource_list, version_list = ((entry[1] if entry else None) for entry in lists)
     resource = version = None
     if len(segments) >= 4:
         resource = Resource.objects.filter(group=group, resource_type=segments[2], rid=segments[3]).first()
     if resource is not None and len(segments) >= 6:
         version = Version.objects.filter(resource=resource, vid=segments[5]).first()
-    candidates = [(version_list, version), (resource_list, resource), (group_list, group)]
-    for list_name, obj in candidates:
-        url = change_url(list_name, obj.pk) if obj is not None else None
-        if url:
-            return url
-    return None
+    version_list = lists[2][1] if lists[2] else None
+    url = change_url(version_list, version.pk) if version is not None else None
+    return url or admin_url_of(path, group.pk, resource.pk if resource is not None else None)
 
 
 def referrer_rows(request, paths: list[str]) -> list[dict]:

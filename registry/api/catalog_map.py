@@ -25,7 +25,7 @@ def map_root(value: str | None) -> str | None:
         return None
     if value.startswith("/registry/"):
         value = value[len("/registry"):]
-    if isinstance(value, str) and value.startswith("/") and references.resolve(value) is None:
+    if value.startswith("/") and references.resolve(value) is None:
         value = reference_to_v05(value).removeprefix("#")
     if not value.startswith("/"):
         raise Problem("bad-request", f"root must be the path of a group, resource or version "

@@ -28,12 +28,15 @@ class WriteContext:
 
     def guard(self, path: str, *entities) -> None:
         """Refuse a write to an entity synced from elsewhere unless this write is that sync."""
+        for entity in entities:
+            self.guard_origin(path, getattr(entity, "origin", None))
+
+    def guard_origin(self, path: str, origin: str | None) -> None:
+        """`guard` for an entity known by its origin only (the Spark import reads origins, not rows)."""
         from ..errors import Problem
 
-        for entity in entities:
-            origin = getattr(entity, "origin", None)
-            if origin and origin != self.origin:
-                raise Problem("conflict", f"{path} is synced from {origin}; change it there (local edits are refused)")
+        if origin and origin != self.origin:
+            raise Problem("conflict", f"{path} is synced from {origin}; change it there (local edits are refused)")
 
     def adopt(self, path: str, entity) -> None:
         """A sync takes over the entities it brings (recording its origin); another source's are refused."""
