@@ -123,12 +123,13 @@ def test_a_write_is_visible_in_the_next_read_on_every_worker(tmp_path):
     process, base, token = start_gunicorn(tmp_path, workers=3, threads=2)
     try:
         auth = {"Authorization": f"Token {token}"}
-        assert httpx.put(base + "/schemaGroups/g", json={"description": "v0"}, headers=auth).status_code in (200, 201)
+        assert httpx.put(base + "/schemaGroups/g", json={"description": "v0"}, headers=auth,
+                          timeout=30).status_code in (200, 201)
         for round_ in range(1, 16):
-            with httpx.Client(base_url=base, headers=auth) as writer:
+            with httpx.Client(base_url=base, headers=auth, timeout=30) as writer:
                 assert writer.put("/schemaGroups/g", json={"description": f"v{round_}"}).status_code == 200
-            for _ in range(4):  # new connections: spread over the workers
-                with httpx.Client(base_url=base) as reader:
+            for _ in range(4):  # new connections: spread over the workers (one may still be loading Django)
+                with httpx.Client(base_url=base, timeout=30) as reader:
                     etag_read = reader.get("/schemaGroups/g")
                     assert etag_read.json()["description"] == f"v{round_}"
                     assert reader.get("/").status_code == 200

@@ -7,9 +7,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
+
 from tests.harness.services import ManagedProcess, free_port, port_open, start_process
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def answers(port: int) -> bool:
+    """Whether a worker has loaded the application and answers: gunicorn's arbiter opens the port before its
+    workers import Django, which on a busy machine takes longer than a client's timeout."""
+    if not port_open(port):
+        return False
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/", timeout=5).status_code < 500
+    except httpx.HTTPError:
+        return False
 
 
 def start_gunicorn(directory: Path, workers: int = 1, threads: int = 4, *, demo: bool = False,
@@ -31,5 +44,5 @@ def start_gunicorn(directory: Path, workers: int = 1, threads: int = 4, *, demo:
     port = free_port()
     env.update(GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY=str(workers), GUNICORN_THREADS=str(threads))
     process = start_process([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py")], env=env,
-                            cwd=str(ROOT), ready_check=lambda: port_open(port), timeout=60)
+                            cwd=str(ROOT), ready_check=lambda: answers(port), timeout=90)
     return process, f"http://127.0.0.1:{port}", token
