@@ -188,7 +188,7 @@ def main():
         django.setup()
         from django.utils import timezone
 
-        from registry.services import WriteContext, create_group
+        from registry.services import EntityAddress, WriteContext, create_group
         from subscriptions.services import create_subscription
 
         create_subscription({"protocol": "HTTP", "sink": f"http://127.0.0.1:{sink_port}/hook"})
@@ -221,7 +221,7 @@ def main():
         committed, cpu = {}, cpu_seconds(workers)
         started = time.time()
         for n in range(args.changes):
-            create_group(WriteContext(user="bench"), "schemaGroups", {"id": f"bench{n}"})
+            create_group(ctx=WriteContext(user="bench"), address=EntityAddress("schemaGroups"), data={"id": f"bench{n}"})
             committed[f"/schemaGroups/bench{n}"] = time.time()
         rate = args.changes / (time.time() - started)
         wait_for(sink_log, committed, 120)
@@ -254,7 +254,7 @@ def main():
         with transaction.atomic():
             transaction.on_commit(lambda: committed.update(dict.fromkeys(paths, time.time())))  # at commit
             for path in paths:
-                create_group(WriteContext(user="bench"), "schemaGroups", {"id": path.rsplit("/", 1)[1]})
+                create_group(ctx=WriteContext(user="bench"), address=EntityAddress("schemaGroups"), data={"id": path.rsplit("/", 1)[1]})
         wait_for(sink_log, committed, 120)
         report(f"burst of {args.changes} changes in one transaction", committed, cpu_seconds(workers) - cpu)
         report_brokers("burst", committed, args)

@@ -82,7 +82,8 @@ class SchemaGroupAdmin(GroupAdmin):
     @admin.action(description="Set the compatibility level of the selected schema groups", permissions=["change"])
     def set_compatibility(self, request, queryset):
         def write(ctx, group, level):
-            services.put_group(ctx, "schemaGroups", group.gid, {**group_body(group), "compatibility": level})
+            services.put_group(ctx=ctx, address=services.EntityAddress.of(group),
+                               data={**group_body(group), "compatibility": level})
 
         return compatibility_action(self, request, queryset, write, "schema group(s)")
 
@@ -258,7 +259,7 @@ class SchemaAdmin(ResourceAdmin):
     def set_compatibility(self, request, queryset):
         def write(ctx, schema, level):
             body = {**version_attributes(schema.latest), "compatibility": level}
-            services.put_meta(ctx, "schemaGroups", schema.group.gid, "schemas", schema.rid, vid=None, body=body)
+            services.put_meta(ctx=ctx, address=services.EntityAddress.of(schema), data=body)
 
         return compatibility_action(self, request, queryset.select_related("group", "latest"), write, "schema(s)")
 
@@ -337,13 +338,12 @@ class VersionDocumentForm(DocumentFormMixin, ServiceForm):
             return False
 
     def perform(self, data):
-        resource = self.version.resource
         if self.unchanged(data):
             self.outcome = f"No change to {self.version}."
             return self.version
         inp = VersionInput(document=data["document"].encode(), media_type=data["media_type"], epoch=data.get("epoch"))
-        _r, version, _created = services.put_version(self.context(), resource.group.group_type, resource.group.gid,
-                                                     resource.resource_type, resource.rid, self.version.vid, inp)
+        _r, version, _created = services.put_version(ctx=self.context(),
+                                                     address=services.EntityAddress.of(self.version), data=inp)
         self.outcome = f"Saved {version} (epoch {version.epoch})."
         return version
 

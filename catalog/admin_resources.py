@@ -37,8 +37,9 @@ class ResourceCreateForm(DocumentFormMixin, ServiceForm):
     def perform(self, data):
         attributes = {k: data[k] for k in ("format", "description") if data.get(k)}
         inp = VersionInput(document=data["document"].encode(), media_type=data["media_type"], attributes=attributes)
-        return services.create_resource(self.context(), self.group_plural, data["group"].gid, self.resource_plural,
-                                        data["rid"], inp)
+        return services.create_resource(
+            ctx=self.context(), address=services.EntityAddress.of(data["group"]).resource(self.resource_plural,
+                                                                                         data["rid"]), data=inp)
 
 
 FIELDS = ("name", "description", "docs", "tags", "format", "compatibility")
@@ -73,9 +74,8 @@ class MetadataForm(ServiceForm):
         current = version_attributes(self.resource.latest)
         body = {**current, **{k: data.get(k) or None for k in FIELDS if k in self.fields}}
         body = {k: v for k, v in body.items() if v is not None}
-        resource, _version = services.put_meta(self.context(), self.resource.group.group_type, self.resource.group.gid,
-                                               self.resource.resource_type, self.resource.rid, None, body,
-                                               epoch=data.get("epoch"))
+        resource, _version = services.put_meta(ctx=self.context(), address=services.EntityAddress.of(self.resource),
+                                               data=body, expected_epoch=data.get("epoch"))
         return resource
 
 
@@ -91,9 +91,8 @@ class NewVersionForm(DocumentFormMixin, ServiceForm):
 
     def perform(self, data):
         inp = VersionInput(document=data["document"].encode(), media_type=data["media_type"])
-        _resource, version = services.create_version(self.context(), self.resource.group.group_type,
-                                                     self.resource.group.gid, self.resource.resource_type,
-                                                     self.resource.rid, inp)
+        _resource, version = services.create_version(ctx=self.context(), address=services.EntityAddress.of(self.resource),
+                                                     data=inp)
         return version
 
 

@@ -42,7 +42,8 @@ def schema_compatibility(ctx: services.WriteContext, gid: str, sid: str, inp: se
 
     404 for an unknown group or schema; the 400 Problems of a real POST for an invalid candidate."""
     try:
-        resource, version = services.check_new_version(ctx, GROUPS, gid, RESOURCES, sid, inp)
+        resource, version = services.check_new_version(ctx=ctx, address=services.EntityAddress(GROUPS, gid, RESOURCES, sid),
+                                                       data=inp)
         verdict_details: list[dict] | None = None
     except Problem as problem:
         if problem.status != 409 or problem.kind != "incompatible-version":

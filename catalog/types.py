@@ -38,8 +38,8 @@ def definition_references(document: dict) -> list[tuple[str, str]]:
 
 def format_map_facts(attributes: dict) -> catalog_map.NodeFacts:
     """A definition group, definition or schema on the catalog map: its format; deprecated when it says so."""
-    return catalog_map.NodeFacts(tuple(str(attributes[name]) for name in ("format",) if attributes.get(name)),
-                                 deprecated=attributes.get("deprecated") is not None)
+    fmt = attributes.get("format")
+    return catalog_map.NodeFacts((str(fmt),) if fmt else (), deprecated=attributes.get("deprecated") is not None)
 
 
 def register() -> None:

@@ -113,7 +113,7 @@ class EndpointAdmin(GroupAdmin):
                     body["tags"] = endpoint.tags
                 body.update({**endpoint.extensions, "deprecated": deprecated})
                 try:
-                    services.put_group(ctx, "endpoints", endpoint.gid, body)
+                    services.put_group(ctx=ctx, address=services.EntityAddress.of(endpoint), data=body)
                     done += 1
                 except Problem as problem:
                     self.message_user(request, f"{endpoint.gid}: {problem.detail}", messages.ERROR)

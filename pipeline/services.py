@@ -23,12 +23,11 @@ from django.conf import settings
 
 from registry.attributes import version_sort_key
 from registry.documents.flatten import EntityRecord
-from registry.errors import Problem
 from registry.models import Group, Resource, Version
 from registry.services import WriteContext
+from registry.services.bulk import bulk_refusal, bulk_write
 from registry.services.versions import resource_attributes, version_attributes
 
-from . import writer
 from .spark import entities
 
 INPUT_SUFFIXES = (".cereg", ".cereg.yaml", ".cereg.yml", ".json", ".yaml", ".yml", ".jsonl", ".ndjson")
@@ -228,18 +227,6 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
     return result
 
 
-def _synced_problem(ctx: WriteContext, record: EntityRecord, origins: dict[str, str]) -> str | None:
-    """The services' rule (`WriteContext.guard`): an entity synced from another registry, or anything inside
-    a synced group or resource, changes only through its sync. The refusal as the API words it, or None."""
-    held = [record.group_path] + ([record.resource_path] if record.kind == "version" else []) + [record.path]
-    for path in held:  # named by the synced entity's path, as the API names it
-        try:
-            ctx.guard_origin(path, origins.get(path))
-        except Problem as problem:
-            return problem.detail
-    return None
-
-
 def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, user, step, *,
                        origins: dict[str, str]) -> None:
     # a resource named by several version lines arrives once per line: keep one
@@ -279,7 +266,7 @@ def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, use
         if status == "unchanged":
             result.unchanged += 1
             continue
-        synced = _synced_problem(ctx, record, origins)
+        synced = bulk_refusal(ctx=ctx, record=record, origins=origins)
         if synced:
             rejected_paths.add(record.path)
             _reject(result, record, synced)
@@ -296,12 +283,12 @@ def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, use
         batch += writes[group_path]
         size += len(writes[group_path])
         if size >= BATCH_ENTITIES:
-            writer.write_batch(ctx, batch, pks)
+            bulk_write(ctx=ctx, records=batch, existing=pks)
             done += size
             step(f"written {done} entities")
             batch, size = [], 0
     if batch:
-        writer.write_batch(ctx, batch, pks)
+        bulk_write(ctx=ctx, records=batch, existing=pks)
         step(f"written {done + size} entities")
 
 

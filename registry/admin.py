@@ -45,9 +45,10 @@ class GroupForm(ServiceForm):
             body["tags"] = data["tags"]
         body.update(data.get("attributes") or {})
         if self.instance is None:
-            return services.create_group(self.context(), self.group_plural, {"id": data["gid"], **body})
-        group, _created = services.put_group(self.context(), self.group_plural, self.instance.gid, body,
-                                             epoch=data.get("epoch"))
+            return services.create_group(ctx=self.context(), address=services.EntityAddress(self.group_plural),
+                                         data={"id": data["gid"], **body})
+        group, _created = services.put_group(ctx=self.context(), address=services.EntityAddress.of(self.instance),
+                                             data=body, expected_epoch=data.get("epoch"))
         return group
 
 

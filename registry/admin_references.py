@@ -96,7 +96,7 @@ class ReferencesAdminMixin:
         return request.method == "POST" and request.POST.get(FORCE_FIELD) == "on"
 
     def delete_paths(self, request, paths: list[str]) -> list[str]:
-        return delete_entities(WriteContext.from_request(request), paths, force=self.forced(request))
+        return delete_entities(ctx=WriteContext.from_request(request), paths=paths, force=self.forced(request))
 
     def delete_model(self, request, obj):
         self.delete_paths(request, [entity_path(obj)])

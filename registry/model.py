@@ -12,6 +12,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .validation import GroupCheck, VersionCheck
 
+# The values of a resource's `compatibility` (xRegistry 1.0 core, the `meta` entity): the engine stores and
+# checks the level; what a level means for a format is the plug-in's (catalog's compatibility checks).
+COMPATIBILITY_LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full",
+                        "full_transitive")
+
 
 @dataclass(frozen=True)
 class ResourceType:

@@ -16,7 +16,7 @@ from django.utils import timezone
 from registry.documents.imports import import_document
 from registry.model import registry_model
 from registry.models import Group, Resource
-from registry.services import WriteContext, delete_group, delete_resource
+from registry.services import EntityAddress, WriteContext, delete_group, delete_resource
 from registry.xr10.documents import DocumentError, to_v05_document
 from registry.xr10.mapping import mappings
 from registry.xr10.writes import with_compatibility_defaults
@@ -109,14 +109,13 @@ def apply_document(source: SyncSource, document: dict) -> dict:
     groups, resources = _local_scope(source)
     for group in list(groups):
         if group.path not in remote_paths:
-            delete_group(ctx, group.group_type, group.gid, force=True)  # mirrors the source
+            delete_group(ctx=ctx, address=EntityAddress.of(group), force=True)  # mirrors the source
             deleted += 1
     for resource in list(resources):
         if not Group.objects.filter(pk=resource.group_id).exists():
             continue
         if resource.path not in remote_paths:
-            delete_resource(ctx, resource.group.group_type, resource.group.gid, resource.resource_type, resource.rid,
-                            force=True)
+            delete_resource(ctx=ctx, address=EntityAddress.of(resource), force=True)
             deleted += 1
     return {"created": len(report.created), "updated": len(report.updated), "unchanged": len(report.unchanged),
             "deleted": deleted}

@@ -1,6 +1,6 @@
 """What the two older bindings (Schema Registry API, Message Catalog API) share: the `Binding` naming a
-binding's paths and core types, the base views of their operations over `registry.services` and
-`registry.selectors`, and the OpenAPI descriptions of those operations. The concrete views are in
+binding's paths and core types, and the base views of their operations over `registry.services` and
+`registry.selectors` (their OpenAPI descriptions are in `binding_openapi.py`). The concrete views are in
 `schemaregistry.py` and `messagecatalog.py`; the mapping is described in docs/older-bindings.md.
 
 Lists are JSON arrays of ids or of version numbers. A version is the integer N of the stored version id
@@ -16,12 +16,9 @@ from dataclasses import dataclass
 
 from django.db.models.functions import Length
 from django.http import HttpResponse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from registry import selectors, services
 from registry.api.base import RegistryView, json_response
-from registry.api.openapi import EPOCH, FILTER, LIMIT, problem_responses
 from registry.api.requests import body_bytes, check_flags, json_body, query_epoch
 from registry.attributes import timestamp
 from registry.errors import Problem
@@ -70,20 +67,6 @@ def version_id_of(text: str) -> str:
     if not (text.isascii() and text.isdigit()):
         raise Problem("not-found", f"version {text!r} does not exist: versions of this binding are integers")
     return str(int(text))
-
-
-def described(cls, operations: dict):
-    """Attach OpenAPI descriptions to a concrete view class. Each method gets its own wrapper, so two
-    bindings sharing a base method keep their own descriptions."""
-    for method, schema in operations.items():
-        base = getattr(cls, method)
-
-        def wrapper(self, request, *args, _base=base, **kwargs):
-            return _base(self, request, *args, **kwargs)
-
-        wrapper.__name__, wrapper.__doc__ = method, base.__doc__
-        setattr(cls, method, schema(wrapper))
-    return cls
 
 
 class BindingView(RegistryView):
@@ -185,14 +168,16 @@ class GroupBase(BindingView):
         body = json_body(request, required=False) or {}
         body = {k: v for k, v in body.items() if k not in ("createdtimeutc", "updatedtimeutc")}
         # the group's format rules (non-empty, frozen while it holds resources) are the type's validation hook's
-        group, created = services.put_group(self.context(), self.group_plural, gid, body, query_epoch(request))
+        group, created = services.put_group(ctx=self.context(), address=self.address(gid), data=body,
+                                            expected_epoch=query_epoch(request))
         return json_response(self.group_json(group), status=201 if created else 200,
                              headers={"Location": f"{self.groups_url()}/{gid}"} if created else None)
 
     def delete(self, request, gid):
         """Delete the group and everything in it; answers its last attributes."""
         check_flags(request, {"epoch"})
-        group = services.delete_group(self.context(), self.group_plural, gid, query_epoch(request))
+        group = services.delete_group(ctx=self.context(), address=self.address(gid),
+                                      expected_epoch=query_epoch(request))
         return json_response(self.group_json(group))
 
 
@@ -211,7 +196,8 @@ class ResourcesBase(BindingView):
     def delete(self, request, gid):
         """Delete everything in the group; answers the deleted ids."""
         check_flags(request, set())
-        deleted = services.delete_resources(self.context(), self.group_plural, gid, self.resource_plural, None)
+        deleted = services.delete_resources(ctx=self.context(), address=self.address(gid, resources=True),
+                                            items=None)
         return json_response([r.rid for r, _v in deleted])
 
 
@@ -260,14 +246,14 @@ class ResourceBase(BindingView):
         return self.add_version(gid, rid, inp, exists=resource is not None)
 
     def add_version(self, gid: str, rid: str | None, inp: services.VersionInput, exists: bool) -> HttpResponse:
-        ctx, args = self.context(), (self.group_plural, gid, self.resource_plural)
+        ctx = self.context()
         if exists:
-            resource, version = services.create_version(ctx, *args, rid, inp)
+            resource, version = services.create_version(ctx=ctx, address=self.address(gid, rid), data=inp)
         else:
             if inp.epoch is not None:
                 raise Problem("not-found", f"{self.groups_url()}/{gid}/{self.binding.resource_segment}/{rid} "
                                            "does not exist (an epoch was given)")
-            resource = services.create_resource(ctx, *args, rid, inp)
+            resource = services.create_resource(ctx=ctx, address=self.address(gid, rid, resources=True), data=inp)
             version = resource.latest
         response = self.document(resource, version, status=201)
         response["Location"] = self.version_url(resource, version.vid)
@@ -278,8 +264,8 @@ class ResourceBase(BindingView):
         check_flags(request, {"epoch"})
         group = selectors.get_group(self.gt, gid)
         numbers = [int(v.vid) for v in integer_versions(selectors.get_resource(group, self.resource_plural, rid))]
-        resource, latest = services.delete_resource(self.context(), self.group_plural, gid, self.resource_plural, rid,
-                                                    query_epoch(request))
+        resource, latest = services.delete_resource(ctx=self.context(), address=self.address(gid, rid),
+                                                    expected_epoch=query_epoch(request))
         resource.group = group
         out = self.version_attributes(resource, latest) if latest is not None else {}
         out.update(id=rid, versions=numbers, createdtimeutc=timestamp(resource.created_on))
@@ -311,8 +297,9 @@ class VersionBase(BindingView):
     def delete(self, request, gid, rid, version):
         """Delete that version (not the only one: delete the resource instead); answers its last attributes."""
         check_flags(request, {"epoch"})
-        resource, deleted = services.delete_version(self.context(), self.group_plural, gid, self.resource_plural,
-                                                    rid, version_id_of(version), query_epoch(request))
+        resource, deleted = services.delete_version(ctx=self.context(),
+                                                    address=self.address(gid, rid, version_id_of(version)),
+                                                    expected_epoch=query_epoch(request))
         return json_response(self.version_attributes(resource, deleted))
 
 
@@ -341,66 +328,3 @@ class LookupBase(BindingView):
         if version is None or self.version_attributes(version.resource, version)["uri"] != uri:
             return None  # the path matches but the authority does not: another registry's version
         return version.resource, version
-
-
-# --- OpenAPI descriptions of the operations ------------------------------------------------------
-
-IDS = {(200, "application/json"): OpenApiResponse({"type": "array", "items": {"type": "string"}}, "ids")}
-NUMBERS = {(200, "application/json"): OpenApiResponse({"type": "array", "items": {"type": "integer"}}, "versions")}
-OBJECT = {(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "attributes")}
-DOCUMENT = {(200, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, "the document, with attributes as headers"),
-            (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location")}
-READ = problem_responses(400, 401, 404)
-WRITE = problem_responses(400, 401, 403, 404, 409, 413, 415)
-LIST = [FILTER, LIMIT]
-URI = OpenApiParameter("uri", OpenApiTypes.STR, OpenApiParameter.QUERY, required=True,
-                       description="a version URI (authority + version id)")
-
-
-def post_parameters(binding: Binding) -> list:
-    return [EPOCH, *[OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.QUERY,
-                                      description=f"the {name} attribute (or a header of that name)")
-                     for name in binding.attributes]]
-
-
-def operations(what: str, binding: Binding, tags: list[str]) -> dict:
-    """The descriptions of each base view's operations for one binding (`what`: "schema", "definition")."""
-    return {
-        "groups": {"get": extend_schema(summary=f"List {what} group ids", parameters=LIST,
-                                        responses={**IDS, **READ}, tags=tags)},
-        "group": {
-            "get": extend_schema(summary=f"Get a {what} group", responses={**OBJECT, **READ}, tags=tags),
-            "put": extend_schema(summary=f"Create or update a {what} group", parameters=[EPOCH],
-                                 request=OpenApiTypes.OBJECT, tags=tags,
-                                 responses={**OBJECT, (201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
-                                            **WRITE}),
-            "delete": extend_schema(summary=f"Delete a {what} group", parameters=[EPOCH],
-                                    responses={**OBJECT, **WRITE}, tags=tags),
-        },
-        "resources": {
-            "get": extend_schema(summary=f"List {what} ids of a group", parameters=LIST, responses={**IDS, **READ},
-                                 tags=tags),
-            "delete": extend_schema(summary=f"Delete all {what}s of a group", responses={**IDS, **WRITE}, tags=tags),
-        },
-        "resource": {
-            "get": extend_schema(summary=f"The latest version of a {what}", responses={**DOCUMENT, **READ},
-                                 tags=tags),
-            "post": extend_schema(summary=f"Add a {what} version (the first creates the {what})",
-                                  parameters=post_parameters(binding), request={"*/*": OpenApiTypes.BINARY},
-                                  responses={(201, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, "created"), **WRITE},
-                                  tags=tags),
-            "delete": extend_schema(summary=f"Delete a {what} with all versions", parameters=[EPOCH],
-                                    responses={**OBJECT, **WRITE}, tags=tags),
-        },
-        "versions": {"get": extend_schema(summary=f"List the version numbers of a {what}", parameters=LIST,
-                                          responses={**NUMBERS, **READ}, tags=tags)},
-        "version": {
-            "get": extend_schema(summary=f"A {what} version", responses={**DOCUMENT, **READ}, tags=tags),
-            "delete": extend_schema(summary=f"Delete a {what} version", parameters=[EPOCH],
-                                    responses={**OBJECT, **WRITE}, tags=tags),
-        },
-        "lookup": {"get": extend_schema(summary=f"A {what} version by its version URI", parameters=[URI],
-                                        responses={**DOCUMENT, **READ}, tags=tags)},
-    }
-
-

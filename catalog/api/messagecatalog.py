@@ -41,10 +41,8 @@ from .base import (
     ResourcesBase,
     VersionBase,
     VersionsBase,
-    described,
-    operations,
-    post_parameters,
 )
+from .binding_openapi import described, operations, post_parameters
 
 MESSAGE_CATALOG = Binding(
     "messagecatalog", "", "definitionGroups", "definitions", "messagedefinitions",

@@ -25,9 +25,8 @@ from .base import (
     ResourcesBase,
     VersionBase,
     VersionsBase,
-    described,
-    operations,
 )
+from .binding_openapi import described, operations
 
 SCHEMA_REGISTRY = Binding("schemaregistry", "schemagroups", "schemaGroups", "schemas", "schemas",
                           ("format", "description", "name", "authority", "compatibility"),

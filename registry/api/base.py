@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from .. import selectors
 from ..errors import Problem
 from ..model import registry_model
-from ..services import WriteContext
+from ..services import EntityAddress, WriteContext
 from . import caching
 from .openapi import RegistryAutoSchema
 
@@ -68,6 +68,13 @@ class RegistryView(APIView):
 
     def context(self) -> WriteContext:
         return WriteContext.from_request(self.request)
+
+    def address(self, gid: str | None = None, rid: str | None = None, vid: str | None = None, *,
+                resources: bool = False) -> EntityAddress:
+        """The address of a write below this view's types: the groups, a group, its resources (`resources`),
+        a resource or a version."""
+        rplural = self.resource_plural if (resources or rid is not None) else None
+        return EntityAddress(self.group_plural, gid, rplural, rid, vid)
 
     def referenced_by_response(self, path: str):
         """`GET PATH?referencedby` (docs/api-contract.md section 14)."""

@@ -41,7 +41,7 @@ class GroupCollectionView(RegistryView):
     def post(self, request):
         check_flags(request, set())
         body = json_body(request)
-        group = services.create_group(self.context(), self.group_plural, body)
+        group = services.create_group(ctx=self.context(), address=self.address(), data=body)
         data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
         return json_response(data, status=201, headers={"Location": data["self"]})
 
@@ -49,7 +49,8 @@ class GroupCollectionView(RegistryView):
         check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
         base = self.base_url()
-        deleted = services.delete_groups(self.context(), self.group_plural, items, force=flag(request, "force"))
+        deleted = services.delete_groups(ctx=self.context(), address=self.address(), items=items,
+                                         force=flag(request, "force"))
         return json_response({g.gid: group_json(base, self.gt, g) for g in deleted})
 
 
@@ -73,7 +74,8 @@ class GroupView(RegistryView):
     def put(self, request, gid):
         check_flags(request, {"epoch"})
         body = json_body(request)
-        group, created = services.put_group(self.context(), self.group_plural, gid, body, query_epoch(request))
+        group, created = services.put_group(ctx=self.context(), address=self.address(gid), data=body,
+                                            expected_epoch=query_epoch(request))
         data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
         return json_response(data, status=201 if created else 200, headers={"Location": data["self"]} if created else None)
 
@@ -81,5 +83,6 @@ class GroupView(RegistryView):
         check_flags(request, {"epoch", "force"})
         group = selectors.get_group(self.gt, gid)
         last = group_json(self.base_url(), self.gt, group)
-        services.delete_group(self.context(), self.group_plural, gid, query_epoch(request), force=flag(request, "force"))
+        services.delete_group(ctx=self.context(), address=self.address(gid), expected_epoch=query_epoch(request),
+                              force=flag(request, "force"))
         return json_response(last)

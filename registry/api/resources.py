@@ -75,16 +75,16 @@ class ResourceCollectionView(ResourceTypeView):
     def post(self, request, gid):
         check_flags(request, set())
         inp = version_input(request, self.rt)
-        resource = services.create_resource(self.context(), self.group_plural, gid, self.resource_plural,
-                                            inp.resource_id, inp)
+        resource = services.create_resource(ctx=self.context(), address=self.address(gid, inp.resource_id,
+                                                                                       resources=True), data=inp)
         return self.document_response(resource, resource.latest, status=201,
                                       extra={"Location": self.resource_url(resource)})
 
     def delete(self, request, gid):
         check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
-        deleted = services.delete_resources(self.context(), self.group_plural, gid, self.resource_plural, items,
-                                            force=flag(request, "force"))
+        deleted = services.delete_resources(ctx=self.context(), address=self.address(gid, resources=True),
+                                            items=items, force=flag(request, "force"))
         base = self.base_url()
         return json_response({r.rid: resource_json(base, self.rt, r, version=v) for r, v in deleted})
 
@@ -112,26 +112,25 @@ class ResourceView(ResourceTypeView):
         ctx = self.context()
         if flag(request, "meta"):
             body = json_body(request)
-            resource, version = services.put_meta(ctx, self.group_plural, gid, self.resource_plural, rid, None, body,
-                                                  query_epoch(request))
+            resource, version = services.put_meta(ctx=ctx, address=self.address(gid, rid), data=body,
+                                                  expected_epoch=query_epoch(request))
             return self.meta_response(resource, version)
         inp = version_input(request, self.rt)
-        resource, version, created = services.put_resource(ctx, self.group_plural, gid, self.resource_plural, rid, inp)
+        resource, version, created = services.put_resource(ctx=ctx, address=self.address(gid, rid), data=inp)
         extra = {"Location": self.resource_url(resource)} if created else None
         return self.document_response(resource, version, status=201 if created else 200, extra=extra)
 
     def post(self, request, gid, rid):
         check_flags(request, {"epoch"})
         inp = version_input(request, self.rt)
-        resource, version = services.create_version(self.context(), self.group_plural, gid, self.resource_plural,
-                                                    rid, inp)
+        resource, version = services.create_version(ctx=self.context(), address=self.address(gid, rid), data=inp)
         return self.document_response(resource, version, status=201,
                                       extra={"Location": self.resource_url(resource)})
 
     def delete(self, request, gid, rid):
         check_flags(request, {"epoch", "force"})
-        resource, latest = services.delete_resource(self.context(), self.group_plural, gid, self.resource_plural, rid,
-                                                    query_epoch(request), force=flag(request, "force"))
+        resource, latest = services.delete_resource(ctx=self.context(), address=self.address(gid, rid),
+                                                    expected_epoch=query_epoch(request), force=flag(request, "force"))
         data = resource_json(self.base_url(), self.rt, resource, version=latest)
         return json_response(data, headers=registry_headers(data))
 
@@ -156,7 +155,7 @@ class VersionCollectionView(ResourceTypeView):
     def delete(self, request, gid, rid):
         check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
-        deleted = services.delete_versions(self.context(), self.group_plural, gid, self.resource_plural, rid, items,
+        deleted = services.delete_versions(ctx=self.context(), address=self.address(gid, rid), items=items,
                                            force=flag(request, "force"))
         base = self.base_url()
         return json_response({v.vid: version_json(base, self.rt, r, v) for r, v in deleted})
@@ -179,19 +178,18 @@ class VersionView(ResourceTypeView):
         ctx = self.context()
         if flag(request, "meta"):
             body = json_body(request)
-            resource, version = services.put_meta(ctx, self.group_plural, gid, self.resource_plural, rid, vid, body,
-                                                  query_epoch(request))
+            resource, version = services.put_meta(ctx=ctx, address=self.address(gid, rid, vid), data=body,
+                                                  expected_epoch=query_epoch(request))
             return self.meta_response(resource, version)
         inp = version_input(request, self.rt)
-        resource, version, created = services.put_version(ctx, self.group_plural, gid, self.resource_plural, rid, vid,
-                                                          inp)
+        resource, version, created = services.put_version(ctx=ctx, address=self.address(gid, rid, vid), data=inp)
         return self.document_response(resource, version, status=201 if created else 200,
                                       extra={"Location": f"{self.resource_url(resource)}/versions/{vid}"}
                                       if created else None)
 
     def delete(self, request, gid, rid, vid):
         check_flags(request, {"epoch", "force"})
-        resource, version = services.delete_version(self.context(), self.group_plural, gid, self.resource_plural, rid,
-                                                    vid, query_epoch(request), force=flag(request, "force"))
+        resource, version = services.delete_version(ctx=self.context(), address=self.address(gid, rid, vid),
+                                                    expected_epoch=query_epoch(request), force=flag(request, "force"))
         data = version_json(self.base_url(), self.rt, resource, version)
         return json_response(data, headers=registry_headers(data))

@@ -1,8 +1,10 @@
 """Services: every write of the registry, each in one transaction that also writes its change events."""
+from .address import EntityAddress
 from .context import WriteContext
-from .deletions import delete_resource, delete_resources, delete_version, delete_versions
+from .deletions import delete_entities, delete_resource, delete_resources, delete_version, delete_versions
 from .groups import create_group, delete_group, delete_groups, put_group, update_group_attributes
 from .inputs import UNSET, VersionInput
+from .meta import set_resource_meta
 from .resources import (
     check_new_version,
     create_resource,
@@ -13,7 +15,8 @@ from .resources import (
 )
 
 __all__ = [
-    "UNSET", "VersionInput", "WriteContext", "check_new_version", "create_group", "create_resource", "create_version", "delete_group",
-    "delete_groups", "delete_resource", "delete_resources", "delete_version", "delete_versions", "put_group",
-    "put_meta", "put_resource", "put_version", "update_group_attributes",
+    "UNSET", "EntityAddress", "VersionInput", "WriteContext", "check_new_version", "create_group", "create_resource",
+    "create_version", "delete_entities", "delete_group", "delete_groups", "delete_resource", "delete_resources",
+    "delete_version", "delete_versions", "put_group", "put_meta", "put_resource", "put_version", "set_resource_meta",
+    "update_group_attributes",
 ]

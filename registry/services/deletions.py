@@ -10,9 +10,11 @@ from django.db import transaction
 from ..errors import Problem, not_found
 from ..models import Resource, Version
 from ..references import within
+from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_deleted
+from .groups import delete_group
 from .references import check_unreferenced
 from .resources import get_group, guard, lock_resource, resolve_types
 from .versions import refresh_latest
@@ -30,9 +32,13 @@ def _delete_resource(ctx: WriteContext, resource: Resource):
 
 
 @transaction.atomic
-def delete_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, epoch=None, *,
+def delete_resource(*, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None,
                     force: bool = False) -> tuple[Resource, Version]:
-    """DELETE .../RESOURCEs/rID: the resource with all versions; returns its last state."""
+    """DELETE .../RESOURCEs/rID: the resource with all versions; returns its last state. `expected_epoch` is
+    the latest version's."""
+    address.need("resource")
+    plural, gid, rplural, rid = address.group_type, address.group_id, address.resource_type, address.resource_id
+    epoch = expected_epoch
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
@@ -45,9 +51,11 @@ def delete_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid:
 
 
 @transaction.atomic
-def delete_resources(ctx: WriteContext, plural: str, gid: str, rplural: str, items: list | None, *,
-                     force: bool = False) -> list[tuple[Resource, Version]]:
+def delete_resources(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
+                     ) -> list[tuple[Resource, Version]]:
     """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them."""
+    address.need("resources")
+    plural, gid, rplural = address.group_type, address.group_id, address.resource_type
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
     if items is None:
@@ -75,18 +83,27 @@ def delete_resources(ctx: WriteContext, plural: str, gid: str, rplural: str, ite
 
 
 @transaction.atomic
-def delete_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, vid: str,
-                   epoch=None, *, force: bool = False) -> tuple[Resource, Version]:
+def delete_version(*, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None,
+                   force: bool = False) -> tuple[Resource, Version]:
     """DELETE .../versions/V: one version; the greatest remaining becomes latest; the only one is 400."""
-    deleted = delete_versions(ctx, plural, gid, rplural, rid, [{"version": vid, "epoch": epoch}], single=True,
-                              force=force)
+    address.need("version")
+    deleted = _delete_versions(ctx, address.resource_address,
+                               [{"version": address.version_id, "epoch": expected_epoch}], single=True, force=force)
     return deleted[0]
 
 
 @transaction.atomic
-def delete_versions(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, items: list | None,
-                    single: bool = False, force: bool = False) -> list[tuple[Resource, Version]]:
-    """DELETE .../versions: listed versions (all or none; all of them is 400) or all but the latest."""
+def delete_versions(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
+                    ) -> list[tuple[Resource, Version]]:
+    """DELETE .../versions (`address` names the resource): listed versions (all or none; all of them is 400)
+    or all but the latest."""
+    return _delete_versions(ctx, address, items, single=False, force=force)
+
+
+def _delete_versions(ctx: WriteContext, address: EntityAddress, items: list | None, *, single: bool,
+                     force: bool) -> list[tuple[Resource, Version]]:
+    address.need("resource")
+    plural, gid, rplural, rid = address.group_type, address.group_id, address.resource_type, address.resource_id
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
@@ -130,25 +147,19 @@ def delete_versions(ctx: WriteContext, plural: str, gid: str, rplural: str, rid:
 
 
 @transaction.atomic
-def delete_entities(ctx: WriteContext, paths: list[str], *, force: bool = False) -> list[str]:
+def delete_entities(*, ctx: WriteContext, paths: list[str], force: bool = False) -> list[str]:
     """Delete a set of groups, resources and versions (entity paths) all or none, as one request: references
     among them do not count (a whole reference set goes), references from outside refuse it (409) unless
     `force`. What lies beneath another listed entity goes with it. Returns the paths deleted."""
-    from .groups import delete_group
-
     parsed = []
     for path in dict.fromkeys(paths):
-        segments = [s for s in path.split("/") if s]
-        if len(segments) not in (2, 4, 6) or (len(segments) == 6 and segments[4] != "versions"):
+        address = EntityAddress.parse(path)
+        if address.kind not in ("group", "resource", "version"):
             raise Problem("bad-request", f"{path}: not the path of a group, a resource or a version")
-        parsed.append((path, segments))
-    check_unreferenced(ctx, [p for p, _s in parsed], force)
-    kept = [(p, s) for p, s in parsed if not any(o != p and within(p, o) for o, _s in parsed)]
-    for _path, segments in sorted(kept, key=lambda item: -len(item[1])):  # versions, then resources, then groups
-        if len(segments) == 6:
-            delete_version(ctx, *segments[:4], segments[5], force=True)
-        elif len(segments) == 4:
-            delete_resource(ctx, *segments, force=True)
-        else:
-            delete_group(ctx, *segments, force=True)
-    return [p for p, _s in kept]
+        parsed.append((path, address))
+    check_unreferenced(ctx, [p for p, _a in parsed], force)
+    kept = [(p, a) for p, a in parsed if not any(o != p and within(p, o) for o, _a in parsed)]
+    delete = {"version": delete_version, "resource": delete_resource, "group": delete_group}
+    for _path, address in sorted(kept, key=lambda item: -len(item[1].path.split("/"))):  # versions first
+        delete[address.kind](ctx=ctx, address=address, force=True)
+    return [p for p, _a in kept]

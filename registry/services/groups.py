@@ -11,6 +11,7 @@ from ..model import GroupType, registry_model
 from ..models import Group, Resource
 from ..selectors import exists_ignoring_case
 from ..validation import GroupCheck, Invalid
+from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_deleted, emit_updated
@@ -69,9 +70,13 @@ def lock_group(plural: str, gid: str) -> Group:
 
 
 @transaction.atomic
-def create_group(ctx: WriteContext, plural: str, body: dict) -> Group:
-    """POST /GROUPs: a new group; 409 when the id exists (irrespective of case)."""
+def create_group(*, ctx: WriteContext, address: EntityAddress, data: dict) -> Group:
+    """POST /GROUPs (`address` names the collection): a new group; 409 when the id exists (irrespective of
+    case)."""
+    address.need("groups")
+    plural = address.group_type
     gt = registry_model[plural]
+    body = data
     gid = body.get("id")
     gid = check_id(gid) if gid is not None else str(uuid.uuid4())
     if exists_ignoring_case(Group.objects.filter(group_type=plural), "gid", gid):
@@ -100,8 +105,11 @@ def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions
 
 
 @transaction.atomic
-def put_group(ctx: WriteContext, plural: str, gid: str, body: dict, epoch=None) -> tuple[Group, bool]:
+def put_group(*, ctx: WriteContext, address: EntityAddress, data: dict, expected_epoch: int | None = None
+              ) -> tuple[Group, bool]:
     """PUT /GROUPs/gID: replace the attributes (missing ones removed) or create. Returns (group, created)."""
+    address.need("group")
+    plural, gid, body, epoch = address.group_type, address.group_id, data, expected_epoch
     gt = registry_model[plural]
     check_id(gid)
     common, extensions = _body_parts(gt, body, gid)
@@ -146,11 +154,13 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
 
 
 @transaction.atomic
-def delete_group(ctx: WriteContext, plural: str, gid: str, epoch=None, *, force: bool = False) -> Group:
+def delete_group(*, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None,
+                 force: bool = False) -> Group:
     """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
-    group = lock_group(plural, gid)
+    address.need("group")
+    group = lock_group(address.group_type, address.group_id)
     ctx.guard(group.path, group)
-    check_epoch(group.path, group, epoch)
+    check_epoch(group.path, group, expected_epoch)
     check_unreferenced(ctx, [group.path], force)
     _delete(ctx, group)
     return group
@@ -166,8 +176,11 @@ def _delete(ctx: WriteContext, group: Group):
 
 
 @transaction.atomic
-def delete_groups(ctx: WriteContext, plural: str, items: list | None, *, force: bool = False) -> list[Group]:
+def delete_groups(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
+                  ) -> list[Group]:
     """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type."""
+    address.need("groups")
+    plural = address.group_type
     registry_model[plural]
     if items is None:
         groups = list(Group.objects.select_for_update().filter(group_type=plural).order_by("gid"))

@@ -9,18 +9,17 @@ from __future__ import annotations
 from django.db import transaction
 
 from ..errors import Problem
+from ..model import COMPATIBILITY_LEVELS
 from ..models import Version
+from .address import EntityAddress
 from .context import WriteContext
 from .events import emit_updated
 from .resources import get_group, guard, lock_resource, resolve_types
 
-COMPATIBILITY = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full",
-                 "full_transitive")
-
 
 @transaction.atomic
-def set_resource_meta(*, ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, meta: dict,
-                      replace: bool = False, announced: bool = False) -> None:
+def set_resource_meta(*, ctx: WriteContext, address: EntityAddress, meta: dict, replace: bool = False,
+                      announced: bool = False) -> None:
     """Set `defaultversionid`/`defaultversionsticky`/`compatibility` of a resource (PUT or PATCH of `meta`).
 
     `announced`: the caller's write already emitted this resource's `updated` event in this transaction (it
@@ -28,9 +27,10 @@ def set_resource_meta(*, ctx: WriteContext, plural: str, gid: str, rplural: str,
 
     A `defaultversionid` makes the default sticky (the spec: setting it pins it); sticky false lets the newest
     version be the default again. `epoch` is the expected epoch of the default version."""
-    resolve_types(plural, rplural)
-    group = get_group(plural, gid)
-    resource = lock_resource(group, rplural, rid)
+    address.need("resource")
+    resolve_types(address.group_type, address.resource_type)
+    group = get_group(address.group_type, address.group_id)
+    resource = lock_resource(group, address.resource_type, address.resource_id)
     guard(ctx, group, resource)
     if meta.get("xref"):
         raise Problem("bad-request", f"{resource.path}: xref is not offered by this server")
@@ -58,9 +58,9 @@ def set_resource_meta(*, ctx: WriteContext, plural: str, gid: str, rplural: str,
         extensions.pop("defaultversionid", None)
     level = meta.get("compatibility")
     if level is not None:
-        if level not in COMPATIBILITY:
+        if level not in COMPATIBILITY_LEVELS:
             raise Problem("invalid-attribute", f"{resource.path}: compatibility must be one of "
-                          f"{', '.join(COMPATIBILITY)}, not {level!r}")
+                          f"{', '.join(COMPATIBILITY_LEVELS)}, not {level!r}")
         extensions["compatibility"] = level
     if extensions != resource.extensions:
         resource.extensions = extensions

@@ -15,6 +15,7 @@ from ..errors import Problem, not_found
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..selectors import exists_ignoring_case
+from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_updated
@@ -31,6 +32,10 @@ from .versions import (
     validate_version,
     version_attributes,
 )
+
+
+def _resource_parts(address: EntityAddress) -> tuple[str, str, str, str | None]:
+    return address.group_type, address.group_id, address.resource_type, address.resource_id
 
 
 def resolve_types(plural: str, rplural: str) -> tuple[GroupType, ResourceType]:
@@ -99,9 +104,11 @@ def _check_input_ids(inp: VersionInput, rid: str, vid: str | None = None):
 
 
 @transaction.atomic
-def create_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str | None,
-                    inp: VersionInput) -> Resource:
-    """POST /GROUPs/gID/RESOURCEs: a resource with its first version; 409 when the id exists."""
+def create_resource(*, ctx: WriteContext, address: EntityAddress, data: VersionInput) -> Resource:
+    """POST /GROUPs/gID/RESOURCEs: a resource with its first version; 409 when the id exists. The id comes from
+    the address (an import's, the admin's) or the input, else a new UUID."""
+    address.need("resources", "resource")
+    plural, gid, rplural, rid, inp = *_resource_parts(address), data
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     absorb_document(rt, inp, rid)
@@ -112,9 +119,10 @@ def create_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid:
 
 
 @transaction.atomic
-def put_resource(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str,
-                 inp: VersionInput) -> tuple[Resource, Version, bool]:
+def put_resource(*, ctx: WriteContext, address: EntityAddress, data: VersionInput) -> tuple[Resource, Version, bool]:
     """PUT /GROUPs/gID/RESOURCEs/rID: update the latest version in place, or create the resource."""
+    address.need("resource")
+    plural, gid, rplural, rid, inp = *_resource_parts(address), data
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     check_id(rid)
@@ -164,9 +172,11 @@ def _new_version_base(ctx: WriteContext, group: Group, resource: Resource, rt: R
 
 
 @transaction.atomic
-def create_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str,
-                   inp: VersionInput) -> tuple[Resource, Version]:
-    """POST /GROUPs/gID/RESOURCEs/rID: a new version inheriting the latest's attributes; then retention."""
+def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionInput) -> tuple[Resource, Version]:
+    """POST /GROUPs/gID/RESOURCEs/rID (`address` names the resource): a new version inheriting the latest's
+    attributes; then retention."""
+    address.need("resource")
+    plural, gid, rplural, rid, inp = *_resource_parts(address), data
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
@@ -179,11 +189,12 @@ def create_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: 
     return resource, version
 
 
-def check_new_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str,
-                      inp: VersionInput) -> tuple[Resource, Version]:
+def check_new_version(*, ctx: WriteContext, address: EntityAddress, data: VersionInput) -> tuple[Resource, Version]:
     """A dry run of `create_version`: the same reading of the input and the same checks (the resource type's
     validation hook included), raising the same Problem a real POST would, and writing nothing. Returns the
     resource and the new version, unsaved (its attributes merged with the latest version's as a POST would)."""
+    address.need("resource")
+    plural, gid, rplural, rid, inp = *_resource_parts(address), data
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = Resource.objects.filter(group=group, resource_type=rplural, rid=rid).select_related("latest").first()
@@ -195,9 +206,11 @@ def check_new_version(ctx: WriteContext, plural: str, gid: str, rplural: str, ri
 
 
 @transaction.atomic
-def put_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, vid: str,
-                inp: VersionInput) -> tuple[Resource, Version, bool]:
+def put_version(*, ctx: WriteContext, address: EntityAddress, data: VersionInput) -> tuple[Resource, Version, bool]:
     """PUT .../versions/V: update that version in place, or create it."""
+    address.need("version")
+    plural, gid, rplural, rid, inp = *_resource_parts(address), data
+    vid = address.version_id
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
@@ -220,9 +233,13 @@ def put_version(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str
 
 
 @transaction.atomic
-def put_meta(ctx: WriteContext, plural: str, gid: str, rplural: str, rid: str, vid: str | None,
-             body: dict, epoch=None) -> tuple[Resource, Version]:
-    """PUT ...?meta: replace a version's metadata (missing attributes removed), no new version, epoch + 1."""
+def put_meta(*, ctx: WriteContext, address: EntityAddress, data: dict, expected_epoch: int | None = None
+             ) -> tuple[Resource, Version]:
+    """PUT ...?meta: replace a version's metadata (missing attributes removed), no new version, epoch + 1. A
+    resource's address means its latest version."""
+    address.need("resource", "version")
+    plural, gid, rplural, rid = _resource_parts(address)
+    vid, body, epoch = address.version_id, data, expected_epoch
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)

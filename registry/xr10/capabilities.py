@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 
+from ..model import COMPATIBILITY_LEVELS
 from .flags import FLAGS, SPEC_VERSIONS
 
 _model_source: dict = {"groups": {}}
@@ -83,9 +84,6 @@ def model_json() -> dict:
     return model
 
 
-LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full", "full_transitive")
-
-
 def capabilities() -> dict:
     """The capabilities of rc4 (core/spec.md "Registry Capabilities"), exactly its keys: `xr` decodes them
     strictly and refuses any other."""
@@ -93,7 +91,7 @@ def capabilities() -> dict:
         "available": {"capabilities": {"mutable": False}, "capabilitiesoffered": {"mutable": False},
                       "entities": {"mutable": True}, "export": {"mutable": False}, "model": {"mutable": False},
                       "modelsource": {"mutable": False}},
-        "compatibilities": {fmt: list(LEVELS) for fmt in ("jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*")},
+        "compatibilities": {fmt: list(COMPATIBILITY_LEVELS) for fmt in ("jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*")},
         "flags": sorted(f for f in FLAGS if f not in ("page", "force", "offset")),
         "formats": ["jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*"],
         "ignores": [],

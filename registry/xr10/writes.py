@@ -19,6 +19,7 @@ from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..errors import Problem
 from ..models import Group, Resource, Version
+from ..services.address import EntityAddress
 from ..services.inputs import UNSET, VersionInput
 from ..services.meta import set_resource_meta
 from .bodies import json_body
@@ -128,7 +129,8 @@ def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch:
                 body = {**current, **{k: v for k, v in body.items()}}
                 body = {k: v for k, v in body.items() if v is not None}
         attrs, nested = _group_body(gm, gid, body)
-        _group, created = services.put_group(ctx, gm.plural, gid, {"id": gid, **attrs}, epoch)
+        _group, created = services.put_group(ctx=ctx, address=_at(gm, gid), data={"id": gid, **attrs},
+                                              expected_epoch=epoch)
         for rplural, resources in nested.items():
             _write_resources(ctx, gm, gm.by_plural[rplural], gid, resources)
     return created
@@ -152,7 +154,7 @@ def post_group_resources(ctx, gm: GroupMapping, gid: str, body: dict) -> None:
 
 
 def delete_group(ctx, gm: GroupMapping, gid: str, epoch, *, force: bool = False) -> None:
-    services.delete_group(ctx, gm.plural, gid, epoch, force=force)
+    services.delete_group(ctx=ctx, address=_at(gm, gid), expected_epoch=epoch, force=force)
 
 
 def delete_groups(ctx, gm: GroupMapping, body: dict) -> None:
@@ -160,7 +162,7 @@ def delete_groups(ctx, gm: GroupMapping, body: dict) -> None:
         for gid, data in body.items():
             check_id(gid, f"{gm.v1_singular}id")
             epoch = data.get("epoch") if isinstance(data, dict) else None
-            services.delete_group(ctx, gm.plural, gid, epoch)
+            services.delete_group(ctx=ctx, address=_at(gm, gid), expected_epoch=epoch)
 
 
 # resources and versions ---------------------------------------------------------------------------------
@@ -256,10 +258,16 @@ def _exists(gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str) -> bool:
                                    rid=rid).exists()
 
 
+def _at(gm: GroupMapping, gid: str, rm: ResourceMapping | None = None, rid: str | None = None,
+        vid: str | None = None) -> EntityAddress:
+    """The registry's address of a 1.0 entity (the store's type names)."""
+    return EntityAddress(gm.plural, gid, rm.plural if rm is not None else None, rid, vid)
+
+
 def _ensure_group(ctx, gm: GroupMapping, gid: str) -> None:
     """1.0 creates missing parents implicitly (core/spec.md "Implicit Creation of Parent Entities")."""
     if not Group.objects.filter(group_type=gm.plural, gid=gid).exists():
-        services.put_group(ctx, gm.plural, gid, {"id": gid}, None)
+        services.put_group(ctx=ctx, address=_at(gm, gid), data={"id": gid})
 
 
 def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str, data: dict) -> bool:
@@ -274,24 +282,23 @@ def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: s
     versions = data.get("versions")
     if isinstance(versions, dict) and versions:
         for vid, vdata in versions.items():
-            services.put_version(ctx, gm.plural, gid, rm.plural, rid, vid, _version_input(rm, rid, vid, vdata))
+            services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid),
+                                 data=_version_input(rm, rid, vid, vdata))
     else:
         own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in META_ATTRIBUTES}
-        services.put_resource(ctx, gm.plural, gid, rm.plural, rid, _version_input(rm, rid, None, own))
+        services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=_version_input(rm, rid, None, own))
     if created and rm.hasdocument:
         meta.setdefault("compatibility", "none")  # the 1.0 default (core/spec.md `compatibility`)
     if meta:
-        set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid, meta=meta,
-                          announced=created)
+        set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, announced=created)
     return created
 
 
 def _new_resource(ctx, gm, rm, gid: str, rid: str, inp) -> Resource:
     """A resource created by a 1.0 write: its first version, and the 1.0 default compatibility `none`."""
-    resource = services.create_resource(ctx, gm.plural, gid, rm.plural, rid, inp)
+    resource = services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
     if rm.hasdocument:
-        set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid,
-                          meta={"compatibility": "none"}, announced=True)
+        set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta={"compatibility": "none"}, announced=True)
     return resource
 
 
@@ -318,7 +325,7 @@ def put_resource(ctx, gm, rm, gid: str, rid: str, request, *, details: bool, pat
             if created:
                 _new_resource(ctx, gm, rm, gid, rid, inp)
             else:
-                services.put_resource(ctx, gm.plural, gid, rm.plural, rid, inp)
+                services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
             return created
         body = json_body(request, required=False) or {}
         if patch and not created:
@@ -348,7 +355,7 @@ def post_version(ctx, gm, rm, gid: str, rid: str, request, *, details: bool) -> 
         if not _exists(gm, rm, gid, rid):
             resource = _new_resource(ctx, gm, rm, gid, rid, inp)
             return resource.latest.vid
-        _resource, version = services.create_version(ctx, gm.plural, gid, rm.plural, rid, inp)
+        _resource, version = services.create_version(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
         return version.vid
 
 
@@ -363,7 +370,7 @@ def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: 
         if not _exists(gm, rm, gid, rid):
             _new_resource(ctx, gm, rm, gid, rid, inp)
             return True
-        _resource, _version, created = services.put_version(ctx, gm.plural, gid, rm.plural, rid, vid, inp)
+        _resource, _version, created = services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=inp)
         return created
 
 
@@ -376,9 +383,9 @@ def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: 
             if not _exists(gm, rm, gid, rid):
                 _new_resource(ctx, gm, rm, gid, rid, inp)
             else:
-                services.put_version(ctx, gm.plural, gid, rm.plural, rid, vid, inp)
+                services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=inp)
         if setdefault:
-            set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid,
+            set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid),
                               meta={"defaultversionid": setdefault, "defaultversionsticky": True})
 
 
@@ -388,29 +395,29 @@ def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool) -> Non
                {f"{rm.v1_singular}id", "self", "xid", "epoch", "createdat", "modifiedat", "defaultversionurl"}]
     if unknown:
         raise V1Problem("unknown_attribute", f"the meta entity has no attribute {unknown[0]!r}", subject=unknown[0])
-    set_resource_meta(ctx=ctx, plural=gm.plural, gid=gid, rplural=rm.plural, rid=rid, meta=meta, replace=not patch)
+    set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, replace=not patch)
 
 
 def delete_resource(ctx, gm, rm, gid: str, rid: str, epoch, *, force: bool = False) -> None:
-    services.delete_resource(ctx, gm.plural, gid, rm.plural, rid, epoch, force=force)
+    services.delete_resource(ctx=ctx, address=_at(gm, gid, rm, rid), expected_epoch=epoch, force=force)
 
 
 def delete_resources(ctx, gm, rm, gid: str, body: dict) -> None:
     with transaction.atomic():
         Group.objects.filter(group_type=gm.plural, gid=gid).exists() or _missing(f"/{gm.v1_plural}/{gid}")
         for rid in body:
-            services.delete_resource(ctx, gm.plural, gid, rm.plural, rid)
+            services.delete_resource(ctx=ctx, address=_at(gm, gid, rm, rid))
 
 
 def delete_version(ctx, gm, rm, gid: str, rid: str, vid: str, epoch) -> None:
-    services.delete_version(ctx, gm.plural, gid, rm.plural, rid, vid, epoch)
+    services.delete_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), expected_epoch=epoch)
 
 
 def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict) -> None:
     with transaction.atomic():
         _exists(gm, rm, gid, rid) or _missing(f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}")
         for vid in body:
-            services.delete_version(ctx, gm.plural, gid, rm.plural, rid, vid)
+            services.delete_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid))
 
 
 __all__ = ["Problem", "Version"]

@@ -122,9 +122,9 @@ def test_governance_journey(page, shot, live_server, django_user_model):
 
 
 def test_viewer_cannot_edit(page, shot, live_server, django_user_model):
-    from registry.services import WriteContext, create_group
+    from registry.services import EntityAddress, WriteContext, create_group
 
-    create_group(WriteContext(user="seed"), "schemaGroups", {"id": "readonly.group"})
+    create_group(ctx=WriteContext(user="seed"), address=EntityAddress("schemaGroups"), data={"id": "readonly.group"})
     viewer = django_user_model.objects.create_user("viewer", "v@example.com", "pw", is_staff=True)
     from django.contrib.auth.models import Permission
 

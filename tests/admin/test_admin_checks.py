@@ -193,14 +193,15 @@ def test_compare_page_shows_a_line_diff_for_other_formats(editor):
 
 def test_notes_are_shown(editor):
     from registry import services
-    from registry.services import VersionInput
+    from registry.services import EntityAddress, VersionInput
 
     ctx = WriteContext(user="t")
-    services.create_group(ctx, "definitionGroups", {"id": "ext", "format": "CloudEvents/1.0"})
+    services.create_group(ctx=ctx, address=EntityAddress("definitionGroups"),
+                          data={"id": "ext", "format": "CloudEvents/1.0"})
     doc = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "x.y"}}},
            "schemaformat": "JsonSchema/draft-07", "schemaurl": "https://schemas.example.com/x.json"}
-    services.create_resource(ctx, "definitionGroups", "ext", "definitions", "d",
-                             VersionInput(document=json.dumps(doc).encode(), media_type="application/json"))
+    services.create_resource(ctx=ctx, address=EntityAddress("definitionGroups", "ext", "definitions", "d"),
+                             data=VersionInput(document=json.dumps(doc).encode(), media_type="application/json"))
     definition = Definition.objects.get(rid="d")
     event = {"specversion": "1.0", "type": "x.y", "id": "1", "source": "/s", "data": {"anything": 1}}
     page = validate(editor, definition, event).content.decode()

@@ -59,7 +59,7 @@ def test_one_announcement_per_committed_transaction():
     and a savepoint that rolled back does not take the announcement of the rest with it."""
     from django.db import transaction
 
-    from registry.services import WriteContext, create_group
+    from registry.services import EntityAddress, WriteContext, create_group
     from registry.services import events as engine_events
 
     heard = []
@@ -68,19 +68,19 @@ def test_one_announcement_per_committed_transaction():
     try:
         with transaction.atomic():
             for n in range(5):
-                create_group(WriteContext(user="t"), "schemaGroups", {"id": f"g{n}"})
+                create_group(ctx=WriteContext(user="t"), address=EntityAddress("schemaGroups"), data={"id": f"g{n}"})
         assert heard == [5]
         with transaction.atomic():
             try:
                 with transaction.atomic():
-                    create_group(WriteContext(user="t"), "schemaGroups", {"id": "undone"})
+                    create_group(ctx=WriteContext(user="t"), address=EntityAddress("schemaGroups"), data={"id": "undone"})
                     raise RuntimeError("roll the savepoint back")
             except RuntimeError:
                 pass
-            create_group(WriteContext(user="t"), "schemaGroups", {"id": "kept"})
+            create_group(ctx=WriteContext(user="t"), address=EntityAddress("schemaGroups"), data={"id": "kept"})
         assert heard == [5, 6]
         with transaction.atomic():
-            create_group(WriteContext(user="t"), "schemaGroups", {"id": "rolled-back"})
+            create_group(ctx=WriteContext(user="t"), address=EntityAddress("schemaGroups"), data={"id": "rolled-back"})
             transaction.set_rollback(True)
         assert heard == [5, 6]
     finally:

@@ -7,7 +7,7 @@ import json
 import pytest
 from django.db import transaction
 
-from registry.services import WriteContext, create_group
+from registry.services import EntityAddress, WriteContext, create_group
 from subscriptions.delivery import attempts
 from subscriptions.models import Delivery, Subscription
 from tests.events.conftest import Sink, serve
@@ -25,7 +25,7 @@ def commit_groups(*names):
     """Several changes in one transaction: the relay makes one batch of their deliveries."""
     with transaction.atomic():
         for name in names:
-            create_group(WriteContext(user="t"), "schemaGroups", {"id": name})
+            create_group(ctx=WriteContext(user="t"), address=EntityAddress("schemaGroups"), data={"id": name})
 
 
 def posted_subjects(sink):

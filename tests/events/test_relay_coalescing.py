@@ -36,8 +36,8 @@ WRITER = textwrap.dedent(f"""
         return answer
     relay_flag.claim = counting_claim
     for n in range({CHANGES}):
-        services.put_group(WriteContext(user="writer", base_url="http://registry.test"), "schemaGroups",
-                           f"coalesced-{{n}}", {{}}, None)
+        services.put_group(ctx=WriteContext(user="writer", base_url="http://registry.test"),
+                           address=services.EntityAddress("schemaGroups", f"coalesced-{{n}}"), data={{}})
     print("queued", queued)
 """)
 

@@ -1,6 +1,7 @@
 """Issue 12: every way in writes through the same services, so the same change is refused by each door with
 nothing written: the 0.5 binding, the older Schema Registry binding, a registry document (`POST /`), the
-xRegistry 1.0 binding and the admin. (The Spark import's door is tested in tests/pipeline: it runs Spark.)
+xRegistry 1.0 binding and the admin. (The Spark import's door is tested in tests/pipeline/test_spark_import.py: it
+runs Spark.)
 
 Two refusals: a new schema in a group synced from another registry (the origin guard), and a schema version
 incompatible with the earlier ones under the group's compatibility level."""

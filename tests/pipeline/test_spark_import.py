@@ -183,3 +183,24 @@ def test_synced_entities_are_refused_and_retention_applies_as_through_the_api(tm
     assert Version.objects.count() == before + 1
     assert OutboxEvent.objects.filter(type__endswith="deleted.v1",
                                       subject="/definitionGroups/retained/definitions/d/versions/1").exists()
+
+
+def test_the_same_accepted_change_gives_the_same_schema_as_every_other_door(tmp_path, capsys):
+    """Issue 12: the Spark door of tests/hardening/test_every_door.py's comparison. The same new Avro schema
+    gives the same versions, epoch, document and format as through the APIs, the admin and a document; its
+    change events are coalesced to the group's one `updated` event (a bulk import's documented difference)."""
+    from registry.documents.imports import import_document
+    from registry.services import WriteContext
+    from tests.hardening.test_every_door import AVRO_1, stored_schema
+
+    import_document(WriteContext(user="seed"), {"schemaGroups": {"g": {"format": "Avro/1.11"}}})
+    OutboxEvent.objects.all().delete()
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"path": "/schemaGroups/g/schemas/s/versions/1", "format": "Avro/1.11",
+                                  "schema": AVRO_1}) + "\n")
+    code, out = spark_import(capsys, str(source))
+    assert code == 0, out
+    versions, latest, epoch, document, fmt, events = stored_schema()
+    assert (versions, latest, epoch, document, fmt) == (["1"], "1", 1, AVRO_1, "Avro/1.11")
+    assert list(OutboxEvent.objects.values_list("type", "subject")) == [
+        ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g")]

@@ -21,11 +21,13 @@ import functools
 import threading
 from collections import OrderedDict
 
+from registry.model import COMPATIBILITY_LEVELS
+
 from ..digest_cache import DigestLRU, digest
 from ..format_names import schema_format_family
 from .result import Incompatibility
 
-LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full", "full_transitive")
+LEVELS = COMPATIBILITY_LEVELS  # the engine's list (the 1.0 `meta` entity's values); their meaning is here
 DEFAULT_LEVEL = "backward_transitive"
 DIRECTIONS = {"none": (), "backward": ("backward",), "forward": ("forward",), "full": ("backward", "forward")}
 # parsed documents kept per process, the ones used last, up to this many document bytes in all: a transitive

@@ -1,12 +1,17 @@
-"""Writing a bulk import: new and changed entities in bulk, one transaction per batch of groups, each with
-the outbox rows of its change events, coalesced to one `updated` event per changed group.
+"""The services' bulk entry point (the Spark import's): new and changed entities written in bulk, one
+transaction per batch of groups, each with the outbox rows of its change events, coalesced to one `updated`
+event per changed group.
+
+The caller brings entities already judged one by one by the same rules as the other doors: validated by the
+types' hooks (on Spark's executors, through the same validators), refused when synced from elsewhere
+(`bulk_refusal`, the origin guard of `WriteContext`), and a new resource only together with an accepted
+version. What this module owns is how they are stored, and that the invariants of the single writes hold:
+epochs (1 for new entities, + 1 for changed groups and versions), the latest version, the version counter,
+the type's retention (`versions.apply_retention`, with its `deleted` events) and the change events.
 
 New resources and versions, nearly all the rows of a large import, are inserted with COPY on PostgreSQL and
 with multi-row INSERTs elsewhere; groups and changed entities, few, go through the ORM. Every touched
 resource is then pointed at its latest version: in one statement on PostgreSQL, one per resource elsewhere.
-Epochs follow the contract: 1 for new entities, + 1 for changed groups and versions; a type's retention
-(`versions`) is applied by the services' own function. Which entities may be written at all (validation,
-synced entities) is decided before, in services.py.
 """
 from __future__ import annotations
 
@@ -17,13 +22,14 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from registry.attributes import version_sort_key
-from registry.documents.flatten import EntityRecord
-from registry.model import registry_model
-from registry.models import Group, Resource, Version
-from registry.services.context import WriteContext
-from registry.services.events import emit_updated
-from registry.services.versions import apply_retention, refresh_latest
+from ..attributes import version_sort_key
+from ..documents.flatten import EntityRecord
+from ..errors import Problem
+from ..model import registry_model
+from ..models import Group, Resource, Version
+from .context import WriteContext
+from .events import emit_updated
+from .versions import apply_retention, refresh_latest
 
 COMMON = ("name", "description", "tags", "docs")
 ENTITY_COLUMNS = ("name", "description", "tags", "docs", "extensions", "created_by", "created_on", "modified_by",
@@ -67,9 +73,23 @@ def _chunks(items: list, size: int = QUERY_CHUNK):
     return (items[n:n + size] for n in range(0, len(items), size))
 
 
-def write_batch(ctx: WriteContext, records: list[tuple[str, EntityRecord]], existing: dict[str, int]) -> None:
+def bulk_refusal(*, ctx: WriteContext, record: EntityRecord, origins: dict[str, str]) -> str | None:
+    """The origin guard for an entity known by its path: an entity synced from another registry, or anything
+    inside a synced group or resource, changes only through its sync. `origins` maps the paths of synced
+    groups and resources to their source. The refusal as the API words it, or None."""
+    held = [record.group_path] + ([record.resource_path] if record.kind == "version" else []) + [record.path]
+    for path in held:  # named by the synced entity's path, as the API names it
+        try:
+            ctx.guard_origin(path, origins.get(path))
+        except Problem as problem:
+            return problem.detail
+    return None
+
+
+def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], existing: dict[str, int]) -> None:
     """Write one batch (complete groups) in one transaction. `records` are (status, record) with status
-    new or changed; `existing` maps paths of stored entities to their primary keys."""
+    new or changed, each accepted by the caller (see the module docstring); `existing` maps paths of stored
+    entities to their primary keys."""
     now = ctx.now
     changed_groups: set[str] = set()
     with transaction.atomic():
