@@ -46,7 +46,8 @@ def _attributes(data: dict, skip: set[str]) -> dict:
     return {k: v for k, v in data.items() if k not in skip and k != "id" and v is not None}
 
 
-def _default_media_type(content: bytes) -> str:
+def default_media_type(content: bytes) -> str:
+    """A document's media type when neither the document nor its type says: JSON if it parses, else text."""
     try:
         json.loads(content)
         return "application/json"
@@ -79,7 +80,7 @@ def _version(rt: ResourceType, base: EntityRecord, vid: str, data: dict, resourc
         value = data[rt.singular]
         if isinstance(value, str):
             record.document = value.encode()
-            guess = rt.media_type_for or (lambda _a, c: _default_media_type(c))
+            guess = rt.media_type_for or (lambda _a, c: default_media_type(c))
             record.media_type = guess({**resource_attrs, **record.attributes}, record.document)
         else:
             record.document = json.dumps(value, ensure_ascii=False).encode()

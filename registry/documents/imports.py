@@ -23,6 +23,7 @@ from ..services import resources as resource_services
 from ..services import versions as version_services
 from ..services.context import WriteContext
 from ..services.inputs import VersionInput, absorb_document
+from .flatten import default_media_type
 from .precheck import precheck
 from .references import check_references
 
@@ -42,14 +43,6 @@ class ImportReport:
         self.created += other.created
         self.updated += other.updated
         self.unchanged += other.unchanged
-
-
-def _default_media_type(content: bytes) -> str:
-    try:
-        json.loads(content)
-        return "application/json"
-    except ValueError:
-        return "text/plain; charset=utf-8"
 
 
 class _Importer:
@@ -221,7 +214,7 @@ class _Importer:
             if isinstance(value, str):
                 inp.document = value.encode()
                 attrs = {**version_services.resource_attributes(resource), **inp.attributes}
-                guess = rt.media_type_for or (lambda _a, c: _default_media_type(c))
+                guess = rt.media_type_for or (lambda _a, c: default_media_type(c))
                 inp.media_type = guess(attrs, inp.document)
             else:
                 inp.document = json.dumps(value, ensure_ascii=False).encode()

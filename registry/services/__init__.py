@@ -1,8 +1,16 @@
 """Services: every write of the registry, each in one transaction that also writes its change events."""
 from .address import EntityAddress
 from .context import WriteContext
-from .deletions import delete_entities, delete_resource, delete_resources, delete_version, delete_versions
-from .groups import create_group, delete_group, delete_groups, put_group, update_group_attributes
+from .deletions import (
+    delete_entities,
+    delete_group,
+    delete_groups,
+    delete_resource,
+    delete_resources,
+    delete_version,
+    delete_versions,
+)
+from .groups import create_group, put_group, update_group_attributes
 from .inputs import UNSET, VersionInput
 from .meta import set_resource_meta
 from .resources import (

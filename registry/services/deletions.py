@@ -1,4 +1,5 @@
-"""Deletes of resources and versions: one, a listed set (all or none), or all; each answers the last state.
+"""Deletes of groups, resources and versions: one, a listed set (all or none), or all; each answers the last
+state.
 
 Every function runs in one transaction that also writes the `deleted` change events (docs/api-contract.md
 section 9); a synced entity is deleted only by its sync (the origin guard).
@@ -8,13 +9,14 @@ from __future__ import annotations
 from django.db import transaction
 
 from ..errors import Problem, not_found
-from ..models import Resource, Version
+from ..model import registry_model
+from ..models import Group, Resource, Version
 from ..references import within
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_deleted
-from .groups import delete_group
+from .groups import lock_group
 from .references import check_unreferenced
 from .resources import get_group, guard, lock_resource, resolve_types
 from .versions import refresh_latest
@@ -22,12 +24,16 @@ from .versions import refresh_latest
 
 def _delete_resource(ctx: WriteContext, resource: Resource):
     guard(ctx, resource.group, resource)
-    path = resource.path
     resource.latest = None
     resource.save(update_fields=["latest"])
-    pk = resource.pk
-    resource.delete()
-    resource.pk = pk
+    _remove(ctx, resource, resource.path)
+
+
+def _remove(ctx: WriteContext, entity, path: str) -> None:
+    """Delete a row and announce it; the caller keeps the object, with its primary key, as the last state."""
+    pk = entity.pk
+    entity.delete()
+    entity.pk = pk
     emit_deleted(ctx, path)
 
 
@@ -137,13 +143,53 @@ def _delete_versions(ctx: WriteContext, address: EntityAddress, items: list | No
         if resource.latest_id == version.pk:
             resource.latest = None
             resource.save(update_fields=["latest"])
-        pk = version.pk
-        version.delete()
-        version.pk = pk
-        emit_deleted(ctx, path)
+        _remove(ctx, version, path)
         out.append((resource, version))
     refresh_latest(resource)
     return out
+
+
+@transaction.atomic
+def delete_group(*, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None,
+                 force: bool = False) -> Group:
+    """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
+    address.need("group")
+    group = lock_group(address.group_type, address.group_id)
+    ctx.guard(group.path, group)
+    check_epoch(group.path, group, expected_epoch)
+    check_unreferenced(ctx, [group.path], force)
+    _delete_group(ctx, group)
+    return group
+
+
+def _delete_group(ctx: WriteContext, group: Group):
+    Resource.objects.filter(group=group).update(latest=None)
+    _remove(ctx, group, group.path)
+
+
+@transaction.atomic
+def delete_groups(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
+                  ) -> list[Group]:
+    """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type."""
+    address.need("groups")
+    plural = address.group_type
+    registry_model[plural]
+    if items is None:
+        groups = list(Group.objects.select_for_update().filter(group_type=plural).order_by("gid"))
+    else:
+        groups = []
+        for index, item in enumerate(items):
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                raise Problem("bad-request", f"[{index}]: each entry must be an object with a string id")
+            group = lock_group(plural, item["id"])
+            check_epoch(group.path, group, item.get("epoch"))
+            groups.append(group)
+    for group in groups:
+        ctx.guard(group.path, group)
+    check_unreferenced(ctx, [g.path for g in groups], force)
+    for group in groups:
+        _delete_group(ctx, group)
+    return groups
 
 
 @transaction.atomic

@@ -1,4 +1,5 @@
-"""Writes of groups: create, replace, delete one, delete many. Each runs in one transaction with its events."""
+"""Writes of groups: create and replace (deletes are in deletions.py). Each runs in one transaction with its
+events."""
 from __future__ import annotations
 
 import uuid
@@ -14,8 +15,7 @@ from ..validation import GroupCheck, Invalid
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
-from .events import emit_deleted, emit_updated
-from .references import check_unreferenced
+from .events import emit_updated
 
 
 def group_exists(plural: str, gid: str) -> bool:
@@ -124,13 +124,7 @@ def put_group(*, ctx: WriteContext, address: EntityAddress, data: dict, expected
     ctx.guard(group.path, group)
     check_epoch(group.path, group, epoch)
     check_epoch(group.path, group, body_epoch)
-    _validate(ctx, gt, gid, common, extensions, group)
-    _apply(group, common, extensions)
-    group.epoch += 1
-    group.modified_by = ctx.user
-    group.modified_on = ctx.now
-    group.save()
-    emit_updated(ctx, group.path, group.modified_on)
+    _change(ctx, gt, group, common, extensions)
     return group, False
 
 
@@ -143,6 +137,12 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
     if same:
         return False
     ctx.guard(group.path, group)
+    _change(ctx, gt, group, common, extensions)
+    return True
+
+
+def _change(ctx: WriteContext, gt: GroupType, group: Group, common: dict, extensions: dict) -> None:
+    """A stored group's new attributes, validated: epoch + 1, modified by and on, its `updated` event."""
     _validate(ctx, gt, group.gid, common, extensions, group)
     _apply(group, common, extensions)
     group.epoch += 1
@@ -150,51 +150,3 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
     group.modified_on = ctx.now
     group.save()
     emit_updated(ctx, group.path, group.modified_on)
-    return True
-
-
-@transaction.atomic
-def delete_group(*, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None,
-                 force: bool = False) -> Group:
-    """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
-    address.need("group")
-    group = lock_group(address.group_type, address.group_id)
-    ctx.guard(group.path, group)
-    check_epoch(group.path, group, expected_epoch)
-    check_unreferenced(ctx, [group.path], force)
-    _delete(ctx, group)
-    return group
-
-
-def _delete(ctx: WriteContext, group: Group):
-    path = group.path
-    Resource.objects.filter(group=group).update(latest=None)
-    group_pk = group.pk
-    group.delete()
-    group.pk = group_pk
-    emit_deleted(ctx, path)
-
-
-@transaction.atomic
-def delete_groups(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
-                  ) -> list[Group]:
-    """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type."""
-    address.need("groups")
-    plural = address.group_type
-    registry_model[plural]
-    if items is None:
-        groups = list(Group.objects.select_for_update().filter(group_type=plural).order_by("gid"))
-    else:
-        groups = []
-        for index, item in enumerate(items):
-            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-                raise Problem("bad-request", f"[{index}]: each entry must be an object with a string id")
-            group = lock_group(plural, item["id"])
-            check_epoch(group.path, group, item.get("epoch"))
-            groups.append(group)
-    for group in groups:
-        ctx.guard(group.path, group)
-    check_unreferenced(ctx, [g.path for g in groups], force)
-    for group in groups:
-        _delete(ctx, group)
-    return groups
