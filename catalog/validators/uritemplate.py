@@ -9,8 +9,9 @@ VARNAME = re.compile(r"^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[
 FORBIDDEN_LITERALS = set(" \"'<>\\^`|")
 
 
-def level1_error(template) -> str | None:
-    """None when `template` is a valid RFC 6570 level 1 template, else what is wrong."""
+def level1_error(template, *, literals: bool = True) -> str | None:
+    """None when `template` is a valid RFC 6570 level 1 template, else what is wrong. `literals=False` checks
+    the expressions only (an option value that is not a URI may hold any character around them)."""
     if not isinstance(template, str):
         return "must be a string"
     index = 0
@@ -31,7 +32,7 @@ def level1_error(template) -> str | None:
             continue
         if char == "}":
             return f"unmatched '}}' at position {index}"
-        if char in FORBIDDEN_LITERALS or ord(char) < 0x20 or ord(char) == 0x7F:
+        if literals and (char in FORBIDDEN_LITERALS or ord(char) < 0x20 or ord(char) == 0x7F):
             return f"character {char!r} is not allowed in a URI template"
         index += 1
     return None

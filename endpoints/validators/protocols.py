@@ -53,7 +53,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import unquote
 
-from catalog.validators.uritemplate import VARNAME
+from catalog.validators.uritemplate import level1_error
 
 from .references import is_uri_reference, split_uri
 
@@ -172,26 +172,6 @@ def endpoint_uri_error(protocol, uri) -> str | None:
 
 # -------------------------------------------------------------------------------------- options
 
-def _placeholder_error(value: str) -> str | None:
-    """None when every `{...}` in `value` is a level 1 expression `{name}`."""
-    index = 0
-    while index < len(value):
-        char = value[index]
-        if char == "{":
-            end = value.find("}", index)
-            if end < 0:
-                return f"unclosed '{{' at position {index}"
-            name = value[index + 1:end]
-            if not VARNAME.fullmatch(name):
-                return f"'{{{name}}}' is not an RFC 6570 level 1 placeholder '{{name}}'"
-            index = end + 1
-            continue
-        if char == "}":
-            return f"unmatched '}}' at position {index}"
-        index += 1
-    return None
-
-
 def _non_empty_string(value, path: str) -> list[str]:
     if not isinstance(value, str) or not value:
         return [f"{path}: must be a non-empty string"]
@@ -202,7 +182,7 @@ def _template_string(value, path: str) -> list[str]:
     errors = _non_empty_string(value, path)
     if errors:
         return errors
-    problem = _placeholder_error(value)
+    problem = level1_error(value, literals=False)  # any characters around the `{name}` expressions
     return [f"{path}: {problem}"] if problem else []
 
 
