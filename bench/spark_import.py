@@ -92,10 +92,14 @@ def main():
         print(f"peak memory: driver {peak['driver']:.0f} MiB, executors and JVM {peak['executors']:.0f} MiB")
         started = time.perf_counter()
         again = subprocess.run([sys.executable, "manage.py", "spark_import", str(inputs), "--master", "local[2]",
-                                "-v", "0"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+                                "-v", "2"], cwd=ROOT, env=env, capture_output=True, text=True)
         again_seconds = time.perf_counter() - started
         print(f"the same input again (unchanged): {again_seconds:.1f} s, {spark_seconds / again_seconds:.1f}x faster "
               f"than the first import (goal >= 3x); {again.stdout.strip().splitlines()[-1]}")
+        print("  where its time goes (seconds since the command started; Python and Django start before 0):")
+        for line in again.stderr.splitlines():
+            if line.strip().split(" ", 1)[0].replace(".", "", 1).isdigit():
+                print("   ", line.strip())
         if args.cluster:
             cluster_import(args.cluster, postgres, env, inputs, entities, last)
 

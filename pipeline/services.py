@@ -276,6 +276,7 @@ def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, use
         else:
             result.updated += 1
         writes.setdefault(record.group_path, []).append((status, record))
+    step(f"compared with the registry: {sum(len(w) for w in writes.values())} entities to write")
     if dry_run or not writes:
         return
     batch, size, done = [], 0, 0
