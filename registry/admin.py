@@ -6,9 +6,13 @@ import json
 
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import Count, TextField
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.html import format_html
 
 from . import services
 from .admin_forms import JSONField, ServiceForm
@@ -54,10 +58,6 @@ class GroupForm(ServiceForm):
 
 def tag_value(key: str, field: str):
     """The text of one key of a JSON map (any key: no lookup-path parsing), comparable with a string."""
-    from django.db.models import TextField
-    from django.db.models.fields.json import KeyTextTransform
-    from django.db.models.functions import Cast
-
     # the cast keeps the comparison a text one (KeyTextTransform's own exact lookup expects JSON on SQLite)
     return Cast(KeyTextTransform(key, field), TextField())
 
@@ -91,8 +91,6 @@ class OwnerFilter(admin.SimpleListFilter):
     field = "tags"
 
     def lookups(self, request, model_admin):
-        from django.db.models.fields.json import KeyTextTransform
-
         values = (model_admin.get_queryset(request).annotate(_owner=KeyTextTransform("owner", self.field))
                   .values_list("_owner", flat=True).distinct()[:200])
         return sorted({(v, v) for v in values if isinstance(v, str)})
@@ -194,9 +192,6 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
 
     def sections(self, request, obj):
         """The group's resources with their latest version, version count and format."""
-        from django.db.models import Count
-        from django.utils.html import format_html
-
         rows = []
         resources = obj.resources.select_related("latest").annotate(n=Count("versions")).order_by("rid")
         for resource in resources[:500]:

@@ -15,6 +15,8 @@ from .errors import Problem, not_found
 from .model import GroupType, registry_model
 from .models import Group, OutboxEvent, Resource, Version
 from .paging import PageRequest
+from .references import referrers
+from .representations import merged_attributes
 
 
 def _count_subquery(model, **filters):
@@ -157,8 +159,6 @@ def get_document_version(gt: GroupType, gid: str, rplural: str, rid: str, vid: s
 def entity_attributes(path: str) -> dict | None:
     """The attributes of the resource (its latest version) at an API path such as
     `/definitionGroups/g/definitions/d`, or None when there is none. For validators that follow references."""
-    from .representations import merged_attributes
-
     parts = [p for p in path.split("/") if p]
     if len(parts) != 4:
         return None
@@ -172,6 +172,4 @@ def referenced_by(path: str, base_urls: list[str] | tuple[str, ...] = ()) -> dic
     into it (a reference to a schema version counts for the schema and its group), as
     `{referrer path: {"attribute": NAME, "reference": AS_WRITTEN}}`. Every reference in the registry is read
     per call (registry/references.py: fine at the demo registry's size)."""
-    from .references import referrers
-
     return referrers([path], base_urls)

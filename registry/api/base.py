@@ -12,6 +12,7 @@ from .. import selectors
 from ..errors import Problem
 from ..model import registry_model
 from ..services import EntityAddress, WriteContext
+from ..services.references import base_urls
 from . import caching
 from .openapi import RegistryAutoSchema
 
@@ -78,8 +79,6 @@ class RegistryView(APIView):
 
     def referenced_by_response(self, path: str):
         """`GET PATH?referencedby` (docs/api-contract.md section 14)."""
-        from ..services.references import base_urls
-
         return json_response(selectors.referenced_by(path, base_urls(self.base_url())))
 
     def initial(self, request, *args, **kwargs):

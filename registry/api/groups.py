@@ -1,6 +1,8 @@
 """Views of `/GROUPs` and `/GROUPs/gID` (docs/api-contract.md section 4)."""
 from __future__ import annotations
 
+from django.conf import settings
+
 from .. import selectors, services
 from ..documents.exports import export_document
 from ..errors import Problem
@@ -14,8 +16,6 @@ GROUP_PERMISSIONS = {"POST": "registry.add_group", "PUT": ("registry.add_group",
 
 
 def check_inline_size(count: int) -> None:
-    from django.conf import settings
-
     if count > settings.REGISTRY_MAX_INLINE_ENTITIES:
         raise Problem("too-many-entities", f"the answer would hold {count} entities, more than "
                       f"{settings.REGISTRY_MAX_INLINE_ENTITIES}; page through the collections "

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from rest_framework import exceptions
 
 from ..errors import Problem
@@ -57,7 +57,6 @@ def problem_exception_handler(exc, context):
         if isinstance(exc, exceptions.MethodNotAllowed) and context.get("view") is not None:
             response["Allow"] = ", ".join(context["view"].allowed_methods)
         return response
-    from django.http import Http404
 
     if isinstance(exc, Http404):
         return problem_response(Problem("not-found", str(exc) or "not found"), request)

@@ -23,7 +23,8 @@ from ..services import resources as resource_services
 from ..services import versions as version_services
 from ..services.context import WriteContext
 from ..services.inputs import VersionInput, absorb_document
-from .flatten import default_media_type
+from ..validation import Invalid, VersionCheck
+from .flatten import default_media_type, flatten
 from .precheck import precheck
 from .references import check_references
 
@@ -114,8 +115,6 @@ class _Importer:
         """The group failed: still validate its resources (without writing) so every error is listed."""
         if not isinstance(gdata, dict):
             return
-        from ..validation import Invalid, VersionCheck
-        from .flatten import flatten
 
         group_attrs = {k: v for k, v in gdata.items() if k not in gt.resources_by_plural}
         for record in flatten(registry_model, {gt.plural: {gid: gdata}}):

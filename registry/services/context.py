@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.utils import timezone
 
+from ..errors import Problem
+
 
 @dataclass
 class WriteContext:
@@ -33,8 +35,6 @@ class WriteContext:
 
     def guard_origin(self, path: str, origin: str | None) -> None:
         """`guard` for an entity known by its origin only (the Spark import reads origins, not rows)."""
-        from ..errors import Problem
-
         if origin and origin != self.origin:
             raise Problem("conflict", f"{path} is synced from {origin}; change it there (local edits are refused)")
 

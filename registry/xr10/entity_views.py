@@ -18,7 +18,7 @@ from .base import XRegistryView
 from .bodies import json_body
 from .flags import Inline, check_flags, doc_view, filters, query_epoch, sorted_collection
 from .reads import render_group, render_resource, resources_of
-from .representations import ancestor_id, default_version, document_headers, meta_json, version_json
+from .representations import ancestor_id, default_version, document_headers, meta_json, ordered, version_json
 
 WRITE_ALL = ("registry.add_group", "registry.change_group", "registry.add_resource", "registry.add_version",
              "registry.change_version")
@@ -255,7 +255,6 @@ class VersionCollectionView(ResourceView):
         versions = resource.all_versions
         default = default_version(resource, versions)
         base = self.base_url()
-        from .representations import ordered
 
         body = {v.vid: version_json(base, self.gm, self.rm, group, resource, v, versions=versions, default=default,
                                     inline_document=inline.wants(self.rm.v1_singular)) for v in ordered(versions)}

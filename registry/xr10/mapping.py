@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..model import registry_model
 from .errors import DocumentError
 
 Translate = Callable[[dict], dict]
@@ -76,8 +77,6 @@ def register_mapping(mapping: GroupMapping) -> None:
 
 
 def ordered_mappings() -> list[GroupMapping]:
-    from ..model import registry_model
-
     return [mappings[gt.plural] for gt in registry_model.group_types if gt.plural in mappings]
 
 

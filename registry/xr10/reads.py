@@ -6,11 +6,15 @@ is shown, since its default version, `ancestorid` and `versionscount` come from 
 from __future__ import annotations
 
 from django.conf import settings
-from django.db.models import Prefetch
+from django.db.models import Max, Min, Prefetch
+from django.utils import timezone
 
 from .. import selectors
+from ..attributes import timestamp
 from ..documents.exports import stored_attributes
-from ..models import Group, Resource, Version
+from ..model import registry_model
+from ..models import Group, OutboxEvent, Resource, Version
+from .capabilities import capabilities, model_json, modelsource_json
 from .documents import SPEC_VERSION, mapping_for
 from .flags import Inline
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
@@ -77,16 +81,12 @@ def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, d
 
 
 def groups_of(gm: GroupMapping, inline: Inline, *, doc: bool = False):
-    from ..model import registry_model
-
     gt = registry_model[gm.plural]
     deep = doc or any(inline.below(gm.v1_plural).wants(rm.v1_plural) for rm in gm.resources)
     return selectors.iter_groups(gt, inline=deep)
 
 
 def registry_json(base: str, inline: Inline, *, doc: bool = False, defaults: bool = False) -> dict:
-    from .capabilities import capabilities, model_json, modelsource_json
-
     counts = selectors.registry_counts()
     out = {"specversion": SPEC_VERSION, "registryid": settings.REGISTRY_ID, "self": base + "/", "xid": "/",
            "epoch": registry_epoch(), "name": settings.REGISTRY_NAME}
@@ -115,19 +115,11 @@ def registry_json(base: str, inline: Inline, *, doc: bool = False, defaults: boo
 
 def registry_epoch() -> int:
     """The registry's epoch: one more than the number of changes committed (the outbox keeps one per change)."""
-    from ..models import OutboxEvent
-
     return OutboxEvent.objects.count() + 1
 
 
 def registry_times() -> dict:
-    from django.db.models import Max, Min
-
     found = Group.objects.aggregate(first=Min("created_on"), last=Max("modified_on"))
-    from django.utils import timezone
-
-    from ..attributes import timestamp
-
     now = timezone.now()
     return {"createdat": timestamp(found["first"] or now), "modifiedat": timestamp(found["last"] or now)}
 

@@ -5,10 +5,6 @@ all. Whole documents (`POST /registry/`) go through the document importer, as a 
 """
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-
 from django.conf import settings
 from django.db import transaction
 
@@ -20,27 +16,19 @@ from ..documents.precheck import check_size
 from ..errors import Problem
 from ..models import Group, Resource, Version
 from ..services.address import EntityAddress
-from ..services.inputs import UNSET, VersionInput
 from ..services.meta import set_resource_meta
 from .bodies import json_body
+from .capabilities import capabilities
 from .documents import (
     META_ATTRIBUTES,
-    DocumentError,
     _group_to_v05,
-    _strip,
-    _version_to_v05,
     group_to_v10,
     to_v05_document,
 )
 from .errors import V1Problem
+from .inputs import request_input, translate, version_input
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
-
-
-def _translate(fn, *args):
-    try:
-        return fn(*args)
-    except DocumentError as exc:
-        raise V1Problem("bad_request", str(exc), subject=exc.path) from None
+from .representations import _version_attributes, default_version
 
 
 def with_compatibility_defaults(doc05: dict) -> dict:
@@ -68,7 +56,7 @@ def with_compatibility_defaults(doc05: dict) -> dict:
 
 
 def import_v10(ctx, doc: dict) -> None:
-    doc05 = with_compatibility_defaults(_translate(to_v05_document, doc))
+    doc05 = with_compatibility_defaults(translate(to_v05_document, doc))
     check_size(doc05, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
     import_document(ctx, doc05)
 
@@ -78,8 +66,6 @@ def refuse_registry_changes(body: dict) -> None:
         if key in body:
             raise V1Problem("model_error", "the model of this registry is fixed", subject=f"/{key}")
     if "capabilities" in body:
-        from .capabilities import capabilities
-
         refuse_capability_changes(body["capabilities"], capabilities(), partial=False)
     changed = [k for k in body if k in ("name", "description", "documentation", "labels", "icon")]
     if changed:
@@ -113,7 +99,7 @@ def _group_body(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
     if given_id is not None and given_id != gid:
         raise V1Problem("mismatched_id", f"{gm.v1_singular}id {given_id!r} does not match {gid!r}", subject=gid)
     nested = {rm.plural: body[rm.v1_plural] for rm in gm.resources if body.get(rm.v1_plural) is not None}
-    data = _translate(_group_to_v05, gm, gid, {k: v for k, v in body.items()
+    data = translate(_group_to_v05, gm, gid, {k: v for k, v in body.items()
                                                if k not in {rm.v1_plural for rm in gm.resources}})
     data.pop("id", None)
     return data, nested
@@ -166,89 +152,6 @@ def delete_groups(ctx, gm: GroupMapping, body: dict) -> None:
 
 
 # resources and versions ---------------------------------------------------------------------------------
-def _version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) -> VersionInput:
-    """A 1.0 version (or resource) body as the services' input."""
-    if not isinstance(data, dict):
-        raise V1Problem("bad_request", f"{rid}: a version must be an object")
-    given = data.get("versionid")
-    if vid is not None and given is not None and str(given) != vid:
-        raise V1Problem("mismatched_id", f"versionid {given!r} does not match {vid!r}", subject=vid)
-    given_rid = data.get(f"{rm.v1_singular}id")
-    if given_rid is not None and given_rid != rid:
-        raise V1Problem("mismatched_id", f"{rm.v1_singular}id {given_rid!r} does not match {rid!r}", subject=rid)
-    epoch = data.get("epoch")
-    converted = _translate(_version_to_v05, rm, vid or "1", data)
-    converted.pop("id", None)
-    inp = VersionInput(version_id=vid or (str(given) if given is not None else None), epoch=epoch, resource_id=rid)
-    if not rm.hasdocument:
-        inp.document = json.dumps(converted, ensure_ascii=False).encode()
-        inp.media_type = "application/json"
-        return inp
-    document = converted.pop(rm.v1_singular, UNSET)
-    encoded = converted.pop(f"{rm.v1_singular}Base64", UNSET)
-    uri = converted.pop(f"{rm.v1_singular}URI", UNSET)
-    content_type = converted.pop("contenttype", None)
-    if document is not UNSET:
-        if isinstance(document, (dict, list)):
-            inp.document = json.dumps(document, ensure_ascii=False).encode()
-            inp.media_type = content_type or "application/json"
-        elif isinstance(document, str):
-            inp.document = document.encode()
-            inp.media_type = content_type or "text/plain; charset=utf-8"
-        else:
-            inp.document = json.dumps(document).encode()
-            inp.media_type = content_type or "application/json"
-    elif encoded is not UNSET:
-        try:
-            inp.document = base64.b64decode(encoded, validate=True)
-        except (binascii.Error, TypeError):
-            raise V1Problem("invalid_attribute", f"{rm.v1_singular}base64 is not base64", subject=rid) from None
-        inp.media_type = content_type or "application/octet-stream"
-    elif uri is not UNSET:
-        inp.resource_uri = uri
-    inp.attributes = {k: v for k, v in converted.items() if k not in META_ATTRIBUTES}
-    return inp
-
-
-def _header_input(rm: ResourceMapping, rid: str, vid: str | None, request) -> VersionInput:
-    """A document resource written without `$details`: the body is the document, `xRegistry-*` headers the
-    metadata (`xRegistry-labels-KEY` the labels)."""
-    attrs: dict = {}
-    labels: dict = {}
-    for header, value in request.headers.items():
-        lower = header.lower()
-        if not lower.startswith("xregistry-"):
-            continue
-        name = lower[len("xregistry-"):]
-        if name.startswith("labels-"):
-            labels[name[len("labels-"):]] = value
-        else:
-            attrs[name] = value
-    if labels:
-        attrs["labels"] = labels
-    data = _strip(attrs, set())
-    data.pop(f"{rm.v1_singular}id", None)
-    inp = _version_input(rm, rid, vid, {k: v for k, v in data.items() if k != "versionid"})
-    if "versionid" in attrs and vid is None:
-        inp.version_id = attrs["versionid"]
-    if f"{rm.v1_singular}url" in attrs:
-        inp.resource_uri = attrs[f"{rm.v1_singular}url"] or None
-    else:
-        inp.document = request.body
-        inp.media_type = request.META.get("CONTENT_TYPE") or None
-    return inp
-
-
-def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, details: bool) -> VersionInput:
-    if rm.hasdocument and not details:
-        inp = _header_input(rm, rid, vid, request)
-    else:
-        inp = _version_input(rm, rid, vid, json_body(request, required=False) or {})
-    if inp.epoch is None and request.GET.get("epoch"):
-        inp.epoch = int(request.GET["epoch"])  # checked by flags.check_values
-    return inp
-
-
 def _missing(path: str):
     raise Problem("not-found", f"{path} does not exist")
 
@@ -283,10 +186,10 @@ def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: s
     if isinstance(versions, dict) and versions:
         for vid, vdata in versions.items():
             services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid),
-                                 data=_version_input(rm, rid, vid, vdata))
+                                 data=version_input(rm, rid, vid, vdata))
     else:
         own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in META_ATTRIBUTES}
-        services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=_version_input(rm, rid, None, own))
+        services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=version_input(rm, rid, None, own))
     if created and rm.hasdocument:
         meta.setdefault("compatibility", "none")  # the 1.0 default (core/spec.md `compatibility`)
     if meta:
@@ -336,8 +239,6 @@ def put_resource(ctx, gm, rm, gid: str, rid: str, request, *, details: bool, pat
 
 def _patched(gm, rm, gid, rid, vid, body: dict) -> dict:
     """PATCH: the stored attributes (1.0 names) with the body's over them; a null removes one."""
-    from .representations import _version_attributes, default_version
-
     resource = Resource.objects.get(group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural, rid=rid)
     versions = list(resource.versions.all())
     version = default_version(resource, versions) if vid is None else next((v for v in versions if v.vid == vid), None)
@@ -364,7 +265,7 @@ def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: 
         _ensure_group(ctx, gm, gid)
         if patch and details and _exists(gm, rm, gid, rid):
             body = _patched(gm, rm, gid, rid, vid, json_body(request, required=False) or {})
-            inp = _version_input(rm, rid, vid, body)
+            inp = version_input(rm, rid, vid, body)
         else:
             inp = request_input(rm, rid, vid, request, details=details)
         if not _exists(gm, rm, gid, rid):
@@ -379,7 +280,7 @@ def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: 
         _ensure_group(ctx, gm, gid)
         for vid, data in body.items():
             check_id(vid, "versionid")
-            inp = _version_input(rm, rid, vid, data)
+            inp = version_input(rm, rid, vid, data)
             if not _exists(gm, rm, gid, rid):
                 _new_resource(ctx, gm, rm, gid, rid, inp)
             else:

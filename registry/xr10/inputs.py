@@ -1,0 +1,105 @@
+"""A 1.0 request's resource or version as the services' input (`VersionInput`): from a JSON body (`$details`,
+or a resource without a document) or, for a document resource, from the body as the document and the
+`xRegistry-*` headers as its metadata."""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+
+from ..services.inputs import UNSET, VersionInput
+from .bodies import json_body
+from .documents import META_ATTRIBUTES, DocumentError, _strip, _version_to_v05
+from .errors import V1Problem
+from .mapping import ResourceMapping
+
+
+def translate(fn, *args):
+    """A translation to the stored shape; its DocumentError as the 1.0 problem `bad_request`."""
+    try:
+        return fn(*args)
+    except DocumentError as exc:
+        raise V1Problem("bad_request", str(exc), subject=exc.path) from None
+
+
+def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) -> VersionInput:
+    """A 1.0 version (or resource) body as the services' input."""
+    if not isinstance(data, dict):
+        raise V1Problem("bad_request", f"{rid}: a version must be an object")
+    given = data.get("versionid")
+    if vid is not None and given is not None and str(given) != vid:
+        raise V1Problem("mismatched_id", f"versionid {given!r} does not match {vid!r}", subject=vid)
+    given_rid = data.get(f"{rm.v1_singular}id")
+    if given_rid is not None and given_rid != rid:
+        raise V1Problem("mismatched_id", f"{rm.v1_singular}id {given_rid!r} does not match {rid!r}", subject=rid)
+    epoch = data.get("epoch")
+    converted = translate(_version_to_v05, rm, vid or "1", data)
+    converted.pop("id", None)
+    inp = VersionInput(version_id=vid or (str(given) if given is not None else None), epoch=epoch, resource_id=rid)
+    if not rm.hasdocument:
+        inp.document = json.dumps(converted, ensure_ascii=False).encode()
+        inp.media_type = "application/json"
+        return inp
+    document = converted.pop(rm.v1_singular, UNSET)
+    encoded = converted.pop(f"{rm.v1_singular}Base64", UNSET)
+    uri = converted.pop(f"{rm.v1_singular}URI", UNSET)
+    content_type = converted.pop("contenttype", None)
+    if document is not UNSET:
+        if isinstance(document, (dict, list)):
+            inp.document = json.dumps(document, ensure_ascii=False).encode()
+            inp.media_type = content_type or "application/json"
+        elif isinstance(document, str):
+            inp.document = document.encode()
+            inp.media_type = content_type or "text/plain; charset=utf-8"
+        else:
+            inp.document = json.dumps(document).encode()
+            inp.media_type = content_type or "application/json"
+    elif encoded is not UNSET:
+        try:
+            inp.document = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, TypeError):
+            raise V1Problem("invalid_attribute", f"{rm.v1_singular}base64 is not base64", subject=rid) from None
+        inp.media_type = content_type or "application/octet-stream"
+    elif uri is not UNSET:
+        inp.resource_uri = uri
+    inp.attributes = {k: v for k, v in converted.items() if k not in META_ATTRIBUTES}
+    return inp
+
+
+def _header_input(rm: ResourceMapping, rid: str, vid: str | None, request) -> VersionInput:
+    """A document resource written without `$details`: the body is the document, `xRegistry-*` headers the
+    metadata (`xRegistry-labels-KEY` the labels)."""
+    attrs: dict = {}
+    labels: dict = {}
+    for header, value in request.headers.items():
+        lower = header.lower()
+        if not lower.startswith("xregistry-"):
+            continue
+        name = lower[len("xregistry-"):]
+        if name.startswith("labels-"):
+            labels[name[len("labels-"):]] = value
+        else:
+            attrs[name] = value
+    if labels:
+        attrs["labels"] = labels
+    data = _strip(attrs, set())
+    data.pop(f"{rm.v1_singular}id", None)
+    inp = version_input(rm, rid, vid, {k: v for k, v in data.items() if k != "versionid"})
+    if "versionid" in attrs and vid is None:
+        inp.version_id = attrs["versionid"]
+    if f"{rm.v1_singular}url" in attrs:
+        inp.resource_uri = attrs[f"{rm.v1_singular}url"] or None
+    else:
+        inp.document = request.body
+        inp.media_type = request.META.get("CONTENT_TYPE") or None
+    return inp
+
+
+def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, details: bool) -> VersionInput:
+    if rm.hasdocument and not details:
+        inp = _header_input(rm, rid, vid, request)
+    else:
+        inp = version_input(rm, rid, vid, json_body(request, required=False) or {})
+    if inp.epoch is None and request.GET.get("epoch"):
+        inp.epoch = int(request.GET["epoch"])  # checked by flags.check_values
+    return inp
