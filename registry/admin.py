@@ -13,6 +13,9 @@ from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import format_html
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
 from . import services
 from .admin_forms import JSONField, ServiceForm
@@ -228,7 +231,6 @@ def group_body(group) -> dict:
 
 
 def highlight_css() -> str:
-    from pygments.formatters import HtmlFormatter
 
     return HtmlFormatter(style="default").get_style_defs(".registry-doc")
 
@@ -244,9 +246,6 @@ def register_document_lexer(fn) -> None:
 
 def highlighted(content: bytes, media_type: str | None, format_name: str | None = None) -> str:
     """A document as syntax-highlighted HTML (JSON pretty-printed; other text by the lexer an app names)."""
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
     text = content.decode("utf-8", errors="replace")
     lexer = TextLexer()

@@ -7,6 +7,7 @@ class RegistryConfig(AppConfig):
     verbose_name = "Registry"
 
     def ready(self):
+        # here, not at the top: Django loads app configs before the models, and these import models
         from django.conf import settings
         from django.contrib import admin
 

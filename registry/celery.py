@@ -12,6 +12,7 @@ process started on the server each time.
 import os
 
 from celery import Celery, signals
+from django.db import close_old_connections as close_connections_if_old
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -25,6 +26,4 @@ app.autodiscover_tasks()
 def close_old_connections(task=None, **kwargs):
     if task is not None and getattr(task.request, "is_eager", False):
         return  # an eager task runs inside its caller's request or transaction: its connection is the caller's
-    from django.db import close_old_connections as close
-
-    close()
+    close_connections_if_old()

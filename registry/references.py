@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
+from .model import registry_model
+
 Extractor = Callable[[dict], list[tuple[str, str]]]
 
 extractors: dict[tuple[str, str | None], list[Extractor]] = {}
@@ -67,7 +69,6 @@ def _relative_path(reference: str, base_urls: Iterable[str]) -> str | None:
 
 def resolve(reference, base_urls: Iterable[str] = ()) -> str | None:
     """The entity path (`/G/g`, `/G/g/R/r`, `/G/g/R/r/versions/v`) a reference names, or None."""
-    from .model import registry_model
 
     if not isinstance(reference, str) or not reference:
         return None
@@ -112,8 +113,8 @@ def _extract(fns: list[Extractor], data: dict) -> list[tuple[str, str]]:
 
 def scan(base_urls: Iterable[str] = ()) -> list[Reference]:
     """Every resolvable in-registry reference held by a group or a version, in path order."""
-    from .model import registry_model
-    from .models import Group, Version
+    from .models import Group, Version  # here: catalog/types.py registers extractors from this module, and
+    # the Spark import's executors load it without Django's app registry, where importing the models fails
 
     base_urls = [b for b in base_urls if b]
     out: list[Reference] = []

@@ -17,6 +17,8 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connection
 from django.db.models import BigIntegerField, BooleanField, Count, F, Func, Q, QuerySet, TextField, Value, Window
 from django.db.models.functions import Cast
@@ -45,13 +47,11 @@ def document_text():
 
 def search_vector():
     """The expression the GIN index of migration 0004 holds (kept identical, or the index is not used)."""
-    from django.contrib.postgres.search import SearchVector
 
     return SearchVector("name", "description", document_text(), config=CONFIG)  # each coalesced to ''
 
 
 def ts_query(word: str):
-    from django.contrib.postgres.search import SearchQuery
 
     if re.fullmatch(r"\w+", word):
         return SearchQuery(f"{word}:*", search_type="raw", config=CONFIG)  # \w only: nothing to escape
@@ -70,7 +70,6 @@ class InArray(Func):
 
 
 def pk_in(ids) -> Q:
-    from django.contrib.postgres.fields import ArrayField
 
     return Q(InArray(F("pk"), Value(list(ids), output_field=ArrayField(BigIntegerField()))))
 
