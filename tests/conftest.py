@@ -42,6 +42,31 @@ def editor_client(superuser):
     return client
 
 
+@pytest.fixture
+def admin_user(db, django_user_model):
+    """A superuser in the test database (`alice`)."""
+    return django_user_model.objects.create_superuser("alice", "alice@example.com", "pw")
+
+
+@pytest.fixture
+def su(admin_user):
+    """An APIClient authenticated as a superuser through a DRF token (the real authentication path)."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin_user).key}")
+    return client
+
+
+@pytest.fixture
+def anon(db):
+    """An anonymous APIClient (the same as `anon_client`, by the name most HTTP tests use)."""
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
 def chromium_path():
     """Debian's Chromium, if installed (the browser tests drive it with Playwright)."""
     return shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)

@@ -15,7 +15,7 @@ from registry.documents.formats import parse_document
 from registry.documents.imports import import_document
 from registry.services import WriteContext
 from tests.admin.test_admin_views import make_schema
-from tests.api.conftest import snapshot
+from tests.helpers import snapshot
 
 pytestmark = pytest.mark.django_db
 DEMO = Path(__file__).resolve().parents[2] / "catalog" / "demo"

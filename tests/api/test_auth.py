@@ -5,8 +5,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from registry.models import Group
-
-from .conftest import TEXT, assert_problem, make_group, post_schema, send, send_json, snapshot
+from tests.helpers import TEXT, assert_problem, make_group, post_schema, send, send_json, snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -2,8 +2,7 @@
 import pytest
 
 from registry.models import Group
-
-from .conftest import (
+from tests.helpers import (
     PROBLEM_TYPE,
     TEXT,
     assert_problem,

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from .conftest import (
+from tests.helpers import (
     JSON_SCHEMA_V1,
     JSON_SCHEMA_V2,
     assert_problem,

@@ -2,8 +2,7 @@
 import pytest
 
 from registry.models import OutboxEvent, Resource
-
-from .conftest import (
+from tests.helpers import (
     TEXT,
     assert_problem,
     definition,

@@ -2,8 +2,7 @@
 import pytest
 
 from registry.models import Group, Resource, Version
-
-from .conftest import (
+from tests.helpers import (
     CE_FORMAT,
     TIMESTAMP,
     assert_problem,
@@ -137,7 +136,7 @@ def test_epoch_grows_by_one_per_change(su):
 def test_child_change_leaves_group_epoch(su):
     group = make_group(su, "g1")
     post_schema(su, "g1", "s1")
-    from .conftest import new_version
+    from tests.helpers import new_version
 
     new_version(su, "g1", "s1")
     after = su.get("/schemaGroups/g1").json()

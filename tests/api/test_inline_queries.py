@@ -3,7 +3,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from .conftest import make_group, new_version, post_schema
+from tests.helpers import make_group, new_version, post_schema
 
 pytestmark = pytest.mark.django_db
 

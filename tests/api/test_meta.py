@@ -1,7 +1,7 @@
 """?meta: metadata as JSON, PUT ...?meta (docs/api-contract.md sections 5 and 10)."""
 import pytest
 
-from .conftest import (
+from tests.helpers import (
     CUSTOM,
     TIMESTAMP,
     assert_problem,

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from .conftest import assert_problem, make_group, new_version, post_schema, send_json
+from tests.helpers import assert_problem, make_group, new_version, post_schema, send_json
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import (
+from tests.helpers import (
     assert_problem,
     definition,
     make_definition_group,

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.api.conftest import make_group, send_json
+from tests.helpers import make_group, send_json
 
 pytestmark = pytest.mark.django_db
 

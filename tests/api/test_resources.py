@@ -5,8 +5,7 @@ import json
 import pytest
 
 from registry.models import Resource, Version
-
-from .conftest import (
+from tests.helpers import (
     CUSTOM,
     JSON_SCHEMA_V1,
     TEXT,

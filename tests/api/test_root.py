@@ -3,7 +3,14 @@ import json
 
 import pytest
 
-from .conftest import JSON_SCHEMA_V1, assert_problem, make_definition_group, make_group, post_definition, post_schema
+from tests.helpers import (
+    JSON_SCHEMA_V1,
+    assert_problem,
+    make_definition_group,
+    make_group,
+    post_definition,
+    post_schema,
+)
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from .conftest import (
+from tests.helpers import (
     CUSTOM,
     JSON_SCHEMA_V1,
     JSON_SCHEMA_V2,

@@ -6,6 +6,7 @@ from urllib.parse import quote
 import pytest
 
 from registry.models import OutboxEvent
+from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
 MC = "/messagecatalog"
@@ -18,14 +19,6 @@ def definition(event_type="com.example.created", **extra) -> bytes:
 
 def post(client, path, body: bytes, content_type="application/json", **extra):
     return client.generic("POST", path, body, content_type=content_type, **extra)
-
-
-def is_problem(response, status: int) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    body = response.json()
-    assert body["status"] == status and body["detail"] and body["instance"] == response.wsgi_request.path
-    return body
 
 
 def make_group(writer, gid="events", fmt="CloudEvents/1.0", **attrs):
@@ -54,10 +47,10 @@ def test_group_operations(writer, reader):
     assert updated.status_code == 200 and updated.json()["description"] == "all events"
     assert reader.get(f"{MC}/events").json()["description"] == "all events"
     # the core binding requires NAME/VERSION formats, also through this binding
-    is_problem(writer.put(f"{MC}/bare", {"format": "CloudEvents"}, format="json"), 400)
-    is_problem(writer.put(f"{MC}/none", {}, format="json"), 400)
+    assert_problem(writer.put(f"{MC}/bare", {"format": "CloudEvents"}, format="json"), 400)
+    assert_problem(writer.put(f"{MC}/none", {}, format="json"), 400)
     assert writer.delete(f"{MC}/devices").json()["id"] == "devices"
-    is_problem(reader.get(f"{MC}/devices"), 404)
+    assert_problem(reader.get(f"{MC}/devices"), 404)
 
 
 def test_filtering_and_paging_as_advertised(writer, reader):
@@ -103,7 +96,7 @@ def test_definition_versions(writer, reader):
     assert doc["metadata"]["attributes"]["type"]["value"] == "com.example.changed"
     # this store keeps only the latest version of a definition: the list shows the one held
     assert reader.get(f"{MC}/events/messagedefinitions/A/versions").json() == [2]
-    is_problem(reader.get(f"{MC}/events/messagedefinitions/A/versions/1"), 404)
+    assert_problem(reader.get(f"{MC}/events/messagedefinitions/A/versions/1"), 404)
     version = reader.get(f"{MC}/events/messagedefinitions/A/versions/2")
     assert version.content == latest.content and version["Content-Type"] == CE_MEDIA
     for path in ("/events/messagedefinitions/A", "/events/messagedefinitions/A/versions/2"):
@@ -121,8 +114,8 @@ def test_post_to_the_collection(writer, reader):
     anonymous = post(writer, f"{MC}/events/messagedefinitions", definition())
     assert anonymous.status_code == 201
     assert len(reader.get(f"{MC}/events/messagedefinitions").json()) == 2
-    is_problem(post(writer, f"{MC}/events/messagedefinitions", b"[1]"), 400)
-    is_problem(post(writer, f"{MC}/events/messagedefinitions", definition(id=7)), 400)
+    assert_problem(post(writer, f"{MC}/events/messagedefinitions", b"[1]"), 400)
+    assert_problem(post(writer, f"{MC}/events/messagedefinitions", definition(id=7)), 400)
 
 
 def test_lookup_by_version_uri(writer, reader):
@@ -137,8 +130,8 @@ def test_lookup_by_version_uri(writer, reader):
         assert found.status_code == 200 and found.content == response.content
         head = reader.head(f"{MC}/messagedefinition?uri={quote(response['uri'])}")
         assert head.content == b"" and dict(head.items()) == dict(found.items())
-    is_problem(reader.get(f"{MC}/messagedefinition?uri={quote('https://x.example/events/messagedefinitions/A/versions/1')}"), 404)
-    is_problem(reader.get(f"{MC}/messagedefinition?uri="), 400)
+    assert_problem(reader.get(f"{MC}/messagedefinition?uri={quote('https://x.example/events/messagedefinitions/A/versions/1')}"), 404)
+    assert_problem(reader.get(f"{MC}/messagedefinition?uri="), 400)
     # without ?uri the path is the group that happens to be called "messagedefinition"
     make_group(writer, "messagedefinition")
     assert reader.get(f"{MC}/messagedefinition").json()["id"] == "messagedefinition"
@@ -148,21 +141,21 @@ def test_lookup_by_version_uri(writer, reader):
 
 def test_problems(writer, reader):
     make_group(writer)
-    body = is_problem(reader.get(f"{MC}/events/messagedefinitions/nope"), 404)
+    body = assert_problem(reader.get(f"{MC}/events/messagedefinitions/nope"), 404)
     assert "/messagecatalog/events/messagedefinitions/nope" in body["detail"]
-    is_problem(reader.get(f"{MC}/missing/messagedefinitions"), 404)
-    is_problem(post(writer, f"{MC}/events/messagedefinitions/A", b"format: yaml", "text/plain"), 415)
-    is_problem(post(writer, f"{MC}/events/messagedefinitions/A", b"{broken"), 400)
-    is_problem(post(writer, f"{MC}/events/messagedefinitions/A", definition(format="MQTT/5.0")), 400)
-    is_problem(post(writer, f"{MC}/events/messagedefinitions/A", definition(id="B")), 400)
-    is_problem(post(writer, f"{MC}/events/messagedefinitions/A?format=MQTT/5.0", definition()), 400)
-    is_problem(post(reader, f"{MC}/events/messagedefinitions/A", definition()), 401)
-    is_problem(writer.put(f"{MC}/Events", {"format": "CloudEvents/1.0"}, format="json"), 409)
+    assert_problem(reader.get(f"{MC}/missing/messagedefinitions"), 404)
+    assert_problem(post(writer, f"{MC}/events/messagedefinitions/A", b"format: yaml", "text/plain"), 415)
+    assert_problem(post(writer, f"{MC}/events/messagedefinitions/A", b"{broken"), 400)
+    assert_problem(post(writer, f"{MC}/events/messagedefinitions/A", definition(format="MQTT/5.0")), 400)
+    assert_problem(post(writer, f"{MC}/events/messagedefinitions/A", definition(id="B")), 400)
+    assert_problem(post(writer, f"{MC}/events/messagedefinitions/A?format=MQTT/5.0", definition()), 400)
+    assert_problem(post(reader, f"{MC}/events/messagedefinitions/A", definition()), 401)
+    assert_problem(writer.put(f"{MC}/Events", {"format": "CloudEvents/1.0"}, format="json"), 409)
     post(writer, f"{MC}/events/messagedefinitions/A", definition())
-    is_problem(post(writer, f"{MC}/events/messagedefinitions/A?epoch=3", definition()), 409)
-    body = is_problem(writer.put(f"{MC}/events", {"format": "HTTP/1.1"}, format="json"), 409)  # a conflict with the stored definitions
+    assert_problem(post(writer, f"{MC}/events/messagedefinitions/A?epoch=3", definition()), 409)
+    body = assert_problem(writer.put(f"{MC}/events", {"format": "HTTP/1.1"}, format="json"), 409)  # a conflict with the stored definitions
     assert "format" in body["detail"]
-    is_problem(writer.delete(f"{MC}/events/messagedefinitions/A/versions/1"), 400)  # the only version
+    assert_problem(writer.delete(f"{MC}/events/messagedefinitions/A/versions/1"), 400)  # the only version
     assert reader.get(f"{MC}/events/messagedefinitions/A/versions").json() == [1]
 
 

@@ -7,6 +7,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from registry.models import OutboxEvent
+from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
 SR = "/schemaregistry/schemagroups"
@@ -22,17 +23,8 @@ def post(client, path, body: bytes, content_type: str, **extra):
     return client.generic("POST", path, body, content_type=content_type, **extra)
 
 
-def is_problem(response, status: int) -> dict:
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    body = response.json()
-    assert body["status"] == status and body["detail"] and body["type"].startswith("urn:problem-type:")
-    assert body["instance"] == response.wsgi_request.path
-    return body
-
-
 def is_problem_405(response) -> str:
-    is_problem(response, 405)
+    assert_problem(response, 405)
     return response["Allow"]
 
 
@@ -61,21 +53,21 @@ def test_group_operations(writer, reader):
     assert reader.get(f"{SR}?filter=description=all*").json() == ["orders"]
     deleted = writer.delete(f"{SR}/billing")
     assert deleted.status_code == 200 and deleted.json()["id"] == "billing"
-    is_problem(reader.get(f"{SR}/billing"), 404)
+    assert_problem(reader.get(f"{SR}/billing"), 404)
     assert reader.get(SR).json() == ["orders"]
 
 
 def test_group_errors(writer, reader):
     make_group(writer, "g")
-    is_problem(writer.put(f"{SR}/g", {"id": "other"}, format="json"), 400)
-    is_problem(writer.generic("PUT", f"{SR}/g", b"{not json", content_type="application/json"), 400)
-    is_problem(writer.put(f"{SR}/G", {}, format="json"), 409)  # ids are unique irrespective of case
-    is_problem(writer.put(f"{SR}/g?epoch=7", {}, format="json"), 409)
-    is_problem(writer.put(f"{SR}/bad id", {}, format="json"), 400)
-    is_problem(writer.put(f"{SR}/g", {"format": ""}, format="json"), 400)
-    is_problem(reader.get(f"{SR}?bogus=1"), 400)
-    is_problem(reader.put(f"{SR}/x", {}, format="json"), 401)
-    is_problem(writer.delete(f"{SR}/missing"), 404)
+    assert_problem(writer.put(f"{SR}/g", {"id": "other"}, format="json"), 400)
+    assert_problem(writer.generic("PUT", f"{SR}/g", b"{not json", content_type="application/json"), 400)
+    assert_problem(writer.put(f"{SR}/G", {}, format="json"), 409)  # ids are unique irrespective of case
+    assert_problem(writer.put(f"{SR}/g?epoch=7", {}, format="json"), 409)
+    assert_problem(writer.put(f"{SR}/bad id", {}, format="json"), 400)
+    assert_problem(writer.put(f"{SR}/g", {"format": ""}, format="json"), 400)
+    assert_problem(reader.get(f"{SR}?bogus=1"), 400)
+    assert_problem(reader.put(f"{SR}/x", {}, format="json"), 401)
+    assert_problem(writer.delete(f"{SR}/missing"), 404)
 
 
 def test_writes_need_model_permissions(django_user_model, reader):
@@ -84,12 +76,12 @@ def test_writes_need_model_permissions(django_user_model, reader):
     user = django_user_model.objects.create_user("viewer", password="pw")
     client = APIClient()
     client.force_authenticate(user)
-    is_problem(client.put(f"{SR}/g", {}, format="json"), 403)
+    assert_problem(client.put(f"{SR}/g", {}, format="json"), 403)
     user.user_permissions.add(*Permission.objects.filter(codename__in=["add_group", "change_group"]))
     user = django_user_model.objects.get(pk=user.pk)
     client.force_authenticate(user)
     assert client.put(f"{SR}/g", {}, format="json").status_code == 201
-    is_problem(post(client, f"{SR}/g/schemas/s?format=Avro", AVRO_1, AVRO_MEDIA), 403)
+    assert_problem(post(client, f"{SR}/g/schemas/s?format=Avro", AVRO_1, AVRO_MEDIA), 403)
 
 
 def test_schema_versions_keep_content_type_and_bytes(writer, reader):
@@ -135,14 +127,14 @@ def test_group_format_rules(writer, reader):
     make_group(writer, "avro", format="Avro/1.11")
     assert post(writer, f"{SR}/avro/schemas/a", AVRO_1, AVRO_MEDIA)["format"] == "Avro/1.11"  # the group's format
     assert post(writer, f"{SR}/avro/schemas/b?format=avro/1.11", AVRO_1, AVRO_MEDIA).status_code == 201
-    is_problem(post(writer, f"{SR}/avro/schemas/c?format=Protobuf/3", PROTO, "text/plain"), 400)
-    body = is_problem(writer.put(f"{SR}/avro", {"format": "Protobuf/3"}, format="json"), 409)  # a conflict with the stored schemas
+    assert_problem(post(writer, f"{SR}/avro/schemas/c?format=Protobuf/3", PROTO, "text/plain"), 400)
+    body = assert_problem(writer.put(f"{SR}/avro", {"format": "Protobuf/3"}, format="json"), 409)  # a conflict with the stored schemas
     assert "format" in body["detail"]
     make_group(writer, "mixed")
-    body = is_problem(post(writer, f"{SR}/mixed/schemas/x", AVRO_1, AVRO_MEDIA), 400)
+    body = assert_problem(post(writer, f"{SR}/mixed/schemas/x", AVRO_1, AVRO_MEDIA), 400)
     assert "format is required" in body["detail"]
     assert post(writer, f"{SR}/mixed/schemas/x", AVRO_1, AVRO_MEDIA, HTTP_FORMAT="Avro/1.11").status_code == 201
-    is_problem(post(writer, f"{SR}/mixed/schemas/x?format=Avro/1.11", AVRO_2, AVRO_MEDIA, HTTP_FORMAT="Avro/1.9"), 400)
+    assert_problem(post(writer, f"{SR}/mixed/schemas/x?format=Avro/1.11", AVRO_2, AVRO_MEDIA, HTTP_FORMAT="Avro/1.9"), 400)
     assert reader.get(f"{SR}/mixed/schemas/x")["format"] == "Avro/1.11"
 
 
@@ -162,11 +154,11 @@ def test_authority_and_version_uris(writer, reader):
         assert found.status_code == 200 and found.content == body and found["Content-Type"] == AVRO_MEDIA
         assert found["uri"] == response["uri"]
     # the path matches, the authority does not: another registry's schema
-    is_problem(reader.get(f"/schemaregistry/schema?uri={quote('https://elsewhere.example/schemagroups/g/schemas/plain/versions/1')}"), 404)
-    is_problem(reader.get("/schemaregistry/schema?uri=urn:nothing"), 404)
-    is_problem(reader.get("/schemaregistry/schema"), 400)
-    is_problem(post(writer, f"{SR}/g/schemas/bad?authority=not%20a%20uri", AVRO_1, AVRO_MEDIA), 400)
-    is_problem(post(writer, f"{SR}/g/schemas/bad?id=42", AVRO_1, AVRO_MEDIA), 400)
+    assert_problem(reader.get(f"/schemaregistry/schema?uri={quote('https://elsewhere.example/schemagroups/g/schemas/plain/versions/1')}"), 404)
+    assert_problem(reader.get("/schemaregistry/schema?uri=urn:nothing"), 404)
+    assert_problem(reader.get("/schemaregistry/schema"), 400)
+    assert_problem(post(writer, f"{SR}/g/schemas/bad?authority=not%20a%20uri", AVRO_1, AVRO_MEDIA), 400)
+    assert_problem(post(writer, f"{SR}/g/schemas/bad?id=42", AVRO_1, AVRO_MEDIA), 400)
 
 
 def test_deletes(writer, reader):
@@ -174,16 +166,16 @@ def test_deletes(writer, reader):
     post(writer, f"{SR}/g/schemas/s", AVRO_1, AVRO_MEDIA)
     post(writer, f"{SR}/g/schemas/s", AVRO_2, AVRO_MEDIA)
     post(writer, f"{SR}/g/schemas/t", AVRO_1, AVRO_MEDIA)
-    is_problem(writer.delete(f"{SR}/g/schemas/s/versions/2?epoch=9"), 409)
+    assert_problem(writer.delete(f"{SR}/g/schemas/s/versions/2?epoch=9"), 409)
     deleted = writer.delete(f"{SR}/g/schemas/s/versions/2")
     assert deleted.status_code == 200 and deleted.json()["version"] == 2
     assert reader.get(f"{SR}/g/schemas/s/versions").json() == [1]
     assert reader.get(f"{SR}/g/schemas/s").content == AVRO_1  # the greatest remaining is the latest
-    is_problem(writer.delete(f"{SR}/g/schemas/s/versions/1"), 400)  # the only version
-    is_problem(writer.delete(f"{SR}/g/schemas/s/versions/2"), 404)
+    assert_problem(writer.delete(f"{SR}/g/schemas/s/versions/1"), 400)  # the only version
+    assert_problem(writer.delete(f"{SR}/g/schemas/s/versions/2"), 404)
     gone = writer.delete(f"{SR}/g/schemas/s")
     assert gone.status_code == 200 and gone.json()["id"] == "s" and gone.json()["versions"] == [1]
-    is_problem(reader.get(f"{SR}/g/schemas/s"), 404)
+    assert_problem(reader.get(f"{SR}/g/schemas/s"), 404)
     all_deleted = writer.delete(f"{SR}/g/schemas")
     assert all_deleted.status_code == 200 and all_deleted.json() == ["t"]
     assert reader.get(f"{SR}/g/schemas").json() == []
@@ -192,21 +184,21 @@ def test_deletes(writer, reader):
 def test_problems(writer, reader):
     make_group(writer, "g", format="Avro/1.11")
     post(writer, f"{SR}/g/schemas/s", AVRO_1, AVRO_MEDIA)
-    body = is_problem(reader.get(f"{SR}/nope/schemas/s"), 404)
+    body = assert_problem(reader.get(f"{SR}/nope/schemas/s"), 404)
     assert "/schemaregistry/schemagroups/nope" in body["detail"]  # this binding's paths, not the core's
-    is_problem(reader.get(f"{SR}/g/schemas/nope"), 404)
-    is_problem(reader.get(f"{SR}/g/schemas/nope/versions"), 404)
-    is_problem(reader.get(f"{SR}/g/schemas/s/versions/7"), 404)
-    is_problem(reader.get(f"{SR}/g/schemas/s/versions/one"), 404)
-    is_problem(post(writer, f"{SR}/nope/schemas/s", AVRO_1, AVRO_MEDIA), 404)
-    is_problem(post(writer, f"{SR}/g/schemas/s", b"", AVRO_MEDIA), 400)
-    is_problem(post(writer, f"{SR}/g/schemas/s", b'{"type": "nonsense"}', AVRO_MEDIA), 400)
+    assert_problem(reader.get(f"{SR}/g/schemas/nope"), 404)
+    assert_problem(reader.get(f"{SR}/g/schemas/nope/versions"), 404)
+    assert_problem(reader.get(f"{SR}/g/schemas/s/versions/7"), 404)
+    assert_problem(reader.get(f"{SR}/g/schemas/s/versions/one"), 404)
+    assert_problem(post(writer, f"{SR}/nope/schemas/s", AVRO_1, AVRO_MEDIA), 404)
+    assert_problem(post(writer, f"{SR}/g/schemas/s", b"", AVRO_MEDIA), 400)
+    assert_problem(post(writer, f"{SR}/g/schemas/s", b'{"type": "nonsense"}', AVRO_MEDIA), 400)
     incompatible = b'{"type": "record", "name": "Order", "fields": [{"name": "id", "type": "int"}]}'
-    body = is_problem(post(writer, f"{SR}/g/schemas/s", incompatible, AVRO_MEDIA), 409)
+    body = assert_problem(post(writer, f"{SR}/g/schemas/s", incompatible, AVRO_MEDIA), 409)
     assert body["type"].endswith("incompatible-version")
-    is_problem(post(writer, f"{SR}/g/schemas/s?epoch=5", AVRO_2, AVRO_MEDIA), 409)
-    is_problem(post(writer, f"{SR}/g/schemas/s?version=9", AVRO_2, AVRO_MEDIA), 400)
-    is_problem(post(reader, f"{SR}/g/schemas/s", AVRO_2, AVRO_MEDIA), 401)
+    assert_problem(post(writer, f"{SR}/g/schemas/s?epoch=5", AVRO_2, AVRO_MEDIA), 409)
+    assert_problem(post(writer, f"{SR}/g/schemas/s?version=9", AVRO_2, AVRO_MEDIA), 400)
+    assert_problem(post(reader, f"{SR}/g/schemas/s", AVRO_2, AVRO_MEDIA), 401)
     assert "PUT" in is_problem_405(writer.patch(f"{SR}/g", {}, format="json"))
     assert reader.get(f"{SR}/g/schemas/s/versions").json() == [1]  # nothing was written by the failures
 

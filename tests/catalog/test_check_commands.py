@@ -20,7 +20,7 @@ from django.core.management import CommandError, call_command
 from registry.documents.formats import parse_document
 from registry.documents.imports import import_document
 from registry.services import WriteContext
-from tests.api.conftest import make_group, post_schema, snapshot
+from tests.helpers import make_group, post_schema, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "catalog" / "demo"
@@ -113,7 +113,7 @@ def test_validate_messages_reports_each_problem(demo, tmp_path):
 
 
 def test_validate_messages_data_errors_name_their_path(db, su, tmp_path):
-    from tests.api.conftest import make_definition_group, post_definition
+    from tests.helpers import make_definition_group, post_definition
 
     make_definition_group(su, "orders")
     post_definition(su, "orders", "created", {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.conftest import assert_problem, make_group, post_schema, send, snapshot
+from tests.helpers import assert_problem, make_group, post_schema, send, snapshot
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "compatibility"
 JSON = "application/json"

@@ -15,7 +15,7 @@ import pytest
 from registry.documents.formats import parse_document
 from registry.documents.imports import import_document
 from registry.services import WriteContext
-from tests.api.conftest import assert_problem, make_definition_group, make_group, post_definition, snapshot
+from tests.helpers import assert_problem, make_definition_group, make_group, post_definition, snapshot
 
 DEMO = Path(__file__).resolve().parents[2] / "catalog" / "demo"
 STRUCTURED = "application/cloudevents+json"

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from tests.api.conftest import make_definition_group, make_group, post_definition, post_schema, snapshot
 from tests.catalog.test_message_validation import error_paths, post, verdict
+from tests.helpers import make_definition_group, make_group, post_definition, post_schema, snapshot
 
 PROTO = b"""syntax = "proto3";
 package com.example;

@@ -1,7 +1,10 @@
-"""Helpers for the core binding tests: a writer client and quick ways to make groups and schemas."""
+"""The core binding's tests with JSON Schema documents: a writer client, a group, and the shared helpers
+(tests/helpers.py) with JSON Schema defaults instead of their `Custom/1` text."""
 import json
 
 import pytest
+
+from tests import helpers
 
 SCHEMA_V1 = {"type": "object", "properties": {"id": {"type": "string"}}}
 SCHEMA_V2 = {"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}
@@ -14,19 +17,19 @@ def writer(editor_client):
 
 @pytest.fixture
 def group(writer):
-    response = writer.post("/schemaGroups", {"id": "g1", "description": "first"}, format="json")
-    assert response.status_code == 201, response.content
-    return response.json()
+    return helpers.make_group(writer, "g1", description="first")
+
+
+def _document(body, default) -> bytes | str:
+    return body if isinstance(body, bytes | str) else json.dumps(body or default)
 
 
 def post_schema(writer, gid="g1", sid="s1", body=None, content_type="application/json", **headers):
-    data = body if isinstance(body, bytes | str) else json.dumps(body or SCHEMA_V1)
-    extra = {f"HTTP_REGISTRY_{k.upper()}": v for k, v in headers.items()}
-    return writer.generic("POST", f"/schemaGroups/{gid}/schemas", data, content_type=content_type,
-                          **({"HTTP_REGISTRY_ID": sid} if sid else {}), **extra)
+    """`helpers.post_schema` of a JSON Schema (no format unless given); the caller checks the answer."""
+    return helpers.post_schema(writer, gid, sid, _document(body, SCHEMA_V1), content_type,
+                               fmt=headers.pop("format", None), expect=None, **headers)
 
 
 def new_version(writer, gid="g1", sid="s1", body=None, content_type="application/json", **headers):
-    data = body if isinstance(body, bytes | str) else json.dumps(body or SCHEMA_V2)
-    extra = {f"HTTP_REGISTRY_{k.upper()}": v for k, v in headers.items()}
-    return writer.generic("POST", f"/schemaGroups/{gid}/schemas/{sid}", data, content_type=content_type, **extra)
+    """`helpers.new_version` of a JSON Schema; the caller checks the answer."""
+    return helpers.new_version(writer, gid, sid, _document(body, SCHEMA_V2), content_type, expect=None, **headers)

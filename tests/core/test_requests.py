@@ -2,24 +2,14 @@
 import pytest
 
 from registry.models import Group, OutboxEvent
+from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
 
 
-def assert_problem(response, status, kind=None):
-    assert response.status_code == status, response.content
-    assert response["Content-Type"] == "application/problem+json"
-    body = response.json()
-    assert {"type", "title", "status", "detail", "instance"} <= set(body)
-    assert body["status"] == status and body["instance"]
-    if kind:
-        assert body["type"].endswith(f":{kind}")
-    return body
-
-
 def test_malformed_json(writer):
     assert_problem(writer.generic("POST", "/schemaGroups", "{nope", content_type="application/json"), 400,
-                   "malformed-json")
+                   kind="malformed-json")
     assert_problem(writer.generic("POST", "/schemaGroups", '{"a": NaN}', content_type="application/json"), 400)
     assert_problem(writer.generic("POST", "/schemaGroups", '{"id": "a", "id": "b"}', content_type="application/json"), 400)
     assert Group.objects.count() == 0
@@ -36,7 +26,7 @@ def test_non_object_and_wrong_types(writer):
 
 
 def test_unknown_query_flag(api_client):
-    body = assert_problem(api_client.get("/schemaGroups?frobnicate=1"), 400, "unknown-flag")
+    body = assert_problem(api_client.get("/schemaGroups?frobnicate=1"), 400, kind="unknown-flag")
     assert "frobnicate" in body["detail"]
 
 
@@ -58,7 +48,7 @@ def test_method_not_allowed_has_allow(writer):
 
 def test_unknown_path_is_problem_404(api_client):
     assert_problem(api_client.get("/nothing/here"), 404)
-    assert_problem(api_client.get("/schemaGroups/none"), 404, "not-found")
+    assert_problem(api_client.get("/schemaGroups/none"), 404, kind="not-found")
 
 
 def test_paging_with_link_header(writer):

@@ -2,7 +2,7 @@
 case). `{"a b": "x"}` through PUT ?meta was 200, and every later GET of the document 500 (not a header name)."""
 import pytest
 
-from tests.api.conftest import assert_problem, make_group, post_schema, send, send_json, snapshot
+from tests.helpers import assert_problem, make_group, post_schema, send, send_json, snapshot
 
 pytestmark = pytest.mark.django_db
 

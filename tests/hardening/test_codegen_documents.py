@@ -3,7 +3,7 @@ value is a placeholder filled at run time, and MQTT user-properties in the 1.0 s
 import pytest
 
 from catalog.validators.definitions import validate_definition
-from tests.api.conftest import make_definition_group, send
+from tests.helpers import make_definition_group, send
 
 pytestmark = pytest.mark.django_db
 

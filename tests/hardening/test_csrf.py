@@ -6,7 +6,7 @@ import json
 import pytest
 from django.test import Client
 
-from tests.api.conftest import snapshot
+from tests.helpers import snapshot
 
 pytestmark = pytest.mark.django_db
 

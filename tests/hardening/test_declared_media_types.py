@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tests.api.conftest import assert_problem, make_group, send, snapshot
+from tests.helpers import assert_problem, make_group, send, snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from registry.documents.imports import import_document
 from registry.models import Group
 from registry.services import WriteContext
-from tests.api.conftest import snapshot
+from tests.helpers import snapshot
 
 pytestmark = pytest.mark.django_db
 SOURCE = "https://other.example/registry"

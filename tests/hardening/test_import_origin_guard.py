@@ -5,7 +5,7 @@ import json
 import pytest
 
 from registry.models import Group, Resource
-from tests.api.conftest import assert_problem, make_group, post_schema, snapshot
+from tests.helpers import assert_problem, make_group, post_schema, snapshot
 
 pytestmark = pytest.mark.django_db
 SOURCE = "https://other.example/registry"

@@ -7,7 +7,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from registry.models import Group, Version
-from tests.api.conftest import assert_problem, make_definition_group, make_group, send, send_json, snapshot
+from tests.helpers import assert_problem, make_definition_group, make_group, send, send_json, snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from registry.models import Group
-from tests.api.conftest import assert_problem, snapshot
+from tests.helpers import assert_problem, snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from registry.models import Resource
-from tests.api.conftest import assert_problem
+from tests.helpers import assert_problem
 from tests.pipeline.test_spark_import import spark_import
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,7 +53,7 @@ def test_a_format_that_is_not_a_string_rejects_that_entity_only(tmp_path, capsys
 
 def test_a_resource_without_versions_reads_without_500(su, anon):
     """issue 11 item 2: one that exists from older data (no write path leaves one)"""
-    from tests.api.conftest import make_group, post_schema
+    from tests.helpers import make_group, post_schema
 
     make_group(su)
     post_schema(su, sid="s1")

@@ -4,18 +4,10 @@ from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
 
 from subscriptions.models import Subscription
+from tests.helpers import assert_problem
 
 pytestmark = pytest.mark.django_db
 SECRET_SINK = "https://user:s3cret@hooks.example.com/in?token=abcdef&team=core"
-
-
-def problem(response, status, *mentions):
-    assert response.status_code == status, (response.status_code, response.content)
-    assert response["Content-Type"].startswith("application/problem+json")
-    body = response.json()
-    for mention in mentions:
-        assert mention in body["detail"], (mention, body)
-    return body
 
 
 @pytest.fixture
@@ -31,7 +23,7 @@ def test_anonymous_reads_of_subscriptions_are_refused_whatever_public_read_says(
     anon = APIClient()
     for path in ("/subscriptions", f"/subscriptions/{stored.pk}"):
         response = anon.get(path)
-        problem(response, 401)
+        assert_problem(response, 401)
         assert b"s3cret" not in response.content and b"abcdef" not in response.content
 
 
@@ -40,7 +32,7 @@ def test_reads_need_the_view_permission(stored, django_user_model):
     user = django_user_model.objects.create_user("reader", password="pw")
     client = APIClient()
     client.force_authenticate(user)
-    problem(client.get("/subscriptions"), 403)
+    assert_problem(client.get("/subscriptions"), 403)
     user.user_permissions.add(Permission.objects.get(codename="view_subscription"))
     user = django_user_model.objects.get(pk=user.pk)  # permissions are cached per instance
     client.force_authenticate(user)
@@ -86,7 +78,7 @@ def test_malformed_sinks_are_400_naming_sink(editor_client, sink):
     """issue 11 item 7"""
     before = Subscription.objects.count()
     response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink}, format="json")
-    problem(response, 400, "sink")
+    assert_problem(response, 400, "sink")
     assert Subscription.objects.count() == before
 
 
@@ -99,7 +91,7 @@ def test_non_global_sinks_are_refused(editor_client, settings, address):
     host = f"[{address}]" if ":" in address else address
     response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": f"http://{host}/hook"},
                                   format="json")
-    problem(response, 400, "sink", "not a globally routable")
+    assert_problem(response, 400, "sink", "not a globally routable")
     assert not Subscription.objects.exists()
 
 

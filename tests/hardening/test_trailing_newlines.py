@@ -4,7 +4,7 @@ matches before a final "\\n", so patterns anchored with `^...$` and checked with
 value; these requests are 400 and nothing is written."""
 import pytest
 
-from tests.api.conftest import assert_problem, make_group, post_schema, send, snapshot
+from tests.helpers import assert_problem, make_group, post_schema, send, snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -1,15 +1,14 @@
-"""Shared fixtures and helpers of the core binding tests (docs/api-contract.md sections 2-5 and 10).
+"""The suite's shared helpers for HTTP tests of the registry: requests with `Registry-*` headers, groups,
+schemas and definitions made through the API, the one problem-document assertion, the outbox, and a snapshot
+of everything stored (to prove that a refused request wrote nothing).
 
 Generic version/epoch/header behaviour uses schemas of a format no validator knows (`Custom/1`,
-text/plain), so it holds whatever the format validators accept.
+text/plain), so it holds whatever the format validators accept. Fixtures (clients) are in tests/conftest.py.
 """
 from __future__ import annotations
 
 import json
 import re
-
-import pytest
-from rest_framework.test import APIClient
 
 from registry.models import OutboxEvent
 
@@ -23,26 +22,6 @@ JSON_SCHEMA_V1 = {"$schema": "http://json-schema.org/draft-07/schema#", "type": 
                   "properties": {"id": {"type": "string"}}}
 JSON_SCHEMA_V2 = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
                   "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}
-
-
-@pytest.fixture
-def admin_user(db, django_user_model):
-    return django_user_model.objects.create_superuser("alice", "alice@example.com", "pw")
-
-
-@pytest.fixture
-def su(admin_user):
-    """An APIClient authenticated as a superuser through a DRF token (the real authentication path)."""
-    from rest_framework.authtoken.models import Token
-
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin_user).key}")
-    return client
-
-
-@pytest.fixture
-def anon(db):
-    return APIClient()
 
 
 def registry_headers(**attrs) -> dict:
@@ -121,15 +100,18 @@ def meta(client, path):
     return response.json()
 
 
-def assert_problem(response, status: int, *mentions: str) -> dict:
-    """A problem document (RFC 9457) with this status whose detail names each of `mentions`."""
+def assert_problem(response, status: int, *mentions: str, kind: str | None = None) -> dict:
+    """The suite's one check of a problem document (RFC 9457): this status, every member, the request's path
+    as `instance`, the problem type `kind` when given, and a detail (or errors) naming each of `mentions`."""
     assert response.status_code == status, (response.status_code, response.content)
     assert response["Content-Type"].startswith(PROBLEM_TYPE), response["Content-Type"]
     body = response.json()
     for key in ("type", "title", "status", "detail", "instance"):
         assert key in body, (key, body)
-    assert body["status"] == status
-    assert body["type"] and isinstance(body["type"], str)
+    assert body["status"] == status and body["detail"]
+    assert isinstance(body["type"], str) and body["type"].startswith("urn:problem-type:"), body["type"]
+    if kind is not None:
+        assert body["type"].endswith(f":{kind}"), (kind, body["type"])
     assert body["instance"] == response.wsgi_request.path
     for mention in mentions:
         assert mention in body["detail"] or mention in json.dumps(body.get("errors", [])), (mention, body)

@@ -1,3 +1,0 @@
-"""The hardening tests (issue 11) use the core binding tests' clients: a token-authenticated superuser and an
-anonymous client."""
-from tests.api.conftest import admin_user, anon, su  # noqa: F401  fixtures, used by name
