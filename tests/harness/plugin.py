@@ -139,9 +139,12 @@ def pytest_collection_modifyitems(config, items):
         return
     if harness.postgres is None:
         skip = pytest.mark.skip(reason="needs PostgreSQL: run with REGISTRY_TEST_DB=postgres")
+        once = pytest.mark.skip(reason="runs once, in the PostgreSQL run of make test")
         for item in items:
             if item.get_closest_marker("postgres"):
                 item.add_marker(skip)
+            elif item.get_closest_marker("postgres_run"):
+                item.add_marker(once)
         return
     # a test against a server of its own on SQLite (tests/harness/gunicorn.py) would repeat itself unchanged on
     # the PostgreSQL run: `make test` runs it once, in the SQLite run

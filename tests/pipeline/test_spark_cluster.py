@@ -2,7 +2,9 @@
 
 The harness starts a master and two workers of one core each from the installed pyspark distribution, on
 loopback; the import runs its executors on those workers (their work directories prove it) and gives the
-same result as local mode: the same counts, the same stored entities, idempotent on a second run.
+same result as local mode: the same counts, the same stored entities, idempotent on a second run. Run once,
+in the PostgreSQL run of `make test` (a cluster import feeds a production registry; the SQLite run imports
+locally in tests/pipeline/test_spark_import.py).
 """
 import json
 import shutil
@@ -16,7 +18,7 @@ from tests.harness.plugin import services_required
 from tests.harness.spark_cluster import spark_available, start_spark_cluster
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.postgres_run, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture(scope="module")
