@@ -16,9 +16,9 @@ def check_definition_group(check: GroupCheck) -> None:
     from .validators.definitions import validate_definition_group
 
     errors = validate_definition_group(check.attributes, format_required=check.binding != "xregistry-1.0")
-    existing = check.existing
-    if existing is not None and not errors:
-        old, new = existing.extensions.get("format"), check.attributes.get("format")
+    stored = check.stored_attributes
+    if stored is not None and not errors:
+        old, new = stored.get("format"), check.attributes.get("format")
         if old != new and check.resource_counts().get("definitions", 0):  # the group's state: 409, not 400
             raise Invalid(f"format cannot change from {old!r} to {new!r} while the group has definitions",
                           status=409, kind="conflict")
@@ -100,10 +100,10 @@ def check_schema_group(check: GroupCheck) -> None:
     fmt = check.attributes.get("format")
     if "format" in check.attributes and (not isinstance(fmt, str) or not fmt):
         raise Invalid("format must be a non-empty string when present")
-    existing = check.existing
-    if existing is not None and existing.extensions.get("format") != fmt and check.resource_counts().get("schemas", 0):
-        raise Invalid(f"format cannot change from {existing.extensions.get('format')!r} to {fmt!r} while the group "
-                      "has schemas", status=409, kind="conflict")
+    stored = check.stored_attributes
+    if stored is not None and stored.get("format") != fmt and check.resource_counts().get("schemas", 0):
+        raise Invalid(f"format cannot change from {stored.get('format')!r} to {fmt!r} while the group has schemas",
+                      status=409, kind="conflict")
 
 
 def schema_size_limit() -> int:

@@ -20,8 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
+from django.db.models import Count
 
-from registry.attributes import version_sort_key
+from registry.attributes import stored_attributes, version_sort_key
 from registry.documents.flatten import EntityRecord
 from registry.models import Group, Resource, Version
 from registry.services import WriteContext
@@ -117,6 +118,7 @@ class Stored:
     # resource path -> (attributes, [(vid, format, document)] oldest first, versions with a document only)
     resources: dict[str, tuple[dict, list]] = field(default_factory=dict)
     origins: dict[str, str] = field(default_factory=dict)  # path of a synced group or resource -> its source
+    group_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # group path -> {resource plural: n}
 
 
 def _stored() -> Stored:
@@ -126,15 +128,15 @@ def _stored() -> Stored:
     for group in Group.objects.all():
         path = group.path
         groups[group.pk] = path
-        attrs = {k: getattr(group, k) for k in ("name", "description", "docs") if getattr(group, k) is not None}
-        if group.tags:
-            attrs["tags"] = group.tags
-        attrs.update(group.extensions)
+        attrs = stored_attributes(group)
         stored.pks[path], stored.group_attributes[path] = group.pk, attrs
         if group.origin:
             stored.origins[path] = group.origin
         stored.prints[path] = entities.fingerprint(EntityRecord(path, "group", group.group_type, group.gid,
                                                                 attributes=attrs))
+    for group_id, plural, count in (Resource.objects.order_by().values_list("group_id", "resource_type")
+                                    .annotate(n=Count("pk"))):
+        stored.group_counts.setdefault(groups[group_id], {})[plural] = count
     resources = {}
     for resource in Resource.objects.all():
         path = f"{groups[resource.group_id]}/{resource.resource_type}/{resource.rid}"
@@ -207,6 +209,8 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
             known_groups=known | {(g.group_type, g.gid) for g in input_groups},
             group_attributes={**stored.group_attributes, **{g.path: g.attributes for g in input_groups}},
             stored_resources={p: stored.resources[p] for p in partitions_of if p in stored.resources},
+            stored_groups={g.path: (stored.group_attributes[g.path], stored.group_counts.get(g.path, {}))
+                           for g in input_groups if g.path in stored.group_attributes},
             stored_prints=stored.prints, keyed=keyed,
             changed_groups={g.path for g in input_groups
                             if not g.implicit and stored.prints.get(g.path) != entities.fingerprint(g)}))

@@ -139,3 +139,17 @@ def version_sort_key(vid: str) -> tuple[int, str]:
     Space sorts before every character an id may hold, so this equals ordering by (length, id).
     """
     return (len(vid), vid)
+
+
+def stored_attributes(entity) -> dict:
+    """A stored group's or version's attributes as a document holds them: name, description, docs and tags
+    when set, and its extension attributes."""
+    out = {}
+    for key in ("name", "description", "docs"):
+        value = getattr(entity, key)
+        if value is not None:
+            out[key] = value
+    if entity.tags:
+        out["tags"] = entity.tags
+    out.update(entity.extensions)
+    return out

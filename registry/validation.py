@@ -31,7 +31,7 @@ class GroupCheck:
     group_id: str
     attributes: dict[str, Any]
     base_url: str
-    existing: Any = None  # the Group row before the write, or None on create
+    stored_attributes: dict | None = None  # the group's attributes before the write (None: it is created)
     resource_counts: Callable[[], dict[str, int]] = field(default=lambda: {})  # plural -> count of the group
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
     binding: str = "0.5"  # "xregistry-1.0" for a write through /registry, whose model requires less

@@ -85,6 +85,8 @@ class CheckContext:
     group_attributes: group path -> attributes (the input's over the registry's);
     stored_resources: resource path -> (attributes, [(vid, format, document)] oldest first) of the stored
         resources the input touches;
+    stored_groups: group path -> (attributes, {resource plural: count}) of the stored groups the input names
+        (a group type's rules may depend on them: a schema group's format is frozen while it holds schemas);
     stored_prints: path -> fingerprint of every stored entity;
     keyed: resource paths validated after keying (`check_resource`), not in their partition;
     changed_groups: paths of the input's groups that are new or differ from the store (their resources'
@@ -95,6 +97,7 @@ class CheckContext:
     known_groups: set = field(default_factory=set)
     group_attributes: dict = field(default_factory=dict)
     stored_resources: dict = field(default_factory=dict)
+    stored_groups: dict = field(default_factory=dict)
     stored_prints: dict = field(default_factory=dict)
     keyed: set = field(default_factory=set)
     changed_groups: set = field(default_factory=set)
@@ -118,7 +121,7 @@ def check_partition(records: Iterable[EntityRecord], ctx: CheckContext) -> Itera
     by_resource: dict[str, list[EntityRecord]] = {}
     for record in records:
         if record.kind == "group":
-            yield classify(validate_group(record, ctx.known_groups), ctx.stored_prints)
+            yield classify(validate_group(record, ctx), ctx.stored_prints)
         elif record.kind == "invalid":
             yield classify(record, ctx.stored_prints)
         elif record.resource_path not in ctx.keyed:
@@ -187,7 +190,9 @@ def _problem_text(exc) -> list[str]:
     return [getattr(exc, "detail", str(exc))]
 
 
-def validate_group(record: EntityRecord, known_groups: set) -> EntityRecord:
+def validate_group(record: EntityRecord, ctx: CheckContext) -> EntityRecord:
+    """The group type's rules, as the services apply them: against the stored group when there is one (an
+    implicit group, named only by its entities' paths, changes nothing and is not checked against it)."""
     ensure_model()
     from registry.attributes import check_common, check_id
     from registry.errors import Problem
@@ -199,9 +204,13 @@ def validate_group(record: EntityRecord, known_groups: set) -> EntityRecord:
         check_id(record.gid)
         errors = check_common(record.attributes)
         gt = registry_model[record.group_type]
+        stored, counts = ctx.stored_groups.get(record.path, (None, {}))
+        if record.implicit:
+            stored = None
         if not errors and gt.validate is not None:
             gt.validate(GroupCheck(group_type=gt.plural, group_id=record.gid, attributes=record.attributes,
-                                   base_url="", group_exists=lambda plural, gid: (plural, gid) in known_groups))
+                                   base_url="", stored_attributes=stored, resource_counts=lambda: counts,
+                                   group_exists=lambda plural, gid: (plural, gid) in ctx.known_groups))
     except (Invalid, Problem) as exc:
         errors = _problem_text(exc)
     except Exception as exc:  # noqa: BLE001  as in validate_versions

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterator
 
 from .. import selectors
-from ..attributes import version_sort_key
+from ..attributes import stored_attributes, version_sort_key
 from ..json_text import exportable, json_document_problem, strict_loads
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
@@ -18,18 +18,6 @@ from ..representations import is_json_media_type
 from .formats import SCHEMA_URI
 
 SPEC_VERSION = "0.5-wip"
-
-
-def stored_attributes(entity) -> dict:
-    out = {}
-    for key in ("name", "description", "docs"):
-        value = getattr(entity, key)
-        if value is not None:
-            out[key] = value
-    if entity.tags:
-        out["tags"] = entity.tags
-    out.update(entity.extensions)
-    return out
 
 
 def _document_member(rt: ResourceType, version: Version) -> dict:

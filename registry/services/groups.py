@@ -6,7 +6,7 @@ import uuid
 
 from django.db import IntegrityError, transaction
 
-from ..attributes import check_common, check_id, split_attributes
+from ..attributes import check_common, check_id, split_attributes, stored_attributes
 from ..errors import Problem, not_found
 from ..model import GroupType, registry_model
 from ..models import Group, Resource
@@ -36,7 +36,8 @@ def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensio
         return {r.plural: Resource.objects.filter(group=existing, resource_type=r.plural).count() for r in gt.resources}
 
     check = GroupCheck(group_type=gt.plural, group_id=gid, attributes=attributes, base_url=ctx.base_url,
-                       existing=existing, resource_counts=counts, group_exists=group_exists, binding=ctx.binding)
+                       stored_attributes=stored_attributes(existing) if existing is not None else None,
+                       resource_counts=counts, group_exists=group_exists, binding=ctx.binding)
     try:
         gt.validate(check)
     except Invalid as exc:

@@ -10,8 +10,7 @@ from django.db.models import Max, Min, Prefetch
 from django.utils import timezone
 
 from .. import selectors
-from ..attributes import timestamp
-from ..documents.exports import stored_attributes
+from ..attributes import stored_attributes, timestamp
 from ..model import registry_model
 from ..models import Group, OutboxEvent, Resource, Version
 from .capabilities import capabilities, model_json, modelsource_json

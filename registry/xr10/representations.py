@@ -11,8 +11,7 @@ import base64
 import json
 from contextvars import ContextVar
 
-from ..attributes import timestamp, version_sort_key
-from ..documents.exports import stored_attributes
+from ..attributes import stored_attributes, timestamp, version_sort_key
 from ..json_text import load_json_document
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type

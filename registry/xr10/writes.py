@@ -9,8 +9,7 @@ from django.conf import settings
 from django.db import transaction
 
 from .. import services
-from ..attributes import check_id
-from ..documents.exports import stored_attributes
+from ..attributes import check_id, stored_attributes
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..errors import Problem

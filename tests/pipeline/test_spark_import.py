@@ -204,3 +204,32 @@ def test_the_same_accepted_change_gives_the_same_schema_as_every_other_door(tmp_
     assert (versions, latest, epoch, document, fmt) == (["1"], "1", 1, AVRO_1, "Avro/1.11")
     assert list(OutboxEvent.objects.values_list("type", "subject")) == [
         ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g")]
+
+
+def test_a_group_format_change_is_refused_as_by_every_other_door(tmp_path, capsys):
+    """Issue 12: the group type's rules see the stored group on the executors too. A schema group's format is
+    frozen while it holds schemas (the change is rejected with the services' wording, nothing written); a line
+    that only names the group in its path (an implicit group) is not a change and its new version goes in."""
+    from registry.documents.imports import import_document
+    from registry.services import WriteContext
+    from tests.hardening.test_every_door import AVRO_1
+
+    import_document(WriteContext(user="seed"), {"schemaGroups": {"orders": {"format": "Avro/1.11", "schemas": {
+        "Order": {"format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}}}}})
+    changed = tmp_path / "change.jsonl"
+    changed.write_text(json.dumps({"path": "/schemaGroups/orders", "format": "JsonSchema/draft-07"}) + "\n")
+    report = tmp_path / "report.json"
+    code, out = spark_import(capsys, str(changed), "--report", str(report))
+    assert code == 3, out
+    rejected = {r["path"]: r["reason"] for r in json.loads(report.read_text())["rejected"]}
+    assert rejected == {"/schemaGroups/orders": "format cannot change from 'Avro/1.11' to 'JsonSchema/draft-07' "
+                                                "while the group has schemas"}
+    assert Group.objects.get(gid="orders").extensions["format"] == "Avro/1.11"
+
+    added = tmp_path / "add.jsonl"
+    v2 = {**AVRO_1, "fields": [*AVRO_1["fields"], {"name": "note", "type": "string", "default": ""}]}
+    added.write_text(json.dumps({"path": "/schemaGroups/orders/schemas/Order/versions/2", "format": "Avro/1.11",
+                                 "schema": v2}) + "\n")
+    code, out = spark_import(capsys, str(added))
+    assert code == 0, out
+    assert sorted(Version.objects.filter(resource__rid="Order").values_list("vid", flat=True)) == ["1", "2"]
