@@ -1,4 +1,5 @@
-"""Import runs started from the admin: what was imported, by whom, its status and its report."""
+"""Import runs started from the admin (what was imported, by whom, its status and its report), and the inputs
+that imports left the registry consistent with (so the same input again needs no Spark at all)."""
 from django.db import models
 
 
@@ -26,3 +27,17 @@ class ImportRun(models.Model):
 
     def __str__(self):
         return f"import {self.pk}: {self.source} ({self.status})"
+
+
+class ImportedInput(models.Model):
+    """An input (its files' paths and bytes, as one fingerprint) that a bulk import read completely, with no
+    rejected entity and no other write to the registry while it ran: the registry was then exactly as the
+    input says, at change marker `marker`. While the marker is unchanged, the same input changes nothing."""
+
+    fingerprint = models.CharField(max_length=64, unique=True)
+    marker = models.CharField(max_length=80)
+    entities = models.PositiveIntegerField()
+    recorded_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"input {self.fingerprint[:12]} ({self.entities} entities)"

@@ -22,6 +22,7 @@ class WriteContext:
     now: object = field(default_factory=timezone.now)
     origin: str | None = None
     binding: str = "0.5"  # the binding the write came through: "0.5" or "xregistry-1.0" (validators may differ)
+    emitted: int = 0  # change events this context has written (a bulk import checks nobody else wrote meanwhile)
 
     def __post_init__(self):
         if not self.base_url:

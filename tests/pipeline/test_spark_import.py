@@ -233,3 +233,35 @@ def test_a_group_format_change_is_refused_as_by_every_other_door(tmp_path, capsy
     code, out = spark_import(capsys, str(added))
     assert code == 0, out
     assert sorted(Version.objects.filter(resource__rid="Order").values_list("vid", flat=True)) == ["1", "2"]
+
+
+def test_an_unchanged_input_is_answered_without_spark(tmp_path, capsys):
+    """Issue 14: an input that an import left the registry consistent with, while nothing has changed since,
+    is unchanged as a whole (its files' fingerprint); after any change to the registry it is read again."""
+    from registry.documents.imports import import_document
+    from registry.services import WriteContext
+
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(json.dumps(line) for line in [
+        {"path": "/schemaGroups/bulk.same", "description": "as the input says"},
+        {"path": "/schemaGroups/bulk.same/schemas/s/versions/1", "format": "JsonSchema/draft-07",
+         "schema": {"type": "object"}},
+    ]) + "\n")
+    code, out = spark_import(capsys, str(source))
+    assert code == 0 and out[-1] == "created 3, updated 0, unchanged 0, rejected 0", out
+
+    def again():
+        call_command("spark_import", str(source), "--master", "local[2]", "-v", "2")
+        captured = capsys.readouterr()
+        return captured.out.strip().splitlines()[-1], captured.err
+
+    summary, steps = again()
+    assert summary == "created 0, updated 0, unchanged 3, rejected 0"
+    assert "nothing to read" in steps and "Spark started" not in steps
+
+    import_document(WriteContext(user="someone"), {"schemaGroups": {"bulk.same": {"description": "edited"}}})
+    summary, steps = again()
+    assert summary == "created 0, updated 1, unchanged 2, rejected 0" and "Spark started" in steps
+    assert Group.objects.get(gid="bulk.same").description == "as the input says"
+    summary, steps = again()
+    assert summary == "created 0, updated 0, unchanged 3, rejected 0" and "nothing to read" in steps
