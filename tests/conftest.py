@@ -31,15 +31,20 @@ def superuser(db, django_user_model):
     return django_user_model.objects.create_superuser("editor", "editor@example.com", "pw")
 
 
-@pytest.fixture
-def editor_client(superuser):
-    """An APIClient authenticated with a DRF token of a superuser (the real authentication path)."""
+def token_client(user):
+    """An APIClient authenticated with a DRF token of `user` (the real authentication path)."""
     from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=superuser).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return client
+
+
+@pytest.fixture
+def editor_client(superuser):
+    """A client of the superuser `editor`."""
+    return token_client(superuser)
 
 
 @pytest.fixture
@@ -50,13 +55,8 @@ def admin_user(db, django_user_model):
 
 @pytest.fixture
 def su(admin_user):
-    """An APIClient authenticated as a superuser through a DRF token (the real authentication path)."""
-    from rest_framework.authtoken.models import Token
-    from rest_framework.test import APIClient
-
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin_user).key}")
-    return client
+    """A client of the superuser `alice` (the name most HTTP tests use)."""
+    return token_client(admin_user)
 
 
 @pytest.fixture
