@@ -22,24 +22,24 @@ def problem_response(problem: Problem, request=None) -> HttpResponse:
     return response
 
 
+DRF_PROBLEMS = (  # DRF's exceptions and the problem types they answer as
+    (exceptions.PermissionDenied, "forbidden"),
+    (exceptions.NotFound, "not-found"),
+    (exceptions.MethodNotAllowed, "method-not-allowed"),
+    (exceptions.UnsupportedMediaType, "unsupported-media-type"),
+    (exceptions.NotAcceptable, "not-acceptable"),
+    (exceptions.ParseError, "malformed-json"),
+    (exceptions.Throttled, "too-many-requests"),
+)
+
+
 def problem_from_drf(exc: exceptions.APIException) -> Problem:
     detail = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
         return Problem("unauthorized", str(detail), headers={"WWW-Authenticate": 'Token realm="registry"'})
-    if isinstance(exc, exceptions.PermissionDenied):
-        return Problem("forbidden", str(detail))
-    if isinstance(exc, exceptions.NotFound):
-        return Problem("not-found", str(detail))
-    if isinstance(exc, exceptions.MethodNotAllowed):
-        return Problem("method-not-allowed", str(detail))
-    if isinstance(exc, exceptions.UnsupportedMediaType):
-        return Problem("unsupported-media-type", str(detail))
-    if isinstance(exc, exceptions.NotAcceptable):
-        return Problem("not-acceptable", str(detail))
-    if isinstance(exc, exceptions.ParseError):
-        return Problem("malformed-json", str(detail))
-    if isinstance(exc, exceptions.Throttled):
-        return Problem("too-many-requests", str(detail))
+    for drf_class, kind in DRF_PROBLEMS:
+        if isinstance(exc, drf_class):
+            return Problem(kind, str(detail))
     if exc.status_code >= 500:
         return Problem("server-error" if exc.status_code == 500 else "service-unavailable", str(detail),
                        status=exc.status_code)
