@@ -24,7 +24,7 @@ import fastavro
 
 from registry.json_text import parse_json_limited
 
-from .result import ROLES, Incompatibility
+from .result import Incompatibility, compare_as_reader
 
 PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
 NAMED = {"record", "error", "enum", "fixed"}
@@ -207,6 +207,4 @@ def incompatibilities(reader: Schema, writer: Schema, reader_role: str = "new",
 
 def compare(old: Schema, new: Schema, direction: str) -> list[Incompatibility]:
     """backward: the new schema reads old data; forward: the old schema reads new data."""
-    reader_role, writer_role = ROLES[direction]
-    reader, writer = (new, old) if direction == "backward" else (old, new)
-    return incompatibilities(reader, writer, reader_role, writer_role)
+    return compare_as_reader(old, new, direction, incompatibilities)

@@ -22,7 +22,7 @@ from .keywords import (
     types_of,
     upper_bound,
 )
-from .result import ROLES, Incompatibility
+from .result import Incompatibility, compare_as_reader
 
 MAX_DEPTH = 96
 __all__ = ["Schema", "compare", "incompatibilities", "load", "lower_bound", "upper_bound"]
@@ -372,6 +372,4 @@ def incompatibilities(reader: Schema, writer: Schema, reader_role: str = "new",
 
 def compare(old: Schema, new: Schema, direction: str) -> list[Incompatibility]:
     """backward: the new schema accepts old data; forward: the old schema accepts new data."""
-    reader_role, writer_role = ROLES[direction]
-    reader, writer = (new, old) if direction == "backward" else (old, new)
-    return incompatibilities(reader, writer, reader_role, writer_role)
+    return compare_as_reader(old, new, direction, incompatibilities)

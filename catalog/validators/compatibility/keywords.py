@@ -111,29 +111,29 @@ def _number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def lower_bound(schema: dict) -> tuple:
-    """(lowest allowed number, exclusive?) from minimum/exclusiveMinimum (draft-04 boolean form too)."""
+def _bound_candidates(schema: dict, inclusive: str, exclusive: str) -> list[tuple]:
+    """(number, exclusive?) pairs from `minimum`/`exclusiveMinimum` (or the maximum pair), draft-04's boolean
+    `exclusiveMinimum: true` too."""
     candidates = []
-    if _number(schema.get("minimum")):
-        candidates.append((schema["minimum"], False))
-    exclusive = schema.get("exclusiveMinimum")
-    if _number(exclusive):
-        candidates.append((exclusive, True))
-    elif exclusive is True and candidates:
-        candidates = [(schema["minimum"], True)]
+    if _number(schema.get(inclusive)):
+        candidates.append((schema[inclusive], False))
+    flag = schema.get(exclusive)
+    if _number(flag):
+        candidates.append((flag, True))
+    elif flag is True and candidates:
+        candidates = [(schema[inclusive], True)]
+    return candidates
+
+
+def lower_bound(schema: dict) -> tuple:
+    """(lowest allowed number, exclusive?)."""
+    candidates = _bound_candidates(schema, "minimum", "exclusiveMinimum")
     return max(candidates) if candidates else (None, False)
 
 
 def upper_bound(schema: dict) -> tuple:
-    """(highest allowed number, exclusive?) from maximum/exclusiveMaximum (draft-04 boolean form too)."""
-    candidates = []
-    if _number(schema.get("maximum")):
-        candidates.append((schema["maximum"], False))
-    exclusive = schema.get("exclusiveMaximum")
-    if _number(exclusive):
-        candidates.append((exclusive, True))
-    elif exclusive is True and candidates:
-        candidates = [(schema["maximum"], True)]
+    """(highest allowed number, exclusive?)."""
+    candidates = _bound_candidates(schema, "maximum", "exclusiveMaximum")
     return min(candidates, key=lambda c: (c[0], not c[1])) if candidates else (None, False)
 
 
