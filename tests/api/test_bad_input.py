@@ -26,13 +26,19 @@ def test_malformed_json_is_400(su, raw):
 
 @pytest.mark.parametrize("raw", ["[]", '"g1"', "5", "null", "true"])
 def test_non_object_body_is_400(su, raw):
+    before = snapshot()
     assert_problem(su.generic("POST", "/schemaGroups", raw, content_type="application/json"), 400, "object")
+    assert snapshot() == before
     make_group(su, "g1")
+    before = snapshot()
     assert_problem(su.generic("PUT", "/schemaGroups/g1", raw, content_type="application/json"), 400)
+    assert snapshot() == before
 
 
 def test_empty_body_on_group_post_is_400(su):
+    before = snapshot()
     assert_problem(su.generic("POST", "/schemaGroups", "", content_type="application/json"), 400)
+    assert snapshot() == before
 
 
 @pytest.mark.parametrize("path", ["/schemaGroups?inlinee", "/schemaGroups?foo=bar", "/?model&x=1",
@@ -141,8 +147,10 @@ def test_unknown_paths_answer_problem_documents(anon):
 
 def test_conflict_problem_names_the_entity(su):
     make_group(su, "g1")
+    before = snapshot()
     body = assert_problem(send_json(su, "POST", "/schemaGroups", {"id": "g1"}), 409, "g1")
     assert body["instance"] == "/schemaGroups"
+    assert snapshot() == before
 
 
 def test_invalid_document_in_group_import_body(su):
@@ -170,5 +178,7 @@ def test_other_json_bodies_are_strict(su):
 
 def test_registry_epoch_header_on_delete(su):
     make_group(su, "g1")
+    before = snapshot()
     assert_problem(su.delete("/schemaGroups/g1", HTTP_REGISTRY_EPOCH="4"), 409)
+    assert snapshot() == before
     assert su.delete("/schemaGroups/g1", HTTP_REGISTRY_EPOCH="1").status_code == 200

@@ -197,7 +197,9 @@ def test_put_replaces_attributes(su):
 
 def test_put_id_must_match_url(su):
     make_group(su, "g1")
+    before = snapshot()
     assert_problem(send_json(su, "PUT", "/schemaGroups/g1", {"id": "other"}), 400, "id")
+    assert snapshot() == before
     assert send_json(su, "PUT", "/schemaGroups/g1", {"id": "g1", "description": "ok"}).status_code == 200
 
 
@@ -301,8 +303,10 @@ def test_bulk_delete_body_must_be_an_array(su):
 # ---- extension attributes --------------------------------------------------------------------------------
 
 def test_definition_group_format_required(su):
+    before = snapshot()
     assert_problem(send_json(su, "POST", "/definitionGroups", {"id": "dg"}), 400, "format")
     assert_problem(send_json(su, "POST", "/definitionGroups", {"id": "dg", "format": "nope"}), 400, "format")
+    assert snapshot() == before
     assert make_definition_group(su, "dg")["format"] == CE_FORMAT
 
 
@@ -317,14 +321,18 @@ def test_definition_group_format_cannot_change_with_definitions(su):
 
 
 def test_schema_group_compatibility_validated(su):
+    before = snapshot()
     assert_problem(send_json(su, "POST", "/schemaGroups", {"id": "g", "compatibility": "sideways"}), 400,
                    "compatibility")
+    assert snapshot() == before
     assert make_group(su, "g", compatibility="none")["compatibility"] == "none"
 
 
 def test_endpoint_usage_required_and_valid(su):
+    before = snapshot()
     assert_problem(send_json(su, "POST", "/endpoints", {"id": "e1"}), 400, "usage")
     assert_problem(send_json(su, "POST", "/endpoints", {"id": "e1", "usage": "bystander"}), 400, "usage")
+    assert snapshot() == before
     body = make_group(su, "e1", "endpoints", usage="producer",
                       config={"protocol": "HTTP", "endpoints": ["https://example.com/in"]})
     assert body["usage"] == "producer"
@@ -334,9 +342,11 @@ def test_endpoint_usage_required_and_valid(su):
 
 
 def test_endpoint_definition_group_references_must_resolve(su):
+    before = snapshot()
     assert_problem(send_json(su, "POST", "/endpoints", {"id": "e1", "usage": "producer",
                                                         "definitionGroups": ["#/definitionGroups/missing"]}),
                    400, "definitionGroups")
+    assert snapshot() == before
     make_definition_group(su, "dg")
     make_group(su, "e1", "endpoints", usage="producer", definitionGroups=["#/definitionGroups/dg"])
 

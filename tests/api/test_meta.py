@@ -90,7 +90,9 @@ def test_put_meta_conflicts_change_nothing(su, s1, body, status):
 
 
 def test_put_meta_epoch_query(su, s1):
+    before = snapshot()
     assert_problem(send_json(su, "PUT", S1 + "?meta&epoch=3", {"description": "x"}), 409, "epoch")
+    assert snapshot() == before
     assert send_json(su, "PUT", S1 + "?meta&epoch=1", {"description": "x"}).json()["epoch"] == 2
 
 
@@ -105,9 +107,11 @@ def test_put_meta_on_a_version(su, s1):
 
 
 def test_put_meta_needs_a_json_object(su, s1):
+    before = snapshot()
     assert_problem(su.generic("PUT", S1 + "?meta", "[1]", content_type="application/json"), 400)
     assert_problem(su.generic("PUT", S1 + "?meta", "{oops", content_type="application/json"), 400)
     assert_problem(su.generic("PUT", S1 + "?meta", "", content_type="application/json"), 400)
+    assert snapshot() == before
 
 
 def test_meta_of_unknown_version_is_404(su, s1):

@@ -110,8 +110,12 @@ def test_delete_referrer_first_then_referee(referenced):
 def test_delete_definition_group_referenced_by_endpoint(su):
     make_definition_group(su, "dg1")
     make_group(su, "e1", "endpoints", usage="producer", definitionGroups=["#/definitionGroups/dg1"])
+    before = snapshot()
+    before = snapshot()
     body = assert_problem(su.delete("/definitionGroups/dg1"), 409, "/endpoints/e1")
     assert list(body["referencedby"]) == ["/endpoints/e1"]
+    assert snapshot() == before
+    assert snapshot() == before
     assert su.delete("/endpoints/e1").status_code == 200
     assert su.delete("/definitionGroups/dg1").status_code == 200
 
@@ -130,7 +134,11 @@ def test_bulk_delete_of_referrers_and_referees_together(su):
         "/endpoints/e1": {"attribute": "definitionGroups", "reference": "#/definitionGroups/g1"}}
     response = send_json(su, "DELETE", "/definitionGroups/g1/definitions", [{"id": "base"}, {"id": "borrow"}])
     assert response.status_code == 200, response.content
+    before = snapshot()
+    before = snapshot()
     assert_problem(send_json(su, "DELETE", "/definitionGroups"), 409, "/endpoints/e1")
+    assert snapshot() == before
+    assert snapshot() == before
     make_group(su, "g3", "schemaGroups")
     post_schema(su, "g3", "s")
     post_definition(su, gid="g2", did="d", doc=definition(schemaformat="Custom/1",

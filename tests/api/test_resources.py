@@ -85,7 +85,9 @@ def test_post_invalid_resource_id_is_400(su, g1, bad):
 
 
 def test_post_into_unknown_group_is_404(su):
+    before = snapshot()
     assert_problem(post_schema(su, "nope", "s1", expect=None), 404, "/schemaGroups/nope")
+    assert snapshot() == before
 
 
 # ---- GET documents, headers, HEAD -----------------------------------------------------------------------

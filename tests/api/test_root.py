@@ -10,6 +10,7 @@ from tests.helpers import (
     make_group,
     post_definition,
     post_schema,
+    snapshot,
 )
 
 pytestmark = pytest.mark.django_db
@@ -171,4 +172,6 @@ def test_import_document_all_or_nothing(su):
 
 
 def test_import_unsupported_media_type_is_415(su):
+    before = snapshot()
     assert_problem(su.generic("POST", "/", json.dumps(IMPORT_DOC), content_type="text/csv"), 415)
+    assert snapshot() == before

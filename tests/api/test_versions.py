@@ -315,9 +315,11 @@ def test_versions_of_a_schema_share_one_format(su):
     make_group(su, "g1")
     post_json_schema(su, "js", JSON_SCHEMA_V1)
     avro = {"type": "record", "name": "R", "fields": [{"name": "id", "type": "string"}]}
+    before = snapshot()
     response = new_version(su, "g1", "js", body=json.dumps(avro), content_type="application/json",
                            format="Avro/1.11.0", expect=None)
     assert_problem(response, 400, "format")
+    assert snapshot() == before
 
 
 def test_schema_compatibility_wins_over_the_group(su):
@@ -326,5 +328,7 @@ def test_schema_compatibility_wins_over_the_group(su):
                 fmt="JsonSchema/draft-07", compatibility="backward")
     v2 = {**JSON_SCHEMA_V1, "required": ["id"], "additionalProperties": False,
           "properties": {"id": {"type": "integer"}}}
+    before = snapshot()
     response = new_version(su, "g1", "js", body=json.dumps(v2), content_type="application/json", expect=None)
     assert_problem(response, 409)
+    assert snapshot() == before

@@ -129,8 +129,10 @@ def test_dry_run_format_header_and_read_permission(su, anon, settings, schema):
 
 def test_dry_run_unknown_group_or_schema_is_404(su, schema):
     schema(JS_FORMAT, JSON, JS_V1)
+    before = snapshot()
     assert_problem(send(su, "POST", "/schemaGroups/nope/schemas/s1/compatibility", JS_OK, JSON), 404, "nope")
     assert_problem(send(su, "POST", "/schemaGroups/g1/schemas/nope/compatibility", JS_OK, JSON), 404, "nope")
+    assert snapshot() == before
 
 
 @pytest.mark.parametrize("name,fmt", [("apicurio-avro-compatibility.json", AVRO_FORMAT),

@@ -4,6 +4,7 @@ import re
 import pytest
 
 from registry.models import Group, OutboxEvent
+from tests.helpers import snapshot
 
 pytestmark = pytest.mark.django_db
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
@@ -54,6 +55,7 @@ def test_put_creates_then_replaces_and_bumps_epoch(writer):
 
 def test_put_id_mismatch_is_400(writer):
     assert writer.put("/schemaGroups/g", {"id": "other"}, format="json").status_code == 400
+    assert not Group.objects.exists()
 
 
 @pytest.mark.parametrize("how", ["query", "body", "header"])
@@ -116,8 +118,10 @@ def test_definition_group_format_required_and_frozen(writer):
     assert writer.put("/definitionGroups/d", {"format": "MQTT/5.0"}, format="json").status_code == 200  # empty group
     writer.generic("POST", "/definitionGroups/d/definitions", '{"format": "MQTT/5.0", "metadata": {}}',
                    content_type="application/json", HTTP_REGISTRY_ID="x")
+    before = snapshot()
     response = writer.put("/definitionGroups/d", {"format": "CloudEvents/1.0"}, format="json")
     assert response.status_code == 409 and "cannot change" in response.json()["detail"]
+    assert snapshot() == before
 
 
 def test_endpoint_attributes_validated(writer):
@@ -128,7 +132,9 @@ def test_endpoint_attributes_validated(writer):
     assert writer.put("/endpoints/e1", good, format="json").status_code == 201
     bad = {**good, "usage": "eater", "config": {"protocol": "HTTP", "endpoints": ["ftp://x"]},
            "definitionGroups": ["#/definitionGroups/missing"]}
+    before = snapshot()
     response = writer.put("/endpoints/e2", bad, format="json")
     assert response.status_code == 400
     detail = response.json()["detail"]
     assert "usage" in detail and "config.endpoints[0]" in detail and "missing" in detail
+    assert snapshot() == before

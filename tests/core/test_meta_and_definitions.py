@@ -4,6 +4,7 @@ import json
 import pytest
 
 from registry.models import Version
+from tests.helpers import snapshot
 
 from .conftest import post_schema
 
@@ -43,10 +44,12 @@ def test_definition_shares_its_metadata(writer):
 
 def test_definition_header_and_body_disagree_is_400(writer):
     writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
+    before = snapshot()
     response = writer.generic("POST", "/definitionGroups/d/definitions",
                               json.dumps({**DEFINITION, "name": "body name"}), content_type="application/json",
                               HTTP_REGISTRY_ID="x", HTTP_REGISTRY_NAME="header name")
     assert response.status_code == 400 and "name" in response.json()["detail"]
+    assert snapshot() == before
 
 
 def test_definition_validation_names_path_and_attribute(writer):
@@ -85,10 +88,12 @@ def test_incompatible_schema_version_is_409_with_each_incompatibility(writer, gr
 
 
 def test_invalid_schema_document_is_400(writer, group):
+    before = snapshot()
     response = post_schema(writer, body={"type": 12}, format="JsonSchema/draft-07")
     assert response.status_code == 400 and "not valid JSON Schema" in response.json()["detail"]
     response = post_schema(writer, sid="p", body=b"message {", content_type="text/plain", format="Protobuf/3")
     assert response.status_code == 400 and "Protobuf" in response.json()["detail"]
+    assert snapshot() == before
 
 
 def test_borrowed_definitions_must_have_the_group_format(writer):
@@ -105,6 +110,8 @@ def test_borrowed_definitions_must_have_the_group_format(writer):
                               content_type="application/json", HTTP_REGISTRY_ID="ping")
     assert response.status_code == 400 and "the group's format is 'MQTT/5.0'" in response.json()["detail"]
     missing = {"uri": "#/definitionGroups/ce/definitions/nope"}
+    before = snapshot()
     response = writer.generic("POST", "/definitionGroups/ce2/definitions", json.dumps(missing),
                               content_type="application/json", HTTP_REGISTRY_ID="nope")
     assert response.status_code == 400 and "does not resolve" in response.json()["detail"]
+    assert snapshot() == before

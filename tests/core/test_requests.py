@@ -33,10 +33,12 @@ def test_unknown_query_flag(api_client):
 def test_body_over_limit_is_413(writer, settings):
     settings.REGISTRY_MAX_BODY_BYTES = 100
     assert_problem(writer.post("/schemaGroups", {"id": "a", "description": "x" * 200}, format="json"), 413)
+    assert not Group.objects.exists()
 
 
 def test_non_json_group_body_is_415(writer):
     assert_problem(writer.generic("POST", "/schemaGroups", "<a/>", content_type="application/xml"), 415)
+    assert not Group.objects.exists()
 
 
 def test_method_not_allowed_has_allow(writer):

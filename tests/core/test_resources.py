@@ -4,6 +4,7 @@ import json
 import pytest
 
 from registry.models import Resource, Version
+from tests.helpers import snapshot
 
 from .conftest import SCHEMA_V1, SCHEMA_V2, new_version, post_schema
 
@@ -81,15 +82,19 @@ def test_resource_uri_redirects_with_307(writer, group):
 
 
 def test_schema_uri_into_this_registry_is_refused(writer, group):
+    before = snapshot()
     response = writer.generic("POST", "/schemaGroups/g1/schemas", b"", HTTP_REGISTRY_ID="loop",
                               HTTP_REGISTRY_SCHEMAURI="http://testserver/schemaGroups/g1/schemas/x")
     assert response.status_code == 400 and "points into this registry" in response.json()["detail"]
+    assert snapshot() == before
 
 
 def test_uri_with_body_is_400(writer, group):
+    before = snapshot()
     response = writer.generic("POST", "/schemaGroups/g1/schemas", b"{}", content_type="application/json",
                               HTTP_REGISTRY_ID="x", HTTP_REGISTRY_SCHEMAURI="https://example.com/x")
     assert response.status_code == 400
+    assert snapshot() == before
 
 
 def test_put_updates_latest_in_place_and_header_rules(writer, group):
@@ -117,9 +122,11 @@ def test_put_unknown_resource_and_version_create(writer, group):
 
 def test_version_id_mismatch_is_409(writer, group):
     post_schema(writer)
+    before = snapshot()
     response = writer.generic("PUT", "/schemaGroups/g1/schemas/s1/versions/1", json.dumps(SCHEMA_V1),
                               content_type="application/json", HTTP_REGISTRY_VERSION="7")
     assert response.status_code == 409
+    assert snapshot() == before
 
 
 def test_version_epochs_and_stale_writes(writer, group):

@@ -47,12 +47,14 @@ def test_invalid_document_is_400_listing_errors_and_writes_nothing(writer):
 
 def test_unsupported_media_type_is_415(writer):
     assert writer.post("/", b"<x/>", content_type="application/xml").status_code == 415
+    assert not Group.objects.exists() and not OutboxEvent.objects.exists()
 
 
 def test_import_needs_permission(db, django_user_model):
     client = APIClient()
     client.force_authenticate(django_user_model.objects.create_user("viewer", "v@example.com", "pw"))
-    assert client.post("/", b"{}", content_type="application/json").status_code == 403
+    assert client.post("/", b'{"schemaGroups": {"g": {}}}', content_type="application/json").status_code == 403
+    assert not Group.objects.exists()
 
 
 def test_export_as_document_json_and_yaml(writer):

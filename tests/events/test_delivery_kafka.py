@@ -6,7 +6,7 @@ import json
 import pytest
 
 from subscriptions.delivery import attempts
-from subscriptions.models import Delivery
+from subscriptions.models import Delivery, Subscription
 from tests.harness.services import ServiceUnavailable, free_port, require_services, start_kafka
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -132,6 +132,7 @@ def test_validation_names_the_field(editor_client, private_sinks, options, extra
     response = editor_client.post("/subscriptions", body, format="json")
     assert response.status_code == 400
     assert field in response.content.decode()
+    assert not Subscription.objects.exists()
 
 
 def test_listener_forms_and_several_servers_accepted(editor_client, private_sinks):

@@ -70,6 +70,7 @@ def test_private_sinks_refused_by_default(editor_client, settings):
     for sink in ("http://127.0.0.1:8080/x", "http://10.1.2.3/x", "http://169.254.169.254/latest", "http://[::1]/x"):
         response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink}, format="json")
         assert response.status_code == 400 and "sink" in response.json()["detail"], sink
+    assert not Subscription.objects.exists()
 
 
 def test_credentials_are_never_echoed(editor_client, private_sinks):
@@ -86,3 +87,4 @@ def test_credentials_are_never_echoed(editor_client, private_sinks):
 
 def test_writes_need_permission(api_client):
     assert api_client.post("/subscriptions", {"protocol": "HTTP", "sink": "http://x"}, format="json").status_code == 401
+    assert not Subscription.objects.exists()

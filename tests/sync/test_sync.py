@@ -13,6 +13,7 @@ import pytest
 from registry.models import Group, Resource, Version
 from sync.models import SyncSource
 from sync.services import run_sync, subscribe
+from tests.helpers import snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -106,10 +107,12 @@ def test_local_edits_to_synced_entities_are_refused(remote, django_user_model):
     assert run_sync(source).status == "ok"
     local = APIClient()
     local.force_authenticate(django_user_model.objects.create_superuser("local", "l@example.com", "pw"))
+    before = snapshot()
     response = local.put("/schemaGroups/billing", {"description": "local edit"}, format="json")
     assert response.status_code == 409
     assert "synced from" in response.json()["detail"]
     assert local.delete("/schemaGroups/billing/schemas/Invoice").status_code == 409
+    assert snapshot() == before
 
 
 def test_event_driven_sync(remote, live_server, settings):
