@@ -125,8 +125,10 @@ def test_unknown_root_flag_is_400(anon):
 
 
 def test_root_methods_not_allowed(su):
+    before = snapshot()
     response = su.delete("/")
     assert_problem(response, 405)
+    assert snapshot() == before
     assert "GET" in response["Allow"]
 
 

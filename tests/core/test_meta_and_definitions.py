@@ -56,9 +56,11 @@ def test_definition_validation_names_path_and_attribute(writer):
     writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
     bad = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"required": False},
                                                                      "source": {"type": "uritemplate", "value": "{a"}}}}
+    before = snapshot()
     response = writer.generic("POST", "/definitionGroups/d/definitions", json.dumps(bad),
                               content_type="application/json", HTTP_REGISTRY_ID="bad")
     assert response.status_code == 400
+    assert snapshot() == before
     detail = response.json()["detail"]
     assert detail.startswith("/definitionGroups/d/definitions/bad/versions/1: ")
     assert "metadata.attributes.type.required must not be false" in detail

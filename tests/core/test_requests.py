@@ -44,6 +44,7 @@ def test_non_json_group_body_is_415(writer):
 def test_method_not_allowed_has_allow(writer):
     response = writer.post("/schemaGroups/g/schemas/s/versions", {}, format="json")
     body = assert_problem(response, 405)
+    assert not Group.objects.exists()
     assert "GET" in response["Allow"] and "DELETE" in response["Allow"]
     assert body["title"]
 
