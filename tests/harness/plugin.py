@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 
 import pytest
 
@@ -138,6 +139,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
         return
     if harness.postgres is None:
+        _prebuild_xrcg(items)
         skip = pytest.mark.skip(reason="needs PostgreSQL: run with REGISTRY_TEST_DB=postgres")
         once = pytest.mark.skip(reason="runs once, in the PostgreSQL run of make test")
         for item in items:
@@ -152,6 +154,24 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("own_sqlite_server"):
             item.add_marker(repeat)
+
+
+def _prebuild_xrcg(items) -> None:
+    """Start building `.venv-xrcg` (tests/harness/xrcg.py) in the background while the other tests run, when
+    this run will use it: the build (a minute or more of pip on a fresh machine) then overlaps the suite instead of
+    holding up the first xrcg test. The `xrcg` fixture calls `ensure_xrcg` again; its file lock waits for this
+    build, and a failure here is raised there (the build is tried again and reported)."""
+    if not any("xrcg" in getattr(item, "fixturenames", ()) for item in items):
+        return
+    from tests.harness.xrcg import ensure_xrcg
+
+    def build():
+        try:
+            ensure_xrcg()
+        except Exception:  # noqa: BLE001 - reported by the fixture, which builds again
+            pass
+
+    threading.Thread(target=build, name="xrcg-prebuild", daemon=True).start()
 
 
 def pytest_runtest_setup(item):
