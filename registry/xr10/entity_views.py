@@ -16,7 +16,7 @@ from ..paging import PageRequest, link_header
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
-from .flags import Inline, check_flags, doc_view, filters, query_epoch, sorted_collection
+from .flags import Inline, check_flags, doc_view, filters, page_to_load, query_epoch, sorted_collection
 from .reads import render_group, render_resource, resources_of
 from .representations import ancestor_id, default_version, document_headers, meta_json, ordered, version_json
 
@@ -41,11 +41,12 @@ class GroupCollectionView(XRegistryView):
         inline, base = Inline(request), self.base_url()
         page = PageRequest.from_params(request.GET)
         deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources) or doc_view(request)
-        groups, total = selectors.group_page(self.gt, filters(request, self.gm.v1_singular), page, deep)
+        groups, total = selectors.group_page(self.gt, filters(request, self.gm.v1_singular),
+                                             page_to_load(request, page), deep)
         body = {g.gid: render_group(base, self.gm, g, inline, doc=doc_view(request)) for g in groups}
-        body = sorted_collection(body, request, self.gm.v1_singular)
+        body = sorted_collection(body, request, self.gm.v1_singular, page)
         link = link_header(request, page, total)
-        return json_response(body, headers={"Link": f"{link};count={total}"} if link else None)
+        return json_response(body, headers={"Link": link} if link else None)
 
     def post(self, request):
         check_flags(request)
@@ -115,8 +116,8 @@ class ResourceCollectionView(XRegistryView):
         inline, base = Inline(request), self.base_url()
         group = selectors.get_group(self.gt, gid)
         page = PageRequest.from_params(request.GET)
-        resources, total = selectors.resource_page(group, self.rm.plural, filters(request, self.rm.v1_singular), page,
-                                                   False)
+        resources, total = selectors.resource_page(group, self.rm.plural, filters(request, self.rm.v1_singular),
+                                                   page_to_load(request, page), False)
         loaded = {r.rid: r for r in resources_of(group, self.rm.plural, with_content=inline.wants(self.rm.v1_singular),
                                                    ids=[r.rid for r in resources])}
         body = {}
@@ -124,9 +125,9 @@ class ResourceCollectionView(XRegistryView):
             resource = loaded[r.rid]
             body[r.rid] = render_resource(base, self.gm, self.rm, group, resource, resource.all_versions, inline,
                                           doc=doc_view(request))
-        body = sorted_collection(body, request, self.rm.v1_singular)
+        body = sorted_collection(body, request, self.rm.v1_singular, page)
         link = link_header(request, page, total)
-        return json_response(body, headers={"Link": f"{link};count={total}"} if link else None)
+        return json_response(body, headers={"Link": link} if link else None)
 
     def post(self, request, gid):
         check_flags(request)

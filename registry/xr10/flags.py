@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from .. import filters as filtering
+from ..paging import PageRequest
 from .errors import V1Problem
 
 FLAGS = {"inline", "doc", "epoch", "filter", "sort", "ignore", "binary", "specversion", "collections",
@@ -116,8 +117,15 @@ def sort_key(request):
     return path.split("."), order == "desc"
 
 
-def sorted_collection(body: dict, request, singular: str) -> dict:
-    """A collection answer in `?sort` order (absent values lowest, the id second), else by id."""
+def page_to_load(request, page: PageRequest) -> PageRequest:
+    """The entries to read for a collection answer: the page asked for, or with `?sort` every entry, since the
+    order comes before paging (pagination/spec.md: a page is a slice of the sorted collection)."""
+    return PageRequest(limit=2**62, offset=0) if sort_key(request) is not None else page
+
+
+def sorted_collection(body: dict, request, singular: str, page: PageRequest | None = None) -> dict:
+    """A collection answer in `?sort` order (absent values lowest, the id second), else by id; with `page`, the
+    body holds the whole collection (`page_to_load`) and the answer is that page of the sorted entries."""
     found = sort_key(request)
     if found is None:
         return body
@@ -131,6 +139,8 @@ def sorted_collection(body: dict, request, singular: str) -> dict:
         return (present, (str(type(value).__name__), value) if present else ("", 0), entry.get(f"{singular}id", ""))
 
     items = sorted(body.items(), key=lambda item: value_of(item[1]), reverse=descending)
+    if page is not None:
+        items = items[page.offset:page.offset + page.limit]
     return dict(items)
 
 

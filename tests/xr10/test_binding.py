@@ -231,6 +231,27 @@ def test_filter_sort_and_ignore_in_10_names(writer):
     assert writer.get("/registry/schemagroups?ignore=bogus").status_code == 400
 
 
+def test_sort_comes_before_paging(writer):
+    """pagination/spec.md: each page is a slice of the sorted collection, not a sorted slice of id order"""
+    post_json(writer, "/registry/schemagroups/s", {"name": "U"}, "put")
+    for gid, name in (("a", "Z"), ("b", "Y"), ("c", "X"), ("d", "W"), ("e", "V")):
+        post_json(writer, f"/registry/schemagroups/{gid}", {"name": name}, "put")
+        post_json(writer, f"/registry/schemagroups/s/schemas/{gid}$details", {"name": name, "format": "JsonSchema/draft-07", "schema": {}},
+                  "put")
+    for collection, ids in (("/registry/schemagroups", ["s", "e", "d", "c", "b", "a"]),
+                            ("/registry/schemagroups/s/schemas", ["e", "d", "c", "b", "a"])):
+        pages, url = [], f"{collection}?sort=name&limit=2"
+        while url:
+            answer = writer.get(url)
+            assert answer.status_code == 200
+            pages.append(list(answer.json()))
+            following = [link for link in answer["Link"].split(", ") if link.endswith(f";rel=next;count={len(ids)}")]
+            url = following[0].split(">")[0].lstrip("<") if following else None
+            assert len(pages) <= 3
+        assert pages == [ids[i:i + 2] for i in range(0, len(ids), 2)]
+        assert list(writer.get(f"{collection}?sort=name=desc&limit=3").json()) == ids[::-1][:3]
+
+
 def test_binary_flag_inlines_documents_as_base64(writer):
     put_schema(writer)
     plain = writer.get("/registry/schemagroups/g1/schemas/s1$details?inline=schema").json()
