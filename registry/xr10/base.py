@@ -16,7 +16,7 @@ from ..attributes import check_id
 from ..errors import Problem
 from ..model import registry_model
 from .errors import SPEC, V1Problem
-from .flags import check_values
+from .flags import check_values, collections_only
 from .mapping import mappings, v1_mappings
 from .representations import BINARY
 
@@ -129,6 +129,9 @@ class XRegistryView(RegistryView):
             for name in ("gid", "rid", "vid"):  # ids in the path: 400 before anything is looked up or written
                 if name in kwargs:
                     check_id(kwargs[name].removesuffix("$details"), name)
+            if collections_only(request) and not getattr(self, "takes_collections", False):
+                raise V1Problem("bad_flag", "?collections is only allowed on the registry or a group",
+                                subject="collections")
             if "sort" in request.GET and not getattr(self, "collection", False):
                 raise V1Problem("sort_noncollection", "?sort applies to a collection of groups, resources or versions",
                                 subject="sort")

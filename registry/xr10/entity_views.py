@@ -16,7 +16,17 @@ from ..paging import PageRequest, link_header
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
-from .flags import Inline, check_flags, doc_view, filters, page_to_load, query_epoch, sorted_collection
+from .flags import (
+    Inline,
+    check_flags,
+    collections_only,
+    doc_view,
+    filters,
+    only_collections,
+    page_to_load,
+    query_epoch,
+    sorted_collection,
+)
 from .reads import render_group, render_resource, resources_of
 from .representations import ancestor_id, default_version, document_headers, meta_json, ordered, version_json
 
@@ -68,10 +78,13 @@ class GroupCollectionView(XRegistryView):
 
 class GroupView(XRegistryView):
     write_permissions = GROUP_PERMISSIONS
+    takes_collections = True
 
     def render(self, gid, status=200):
         group = selectors.get_group(self.gt, gid)
         data = render_group(self.base_url(), self.gm, group, Inline(self.request), doc=doc_view(self.request))
+        if collections_only(self.request):
+            data = only_collections(data, [rm.v1_plural for rm in self.gm.resources])
         headers = {"Location": data["self"]} if status == 201 else None
         return json_response(data, status=status, headers=headers)
 

@@ -55,6 +55,8 @@ class Inline:
                     self.all = True
                 else:
                     self.paths.add(tuple(p for p in part.split(".") if p))
+        if collections_only(request):
+            self.all = True  # core/spec.md "Collections Flag": it turns on ?inline=*
 
     def wants(self, *path: str) -> bool:
         """True when the collection or attribute at `path` is to be inlined."""
@@ -142,6 +144,16 @@ def sorted_collection(body: dict, request, singular: str, page: PageRequest | No
     if page is not None:
         items = items[page.offset:page.offset + page.limit]
     return dict(items)
+
+
+def collections_only(request) -> bool:
+    """`?collections` (core/spec.md "Collections Flag"): only the nested collection maps of the registry or group."""
+    return "collections" in request.GET and request.GET.get("collections", "").lower() != "false"
+
+
+def only_collections(body: dict, plurals) -> dict:
+    """An entity's answer reduced to its collection maps (the attributes of the entity itself left out)."""
+    return {name: body[name] for name in plurals if name in body}
 
 
 def doc_view(request) -> bool:

@@ -23,6 +23,8 @@ EPOCH = _flag("epoch", "the entity's current epoch (400 mismatched_epoch when it
 FILTER = _flag("filter", "ATTR=VALUE in dot notation, `*` wildcards")
 LIMIT = _flag("limit", "page size (pages are linked by `Link: <...>;rel=next;count=N`)", OpenApiTypes.INT)
 SETDEFAULT = _flag("setdefaultversionid", "make this version the sticky default")
+COLLECTIONS = _flag("collections", "only the nested collection maps, everything below inlined (registry and groups)")
+SORT = _flag("sort", "ATTR[=asc|desc]: the whole collection in that order, then paged")
 READ = [INLINE, DOC, FILTER, LIMIT]
 ERRORS = {(code, "application/problem+json"): OpenApiResponse(PROBLEM, text) for code, text in (
     (400, "bad request (1.0 error type)"), (401, "authentication required"), (403, "permission denied"),
@@ -63,7 +65,7 @@ def _ops(summary: str, *, read: list | None = None, methods: tuple[str, ...] = (
 
 
 OPERATIONS = {
-    "RootView": _ops("Registry root (POST: import a 1.0 document)", read=READ, methods=("get", "post", "put", "patch"),
+    "RootView": _ops("Registry root (POST: import a 1.0 document)", read=[*READ, COLLECTIONS], methods=("get", "post", "put", "patch"),
                      created=()),
     "ExportView": _ops("The registry as a 1.0 document (?doc&inline=*,capabilities,modelsource)"),
     "ModelView": _ops("The model (fixed: writes answer model_error)", methods=("get", "put", "patch", "post"),
@@ -74,16 +76,16 @@ OPERATIONS = {
                              methods=("get", "put", "patch"), created=()),
     "CapabilitiesOfferedView": _ops("Capabilities offered"),
     "DiscoveryView": _ops("Where the xRegistry 1.0 binding is, and the spec versions served"),
-    "GroupCollectionView": _ops("Groups (map id -> group)", read=READ, methods=("get", "post", "patch", "delete"),
+    "GroupCollectionView": _ops("Groups (map id -> group)", read=[*READ, SORT], methods=("get", "post", "patch", "delete"),
                                 created=()),
-    "GroupView": _ops("A group", read=READ, methods=("get", "put", "patch", "post", "delete")),
-    "ResourceCollectionView": _ops("Resources (map id -> resource)", read=READ,
+    "GroupView": _ops("A group", read=[*READ, COLLECTIONS], methods=("get", "put", "patch", "post", "delete")),
+    "ResourceCollectionView": _ops("Resources (map id -> resource)", read=[*READ, SORT],
                                    methods=("get", "post", "patch", "delete"), created=()),
     "ResourceView": _ops("A resource: its default version's document (or metadata with $details)", read=READ,
                          methods=("get", "put", "patch", "post", "delete"), document=True,
                          created=("put", "patch", "post")),
     "MetaView": _ops("A resource's meta entity", methods=("get", "put", "patch"), created=()),
-    "VersionCollectionView": _ops("Versions (map id -> version)", read=READ, methods=("get", "post", "patch", "delete"),
+    "VersionCollectionView": _ops("Versions (map id -> version)", read=[*READ, SORT], methods=("get", "post", "patch", "delete"),
                                   created=()),
     "VersionView": _ops("A version: its document (or metadata with $details)", read=READ,
                         methods=("get", "put", "patch", "delete"), document=True),

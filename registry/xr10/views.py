@@ -21,7 +21,8 @@ from .bodies import json_body
 from .capabilities import capabilities, capabilities_offered, model_json, modelsource_json
 from .entity_views import WRITE_ALL
 from .errors import V1Problem
-from .flags import Inline, check_flags, doc_view
+from .flags import Inline, check_flags, collections_only, doc_view, only_collections
+from .mapping import ordered_mappings
 from .reads import export_json, registry_json
 
 
@@ -42,10 +43,17 @@ def kept_answer(request, key: str, render) -> HttpResponse:
 class RootView(XRegistryView):
     write_permissions = {"POST": WRITE_ALL, "PUT": "registry.change_group", "PATCH": "registry.change_group"}
 
+    takes_collections = True
+
     def get(self, request):
         check_flags(request)
         inline = Inline(request)
-        return kept_answer(request, "root", lambda: registry_json(self.base_url(), inline, doc=doc_view(request)))
+
+        def render():
+            body = registry_json(self.base_url(), inline, doc=doc_view(request))
+            return only_collections(body, [gm.v1_plural for gm in ordered_mappings()]) \
+                if collections_only(request) else body
+        return kept_answer(request, "root", render)
 
     def post(self, request):
         """`POST /registry/`: a 1.0 document (its groups, as `xr import` sends it), all or nothing."""

@@ -252,6 +252,26 @@ def test_sort_comes_before_paging(writer):
         assert list(writer.get(f"{collection}?sort=name=desc&limit=3").json()) == ids[::-1][:3]
 
 
+def test_collections_flag_answers_only_the_collections_and_reimports(writer):
+    """core/spec.md "Collections Flag": no attribute of the registry or group, every nested collection inlined;
+    the answer of the registry's is a document that POST / imports (here: the registry's own, unchanged)"""
+    put_schema(writer)
+    root = writer.get("/registry/?collections")
+    assert root.status_code == 200
+    assert set(root.json()) == {"endpoints", "messagegroups", "schemagroups"}
+    schema = root.json()["schemagroups"]["g1"]["schemas"]["s1"]
+    assert schema["versions"]["1"]["schema"] == SCHEMA and "meta" in schema
+    group = writer.get("/registry/schemagroups/g1?collections").json()
+    assert set(group) == {"schemas"} and set(group["schemas"]["s1"]["versions"]) == {"1"}
+    assert post_json(writer, "/registry/", root.json()).status_code == 200
+    assert writer.get("/registry/schemagroups/g1/schemas/s1/versions").json().keys() == {"1"}
+    for path in ("/registry/schemagroups?collections", "/registry/schemagroups/g1/schemas/s1?collections",
+                 "/registry/model?collections"):
+        refused = writer.get(path)
+        assert refused.status_code == 400 and refused.json()["type"].endswith("#bad_flag"), path
+        assert refused.json()["subject"] == "collections"
+
+
 def test_binary_flag_inlines_documents_as_base64(writer):
     put_schema(writer)
     plain = writer.get("/registry/schemagroups/g1/schemas/s1$details?inline=schema").json()
