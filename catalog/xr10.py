@@ -20,7 +20,14 @@ import json
 from pathlib import Path
 
 from registry.xr10.capabilities import register_model_source
-from registry.xr10.mapping import GroupMapping, ResourceMapping, reference_to_v05, reference_to_v10, register_mapping
+from registry.xr10.mapping import (
+    GroupMapping,
+    ResourceMapping,
+    moved_with_rest,
+    reference_to_v05,
+    reference_to_v10,
+    register_mapping,
+)
 
 from .hooks import DEFAULT_COMPATIBILITY
 
@@ -112,6 +119,10 @@ def metadata_to_options(fmt: str, metadata) -> object:
     return out
 
 
+# a definition's data schema attributes: 0.5 name -> 1.0 name
+DATA_SCHEMA_NAMES = (("schemaformat", "dataschemaformat"), ("schema", "dataschema"), ("schemaurl", "dataschemauri"))
+
+
 def message_to_v05(attrs: dict) -> dict:
     """A 1.0 message's attributes (without ids and server attributes) -> a 0.5 definition document."""
     a = dict(attrs)
@@ -139,12 +150,7 @@ def message_to_v05(attrs: dict) -> dict:
             out["envelopemetadata"] = envelope_metadata
         if options is not None:
             out["protocoloptions"] = options
-    for new, old in (("dataschemaformat", "schemaformat"), ("dataschema", "schema"), ("dataschemauri", "schemaurl")):
-        if new in a:
-            value = a.pop(new)
-            out[old] = reference_to_v05(value) if new == "dataschemauri" else value
-    out.update(a)
-    return out
+    return moved_with_rest(a, out, {new: old for old, new in DATA_SCHEMA_NAMES}, "dataschemauri", reference_to_v05)
 
 
 def definition_to_v10(doc: dict) -> dict:
@@ -166,12 +172,7 @@ def definition_to_v10(doc: dict) -> dict:
     for key in ("protocol", "protocoloptions", "envelopemetadata"):
         if key in d:
             out[key] = d.pop(key)
-    for old, new in (("schemaformat", "dataschemaformat"), ("schema", "dataschema"), ("schemaurl", "dataschemauri")):
-        if old in d:
-            value = d.pop(old)
-            out[new] = reference_to_v10(value) if old == "schemaurl" else value
-    out.update(d)
-    return out
+    return moved_with_rest(d, out, dict(DATA_SCHEMA_NAMES), "schemaurl", reference_to_v10)
 
 
 def group_to_v05(attrs: dict) -> dict:

@@ -14,7 +14,13 @@ Written by hand: no library knows either shape.
 """
 from __future__ import annotations
 
-from registry.xr10.mapping import GroupMapping, reference_to_v05, reference_to_v10, register_mapping
+from registry.xr10.mapping import (
+    GroupMapping,
+    moved_with_rest,
+    reference_to_v05,
+    reference_to_v10,
+    register_mapping,
+)
 
 
 def protocol_family(value) -> str | None:
@@ -60,10 +66,8 @@ def endpoint_to_v05(attrs: dict) -> dict:
         out["config"] = config
     if "envelope" in a:
         out["format"] = a.pop("envelope")
-    if "messagegroups" in a:
-        out["definitionGroups"] = _references(a.pop("messagegroups"), reference_to_v05)
-    out.update(a)
-    return out
+    return moved_with_rest(a, out, {"messagegroups": "definitionGroups"}, "messagegroups",
+                           lambda value: _references(value, reference_to_v05))
 
 
 def endpoint_to_v10(attrs: dict) -> dict:
@@ -90,10 +94,8 @@ def endpoint_to_v10(attrs: dict) -> dict:
     if fmt is not None:
         if protocol_family(fmt) == "cloudevents" or protocol_family(fmt) != protocol_family(protocol):
             out["envelope"] = fmt
-    if "definitionGroups" in a:
-        out["messagegroups"] = _references(a.pop("definitionGroups"), reference_to_v10)
-    out.update(a)
-    return out
+    return moved_with_rest(a, out, {"definitionGroups": "messagegroups"}, "definitionGroups",
+                           lambda value: _references(value, reference_to_v10))
 
 
 def register() -> None:

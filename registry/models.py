@@ -44,7 +44,7 @@ class Group(Entity):
         indexes = [models.Index(fields=["group_type", "gid"], name="group_type_gid")]
 
     def __str__(self):
-        return f"/{self.group_type}/{self.gid}"
+        return self.path
 
     @property
     def path(self) -> str:
@@ -69,7 +69,7 @@ class Resource(Entity):
         indexes = [models.Index(fields=["group", "resource_type", "rid"], name="resource_group_type_rid")]
 
     def __str__(self):
-        return f"{self.group.path}/{self.resource_type}/{self.rid}"
+        return self.path
 
     @property
     def path(self) -> str:

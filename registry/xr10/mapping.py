@@ -123,3 +123,14 @@ def common_to_v05(attrs: dict) -> dict:
 
 def common_to_v10(attrs: dict) -> dict:
     return {COMMON_TO_V10.get(k, k): v for k, v in attrs.items()}
+
+
+def moved_with_rest(source: dict, out: dict, renames: dict, reference: str, convert) -> dict:
+    """`out` with each attribute of `source` named in `renames` under its new name (the `reference` one's value
+    through `convert`) and every other attribute of `source` as it is. Takes `source` apart."""
+    for name, new_name in renames.items():
+        if name in source:
+            value = source.pop(name)
+            out[new_name] = convert(value) if name == reference else value
+    out.update(source)
+    return out
