@@ -179,7 +179,7 @@ class ResourceView(XRegistryView):
         versions = resource.all_versions
         if self.rm.hasdocument and not details:
             version = default_version(resource, versions)
-            return document_response(self, group, resource, version, versions, status)
+            return document_response(self, group, resource, version, versions, status, resource_form=True)
         data = render_resource(self.base_url(), self.gm, self.rm, group, resource, versions, Inline(request),
                                doc=doc_view(request), inline_document=Inline(request).wants(self.rm.v1_singular))
         headers = {"Location": data["self"]} if status == 201 else None
@@ -207,7 +207,7 @@ class ResourceView(XRegistryView):
                 resource, version, count, previous = again
         is_default = version.vid == sticky if sticky is not None else version.pk == resource.latest_id
         headers = document_headers(self.base_url(), self.gm, self.rm, resource.group, resource, version, count=count,
-                                   is_default=is_default, ancestor=previous or version.vid)
+                                   is_default=is_default, ancestor=previous or version.vid, resource_form=vid is None)
         return document_answer(version, headers)
 
     def put(self, request, gid, rid):
@@ -304,7 +304,7 @@ class VersionView(ResourceView):
             raise Problem("not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} "
                                        "does not exist")
         if self.rm.hasdocument and not details:
-            return document_response(self, group, resource, version, versions, status)
+            return document_response(self, group, resource, version, versions, status, resource_form=False)
         data = version_json(self.base_url(), self.gm, self.rm, group, resource, version, versions=versions,
                             inline_document=Inline(self.request).wants(self.rm.v1_singular))
         headers = {"Location": data["self"]} if status == 201 else None
@@ -332,13 +332,16 @@ class VersionView(ResourceView):
         return HttpResponse(status=204)
 
 
-def document_response(view, group, resource, version, versions, status=200) -> HttpResponse:
+def document_response(view, group, resource, version, versions, status=200, *, resource_form: bool) -> HttpResponse:
     """A document resource without `$details`: the document as the body, its metadata as `xRegistry-*`
-    headers (a `<RESOURCE>url` version answers 303 to it)."""
+    headers in the resource's or the version's form (a `<RESOURCE>url` version answers 303 to it); a creation
+    (201) says where the new entity is in `Location`."""
     default = default_version(resource, versions)
     headers = document_headers(view.base_url(), view.gm, view.rm, group, resource, version, count=len(versions),
                                is_default=default is not None and default.pk == version.pk,
-                               ancestor=ancestor_id(version, versions))
+                               ancestor=ancestor_id(version, versions), resource_form=resource_form)
+    if status == 201:
+        headers["Location"] = headers["xRegistry-self"]
     return document_answer(version, headers, status)
 
 

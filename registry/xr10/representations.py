@@ -181,13 +181,19 @@ def dumps(data) -> str:
 
 
 def document_headers(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
-                     version: Version, *, count: int, is_default: bool, ancestor: str) -> dict[str, str]:
-    """The metadata of a document's version as `xRegistry-*` headers (labels as `xRegistry-labels-KEY`)."""
+                     version: Version, *, count: int, is_default: bool, ancestor: str,
+                     resource_form: bool) -> dict[str, str]:
+    """The metadata of a document's version as `xRegistry-*` headers (labels as `xRegistry-labels-KEY`), in the
+    form core/http.md gives a resource (`resource_form`: `self` and `xid` the resource's, its `metaurl`,
+    `versionsurl` and `versionscount`, `Content-Location` the default version) or a version. `contenttype` is the
+    `Content-Type` of the body, not a header of its own; `Content-Disposition` names the resource."""
     data = version_json(base, gm, rm, group, resource, version, versions=None, is_default=is_default,
                         ancestor=ancestor)
     xid = resource_xid(gm, rm, group, resource)
     headers = {}
     for key, value in data.items():
+        if key == "contenttype":
+            continue
         if key == "labels" and isinstance(value, dict):
             for label, text in value.items():
                 headers[f"xRegistry-labels-{label}"] = str(text)
@@ -195,8 +201,12 @@ def document_headers(base: str, gm: GroupMapping, rm: ResourceMapping, group: Gr
             headers[f"xRegistry-{key}"] = "true" if value else "false"
         elif isinstance(value, (str, int, float)) and "\n" not in str(value) and "\r" not in str(value):
             headers[f"xRegistry-{key}"] = str(value)
-    headers["xRegistry-metaurl"] = f"{base}{xid}/meta"
-    headers["xRegistry-versionsurl"] = f"{base}{xid}/versions"
-    headers["xRegistry-versionscount"] = str(count)
-    headers["Content-Location"] = data["self"]
+    if resource_form:
+        headers["xRegistry-self"] = f"{base}{xid}"
+        headers["xRegistry-xid"] = xid
+        headers["xRegistry-metaurl"] = f"{base}{xid}/meta"
+        headers["xRegistry-versionsurl"] = f"{base}{xid}/versions"
+        headers["xRegistry-versionscount"] = str(count)
+        headers["Content-Location"] = data["self"]
+    headers["Content-Disposition"] = resource.rid
     return headers

@@ -92,6 +92,34 @@ def test_schema_document_and_details(writer):
     assert json.loads(writer.get("/schemaGroups/g1/schemas/s1").content) == SCHEMA
 
 
+def test_document_headers_in_the_resource_and_the_version_form(writer):
+    """core/http.md: a resource's document carries the resource's self and xid with its metaurl, versionsurl and
+    versionscount (Content-Location the default version); a version's carries its own and no resource-level
+    attribute; contenttype is the Content-Type; Content-Disposition names the resource"""
+    created = put_schema(writer)
+    base = "http://testserver/registry/schemagroups/g1/schemas/s1"
+    assert created.status_code == 201 and created["Location"] == base
+    assert created["xRegistry-self"] == base and created["Content-Location"] == base + "/versions/1"
+    resource = writer.get("/registry/schemagroups/g1/schemas/s1")
+    assert resource["xRegistry-self"] == base and resource["xRegistry-xid"] == "/schemagroups/g1/schemas/s1"
+    assert resource["xRegistry-versionid"] == "1" and resource["xRegistry-versionscount"] == "1"
+    assert resource["xRegistry-metaurl"] == base + "/meta" and resource["xRegistry-versionsurl"] == base + "/versions"
+    assert resource["Content-Location"] == base + "/versions/1" and resource["Content-Disposition"] == "s1"
+    assert resource["Content-Type"] == "application/json" and not resource.has_header("xRegistry-contenttype")
+    version = writer.get("/registry/schemagroups/g1/schemas/s1/versions/1")
+    assert version["xRegistry-self"] == base + "/versions/1"
+    assert version["xRegistry-xid"] == "/schemagroups/g1/schemas/s1/versions/1"
+    assert version["xRegistry-schemaid"] == "s1" and version["xRegistry-isdefault"] == "true"
+    assert version["Content-Disposition"] == "s1"
+    for resource_level in ("xRegistry-metaurl", "xRegistry-versionsurl", "xRegistry-versionscount",
+                           "xRegistry-contenttype"):
+        assert not version.has_header(resource_level), resource_level
+    v2 = writer.put("/registry/schemagroups/g1/schemas/s1/versions/2", data=json.dumps({"type": "object"}).encode(),
+                    content_type="application/json", HTTP_XREGISTRY_FORMAT="JsonSchema/draft-07")
+    assert v2.status_code == 201 and v2["Location"] == base + "/versions/2"
+    assert v2["xRegistry-self"] == base + "/versions/2" and not v2.has_header("xRegistry-versionscount")
+
+
 def test_versions_ancestor_default_and_sticky_meta(writer):
     put_schema(writer)
     v2 = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
