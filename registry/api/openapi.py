@@ -18,6 +18,10 @@ PROBLEM = inline_serializer("Problem", fields={
     "errors": serializers.ListField(child=serializers.JSONField(), required=False),
     "referencedby": serializers.DictField(child=serializers.JSONField(), required=False,
                                           help_text="409 on a delete: the entities still referencing it"),
+    "subject": serializers.CharField(required=False, help_text="xRegistry 1.0 binding: the entity's xid or the "
+                                     "request path the error is about"),
+    "args": serializers.DictField(child=serializers.CharField(), required=False,
+                                  help_text="xRegistry 1.0 binding: the substitution values of the title"),
 })
 ENTITY = OpenApiTypes.OBJECT
 DOCUMENT = {"*/*": OpenApiTypes.BINARY}

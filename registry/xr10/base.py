@@ -57,7 +57,12 @@ def error_response(problem: Problem, request) -> HttpResponse:
                           else e for e in body["errors"]]
     body["type"] = type_uri
     body["status"] = status
-    body["subject"] = getattr(problem, "subject", None) or request.path.removeprefix("/registry") or "/"
+    body["subject"] = getattr(problem, "subject", None) or \
+        request.path.removeprefix("/registry").replace("$details", "") or "/"
+    if isinstance(problem, V1Problem):
+        body["title"] = problem.title_for(body["subject"])
+        if problem.title_args:
+            body["args"] = dict(problem.title_args)
     response = json_response(body, status=status)
     response["Content-Type"] = "application/problem+json"
     for name, value in problem.headers.items():
@@ -131,10 +136,9 @@ class XRegistryView(RegistryView):
                     check_id(kwargs[name].removesuffix("$details"), name)
             if collections_only(request) and not getattr(self, "takes_collections", False):
                 raise V1Problem("bad_flag", "?collections is only allowed on the registry or a group",
-                                subject="collections")
+                                args={"flag": "collections"})
             if "sort" in request.GET and not getattr(self, "collection", False):
-                raise V1Problem("sort_noncollection", "?sort applies to a collection of groups, resources or versions",
-                                subject="sort")
+                raise V1Problem("sort_noncollection", "?sort applies to a collection of groups, resources or versions")
 
     def handle_exception(self, exc):
         if isinstance(exc, Problem):

@@ -20,11 +20,12 @@ SPEC_VERSIONS = ("1.0-rc4", "1.0-rc3", "1.0-rc2", "1.0-rc1", "1.0")
 def check_flags(request) -> None:
     for name in request.GET:
         if name not in FLAGS:
-            raise V1Problem("bad_flag", f"the flag {name!r} is not supported here", subject=name)
+            raise V1Problem("bad_flag", f"the flag {name!r} is not supported here", args={"flag": name})
     version = request.GET.get("specversion")
     if version is not None and version not in SPEC_VERSIONS:
         raise V1Problem("unsupported_specversion", f"specversion {version!r} is not served; this server "
-                        f"serves {', '.join(SPEC_VERSIONS[:1])}", subject=version)
+                        f"serves {', '.join(SPEC_VERSIONS[:1])}",
+                        args={"specversion": version, "list": ", ".join(SPEC_VERSIONS[:1])})
 
 
 def check_values(request) -> None:
@@ -34,12 +35,12 @@ def check_values(request) -> None:
             value = request.GET[name]
             if not value.isdigit() or (name == "limit" and int(value) == 0) or int(value) >= 10**20:
                 raise V1Problem("bad_flag", f"{name} must be {'a positive' if name == 'limit' else 'an unsigned'} "
-                                f"integer, not {value!r}", subject=name)
+                                f"integer, not {value!r}", args={"flag": name})
     ignored(request)
     sort_key(request)
     filtering.parse(request.GET.getlist("filter"))  # a malformed expression is a 400 wherever it is sent
     if "setdefaultversionid" in request.GET and not request.GET["setdefaultversionid"]:
-        raise V1Problem("bad_flag", "setdefaultversionid needs a version id", subject="setdefaultversionid")
+        raise V1Problem("bad_flag", "setdefaultversionid needs a version id", args={"flag": "setdefaultversionid"})
 
 
 class Inline:
@@ -104,7 +105,8 @@ def ignored(request) -> set[str]:
     names = {n.strip() for value in request.GET.getlist("ignore") for n in value.split(",") if n.strip()}
     unknown = sorted(n for n in names if n not in IGNORABLE and n != "*")
     if unknown:
-        raise V1Problem("bad_ignore", f"ignore {unknown[0]!r} is not one of {', '.join(IGNORABLE)}", subject=unknown[0])
+        raise V1Problem("bad_ignore", f"ignore {unknown[0]!r} is not one of {', '.join(IGNORABLE)}",
+                        args={"value": unknown[0], "error_detail": f"not one of {', '.join(IGNORABLE)}"})
     return set(IGNORABLE) if "*" in names else names
 
 
@@ -115,7 +117,8 @@ def sort_key(request):
         return None
     path, _sep, order = value.partition("=")
     if not path or order not in ("", "asc", "desc"):
-        raise V1Problem("bad_sort", f"sort takes ATTRIBUTE[=asc|desc], not {value!r}", subject=value)
+        raise V1Problem("bad_sort", f"sort takes ATTRIBUTE[=asc|desc], not {value!r}",
+                        args={"value": value, "error_detail": "expected ATTRIBUTE[=asc|desc]"})
     return path.split("."), order == "desc"
 
 
@@ -167,7 +170,7 @@ def query_epoch(request) -> int | None:
     try:
         epoch = int(value)
     except ValueError:
-        raise V1Problem("bad_flag", f"epoch must be an unsigned integer, not {value!r}", subject="epoch") from None
+        raise V1Problem("bad_flag", f"epoch must be an unsigned integer, not {value!r}", args={"flag": "epoch"}) from None
     if epoch < 0:
-        raise V1Problem("bad_flag", f"epoch must be an unsigned integer, not {value!r}", subject="epoch")
+        raise V1Problem("bad_flag", f"epoch must be an unsigned integer, not {value!r}", args={"flag": "epoch"})
     return epoch

@@ -85,7 +85,7 @@ class ModelView(XRegistryView):
 
     def put(self, request):
         raise V1Problem("model_error", "the model of this registry is fixed (the CloudEvents registry model)",
-                        subject="/model")
+                        subject="/model", args={"error_detail": "the model of this registry is fixed"})
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
         return self.put(request, *args, **kwargs)

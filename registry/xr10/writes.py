@@ -5,6 +5,8 @@ all. Whole documents (`POST /registry/`) go through the document importer, as a 
 """
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.db import transaction
 
@@ -63,7 +65,8 @@ def import_v10(ctx, doc: dict) -> None:
 def refuse_registry_changes(body: dict) -> None:
     for key in ("model", "modelsource"):
         if key in body:
-            raise V1Problem("model_error", "the model of this registry is fixed", subject=f"/{key}")
+            raise V1Problem("model_error", "the model of this registry is fixed", subject="/model",
+                            args={"error_detail": "the model of this registry is fixed"})
     if "capabilities" in body:
         refuse_capability_changes(body["capabilities"], capabilities(), partial=False)
     changed = [k for k in body if k in ("name", "description", "documentation", "labels", "icon")]
@@ -74,19 +77,23 @@ def refuse_registry_changes(body: dict) -> None:
 
 def refuse_capability_changes(body, current: dict, *, partial: bool) -> None:
     if not isinstance(body, dict):
-        raise V1Problem("capability_error", "capabilities must be an object", subject="/capabilities")
+        raise V1Problem("capability_error", "capabilities must be an object", subject="/capabilities",
+                        args={"error_detail": "capabilities must be an object"})
     for key, value in body.items():
         if key not in current:
-            raise V1Problem("capability_unknown", f"the capability {key!r} is not offered", subject=key)
+            raise V1Problem("capability_unknown", f"the capability {key!r} is not offered", subject="/capabilities",
+                            args={"field": key})
         same = sorted(value) == sorted(current[key]) if isinstance(value, list) and isinstance(current[key], list) \
             else value == current[key]
         if not same:
             raise V1Problem("capability_value", f"the capability {key!r} cannot be changed on this server",
-                            subject=key)
+                            subject="/capabilities",
+                            args={"value": json.dumps(value), "field": key, "list": json.dumps(current[key])})
     if not partial and set(body) != set(current):
         missing = sorted(set(current) - set(body))
         raise V1Problem("capability_missing_value", f"a PUT of the capabilities must give them all; missing: "
-                        f"{', '.join(missing)}", subject="/capabilities")
+                        f"{', '.join(missing)}", subject="/capabilities",
+                        args={"name": missing[0], "value": json.dumps(current[missing[0]])})
 
 
 # groups ------------------------------------------------------------------------------------------------
@@ -96,7 +103,9 @@ def _group_body(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
         raise V1Problem("bad_request", f"/{gm.v1_plural}/{gid}: a group must be an object")
     given_id = body.get(f"{gm.v1_singular}id")
     if given_id is not None and given_id != gid:
-        raise V1Problem("mismatched_id", f"{gm.v1_singular}id {given_id!r} does not match {gid!r}", subject=gid)
+        raise V1Problem("mismatched_id", f"{gm.v1_singular}id {given_id!r} does not match {gid!r}",
+                        subject=f"/{gm.v1_plural}/{gid}",
+                        args={"singular": gm.v1_singular, "invalid_id": given_id, "expected_id": gid})
     nested = {rm.plural: body[rm.v1_plural] for rm in gm.resources if body.get(rm.v1_plural) is not None}
     data = translate(_group_to_v05, gm, gid, {k: v for k, v in body.items()
                                                if k not in {rm.v1_plural for rm in gm.resources}})
@@ -134,7 +143,7 @@ def post_group_resources(ctx, gm: GroupMapping, gid: str, body: dict) -> None:
             rm = gm.by_v1_plural.get(key)
             if rm is None:
                 raise V1Problem("unknown_resource_type", f"{key!r} is not a resource type of {gm.v1_plural}",
-                                subject=key)
+                                subject=f"/{gm.v1_plural}/{gid}", args={"name": key, "group": gm.v1_plural})
             upsert_resources(ctx, gm, rm, gid, resources)
 
 
@@ -294,7 +303,8 @@ def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool) -> Non
     unknown = [k for k in body if k not in META_ATTRIBUTES and k not in
                {f"{rm.v1_singular}id", "self", "xid", "epoch", "createdat", "modifiedat", "defaultversionurl"}]
     if unknown:
-        raise V1Problem("unknown_attribute", f"the meta entity has no attribute {unknown[0]!r}", subject=unknown[0])
+        raise V1Problem("unknown_attribute", f"the meta entity has no attribute {unknown[0]!r}",
+                        subject=f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/meta", args={"name": unknown[0]})
     set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, replace=not patch)
 
 

@@ -297,7 +297,45 @@ def test_collections_flag_answers_only_the_collections_and_reimports(writer):
                  "/registry/model?collections"):
         refused = writer.get(path)
         assert refused.status_code == 400 and refused.json()["type"].endswith("#bad_flag"), path
-        assert refused.json()["subject"] == "collections"
+        assert refused.json()["subject"] == path.removeprefix("/registry").split("?")[0]
+        assert refused.json()["args"] == {"flag": "collections"}
+        assert refused.json()["title"] == ("The specified flag (collections) is not allowed in this context: "
+                                           f"{refused.json()['subject']}.")
+
+
+def test_errors_carry_the_spec_title_subject_and_args(writer):
+    """core/spec.md "Error Processing": each error's Title with its substitution values filled, its Subject (the
+    request path, the entity's xid or the fixed path the error names) and its Args"""
+    put_schema(writer)
+    cases = [
+        (writer.get("/registry/schemagroups?bogus=1"), "bad_flag", "/schemagroups", {"flag": "bogus"},
+         "The specified flag (bogus) is not allowed in this context: /schemagroups."),
+        (writer.get("/registry/schemagroups?sort=name=up"), "bad_sort", "/schemagroups",
+         {"value": "name=up", "error_detail": "expected ATTRIBUTE[=asc|desc]"},
+         'For "/schemagroups", an error was found in "sort" value (name=up): expected ATTRIBUTE[=asc|desc].'),
+        (writer.get("/registry/schemagroups/g1?sort=name"), "sort_noncollection", "/schemagroups/g1", None,
+         "Can't sort on a non-collection result set. Query path: /schemagroups/g1."),
+        (writer.get("/registry/?specversion=0.9"), "unsupported_specversion", "/",
+         {"specversion": "0.9", "list": "1.0-rc4"},
+         'The specified "specversion" value (0.9) is not supported. Supported versions: 1.0-rc4.'),
+        (post_json(writer, "/registry/schemagroups/g1", {"schemagroupid": "other"}, "put"), "mismatched_id",
+         "/schemagroups/g1", {"singular": "schemagroup", "invalid_id": "other", "expected_id": "g1"},
+         'The specified "schemagroupid" value (other) for "/schemagroups/g1" needs to be "g1".'),
+        (post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"colour": "red"}, "patch"),
+         "unknown_attribute", "/schemagroups/g1/schemas/s1/meta", {"name": "colour"},
+         'An unknown attribute (colour) was specified for "/schemagroups/g1/schemas/s1/meta".'),
+        (post_json(writer, "/registry/capabilities", {"flying": True}, "patch"), "capability_unknown",
+         "/capabilities", {"field": "flying"}, "Unknown capability specified: flying."),
+        (post_json(writer, "/registry/model", {}, "put"), "model_error", "/model", None, None),
+    ]
+    for response, error, subject, args, title in cases:
+        body = response.json()
+        assert response.status_code == 400 and body["type"].endswith(f"#{error}"), body
+        assert body["subject"] == subject, body
+        if args is not None:
+            assert body["args"] == args, body
+        assert body["title"] == (title or f"There was an error in the model definition provided: "
+                                 f"{body['args']['error_detail']}."), body
 
 
 def test_binary_flag_inlines_documents_as_base64(writer):
