@@ -20,6 +20,10 @@ DOCS_PATTERN = re.compile(r"^(?:[Hh][Tt][Tt][Pp][Ss]?:[\s\S]*|[^:]*)$")
 
 COMMON = ("id", "name", "description", "tags", "docs")
 SERVER_OWNED = ("epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn", "specVersion", "version")
+# xRegistry 1.0 names of attributes the 0.5-wip shape names otherwise (the 0.5 name, or None when server-owned):
+# refused in a 0.5 body rather than stored as extensions that the 1.0 binding would show in place of the real ones
+V10_NAMES = {"labels": "tags", "documentation": "docs", "createdat": "createdOn", "modifiedat": "modifiedOn",
+             "xid": None}
 
 
 def check_id(value, what: str = "id") -> str:
@@ -117,6 +121,10 @@ def split_attributes(body: dict, *, ignore: set[str] = frozenset()) -> tuple[dic
     for key, value in body.items():
         if key in ignore or key in SERVER_OWNED:
             continue
+        if key in V10_NAMES:
+            instead = f"; the 0.5-wip binding calls it {V10_NAMES[key]!r}" if V10_NAMES[key] else ""
+            raise Problem("invalid-attribute", f"{key!r} is an attribute of xRegistry 1.0 (the /registry binding), "
+                                               f"not of the 0.5-wip binding{instead}")
         if key in COMMON:
             common[key] = value
         elif key.lower() in lowered:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from registry.attributes import V10_NAMES
+
 from .format_names import is_valid_format_identifier, message_format_family, same_format
 from .message_formats import format_error, key, show, uri_reference_error, validate_metadata
 
@@ -27,6 +29,9 @@ KNOWN = ("id", "name", "description", "tags", "docs", "format", "metadata", "sch
 # must not differ from them only by case either
 COMMON = ("version", "epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn")
 TAG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$")
+# a 1.0 message's own attribute names -> a 0.5 definition's (docs/xregistry-1.0.md)
+V10_DEFINITION_NAMES = {"envelope": "format (with metadata)", "dataschemaformat": "schemaformat",
+                        "dataschema": "schema", "dataschemauri": "schemaurl"}
 
 
 def _docs(value) -> list[str]:
@@ -63,8 +68,20 @@ def _case_clashes(document: dict) -> list[str]:
     return errors
 
 
+def _v10_names(document: dict) -> list[str]:
+    """The xRegistry 1.0 names of what a 0.5 definition calls otherwise: refused, not stored as extensions that the
+    1.0 binding would show in place of the real attributes."""
+    errors = []
+    for name in document:
+        if name in V10_NAMES or name in V10_DEFINITION_NAMES:
+            instead = V10_NAMES.get(name) or V10_DEFINITION_NAMES.get(name)
+            errors.append(f"{name} is an attribute of xRegistry 1.0 (the /registry binding), not of the 0.5-wip "
+                          f"binding" + (f"; here it is {instead}" if instead else ""))
+    return errors
+
+
 def _shared(document: dict) -> list[str]:
-    errors = _case_clashes(document)
+    errors = _case_clashes(document) + _v10_names(document)
     if "id" in document and (not isinstance(document["id"], str) or not document["id"]):
         errors.append("id must be a non-empty string")
     if "name" in document and (not isinstance(document["name"], str) or not document["name"]):

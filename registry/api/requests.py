@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from ..attributes import V10_NAMES
 from ..errors import Problem
 from ..json_text import strict_loads
 from ..model import ResourceType
@@ -122,6 +123,11 @@ def version_input(request, rt: ResourceType) -> VersionInput:
         canonical = KNOWN_ATTRIBUTES.get(name, name)
         if canonical in IGNORED_HEADER_ATTRIBUTES:
             continue
+        if canonical in V10_NAMES or canonical.startswith("labels-"):
+            instead = "Registry-tags-KEY" if canonical.startswith("labels") else \
+                (f"Registry-{V10_NAMES[canonical]}" if V10_NAMES[canonical] else None)
+            raise Problem("invalid-attribute", f"Registry-{name} names an attribute of xRegistry 1.0 (the /registry "
+                          "binding), not of the 0.5-wip binding" + (f"; here it is {instead}" if instead else ""))
         if canonical == "id":
             inp.resource_id = value or None
         elif canonical == "version":
