@@ -1,9 +1,11 @@
-"""Entity tables of the registry: groups, resources, versions, and the outbox of change events.
+"""Entity tables of the registry: groups, resources, versions, the registry entity's own state, and the outbox of
+change events.
 
 Ids keep the case they were given and are unique within their parent irrespective of case (enforced by
 functional unique constraints on `Lower(id)`). Extension attributes live in `extensions` (JSON) and are
 validated by the group or resource type's hook before any write. Version ids are assigned per resource
-from `Resource.version_counter`: there is no global counter row.
+from `Resource.version_counter`: there is no global counter row. `RegistryState` is the registry entity's one row,
+written only when a group is added or removed.
 """
 import uuid
 
@@ -116,3 +118,16 @@ class OutboxEvent(models.Model):
 
     def __str__(self):
         return f"{self.type} {self.subject}"
+
+
+class RegistryState(models.Model):
+    """The registry entity's `epoch`, `createdat` and `modifiedat` (xRegistry 1.0 core/spec.md "epoch"): they move
+    when a group is added or removed, not when an entity below it changes (`registry/services/registry_state.py`).
+    One row, pk 1."""
+
+    epoch = models.PositiveBigIntegerField(default=1)
+    created_on = models.DateTimeField()
+    modified_on = models.DateTimeField()
+
+    def __str__(self):
+        return f"registry epoch {self.epoch}"

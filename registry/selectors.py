@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from django.db.models import Count, IntegerField, Max, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce, Lower
+from django.utils import timezone
 
 from . import compiled_reads
 from . import filters as filtering
 from .attributes import version_sort_key
 from .errors import Problem, not_found
 from .model import GroupType, registry_model
-from .models import Group, OutboxEvent, Resource, Version
+from .models import Group, OutboxEvent, RegistryState, Resource, Version
 from .paging import PageRequest
 from .references import referrers
 from .representations import merged_attributes
@@ -44,6 +45,15 @@ def change_marker() -> str:
     pruning of old rows). For the tags of answers too large to hash (`registry/api/caching.py`)."""
     stats = OutboxEvent.objects.order_by().aggregate(n=Count("pk"), newest=Max("created_at"))
     return f"{stats['n']}:{stats['newest'].isoformat() if stats['newest'] else '-'}"
+
+
+def registry_state() -> RegistryState:
+    """The registry entity's epoch and times (an unsaved first state when no group was ever added)."""
+    state = RegistryState.objects.filter(pk=1).first()
+    if state is None:
+        now = timezone.now()
+        state = RegistryState(pk=1, epoch=1, created_on=now, modified_on=now)
+    return state
 
 
 def count_entities() -> int:

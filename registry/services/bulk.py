@@ -29,6 +29,7 @@ from ..model import registry_model
 from ..models import Group, Resource, Version
 from .context import WriteContext
 from .events import emit_updated
+from .registry_state import touch_registry
 from .versions import apply_retention, refresh_latest
 
 COMMON = ("name", "description", "tags", "docs")
@@ -100,6 +101,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                 group = Group.objects.create(group_type=record.group_type, gid=record.gid, epoch=1,
                                              created_by=ctx.user, created_on=now, modified_by=ctx.user,
                                              modified_on=now, **fields)
+                touch_registry(ctx)
             else:
                 group = Group.objects.get(pk=existing[record.path])
                 for key, value in fields.items():

@@ -18,6 +18,7 @@ from .epochs import check_epoch
 from .events import emit_deleted
 from .groups import lock_group
 from .references import check_unreferenced
+from .registry_state import touch_registry
 from .resources import get_group, guard, lock_resource, resolve_types
 from .versions import refresh_latest
 
@@ -165,6 +166,7 @@ def delete_group(*, ctx: WriteContext, address: EntityAddress, expected_epoch: i
 def _delete_group(ctx: WriteContext, group: Group):
     Resource.objects.filter(group=group).update(latest=None)
     _remove(ctx, group, group.path)
+    touch_registry(ctx)
 
 
 @transaction.atomic

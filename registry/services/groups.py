@@ -16,6 +16,7 @@ from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_updated
+from .registry_state import touch_registry
 
 
 def group_exists(plural: str, gid: str) -> bool:
@@ -101,6 +102,7 @@ def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions
             group.save()
     except IntegrityError:
         raise Problem("id-exists", f"/{gt.plural}/{gid} already exists")
+    touch_registry(ctx)
     emit_updated(ctx, group.path, group.modified_on)
     return group
 

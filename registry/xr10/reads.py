@@ -6,13 +6,12 @@ is shown, since its default version, `ancestorid` and `versionscount` come from 
 from __future__ import annotations
 
 from django.conf import settings
-from django.db.models import Max, Min, Prefetch
-from django.utils import timezone
+from django.db.models import Prefetch
 
 from .. import selectors
 from ..attributes import stored_attributes, timestamp
 from ..model import registry_model
-from ..models import Group, OutboxEvent, Resource, Version
+from ..models import Group, Resource, Version
 from .capabilities import capabilities, model_json, modelsource_json
 from .documents import SPEC_VERSION, mapping_for
 from .flags import Inline
@@ -87,13 +86,14 @@ def groups_of(gm: GroupMapping, inline: Inline, *, doc: bool = False):
 
 def registry_json(base: str, inline: Inline, *, doc: bool = False, defaults: bool = False) -> dict:
     counts = selectors.registry_counts()
+    state = selectors.registry_state()
     out = {"specversion": SPEC_VERSION, "registryid": settings.REGISTRY_ID, "self": base + "/", "xid": "/",
-           "epoch": registry_epoch(), "name": settings.REGISTRY_NAME}
+           "epoch": state.epoch, "name": settings.REGISTRY_NAME}
     if settings.REGISTRY_DESCRIPTION:
         out["description"] = settings.REGISTRY_DESCRIPTION
     if settings.REGISTRY_DOCS:
         out["documentation"] = settings.REGISTRY_DOCS
-    out.update(registry_times())
+    out.update({"createdat": timestamp(state.created_on), "modifiedat": timestamp(state.modified_on)})
     if inline.wants("capabilities"):
         out["capabilities"] = capabilities()
     if inline.wants("model"):
@@ -110,17 +110,6 @@ def registry_json(base: str, inline: Inline, *, doc: bool = False, defaults: boo
             out[gm.v1_plural] = {g.gid: render_group(base, gm, g, below, doc=doc, defaults=defaults)
                                  for g in groups_of(gm, inline, doc=doc)}
     return out
-
-
-def registry_epoch() -> int:
-    """The registry's epoch: one more than the number of changes committed (the outbox keeps one per change)."""
-    return OutboxEvent.objects.count() + 1
-
-
-def registry_times() -> dict:
-    found = Group.objects.aggregate(first=Min("created_on"), last=Max("modified_on"))
-    now = timezone.now()
-    return {"createdat": timestamp(found["first"] or now), "modifiedat": timestamp(found["last"] or now)}
 
 
 __all__ = ["registry_json", "render_group", "render_resource", "render_resources", "resources_of", "mapping_for",

@@ -53,6 +53,9 @@ class RootView(XRegistryView):
             body = registry_json(self.base_url(), inline, doc=doc_view(request))
             return only_collections(body, [gm.v1_plural for gm in ordered_mappings()]) \
                 if collections_only(request) else body
+        if not (inline.any or doc_view(request)):
+            # the registry's own attributes and its groups' counts: two small queries, cheaper than the marker
+            return json_response(render())
         return kept_answer(request, "root", render)
 
     def post(self, request):

@@ -338,6 +338,25 @@ def test_errors_carry_the_spec_title_subject_and_args(writer):
                                  f"{body['args']['error_detail']}."), body
 
 
+def test_the_registry_epoch_moves_when_a_group_is_added_or_removed_only(writer):
+    """core/spec.md "epoch": a nested collection's additions and removals update it, changes of its entities do not"""
+    def registry():
+        return writer.get("/registry/").json()
+
+    start = registry()
+    assert post_json(writer, "/registry/schemagroups/g1", {"description": "a"}, "put").status_code == 201
+    added = registry()
+    assert added["epoch"] == start["epoch"] + 1 and added["modifiedat"] >= start["modifiedat"]
+    assert post_json(writer, "/registry/schemagroups/g1", {"description": "b"}, "put").status_code == 200
+    assert put_schema(writer, gid="g1").status_code == 201
+    assert post_json(writer, "/schemaGroups/g1", {"description": "c"}, "put").status_code == 200  # the 0.5 door too
+    assert registry()["epoch"] == added["epoch"] and registry()["modifiedat"] == added["modifiedat"]
+    assert writer.delete("/registry/schemagroups/g1?force=true").status_code == 204
+    removed = registry()
+    assert removed["epoch"] == added["epoch"] + 1 and removed["createdat"] == start["createdat"]
+    assert writer.get("/registry/?inline=schemagroups").json()["epoch"] == removed["epoch"]
+
+
 def test_binary_flag_inlines_documents_as_base64(writer):
     put_schema(writer)
     plain = writer.get("/registry/schemagroups/g1/schemas/s1$details?inline=schema").json()
