@@ -49,7 +49,7 @@ def change_marker() -> str:
 
 def registry_state() -> RegistryState:
     """The registry entity's epoch and times (an unsaved first state when no group was ever added)."""
-    state = RegistryState.objects.filter(pk=1).first()
+    state = next(iter(RegistryState.objects.filter(pk=1).order_by()), None)  # by pk: no ordering to compile
     if state is None:
         now = timezone.now()
         state = RegistryState(pk=1, epoch=1, created_on=now, modified_on=now)
