@@ -224,7 +224,7 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         may_write = self.has_change_permission(request, resource)
         data = request.POST if request.method == "POST" and may_write else None
         form = VersionDocumentForm(data, request=request, version=resource.latest)
-        if data is not None and form.is_valid():
+        if data is not None and form.is_valid() and form.save():
             self.message_user(request, form.outcome, messages.SUCCESS)
             return HttpResponseRedirect(self.url("change", resource.pk))
         return self.render_form(request, resource, f"Document of {resource}", form,
@@ -238,7 +238,7 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         initial = {"document": pretty_document(source.content),
                    "media_type": source.media_type or "application/json"} if source else {}
         form = NewVersionForm(request.POST or None, request=request, resource=resource, initial=initial)
-        if request.method == "POST" and form.is_valid():
+        if request.method == "POST" and form.is_valid() and form.save():
             self.message_user(request, f"Created version {form.result.vid}.", messages.SUCCESS)
             return HttpResponseRedirect(self.url("change", resource.pk))
         return self.render_form(request, resource, f"New version of {resource}", form,

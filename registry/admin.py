@@ -146,7 +146,7 @@ class ServiceAdmin(admin.ModelAdmin):
         data = request.POST if request.method == "POST" and may_write else None
         form = self.get_service_form(request, obj, data)
         if data is not None:
-            if form.is_valid():
+            if form.is_valid() and form.save():
                 saved = form.result
                 self.log_service_write(request, obj, saved, form)
                 self.message_user(request, getattr(form, "outcome", "") or f"Saved {saved}.", messages.SUCCESS)

@@ -106,8 +106,9 @@ def attach_problem(form: forms.Form, problem: Problem, fallback: str | None = No
 
 
 class ServiceForm(forms.Form):
-    """A form whose clean() performs the write through a service, in a savepoint, so that a refused write
-    becomes form errors and nothing is written."""
+    """A form that writes through a service once it is valid (`save`, called by the admin view after
+    `is_valid()`, as the HackSoft styleguide has the admin call services): the write runs in a savepoint, and a
+    refused write becomes form errors, with nothing written."""
 
     def __init__(self, *args, request=None, **kwargs):
         self.request = request
@@ -120,13 +121,13 @@ class ServiceForm(forms.Form):
     def perform(self, data: dict):  # pragma: no cover - subclasses implement it
         raise NotImplementedError
 
-    def clean(self):
-        data = super().clean()
-        if self.errors:
-            return data
+    def save(self) -> bool:
+        """Write the validated data through the service: True when written (`result` holds what it returned),
+        False with the refusal as form errors."""
         try:
             with transaction.atomic():
-                self.result = self.perform(data)
+                self.result = self.perform(self.cleaned_data)
         except Problem as problem:
             attach_problem(self, problem, fallback=getattr(self, "problem_field", None))
-        return data
+            return False
+        return True
