@@ -191,7 +191,7 @@ def main():
         from registry.services import EntityAddress, WriteContext, create_group
         from subscriptions.services import create_subscription
 
-        create_subscription({"protocol": "HTTP", "sink": f"http://127.0.0.1:{sink_port}/hook"})
+        create_subscription(data={"protocol": "HTTP", "sink": f"http://127.0.0.1:{sink_port}/hook"})
         if args.kafka:
             import threading
 
@@ -200,7 +200,7 @@ def main():
             stop_consumer = threading.Event()
             threading.Thread(target=kafka_consumer, args=(kafka.extra["bootstrap"], "bench", stop_consumer),
                              daemon=True).start()
-            create_subscription({"protocol": "KAFKA", "sink": kafka.url, "protocolsettings": {"topicname": "bench"}})
+            create_subscription(data={"protocol": "KAFKA", "sink": kafka.url, "protocolsettings": {"topicname": "bench"}})
         if args.amqp:
             import threading
 
@@ -209,8 +209,8 @@ def main():
             threading.Thread(target=amqp_consumer, args=(rabbitmq.url, "/queue/bench", stop_receiver, receiver_ready),
                              daemon=True).start()
             receiver_ready.wait(30)
-            create_subscription({"protocol": "AMQP", "sink": rabbitmq.url,
-                                 "protocolsettings": {"address": "/queue/bench"}})
+            create_subscription(data={"protocol": "AMQP", "sink": rabbitmq.url,
+                                      "protocolsettings": {"address": "/queue/bench"}})
         time.sleep(3)  # workers up
         from django.db import transaction
 

@@ -15,25 +15,12 @@ from django.utils.html import format_html
 
 from registry.admin import ServiceAdmin
 from registry.admin_forms import JSONField, ServiceForm
-from registry.errors import Problem
 
 from . import services
 from .health import delivery_health, health_svg
 from .models import Delivery, DeliveryAttempt, Subscription
-from .validators.protocols import CREDENTIALS, PROTOCOLS, redacted
+from .validators.protocols import PROTOCOLS, redacted
 from .validators.sinks import masked
-
-
-def with_kept_credentials(given: dict, stored: dict) -> dict:
-    """The settings given in the form, plus the stored credentials the form never showed."""
-    merged = dict(given)
-    for key, value in (stored or {}).items():
-        if key.lower() in CREDENTIALS and key not in merged:
-            merged[key] = value
-    headers = (stored or {}).get("headers")
-    if isinstance(headers, dict) and isinstance(merged.get("headers"), dict):
-        merged["headers"] = {**{k: v for k, v in headers.items() if k.lower() in CREDENTIALS}, **merged["headers"]}
-    return merged
 
 
 class SubscriptionForm(ServiceForm):
@@ -63,16 +50,12 @@ class SubscriptionForm(ServiceForm):
         user = self.request.user.get_username() if self.request else None
         body = {"protocol": data["protocol"], "sink": data["sink"], "protocolsettings": data["protocolsettings"],
                 "filters": data["filters"], "config": data["config"]}
+        limits = {"max_attempts": data.get("max_attempts"), "ttl_seconds": data.get("ttl_seconds")}
         if self.instance is None:
-            subscription = services.create_subscription(body, user)
-        else:
-            current = Subscription.objects.select_for_update().get(pk=self.instance.pk)
-            if data.get("seen") and data["seen"] != current.modified_on.isoformat():
-                raise Problem("epoch-mismatch", f"/subscriptions/{current.pk} changed at {current.modified_on:%H:%M:%S}")
-            body["protocolsettings"] = with_kept_credentials(body["protocolsettings"], current.protocolsettings)
-            subscription, _created = services.put_subscription(current.pk, body, user)
-        Subscription.objects.filter(pk=subscription.pk).update(max_attempts=data.get("max_attempts"),
-                                                               ttl_seconds=data.get("ttl_seconds"))
+            return services.create_subscription(data=body, user=user, limits=limits)
+        subscription, _created = services.put_subscription(sid=self.instance.pk, data=body, user=user,
+                                                           seen_modified_on=data.get("seen"), keep_credentials=True,
+                                                           limits=limits)
         return subscription
 
 
@@ -117,11 +100,11 @@ class SubscriptionAdmin(ServiceAdmin):
                  "html": health_svg(delivery_health(obj), html_id="subscription-health")}]
 
     def delete_model(self, request, obj):
-        services.delete_subscription(obj.pk)
+        services.delete_subscription(sid=obj.pk)
 
     def delete_queryset(self, request, queryset):
         for subscription in queryset:
-            services.delete_subscription(subscription.pk)
+            services.delete_subscription(sid=subscription.pk)
 
     @admin.action(description="Disable the selected subscriptions", permissions=["change"])
     def disable(self, request, queryset):
@@ -171,7 +154,7 @@ class DeliveryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Redeliver the selected dead letters", permissions=["change"])
     def redeliver(self, request, queryset):
-        count = services.redeliver(queryset.values_list("pk", flat=True))
+        count = services.redeliver(delivery_ids=queryset.values_list("pk", flat=True))
         self.message_user(request, f"Queued {count} dead letter(s) for delivery again.", messages.SUCCESS)
 
 

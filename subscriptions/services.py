@@ -15,7 +15,7 @@ from .delivery import policy
 from .models import Delivery, Subscription
 from .statuses import set_status  # noqa: F401  part of this module's interface (the admin's enable/disable)
 from .validators.filters import validate_filters
-from .validators.protocols import canonical_protocol, validate_protocol, with_defaults
+from .validators.protocols import CREDENTIALS, canonical_protocol, validate_protocol, with_defaults
 from .validators.sinks import check_sink, masked
 
 WRITABLE = ("protocol", "protocolsettings", "sink", "filters", "config")
@@ -62,34 +62,60 @@ def _after_commit_validate(subscription: Subscription) -> None:
 
 
 @transaction.atomic
-def create_subscription(data: dict, user: str | None = None) -> Subscription:
-    """POST /subscriptions: the id in the body is ignored; the server assigns one."""
+def create_subscription(*, data: dict, user: str | None = None, limits: dict | None = None) -> Subscription:
+    """POST /subscriptions: the id in the body is ignored; the server assigns one. `limits`: the admin's
+    `max_attempts` / `ttl_seconds` overrides (not attributes of the Subscriptions API)."""
     fields = _validated(data)
-    subscription = Subscription.objects.create(**fields, status=_initial_status(fields["protocol"]), created_by=user)
+    subscription = Subscription.objects.create(**fields, **_limits(limits), status=_initial_status(fields["protocol"]),
+                                               created_by=user)
     _after_commit_validate(subscription)
     return subscription
 
 
+def _limits(limits: dict | None) -> dict:
+    return {key: (limits or {}).get(key) for key in ("max_attempts", "ttl_seconds")} if limits is not None else {}
+
+
+def with_kept_credentials(given: dict, stored: dict) -> dict:
+    """Settings given by a form that never showed the stored credentials, plus those credentials."""
+    merged = dict(given)
+    for key, value in (stored or {}).items():
+        if key.lower() in CREDENTIALS and key not in merged:
+            merged[key] = value
+    headers = (stored or {}).get("headers")
+    if isinstance(headers, dict) and isinstance(merged.get("headers"), dict):
+        merged["headers"] = {**{k: v for k, v in headers.items() if k.lower() in CREDENTIALS}, **merged["headers"]}
+    return merged
+
+
 @transaction.atomic
-def put_subscription(sid: str, data: dict, user: str | None = None) -> tuple[Subscription, bool]:
-    """PUT /subscriptions/{id}: replace, or create with that id. A changed sink or protocol is validated again."""
+def put_subscription(*, sid: str, data: dict, user: str | None = None, seen_modified_on: str | None = None,
+                     keep_credentials: bool = False, limits: dict | None = None) -> tuple[Subscription, bool]:
+    """PUT /subscriptions/{id}: replace, or create with that id. A changed sink or protocol is validated again.
+    The admin's form adds: `seen_modified_on`, the version it showed (a subscription changed since is a conflict);
+    `keep_credentials`, since it never shows the stored ones; `limits` (see `create_subscription`)."""
     if not sid or len(sid) > 128 or "/" in sid:
         raise Problem("invalid-id", "a subscription id is 1 to 128 characters without '/'")
     if "id" in data and data["id"] != sid:
         raise Problem("invalid-attribute", f"id {data['id']!r} does not match the URL's id {sid!r}")
     subscription = Subscription.objects.select_for_update().filter(pk=sid).first()
+    if subscription is not None and seen_modified_on and seen_modified_on != subscription.modified_on.isoformat():
+        raise Problem("epoch-mismatch", f"/subscriptions/{sid} changed at {subscription.modified_on:%H:%M:%S}")
+    if subscription is not None and keep_credentials and isinstance(data.get("protocolsettings"), dict):
+        data = {**data, "protocolsettings": with_kept_credentials(data["protocolsettings"],
+                                                                  subscription.protocolsettings)}
     if subscription is not None and isinstance(data.get("sink"), str) and data["sink"] == masked(subscription.sink) \
             and data["sink"] != subscription.sink:
         # a client (or the admin form) sends back the sink as it was shown, secrets masked: keep the stored one
         data = {**data, "sink": subscription.sink}
     fields = _validated(data)
     if subscription is None:
-        subscription = Subscription.objects.create(id=sid, **fields, status=_initial_status(fields["protocol"]),
-                                                   created_by=user)
+        subscription = Subscription.objects.create(id=sid, **fields, **_limits(limits),
+                                                   status=_initial_status(fields["protocol"]), created_by=user)
         _after_commit_validate(subscription)
         return subscription, True
     revalidate = (subscription.sink, subscription.protocol) != (fields["sink"], fields["protocol"])
-    for key, value in fields.items():
+    for key, value in {**fields, **_limits(limits)}.items():
         setattr(subscription, key, value)
     if revalidate:
         subscription.status = _initial_status(fields["protocol"])
@@ -101,7 +127,7 @@ def put_subscription(sid: str, data: dict, user: str | None = None) -> tuple[Sub
 
 
 @transaction.atomic
-def delete_subscription(sid: str) -> Subscription:
+def delete_subscription(*, sid: str) -> Subscription:
     subscription = Subscription.objects.filter(pk=sid).first()
     if subscription is None:
         raise Problem("not-found", f"/subscriptions/{sid} does not exist")
@@ -111,7 +137,7 @@ def delete_subscription(sid: str) -> Subscription:
 
 
 @transaction.atomic
-def redeliver(delivery_ids) -> int:
+def redeliver(*, delivery_ids) -> int:
     """Put dead deliveries (only those: others are still being tried) back in the queue with a fresh attempt
     budget and deadline, dispatched after the commit; returns how many."""
     now = timezone.now()

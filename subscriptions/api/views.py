@@ -79,7 +79,7 @@ class SubscriptionCollectionView(RegistryView):
                    responses={(201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "realized subscription"), **ERRORS})
     def post(self, request):
         check_flags(request, set())
-        subscription = services.create_subscription(subscription_body(request), _user(request))
+        subscription = services.create_subscription(data=subscription_body(request), user=_user(request))
         data = subscription_json(request, subscription)
         return json_response(data, status=201, headers={"Location": data["self"]})
 
@@ -104,7 +104,7 @@ class SubscriptionView(RegistryView):
                               (201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "created"), **ERRORS})
     def put(self, request, sid):
         check_flags(request, set())
-        subscription, created = services.put_subscription(sid, subscription_body(request), _user(request))
+        subscription, created = services.put_subscription(sid=sid, data=subscription_body(request), user=_user(request))
         data = subscription_json(request, subscription)
         return json_response(data, status=201 if created else 200, headers={"Location": data["self"]} if created else None)
 
@@ -112,7 +112,7 @@ class SubscriptionView(RegistryView):
                    responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "the deleted subscription"), **ERRORS})
     def delete(self, request, sid):
         check_flags(request, set())
-        return json_response(subscription_json(request, services.delete_subscription(sid)))
+        return json_response(subscription_json(request, services.delete_subscription(sid=sid)))
 
     @extend_schema(exclude=True)
     def options(self, request, *args, **kwargs):
@@ -130,4 +130,4 @@ class RedeliverView(RegistryView):
         check_flags(request, set())
         subscription = selectors.get_subscription(sid)
         dead = subscription.deliveries.filter(status="dead").values_list("pk", flat=True)
-        return json_response({"redelivered": services.redeliver(list(dead))})
+        return json_response({"redelivered": services.redeliver(delivery_ids=list(dead))})

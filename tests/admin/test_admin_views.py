@@ -233,8 +233,8 @@ def test_subscriptions_are_written_through_the_services(editor, settings):
     assert editor.post(add, body).status_code == 302
     assert Subscription.objects.get().protocolsettings["qos"] == 1  # defaults filled in by the service
 
-    secret = create_subscription({"protocol": "MQTT3", "sink": "mqtt://127.0.0.1:1883",
-                                  "protocolsettings": {"topicname": "s", "password": "hunter2"}}, "api")
+    secret = create_subscription(data={"protocol": "MQTT3", "sink": "mqtt://127.0.0.1:1883",
+                                       "protocolsettings": {"topicname": "s", "password": "hunter2"}}, user="api")
     change = reverse("admin:subscriptions_subscription_change", args=[secret.pk])
     page = editor.get(change).content.decode()
     assert "hunter2" not in page and "subscription-status" in page

@@ -104,7 +104,7 @@ def test_max_attempts_dead_letter_then_redeliver(editor_client, private_sinks, s
     assert response.status_code == 200 and response.json() == {"redelivered": 1}
     delivery.refresh_from_db()
     assert delivery.status == "delivered"
-    assert services.redeliver([delivery.pk]) == 0  # only dead letters are redelivered
+    assert services.redeliver(delivery_ids=[delivery.pk]) == 0  # only dead letters are redelivered
 
 
 def test_rolled_back_change_delivers_nothing(editor_client, private_sinks, sink):
