@@ -115,6 +115,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+if env_bool("REGISTRY_TEST_FAST_PASSWORDS", False):
+    # the test harness only (tests/harness/plugin.py): the default PBKDF2 costs about 0.2 s a hash, paid for every
+    # user a test creates and every login; never for real passwords
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

@@ -105,6 +105,9 @@ def start_postgres_for_django() -> None:
 def pytest_load_initial_conftests(early_config, parser, args):
     """Runs before pytest-django's implementation of this hook (which loads the Django settings)."""
     known = early_config.known_args_namespace
+    # test users' passwords hashed cheaply, in this process and the servers and workers it starts (they inherit
+    # the environment): config/settings.py
+    harness.set_env("REGISTRY_TEST_FAST_PASSWORDS", "1")
     if want_postgres() and not (getattr(known, "help", False) or getattr(known, "version", False)):
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _sigterm)
