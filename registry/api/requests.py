@@ -102,21 +102,32 @@ def json_body(request, *, required: bool = True, kind: type = dict, what: str = 
     return value
 
 
+def prefixed_headers(request, prefix: str, map_name: str) -> tuple[dict[str, str], dict[str, str] | None]:
+    """The request's `PREFIX-NAME: value` headers as {name: value}, and its `PREFIX-MAPNAME-KEY: value` headers as
+    the map {key: value} (None when there is none): both bindings carry a document's metadata this way. Names and
+    keys are lower case, since header names are case-insensitive and arrive re-cased by WSGI ("Owner")."""
+    attrs: dict[str, str] = {}
+    entries: dict[str, str] | None = None
+    head, map_head = f"{prefix}-", f"{map_name}-"
+    for header, value in request.headers.items():
+        lower = header.lower()
+        if not lower.startswith(head):
+            continue
+        name = lower[len(head):]
+        if name.startswith(map_head):
+            entries = entries if entries is not None else {}
+            entries[name[len(map_head):]] = value
+        else:
+            attrs[name] = value
+    return attrs, entries
+
+
 def version_input(request, rt: ResourceType) -> VersionInput:
     """Metadata from `Registry-*` headers (empty value = remove) and the document from the body."""
     inp = VersionInput()
-    tags: dict | None = None
     uri_key = rt.uri_attribute.lower()
-    for header, value in request.headers.items():
-        lower = header.lower()
-        if not lower.startswith("registry-"):
-            continue
-        name = lower[len("registry-"):]
-        if name.startswith("tags-"):
-            tags = tags if tags is not None else {}
-            # header names are case-insensitive and arrive re-cased by WSGI/Django ("Owner"): keys are lower case
-            tags[name[len("tags-"):]] = value
-            continue
+    headers, tags = prefixed_headers(request, "registry", "tags")
+    for name, value in headers.items():
         if name == uri_key:
             inp.resource_uri = value or None
             continue

@@ -7,10 +7,12 @@ import base64
 import binascii
 import json
 
+from ..api.requests import prefixed_headers
 from ..services.inputs import UNSET, VersionInput
 from .bodies import json_body
 from .documents import META_ATTRIBUTES, DocumentError, _strip, _version_to_v05
 from .errors import V1Problem
+from .flags import query_epoch
 from .mapping import ResourceMapping
 
 
@@ -72,17 +74,7 @@ def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) ->
 def _header_input(rm: ResourceMapping, rid: str, vid: str | None, request) -> VersionInput:
     """A document resource written without `$details`: the body is the document, `xRegistry-*` headers the
     metadata (`xRegistry-labels-KEY` the labels)."""
-    attrs: dict = {}
-    labels: dict = {}
-    for header, value in request.headers.items():
-        lower = header.lower()
-        if not lower.startswith("xregistry-"):
-            continue
-        name = lower[len("xregistry-"):]
-        if name.startswith("labels-"):
-            labels[name[len("labels-"):]] = value
-        else:
-            attrs[name] = value
+    attrs, labels = prefixed_headers(request, "xregistry", "labels")
     if labels:
         attrs["labels"] = labels
     data = _strip(attrs, set())
@@ -103,6 +95,6 @@ def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, de
         inp = _header_input(rm, rid, vid, request)
     else:
         inp = version_input(rm, rid, vid, json_body(request, required=False) or {})
-    if inp.epoch is None and request.GET.get("epoch"):
-        inp.epoch = int(request.GET["epoch"])  # checked by flags.check_values
+    if inp.epoch is None:
+        inp.epoch = query_epoch(request)
     return inp
