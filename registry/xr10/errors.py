@@ -47,7 +47,9 @@ class V1Problem(Problem):
         self.error_type = (HTTP_SPEC if http else SPEC) + error
         self.title = error.replace("_", " ").capitalize()
         self.subject = subject
-        self.title_args = {k: str(v) for k, v in (args or {}).items()}
+        # values come from requests: a lone surrogate (valid in JSON text, not in UTF-8) is written as its escape,
+        # as repr() writes it in `detail`, so that the answer can be encoded
+        self.title_args = {k: str(v).encode("utf-8", "backslashreplace").decode("utf-8") for k, v in (args or {}).items()}
         if error == "bad_request" and "error_detail" not in self.title_args:
             self.title_args["error_detail"] = detail.rstrip(".")
 

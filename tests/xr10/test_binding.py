@@ -327,6 +327,9 @@ def test_errors_carry_the_spec_title_subject_and_args(writer):
         (post_json(writer, "/registry/capabilities", {"flying": True}, "patch"), "capability_unknown",
          "/capabilities", {"field": "flying"}, "Unknown capability specified: flying."),
         (post_json(writer, "/registry/model", {}, "put"), "model_error", "/model", None, None),
+        (post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"\ud800": 1}, "patch"), "unknown_attribute",
+         "/schemagroups/g1/schemas/s1/meta", {"name": "\\ud800"},
+         'An unknown attribute (\\ud800) was specified for "/schemagroups/g1/schemas/s1/meta".'),
     ]
     for response, error, subject, args, title in cases:
         body = response.json()
