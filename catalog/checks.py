@@ -25,6 +25,7 @@ from registry.services.versions import merge_attributes, resource_attributes, ve
 
 from .hooks import DEFAULT_COMPATIBILITY
 from .validators.compatibility import DIRECTIONS, compare_versions
+from .validators.compatibility.jsonschema import normal_schema
 from .validators.format_names import schema_format_family
 
 GROUPS, RESOURCES = "schemaGroups", "schemas"
@@ -105,18 +106,10 @@ CONSTRAINTS = ("format", "pattern", "minimum", "maximum", "exclusiveMinimum", "e
 COMBINATORS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
 
 
-def _json_node(schema) -> dict:
-    if schema is True:
-        return {}
-    if schema is False:
-        return {"not": {}}
-    return schema if isinstance(schema, dict) else {}
-
-
 def _json_diff(old, new, path: str, out: list, depth: int = 0) -> None:
     if depth > 64:
         return
-    old, new = _json_node(old), _json_node(new)
+    old, new = normal_schema(old), normal_schema(new)
     if old.get("type") != new.get("type"):
         out.append(_change(path, "type-changed", old.get("type"), new.get("type")))
     if "enum" in old or "enum" in new:

@@ -53,6 +53,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import unquote
 
+from catalog.validators.http_fields import TOKEN, header_list_errors
 from catalog.validators.uritemplate import level1_error
 
 from .references import is_uri_reference, split_uri
@@ -77,8 +78,6 @@ SCHEMES = {
 }
 MQTT_PATHLESS = ("tcp", "ssl", "wss")
 KAFKA_UNDERSCORE = re.compile(r"^sasl_(?:plaintext|ssl)://", re.IGNORECASE)
-TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 token: method and field names
-CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
 # ----------------------------------------------------------------------------------------- names
@@ -217,25 +216,12 @@ def _http_method(value, path: str, _usage=None) -> list[str]:
     return [f"{path}: {value!r} is not a valid HTTP method name"]
 
 
+def _http_header_value(header: dict, where: str) -> list[str]:
+    return _template_string(header.get("value"), f"{where}.value")
+
+
 def _http_headers(value, path: str, _usage=None) -> list[str]:
-    if not isinstance(value, list):
-        return [f"{path}: must be an array of objects with name and value"]
-    errors = []
-    for index, header in enumerate(value):
-        where = f"{path}[{index}]"
-        if not isinstance(header, dict):
-            errors.append(f"{where}: must be an object with name and value")
-            continue
-        name = header.get("name")
-        if not isinstance(name, str) or not name:
-            errors.append(f"{where}.name: must be a non-empty string")
-        elif not TOKEN.fullmatch(name):
-            errors.append(f"{where}.name: {name!r} is not a valid HTTP header name")
-        item = header.get("value")
-        errors += _template_string(item, f"{where}.value")
-        if isinstance(item, str) and CONTROL.search(item):
-            errors.append(f"{where}.value: must not contain control characters")
-    return errors
+    return header_list_errors(value, path, item_errors=_http_header_value)
 
 
 def _http_query(value, path: str, _usage=None) -> list[str]:

@@ -71,6 +71,7 @@ VALID = [
     (HTTP, {"status": "201", "headers": [{"name": "Location", "value": "/orders/{id}"},
                                          {"name": "Authorization", "value": "Bearer {token}", "required": True}]}),
     # the 0.5-wip shape (declarations) is accepted too
+    (HTTP, {"headers": [{"name": "X-Tab", "value": "a\tb"}]}),  # RFC 9110: a field value may hold a tab
     (HTTP, {"method": {"value": "PUT"}, "path": {"value": "/a/{b}"}, "query": {"page": {"value": "{n}"}}}),
     (AMQP, SPEC_AMQP),
     (AMQP, {"header": {"durable": {"value": True}, "priority": {"value": 4}, "ttl": {"value": 60000},
@@ -134,6 +135,8 @@ INVALID = [
     (HTTP, {"headers": [{"name": "Bad Name", "value": "x"}]}, "metadata.headers[0].name"),  # "a valid HTTP header name"
     (HTTP, {"headers": [{"value": "x"}]}, "metadata.headers[0].name is required"),
     (HTTP, {"headers": [{"name": "X", "value": "a\r\nb"}]}, "metadata.headers[0].value must not contain CR"),
+    # the same RFC 9110 field-value rule as an endpoint's HTTP headers: no control character but tab
+    (HTTP, {"headers": [{"name": "X", "value": "bell\x07"}]}, "metadata.headers[0].value must not contain CR"),
     (HTTP, {"status": "999"}, "metadata.status: '999' is not an HTTP status code"),  # "a valid HTTP response code"
     (HTTP, {"status": 200}, "metadata.status must be a string"),  # "The status property is a string"
     (HTTP, {"method": "GET /"}, "metadata.method: 'GET /' is not an HTTP method"),  # "a valid HTTP method"

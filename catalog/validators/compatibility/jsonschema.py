@@ -58,7 +58,8 @@ def load(content: bytes) -> Schema:
     return Schema(value)
 
 
-def _normal(schema) -> dict:
+def normal_schema(schema) -> dict:
+    """A schema node as an object: `true` accepts everything ({}), `false` nothing ({"not": {}})."""
     if schema is True:
         return {}
     if schema is False:
@@ -142,7 +143,7 @@ class _Checker:
             return  # an unchanged subschema (most of them, between versions): what `compare` would decide
         key = None
         if isinstance(reader, dict) and "$ref" in reader or isinstance(writer, dict) and "$ref" in writer:
-            key = (str(_normal(reader).get("$ref")), str(_normal(writer).get("$ref")))
+            key = (str(normal_schema(reader).get("$ref")), str(normal_schema(writer).get("$ref")))
             if key in self.active:
                 return  # a recursive reference: the enclosing comparison decides it
             self.active.add(key)
@@ -153,7 +154,7 @@ class _Checker:
                 self.active.discard(key)
 
     def compare(self, reader, writer, path: str, depth: int) -> None:
-        reader, writer = _normal(reader), _normal(writer)
+        reader, writer = normal_schema(reader), normal_schema(writer)
         if _strip(reader) == _strip(writer) and not self.has_ref(reader) and not self.has_ref(writer):
             return
         if writer.get("not") == {}:

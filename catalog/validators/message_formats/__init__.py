@@ -39,7 +39,6 @@ _TIME = r"T(?:\d+H(?:\d+M(?:\d+S)?)?|\d+M(?:\d+S)?|\d+S)"
 DURATION = re.compile(rf"^P(?:(?:\d+D|\d+M(?:\d+D)?|\d+Y(?:\d+M(?:\d+D)?)?)(?:{_TIME})?|{_TIME}|\d+W)$")
 URI_CHARS = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*$")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
-TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 token: header names, methods
 
 
 def show(value) -> str:

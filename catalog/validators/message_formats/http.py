@@ -2,7 +2,7 @@
 
 - `headers`: an array of `{name, value}` objects (HTTP allows a header more than once). `name` is an HTTP
   field name (RFC 9110 token); the object may also carry the declaration members (`required`, `description`,
-  `type`, `specurl`); `value` is a string without CR, LF or NUL.
+  `type`, `specurl`); `value` is a string without a control character (RFC 9110 field value; tab allowed).
 - `query`: a map of parameter name -> string value.
 - `path`: an RFC 6570 level 1 URI template.
 - `method`: an HTTP method (RFC 9110 token); `status`: a status code string, "100" to "599". The two are
@@ -13,11 +13,11 @@ every other format and of the 0.5-wip schema.
 """
 import re
 
-from . import TOKEN, check_declaration, key, literal_parts, placeholders_error, show, template_error, unknown_keys
+from ..http_fields import CONTROL, TOKEN, header_list_errors
+from . import check_declaration, key, literal_parts, placeholders_error, show, template_error, unknown_keys
 
 KNOWN = ("headers", "query", "path", "method", "status")
 STATUS = re.compile(r"^[1-5][0-9][0-9]$")
-CONTROL = re.compile(r"[\r\n\x00]")
 
 
 def _string(path: str, value, kind: str) -> list[str]:
@@ -31,7 +31,7 @@ def _string(path: str, value, kind: str) -> list[str]:
     if error:
         return [f"{path}: {show(value)}: {error}"]
     if CONTROL.search(value):
-        return [f"{path} must not contain CR, LF or NUL"]
+        return [f"{path} must not contain CR, LF, NUL or another control character"]
     if "{" in value and not literal_parts(value):
         return []  # only placeholders: any method or status fits
     if kind == "method" and not TOKEN.fullmatch(literal_parts(value)):
@@ -52,24 +52,12 @@ def _string_or_declaration(path: str, item, kind: str) -> list[str]:
     return errors
 
 
+def _header_declaration(header: dict, where: str) -> list[str]:
+    return check_declaration(where, header, "string", extra_keys=("name",))
+
+
 def _headers(headers) -> list[str]:
-    if not isinstance(headers, list):
-        return ["metadata.headers must be an array of {name, value} objects"]
-    errors = []
-    for index, header in enumerate(headers):
-        path = f"metadata.headers[{index}]"
-        if not isinstance(header, dict):
-            errors.append(f"{path} must be an object with name and value")
-            continue
-        name = header.get("name")
-        if "name" not in header:
-            errors.append(f"{path}.name is required")
-        elif not isinstance(name, str) or not TOKEN.fullmatch(name):
-            errors.append(f"{path}.name: {show(name)} is not an HTTP header name (RFC 9110 token)")
-        errors += check_declaration(path, header, "string", extra_keys=("name",))
-        if isinstance(header.get("value"), str) and CONTROL.search(header["value"]):
-            errors.append(f"{path}.value must not contain CR, LF or NUL")
-    return errors
+    return header_list_errors(headers, "metadata.headers", item_errors=_header_declaration)
 
 
 def validate(metadata: dict) -> list[str]:
