@@ -20,6 +20,11 @@ urlpatterns = [
          name="definitionGroups-validate"),
     path("definitionGroups/<str:gid>/definitions/<str:did>/validate", validation.DefinitionValidateView.as_view(),
          name="definitionGroups-definitions-validate"),
+    # the same checks in the xRegistry 1.0 binding (the routes under /registry/ generated from the model have none)
+    path("registry/messagegroups/<str:gid>/validate", validation.MessageGroupValidateView.as_view(),
+         name="xr10-messagegroups-validate"),
+    path("registry/messagegroups/<str:gid>/messages/<str:rid>/validate", validation.MessageValidateView.as_view(),
+         name="xr10-messagegroups-messages-validate"),
     path(SR, sr.SchemaGroupsView.as_view(), name="schemaregistry-groups"),
     path("schemaregistry/schema", sr.SchemaLookupView.as_view(), name="schemaregistry-lookup"),
     path(f"{SR}/<str:gid>", sr.SchemaGroupView.as_view(), name="schemaregistry-group"),

@@ -1,5 +1,7 @@
 """Message validation (docs/api-contract.md section 12): `POST /definitionGroups/G/definitions/D/validate` and
-`POST /definitionGroups/G/validate`. Thin views over `catalog.message_checks`: they read the body (size limit,
+`POST /definitionGroups/G/validate`, and the same two in the xRegistry 1.0 binding
+(`POST /registry/messagegroups/G/messages/M/validate`, `POST /registry/messagegroups/G/validate`: 1.0 names
+in the verdict, 1.0 errors, Basic auth). Thin views over `catalog.message_checks`: they read the body (size limit,
 strict JSON, an object), find the definition and answer the verdict. Nothing is written; a POST here needs only
 the permission a read needs.
 """
@@ -15,6 +17,7 @@ from catalog import message_checks
 from registry.api.base import RegistryView, json_response
 from registry.api.openapi import RegistryAutoSchema, problem_responses
 from registry.api.requests import check_flags, json_body
+from registry.xr10.base import XRegistryView, v1_paths
 
 TAGS = ["message validation"]
 
@@ -65,12 +68,15 @@ EXAMPLE = OpenApiExample("structured CloudEvent", request_only=True, media_type=
                                 "source": "/contoso/orders", "data": {"orderId": "o-1"}})
 
 
-def _verdict_response(request, gid: str, did: str, doc: dict, message) -> object:
+def _verdict_response(request, definition: str, doc: dict, message, *, names=lambda text: text) -> object:
+    """The verdict on `message` against `doc`, the definition at path `definition`; `names` writes a text's
+    entity paths in the binding's names."""
     verdict = message_checks.check_message(doc, message, request.build_absolute_uri("/").rstrip("/"))
-    body = {"valid": verdict["valid"], "errors": verdict["errors"],
-            "definition": f"/definitionGroups/{gid}/definitions/{did}"}
+    body = {"valid": verdict["valid"],
+            "errors": [{**error, "reason": names(error["reason"])} for error in verdict["errors"]],
+            "definition": definition}
     if "notes" in verdict:
-        body["notes"] = verdict["notes"]
+        body["notes"] = [names(note) for note in verdict["notes"]]
     return json_response(body)
 
 
@@ -93,7 +99,7 @@ class DefinitionValidateView(RegistryView):
     def post(self, request, gid, did):
         check_flags(request, set())
         doc = message_checks.definition_document(gid, did)
-        return _verdict_response(request, gid, did, doc, _message(request))
+        return _verdict_response(request, f"/definitionGroups/{gid}/definitions/{did}", doc, _message(request))
 
 
 class GroupValidateView(RegistryView):
@@ -114,4 +120,50 @@ class GroupValidateView(RegistryView):
         check_flags(request, set())
         message = _message(request)
         did, doc = message_checks.definition_for_type(gid, message_checks.event_type(message))
-        return _verdict_response(request, gid, did, doc, message)
+        return _verdict_response(request, f"/definitionGroups/{gid}/definitions/{did}", doc, message)
+
+
+class MessageValidateView(XRegistryView):
+    """The 1.0 binding's door to the same check: the definition is the message `rid` of message group `gid`
+    (one store: the same ids), the verdict names it by its 1.0 xid."""
+
+    permission_classes = [ReadPermission]
+    schema = CheckSchema()
+    v1_group, v1_resource = "messagegroups", "messages"
+
+    @extend_schema(
+        tags=TAGS, operation_id="post_registry_messagegroups_messages_validate",
+        summary="Check a message against this message definition (xRegistry 1.0 binding)",
+        description=MESSAGE_DESCRIPTION + " The verdict's `definition` is the message's xid "
+                    "(`/messagegroups/G/messages/M`); errors are those of the 1.0 binding.",
+        request=MESSAGE, examples=[EXAMPLE],
+        responses={200: OpenApiResponse(VERDICT, description="the verdict (valid or not, each error with its path)"),
+                   **problem_responses(400, 401, 404, 413, 415)},
+    )
+    def post(self, request, gid, rid):
+        doc = message_checks.definition_document(gid, rid)
+        return _verdict_response(request, f"/messagegroups/{gid}/messages/{rid}", doc, _message(request),
+                                 names=v1_paths)
+
+
+class MessageGroupValidateView(XRegistryView):
+    """`POST /registry/messagegroups/G/validate`: the definition picked by the message's CloudEvents type."""
+
+    permission_classes = [ReadPermission]
+    schema = CheckSchema()
+    v1_group = "messagegroups"
+
+    @extend_schema(
+        tags=TAGS, operation_id="post_registry_messagegroups_validate",
+        summary="Check a CloudEvent against the message definition of its type (xRegistry 1.0 binding)",
+        description="The definition is the message of this group whose declared CloudEvents `type` value is the "
+                    "message's `type` (a literal value first, then a template); 404 naming the type when none is. "
+                    + MESSAGE_DESCRIPTION,
+        request=MESSAGE, examples=[EXAMPLE],
+        responses={200: OpenApiResponse(VERDICT, description="the verdict, with the definition picked"),
+                   **problem_responses(400, 401, 404, 413, 415)},
+    )
+    def post(self, request, gid):
+        message = _message(request)
+        rid, doc = message_checks.definition_for_type(gid, message_checks.event_type(message))
+        return _verdict_response(request, f"/messagegroups/{gid}/messages/{rid}", doc, message, names=v1_paths)

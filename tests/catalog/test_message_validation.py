@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from registry.documents.formats import parse_document
 from registry.documents.imports import import_document
@@ -396,3 +397,41 @@ def test_avro_json_encoding_with_wrapped_unions(su, anon):
         assert verdict(post(anon, f"{path}/validate", {**event, "data": data}), path)["valid"] is True, data
     for data in ({"id": "o-1", "note": {"string": 5}}, {"id": 1, "note": None}):
         assert verdict(post(anon, f"{path}/validate", {**event, "data": data}), path)["valid"] is False, data
+
+
+# --- the same checks through the xRegistry 1.0 binding (docs/api-contract.md section 12) -----------------------
+
+V1_CRM = "/registry/messagegroups/Contoso.CRM.Events"
+V1_CUSTOMER_CREATED = f"{V1_CRM}/messages/Contoso.CRM.Events.CustomerCreated"
+
+
+def test_the_10_binding_gives_the_same_verdict_in_its_names(anon, demo):
+    before = snapshot()
+    xid = V1_CUSTOMER_CREATED.removeprefix("/registry")
+    assert verdict(post(anon, f"{V1_CUSTOMER_CREATED}/validate", customer_created()), xid) == {
+        "valid": True, "errors": [], "definition": xid}
+    wrong = customer_created(source=None, data={"customerId": 42, "name": "Ada"})
+    old = verdict(post(anon, f"{CUSTOMER_CREATED}/validate", wrong), CUSTOMER_CREATED)
+    new = verdict(post(anon, f"{V1_CUSTOMER_CREATED}/validate", wrong), xid)
+    assert old["valid"] is False and error_paths(new) == error_paths(old) and "metadata.source" in error_paths(new)
+    picked = post(anon, f"{V1_CRM}/validate", customer_created(type="Contoso.CRM.Events.CustomerUpdated"))
+    assert verdict(picked, "/messagegroups/Contoso.CRM.Events/messages/Contoso.CRM.Events.CustomerUpdated")
+    assert snapshot() == before
+
+
+def test_the_10_binding_answers_its_own_errors(anon, demo, settings):
+    body = post(anon, f"{V1_CRM}/messages/nope/validate", customer_created()).json()
+    assert body["type"].endswith("#not_found") and body["status"] == 404
+    assert "/definitionGroups" not in body["detail"]
+    body = post(anon, f"{V1_CRM}/validate", customer_created(type="com.example.nope")).json()
+    assert body["status"] == 404 and "com.example.nope" in body["detail"]
+    body = post(anon, f"{V1_CUSTOMER_CREATED}/validate", b"{not json").json()
+    assert body["type"].endswith("#parsing_data") and body["status"] == 400
+    settings.REGISTRY_PUBLIC_READ = False
+    refused = post(anon, f"{V1_CUSTOMER_CREATED}/validate", customer_created())
+    assert refused.status_code == 401 and refused["WWW-Authenticate"].startswith("Basic")
+    get_user_model().objects.create_user("reader", "r@example.com", "secret")
+    basic = base64.b64encode(b"reader:secret").decode()
+    answer = anon.generic("POST", f"{V1_CUSTOMER_CREATED}/validate", json.dumps(customer_created()),
+                          content_type=STRUCTURED, HTTP_AUTHORIZATION=f"Basic {basic}")
+    assert answer.status_code == 200 and answer.json()["valid"] is True
