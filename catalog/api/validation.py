@@ -85,17 +85,29 @@ def _message(request):
     return message_checks.parse_message(request.META.get("CONTENT_TYPE", ""), value)
 
 
+BY_TYPE = ("The definition is the one of this group whose declared CloudEvents `type` value is the message's "
+           "`type` (a literal value first, then a template); 404 naming the type when none is. ")
+IN_10 = (" The verdict's `definition` is the message's xid (`/messagegroups/G/messages/M`); errors are those of "
+         "the 1.0 binding.")
+
+
+def _described(operation_id: str, summary: str, *, by_type: bool = False, v1: bool = False):
+    """The OpenAPI description of one of the four check routes (by definition or by type, in either binding)."""
+    return extend_schema(
+        tags=TAGS, operation_id=operation_id, summary=summary,
+        description=(BY_TYPE if by_type else "") + MESSAGE_DESCRIPTION + (IN_10 if v1 else ""),
+        request=MESSAGE, examples=[EXAMPLE],
+        responses={200: OpenApiResponse(VERDICT, description="the verdict, with the definition picked" if by_type
+                                        else "the verdict (valid or not, each error with its path)"),
+                   **problem_responses(400, 401, 404, 413, 415)},
+    )
+
+
 class DefinitionValidateView(RegistryView):
     permission_classes = [ReadPermission]
     schema = CheckSchema()
 
-    @extend_schema(
-        tags=TAGS, operation_id="post_definitionGroups_definitions_validate",
-        summary="Check a message against this definition",
-        description=MESSAGE_DESCRIPTION, request=MESSAGE, examples=[EXAMPLE],
-        responses={200: OpenApiResponse(VERDICT, description="the verdict (valid or not, each error with its path)"),
-                   **problem_responses(400, 401, 404, 413, 415)},
-    )
+    @_described("post_definitionGroups_definitions_validate", "Check a message against this definition")
     def post(self, request, gid, did):
         check_flags(request, set())
         doc = message_checks.definition_document(gid, did)
@@ -106,16 +118,8 @@ class GroupValidateView(RegistryView):
     permission_classes = [ReadPermission]
     schema = CheckSchema()
 
-    @extend_schema(
-        tags=TAGS, operation_id="post_definitionGroups_validate",
-        summary="Check a CloudEvent against the definition of its type",
-        description="The definition is the one of this group whose declared CloudEvents `type` value is the "
-                    "message's `type` (a literal value first, then a template); 404 naming the type when none is. "
-                    + MESSAGE_DESCRIPTION,
-        request=MESSAGE, examples=[EXAMPLE],
-        responses={200: OpenApiResponse(VERDICT, description="the verdict, with the definition picked"),
-                   **problem_responses(400, 401, 404, 413, 415)},
-    )
+    @_described("post_definitionGroups_validate", "Check a CloudEvent against the definition of its type",
+                by_type=True)
     def post(self, request, gid):
         check_flags(request, set())
         message = _message(request)
@@ -131,15 +135,8 @@ class MessageValidateView(XRegistryView):
     schema = CheckSchema()
     v1_group, v1_resource = "messagegroups", "messages"
 
-    @extend_schema(
-        tags=TAGS, operation_id="post_registry_messagegroups_messages_validate",
-        summary="Check a message against this message definition (xRegistry 1.0 binding)",
-        description=MESSAGE_DESCRIPTION + " The verdict's `definition` is the message's xid "
-                    "(`/messagegroups/G/messages/M`); errors are those of the 1.0 binding.",
-        request=MESSAGE, examples=[EXAMPLE],
-        responses={200: OpenApiResponse(VERDICT, description="the verdict (valid or not, each error with its path)"),
-                   **problem_responses(400, 401, 404, 413, 415)},
-    )
+    @_described("post_registry_messagegroups_messages_validate",
+                "Check a message against this message definition (xRegistry 1.0 binding)", v1=True)
     def post(self, request, gid, rid):
         doc = message_checks.definition_document(gid, rid)
         return _verdict_response(request, f"/messagegroups/{gid}/messages/{rid}", doc, _message(request),
@@ -153,16 +150,9 @@ class MessageGroupValidateView(XRegistryView):
     schema = CheckSchema()
     v1_group = "messagegroups"
 
-    @extend_schema(
-        tags=TAGS, operation_id="post_registry_messagegroups_validate",
-        summary="Check a CloudEvent against the message definition of its type (xRegistry 1.0 binding)",
-        description="The definition is the message of this group whose declared CloudEvents `type` value is the "
-                    "message's `type` (a literal value first, then a template); 404 naming the type when none is. "
-                    + MESSAGE_DESCRIPTION,
-        request=MESSAGE, examples=[EXAMPLE],
-        responses={200: OpenApiResponse(VERDICT, description="the verdict, with the definition picked"),
-                   **problem_responses(400, 401, 404, 413, 415)},
-    )
+    @_described("post_registry_messagegroups_validate",
+                "Check a CloudEvent against the message definition of its type (xRegistry 1.0 binding)",
+                by_type=True, v1=True)
     def post(self, request, gid):
         message = _message(request)
         rid, doc = message_checks.definition_for_type(gid, message_checks.event_type(message))
