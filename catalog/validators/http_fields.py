@@ -23,8 +23,10 @@ def header_list_errors(headers, path: str, *, item_errors: Callable[[dict, str],
             errors.append(f"{where} must be an object with name and value")
             continue
         name = header.get("name")
-        if not isinstance(name, str) or not name:
-            errors.append(f"{where}.name is required: a non-empty string")
+        if name is None:
+            errors.append(f"{where}.name is required")
+        elif not isinstance(name, str) or not name:
+            errors.append(f"{where}.name must be a non-empty string")
         elif not TOKEN.fullmatch(name):
             errors.append(f"{where}.name: {name[:80]!r} is not an HTTP field name (RFC 9110 token)")
         value = header.get("value")

@@ -226,7 +226,7 @@ INVALID_OPTIONS = [
     # HTTP headers: an array of {name, value}, both non-empty strings
     ("HTTP", {"headers": {"Content-Type": "application/json"}}, "config.options.headers must be an array"),
     ("HTTP", {"headers": ["Content-Type: x"]}, "config.options.headers[0] must be an object"),
-    ("HTTP", {"headers": [{"name": "", "value": "x"}]}, "config.options.headers[0].name is required: a non-empty string"),
+    ("HTTP", {"headers": [{"name": "", "value": "x"}]}, "config.options.headers[0].name must be a non-empty string"),
     ("HTTP", {"headers": [{"name": "Bad Name", "value": "x"}]}, "config.options.headers[0].name: 'Bad Name'"),
     ("HTTP", {"headers": [{"name": "X", "value": ""}]}, "config.options.headers[0].value: must be a non-empty string"),
     ("HTTP", {"headers": [{"name": "X"}]}, "config.options.headers[0].value: must be a non-empty string"),
