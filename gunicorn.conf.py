@@ -6,6 +6,7 @@ its limits) are problem documents like the application's, through the worker cla
 buffering proxy (nginx, a cloud load balancer) in front in production: it absorbs slow clients and holds
 TLS. Environment: GUNICORN_BIND, WEB_CONCURRENCY (workers), GUNICORN_THREADS, GUNICORN_TIMEOUT.
 """
+
 import multiprocessing
 import os
 

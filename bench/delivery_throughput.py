@@ -8,6 +8,7 @@ drains. Prints figures; asserts nothing (goals: >= 500 events/s, p99 <= 1 s unde
         [--kafka] [--amqp]  (a Kafka subscription on a Tansu broker, an AMQP one on a RabbitMQ node, beside the
         HTTP one: their figures are printed under the HTTP ones)
 """
+
 import argparse
 import os
 import statistics
@@ -35,7 +36,7 @@ class SinkLog:
         with self.path.open("rb") as handle:
             handle.seek(self.offset)
             data = handle.read()
-        complete = data[:data.rfind(b"\n") + 1]
+        complete = data[: data.rfind(b"\n") + 1]
         self.offset += len(complete)
         for line in complete.decode().splitlines():
             subject, at = line.split("\t")
@@ -65,8 +66,9 @@ def kafka_consumer(bootstrap: str, topic: str, stop) -> None:
 
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "bench", "enable.auto.commit": False,
-                         "fetch.wait.max.ms": 10})
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "bench", "enable.auto.commit": False, "fetch.wait.max.ms": 10}
+    )
     consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
     while not stop.is_set():
         message = consumer.poll(0.1)
@@ -116,17 +118,21 @@ def report_broker(name: str, received_at: dict, what: str, committed: dict) -> N
     latencies = sorted(received_at[p] - committed[p] for p in committed if p in received_at)
     missing = [p for p in committed if p not in received_at]
     if missing and name == "Kafka":  # Tansu can let a live consumer skip a record: read the log again
-        print(f"  Kafka, {what}: {len(missing)} not seen by the live consumer; in the topic on a fresh read: "
-              f"{len(set(missing) & kafka_subjects(KAFKA_BOOTSTRAP[0], 'bench'))}")
+        print(
+            f"  Kafka, {what}: {len(missing)} not seen by the live consumer; in the topic on a fresh read: "
+            f"{len(set(missing) & kafka_subjects(KAFKA_BOOTSTRAP[0], 'bench'))}"
+        )
     elif missing:
         print(f"  {name}, {what}: {len(missing)} not received")
     if not latencies:
         print(f"  {name}, {what}: nothing delivered")
         return
     span = max(received_at[p] for p in committed if p in received_at) - min(committed.values())
-    print(f"  {name}, {what}: {len(latencies)} of {len(committed)} delivered, {len(latencies) / span:.0f} events/s; "
-          f"commit-to-delivered p50 {statistics.median(latencies) * 1000:.0f} ms, "
-          f"p99 {latencies[max(0, int(len(latencies) * 0.99) - 1)] * 1000:.0f} ms")
+    print(
+        f"  {name}, {what}: {len(latencies)} of {len(committed)} delivered, {len(latencies) / span:.0f} events/s; "
+        f"commit-to-delivered p50 {statistics.median(latencies) * 1000:.0f} ms, "
+        f"p99 {latencies[max(0, int(len(latencies) * 0.99) - 1)] * 1000:.0f} ms"
+    )
 
 
 def report_brokers(what: str, committed: dict, args) -> None:
@@ -144,10 +150,12 @@ def report(what: str, committed: dict, worker_cpu: float) -> None:
         print(f"{what}: nothing delivered")
         return
     span = max(received[p] for p in committed if p in received) - min(committed.values())
-    print(f"{what}: {len(latencies)} of {len(committed)} delivered, {len(latencies) / span:.0f} events/s; "
-          f"commit-to-delivered p50 {statistics.median(latencies) * 1000:.0f} ms, "
-          f"p99 {latencies[max(0, int(len(latencies) * 0.99) - 1)] * 1000:.0f} ms (goals >= 500/s, p99 <= 1 s); "
-          f"workers' CPU {worker_cpu / len(latencies) * 1000:.2f} ms per event")
+    print(
+        f"{what}: {len(latencies)} of {len(committed)} delivered, {len(latencies) / span:.0f} events/s; "
+        f"commit-to-delivered p50 {statistics.median(latencies) * 1000:.0f} ms, "
+        f"p99 {latencies[max(0, int(len(latencies) * 0.99) - 1)] * 1000:.0f} ms (goals >= 500/s, p99 <= 1 s); "
+        f"workers' CPU {worker_cpu / len(latencies) * 1000:.2f} ms per event"
+    )
 
 
 def main():
@@ -163,26 +171,60 @@ def main():
 
     postgres, redis = services.start_postgres(), services.start_redis()
     tmp = Path(tempfile.mkdtemp(prefix="bench-delivery-"))
-    env = {**os.environ, "DATABASE_URL": postgres.url, "CELERY_BROKER_URL": redis.url, "REGISTRY_VAR_DIR": str(tmp),
-           "REGISTRY_ALLOW_PRIVATE_SINKS": "1", "REGISTRY_WEBHOOK_HANDSHAKE": "0", "REGISTRY_SWEEP_SECONDS": "1",
-           "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": postgres.url,
+        "CELERY_BROKER_URL": redis.url,
+        "REGISTRY_VAR_DIR": str(tmp),
+        "REGISTRY_ALLOW_PRIVATE_SINKS": "1",
+        "REGISTRY_WEBHOOK_HANDSHAKE": "0",
+        "REGISTRY_SWEEP_SECONDS": "1",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
     os.environ.update(env)
     sink_port, sink_log = services.free_port(), SinkLog(tmp / "received.tsv")
     sink_log.path.touch()
     processes = []
     try:
-        processes.append(services.start_process([sys.executable, str(ROOT / "bench" / "http_sink.py"),
-                                                 str(sink_port), str(sink_log.path)], env,
-                                                ready=lambda: services.port_open(sink_port)))
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        processes.append(
+            services.start_process(
+                [sys.executable, str(ROOT / "bench" / "http_sink.py"), str(sink_port), str(sink_log.path)],
+                env,
+                ready=lambda: services.port_open(sink_port),
+            )
+        )
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         celery = [sys.executable, "-m", "celery", "-A", "registry"]
         for name in ("w1", "w2"):
-            processes.append(services.start_process([*celery, "worker", "-P", "threads", "-c", str(args.concurrency),
-                                                     "-n", f"{name}@%h", "--without-gossip", "--without-mingle",
-                                                     "-l", "error"], env, cwd=str(ROOT)))
-        processes.append(services.start_process([*celery, "beat", "-s", str(tmp / "beat"), "-l", "error"], env,
-                                                cwd=str(ROOT)))
+            processes.append(
+                services.start_process(
+                    [
+                        *celery,
+                        "worker",
+                        "-P",
+                        "threads",
+                        "-c",
+                        str(args.concurrency),
+                        "-n",
+                        f"{name}@%h",
+                        "--without-gossip",
+                        "--without-mingle",
+                        "-l",
+                        "error",
+                    ],
+                    env,
+                    cwd=str(ROOT),
+                )
+            )
+        processes.append(
+            services.start_process([*celery, "beat", "-s", str(tmp / "beat"), "-l", "error"], env, cwd=str(ROOT))
+        )
         import django
 
         django.setup()
@@ -198,19 +240,24 @@ def main():
             kafka = services.start_kafka(topics=("bench",))
             KAFKA_BOOTSTRAP.append(kafka.extra["bootstrap"])
             stop_consumer = threading.Event()
-            threading.Thread(target=kafka_consumer, args=(kafka.extra["bootstrap"], "bench", stop_consumer),
-                             daemon=True).start()
-            create_subscription(data={"protocol": "KAFKA", "sink": kafka.url, "protocolsettings": {"topicname": "bench"}})
+            threading.Thread(
+                target=kafka_consumer, args=(kafka.extra["bootstrap"], "bench", stop_consumer), daemon=True
+            ).start()
+            create_subscription(
+                data={"protocol": "KAFKA", "sink": kafka.url, "protocolsettings": {"topicname": "bench"}}
+            )
         if args.amqp:
             import threading
 
             rabbitmq = services.start_rabbitmq()
             stop_receiver, receiver_ready = threading.Event(), threading.Event()
-            threading.Thread(target=amqp_consumer, args=(rabbitmq.url, "/queue/bench", stop_receiver, receiver_ready),
-                             daemon=True).start()
+            threading.Thread(
+                target=amqp_consumer, args=(rabbitmq.url, "/queue/bench", stop_receiver, receiver_ready), daemon=True
+            ).start()
             receiver_ready.wait(30)
-            create_subscription(data={"protocol": "AMQP", "sink": rabbitmq.url,
-                                      "protocolsettings": {"address": "/queue/bench"}})
+            create_subscription(
+                data={"protocol": "AMQP", "sink": rabbitmq.url, "protocolsettings": {"address": "/queue/bench"}}
+            )
         time.sleep(3)  # workers up
         from django.db import transaction
 
@@ -221,7 +268,9 @@ def main():
         committed, cpu = {}, cpu_seconds(workers)
         started = time.time()
         for n in range(args.changes):
-            create_group(ctx=WriteContext(user="bench"), address=EntityAddress("schemaGroups"), data={"id": f"bench{n}"})
+            create_group(
+                ctx=WriteContext(user="bench"), address=EntityAddress("schemaGroups"), data={"id": f"bench{n}"}
+            )
             committed[f"/schemaGroups/bench{n}"] = time.time()
         rate = args.changes / (time.time() - started)
         wait_for(sink_log, committed, 120)
@@ -244,8 +293,11 @@ def main():
             time.sleep(max(0.0, tick - (time.time() - started) % tick))
         offered = len(committed) / (time.time() - started)
         wait_for(sink_log, committed, 120)
-        report(f"steady load of {offered:.0f} offered events/s for {args.seconds:.0f} s", committed,
-               cpu_seconds(workers) - cpu)
+        report(
+            f"steady load of {offered:.0f} offered events/s for {args.seconds:.0f} s",
+            committed,
+            cpu_seconds(workers) - cpu,
+        )
         report_brokers(f"steady load of {offered:.0f} offered events/s", committed, args)
 
         # 3. a burst: many changes in one transaction, then how fast the workers drain them
@@ -254,7 +306,11 @@ def main():
         with transaction.atomic():
             transaction.on_commit(lambda: committed.update(dict.fromkeys(paths, time.time())))  # at commit
             for path in paths:
-                create_group(ctx=WriteContext(user="bench"), address=EntityAddress("schemaGroups"), data={"id": path.rsplit("/", 1)[1]})
+                create_group(
+                    ctx=WriteContext(user="bench"),
+                    address=EntityAddress("schemaGroups"),
+                    data={"id": path.rsplit("/", 1)[1]},
+                )
         wait_for(sink_log, committed, 120)
         report(f"burst of {args.changes} changes in one transaction", committed, cpu_seconds(workers) - cpu)
         report_brokers("burst", committed, args)

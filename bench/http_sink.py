@@ -3,6 +3,7 @@ every request 200 at once and appends `subject<TAB>unix time received` to OUTPUT
 
     python bench/http_sink.py PORT OUTPUT
 """
+
 import json
 import sys
 import threading

@@ -3,6 +3,7 @@ the same with one bad attribute on the last group (issue 11 item 8). Prints seco
 
     .venv/bin/python bench/large_import.py [--groups 20000]
 """
+
 import argparse
 import json
 import os
@@ -39,13 +40,18 @@ def main() -> None:
     groups = {f"g{i:05d}": {"description": f"group {i}"} for i in range(args.groups)}
     bad = json.loads(json.dumps(groups))
     bad[f"g{args.groups - 1:05d}"]["name"] = 5
-    for label, doc in (("invalid (one bad attribute, last group)", bad), ("valid", groups),
-                       ("valid, unchanged re-import", groups)):
+    for label, doc in (
+        ("invalid (one bad attribute, last group)", bad),
+        ("valid", groups),
+        ("valid, unchanged re-import", groups),
+    ):
         body = json.dumps({"schemaGroups": doc})
         started = time.perf_counter()
         response = client.generic("POST", "/", body, content_type="application/json")
-        print(f"{label}: {args.groups} groups, {len(body) // 1024} KiB: HTTP {response.status_code} "
-              f"in {time.perf_counter() - started:.2f} s")
+        print(
+            f"{label}: {args.groups} groups, {len(body) // 1024} KiB: HTTP {response.status_code} "
+            f"in {time.perf_counter() - started:.2f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ per path and server (the median of the rounds) and the ratio. Asserts nothing.
 The baseline is any other checkout of this project (e.g. `git worktree add ../main-baseline main`); it runs
 with this checkout's .venv.
 """
+
 import argparse
 import os
 import re
@@ -40,9 +41,23 @@ def wrk(url: str, seconds: int, headers: dict | None = None) -> float:
 
 
 def serve(checkout: Path, env: dict, port: int) -> subprocess.Popen:
-    server = subprocess.Popen([str(Path(PYTHON).parent / "gunicorn"), "config.wsgi", "-b", f"127.0.0.1:{port}",
-                               "--workers", "4", "--log-level", "warning"], cwd=checkout, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        [
+            str(Path(PYTHON).parent / "gunicorn"),
+            "config.wsgi",
+            "-b",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "4",
+            "--log-level",
+            "warning",
+        ],
+        cwd=checkout,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     for _ in range(200):
         try:
             if httpx.get(f"http://127.0.0.1:{port}/", timeout=1).status_code == 200:
@@ -68,8 +83,14 @@ def side_by_side_setup(description: str, prefix: str):
         sys.exit("wrk is needed (apt-get install wrk)")
     postgres = services.start_postgres()
     var = Path(tempfile.mkdtemp(prefix=prefix))
-    env = {**os.environ, "DATABASE_URL": postgres.url, "REGISTRY_VAR_DIR": str(var), "DJANGO_DEBUG": "0",
-           "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": ""}
+    env = {
+        **os.environ,
+        "DATABASE_URL": postgres.url,
+        "REGISTRY_VAR_DIR": str(var),
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PYTHONPATH": "",
+    }
     env.pop("CELERY_BROKER_URL", None)  # eager relay in both servers
     return args, postgres, var, env
 
@@ -79,10 +100,12 @@ def main():
 
     args, postgres, _var, env = side_by_side_setup(__doc__, "bench-reads-")
     try:
-        subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
-        subprocess.run([PYTHON, "manage.py", "load_demo", "--no-user"], cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL
+        )
+        subprocess.run(
+            [PYTHON, "manage.py", "load_demo", "--no-user"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL
+        )
         port = services.free_port()
         base = f"http://127.0.0.1:{port}"
         group, schema = "Contoso.CRM.Events", "customerAddressUpdatedEventData"
@@ -105,13 +128,16 @@ def main():
                     if label == "this":
                         tag = httpx.get(base + paths["GET schema document (latest)"]).headers.get("ETag")
                         if tag:
-                            revalidate.append(wrk(base + paths["GET schema document (latest)"], args.seconds,
-                                                  {"If-None-Match": tag}))
+                            revalidate.append(
+                                wrk(base + paths["GET schema document (latest)"], args.seconds, {"If-None-Match": tag})
+                            )
                 finally:
                     os.killpg(server.pid, 15)
                     server.wait(timeout=30)
-        print(f"wrk -t2 -c8 -d{args.seconds}s, gunicorn 4 workers, PostgreSQL, demo registry; "
-              f"median of {args.rounds} rounds; everything on this machine ({os.cpu_count()} cores)")
+        print(
+            f"wrk -t2 -c8 -d{args.seconds}s, gunicorn 4 workers, PostgreSQL, demo registry; "
+            f"median of {args.rounds} rounds; everything on this machine ({os.cpu_count()} cores)"
+        )
         print(f"{'path':38} {'baseline':>10} {'this':>10} {'ratio':>7}")
         for name, by in results.items():
             before, after = statistics.median(by["baseline"]), statistics.median(by["this"])

@@ -11,6 +11,7 @@ alternated twice in one run.
 
 Without --database-url (or DATABASE_URL) a throwaway PostgreSQL is started with the test harness.
 """
+
 import argparse
 import json
 import os
@@ -105,28 +106,73 @@ def main():
     # a broker, as in production: a write only queues the relay instead of running it in the request
     redis = services.start_redis() if services.redis_available() else None
     tmp = Path(tempfile.mkdtemp(prefix="bench-"))
-    env = {**os.environ, "DATABASE_URL": args.database_url, "DJANGO_SETTINGS_MODULE": "config.settings",
-           "REGISTRY_VAR_DIR": str(tmp), "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": args.database_url,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "REGISTRY_VAR_DIR": str(tmp),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+    }
     if redis is not None:
         env["CELERY_BROKER_URL"] = redis.url
     try:
         manage(env, "migrate", "--noinput")
         doc = tmp / "bench.cereg"
-        subprocess.run([PYTHON, "bench/generate_registry.py", "--groups", str(args.groups), "--schemas",
-                        str(args.schemas), "--versions", str(args.versions), "-o", str(doc)], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                PYTHON,
+                "bench/generate_registry.py",
+                "--groups",
+                str(args.groups),
+                "--schemas",
+                str(args.schemas),
+                "--versions",
+                str(args.versions),
+                "-o",
+                str(doc),
+            ],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         start = time.perf_counter()
         manage(env, "import_registry", str(doc))
         print(f"import of {args.groups * args.schemas * args.versions} versions: {time.perf_counter() - start:.1f} s")
-        subprocess.run([PYTHON, "-c", "import django; django.setup(); from django.contrib.auth.models import User; "
-                        "User.objects.filter(username='bench').exists() or "
-                        "User.objects.create_superuser('bench', 'b@example.com', 'bench')"],
-                       cwd=ROOT, env=env, check=True)
-        token = subprocess.run([PYTHON, "manage.py", "drf_create_token", "bench"], cwd=ROOT, env=env,
-                               capture_output=True, text=True, check=True).stdout.split()[2]
+        subprocess.run(
+            [
+                PYTHON,
+                "-c",
+                "import django; django.setup(); from django.contrib.auth.models import User; "
+                "User.objects.filter(username='bench').exists() or "
+                "User.objects.create_superuser('bench', 'b@example.com', 'bench')",
+            ],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+        token = subprocess.run(
+            [PYTHON, "manage.py", "drf_create_token", "bench"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()[2]
         port = free_port()
-        server = subprocess.Popen([str(Path(PYTHON).parent / "gunicorn"), "config.wsgi", "-b", f"127.0.0.1:{port}",
-                                   "--workers", str(args.workers), "--log-level", "warning"], cwd=ROOT, env=env)
+        server = subprocess.Popen(
+            [
+                str(Path(PYTHON).parent / "gunicorn"),
+                "config.wsgi",
+                "-b",
+                f"127.0.0.1:{port}",
+                "--workers",
+                str(args.workers),
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
         base = f"http://127.0.0.1:{port}"
         for _ in range(100):
             try:
@@ -160,12 +206,16 @@ def run_measurements(base: str, token: str, server_pid: int, args) -> None:
                 size += len(chunk)
         inline_s = time.perf_counter() - start
         rss_after = peak_rss_kib(children(server_pid))
-        print(f"GET /?inline: {inline_s:.2f} s for {size / 1e6:.1f} MB (goal <= 0.5 s); worker peak RSS "
-              f"{rss_before / 1024:.0f} MiB before, {rss_after / 1024:.0f} MiB after")
+        print(
+            f"GET /?inline: {inline_s:.2f} s for {size / 1e6:.1f} MB (goal <= 0.5 s); worker peak RSS "
+            f"{rss_before / 1024:.0f} MiB before, {rss_after / 1024:.0f} MiB after"
+        )
         # each worker renders once per committed change and keeps the answer (registry/api/rendered_answers.py)
         p50, p95 = timed(lambda: client.get(base + "/?inline").raise_for_status(), 16)
-        print(f"GET /?inline again, no change in between (16 reads over the workers): p50 {p50:.0f} ms, "
-              f"p95 {p95:.0f} ms; worker peak RSS {peak_rss_kib(children(server_pid)) / 1024:.0f} MiB")
+        print(
+            f"GET /?inline again, no change in between (16 reads over the workers): p50 {p50:.0f} ms, "
+            f"p95 {p95:.0f} ms; worker peak RSS {peak_rss_kib(children(server_pid)) / 1024:.0f} MiB"
+        )
         url = base + "/schemaGroups/com.example.group3/schemas?filter=name=Event1*"
         p50, p95 = timed(lambda: client.get(url).raise_for_status(), 100)
         print(f"filtered list: p50 {p50:.1f} ms, p95 {p95:.1f} ms (goal <= 50 ms)")
@@ -179,8 +229,11 @@ def run_measurements(base: str, token: str, server_pid: int, args) -> None:
         rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
         print(f"GET latest schema document, 8 connections (wrk): {rate:.0f} requests/s (goal >= 1,000)")
     else:
+
         def get_latest(c, i, n):
-            c.get(f"{base}/schemaGroups/com.example.group{i % args.groups}/schemas/Event{n % args.schemas}").raise_for_status()
+            c.get(
+                f"{base}/schemaGroups/com.example.group{i % args.groups}/schemas/Event{n % args.schemas}"
+            ).raise_for_status()
 
         print(f"GET latest schema document, 8 clients: {concurrent(get_latest, 8, 10):.0f} requests/s (goal >= 1,000)")
     from bench.generate_registry import schema_version
@@ -188,12 +241,17 @@ def run_measurements(base: str, token: str, server_pid: int, args) -> None:
     def create_version(c, i, n):
         group, schema = i % args.groups, (n * 8 + i) % args.schemas
         body = json.dumps(schema_version(group, schema, args.versions))  # equal to the latest: compatible
-        response = c.post(f"{base}/schemaGroups/com.example.group{group}/schemas/Event{schema}", content=body,
-                          headers={**auth, "Content-Type": "application/json"})
+        response = c.post(
+            f"{base}/schemaGroups/com.example.group{group}/schemas/Event{schema}",
+            content=body,
+            headers={**auth, "Content-Type": "application/json"},
+        )
         response.raise_for_status()
 
-    print(f"creating versions of existing schemas, 8 clients: {concurrent(create_version, 8, 10):.0f} versions/s "
-          "(goal >= 300)")
+    print(
+        f"creating versions of existing schemas, 8 clients: {concurrent(create_version, 8, 10):.0f} versions/s "
+        "(goal >= 300)"
+    )
 
 
 def wrk_rate(wrk: str, url: str, seconds: int = 5) -> float:
@@ -204,8 +262,11 @@ def wrk_rate(wrk: str, url: str, seconds: int = 5) -> float:
 def compare_bindings(wrk: str, base: str) -> None:
     """The 1.0 binding's paths against their 0.5 counterparts (issue 13: they must cost no more)."""
     pairs = [
-        ("schema document", "/schemaGroups/com.example.group3/schemas/Event7",
-         "/registry/schemagroups/com.example.group3/schemas/Event7"),
+        (
+            "schema document",
+            "/schemaGroups/com.example.group3/schemas/Event7",
+            "/registry/schemagroups/com.example.group3/schemas/Event7",
+        ),
         ("registry root", "/", "/registry/"),
         ("whole registry", "/?inline", "/registry/export"),
     ]

@@ -9,6 +9,7 @@ Each database is filled by importing one generated registry document through the
 upload path), in a process of its own, then ANALYZEd (as autovacuum does soon after a bulk load: without
 statistics PostgreSQL's first plans may scan the table instead of using the GIN index).
 """
+
 import argparse
 import os
 import statistics
@@ -20,8 +21,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-WORDS = ["amount", "currency", "customer", "address", "street", "city", "country", "price", "quantity", "sku",
-         "warehouse", "carrier", "tracking", "status", "reason", "discount", "invoice", "payment", "refund", "note"]
+WORDS = [
+    "amount",
+    "currency",
+    "customer",
+    "address",
+    "street",
+    "city",
+    "country",
+    "price",
+    "quantity",
+    "sku",
+    "warehouse",
+    "carrier",
+    "tracking",
+    "status",
+    "reason",
+    "discount",
+    "invoice",
+    "payment",
+    "refund",
+    "note",
+]
 QUERIES = {
     "a word in one document": "zebraMarker",
     "a word's start, in 1 of 5 documents": "warehou",
@@ -40,13 +61,21 @@ def document(groups: int, schemas: int) -> dict:
         group = {"description": f"benchmark group {g}", "tags": {"owner": f"team-{g}"}, "schemas": {}}
         for _s in range(schemas):
             words = [WORDS[(n * 7 + k * 3) % len(WORDS)] for k in range(4)]
-            properties = {"orderId": {"type": "string"}, **{w: {"type": "string", "description": f"the {w} of it"}
-                                                            for w in words}}
+            properties = {
+                "orderId": {"type": "string"},
+                **{w: {"type": "string", "description": f"the {w} of it"} for w in words},
+            }
             if n == 4242:
                 properties["zebraMarker"] = {"type": "boolean"}
-            group["schemas"][f"Event{n}"] = {"format": "JsonSchema/draft-07", "versions": {"1": {
+            group["schemas"][f"Event{n}"] = {
                 "format": "JsonSchema/draft-07",
-                "schema": {"type": "object", "title": f"Event {n}", "properties": properties}}}}
+                "versions": {
+                    "1": {
+                        "format": "JsonSchema/draft-07",
+                        "schema": {"type": "object", "title": f"Event {n}", "properties": properties},
+                    }
+                },
+            }
             n += 1
         out["schemaGroups"][f"com.example.bench{g}"] = group
     return out
@@ -66,8 +95,9 @@ def worker(groups: int, schemas: int, runs: int) -> None:
     call_command("migrate", verbosity=0)
     started = time.perf_counter()
     import_document(WriteContext(user="bench"), document(groups, schemas))
-    print(f"{connection.vendor}: imported {groups * schemas} schemas in {time.perf_counter() - started:.1f} s",
-          flush=True)
+    print(
+        f"{connection.vendor}: imported {groups * schemas} schemas in {time.perf_counter() - started:.1f} s", flush=True
+    )
     with connection.cursor() as cursor:  # the statistics autovacuum gathers soon after a bulk load anyway
         cursor.execute("ANALYZE")
     for label, query in QUERIES.items():
@@ -77,8 +107,11 @@ def worker(groups: int, schemas: int, runs: int) -> None:
             results = search.search(query, 100)
             times.append(results.ms)
             total = results.total
-        print(f"{connection.vendor:10} {label:38} {query!r:22} {total:6d} found  "
-              f"median {statistics.median(times):7.1f} ms  max {max(times):7.1f} ms", flush=True)
+        print(
+            f"{connection.vendor:10} {label:38} {query!r:22} {total:6d} found  "
+            f"median {statistics.median(times):7.1f} ms  max {max(times):7.1f} ms",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -93,10 +126,23 @@ def main() -> None:
         return worker(args.groups, args.schemas, args.runs)
     from tests.harness import services
 
-    argv = [sys.executable, __file__, "--worker", "--groups", str(args.groups), "--schemas", str(args.schemas),
-            "--runs", str(args.runs)]
-    base = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "REGISTRY_IMPORT_MAX_ENTITIES": "1000000",
-            "DJANGO_DEBUG": "0"}
+    argv = [
+        sys.executable,
+        __file__,
+        "--worker",
+        "--groups",
+        str(args.groups),
+        "--schemas",
+        str(args.schemas),
+        "--runs",
+        str(args.runs),
+    ]
+    base = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "REGISTRY_IMPORT_MAX_ENTITIES": "1000000",
+        "DJANGO_DEBUG": "0",
+    }
     base.pop("CELERY_BROKER_URL", None)
     with tempfile.TemporaryDirectory(prefix="bench-search-") as var:
         sqlite = {**base, "DATABASE_URL": "", "SQLITE_PATH": str(Path(var) / "bench.sqlite3"), "REGISTRY_VAR_DIR": var}
@@ -105,8 +151,9 @@ def main() -> None:
         if "postgresql" in args.databases:
             postgres = services.start_postgres()
             try:
-                subprocess.run(argv, env={**base, "DATABASE_URL": postgres.url, "REGISTRY_VAR_DIR": var},
-                               check=True, cwd=ROOT)
+                subprocess.run(
+                    argv, env={**base, "DATABASE_URL": postgres.url, "REGISTRY_VAR_DIR": var}, check=True, cwd=ROOT
+                )
             finally:
                 postgres.stop()
     print(f"(median of {args.runs} runs after one warm-up; this machine: {os.cpu_count()} cores, shared)")

@@ -6,6 +6,7 @@ for each message) for comparison. `--profile` prints the cProfile top of the com
 
     .venv/bin/python bench/validate_messages.py [--messages 20000] [--profile]
 """
+
 import argparse
 import io
 import json
@@ -21,27 +22,49 @@ os.environ["DATABASE_URL"] = ""
 
 DEFINITION = {
     "format": "CloudEvents/1.0",
-    "metadata": {"attributes": {"type": {"value": "com.example.order.created"},
-                                "source": {"value": "/{tenant}/orders"},
-                                "time": {"type": "timestamp", "required": True}}},
+    "metadata": {
+        "attributes": {
+            "type": {"value": "com.example.order.created"},
+            "source": {"value": "/{tenant}/orders"},
+            "time": {"type": "timestamp", "required": True},
+        }
+    },
     "schemaformat": "JsonSchema/draft-07",
-    "schema": {"type": "object", "required": ["orderId", "amount", "items"],
-               "properties": {"orderId": {"type": "string", "pattern": "^o-[0-9]+$"},
-                              "amount": {"type": "number", "minimum": 0},
-                              "currency": {"type": "string", "enum": ["EUR", "USD"]},
-                              "items": {"type": "array", "items": {
-                                  "type": "object", "required": ["sku", "quantity"],
-                                  "properties": {"sku": {"type": "string"},
-                                                 "quantity": {"type": "integer", "minimum": 1}}}}}},
+    "schema": {
+        "type": "object",
+        "required": ["orderId", "amount", "items"],
+        "properties": {
+            "orderId": {"type": "string", "pattern": "^o-[0-9]+$"},
+            "amount": {"type": "number", "minimum": 0},
+            "currency": {"type": "string", "enum": ["EUR", "USD"]},
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["sku", "quantity"],
+                    "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer", "minimum": 1}},
+                },
+            },
+        },
+    },
 }
 
 
 def message(i: int) -> dict:
-    return {"specversion": "1.0", "type": "com.example.order.created", "id": f"e-{i}",
-            "source": f"/tenant{i % 7}/orders", "time": "2024-05-01T10:00:00Z",
-            "datacontenttype": "application/json",
-            "data": {"orderId": f"o-{i}", "amount": i * 1.5, "currency": "EUR",
-                     "items": [{"sku": f"sku-{i % 13}", "quantity": 1 + i % 3}]}}
+    return {
+        "specversion": "1.0",
+        "type": "com.example.order.created",
+        "id": f"e-{i}",
+        "source": f"/tenant{i % 7}/orders",
+        "time": "2024-05-01T10:00:00Z",
+        "datacontenttype": "application/json",
+        "data": {
+            "orderId": f"o-{i}",
+            "amount": i * 1.5,
+            "currency": "EUR",
+            "items": [{"sku": f"sku-{i % 13}", "quantity": 1 + i % 3}],
+        },
+    }
 
 
 def main() -> None:
@@ -61,9 +84,17 @@ def main() -> None:
     from registry.services import WriteContext
 
     call_command("migrate", verbosity=0)
-    import_document(WriteContext(user="bench"), {"definitionGroups": {"orders": {
-        "format": "CloudEvents/1.0",
-        "definitions": {"created": {"versions": {"1": {"definition": DEFINITION}}}}}}})
+    import_document(
+        WriteContext(user="bench"),
+        {
+            "definitionGroups": {
+                "orders": {
+                    "format": "CloudEvents/1.0",
+                    "definitions": {"created": {"versions": {"1": {"definition": DEFINITION}}}},
+                }
+            }
+        },
+    )
     path = workdir / "messages.jsonl"
     with path.open("w") as stream:
         for i in range(args.messages):
@@ -85,8 +116,10 @@ def main() -> None:
     if args.profile:
         profiler.disable()
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
-    print(f"validate_messages (local): {args.messages} messages in {elapsed:.2f} s: "
-          f"{args.messages / elapsed:,.0f} messages/s ({out.getvalue().strip()})")
+    print(
+        f"validate_messages (local): {args.messages} messages in {elapsed:.2f} s: "
+        f"{args.messages / elapsed:,.0f} messages/s ({out.getvalue().strip()})"
+    )
 
     count = min(args.messages, 5000)
     messages = [message(i) for i in range(count)]
@@ -96,8 +129,10 @@ def main() -> None:
         _did, doc = message_checks.definition_for_type("orders", message_checks.event_type(parsed))
         assert message_checks.check_message(doc, parsed)["valid"]
     elapsed = time.perf_counter() - started
-    print(f"view service path (definition picked per message): {count} messages in {elapsed:.2f} s: "
-          f"{count / elapsed:,.0f} messages/s")
+    print(
+        f"view service path (definition picked per message): {count} messages in {elapsed:.2f} s: "
+        f"{count / elapsed:,.0f} messages/s"
+    )
 
 
 if __name__ == "__main__":

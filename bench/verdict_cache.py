@@ -3,6 +3,7 @@ and check it backward-compatible with the same earlier version, as repeated POST
 per call (the best of 5 rounds of 200) with the caches on and off (`DigestLRU(0)` keeps nothing; the parse cache `_load_cached` stays on
 both times). Asserts nothing. Run from the project root: `.venv/bin/python bench/verdict_cache.py`.
 """
+
 import json
 import sys
 import time
@@ -17,12 +18,22 @@ FORMAT = "JsonSchema/draft-07"
 
 
 def document(extra: int) -> bytes:
-    properties = {f"field{i}": {"type": ["string", "integer", "number", "boolean"][i % 4], "description": f"f{i}"}
-                  for i in range(40 + extra)}
-    properties["address"] = {"type": "object", "properties": {"street": {"type": "string"},
-                                                              "zip": {"type": "string", "pattern": "^[0-9]{5}$"}}}
-    return json.dumps({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-                       "properties": properties, "required": ["field0", "field1"]}).encode()
+    properties = {
+        f"field{i}": {"type": ["string", "integer", "number", "boolean"][i % 4], "description": f"f{i}"}
+        for i in range(40 + extra)
+    }
+    properties["address"] = {
+        "type": "object",
+        "properties": {"street": {"type": "string"}, "zip": {"type": "string", "pattern": "^[0-9]{5}$"}},
+    }
+    return json.dumps(
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": properties,
+            "required": ["field0", "field1"],
+        }
+    ).encode()
 
 
 def run() -> float:

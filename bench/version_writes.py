@@ -5,6 +5,7 @@ median of the rounds) and the ratio. Asserts nothing.
 
     .venv/bin/python bench/version_writes.py --baseline ../main-baseline [--seconds 10 --rounds 2]
 """
+
 import os
 import re
 import statistics
@@ -38,13 +39,31 @@ def main():
 
     args, postgres, var, env = side_by_side_setup(__doc__, "bench-writes-")
     try:
-        subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
-        token = subprocess.run([PYTHON, "manage.py", "shell", "-c", (
-            "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
-            "u = get_user_model().objects.create_superuser('bench', 'b@example.com', 'pw'); "
-            "print(Token.objects.create(user=u).key)")], cwd=ROOT, env=env, check=True, capture_output=True,
-            text=True).stdout.strip().splitlines()[-1]
+        subprocess.run(
+            [PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL
+        )
+        token = (
+            subprocess.run(
+                [
+                    PYTHON,
+                    "manage.py",
+                    "shell",
+                    "-c",
+                    (
+                        "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
+                        "u = get_user_model().objects.create_superuser('bench', 'b@example.com', 'pw'); "
+                        "print(Token.objects.create(user=u).key)"
+                    ),
+                ],
+                cwd=ROOT,
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         script = var / "post.lua"
         script.write_text(LUA.replace("TOKEN", token))
         port = services.free_port()
@@ -57,11 +76,21 @@ def main():
                     auth = {"Authorization": f"Token {token}"}
                     httpx.put(f"{base}/schemaGroups/bench", json={}, headers=auth)
                     for n in range(8):
-                        httpx.post(f"{base}/schemaGroups/bench/schemas", headers={
-                            **auth, "Content-Type": "application/json", "Registry-id": f"s{n}",
-                            "Registry-format": "JsonSchema/draft-07"}, content=b'{"type": "object"}')
-                    out = subprocess.run(["wrk", "-t", "2", "-c", "8", "-d", f"{args.seconds}s", "-s", str(script),
-                                          base + "/"], capture_output=True, text=True).stdout
+                        httpx.post(
+                            f"{base}/schemaGroups/bench/schemas",
+                            headers={
+                                **auth,
+                                "Content-Type": "application/json",
+                                "Registry-id": f"s{n}",
+                                "Registry-format": "JsonSchema/draft-07",
+                            },
+                            content=b'{"type": "object"}',
+                        )
+                    out = subprocess.run(
+                        ["wrk", "-t", "2", "-c", "8", "-d", f"{args.seconds}s", "-s", str(script), base + "/"],
+                        capture_output=True,
+                        text=True,
+                    ).stdout
                     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
                     if "Non-2xx or 3xx responses" in out:
                         print(f"  ({label}: some answers were not 201)")
@@ -71,8 +100,10 @@ def main():
                     os.killpg(server.pid, 15)
                     server.wait(timeout=30)
         before, after = statistics.median(results["baseline"]), statistics.median(results["this"])
-        print(f"wrk -t2 -c8 -d{args.seconds}s POSTing new versions to 8 schemas, gunicorn 4 workers, PostgreSQL, "
-              f"eager relay (no broker); median of {args.rounds} rounds; this machine ({os.cpu_count()} cores)")
+        print(
+            f"wrk -t2 -c8 -d{args.seconds}s POSTing new versions to 8 schemas, gunicorn 4 workers, PostgreSQL, "
+            f"eager relay (no broker); median of {args.rounds} rounds; this machine ({os.cpu_count()} cores)"
+        )
         print(f"versions/s: baseline {before:.0f}, this {after:.0f}, {after / before if before else 0:.2f}x")
     finally:
         postgres.stop()

@@ -3,6 +3,7 @@
 Lists with search, filters and counts; forms that write through the services; version history, compare,
 new versions; the governance action that sets a schema's compatibility level.
 """
+
 from __future__ import annotations
 
 import json
@@ -82,8 +83,9 @@ class SchemaGroupAdmin(GroupAdmin):
     @admin.action(description="Set the compatibility level of the selected schema groups", permissions=["change"])
     def set_compatibility(self, request, queryset):
         def write(ctx, group, level):
-            services.put_group(ctx=ctx, address=services.EntityAddress.of(group),
-                               data={**group_body(group), "compatibility": level})
+            services.put_group(
+                ctx=ctx, address=services.EntityAddress.of(group), data={**group_body(group), "compatibility": level}
+            )
 
         return compatibility_action(self, request, queryset, write, "schema group(s)")
 
@@ -114,6 +116,7 @@ class CompatibilityForm(forms.Form):
 def compatibility_action(modeladmin, request, queryset, write, noun: str):
     """The governance action of the schema group and schema lists: the chosen level written to each selected
     entity by `write(ctx, obj, level)` (a service call); a refusal is reported for its entity only."""
+
     def apply(data):
         ctx = WriteContext.from_request(request)
         done = 0
@@ -124,11 +127,22 @@ def compatibility_action(modeladmin, request, queryset, write, noun: str):
             except Problem as problem:
                 modeladmin.message_user(request, f"{obj}: {problem.detail}", messages.ERROR)
         if done:
-            modeladmin.message_user(request, f"Compatibility set to {data['compatibility']} on {done} {noun} "
-                                             f"by {ctx.user}.", messages.SUCCESS)
+            modeladmin.message_user(
+                request,
+                f"Compatibility set to {data['compatibility']} on {done} {noun} by {ctx.user}.",
+                messages.SUCCESS,
+            )
 
-    return action_form(modeladmin, request, queryset, CompatibilityForm, "set_compatibility",
-                       "Set the compatibility level", apply, "Set compatibility")
+    return action_form(
+        modeladmin,
+        request,
+        queryset,
+        CompatibilityForm,
+        "set_compatibility",
+        "Set the compatibility level",
+        apply,
+        "Set compatibility",
+    )
 
 
 class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
@@ -157,17 +171,23 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
 
     def get_service_form(self, request, obj, data):
         if obj is None:
-            return ResourceCreateForm(data, request=request, group_plural=self.group_plural,
-                                      resource_plural=self.resource_plural)
-        return MetadataForm(data, request=request, resource=obj,
-                            with_compatibility=self.resource_plural == "schemas")
+            return ResourceCreateForm(
+                data, request=request, group_plural=self.group_plural, resource_plural=self.resource_plural
+            )
+        return MetadataForm(data, request=request, resource=obj, with_compatibility=self.resource_plural == "schemas")
 
     def intro(self, request, obj):
-        group_admin = {"schemaGroups": "admin:catalog_schemagroup_change",
-                       "definitionGroups": "admin:catalog_definitiongroup_change"}.get(obj.group.group_type)
+        group_admin = {
+            "schemaGroups": "admin:catalog_schemagroup_change",
+            "definitionGroups": "admin:catalog_definitiongroup_change",
+        }.get(obj.group.group_type)
         link = reverse(group_admin, args=[obj.group_id]) if group_admin else "#"
-        return format_html("In group <a href='{}'>{}</a>; latest version {}.", link, obj.group.path,
-                           obj.latest.vid if obj.latest else "none")
+        return format_html(
+            "In group <a href='{}'>{}</a>; latest version {}.",
+            link,
+            obj.group.path,
+            obj.latest.vid if obj.latest else "none",
+        )
 
     def url(self, name, *args):
         return reverse(f"admin:catalog_{self.model._meta.model_name}_{name}", args=args)
@@ -181,21 +201,29 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         if latest:
             section = document_section(latest, self.resource_format(obj))  # the version's format, else the schema's
             if not latest.resource_uri:
-                section["html"] += format_html("<p><a class='button' href='{}' id='edit-document'>Edit the document of "
-                                               "version {}</a></p>", self.url("document", obj.pk), latest.vid)
+                section["html"] += format_html(
+                    "<p><a class='button' href='{}' id='edit-document'>Edit the document of version {}</a></p>",
+                    self.url("document", obj.pk),
+                    latest.vid,
+                )
             out.append(section)
-        out.append(versions_section(obj, self.version_url, self.url("compare", obj.pk),
-                                    self.url("newversion", obj.pk)))
+        out.append(versions_section(obj, self.version_url, self.url("compare", obj.pk), self.url("newversion", obj.pk)))
         return out
 
     def get_urls(self):
         view = self.admin_site.admin_view
-        return [path("<int:pk>/compare/", view(self.compare_view), name=f"catalog_{self.model._meta.model_name}_compare"),
-                path("<int:pk>/new-version/", view(self.new_version_view),
-                     name=f"catalog_{self.model._meta.model_name}_newversion"),
-                path("<int:pk>/document/", view(self.document_view),
-                     name=f"catalog_{self.model._meta.model_name}_document"),
-                *super().get_urls()]
+        return [
+            path("<int:pk>/compare/", view(self.compare_view), name=f"catalog_{self.model._meta.model_name}_compare"),
+            path(
+                "<int:pk>/new-version/",
+                view(self.new_version_view),
+                name=f"catalog_{self.model._meta.model_name}_newversion",
+            ),
+            path(
+                "<int:pk>/document/", view(self.document_view), name=f"catalog_{self.model._meta.model_name}_document"
+            ),
+            *super().get_urls(),
+        ]
 
     def readable_resource(self, request, pk):
         """The resource of a check page: the model's view permission suffices (a check writes nothing)."""
@@ -205,16 +233,25 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         return resource
 
     def check_link(self, name: str, pk: int, label: str, html_id: str) -> dict:
-        return {"title": "Checks", "html": format_html("<p><a class='button' href='{}' id='{}'>{}</a></p>",
-                                                       self.url(name, pk), html_id, label)}
+        return {
+            "title": "Checks",
+            "html": format_html(
+                "<p><a class='button' href='{}' id='{}'>{}</a></p>", self.url(name, pk), html_id, label
+            ),
+        }
 
     def compare_view(self, request, pk):
         resource = get_object_or_404(self.get_queryset(request), pk=pk)
         a = get_object_or_404(resource.versions, vid=request.GET.get("a"))
         b = get_object_or_404(resource.versions, vid=request.GET.get("b"))
-        return self.render_form(request, resource, f"{resource}: version {a.vid} and version {b.vid}",
-                                sections=compare_sections(resource, a, b, self.url("compare", resource.pk),
-                                                          self.url("change", resource.pk)))
+        return self.render_form(
+            request,
+            resource,
+            f"{resource}: version {a.vid} and version {b.vid}",
+            sections=compare_sections(
+                resource, a, b, self.url("compare", resource.pk), self.url("change", resource.pk)
+            ),
+        )
 
     def document_view(self, request, pk):
         """Edit the latest version's document in place (same epoch rules as PUT .../rID)."""
@@ -227,24 +264,36 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         if data is not None and form.is_valid() and form.save():
             self.message_user(request, form.outcome, messages.SUCCESS)
             return HttpResponseRedirect(self.url("change", resource.pk))
-        return self.render_form(request, resource, f"Document of {resource}", form,
-                                sections=[document_section(resource.latest, self.resource_format(resource))])
+        return self.render_form(
+            request,
+            resource,
+            f"Document of {resource}",
+            form,
+            sections=[document_section(resource.latest, self.resource_format(resource))],
+        )
 
     def new_version_view(self, request, pk):
         resource = get_object_or_404(self.get_queryset(request), pk=pk)
         if not self.has_change_permission(request, resource):
             return self.render_form(request, resource, "Permission denied", intro="You may not change this.")
         source = resource.versions.filter(vid=request.GET.get("from")).first() or resource.latest
-        initial = {"document": pretty_document(source.content),
-                   "media_type": source.media_type or "application/json"} if source else {}
+        initial = (
+            {"document": pretty_document(source.content), "media_type": source.media_type or "application/json"}
+            if source
+            else {}
+        )
         form = NewVersionForm(request.POST or None, request=request, resource=resource, initial=initial)
         if request.method == "POST" and form.is_valid() and form.save():
             self.message_user(request, f"Created version {form.result.vid}.", messages.SUCCESS)
             return HttpResponseRedirect(self.url("change", resource.pk))
-        return self.render_form(request, resource, f"New version of {resource}", form,
-                                submit_label="Create version",
-                                intro=f"Starting from version {source.vid}." if source else None)
-
+        return self.render_form(
+            request,
+            resource,
+            f"New version of {resource}",
+            form,
+            submit_label="Create version",
+            intro=f"Starting from version {source.vid}." if source else None,
+        )
 
 
 @admin.register(Schema)
@@ -264,24 +313,40 @@ class SchemaAdmin(ResourceAdmin):
         return compatibility_action(self, request, queryset.select_related("group", "latest"), write, "schema(s)")
 
     def sections(self, request, obj):
-        return [self.check_link("check", obj.pk, "Check a candidate version", "check-candidate-link"),
-                *super().sections(request, obj)]
+        return [
+            self.check_link("check", obj.pk, "Check a candidate version", "check-candidate-link"),
+            *super().sections(request, obj),
+        ]
 
     def get_urls(self):
-        return [path("<int:pk>/check/", self.admin_site.admin_view(self.check_view), name="catalog_schema_check"),
-                *super().get_urls()]
+        return [
+            path("<int:pk>/check/", self.admin_site.admin_view(self.check_view), name="catalog_schema_check"),
+            *super().get_urls(),
+        ]
 
     def check_view(self, request, pk):
         """The compatibility dry run of a pasted candidate version (`catalog.checks.schema_compatibility`)."""
         resource = self.readable_resource(request, pk)
-        initial = {"document": pretty_document(resource.latest.content),
-                   "media_type": resource.latest.media_type or "application/json"} if resource.latest else {}
+        initial = (
+            {
+                "document": pretty_document(resource.latest.content),
+                "media_type": resource.latest.media_type or "application/json",
+            }
+            if resource.latest
+            else {}
+        )
         form = CandidateForm(request.POST if request.method == "POST" else None, initial=initial)
         verdict = form.verdict(request, resource) if form.is_bound and form.is_valid() else None
-        return self.render_form(request, resource, f"Check a candidate version of {resource}", form,
-                                sections=[compatibility_verdict_section(verdict)] if verdict else [],
-                                submit_label="Check compatibility", readonly=False,
-                                intro="A dry run of a new version: the verdict is shown, nothing is saved.")
+        return self.render_form(
+            request,
+            resource,
+            f"Check a candidate version of {resource}",
+            form,
+            sections=[compatibility_verdict_section(verdict)] if verdict else [],
+            submit_label="Check compatibility",
+            readonly=False,
+            intro="A dry run of a new version: the verdict is shown, nothing is saved.",
+        )
 
 
 @admin.register(Definition)
@@ -289,25 +354,39 @@ class DefinitionAdmin(ResourceAdmin):
     group_plural, resource_plural = "definitionGroups", "definitions"
 
     def sections(self, request, obj):
-        return [self.check_link("validate", obj.pk, "Validate a message", "validate-message-link"),
-                *super().sections(request, obj)]
+        return [
+            self.check_link("validate", obj.pk, "Validate a message", "validate-message-link"),
+            *super().sections(request, obj),
+        ]
 
     def get_urls(self):
-        return [path("<int:pk>/validate/", self.admin_site.admin_view(self.validate_view),
-                     name="catalog_definition_validate"),
-                *super().get_urls()]
+        return [
+            path(
+                "<int:pk>/validate/", self.admin_site.admin_view(self.validate_view), name="catalog_definition_validate"
+            ),
+            *super().get_urls(),
+        ]
 
     def validate_view(self, request, pk):
         """A pasted message checked against this definition (`catalog.message_checks`), nothing written."""
         resource = self.readable_resource(request, pk)
         form = MessageForm(request.POST if request.method == "POST" else None)
-        verdict = form.verdict(resource, request.build_absolute_uri("/").rstrip("/")) \
-            if form.is_bound and form.is_valid() else None
+        verdict = (
+            form.verdict(resource, request.build_absolute_uri("/").rstrip("/"))
+            if form.is_bound and form.is_valid()
+            else None
+        )
         sections = [message_verdict_section(verdict, resource.path)] if verdict else []
-        return self.render_form(request, resource, f"Validate a message against {resource}", form, sections,
-                                submit_label="Validate", readonly=False,
-                                intro="The message is checked against the latest version of this definition; "
-                                      "nothing is written.")
+        return self.render_form(
+            request,
+            resource,
+            f"Validate a message against {resource}",
+            form,
+            sections,
+            submit_label="Validate",
+            readonly=False,
+            intro="The message is checked against the latest version of this definition; nothing is written.",
+        )
 
 
 class VersionDocumentForm(DocumentFormMixin, ServiceForm):
@@ -322,8 +401,10 @@ class VersionDocumentForm(DocumentFormMixin, ServiceForm):
     def __init__(self, *args, version, **kwargs):
         self.version = version
         self.outcome = ""
-        kwargs.setdefault("initial", {"media_type": version.media_type, "document": pretty_document(version.content),
-                                      "epoch": version.epoch})
+        kwargs.setdefault(
+            "initial",
+            {"media_type": version.media_type, "document": pretty_document(version.content), "epoch": version.epoch},
+        )
         super().__init__(*args, **kwargs)
 
     def unchanged(self, data) -> bool:
@@ -342,8 +423,9 @@ class VersionDocumentForm(DocumentFormMixin, ServiceForm):
             self.outcome = f"No change to {self.version}."
             return self.version
         inp = VersionInput(document=data["document"].encode(), media_type=data["media_type"], epoch=data.get("epoch"))
-        _r, version, _created = services.put_version(ctx=self.context(),
-                                                     address=services.EntityAddress.of(self.version), data=inp)
+        _r, version, _created = services.put_version(
+            ctx=self.context(), address=services.EntityAddress.of(self.version), data=inp
+        )
         self.outcome = f"Saved {version} (epoch {version.epoch})."
         return version
 
@@ -370,12 +452,25 @@ class SchemaVersionAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         fmt = self.version_format(obj)
         new_from = reverse("admin:catalog_schema_newversion", args=[obj.resource_id]) + f"?from={obj.vid}"
         schema = reverse("admin:catalog_schema_change", args=[obj.resource_id])
-        links = format_html("<p><a class='button' href='{}'>Create a new version from this one</a> "
-                            "<a href='{}'>History of {}</a></p>", new_from, schema, obj.resource.path)
+        links = format_html(
+            "<p><a class='button' href='{}'>Create a new version from this one</a> <a href='{}'>History of {}</a></p>",
+            new_from,
+            schema,
+            obj.resource.path,
+        )
         latest = obj.resource.latest
         if latest is not None and latest.pk != obj.pk:
             compare = reverse("admin:catalog_schema_compare", args=[obj.resource_id])
-            links += format_html("<p><a href='{}?a={}&amp;b={}'>Compare with the latest version ({})</a></p>",
-                                 compare, obj.vid, latest.vid, latest.vid)
-        return [{"title": f"Document ({obj.media_type or ''})",
-                 "html": highlighted(bytes(obj.content or b""), obj.media_type, fmt) + links}]
+            links += format_html(
+                "<p><a href='{}?a={}&amp;b={}'>Compare with the latest version ({})</a></p>",
+                compare,
+                obj.vid,
+                latest.vid,
+                latest.vid,
+            )
+        return [
+            {
+                "title": f"Document ({obj.media_type or ''})",
+                "html": highlighted(bytes(obj.content or b""), obj.media_type, fmt) + links,
+            }
+        ]

@@ -1,6 +1,7 @@
 """Admin pages of the checks before shipping (CONTRACT section 12), rendering only: a message validated
 against a definition (`catalog.message_checks`), a candidate schema version's compatibility dry run and the
 semantic diff of two versions (`catalog.checks`). Nothing here writes; the forms only read what was pasted."""
+
 from __future__ import annotations
 
 import json
@@ -20,16 +21,24 @@ MESSAGE_KINDS = [
     (message_checks.STRUCTURED, "structured CloudEvent (application/cloudevents+json)"),
     ("application/json", 'envelope {"headers": {...}, "body": ...} (application/json)'),
 ]
-MONOSPACE = {"rows": 16, "cols": 100, "class": "vLargeTextField json-editor", "spellcheck": "false",
-             "style": "font-family: monospace"}
+MONOSPACE = {
+    "rows": 16,
+    "cols": 100,
+    "class": "vLargeTextField json-editor",
+    "spellcheck": "false",
+    "style": "font-family: monospace",
+}
 
 
 class MessageForm(forms.Form):
     """A pasted message; `verdict()` is the definition's check of it (Problems become form errors)."""
 
     kind = forms.ChoiceField(choices=MESSAGE_KINDS, required=False, label="Message kind")
-    message = forms.CharField(strip=False, widget=forms.Textarea(attrs=MONOSPACE),
-                              help_text="a structured CloudEvent (JSON), or an envelope with headers and body")
+    message = forms.CharField(
+        strip=False,
+        widget=forms.Textarea(attrs=MONOSPACE),
+        help_text="a structured CloudEvent (JSON), or an envelope with headers and body",
+    )
 
     def clean_message(self):
         try:
@@ -40,8 +49,9 @@ class MessageForm(forms.Form):
     def verdict(self, resource, base_url: str) -> dict | None:
         try:
             doc = message_checks.definition_document(resource.group.gid, resource.rid)
-            message = message_checks.parse_message(self.cleaned_data.get("kind") or "application/json",
-                                                   self.cleaned_data["message"])
+            message = message_checks.parse_message(
+                self.cleaned_data.get("kind") or "application/json", self.cleaned_data["message"]
+            )
             return message_checks.check_message(doc, message, base_url)
         except Problem as problem:
             self.add_error("message", problem.detail)
@@ -53,16 +63,19 @@ class CandidateForm(DocumentFormMixin, forms.Form):
 
     media_type = forms.CharField(initial="application/json", label="Media type")
     format = forms.CharField(required=False, help_text="blank: the latest version's format")
-    document = DocumentField(help_text="checked as a new version would be: validated against its format, then "
-                                       "compared with the earlier versions at the schema's compatibility level")
+    document = DocumentField(
+        help_text="checked as a new version would be: validated against its format, then "
+        "compared with the earlier versions at the schema's compatibility level"
+    )
 
     def verdict(self, request, resource) -> dict | None:
         data = self.cleaned_data
         attributes = {"format": data["format"]} if data.get("format") else {}
         inp = VersionInput(document=data["document"].encode(), media_type=data["media_type"], attributes=attributes)
         try:
-            return checks.schema_compatibility(WriteContext.from_request(request), resource.group.gid,
-                                               resource.rid, inp)
+            return checks.schema_compatibility(
+                WriteContext.from_request(request), resource.group.gid, resource.rid, inp
+            )
         except Problem as problem:
             attach_problem(self, problem, "document")
             return None
@@ -74,12 +87,14 @@ def _mark(ok: bool, good: str, bad: str) -> str:
 
 def message_verdict_section(verdict: dict, definition_path: str) -> dict:
     """valid / invalid, each error's path next to its reason, then the notes (what was not checked)."""
-    head = format_html("<p id='message-verdict'>{} against {}</p>",
-                       _mark(verdict["valid"], "valid", "invalid"), definition_path)
+    head = format_html(
+        "<p id='message-verdict'>{} against {}</p>", _mark(verdict["valid"], "valid", "invalid"), definition_path
+    )
     errors = ""
     if verdict["errors"]:
-        rows = format_html_join("", "<tr><td><code>{}</code></td><td>{}</td></tr>",
-                                ((e["path"], e["reason"]) for e in verdict["errors"]))
+        rows = format_html_join(
+            "", "<tr><td><code>{}</code></td><td>{}</td></tr>", ((e["path"], e["reason"]) for e in verdict["errors"])
+        )
         errors = f"<table id='message-errors'><tr><th>path</th><th>reason</th></tr>{rows}</table>"
     notes = ""
     if verdict.get("notes"):
@@ -91,15 +106,26 @@ def message_verdict_section(verdict: dict, definition_path: str) -> dict:
 def compatibility_verdict_section(verdict: dict) -> dict:
     """compatible or not, the level, the versions compared, each incompatibility with the version it breaks."""
     against = ", ".join(verdict["against"]) or "none (nothing to compare at this level or format)"
-    head = format_html("<p id='compatibility-verdict'>{} at level <strong>{}</strong>; compared with version(s): "
-                       "{}</p>", _mark(verdict["compatible"], "compatible", "incompatible"), verdict["level"], against)
+    head = format_html(
+        "<p id='compatibility-verdict'>{} at level <strong>{}</strong>; compared with version(s): {}</p>",
+        _mark(verdict["compatible"], "compatible", "incompatible"),
+        verdict["level"],
+        against,
+    )
     table = ""
     if verdict["incompatibilities"]:
-        rows = format_html_join("", "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>", (
-            (i.get("path"), i.get("change"), i.get("reason"), i.get("version") or "")
-            for i in verdict["incompatibilities"]))
-        table = ("<table id='incompatibilities'><tr><th>path</th><th>change</th><th>reason</th>"
-                 f"<th>breaks version</th></tr>{rows}</table>")
+        rows = format_html_join(
+            "",
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (i.get("path"), i.get("change"), i.get("reason"), i.get("version") or "")
+                for i in verdict["incompatibilities"]
+            ),
+        )
+        table = (
+            "<table id='incompatibilities'><tr><th>path</th><th>change</th><th>reason</th>"
+            f"<th>breaks version</th></tr>{rows}</table>"
+        )
     return {"title": "Verdict (nothing was saved)", "html": head + table}
 
 
@@ -117,18 +143,35 @@ def changes_section(resource, a, b) -> dict:
         except Problem as problem:
             return {"title": "Changes", "html": format_html("<p id='version-diff'>{}</p>", problem.detail)}
     else:
-        diff = {"format": None, "line_diff": checks.line_diff(bytes(a.content or b""), bytes(b.content or b""),
-                                                              f"{resource.path}/versions/{a.vid}",
-                                                              f"{resource.path}/versions/{b.vid}")}
+        diff = {
+            "format": None,
+            "line_diff": checks.line_diff(
+                bytes(a.content or b""),
+                bytes(b.content or b""),
+                f"{resource.path}/versions/{a.vid}",
+                f"{resource.path}/versions/{b.vid}",
+            ),
+        }
     if isinstance(diff, dict):
         text = diff["line_diff"] or "(the documents are the same)"
         return {"title": "Changes (line diff)", "html": f"<pre id='line-diff'>{escape(text)}</pre>"}
     if not diff:
         return {"title": "Changes", "html": "<p id='semantic-diff'>No semantic change.</p>"}
-    rows = "".join(format_html(
-        "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td>"
-        "<td>{}</td></tr>", c["path"], c["change"], _shown(c["old"]), _shown(c["new"]),
-        _mark(c["backward"], "yes", "no"), _mark(c["forward"], "yes", "no")) for c in diff)
-    return {"title": f"Changes from version {a.vid} to version {b.vid}",
-            "html": "<table id='semantic-diff'><tr><th>path</th><th>change</th><th>old</th><th>new</th>"
-                    f"<th>backward</th><th>forward</th></tr>{rows}</table>"}
+    rows = "".join(
+        format_html(
+            "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td>"
+            "<td>{}</td></tr>",
+            c["path"],
+            c["change"],
+            _shown(c["old"]),
+            _shown(c["new"]),
+            _mark(c["backward"], "yes", "no"),
+            _mark(c["forward"], "yes", "no"),
+        )
+        for c in diff
+    )
+    return {
+        "title": f"Changes from version {a.vid} to version {b.vid}",
+        "html": "<table id='semantic-diff'><tr><th>path</th><th>change</th><th>old</th><th>new</th>"
+        f"<th>backward</th><th>forward</th></tr>{rows}</table>",
+    }

@@ -1,5 +1,6 @@
 """The catalog lists' filters: "By format" from the formats actually stored (spellings of one format grouped),
 and owner and tag filters on a resource's latest version."""
+
 from __future__ import annotations
 
 from django.contrib import admin
@@ -11,9 +12,10 @@ from .validators.format_names import format_family_key, format_family_label
 
 
 class FormatFilter(admin.SimpleListFilter):
-    """"By format": the formats actually stored, one entry per format whatever its spelling
+    """ "By format": the formats actually stored, one entry per format whatever its spelling
     (`JSONSchema/Draft-07`, `JsonSchema/draft-07`, ...), counted. A schema's format is held by the schema or by
     its versions, so `fields` names every place a format of the listed objects may be stored."""
+
     title = "format"
     parameter_name = "format"
     fields = ("latest__extensions__format", "extensions__format")

@@ -1,4 +1,5 @@
 """App configuration: registers `definitionGroups` and `schemaGroups` with the registry engine."""
+
 from django.apps import AppConfig
 
 

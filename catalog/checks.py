@@ -12,6 +12,7 @@ the semantic diff between two stored versions.
   direction when that direction's check of the step old -> new reports an incompatibility at its path or
   below. Other formats (XSD, unknown ones) get a unified line diff.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -43,8 +44,9 @@ def schema_compatibility(ctx: services.WriteContext, gid: str, sid: str, inp: se
 
     404 for an unknown group or schema; the 400 Problems of a real POST for an invalid candidate."""
     try:
-        resource, version = services.check_new_version(ctx=ctx, address=services.EntityAddress(GROUPS, gid, RESOURCES, sid),
-                                                       data=inp)
+        resource, version = services.check_new_version(
+            ctx=ctx, address=services.EntityAddress(GROUPS, gid, RESOURCES, sid), data=inp
+        )
         verdict_details: list[dict] | None = None
     except Problem as problem:
         if problem.status != 409 or problem.kind != "incompatible-version":
@@ -76,8 +78,12 @@ def schema_compatibility(ctx: services.WriteContext, gid: str, sid: str, inp: se
     if verdict_details is not None and not found:  # never contradict the hook: its own list then
         found = [{**d, "version": None} for d in verdict_details]
     compatible = verdict_details is None
-    return {"compatible": compatible, "level": level, "against": [v.vid for v in against],
-            "incompatibilities": [] if compatible else found}
+    return {
+        "compatible": compatible,
+        "level": level,
+        "against": [v.vid for v in against],
+        "incompatibilities": [] if compatible else found,
+    }
 
 
 def _resource(gid: str, sid: str):
@@ -100,9 +106,24 @@ def _join(path: str, part: str) -> str:
     return f"{path}.{part}" if path else part
 
 
-CONSTRAINTS = ("format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength",
-               "maxLength", "minItems", "maxItems", "uniqueItems", "multipleOf", "const", "minProperties",
-               "maxProperties", "$ref")
+CONSTRAINTS = (
+    "format",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "multipleOf",
+    "const",
+    "minProperties",
+    "maxProperties",
+    "$ref",
+)
 COMBINATORS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
 
 
@@ -258,8 +279,11 @@ class _AvroDiff:
             self.run(field["type"], other["type"], where)
         for name, field in new_fields.items():
             if name not in old_fields:
-                self.out.append(_change(f"{prefix}.fields.{name}", "field-added",
-                                        None, self.describe(field["type"], self.new_names)))
+                self.out.append(
+                    _change(
+                        f"{prefix}.fields.{name}", "field-added", None, self.describe(field["type"], self.new_names)
+                    )
+                )
 
 
 def _proto_diff(old_tree, new_tree) -> list[dict]:
@@ -333,13 +357,15 @@ def semantic_changes(fmt: str | None, old: bytes, new: bytes) -> list[dict] | No
             changes = _proto_diff(old_schema, new_schema)
     except (ValueError, RecursionError):
         return None
-    broken = {direction: [i.path for i in compare_versions(fmt, old, new, direction)]
-              for direction in ("backward", "forward")}
+    broken = {
+        direction: [i.path for i in compare_versions(fmt, old, new, direction)] for direction in ("backward", "forward")
+    }
     for change in changes:
         path = change["path"]
         for direction, paths in broken.items():
-            change[direction] = not any(p == path or p.startswith(path + ".") or p.startswith(path + "[")
-                                        for p in paths)
+            change[direction] = not any(
+                p == path or p.startswith(path + ".") or p.startswith(path + "[") for p in paths
+            )
     return changes
 
 
@@ -356,16 +382,23 @@ def version_diff(gid: str, sid: str, v1: str, v2: str):
     old, new = selectors.get_version(resource, v1), selectors.get_version(resource, v2)
     for version in (old, new):
         if version.content is None:
-            raise Problem("bad-request", f"{resource.path}/versions/{version.vid} has no stored document "
-                                         f"(schemaURI {version.resource_uri!r}), so nothing to compare")
+            raise Problem(
+                "bad-request",
+                f"{resource.path}/versions/{version.vid} has no stored document "
+                f"(schemaURI {version.resource_uri!r}), so nothing to compare",
+            )
     r_attrs = resource_attributes(resource)
     fmt = new.extensions.get("format") or old.extensions.get("format") or r_attrs.get("format")
     old_bytes, new_bytes = bytes(old.content), bytes(new.content)
     changes = semantic_changes(fmt, old_bytes, new_bytes)
     if changes is not None:
         return changes
-    return {"format": fmt, "line_diff": line_diff(old_bytes, new_bytes, f"{resource.path}/versions/{v1}",
-                                                  f"{resource.path}/versions/{v2}")}
+    return {
+        "format": fmt,
+        "line_diff": line_diff(
+            old_bytes, new_bytes, f"{resource.path}/versions/{v1}", f"{resource.path}/versions/{v2}"
+        ),
+    }
 
 
 __all__ = ["line_diff", "schema_compatibility", "semantic_changes", "version_diff"]

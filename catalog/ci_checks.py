@@ -6,6 +6,7 @@ Message files: JSON lines (one message a line; blank lines skipped) or one JSON 
 lines). A message is a structured CloudEvent or an envelope `{"headers": ..., "body": ...}`, as the validate
 endpoints take it, optionally wrapped `{"definition": "G/D", "message": {...}}` to name its definition.
 """
+
 from __future__ import annotations
 
 import json
@@ -91,6 +92,7 @@ def split_definition(value: str) -> tuple[str, str]:
 
 # --- local: the service functions of the views --------------------------------------------------------------------
 
+
 class LocalValidator:
     """Validates in this process against the local store. Definitions found are kept for the run (the
     store does not change under a check), so a file of many messages reads each definition once."""
@@ -115,8 +117,9 @@ class LocalValidator:
         from registry.models import Group
 
         if self._groups is None:
-            self._groups = list(Group.objects.filter(group_type="definitionGroups").order_by("gid")
-                                .values_list("gid", flat=True))
+            self._groups = list(
+                Group.objects.filter(group_type="definitionGroups").order_by("gid").values_list("gid", flat=True)
+            )
         return self._groups
 
     def _for_type(self, group: str | None, event_type) -> tuple[str, str, dict]:
@@ -140,8 +143,9 @@ class LocalValidator:
                     self._by_type[key] = (gid, did, doc)
                     break
                 else:
-                    raise Problem("not-found", f"no definition group declares the CloudEvents type "
-                                               f"{event_type[:200]!r}")
+                    raise Problem(
+                        "not-found", f"no definition group declares the CloudEvents type {event_type[:200]!r}"
+                    )
         return self._by_type[key]
 
     def check(self, entry: Entry, *, group: str | None = None, definition: str | None = None) -> Outcome:
@@ -160,8 +164,7 @@ class LocalValidator:
             return Outcome([("message", problem.detail)])
         except UsageError as exc:
             return Outcome([("message", str(exc))])
-        return Outcome([(e["path"], e["reason"]) for e in verdict["errors"]], verdict.get("notes", []),
-                       f"{gid}/{did}")
+        return Outcome([(e["path"], e["reason"]) for e in verdict["errors"]], verdict.get("notes", []), f"{gid}/{did}")
 
 
 def local_compatibility(target: str, document: bytes, media_type: str | None, fmt: str | None) -> dict:
@@ -193,6 +196,7 @@ def media_type_for(path: Path) -> str:
 
 
 # --- remote: another server's endpoints ---------------------------------------------------------------------------
+
 
 class RemoteError(Exception):
     """The server answered a problem that is no verdict on a message (401, 403, 5xx...), or is unreachable."""
@@ -234,8 +238,9 @@ class RemoteValidator:
         import httpx
 
         try:
-            response = self.client.post(self.url + path, content=json.dumps(message).encode(),
-                                        headers={"Content-Type": content_type(message)})
+            response = self.client.post(
+                self.url + path, content=json.dumps(message).encode(), headers={"Content-Type": content_type(message)}
+            )
         except httpx.HTTPError as exc:
             raise RemoteError(f"{self.url}: {exc}") from exc
         if response.status_code in (200, 400, 404, 413, 415):
@@ -255,8 +260,9 @@ class RemoteValidator:
                 except httpx.HTTPError as exc:
                     raise RemoteError(f"{self.url}: {exc}") from exc
                 if response.status_code != 200:
-                    raise RemoteError(f"{self.url}/definitionGroups: HTTP {response.status_code}: "
-                                      f"{_problem_text(response)[0]}")
+                    raise RemoteError(
+                        f"{self.url}/definitionGroups: HTTP {response.status_code}: {_problem_text(response)[0]}"
+                    )
                 groups.update(response.json())
                 url = response.links.get("next", {}).get("url")
             self._groups = sorted(groups)
@@ -284,18 +290,22 @@ class RemoteValidator:
                         self._by_type[event_type] = gid
                     break
             if response is None or response.status_code == 404:
-                return Outcome([("message", "no definition group declares the CloudEvents type "
-                                            f"{str(event_type)[:200]!r}")])
+                return Outcome(
+                    [("message", f"no definition group declares the CloudEvents type {str(event_type)[:200]!r}")]
+                )
         if response.status_code != 200:
             return Outcome([("message", _problem_text(response)[0])])
         body = response.json()
-        return Outcome([(e.get("path"), e.get("reason")) for e in body.get("errors", [])], body.get("notes", []),
-                       str(body.get("definition", "")).removeprefix("/definitionGroups/")
-                       .replace("/definitions/", "/"))
+        return Outcome(
+            [(e.get("path"), e.get("reason")) for e in body.get("errors", [])],
+            body.get("notes", []),
+            str(body.get("definition", "")).removeprefix("/definitionGroups/").replace("/definitions/", "/"),
+        )
 
 
-def remote_compatibility(url: str, token: str | None, target: str, document: bytes, media_type: str | None,
-                         fmt: str | None) -> dict:
+def remote_compatibility(
+    url: str, token: str | None, target: str, document: bytes, media_type: str | None, fmt: str | None
+) -> dict:
     """The verdict from another server's `POST .../compatibility`; Problem-like 4xx raised as Problem."""
     import httpx
 
@@ -305,12 +315,17 @@ def remote_compatibility(url: str, token: str | None, target: str, document: byt
         headers["Registry-format"] = fmt
     with _client(token) as client:
         try:
-            response = client.post(f"{url.rstrip('/')}/schemaGroups/{gid}/schemas/{sid}/compatibility",
-                                   content=document, headers=headers)
+            response = client.post(
+                f"{url.rstrip('/')}/schemaGroups/{gid}/schemas/{sid}/compatibility", content=document, headers=headers
+            )
         except httpx.HTTPError as exc:
             raise RemoteError(f"{url}: {exc}") from exc
     if response.status_code == 200:
         return response.json()
     detail, errors = _problem_text(response)
-    raise RemoteError("\n".join([f"HTTP {response.status_code}: {detail}"] + [
-        f"  {e.get('path')}: {e.get('reason')}" if isinstance(e, dict) else f"  {e}" for e in errors]))
+    raise RemoteError(
+        "\n".join(
+            [f"HTTP {response.status_code}: {detail}"]
+            + [f"  {e.get('path')}: {e.get('reason')}" if isinstance(e, dict) else f"  {e}" for e in errors]
+        )
+    )

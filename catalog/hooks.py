@@ -1,6 +1,7 @@
 """The catalog's validation hooks: what the engine calls before writing a definition group, definition,
 schema group or schema version. They adapt the pure validators in `catalog.validators` to the engine's
 `GroupCheck` / `VersionCheck` and raise `Invalid` with every problem found."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,11 @@ def check_definition_group(check: GroupCheck) -> None:
     if stored is not None and not errors:
         old, new = stored.get("format"), check.attributes.get("format")
         if old != new and check.resource_counts().get("definitions", 0):  # the group's state: 409, not 400
-            raise Invalid(f"format cannot change from {old!r} to {new!r} while the group has definitions",
-                          status=409, kind="conflict")
+            raise Invalid(
+                f"format cannot change from {old!r} to {new!r} while the group has definitions",
+                status=409,
+                kind="conflict",
+            )
     if errors:
         raise Invalid(errors)
 
@@ -62,20 +66,25 @@ def _borrowed(check: VersionCheck, uri: str, group_format: str | None) -> list[s
     if uri.startswith("#/"):
         path = "/" + uri[2:]
     elif own and uri.startswith(own):
-        path = "/" + uri[len(own):]
+        path = "/" + uri[len(own) :]
     else:
         return []  # another registry's definition: not checked here
     target = check.lookup(path.split(":", 1)[0])
     if target is None:
         return [f"uri {uri!r} does not resolve to a definition"]
     if group_format and not same_format(target.get("format"), group_format):
-        return [f"uri: the borrowed definition has format {target.get('format')!r}, the group's format is "
-                f"{group_format!r}"]
+        return [
+            f"uri: the borrowed definition has format {target.get('format')!r}, the group's format is {group_format!r}"
+        ]
     return []
 
 
-MEDIA_TYPES = {"JsonSchema": "application/json", "Avro": "application/json", "Protobuf": "text/plain; charset=utf-8",
-               "XSD": "application/xml"}
+MEDIA_TYPES = {
+    "JsonSchema": "application/json",
+    "Avro": "application/json",
+    "Protobuf": "text/plain; charset=utf-8",
+    "XSD": "application/xml",
+}
 
 
 def schema_media_type(attributes: dict, content: bytes) -> str:
@@ -102,8 +111,11 @@ def check_schema_group(check: GroupCheck) -> None:
         raise Invalid("format must be a non-empty string when present")
     stored = check.stored_attributes
     if stored is not None and stored.get("format") != fmt and check.resource_counts().get("schemas", 0):
-        raise Invalid(f"format cannot change from {stored.get('format')!r} to {fmt!r} while the group has schemas",
-                      status=409, kind="conflict")
+        raise Invalid(
+            f"format cannot change from {stored.get('format')!r} to {fmt!r} while the group has schemas",
+            status=409,
+            kind="conflict",
+        )
 
 
 def schema_size_limit() -> int:
@@ -150,5 +162,9 @@ def check_schema_version(check: VersionCheck) -> None:
     found = check_compatibility(fmt, level, [c for _f, c in previous], check.document or b"")
     if found:
         details = [i.as_dict() for i in found]
-        raise Invalid([f"{i.path}: {i.change} ({i.reason})" for i in found], status=409,
-                      kind="incompatible-version", details=details)
+        raise Invalid(
+            [f"{i.path}: {i.change} ({i.reason})" for i in found],
+            status=409,
+            kind="incompatible-version",
+            details=details,
+        )

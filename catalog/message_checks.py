@@ -31,6 +31,7 @@ formats are not checked: a note says so, no error.
 
 Errors name their path: `metadata.source`, `metadata.headers.action`, `data.orderId`, `data.items[2].sku`.
 """
+
 from __future__ import annotations
 
 import base64
@@ -62,6 +63,7 @@ CE_DATA_MEMBERS = ("data", "data_base64")
 
 # --- reading the request -------------------------------------------------------------------------------------
 
+
 def parse_message(content_type: str, value) -> Message:
     """The message in a parsed JSON body (400 unless an object). `content_type`: the request's media type."""
     if not isinstance(value, dict):
@@ -69,8 +71,9 @@ def parse_message(content_type: str, value) -> Message:
     base = (content_type or "").split(";")[0].strip().lower()
     if base == STRUCTURED or ("headers" not in value and "specversion" in value):
         props = {k: v for k, v in value.items() if k not in CE_DATA_MEMBERS}
-        message = Message("structured", props, has_data="data" in value or "data_base64" in value,
-                          data=value.get("data"))
+        message = Message(
+            "structured", props, has_data="data" in value or "data_base64" in value, data=value.get("data")
+        )
         if "data_base64" in value:
             if "data" in value:
                 message.errors.append(("data_base64", "data and data_base64 are mutually exclusive"))
@@ -85,6 +88,7 @@ def parse_message(content_type: str, value) -> Message:
 
 # --- finding the definition and its schema ----------------------------------------------------------------------
 
+
 def definition_document(gid: str, did: str) -> dict:
     """The latest version's document of definition `did` in definition group `gid` (404 when none)."""
     gt = registry_model["definitionGroups"]
@@ -94,8 +98,9 @@ def definition_document(gid: str, did: str) -> dict:
 
 def _document(version: Version) -> dict:
     if version.resource_uri or version.content is None:
-        raise Problem("bad-request", "the definition's document is outside this registry (definitionURI): "
-                                     "it cannot be checked")
+        raise Problem(
+            "bad-request", "the definition's document is outside this registry (definitionURI): it cannot be checked"
+        )
     doc, problem = load_json_document(bytes(version.content))
     if problem is not None or not isinstance(doc, dict):
         raise Problem("bad-request", "the definition's document is not a JSON object: it cannot be checked")
@@ -117,8 +122,9 @@ def definition_for_type(gid: str, event_type) -> tuple[str, dict]:
     if not isinstance(event_type, str):
         raise Problem("bad-request", "the message has no CloudEvents type (a string) to pick a definition by")
     templated = None
-    resources = Resource.objects.filter(group=group, resource_type="definitions").select_related("latest") \
-        .order_by("rid")
+    resources = (
+        Resource.objects.filter(group=group, resource_type="definitions").select_related("latest").order_by("rid")
+    )
     for resource in resources:
         if resource.latest is None or resource.latest.resource_uri:
             continue
@@ -132,8 +138,9 @@ def definition_for_type(gid: str, event_type) -> tuple[str, dict]:
             templated = (resource.rid, doc)
     if templated is not None:
         return templated
-    raise Problem("not-found", f"no definition in /definitionGroups/{gid} declares the CloudEvents type "
-                               f"{event_type[:200]!r}")
+    raise Problem(
+        "not-found", f"no definition in /definitionGroups/{gid} declares the CloudEvents type {event_type[:200]!r}"
+    )
 
 
 def _schema_path(url: str, base_url: str) -> str | None:
@@ -143,7 +150,7 @@ def _schema_path(url: str, base_url: str) -> str | None:
     if url.startswith("/") and not url.startswith("//"):
         return url
     if base_url and url.startswith(base_url.rstrip("/") + "/"):
-        return url[len(base_url.rstrip("/")):]
+        return url[len(base_url.rstrip("/")) :]
     return None
 
 
@@ -163,16 +170,26 @@ def resolve_schema(doc: dict, base_url: str, report: Report) -> tuple[str | None
         return fmt, None
     # `:Payload` names a message of the schema, `:messages/STATE` a JSON pointer into it (ids hold no ':')
     parts = [p for p in path.split("?")[0].split(":", 1)[0].split("/") if p]
-    if len(parts) not in (4, 6) or parts[0] != "schemaGroups" or parts[2] != "schemas" or \
-            (len(parts) == 6 and parts[4] != "versions"):
+    if (
+        len(parts) not in (4, 6)
+        or parts[0] != "schemaGroups"
+        or parts[2] != "schemas"
+        or (len(parts) == 6 and parts[4] != "versions")
+    ):
         report.notes.append(f"data not checked: schemaurl {url} names no schema of this registry")
         return fmt, None
-    resource = Resource.objects.filter(group__group_type="schemaGroups", group__gid=parts[1],
-                                       resource_type="schemas", rid=parts[3]).select_related("latest").first()
+    resource = (
+        Resource.objects.filter(
+            group__group_type="schemaGroups", group__gid=parts[1], resource_type="schemas", rid=parts[3]
+        )
+        .select_related("latest")
+        .first()
+    )
     version = None
     if resource is not None:
-        version = resource.latest if len(parts) == 4 else \
-            Version.objects.filter(resource=resource, vid=parts[5]).first()
+        version = (
+            resource.latest if len(parts) == 4 else Version.objects.filter(resource=resource, vid=parts[5]).first()
+        )
     if version is None:
         report.notes.append(f"data not checked: schema {url} does not exist in this registry")
         return fmt, None
@@ -186,6 +203,7 @@ def resolve_schema(doc: dict, base_url: str, report: Report) -> tuple[str | None
 
 # --- data -------------------------------------------------------------------------------------------------------
 
+
 def _check_data(doc: dict, message: Message, content_type: str | None, base_url: str, report: Report) -> None:
     if "schema" not in doc and "schemaurl" not in doc:
         return
@@ -197,8 +215,9 @@ def _check_data(doc: dict, message: Message, content_type: str | None, base_url:
         _check_binary_formats(family, version, content, doc, message, content_type, report)
         return
     if family not in ("JsonSchema", "Avro"):
-        report.notes.append(f"data not checked: schema format {fmt!r} is not checked here "
-                            "(JSON Schema, Avro, Protobuf and XSD are)")
+        report.notes.append(
+            f"data not checked: schema format {fmt!r} is not checked here (JSON Schema, Avro, Protobuf and XSD are)"
+        )
         return
     if not message.has_data:
         report.error("data", f"missing: the definition declares a {family} schema for the data")
@@ -237,8 +256,9 @@ def message_name(doc: dict) -> str | None:
     return (path.split(":", 1)[1].strip("/") or None) if ":" in path else None
 
 
-def _check_binary_formats(family: str, version, content: bytes, doc: dict, message: Message,
-                          content_type: str | None, report: Report) -> None:
+def _check_binary_formats(
+    family: str, version, content: bytes, doc: dict, message: Message, content_type: str | None, report: Report
+) -> None:
     """Protobuf (base64 binary of the named message) and XSD (XML text): catalog.validators.message_data and
     message_xml."""
     from catalog.validators.message_data import check_protobuf
@@ -250,8 +270,10 @@ def _check_binary_formats(family: str, version, content: bytes, doc: dict, messa
     where, text = ("data_base64", message.data_base64) if message.data_base64 is not None else ("data", message.data)
     if family == "Protobuf":
         if content_type and _json_content_type(content_type) and not isinstance(text, str):
-            report.notes.append(f"data not checked: datacontenttype {content_type!r} (the Protobuf JSON mapping) "
-                                "is not checked; the binary encoding in base64 is")
+            report.notes.append(
+                f"data not checked: datacontenttype {content_type!r} (the Protobuf JSON mapping) "
+                "is not checked; the binary encoding in base64 is"
+            )
             return
         if not isinstance(text, str):
             report.error(where, f"must be the Protobuf binary encoding in base64 (a string), not {show(text)}")
@@ -282,6 +304,7 @@ def _json_content_type(value: str) -> bool:
 
 # --- the entry point --------------------------------------------------------------------------------------------
 
+
 def check_message(doc: dict, message: Message, base_url: str = "") -> dict:
     """The verdict on `message` against definition document `doc`: `{"valid", "errors", "notes"}`."""
     report = Report()
@@ -291,14 +314,21 @@ def check_message(doc: dict, message: Message, base_url: str = "") -> dict:
     if family == "CloudEvents":
         content_type = check_cloudevents(doc, message, report)
     elif message.kind == "structured" and family is not None:
-        report.error("message", f"a {family} definition takes an envelope (application/json), "
-                                "not a structured CloudEvent")
+        report.error(
+            "message", f"a {family} definition takes an envelope (application/json), not a structured CloudEvent"
+        )
         return {"valid": False, "errors": report.errors}
     elif family == "HTTP":
         check_http(metadata, message.properties, report)
         headers = message.properties.get("headers") if isinstance(message.properties.get("headers"), dict) else {}
-        content_type = next((v for k, v in headers.items() if isinstance(k, str) and k.lower() == "content-type"
-                             and isinstance(v, str)), None)
+        content_type = next(
+            (
+                v
+                for k, v in headers.items()
+                if isinstance(k, str) and k.lower() == "content-type" and isinstance(v, str)
+            ),
+            None,
+        )
     elif family is not None:
         check_generic(metadata, message.properties, report, format_types(family, version))
     else:

@@ -1,5 +1,6 @@
 """What the message checks work on and answer: a parsed `Message` and the `Report` of its errors and notes
 (shared by catalog.message_checks and catalog.validators.message_metadata)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,5 +1,6 @@
 """Proxy models of the catalog's entities, so that the admin lists them by what they hold (schema groups,
 schemas, schema versions, definition groups, definitions) over the engine's generic tables."""
+
 from django.db import models
 
 from registry.models import Group, Resource, Version

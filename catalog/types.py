@@ -1,4 +1,5 @@
 """The catalog's group types, registered with the engine: `definitionGroups` and `schemaGroups`."""
+
 from registry import catalog_map, dashboard, references
 from registry.model import GroupType, ResourceType, registry_model
 
@@ -6,34 +7,56 @@ from . import hooks
 from .validators.format_names import FORMAT_PATTERN
 
 DEFINITIONS = ResourceType(
-    singular="definition", plural="definitions", versions=0, shared_attributes=True,
-    document_attributes=("format",), validate=hooks.check_definition_version,
+    singular="definition",
+    plural="definitions",
+    versions=0,
+    shared_attributes=True,
+    document_attributes=("format",),
+    validate=hooks.check_definition_version,
 )
 
 DEFINITION_GROUPS = GroupType(
-    singular="definitionGroup", plural="definitionGroups", resources=(DEFINITIONS,), position=20,
-    attributes=("format",), validate=hooks.check_definition_group,
+    singular="definitionGroup",
+    plural="definitionGroups",
+    resources=(DEFINITIONS,),
+    position=20,
+    attributes=("format",),
+    validate=hooks.check_definition_group,
     event_type_prefix="io.cloudevents.messagecatalog",
-    body_schema={"properties": {"format": {"type": "string", "pattern": FORMAT_PATTERN.pattern}}, "required": ["format"]},
+    body_schema={
+        "properties": {"format": {"type": "string", "pattern": FORMAT_PATTERN.pattern}},
+        "required": ["format"],
+    },
 )
 
-SCHEMAS = ResourceType(singular="schema", plural="schemas", versions=-1, validate=hooks.check_schema_version,
-                       media_type_for=hooks.schema_media_type)
+SCHEMAS = ResourceType(
+    singular="schema",
+    plural="schemas",
+    versions=-1,
+    validate=hooks.check_schema_version,
+    media_type_for=hooks.schema_media_type,
+)
 
 SCHEMA_GROUPS = GroupType(
-    singular="schemaGroup", plural="schemaGroups", resources=(SCHEMAS,), position=30,
-    attributes=("compatibility",), validate=hooks.check_schema_group,
+    singular="schemaGroup",
+    plural="schemaGroups",
+    resources=(SCHEMAS,),
+    position=30,
+    attributes=("compatibility",),
+    validate=hooks.check_schema_group,
     event_type_prefix="io.cloudevents.schemaregistry",
-    body_schema={"properties": {"compatibility": {"type": ["string", "null"],
-                                                "enum": [*hooks.COMPATIBILITY_LEVELS, None]}}},
+    body_schema={
+        "properties": {"compatibility": {"type": ["string", "null"], "enum": [*hooks.COMPATIBILITY_LEVELS, None]}}
+    },
 )
 
 
 def definition_references(document: dict) -> list[tuple[str, str]]:
     """A definition's references (docs/api-contract.md section 14): its `schemaurl` (1.0: `dataschemauri`) and,
     for a borrowed definition, its `uri`; the engine keeps those that point into this registry."""
-    return [(name, document[name]) for name in ("schemaurl", "dataschemauri", "uri")
-            if isinstance(document.get(name), str)]
+    return [
+        (name, document[name]) for name in ("schemaurl", "dataschemauri", "uri") if isinstance(document.get(name), str)
+    ]
 
 
 def format_map_facts(attributes: dict) -> catalog_map.NodeFacts:
@@ -49,8 +72,13 @@ def register() -> None:
     for key in (("definitionGroups", None), ("definitionGroups", "definitions"), ("schemaGroups", "schemas")):
         catalog_map.register_map_describer(*key, format_map_facts)
     dashboard.register_admin_lists(
-        "schemaGroups", ("Schema groups", "admin:catalog_schemagroup_changelist"),
-        ("Schemas", "admin:catalog_schema_changelist"), ("Schema versions", "admin:catalog_schemaversion_changelist"))
+        "schemaGroups",
+        ("Schema groups", "admin:catalog_schemagroup_changelist"),
+        ("Schemas", "admin:catalog_schema_changelist"),
+        ("Schema versions", "admin:catalog_schemaversion_changelist"),
+    )
     dashboard.register_admin_lists(
-        "definitionGroups", ("Definition groups", "admin:catalog_definitiongroup_changelist"),
-        ("Definitions", "admin:catalog_definition_changelist"))
+        "definitionGroups",
+        ("Definition groups", "admin:catalog_definitiongroup_changelist"),
+        ("Definitions", "admin:catalog_definition_changelist"),
+    )

@@ -14,6 +14,7 @@ module translates one message's attributes between the two shapes, both ways, an
 
 Written by hand: no library knows either shape.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,16 @@ FORMAT_PROTOCOLS = {"kafka": "KAFKA", "http": "HTTP", "nats": "NATS"}
 MQTT_RENAMES = {"payload_format_indicator": "payload-format"}
 NATS_RENAMES = {"reply": "reply-to"}
 SCALAR_OPTIONS = {
-    "mqtt": ("qos", "retain", "topic_name", "payload_format_indicator", "message_expiry_interval",
-             "response_topic", "correlation_data", "content_type"),
+    "mqtt": (
+        "qos",
+        "retain",
+        "topic_name",
+        "payload_format_indicator",
+        "message_expiry_interval",
+        "response_topic",
+        "correlation_data",
+        "content_type",
+    ),
     "kafka": ("topic", "partition", "key", "timestamp"),
     "nats": ("subject", "reply"),
     "http": ("path", "method", "status"),
@@ -93,9 +102,12 @@ def options_to_metadata(protocol: str, options) -> object:
         if name in SCALAR_OPTIONS[family]:
             out[target] = _declared(value)
         elif family in ("kafka", "nats") and name == "headers" and isinstance(value, dict):
-            out["headers"] = {(h.get("name") if isinstance(h, dict) and isinstance(h.get("name"), str) else k):
-                              ({x: y for x, y in h.items() if x != "name"} if isinstance(h, dict) else _declared(h))
-                              for k, h in value.items()}
+            out["headers"] = {
+                (h.get("name") if isinstance(h, dict) and isinstance(h.get("name"), str) else k): (
+                    {x: y for x, y in h.items() if x != "name"} if isinstance(h, dict) else _declared(h)
+                )
+                for k, h in value.items()
+            }
         else:
             out[target] = value
     return out
@@ -133,8 +145,9 @@ def message_to_v05(attrs: dict) -> dict:
     if envelope is not None:
         out["format"] = envelope
         if envelope_metadata is not None:
-            out["metadata"] = {"attributes": envelope_metadata} if isinstance(envelope_metadata, dict) \
-                else envelope_metadata
+            out["metadata"] = (
+                {"attributes": envelope_metadata} if isinstance(envelope_metadata, dict) else envelope_metadata
+            )
         if protocol is not None:
             out["protocol"] = protocol
         if options is not None:
@@ -163,8 +176,11 @@ def definition_to_v10(doc: dict) -> dict:
         if protocol_family(fmt) == "cloudevents":
             out["envelope"] = fmt
             if metadata is not None:
-                out["envelopemetadata"] = metadata.get("attributes", metadata) if isinstance(metadata, dict) \
-                    and set(metadata) <= {"attributes"} else metadata
+                out["envelopemetadata"] = (
+                    metadata.get("attributes", metadata)
+                    if isinstance(metadata, dict) and set(metadata) <= {"attributes"}
+                    else metadata
+                )
         else:
             out["protocol"] = format_to_protocol(fmt)
             if metadata is not None:
@@ -206,18 +222,43 @@ def register() -> None:
     """Called from `CatalogConfig.ready`: the 1.0 names of the catalog's group and resource types, and the
     1.0 model served at `/registry/model` (the CloudEvents registry model; Apache-2.0, xRegistry authors)."""
     register_model_source(json.loads(MODEL_SOURCE.read_text()))
-    register_mapping(GroupMapping(
-        plural="definitionGroups", v1_plural="messagegroups", v1_singular="messagegroup",
-        to_v05=group_to_v05, to_v10=group_to_v10, v05_only=("format", "definitions"),
-        resources=(ResourceMapping(plural="definitions", v1_plural="messages", v1_singular="message",
-                                   singular05="definition", hasdocument=False,
-                                   v05_only=("format", "metadata", "schemaformat", "schema", "schemaurl"),
-                                   to_v05=message_to_v05, to_v10=definition_to_v10),),
-    ))
-    register_mapping(GroupMapping(
-        plural="schemaGroups", v1_plural="schemagroups", v1_singular="schemagroup",
-        resources=(ResourceMapping(plural="schemas", v1_plural="schemas", v1_singular="schema",
-                                   singular05="schema", hasdocument=True,
-                                   default_compatibility=DEFAULT_COMPATIBILITY,
-                                   v05_only=("schemaBase64", "schemaURI"),),),
-    ))
+    register_mapping(
+        GroupMapping(
+            plural="definitionGroups",
+            v1_plural="messagegroups",
+            v1_singular="messagegroup",
+            to_v05=group_to_v05,
+            to_v10=group_to_v10,
+            v05_only=("format", "definitions"),
+            resources=(
+                ResourceMapping(
+                    plural="definitions",
+                    v1_plural="messages",
+                    v1_singular="message",
+                    singular05="definition",
+                    hasdocument=False,
+                    v05_only=("format", "metadata", "schemaformat", "schema", "schemaurl"),
+                    to_v05=message_to_v05,
+                    to_v10=definition_to_v10,
+                ),
+            ),
+        )
+    )
+    register_mapping(
+        GroupMapping(
+            plural="schemaGroups",
+            v1_plural="schemagroups",
+            v1_singular="schemagroup",
+            resources=(
+                ResourceMapping(
+                    plural="schemas",
+                    v1_plural="schemas",
+                    v1_singular="schema",
+                    singular05="schema",
+                    hasdocument=True,
+                    default_compatibility=DEFAULT_COMPATIBILITY,
+                    v05_only=("schemaBase64", "schemaURI"),
+                ),
+            ),
+        )
+    )

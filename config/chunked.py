@@ -6,6 +6,7 @@ body (gunicorn says so with `wsgi.input_terminated`), this reads it (at most one
 the registry takes, so the size check still answers 413) and sets `CONTENT_LENGTH`. Written by hand: Django
 has no setting for it.
 """
+
 from __future__ import annotations
 
 import io
@@ -18,8 +19,11 @@ class ChunkedBodies:
         self.app = app
 
     def __call__(self, environ, start_response):
-        if ("chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower() and not environ.get("CONTENT_LENGTH")
-                and environ.get("wsgi.input_terminated")):
+        if (
+            "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+            and not environ.get("CONTENT_LENGTH")
+            and environ.get("wsgi.input_terminated")
+        ):
             limit = max(settings.REGISTRY_MAX_BODY_BYTES, settings.REGISTRY_MAX_IMPORT_BYTES) + 1
             body = environ["wsgi.input"].read(limit)
             environ["wsgi.input"] = io.BytesIO(body)

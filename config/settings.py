@@ -3,6 +3,7 @@
 No DATABASE_URL means SQLite under var/; no CELERY_BROKER_URL means eager Celery;
 no SPARK_MASTER means local[*]. Every variable is listed in the README's configuration table.
 """
+
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -43,7 +44,11 @@ def database_from_url(url: str) -> dict:
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or "insecure-development-key-set-DJANGO_SECRET_KEY"
-ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h.strip()]
+ALLOWED_HOSTS = [
+    h.strip()
+    for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")
+    if h.strip()
+]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
 if env_bool("DJANGO_TRUST_FORWARDED", False):
     USE_X_FORWARDED_HOST = True
@@ -178,8 +183,10 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",  # JSON Schema 2020-12 in bodies: propertyNames, type lists (null removes)
     # bodies are JSON (or documents described per operation): DRF's form parsers are not offered
     "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
-                             "registry.api.openapi_document.postprocess"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "registry.api.openapi_document.postprocess",
+    ],
 }
 
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")

@@ -1,4 +1,5 @@
 """Root URL configuration: admin, API docs, and the registry bindings (docs/api-contract.md section 1)."""
+
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView

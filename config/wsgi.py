@@ -1,4 +1,5 @@
 """WSGI entry point (`gunicorn` reads gunicorn.conf.py, which names `config.wsgi:application`)."""
+
 import os
 
 from django.core.wsgi import get_wsgi_application

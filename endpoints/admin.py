@@ -1,4 +1,5 @@
 """Admin of endpoints: list by usage, protocol and deprecation; the governance action that deprecates."""
+
 from __future__ import annotations
 
 from django import forms
@@ -103,9 +104,16 @@ class EndpointAdmin(GroupAdmin):
         def apply(data):
             ctx = WriteContext.from_request(request)
             effective = data["effective"] or ctx.now
-            deprecated = {k: v for k, v in {"effective": _rfc3339(effective), "removal": _rfc3339(data["removal"]),
-                                            "alternative": data["alternative"] or None,
-                                            "docs": data["docs"] or None}.items() if v}
+            deprecated = {
+                k: v
+                for k, v in {
+                    "effective": _rfc3339(effective),
+                    "removal": _rfc3339(data["removal"]),
+                    "alternative": data["alternative"] or None,
+                    "docs": data["docs"] or None,
+                }.items()
+                if v
+            }
             done = 0
             for endpoint in queryset:
                 body = {k: getattr(endpoint, k) for k in ("name", "description", "docs") if getattr(endpoint, k)}
@@ -120,5 +128,6 @@ class EndpointAdmin(GroupAdmin):
             if done:
                 self.message_user(request, f"Deprecated {done} endpoint(s).", messages.SUCCESS)
 
-        return action_form(self, request, queryset, DeprecateForm, "deprecate", "Deprecate endpoints", apply,
-                           "Deprecate")
+        return action_form(
+            self, request, queryset, DeprecateForm, "deprecate", "Deprecate endpoints", apply, "Deprecate"
+        )

@@ -1,4 +1,5 @@
 """App configuration: registers the `endpoints` group type with the registry engine."""
+
 from django.apps import AppConfig
 
 

@@ -1,4 +1,5 @@
 """The endpoint validation hook: attribute and protocol checks, and `definitionGroups` references that must resolve."""
+
 from registry.validation import GroupCheck, Invalid
 
 

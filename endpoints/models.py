@@ -1,4 +1,5 @@
 """Proxy model of endpoints, so that the admin lists them by what they hold."""
+
 from django.db import models
 
 from registry.models import Group

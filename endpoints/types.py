@@ -1,4 +1,5 @@
 """The `endpoints` group type, registered with the engine; its definitions are the catalog's definitions."""
+
 from catalog.types import DEFINITIONS, definition_references, format_map_facts
 from catalog.validators.format_names import FORMAT_PATTERN
 from registry import catalog_map, dashboard, references
@@ -8,13 +9,22 @@ from . import hooks
 from .validators.attributes import USAGES
 
 ENDPOINTS = GroupType(
-    singular="endpoint", plural="endpoints", resources=(DEFINITIONS,), position=10,
+    singular="endpoint",
+    plural="endpoints",
+    resources=(DEFINITIONS,),
+    position=10,
     mutable_resources=("definitions",),
     attributes=("usage", "origin", "deprecated", "channel", "format", "config", "definitionGroups"),
-    validate=hooks.check_endpoint, event_type_prefix="io.cloudevents.endpointregistry",
-    body_schema={"properties": {"usage": {"enum": list(USAGES)}, "channel": {"type": ["string", "null"]},
-                                "format": {"type": ["string", "null"], "pattern": FORMAT_PATTERN.pattern}},
-                 "required": ["usage"]},
+    validate=hooks.check_endpoint,
+    event_type_prefix="io.cloudevents.endpointregistry",
+    body_schema={
+        "properties": {
+            "usage": {"enum": list(USAGES)},
+            "channel": {"type": ["string", "null"]},
+            "format": {"type": ["string", "null"], "pattern": FORMAT_PATTERN.pattern},
+        },
+        "required": ["usage"],
+    },
 )
 
 
@@ -34,8 +44,10 @@ def endpoint_map_facts(attributes: dict) -> catalog_map.NodeFacts:
     usage = attributes.get("usage")
     usage = ", ".join(map(str, usage)) if isinstance(usage, list) else usage
     protocol = config.get("protocol") or attributes.get("protocol")
-    return catalog_map.NodeFacts(tuple(str(v) for v in (usage, protocol, attributes.get("format")) if v),
-                                 deprecated=attributes.get("deprecated") is not None)
+    return catalog_map.NodeFacts(
+        tuple(str(v) for v in (usage, protocol, attributes.get("format")) if v),
+        deprecated=attributes.get("deprecated") is not None,
+    )
 
 
 def register() -> None:
@@ -44,5 +56,6 @@ def register() -> None:
     references.register_reference_extractor("endpoints", "definitions", definition_references)
     catalog_map.register_map_describer("endpoints", None, endpoint_map_facts)
     catalog_map.register_map_describer("endpoints", "definitions", format_map_facts)
-    dashboard.register_admin_lists("endpoints", ("Endpoints", "admin:endpoints_endpoint_changelist"),
-                                   ("Endpoint definitions", None))
+    dashboard.register_admin_lists(
+        "endpoints", ("Endpoints", "admin:endpoints_endpoint_changelist"), ("Endpoint definitions", None)
+    )

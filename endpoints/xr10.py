@@ -12,6 +12,7 @@
 
 Written by hand: no library knows either shape.
 """
+
 from __future__ import annotations
 
 from registry.xr10.mapping import (
@@ -66,8 +67,13 @@ def endpoint_to_v05(attrs: dict) -> dict:
         out["config"] = config
     if "envelope" in a:
         out["format"] = a.pop("envelope")
-    return moved_with_rest(a, out, {"messagegroups": "definitionGroups"}, "messagegroups",
-                           lambda value: _references(value, reference_to_v05))
+    return moved_with_rest(
+        a,
+        out,
+        {"messagegroups": "definitionGroups"},
+        "messagegroups",
+        lambda value: _references(value, reference_to_v05),
+    )
 
 
 def endpoint_to_v10(attrs: dict) -> dict:
@@ -94,13 +100,24 @@ def endpoint_to_v10(attrs: dict) -> dict:
     if fmt is not None:
         if protocol_family(fmt) == "cloudevents" or protocol_family(fmt) != protocol_family(protocol):
             out["envelope"] = fmt
-    return moved_with_rest(a, out, {"definitionGroups": "messagegroups"}, "definitionGroups",
-                           lambda value: _references(value, reference_to_v10))
+    return moved_with_rest(
+        a,
+        out,
+        {"definitionGroups": "messagegroups"},
+        "definitionGroups",
+        lambda value: _references(value, reference_to_v10),
+    )
 
 
 def register() -> None:
     """Called from `EndpointsConfig.ready`."""
-    register_mapping(GroupMapping(
-        plural="endpoints", v1_plural="endpoints", v1_singular="endpoint",
-        to_v05=endpoint_to_v05, to_v10=endpoint_to_v10, v05_only=("config", "definitionGroups", "format"),
-    ))
+    register_mapping(
+        GroupMapping(
+            plural="endpoints",
+            v1_plural="endpoints",
+            v1_singular="endpoint",
+            to_v05=endpoint_to_v05,
+            to_v10=endpoint_to_v10,
+            v05_only=("config", "definitionGroups", "format"),
+        )
+    )

@@ -1,4 +1,5 @@
 """Admin of bulk imports: start one (upload or server path) as a Celery task, see its status and report."""
+
 import json
 
 from django import forms
@@ -13,9 +14,12 @@ from .services import server_path_error
 class ImportRunForm(forms.ModelForm):
     """An upload, or a server path inside REGISTRY_IMPORT_ROOT (pipeline.services.server_path_error)."""
 
-    source = forms.CharField(required=False, widget=forms.TextInput(attrs={"size": 80}),
-                             help_text="a file, directory or glob inside REGISTRY_IMPORT_ROOT (relative paths are "
-                                       "taken inside it); or upload a file below")
+    source = forms.CharField(
+        required=False,
+        widget=forms.TextInput(attrs={"size": 80}),
+        help_text="a file, directory or glob inside REGISTRY_IMPORT_ROOT (relative paths are "
+        "taken inside it); or upload a file below",
+    )
 
     class Meta:
         model = ImportRun
@@ -39,8 +43,18 @@ class ImportRunAdmin(admin.ModelAdmin):
     form = ImportRunForm
     list_display = ("id", "source_or_upload", "status", "summary", "created_by", "created_at", "finished_at")
     list_filter = ("status", "dry_run")
-    fields = ("source", "upload", "dry_run", "status", "summary", "pretty_report", "error", "created_by",
-              "created_at", "finished_at")
+    fields = (
+        "source",
+        "upload",
+        "dry_run",
+        "status",
+        "summary",
+        "pretty_report",
+        "error",
+        "created_by",
+        "created_at",
+        "finished_at",
+    )
     readonly_fields = ("status", "summary", "pretty_report", "error", "created_by", "created_at", "finished_at")
 
     @admin.display(description="input")

@@ -1,4 +1,5 @@
 """App configuration of the bulk-import pipeline."""
+
 from django.apps import AppConfig
 
 

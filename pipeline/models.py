@@ -1,5 +1,6 @@
 """Import runs started from the admin (what was imported, by whom, its status and its report), and the inputs
 that imports left the registry consistent with (so the same input again needs no Spark at all)."""
+
 from django.db import models
 
 

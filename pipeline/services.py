@@ -10,6 +10,7 @@ validation spreads over all of them.
 Unlike `POST /` and `import_registry` (one document, all or nothing), entities are rejected one by one: a
 rejected group takes its resources and versions with it, a rejected resource its versions.
 """
+
 from __future__ import annotations
 
 import glob
@@ -48,8 +49,9 @@ class ImportResult:
     files: int = 0
 
     def summary(self) -> str:
-        return (f"created {self.created}, updated {self.updated}, unchanged {self.unchanged}, "
-                f"rejected {len(self.rejected)}")
+        return (
+            f"created {self.created}, updated {self.updated}, unchanged {self.unchanged}, rejected {len(self.rejected)}"
+        )
 
 
 def server_path_error(source: str) -> str | None:
@@ -69,6 +71,7 @@ def server_path_error(source: str) -> str | None:
         matches = [Path(m) for m in glob.glob(pattern, recursive=True)]
     else:
         matches = [candidate]
+
     def outside(path: Path) -> bool:
         resolved = path.resolve()
         return resolved != root and root not in resolved.parents
@@ -135,10 +138,12 @@ def _stored() -> Stored:
         stored.pks[path], stored.group_attributes[path] = group.pk, attrs
         if group.origin:
             stored.origins[path] = group.origin
-        stored.prints[path] = entities.fingerprint(EntityRecord(path, "group", group.group_type, group.gid,
-                                                                attributes=attrs))
-    for group_id, plural, count in (Resource.objects.order_by().values_list("group_id", "resource_type")
-                                    .annotate(n=Count("pk"))):
+        stored.prints[path] = entities.fingerprint(
+            EntityRecord(path, "group", group.group_type, group.gid, attributes=attrs)
+        )
+    for group_id, plural, count in (
+        Resource.objects.order_by().values_list("group_id", "resource_type").annotate(n=Count("pk"))
+    ):
         stored.group_counts.setdefault(groups[group_id], {})[plural] = count
     resources = {}
     for resource in Resource.objects.all():
@@ -153,8 +158,16 @@ def _stored() -> Stored:
         rpath = resources[version.resource_id]
         path = f"{rpath}/versions/{version.vid}"
         content = bytes(version.content) if version.content is not None else None
-        record = EntityRecord(path, "version", "", "", attributes=version_attributes(version), document=content,
-                              media_type=version.media_type, resource_uri=version.resource_uri)
+        record = EntityRecord(
+            path,
+            "version",
+            "",
+            "",
+            attributes=version_attributes(version),
+            document=content,
+            media_type=version.media_type,
+            resource_uri=version.resource_uri,
+        )
         stored.pks[path], stored.prints[path] = version.pk, entities.fingerprint(record)
         attrs, versions = stored.resources[rpath]
         if content is not None:
@@ -185,8 +198,15 @@ def _changes(marker: str) -> int:
     return int(marker.split(":", 1)[0])
 
 
-def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bool = False,
-                     report_path: str | None = None, user: str | None = None, progress=None) -> ImportResult:
+def run_spark_import(
+    paths: list[str],
+    *,
+    master: str | None = None,
+    dry_run: bool = False,
+    report_path: str | None = None,
+    user: str | None = None,
+    progress=None,
+) -> ImportResult:
     """Import the inputs (files, directories, globs). An input that an earlier import left the registry
     consistent with (`ImportedInput`), while no change has been committed since, is unchanged as a whole:
     its fingerprint (a hash of the files, read at disk speed) answers without Spark."""
@@ -213,18 +233,25 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
         documents = [f for f in files if f not in lines]
         parts = []
         if documents:
-            parts.append(sc.parallelize(documents, max(1, min(len(documents), sc.defaultParallelism * 4)))
-                         .flatMap(entities.read_file))
+            parts.append(
+                sc.parallelize(documents, max(1, min(len(documents), sc.defaultParallelism * 4))).flatMap(
+                    entities.read_file
+                )
+            )
         for path in lines:
-            parts.append(sc.textFile(path, sc.defaultParallelism * 2)
-                         .flatMap(lambda line, p=path: entities.records_from_line(line, p) if line.strip() else []))
+            parts.append(
+                sc.textFile(path, sc.defaultParallelism * 2).flatMap(
+                    lambda line, p=path: entities.records_from_line(line, p) if line.strip() else []
+                )
+            )
         if not parts:
             records_rdd = sc.parallelize([])
         else:
             records_rdd = parts[0] if len(parts) == 1 else sc.union(parts)
         records_rdd = records_rdd.cache()
         index = records_rdd.mapPartitionsWithIndex(
-            lambda n, part: ((n, *item) for item in entities.index_partition(part))).collect()
+            lambda n, part: ((n, *item) for item in entities.index_partition(part))
+        ).collect()
         step("indexed the input")
         input_groups = [item for _n, kind, item in index if kind == "group"]
         partitions_of: dict[str, set[int]] = {}  # resource path -> numbers of the partitions holding its records
@@ -236,15 +263,25 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
         else:
             keyed = {path for path, numbers in partitions_of.items() if len(numbers) > 1}
         known = {tuple(p.strip("/").split("/")) for p in stored.pks if p.count("/") == 2}
-        context = sc.broadcast(entities.CheckContext(
-            known_groups=known | {(g.group_type, g.gid) for g in input_groups},
-            group_attributes={**stored.group_attributes, **{g.path: g.attributes for g in input_groups}},
-            stored_resources={p: stored.resources[p] for p in partitions_of if p in stored.resources},
-            stored_groups={g.path: (stored.group_attributes[g.path], stored.group_counts.get(g.path, {}))
-                           for g in input_groups if g.path in stored.group_attributes},
-            stored_prints=stored.prints, keyed=keyed,
-            changed_groups={g.path for g in input_groups
-                            if not g.implicit and stored.prints.get(g.path) != entities.fingerprint(g)}))
+        context = sc.broadcast(
+            entities.CheckContext(
+                known_groups=known | {(g.group_type, g.gid) for g in input_groups},
+                group_attributes={**stored.group_attributes, **{g.path: g.attributes for g in input_groups}},
+                stored_resources={p: stored.resources[p] for p in partitions_of if p in stored.resources},
+                stored_groups={
+                    g.path: (stored.group_attributes[g.path], stored.group_counts.get(g.path, {}))
+                    for g in input_groups
+                    if g.path in stored.group_attributes
+                },
+                stored_prints=stored.prints,
+                keyed=keyed,
+                changed_groups={
+                    g.path
+                    for g in input_groups
+                    if not g.implicit and stored.prints.get(g.path) != entities.fingerprint(g)
+                },
+            )
+        )
         step("validating on the executors")
         checked = records_rdd.mapPartitions(lambda part: entities.check_partition(part, context.value))
         if keyed:
@@ -252,7 +289,8 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
                 records_rdd.filter(lambda r: r.resource_path in context.value.keyed)
                 .map(lambda r: (r.resource_path, r))
                 .groupByKey(sc.defaultParallelism * 2)
-                .flatMap(lambda item: entities.check_resource(list(item[1]), context.value)))
+                .flatMap(lambda item: entities.check_resource(list(item[1]), context.value))
+            )
         classified = checked.collect()
     finally:
         sc.stop()
@@ -262,14 +300,17 @@ def run_spark_import(paths: list[str], *, master: str | None = None, dry_run: bo
     after = selectors.change_marker()
     if not dry_run and not result.rejected and _changes(after) == _changes(marker) + ctx.emitted:
         # nobody else committed a change while this import ran: the registry is what the input says
-        ImportedInput.objects.update_or_create(fingerprint=fingerprint, defaults={
-            "marker": after, "entities": result.created + result.updated + result.unchanged})
+        ImportedInput.objects.update_or_create(
+            fingerprint=fingerprint,
+            defaults={"marker": after, "entities": result.created + result.updated + result.unchanged},
+        )
     result.report_path = _write_report(result, report_path, dry_run)
     return result
 
 
-def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, ctx: WriteContext, step, *,
-                       origins: dict[str, str]) -> None:
+def _cascade_and_write(
+    result: ImportResult, classified, pks, dry_run: bool, ctx: WriteContext, step, *, origins: dict[str, str]
+) -> None:
     # a resource named by several version lines arrives once per line: keep one
     unique: dict = {}
     for status, record in classified:
@@ -285,8 +326,10 @@ def _cascade_and_write(result: ImportResult, classified, pks, dry_run: bool, ctx
             if record.implicit:
                 continue
             if status != "rejected":
-                status, record.error = "rejected", "a new resource needs a version, and none of its versions " \
-                                                   "in the input was accepted"
+                status, record.error = (
+                    "rejected",
+                    "a new resource needs a version, and none of its versions in the input was accepted",
+                )
         classified.append((status, record))
     rejected_paths = {r.path for s, r in classified if s == "rejected"}
     present = set(pks) | {r.path for _s, r in classified}
@@ -338,7 +381,14 @@ def _write_report(result: ImportResult, report_path: str | None, dry_run: bool) 
         directory = Path(settings.VAR_DIR) / "imports"
         directory.mkdir(parents=True, exist_ok=True)
         report_path = str(directory / f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}.json")
-    report = {"dry_run": dry_run, "files": result.files, "created": result.created, "updated": result.updated,
-              "unchanged": result.unchanged, "rejected_count": len(result.rejected), "rejected": result.rejected}
+    report = {
+        "dry_run": dry_run,
+        "files": result.files,
+        "created": result.created,
+        "updated": result.updated,
+        "unchanged": result.unchanged,
+        "rejected_count": len(result.rejected),
+        "rejected": result.rejected,
+    }
     Path(report_path).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return report_path

@@ -1,4 +1,5 @@
 """Celery task: run a bulk import started from the admin and record its outcome on the ImportRun."""
+
 import json
 from pathlib import Path
 

@@ -2,6 +2,7 @@
 
 It knows no formats: catalog/, endpoints/ and subscriptions/ plug into it.
 """
+
 from .celery import app as celery_app
 
 __all__ = ["celery_app"]

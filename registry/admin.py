@@ -1,5 +1,6 @@
 """The governance UI's engine part: a ModelAdmin base whose add/change pages are service forms (the same
 writes, validation, epochs and events as the API), and the group form shared by every group type."""
+
 from __future__ import annotations
 
 import json
@@ -39,9 +40,18 @@ class GroupForm(ServiceForm):
     def __init__(self, *args, group_plural: str, instance=None, **kwargs):
         self.group_plural, self.instance = group_plural, instance
         if instance is not None:
-            kwargs.setdefault("initial", {"gid": instance.gid, "name": instance.name, "description": instance.description,
-                                          "docs": instance.docs, "tags": instance.tags,
-                                          "attributes": instance.extensions, "epoch": instance.epoch})
+            kwargs.setdefault(
+                "initial",
+                {
+                    "gid": instance.gid,
+                    "name": instance.name,
+                    "description": instance.description,
+                    "docs": instance.docs,
+                    "tags": instance.tags,
+                    "attributes": instance.extensions,
+                    "epoch": instance.epoch,
+                },
+            )
         super().__init__(*args, **kwargs)
         if instance is not None:
             self.fields["gid"].disabled = True
@@ -52,10 +62,15 @@ class GroupForm(ServiceForm):
             body["tags"] = data["tags"]
         body.update(data.get("attributes") or {})
         if self.instance is None:
-            return services.create_group(ctx=self.context(), address=services.EntityAddress(self.group_plural),
-                                         data={"id": data["gid"], **body})
-        group, _created = services.put_group(ctx=self.context(), address=services.EntityAddress.of(self.instance),
-                                             data=body, expected_epoch=data.get("epoch"))
+            return services.create_group(
+                ctx=self.context(), address=services.EntityAddress(self.group_plural), data={"id": data["gid"], **body}
+            )
+        group, _created = services.put_group(
+            ctx=self.context(),
+            address=services.EntityAddress.of(self.instance),
+            data=body,
+            expected_epoch=data.get("epoch"),
+        )
         return group
 
 
@@ -94,8 +109,12 @@ class OwnerFilter(admin.SimpleListFilter):
     field = "tags"
 
     def lookups(self, request, model_admin):
-        values = (model_admin.get_queryset(request).annotate(_owner=KeyTextTransform("owner", self.field))
-                  .values_list("_owner", flat=True).distinct()[:200])
+        values = (
+            model_admin.get_queryset(request)
+            .annotate(_owner=KeyTextTransform("owner", self.field))
+            .values_list("_owner", flat=True)
+            .distinct()[:200]
+        )
         return sorted({(v, v) for v in values if isinstance(v, str)})
 
     def queryset(self, request, queryset):
@@ -123,8 +142,20 @@ class ServiceAdmin(admin.ModelAdmin):
         """A line above the form of a change page (HTML made with format_html, or plain text)."""
         return None
 
-    def render_form(self, request, obj, title: str, form=None, sections=None, submit_label=None, intro=None,
-                    hidden_inputs=(), submit_name="_save", with_delete=False, readonly=None):
+    def render_form(
+        self,
+        request,
+        obj,
+        title: str,
+        form=None,
+        sections=None,
+        submit_label=None,
+        intro=None,
+        hidden_inputs=(),
+        submit_name="_save",
+        with_delete=False,
+        readonly=None,
+    ):
         """readonly: None = the user may not change `obj`; False for a form that writes nothing (a check)."""
         if readonly is None:
             readonly = obj is not None and not self.has_change_permission(request, obj)
@@ -132,10 +163,20 @@ class ServiceAdmin(admin.ModelAdmin):
         if obj is not None and with_delete and self.has_delete_permission(request, obj):
             opts = self.model._meta
             delete_url = reverse(f"admin:{opts.app_label}_{opts.model_name}_delete", args=[obj.pk])
-        context = {**self.admin_site.each_context(request), "title": title, "form": form, "opts": self.model._meta,
-                   "readonly": readonly, "sections": sections or [], "submit_label": submit_label, "intro": intro,
-                   "highlight_css": highlight_css(), "hidden_inputs": hidden_inputs, "submit_name": submit_name,
-                   "delete_url": delete_url}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": title,
+            "form": form,
+            "opts": self.model._meta,
+            "readonly": readonly,
+            "sections": sections or [],
+            "submit_label": submit_label,
+            "intro": intro,
+            "highlight_css": highlight_css(),
+            "hidden_inputs": hidden_inputs,
+            "submit_name": submit_name,
+            "delete_url": delete_url,
+        }
         return render(request, self.form_template, context)
 
     def form_view(self, request, obj):
@@ -150,13 +191,23 @@ class ServiceAdmin(admin.ModelAdmin):
                 saved = form.result
                 self.log_service_write(request, obj, saved, form)
                 self.message_user(request, getattr(form, "outcome", "") or f"Saved {saved}.", messages.SUCCESS)
-                return HttpResponseRedirect(reverse(f"admin:{self.model._meta.app_label}_"
-                                                    f"{self.model._meta.model_name}_change", args=[saved.pk]))
-        title = f"{'Change' if may_write else 'View'} {obj}" if obj is not None else f"Add {self.model._meta.verbose_name}"
+                return HttpResponseRedirect(
+                    reverse(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_change", args=[saved.pk])
+                )
+        title = (
+            f"{'Change' if may_write else 'View'} {obj}" if obj is not None else f"Add {self.model._meta.verbose_name}"
+        )
         if obj is None:
             return self.render_form(request, obj, title, form)
-        return self.render_form(request, obj, title, form, self.page_sections(request, obj), intro=self.intro(request, obj),
-                                with_delete=True)
+        return self.render_form(
+            request,
+            obj,
+            title,
+            form,
+            self.page_sections(request, obj),
+            intro=self.intro(request, obj),
+            with_delete=True,
+        )
 
     def log_service_write(self, request, before, saved, form) -> None:
         """Django's admin history (the object's History page, the recent actions) for a write the service made."""
@@ -199,24 +250,39 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         resources = obj.resources.select_related("latest").annotate(n=Count("versions")).order_by("rid")
         for resource in resources[:500]:
             latest = resource.latest
-            name = (format_html("<a href='{}'>{}</a>", reverse(self.resource_admin, args=[resource.pk]), resource.rid)
-                    if self.resource_admin else resource.rid)
-            rows.append(format_html("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", name,
-                                    resource.resource_type, latest.vid if latest else "", resource.n,
-                                    (latest.extensions.get("format") if latest else "") or ""))
+            name = (
+                format_html("<a href='{}'>{}</a>", reverse(self.resource_admin, args=[resource.pk]), resource.rid)
+                if self.resource_admin
+                else resource.rid
+            )
+            rows.append(
+                format_html(
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    name,
+                    resource.resource_type,
+                    latest.vid if latest else "",
+                    resource.n,
+                    (latest.extensions.get("format") if latest else "") or "",
+                )
+            )
         if not rows:
             return [{"title": "Resources", "html": "<p>None yet.</p>"}]
-        return [{"title": f"Resources ({len(rows)})",
-                 "html": "<table id='group-resources'><tr><th>id</th><th>type</th><th>latest version</th>"
-                         "<th>versions</th><th>format</th></tr>" + "".join(rows) + "</table>"}]
+        return [
+            {
+                "title": f"Resources ({len(rows)})",
+                "html": "<table id='group-resources'><tr><th>id</th><th>type</th><th>latest version</th>"
+                "<th>versions</th><th>format</th></tr>" + "".join(rows) + "</table>",
+            }
+        ]
 
     @admin.action(description="Export the selected groups as a registry document")
     def export_document(self, request, queryset):
         document = export_document(self.group_plural)
         wanted = {g.gid for g in queryset}
         document[self.group_plural] = {k: v for k, v in document[self.group_plural].items() if k in wanted}
-        response = HttpResponse(json.dumps(document, indent=2, ensure_ascii=False),
-                                content_type="application/cloudevents-registry+json")
+        response = HttpResponse(
+            json.dumps(document, indent=2, ensure_ascii=False), content_type="application/cloudevents-registry+json"
+        )
         response["Content-Disposition"] = f'attachment; filename="{self.group_plural}.cereg"'
         return response
 
@@ -282,8 +348,26 @@ def action_form(admin_obj, request, queryset, form_class, action: str, title: st
         return apply(form.cleaned_data)
     hidden = [("action", action)] + [("_selected_action", obj.pk) for obj in queryset]
     # the submit is named "apply", not "_save", which the changelist takes for a list_editable save
-    return admin_obj.render_form(request, None, title, form, hidden_inputs=hidden, submit_label=submit_label,
-                                 intro=", ".join(str(o) for o in queryset), submit_name="apply")
+    return admin_obj.render_form(
+        request,
+        None,
+        title,
+        form,
+        hidden_inputs=hidden,
+        submit_label=submit_label,
+        intro=", ".join(str(o) for o in queryset),
+        submit_name="apply",
+    )
 
 
-__all__ = ["GroupAdmin", "GroupForm", "group_body", "OwnerFilter", "Problem", "ServiceAdmin", "TagFilter", "action_form", "highlighted"]
+__all__ = [
+    "GroupAdmin",
+    "GroupForm",
+    "group_body",
+    "OwnerFilter",
+    "Problem",
+    "ServiceAdmin",
+    "TagFilter",
+    "action_form",
+    "highlighted",
+]

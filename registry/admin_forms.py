@@ -1,5 +1,6 @@
 """Admin forms that write through the registry's services: validation errors land next to the field they
 name, an epoch conflict (someone saved meanwhile) is a clear message and the user's edit stays on screen."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,15 @@ from .services import WriteContext
 class JSONField(forms.CharField):
     """A formatted JSON editor: pretty-printed on display, parsed and checked on save."""
 
-    widget = forms.Textarea(attrs={"rows": 12, "cols": 100, "class": "vLargeTextField json-editor",
-                                   "spellcheck": "false", "style": "font-family: monospace"})
+    widget = forms.Textarea(
+        attrs={
+            "rows": 12,
+            "cols": 100,
+            "class": "vLargeTextField json-editor",
+            "spellcheck": "false",
+            "style": "font-family: monospace",
+        }
+    )
 
     def __init__(self, *args, kind=dict, **kwargs):
         self.kind = kind
@@ -58,8 +66,15 @@ class DocumentField(forms.CharField):
     """A document editor: a monospace textarea; JSON documents are checked for syntax before any write
     (see DocumentFormMixin), the format's own validation is the service's."""
 
-    widget = forms.Textarea(attrs={"rows": 18, "cols": 100, "class": "vLargeTextField json-editor",
-                                   "spellcheck": "false", "style": "font-family: monospace"})
+    widget = forms.Textarea(
+        attrs={
+            "rows": 18,
+            "cols": 100,
+            "class": "vLargeTextField json-editor",
+            "spellcheck": "false",
+            "style": "font-family: monospace",
+        }
+    )
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("strip", False)
@@ -79,24 +94,43 @@ class DocumentFormMixin:
         return document
 
 
-FIELD_OF = {"id": "gid", "name": "name", "description": "description", "tags": "tags", "docs": "docs",
-            "version": "vid", "format": "format", "compatibility": "compatibility"}
+FIELD_OF = {
+    "id": "gid",
+    "name": "name",
+    "description": "description",
+    "tags": "tags",
+    "docs": "docs",
+    "version": "vid",
+    "format": "format",
+    "compatibility": "compatibility",
+}
 
 
 def attach_problem(form: forms.Form, problem: Problem, fallback: str | None = None) -> None:
     """Put each error next to the field its attribute path names (else on the form)."""
     if problem.kind == "epoch-mismatch":
-        form.add_error(None, f"Someone else saved this meanwhile ({problem.detail}). Your edit is still below: "
-                             "reload the page in another tab to see their change, then save again.")
+        form.add_error(
+            None,
+            f"Someone else saved this meanwhile ({problem.detail}). Your edit is still below: "
+            "reload the page in another tab to see their change, then save again.",
+        )
         return
     if problem.kind == "incompatible-version":
-        form.add_error(None, "Refused: this version is not compatible with the earlier versions under the schema's "
-                             "compatibility level. Nothing was saved; the reasons are listed next to the document.")
+        form.add_error(
+            None,
+            "Refused: this version is not compatible with the earlier versions under the schema's "
+            "compatibility level. Nothing was saved; the reasons are listed next to the document.",
+        )
     messages = problem.errors or [problem.detail]
     for message in messages:
-        text = message if isinstance(message, str) else (
-            f"{message.get('path')}: {message.get('change', '')}"
-            + (f" ({message['reason']})" if message.get("reason") else ""))
+        text = (
+            message
+            if isinstance(message, str)
+            else (
+                f"{message.get('path')}: {message.get('change', '')}"
+                + (f" ({message['reason']})" if message.get("reason") else "")
+            )
+        )
         head = text.split(": ", 1)[-1] if text.startswith("/") else text
         attribute = head.split(" ", 1)[0].split(".", 1)[0].split("[", 1)[0].rstrip(":")
         field = FIELD_OF.get(attribute) or (attribute if attribute in form.fields else None)

@@ -1,6 +1,7 @@
 """The catalog map in the governance UI: a "Map" section on the change page of every group, resource and
 version (the map around it, inline so that its nodes are links), and the whole registry's map page
 (`/admin/registry/map/`, linked from the dashboard). The same picture is public at `/map.svg?root=PATH`."""
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,12 @@ PROLOG = re.compile(rb"^.*?(?=<svg)", re.S)  # the XML declaration and DOCTYPE b
 def inline_svg(request, root: str | None) -> str:
     """The map as an `<svg>` element to place in a page (its links work there, unlike in an `<img>`)."""
     try:
-        svg = catalog_map_svg(root=root, base_urls=base_urls(request.build_absolute_uri("/").rstrip("/")),
-                              link=admin_url_of, title=root or f"{settings.REGISTRY_NAME}: the whole registry")
+        svg = catalog_map_svg(
+            root=root,
+            base_urls=base_urls(request.build_absolute_uri("/").rstrip("/")),
+            link=admin_url_of,
+            title=root or f"{settings.REGISTRY_NAME}: the whole registry",
+        )
     except MapUnavailable as exc:
         return format_html("<p class='errornote'>{}</p>", str(exc))
     except Problem as problem:
@@ -36,19 +41,27 @@ def inline_svg(request, root: str | None) -> str:
 
 def map_section(request, path: str) -> dict:
     link = f"{reverse('catalog-map')}?{urlencode({'root': path})}"
-    html = format_html("<p>What {} connects to: the endpoints, definition groups, definitions and schemas that "
-                       "lead to it or that it leads to; every box links to its page. "
-                       "<a href='{}' id='map-svg-link'>Open as SVG</a> (public, to embed in a README or a wiki)."
-                       "</p><style>.catalog-map svg {{max-width: 100%; height: auto}}</style>"
-                       "<div class='catalog-map' id='catalog-map'>{}</div>",
-                       path, link, inline_svg(request, path))
+    html = format_html(
+        "<p>What {} connects to: the endpoints, definition groups, definitions and schemas that "
+        "lead to it or that it leads to; every box links to its page. "
+        "<a href='{}' id='map-svg-link'>Open as SVG</a> (public, to embed in a README or a wiki)."
+        "</p><style>.catalog-map svg {{max-width: 100%; height: auto}}</style>"
+        "<div class='catalog-map' id='catalog-map'>{}</div>",
+        path,
+        link,
+        inline_svg(request, path),
+    )
     return {"title": "Map", "html": html}
 
 
 def map_view(request):
     """The whole registry's map, or the map around `?root=PATH`."""
     root = request.GET.get("root") or None
-    context = {**admin.site.each_context(request), "title": "Catalog map", "root": root or "",
-               "svg": inline_svg(request, root),
-               "svg_url": reverse("catalog-map") + (f"?{urlencode({'root': root})}" if root else "")}
+    context = {
+        **admin.site.each_context(request),
+        "title": "Catalog map",
+        "root": root or "",
+        "svg": inline_svg(request, root),
+        "svg_url": reverse("catalog-map") + (f"?{urlencode({'root': root})}" if root else ""),
+    }
     return render(request, "admin/registry/map.html", context)

@@ -7,6 +7,7 @@
   the confirmation page lists the referrers that stay, and the delete is refused unless "delete anyway"
   (the API's `?force=true`) is ticked; a bulk delete of referrers and referees together succeeds.
 """
+
 from __future__ import annotations
 
 from django.contrib import messages
@@ -60,18 +61,32 @@ def admin_url(path: str) -> str | None:
 def referrer_rows(request, paths: list[str]) -> list[dict]:
     """The entities outside `paths` that reference one of them: path, admin link, attribute, reference."""
     found = references.referrers(paths, base_urls(request.build_absolute_uri("/").rstrip("/")))
-    return [{"path": path, "url": admin_url(path), "attribute": ref["attribute"], "reference": ref["reference"]}
-            for path, ref in sorted(found.items())]
+    return [
+        {"path": path, "url": admin_url(path), "attribute": ref["attribute"], "reference": ref["reference"]}
+        for path, ref in sorted(found.items())
+    ]
 
 
 def rows_html(rows: list[dict], html_id: str) -> str:
     if not rows:
         return format_html("<p id='{}'>Nothing in this registry references it.</p>", html_id)
-    body = format_html_join("", "<tr><td>{}</td><td>{}</td><td><code>{}</code></td></tr>", (
-        (format_html("<a href='{}'>{}</a>", row["url"], row["path"]) if row["url"] else row["path"],
-         row["attribute"], row["reference"]) for row in rows))
-    return format_html("<table id='{}'><tr><th>entity</th><th>attribute</th><th>reference as written</th></tr>{}"
-                       "</table>", html_id, body)
+    body = format_html_join(
+        "",
+        "<tr><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
+        (
+            (
+                format_html("<a href='{}'>{}</a>", row["url"], row["path"]) if row["url"] else row["path"],
+                row["attribute"],
+                row["reference"],
+            )
+            for row in rows
+        ),
+    )
+    return format_html(
+        "<table id='{}'><tr><th>entity</th><th>attribute</th><th>reference as written</th></tr>{}</table>",
+        html_id,
+        body,
+    )
 
 
 class ReferencesAdminMixin:
@@ -107,8 +122,11 @@ class ReferencesAdminMixin:
     def delete_view(self, request, object_id, extra_context=None):
         obj = self.get_object(request, object_id)
         path = entity_path(obj) if obj is not None else None
-        extra = {**(extra_context or {}), "referencedby": referrer_rows(request, [path]) if path else [],
-                 "force_field": FORCE_FIELD}
+        extra = {
+            **(extra_context or {}),
+            "referencedby": referrer_rows(request, [path]) if path else [],
+            "force_field": FORCE_FIELD,
+        }
         try:
             return super().delete_view(request, object_id, extra)
         except Problem as problem:  # the service refused: nothing was deleted (its transaction rolled back)
@@ -137,12 +155,20 @@ def checked_delete_selected(modeladmin, request, queryset):
         except Problem as problem:
             modeladmin.message_user(request, f"Nothing deleted: {problem.detail}", messages.ERROR)
             return None
-        modeladmin.message_user(request, f"Deleted {len(deleted)} {modeladmin.model._meta.verbose_name_plural}"
-                                         f" (and what they held).", messages.SUCCESS)
+        modeladmin.message_user(
+            request,
+            f"Deleted {len(deleted)} {modeladmin.model._meta.verbose_name_plural} (and what they held).",
+            messages.SUCCESS,
+        )
         return None
     response = django_delete_selected(modeladmin, request, queryset)
     if getattr(response, "context_data", None) is not None:
         paths = [entity_path(obj) for obj in queryset]
-        response.context_data.update({"referencedby": referrer_rows(request, paths), "force_field": FORCE_FIELD,
-                                      "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME})
+        response.context_data.update(
+            {
+                "referencedby": referrer_rows(request, paths),
+                "force_field": FORCE_FIELD,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            }
+        )
     return response

@@ -1,5 +1,6 @@
 """The governance UI's search (registry/search.py): the results page behind the dashboard's search box, the
 dashboard panel holding that box, and the changelists' own search boxes (`SearchAdminMixin`)."""
+
 from __future__ import annotations
 
 from django.contrib import admin
@@ -35,8 +36,14 @@ def search_view(request):
     query = request.GET.get("q", "").strip()
     results = search.search(query, LIMIT) if query else None
     rows = [{"hit": hit, "url": change_url(hit.obj)} for hit in results.hits] if results else []
-    context = {**admin.site.each_context(request), "title": f"Search: {query}" if query else "Search the registry",
-               "query": query, "results": results, "rows": rows, "limit": LIMIT}
+    context = {
+        **admin.site.each_context(request),
+        "title": f"Search: {query}" if query else "Search the registry",
+        "query": query,
+        "results": results,
+        "rows": rows,
+        "limit": LIMIT,
+    }
     return render(request, "admin/registry/search.html", context)
 
 
@@ -54,8 +61,11 @@ class SearchAdminMixin:
     def get_search_results(self, request, queryset, search_term):
         if not search.words(search_term):
             return queryset, False
-        matching = {"group": search.matching_groups, "resource": search.matching_resources,
-                    "version": search.matching_versions}[self.search_target](search_term)
+        matching = {
+            "group": search.matching_groups,
+            "resource": search.matching_resources,
+            "version": search.matching_versions,
+        }[self.search_target](search_term)
         found = Q(pk__in=matching.values("pk"))
         if self.search_target == "resource":  # a resource list is also searched by its groups' ids, as before
             found |= Q(group__gid__icontains=search_term.strip())

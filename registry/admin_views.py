@@ -1,5 +1,6 @@
 """Admin pages beside the model admins: import a registry document by upload (with the created / updated /
 unchanged report) and export the whole registry as a document."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,16 @@ class ImportForm(forms.Form):
     document = forms.FileField(help_text="a CloudEvents Registry document: .cereg (JSON) or .cereg.yaml (YAML)")
 
 
-@permission_required(["registry.add_group", "registry.change_group", "registry.add_resource",
-                      "registry.add_version", "registry.change_version"], raise_exception=True)
+@permission_required(
+    [
+        "registry.add_group",
+        "registry.change_group",
+        "registry.add_resource",
+        "registry.add_version",
+        "registry.change_version",
+    ],
+    raise_exception=True,
+)
 def import_view(request):
     form = ImportForm(request.POST or None, request.FILES or None)
     report, problem = None, None
@@ -36,14 +45,20 @@ def import_view(request):
             report = import_document(WriteContext.from_request(request), document)
         except Problem as exc:
             problem = exc
-    context = {**admin.site.each_context(request), "title": "Import a registry document", "form": form,
-               "report": report, "problem": problem}
+    context = {
+        **admin.site.each_context(request),
+        "title": "Import a registry document",
+        "form": form,
+        "report": report,
+        "problem": problem,
+    }
     return render(request, "admin/registry/import.html", context)
 
 
 def export_view(request):
     document = export_document()
-    response = HttpResponse(json.dumps(document, indent=2, ensure_ascii=False),
-                            content_type="application/cloudevents-registry+json")
+    response = HttpResponse(
+        json.dumps(document, indent=2, ensure_ascii=False), content_type="application/cloudevents-registry+json"
+    )
     response["Content-Disposition"] = 'attachment; filename="registry.cereg"'
     return response

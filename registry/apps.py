@@ -1,4 +1,5 @@
 """App configuration of the registry engine."""
+
 from django.apps import AppConfig
 
 

@@ -3,6 +3,7 @@
 `split_attributes` separates what a client sent into common attributes, server-owned ones (ignored or
 checked) and extension attributes (handed to the type's validator).
 """
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,13 @@ COMMON = ("id", "name", "description", "tags", "docs")
 SERVER_OWNED = ("epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn", "specVersion", "version")
 # xRegistry 1.0 names of attributes the 0.5-wip shape names otherwise (the 0.5 name, or None when server-owned):
 # refused in a 0.5 body rather than stored as extensions that the 1.0 binding would show in place of the real ones
-V10_NAMES = {"labels": "tags", "documentation": "docs", "createdat": "createdOn", "modifiedat": "modifiedOn",
-             "xid": None}
+V10_NAMES = {
+    "labels": "tags",
+    "documentation": "docs",
+    "createdat": "createdOn",
+    "modifiedat": "modifiedOn",
+    "xid": None,
+}
 
 
 def check_id(value, what: str = "id") -> str:
@@ -35,8 +41,11 @@ def check_id(value, what: str = "id") -> str:
     if value in (".", ".."):  # dot segments: URLs holding them normalize to other paths (RFC 3986 5.2.4)
         raise Problem("invalid-id", f"{what} {value!r} is a dot segment; it cannot be an id")
     if not ID_PATTERN.fullmatch(value):
-        raise Problem("invalid-id", f"{what} {value!r} contains characters not allowed in an id "
-                                    "(RFC 3986 segment-nz-nc: letters, digits, -._~!$&'()*+,;=@ and %XX)")
+        raise Problem(
+            "invalid-id",
+            f"{what} {value!r} contains characters not allowed in an id "
+            "(RFC 3986 segment-nz-nc: letters, digits, -._~!$&'()*+,;=@ and %XX)",
+        )
     return value
 
 
@@ -59,8 +68,10 @@ def check_common(attrs: dict, prefix: str = "") -> list[str]:
         else:
             for key, value in tags.items():
                 if not TAG_KEY_PATTERN.fullmatch(key):
-                    errors.append(f"{prefix}tags.{key}: tag names are 1-63 letters, digits, '-', '_' or '.', "
-                                  "starting with a letter or digit")
+                    errors.append(
+                        f"{prefix}tags.{key}: tag names are 1-63 letters, digits, '-', '_' or '.', "
+                        "starting with a letter or digit"
+                    )
                 if not isinstance(value, str):
                     errors.append(f"{prefix}tags.{key} must be a string")
     return errors + check_attribute_names(attrs, prefix)
@@ -73,8 +84,10 @@ def check_attribute_names(attrs: dict, prefix: str = "") -> list[str]:
     errors, seen = [], {}
     for name in attrs:
         if not isinstance(name, str) or not ATTRIBUTE_NAME.fullmatch(name):
-            errors.append(f"{prefix}attribute name {name!r} is not valid: use letters, digits and '_' "
-                          "(not starting with a digit), at most 63 characters")
+            errors.append(
+                f"{prefix}attribute name {name!r} is not valid: use letters, digits and '_' "
+                "(not starting with a digit), at most 63 characters"
+            )
             continue
         other = seen.setdefault(name.lower(), name)
         if other != name:
@@ -123,8 +136,11 @@ def split_attributes(body: dict, *, ignore: set[str] = frozenset()) -> tuple[dic
             continue
         if key in V10_NAMES:
             instead = f"; the 0.5-wip binding calls it {V10_NAMES[key]!r}" if V10_NAMES[key] else ""
-            raise Problem("invalid-attribute", f"{key!r} is an attribute of xRegistry 1.0 (the /registry binding), "
-                                               f"not of the 0.5-wip binding{instead}")
+            raise Problem(
+                "invalid-attribute",
+                f"{key!r} is an attribute of xRegistry 1.0 (the /registry binding), "
+                f"not of the 0.5-wip binding{instead}",
+            )
         if key in COMMON:
             common[key] = value
         elif key.lower() in lowered:

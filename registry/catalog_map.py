@@ -21,6 +21,7 @@
 Only the layout is left to a library (Graphviz, through the `graphviz` package); which entities to draw and how
 to label them is the registry's own.
 """
+
 from __future__ import annotations
 
 import re
@@ -38,8 +39,13 @@ MAX_DETAILED_RESOURCES = 60
 COMMENT = re.compile(rb"<!--.*?-->\n?", re.S)
 FONT = "Helvetica"
 # fill and border per group type, in the model's order (the engine knows no type by name)
-PALETTE = [("#fde9d9", "#d9822b"), ("#e3edf9", "#3d74b8"), ("#e4f3e1", "#4c9a44"), ("#efe6f6", "#7d55a8"),
-           ("#f3f0dc", "#a08a1c")]
+PALETTE = [
+    ("#fde9d9", "#d9822b"),
+    ("#e3edf9", "#3d74b8"),
+    ("#e4f3e1", "#4c9a44"),
+    ("#efe6f6", "#7d55a8"),
+    ("#f3f0dc", "#a08a1c"),
+]
 
 
 @dataclass(frozen=True)
@@ -98,8 +104,13 @@ def _facts(key: tuple[str, str | None], attributes: dict) -> NodeFacts:
 
 
 def _group_attributes(group) -> dict:
-    return {"name": group.name, "description": group.description, "tags": group.tags, "docs": group.docs,
-            **(group.extensions or {})}
+    return {
+        "name": group.name,
+        "description": group.description,
+        "tags": group.tags,
+        "docs": group.docs,
+        **(group.extensions or {}),
+    }
 
 
 def _canonical(path: str) -> str:
@@ -121,20 +132,35 @@ class CatalogGraph:
         types = {gt.plural: gt for gt in registry_model.group_types}
         for group in Group.objects.filter(group_type__in=types).order_by("group_type", "gid"):
             gt = types[group.group_type]
-            node = Node(group.path, group.path, f"{gt.singular} {group.gid}",
-                        _facts((gt.plural, None), _group_attributes(group)), is_group=True)
+            node = Node(
+                group.path,
+                group.path,
+                f"{gt.singular} {group.gid}",
+                _facts((gt.plural, None), _group_attributes(group)),
+                is_group=True,
+            )
             self._add(node, (group.pk, None))
-        resources = (Resource.objects.filter(group__group_type__in=types).select_related("group", "latest")
-                     .only("rid", "resource_type", "extensions", "group__gid", "group__group_type",
-                           "latest__extensions").order_by("group__gid", "resource_type", "rid"))
+        resources = (
+            Resource.objects.filter(group__group_type__in=types)
+            .select_related("group", "latest")
+            .only("rid", "resource_type", "extensions", "group__gid", "group__group_type", "latest__extensions")
+            .order_by("group__gid", "resource_type", "rid")
+        )
         for resource in resources:
             rt = types[resource.group.group_type].resources_by_plural.get(resource.resource_type)
             if rt is None:
                 continue
-            attributes = {**(resource.extensions or {}), **((resource.latest.extensions or {}) if resource.latest else {})}
+            attributes = {
+                **(resource.extensions or {}),
+                **((resource.latest.extensions or {}) if resource.latest else {}),
+            }
             group_path = resource.group.path
-            node = Node(resource.path, group_path, f"{rt.singular} {resource.rid}",
-                        _facts((resource.group.group_type, rt.plural), attributes))
+            node = Node(
+                resource.path,
+                group_path,
+                f"{rt.singular} {resource.rid}",
+                _facts((resource.group.group_type, rt.plural), attributes),
+            )
             self._add(node, (self.pks[group_path][0], resource.pk))
             self.members[group_path].append(resource.path)
             self.nodes[group_path].resources += 1
@@ -198,10 +224,14 @@ def _node_attrs(node: Node, url: str | None, fill: str, border: str, *, extra: l
     lines = [node.title, *node.facts.lines, *extra]
     if node.facts.deprecated:
         lines.append("deprecated")
-    attrs = {"label": "\\n".join(_text(line) if i else line for i, line in enumerate(lines)),
-             "tooltip": node.path, "fillcolor": fill, "color": border,
-             "style": "rounded,filled" + (",dashed" if node.facts.deprecated else ""),
-             "penwidth": "1.6" if node.is_group else "1"}
+    attrs = {
+        "label": "\\n".join(_text(line) if i else line for i, line in enumerate(lines)),
+        "tooltip": node.path,
+        "fillcolor": fill,
+        "color": border,
+        "style": "rounded,filled" + (",dashed" if node.facts.deprecated else ""),
+        "penwidth": "1.6" if node.is_group else "1",
+    }
     if node.facts.deprecated:
         attrs["fontcolor"] = "#777777"
     if node.missing:
@@ -224,11 +254,21 @@ def _colors(path: str) -> tuple[str, str]:
 
 def _digraph(title: str) -> graphviz.Digraph:
     return graphviz.Digraph(
-        "catalog", format="svg",
-        graph_attr={"rankdir": "LR", "fontname": FONT, "fontsize": "12", "nodesep": "0.2", "ranksep": "0.7",
-                    "label": title.replace("\\", "/"), "labelloc": "t", "tooltip": title.replace("\\", "/")},
+        "catalog",
+        format="svg",
+        graph_attr={
+            "rankdir": "LR",
+            "fontname": FONT,
+            "fontsize": "12",
+            "nodesep": "0.2",
+            "ranksep": "0.7",
+            "label": title.replace("\\", "/"),
+            "labelloc": "t",
+            "tooltip": title.replace("\\", "/"),
+        },
         node_attr={"shape": "box", "fontname": FONT, "fontsize": "10", "margin": "0.12,0.05"},
-        edge_attr={"fontname": FONT, "fontsize": "9", "color": "#666666", "arrowsize": "0.7"})
+        edge_attr={"fontname": FONT, "fontsize": "9", "color": "#666666", "arrowsize": "0.7"},
+    )
 
 
 def _detailed(graph: CatalogGraph, shown: set[str], link: Link, title: str):
@@ -248,12 +288,19 @@ def _detailed(graph: CatalogGraph, shown: set[str], link: Link, title: str):
             drawn.append(group_path)  # a resource is drawn in its group's cluster, under its group's node
         hidden = group.resources - sum(1 for p in drawn if not graph.nodes[p].is_group)
         with dot.subgraph(name=f"cluster_{index}") as cluster:
-            cluster.attr(label=group_path + (f"  (+{hidden} more not connected)" if hidden > 0 else ""),
-                         style="rounded", color=border, fontcolor=border, tooltip=group_path)
+            cluster.attr(
+                label=group_path + (f"  (+{hidden} more not connected)" if hidden > 0 else ""),
+                style="rounded",
+                color=border,
+                fontcolor=border,
+                tooltip=group_path,
+            )
             for path in sorted(drawn, key=lambda p: (not graph.nodes[p].is_group, p)):
                 node = graph.nodes[path]
-                cluster.node(path, **_node_attrs(node, link(path, *graph.pks[path]),
-                                                 fill if node.is_group else "#ffffff", border))
+                cluster.node(
+                    path,
+                    **_node_attrs(node, link(path, *graph.pks[path]), fill if node.is_group else "#ffffff", border),
+                )
                 if not node.is_group:  # unseen: places a group's node before its resources
                     cluster.edge(group_path, path, style="invis")
     for (source, target), edge in sorted(graph.edges.items()):
@@ -278,7 +325,9 @@ def _by_group(graph: CatalogGraph, shown: set[str], link: Link, title: str):
             cluster.attr(label=f"{gt.plural} ({len(members)})", style="rounded", color=border, fontcolor=border)
             for path in members:
                 node = graph.nodes[path]
-                extra = [f"{node.resources} {'resource' if node.resources == 1 else 'resources'}"] if node.resources else []
+                extra = (
+                    [f"{node.resources} {'resource' if node.resources == 1 else 'resources'}"] if node.resources else []
+                )
                 cluster.node(path, **_node_attrs(node, link(path, *graph.pks[path]), fill, border, extra=extra))
     for path in sorted(p for p in shown if graph.nodes[p].missing):
         dot.node(path, **_node_attrs(graph.nodes[path], None, "#ffffff", "#999999"))
@@ -294,8 +343,7 @@ def _by_group(graph: CatalogGraph, shown: set[str], link: Link, title: str):
     return dot
 
 
-def catalog_map_svg(*, root: str | None, base_urls: list[str], link: Link,
-                    title: str) -> bytes:
+def catalog_map_svg(*, root: str | None, base_urls: list[str], link: Link, title: str) -> bytes:
     """The map around `root` (None: the whole registry) as an SVG document."""
     graph = CatalogGraph(base_urls)
     shown = graph.around(root) if root else set(graph.nodes)
@@ -308,4 +356,3 @@ def catalog_map_svg(*, root: str | None, base_urls: list[str], link: Link,
         raise MapUnavailable("Graphviz's dot is not installed on this server (Debian: apt install graphviz)") from exc
     # dot writes each node's name in an XML comment: an id holding "--" would make the document invalid XML
     return COMMENT.sub(b"", svg)
-

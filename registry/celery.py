@@ -9,6 +9,7 @@ connection around every task (unless CELERY_DB_REUSE_MAX is set, as config/setti
 PostgreSQL connection per task cost more worker CPU than the deliveries the task made, plus a backend
 process started on the server each time.
 """
+
 import os
 
 from celery import Celery, signals

@@ -10,6 +10,7 @@ keep a compiled query for re-use with new parameters, so this small builder is w
 The answers are the same objects `selectors.get_document_version` returned from the ORM: a Resource with
 `.group` and `.latest` loaded, or a Version with `.resource` and `.resource.group` loaded.
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -35,23 +36,28 @@ def _statement(vendor: str, by_version: bool, history: bool = False) -> str:
     rfk_group = qn(Resource._meta.get_field("group").column)
     rfk_latest = qn(Resource._meta.get_field("latest").column)
     vfk_resource = qn(Version._meta.get_field("resource").column)
-    where = (f"g.{qn('group_type')} = %s AND g.{qn('gid')} = %s AND r.{qn('resource_type')} = %s "
-             f"AND r.{qn('rid')} = %s")
+    where = f"g.{qn('group_type')} = %s AND g.{qn('gid')} = %s AND r.{qn('resource_type')} = %s AND r.{qn('rid')} = %s"
     extra = ""
     if history:  # the resource's version count and the id of the version created before this one
         created, pk, vid = qn("created_on"), qn("id"), qn("vid")
-        extra = (f", (SELECT COUNT(*) FROM {version} x WHERE x.{vfk_resource} = r.{pk}), "
-                 f"(SELECT x.{vid} FROM {version} x WHERE x.{vfk_resource} = r.{pk} AND (x.{created} < v.{created} "
-                 f"OR (x.{created} = v.{created} AND x.{pk} < v.{pk})) ORDER BY x.{created} DESC, x.{pk} DESC LIMIT 1)")
+        extra = (
+            f", (SELECT COUNT(*) FROM {version} x WHERE x.{vfk_resource} = r.{pk}), "
+            f"(SELECT x.{vid} FROM {version} x WHERE x.{vfk_resource} = r.{pk} AND (x.{created} < v.{created} "
+            f"OR (x.{created} = v.{created} AND x.{pk} < v.{pk})) ORDER BY x.{created} DESC, x.{pk} DESC LIMIT 1)"
+        )
     if by_version:
-        return (f"SELECT {columns(Resource, 'r')}, {columns(Group, 'g')}, {columns(Version, 'v')}{extra} "
-                f"FROM {version} v INNER JOIN {resource} r ON v.{vfk_resource} = r.{qn('id')} "
-                f"INNER JOIN {group} g ON r.{rfk_group} = g.{qn('id')} "
-                f"WHERE {where} AND v.{qn('vid')} = %s")
-    return (f"SELECT {columns(Resource, 'r')}, {columns(Group, 'g')}, {columns(Version, 'v')}{extra} "
-            f"FROM {resource} r INNER JOIN {group} g ON r.{rfk_group} = g.{qn('id')} "
-            f"LEFT OUTER JOIN {version} v ON r.{rfk_latest} = v.{qn('id')} "
-            f"WHERE {where}")
+        return (
+            f"SELECT {columns(Resource, 'r')}, {columns(Group, 'g')}, {columns(Version, 'v')}{extra} "
+            f"FROM {version} v INNER JOIN {resource} r ON v.{vfk_resource} = r.{qn('id')} "
+            f"INNER JOIN {group} g ON r.{rfk_group} = g.{qn('id')} "
+            f"WHERE {where} AND v.{qn('vid')} = %s"
+        )
+    return (
+        f"SELECT {columns(Resource, 'r')}, {columns(Group, 'g')}, {columns(Version, 'v')}{extra} "
+        f"FROM {resource} r INNER JOIN {group} g ON r.{rfk_group} = g.{qn('id')} "
+        f"LEFT OUTER JOIN {version} v ON r.{rfk_latest} = v.{qn('id')} "
+        f"WHERE {where}"
+    )
 
 
 @cache
@@ -61,8 +67,7 @@ def _converters(vendor: str, model) -> list[tuple]:
     out = []
     for field in _fields(model):
         expression = field.get_col(model._meta.db_table)
-        out.append((expression, [*connection.ops.get_db_converters(expression),
-                                 *field.get_db_converters(connection)]))
+        out.append((expression, [*connection.ops.get_db_converters(expression), *field.get_db_converters(connection)]))
     return out
 
 
@@ -78,8 +83,9 @@ def _instance(model, db: str, values: tuple, connection):
     return model.from_db(db, [f.attname for f in fields], converted)
 
 
-def document_row(group_type: str, gid: str, resource_type: str, rid: str, vid: str | None = None, *,
-                 history: bool = False):
+def document_row(
+    group_type: str, gid: str, resource_type: str, rid: str, vid: str | None = None, *, history: bool = False
+):
     """(resource, version) at the path, with the resource's group loaded; None when the path matches nothing.
 
     Without `vid` the version is the resource's latest (None for a resource without versions). With `history`,
@@ -95,8 +101,8 @@ def document_row(group_type: str, gid: str, resource_type: str, rid: str, vid: s
         return None
     n_resource, n_group, n_version = len(_fields(Resource)), len(_fields(Group)), len(_fields(Version))
     resource = _instance(Resource, db, row[:n_resource], connection)
-    group = _instance(Group, db, row[n_resource:n_resource + n_group], connection)
-    version = _instance(Version, db, row[n_resource + n_group:n_resource + n_group + n_version], connection)
+    group = _instance(Group, db, row[n_resource : n_resource + n_group], connection)
+    version = _instance(Version, db, row[n_resource + n_group : n_resource + n_group + n_version], connection)
     resource.group = group
     if version is not None:
         version.resource = resource

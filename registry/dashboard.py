@@ -7,6 +7,7 @@
 - `register_panel(template, context)`: a panel below the registry's own: `template` is rendered with the
   dict `context(user)` returns (subscriptions register their counts and failing sinks this way).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -2,6 +2,7 @@
 
 Services and selectors raise `Problem`; the HTTP layer renders it as `application/problem+json`.
 """
+
 from __future__ import annotations
 
 PROBLEM_BASE = "urn:problem-type:cloudevents-registry:"
@@ -40,8 +41,16 @@ KINDS = {
 class Problem(Exception):
     """A failure with a problem kind, a detail naming what is wrong, and optional per-item errors."""
 
-    def __init__(self, kind: str, detail: str, *, errors: list | None = None, headers: dict | None = None,
-                 status: int | None = None, members: dict | None = None):
+    def __init__(
+        self,
+        kind: str,
+        detail: str,
+        *,
+        errors: list | None = None,
+        headers: dict | None = None,
+        status: int | None = None,
+        members: dict | None = None,
+    ):
         self.kind = kind
         default_status, self.title = KINDS[kind]
         self.status = status or default_status

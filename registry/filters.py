@@ -4,6 +4,7 @@ Matching is case-insensitive. Common attributes map to columns; every other attr
 the JSON extension attributes (`config.protocol`, `tags.owner`). For resources, attributes are those of
 the latest version, falling back to the resource-level ones.
 """
+
 from __future__ import annotations
 
 import re

@@ -2,6 +2,7 @@
 recursion, so a deeply nested document cannot exhaust the stack of any library; and whether a stored JSON
 document can be served and exported again (`json_document_problem`). Used by the engine and by the catalog's
 format validators."""
+
 import json
 
 from .attributes import unstorable

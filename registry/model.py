@@ -3,6 +3,7 @@
 Apps register their group types here (from `AppConfig.ready`); the URL routes, `GET /?model`,
 the root document and validation all derive from this one description.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -14,8 +15,15 @@ if TYPE_CHECKING:
 
 # The values of a resource's `compatibility` (xRegistry 1.0 core, the `meta` entity): the engine stores and
 # checks the level; what a level means for a format is the plug-in's (catalog's compatibility checks).
-COMPATIBILITY_LEVELS = ("none", "backward", "backward_transitive", "forward", "forward_transitive", "full",
-                        "full_transitive")
+COMPATIBILITY_LEVELS = (
+    "none",
+    "backward",
+    "backward_transitive",
+    "forward",
+    "forward_transitive",
+    "full",
+    "full_transitive",
+)
 
 
 @dataclass(frozen=True)
@@ -108,8 +116,13 @@ class RegistryModel:
         for g in self.group_types:
             entry = {"singular": g.singular, "plural": g.plural}
             entry["resources"] = [
-                {"singular": r.singular, "plural": r.plural, "versions": r.versions,
-                 **({"mutable": True} if r.plural in g.mutable_resources else {})} for r in g.resources
+                {
+                    "singular": r.singular,
+                    "plural": r.plural,
+                    "versions": r.versions,
+                    **({"mutable": True} if r.plural in g.mutable_resources else {}),
+                }
+                for r in g.resources
             ]
             groups.append(entry)
         return {"groups": groups}

@@ -7,6 +7,7 @@ validated by the group or resource type's hook before any write. Version ids are
 from `Resource.version_counter`: there is no global counter row. `RegistryState` is the registry entity's one row,
 written only when a group is added or removed.
 """
+
 import uuid
 
 from django.db import models

@@ -2,6 +2,7 @@
 
 The token is an offset encoded so that clients do not build it themselves; entries are ordered by id.
 """
+
 from __future__ import annotations
 
 import base64

@@ -12,6 +12,7 @@ attribute of any app).
   registered types on each call: fine for registries of thousands of entities (the demo registry is small);
   an index table kept by the writes would be the next step for large ones.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,7 +64,7 @@ def _relative_path(reference: str, base_urls: Iterable[str]) -> str | None:
         except ValueError:
             continue
         if _origin(target) == _origin(own) and target.path.startswith(own.path):
-            return "/" + target.path[len(own.path):]
+            return "/" + target.path[len(own.path) :]
     return None
 
 
@@ -124,8 +125,14 @@ def scan(base_urls: Iterable[str] = ()) -> list[Reference]:
             continue
         if rplural is None:
             for group in Group.objects.filter(group_type=gplural).order_by("gid"):
-                attributes = {"id": group.gid, "name": group.name, "description": group.description,
-                              "tags": group.tags, "docs": group.docs, **(group.extensions or {})}
+                attributes = {
+                    "id": group.gid,
+                    "name": group.name,
+                    "description": group.description,
+                    "tags": group.tags,
+                    "docs": group.docs,
+                    **(group.extensions or {}),
+                }
                 for attribute, written in _extract(fns, attributes):
                     target = resolve(written, base_urls)
                     if target:
@@ -134,11 +141,21 @@ def scan(base_urls: Iterable[str] = ()) -> list[Reference]:
         rt = gt.resources_by_plural.get(rplural)
         if rt is None:
             continue
-        versions = (Version.objects.filter(resource__group__group_type=gplural, resource__resource_type=rplural)
-                    .exclude(content=None).select_related("resource__group")
-                    .only("vid", "content", "resource__rid", "resource__resource_type", "resource__latest",
-                          "resource__group__gid", "resource__group__group_type")
-                    .order_by("resource__group__gid", "resource__rid", "vid"))
+        versions = (
+            Version.objects.filter(resource__group__group_type=gplural, resource__resource_type=rplural)
+            .exclude(content=None)
+            .select_related("resource__group")
+            .only(
+                "vid",
+                "content",
+                "resource__rid",
+                "resource__resource_type",
+                "resource__latest",
+                "resource__group__gid",
+                "resource__group__group_type",
+            )
+            .order_by("resource__group__gid", "resource__rid", "vid")
+        )
         for version in versions:
             resource = version.resource
             if rt.versions == 0 and resource.latest_id not in (None, version.pk):
@@ -157,8 +174,9 @@ def scan(base_urls: Iterable[str] = ()) -> list[Reference]:
     return sorted(out, key=lambda r: (r.referrer, r.attribute, r.written))
 
 
-def referrers(roots: Iterable[str], base_urls: Iterable[str] = (), references: list[Reference] | None = None
-              ) -> dict[str, dict[str, str]]:
+def referrers(
+    roots: Iterable[str], base_urls: Iterable[str] = (), references: list[Reference] | None = None
+) -> dict[str, dict[str, str]]:
     """The entities outside `roots` that point at one of them or into it:
     `{referrer path: {"attribute": NAME, "reference": AS_WRITTEN}}` (the first reference of each referrer)."""
     roots = list(roots)

@@ -2,6 +2,7 @@
 
 Built from already-loaded rows: nothing here queries the database.
 """
+
 from __future__ import annotations
 
 import base64
@@ -49,8 +50,14 @@ def group_url(base: str, group: Group) -> str:
 
 
 def group_json(base: str, gt: GroupType, group: Group, inline: bool = False) -> dict:
-    out = {"id": group.gid, **_common(group, group.gid), **group.extensions, "epoch": group.epoch,
-           "self": group_url(base, group), **_audit(group)}
+    out = {
+        "id": group.gid,
+        **_common(group, group.gid),
+        **group.extensions,
+        "epoch": group.epoch,
+        "self": group_url(base, group),
+        **_audit(group),
+    }
     for rt in gt.resources:
         out[f"{rt.plural}URL"] = f"{group_url(base, group)}/{rt.plural}"
         out[f"{rt.plural}Count"] = getattr(group, f"count_{rt.plural}", 0)
@@ -135,8 +142,14 @@ def document_bytes(rt: ResourceType, resource: Resource, version: Version) -> by
     return content
 
 
-def resource_json(base: str, rt: ResourceType, resource: Resource, group: Group | None = None,
-                  inline: bool = False, version: Version | None = None) -> dict:
+def resource_json(
+    base: str,
+    rt: ResourceType,
+    resource: Resource,
+    group: Group | None = None,
+    inline: bool = False,
+    version: Version | None = None,
+) -> dict:
     """A resource as listed: the latest version's metadata plus `versionsURL`/`versionsCount`;
     with inline, the document and the `versions` map."""
     versions = getattr(resource, "all_versions", None)
@@ -163,8 +176,9 @@ def resource_json(base: str, rt: ResourceType, resource: Resource, group: Group 
     return out
 
 
-def version_json(base: str, rt: ResourceType, resource: Resource, version: Version, group: Group | None = None,
-                 inline: bool = False) -> dict:
+def version_json(
+    base: str, rt: ResourceType, resource: Resource, version: Version, group: Group | None = None, inline: bool = False
+) -> dict:
     out = version_meta(base, rt, resource, version, group)
     if inline:
         doc = document_value(rt, resource, version)

@@ -1,5 +1,6 @@
 """The two roles of the governance UI: "Registry editors" change the registry and subscriptions,
 "Registry viewers" browse. Used by the data migration (with historical models) and by tests."""
+
 APPS = ("registry", "catalog", "endpoints", "subscriptions", "pipeline", "sync")
 EDITORS, VIEWERS = "Registry editors", "Registry viewers"
 

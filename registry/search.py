@@ -11,6 +11,7 @@ case-insensitive substring test of the document's text.
 - `matching_groups(q)`, `matching_resources(q)`, `matching_versions(q)`: querysets, for changelists.
 - `search(q, limit)`: what the search page lists: groups, and resources with the versions that matched.
 """
+
 from __future__ import annotations
 
 import re
@@ -76,16 +77,20 @@ def pk_in(ids) -> Q:
 
 def _common(word: str, prefix: str = "") -> Q:
     """Id-like attributes held by groups, resources and versions: name, tag values and format (substrings)."""
-    return (Q(**{f"{prefix}name__icontains": word}) | Q(**{f"{prefix}tags__icontains": word})
-            | Q(**{f"{prefix}extensions__format__icontains": word}))
+    return (
+        Q(**{f"{prefix}name__icontains": word})
+        | Q(**{f"{prefix}tags__icontains": word})
+        | Q(**{f"{prefix}extensions__format__icontains": word})
+    )
 
 
 def _document_ids(word: str, memo: dict | None) -> list[int]:
     """The versions whose full-text vector matches `word` (one GIN index scan; kept in `memo` for one search)."""
     if memo is not None and word in memo:
         return memo[word]
-    ids = list(Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word))
-               .values_list("pk", flat=True))
+    ids = list(
+        Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word)).values_list("pk", flat=True)
+    )
     if memo is not None:
         memo[word] = ids
     return ids
@@ -159,15 +164,22 @@ def _where(obj, terms: list[str], version: Version | None = None) -> list[str]:
         text = (str(text) if text else "").lower()
         return any(t in text for t in lowered)
 
-    for label, value in (("id", ident), ("name", obj.name), ("description", obj.description),
-                         ("tags", " ".join(map(str, (obj.tags or {}).values()))),
-                         ("format", (obj.extensions or {}).get("format"))):
+    for label, value in (
+        ("id", ident),
+        ("name", obj.name),
+        ("description", obj.description),
+        ("tags", " ".join(map(str, (obj.tags or {}).values()))),
+        ("format", (obj.extensions or {}).get("format")),
+    ):
         if has(value):
             out.append(label)
     if version is not None:
-        for label, value in (("name", version.name), ("description", version.description),
-                             ("tags", " ".join(map(str, (version.tags or {}).values()))),
-                             ("format", (version.extensions or {}).get("format"))):
+        for label, value in (
+            ("name", version.name),
+            ("description", version.description),
+            ("tags", " ".join(map(str, (version.tags or {}).values()))),
+            ("format", (version.extensions or {}).get("format")),
+        ):
             if has(value) and label not in out:
                 out.append(label)
         if has(bytes(version.content or b"").decode("utf-8", "replace")):
@@ -181,8 +193,11 @@ def search(query: str, limit: int = 50) -> Results:
     terms = words(query)
     groups = matching_groups(query).order_by("group_type", "gid")
     memo: dict = {}
-    resources = matching_resources(query, memo).select_related("group", "latest").order_by("group__group_type",
-                                                                                    "group__gid", "rid")
+    resources = (
+        matching_resources(query, memo)
+        .select_related("group", "latest")
+        .order_by("group__group_type", "group__gid", "rid")
+    )
     hits = [Hit(g.group_type, g.path, g, g.name or "", _where(g, terms)) for g in groups[:limit]]
     total, room = groups.count() if len(hits) == limit else len(hits), max(limit - len(hits), 0)
     if room:  # the resources and their count in one query (the document ids are sent once)

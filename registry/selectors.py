@@ -3,6 +3,7 @@
 A page of groups costs one query for the groups (counts included), one for their resources and one for
 the versions of those resources, whatever the page size: no query per entity.
 """
+
 from __future__ import annotations
 
 from django.db.models import Count, IntegerField, Max, OuterRef, Prefetch, Subquery
@@ -65,16 +66,20 @@ def groups_queryset(gt: GroupType):
     """Groups of one type with `<plural>_count` for each resource type."""
     qs = Group.objects.filter(group_type=gt.plural).order_by("gid")
     for rt in gt.resources:
-        qs = qs.annotate(**{f"count_{rt.plural}": _count_subquery(Resource, group=OuterRef("pk"),
-                                                                   resource_type=rt.plural)})
+        qs = qs.annotate(
+            **{f"count_{rt.plural}": _count_subquery(Resource, group=OuterRef("pk"), resource_type=rt.plural)}
+        )
     return qs
 
 
 def _resources_prefetch(rplural: str, inline: bool) -> Prefetch:
     versions_qs = Version.objects.all() if inline else Version.objects.defer("content")
-    qs = (Resource.objects.filter(resource_type=rplural).order_by("rid")
-          .annotate(versions_count=_count_subquery(Version, resource=OuterRef("pk")))
-          .prefetch_related(Prefetch("versions", queryset=versions_qs, to_attr="all_versions")))
+    qs = (
+        Resource.objects.filter(resource_type=rplural)
+        .order_by("rid")
+        .annotate(versions_count=_count_subquery(Version, resource=OuterRef("pk")))
+        .prefetch_related(Prefetch("versions", queryset=versions_qs, to_attr="all_versions"))
+    )
     return Prefetch("resources", queryset=qs, to_attr=f"inline_{rplural}")
 
 
@@ -86,7 +91,7 @@ def with_inline(qs, gt: GroupType):
 def group_page(gt: GroupType, filter_values: list[str], page: PageRequest, inline: bool):
     qs = filtering.apply(groups_queryset(gt), filtering.parse(filter_values), id_column="gid")
     total = qs.count()
-    qs = qs[page.offset: page.offset + page.limit]
+    qs = qs[page.offset : page.offset + page.limit]
     if inline:
         qs = with_inline(qs, gt)
     return list(qs), total
@@ -111,8 +116,12 @@ def get_group(gt: GroupType, gid: str, inline: bool = False) -> Group:
 
 
 def resources_queryset(group: Group, rplural: str, inline: bool):
-    qs = (Resource.objects.filter(group=group, resource_type=rplural).order_by("rid").select_related("latest")
-          .annotate(versions_count=_count_subquery(Version, resource=OuterRef("pk"))))
+    qs = (
+        Resource.objects.filter(group=group, resource_type=rplural)
+        .order_by("rid")
+        .select_related("latest")
+        .annotate(versions_count=_count_subquery(Version, resource=OuterRef("pk")))
+    )
     if inline:
         qs = qs.prefetch_related(Prefetch("versions", queryset=Version.objects.all(), to_attr="all_versions"))
     else:
@@ -121,10 +130,14 @@ def resources_queryset(group: Group, rplural: str, inline: bool):
 
 
 def resource_page(group: Group, rplural: str, filter_values: list[str], page: PageRequest, inline: bool):
-    qs = filtering.apply(resources_queryset(group, rplural, inline), filtering.parse(filter_values),
-                         id_column="rid", prefixes=("latest__", ""))
+    qs = filtering.apply(
+        resources_queryset(group, rplural, inline),
+        filtering.parse(filter_values),
+        id_column="rid",
+        prefixes=("latest__", ""),
+    )
     total = qs.count()
-    return list(qs[page.offset: page.offset + page.limit]), total
+    return list(qs[page.offset : page.offset + page.limit]), total
 
 
 def get_resource(group: Group, rplural: str, rid: str, inline: bool = False) -> Resource:
@@ -141,7 +154,7 @@ def version_page(resource: Resource, filter_values: list[str], page: PageRequest
         qs = qs.defer("content")
     qs = filtering.apply(qs, filtering.parse(filter_values), id_column="vid")
     versions = sorted(qs, key=lambda v: version_sort_key(v.vid))
-    return versions[page.offset: page.offset + page.limit], len(versions)
+    return versions[page.offset : page.offset + page.limit], len(versions)
 
 
 def get_version(resource: Resource, vid: str) -> Version:
@@ -172,8 +185,11 @@ def entity_attributes(path: str) -> dict | None:
     parts = [p for p in path.split("/") if p]
     if len(parts) != 4:
         return None
-    resource = (Resource.objects.select_related("latest").filter(group__group_type=parts[0], group__gid=parts[1],
-                                                                  resource_type=parts[2], rid=parts[3]).first())
+    resource = (
+        Resource.objects.select_related("latest")
+        .filter(group__group_type=parts[0], group__gid=parts[1], resource_type=parts[2], rid=parts[3])
+        .first()
+    )
     return merged_attributes(resource, resource.latest) if resource is not None else None
 
 

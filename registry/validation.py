@@ -4,6 +4,7 @@ The engine calls a group type's `validate(GroupCheck)` and a resource type's `va
 inside the write's transaction, before anything is saved. A hook raises `Invalid` with every problem it
 found; each message starts with the attribute path (`metadata.attributes.type.required must not be false`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -14,8 +15,14 @@ from typing import Any
 class Invalid(Exception):
     """Validation failed; `errors` lists every problem, each naming its attribute. `status` 400 or 409."""
 
-    def __init__(self, errors: list[str] | str, *, status: int = 400, kind: str = "invalid-attribute",
-                 details: list[dict] | None = None):
+    def __init__(
+        self,
+        errors: list[str] | str,
+        *,
+        status: int = 400,
+        kind: str = "invalid-attribute",
+        details: list[dict] | None = None,
+    ):
         self.errors = [errors] if isinstance(errors, str) else list(errors)
         self.status = status
         self.kind = kind

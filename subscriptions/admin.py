@@ -5,6 +5,7 @@ settings and filters as the API, and the webhook handshake); credentials in the 
 shown and are kept when an edit does not give new ones. Deliveries show every attempt; dead letters can be
 redelivered.
 """
+
 from __future__ import annotations
 
 from django import forms
@@ -26,9 +27,12 @@ from .validators.sinks import masked
 class SubscriptionForm(ServiceForm):
     protocol = forms.ChoiceField(choices=[(p, p) for p in sorted(PROTOCOLS)])
     sink = forms.CharField(widget=forms.TextInput(attrs={"size": 80}), help_text="an absolute URI for the protocol")
-    protocolsettings = JSONField(label="Protocol settings", help_text="e.g. {\"method\": \"POST\"} (HTTP), "
-                                 "{\"topicname\": \"t\"} (MQTT, KAFKA), {\"address\": \"/queue/q\"} (AMQP); "
-                                 "stored credentials are hidden and kept")
+    protocolsettings = JSONField(
+        label="Protocol settings",
+        help_text='e.g. {"method": "POST"} (HTTP), '
+        '{"topicname": "t"} (MQTT, KAFKA), {"address": "/queue/q"} (AMQP); '
+        "stored credentials are hidden and kept",
+    )
     filters = JSONField(kind=list, help_text='e.g. [{"prefix": {"subject": "/schemaGroups/"}}]')
     config = JSONField(help_text='e.g. {"mode": "binary"} (AMQP: cloudEvents: application properties)')
     max_attempts = forms.IntegerField(required=False, min_value=1, help_text="overrides the default (20)")
@@ -39,23 +43,41 @@ class SubscriptionForm(ServiceForm):
     def __init__(self, *args, instance=None, **kwargs):
         self.instance = instance
         if instance is not None:
-            kwargs.setdefault("initial", {
-                "protocol": instance.protocol.upper(), "sink": masked(instance.sink),
-                "protocolsettings": redacted(instance.protocolsettings), "filters": instance.filters,
-                "config": instance.config, "max_attempts": instance.max_attempts,
-                "ttl_seconds": instance.ttl_seconds, "seen": instance.modified_on.isoformat()})
+            kwargs.setdefault(
+                "initial",
+                {
+                    "protocol": instance.protocol.upper(),
+                    "sink": masked(instance.sink),
+                    "protocolsettings": redacted(instance.protocolsettings),
+                    "filters": instance.filters,
+                    "config": instance.config,
+                    "max_attempts": instance.max_attempts,
+                    "ttl_seconds": instance.ttl_seconds,
+                    "seen": instance.modified_on.isoformat(),
+                },
+            )
         super().__init__(*args, **kwargs)
 
     def perform(self, data):
         user = self.request.user.get_username() if self.request else None
-        body = {"protocol": data["protocol"], "sink": data["sink"], "protocolsettings": data["protocolsettings"],
-                "filters": data["filters"], "config": data["config"]}
+        body = {
+            "protocol": data["protocol"],
+            "sink": data["sink"],
+            "protocolsettings": data["protocolsettings"],
+            "filters": data["filters"],
+            "config": data["config"],
+        }
         limits = {"max_attempts": data.get("max_attempts"), "ttl_seconds": data.get("ttl_seconds")}
         if self.instance is None:
             return services.create_subscription(data=body, user=user, limits=limits)
-        subscription, _created = services.put_subscription(sid=self.instance.pk, data=body, user=user,
-                                                           seen_modified_on=data.get("seen"), keep_credentials=True,
-                                                           limits=limits)
+        subscription, _created = services.put_subscription(
+            sid=self.instance.pk,
+            data=body,
+            user=user,
+            seen_modified_on=data.get("seen"),
+            keep_credentials=True,
+            limits=limits,
+        )
         return subscription
 
 
@@ -67,9 +89,14 @@ class SubscriptionAdmin(ServiceAdmin):
     actions = ["disable", "enable"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(
-            dead=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.DEAD)),
-            retry=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                dead=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.DEAD)),
+                retry=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)),
+            )
+        )
 
     @admin.display(description="sink", ordering="sink")
     def shown_sink(self, obj):
@@ -93,11 +120,21 @@ class SubscriptionAdmin(ServiceAdmin):
         html = format_html(
             "<table><tr><th>status</th><td id='subscription-status'>{}</td></tr><tr><th>reason</th><td>{}</td></tr>"
             "<tr><th>created</th><td>{} by {}</td></tr><tr><th>deliveries</th><td><a href='{}'>{}</a></td></tr>"
-            "</table>", obj.get_status_display(), obj.status_reason or "", obj.created_on.strftime("%Y-%m-%d %H:%M:%S"),
-            obj.created_by or "unknown", deliveries, summary)
-        return [{"title": "Status", "html": html},
-                {"title": "Delivery health, last 24 hours (UTC)",
-                 "html": health_svg(delivery_health(obj), html_id="subscription-health")}]
+            "</table>",
+            obj.get_status_display(),
+            obj.status_reason or "",
+            obj.created_on.strftime("%Y-%m-%d %H:%M:%S"),
+            obj.created_by or "unknown",
+            deliveries,
+            summary,
+        )
+        return [
+            {"title": "Status", "html": html},
+            {
+                "title": "Delivery health, last 24 hours (UTC)",
+                "html": health_svg(delivery_health(obj), html_id="subscription-health"),
+            },
+        ]
 
     def delete_model(self, request, obj):
         services.delete_subscription(sid=obj.pk)
@@ -132,8 +169,16 @@ class AttemptInline(admin.TabularInline):
 
 @admin.register(Delivery)
 class DeliveryAdmin(admin.ModelAdmin):
-    list_display = ("id", "event_subject", "event_type", "subscription", "status", "attempts", "next_attempt_at",
-                    "last_status_code")
+    list_display = (
+        "id",
+        "event_subject",
+        "event_type",
+        "subscription",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "last_status_code",
+    )
     list_filter = ("status", "subscription__protocol")
     search_fields = ("event__subject", "subscription__id", "subscription__sink")
     list_select_related = ("event", "subscription")

@@ -1,4 +1,5 @@
 """App configuration for subscriptions and delivery."""
+
 from django.apps import AppConfig
 
 

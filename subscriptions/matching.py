@@ -7,6 +7,7 @@ value, a prefix or a suffix of one attribute, taken from its top-level AND); an 
 attribute values (every prefix and suffix of them) and only those candidates, plus the subscriptions
 without an anchor, are evaluated. Written by hand: no library indexes CloudEvents filter dialects.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict

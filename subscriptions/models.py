@@ -1,5 +1,6 @@
 """Subscriptions, and the delivery of change events to them: one record per (event, subscription) and
 one row per attempt, so every event's fate is visible and nothing is lost between retries."""
+
 import uuid
 
 from django.db import models

@@ -5,6 +5,7 @@ beat sweep, so an event committed just before a crash is still relayed. Rows are
 `SELECT ... FOR UPDATE SKIP LOCKED` (PostgreSQL) so that concurrent relays never take the same event;
 the unique (event, subscription) constraint makes a second relay of the same event harmless.
 """
+
 from __future__ import annotations
 
 from django.db import connection, transaction
@@ -22,8 +23,14 @@ _cache: dict = {}
 
 
 def event_attributes(event: OutboxEvent) -> dict:
-    return {"specversion": "1.0", "id": str(event.id), "type": event.type, "source": event.source,
-            "subject": event.subject, "time": event.time.isoformat().replace("+00:00", "Z")}
+    return {
+        "specversion": "1.0",
+        "id": str(event.id),
+        "type": event.type,
+        "source": event.source,
+        "subject": event.subject,
+        "time": event.time.isoformat().replace("+00:00", "Z"),
+    }
 
 
 def subscription_index() -> tuple[SubscriptionIndex, dict]:
@@ -54,14 +61,20 @@ def relay_batch() -> tuple[int, list[int]]:
         for event in events:
             for sid in index.match(event_attributes(event)):
                 subscription = by_id[sid]
-                deliveries.append(Delivery(event=event, subscription_id=sid, next_attempt_at=now,
-                                           deadline=now + policy.ttl(subscription)))
+                deliveries.append(
+                    Delivery(
+                        event=event, subscription_id=sid, next_attempt_at=now, deadline=now + policy.ttl(subscription)
+                    )
+                )
         OutboxEvent.objects.filter(pk__in=[e.pk for e in events]).update(relayed_at=now)
         if not deliveries:  # no subscription matched (the common case of most changes): two queries fewer
             return len(events), []
         Delivery.objects.bulk_create(deliveries, ignore_conflicts=True, batch_size=1000)
-        ids = list(Delivery.objects.filter(event__in=events, status=Delivery.Status.PENDING, attempts=0)
-                   .order_by("pk").values_list("pk", flat=True))  # in the order the changes were made
+        ids = list(
+            Delivery.objects.filter(event__in=events, status=Delivery.Status.PENDING, attempts=0)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )  # in the order the changes were made
     return len(events), ids
 
 

@@ -10,6 +10,7 @@ none is left behind. A relay task that was lost (worker killed) leaves the flag 
 
 Without a Redis broker (eager mode, tests, other brokers) every kick queues a relay as before.
 """
+
 from __future__ import annotations
 
 import logging

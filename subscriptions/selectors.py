@@ -1,4 +1,5 @@
 """Reads of subscriptions and deliveries."""
+
 from __future__ import annotations
 
 from django.db.models import Count, Q
@@ -11,7 +12,7 @@ from .models import Delivery, Subscription
 
 def subscription_page(page: PageRequest):
     qs = Subscription.objects.order_by("created_on", "id")
-    return list(qs[page.offset: page.offset + page.limit]), qs.count()
+    return list(qs[page.offset : page.offset + page.limit]), qs.count()
 
 
 def get_subscription(sid: str) -> Subscription:
@@ -23,14 +24,20 @@ def get_subscription(sid: str) -> Subscription:
 
 def failing_subscriptions(limit: int = 10):
     """Subscriptions with dead letters or retrying deliveries, worst first (for the admin dashboard)."""
-    return (Subscription.objects
-            .annotate(dead=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.DEAD)),
-                      retrying=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)))
-            .filter(Q(dead__gt=0) | Q(retrying__gt=0) | Q(status__in=["failed", "disabled"]))
-            .order_by("-dead", "-retrying")[:limit])
+    return (
+        Subscription.objects.annotate(
+            dead=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.DEAD)),
+            retrying=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)),
+        )
+        .filter(Q(dead__gt=0) | Q(retrying__gt=0) | Q(status__in=["failed", "disabled"]))
+        .order_by("-dead", "-retrying")[:limit]
+    )
 
 
 def dashboard_panel(user) -> dict:
     """The admin dashboard's subscriptions panel: how many, dead letters, the failing ones."""
-    return {"subscriptions": Subscription.objects.count(),
-            "dead": Delivery.objects.filter(status=Delivery.Status.DEAD).count(), "failing": failing_subscriptions()}
+    return {
+        "subscriptions": Subscription.objects.count(),
+        "dead": Delivery.objects.filter(status=Delivery.Status.DEAD).count(),
+        "failing": failing_subscriptions(),
+    }

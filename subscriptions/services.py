@@ -2,6 +2,7 @@
 
 Validation (protocol, sink, settings, filters, sink address) happens here, for the API and the admin alike.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -66,8 +67,9 @@ def create_subscription(*, data: dict, user: str | None = None, limits: dict | N
     """POST /subscriptions: the id in the body is ignored; the server assigns one. `limits`: the admin's
     `max_attempts` / `ttl_seconds` overrides (not attributes of the Subscriptions API)."""
     fields = _validated(data)
-    subscription = Subscription.objects.create(**fields, **_limits(limits), status=_initial_status(fields["protocol"]),
-                                               created_by=user)
+    subscription = Subscription.objects.create(
+        **fields, **_limits(limits), status=_initial_status(fields["protocol"]), created_by=user
+    )
     _after_commit_validate(subscription)
     return subscription
 
@@ -89,8 +91,15 @@ def with_kept_credentials(given: dict, stored: dict) -> dict:
 
 
 @transaction.atomic
-def put_subscription(*, sid: str, data: dict, user: str | None = None, seen_modified_on: str | None = None,
-                     keep_credentials: bool = False, limits: dict | None = None) -> tuple[Subscription, bool]:
+def put_subscription(
+    *,
+    sid: str,
+    data: dict,
+    user: str | None = None,
+    seen_modified_on: str | None = None,
+    keep_credentials: bool = False,
+    limits: dict | None = None,
+) -> tuple[Subscription, bool]:
     """PUT /subscriptions/{id}: replace, or create with that id. A changed sink or protocol is validated again.
     The admin's form adds: `seen_modified_on`, the version it showed (a subscription changed since is a conflict);
     `keep_credentials`, since it never shows the stored ones; `limits` (see `create_subscription`)."""
@@ -102,16 +111,23 @@ def put_subscription(*, sid: str, data: dict, user: str | None = None, seen_modi
     if subscription is not None and seen_modified_on and seen_modified_on != subscription.modified_on.isoformat():
         raise Problem("epoch-mismatch", f"/subscriptions/{sid} changed at {subscription.modified_on:%H:%M:%S}")
     if subscription is not None and keep_credentials and isinstance(data.get("protocolsettings"), dict):
-        data = {**data, "protocolsettings": with_kept_credentials(data["protocolsettings"],
-                                                                  subscription.protocolsettings)}
-    if subscription is not None and isinstance(data.get("sink"), str) and data["sink"] == masked(subscription.sink) \
-            and data["sink"] != subscription.sink:
+        data = {
+            **data,
+            "protocolsettings": with_kept_credentials(data["protocolsettings"], subscription.protocolsettings),
+        }
+    if (
+        subscription is not None
+        and isinstance(data.get("sink"), str)
+        and data["sink"] == masked(subscription.sink)
+        and data["sink"] != subscription.sink
+    ):
         # a client (or the admin form) sends back the sink as it was shown, secrets masked: keep the stored one
         data = {**data, "sink": subscription.sink}
     fields = _validated(data)
     if subscription is None:
-        subscription = Subscription.objects.create(id=sid, **fields, **_limits(limits),
-                                                   status=_initial_status(fields["protocol"]), created_by=user)
+        subscription = Subscription.objects.create(
+            id=sid, **fields, **_limits(limits), status=_initial_status(fields["protocol"]), created_by=user
+        )
         _after_commit_validate(subscription)
         return subscription, True
     revalidate = (subscription.sink, subscription.protocol) != (fields["sink"], fields["protocol"])
@@ -141,8 +157,9 @@ def redeliver(*, delivery_ids) -> int:
     """Put dead deliveries (only those: others are still being tried) back in the queue with a fresh attempt
     budget and deadline, dispatched after the commit; returns how many."""
     now = timezone.now()
-    ids = list(Delivery.objects.filter(pk__in=list(delivery_ids), status=Delivery.Status.DEAD)
-               .values_list("pk", flat=True))
+    ids = list(
+        Delivery.objects.filter(pk__in=list(delivery_ids), status=Delivery.Status.DEAD).values_list("pk", flat=True)
+    )
     for delivery in Delivery.objects.filter(pk__in=ids).select_related("subscription"):
         delivery.status, delivery.attempts, delivery.next_attempt_at = Delivery.Status.PENDING, 0, now
         delivery.leased_until = None

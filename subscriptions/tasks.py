@@ -1,5 +1,6 @@
 """Celery tasks: relay the outbox, deliver, sweep (beat), validate webhooks. Thin: the logic lives in
 relay.py, delivery/ and webhooks.py. Tasks are acknowledged late and re-queued if a worker dies."""
+
 from __future__ import annotations
 
 import logging
@@ -24,7 +25,7 @@ def dispatch(delivery_ids, countdown: float | None = None) -> None:
     """Queue deliveries in batches of REGISTRY_DELIVERY_BATCH, in the order given (change order)."""
     ids, size = list(delivery_ids), settings.REGISTRY_DELIVERY_BATCH
     for start in range(0, len(ids), size):
-        deliver.apply_async((ids[start:start + size],), countdown=countdown or None)
+        deliver.apply_async((ids[start : start + size],), countdown=countdown or None)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)

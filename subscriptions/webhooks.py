@@ -3,6 +3,7 @@
 Before an HTTP subscription becomes active, the sink is asked with `OPTIONS` and `WebHook-Request-Origin`;
 it must answer 2xx with `WebHook-Allowed-Origin` naming our origin (or `*`).
 """
+
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -26,9 +27,11 @@ def validate(subscription: Subscription) -> str:
         set_status(subscription, Subscription.Status.FAILED, reason)
         return subscription.status
     try:
-        response = httpx.options(subscription.sink, headers={"WebHook-Request-Origin": origin(),
-                                                             "WebHook-Request-Rate": "120"},
-                                 timeout=settings.REGISTRY_DELIVERY_TIMEOUT)
+        response = httpx.options(
+            subscription.sink,
+            headers={"WebHook-Request-Origin": origin(), "WebHook-Request-Rate": "120"},
+            timeout=settings.REGISTRY_DELIVERY_TIMEOUT,
+        )
     except httpx.HTTPError as exc:
         set_status(subscription, Subscription.Status.FAILED, f"handshake failed: {exc}")
         return subscription.status
@@ -36,7 +39,10 @@ def validate(subscription: Subscription) -> str:
     if 200 <= response.status_code < 300 and (origin() in allowed or "*" in allowed):
         set_status(subscription, Subscription.Status.ACTIVE, "")
     else:
-        set_status(subscription, Subscription.Status.FAILED,
-                   f"handshake refused: HTTP {response.status_code}, WebHook-Allowed-Origin "
-                   f"{response.headers.get('WebHook-Allowed-Origin')!r}")
+        set_status(
+            subscription,
+            Subscription.Status.FAILED,
+            f"handshake refused: HTTP {response.status_code}, WebHook-Allowed-Origin "
+            f"{response.headers.get('WebHook-Allowed-Origin')!r}",
+        )
     return subscription.status

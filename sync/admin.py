@@ -1,4 +1,5 @@
 """Admin of sync: sources (with 'sync now' and 'subscribe at the remote' actions) and their runs."""
+
 from django.conf import settings
 from django.contrib import admin, messages
 from django.urls import reverse
@@ -24,8 +25,17 @@ class SyncRunInline(admin.TabularInline):
 
 @admin.register(SyncSource)
 class SyncSourceAdmin(admin.ModelAdmin):
-    list_display = ("name", "base_url", "scope", "path", "interval_seconds", "enabled", "subscribe", "last_run_at",
-                    "last_status")
+    list_display = (
+        "name",
+        "base_url",
+        "scope",
+        "path",
+        "interval_seconds",
+        "enabled",
+        "subscribe",
+        "last_run_at",
+        "last_status",
+    )
     list_filter = ("enabled", "scope", "last_status")
     readonly_fields = ("remote_subscription_id", "last_run_at", "last_status")
     inlines = [SyncRunInline]
@@ -36,8 +46,12 @@ class SyncSourceAdmin(admin.ModelAdmin):
         for source in queryset:
             run = services.run_sync(source, trigger="admin")
             level = messages.SUCCESS if run.status == SyncRun.Status.OK else messages.ERROR
-            self.message_user(request, f"{source.name}: {run.status} (created {run.created}, updated {run.updated}, "
-                                       f"deleted {run.deleted}) {run.error}", level)
+            self.message_user(
+                request,
+                f"{source.name}: {run.status} (created {run.created}, updated {run.updated}, "
+                f"deleted {run.deleted}) {run.error}",
+                level,
+            )
 
     @admin.action(description="Subscribe at the remote (pull on its change events)")
     def subscribe_at_remote(self, request, queryset):

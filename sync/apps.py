@@ -1,4 +1,5 @@
 """App configuration of registry sync."""
+
 from django.apps import AppConfig
 
 

@@ -1,4 +1,5 @@
 """Sync sources (a remote registry and what of it to pull) and the record of each sync run."""
+
 import secrets
 
 from django.db import models
@@ -18,8 +19,12 @@ class SyncSource(models.Model):
     base_url = models.URLField(help_text="the remote registry's base URL, e.g. https://registry.example.com")
     token = models.CharField(max_length=256, blank=True, default="", help_text="sent as 'Authorization: Token ...'")
     scope = models.CharField(max_length=16, choices=Scope.choices, default=Scope.REGISTRY)
-    path = models.CharField(max_length=512, blank=True, default="",
-                            help_text="for a group or resource scope: /schemaGroups/g or /schemaGroups/g/schemas/s")
+    path = models.CharField(
+        max_length=512,
+        blank=True,
+        default="",
+        help_text="for a group or resource scope: /schemaGroups/g or /schemaGroups/g/schemas/s",
+    )
     interval_seconds = models.PositiveIntegerField(default=300)
     enabled = models.BooleanField(default=True)
     subscribe = models.BooleanField(default=False, help_text="subscribe at the remote and pull on its change events")

@@ -7,6 +7,7 @@ server (its root answers `specversion` 1.x: this server's `/registry`, the refer
 `GET /export` (or the group with `?doc&inline=*`), translated into the 0.5 shape by the 1.0 binding's
 document translation, so that the import and its validation are the same.
 """
+
 from __future__ import annotations
 
 import httpx
@@ -36,8 +37,11 @@ def _headers(source: SyncSource) -> dict:
 
 def speaks_xregistry_10(source: SyncSource) -> bool:
     """The remote's root says `specversion` 1.x (an xRegistry 1.0 server) rather than the 0.5 `specVersion`."""
-    response = httpx.get(source.origin + "/", headers={"Accept": "application/json", **(
-        {"Authorization": f"Token {source.token}"} if source.token else {})}, timeout=TIMEOUT)
+    response = httpx.get(
+        source.origin + "/",
+        headers={"Accept": "application/json", **({"Authorization": f"Token {source.token}"} if source.token else {})},
+        timeout=TIMEOUT,
+    )
     response.raise_for_status()
     root = response.json()
     return isinstance(root, dict) and str(root.get("specversion", "")).startswith("1.")
@@ -51,8 +55,9 @@ def _fetch_10(source: SyncSource, parts: list[str]) -> dict:
         document = response.json()
     else:
         mapping = mappings[parts[0]]
-        response = httpx.get(f"{source.origin}/{mapping.v1_plural}/{parts[1]}?doc&inline=*", headers=_headers(source),
-                             timeout=TIMEOUT)
+        response = httpx.get(
+            f"{source.origin}/{mapping.v1_plural}/{parts[1]}?doc&inline=*", headers=_headers(source), timeout=TIMEOUT
+        )
         response.raise_for_status()
         document = {mapping.v1_plural: {parts[1]: response.json()}}
     try:
@@ -67,8 +72,9 @@ def fetch_document(source: SyncSource) -> dict:
     if speaks_xregistry_10(source):
         document = _fetch_10(source, parts)
     else:
-        url = source.origin + ("/?inline" if source.scope == SyncSource.Scope.REGISTRY
-                               else f"/{parts[0]}/{parts[1]}?inline")
+        url = source.origin + (
+            "/?inline" if source.scope == SyncSource.Scope.REGISTRY else f"/{parts[0]}/{parts[1]}?inline"
+        )
         response = httpx.get(url, headers=_headers(source), timeout=TIMEOUT)
         response.raise_for_status()
         document = response.json()
@@ -117,8 +123,12 @@ def apply_document(source: SyncSource, document: dict) -> dict:
         if resource.path not in remote_paths:
             delete_resource(ctx=ctx, address=EntityAddress.of(resource), force=True)
             deleted += 1
-    return {"created": len(report.created), "updated": len(report.updated), "unchanged": len(report.unchanged),
-            "deleted": deleted}
+    return {
+        "created": len(report.created),
+        "updated": len(report.updated),
+        "unchanged": len(report.unchanged),
+        "deleted": deleted,
+    }
 
 
 def run_sync(source: SyncSource, trigger: str = "schedule") -> SyncRun:

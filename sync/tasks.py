@@ -1,4 +1,5 @@
 """Celery tasks of sync: the beat-driven schedule and one pull."""
+
 from celery import shared_task
 
 from .models import SyncSource

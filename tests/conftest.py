@@ -3,6 +3,7 @@
 The database (SQLite, or a throwaway PostgreSQL with REGISTRY_TEST_DB=postgres) and the `redis_url` fixture
 come from the harness plugin, tests/harness/plugin.py, which pytest loads early (-p in pyproject's addopts).
 """
+
 import os
 import shutil
 

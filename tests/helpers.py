@@ -5,6 +5,7 @@ of everything stored (to prove that a refused request wrote nothing).
 Generic version/epoch/header behaviour uses schemas of a format no validator knows (`Custom/1`,
 text/plain), so it holds whatever the format validators accept. Fixtures (clients) are in tests/conftest.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,10 +19,16 @@ CUSTOM = "Custom/1"
 TEXT = "text/plain; charset=utf-8"
 CE_FORMAT = "CloudEvents/1.0"
 
-JSON_SCHEMA_V1 = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-                  "properties": {"id": {"type": "string"}}}
-JSON_SCHEMA_V2 = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-                  "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}
+JSON_SCHEMA_V1 = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "properties": {"id": {"type": "string"}},
+}
+JSON_SCHEMA_V2 = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "properties": {"id": {"type": "string"}, "note": {"type": "string"}},
+}
 
 
 def registry_headers(**attrs) -> dict:
@@ -59,8 +66,7 @@ def make_definition_group(client, gid="dg1", **attrs):
     return make_group(client, gid, "definitionGroups", format=CE_FORMAT, **attrs)
 
 
-def post_schema(client, gid="g1", sid="s1", body=b"first document", content_type=TEXT, fmt=CUSTOM,
-                expect=201, **attrs):
+def post_schema(client, gid="g1", sid="s1", body=b"first document", content_type=TEXT, fmt=CUSTOM, expect=201, **attrs):
     """POST /schemaGroups/gID/schemas: a schema with its first version (format Custom/1 by default)."""
     headers = {"format": fmt, **attrs}
     if sid is not None:
@@ -87,8 +93,9 @@ def post_definition(client, gid="dg1", did="d1", doc=None, expect=201, **attrs):
     headers = dict(attrs)
     if did is not None:
         headers["id"] = did
-    response = send(client, "POST", f"/definitionGroups/{gid}/definitions", doc or definition(),
-                    "application/json", **headers)
+    response = send(
+        client, "POST", f"/definitionGroups/{gid}/definitions", doc or definition(), "application/json", **headers
+    )
     if expect is not None:
         assert response.status_code == expect, response.content
     return response
@@ -131,8 +138,19 @@ def snapshot():
     return (
         sorted(Group.objects.values_list("group_type", "gid", "epoch", "name", "description", "modified_on")),
         sorted(Resource.objects.values_list("rid", "latest__vid", "version_counter")),
-        sorted((v.resource.rid, v.vid, v.epoch, bytes(v.content or b""), v.media_type, v.resource_uri,
-                json.dumps(v.extensions, sort_keys=True), v.description, v.name)
-               for v in Version.objects.select_related("resource")),
+        sorted(
+            (
+                v.resource.rid,
+                v.vid,
+                v.epoch,
+                bytes(v.content or b""),
+                v.media_type,
+                v.resource_uri,
+                json.dumps(v.extensions, sort_keys=True),
+                v.description,
+                v.name,
+            )
+            for v in Version.objects.select_related("resource")
+        ),
         OutboxEvent.objects.count(),
     )

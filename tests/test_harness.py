@@ -1,6 +1,7 @@
 """The harness itself: the suite runs on the database it was asked for (PostgreSQL started before Django read
 its settings), the Redis fixture answers PING, start_process/stop work, and a missing PostgreSQL either fails
 the run (REQUIRE_SERVICES=1) or skips every test."""
+
 import os
 import subprocess
 import sys
@@ -28,8 +29,11 @@ def test_settings_were_built_from_the_throwaway_server():
     assert harness.postgres is not None
     assert os.environ["DATABASE_URL"] == harness.postgres.url
     db = settings.DATABASES["default"]
-    assert (db["ENGINE"], db["HOST"], db["PORT"]) == ("django.db.backends.postgresql", "127.0.0.1",
-                                                       str(harness.postgres.port))
+    assert (db["ENGINE"], db["HOST"], db["PORT"]) == (
+        "django.db.backends.postgresql",
+        "127.0.0.1",
+        str(harness.postgres.port),
+    )
 
 
 def test_redis_answers_ping(redis_url):
@@ -40,8 +44,13 @@ def test_redis_answers_ping(redis_url):
 
 def test_start_process_waits_until_ready_and_stops(tmp_path):
     port = services.free_port()
-    process = services.start_process([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-                                     dict(os.environ), lambda: services.port_open(port), timeout=30, cwd=str(tmp_path))
+    process = services.start_process(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+        dict(os.environ),
+        lambda: services.port_open(port),
+        timeout=30,
+        cwd=str(tmp_path),
+    )
     try:
         assert services.port_open(port)
     finally:
@@ -52,8 +61,12 @@ def test_start_process_waits_until_ready_and_stops(tmp_path):
 
 def test_start_process_reports_an_early_exit():
     with pytest.raises(RuntimeError, match="exited with 3"):
-        services.start_process([sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"], dict(os.environ),
-                               lambda: False, timeout=30)
+        services.start_process(
+            [sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"],
+            dict(os.environ),
+            lambda: False,
+            timeout=30,
+        )
 
 
 def run_pytest_without_postgres(tmp_path, require: str) -> subprocess.CompletedProcess:
@@ -62,8 +75,15 @@ def run_pytest_without_postgres(tmp_path, require: str) -> subprocess.CompletedP
     env.pop("DATABASE_URL", None)  # the server this run may have started is not the subprocess's
     env.pop("DATABASE_CONN_MAX_AGE", None)
     fast = ["-p", "no:cacheprovider", "-p", "no:schemathesis", "-p", "no:hypothesispytest", "-p", "no:anyio"]
-    return subprocess.run([sys.executable, "-m", "pytest", VENDOR_TEST, "-q", *fast], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", VENDOR_TEST, "-q", *fast],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_required_missing_postgres_fails_the_run(tmp_path):

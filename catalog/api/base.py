@@ -9,6 +9,7 @@ come in the query string or headers of the same name and go out as headers. `aut
 attribute (inherited by later versions) defaulting to the binding's base URL; the version id is the
 version's path below that base; the version URI is authority + version id (schema registry 2.2.2).
 """
+
 from __future__ import annotations
 
 import re
@@ -58,8 +59,11 @@ def compose_uri(authority: str, version_id: str) -> str:
 
 def integer_versions(resource: Resource):
     """The versions this binding shows, in version order (numeric: "10" after "9")."""
-    return (Version.objects.filter(resource=resource, vid__regex=INTEGER_ID.pattern).defer("content")
-            .order_by(Length("vid"), "vid"))
+    return (
+        Version.objects.filter(resource=resource, vid__regex=INTEGER_ID.pattern)
+        .defer("content")
+        .order_by(Length("vid"), "vid")
+    )
 
 
 def version_id_of(text: str) -> str:
@@ -107,8 +111,9 @@ class BindingView(RegistryView):
             if getattr(group, key):
                 out[key] = getattr(group, key)
         out.update(group.extensions)
-        out.update(epoch=group.epoch, createdtimeutc=timestamp(group.created_on),
-                   updatedtimeutc=timestamp(group.modified_on))
+        out.update(
+            epoch=group.epoch, createdtimeutc=timestamp(group.created_on), updatedtimeutc=timestamp(group.modified_on)
+        )
         return out
 
     def version_attributes(self, resource: Resource, version: Version) -> dict:
@@ -122,8 +127,11 @@ class BindingView(RegistryView):
         for key in ("format", "description", "name", "compatibility"):
             if isinstance(attrs.get(key), str) and "\n" not in attrs[key] and "\r" not in attrs[key]:
                 out[key] = attrs[key]
-        out.update(epoch=version.epoch, createdtimeutc=timestamp(version.created_on),
-                   updatedtimeutc=timestamp(version.modified_on))
+        out.update(
+            epoch=version.epoch,
+            createdtimeutc=timestamp(version.created_on),
+            updatedtimeutc=timestamp(version.modified_on),
+        )
         return out
 
     def document(self, resource: Resource, version: Version, status: int = 200) -> HttpResponse:
@@ -133,8 +141,11 @@ class BindingView(RegistryView):
             del response["Content-Type"]
             response["Location"] = version.resource_uri
         else:
-            response = HttpResponse(document_bytes(self.rt, resource, version), status=status,
-                                    content_type=version.media_type or "application/octet-stream")
+            response = HttpResponse(
+                document_bytes(self.rt, resource, version),
+                status=status,
+                content_type=version.media_type or "application/octet-stream",
+            )
         for name, value in self.version_attributes(resource, version).items():
             response[name] = str(value)
         response["Content-Location"] = self.version_url(resource, version.vid)
@@ -168,16 +179,21 @@ class GroupBase(BindingView):
         body = json_body(request, required=False) or {}
         body = {k: v for k, v in body.items() if k not in ("createdtimeutc", "updatedtimeutc")}
         # the group's format rules (non-empty, frozen while it holds resources) are the type's validation hook's
-        group, created = services.put_group(ctx=self.context(), address=self.address(gid), data=body,
-                                            expected_epoch=query_epoch(request))
-        return json_response(self.group_json(group), status=201 if created else 200,
-                             headers={"Location": f"{self.groups_url()}/{gid}"} if created else None)
+        group, created = services.put_group(
+            ctx=self.context(), address=self.address(gid), data=body, expected_epoch=query_epoch(request)
+        )
+        return json_response(
+            self.group_json(group),
+            status=201 if created else 200,
+            headers={"Location": f"{self.groups_url()}/{gid}"} if created else None,
+        )
 
     def delete(self, request, gid):
         """Delete the group and everything in it; answers its last attributes."""
         check_flags(request, {"epoch"})
-        group = services.delete_group(ctx=self.context(), address=self.address(gid),
-                                      expected_epoch=query_epoch(request))
+        group = services.delete_group(
+            ctx=self.context(), address=self.address(gid), expected_epoch=query_epoch(request)
+        )
         return json_response(self.group_json(group))
 
 
@@ -189,15 +205,15 @@ class ResourcesBase(BindingView):
         check_flags(request, {"filter", "limit", "page"})
         group = selectors.get_group(self.gt, gid)
         page = PageRequest.from_params(request.GET)
-        resources, total = selectors.resource_page(group, self.resource_plural, request.GET.getlist("filter"), page,
-                                                   inline=False)
+        resources, total = selectors.resource_page(
+            group, self.resource_plural, request.GET.getlist("filter"), page, inline=False
+        )
         return self.list_response(request, [r.rid for r in resources], page, total)
 
     def delete(self, request, gid):
         """Delete everything in the group; answers the deleted ids."""
         check_flags(request, set())
-        deleted = services.delete_resources(ctx=self.context(), address=self.address(gid, resources=True),
-                                            items=None)
+        deleted = services.delete_resources(ctx=self.context(), address=self.address(gid, resources=True), items=None)
         return json_response([r.rid for r, _v in deleted])
 
 
@@ -213,8 +229,10 @@ class ResourceBase(BindingView):
     def request_attributes(self, request) -> dict:
         """Attributes from the query string or headers of the same name (empty value: remove)."""
         if "id" in request.GET or request.headers.get("id") is not None:
-            raise Problem("invalid-attribute", "id: version ids are assigned by this registry "
-                                               "(the version URI is authority + the version's path)")
+            raise Problem(
+                "invalid-attribute",
+                "id: version ids are assigned by this registry (the version URI is authority + the version's path)",
+            )
         attrs = {}
         for key in self.binding.attributes:
             query, header = request.GET.get(key), request.headers.get(key)
@@ -237,11 +255,18 @@ class ResourceBase(BindingView):
         raw = body_bytes(request)
         if not raw.strip():
             raise Problem("bad-request", f"the body must be the {self.rt.singular} document")
-        inp = services.VersionInput(document=raw, media_type=request.META.get("CONTENT_TYPE") or None,
-                                    attributes=self.request_attributes(request), epoch=query_epoch(request))
+        inp = services.VersionInput(
+            document=raw,
+            media_type=request.META.get("CONTENT_TYPE") or None,
+            attributes=self.request_attributes(request),
+            epoch=query_epoch(request),
+        )
         group = selectors.get_group(self.gt, gid)
-        resource = (Resource.objects.select_related("latest").filter(group=group, resource_type=self.resource_plural,
-                                                                     rid=rid).first())
+        resource = (
+            Resource.objects.select_related("latest")
+            .filter(group=group, resource_type=self.resource_plural, rid=rid)
+            .first()
+        )
         self.prepare(group, resource, inp)
         return self.add_version(gid, rid, inp, exists=resource is not None)
 
@@ -251,8 +276,11 @@ class ResourceBase(BindingView):
             resource, version = services.create_version(ctx=ctx, address=self.address(gid, rid), data=inp)
         else:
             if inp.epoch is not None:
-                raise Problem("not-found", f"{self.groups_url()}/{gid}/{self.binding.resource_segment}/{rid} "
-                                           "does not exist (an epoch was given)")
+                raise Problem(
+                    "not-found",
+                    f"{self.groups_url()}/{gid}/{self.binding.resource_segment}/{rid} "
+                    "does not exist (an epoch was given)",
+                )
             resource = services.create_resource(ctx=ctx, address=self.address(gid, rid, resources=True), data=inp)
             version = resource.latest
         response = self.document(resource, version, status=201)
@@ -264,8 +292,9 @@ class ResourceBase(BindingView):
         check_flags(request, {"epoch"})
         group = selectors.get_group(self.gt, gid)
         numbers = [int(v.vid) for v in integer_versions(selectors.get_resource(group, self.resource_plural, rid))]
-        resource, latest = services.delete_resource(ctx=self.context(), address=self.address(gid, rid),
-                                                    expected_epoch=query_epoch(request))
+        resource, latest = services.delete_resource(
+            ctx=self.context(), address=self.address(gid, rid), expected_epoch=query_epoch(request)
+        )
         resource.group = group
         out = self.version_attributes(resource, latest) if latest is not None else {}
         out.update(id=rid, versions=numbers, createdtimeutc=timestamp(resource.created_on))
@@ -280,7 +309,7 @@ class VersionsBase(BindingView):
         page = PageRequest.from_params(request.GET)
         qs = apply_filters(integer_versions(resource), parse_filters(request.GET.getlist("filter")), id_column="vid")
         total = qs.count()
-        numbers = [int(vid) for vid in qs[page.offset: page.offset + page.limit].values_list("vid", flat=True)]
+        numbers = [int(vid) for vid in qs[page.offset : page.offset + page.limit].values_list("vid", flat=True)]
         return self.list_response(request, numbers, page, total)
 
 
@@ -290,16 +319,19 @@ class VersionBase(BindingView):
     def get(self, request, gid, rid, version):
         """That version's document with its Content-Type; attributes as headers."""
         check_flags(request, set())
-        resource, found = selectors.get_document_version(self.gt, gid, self.resource_plural, rid,
-                                                         version_id_of(version))
+        resource, found = selectors.get_document_version(
+            self.gt, gid, self.resource_plural, rid, version_id_of(version)
+        )
         return self.document(resource, found)
 
     def delete(self, request, gid, rid, version):
         """Delete that version (not the only one: delete the resource instead); answers its last attributes."""
         check_flags(request, {"epoch"})
-        resource, deleted = services.delete_version(ctx=self.context(),
-                                                    address=self.address(gid, rid, version_id_of(version)),
-                                                    expected_epoch=query_epoch(request))
+        resource, deleted = services.delete_version(
+            ctx=self.context(),
+            address=self.address(gid, rid, version_id_of(version)),
+            expected_epoch=query_epoch(request),
+        )
         return json_response(self.version_attributes(resource, deleted))
 
 
@@ -316,15 +348,25 @@ class LookupBase(BindingView):
 
     def find(self, uri: str):
         groups = f"{re.escape(self.binding.groups_path)}/" if self.binding.groups_path else ""
-        pattern = (rf"(?:^|[/:]){groups}([^/:]+)/{re.escape(self.binding.resource_segment)}/([^/:]+)"
-                   r"/versions/([^/:]+)$")
+        pattern = (
+            rf"(?:^|[/:]){groups}([^/:]+)/{re.escape(self.binding.resource_segment)}/([^/:]+)"
+            r"/versions/([^/:]+)$"
+        )
         match = re.search(pattern, uri)
         if match is None:
             return None
         gid, rid, vid = match.groups()
-        version = (Version.objects.select_related("resource", "resource__group")
-                   .filter(resource__group__group_type=self.group_plural, resource__group__gid=gid,
-                           resource__resource_type=self.resource_plural, resource__rid=rid, vid=vid).first())
+        version = (
+            Version.objects.select_related("resource", "resource__group")
+            .filter(
+                resource__group__group_type=self.group_plural,
+                resource__group__gid=gid,
+                resource__resource_type=self.resource_plural,
+                resource__rid=rid,
+                vid=vid,
+            )
+            .first()
+        )
         if version is None or self.version_attributes(version.resource, version)["uri"] != uri:
             return None  # the path matches but the authority does not: another registry's version
         return version.resource, version

@@ -1,6 +1,7 @@
 """Views of the checks before shipping a schema (docs/api-contract.md section 12): the compatibility dry run
 (`POST /schemaGroups/G/schemas/S/compatibility`) and the diff of two versions
 (`GET /schemaGroups/G/schemas/S/versions/V1/diff/V2`). Both only read: the logic is in `catalog.checks`."""
+
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
@@ -28,20 +29,35 @@ class ReadOnlyCheckPermission(RegistryPermission):
             request._request.method = original
 
 
-VERDICT = inline_serializer("CompatibilityVerdict", fields={
-    "compatible": serializers.BooleanField(),
-    "level": serializers.ChoiceField(choices=list(LEVELS)),
-    "against": serializers.ListField(child=serializers.CharField()),
-    "incompatibilities": inline_serializer("CompatibilityIssue", many=True, fields={
-        "path": serializers.CharField(), "change": serializers.CharField(), "reason": serializers.CharField(),
-        "version": serializers.CharField(allow_null=True),
-    }),
-})
-CHANGE = inline_serializer("SchemaChange", fields={
-    "path": serializers.CharField(), "change": serializers.CharField(),
-    "old": serializers.JSONField(allow_null=True), "new": serializers.JSONField(allow_null=True),
-    "backward": serializers.BooleanField(), "forward": serializers.BooleanField(),
-})
+VERDICT = inline_serializer(
+    "CompatibilityVerdict",
+    fields={
+        "compatible": serializers.BooleanField(),
+        "level": serializers.ChoiceField(choices=list(LEVELS)),
+        "against": serializers.ListField(child=serializers.CharField()),
+        "incompatibilities": inline_serializer(
+            "CompatibilityIssue",
+            many=True,
+            fields={
+                "path": serializers.CharField(),
+                "change": serializers.CharField(),
+                "reason": serializers.CharField(),
+                "version": serializers.CharField(allow_null=True),
+            },
+        ),
+    },
+)
+CHANGE = inline_serializer(
+    "SchemaChange",
+    fields={
+        "path": serializers.CharField(),
+        "change": serializers.CharField(),
+        "old": serializers.JSONField(allow_null=True),
+        "new": serializers.JSONField(allow_null=True),
+        "backward": serializers.BooleanField(),
+        "forward": serializers.BooleanField(),
+    },
+)
 
 
 class SchemaCompatibilityView(RegistryView):
@@ -53,13 +69,16 @@ class SchemaCompatibilityView(RegistryView):
     @extend_schema(
         summary="Check a candidate version's compatibility without writing it (dry run of POST .../schemas/S)",
         description="The body is the candidate document as a new version would be sent (its media type; metadata "
-                    "in Registry-* headers, e.g. Registry-format). 200 with the verdict at the schema's effective "
-                    "compatibility level; a candidate that is not a valid document of its format is 400, as a "
-                    "real POST would answer. Needs read permission only.",
+        "in Registry-* headers, e.g. Registry-format). 200 with the verdict at the schema's effective "
+        "compatibility level; a candidate that is not a valid document of its format is 400, as a "
+        "real POST would answer. Needs read permission only.",
         request={"*/*": OpenApiTypes.BINARY},
-        responses={(200, "application/json"): OpenApiResponse(VERDICT, "the verdict"),
-                   **problem_responses(400, 401, 403, 404, 413)},
-        tags=["checks"])
+        responses={
+            (200, "application/json"): OpenApiResponse(VERDICT, "the verdict"),
+            **problem_responses(400, 401, 403, 404, 413),
+        },
+        tags=["checks"],
+    )
     def post(self, request, gid, rid):
         check_flags(request, set())
         inp = version_input(request, self.rt)
@@ -72,12 +91,16 @@ class SchemaVersionDiffView(RegistryView):
     @extend_schema(
         summary="Changes between two versions of a schema",
         description="JSON Schema, Avro and Protobuf: a list of semantic changes, each marked compatible or not "
-                    "backward (a reader of V2 reads V1 data) and forward (a reader of V1 reads V2 data). Other "
-                    "formats: {format, line_diff}, a unified diff of the documents.",
-        responses={(200, "application/json"): OpenApiResponse(
-                       OpenApiTypes.ANY, "a list of SchemaChange, or {format, line_diff}"),
-                   **problem_responses(400, 401, 404)},
-        tags=["checks"])
+        "backward (a reader of V2 reads V1 data) and forward (a reader of V1 reads V2 data). Other "
+        "formats: {format, line_diff}, a unified diff of the documents.",
+        responses={
+            (200, "application/json"): OpenApiResponse(
+                OpenApiTypes.ANY, "a list of SchemaChange, or {format, line_diff}"
+            ),
+            **problem_responses(400, 401, 404),
+        },
+        tags=["checks"],
+    )
     def get(self, request, gid, rid, vid, other):
         check_flags(request, set())
         return json_response(checks.version_diff(gid, rid, vid, other))
@@ -89,8 +112,14 @@ def urlpatterns_for(group_plural: str = "schemaGroups", resource_plural: str = "
     kwargs = {"group_plural": group_plural, "resource_plural": resource_plural}
     base = f"{group_plural}/<str:gid>/{resource_plural}/<str:rid>"
     return [
-        path(f"{base}/compatibility", SchemaCompatibilityView.as_view(**kwargs),
-             name=f"{group_plural}-{resource_plural}-compatibility"),
-        path(f"{base}/versions/<str:vid>/diff/<str:other>", SchemaVersionDiffView.as_view(**kwargs),
-             name=f"{group_plural}-{resource_plural}-diff"),
+        path(
+            f"{base}/compatibility",
+            SchemaCompatibilityView.as_view(**kwargs),
+            name=f"{group_plural}-{resource_plural}-compatibility",
+        ),
+        path(
+            f"{base}/versions/<str:vid>/diff/<str:other>",
+            SchemaVersionDiffView.as_view(**kwargs),
+            name=f"{group_plural}-{resource_plural}-diff",
+        ),
     ]

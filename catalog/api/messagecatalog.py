@@ -16,6 +16,7 @@ the base views of `base.py`), with these differences:
 - `GET /messagecatalog/messagedefinition?uri=...` is the lookup by version URI; without `uri` that path is
   the group named `messagedefinition`, so no group id is shadowed.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,10 +46,16 @@ from .base import (
 from .binding_openapi import described, operations, post_parameters
 
 MESSAGE_CATALOG = Binding(
-    "messagecatalog", "", "definitionGroups", "definitions", "messagedefinitions",
+    "messagecatalog",
+    "",
+    "definitionGroups",
+    "definitions",
+    "messagedefinitions",
     ("format", "description", "name", "authority"),
-    ((r"/definitionGroups/([^/\s]+)/definitions\b", r"/messagecatalog/\1/messagedefinitions"),
-     (r"/definitionGroups\b", "/messagecatalog")),
+    (
+        (r"/definitionGroups/([^/\s]+)/definitions\b", r"/messagecatalog/\1/messagedefinitions"),
+        (r"/definitionGroups\b", "/messagecatalog"),
+    ),
 )
 LOOKUP_SEGMENT = "messagedefinition"
 # attributes `?filter=ATTR=VALUE` matches on groups, definitions (their latest version) and versions
@@ -82,8 +89,10 @@ class MessageCatalogView(MessageCatalogBinding, GroupsBase):
         check_flags(request, set())
         user = request.user
         update = bool(user and user.is_authenticated and user.has_perm("registry.add_version"))
-        return json_response({"filterattributes": FILTER_ATTRIBUTES, "pagination": True, "update": update},
-                             headers={"Allow": ", ".join(self.allowed_methods)})
+        return json_response(
+            {"filterattributes": FILTER_ATTRIBUTES, "pagination": True, "update": update},
+            headers={"Allow": ", ".join(self.allowed_methods)},
+        )
 
 
 class MessageGroupView(MessageCatalogBinding, GroupBase):
@@ -101,14 +110,20 @@ class MessageDefinitionsView(MessageCatalogBinding, ResourcesBase):
         rid = document.get("id")
         if rid is not None and not isinstance(rid, str):
             raise Problem("invalid-attribute", "id must be a string")
-        inp = services.VersionInput(document=raw, media_type=request.META.get("CONTENT_TYPE") or None,
-                                    attributes=ResourceBase.request_attributes(self, request),
-                                    epoch=query_epoch(request))
+        inp = services.VersionInput(
+            document=raw,
+            media_type=request.META.get("CONTENT_TYPE") or None,
+            attributes=ResourceBase.request_attributes(self, request),
+            epoch=query_epoch(request),
+        )
         group = selectors.get_group(self.gt, gid)
         resource = None
         if rid is not None:
-            resource = (Resource.objects.select_related("latest")
-                        .filter(group=group, resource_type=self.resource_plural, rid=rid).first())
+            resource = (
+                Resource.objects.select_related("latest")
+                .filter(group=group, resource_type=self.resource_plural, rid=rid)
+                .first()
+            )
         self.prepare(group, resource, inp)
         return ResourceBase.add_version(self, gid, rid, inp, exists=resource is not None)
 
@@ -143,25 +158,67 @@ class MessageDefinitionLookupView(MessageCatalogBinding, LookupBase, GroupBase):
 
 
 MC = operations("definition", MESSAGE_CATALOG, TAGS)
-FEATURES = OpenApiResponse({"type": "object", "required": ["filterattributes"], "properties": {
-    "filterattributes": {"type": "array", "items": {"type": "string"}},
-    "pagination": {"type": "boolean"}, "update": {"type": "boolean"}}}, "the features document")
-OPTIONAL_URI = OpenApiParameter("uri", OpenApiTypes.STR, OpenApiParameter.QUERY,
-                                description="a version URI; without it, the group named messagedefinition")
+FEATURES = OpenApiResponse(
+    {
+        "type": "object",
+        "required": ["filterattributes"],
+        "properties": {
+            "filterattributes": {"type": "array", "items": {"type": "string"}},
+            "pagination": {"type": "boolean"},
+            "update": {"type": "boolean"},
+        },
+    },
+    "the features document",
+)
+OPTIONAL_URI = OpenApiParameter(
+    "uri",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    description="a version URI; without it, the group named messagedefinition",
+)
 
-described(MessageCatalogView, {**MC["groups"], "options": extend_schema(
-    summary="The catalog's features", responses={(200, "application/json"): FEATURES}, tags=TAGS)})
+described(
+    MessageCatalogView,
+    {
+        **MC["groups"],
+        "options": extend_schema(
+            summary="The catalog's features", responses={(200, "application/json"): FEATURES}, tags=TAGS
+        ),
+    },
+)
 described(MessageGroupView, MC["group"])
-described(MessageDefinitionsView, {**MC["resources"], "post": extend_schema(
-    summary="Add a definition version from a definition object with its id (the first creates it)",
-    parameters=post_parameters(MESSAGE_CATALOG), request={"application/json": OpenApiTypes.OBJECT}, tags=TAGS,
-    responses={(201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "created"),
-               **problem_responses(400, 401, 403, 404, 409, 413, 415)})})
+described(
+    MessageDefinitionsView,
+    {
+        **MC["resources"],
+        "post": extend_schema(
+            summary="Add a definition version from a definition object with its id (the first creates it)",
+            parameters=post_parameters(MESSAGE_CATALOG),
+            request={"application/json": OpenApiTypes.OBJECT},
+            tags=TAGS,
+            responses={
+                (201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "created"),
+                **problem_responses(400, 401, 403, 404, 409, 413, 415),
+            },
+        ),
+    },
+)
 described(MessageDefinitionView, MC["resource"])
 described(MessageDefinitionVersionsView, MC["versions"])
 described(MessageDefinitionVersionView, MC["version"])
-described(MessageDefinitionLookupView, {"get": extend_schema(
-    summary="A definition version by its version URI", parameters=[OPTIONAL_URI],
-    responses={(200, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, "the document, with attributes as headers"),
-               **problem_responses(400, 401, 404)}, tags=TAGS),
-    "put": MC["group"]["put"], "delete": MC["group"]["delete"]})
+described(
+    MessageDefinitionLookupView,
+    {
+        "get": extend_schema(
+            summary="A definition version by its version URI",
+            parameters=[OPTIONAL_URI],
+            responses={
+                (200, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, "the document, with attributes as headers"),
+                **problem_responses(400, 401, 404),
+            },
+            tags=TAGS,
+        ),
+        "put": MC["group"]["put"],
+        "delete": MC["group"]["delete"],
+    },
+)

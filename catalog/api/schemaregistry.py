@@ -8,6 +8,7 @@ format, and later versions inherit it. `PUT` on a group cannot change its format
 Attributes of a `POST`: `format`, `description`, `name`, `authority`, `compatibility`, in the query string
 or in headers of those names; `?epoch=N` (or `Registry-epoch`) as on every write.
 """
+
 from __future__ import annotations
 
 from catalog.validators.format_names import same_format
@@ -28,9 +29,15 @@ from .base import (
 )
 from .binding_openapi import described, operations
 
-SCHEMA_REGISTRY = Binding("schemaregistry", "schemagroups", "schemaGroups", "schemas", "schemas",
-                          ("format", "description", "name", "authority", "compatibility"),
-                          ((r"/schemaGroups\b", "/schemaregistry/schemagroups"),))
+SCHEMA_REGISTRY = Binding(
+    "schemaregistry",
+    "schemagroups",
+    "schemaGroups",
+    "schemas",
+    "schemas",
+    ("format", "description", "name", "authority", "compatibility"),
+    ((r"/schemaGroups\b", "/schemaregistry/schemagroups"),),
+)
 TAGS = ["schema registry API"]
 
 
@@ -44,8 +51,9 @@ class SchemaRegistryBinding:
         given = inp.attributes.get("format")
         if group_format:
             if given and not same_format(given, group_format):
-                raise Problem("invalid-attribute", f"format {given!r} differs from the schema group's format "
-                                                   f"{group_format!r}")
+                raise Problem(
+                    "invalid-attribute", f"format {given!r} differs from the schema group's format {group_format!r}"
+                )
             inp.attributes["format"] = given or group_format
             return
         inherited = None
@@ -87,7 +95,13 @@ class SchemaLookupView(SchemaRegistryBinding, LookupBase):
 
 
 SR = operations("schema", SCHEMA_REGISTRY, TAGS)
-for _view, _key in ((SchemaGroupsView, "groups"), (SchemaGroupView, "group"), (SchemasView, "resources"),
-                    (SchemaView, "resource"), (SchemaVersionsView, "versions"), (SchemaVersionView, "version"),
-                    (SchemaLookupView, "lookup")):
+for _view, _key in (
+    (SchemaGroupsView, "groups"),
+    (SchemaGroupView, "group"),
+    (SchemasView, "resources"),
+    (SchemaView, "resource"),
+    (SchemaVersionsView, "versions"),
+    (SchemaVersionView, "version"),
+    (SchemaLookupView, "lookup"),
+):
     described(_view, SR[_key])

@@ -3,6 +3,7 @@ API at `/messagecatalog/...` (docs/api-contract.md sections 1 and 8). Version se
 a non-integer answers with a problem document naming it. Also the checks of docs/api-contract.md section 12 below the
 core binding's paths: compatibility dry run and version diff (`checks.py`), message validation
 (`validation.py`)."""
+
 from django.urls import path
 
 from registry.api.openapi_document import register_group_body
@@ -16,35 +17,55 @@ MC = "messagecatalog"
 
 urlpatterns = [
     *checks.urlpatterns_for(),  # the checks of docs/api-contract.md section 12, below the core binding's schema paths
-    path("definitionGroups/<str:gid>/validate", validation.GroupValidateView.as_view(),
-         name="definitionGroups-validate"),
-    path("definitionGroups/<str:gid>/definitions/<str:did>/validate", validation.DefinitionValidateView.as_view(),
-         name="definitionGroups-definitions-validate"),
+    path(
+        "definitionGroups/<str:gid>/validate", validation.GroupValidateView.as_view(), name="definitionGroups-validate"
+    ),
+    path(
+        "definitionGroups/<str:gid>/definitions/<str:did>/validate",
+        validation.DefinitionValidateView.as_view(),
+        name="definitionGroups-definitions-validate",
+    ),
     # the same checks in the xRegistry 1.0 binding (the routes under /registry/ generated from the model have none)
-    path("registry/messagegroups/<str:gid>/validate", validation.MessageGroupValidateView.as_view(),
-         name="xr10-messagegroups-validate"),
-    path("registry/messagegroups/<str:gid>/messages/<str:rid>/validate", validation.MessageValidateView.as_view(),
-         name="xr10-messagegroups-messages-validate"),
+    path(
+        "registry/messagegroups/<str:gid>/validate",
+        validation.MessageGroupValidateView.as_view(),
+        name="xr10-messagegroups-validate",
+    ),
+    path(
+        "registry/messagegroups/<str:gid>/messages/<str:rid>/validate",
+        validation.MessageValidateView.as_view(),
+        name="xr10-messagegroups-messages-validate",
+    ),
     path(SR, sr.SchemaGroupsView.as_view(), name="schemaregistry-groups"),
     path("schemaregistry/schema", sr.SchemaLookupView.as_view(), name="schemaregistry-lookup"),
     path(f"{SR}/<str:gid>", sr.SchemaGroupView.as_view(), name="schemaregistry-group"),
     path(f"{SR}/<str:gid>/schemas", sr.SchemasView.as_view(), name="schemaregistry-schemas"),
     path(f"{SR}/<str:gid>/schemas/<str:rid>", sr.SchemaView.as_view(), name="schemaregistry-schema"),
-    path(f"{SR}/<str:gid>/schemas/<str:rid>/versions", sr.SchemaVersionsView.as_view(),
-         name="schemaregistry-versions"),
-    path(f"{SR}/<str:gid>/schemas/<str:rid>/versions/<str:version>", sr.SchemaVersionView.as_view(),
-         name="schemaregistry-version"),
+    path(f"{SR}/<str:gid>/schemas/<str:rid>/versions", sr.SchemaVersionsView.as_view(), name="schemaregistry-versions"),
+    path(
+        f"{SR}/<str:gid>/schemas/<str:rid>/versions/<str:version>",
+        sr.SchemaVersionView.as_view(),
+        name="schemaregistry-version",
+    ),
     path(MC, mc.MessageCatalogView.as_view(), name="messagecatalog-groups"),
     path(f"{MC}/{mc.LOOKUP_SEGMENT}", mc.MessageDefinitionLookupView.as_view(), name="messagecatalog-lookup"),
     path(f"{MC}/<str:gid>", mc.MessageGroupView.as_view(), name="messagecatalog-group"),
-    path(f"{MC}/<str:gid>/messagedefinitions", mc.MessageDefinitionsView.as_view(),
-         name="messagecatalog-definitions"),
-    path(f"{MC}/<str:gid>/messagedefinitions/<str:rid>", mc.MessageDefinitionView.as_view(),
-         name="messagecatalog-definition"),
-    path(f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions", mc.MessageDefinitionVersionsView.as_view(),
-         name="messagecatalog-versions"),
-    path(f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions/<str:version>",
-         mc.MessageDefinitionVersionView.as_view(), name="messagecatalog-version"),
+    path(f"{MC}/<str:gid>/messagedefinitions", mc.MessageDefinitionsView.as_view(), name="messagecatalog-definitions"),
+    path(
+        f"{MC}/<str:gid>/messagedefinitions/<str:rid>",
+        mc.MessageDefinitionView.as_view(),
+        name="messagecatalog-definition",
+    ),
+    path(
+        f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions",
+        mc.MessageDefinitionVersionsView.as_view(),
+        name="messagecatalog-versions",
+    ),
+    path(
+        f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions/<str:version>",
+        mc.MessageDefinitionVersionView.as_view(),
+        name="messagecatalog-version",
+    ),
 ]
 
 # the older bindings' group PUTs take a core group body (its id from the URL): described as such

@@ -5,6 +5,7 @@ in the verdict, 1.0 errors, Basic auth). Thin views over `catalog.message_checks
 strict JSON, an object), find the definition and answer the verdict. Nothing is written; a POST here needs only
 the permission a read needs.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -41,40 +42,65 @@ class CheckSchema(RegistryAutoSchema):
         return auths
 
 
-VERDICT = inline_serializer("MessageVerdict", fields={
-    "valid": serializers.BooleanField(),
-    "errors": serializers.ListField(child=inline_serializer("MessageError", fields={
-        "path": serializers.CharField(help_text="where: metadata.source, metadata.headers.action, data.orderId"),
-        "reason": serializers.CharField(),
-    })),
-    "definition": serializers.CharField(help_text="the path of the definition checked against"),
-    "notes": serializers.ListField(child=serializers.CharField(), required=False,
-                                   help_text="what was not checked and why (e.g. a schema outside this registry)"),
-})
+VERDICT = inline_serializer(
+    "MessageVerdict",
+    fields={
+        "valid": serializers.BooleanField(),
+        "errors": serializers.ListField(
+            child=inline_serializer(
+                "MessageError",
+                fields={
+                    "path": serializers.CharField(
+                        help_text="where: metadata.source, metadata.headers.action, data.orderId"
+                    ),
+                    "reason": serializers.CharField(),
+                },
+            )
+        ),
+        "definition": serializers.CharField(help_text="the path of the definition checked against"),
+        "notes": serializers.ListField(
+            child=serializers.CharField(),
+            required=False,
+            help_text="what was not checked and why (e.g. a schema outside this registry)",
+        ),
+    },
+)
 MESSAGE = {
     "application/cloudevents+json": OpenApiTypes.OBJECT,
     "application/json": OpenApiTypes.OBJECT,
 }
 MESSAGE_DESCRIPTION = (
     "The body is a concrete message. `application/cloudevents+json`: a structured CloudEvent (the event object). "
-    "`application/json`: an envelope `{\"headers\": {...}, \"body\": ...}`: a binary-mode CloudEvent (`ce-*` "
+    '`application/json`: an envelope `{"headers": {...}, "body": ...}`: a binary-mode CloudEvent (`ce-*` '
     "headers, `content-type`), or for HTTP, AMQP, MQTT, Kafka and NATS definitions that protocol's properties "
     "named as in the definition's metadata (`topic-name`, `qos`; `topic`, `key`, `headers`; `properties`; "
     "`method`, `path`, `query`, `headers`; `subject`) next to `body`. Checked: every declared metadata attribute "
     "(required, type, literal value or template), and the data against the definition's JSON Schema or Avro "
-    "schema, inline or in this registry. Nothing is written; read permission suffices.")
-EXAMPLE = OpenApiExample("structured CloudEvent", request_only=True, media_type="application/cloudevents+json",
-                         value={"specversion": "1.0", "type": "com.example.order.created", "id": "1",
-                                "source": "/contoso/orders", "data": {"orderId": "o-1"}})
+    "schema, inline or in this registry. Nothing is written; read permission suffices."
+)
+EXAMPLE = OpenApiExample(
+    "structured CloudEvent",
+    request_only=True,
+    media_type="application/cloudevents+json",
+    value={
+        "specversion": "1.0",
+        "type": "com.example.order.created",
+        "id": "1",
+        "source": "/contoso/orders",
+        "data": {"orderId": "o-1"},
+    },
+)
 
 
 def _verdict_response(request, definition: str, doc: dict, message, *, names=lambda text: text) -> object:
     """The verdict on `message` against `doc`, the definition at path `definition`; `names` writes a text's
     entity paths in the binding's names."""
     verdict = message_checks.check_message(doc, message, request.build_absolute_uri("/").rstrip("/"))
-    body = {"valid": verdict["valid"],
-            "errors": [{**error, "reason": names(error["reason"])} for error in verdict["errors"]],
-            "definition": definition}
+    body = {
+        "valid": verdict["valid"],
+        "errors": [{**error, "reason": names(error["reason"])} for error in verdict["errors"]],
+        "definition": definition,
+    }
     if "notes" in verdict:
         body["notes"] = [names(note) for note in verdict["notes"]]
     return json_response(body)
@@ -85,21 +111,34 @@ def _message(request):
     return message_checks.parse_message(request.META.get("CONTENT_TYPE", ""), value)
 
 
-BY_TYPE = ("The definition is the one of this group whose declared CloudEvents `type` value is the message's "
-           "`type` (a literal value first, then a template); 404 naming the type when none is. ")
-IN_10 = (" The verdict's `definition` is the message's xid (`/messagegroups/G/messages/M`); errors are those of "
-         "the 1.0 binding.")
+BY_TYPE = (
+    "The definition is the one of this group whose declared CloudEvents `type` value is the message's "
+    "`type` (a literal value first, then a template); 404 naming the type when none is. "
+)
+IN_10 = (
+    " The verdict's `definition` is the message's xid (`/messagegroups/G/messages/M`); errors are those of "
+    "the 1.0 binding."
+)
 
 
 def _described(operation_id: str, summary: str, *, by_type: bool = False, v1: bool = False):
     """The OpenAPI description of one of the four check routes (by definition or by type, in either binding)."""
     return extend_schema(
-        tags=TAGS, operation_id=operation_id, summary=summary,
+        tags=TAGS,
+        operation_id=operation_id,
+        summary=summary,
         description=(BY_TYPE if by_type else "") + MESSAGE_DESCRIPTION + (IN_10 if v1 else ""),
-        request=MESSAGE, examples=[EXAMPLE],
-        responses={200: OpenApiResponse(VERDICT, description="the verdict, with the definition picked" if by_type
-                                        else "the verdict (valid or not, each error with its path)"),
-                   **problem_responses(400, 401, 404, 413, 415)},
+        request=MESSAGE,
+        examples=[EXAMPLE],
+        responses={
+            200: OpenApiResponse(
+                VERDICT,
+                description="the verdict, with the definition picked"
+                if by_type
+                else "the verdict (valid or not, each error with its path)",
+            ),
+            **problem_responses(400, 401, 404, 413, 415),
+        },
     )
 
 
@@ -118,8 +157,7 @@ class GroupValidateView(RegistryView):
     permission_classes = [ReadPermission]
     schema = CheckSchema()
 
-    @_described("post_definitionGroups_validate", "Check a CloudEvent against the definition of its type",
-                by_type=True)
+    @_described("post_definitionGroups_validate", "Check a CloudEvent against the definition of its type", by_type=True)
     def post(self, request, gid):
         check_flags(request, set())
         message = _message(request)
@@ -135,12 +173,16 @@ class MessageValidateView(XRegistryView):
     schema = CheckSchema()
     v1_group, v1_resource = "messagegroups", "messages"
 
-    @_described("post_registry_messagegroups_messages_validate",
-                "Check a message against this message definition (xRegistry 1.0 binding)", v1=True)
+    @_described(
+        "post_registry_messagegroups_messages_validate",
+        "Check a message against this message definition (xRegistry 1.0 binding)",
+        v1=True,
+    )
     def post(self, request, gid, rid):
         doc = message_checks.definition_document(gid, rid)
-        return _verdict_response(request, f"/messagegroups/{gid}/messages/{rid}", doc, _message(request),
-                                 names=v1_paths)
+        return _verdict_response(
+            request, f"/messagegroups/{gid}/messages/{rid}", doc, _message(request), names=v1_paths
+        )
 
 
 class MessageGroupValidateView(XRegistryView):
@@ -150,9 +192,12 @@ class MessageGroupValidateView(XRegistryView):
     schema = CheckSchema()
     v1_group = "messagegroups"
 
-    @_described("post_registry_messagegroups_validate",
-                "Check a CloudEvent against the message definition of its type (xRegistry 1.0 binding)",
-                by_type=True, v1=True)
+    @_described(
+        "post_registry_messagegroups_validate",
+        "Check a CloudEvent against the message definition of its type (xRegistry 1.0 binding)",
+        by_type=True,
+        v1=True,
+    )
     def post(self, request, gid):
         message = _message(request)
         rid, doc = message_checks.definition_for_type(gid, message_checks.event_type(message))

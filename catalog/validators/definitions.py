@@ -13,6 +13,7 @@ A definition is a JSON object:
 Every error starts with the attribute's path in the document. The checks run at a fixed depth, so no JSON
 shape (None, arrays, numbers where objects belong, deep nesting) makes them raise.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,15 +24,30 @@ from registry.attributes import V10_NAMES
 from .format_names import is_valid_format_identifier, message_format_family, same_format
 from .message_formats import format_error, key, show, uri_reference_error, validate_metadata
 
-KNOWN = ("id", "name", "description", "tags", "docs", "format", "metadata", "schemaformat", "schema", "schemaurl",
-         "uri")
+KNOWN = (
+    "id",
+    "name",
+    "description",
+    "tags",
+    "docs",
+    "format",
+    "metadata",
+    "schemaformat",
+    "schema",
+    "schemaurl",
+    "uri",
+)
 # the core spec's common attributes (server-owned on a definition): not checked here, but extension attributes
 # must not differ from them only by case either
 COMMON = ("version", "epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn")
 TAG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$")
 # a 1.0 message's own attribute names -> a 0.5 definition's (docs/xregistry-1.0.md)
-V10_DEFINITION_NAMES = {"envelope": "format (with metadata)", "dataschemaformat": "schemaformat",
-                        "dataschema": "schema", "dataschemauri": "schemaurl"}
+V10_DEFINITION_NAMES = {
+    "envelope": "format (with metadata)",
+    "dataschemaformat": "schemaformat",
+    "dataschema": "schema",
+    "dataschemauri": "schemaurl",
+}
 
 
 def _docs(value) -> list[str]:
@@ -48,8 +64,10 @@ def _tags(tags) -> list[str]:
     errors = []
     for name, value in tags.items():
         if not isinstance(name, str) or not TAG_NAME.fullmatch(name):
-            errors.append(f"tags.{key(name)}: tag names are 1-63 letters, digits, '-', '_' or '.', "
-                          "starting with a letter or digit")
+            errors.append(
+                f"tags.{key(name)}: tag names are 1-63 letters, digits, '-', '_' or '.', "
+                "starting with a letter or digit"
+            )
         if not isinstance(value, str):
             errors.append(f"tags.{key(name)} must be a string")
     return errors
@@ -75,8 +93,10 @@ def _v10_names(document: dict) -> list[str]:
     for name in document:
         if name in V10_NAMES or name in V10_DEFINITION_NAMES:
             instead = V10_NAMES.get(name) or V10_DEFINITION_NAMES.get(name)
-            errors.append(f"{name} is an attribute of xRegistry 1.0 (the /registry binding), not of the 0.5-wip "
-                          f"binding" + (f"; here it is {instead}" if instead else ""))
+            errors.append(
+                f"{name} is an attribute of xRegistry 1.0 (the /registry binding), not of the 0.5-wip "
+                f"binding" + (f"; here it is {instead}" if instead else "")
+            )
     return errors
 
 
@@ -146,8 +166,9 @@ def validate_definition(document, *, group_format: str | None = None, format_req
         errors += validate_metadata(fmt if known else None, document["metadata"])
     elif not borrowed and isinstance(fmt, str) and message_format_family(fmt)[0] == "CloudEvents":
         # the 0.5-wip schema of CloudEvents definitions requires metadata (and format)
-        errors.append("metadata is required for a CloudEvents definition (metadata.attributes declares at least "
-                      "its type)")
+        errors.append(
+            "metadata is required for a CloudEvents definition (metadata.attributes declares at least its type)"
+        )
     return errors + _schema(document)
 
 

@@ -15,6 +15,7 @@ verdict reached because of a RecursionError or a MemoryError depends on the mome
 A process-local cache: each gunicorn worker and each Spark executor has its own; nothing is shared or
 persisted, and a miss only costs the computation it would have cost anyway.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -2,6 +2,7 @@
 
 Formats are stored as written; these helpers only decide which validator applies.
 """
+
 import functools
 import re
 

@@ -1,6 +1,7 @@
 """HTTP field rules (RFC 9110) shared by the HTTP message format of definitions and the HTTP protocol options
 of endpoints: a token (field names, methods), a field value (no control character but tab), and a list of
 `{name, value}` header objects (a field may appear more than once, so a list, not a map)."""
+
 from __future__ import annotations
 
 import re

@@ -12,6 +12,7 @@ MAX_DEPTH deep, so a recursive message type is bounded), proto2 `required` field
 (closed) enums must hold a declared number. Errors name paths as `data.items[0].sku`, `data (field 7)`.
 
 """
+
 from __future__ import annotations
 
 from .digest_cache import DigestLRU, digest
@@ -21,8 +22,14 @@ CACHE_SIZE = 128
 _cache = DigestLRU(CACHE_SIZE)
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
-WIRE_NAMES = {VARINT: "varint", I64: "64-bit", LEN: "length-delimited", SGROUP: "group start", EGROUP: "group end",
-              I32: "32-bit"}
+WIRE_NAMES = {
+    VARINT: "varint",
+    I64: "64-bit",
+    LEN: "length-delimited",
+    SGROUP: "group start",
+    EGROUP: "group end",
+    I32: "32-bit",
+}
 SCALAR_WIRE = {
     **dict.fromkeys(("int32", "int64", "uint32", "uint64", "sint32", "sint64", "bool"), VARINT),
     **dict.fromkeys(("fixed64", "sfixed64", "double"), I64),
@@ -37,6 +44,7 @@ class _Stop(Exception):
 
 # --- Protobuf ---------------------------------------------------------------------------------------------------
 
+
 class ProtoSchema:
     """A parsed .proto file: messages, enums, fields by number, extension ranges, syntax."""
 
@@ -46,8 +54,11 @@ class ProtoSchema:
         tree = load(content)  # ValueError when it does not parse
         self.syntax = tree.syntax or "proto2"
         self.file = _File(tree)
-        self.top_level = [f"{self.file.package}.{e.name}" if self.file.package else e.name
-                          for e in tree.file_elements if type(e).__name__ == "Message"]
+        self.top_level = [
+            f"{self.file.package}.{e.name}" if self.file.package else e.name
+            for e in tree.file_elements
+            if type(e).__name__ == "Message"
+        ]
         self._fields: dict[str, dict] = {}
         self._extensions: dict[str, tuple] = {}
 
@@ -88,8 +99,10 @@ class ProtoSchema:
         if not name:
             if len(self.top_level) == 1:
                 return self.top_level[0], None
-            return None, (f"the schema declares {len(self.top_level)} top-level messages and the definition's "
-                          "schemaurl names none (`:Message`)")
+            return None, (
+                f"the schema declares {len(self.top_level)} top-level messages and the definition's "
+                "schemaurl names none (`:Message`)"
+            )
         name = name.lstrip(".")
         package = self.file.package
         for candidate in (name, f"{package}.{name}" if package else name):
@@ -160,8 +173,9 @@ class _Reader:
                 pos = self.skip(buf, pos, end, tag & 7, tag >> 3, path, depth + 1)
         raise _Stop(path, f"invalid wire type {wire}")
 
-    def message(self, name: str, buf: bytes, pos: int, end: int, path: str, depth: int,
-                group: int | None = None) -> int:
+    def message(
+        self, name: str, buf: bytes, pos: int, end: int, path: str, depth: int, group: int | None = None
+    ) -> int:
         """Read message `name` from buf[pos:end] (until the end of group `group` when given); the end position."""
         if depth > MAX_DEPTH:
             raise _Stop(path, f"messages nested more than {MAX_DEPTH} deep")
@@ -201,14 +215,18 @@ class _Reader:
                     pos += 8 if wire == I64 else 4
                 if pos > end or pos - start > 10:
                     where = f"{path}.{declared['name']}" + (f"[{index}]" if repeated else "")
-                    raise _Stop(where, "a varint longer than 10 bytes" if pos <= end else
-                                f"truncated: a {WIRE_NAMES[wire]} value runs past the end of the data")
+                    raise _Stop(
+                        where,
+                        "a varint longer than 10 bytes"
+                        if pos <= end
+                        else f"truncated: a {WIRE_NAMES[wire]} value runs past the end of the data",
+                    )
                 continue
             if wire == LEN and declared["type"] == "string":  # likewise a string, its path built on error only
                 length, after = self.varint(buf, pos, end, path)
                 if after + length <= end:
                     try:
-                        buf[after:after + length].decode("utf-8")
+                        buf[after : after + length].decode("utf-8")
                         pos = after + length
                         continue
                     except UnicodeDecodeError:
@@ -227,8 +245,9 @@ class _Reader:
             if declared["label"] == "required" and number not in seen:
                 self.report.error(f"{path}.{declared['name']}", "required but missing")
 
-    def field(self, declared: dict, scope: str, buf: bytes, pos: int, end: int, wire: int, number: int, where: str,
-              depth: int) -> int:
+    def field(
+        self, declared: dict, scope: str, buf: bytes, pos: int, end: int, wire: int, number: int, where: str, depth: int
+    ) -> int:
         kind = declared["type"]
         if kind.startswith("map<"):
             key_type, value_type = (part.strip() for part in kind[4:-1].split(",", 1))
@@ -245,10 +264,13 @@ class _Reader:
             return self.message(kind[6:], buf, pos, end, where, depth + 1, group=number)
         return self.value(kind, declared["label"] == "repeated", buf, pos, end, wire, number, where, depth)
 
-    def _map_entry(self, key_type: str, value_type: str, buf: bytes, pos: int, end: int, where: str,
-                   depth: int) -> None:
-        entry = {1: {"name": "key", "type": key_type, "label": ""}, 2: {"name": "value", "type": value_type,
-                                                                         "label": ""}}
+    def _map_entry(
+        self, key_type: str, value_type: str, buf: bytes, pos: int, end: int, where: str, depth: int
+    ) -> None:
+        entry = {
+            1: {"name": "key", "type": key_type, "label": ""},
+            2: {"name": "value", "type": value_type, "label": ""},
+        }
         while pos < end:
             tag, pos = self.varint(buf, pos, end, where)
             number, wire = tag >> 3, tag & 7
@@ -256,16 +278,19 @@ class _Reader:
                 self.report.error(f"{where} (field {number})", f"field {number} is not declared in a map entry")
                 pos = self.skip(buf, pos, end, wire, number, where, depth)
                 continue
-            pos = self.value(entry[number]["type"], False, buf, pos, end, wire, number,
-                             f"{where}.{entry[number]['name']}", depth)
+            pos = self.value(
+                entry[number]["type"], False, buf, pos, end, wire, number, f"{where}.{entry[number]['name']}", depth
+            )
 
     def _wrong(self, buf, pos, end, wire, number, where, depth, what: str, expected: int) -> int:
-        self.report.error(where, f"wire type {wire} ({WIRE_NAMES.get(wire, '?')}) where {what} is "
-                                 f"{WIRE_NAMES[expected]} ({expected})")
+        self.report.error(
+            where, f"wire type {wire} ({WIRE_NAMES.get(wire, '?')}) where {what} is {WIRE_NAMES[expected]} ({expected})"
+        )
         return self.skip(buf, pos, end, wire, number, where, depth)
 
-    def value(self, kind: str, repeated: bool, buf: bytes, pos: int, end: int, wire: int, number: int, where: str,
-              depth: int) -> int:
+    def value(
+        self, kind: str, repeated: bool, buf: bytes, pos: int, end: int, wire: int, number: int, where: str, depth: int
+    ) -> int:
         schema = self.schema
         if kind in SCALAR_WIRE or kind in schema.file.enums:
             expected = SCALAR_WIRE.get(kind, VARINT)
@@ -306,7 +331,7 @@ class _Reader:
                 raise _Stop(where, f"truncated: {length} bytes announced, {end - pos} left")
             if kind == "string":
                 try:
-                    buf[pos:pos + length].decode("utf-8")
+                    buf[pos : pos + length].decode("utf-8")
                 except UnicodeDecodeError:
                     self.report.error(where, "a string that is not valid UTF-8")
             return pos + length

@@ -4,6 +4,7 @@ datum, or with `binary` the Avro binary encoding, which must decode exactly). Co
 schemas are cached per digest of format and document. Errors go into the message check's report with paths such
 as `data.items[2].sku`; a schema that cannot be applied is a note, not an error.
 """
+
 from __future__ import annotations
 
 import json
@@ -66,8 +67,9 @@ def check_json_schema(version, content: bytes, data, report: Report, pointer: st
     for error in errors:
         parts = list(error.absolute_path)
         if error.validator == "required" and isinstance(error.instance, dict):
-            missing = [p for p in error.validator_value if p not in error.instance
-                       and error.message.startswith(repr(p))]
+            missing = [
+                p for p in error.validator_value if p not in error.instance and error.message.startswith(repr(p))
+            ]
             if missing:
                 report.error(_segment_path([*parts, missing[0]]), "required but missing")
                 continue
@@ -146,8 +148,10 @@ def check_avro(content: bytes, data, report: Report, *, binary: bytes | None = N
         for item in exc.errors[:MAX_ERRORS]:
             name = getattr(item, "field", None) or ""
             field_name = name.rsplit(".", 1)[-1] if name else ""
-            report.error(f"data.{field_name}" if field_name else "data",
-                         f"{show(getattr(item, 'datum', None))} is not of the Avro type "
-                         f"{_avro_type_name(getattr(item, 'schema', None))}")
+            report.error(
+                f"data.{field_name}" if field_name else "data",
+                f"{show(getattr(item, 'datum', None))} is not of the Avro type "
+                f"{_avro_type_name(getattr(item, 'schema', None))}",
+            )
     except Exception as exc:
         report.error("data", f"does not match the Avro schema: {str(exc).splitlines()[0][:300]}")

@@ -4,6 +4,7 @@ CloudEvents attributes (the always-required ones, declared ones: required, type,
 template `value` such as `/{tenant}/orders`), HTTP headers and query, and the properties and sections of
 the Kafka, MQTT, AMQP and NATS formats. Each error goes to the report with the metadata path it names.
 """
+
 from __future__ import annotations
 
 import base64
@@ -36,7 +37,7 @@ def template_matches(template: str, value: str) -> bool:
         return True
     pattern, index = "", 0
     for match in PLACEHOLDER.finditer(template):
-        pattern += re.escape(template[index:match.start()]) + r"[^/]+"
+        pattern += re.escape(template[index : match.start()]) + r"[^/]+"
         index = match.end()
     pattern += re.escape(template[index:])
     return re.fullmatch(pattern, value, flags=re.DOTALL) is not None
@@ -81,8 +82,9 @@ def type_error(kind: str | None, value, *, integer_range=None) -> str | None:
             return f"{value} is outside {integer_range[0]}..{integer_range[1]}"
         return None
     if kind == "number":
-        return None if isinstance(value, int | float) and not isinstance(value, bool) else \
-            f"{show(value)} is not a number"
+        return (
+            None if isinstance(value, int | float) and not isinstance(value, bool) else f"{show(value)} is not a number"
+        )
     if not isinstance(value, str):
         return f"{show(value)} is not a string"
     if kind == "timestamp":
@@ -104,8 +106,18 @@ def type_error(kind: str | None, value, *, integer_range=None) -> str | None:
     return None
 
 
-def check_property(report: Report, path: str, declaration, present: bool, value, *, default_type: str = "string",
-                   required: bool = False, text: bool = False, integer_range=None) -> None:
+def check_property(
+    report: Report,
+    path: str,
+    declaration,
+    present: bool,
+    value,
+    *,
+    default_type: str = "string",
+    required: bool = False,
+    text: bool = False,
+    integer_range=None,
+) -> None:
     """One declared property against the message's value. `text`: the value may be a header's text form."""
     declaration = declaration if isinstance(declaration, dict) else {}
     kind = canonical_type(declaration["type"]) if "type" in declaration else default_type
@@ -153,15 +165,26 @@ def check_cloudevents(doc: dict, message: Message, report: Report) -> str | None
     text = message.kind != "structured"
     metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     declared = metadata.get("attributes") if isinstance(metadata.get("attributes"), dict) else {}
-    names = list(declared) + [n for n in ALWAYS_REQUIRED if n not in declared] + \
-        [n for n in attributes if n in BASE_TYPES and n not in declared]
+    names = (
+        list(declared)
+        + [n for n in ALWAYS_REQUIRED if n not in declared]
+        + [n for n in attributes if n in BASE_TYPES and n not in declared]
+    )
     for name in dict.fromkeys(names):
         declaration = declared.get(name, {})
         if name == "specversion" and "value" not in (declaration if isinstance(declaration, dict) else {}):
             declaration = {**(declaration if isinstance(declaration, dict) else {}), "value": "1.0"}
-        check_property(report, f"metadata.{name}", declaration, name in attributes, attributes.get(name),
-                       default_type=BASE_TYPES.get(name, "string"), required=name in ALWAYS_REQUIRED, text=text,
-                       integer_range=INT32)
+        check_property(
+            report,
+            f"metadata.{name}",
+            declaration,
+            name in attributes,
+            attributes.get(name),
+            default_type=BASE_TYPES.get(name, "string"),
+            required=name in ALWAYS_REQUIRED,
+            text=text,
+            integer_range=INT32,
+        )
     for name in attributes:
         if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9]+", name):
             report.error(f"metadata.{name}", "not a CloudEvents attribute name (lower-case letters and digits)")
@@ -172,14 +195,18 @@ def check_cloudevents(doc: dict, message: Message, report: Report) -> str | None
 
 
 def check_http(metadata: dict, props: dict, report: Report) -> None:
-    headers = {k.lower(): v for k, v in (props.get("headers") or {}).items() if isinstance(k, str)} \
-        if isinstance(props.get("headers"), dict) else {}
+    headers = (
+        {k.lower(): v for k, v in (props.get("headers") or {}).items() if isinstance(k, str)}
+        if isinstance(props.get("headers"), dict)
+        else {}
+    )
     for header in metadata.get("headers") or []:
         if not isinstance(header, dict) or not isinstance(header.get("name"), str):
             continue
         name = header["name"].lower()
-        check_property(report, f"metadata.headers.{header['name']}", header, name in headers, headers.get(name),
-                       text=True)
+        check_property(
+            report, f"metadata.headers.{header['name']}", header, name in headers, headers.get(name), text=True
+        )
     query = props.get("query") if isinstance(props.get("query"), dict) else {}
     for name, declaration in (metadata.get("query") or {}).items():
         declaration = declaration if isinstance(declaration, dict) else {"value": declaration, "required": True}
@@ -189,8 +216,15 @@ def check_http(metadata: dict, props: dict, report: Report) -> None:
             declaration = metadata[name]
             declaration = declaration if isinstance(declaration, dict) else {"value": declaration}
             declaration = {"required": True, **declaration}
-            check_property(report, f"metadata.{name}", declaration, name in props, props.get(name),
-                           default_type="string", text=True)
+            check_property(
+                report,
+                f"metadata.{name}",
+                declaration,
+                name in props,
+                props.get(name),
+                default_type="string",
+                text=True,
+            )
 
 
 def format_types(family: str, version: str | None) -> dict:
@@ -202,8 +236,10 @@ def format_types(family: str, version: str | None) -> dict:
     if family == "Kafka":
         return dict(kafka.FIELDS)
     if family == "AMQP":
-        return {**{("properties", n): t for n, t in amqp.PROPERTIES.items()},
-                **{("header", n): t for n, t in amqp.HEADER.items()}}
+        return {
+            **{("properties", n): t for n, t in amqp.PROPERTIES.items()},
+            **{("header", n): t for n, t in amqp.HEADER.items()},
+        }
     return {}
 
 
@@ -230,14 +266,23 @@ def check_generic(metadata: dict, props: dict, report: Report, types: dict) -> N
                     entry_name, entry_decl = next(iter(entry.items()))
                 else:
                     continue
-                check_property(report, f"{where}.{entry_name}", entry_decl, entry_name in merged,
-                               merged.get(entry_name), text=True)
+                check_property(
+                    report, f"{where}.{entry_name}", entry_decl, entry_name in merged, merged.get(entry_name), text=True
+                )
             continue
         if is_declaration(declaration):
-            check_property(report, where, declaration, name in props, props.get(name),
-                           default_type=types.get(name, "string"))
+            check_property(
+                report, where, declaration, name in props, props.get(name), default_type=types.get(name, "string")
+            )
         elif isinstance(declaration, dict):
             section = props.get(name) if isinstance(props.get(name), dict) else {}
             for inner, inner_decl in declaration.items():
-                check_property(report, f"{where}.{inner}", inner_decl, inner in section, section.get(inner),
-                               default_type=types.get((name, inner), "string"), text=name == "headers")
+                check_property(
+                    report,
+                    f"{where}.{inner}",
+                    inner_decl,
+                    inner in section,
+                    section.get(inner),
+                    default_type=types.get((name, inner), "string"),
+                    text=name == "headers",
+                )

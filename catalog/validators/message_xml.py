@@ -4,6 +4,7 @@ file or network access (`allow="none"`) and entities defused (`defuse="always"`)
 failing element: `data/order/qty`. XML data longer than MAX_XML_BYTES is not checked (a note says so): xmlschema
 validates about a megabyte a second. Compiled schemas are cached per digest.
 """
+
 from __future__ import annotations
 
 import decimal
@@ -28,8 +29,12 @@ def xml_schema(version: str | None, content: bytes):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            schema = cls(content.decode("utf-8") if isinstance(content, bytes) else content,
-                         allow="none", defuse="always", build=True)
+            schema = cls(
+                content.decode("utf-8") if isinstance(content, bytes) else content,
+                allow="none",
+                defuse="always",
+                build=True,
+            )
     except (RecursionError, MemoryError):
         raise ValueError("too complex")
     except Exception as exc:
@@ -58,8 +63,10 @@ def check_xml(version: str | None, content: bytes, text: str, report) -> None:
     import xmlschema
 
     if len(text) > MAX_XML_BYTES:
-        report.notes.append(f"data not checked: XML data of {len(text)} characters, more than the {MAX_XML_BYTES} "
-                            "checked against an XML Schema")
+        report.notes.append(
+            f"data not checked: XML data of {len(text)} characters, more than the {MAX_XML_BYTES} "
+            "checked against an XML Schema"
+        )
         return
     try:
         schema = xml_schema(version, content)

@@ -20,6 +20,7 @@ the document's sha256, so an unchanged document posted again, as a new version o
 retried request, is not validated again. Verdicts reached through RecursionError or MemoryError ("too
 complex", "nested too deeply") depend on the moment and are not cached.
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,8 +43,13 @@ DRAFTS = {
     "draft-2020-12": "https://json-schema.org/draft/2020-12/schema",
     "2020-12": "https://json-schema.org/draft/2020-12/schema",
 }
-DRAFT_NAMES = {"Draft4Validator": "draft-04", "Draft6Validator": "draft-06", "Draft7Validator": "draft-07",
-               "Draft201909Validator": "2019-09", "Draft202012Validator": "2020-12"}
+DRAFT_NAMES = {
+    "Draft4Validator": "draft-04",
+    "Draft6Validator": "draft-06",
+    "Draft7Validator": "draft-07",
+    "Draft201909Validator": "2019-09",
+    "Draft202012Validator": "2020-12",
+}
 FAST_PATH_MAX_DEPTH = 64  # nesting up to which jsonschema-rs may accept a schema (see _first_meta_error)
 VERDICT_CACHE_SIZE = 1024  # verdicts kept per process, the ones used last (a digest and a few strings each)
 _TRANSIENT_MARKERS = ("too complex to", "nested too deeply")  # verdicts of RecursionError / MemoryError

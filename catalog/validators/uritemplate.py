@@ -3,6 +3,7 @@
 Written by hand: the uritemplate libraries parse levels 1 to 4 and accept operators (`{+x}`, `{?x}`) and
 modifiers (`{x*}`, `{x:3}`) that level 1 forbids, so none of them can tell a level 1 template apart.
 """
+
 import re
 
 VARNAME = re.compile(r"^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*$")
@@ -21,7 +22,7 @@ def level1_error(template, *, literals: bool = True) -> str | None:
             end = template.find("}", index)
             if end < 0:
                 return f"unclosed '{{' at position {index}"
-            name = template[index + 1:end]
+            name = template[index + 1 : end]
             if not name:
                 return f"empty expression at position {index}"
             if name[0] in "+#./;?&=,!@|":

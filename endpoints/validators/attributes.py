@@ -22,6 +22,7 @@ path (`config.endpoints[0]: ...`, `usage is required`); it never raises, whateve
 
 A JSON `null` counts as an absent attribute ("Attributes without a value are omitted").
 """
+
 from __future__ import annotations
 
 import re
@@ -34,8 +35,7 @@ from .references import definition_group_ids, is_absolute_uri, split_uri
 
 USAGES = ("subscriber", "consumer", "producer")
 DEPRECATED_KEYS = ("effective", "removal", "alternative", "docs")
-RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$")
+RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$")
 
 
 def parse_rfc3339(value) -> datetime | None:
@@ -67,15 +67,19 @@ def parse_rfc3339(value) -> datetime | None:
 def _deprecated(value) -> list[str]:
     if not isinstance(value, dict):
         return ["deprecated must be an object (effective, removal, alternative, docs)"]
-    errors = [f"deprecated.{key} is not a deprecation attribute (use {', '.join(DEPRECATED_KEYS)})"
-              for key in value if key not in DEPRECATED_KEYS]
+    errors = [
+        f"deprecated.{key} is not a deprecation attribute (use {', '.join(DEPRECATED_KEYS)})"
+        for key in value
+        if key not in DEPRECATED_KEYS
+    ]
     times: dict[str, datetime | None] = {}
     for key in ("effective", "removal"):
         if value.get(key) is not None:
             times[key] = parse_rfc3339(value[key])
             if times[key] is None:
-                errors.append(f"deprecated.{key} must be an RFC 3339 timestamp "
-                              f"(e.g. 2030-12-19T00:00:00Z), not {value[key]!r}")
+                errors.append(
+                    f"deprecated.{key} must be an RFC 3339 timestamp (e.g. 2030-12-19T00:00:00Z), not {value[key]!r}"
+                )
     if times.get("effective") and times.get("removal") and times["removal"] < times["effective"]:
         errors.append("deprecated.removal must not be before deprecated.effective")
     if value.get("alternative") is not None and not is_absolute_uri(value["alternative"]):

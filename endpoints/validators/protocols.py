@@ -47,6 +47,7 @@ contain `{name}` expressions only (no operators or modifiers); their literal tex
 template literal characters, since header values (`application/json; charset=utf-8`), topics and
 subjects legitimately contain characters such as spaces or `"`.
 """
+
 from __future__ import annotations
 
 import re
@@ -82,8 +83,9 @@ KAFKA_UNDERSCORE = re.compile(r"^sasl_(?:plaintext|ssl)://", re.IGNORECASE)
 
 # ----------------------------------------------------------------------------------------- names
 
+
 def canonical_protocol(name) -> str | None:
-    """"HTTP", "AMQP", "MQTT", "KAFKA" or "NATS" for a predefined protocol name in any case, with or
+    """ "HTTP", "AMQP", "MQTT", "KAFKA" or "NATS" for a predefined protocol name in any case, with or
     without a version (`mqtt/5.0` -> "MQTT"); None for anything else (extension protocols, non-strings)."""
     if not isinstance(name, str) or not name:
         return None
@@ -124,6 +126,7 @@ def protocol_error(name) -> str | None:
 
 # ----------------------------------------------------------------------------------------- URIs
 
+
 def _mqtt_topic_name_error(topic: str) -> str | None:
     if not topic:
         return "an empty topic"
@@ -147,8 +150,7 @@ def endpoint_uri_error(protocol, uri) -> str | None:
     scheme = parts.scheme.lower().replace("-", "_") if sasl else parts.scheme.lower()
     shown = protocol if isinstance(protocol, str) else family
     if scheme not in SCHEMES[family]:
-        return (f"{uri!r} is not a valid URI for protocol {shown} "
-                f"(schemes: {', '.join(SCHEMES[family])})")
+        return f"{uri!r} is not a valid URI for protocol {shown} (schemes: {', '.join(SCHEMES[family])})"
     if not parts.hostname:
         return f"{uri!r} is not a valid URI for protocol {shown}: it has no host"
     path = parts.path
@@ -170,6 +172,7 @@ def endpoint_uri_error(protocol, uri) -> str | None:
 
 
 # -------------------------------------------------------------------------------------- options
+
 
 def _non_empty_string(value, path: str) -> list[str]:
     if not isinstance(value, str) or not value:
@@ -210,6 +213,7 @@ def _string_map(value, path: str, templates: bool) -> list[str]:
 
 # HTTP ---------------------------------------------------------------------------------------------
 
+
 def _http_method(value, path: str, _usage=None) -> list[str]:
     if isinstance(value, str) and TOKEN.fullmatch(value):
         return []
@@ -230,6 +234,7 @@ def _http_query(value, path: str, _usage=None) -> list[str]:
 
 # AMQP ---------------------------------------------------------------------------------------------
 
+
 def _amqp_node(value, path: str, _usage=None) -> list[str]:
     return _non_empty_string(value, path)
 
@@ -243,6 +248,7 @@ def _amqp_distribution_mode(value, path: str, _usage=None) -> list[str]:
 
 
 # MQTT ---------------------------------------------------------------------------------------------
+
 
 def _mqtt_topic_text_error(value: str, filter_allowed: bool) -> str | None:
     if "\x00" in value:
@@ -284,6 +290,7 @@ def _mqtt_will_message(value, path: str, _usage=None) -> list[str]:
 
 # Kafka --------------------------------------------------------------------------------------------
 
+
 def _kafka_acks(value, path: str, _usage=None) -> list[str]:
     return [] if _integer(value) and -1 <= value <= 1 else [f"{path}: must be an integer -1, 0 or 1"]
 
@@ -297,6 +304,7 @@ def _template(value, path: str, _usage=None) -> list[str]:
 
 
 # NATS ---------------------------------------------------------------------------------------------
+
 
 def _nats_subject(value, path: str, usage=None) -> list[str]:
     errors = _template_string(value, path)
@@ -320,34 +328,34 @@ def _nats_subject(value, path: str, usage=None) -> list[str]:
 # The option lists of the text, each option with its check.
 OPTIONS: dict[str, dict[str, Callable[..., list[str]]]] = {
     "HTTP": {
-        "method": _http_method,               # valid HTTP method name (default POST)
-        "headers": _http_headers,             # array of {name, value}, values with placeholders
-        "query": _http_query,                 # map of non-empty strings, values with placeholders
+        "method": _http_method,  # valid HTTP method name (default POST)
+        "headers": _http_headers,  # array of {name, value}, values with placeholders
+        "query": _http_query,  # map of non-empty strings, values with placeholders
     },
     "AMQP": {
-        "node": _amqp_node,                   # non-empty node name
-        "durable": _boolean,                  # producer only
+        "node": _amqp_node,  # non-empty node name
+        "durable": _boolean,  # producer only
         "link-properties": _amqp_properties,  # map of non-empty strings, values with placeholders
         "connection-properties": _amqp_properties,
         "distribution-mode": _amqp_distribution_mode,  # move | copy, consumer only
     },
     "MQTT": {
-        "topic": _mqtt_topic,                 # placeholders; a filter except for producers
-        "qos": _mqtt_qos,                     # integer 0..2
-        "retain": _boolean,                   # producer only
+        "topic": _mqtt_topic,  # placeholders; a filter except for producers
+        "qos": _mqtt_qos,  # integer 0..2
+        "retain": _boolean,  # producer only
         "clean-session": _boolean,
-        "will-topic": _mqtt_will_topic,       # non-empty, placeholders, a topic name
-        "will-message": _mqtt_will_message,   # URI-reference / JSON Pointer to a definition
+        "will-topic": _mqtt_will_topic,  # non-empty, placeholders, a topic name
+        "will-message": _mqtt_will_message,  # URI-reference / JSON Pointer to a definition
     },
     "KAFKA": {
-        "topic": _template,                   # non-empty, placeholders
-        "acks": _kafka_acks,                  # integer -1..1, producer only
-        "key": _template,                     # non-empty, placeholders, producer only
-        "partition": _kafka_partition,        # integer, producer only
-        "consumer-group": _template,          # non-empty, placeholders, consumer only
+        "topic": _template,  # non-empty, placeholders
+        "acks": _kafka_acks,  # integer -1..1, producer only
+        "key": _template,  # non-empty, placeholders, producer only
+        "partition": _kafka_partition,  # integer, producer only
+        "consumer-group": _template,  # non-empty, placeholders, consumer only
     },
     "NATS": {
-        "subject": _nats_subject,             # placeholders; no wildcards for producers
+        "subject": _nats_subject,  # placeholders; no wildcards for producers
     },
 }
 

@@ -21,6 +21,7 @@ The URI helpers (`is_absolute_uri`, `is_uri_reference`) check the RFC 3986 gramm
 ASCII only, no spaces or braces, `%` followed by two hex digits, a valid scheme, brackets only around an
 IP literal host, a numeric port. They are shared by the attribute and protocol validators.
 """
+
 from __future__ import annotations
 
 import re
@@ -51,7 +52,7 @@ def split_uri(value) -> SplitResult | None:
         return None
     if not parts.scheme and ":" in value.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]:
         return None  # "1x:y" - a first path segment with ':' would be read as a scheme
-    rest = value[len(parts.scheme) + 1:] if parts.scheme else value
+    rest = value[len(parts.scheme) + 1 :] if parts.scheme else value
     outside_host = rest.replace(f"//{parts.netloc}", "", 1) if parts.netloc else rest
     if "[" in outside_host or "]" in outside_host:
         return None
@@ -88,7 +89,7 @@ def _origin_and_path(parts: SplitResult) -> tuple[tuple[str, str], str]:
 def _local_rest(ref: str, base_url: str | None) -> str | None:
     """The part after `definitionGroups/` when `ref` points into this registry's definition groups."""
     if ref.startswith("#"):
-        return ref[len(FRAGMENT_PREFIX):] if ref[:len(FRAGMENT_PREFIX)].lower() == FRAGMENT_PREFIX.lower() else None
+        return ref[len(FRAGMENT_PREFIX) :] if ref[: len(FRAGMENT_PREFIX)].lower() == FRAGMENT_PREFIX.lower() else None
     base = (base_url.rstrip("/") + "/") if base_url else _NO_BASE
     try:
         target = urlsplit(urljoin(base, ref))
@@ -100,7 +101,7 @@ def _local_rest(ref: str, base_url: str | None) -> str | None:
     (t_origin, t_path), (r_origin, r_path) = _origin_and_path(target), _origin_and_path(root)
     if t_origin != r_origin or not t_path.startswith(r_path):
         return None
-    rest = t_path[len(r_path):]
+    rest = t_path[len(r_path) :]
     segment, sep, tail = rest.partition("/")
     if segment.lower() != "definitiongroups" or not sep:
         return None
@@ -134,13 +135,16 @@ def definition_group_ids(attributes: dict, base_url: str | None) -> tuple[list[s
         rest = _local_rest(ref, base_url)
         if rest is None:
             if ref.startswith("#"):
-                errors.append(f"definitionGroups[{index}]: {ref!r} is a local reference but not "
-                              f"'#/definitionGroups/ID'")
+                errors.append(
+                    f"definitionGroups[{index}]: {ref!r} is a local reference but not '#/definitionGroups/ID'"
+                )
             continue
         gid = rest[:-1] if rest.endswith("/") and not ref.startswith("#") else rest
         if not is_valid_id(gid):
-            errors.append(f"definitionGroups[{index}]: {ref!r} does not name one definition group "
-                          f"(expected '#/definitionGroups/ID' or '<registry URL>/definitionGroups/ID')")
+            errors.append(
+                f"definitionGroups[{index}]: {ref!r} does not name one definition group "
+                f"(expected '#/definitionGroups/ID' or '<registry URL>/definitionGroups/ID')"
+            )
         elif gid not in ids:
             ids.append(gid)
     return ids, errors

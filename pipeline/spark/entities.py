@@ -6,6 +6,7 @@ A resource is validated as a whole (its versions oldest first, each against the 
 records are: in the partition that read them (`check_partition`), or, when they are spread over several
 partitions, after the driver has keyed them together (`check_resource`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -51,8 +52,12 @@ def records_from_line(line: str, source: str) -> list[EntityRecord]:
     parts = [p for p in path.split("/") if p]
     gt = registry_model.get(parts[0]) if parts else None
     rt = gt.resources_by_plural.get(parts[2]) if gt is not None and len(parts) >= 4 else None
-    if gt is None or len(parts) not in (2, 4, 6) or (len(parts) >= 4 and rt is None) \
-            or (len(parts) == 6 and parts[4] != "versions"):
+    if (
+        gt is None
+        or len(parts) not in (2, 4, 6)
+        or (len(parts) >= 4 and rt is None)
+        or (len(parts) == 6 and parts[4] != "versions")
+    ):
         return [EntityRecord(path=path, kind="invalid", group_type="", gid="", error="not an entity path")]
     if len(parts) == 2:
         return flatten(registry_model, {gt.plural: {parts[1]: data}})
@@ -68,8 +73,12 @@ def read_file(path: str) -> list[EntityRecord]:
     ensure_model()
     raw = Path(path).read_bytes()
     if path.endswith((".jsonl", ".ndjson")):
-        return [record for n, line in enumerate(raw.decode().splitlines(), 1) if line.strip()
-                for record in records_from_line(line, f"{path}:{n}")]
+        return [
+            record
+            for n, line in enumerate(raw.decode().splitlines(), 1)
+            if line.strip()
+            for record in records_from_line(line, f"{path}:{n}")
+        ]
     try:
         return flatten(registry_model, _parse(path, raw))
     except Exception as exc:  # a file that does not parse is one rejected entity, not a failed job
@@ -137,10 +146,13 @@ def check_resource(records: list[EntityRecord], ctx: CheckContext) -> Iterator[t
     stored_attributes, stored_versions = ctx.stored_resources.get(records[0].resource_path, ({}, []))
     explicit = next((r for r in resources if not r.implicit), None)
     imported = {r.vid for r in versions}
-    validate_versions(versions, explicit.attributes if explicit else stored_attributes,
-                      ctx.group_attributes.get(records[0].group_path, {}),
-                      [(fmt, document) for vid, fmt, document in stored_versions if vid not in imported],
-                      known_valid=_known_valid(records, resources, versions, ctx))
+    validate_versions(
+        versions,
+        explicit.attributes if explicit else stored_attributes,
+        ctx.group_attributes.get(records[0].group_path, {}),
+        [(fmt, document) for vid, fmt, document in stored_versions if vid not in imported],
+        known_valid=_known_valid(records, resources, versions, ctx),
+    )
     for record in records:
         yield classify(record, ctx.stored_prints)
 
@@ -152,8 +164,10 @@ def _known_valid(records, resources, versions, ctx: CheckContext) -> set[str]:
     version of the resource is validated again."""
     if records[0].group_path in ctx.changed_groups:
         return set()
-    if any(r.path in ctx.stored_prints and not r.implicit and ctx.stored_prints[r.path] != fingerprint(r)
-           for r in resources):
+    if any(
+        r.path in ctx.stored_prints and not r.implicit and ctx.stored_prints[r.path] != fingerprint(r)
+        for r in resources
+    ):
         return set()
     unchanged = {r.path for r in versions if ctx.stored_prints.get(r.path) == fingerprint(r)}
     return unchanged if len(unchanged) == len(versions) else set()
@@ -178,8 +192,17 @@ def classify(record: EntityRecord, stored_prints: dict[str, str]) -> tuple[str, 
 def fingerprint(record: EntityRecord) -> str:
     """A digest of what the entity holds; equal digests mean an import would change nothing."""
     attributes = {k: v for k, v in record.attributes.items() if not (k == "tags" and not v)}
-    payload = json.dumps([attributes, record.document.hex() if record.document is not None else None,
-                          record.media_type, record.resource_uri], sort_keys=True, ensure_ascii=False, default=str)
+    payload = json.dumps(
+        [
+            attributes,
+            record.document.hex() if record.document is not None else None,
+            record.media_type,
+            record.resource_uri,
+        ],
+        sort_keys=True,
+        ensure_ascii=False,
+        default=str,
+    )
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -208,9 +231,17 @@ def validate_group(record: EntityRecord, ctx: CheckContext) -> EntityRecord:
         if record.implicit:
             stored = None
         if not errors and gt.validate is not None:
-            gt.validate(GroupCheck(group_type=gt.plural, group_id=record.gid, attributes=record.attributes,
-                                   base_url="", stored_attributes=stored, resource_counts=lambda: counts,
-                                   group_exists=lambda plural, gid: (plural, gid) in ctx.known_groups))
+            gt.validate(
+                GroupCheck(
+                    group_type=gt.plural,
+                    group_id=record.gid,
+                    attributes=record.attributes,
+                    base_url="",
+                    stored_attributes=stored,
+                    resource_counts=lambda: counts,
+                    group_exists=lambda plural, gid: (plural, gid) in ctx.known_groups,
+                )
+            )
     except (Invalid, Problem) as exc:
         errors = _problem_text(exc)
     except Exception as exc:  # noqa: BLE001  as in validate_versions
@@ -237,8 +268,13 @@ def validate_resource(record: EntityRecord) -> EntityRecord:
     return record
 
 
-def validate_versions(versions: list[EntityRecord], resource_attrs: dict, group_attrs: dict,
-                      previous: list[tuple[str | None, bytes]], known_valid: set[str] = frozenset()) -> None:
+def validate_versions(
+    versions: list[EntityRecord],
+    resource_attrs: dict,
+    group_attrs: dict,
+    previous: list[tuple[str | None, bytes]],
+    known_valid: set[str] = frozenset(),
+) -> None:
     """Check the input's versions of one resource oldest first, each against `previous` (the stored versions
     the input does not replace, oldest first) and the input's earlier ones; a rejected version gets its
     `error`. Versions in `known_valid` are taken as they are (only kept as `previous` for the next ones)."""
@@ -261,12 +297,23 @@ def validate_versions(versions: list[EntityRecord], resource_attrs: dict, group_
             check_id(record.vid, "version")
             errors = check_common(record.attributes)
             if not errors and rt.validate is not None:
-                rt.validate(VersionCheck(
-                    group_type=record.group_type, group_id=record.gid, resource_type=rt.plural,
-                    resource_id=record.rid, version_id=record.vid, document=record.document,
-                    media_type=record.media_type, resource_uri=record.resource_uri, attributes=attrs,
-                    resource_attributes=resource_attrs, group_attributes=group_attrs, base_url="",
-                    previous_documents=lambda prior=list(previous): prior))
+                rt.validate(
+                    VersionCheck(
+                        group_type=record.group_type,
+                        group_id=record.gid,
+                        resource_type=rt.plural,
+                        resource_id=record.rid,
+                        version_id=record.vid,
+                        document=record.document,
+                        media_type=record.media_type,
+                        resource_uri=record.resource_uri,
+                        attributes=attrs,
+                        resource_attributes=resource_attrs,
+                        group_attributes=group_attrs,
+                        base_url="",
+                        previous_documents=lambda prior=list(previous): prior,
+                    )
+                )
         except (Invalid, Problem) as exc:
             errors = _problem_text(exc)
         except Exception as exc:  # noqa: BLE001  a validator bug must reject this entity, not the whole import

@@ -5,6 +5,7 @@ seconds to every start. Executors run the project's validators, so they need the
 PYTHONPATH and the same Python packages (requirements/base.txt); on a cluster, install both on every
 executor host (see the README).
 """
+
 from __future__ import annotations
 
 import os
@@ -22,13 +23,17 @@ def spark_context(master: str, app_name: str = "registry-import"):
     from pyspark import SparkConf, SparkContext
 
     python_path = os.pathsep.join([str(PROJECT_DIR), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    conf = (SparkConf().setMaster(master).setAppName(app_name)
-            .set("spark.ui.enabled", "false")
-            .set("spark.ui.showConsoleProgress", "false")
-            .set("spark.executorEnv.PYTHONPATH", python_path)
-            .set("spark.executorEnv.PYSPARK_PYTHON", os.environ["PYSPARK_PYTHON"])
-            .set("spark.driver.memory", os.environ.get("SPARK_DRIVER_MEMORY", "2g"))
-            .set("spark.python.worker.reuse", "true"))
+    conf = (
+        SparkConf()
+        .setMaster(master)
+        .setAppName(app_name)
+        .set("spark.ui.enabled", "false")
+        .set("spark.ui.showConsoleProgress", "false")
+        .set("spark.executorEnv.PYTHONPATH", python_path)
+        .set("spark.executorEnv.PYSPARK_PYTHON", os.environ["PYSPARK_PYTHON"])
+        .set("spark.driver.memory", os.environ.get("SPARK_DRIVER_MEMORY", "2g"))
+        .set("spark.python.worker.reuse", "true")
+    )
     os.environ["PYTHONPATH"] = python_path
     context = SparkContext.getOrCreate(conf)
     context.setLogLevel("ERROR")

@@ -1,4 +1,5 @@
 """The base of every registry view: auth and permissions from DRF, JSON and document responses, HEAD."""
+
 from __future__ import annotations
 
 import json
@@ -70,8 +71,9 @@ class RegistryView(APIView):
     def context(self) -> WriteContext:
         return WriteContext.from_request(self.request)
 
-    def address(self, gid: str | None = None, rid: str | None = None, vid: str | None = None, *,
-                resources: bool = False) -> EntityAddress:
+    def address(
+        self, gid: str | None = None, rid: str | None = None, vid: str | None = None, *, resources: bool = False
+    ) -> EntityAddress:
         """The address of a write below this view's types: the groups, a group, its resources (`resources`),
         a resource or a version."""
         rplural = self.resource_plural if (resources or rid is not None) else None

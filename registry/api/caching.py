@@ -17,6 +17,7 @@ still gives the usual 409. `If-None-Match: *` on a write succeeds only when noth
 (create-only). Django's `get_conditional_response` does the RFC's comparisons for reads; only the ETag
 computation and the write-side preconditions are written here, as no library maps them onto this API's epochs.
 """
+
 from __future__ import annotations
 
 import copy
@@ -71,8 +72,10 @@ def finalize_read(request, response: HttpResponse, marker=None) -> HttpResponse:
     patch_vary_headers(response, ("Accept", "Authorization", "Cookie"))
     conditional = get_conditional_response(request, etag=response["ETag"], response=response)
     if conditional is not None and conditional.status_code == 412:  # a GET with an If-Match that fails
-        return problem_response(Problem("precondition-failed", f"If-Match failed: the current tag of "
-                                                               f"{request.path} is {response['ETag']}"), request)
+        return problem_response(
+            Problem("precondition-failed", f"If-Match failed: the current tag of {request.path} is {response['ETag']}"),
+            request,
+        )
     return conditional if conditional is not None else response
 
 
@@ -99,8 +102,9 @@ def _current_read(view, request, kwargs):
             return None
         raise
     if response.streaming:
-        raise Problem("bad-request", "If-Match is not supported on this URL (its representation is streamed)",
-                      status=400)
+        raise Problem(
+            "bad-request", "If-Match is not supported on this URL (its representation is streamed)", status=400
+        )
     if response.status_code == 200 and not response.has_header("ETag"):
         response["ETag"] = content_etag(response)
     return response
@@ -132,21 +136,27 @@ def check_write_preconditions(view, request, kwargs) -> None:
     if if_none_match is not None:
         tags = parse_etags(if_none_match)
         if current is not None and ("*" in tags or current.get("ETag") in tags):
-            raise Problem("precondition-failed", f"If-None-Match: {if_none_match} failed: {request.path} exists "
-                                                 f"(with tag {current.get('ETag')})")
+            raise Problem(
+                "precondition-failed",
+                f"If-None-Match: {if_none_match} failed: {request.path} exists (with tag {current.get('ETag')})",
+            )
     if if_match is not None:
         tags = parse_etags(if_match)
         if current is None:
             raise Problem("precondition-failed", f"If-Match: {if_match} failed: {request.path} does not exist")
         if "*" not in tags and current.get("ETag") not in tags:
-            raise Problem("precondition-failed", f"If-Match: {if_match} failed: the current tag of {request.path} "
-                                                 f"is {current.get('ETag')}; read it again")
+            raise Problem(
+                "precondition-failed",
+                f"If-Match: {if_match} failed: the current tag of {request.path} "
+                f"is {current.get('ETag')}; read it again",
+            )
         epoch = _epoch_of(current)
         if epoch is not None and "*" not in tags:
             # the matched representation's epoch is the expected one: a write committed in between gives 409
             sent = request.headers.get("Registry-epoch") or request.GET.get("epoch")
             if sent is not None and sent != epoch:
-                raise Problem("epoch-mismatch", f"If-Match names epoch {epoch} of {request.path}, "
-                                                f"the request says {sent}")
+                raise Problem(
+                    "epoch-mismatch", f"If-Match names epoch {epoch} of {request.path}, the request says {sent}"
+                )
             request._request.META["HTTP_REGISTRY_EPOCH"] = epoch
             request._request.__dict__.pop("headers", None)  # HttpRequest.headers is cached from META

@@ -1,5 +1,6 @@
 """`GET /map.svg?root=PATH`: the catalog map (registry/catalog_map.py) as an SVG image, public like other reads,
 so that a README or a wiki can embed it. Without `root`, the whole registry."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -24,12 +25,15 @@ def map_root(value: str | None) -> str | None:
     if value is None or value in ("", "/", "/registry", "/registry/"):
         return None
     if value.startswith("/registry/"):
-        value = value[len("/registry"):]
+        value = value[len("/registry") :]
     if value.startswith("/") and references.resolve(value) is None:
         value = reference_to_v05(value).removeprefix("#")
     if not value.startswith("/"):
-        raise Problem("bad-request", f"root must be the path of a group, resource or version "
-                                     f"(/endpoints/ID, /schemaGroups/ID/schemas/ID, ...), not {value!r}")
+        raise Problem(
+            "bad-request",
+            f"root must be the path of a group, resource or version "
+            f"(/endpoints/ID, /schemaGroups/ID/schemas/ID, ...), not {value!r}",
+        )
     if references.resolve(value) is None:
         raise Problem("not-found", f"{value} names no group, resource or version of this registry")
     return value
@@ -39,18 +43,30 @@ class CatalogMapView(RegistryView):
     """The catalog map around `root` as SVG: boxes link to the admin pages of the entities (sign-in needed there).
     Graphviz lays it out; a registry above 60 resources is drawn one box per group."""
 
-    @extend_schema(summary="The catalog map as SVG: what connects to what around root (default: the registry)",
-                   parameters=[OpenApiParameter("root", {"type": "string", "pattern": "^(/.*)?$"},
-                                               description="a group, resource or version path")],
-                   responses={(200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.BINARY, "the map"),
-                              **READ_ERRORS, (503, "application/problem+json"): OpenApiResponse(
-                                  PROBLEM, "Graphviz is not installed on this server")}, tags=["map"])
+    @extend_schema(
+        summary="The catalog map as SVG: what connects to what around root (default: the registry)",
+        parameters=[
+            OpenApiParameter(
+                "root", {"type": "string", "pattern": "^(/.*)?$"}, description="a group, resource or version path"
+            )
+        ],
+        responses={
+            (200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.BINARY, "the map"),
+            **READ_ERRORS,
+            (503, "application/problem+json"): OpenApiResponse(PROBLEM, "Graphviz is not installed on this server"),
+        },
+        tags=["map"],
+    )
     def get(self, request):
         check_flags(request, allowed={"root"})
         root = map_root(request.GET.get("root"))
         try:
-            svg = catalog_map_svg(root=root, base_urls=base_urls(self.base_url()), link=admin_url_of,
-                                  title=f"{settings.REGISTRY_NAME}: {root or 'the whole registry'}")
+            svg = catalog_map_svg(
+                root=root,
+                base_urls=base_urls(self.base_url()),
+                link=admin_url_of,
+                title=f"{settings.REGISTRY_NAME}: {root or 'the whole registry'}",
+            )
         except MapUnavailable as exc:
             raise Problem("service-unavailable", str(exc)) from exc
         return HttpResponse(svg, content_type="image/svg+xml")

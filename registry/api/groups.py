@@ -1,4 +1,5 @@
 """Views of `/GROUPs` and `/GROUPs/gID` (docs/api-contract.md section 4)."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -11,15 +12,21 @@ from ..representations import group_json
 from .base import RegistryView, json_response
 from .requests import check_flags, flag, json_body, query_epoch
 
-GROUP_PERMISSIONS = {"POST": "registry.add_group", "PUT": ("registry.add_group", "registry.change_group"),
-                     "DELETE": "registry.delete_group"}
+GROUP_PERMISSIONS = {
+    "POST": "registry.add_group",
+    "PUT": ("registry.add_group", "registry.change_group"),
+    "DELETE": "registry.delete_group",
+}
 
 
 def check_inline_size(count: int) -> None:
     if count > settings.REGISTRY_MAX_INLINE_ENTITIES:
-        raise Problem("too-many-entities", f"the answer would hold {count} entities, more than "
-                      f"{settings.REGISTRY_MAX_INLINE_ENTITIES}; page through the collections "
-                      "without ?inline instead")
+        raise Problem(
+            "too-many-entities",
+            f"the answer would hold {count} entities, more than "
+            f"{settings.REGISTRY_MAX_INLINE_ENTITIES}; page through the collections "
+            "without ?inline instead",
+        )
 
 
 class GroupCollectionView(RegistryView):
@@ -31,8 +38,15 @@ class GroupCollectionView(RegistryView):
         page = PageRequest.from_params(request.GET)
         groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, inline)
         if inline:
-            check_inline_size(sum(1 + sum(1 + len(r.all_versions) for rt in self.gt.resources
-                                          for r in getattr(g, f"inline_{rt.plural}")) for g in groups))
+            check_inline_size(
+                sum(
+                    1
+                    + sum(
+                        1 + len(r.all_versions) for rt in self.gt.resources for r in getattr(g, f"inline_{rt.plural}")
+                    )
+                    for g in groups
+                )
+            )
         base = self.base_url()
         body = {g.gid: group_json(base, self.gt, g, inline) for g in groups}
         link = link_header(request, page, total)
@@ -49,8 +63,9 @@ class GroupCollectionView(RegistryView):
         check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
         base = self.base_url()
-        deleted = services.delete_groups(ctx=self.context(), address=self.address(), items=items,
-                                         force=flag(request, "force"))
+        deleted = services.delete_groups(
+            ctx=self.context(), address=self.address(), items=items, force=flag(request, "force")
+        )
         return json_response({g.gid: group_json(base, self.gt, g) for g in deleted})
 
 
@@ -67,22 +82,33 @@ class GroupView(RegistryView):
             return json_response(document, headers={"Content-Type": "application/cloudevents-registry+json"})
         group = selectors.get_group(self.gt, gid, inline)
         if inline:
-            check_inline_size(1 + sum(1 + len(r.all_versions) for rt in self.gt.resources
-                                      for r in getattr(group, f"inline_{rt.plural}")))
+            check_inline_size(
+                1
+                + sum(
+                    1 + len(r.all_versions) for rt in self.gt.resources for r in getattr(group, f"inline_{rt.plural}")
+                )
+            )
         return json_response(group_json(self.base_url(), self.gt, group, inline))
 
     def put(self, request, gid):
         check_flags(request, {"epoch"})
         body = json_body(request)
-        group, created = services.put_group(ctx=self.context(), address=self.address(gid), data=body,
-                                            expected_epoch=query_epoch(request))
+        group, created = services.put_group(
+            ctx=self.context(), address=self.address(gid), data=body, expected_epoch=query_epoch(request)
+        )
         data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
-        return json_response(data, status=201 if created else 200, headers={"Location": data["self"]} if created else None)
+        return json_response(
+            data, status=201 if created else 200, headers={"Location": data["self"]} if created else None
+        )
 
     def delete(self, request, gid):
         check_flags(request, {"epoch", "force"})
         group = selectors.get_group(self.gt, gid)
         last = group_json(self.base_url(), self.gt, group)
-        services.delete_group(ctx=self.context(), address=self.address(gid), expected_epoch=query_epoch(request),
-                              force=flag(request, "force"))
+        services.delete_group(
+            ctx=self.context(),
+            address=self.address(gid),
+            expected_epoch=query_epoch(request),
+            force=flag(request, "force"),
+        )
         return json_response(last)

@@ -4,6 +4,7 @@
 routes share them. Rules that hold for the whole document (ids, parameter bounds, bodies from the model) are
 applied afterwards by the postprocessing hook in openapi_document.py.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -12,17 +13,30 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
-PROBLEM = inline_serializer("Problem", fields={
-    "type": serializers.CharField(), "title": serializers.CharField(), "status": serializers.IntegerField(),
-    "detail": serializers.CharField(), "instance": serializers.CharField(required=False),
-    "errors": serializers.ListField(child=serializers.JSONField(), required=False),
-    "referencedby": serializers.DictField(child=serializers.JSONField(), required=False,
-                                          help_text="409 on a delete: the entities still referencing it"),
-    "subject": serializers.CharField(required=False, help_text="xRegistry 1.0 binding: the entity's xid or the "
-                                     "request path the error is about"),
-    "args": serializers.DictField(child=serializers.CharField(), required=False,
-                                  help_text="xRegistry 1.0 binding: the substitution values of the title"),
-})
+PROBLEM = inline_serializer(
+    "Problem",
+    fields={
+        "type": serializers.CharField(),
+        "title": serializers.CharField(),
+        "status": serializers.IntegerField(),
+        "detail": serializers.CharField(),
+        "instance": serializers.CharField(required=False),
+        "errors": serializers.ListField(child=serializers.JSONField(), required=False),
+        "referencedby": serializers.DictField(
+            child=serializers.JSONField(),
+            required=False,
+            help_text="409 on a delete: the entities still referencing it",
+        ),
+        "subject": serializers.CharField(
+            required=False, help_text="xRegistry 1.0 binding: the entity's xid or the request path the error is about"
+        ),
+        "args": serializers.DictField(
+            child=serializers.CharField(),
+            required=False,
+            help_text="xRegistry 1.0 binding: the substitution values of the title",
+        ),
+    },
+)
 ENTITY = OpenApiTypes.OBJECT
 DOCUMENT = {"*/*": OpenApiTypes.BINARY}
 
@@ -31,9 +45,16 @@ def _problem(description: str) -> OpenApiResponse:
     return OpenApiResponse(response=PROBLEM, description=description)
 
 
-PROBLEM_DESCRIPTIONS = {400: "invalid request", 401: "authentication required", 403: "permission denied",
-                        404: "unknown entity", 405: "method not allowed", 409: "conflict (id, epoch, compatibility, still referenced)",
-                        413: "body too large", 415: "unsupported media type"}
+PROBLEM_DESCRIPTIONS = {
+    400: "invalid request",
+    401: "authentication required",
+    403: "permission denied",
+    404: "unknown entity",
+    405: "method not allowed",
+    409: "conflict (id, epoch, compatibility, still referenced)",
+    413: "body too large",
+    415: "unsupported media type",
+}
 
 
 def problem_responses(*codes: int) -> dict:
@@ -51,11 +72,19 @@ EPOCH = _query("epoch", OpenApiTypes.INT, "the entity's current epoch; 409 when 
 FILTER = _query("filter", OpenApiTypes.STR, "ATTR=VALUE, '*' wildcards, dotted paths; repeatable (AND)", many=True)
 LIMIT = _query("limit", OpenApiTypes.INT, "page size")
 MODEL = _query("model", OpenApiTypes.STR, "answer with the registry model")
-REFERENCEDBY = _query("referencedby", OpenApiTypes.STR, "answer with the entities that reference this one or "
-                      "something beneath it, as {path: {attribute, reference}} (JSON)")
-FORCE = _query("force", OpenApiTypes.STR, "`true` deletes even when entities outside this request still reference "
-               "what is deleted (without it: 409 with a `referencedby` member naming them); any value but "
-               "false/0 turns it on")
+REFERENCEDBY = _query(
+    "referencedby",
+    OpenApiTypes.STR,
+    "answer with the entities that reference this one or "
+    "something beneath it, as {path: {attribute, reference}} (JSON)",
+)
+FORCE = _query(
+    "force",
+    OpenApiTypes.STR,
+    "`true` deletes even when entities outside this request still reference "
+    "what is deleted (without it: 409 with a `referencedby` member naming them); any value but "
+    "false/0 turns it on",
+)
 COLLECTION = [INLINE, FILTER, LIMIT]  # `page` tokens come from Link headers only: not offered
 
 READ_ERRORS = problem_responses(400, 401, 404)
@@ -74,66 +103,126 @@ def _doc(status: int, description: str) -> dict:
 
 
 ROOT = {
-    "get": extend_schema(summary="Registry root, model (?model) or everything (?inline)", parameters=[MODEL, INLINE],
-                         responses=_ok(200, ENTITY, "registry", False), tags=["registry"]),
-    "post": extend_schema(summary="Import a registry document (JSON as described; the same in YAML as "
-                                  "application/cloudevents-registry+yaml)",
-                          request={"application/json": ENTITY, "application/cloudevents-registry+json": ENTITY},
-                          responses=_ok(200, ENTITY, "created/updated/unchanged paths", True), tags=["registry"]),
+    "get": extend_schema(
+        summary="Registry root, model (?model) or everything (?inline)",
+        parameters=[MODEL, INLINE],
+        responses=_ok(200, ENTITY, "registry", False),
+        tags=["registry"],
+    ),
+    "post": extend_schema(
+        summary="Import a registry document (JSON as described; the same in YAML as "
+        "application/cloudevents-registry+yaml)",
+        request={"application/json": ENTITY, "application/cloudevents-registry+json": ENTITY},
+        responses=_ok(200, ENTITY, "created/updated/unchanged paths", True),
+        tags=["registry"],
+    ),
 }
 GROUPS = {
-    "get": extend_schema(summary="List groups (map id -> group)", parameters=COLLECTION,
-                         responses=_ok(200, ENTITY, "groups", False)),
+    "get": extend_schema(
+        summary="List groups (map id -> group)", parameters=COLLECTION, responses=_ok(200, ENTITY, "groups", False)
+    ),
     "post": extend_schema(summary="Create a group", request=ENTITY, responses=_ok(201, ENTITY, "created", True)),
-    "delete": extend_schema(summary="Delete listed groups, or all", request=OpenApiTypes.ANY, parameters=[FORCE],
-                            responses=_ok(200, ENTITY, "deleted groups", True)),
+    "delete": extend_schema(
+        summary="Delete listed groups, or all",
+        request=OpenApiTypes.ANY,
+        parameters=[FORCE],
+        responses=_ok(200, ENTITY, "deleted groups", True),
+    ),
 }
 GROUP = {
-    "get": extend_schema(summary="Get a group (or ?referencedby)", parameters=[INLINE, REFERENCEDBY],
-                         responses=_ok(200, ENTITY, "group", False)),
-    "put": extend_schema(summary="Replace or create a group", parameters=[EPOCH], request=ENTITY,
-                         responses={**_ok(200, ENTITY, "updated", True),
-                                    (201, "application/json"): OpenApiResponse(ENTITY, "created")}),
-    "delete": extend_schema(summary="Delete a group and everything beneath", parameters=[EPOCH, FORCE],
-                            responses=_ok(200, ENTITY, "last state", True)),
+    "get": extend_schema(
+        summary="Get a group (or ?referencedby)",
+        parameters=[INLINE, REFERENCEDBY],
+        responses=_ok(200, ENTITY, "group", False),
+    ),
+    "put": extend_schema(
+        summary="Replace or create a group",
+        parameters=[EPOCH],
+        request=ENTITY,
+        responses={**_ok(200, ENTITY, "updated", True), (201, "application/json"): OpenApiResponse(ENTITY, "created")},
+    ),
+    "delete": extend_schema(
+        summary="Delete a group and everything beneath",
+        parameters=[EPOCH, FORCE],
+        responses=_ok(200, ENTITY, "last state", True),
+    ),
 }
 RESOURCES = {
-    "get": extend_schema(summary="List resources (map id -> metadata)", parameters=COLLECTION,
-                         responses=_ok(200, ENTITY, "resources", False)),
-    "post": extend_schema(summary="Create a resource with its first version (document in the body, "
-                                  "metadata in Registry-* headers)", request=DOCUMENT,
-                          responses=_ok(201, DOCUMENT, "created", True)),
-    "delete": extend_schema(summary="Delete listed resources, or all", request=OpenApiTypes.ANY, parameters=[FORCE],
-                            responses=_ok(200, ENTITY, "deleted", True)),
+    "get": extend_schema(
+        summary="List resources (map id -> metadata)",
+        parameters=COLLECTION,
+        responses=_ok(200, ENTITY, "resources", False),
+    ),
+    "post": extend_schema(
+        summary="Create a resource with its first version (document in the body, metadata in Registry-* headers)",
+        request=DOCUMENT,
+        responses=_ok(201, DOCUMENT, "created", True),
+    ),
+    "delete": extend_schema(
+        summary="Delete listed resources, or all",
+        request=OpenApiTypes.ANY,
+        parameters=[FORCE],
+        responses=_ok(200, ENTITY, "deleted", True),
+    ),
 }
 RESOURCE = {
-    "get": extend_schema(summary="The latest version's document (or ?meta, ?referencedby)",
-                         parameters=[META, INLINE, REFERENCEDBY],
-                         responses={**_ok(200, DOCUMENT, "document or metadata", False),
-                                    (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location")}),
-    "put": extend_schema(summary="Update the latest version (or ?meta), or create the resource",
-                         parameters=[META, EPOCH], request=DOCUMENT,
-                         responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")}),
-    "post": extend_schema(summary="Create a new version", parameters=[EPOCH], request=DOCUMENT,
-                          responses=_ok(201, DOCUMENT, "created", True)),
-    "delete": extend_schema(summary="Delete the resource with all versions", parameters=[EPOCH, FORCE],
-                            responses=_ok(200, ENTITY, "last state", True)),
+    "get": extend_schema(
+        summary="The latest version's document (or ?meta, ?referencedby)",
+        parameters=[META, INLINE, REFERENCEDBY],
+        responses={
+            **_ok(200, DOCUMENT, "document or metadata", False),
+            (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location"),
+        },
+    ),
+    "put": extend_schema(
+        summary="Update the latest version (or ?meta), or create the resource",
+        parameters=[META, EPOCH],
+        request=DOCUMENT,
+        responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")},
+    ),
+    "post": extend_schema(
+        summary="Create a new version",
+        parameters=[EPOCH],
+        request=DOCUMENT,
+        responses=_ok(201, DOCUMENT, "created", True),
+    ),
+    "delete": extend_schema(
+        summary="Delete the resource with all versions",
+        parameters=[EPOCH, FORCE],
+        responses=_ok(200, ENTITY, "last state", True),
+    ),
 }
 VERSIONS = {
-    "get": extend_schema(summary="List versions (map version id -> metadata)", parameters=COLLECTION,
-                         responses=_ok(200, ENTITY, "versions", False)),
-    "delete": extend_schema(summary="Delete listed versions, or all but the latest", request=OpenApiTypes.ANY,
-                            parameters=[FORCE],
-                            responses=_ok(200, ENTITY, "deleted", True)),
+    "get": extend_schema(
+        summary="List versions (map version id -> metadata)",
+        parameters=COLLECTION,
+        responses=_ok(200, ENTITY, "versions", False),
+    ),
+    "delete": extend_schema(
+        summary="Delete listed versions, or all but the latest",
+        request=OpenApiTypes.ANY,
+        parameters=[FORCE],
+        responses=_ok(200, ENTITY, "deleted", True),
+    ),
 }
 VERSION = {
-    "get": extend_schema(summary="A version's document (or ?meta, ?referencedby)", parameters=[META, REFERENCEDBY],
-                         responses={**_ok(200, DOCUMENT, "document or metadata", False),
-                                    (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location")}),
-    "put": extend_schema(summary="Update the version (or ?meta), or create it", parameters=[META, EPOCH],
-                         request=DOCUMENT, responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")}),
-    "delete": extend_schema(summary="Delete the version", parameters=[EPOCH, FORCE],
-                            responses=_ok(200, ENTITY, "last state", True)),
+    "get": extend_schema(
+        summary="A version's document (or ?meta, ?referencedby)",
+        parameters=[META, REFERENCEDBY],
+        responses={
+            **_ok(200, DOCUMENT, "document or metadata", False),
+            (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location"),
+        },
+    ),
+    "put": extend_schema(
+        summary="Update the version (or ?meta), or create it",
+        parameters=[META, EPOCH],
+        request=DOCUMENT,
+        responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")},
+    ),
+    "delete": extend_schema(
+        summary="Delete the version", parameters=[EPOCH, FORCE], responses=_ok(200, ENTITY, "last state", True)
+    ),
 }
 
 

@@ -10,14 +10,20 @@ says what the server does (issue 11, checked by schemathesis with all its checks
 - group bodies are described from the registry model: common attributes, extension attribute names, and the
   attributes a group type's app declares (`GroupType.body_schema`); definition documents are JSON objects.
 """
+
 from __future__ import annotations
 
 from ..attributes import COMMON, DOCS_PATTERN, ID_MAX_LENGTH, ID_PATTERN, SERVER_OWNED, TAG_KEY_PATTERN
 from ..model import registry_model
 
 # the server's own patterns (registry.attributes), which are also valid ECMAScript patterns
-ID_SCHEMA = {"type": "string", "minLength": 1, "maxLength": ID_MAX_LENGTH, "not": {"enum": [".", ".."]},
-             "pattern": ID_PATTERN.pattern}
+ID_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": ID_MAX_LENGTH,
+    "not": {"enum": [".", ".."]},
+    "pattern": ID_PATTERN.pattern,
+}
 FILTER_PATTERN = r"^[A-Za-z0-9_$][A-Za-z0-9_$-]*(?:\.[A-Za-z0-9_$-]+)*=[\s\S]*$"
 PATH_IDS = {"gid", "rid", "vid", "sid"}
 # in a path, `%XX` is decoded before the id is read: described without it (send `%` itself as %25)
@@ -31,8 +37,12 @@ QUERY_SCHEMAS = {
     "filter": {"type": "array", "items": {"type": "string", "pattern": FILTER_PATTERN}},
     # a version URI (the server takes up to 4,096 characters; described up to 2,000 URI characters so that the
     # request line stays within gunicorn's limit, gunicorn.conf.py)
-    "uri": {"type": "string", "minLength": 1, "maxLength": 2000,
-            "pattern": r"^[A-Za-z][A-Za-z0-9+.\-]*:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$"},
+    "uri": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 2000,
+        "pattern": r"^[A-Za-z][A-Za-z0-9+.\-]*:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$",
+    },
 }
 
 
@@ -43,8 +53,11 @@ def common_properties() -> dict:
         "name": {"type": ["string", "null"], "minLength": 1},  # null removes an attribute
         "description": {"type": ["string", "null"]},
         "docs": {"type": ["string", "null"], "pattern": DOCS_PATTERN.pattern},
-        "tags": {"type": ["object", "null"], "propertyNames": {"pattern": TAG_KEY_PATTERN.pattern},
-                 "additionalProperties": {"type": "string"}},
+        "tags": {
+            "type": ["object", "null"],
+            "propertyNames": {"pattern": TAG_KEY_PATTERN.pattern},
+            "additionalProperties": {"type": "string"},
+        },
         "epoch": {"description": "ignored on create; on update it must equal the current epoch (409)"},
     }
 
@@ -67,10 +80,21 @@ def group_body_schema(group_type, *, with_id: bool = True) -> dict:
     properties = {**common_properties(), **declared.get("properties", {})}
     if not with_id:
         properties.pop("id")
-    taken = [*COMMON, *SERVER_OWNED, *declared.get("properties", {}), *group_type.resources_by_plural, "type",
-             *(f"{plural}Url" for plural in group_type.resources_by_plural)]
-    return {"type": "object", "properties": properties, "required": list(declared.get("required", [])),
-            "patternProperties": {extension_name_pattern(taken): {}}, "additionalProperties": False}
+    taken = [
+        *COMMON,
+        *SERVER_OWNED,
+        *declared.get("properties", {}),
+        *group_type.resources_by_plural,
+        "type",
+        *(f"{plural}Url" for plural in group_type.resources_by_plural),
+    ]
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(declared.get("required", [])),
+        "patternProperties": {extension_name_pattern(taken): {}},
+        "additionalProperties": False,
+    }
 
 
 # (path, method) -> group type plural, for operations outside the core binding that take a group body
@@ -84,12 +108,18 @@ def register_group_body(path: str, method: str, group_plural: str) -> None:
 
 def document_schema() -> dict:
     """A registry document (`POST /`): the top-level attributes and a map of id to group for each type."""
-    properties = {"$schema": {"type": "string"}, "specversion": {"type": "string"},
-                  **{k: v for k, v in common_properties().items() if k != "epoch"},
-                  "id": {"description": "the exporting registry's id; not imported"}}
+    properties = {
+        "$schema": {"type": "string"},
+        "specversion": {"type": "string"},
+        **{k: v for k, v in common_properties().items() if k != "epoch"},
+        "id": {"description": "the exporting registry's id; not imported"},
+    }
     for gt in registry_model.group_types:
-        properties[gt.plural] = {"type": "object", "propertyNames": dict(ID_SCHEMA),
-                                 "additionalProperties": group_body_schema(gt, with_id=False)}
+        properties[gt.plural] = {
+            "type": "object",
+            "propertyNames": dict(ID_SCHEMA),
+            "additionalProperties": group_body_schema(gt, with_id=False),
+        }
     return {"type": "object", "properties": properties, "additionalProperties": False}
 
 
@@ -111,8 +141,12 @@ def _document_operations() -> set:
         for rt in gt.resources:
             if rt.shared_attributes:
                 base = f"/{gt.plural}/{{gid}}/{rt.plural}"
-                out |= {(base, "post"), (base + "/{rid}", "put"), (base + "/{rid}", "post"),
-                        (base + "/{rid}/versions/{vid}", "put")}
+                out |= {
+                    (base, "post"),
+                    (base + "/{rid}", "put"),
+                    (base + "/{rid}", "post"),
+                    (base + "/{rid}/versions/{vid}", "put"),
+                }
     return out
 
 
@@ -149,8 +183,10 @@ def postprocess(result, generator, request, public):
                     if media.get("schema") == {"type": "string", "format": "binary"}:
                         media["schema"] = {}  # a document in its own media type, or JSON metadata (?meta)
             for status, description in GATEWAY_PROBLEMS.items():
-                operation["responses"].setdefault(status, {
-                    "description": description, "content": {"application/problem+json": {"schema": PROBLEM_REF}}})
+                operation["responses"].setdefault(
+                    status,
+                    {"description": description, "content": {"application/problem+json": {"schema": PROBLEM_REF}}},
+                )
             if (path, method) in group_operations:
                 group_type, with_id = group_operations[(path, method)]
                 _set_json_body(operation, group_body_schema(group_type, with_id=with_id))

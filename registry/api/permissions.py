@@ -4,6 +4,7 @@ A view names the model its writes touch per method (`write_permissions = {"POST"
 whose reads are never public names the permission they need (`read_permissions = "app.view_model"`): then a
 read needs a signed-in user with it, whatever REGISTRY_PUBLIC_READ says.
 """
+
 from django.conf import settings
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
@@ -24,7 +25,8 @@ class RegistryPermission(BasePermission):
             needed = getattr(view, "read_permissions", None)
             if needed is not None:
                 return bool(user and user.is_authenticated) and user.has_perms(
-                    (needed,) if isinstance(needed, str) else needed)
+                    (needed,) if isinstance(needed, str) else needed
+                )
             return settings.REGISTRY_PUBLIC_READ or bool(user and user.is_authenticated)
         if not (user and user.is_authenticated):
             return False

@@ -1,4 +1,5 @@
 """Rendering failures as RFC 9457 problem documents (`application/problem+json`), for every binding."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,9 @@ def problem_from_drf(exc: exceptions.APIException) -> Problem:
         if isinstance(exc, drf_class):
             return Problem(kind, str(detail))
     if exc.status_code >= 500:
-        return Problem("server-error" if exc.status_code == 500 else "service-unavailable", str(detail),
-                       status=exc.status_code)
+        return Problem(
+            "server-error" if exc.status_code == 500 else "service-unavailable", str(detail), status=exc.status_code
+        )
     return Problem("bad-request", str(detail), status=exc.status_code)
 
 
@@ -71,5 +73,7 @@ def not_found_view(request, exception=None):
 def server_error_view(request):
     """handler500: a failure the server did not foresee (always a bug): logged with its traceback by Django,
     answered as a problem document that gives nothing of it away."""
-    return problem_response(Problem("server-error", "the server failed to answer this request; the failure is "
-                                                    "logged for its operators"), request)
+    return problem_response(
+        Problem("server-error", "the server failed to answer this request; the failure is logged for its operators"),
+        request,
+    )

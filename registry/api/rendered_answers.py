@@ -11,6 +11,7 @@ REGISTRY_RENDERED_ANSWER_BYTES in all: a larger registry streams every time, its
 An answer is kept only when it was streamed to its end (a client that went away leaves nothing behind).
 Written by hand: Django's cache framework stores whole responses under keys it cannot tie to the marker.
 """
+
 from __future__ import annotations
 
 import threading

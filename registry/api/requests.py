@@ -1,4 +1,5 @@
 """Reading a request: allowed query flags, size limit, strict JSON bodies and `Registry-*` headers."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -11,19 +12,41 @@ from ..services.inputs import UNSET, VersionInput
 
 KNOWN_ATTRIBUTES = {
     name.lower(): name
-    for name in ("id", "name", "description", "docs", "version", "epoch", "self", "createdBy", "createdOn",
-                 "modifiedBy", "modifiedOn", "format", "compatibility")
+    for name in (
+        "id",
+        "name",
+        "description",
+        "docs",
+        "version",
+        "epoch",
+        "self",
+        "createdBy",
+        "createdOn",
+        "modifiedBy",
+        "modifiedOn",
+        "format",
+        "compatibility",
+    )
 }
-IGNORED_HEADER_ATTRIBUTES = {"self", "createdBy", "createdOn", "modifiedBy", "modifiedOn", "versionsURL",
-                             "versionsCount"}
+IGNORED_HEADER_ATTRIBUTES = {
+    "self",
+    "createdBy",
+    "createdOn",
+    "modifiedBy",
+    "modifiedOn",
+    "versionsURL",
+    "versionsCount",
+}
 
 
 def check_flags(request, allowed: set[str]) -> None:
     """400 for any query parameter this operation does not know."""
     unknown = sorted(set(request.GET.keys()) - allowed)
     if unknown:
-        raise Problem("unknown-flag", f"unknown query parameter(s): {', '.join(unknown)}; "
-                                      f"allowed here: {', '.join(sorted(allowed)) or 'none'}")
+        raise Problem(
+            "unknown-flag",
+            f"unknown query parameter(s): {', '.join(unknown)}; allowed here: {', '.join(sorted(allowed)) or 'none'}",
+        )
 
 
 def flag(request, name: str) -> bool:
@@ -113,10 +136,10 @@ def prefixed_headers(request, prefix: str, map_name: str) -> tuple[dict[str, str
         lower = header.lower()
         if not lower.startswith(head):
             continue
-        name = lower[len(head):]
+        name = lower[len(head) :]
         if name.startswith(map_head):
             entries = entries if entries is not None else {}
-            entries[name[len(map_head):]] = value
+            entries[name[len(map_head) :]] = value
         else:
             attrs[name] = value
     return attrs, entries
@@ -135,10 +158,16 @@ def version_input(request, rt: ResourceType) -> VersionInput:
         if canonical in IGNORED_HEADER_ATTRIBUTES:
             continue
         if canonical in V10_NAMES or canonical.startswith("labels-"):
-            instead = "Registry-tags-KEY" if canonical.startswith("labels") else \
-                (f"Registry-{V10_NAMES[canonical]}" if V10_NAMES[canonical] else None)
-            raise Problem("invalid-attribute", f"Registry-{name} names an attribute of xRegistry 1.0 (the /registry "
-                          "binding), not of the 0.5-wip binding" + (f"; here it is {instead}" if instead else ""))
+            instead = (
+                "Registry-tags-KEY"
+                if canonical.startswith("labels")
+                else (f"Registry-{V10_NAMES[canonical]}" if V10_NAMES[canonical] else None)
+            )
+            raise Problem(
+                "invalid-attribute",
+                f"Registry-{name} names an attribute of xRegistry 1.0 (the /registry "
+                "binding), not of the 0.5-wip binding" + (f"; here it is {instead}" if instead else ""),
+            )
         if canonical == "id":
             inp.resource_id = value or None
         elif canonical == "version":
@@ -155,8 +184,7 @@ def version_input(request, rt: ResourceType) -> VersionInput:
     raw = body_bytes(request)
     if inp.resource_uri not in (UNSET, None) and raw:
         raise Problem("bad-request", f"Registry-{rt.uri_attribute} is given, so the body must be empty")
-    metadata_only = not raw and (inp.attributes or inp.resource_uri is not UNSET or inp.version_id
-                                 or inp.resource_id)
+    metadata_only = not raw and (inp.attributes or inp.resource_uri is not UNSET or inp.version_id or inp.resource_id)
     # an empty body with Registry-* headers changes metadata only; an empty body alone erases the content
     inp.document = None if metadata_only else raw
     inp.media_type = request.META.get("CONTENT_TYPE") or None

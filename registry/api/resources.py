@@ -1,4 +1,5 @@
 """Views of resources and versions: `/GROUPs/gID/RESOURCEs[/rID[/versions[/V]]]` (docs/api-contract.md section 5)."""
+
 from __future__ import annotations
 
 from django.http import HttpResponse
@@ -26,8 +27,9 @@ class ResourceTypeView(RegistryView):
     def group(self, gid):
         return selectors.get_group(self.gt, gid)
 
-    def document_response(self, resource, version, status: int = 200, extra: dict | None = None,
-                          redirect: bool = False) -> HttpResponse:
+    def document_response(
+        self, resource, version, status: int = 200, extra: dict | None = None, redirect: bool = False
+    ) -> HttpResponse:
         """The document with its media type and every metadata attribute as a `Registry-*` header."""
         meta = version_meta(self.base_url(), self.rt, resource, version)
         headers = registry_headers(meta)
@@ -40,8 +42,11 @@ class ResourceTypeView(RegistryView):
             response = HttpResponse(b"", status=status)
             del response["Content-Type"]
         else:
-            response = HttpResponse(document_bytes(self.rt, resource, version), status=status,
-                                    content_type=version.media_type or "application/octet-stream")
+            response = HttpResponse(
+                document_bytes(self.rt, resource, version),
+                status=status,
+                content_type=version.media_type or "application/octet-stream",
+            )
         for name, value in headers.items():
             response[name] = value
         return response
@@ -63,8 +68,9 @@ class ResourceCollectionView(ResourceTypeView):
         inline = flag(request, "inline")
         group = self.group(gid)
         page = PageRequest.from_params(request.GET)
-        resources, total = selectors.resource_page(group, self.resource_plural, request.GET.getlist("filter"), page,
-                                                   inline)
+        resources, total = selectors.resource_page(
+            group, self.resource_plural, request.GET.getlist("filter"), page, inline
+        )
         if inline:
             check_inline_size(sum(1 + len(r.all_versions) for r in resources))
         base = self.base_url()
@@ -75,16 +81,19 @@ class ResourceCollectionView(ResourceTypeView):
     def post(self, request, gid):
         check_flags(request, set())
         inp = version_input(request, self.rt)
-        resource = services.create_resource(ctx=self.context(), address=self.address(gid, inp.resource_id,
-                                                                                       resources=True), data=inp)
-        return self.document_response(resource, resource.latest, status=201,
-                                      extra={"Location": self.resource_url(resource)})
+        resource = services.create_resource(
+            ctx=self.context(), address=self.address(gid, inp.resource_id, resources=True), data=inp
+        )
+        return self.document_response(
+            resource, resource.latest, status=201, extra={"Location": self.resource_url(resource)}
+        )
 
     def delete(self, request, gid):
         check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
-        deleted = services.delete_resources(ctx=self.context(), address=self.address(gid, resources=True),
-                                            items=items, force=flag(request, "force"))
+        deleted = services.delete_resources(
+            ctx=self.context(), address=self.address(gid, resources=True), items=items, force=flag(request, "force")
+        )
         base = self.base_url()
         return json_response({r.rid: resource_json(base, self.rt, r, version=v) for r, v in deleted})
 
@@ -112,8 +121,9 @@ class ResourceView(ResourceTypeView):
         ctx = self.context()
         if flag(request, "meta"):
             body = json_body(request)
-            resource, version = services.put_meta(ctx=ctx, address=self.address(gid, rid), data=body,
-                                                  expected_epoch=query_epoch(request))
+            resource, version = services.put_meta(
+                ctx=ctx, address=self.address(gid, rid), data=body, expected_epoch=query_epoch(request)
+            )
             return self.meta_response(resource, version)
         inp = version_input(request, self.rt)
         resource, version, created = services.put_resource(ctx=ctx, address=self.address(gid, rid), data=inp)
@@ -124,13 +134,16 @@ class ResourceView(ResourceTypeView):
         check_flags(request, {"epoch"})
         inp = version_input(request, self.rt)
         resource, version = services.create_version(ctx=self.context(), address=self.address(gid, rid), data=inp)
-        return self.document_response(resource, version, status=201,
-                                      extra={"Location": self.resource_url(resource)})
+        return self.document_response(resource, version, status=201, extra={"Location": self.resource_url(resource)})
 
     def delete(self, request, gid, rid):
         check_flags(request, {"epoch", "force"})
-        resource, latest = services.delete_resource(ctx=self.context(), address=self.address(gid, rid),
-                                                    expected_epoch=query_epoch(request), force=flag(request, "force"))
+        resource, latest = services.delete_resource(
+            ctx=self.context(),
+            address=self.address(gid, rid),
+            expected_epoch=query_epoch(request),
+            force=flag(request, "force"),
+        )
         data = resource_json(self.base_url(), self.rt, resource, version=latest)
         return json_response(data, headers=registry_headers(data))
 
@@ -155,8 +168,9 @@ class VersionCollectionView(ResourceTypeView):
     def delete(self, request, gid, rid):
         check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
-        deleted = services.delete_versions(ctx=self.context(), address=self.address(gid, rid), items=items,
-                                           force=flag(request, "force"))
+        deleted = services.delete_versions(
+            ctx=self.context(), address=self.address(gid, rid), items=items, force=flag(request, "force")
+        )
         base = self.base_url()
         return json_response({v.vid: version_json(base, self.rt, r, v) for r, v in deleted})
 
@@ -178,18 +192,26 @@ class VersionView(ResourceTypeView):
         ctx = self.context()
         if flag(request, "meta"):
             body = json_body(request)
-            resource, version = services.put_meta(ctx=ctx, address=self.address(gid, rid, vid), data=body,
-                                                  expected_epoch=query_epoch(request))
+            resource, version = services.put_meta(
+                ctx=ctx, address=self.address(gid, rid, vid), data=body, expected_epoch=query_epoch(request)
+            )
             return self.meta_response(resource, version)
         inp = version_input(request, self.rt)
         resource, version, created = services.put_version(ctx=ctx, address=self.address(gid, rid, vid), data=inp)
-        return self.document_response(resource, version, status=201 if created else 200,
-                                      extra={"Location": f"{self.resource_url(resource)}/versions/{vid}"}
-                                      if created else None)
+        return self.document_response(
+            resource,
+            version,
+            status=201 if created else 200,
+            extra={"Location": f"{self.resource_url(resource)}/versions/{vid}"} if created else None,
+        )
 
     def delete(self, request, gid, rid, vid):
         check_flags(request, {"epoch", "force"})
-        resource, version = services.delete_version(ctx=self.context(), address=self.address(gid, rid, vid),
-                                                    expected_epoch=query_epoch(request), force=flag(request, "force"))
+        resource, version = services.delete_version(
+            ctx=self.context(),
+            address=self.address(gid, rid, vid),
+            expected_epoch=query_epoch(request),
+            force=flag(request, "force"),
+        )
         data = version_json(self.base_url(), self.rt, resource, version)
         return json_response(data, headers=registry_headers(data))

@@ -1,4 +1,5 @@
 """The registry root: `GET /`, `GET /?model`, and `GET /?inline` streamed group by group."""
+
 from __future__ import annotations
 
 import json
@@ -58,8 +59,15 @@ def stream_inline(base: str):
 
 
 class RootView(RegistryView):
-    write_permissions = {"POST": ("registry.add_group", "registry.change_group", "registry.add_resource",
-                                  "registry.add_version", "registry.change_version")}
+    write_permissions = {
+        "POST": (
+            "registry.add_group",
+            "registry.change_group",
+            "registry.add_resource",
+            "registry.add_version",
+            "registry.change_version",
+        )
+    }
 
     def get(self, request):
         check_flags(request, {"model", "inline"})
@@ -93,8 +101,7 @@ class RootView(RegistryView):
                 response = HttpResponse(body, content_type=content_type)
             else:
                 chunks = stream_json_document() if variant == "export" else stream_inline(base)
-                response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks),
-                                                 content_type=content_type)
+                response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks), content_type=content_type)
         response["ETag"] = stream_etag(request, marker)
         return response
 

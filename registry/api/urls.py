@@ -1,4 +1,5 @@
 """URL routes of the core binding, derived from the registered model (one set per group type)."""
+
 from django.urls import path
 
 from ..model import registry_model
@@ -18,8 +19,10 @@ openapi.document(VersionView, openapi.VERSION)
 
 
 def build_urlpatterns():
-    patterns = [path("", RootView.as_view(), name="registry-root"),
-                path("map.svg", CatalogMapView.as_view(), name="catalog-map")]
+    patterns = [
+        path("", RootView.as_view(), name="registry-root"),
+        path("map.svg", CatalogMapView.as_view(), name="catalog-map"),
+    ]
     for gt in registry_model.group_types:
         g = gt.plural
         patterns += [
@@ -32,10 +35,16 @@ def build_urlpatterns():
             patterns += [
                 path(f"{g}/<str:gid>/{r}", ResourceCollectionView.as_view(**kwargs), name=f"{g}-{r}-list"),
                 path(f"{g}/<str:gid>/{r}/<str:rid>", ResourceView.as_view(**kwargs), name=f"{g}-{r}-detail"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>/versions", VersionCollectionView.as_view(**kwargs),
-                     name=f"{g}-{r}-versions"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>/versions/<str:vid>", VersionView.as_view(**kwargs),
-                     name=f"{g}-{r}-version"),
+                path(
+                    f"{g}/<str:gid>/{r}/<str:rid>/versions",
+                    VersionCollectionView.as_view(**kwargs),
+                    name=f"{g}-{r}-versions",
+                ),
+                path(
+                    f"{g}/<str:gid>/{r}/<str:rid>/versions/<str:vid>",
+                    VersionView.as_view(**kwargs),
+                    name=f"{g}-{r}-version",
+                ),
             ]
     return patterns
 

@@ -3,6 +3,7 @@
 Only stored values are written (no epochs, timestamps or links), references exactly as written, so that
 importing an export changes nothing.
 """
+
 from __future__ import annotations
 
 import base64
@@ -61,8 +62,11 @@ def _shared_resource(rt: ResourceType, resource: Resource, versions: list[Versio
 def _versioned_resource(rt: ResourceType, resource: Resource, versions: list[Version]) -> dict:
     out = {"id": resource.rid, **stored_attributes(resource), "versions": {}}
     for version in versions:
-        out["versions"][version.vid] = {"id": version.vid, **stored_attributes(version),
-                                        **_document_member(rt, version)}
+        out["versions"][version.vid] = {
+            "id": version.vid,
+            **stored_attributes(version),
+            **_document_member(rt, version),
+        }
     return out
 
 
@@ -82,7 +86,9 @@ def group_document(gt: GroupType, group: Group) -> dict:
     return out
 
 
-def iter_document_parts(group_types: list[GroupType] | None = None, gid: str | None = None) -> Iterator[tuple[GroupType, Group, dict]]:
+def iter_document_parts(
+    group_types: list[GroupType] | None = None, gid: str | None = None
+) -> Iterator[tuple[GroupType, Group, dict]]:
     for gt in group_types or registry_model.group_types:
         if gid is not None:
             groups = [selectors.get_group(gt, gid, inline=True)]

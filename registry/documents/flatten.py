@@ -5,6 +5,7 @@ versions, the document bytes and media type (or a RESOURCEURI), the shape the bu
 writes. The rules follow the importer's: flat definitions become one version "1"; a schema given as a JSON
 value is stored as compact JSON, as text otherwise.
 """
+
 from __future__ import annotations
 
 import base64
@@ -58,8 +59,16 @@ def default_media_type(content: bytes) -> str:
 def _version(rt: ResourceType, base: EntityRecord, vid: str, data: dict, resource_attrs: dict) -> EntityRecord:
     path = f"{base.resource_path}/versions/{vid}"
     keys = {rt.singular, rt.base64_attribute, rt.uri_attribute, f"{rt.singular}url", "type"}
-    record = EntityRecord(path=path, kind="version", group_type=base.group_type, gid=base.gid,
-                          resource_type=rt.plural, rid=base.rid, vid=vid, attributes=_attributes(data, keys))
+    record = EntityRecord(
+        path=path,
+        kind="version",
+        group_type=base.group_type,
+        gid=base.gid,
+        resource_type=rt.plural,
+        rid=base.rid,
+        vid=vid,
+        attributes=_attributes(data, keys),
+    )
     if not isinstance(data, dict):
         record.error = "a version must be an object"
         return record
@@ -95,9 +104,18 @@ def _flat_definition(rt: ResourceType, base: EntityRecord, data: dict) -> list[E
     shared = {k: doc.pop(k) for k in SHARED if k in doc}
     shared.pop("id", None)
     attrs = {**shared, **{k: doc[k] for k in rt.document_attributes if k in doc}}
-    version = EntityRecord(path=f"{base.resource_path}/versions/1", kind="version", group_type=base.group_type,
-                           gid=base.gid, resource_type=rt.plural, rid=base.rid, vid="1", attributes=attrs,
-                           document=json.dumps(doc, ensure_ascii=False).encode(), media_type="application/json")
+    version = EntityRecord(
+        path=f"{base.resource_path}/versions/1",
+        kind="version",
+        group_type=base.group_type,
+        gid=base.gid,
+        resource_type=rt.plural,
+        rid=base.rid,
+        vid="1",
+        attributes=attrs,
+        document=json.dumps(doc, ensure_ascii=False).encode(),
+        media_type="application/json",
+    )
     return [base, version]
 
 
@@ -134,8 +152,14 @@ def _group(gt: GroupType, gid: str, gdata) -> list[EntityRecord]:
 
 
 def _resource(gt: GroupType, rt: ResourceType, gid: str, rid: str, rdata) -> list[EntityRecord]:
-    base = EntityRecord(path=f"/{gt.plural}/{gid}/{rt.plural}/{rid}", kind="resource", group_type=gt.plural,
-                        gid=gid, resource_type=rt.plural, rid=rid)
+    base = EntityRecord(
+        path=f"/{gt.plural}/{gid}/{rt.plural}/{rid}",
+        kind="resource",
+        group_type=gt.plural,
+        gid=gid,
+        resource_type=rt.plural,
+        rid=rid,
+    )
     if not isinstance(rdata, dict):
         base.error = f"a {rt.singular} must be an object"
         return [base]
@@ -152,5 +176,7 @@ def _resource(gt: GroupType, rt: ResourceType, gid: str, rid: str, rdata) -> lis
     if not isinstance(versions, dict):
         base.error = "versions must be a map of version id to version"
         return [base]
-    return [base] + [_version(rt, base, vid, vdata if isinstance(vdata, dict) else {}, base.attributes)
-                     for vid, vdata in versions.items()]
+    return [base] + [
+        _version(rt, base, vid, vdata if isinstance(vdata, dict) else {}, base.attributes)
+        for vid, vdata in versions.items()
+    ]

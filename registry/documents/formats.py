@@ -3,6 +3,7 @@
 YAML is read with PyYAML's safe loader, refusing documents that use more than a few aliases (an alias
 "bomb" expands exponentially once serialized); JSON nesting depth is bounded for both.
 """
+
 from __future__ import annotations
 
 import json
@@ -90,8 +91,11 @@ def parse_document(raw: bytes, *, yaml_format: bool) -> dict:
     if not isinstance(value, dict):
         raise Problem("invalid-document", "the document must be one object with $schema, specversion and groups")
     if not _depth_ok(value):
-        raise Problem("invalid-document", f"the document is nested deeper than {MAX_DEPTH} levels or holds more "
-                                          f"than {MAX_NODES} values once its aliases are expanded")
+        raise Problem(
+            "invalid-document",
+            f"the document is nested deeper than {MAX_DEPTH} levels or holds more "
+            f"than {MAX_NODES} values once its aliases are expanded",
+        )
     problem = unstorable(value, "document")
     if problem:
         raise Problem("invalid-document", f"the {problem}")

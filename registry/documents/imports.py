@@ -5,6 +5,7 @@ inside one transaction; an entity equal to what is stored is left alone (no epoc
 importing an export changes nothing. Every invalid entity is reported (path and reason) before the whole
 import is rolled back.
 """
+
 from __future__ import annotations
 
 import base64
@@ -59,11 +60,12 @@ class _Importer:
         group), and the lower-case ids of the type for the case-insensitive uniqueness check."""
         wanted = [gid for gid in gids if isinstance(gid, str)]
         for start in range(0, len(wanted), PRELOAD_CHUNK):
-            chunk = wanted[start:start + PRELOAD_CHUNK]
+            chunk = wanted[start : start + PRELOAD_CHUNK]
             for group in Group.objects.select_for_update().filter(group_type=gt.plural, gid__in=chunk):
                 self.groups[(gt.plural, group.gid)] = group
         self.group_ids_lower[gt.plural] = set(
-            Group.objects.filter(group_type=gt.plural).annotate(low=Lower("gid")).values_list("low", flat=True))
+            Group.objects.filter(group_type=gt.plural).annotate(low=Lower("gid")).values_list("low", flat=True)
+        )
 
     def fail(self, path: str, reason: str) -> None:
         self.errors.append({"path": path, "reason": reason})
@@ -74,7 +76,11 @@ class _Importer:
             with transaction.atomic():
                 return fn(*args)
         except Problem as problem:
-            reasons = problem.errors if problem.errors and all(isinstance(e, str) for e in problem.errors) else [problem.detail]
+            reasons = (
+                problem.errors
+                if problem.errors and all(isinstance(e, str) for e in problem.errors)
+                else [problem.detail]
+            )
             for reason in reasons:
                 self.fail(path, reason.removeprefix(f"{path}: "))
             return None
@@ -127,11 +133,23 @@ class _Importer:
             if rt.validate is None or record.document is None:
                 continue
             try:
-                rt.validate(VersionCheck(
-                    group_type=gt.plural, group_id=gid, resource_type=rt.plural, resource_id=record.rid,
-                    version_id=record.vid, document=record.document, media_type=record.media_type,
-                    resource_uri=record.resource_uri, attributes=record.attributes, resource_attributes={},
-                    group_attributes=group_attrs, base_url=self.ctx.base_url, binding=self.ctx.binding))
+                rt.validate(
+                    VersionCheck(
+                        group_type=gt.plural,
+                        group_id=gid,
+                        resource_type=rt.plural,
+                        resource_id=record.rid,
+                        version_id=record.vid,
+                        document=record.document,
+                        media_type=record.media_type,
+                        resource_uri=record.resource_uri,
+                        attributes=record.attributes,
+                        resource_attributes={},
+                        group_attributes=group_attrs,
+                        base_url=self.ctx.base_url,
+                        binding=self.ctx.binding,
+                    )
+                )
             except Invalid as exc:
                 path = record.path.rsplit("/versions/", 1)[0] if rt.shared_attributes else record.path
                 for error in exc.errors:
@@ -153,8 +171,9 @@ class _Importer:
 
     def _flat_resource(self, group: Group, rt: ResourceType, rid: str, data: dict) -> None:
         check_id(rid)
-        inp = VersionInput(document=json.dumps(data, ensure_ascii=False).encode(), media_type="application/json",
-                           resource_id=rid)
+        inp = VersionInput(
+            document=json.dumps(data, ensure_ascii=False).encode(), media_type="application/json", resource_id=rid
+        )
         absorb_document(rt, inp, rid)
         resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
         if resource is None:
@@ -180,8 +199,9 @@ class _Importer:
         attrs = {**{k: v for k, v in common.items() if v is not None}, **extensions}
         path = f"{group.path}/{rt.plural}/{rid}"
         resource, outcome = resource_services.replace_resource(ctx=self.ctx, group=group, rt=rt, rid=rid, attrs=attrs)
-        {"created": self.report.created, "updated": self.report.updated,
-         "unchanged": self.report.unchanged}[outcome].append(path)
+        {"created": self.report.created, "updated": self.report.updated, "unchanged": self.report.unchanged}[
+            outcome
+        ].append(path)
         for vid in sorted(versions, key=version_sort_key):
             vdata = versions[vid]
             vpath = f"{path}/versions/{vid}"
@@ -219,14 +239,17 @@ class _Importer:
                 inp.document = json.dumps(value, ensure_ascii=False).encode()
                 inp.media_type = "application/json"
         else:
-            raise Problem("invalid-document", f"a version needs {rt.singular}, {rt.base64_attribute} or {rt.uri_attribute}")
+            raise Problem(
+                "invalid-document", f"a version needs {rt.singular}, {rt.base64_attribute} or {rt.uri_attribute}"
+            )
         return inp
 
     def _upsert_version(self, resource: Resource, rt: ResourceType, vid: str, inp: VersionInput) -> bool:
         """Create or update one version through the services; False when it was already as given."""
         outcome = version_services.replace_version(ctx=self.ctx, resource=resource, rt=rt, vid=vid, inp=inp)
-        {"created": self.report.created, "updated": self.report.updated,
-         "unchanged": self.report.unchanged}[outcome].append(f"{resource.path}/versions/{vid}")
+        {"created": self.report.created, "updated": self.report.updated, "unchanged": self.report.unchanged}[
+            outcome
+        ].append(f"{resource.path}/versions/{vid}")
         return outcome != "unchanged"
 
 
@@ -238,8 +261,11 @@ def _import_order() -> list[GroupType]:
 def _refuse(errors: list[dict]) -> None:
     errors = [dict(pair) for pair in dict.fromkeys(tuple(e.items()) for e in errors)]  # once each, in order
     first = errors[0]
-    raise Problem("invalid-document", f"{len(errors)} error(s) in the document, nothing was imported; first: "
-                                      f"{first['path']}: {first['reason']}", errors=errors)
+    raise Problem(
+        "invalid-document",
+        f"{len(errors)} error(s) in the document, nothing was imported; first: {first['path']}: {first['reason']}",
+        errors=errors,
+    )
 
 
 @transaction.atomic

@@ -6,6 +6,7 @@ checks (shape, ids, common attribute types and names, storability, records that 
 in the document and touch no table; when they find errors, the import is refused at once with all of them.
 The services still validate everything again when they write: this pass only makes a bad document fail fast.
 """
+
 from __future__ import annotations
 
 from ..attributes import check_common, check_id, unstorable
@@ -61,9 +62,12 @@ def check_size(doc: dict, *, max_entities: int) -> None:
     the worker's timeout; the bulk import (`spark_import`) takes documents of any size."""
     count = entity_count(doc)
     if count > max_entities:
-        raise Problem("too-large", f"the document holds {count} entities; one import request takes at most "
-                                   f"{max_entities} (REGISTRY_IMPORT_MAX_ENTITIES); split it, or import it "
-                                   "with `manage.py spark_import`")
+        raise Problem(
+            "too-large",
+            f"the document holds {count} entities; one import request takes at most "
+            f"{max_entities} (REGISTRY_IMPORT_MAX_ENTITIES); split it, or import it "
+            "with `manage.py spark_import`",
+        )
 
 
 def _id_errors(record) -> list[str]:

@@ -4,6 +4,7 @@ A reference may end in `:Name` (an Avro record or Protobuf message inside a sche
 so the suffix is stripped to find the entity. A pointer that does not resolve inside the document may
 name an entity already stored. References are kept as written.
 """
+
 from __future__ import annotations
 
 from ..model import registry_model
@@ -85,7 +86,7 @@ def check_references(doc: dict, base_url: str) -> list[dict]:
             if node.startswith("#/"):
                 segments = _segments(node)
             elif own_prefix and node.startswith(own_prefix):
-                segments = _segments(node[len(own_prefix):])
+                segments = _segments(node[len(own_prefix) :])
             else:
                 continue
             if not (_in_document(doc, segments) or stored(segments)):

@@ -1,4 +1,5 @@
 """Services: every write of the registry, each in one transaction that also writes its change events."""
+
 from .address import EntityAddress
 from .context import WriteContext
 from .deletions import (
@@ -23,8 +24,25 @@ from .resources import (
 )
 
 __all__ = [
-    "UNSET", "EntityAddress", "VersionInput", "WriteContext", "check_new_version", "create_group", "create_resource",
-    "create_version", "delete_entities", "delete_group", "delete_groups", "delete_resource", "delete_resources",
-    "delete_version", "delete_versions", "put_group", "put_meta", "put_resource", "put_version", "set_resource_meta",
+    "UNSET",
+    "EntityAddress",
+    "VersionInput",
+    "WriteContext",
+    "check_new_version",
+    "create_group",
+    "create_resource",
+    "create_version",
+    "delete_entities",
+    "delete_group",
+    "delete_groups",
+    "delete_resource",
+    "delete_resources",
+    "delete_version",
+    "delete_versions",
+    "put_group",
+    "put_meta",
+    "put_resource",
+    "put_version",
+    "set_resource_meta",
     "update_group_attributes",
 ]

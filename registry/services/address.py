@@ -5,6 +5,7 @@ HTTP path: `EntityAddress("schemagroups", "g", "schemas", "s", "2")` is the vers
 versions/2`; `EntityAddress("schemagroups")` the collection of schema groups. Built by the bindings from their
 URLs, by the admin from a model instance (`of`) and by bulk deletes from a path (`parse`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,7 +34,12 @@ class EntityAddress:
     def parse(cls, path: str) -> EntityAddress:
         """`/GROUPS[/g[/RESOURCES[/r[/versions/v]]]]`; 400 for anything else (a versions collection too)."""
         segments = [s for s in path.split("/") if s]
-        if not segments or len(segments) == 5 or len(segments) > 6 or (len(segments) == 6 and segments[4] != "versions"):
+        if (
+            not segments
+            or len(segments) == 5
+            or len(segments) > 6
+            or (len(segments) == 6 and segments[4] != "versions")
+        ):
             raise Problem("bad-request", f"{path}: not the path of a group, a resource or a version")
         ids = segments[:4] + segments[5:]
         return cls(*ids)

@@ -13,6 +13,7 @@ New resources and versions, nearly all the rows of a large import, are inserted 
 with multi-row INSERTs elsewhere; groups and changed entities, few, go through the ORM. Every touched
 resource is then pointed at its latest version: in one statement on PostgreSQL, one per resource elsewhere.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,17 @@ from .registry_state import touch_registry
 from .versions import apply_retention, refresh_latest
 
 COMMON = ("name", "description", "tags", "docs")
-ENTITY_COLUMNS = ("name", "description", "tags", "docs", "extensions", "created_by", "created_on", "modified_by",
-                  "modified_on")
+ENTITY_COLUMNS = (
+    "name",
+    "description",
+    "tags",
+    "docs",
+    "extensions",
+    "created_by",
+    "created_on",
+    "modified_by",
+    "modified_on",
+)
 RESOURCE_COLUMNS = (*ENTITY_COLUMNS, "group_id", "resource_type", "rid", "version_counter")
 VERSION_COLUMNS = (*ENTITY_COLUMNS, "resource_id", "vid", "epoch", "content", "media_type", "resource_uri")
 JSON_COLUMNS = ("tags", "extensions")
@@ -49,8 +59,17 @@ def _split(attributes: dict) -> dict:
 
 
 def _entity_values(fields: dict, ctx: WriteContext) -> tuple:
-    return (fields["name"], fields["description"], fields["tags"], fields["docs"], fields["extensions"],
-            ctx.user, ctx.now, ctx.user, ctx.now)
+    return (
+        fields["name"],
+        fields["description"],
+        fields["tags"],
+        fields["docs"],
+        fields["extensions"],
+        ctx.user,
+        ctx.now,
+        ctx.user,
+        ctx.now,
+    )
 
 
 def _insert(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
@@ -71,7 +90,7 @@ def _insert(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
 
 
 def _chunks(items: list, size: int = QUERY_CHUNK):
-    return (items[n:n + size] for n in range(0, len(items), size))
+    return (items[n : n + size] for n in range(0, len(items), size))
 
 
 def bulk_refusal(*, ctx: WriteContext, record: EntityRecord, origins: dict[str, str]) -> str | None:
@@ -98,9 +117,16 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
         for status, record in (r for r in records if r[1].kind == "group"):
             fields = _split(record.attributes)
             if status == "new":
-                group = Group.objects.create(group_type=record.group_type, gid=record.gid, epoch=1,
-                                             created_by=ctx.user, created_on=now, modified_by=ctx.user,
-                                             modified_on=now, **fields)
+                group = Group.objects.create(
+                    group_type=record.group_type,
+                    gid=record.gid,
+                    epoch=1,
+                    created_by=ctx.user,
+                    created_on=now,
+                    modified_by=ctx.user,
+                    modified_on=now,
+                    **fields,
+                )
                 touch_registry(ctx)
             else:
                 group = Group.objects.get(pk=existing[record.path])
@@ -120,16 +146,19 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
             fields = _split(record.attributes)
             changed_groups.add(record.group_path)
             if status == "new":
-                new_resources.append((*_entity_values(fields, ctx), group_pk(record.group_path),
-                                      record.resource_type, record.rid, 0))
+                new_resources.append(
+                    (*_entity_values(fields, ctx), group_pk(record.group_path), record.resource_type, record.rid, 0)
+                )
             else:
-                Resource.objects.filter(pk=existing[record.path]).update(modified_by=ctx.user, modified_on=now,
-                                                                         **fields)
+                Resource.objects.filter(pk=existing[record.path]).update(
+                    modified_by=ctx.user, modified_on=now, **fields
+                )
         _insert(Resource, RESOURCE_COLUMNS, new_resources)
         resource_ids = {}
         for chunk in _chunks(sorted({row[RESOURCE_COLUMNS.index("group_id")] for row in new_resources})):
             for pk, group_id, resource_type, rid in Resource.objects.filter(group_id__in=chunk).values_list(
-                    "pk", "group_id", "resource_type", "rid"):
+                "pk", "group_id", "resource_type", "rid"
+            ):
                 resource_ids[(group_id, resource_type, rid)] = pk
 
         def resource_pk(record):
@@ -144,8 +173,17 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
             touched.add(pk)
             changed_groups.add(record.group_path)
             if status == "new":
-                rows.append((*_entity_values(fields, ctx), pk, record.vid, 1, record.document, record.media_type,
-                             record.resource_uri))
+                rows.append(
+                    (
+                        *_entity_values(fields, ctx),
+                        pk,
+                        record.vid,
+                        1,
+                        record.document,
+                        record.media_type,
+                        record.resource_uri,
+                    )
+                )
             else:
                 version = Version.objects.get(pk=existing[record.path])
                 for key, value in fields.items():
@@ -165,13 +203,20 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
 def _retain(ctx: WriteContext, resource_ids: list[int]) -> None:
     """The services' retention (`registry.services.versions.apply_retention`, with its `deleted` events) for the
     touched resources of types that keep a bounded number of versions and now hold more than one."""
-    bounded = {(gt.plural, rt.plural): rt for gt in registry_model.group_types for rt in gt.resources
-               if rt.versions >= 0}
+    bounded = {
+        (gt.plural, rt.plural): rt for gt in registry_model.group_types for rt in gt.resources if rt.versions >= 0
+    }
     if not bounded:
         return
     for chunk in _chunks(resource_ids):
-        several = (Version.objects.filter(resource_id__in=chunk).order_by().values("resource_id")
-                   .annotate(n=Count("pk")).filter(n__gt=1).values_list("resource_id", flat=True))
+        several = (
+            Version.objects.filter(resource_id__in=chunk)
+            .order_by()
+            .values("resource_id")
+            .annotate(n=Count("pk"))
+            .filter(n__gt=1)
+            .values_list("resource_id", flat=True)
+        )
         for resource in Resource.objects.filter(pk__in=list(several)).select_related("group"):
             rt = bounded.get((resource.group.group_type, resource.resource_type))
             if rt is not None and apply_retention(ctx, resource, rt):
@@ -182,8 +227,9 @@ def _refresh_latest(resource_ids: list[int]) -> None:
     """Point each touched resource at its greatest version and move its version counter past numeric ids."""
     versions = defaultdict(list)
     for chunk in _chunks(resource_ids):
-        for pk, resource_id, vid in Version.objects.filter(resource_id__in=chunk).values_list("pk", "resource_id",
-                                                                                             "vid"):
+        for pk, resource_id, vid in Version.objects.filter(resource_id__in=chunk).values_list(
+            "pk", "resource_id", "vid"
+        ):
             versions[resource_id].append((vid, pk))
     counters = {}
     for chunk in _chunks(resource_ids):
@@ -198,8 +244,11 @@ def _refresh_latest(resource_ids: list[int]) -> None:
     table = Resource._meta.db_table
     with connection.cursor() as cursor:  # Django's bulk_update would build a CASE WHEN per row
         if connection.vendor == "postgresql":  # one statement for all rows, joined with them as arrays
-            cursor.execute(f"UPDATE {table} AS r SET latest_id = u.latest, version_counter = u.counter FROM "
-                           "unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS u(latest, counter, id) "
-                           "WHERE r.id = u.id", [list(column) for column in zip(*updates, strict=True)])
+            cursor.execute(
+                f"UPDATE {table} AS r SET latest_id = u.latest, version_counter = u.counter FROM "
+                "unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS u(latest, counter, id) "
+                "WHERE r.id = u.id",
+                [list(column) for column in zip(*updates, strict=True)],
+            )
         else:
             cursor.executemany(f"UPDATE {table} SET latest_id = %s, version_counter = %s WHERE id = %s", updates)

@@ -1,4 +1,5 @@
 """Who writes and where: the context every service receives."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -4,6 +4,7 @@ state.
 Every function runs in one transaction that also writes the `deleted` change events (docs/api-contract.md
 section 9); a synced entity is deleted only by its sync (the origin guard).
 """
+
 from __future__ import annotations
 
 from django.db import transaction
@@ -39,8 +40,9 @@ def _remove(ctx: WriteContext, entity, path: str) -> None:
 
 
 @transaction.atomic
-def delete_resource(*, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None,
-                    force: bool = False) -> tuple[Resource, Version]:
+def delete_resource(
+    *, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None, force: bool = False
+) -> tuple[Resource, Version]:
     """DELETE .../RESOURCEs/rID: the resource with all versions; returns its last state. `expected_epoch` is
     the latest version's."""
     address.need("resource")
@@ -58,16 +60,21 @@ def delete_resource(*, ctx: WriteContext, address: EntityAddress, expected_epoch
 
 
 @transaction.atomic
-def delete_resources(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
-                     ) -> list[tuple[Resource, Version]]:
+def delete_resources(
+    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
+) -> list[tuple[Resource, Version]]:
     """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them."""
     address.need("resources")
     plural, gid, rplural = address.group_type, address.group_id, address.resource_type
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
     if items is None:
-        resources = list(Resource.objects.select_for_update(of=("self",)).filter(group=group, resource_type=rplural)
-                         .select_related("latest").order_by("rid"))
+        resources = list(
+            Resource.objects.select_for_update(of=("self",))
+            .filter(group=group, resource_type=rplural)
+            .select_related("latest")
+            .order_by("rid")
+        )
     else:
         resources = []
         for index, item in enumerate(items):
@@ -90,25 +97,33 @@ def delete_resources(*, ctx: WriteContext, address: EntityAddress, items: list |
 
 
 @transaction.atomic
-def delete_version(*, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None,
-                   force: bool = False) -> tuple[Resource, Version]:
+def delete_version(
+    *, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None, force: bool = False
+) -> tuple[Resource, Version]:
     """DELETE .../versions/V: one version; the greatest remaining becomes latest; the only one is 400."""
     address.need("version")
-    deleted = _delete_versions(ctx, address.resource_address,
-                               [{"version": address.version_id, "epoch": expected_epoch}], single=True, force=force)
+    deleted = _delete_versions(
+        ctx,
+        address.resource_address,
+        [{"version": address.version_id, "epoch": expected_epoch}],
+        single=True,
+        force=force,
+    )
     return deleted[0]
 
 
 @transaction.atomic
-def delete_versions(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
-                    ) -> list[tuple[Resource, Version]]:
+def delete_versions(
+    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
+) -> list[tuple[Resource, Version]]:
     """DELETE .../versions (`address` names the resource): listed versions (all or none; all of them is 400)
     or all but the latest."""
     return _delete_versions(ctx, address, items, single=False, force=force)
 
 
-def _delete_versions(ctx: WriteContext, address: EntityAddress, items: list | None, *, single: bool,
-                     force: bool) -> list[tuple[Resource, Version]]:
+def _delete_versions(
+    ctx: WriteContext, address: EntityAddress, items: list | None, *, single: bool, force: bool
+) -> list[tuple[Resource, Version]]:
     address.need("resource")
     plural, gid, rplural, rid = address.group_type, address.group_id, address.resource_type, address.resource_id
     resolve_types(plural, rplural)
@@ -135,8 +150,10 @@ def _delete_versions(ctx: WriteContext, address: EntityAddress, items: list | No
             chosen.append(version)
         if len({v.pk for v in chosen}) >= len(versions):
             what = "the only version" if single else "every version"
-            raise Problem("bad-request", f"{resource.path}: deleting {what} of a resource is not allowed; "
-                                         "delete the resource instead")
+            raise Problem(
+                "bad-request",
+                f"{resource.path}: deleting {what} of a resource is not allowed; delete the resource instead",
+            )
     check_unreferenced(ctx, [f"{resource.path}/versions/{v.vid}" for v in chosen], force)
     out = []
     for version in chosen:
@@ -151,8 +168,9 @@ def _delete_versions(ctx: WriteContext, address: EntityAddress, items: list | No
 
 
 @transaction.atomic
-def delete_group(*, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None,
-                 force: bool = False) -> Group:
+def delete_group(
+    *, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None, force: bool = False
+) -> Group:
     """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
     address.need("group")
     group = lock_group(address.group_type, address.group_id)
@@ -170,8 +188,7 @@ def _delete_group(ctx: WriteContext, group: Group):
 
 
 @transaction.atomic
-def delete_groups(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
-                  ) -> list[Group]:
+def delete_groups(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False) -> list[Group]:
     """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type."""
     address.need("groups")
     plural = address.group_type

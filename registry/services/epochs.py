@@ -1,5 +1,6 @@
 """The epoch check of a write (docs/api-contract.md section 5): a write that names an epoch applies only while
 the entity is at that epoch; any other value (not an unsigned integer, or another number) is 409."""
+
 from __future__ import annotations
 
 from ..errors import epoch_mismatch

@@ -4,6 +4,7 @@
 Apps that deliver events (subscriptions/) register a callback with `on_commit_listeners`; the engine
 itself knows nothing of delivery.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -34,8 +35,9 @@ def _event_type(path: str, action: str) -> str:
 
 
 def _emit(ctx: WriteContext, path: str, action: str, time) -> OutboxEvent:
-    event = OutboxEvent.objects.create(type=_event_type(path, action), source=ctx.base_url or "/",
-                                       subject=path, time=time)
+    event = OutboxEvent.objects.create(
+        type=_event_type(path, action), source=ctx.base_url or "/", subject=path, time=time
+    )
     ctx.emitted += 1
     if on_commit_listeners and not _announcement_pending():
         # robust: a failing announcement (broker down) must not fail a change that has committed; the

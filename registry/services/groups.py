@@ -1,5 +1,6 @@
 """Writes of groups: create and replace (deletes are in deletions.py). Each runs in one transaction with its
 events."""
+
 from __future__ import annotations
 
 import uuid
@@ -36,14 +37,20 @@ def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensio
             return {}
         return {r.plural: Resource.objects.filter(group=existing, resource_type=r.plural).count() for r in gt.resources}
 
-    check = GroupCheck(group_type=gt.plural, group_id=gid, attributes=attributes, base_url=ctx.base_url,
-                       stored_attributes=stored_attributes(existing) if existing is not None else None,
-                       resource_counts=counts, group_exists=group_exists, binding=ctx.binding)
+    check = GroupCheck(
+        group_type=gt.plural,
+        group_id=gid,
+        attributes=attributes,
+        base_url=ctx.base_url,
+        stored_attributes=stored_attributes(existing) if existing is not None else None,
+        resource_counts=counts,
+        group_exists=group_exists,
+        binding=ctx.binding,
+    )
     try:
         gt.validate(check)
     except Invalid as exc:
-        raise Problem(exc.kind, f"/{gt.plural}/{gid}: " + "; ".join(exc.errors), errors=exc.errors,
-                      status=exc.status)
+        raise Problem(exc.kind, f"/{gt.plural}/{gid}: " + "; ".join(exc.errors), errors=exc.errors, status=exc.status)
 
 
 def _body_parts(gt: GroupType, body: dict, gid: str | None):
@@ -94,8 +101,16 @@ def insert_group(ctx: WriteContext, gt: GroupType, gid: str, common: dict, exten
 
 
 def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict) -> Group:
-    group = Group(group_type=gt.plural, gid=gid, epoch=1, created_by=ctx.user, created_on=ctx.now,
-                  modified_by=ctx.user, modified_on=ctx.now, origin=ctx.origin)
+    group = Group(
+        group_type=gt.plural,
+        gid=gid,
+        epoch=1,
+        created_by=ctx.user,
+        created_on=ctx.now,
+        modified_by=ctx.user,
+        modified_on=ctx.now,
+        origin=ctx.origin,
+    )
     _apply(group, common, extensions)
     try:
         with transaction.atomic():
@@ -108,8 +123,9 @@ def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions
 
 
 @transaction.atomic
-def put_group(*, ctx: WriteContext, address: EntityAddress, data: dict, expected_epoch: int | None = None
-              ) -> tuple[Group, bool]:
+def put_group(
+    *, ctx: WriteContext, address: EntityAddress, data: dict, expected_epoch: int | None = None
+) -> tuple[Group, bool]:
     """PUT /GROUPs/gID: replace the attributes (missing ones removed) or create. Returns (group, created)."""
     address.need("group")
     plural, gid, body, epoch = address.group_type, address.group_id, data, expected_epoch
@@ -135,8 +151,13 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
     """Set a locked group's attributes as an import does; True when something changed (epoch + 1, event)."""
     gt = registry_model[group.group_type]
     new_tags = common.get("tags") or {}
-    same = (group.name == common.get("name") and group.description == common.get("description")
-            and group.tags == new_tags and group.docs == common.get("docs") and group.extensions == extensions)
+    same = (
+        group.name == common.get("name")
+        and group.description == common.get("description")
+        and group.tags == new_tags
+        and group.docs == common.get("docs")
+        and group.extensions == extensions
+    )
     if same:
         return False
     ctx.guard(group.path, group)

@@ -1,4 +1,5 @@
 """What a client sent for a resource or version write, independent of how it was sent (headers, body, ?meta)."""
+
 from __future__ import annotations
 
 import json
@@ -48,7 +49,9 @@ def absorb_document(rt: ResourceType, inp: VersionInput, rid: str | None) -> Non
         # docs/api-contract.md section 2: an "epoch" in a body is the expected current epoch, never stored content
         body_epoch = doc.pop("epoch")
         if inp.epoch is not None and body_epoch != inp.epoch:
-            raise Problem("bad-request", f"epoch {body_epoch!r} in the document and the expected epoch {inp.epoch} disagree")
+            raise Problem(
+                "bad-request", f"epoch {body_epoch!r} in the document and the expected epoch {inp.epoch} disagree"
+            )
         inp.epoch = body_epoch
     if rt.shared_attributes:
         for key in SHARED:
@@ -60,7 +63,10 @@ def absorb_document(rt: ResourceType, inp: VersionInput, rid: str | None) -> Non
                 if expected is None:
                     inp.resource_id = value
                 elif value != expected:
-                    raise Problem("invalid-attribute", f"id {value!r} in the document does not match the {rt.singular} id {expected!r}")
+                    raise Problem(
+                        "invalid-attribute",
+                        f"id {value!r} in the document does not match the {rt.singular} id {expected!r}",
+                    )
                 continue
             if key in inp.attributes and inp.attributes[key] != value:
                 raise Problem("invalid-attribute", f"{key}: the Registry-{key} header and the document disagree")

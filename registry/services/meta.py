@@ -4,6 +4,7 @@ Stored on the resource (its `extensions`: `defaultversionid`, `defaultversionsti
 by the 1.0 binding in the `meta` entity and by the 0.5 binding as extension attributes of the resource.
 `readonly` is the server's (a resource synced from elsewhere is read-only); `xref` is not offered.
 """
+
 from __future__ import annotations
 
 from django.db import transaction
@@ -18,8 +19,9 @@ from .resources import get_group, guard, lock_resource, resolve_types
 
 
 @transaction.atomic
-def set_resource_meta(*, ctx: WriteContext, address: EntityAddress, meta: dict, replace: bool = False,
-                      announced: bool = False) -> None:
+def set_resource_meta(
+    *, ctx: WriteContext, address: EntityAddress, meta: dict, replace: bool = False, announced: bool = False
+) -> None:
     """Set `defaultversionid`/`defaultversionsticky`/`compatibility` of a resource (PUT or PATCH of `meta`).
 
     `announced`: the caller's write already emitted this resource's `updated` event in this transaction (it
@@ -51,16 +53,19 @@ def set_resource_meta(*, ctx: WriteContext, address: EntityAddress, meta: dict, 
             sticky = True
     if sticky:
         extensions["defaultversionsticky"] = True
-        extensions["defaultversionid"] = vid or extensions.get("defaultversionid") or \
-            (resource.latest.vid if resource.latest_id else None)
+        extensions["defaultversionid"] = (
+            vid or extensions.get("defaultversionid") or (resource.latest.vid if resource.latest_id else None)
+        )
     elif sticky is False:
         extensions.pop("defaultversionsticky", None)
         extensions.pop("defaultversionid", None)
     level = meta.get("compatibility")
     if level is not None:
         if level not in COMPATIBILITY_LEVELS:
-            raise Problem("invalid-attribute", f"{resource.path}: compatibility must be one of "
-                          f"{', '.join(COMPATIBILITY_LEVELS)}, not {level!r}")
+            raise Problem(
+                "invalid-attribute",
+                f"{resource.path}: compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}",
+            )
         extensions["compatibility"] = level
     if extensions != resource.extensions:
         resource.extensions = extensions

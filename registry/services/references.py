@@ -1,5 +1,6 @@
 """The delete rule of docs/api-contract.md section 14: an entity that entities outside the same request still
 reference is not deleted (409 naming them) unless the request says `force`."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -23,5 +24,8 @@ def check_unreferenced(ctx: WriteContext, paths: list[str], force: bool = False)
     if found:
         listed = ", ".join(sorted(found)[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
         what = paths[0] if len(paths) == 1 else f"{len(paths)} entities"
-        raise Problem("conflict", f"{what} still referenced by {listed}; delete those first, delete them together, "
-                                  "or add ?force=true", members={"referencedby": found})
+        raise Problem(
+            "conflict",
+            f"{what} still referenced by {listed}; delete those first, delete them together, or add ?force=true",
+            members={"referencedby": found},
+        )

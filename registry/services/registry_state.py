@@ -1,6 +1,7 @@
 """The registry entity's own epoch and modification time: they move, in the writing transaction, when a group is
 added or removed (xRegistry 1.0 core/spec.md "epoch": a nested collection's additions and removals, not the
 changes of its entities)."""
+
 from __future__ import annotations
 
 from django.db.models import F

@@ -4,6 +4,7 @@ deletions.py).
 Every function runs in one transaction that also writes the change events (docs/api-contract.md section 9).
 Epochs: a version's epoch is 1 when created and grows by 1 with each change of that version.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -51,9 +52,13 @@ def get_group(plural: str, gid: str) -> Group:
     (a 500). Writes below the same group share the lock and do not wait for each other. Django's ORM has no
     FOR KEY SHARE, hence the one raw statement; SQLite serializes writers anyway."""
     if connection.vendor == "postgresql" and connection.in_atomic_block:
-        found = list(Group.objects.raw(
-            f"SELECT * FROM {connection.ops.quote_name(Group._meta.db_table)} "
-            "WHERE group_type = %s AND gid = %s FOR KEY SHARE", [plural, gid]))
+        found = list(
+            Group.objects.raw(
+                f"SELECT * FROM {connection.ops.quote_name(Group._meta.db_table)} "
+                "WHERE group_type = %s AND gid = %s FOR KEY SHARE",
+                [plural, gid],
+            )
+        )
         if found:
             return found[0]
         raise not_found(f"/{plural}/{gid}")
@@ -64,7 +69,7 @@ def get_group(plural: str, gid: str) -> Group:
 
 
 def lock_resource(group: Group, rplural: str, rid: str) -> Resource:
-    resource = (Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first())
+    resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
     if resource is None:
         raise not_found(f"{group.path}/{rplural}/{rid}")
     resource.group = group
@@ -81,8 +86,16 @@ def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str,
     if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
         raise Problem("id-exists", f"{group.path}/{rt.plural}/{rid} already exists")
     guard(ctx, group)
-    resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=ctx.user, created_on=ctx.now,
-                        modified_by=ctx.user, modified_on=ctx.now, origin=ctx.origin)
+    resource = Resource(
+        group=group,
+        resource_type=rt.plural,
+        rid=rid,
+        created_by=ctx.user,
+        created_on=ctx.now,
+        modified_by=ctx.user,
+        modified_on=ctx.now,
+        origin=ctx.origin,
+    )
     try:
         with transaction.atomic():
             resource.save()
@@ -140,8 +153,9 @@ def put_resource(*, ctx: WriteContext, address: EntityAddress, data: VersionInpu
     return resource, version, False
 
 
-def _update_version(ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version,
-                    inp: VersionInput, event_path: str) -> Version:
+def _update_version(
+    ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version, inp: VersionInput, event_path: str
+) -> Version:
     guard(ctx, resource.group, resource)
     version = Version.objects.select_for_update().get(pk=version.pk)
     path = f"{resource.path}/versions/{version.vid}"
@@ -158,8 +172,9 @@ def _update_version(ctx: WriteContext, resource: Resource, rt: ResourceType, ver
     return version
 
 
-def _new_version_base(ctx: WriteContext, group: Group, resource: Resource, rt: ResourceType, rid: str,
-                      inp: VersionInput) -> dict:
+def _new_version_base(
+    ctx: WriteContext, group: Group, resource: Resource, rt: ResourceType, rid: str, inp: VersionInput
+) -> dict:
     """What a new version of a resource starts from, after the checks every new version passes (origin guard,
     ids, the document read, the expected epoch): the latest version's attributes."""
     guard(ctx, group, resource)
@@ -233,8 +248,9 @@ def put_version(*, ctx: WriteContext, address: EntityAddress, data: VersionInput
 
 
 @transaction.atomic
-def put_meta(*, ctx: WriteContext, address: EntityAddress, data: dict, expected_epoch: int | None = None
-             ) -> tuple[Resource, Version]:
+def put_meta(
+    *, ctx: WriteContext, address: EntityAddress, data: dict, expected_epoch: int | None = None
+) -> tuple[Resource, Version]:
     """PUT ...?meta: replace a version's metadata (missing attributes removed), no new version, epoch + 1. A
     resource's address means its latest version."""
     address.need("resource", "version")
@@ -255,8 +271,21 @@ def put_meta(*, ctx: WriteContext, address: EntityAddress, data: dict, expected_
         raise Problem("conflict", f"{path}: version {body['version']!r} differs from {version.vid!r}")
     for given in (epoch, body.get("epoch")):
         check_epoch(path, version, given)
-    ignored = {"id", "version", "epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn",
-               "versionsURL", "versionsCount", "versions", rt.singular, rt.base64_attribute}
+    ignored = {
+        "id",
+        "version",
+        "epoch",
+        "self",
+        "createdBy",
+        "createdOn",
+        "modifiedBy",
+        "modifiedOn",
+        "versionsURL",
+        "versionsCount",
+        "versions",
+        rt.singular,
+        rt.base64_attribute,
+    }
     attrs = {k: v for k, v in body.items() if k not in ignored and v is not None}
     uri = attrs.pop(rt.uri_attribute, None)
     if uri is not None and not isinstance(uri, str):
@@ -278,8 +307,9 @@ def put_meta(*, ctx: WriteContext, address: EntityAddress, data: dict, expected_
     return resource, version
 
 
-def replace_resource(*, ctx: WriteContext, group: Group, rt: ResourceType, rid: str, attrs: dict
-                     ) -> tuple[Resource, str]:
+def replace_resource(
+    *, ctx: WriteContext, group: Group, rt: ResourceType, rid: str, attrs: dict
+) -> tuple[Resource, str]:
     """A registry document's resource (its versions come after, through `versions.replace_version`): created
     without versions, or its attributes made exactly `attrs`. Returns the resource and "created", "updated" or
     "unchanged". Synced groups and resources change only through their sync; a sync adopts what it brings."""
@@ -289,8 +319,16 @@ def replace_resource(*, ctx: WriteContext, group: Group, rt: ResourceType, rid: 
         if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
             raise Problem("id-exists", f"{path} differs only by case from an existing {rt.singular}")
         guard(ctx, group)
-        resource = Resource(group=group, resource_type=rt.plural, rid=rid, created_by=ctx.user, created_on=ctx.now,
-                            modified_by=ctx.user, modified_on=ctx.now, origin=ctx.origin)
+        resource = Resource(
+            group=group,
+            resource_type=rt.plural,
+            rid=rid,
+            created_by=ctx.user,
+            created_on=ctx.now,
+            modified_by=ctx.user,
+            modified_on=ctx.now,
+            origin=ctx.origin,
+        )
         set_resource_attributes(resource, attrs)
         resource.save()
         emit_updated(ctx, path, resource.modified_on)

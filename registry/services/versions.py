@@ -5,6 +5,7 @@ Every write path (the services in resources.py that both bindings call, the docu
 import's retention) builds and checks versions here, so validation, epochs and change events are the same whichever door a version comes in
 by. These functions run inside the caller's transaction.
 """
+
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
@@ -62,14 +63,18 @@ def ordered_versions(resource: Resource, *, with_content: bool = False) -> list[
     """The resource's versions, oldest first; without their documents unless asked (most callers order or
     delete them by id only, and documents are the bulk of a version row)."""
     versions = Version.objects.filter(resource=resource)
-    versions = list(versions.only("pk", "vid", "resource_id", "content", "extensions") if with_content
-                    else versions.only("pk", "vid", "resource_id"))
+    versions = list(
+        versions.only("pk", "vid", "resource_id", "content", "extensions")
+        if with_content
+        else versions.only("pk", "vid", "resource_id")
+    )
     versions.sort(key=lambda v: version_sort_key(v.vid))
     return versions
 
 
-def validate_version(ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version, attrs: dict,
-                     is_update: bool) -> None:
+def validate_version(
+    ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version, attrs: dict, is_update: bool
+) -> None:
     """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
     (format, schema validity, compatibility with the earlier versions): a Problem naming what is wrong."""
     errors = check_common(attrs)
@@ -102,19 +107,30 @@ def validate_version(ctx: WriteContext, resource: Resource, rt: ResourceType, ve
         return out
 
     check = VersionCheck(
-        group_type=resource.group.group_type, group_id=resource.group.gid, resource_type=rt.plural,
-        resource_id=resource.rid, version_id=version.vid,
+        group_type=resource.group.group_type,
+        group_id=resource.group.gid,
+        resource_type=rt.plural,
+        resource_id=resource.rid,
+        version_id=version.vid,
         document=bytes(version.content) if version.content is not None else None,
-        media_type=version.media_type, resource_uri=version.resource_uri,
-        attributes={**r_attrs, **attrs}, resource_attributes=r_attrs,
-        group_attributes={**resource.group.extensions}, base_url=ctx.base_url,
-        previous_documents=previous, is_update=is_update, group_exists=group_exists, lookup=entity_attributes,
-        binding=ctx.binding)
+        media_type=version.media_type,
+        resource_uri=version.resource_uri,
+        attributes={**r_attrs, **attrs},
+        resource_attributes=r_attrs,
+        group_attributes={**resource.group.extensions},
+        base_url=ctx.base_url,
+        previous_documents=previous,
+        is_update=is_update,
+        group_exists=group_exists,
+        lookup=entity_attributes,
+        binding=ctx.binding,
+    )
     try:
         rt.validate(check)
     except Invalid as exc:
-        raise Problem(exc.kind, f"{path}: " + "; ".join(exc.errors), errors=exc.details or exc.errors,
-                      status=exc.status)
+        raise Problem(
+            exc.kind, f"{path}: " + "; ".join(exc.errors), errors=exc.details or exc.errors, status=exc.status
+        )
 
 
 def merge_attributes(base: dict, inp: VersionInput) -> dict:
@@ -182,8 +198,9 @@ def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> 
     return bool(excess)
 
 
-def new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
-                 vid: str | None) -> Version:
+def new_version(
+    ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict, vid: str | None
+) -> Version:
     version = prepared_version(ctx, resource, rt, inp, base, vid)
     try:
         with transaction.atomic():
@@ -194,8 +211,9 @@ def new_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: Ve
     return version
 
 
-def prepared_version(ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict,
-                      vid: str | None) -> Version:
+def prepared_version(
+    ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict, vid: str | None
+) -> Version:
     """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory)."""
     if vid is None:
         vid = next_version_id(resource)
@@ -205,8 +223,15 @@ def prepared_version(ctx: WriteContext, resource: Resource, rt: ResourceType, in
             raise Problem("id-exists", f"{resource.path}/versions/{vid} already exists")
         if vid.isdigit():
             resource.version_counter = max(resource.version_counter, int(vid))
-    version = Version(resource=resource, vid=vid, epoch=1, created_by=ctx.user, created_on=ctx.now,
-                      modified_by=ctx.user, modified_on=ctx.now)
+    version = Version(
+        resource=resource,
+        vid=vid,
+        epoch=1,
+        created_by=ctx.user,
+        created_on=ctx.now,
+        modified_by=ctx.user,
+        modified_on=ctx.now,
+    )
     if inp.document is None and inp.resource_uri in (UNSET, None, ""):
         inp.document = b""
     attrs = apply_input(version, rt, inp, base, replace_document=True)
@@ -227,9 +252,14 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
         return "created"
     new_attrs = {k: v for k, v in inp.attributes.items() if v is not None}
     uri = inp.resource_uri if isinstance(inp.resource_uri, str) else None
-    same = (version_attributes(version) == new_attrs and version.resource_uri == uri
-            and (uri is not None or (bytes(version.content or b"") == (inp.document or b"")
-                                     and version.media_type == inp.media_type)))
+    same = (
+        version_attributes(version) == new_attrs
+        and version.resource_uri == uri
+        and (
+            uri is not None
+            or (bytes(version.content or b"") == (inp.document or b"") and version.media_type == inp.media_type)
+        )
+    )
     if same:
         return "unchanged"
     ctx.guard(resource.path, resource.group, resource)

@@ -1,4 +1,5 @@
 """The admin dashboard: counts per type, recent changes, and the panels apps register (registry/dashboard.py)."""
+
 from django import template
 from django.db.models import Count
 from django.urls import reverse
@@ -35,16 +36,24 @@ def _change(event: OutboxEvent) -> dict:
     while it exists."""
     parts = event.type.split(".")
     kind = KINDS.get(parts[-2], parts[-2]) if len(parts) > 2 else event.type
-    return {"time": event.time, "kind": kind, "subject": event.subject, "relayed": event.relayed_at is not None,
-            "event_url": reverse("admin:registry_outboxevent_change", args=[event.pk]),
-            "subject_url": admin_url(event.subject) if kind != "deleted" else None}
+    return {
+        "time": event.time,
+        "kind": kind,
+        "subject": event.subject,
+        "relayed": event.relayed_at is not None,
+        "event_url": reverse("admin:registry_outboxevent_change", args=[event.pk]),
+        "subject_url": admin_url(event.subject) if kind != "deleted" else None,
+    }
 
 
 @register.inclusion_tag("admin/registry/dashboard.html", takes_context=True)
 def registry_dashboard(context):
     user = context.get("user")
-    return {"rows": _counts(), "recent": [_change(e) for e in OutboxEvent.objects.order_by("-created_at")[:10]],
-            "groups_total": Group.objects.count(),
-            "may_import": bool(user and user.has_perms(["registry.add_group", "registry.change_group"])),
-            "events_url": reverse("admin:registry_outboxevent_changelist"),
-            "panels": [{"template": panel.template, "context": panel.context(user)} for panel in dashboard.panels]}
+    return {
+        "rows": _counts(),
+        "recent": [_change(e) for e in OutboxEvent.objects.order_by("-created_at")[:10]],
+        "groups_total": Group.objects.count(),
+        "may_import": bool(user and user.has_perms(["registry.add_group", "registry.change_group"])),
+        "events_url": reverse("admin:registry_outboxevent_changelist"),
+        "panels": [{"template": panel.template, "context": panel.context(user)} for panel in dashboard.panels],
+    }

@@ -4,6 +4,7 @@ Auth, permissions and HTTP caching are those of the 0.5 binding (`registry/api/b
 is accepted besides tokens and sessions (`xr` sends credentials as `http://user:password@host/registry`).
 Errors keep `application/problem+json` and take the `type` URIs of the 1.0 spec ("Error Processing").
 """
+
 from __future__ import annotations
 
 from django.http import HttpResponse
@@ -52,13 +53,19 @@ def error_response(problem: Problem, request) -> HttpResponse:
     body = problem.as_json(request.build_absolute_uri(request.path))
     body["detail"] = v1_paths(body.get("detail", ""))
     if body.get("errors"):
-        body["errors"] = [v1_paths(e) if isinstance(e, str) else
-                          {k: v1_paths(v) if isinstance(v, str) else v for k, v in e.items()} if isinstance(e, dict)
-                          else e for e in body["errors"]]
+        body["errors"] = [
+            v1_paths(e)
+            if isinstance(e, str)
+            else {k: v1_paths(v) if isinstance(v, str) else v for k, v in e.items()}
+            if isinstance(e, dict)
+            else e
+            for e in body["errors"]
+        ]
     body["type"] = type_uri
     body["status"] = status
-    body["subject"] = getattr(problem, "subject", None) or \
-        request.path.removeprefix("/registry").replace("$details", "") or "/"
+    body["subject"] = (
+        getattr(problem, "subject", None) or request.path.removeprefix("/registry").replace("$details", "") or "/"
+    )
     if isinstance(problem, V1Problem):
         body["title"] = problem.title_for(body["subject"])
         if problem.title_args:
@@ -135,8 +142,9 @@ class XRegistryView(RegistryView):
                 if name in kwargs:
                     check_id(kwargs[name].removesuffix("$details"), name)
             if collections_only(request) and not getattr(self, "takes_collections", False):
-                raise V1Problem("bad_flag", "?collections is only allowed on the registry or a group",
-                                args={"flag": "collections"})
+                raise V1Problem(
+                    "bad_flag", "?collections is only allowed on the registry or a group", args={"flag": "collections"}
+                )
             if "sort" in request.GET and not getattr(self, "collection", False):
                 raise V1Problem("sort_noncollection", "?sort applies to a collection of groups, resources or versions")
 
@@ -152,7 +160,7 @@ class XRegistryView(RegistryView):
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
-        response["Link"] = ", ".join(filter(None, [response.get("Link"), f'<{root_url(request)}/>;rel=xregistry-root']))
+        response["Link"] = ", ".join(filter(None, [response.get("Link"), f"<{root_url(request)}/>;rel=xregistry-root"]))
         return response
 
 

@@ -1,4 +1,5 @@
 """Reading a JSON body of the 1.0 binding: present when needed, JSON by its media type, of the expected kind."""
+
 from __future__ import annotations
 
 import json

@@ -4,6 +4,7 @@ The model is fixed: the app that owns the types registers the 1.0 model source i
 (`register_model_source`); the engine adds the core attributes every level has to make `/model`. The
 capabilities state what this binding supports and nothing more; changing them or the model is refused.
 """
+
 from __future__ import annotations
 
 import copy
@@ -60,9 +61,14 @@ def _with_core(attributes: dict, id_name: str, extra: dict | None = None) -> dic
 
 def model_json() -> dict:
     """The model source with every level's core attributes (core/spec.md "Registry Model")."""
-    model = {"attributes": _with_core({}, "registryid", {
-        "specversion": {"name": "specversion", "type": "string", "readonly": True, "required": True}}),
-        "groups": {}}
+    model = {
+        "attributes": _with_core(
+            {},
+            "registryid",
+            {"specversion": {"name": "specversion", "type": "string", "readonly": True, "required": True}},
+        ),
+        "groups": {},
+    }
     for plural, group in _model_source.get("groups", {}).items():
         g = copy.deepcopy(group)
         g["plural"] = plural
@@ -88,10 +94,17 @@ def capabilities() -> dict:
     """The capabilities of rc4 (core/spec.md "Registry Capabilities"), exactly its keys: `xr` decodes them
     strictly and refuses any other."""
     return {
-        "available": {"capabilities": {"mutable": False}, "capabilitiesoffered": {"mutable": False},
-                      "entities": {"mutable": True}, "export": {"mutable": False}, "model": {"mutable": False},
-                      "modelsource": {"mutable": False}},
-        "compatibilities": {fmt: list(COMPATIBILITY_LEVELS) for fmt in ("jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*")},
+        "available": {
+            "capabilities": {"mutable": False},
+            "capabilitiesoffered": {"mutable": False},
+            "entities": {"mutable": True},
+            "export": {"mutable": False},
+            "model": {"mutable": False},
+            "modelsource": {"mutable": False},
+        },
+        "compatibilities": {
+            fmt: list(COMPATIBILITY_LEVELS) for fmt in ("jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*")
+        },
         "flags": sorted(f for f in FLAGS if f not in ("page", "force", "offset")),
         "formats": ["jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*"],
         "ignores": [],

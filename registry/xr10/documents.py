@@ -6,6 +6,7 @@ document the importer reads, so that it is validated and written by the same cod
 timestamps, `*url`, `*count`, `isdefault`, `ancestorid` ...) are not part of either: the caller adds them
 from the stored rows where a view needs them.
 """
+
 from __future__ import annotations
 
 from .errors import DocumentError
@@ -23,9 +24,23 @@ from .mapping import (
 V05_SCHEMA = "https://cloudevents.io/schemas/registry"
 SPEC_VERSION = "1.0-rc4"
 # attributes a server owns: ignored when they arrive in a 1.0 request or document
-SERVER_OWNED = {"self", "shortself", "xid", "epoch", "createdat", "modifiedat", "metaurl", "versionsurl",
-                "versionscount", "isdefault", "defaultversionurl", "formatvalidated", "formatvalidatedreason",
-                "compatibilityvalidated", "compatibilityvalidatedreason"}
+SERVER_OWNED = {
+    "self",
+    "shortself",
+    "xid",
+    "epoch",
+    "createdat",
+    "modifiedat",
+    "metaurl",
+    "versionsurl",
+    "versionscount",
+    "isdefault",
+    "defaultversionurl",
+    "formatvalidated",
+    "formatvalidatedreason",
+    "compatibilityvalidated",
+    "compatibilityvalidatedreason",
+}
 META_ATTRIBUTES = ("defaultversionid", "defaultversionsticky", "readonly", "compatibility", "xref")
 
 
@@ -77,11 +92,13 @@ def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
         out["versions"][vid] = _version_to_v05(rm, vid, vdata)
     if not rm.hasdocument:  # a definition is its document: flat when it has one version, else each is `RESOURCE`
         if len(out["versions"]) == 1:
-            (vid, only), = out["versions"].items()
+            ((vid, only),) = out["versions"].items()
             out = {**{k: v for k, v in only.items() if k != "id"}, "id": rid}
         else:
-            out["versions"] = {vid: {"id": vid, rm.singular05: {k: v for k, v in data.items() if k != "id"}}
-                               for vid, data in out["versions"].items()}
+            out["versions"] = {
+                vid: {"id": vid, rm.singular05: {k: v for k, v in data.items() if k != "id"}}
+                for vid, data in out["versions"].items()
+            }
     for key in ("defaultversionid", "defaultversionsticky", "compatibility", "xref"):  # `readonly` is the server's
         value = meta.get(key, data.get(key) if key != "defaultversionid" or data.get("defaultversionsticky") else None)
         if key == "defaultversionid" and not (meta.get("defaultversionsticky") or data.get("defaultversionsticky")):
@@ -115,8 +132,11 @@ def to_v05_document(doc: dict) -> dict:
         raise DocumentError("/", "a registry document must be a JSON object")
     out = {"$schema": V05_SCHEMA, "specversion": "0.5-wip"}
     for key, value in doc.items():
-        if key in ("$schema", "specversion", "registryid", "capabilities", "model", "modelsource") \
-                or key in SERVER_OWNED or key.endswith(("url", "count")):
+        if (
+            key in ("$schema", "specversion", "registryid", "capabilities", "model", "modelsource")
+            or key in SERVER_OWNED
+            or key.endswith(("url", "count"))
+        ):
             continue
         gm = v1_mappings.get(key)
         if gm is None:
@@ -147,5 +167,14 @@ def mapping_for(plural: str) -> GroupMapping:
     return mappings[plural]
 
 
-__all__ = ["DocumentError", "to_v05_document", "version_to_v10", "group_to_v10", "ordered_mappings",
-           "mapping_for", "SPEC_VERSION", "SERVER_OWNED", "META_ATTRIBUTES"]
+__all__ = [
+    "DocumentError",
+    "to_v05_document",
+    "version_to_v10",
+    "group_to_v10",
+    "ordered_mappings",
+    "mapping_for",
+    "SPEC_VERSION",
+    "SERVER_OWNED",
+    "META_ATTRIBUTES",
+]

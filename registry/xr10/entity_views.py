@@ -5,6 +5,7 @@ Thin: reads render rows selected by `reads.py`; writes translate the 1.0 body in
 (`writes.py`) and call the registry's services, so validation, the origin guard, epochs, retention and change
 events are those of every other way in.
 """
+
 from __future__ import annotations
 
 from django.http import HttpResponse
@@ -30,16 +31,26 @@ from .flags import (
 from .reads import render_group, render_resource, resources_of
 from .representations import ancestor_id, default_version, document_headers, meta_json, ordered, version_json
 
-WRITE_ALL = ("registry.add_group", "registry.change_group", "registry.add_resource", "registry.add_version",
-             "registry.change_version")
+WRITE_ALL = (
+    "registry.add_group",
+    "registry.change_group",
+    "registry.add_resource",
+    "registry.add_version",
+    "registry.change_version",
+)
 GROUP_PERMISSIONS = {"POST": WRITE_ALL, "PUT": WRITE_ALL, "PATCH": WRITE_ALL, "DELETE": "registry.delete_group"}
-RESOURCE_PERMISSIONS = {"POST": ("registry.add_resource", "registry.add_version", "registry.change_version"),
-                        "PUT": ("registry.add_resource", "registry.add_version", "registry.change_version"),
-                        "PATCH": ("registry.add_resource", "registry.add_version", "registry.change_version"),
-                        "DELETE": "registry.delete_resource"}
-VERSION_PERMISSIONS = {"POST": "registry.add_version", "PUT": ("registry.add_version", "registry.change_version"),
-                       "PATCH": ("registry.add_version", "registry.change_version"),
-                       "DELETE": "registry.delete_version"}
+RESOURCE_PERMISSIONS = {
+    "POST": ("registry.add_resource", "registry.add_version", "registry.change_version"),
+    "PUT": ("registry.add_resource", "registry.add_version", "registry.change_version"),
+    "PATCH": ("registry.add_resource", "registry.add_version", "registry.change_version"),
+    "DELETE": "registry.delete_resource",
+}
+VERSION_PERMISSIONS = {
+    "POST": "registry.add_version",
+    "PUT": ("registry.add_version", "registry.change_version"),
+    "PATCH": ("registry.add_version", "registry.change_version"),
+    "DELETE": "registry.delete_version",
+}
 
 
 class GroupCollectionView(XRegistryView):
@@ -51,8 +62,9 @@ class GroupCollectionView(XRegistryView):
         inline, base = Inline(request), self.base_url()
         page = PageRequest.from_params(request.GET)
         deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources) or doc_view(request)
-        groups, total = selectors.group_page(self.gt, filters(request, self.gm.v1_singular),
-                                             page_to_load(request, page), deep)
+        groups, total = selectors.group_page(
+            self.gt, filters(request, self.gm.v1_singular), page_to_load(request, page), deep
+        )
         body = {g.gid: render_group(base, self.gm, g, inline, doc=doc_view(request)) for g in groups}
         body = sorted_collection(body, request, self.gm.v1_singular, page)
         link = link_header(request, page, total)
@@ -63,8 +75,9 @@ class GroupCollectionView(XRegistryView):
         body = json_body(request)
         writes.upsert_groups(self.context(), self.gm, body)
         base = self.base_url()
-        return json_response({gid: render_group(base, self.gm, selectors.get_group(self.gt, gid), Inline(request))
-                              for gid in body})
+        return json_response(
+            {gid: render_group(base, self.gm, selectors.get_group(self.gt, gid), Inline(request)) for gid in body}
+        )
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
         return self.post(request, *args, **kwargs)
@@ -94,8 +107,14 @@ class GroupView(XRegistryView):
 
     def put(self, request, gid):
         check_flags(request)
-        created = writes.put_group(self.context(), self.gm, gid, json_body(request, required=False) or {},
-                                   epoch=query_epoch(request), patch=request.method == "PATCH")
+        created = writes.put_group(
+            self.context(),
+            self.gm,
+            gid,
+            json_body(request, required=False) or {},
+            epoch=query_epoch(request),
+            patch=request.method == "PATCH",
+        )
         return self.render(gid, 201 if created else 200)
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
@@ -129,15 +148,21 @@ class ResourceCollectionView(XRegistryView):
         inline, base = Inline(request), self.base_url()
         group = selectors.get_group(self.gt, gid)
         page = PageRequest.from_params(request.GET)
-        resources, total = selectors.resource_page(group, self.rm.plural, filters(request, self.rm.v1_singular),
-                                                   page_to_load(request, page), False)
-        loaded = {r.rid: r for r in resources_of(group, self.rm.plural, with_content=inline.wants(self.rm.v1_singular),
-                                                   ids=[r.rid for r in resources])}
+        resources, total = selectors.resource_page(
+            group, self.rm.plural, filters(request, self.rm.v1_singular), page_to_load(request, page), False
+        )
+        loaded = {
+            r.rid: r
+            for r in resources_of(
+                group, self.rm.plural, with_content=inline.wants(self.rm.v1_singular), ids=[r.rid for r in resources]
+            )
+        }
         body = {}
         for r in resources:
             resource = loaded[r.rid]
-            body[r.rid] = render_resource(base, self.gm, self.rm, group, resource, resource.all_versions, inline,
-                                          doc=doc_view(request))
+            body[r.rid] = render_resource(
+                base, self.gm, self.rm, group, resource, resource.all_versions, inline, doc=doc_view(request)
+            )
         body = sorted_collection(body, request, self.rm.v1_singular, page)
         link = link_header(request, page, total)
         return json_response(body, headers={"Link": link} if link else None)
@@ -148,8 +173,9 @@ class ResourceCollectionView(XRegistryView):
         writes.upsert_resources(self.context(), self.gm, self.rm, gid, body)
         base, group = self.base_url(), selectors.get_group(self.gt, gid)
         loaded = resources_of(group, self.rm.plural, with_content=False, ids=list(body))
-        return json_response({r.rid: render_resource(base, self.gm, self.rm, group, r, r.all_versions,
-                                                     Inline(request)) for r in loaded})
+        return json_response(
+            {r.rid: render_resource(base, self.gm, self.rm, group, r, r.all_versions, Inline(request)) for r in loaded}
+        )
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
         return self.post(request, *args, **kwargs)
@@ -180,8 +206,17 @@ class ResourceView(XRegistryView):
         if self.rm.hasdocument and not details:
             version = default_version(resource, versions)
             return document_response(self, group, resource, version, versions, status, resource_form=True)
-        data = render_resource(self.base_url(), self.gm, self.rm, group, resource, versions, Inline(request),
-                               doc=doc_view(request), inline_document=Inline(request).wants(self.rm.v1_singular))
+        data = render_resource(
+            self.base_url(),
+            self.gm,
+            self.rm,
+            group,
+            resource,
+            versions,
+            Inline(request),
+            doc=doc_view(request),
+            inline_document=Inline(request).wants(self.rm.v1_singular),
+        )
         headers = {"Location": data["self"]} if status == 201 else None
         return json_response(data, status=status, headers=headers)
 
@@ -197,24 +232,41 @@ class ResourceView(XRegistryView):
         if found is None or found[1] is None:
             self.load(gid, rid, with_content=False)  # a missing group or resource: its own 404
             path = f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}"
-            raise Problem("not-found", f"{path}/versions/{vid} does not exist" if vid is not None
-                          else f"{path} has no version, so no document")
+            raise Problem(
+                "not-found",
+                f"{path}/versions/{vid} does not exist"
+                if vid is not None
+                else f"{path} has no version, so no document",
+            )
         resource, version, count, previous = found
-        sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
+        sticky = (
+            resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
+        )
         if vid is None and sticky is not None and sticky != version.vid:
             again = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, sticky, history=True)
             if again is not None and again[1] is not None:
                 resource, version, count, previous = again
         is_default = version.vid == sticky if sticky is not None else version.pk == resource.latest_id
-        headers = document_headers(self.base_url(), self.gm, self.rm, resource.group, resource, version, count=count,
-                                   is_default=is_default, ancestor=previous or version.vid, resource_form=vid is None)
+        headers = document_headers(
+            self.base_url(),
+            self.gm,
+            self.rm,
+            resource.group,
+            resource,
+            version,
+            count=count,
+            is_default=is_default,
+            ancestor=previous or version.vid,
+            resource_form=vid is None,
+        )
         return document_answer(version, headers)
 
     def put(self, request, gid, rid):
         check_flags(request)
         rid, details = split_details(rid)
-        created = writes.put_resource(self.context(), self.gm, self.rm, gid, rid, request, details=details,
-                                      patch=request.method == "PATCH")
+        created = writes.put_resource(
+            self.context(), self.gm, self.rm, gid, rid, request, details=details, patch=request.method == "PATCH"
+        )
         return self.render(gid, rid, details or not self.rm.hasdocument, 201 if created else 200)
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
@@ -227,30 +279,31 @@ class ResourceView(XRegistryView):
         vid = writes.post_version(self.context(), self.gm, self.rm, gid, rid, request, details=details)
         group, resource = self.load(gid, rid)
         version = next(v for v in resource.all_versions if v.vid == vid)
-        data = version_json(self.base_url(), self.gm, self.rm, group, resource, version,
-                            versions=resource.all_versions)
+        data = version_json(self.base_url(), self.gm, self.rm, group, resource, version, versions=resource.all_versions)
         return json_response(data, status=201, headers={"Location": data["self"]})
 
     def delete(self, request, gid, rid):
         check_flags(request)
         rid, _details = split_details(rid)
-        writes.delete_resource(self.context(), self.gm, self.rm, gid, rid, query_epoch(request),
-                               force="force" in request.GET)
+        writes.delete_resource(
+            self.context(), self.gm, self.rm, gid, rid, query_epoch(request), force="force" in request.GET
+        )
         return HttpResponse(status=204)
 
 
 class MetaView(ResourceView):
     http_method_names = ["get", "put", "patch", "head", "options"]  # a meta entity goes with its resource
+
     def get(self, request, gid, rid):
         check_flags(request)
         group, resource = self.load(gid, rid, with_content=False)
-        return json_response(meta_json(self.base_url(), self.gm, self.rm, group, resource, resource.all_versions,
-                                       group.extensions))
+        return json_response(
+            meta_json(self.base_url(), self.gm, self.rm, group, resource, resource.all_versions, group.extensions)
+        )
 
     def put(self, request, gid, rid):
         check_flags(request)
-        writes.put_meta(self.context(), self.gm, self.rm, gid, rid, json_body(request),
-                        patch=request.method == "PATCH")
+        writes.put_meta(self.context(), self.gm, self.rm, gid, rid, json_body(request), patch=request.method == "PATCH")
         return self.get(request, gid, rid)
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
@@ -270,15 +323,28 @@ class VersionCollectionView(ResourceView):
         default = default_version(resource, versions)
         base = self.base_url()
 
-        body = {v.vid: version_json(base, self.gm, self.rm, group, resource, v, versions=versions, default=default,
-                                    inline_document=inline.wants(self.rm.v1_singular)) for v in ordered(versions)}
+        body = {
+            v.vid: version_json(
+                base,
+                self.gm,
+                self.rm,
+                group,
+                resource,
+                v,
+                versions=versions,
+                default=default,
+                inline_document=inline.wants(self.rm.v1_singular),
+            )
+            for v in ordered(versions)
+        }
         return json_response(sorted_collection(body, request, "version"))
 
     def post(self, request, gid, rid):
         check_flags(request)
         body = json_body(request)
-        writes.upsert_versions(self.context(), self.gm, self.rm, gid, rid, body,
-                               setdefault=request.GET.get("setdefaultversionid"))
+        writes.upsert_versions(
+            self.context(), self.gm, self.rm, gid, rid, body, setdefault=request.GET.get("setdefaultversionid")
+        )
         return self.get(request, gid, rid)
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
@@ -301,12 +367,21 @@ class VersionView(ResourceView):
         versions = resource.all_versions
         version = next((v for v in versions if v.vid == vid), None)
         if version is None:
-            raise Problem("not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} "
-                                       "does not exist")
+            raise Problem(
+                "not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} does not exist"
+            )
         if self.rm.hasdocument and not details:
             return document_response(self, group, resource, version, versions, status, resource_form=False)
-        data = version_json(self.base_url(), self.gm, self.rm, group, resource, version, versions=versions,
-                            inline_document=Inline(self.request).wants(self.rm.v1_singular))
+        data = version_json(
+            self.base_url(),
+            self.gm,
+            self.rm,
+            group,
+            resource,
+            version,
+            versions=versions,
+            inline_document=Inline(self.request).wants(self.rm.v1_singular),
+        )
         headers = {"Location": data["self"]} if status == 201 else None
         return json_response(data, status=status, headers=headers)
 
@@ -318,8 +393,9 @@ class VersionView(ResourceView):
     def put(self, request, gid, rid, vid):
         check_flags(request)
         vid, details = split_details(vid)
-        created = writes.put_version(self.context(), self.gm, self.rm, gid, rid, vid, request, details=details,
-                                     patch=request.method == "PATCH")
+        created = writes.put_version(
+            self.context(), self.gm, self.rm, gid, rid, vid, request, details=details, patch=request.method == "PATCH"
+        )
         return self.render_version(gid, rid, vid, details or not self.rm.hasdocument, 201 if created else 200)
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
@@ -337,9 +413,18 @@ def document_response(view, group, resource, version, versions, status=200, *, r
     headers in the resource's or the version's form (a `<RESOURCE>url` version answers 303 to it); a creation
     (201) says where the new entity is in `Location`."""
     default = default_version(resource, versions)
-    headers = document_headers(view.base_url(), view.gm, view.rm, group, resource, version, count=len(versions),
-                               is_default=default is not None and default.pk == version.pk,
-                               ancestor=ancestor_id(version, versions), resource_form=resource_form)
+    headers = document_headers(
+        view.base_url(),
+        view.gm,
+        view.rm,
+        group,
+        resource,
+        version,
+        count=len(versions),
+        is_default=default is not None and default.pk == version.pk,
+        ancestor=ancestor_id(version, versions),
+        resource_form=resource_form,
+    )
     if status == 201:
         headers["Location"] = headers["xRegistry-self"]
     return document_answer(version, headers, status)
@@ -350,8 +435,9 @@ def document_answer(version, headers: dict, status: int = 200) -> HttpResponse:
         response = HttpResponse(b"", status=303)
         response["Location"] = version.resource_uri
     else:
-        response = HttpResponse(bytes(version.content or b""), status=status,
-                                content_type=version.media_type or "application/octet-stream")
+        response = HttpResponse(
+            bytes(version.content or b""), status=status, content_type=version.media_type or "application/octet-stream"
+        )
     for name, value in headers.items():
         response[name] = value
     return response

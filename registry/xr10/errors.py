@@ -1,4 +1,5 @@
 """The errors of the 1.0 binding that the 0.5 binding has no kind for, and a document that cannot be translated."""
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,7 @@ TITLES = {
     "capability_error": "There was an error in the capabilities provided: <error_detail>.",
     "capability_missing_value": 'The "<name>" capability needs to contain "<value>".',
     "capability_unknown": "Unknown capability specified: <field>.",
-    "capability_value": 'Invalid value (<value>) specified for capability "<field>". Allowable values include: '
-                        "<list>.",
+    "capability_value": 'Invalid value (<value>) specified for capability "<field>". Allowable values include: <list>.',
     "invalid_attribute": 'The attribute "<name>" for "<subject>" is not valid: <error_detail>.',
     "mismatched_id": 'The specified "<singular>id" value (<invalid_id>) for "<subject>" needs to be "<expected_id>".',
     "model_error": "There was an error in the model definition provided: <error_detail>.",
@@ -30,7 +30,7 @@ TITLES = {
     "unknown_attribute": 'An unknown attribute (<name>) was specified for "<subject>".',
     "unknown_resource_type": 'An unknown Resource type (<name>) was specified for Group type "<group>".',
     "unsupported_specversion": 'The specified "specversion" value (<specversion>) is not supported. Supported '
-                               "versions: <list>.",
+    "versions: <list>.",
 }
 PLACEHOLDER = re.compile(r"<([a-z][a-z0-9_]*)>")
 
@@ -40,8 +40,16 @@ class V1Problem(Problem):
     the entity's xid or the fixed path the spec names (`/model`, `/capabilities`); left out, it is the request's
     path. `args` are the spec's substitution values of the error's Title."""
 
-    def __init__(self, error: str, detail: str, *, status: int = 400, subject: str | None = None, http: bool = False,
-                 args: dict | None = None):
+    def __init__(
+        self,
+        error: str,
+        detail: str,
+        *,
+        status: int = 400,
+        subject: str | None = None,
+        http: bool = False,
+        args: dict | None = None,
+    ):
         super().__init__("bad-request", detail, status=status)
         self.error = error
         self.error_type = (HTTP_SPEC if http else SPEC) + error
@@ -49,7 +57,9 @@ class V1Problem(Problem):
         self.subject = subject
         # values come from requests: a lone surrogate (valid in JSON text, not in UTF-8) is written as its escape,
         # as repr() writes it in `detail`, so that the answer can be encoded
-        self.title_args = {k: str(v).encode("utf-8", "backslashreplace").decode("utf-8") for k, v in (args or {}).items()}
+        self.title_args = {
+            k: str(v).encode("utf-8", "backslashreplace").decode("utf-8") for k, v in (args or {}).items()
+        }
         if error == "bad_request" and "error_detail" not in self.title_args:
             self.title_args["error_detail"] = detail.rstrip(".")
 

@@ -5,14 +5,29 @@
 `versions`, `meta`, `model`); `*` or an empty value inlines every collection and `meta`, never `model`,
 `modelsource` or `capabilities`, which are named explicitly.
 """
+
 from __future__ import annotations
 
 from .. import filters as filtering
 from ..paging import PageRequest
 from .errors import V1Problem
 
-FLAGS = {"inline", "doc", "epoch", "filter", "sort", "ignore", "binary", "specversion", "collections",
-         "setdefaultversionid", "limit", "offset", "page", "force"}
+FLAGS = {
+    "inline",
+    "doc",
+    "epoch",
+    "filter",
+    "sort",
+    "ignore",
+    "binary",
+    "specversion",
+    "collections",
+    "setdefaultversionid",
+    "limit",
+    "offset",
+    "page",
+    "force",
+}
 EXPLICIT = {"capabilities", "model", "modelsource"}
 SPEC_VERSIONS = ("1.0-rc4", "1.0-rc3", "1.0-rc2", "1.0-rc1", "1.0")
 
@@ -23,9 +38,11 @@ def check_flags(request) -> None:
             raise V1Problem("bad_flag", f"the flag {name!r} is not supported here", args={"flag": name})
     version = request.GET.get("specversion")
     if version is not None and version not in SPEC_VERSIONS:
-        raise V1Problem("unsupported_specversion", f"specversion {version!r} is not served; this server "
-                        f"serves {', '.join(SPEC_VERSIONS[:1])}",
-                        args={"specversion": version, "list": ", ".join(SPEC_VERSIONS[:1])})
+        raise V1Problem(
+            "unsupported_specversion",
+            f"specversion {version!r} is not served; this server serves {', '.join(SPEC_VERSIONS[:1])}",
+            args={"specversion": version, "list": ", ".join(SPEC_VERSIONS[:1])},
+        )
 
 
 def check_values(request) -> None:
@@ -34,8 +51,11 @@ def check_values(request) -> None:
         if name in request.GET:
             value = request.GET[name]
             if not value.isdigit() or (name == "limit" and int(value) == 0) or int(value) >= 10**20:
-                raise V1Problem("bad_flag", f"{name} must be {'a positive' if name == 'limit' else 'an unsigned'} "
-                                f"integer, not {value!r}", args={"flag": name})
+                raise V1Problem(
+                    "bad_flag",
+                    f"{name} must be {'a positive' if name == 'limit' else 'an unsigned'} integer, not {value!r}",
+                    args={"flag": name},
+                )
     ignored(request)
     sort_key(request)
     filtering.parse(request.GET.getlist("filter"))  # a malformed expression is a 400 wherever it is sent
@@ -105,8 +125,11 @@ def ignored(request) -> set[str]:
     names = {n.strip() for value in request.GET.getlist("ignore") for n in value.split(",") if n.strip()}
     unknown = sorted(n for n in names if n not in IGNORABLE and n != "*")
     if unknown:
-        raise V1Problem("bad_ignore", f"ignore {unknown[0]!r} is not one of {', '.join(IGNORABLE)}",
-                        args={"value": unknown[0], "error_detail": f"not one of {', '.join(IGNORABLE)}"})
+        raise V1Problem(
+            "bad_ignore",
+            f"ignore {unknown[0]!r} is not one of {', '.join(IGNORABLE)}",
+            args={"value": unknown[0], "error_detail": f"not one of {', '.join(IGNORABLE)}"},
+        )
     return set(IGNORABLE) if "*" in names else names
 
 
@@ -117,8 +140,11 @@ def sort_key(request):
         return None
     path, _sep, order = value.partition("=")
     if not path or order not in ("", "asc", "desc"):
-        raise V1Problem("bad_sort", f"sort takes ATTRIBUTE[=asc|desc], not {value!r}",
-                        args={"value": value, "error_detail": "expected ATTRIBUTE[=asc|desc]"})
+        raise V1Problem(
+            "bad_sort",
+            f"sort takes ATTRIBUTE[=asc|desc], not {value!r}",
+            args={"value": value, "error_detail": "expected ATTRIBUTE[=asc|desc]"},
+        )
     return path.split("."), order == "desc"
 
 
@@ -145,7 +171,7 @@ def sorted_collection(body: dict, request, singular: str, page: PageRequest | No
 
     items = sorted(body.items(), key=lambda item: value_of(item[1]), reverse=descending)
     if page is not None:
-        items = items[page.offset:page.offset + page.limit]
+        items = items[page.offset : page.offset + page.limit]
     return dict(items)
 
 
@@ -170,7 +196,9 @@ def query_epoch(request) -> int | None:
     try:
         epoch = int(value)
     except ValueError:
-        raise V1Problem("bad_flag", f"epoch must be an unsigned integer, not {value!r}", args={"flag": "epoch"}) from None
+        raise V1Problem(
+            "bad_flag", f"epoch must be an unsigned integer, not {value!r}", args={"flag": "epoch"}
+        ) from None
     if epoch < 0:
         raise V1Problem("bad_flag", f"epoch must be an unsigned integer, not {value!r}", args={"flag": "epoch"})
     return epoch

@@ -1,6 +1,7 @@
 """A 1.0 request's resource or version as the services' input (`VersionInput`): from a JSON body (`$details`,
 or a resource without a document) or, for a document resource, from the body as the document and the
 `xRegistry-*` headers as its metadata."""
+
 from __future__ import annotations
 
 import base64
@@ -30,12 +31,18 @@ def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) ->
         raise V1Problem("bad_request", f"{rid}: a version must be an object")
     given = data.get("versionid")
     if vid is not None and given is not None and str(given) != vid:
-        raise V1Problem("mismatched_id", f"versionid {given!r} does not match {vid!r}",
-                        args={"singular": "version", "invalid_id": given, "expected_id": vid})
+        raise V1Problem(
+            "mismatched_id",
+            f"versionid {given!r} does not match {vid!r}",
+            args={"singular": "version", "invalid_id": given, "expected_id": vid},
+        )
     given_rid = data.get(f"{rm.v1_singular}id")
     if given_rid is not None and given_rid != rid:
-        raise V1Problem("mismatched_id", f"{rm.v1_singular}id {given_rid!r} does not match {rid!r}",
-                        args={"singular": rm.v1_singular, "invalid_id": given_rid, "expected_id": rid})
+        raise V1Problem(
+            "mismatched_id",
+            f"{rm.v1_singular}id {given_rid!r} does not match {rid!r}",
+            args={"singular": rm.v1_singular, "invalid_id": given_rid, "expected_id": rid},
+        )
     epoch = data.get("epoch")
     converted = translate(_version_to_v05, rm, vid or "1", data)
     converted.pop("id", None)
@@ -62,8 +69,11 @@ def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) ->
         try:
             inp.document = base64.b64decode(encoded, validate=True)
         except (binascii.Error, TypeError):
-            raise V1Problem("invalid_attribute", f"{rm.v1_singular}base64 is not base64",
-                            args={"name": f"{rm.v1_singular}base64", "error_detail": "not base64"}) from None
+            raise V1Problem(
+                "invalid_attribute",
+                f"{rm.v1_singular}base64 is not base64",
+                args={"name": f"{rm.v1_singular}base64", "error_detail": "not base64"},
+            ) from None
         inp.media_type = content_type or "application/octet-stream"
     elif uri is not UNSET:
         inp.resource_uri = uri

@@ -6,6 +6,7 @@ the 1.0 shape. The engine does the renames that are the same for every type (`ta
 `documentation`, ids, timestamps) and rewrites references between `#/GROUPS/...` (0.5) and `/groups/...`
 (1.0) paths from the registered names.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -58,8 +59,15 @@ v1_mappings: dict[str, GroupMapping] = {}
 COMMON_TO_V05 = {"labels": "tags", "documentation": "docs"}
 COMMON_TO_V10 = {v: k for k, v in COMMON_TO_V05.items()}
 # 0.5 names of common attributes, refused in a 1.0 body with the 1.0 name to use instead
-COMMON_V05_ONLY = {"tags": "labels", "docs": "documentation", "createdOn": "createdat", "modifiedOn": "modifiedat",
-                   "createdBy": None, "modifiedBy": None, "specVersion": "specversion"}
+COMMON_V05_ONLY = {
+    "tags": "labels",
+    "docs": "documentation",
+    "createdOn": "createdat",
+    "modifiedOn": "modifiedat",
+    "createdBy": None,
+    "modifiedBy": None,
+    "specVersion": "specversion",
+}
 
 
 def refuse_v05_names(attrs: dict, own: tuple[str, ...], where: str) -> None:

@@ -3,6 +3,7 @@
 Rows come from the 0.5 binding's selectors (one query plan per level, versions prefetched where a resource
 is shown, since its default version, `ancestorid` and `versionscount` come from them).
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -25,41 +26,88 @@ def versions_prefetch(with_content: bool) -> Prefetch:
 
 
 def resources_of(group: Group, rplural: str, *, with_content: bool, ids: list[str] | None = None):
-    qs = (Resource.objects.filter(group=group, resource_type=rplural).order_by("rid")
-          .prefetch_related(versions_prefetch(with_content)))
+    qs = (
+        Resource.objects.filter(group=group, resource_type=rplural)
+        .order_by("rid")
+        .prefetch_related(versions_prefetch(with_content))
+    )
     if ids is not None:
         qs = qs.filter(rid__in=ids)
     return list(qs)
 
 
-def render_resources(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resources, inline: Inline,
-                     *, doc: bool = False, defaults: bool = False) -> dict:
+def render_resources(
+    base: str,
+    gm: GroupMapping,
+    rm: ResourceMapping,
+    group: Group,
+    resources,
+    inline: Inline,
+    *,
+    doc: bool = False,
+    defaults: bool = False,
+) -> dict:
     group_attrs = stored_attributes(group)
     out = {}
     for resource in resources:
-        out[resource.rid] = render_resource(base, gm, rm, group, resource, resource.all_versions, inline,
-                                            group_attrs=group_attrs, doc=doc, defaults=defaults)
+        out[resource.rid] = render_resource(
+            base,
+            gm,
+            rm,
+            group,
+            resource,
+            resource.all_versions,
+            inline,
+            group_attrs=group_attrs,
+            doc=doc,
+            defaults=defaults,
+        )
     return out
 
 
-def render_resource(base, gm, rm, group, resource, versions, inline: Inline, *, group_attrs=None, doc=False,
-                    inline_document: bool | None = None, defaults: bool = False) -> dict:
+def render_resource(
+    base,
+    gm,
+    rm,
+    group,
+    resource,
+    versions,
+    inline: Inline,
+    *,
+    group_attrs=None,
+    doc=False,
+    inline_document: bool | None = None,
+    defaults: bool = False,
+) -> dict:
     """One resource; in document view (`doc`) without its default version's attributes unless `defaults`
     (the export keeps them: xrcg and other code generators read `dataschemauri` ... on the resource)."""
     if inline_document is None:
         inline_document = inline.wants(rm.v1_singular) or (inline.all and rm.hasdocument)
-    out = resource_json(base, gm, rm, group, resource, versions, inline_document=inline_document,
-                        inline_meta=inline.wants("meta") or doc, inline_versions=inline.wants("versions") or doc,
-                        group_attributes=group_attrs)
+    out = resource_json(
+        base,
+        gm,
+        rm,
+        group,
+        resource,
+        versions,
+        inline_document=inline_document,
+        inline_meta=inline.wants("meta") or doc,
+        inline_versions=inline.wants("versions") or doc,
+        group_attributes=group_attrs,
+    )
     if doc and not defaults:
-        out = {k: v for k, v in out.items()
-               if k in (f"{rm.v1_singular}id", "self", "xid", "metaurl", "meta", "versionsurl", "versionscount",
-                        "versions")}
+        out = {
+            k: v
+            for k, v in out.items()
+            if k
+            in (f"{rm.v1_singular}id", "self", "xid", "metaurl", "meta", "versionsurl", "versionscount", "versions")
+        }
     return out
 
 
-def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, doc: bool = False,
-                 defaults: bool = False) -> dict:
+def render_group(
+    base: str, gm: GroupMapping, group: Group, inline: Inline, *, doc: bool = False, defaults: bool = False
+) -> dict:
     inlined = {}
     for rm in gm.resources:
         if inline.wants(rm.v1_plural) or doc:
@@ -73,8 +121,9 @@ def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, d
             inlined[rm.plural] = render_resources(base, gm, rm, group, resources, below, doc=doc, defaults=defaults)
     counts = {rm.plural: getattr(group, f"count_{rm.plural}", None) for rm in gm.resources}
     if any(v is None for v in counts.values()):
-        counts = {rm.plural: Resource.objects.filter(group=group, resource_type=rm.plural).count()
-                  for rm in gm.resources}
+        counts = {
+            rm.plural: Resource.objects.filter(group=group, resource_type=rm.plural).count() for rm in gm.resources
+        }
     return group_json(base, gm, group, counts=counts, inline_resources=inlined)
 
 
@@ -87,8 +136,14 @@ def groups_of(gm: GroupMapping, inline: Inline, *, doc: bool = False):
 def registry_json(base: str, inline: Inline, *, doc: bool = False, defaults: bool = False) -> dict:
     counts = selectors.registry_counts()
     state = selectors.registry_state()
-    out = {"specversion": SPEC_VERSION, "registryid": settings.REGISTRY_ID, "self": base + "/", "xid": "/",
-           "epoch": state.epoch, "name": settings.REGISTRY_NAME}
+    out = {
+        "specversion": SPEC_VERSION,
+        "registryid": settings.REGISTRY_ID,
+        "self": base + "/",
+        "xid": "/",
+        "epoch": state.epoch,
+        "name": settings.REGISTRY_NAME,
+    }
     if settings.REGISTRY_DESCRIPTION:
         out["description"] = settings.REGISTRY_DESCRIPTION
     if settings.REGISTRY_DOCS:
@@ -107,13 +162,22 @@ def registry_json(base: str, inline: Inline, *, doc: bool = False, defaults: boo
             below = inline.below(gm.v1_plural)
             if doc:
                 below.all = True
-            out[gm.v1_plural] = {g.gid: render_group(base, gm, g, below, doc=doc, defaults=defaults)
-                                 for g in groups_of(gm, inline, doc=doc)}
+            out[gm.v1_plural] = {
+                g.gid: render_group(base, gm, g, below, doc=doc, defaults=defaults)
+                for g in groups_of(gm, inline, doc=doc)
+            }
     return out
 
 
-__all__ = ["registry_json", "render_group", "render_resource", "render_resources", "resources_of", "mapping_for",
-           "_times"]
+__all__ = [
+    "registry_json",
+    "render_group",
+    "render_resource",
+    "render_resources",
+    "resources_of",
+    "mapping_for",
+    "_times",
+]
 
 
 LINK_ATTRIBUTES = ("self", "metaurl", "defaultversionurl", "versionsurl")
@@ -126,12 +190,16 @@ def _relative(data, base: str):
     if isinstance(data, dict):
         out = {}
         for key, value in data.items():
-            if key.endswith(("url", "count")) and isinstance(data.get(key[:-3] if key.endswith("url") else key[:-5]),
-                                                               dict):
+            if key.endswith(("url", "count")) and isinstance(
+                data.get(key[:-3] if key.endswith("url") else key[:-5]), dict
+            ):
                 continue
-            if isinstance(value, str) and value.startswith(base + "/") and (
-                    key in LINK_ATTRIBUTES or key.endswith("url") and key[:-3] in data):
-                value = "#" + value[len(base):]
+            if (
+                isinstance(value, str)
+                and value.startswith(base + "/")
+                and (key in LINK_ATTRIBUTES or key.endswith("url") and key[:-3] in data)
+            ):
+                value = "#" + value[len(base) :]
             out[key] = _relative(value, base) if isinstance(value, dict) else value
         return out
     return data

@@ -5,6 +5,7 @@ attributes are translated by the registered mappings (`mapping.py`); server-owne
 `epoch`, `createdat`, `modifiedat`, `isdefault`, `ancestorid`, counts and links) come from the rows.
 `base` is the binding's root URL (`http://host/registry`).
 """
+
 from __future__ import annotations
 
 import base64
@@ -31,8 +32,9 @@ def resource_xid(gm: GroupMapping, rm: ResourceMapping, group: Group, resource: 
     return f"{group_xid(gm, group)}/{rm.v1_plural}/{resource.rid}"
 
 
-def group_json(base: str, gm: GroupMapping, group: Group, *, counts: dict | None = None,
-               inline_resources: dict | None = None) -> dict:
+def group_json(
+    base: str, gm: GroupMapping, group: Group, *, counts: dict | None = None, inline_resources: dict | None = None
+) -> dict:
     """A group: its id, server attributes, its own attributes in 1.0 names, and per resource type the
     `<RESOURCES>url`/`<RESOURCES>count` (and the collection when `inline_resources` holds it)."""
     xid = group_xid(gm, group)
@@ -98,17 +100,34 @@ def document_members(rm: ResourceMapping, version: Version) -> dict:
     return {f"{rm.v1_singular}base64": base64.b64encode(content).decode()}
 
 
-def version_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
-                 version: Version, *, versions: list[Version] | None, inline_document: bool = False,
-                 default: Version | None = None, is_default: bool | None = None, ancestor: str | None = None) -> dict:
+def version_json(
+    base: str,
+    gm: GroupMapping,
+    rm: ResourceMapping,
+    group: Group,
+    resource: Resource,
+    version: Version,
+    *,
+    versions: list[Version] | None,
+    inline_document: bool = False,
+    default: Version | None = None,
+    is_default: bool | None = None,
+    ancestor: str | None = None,
+) -> dict:
     """A version; `versions` (all of the resource's) give `isdefault` and `ancestorid`, unless the caller
     knows them (`is_default`, `ancestor`: a document GET reads them in its one query)."""
     xid = f"{resource_xid(gm, rm, group, resource)}/versions/{version.vid}"
     if is_default is None:
         default = default or default_version(resource, versions)
         is_default = default is not None and default.pk == version.pk
-    out = {f"{rm.v1_singular}id": resource.rid, "versionid": version.vid, "self": base + xid, "xid": xid,
-           "epoch": version.epoch, "isdefault": is_default}
+    out = {
+        f"{rm.v1_singular}id": resource.rid,
+        "versionid": version.vid,
+        "self": base + xid,
+        "xid": xid,
+        "epoch": version.epoch,
+        "isdefault": is_default,
+    }
     out.update(_version_attributes(rm, resource, version))
     out.update(_times(version))
     out["ancestorid"] = ancestor if versions is None else ancestor_id(version, versions)
@@ -128,12 +147,23 @@ def ancestor_id(version: Version, versions: list[Version]) -> str:
     return max(earlier, key=lambda v: (v.created_on, v.pk)).vid if earlier else version.vid
 
 
-def meta_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
-              versions: list[Version], group_attributes: dict | None = None) -> dict:
+def meta_json(
+    base: str,
+    gm: GroupMapping,
+    rm: ResourceMapping,
+    group: Group,
+    resource: Resource,
+    versions: list[Version],
+    group_attributes: dict | None = None,
+) -> dict:
     xid = resource_xid(gm, rm, group, resource)
     default = default_version(resource, versions)
-    out = {f"{rm.v1_singular}id": resource.rid, "self": f"{base}{xid}/meta", "xid": f"{xid}/meta",
-           "epoch": max((v.epoch for v in versions), default=1)}
+    out = {
+        f"{rm.v1_singular}id": resource.rid,
+        "self": f"{base}{xid}/meta",
+        "xid": f"{xid}/meta",
+        "epoch": max((v.epoch for v in versions), default=1),
+    }
     out.update(_times(resource))
     out["readonly"] = bool(resource.origin)
     compatibility = resource.extensions.get("compatibility") or (group_attributes or {}).get("compatibility")
@@ -147,16 +177,27 @@ def meta_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, re
     return out
 
 
-def resource_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
-                  versions: list[Version], *, inline_document: bool = False, inline_meta: bool = False,
-                  inline_versions: bool = False, group_attributes: dict | None = None) -> dict:
+def resource_json(
+    base: str,
+    gm: GroupMapping,
+    rm: ResourceMapping,
+    group: Group,
+    resource: Resource,
+    versions: list[Version],
+    *,
+    inline_document: bool = False,
+    inline_meta: bool = False,
+    inline_versions: bool = False,
+    group_attributes: dict | None = None,
+) -> dict:
     """A resource with its default version's attributes, `metaurl`, `versionsurl` and `versionscount`."""
     xid = resource_xid(gm, rm, group, resource)
     default = default_version(resource, versions)
     out = {f"{rm.v1_singular}id": resource.rid}
     if default is not None:
-        body = version_json(base, gm, rm, group, resource, default, versions=versions,
-                            inline_document=inline_document, default=default)
+        body = version_json(
+            base, gm, rm, group, resource, default, versions=versions, inline_document=inline_document, default=default
+        )
         body.pop(f"{rm.v1_singular}id")
         out.update(body)
     out.update({"self": base + xid, "xid": xid})
@@ -166,9 +207,12 @@ def resource_json(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group
     out["versionsurl"] = f"{base}{xid}/versions"
     out["versionscount"] = len(versions)
     if inline_versions:
-        out["versions"] = {v.vid: version_json(base, gm, rm, group, resource, v, versions=versions,
-                                               inline_document=inline_document, default=default)
-                           for v in ordered(versions)}
+        out["versions"] = {
+            v.vid: version_json(
+                base, gm, rm, group, resource, v, versions=versions, inline_document=inline_document, default=default
+            )
+            for v in ordered(versions)
+        }
     return out
 
 
@@ -180,15 +224,24 @@ def dumps(data) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def document_headers(base: str, gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource,
-                     version: Version, *, count: int, is_default: bool, ancestor: str,
-                     resource_form: bool) -> dict[str, str]:
+def document_headers(
+    base: str,
+    gm: GroupMapping,
+    rm: ResourceMapping,
+    group: Group,
+    resource: Resource,
+    version: Version,
+    *,
+    count: int,
+    is_default: bool,
+    ancestor: str,
+    resource_form: bool,
+) -> dict[str, str]:
     """The metadata of a document's version as `xRegistry-*` headers (labels as `xRegistry-labels-KEY`), in the
     form core/http.md gives a resource (`resource_form`: `self` and `xid` the resource's, its `metaurl`,
     `versionsurl` and `versionscount`, `Content-Location` the default version) or a version. `contenttype` is the
     `Content-Type` of the body, not a header of its own; `Content-Disposition` names the resource."""
-    data = version_json(base, gm, rm, group, resource, version, versions=None, is_default=is_default,
-                        ancestor=ancestor)
+    data = version_json(base, gm, rm, group, resource, version, versions=None, is_default=is_default, ancestor=ancestor)
     xid = resource_xid(gm, rm, group, resource)
     headers = {}
     for key, value in data.items():

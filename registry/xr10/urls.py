@@ -1,4 +1,5 @@
 """URL routes of the 1.0 binding under `/registry`, generated from the registered 1.0 names of each type."""
+
 from django.urls import path
 
 from . import entity_views, openapi, views
@@ -27,12 +28,22 @@ def build_urlpatterns():
             kw = {"v1_group": g, "v1_resource": r}
             patterns += [
                 path(f"{g}/<str:gid>/{r}", entity_views.ResourceCollectionView.as_view(**kw), name=f"xr10-{g}-{r}"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>", entity_views.ResourceView.as_view(**kw), name=f"xr10-{g}-{r}-detail"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>/meta", entity_views.MetaView.as_view(**kw), name=f"xr10-{g}-{r}-meta"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>/versions", entity_views.VersionCollectionView.as_view(**kw),
-                     name=f"xr10-{g}-{r}-versions"),
-                path(f"{g}/<str:gid>/{r}/<str:rid>/versions/<str:vid>", entity_views.VersionView.as_view(**kw),
-                     name=f"xr10-{g}-{r}-version"),
+                path(
+                    f"{g}/<str:gid>/{r}/<str:rid>", entity_views.ResourceView.as_view(**kw), name=f"xr10-{g}-{r}-detail"
+                ),
+                path(
+                    f"{g}/<str:gid>/{r}/<str:rid>/meta", entity_views.MetaView.as_view(**kw), name=f"xr10-{g}-{r}-meta"
+                ),
+                path(
+                    f"{g}/<str:gid>/{r}/<str:rid>/versions",
+                    entity_views.VersionCollectionView.as_view(**kw),
+                    name=f"xr10-{g}-{r}-versions",
+                ),
+                path(
+                    f"{g}/<str:gid>/{r}/<str:rid>/versions/<str:vid>",
+                    entity_views.VersionView.as_view(**kw),
+                    name=f"xr10-{g}-{r}-version",
+                ),
             ]
     return patterns
 

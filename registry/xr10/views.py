@@ -5,6 +5,7 @@ Thin: reads render rows selected by `reads.py`; writes translate the 1.0 body in
 (`writes.py`) and call the registry's services, so validation, the origin guard, epochs, retention and change
 events are those of every other way in.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,12 @@ class RootView(XRegistryView):
 
         def render():
             body = registry_json(self.base_url(), inline, doc=doc_view(request))
-            return only_collections(body, [gm.v1_plural for gm in ordered_mappings()]) \
-                if collections_only(request) else body
+            return (
+                only_collections(body, [gm.v1_plural for gm in ordered_mappings()])
+                if collections_only(request)
+                else body
+            )
+
         if not (inline.any or doc_view(request)):
             # the registry's own attributes and its groups' counts change only with its state (a group added or
             # removed moves it): kept under that row, one primary-key read instead of the change marker's count
@@ -90,8 +95,12 @@ class ModelView(XRegistryView):
         return json_response(model_json())
 
     def put(self, request):
-        raise V1Problem("model_error", "the model of this registry is fixed (the CloudEvents registry model)",
-                        subject="/model", args={"error_detail": "the model of this registry is fixed"})
+        raise V1Problem(
+            "model_error",
+            "the model of this registry is fixed (the CloudEvents registry model)",
+            subject="/model",
+            args={"error_detail": "the model of this registry is fixed"},
+        )
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
         return self.put(request, *args, **kwargs)
@@ -131,7 +140,16 @@ class DiscoveryView(XRegistryView):
 
     def get(self, request):
         root = self.base_url()
-        return json_response({"xregistry": [{"url": root + "/", "specversions": ["1.0-rc4"]}],
-                              "registries": [{"url": root + "/", "specversion": "1.0-rc4", "binding": "xregistry-1.0"},
-                                             {"url": request.build_absolute_uri("/"), "specversion": "0.5-wip",
-                                              "binding": "cloudevents-registry-0.5"}]})
+        return json_response(
+            {
+                "xregistry": [{"url": root + "/", "specversions": ["1.0-rc4"]}],
+                "registries": [
+                    {"url": root + "/", "specversion": "1.0-rc4", "binding": "xregistry-1.0"},
+                    {
+                        "url": request.build_absolute_uri("/"),
+                        "specversion": "0.5-wip",
+                        "binding": "cloudevents-registry-0.5",
+                    },
+                ],
+            }
+        )

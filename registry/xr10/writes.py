@@ -3,6 +3,7 @@
 Each request runs in one transaction: a map of groups, resources or versions is written whole or not at
 all. Whole documents (`POST /registry/`) go through the document importer, as a 0.5 import does.
 """
+
 from __future__ import annotations
 
 import json
@@ -43,9 +44,11 @@ def with_compatibility_defaults(doc05: dict) -> dict:
                 resources = group.get(rm.plural) if isinstance(group, dict) else None
                 if not rm.hasdocument or not isinstance(resources, dict):
                     continue
-                stored = dict(Resource.objects.filter(group__group_type=gm.plural, group__gid=gid,
-                                                      resource_type=rm.plural, rid__in=list(resources))
-                              .values_list("rid", "extensions"))
+                stored = dict(
+                    Resource.objects.filter(
+                        group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural, rid__in=list(resources)
+                    ).values_list("rid", "extensions")
+                )
                 for rid, resource in resources.items():
                     if not isinstance(resource, dict) or "compatibility" in resource:
                         continue
@@ -65,35 +68,60 @@ def import_v10(ctx, doc: dict) -> None:
 def refuse_registry_changes(body: dict) -> None:
     for key in ("model", "modelsource"):
         if key in body:
-            raise V1Problem("model_error", "the model of this registry is fixed", subject="/model",
-                            args={"error_detail": "the model of this registry is fixed"})
+            raise V1Problem(
+                "model_error",
+                "the model of this registry is fixed",
+                subject="/model",
+                args={"error_detail": "the model of this registry is fixed"},
+            )
     if "capabilities" in body:
         refuse_capability_changes(body["capabilities"], capabilities(), partial=False)
     changed = [k for k in body if k in ("name", "description", "documentation", "labels", "icon")]
     if changed:
-        raise V1Problem("readonly", f"the registry's {', '.join(changed)} come from the server's settings "
-                        "(REGISTRY_NAME, REGISTRY_DESCRIPTION, REGISTRY_DOCS)", subject="/")
+        raise V1Problem(
+            "readonly",
+            f"the registry's {', '.join(changed)} come from the server's settings "
+            "(REGISTRY_NAME, REGISTRY_DESCRIPTION, REGISTRY_DOCS)",
+            subject="/",
+        )
 
 
 def refuse_capability_changes(body, current: dict, *, partial: bool) -> None:
     if not isinstance(body, dict):
-        raise V1Problem("capability_error", "capabilities must be an object", subject="/capabilities",
-                        args={"error_detail": "capabilities must be an object"})
+        raise V1Problem(
+            "capability_error",
+            "capabilities must be an object",
+            subject="/capabilities",
+            args={"error_detail": "capabilities must be an object"},
+        )
     for key, value in body.items():
         if key not in current:
-            raise V1Problem("capability_unknown", f"the capability {key!r} is not offered", subject="/capabilities",
-                            args={"field": key})
-        same = sorted(value) == sorted(current[key]) if isinstance(value, list) and isinstance(current[key], list) \
+            raise V1Problem(
+                "capability_unknown",
+                f"the capability {key!r} is not offered",
+                subject="/capabilities",
+                args={"field": key},
+            )
+        same = (
+            sorted(value) == sorted(current[key])
+            if isinstance(value, list) and isinstance(current[key], list)
             else value == current[key]
+        )
         if not same:
-            raise V1Problem("capability_value", f"the capability {key!r} cannot be changed on this server",
-                            subject="/capabilities",
-                            args={"value": json.dumps(value), "field": key, "list": json.dumps(current[key])})
+            raise V1Problem(
+                "capability_value",
+                f"the capability {key!r} cannot be changed on this server",
+                subject="/capabilities",
+                args={"value": json.dumps(value), "field": key, "list": json.dumps(current[key])},
+            )
     if not partial and set(body) != set(current):
         missing = sorted(set(current) - set(body))
-        raise V1Problem("capability_missing_value", f"a PUT of the capabilities must give them all; missing: "
-                        f"{', '.join(missing)}", subject="/capabilities",
-                        args={"name": missing[0], "value": json.dumps(current[missing[0]])})
+        raise V1Problem(
+            "capability_missing_value",
+            f"a PUT of the capabilities must give them all; missing: {', '.join(missing)}",
+            subject="/capabilities",
+            args={"name": missing[0], "value": json.dumps(current[missing[0]])},
+        )
 
 
 # groups ------------------------------------------------------------------------------------------------
@@ -103,12 +131,16 @@ def _group_body(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
         raise V1Problem("bad_request", f"/{gm.v1_plural}/{gid}: a group must be an object")
     given_id = body.get(f"{gm.v1_singular}id")
     if given_id is not None and given_id != gid:
-        raise V1Problem("mismatched_id", f"{gm.v1_singular}id {given_id!r} does not match {gid!r}",
-                        subject=f"/{gm.v1_plural}/{gid}",
-                        args={"singular": gm.v1_singular, "invalid_id": given_id, "expected_id": gid})
+        raise V1Problem(
+            "mismatched_id",
+            f"{gm.v1_singular}id {given_id!r} does not match {gid!r}",
+            subject=f"/{gm.v1_plural}/{gid}",
+            args={"singular": gm.v1_singular, "invalid_id": given_id, "expected_id": gid},
+        )
     nested = {rm.plural: body[rm.v1_plural] for rm in gm.resources if body.get(rm.v1_plural) is not None}
-    data = translate(_group_to_v05, gm, gid, {k: v for k, v in body.items()
-                                               if k not in {rm.v1_plural for rm in gm.resources}})
+    data = translate(
+        _group_to_v05, gm, gid, {k: v for k, v in body.items() if k not in {rm.v1_plural for rm in gm.resources}}
+    )
     data.pop("id", None)
     return data, nested
 
@@ -123,8 +155,9 @@ def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch:
                 body = {**current, **{k: v for k, v in body.items()}}
                 body = {k: v for k, v in body.items() if v is not None}
         attrs, nested = _group_body(gm, gid, body)
-        _group, created = services.put_group(ctx=ctx, address=_at(gm, gid), data={"id": gid, **attrs},
-                                              expected_epoch=epoch)
+        _group, created = services.put_group(
+            ctx=ctx, address=_at(gm, gid), data={"id": gid, **attrs}, expected_epoch=epoch
+        )
         for rplural, resources in nested.items():
             _write_resources(ctx, gm, gm.by_plural[rplural], gid, resources)
     return created
@@ -142,8 +175,12 @@ def post_group_resources(ctx, gm: GroupMapping, gid: str, body: dict) -> None:
         for key, resources in body.items():
             rm = gm.by_v1_plural.get(key)
             if rm is None:
-                raise V1Problem("unknown_resource_type", f"{key!r} is not a resource type of {gm.v1_plural}",
-                                subject=f"/{gm.v1_plural}/{gid}", args={"name": key, "group": gm.v1_plural})
+                raise V1Problem(
+                    "unknown_resource_type",
+                    f"{key!r} is not a resource type of {gm.v1_plural}",
+                    subject=f"/{gm.v1_plural}/{gid}",
+                    args={"name": key, "group": gm.v1_plural},
+                )
             upsert_resources(ctx, gm, rm, gid, resources)
 
 
@@ -165,12 +202,14 @@ def _missing(path: str):
 
 
 def _exists(gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str) -> bool:
-    return Resource.objects.filter(group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural,
-                                   rid=rid).exists()
+    return Resource.objects.filter(
+        group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural, rid=rid
+    ).exists()
 
 
-def _at(gm: GroupMapping, gid: str, rm: ResourceMapping | None = None, rid: str | None = None,
-        vid: str | None = None) -> EntityAddress:
+def _at(
+    gm: GroupMapping, gid: str, rm: ResourceMapping | None = None, rid: str | None = None, vid: str | None = None
+) -> EntityAddress:
     """The registry's address of a 1.0 entity (the store's type names)."""
     return EntityAddress(gm.plural, gid, rm.plural if rm is not None else None, rid, vid)
 
@@ -193,8 +232,7 @@ def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: s
     versions = data.get("versions")
     if isinstance(versions, dict) and versions:
         for vid, vdata in versions.items():
-            services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid),
-                                 data=version_input(rm, rid, vid, vdata))
+            services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=version_input(rm, rid, vid, vdata))
     else:
         own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in META_ATTRIBUTES}
         services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=version_input(rm, rid, None, own))
@@ -294,17 +332,28 @@ def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: 
             else:
                 services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=inp)
         if setdefault:
-            set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid),
-                              meta={"defaultversionid": setdefault, "defaultversionsticky": True})
+            set_resource_meta(
+                ctx=ctx,
+                address=_at(gm, gid, rm, rid),
+                meta={"defaultversionid": setdefault, "defaultversionsticky": True},
+            )
 
 
 def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool) -> None:
     meta = {k: v for k, v in body.items() if k in META_ATTRIBUTES or k == "epoch"}
-    unknown = [k for k in body if k not in META_ATTRIBUTES and k not in
-               {f"{rm.v1_singular}id", "self", "xid", "epoch", "createdat", "modifiedat", "defaultversionurl"}]
+    unknown = [
+        k
+        for k in body
+        if k not in META_ATTRIBUTES
+        and k not in {f"{rm.v1_singular}id", "self", "xid", "epoch", "createdat", "modifiedat", "defaultversionurl"}
+    ]
     if unknown:
-        raise V1Problem("unknown_attribute", f"the meta entity has no attribute {unknown[0]!r}",
-                        subject=f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/meta", args={"name": unknown[0]})
+        raise V1Problem(
+            "unknown_attribute",
+            f"the meta entity has no attribute {unknown[0]!r}",
+            subject=f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/meta",
+            args={"name": unknown[0]},
+        )
     set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, replace=not patch)
 
 

@@ -1,4 +1,5 @@
 """Routes of the Subscriptions API."""
+
 from django.urls import path
 
 from .views import RedeliverView, SubscriptionCollectionView, SubscriptionView

@@ -1,5 +1,6 @@
 """Views of `/subscriptions`, `/subscriptions/{id}` and `/subscriptions/{id}/redeliver`: thin, the rules live
 in subscriptions.services."""
+
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
@@ -17,9 +18,11 @@ from ..validators.protocols import redacted
 from ..validators.sinks import masked
 
 SUBSCRIPTION_MEDIA_TYPES = ("application/json", "application/cloudevents-subscription+json")
-PERMISSIONS = {"POST": "subscriptions.add_subscription",
-               "PUT": ("subscriptions.add_subscription", "subscriptions.change_subscription"),
-               "DELETE": "subscriptions.delete_subscription"}
+PERMISSIONS = {
+    "POST": "subscriptions.add_subscription",
+    "PUT": ("subscriptions.add_subscription", "subscriptions.change_subscription"),
+    "DELETE": "subscriptions.delete_subscription",
+}
 ERRORS = problem_responses(400, 401, 403, 404, 413, 415)
 # sinks and their settings are an operator's business: reads need a signed-in user with the view permission,
 # whatever REGISTRY_PUBLIC_READ says of the registry's own entities
@@ -27,8 +30,12 @@ READ_PERMISSIONS = "subscriptions.view_subscription"
 
 
 def subscription_json(request, subscription: Subscription) -> dict:
-    out = {"id": subscription.id, "protocol": subscription.protocol,
-           "protocolsettings": redacted(subscription.protocolsettings), "sink": masked(subscription.sink)}
+    out = {
+        "id": subscription.id,
+        "protocol": subscription.protocol,
+        "protocolsettings": redacted(subscription.protocolsettings),
+        "sink": masked(subscription.sink),
+    }
     if subscription.filters:
         out["filters"] = subscription.filters
     if subscription.config:
@@ -43,8 +50,10 @@ def subscription_json(request, subscription: Subscription) -> dict:
 def subscription_body(request) -> dict:
     content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
     if content_type and content_type not in SUBSCRIPTION_MEDIA_TYPES:
-        raise Problem("unsupported-media-type", f"a subscription is JSON ({', '.join(SUBSCRIPTION_MEDIA_TYPES)}), "
-                                                f"not {content_type}")
+        raise Problem(
+            "unsupported-media-type",
+            f"a subscription is JSON ({', '.join(SUBSCRIPTION_MEDIA_TYPES)}), not {content_type}",
+        )
     raw = body_bytes(request)
     if not raw.strip():
         raise Problem("bad-request", "the body must be a subscription object")
@@ -62,21 +71,32 @@ class SubscriptionCollectionView(RegistryView):
     write_permissions = PERMISSIONS
     read_permissions = READ_PERMISSIONS
 
-    @extend_schema(summary="List subscriptions", tags=["subscriptions"],
-                   parameters=[OpenApiParameter("limit", OpenApiTypes.INT)],
-                   responses={(200, "application/json"): OpenApiResponse(
-                       {"type": "array", "items": {"type": "object"}}, "array of subscriptions"), **ERRORS})
+    @extend_schema(
+        summary="List subscriptions",
+        tags=["subscriptions"],
+        parameters=[OpenApiParameter("limit", OpenApiTypes.INT)],
+        responses={
+            (200, "application/json"): OpenApiResponse(
+                {"type": "array", "items": {"type": "object"}}, "array of subscriptions"
+            ),
+            **ERRORS,
+        },
+    )
     def get(self, request):
         check_flags(request, {"limit", "page"})
         page = PageRequest.from_params(request.GET)
         subscriptions, total = selectors.subscription_page(page)
         link = link_header(request, page, total)
-        return json_response([subscription_json(request, s) for s in subscriptions],
-                             headers={"Link": link} if link else None)
+        return json_response(
+            [subscription_json(request, s) for s in subscriptions], headers={"Link": link} if link else None
+        )
 
-    @extend_schema(summary="Create a subscription (the server assigns the id)", tags=["subscriptions"],
-                   request={m: OpenApiTypes.OBJECT for m in SUBSCRIPTION_MEDIA_TYPES},
-                   responses={(201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "realized subscription"), **ERRORS})
+    @extend_schema(
+        summary="Create a subscription (the server assigns the id)",
+        tags=["subscriptions"],
+        request={m: OpenApiTypes.OBJECT for m in SUBSCRIPTION_MEDIA_TYPES},
+        responses={(201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "realized subscription"), **ERRORS},
+    )
     def post(self, request):
         check_flags(request, set())
         subscription = services.create_subscription(data=subscription_body(request), user=_user(request))
@@ -92,24 +112,41 @@ class SubscriptionView(RegistryView):
     write_permissions = PERMISSIONS
     read_permissions = READ_PERMISSIONS
 
-    @extend_schema(summary="Get a subscription", tags=["subscriptions"],
-                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "subscription"), **ERRORS})
+    @extend_schema(
+        summary="Get a subscription",
+        tags=["subscriptions"],
+        responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "subscription"), **ERRORS},
+    )
     def get(self, request, sid):
         check_flags(request, set())
         return json_response(subscription_json(request, selectors.get_subscription(sid)))
 
-    @extend_schema(summary="Replace a subscription, or create it with this id", tags=["subscriptions"],
-                   request={m: OpenApiTypes.OBJECT for m in SUBSCRIPTION_MEDIA_TYPES},
-                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "updated"),
-                              (201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "created"), **ERRORS})
+    @extend_schema(
+        summary="Replace a subscription, or create it with this id",
+        tags=["subscriptions"],
+        request={m: OpenApiTypes.OBJECT for m in SUBSCRIPTION_MEDIA_TYPES},
+        responses={
+            (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "updated"),
+            (201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "created"),
+            **ERRORS,
+        },
+    )
     def put(self, request, sid):
         check_flags(request, set())
         subscription, created = services.put_subscription(sid=sid, data=subscription_body(request), user=_user(request))
         data = subscription_json(request, subscription)
-        return json_response(data, status=201 if created else 200, headers={"Location": data["self"]} if created else None)
+        return json_response(
+            data, status=201 if created else 200, headers={"Location": data["self"]} if created else None
+        )
 
-    @extend_schema(summary="Delete a subscription", tags=["subscriptions"],
-                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "the deleted subscription"), **ERRORS})
+    @extend_schema(
+        summary="Delete a subscription",
+        tags=["subscriptions"],
+        responses={
+            (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "the deleted subscription"),
+            **ERRORS,
+        },
+    )
     def delete(self, request, sid):
         check_flags(request, set())
         return json_response(subscription_json(request, services.delete_subscription(sid=sid)))
@@ -124,8 +161,12 @@ class RedeliverView(RegistryView):
 
     write_permissions = {"POST": "subscriptions.change_subscription"}
 
-    @extend_schema(summary="Redeliver a subscription's dead letters", tags=["subscriptions"], request=None,
-                   responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "how many"), **ERRORS})
+    @extend_schema(
+        summary="Redeliver a subscription's dead letters",
+        tags=["subscriptions"],
+        request=None,
+        responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "how many"), **ERRORS},
+    )
     def post(self, request, sid):
         check_flags(request, set())
         subscription = selectors.get_subscription(sid)

@@ -16,6 +16,7 @@ Connections and sender links are kept per worker thread (proton's BlockingConnec
 reused for the next event to the same target: opening them cost about 40 ms of CPU per event. A kept link that
 fails is dropped and the event is sent once more on a new one, so a broker restart costs no attempt.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,11 @@ def message_for(event, mode: str, eventformat: str = DEFAULT_FORMAT):
         attributes = json.loads(body)
         data = attributes.pop("data", None)
         data_base64 = attributes.pop("data_base64", None)
-        properties = {PREFIX + name: value if isinstance(value, (str, int, bool)) else json.dumps(value)
-                      for name, value in attributes.items() if value is not None}
+        properties = {
+            PREFIX + name: value if isinstance(value, (str, int, bool)) else json.dumps(value)
+            for name, value in attributes.items()
+            if value is not None
+        }
         payload = None
         if data_base64 is not None:
             import base64
@@ -61,8 +65,13 @@ def message_for(event, mode: str, eventformat: str = DEFAULT_FORMAT):
             payload = base64.b64decode(data_base64)
         elif data is not None:
             payload = data.encode() if isinstance(data, str) else json.dumps(data).encode()
-        return Message(body=payload, properties=properties, id=attributes.get("id"),
-                       content_type=attributes.get("datacontenttype"), subject=attributes.get("subject"))
+        return Message(
+            body=payload,
+            properties=properties,
+            id=attributes.get("id"),
+            content_type=attributes.get("datacontenttype"),
+            subject=attributes.get("subject"),
+        )
     return Message(body=body, content_type=CONTENT_TYPE, id=json.loads(body).get("id"))
 
 
@@ -167,16 +176,26 @@ def send(subscription, event) -> Outcome:
     url += f":{parts.port or (5671 if scheme == 'amqps' else 5672)}"
     credentials = {}
     if parts.username is not None:
-        credentials = {"user": unquote(parts.username), "password": unquote(parts.password or ""),
-                       "allow_insecure_mechs": True}
+        credentials = {
+            "user": unquote(parts.username),
+            "password": unquote(parts.password or ""),
+            "allow_insecure_mechs": True,
+        }
     link_options = [AtMostOnce() if options.get("sendersettlementmode") == "settled" else AtLeastOnce()]
     if options.get("linkproperties"):
         link_options.append(_LinkProperties(options["linkproperties"]))
     timeout = settings.REGISTRY_DELIVERY_TIMEOUT
     address = target_address(subscription.sink, options)
     name = options.get("linkname") or None
-    key = (url, credentials.get("user"), credentials.get("password"), address, name,
-           options.get("sendersettlementmode"), json.dumps(options.get("linkproperties"), sort_keys=True))
+    key = (
+        url,
+        credentials.get("user"),
+        credentials.get("password"),
+        address,
+        name,
+        options.get("sendersettlementmode"),
+        json.dumps(options.get("linkproperties"), sort_keys=True),
+    )
     message = message_for(event, mode, event_format(subscription))
     for kept_before in (True, False):
         try:
@@ -184,11 +203,14 @@ def send(subscription, event) -> Outcome:
             connection, sender = _link(key, url, address, name, link_options, credentials, timeout)
             delivery = sender.send(message, error_states=[])
             if options.get("sendersettlementmode") == "settled":  # nothing awaited: see it leave the kept link
-                connection.wait(lambda sender=sender, connection=connection: not sender.link.queued
-                                and not connection.conn.transport.pending(),
-                                timeout=timeout, msg="sending the message")
-        except (BrokerRefused, LinkDetached, Timeout, ConnectionException, ProtonException, OSError,
-                ValueError) as exc:
+                connection.wait(
+                    lambda sender=sender, connection=connection: (
+                        not sender.link.queued and not connection.conn.transport.pending()
+                    ),
+                    timeout=timeout,
+                    msg="sending the message",
+                )
+        except (BrokerRefused, LinkDetached, Timeout, ConnectionException, ProtonException, OSError, ValueError) as exc:
             _drop(key)
             if reused:
                 continue  # a kept link went stale (a broker restart): once more on a new one
@@ -198,11 +220,13 @@ def send(subscription, event) -> Outcome:
                 return Outcome(ok=False, error=f"the broker refused the link: {exc}")
             return Outcome(ok=False, error=f"{type(exc).__name__}: {exc}")
         if delivery.remote_state in (Delivery.REJECTED, Delivery.RELEASED, Delivery.MODIFIED):
-            state = {Delivery.REJECTED: "rejected", Delivery.RELEASED: "released",
-                     Delivery.MODIFIED: "modified"}[delivery.remote_state]
+            state = {Delivery.REJECTED: "rejected", Delivery.RELEASED: "released", Delivery.MODIFIED: "modified"}[
+                delivery.remote_state
+            ]
             condition = delivery.remote.condition
             _drop(key)
-            return Outcome(ok=False, error=f"the broker {state} the message"
-                                           + (f": {_describe(condition)}" if condition else ""))
+            return Outcome(
+                ok=False, error=f"the broker {state} the message" + (f": {_describe(condition)}" if condition else "")
+            )
         return Outcome(ok=True)
     return Outcome(ok=False, error="the AMQP link could not be opened")

@@ -9,6 +9,7 @@ failure stops that subscription's queue: its remaining deliveries were not attem
 and wait for the same retry time. A batch keeps its claim at most half its lease: what it has not sent by
 then is handed back to be dispatched again, so that no lease runs out while a worker still holds it.
 """
+
 from __future__ import annotations
 
 import threading
@@ -40,9 +41,12 @@ def due_deliveries(now=None, grace: float = 0):
     relay, or a retry's countdown) and only picks up what was lost."""
     now = now or timezone.now()
     return Delivery.objects.filter(
-        Q(status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING],
-          next_attempt_at__lte=now - timedelta(seconds=grace))
-        | Q(status=Delivery.Status.DELIVERING, leased_until__lt=now))
+        Q(
+            status__in=[Delivery.Status.PENDING, Delivery.Status.RETRYING],
+            next_attempt_at__lte=now - timedelta(seconds=grace),
+        )
+        | Q(status=Delivery.Status.DELIVERING, leased_until__lt=now)
+    )
 
 
 @dataclass
@@ -83,15 +87,17 @@ def _claim(delivery_ids) -> list[Delivery]:
     another worker), in change order, and count their attempt."""
     now = timezone.now()
     with transaction.atomic():
-        qs = (due_deliveries(now).filter(pk__in=list(delivery_ids)).select_related("event", "subscription")
-              .order_by("pk"))
+        qs = (
+            due_deliveries(now).filter(pk__in=list(delivery_ids)).select_related("event", "subscription").order_by("pk")
+        )
         if connection.features.has_select_for_update_skip_locked:
             qs = qs.select_for_update(skip_locked=True, of=("self",))
         deliveries = list(qs)
         if deliveries:
             leased_until = now + timedelta(seconds=settings.REGISTRY_DELIVERY_LEASE_SECONDS)
             Delivery.objects.filter(pk__in=[d.pk for d in deliveries]).update(
-                status=Delivery.Status.DELIVERING, leased_until=leased_until, attempts=F("attempts") + 1)
+                status=Delivery.Status.DELIVERING, leased_until=leased_until, attempts=F("attempts") + 1
+            )
             for delivery in deliveries:
                 delivery.status, delivery.leased_until = Delivery.Status.DELIVERING, leased_until
                 delivery.attempts += 1
@@ -112,8 +118,8 @@ def _hand_back(deliveries: list[Delivery], status: str, next_at: datetime, error
     """Release unsent deliveries: their claimed attempt is not counted."""
     if deliveries:
         Delivery.objects.filter(pk__in=[d.pk for d in deliveries]).update(
-            status=status, next_attempt_at=next_at, leased_until=None, last_error=error,
-            attempts=F("attempts") - 1)
+            status=status, next_attempt_at=next_at, leased_until=None, last_error=error, attempts=F("attempts") - 1
+        )
 
 
 def stops_queue(outcome: Outcome) -> bool:
@@ -134,7 +140,7 @@ def _run_queue(deliveries: list[Delivery], send_until: float) -> QueueRun:
         sent = Sent(delivery, outcome, started_at, (time.perf_counter() - started) * 1000)
         run.sent.append(sent)
         if stops_queue(outcome):
-            run.stopped_by, run.unsent = sent, deliveries[index + 1:]
+            run.stopped_by, run.unsent = sent, deliveries[index + 1 :]
             break
     return run
 
@@ -165,8 +171,11 @@ def _settle_failure(sent: Sent, retries: Retries) -> tuple[float, datetime] | No
         return None
     delay = policy.next_delay(delivery.attempts, outcome.retry_after)
     next_at = timezone.now() + timedelta(seconds=delay)
-    if (not policy.is_retryable(outcome.status_code) or delivery.attempts >= policy.max_attempts(delivery.subscription)
-            or next_at > delivery.deadline):
+    if (
+        not policy.is_retryable(outcome.status_code)
+        or delivery.attempts >= policy.max_attempts(delivery.subscription)
+        or next_at > delivery.deadline
+    ):
         _finish(delivery, Delivery.Status.DEAD, error=outcome.error, code=outcome.status_code)
     else:
         _finish(delivery, Delivery.Status.RETRYING, error=outcome.error, code=outcome.status_code, next_at=next_at)
@@ -187,17 +196,31 @@ def _settle_unsent(run: QueueRun, retry: tuple[float, datetime] | None, retries:
             _finish(delivery, Delivery.Status.DEAD, error="subscription is disabled: the sink answered 410 Gone")
     else:
         delay, next_at = retry
-        _hand_back(run.unsent, Delivery.Status.RETRYING, next_at,
-                   f"waiting behind delivery {run.stopped_by.delivery.pk}: {run.stopped_by.outcome.error}")
+        _hand_back(
+            run.unsent,
+            Delivery.Status.RETRYING,
+            next_at,
+            f"waiting behind delivery {run.stopped_by.delivery.pk}: {run.stopped_by.outcome.error}",
+        )
         retries.add(delay, [d.pk for d in run.unsent])
 
 
 def _record(runs: list[QueueRun], retries: Retries) -> None:
     """Write the attempts and the outcomes of a batch; one statement for all that went through."""
-    DeliveryAttempt.objects.bulk_create([
-        DeliveryAttempt(delivery=s.delivery, number=s.delivery.attempts, started_at=s.started_at,
-                        status_code=s.outcome.status_code, latency_ms=s.latency_ms, error=s.outcome.error)
-        for run in runs for s in run.sent])
+    DeliveryAttempt.objects.bulk_create(
+        [
+            DeliveryAttempt(
+                delivery=s.delivery,
+                number=s.delivery.attempts,
+                started_at=s.started_at,
+                status_code=s.outcome.status_code,
+                latency_ms=s.latency_ms,
+                error=s.outcome.error,
+            )
+            for run in runs
+            for s in run.sent
+        ]
+    )
     delivered = defaultdict(list)
     for run in runs:
         retry = None
@@ -209,8 +232,9 @@ def _record(runs: list[QueueRun], retries: Retries) -> None:
         _settle_unsent(run, retry, retries)
     now = timezone.now()
     for code, pks in delivered.items():
-        Delivery.objects.filter(pk__in=pks).update(status=Delivery.Status.DELIVERED, delivered_at=now,
-                                                   last_status_code=code, last_error="", leased_until=None)
+        Delivery.objects.filter(pk__in=pks).update(
+            status=Delivery.Status.DELIVERED, delivered_at=now, last_status_code=code, last_error="", leased_until=None
+        )
 
 
 def attempt_batch(delivery_ids) -> list[tuple[float, list[int]]]:
@@ -224,8 +248,12 @@ def attempt_batch(delivery_ids) -> list[tuple[float, list[int]]]:
     for delivery in claimed:
         subscription = delivery.subscription
         if subscription.status == Subscription.Status.PENDING:
-            _hand_back([delivery], Delivery.Status.RETRYING, now + timedelta(seconds=PENDING_SUBSCRIPTION_DELAY),
-                       "subscription awaits its webhook handshake")
+            _hand_back(
+                [delivery],
+                Delivery.Status.RETRYING,
+                now + timedelta(seconds=PENDING_SUBSCRIPTION_DELAY),
+                "subscription awaits its webhook handshake",
+            )
             retries.add(PENDING_SUBSCRIPTION_DELAY, [delivery.pk])
         elif subscription.status != Subscription.Status.ACTIVE:
             _finish(delivery, Delivery.Status.DEAD, error=f"subscription is {subscription.status}")

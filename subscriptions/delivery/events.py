@@ -9,6 +9,7 @@ A subscription's `config.eventformat` chooses the event (docs/api-contract.md se
   `source` and `time`). The outbox does not record which attributes changed nor whether an entity is new, so
   there is no `data.changed` and a creation is announced as `updated`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,12 +37,27 @@ def cloud_event(event: OutboxEvent, eventformat: str = DEFAULT_FORMAT) -> CloudE
     if eventformat == XREGISTRY_10:
         action = "deleted" if event.type.endswith(".deleted.v1") else "updated"
         correlation = hashlib.sha256(f"{event.source}|{event.time.isoformat()}".encode()).hexdigest()[:20]
-        return CloudEvent(attributes={
-            "specversion": "1.0", "id": str(event.id), "type": f"io.xregistry.{_entity(event.subject)}.{action}",
-            "source": event.source, "subject": v1_paths(event.subject + "/").rstrip("/"), "time": event.time,
-            "xregcorrelationid": correlation})
-    return CloudEvent(attributes={"specversion": "1.0", "id": str(event.id), "type": event.type,
-                                  "source": event.source, "subject": event.subject, "time": event.time})
+        return CloudEvent(
+            attributes={
+                "specversion": "1.0",
+                "id": str(event.id),
+                "type": f"io.xregistry.{_entity(event.subject)}.{action}",
+                "source": event.source,
+                "subject": v1_paths(event.subject + "/").rstrip("/"),
+                "time": event.time,
+                "xregcorrelationid": correlation,
+            }
+        )
+    return CloudEvent(
+        attributes={
+            "specversion": "1.0",
+            "id": str(event.id),
+            "type": event.type,
+            "source": event.source,
+            "subject": event.subject,
+            "time": event.time,
+        }
+    )
 
 
 def structured(event: OutboxEvent, eventformat: str = DEFAULT_FORMAT) -> tuple[dict[str, str], bytes]:

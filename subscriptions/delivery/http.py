@@ -5,6 +5,7 @@ connection and nothing of httpx's client layer (cookies, redirects, auth, URL an
 costs as much CPU again as the request itself (measured here: 0.52 ms of CPU per request with httpcore,
 0.97 ms with httpx). Redirects are not followed.
 """
+
 from __future__ import annotations
 
 import threading
@@ -18,8 +19,14 @@ from .outcome import Outcome
 
 _pool: httpcore.ConnectionPool | None = None
 _pool_lock = threading.Lock()
-FAILURES = (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol,
-            httpcore.ProxyError, OSError)
+FAILURES = (
+    httpcore.TimeoutException,
+    httpcore.NetworkError,
+    httpcore.ProtocolError,
+    httpcore.UnsupportedProtocol,
+    httpcore.ProxyError,
+    OSError,
+)
 
 
 def pool() -> httpcore.ConnectionPool:
@@ -42,13 +49,22 @@ def send(subscription, event) -> Outcome:
     method = (options.get("method") or "POST").upper()
     timeout = settings.REGISTRY_DELIVERY_TIMEOUT
     try:
-        response = pool().request(method, subscription.sink, headers=headers, content=body,
-                                  extensions={"timeout": {"connect": timeout, "read": timeout, "write": timeout,
-                                                          "pool": timeout}})
+        response = pool().request(
+            method,
+            subscription.sink,
+            headers=headers,
+            content=body,
+            extensions={"timeout": {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}},
+        )
     except FAILURES as exc:
         return Outcome(ok=False, error=f"{type(exc).__name__}: {exc}")
     ok = 200 <= response.status < 300
-    retry_after = next((value.decode("latin-1") for name, value in response.headers
-                        if name.lower() == b"retry-after"), None)
-    return Outcome(ok=ok, status_code=response.status, retry_after=retry_after,
-                   error="" if ok else f"HTTP {response.status}: {response.content[:200].decode('utf-8', 'replace')}")
+    retry_after = next(
+        (value.decode("latin-1") for name, value in response.headers if name.lower() == b"retry-after"), None
+    )
+    return Outcome(
+        ok=ok,
+        status_code=response.status,
+        retry_after=retry_after,
+        error="" if ok else f"HTTP {response.status}: {response.content[:200].decode('utf-8', 'replace')}",
+    )

@@ -10,6 +10,7 @@ cost more than the delivery. A send waits for the broker's acknowledgement throu
 error (unknown topic, broker down, time out) is a failed outcome carrying librdkafka's reason, retried like
 any connection error.
 """
+
 from __future__ import annotations
 
 import logging
@@ -25,8 +26,15 @@ from .events import cloud_event, event_format
 from .outcome import Outcome
 
 logger = logging.getLogger("subscriptions.delivery.kafka")
-SECURITY = {"kafka": "PLAINTEXT", "tcp": "PLAINTEXT", "plaintext": "PLAINTEXT", "kafkas": "SSL", "ssl": "SSL",
-            "sasl_plaintext": "SASL_PLAINTEXT", "sasl_ssl": "SASL_SSL"}
+SECURITY = {
+    "kafka": "PLAINTEXT",
+    "tcp": "PLAINTEXT",
+    "plaintext": "PLAINTEXT",
+    "kafkas": "SSL",
+    "ssl": "SSL",
+    "sasl_plaintext": "SASL_PLAINTEXT",
+    "sasl_ssl": "SASL_SSL",
+}
 MAX_PRODUCERS = 32
 
 _producers: OrderedDict[tuple, object] = OrderedDict()
@@ -56,8 +64,13 @@ def producer_config(subscription, timeout: float) -> dict:
         "logger": logger,
     }
     if config["security.protocol"].startswith("SASL"):
-        config.update({"sasl.mechanism": options.get("saslmechanism", "PLAIN"),
-                       "sasl.username": options.get("username", ""), "sasl.password": options.get("password", "")})
+        config.update(
+            {
+                "sasl.mechanism": options.get("saslmechanism", "PLAIN"),
+                "sasl.username": options.get("username", ""),
+                "sasl.password": options.get("password", ""),
+            }
+        )
     return config
 
 
@@ -110,8 +123,12 @@ def send(subscription, event) -> Outcome:
 
     try:
         producer = _producer(producer_config(subscription, timeout))
-        arguments = {"value": kafka_message.value, "key": kafka_message.key,
-                     "headers": list(kafka_message.headers.items()), "on_delivery": delivered}
+        arguments = {
+            "value": kafka_message.value,
+            "key": kafka_message.key,
+            "headers": list(kafka_message.headers.items()),
+            "on_delivery": delivered,
+        }
         try:
             producer.produce(topic, **arguments)
         except KafkaException as exc:

@@ -1,6 +1,7 @@
 """MQTT 3.1.1 and 5.0 delivery with paho-mqtt: the structured-mode CloudEvent JSON published to
 `protocolsettings.topicname` with the subscription's qos and retain (MQTT 5 adds the content type, message
 expiry and user properties); for qos >= 1 the broker's acknowledgement is awaited."""
+
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -28,8 +29,9 @@ def send(subscription, event) -> Outcome:
     transport = "websockets" if parts.scheme in ("ws", "wss") else "tcp"
     port = parts.port or (8883 if tls else 1883)
     _headers, body = structured(event, event_format(subscription))
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5 if v5 else mqtt.MQTTv311,
-                         transport=transport)
+    client = mqtt.Client(
+        mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5 if v5 else mqtt.MQTTv311, transport=transport
+    )
     if options.get("username"):
         client.username_pw_set(options["username"], options.get("password"))
     if tls:
@@ -46,8 +48,13 @@ def send(subscription, event) -> Outcome:
     try:
         client.connect(parts.hostname, port, keepalive=max(5, int(timeout) * 2))
         client.loop_start()
-        info = client.publish(options["topicname"], body, qos=int(options.get("qos", 1)),
-                              retain=bool(options.get("retain", False)), properties=properties)
+        info = client.publish(
+            options["topicname"],
+            body,
+            qos=int(options.get("qos", 1)),
+            retain=bool(options.get("retain", False)),
+            properties=properties,
+        )
         info.wait_for_publish(timeout=timeout)
         if not info.is_published():
             return Outcome(ok=False, error="the broker did not acknowledge the publish in time")

@@ -1,5 +1,6 @@
 """NATS delivery with nats-py: the structured-mode CloudEvent JSON published to `protocolsettings.subject`
 with a `Content-Type` header; a flush confirms the server received it."""
+
 from __future__ import annotations
 
 import asyncio
@@ -16,9 +17,15 @@ async def _publish(subscription, body: bytes, timeout: float) -> None:
     import nats
 
     options = subscription.protocolsettings or {}
-    connection = await nats.connect(servers=[subscription.sink], connect_timeout=timeout, max_reconnect_attempts=0,
-                                    allow_reconnect=False, user=options.get("user"), password=options.get("password"),
-                                    token=options.get("token"))
+    connection = await nats.connect(
+        servers=[subscription.sink],
+        connect_timeout=timeout,
+        max_reconnect_attempts=0,
+        allow_reconnect=False,
+        user=options.get("user"),
+        password=options.get("password"),
+        token=options.get("token"),
+    )
     try:
         await connection.publish(options["subject"], body, headers={"Content-Type": "application/cloudevents+json"})
         await connection.flush(timeout=timeout)

@@ -1,4 +1,5 @@
 """What one send attempt produced, whatever the protocol."""
+
 from dataclasses import dataclass
 
 

@@ -3,6 +3,7 @@
 Defaults (docs/api-contract.md section 9): from 1 s, factor 2, jitter, capped at 1 hour; at most 20 attempts and
 24 hours, then a dead letter. Settings override them; a subscription may override attempts and time to live.
 """
+
 from __future__ import annotations
 
 import random

@@ -1,4 +1,5 @@
 """Which sender delivers which protocol."""
+
 from __future__ import annotations
 
 from ..validators.protocols import canonical_protocol

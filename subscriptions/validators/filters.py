@@ -3,6 +3,7 @@
 The spec's `basic` dialect (`{"dialect": "basic", "type": "exact"|"prefix"|"suffix", "property", "value"}`)
 and the current Subscriptions API dialects (`exact`, `prefix`, `suffix` maps, `all`, `any`, `not`).
 """
+
 from __future__ import annotations
 
 BASIC_TYPES = ("exact", "prefix", "suffix")
@@ -29,7 +30,9 @@ def validate_expression(expression, path: str, depth: int) -> list[str]:
     if "dialect" in expression:
         dialect = expression["dialect"]
         if dialect != "basic":
-            return [f"{path}.dialect {dialect!r} is not supported (supported: basic, exact, prefix, suffix, all, any, not)"]
+            return [
+                f"{path}.dialect {dialect!r} is not supported (supported: basic, exact, prefix, suffix, all, any, not)"
+            ]
         errors = []
         if expression.get("type") not in BASIC_TYPES:
             errors.append(f"{path}.type must be one of {', '.join(BASIC_TYPES)}")

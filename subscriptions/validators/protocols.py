@@ -3,6 +3,7 @@
 Names match case-insensitively and are stored as written. DELIVERABLE lists what this server can send;
 a subscription with any other protocol is refused, never accepted and silently dropped.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,15 @@ _MAP = (lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.valu
 SETTINGS = {
     "HTTP": {"headers": _MAP, "method": _STRING},
     "MQTT3": {"topicname": _STRING, "qos": _INT, "retain": _BOOL, "username": _STRING, "password": _STRING},
-    "MQTT5": {"topicname": _STRING, "qos": _INT, "retain": _BOOL, "expiry": _INT, "userproperties": _MAP,
-              "username": _STRING, "password": _STRING},
+    "MQTT5": {
+        "topicname": _STRING,
+        "qos": _INT,
+        "retain": _BOOL,
+        "expiry": _INT,
+        "userproperties": _MAP,
+        "username": _STRING,
+        "password": _STRING,
+    },
     "AMQP": {"address": _STRING, "linkname": _STRING, "sendersettlementmode": _STRING, "linkproperties": _MAP},
     "KAFKA": {"topicname": _STRING, "partitionkeyextractor": _STRING, "clientid": _STRING, "acks": _STRING},
     "NATS": {"subject": _STRING, "user": _STRING, "password": _STRING, "token": _STRING},
@@ -58,8 +66,10 @@ def validate_protocol(data: dict) -> list[str]:
     if protocol is None:
         return [f"protocol must be one of {', '.join(sorted(PROTOCOLS))}, not {data.get('protocol')!r}"]
     if protocol not in DELIVERABLE:
-        errors.append(f"protocol {data['protocol']}: this server cannot deliver over {protocol}; "
-                      f"supported: {', '.join(sorted(DELIVERABLE))}")
+        errors.append(
+            f"protocol {data['protocol']}: this server cannot deliver over {protocol}; "
+            f"supported: {', '.join(sorted(DELIVERABLE))}"
+        )
     sink = data.get("sink")
     if not isinstance(sink, str) or not sink:
         errors.append("sink is required (an absolute URI)")
@@ -79,8 +89,9 @@ def validate_protocol(data: dict) -> list[str]:
         elif not parts.scheme or not parts.hostname:
             errors.append(f"sink {sink!r} is not an absolute URI")
         elif parts.scheme.lower() not in SCHEMES[protocol]:
-            errors.append(f"sink scheme {parts.scheme!r} is not valid for {protocol} "
-                          f"(use {', '.join(sorted(SCHEMES[protocol]))})")
+            errors.append(
+                f"sink scheme {parts.scheme!r} is not valid for {protocol} (use {', '.join(sorted(SCHEMES[protocol]))})"
+            )
     settings = data.get("protocolsettings", {})
     if settings is None:
         settings = {}
@@ -90,8 +101,7 @@ def validate_protocol(data: dict) -> list[str]:
     for key, value in settings.items():
         check = known.get(key)
         if check is None:
-            errors.append(f"protocolsettings.{key} is not a setting of {protocol} "
-                          f"(known: {', '.join(sorted(known))})")
+            errors.append(f"protocolsettings.{key} is not a setting of {protocol} (known: {', '.join(sorted(known))})")
         elif not check[0](value):
             errors.append(f"protocolsettings.{key} must be {check[1]}")
     for key in REQUIRED.get(protocol, ()):
@@ -99,7 +109,11 @@ def validate_protocol(data: dict) -> list[str]:
             errors.append(f"protocolsettings.{key} is required for {protocol}")
     if "qos" in settings and settings["qos"] not in (0, 1, 2):
         errors.append("protocolsettings.qos must be 0, 1 or 2")
-    if protocol == "HTTP" and isinstance(settings.get("method"), str) and settings["method"].upper() not in HTTP_METHODS:
+    if (
+        protocol == "HTTP"
+        and isinstance(settings.get("method"), str)
+        and settings["method"].upper() not in HTTP_METHODS
+    ):
         errors.append(f"protocolsettings.method must be one of {', '.join(sorted(HTTP_METHODS))}")
     if protocol == "AMQP":
         errors.extend(_amqp_errors(sink, settings))
@@ -113,8 +127,9 @@ def validate_protocol(data: dict) -> list[str]:
         if mode not in MODES:
             errors.append(f"config.mode must be one of {', '.join(MODES)}, not {mode!r}")
         elif mode == "binary" and protocol not in BINARY_MODE:
-            errors.append(f"config.mode binary is not supported for {protocol} (supported for "
-                          f"{', '.join(sorted(BINARY_MODE))})")
+            errors.append(
+                f"config.mode binary is not supported for {protocol} (supported for {', '.join(sorted(BINARY_MODE))})"
+            )
     return errors
 
 
@@ -126,16 +141,18 @@ def _amqp_errors(sink, settings: dict) -> list[str]:
             errors.append(f"protocolsettings.{key} must not be empty")
     mode = settings.get("sendersettlementmode")
     if isinstance(mode, str) and mode not in SETTLEMENT_MODES:
-        errors.append(f"protocolsettings.sendersettlementmode must be one of {', '.join(SETTLEMENT_MODES)}, "
-                      f"not {mode!r}")
+        errors.append(
+            f"protocolsettings.sendersettlementmode must be one of {', '.join(SETTLEMENT_MODES)}, not {mode!r}"
+        )
     if isinstance(sink, str) and "address" not in settings:
         try:
             path = urlsplit(sink).path
         except ValueError:
             path = "/"
         if path in ("", "/"):
-            errors.append("protocolsettings.address is required for AMQP when the sink has no path "
-                          "(amqp://host:port/address)")
+            errors.append(
+                "protocolsettings.address is required for AMQP when the sink has no path (amqp://host:port/address)"
+            )
     return errors
 
 
@@ -166,8 +183,15 @@ def redacted(settings: dict) -> dict:
 DELIVERABLE.add("KAFKA")
 BINARY_MODE.add("KAFKA")  # the Kafka sender honours config.mode "binary" (ce_ headers)
 SCHEMES["KAFKA"] = {"kafka", "kafkas", "tcp", "plaintext", "ssl", "sasl_plaintext", "sasl_ssl"}
-SETTINGS["KAFKA"] = {"topicname": _STRING, "partitionkeyextractor": _STRING, "clientid": _STRING, "acks": _STRING,
-                     "username": _STRING, "password": _STRING, "saslmechanism": _STRING}
+SETTINGS["KAFKA"] = {
+    "topicname": _STRING,
+    "partitionkeyextractor": _STRING,
+    "clientid": _STRING,
+    "acks": _STRING,
+    "username": _STRING,
+    "password": _STRING,
+    "saslmechanism": _STRING,
+}
 KAFKA_ACKS = ("0", "1", "-1", "all")
 KAFKA_KEY_ATTRIBUTES = ("id", "source", "type", "subject", "time", "specversion")
 KAFKA_SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
@@ -207,12 +231,16 @@ def validate_kafka_settings(settings: dict, config) -> list[str]:
     errors = []
     topic = settings.get("topicname")
     if isinstance(topic, str) and (not _KAFKA_TOPIC.fullmatch(topic) or topic in (".", "..")):
-        errors.append(f"protocolsettings.topicname {topic!r} is not a Kafka topic name "
-                      "(1 to 249 of letters, digits, '.', '_', '-')")
+        errors.append(
+            f"protocolsettings.topicname {topic!r} is not a Kafka topic name "
+            "(1 to 249 of letters, digits, '.', '_', '-')"
+        )
     key = settings.get("partitionkeyextractor")
     if isinstance(key, str) and key not in KAFKA_KEY_ATTRIBUTES:
-        errors.append(f"protocolsettings.partitionkeyextractor must name an attribute of the events "
-                      f"({', '.join(KAFKA_KEY_ATTRIBUTES)}), not {key!r}")
+        errors.append(
+            f"protocolsettings.partitionkeyextractor must name an attribute of the events "
+            f"({', '.join(KAFKA_KEY_ATTRIBUTES)}), not {key!r}"
+        )
     client = settings.get("clientid")
     if isinstance(client, str) and not _KAFKA_CLIENT_ID.fullmatch(client):
         errors.append("protocolsettings.clientid must be 1 to 255 of letters, digits, '.', '_', '-'")

@@ -9,14 +9,28 @@ time and again before each delivery.
 Secrecy: `masked` hides what a sink URL may carry as credentials (the password of its user info, every query
 value) in everything the server shows of a subscription.
 """
+
 from __future__ import annotations
 
 import ipaddress
 import socket
 from urllib.parse import urlsplit
 
-DEFAULT_PORTS = {"http": 80, "https": 443, "mqtt": 1883, "mqtts": 8883, "tcp": 1883, "ssl": 8883, "ws": 80,
-                 "wss": 443, "nats": 4222, "tls": 4222, "amqp": 5672, "amqps": 5671, "kafka": 9092}
+DEFAULT_PORTS = {
+    "http": 80,
+    "https": 443,
+    "mqtt": 1883,
+    "mqtts": 8883,
+    "tcp": 1883,
+    "ssl": 8883,
+    "ws": 80,
+    "wss": 443,
+    "nats": 4222,
+    "tls": 4222,
+    "amqp": 5672,
+    "amqps": 5671,
+    "kafka": 9092,
+}
 
 
 NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
@@ -62,17 +76,20 @@ def check_sink(sink: str, allow_private: bool) -> str | None:
     if allow_private:
         return None
     if _kafka_listeners(sink):
-        return next(filter(None, (check_sink(f"kafka://{server}", allow_private)
-                                  for server in _kafka_listeners(sink))), None)
+        return next(
+            filter(None, (check_sink(f"kafka://{server}", allow_private) for server in _kafka_listeners(sink))), None
+        )
     try:
         addresses = resolve(sink)
     except (OSError, UnicodeError, ValueError) as exc:
         return f"sink host does not resolve: {exc}"
     for text in addresses:
         if _forbidden(ipaddress.ip_address(text.split("%")[0])):
-            return (f"sink resolves to {text}, which is not a globally routable address (loopback, private, "
-                    "link-local, shared or reserved, also inside an IPv6 address); "
-                    "set REGISTRY_ALLOW_PRIVATE_SINKS=1 to allow it")
+            return (
+                f"sink resolves to {text}, which is not a globally routable address (loopback, private, "
+                "link-local, shared or reserved, also inside an IPv6 address); "
+                "set REGISTRY_ALLOW_PRIVATE_SINKS=1 to allow it"
+            )
     return None
 
 
@@ -96,6 +113,9 @@ def masked(sink: str) -> str:
         userinfo, hostport = netloc.rsplit("@", 1)
         # user:password keeps the user's name; a user info without a password is often a token: all hidden
         netloc = f"{userinfo.split(':', 1)[0]}:{MASK}@{hostport}" if ":" in userinfo else f"{MASK}@{hostport}"
-    query = "&".join(f"{pair.split('=', 1)[0]}={MASK}" if pair else pair for pair in parts.query.split("&")) \
-        if parts.query else ""
+    query = (
+        "&".join(f"{pair.split('=', 1)[0]}={MASK}" if pair else pair for pair in parts.query.split("&"))
+        if parts.query
+        else ""
+    )
     return parts._replace(netloc=netloc, query=query).geturl()

@@ -1,4 +1,5 @@
 """Routes of the sync webhook (not part of the registry's OpenAPI document)."""
+
 from django.urls import path
 
 from .views import SyncWebhookView

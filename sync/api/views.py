@@ -3,6 +3,7 @@
 Answers the CloudEvents webhook handshake (OPTIONS with WebHook-Request-Origin) and accepts the events
 (structured or binary mode); the secret in the URL stands in for authentication.
 """
+
 from django.http import HttpResponse
 from django.utils.decorators import method_decorator
 from django.views import View

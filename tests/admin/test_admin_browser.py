@@ -1,6 +1,7 @@
 """The governance UI in a real browser (Playwright + Chromium): log in, curate schemas, see an incompatible
 version refused with its reasons, compare versions, deprecate an endpoint, import a document, and a viewer
 who cannot edit. Screenshots of the main screens go to test-artifacts/screenshots/."""
+
 import json
 from pathlib import Path
 
@@ -42,14 +43,20 @@ def test_governance_journey(page, shot, live_server, django_user_model):
     page.click("text=Create a new version")
     # the editor starts from the latest version, pretty-printed
     assert '"type": "object"' in page.input_value("#id_document")
-    page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "string"},
-                                                                           "note": {"type": "string"}}}))
+    page.fill(
+        "#id_document",
+        json.dumps({"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}),
+    )
     page.click("input[name=_save]")
     page.wait_for_selector("text=Created version 2")
 
     page.click("text=Create a new version")
-    page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "integer"}},
-                                          "required": ["id", "total"]}, indent=2))
+    page.fill(
+        "#id_document",
+        json.dumps(
+            {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id", "total"]}, indent=2
+        ),
+    )
     page.click("input[name=_save]")
     assert "Refused" in page.inner_text(".errorlist.nonfield")
     reasons = page.inner_text(".field-document .errorlist")
@@ -74,8 +81,12 @@ def test_governance_journey(page, shot, live_server, django_user_model):
     page.click("input[name=_save]")
     page.wait_for_selector("text=Saved")
     page.click("text=Create a new version")
-    page.fill("#id_document", json.dumps({"type": "object", "properties": {"id": {"type": "integer"}},
-                                          "required": ["id", "total"]}, indent=2))
+    page.fill(
+        "#id_document",
+        json.dumps(
+            {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id", "total"]}, indent=2
+        ),
+    )
     page.click("input[name=_save]")
     page.wait_for_selector("text=Created version 3")
     page.select_option("#compare-a", "2")
@@ -97,8 +108,13 @@ def test_governance_journey(page, shot, live_server, django_user_model):
     page.goto(f"{base}/admin/endpoints/endpoint/add/")
     page.fill("#id_gid", "orders.http")
     page.fill("#id_tags", '{"owner": "team-orders"}')
-    page.fill("#id_attributes", json.dumps({"usage": "producer", "config": {
-        "protocol": "HTTP", "endpoints": ["https://orders.example.com/events"]}}, indent=2))
+    page.fill(
+        "#id_attributes",
+        json.dumps(
+            {"usage": "producer", "config": {"protocol": "HTTP", "endpoints": ["https://orders.example.com/events"]}},
+            indent=2,
+        ),
+    )
     page.click("input[name=_save]")
     page.wait_for_selector("text=Saved")
     page.goto(f"{base}/admin/endpoints/endpoint/")

@@ -1,6 +1,7 @@
 """The checks before shipping in the admin (issue 15 item 4), through Django's test client: a message validated
 against a definition, a candidate schema version's compatibility dry run, the semantic diff on the compare page.
 Every check writes nothing, and a user with only the view permission may run them."""
+
 import json
 import re
 from pathlib import Path
@@ -19,9 +20,14 @@ from tests.helpers import snapshot
 
 pytestmark = pytest.mark.django_db
 DEMO = Path(__file__).resolve().parents[2] / "catalog" / "demo"
-CUSTOMER_CREATED = {"specversion": "1.0", "type": "Contoso.CRM.Events.CustomerCreated", "id": "c-1",
-                    "source": "/crm/customers", "time": "2024-05-01T10:00:00Z",
-                    "data": {"customerId": "42", "name": "Ada"}}
+CUSTOMER_CREATED = {
+    "specversion": "1.0",
+    "type": "Contoso.CRM.Events.CustomerCreated",
+    "id": "c-1",
+    "source": "/crm/customers",
+    "time": "2024-05-01T10:00:00Z",
+    "data": {"customerId": "42", "name": "Ada"},
+}
 V2 = {"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}
 BREAKING = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
 
@@ -36,8 +42,9 @@ def editor(client, django_user_model):
 def viewer(django_user_model):
     """A staff user with only the view permission of definitions and schemas."""
     user = django_user_model.objects.create_user("viewer", "v@example.com", "pw", is_staff=True)
-    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="catalog",
-                                                         codename__in=["view_definition", "view_schema"]))
+    user.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="catalog", codename__in=["view_definition", "view_schema"])
+    )
     client = Client()
     client.force_login(user)
     return client
@@ -45,20 +52,24 @@ def viewer(django_user_model):
 
 @pytest.fixture
 def crm(db):
-    import_document(WriteContext(user="demo"),
-                    parse_document((DEMO / "contoso-crm.cereg").read_bytes(), yaml_format=False))
+    import_document(
+        WriteContext(user="demo"), parse_document((DEMO / "contoso-crm.cereg").read_bytes(), yaml_format=False)
+    )
     return Definition.objects.get(rid="Contoso.CRM.Events.CustomerCreated")
 
 
 def validate(client, definition, message, kind=""):
     text = message if isinstance(message, str) else json.dumps(message)
-    return client.post(reverse("admin:catalog_definition_validate", args=[definition.pk]),
-                       {"kind": kind, "message": text})
+    return client.post(
+        reverse("admin:catalog_definition_validate", args=[definition.pk]), {"kind": kind, "message": text}
+    )
 
 
 def check(client, schema, document, fmt=""):
-    return client.post(reverse("admin:catalog_schema_check", args=[schema.pk]),
-                       {"media_type": "application/json", "format": fmt, "document": json.dumps(document)})
+    return client.post(
+        reverse("admin:catalog_schema_check", args=[schema.pk]),
+        {"media_type": "application/json", "format": fmt, "document": json.dumps(document)},
+    )
 
 
 def test_definition_page_links_to_the_validation_page(editor, crm):
@@ -81,10 +92,17 @@ def test_valid_and_invalid_messages_show_the_verdict_and_write_nothing(editor, c
     assert "<span class='verdict-bad'>invalid</span>" in page and "message-errors" in page
     errors = re.search(r"<table id='message-errors'>.*?</table>", page, re.S).group(0)
     assert "<code>metadata.source</code>" in errors and "<code>data.customerId</code>" in errors
-    envelope = {"headers": {"ce-specversion": "1.0", "ce-type": "Contoso.CRM.Events.CustomerCreated", "ce-id": "1",
-                            "ce-source": "/crm/customers", "ce-time": "2024-05-01T10:00:00Z",
-                            "content-type": "application/json"},
-                "body": {"customerId": "42", "name": "Ada"}}
+    envelope = {
+        "headers": {
+            "ce-specversion": "1.0",
+            "ce-type": "Contoso.CRM.Events.CustomerCreated",
+            "ce-id": "1",
+            "ce-source": "/crm/customers",
+            "ce-time": "2024-05-01T10:00:00Z",
+            "content-type": "application/json",
+        },
+        "body": {"customerId": "42", "name": "Ada"},
+    }
     page = validate(editor, crm, envelope, kind="application/json").content.decode()
     assert "<span class='verdict-ok'>valid</span>" in page, page
     page = validate(editor, crm, '{"specversion": ').content.decode()
@@ -125,8 +143,10 @@ def test_candidate_check_shows_the_dry_run_verdict_and_saves_nothing(editor):
 def test_viewer_may_run_the_checks(viewer, editor, crm):
     schema = make_schema(editor)
     before = snapshot()
-    for url in (reverse("admin:catalog_definition_validate", args=[crm.pk]),
-                reverse("admin:catalog_schema_check", args=[schema.pk])):
+    for url in (
+        reverse("admin:catalog_definition_validate", args=[crm.pk]),
+        reverse("admin:catalog_schema_check", args=[schema.pk]),
+    ):
         response = viewer.get(url)
         assert response.status_code == 200 and 'type="submit"' in response.content.decode()
     page = validate(viewer, crm, {**CUSTOMER_CREATED, "id": None}).content.decode()
@@ -171,15 +191,24 @@ def test_compare_page_shows_the_semantic_diff(editor):
 
 
 def xsd(element: str) -> str:
-    return (f'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">\n  <xs:element name="{element}" '
-            'type="xs:string"/>\n</xs:schema>\n')
+    return (
+        f'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">\n  <xs:element name="{element}" '
+        'type="xs:string"/>\n</xs:schema>\n'
+    )
 
 
 def test_compare_page_shows_a_line_diff_for_other_formats(editor):
     make_schema(editor)
-    response = editor.post(reverse("admin:catalog_schema_add"), {
-        "group": Schema.objects.get(rid="Placed").group_id, "rid": "PlacedXml", "format": "XSD/1.1",
-        "media_type": "application/xml", "document": xsd("order")})
+    response = editor.post(
+        reverse("admin:catalog_schema_add"),
+        {
+            "group": Schema.objects.get(rid="Placed").group_id,
+            "rid": "PlacedXml",
+            "format": "XSD/1.1",
+            "media_type": "application/xml",
+            "document": xsd("order"),
+        },
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
     schema = Schema.objects.get(rid="PlacedXml")
     new_version = reverse("admin:catalog_schema_newversion", args=[schema.pk])
@@ -196,12 +225,20 @@ def test_notes_are_shown(editor):
     from registry.services import EntityAddress, VersionInput
 
     ctx = WriteContext(user="t")
-    services.create_group(ctx=ctx, address=EntityAddress("definitionGroups"),
-                          data={"id": "ext", "format": "CloudEvents/1.0"})
-    doc = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "x.y"}}},
-           "schemaformat": "JsonSchema/draft-07", "schemaurl": "https://schemas.example.com/x.json"}
-    services.create_resource(ctx=ctx, address=EntityAddress("definitionGroups", "ext", "definitions", "d"),
-                             data=VersionInput(document=json.dumps(doc).encode(), media_type="application/json"))
+    services.create_group(
+        ctx=ctx, address=EntityAddress("definitionGroups"), data={"id": "ext", "format": "CloudEvents/1.0"}
+    )
+    doc = {
+        "format": "CloudEvents/1.0",
+        "metadata": {"attributes": {"type": {"value": "x.y"}}},
+        "schemaformat": "JsonSchema/draft-07",
+        "schemaurl": "https://schemas.example.com/x.json",
+    }
+    services.create_resource(
+        ctx=ctx,
+        address=EntityAddress("definitionGroups", "ext", "definitions", "d"),
+        data=VersionInput(document=json.dumps(doc).encode(), media_type="application/json"),
+    )
     definition = Definition.objects.get(rid="d")
     event = {"specversion": "1.0", "type": "x.y", "id": "1", "source": "/s", "data": {"anything": 1}}
     page = validate(editor, definition, event).content.decode()
@@ -210,21 +247,33 @@ def test_notes_are_shown(editor):
 
 
 AVRO_V1 = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "string"}]}
-AVRO_V2 = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "string"},
-                                                         {"name": "qty", "type": "int"}]}
+AVRO_V2 = {
+    "type": "record",
+    "name": "Order",
+    "fields": [{"name": "id", "type": "string"}, {"name": "qty", "type": "int"}],
+}
 
 
 def test_compare_page_shows_the_avro_semantic_diff(editor):
     make_schema(editor)
-    response = editor.post(reverse("admin:catalog_schema_add"), {
-        "group": Schema.objects.get(rid="Placed").group_id, "rid": "OrderAvro", "format": "Avro/1.11",
-        "media_type": "application/json", "document": json.dumps(AVRO_V1)})
+    response = editor.post(
+        reverse("admin:catalog_schema_add"),
+        {
+            "group": Schema.objects.get(rid="Placed").group_id,
+            "rid": "OrderAvro",
+            "format": "Avro/1.11",
+            "media_type": "application/json",
+            "document": json.dumps(AVRO_V1),
+        },
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
     schema = Schema.objects.get(rid="OrderAvro")
     page = check(editor, schema, AVRO_V2).content.decode()  # a field without a default: old data lacks it
     assert "verdict-bad'>incompatible" in page and "qty" in page
-    editor.post(reverse("admin:catalog_schema_change", args=[schema.pk]),
-                {"tags": "{}", "format": "Avro/1.11", "compatibility": "none", "epoch": 1})
+    editor.post(
+        reverse("admin:catalog_schema_change", args=[schema.pk]),
+        {"tags": "{}", "format": "Avro/1.11", "compatibility": "none", "epoch": 1},
+    )
     new_version = reverse("admin:catalog_schema_newversion", args=[schema.pk])
     response = editor.post(new_version, {"media_type": "application/json", "document": json.dumps(AVRO_V2)})
     assert response.status_code == 302, response.content.decode()[:2000]

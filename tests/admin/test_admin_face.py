@@ -1,6 +1,7 @@
 """The governance UI's own face (issue 16, item 5) on the demo registry `make run` loads: the header and title
 name the registry (REGISTRY_NAME), the "By format" filters offer the formats actually stored with their
 spellings grouped, and the dashboard's figures and recent changes are links."""
+
 import io
 import re
 
@@ -23,7 +24,9 @@ def demo(admin_client):
 def filter_choices(html: str) -> dict[str, str]:
     """The "By format" filter's entries: link query -> label."""
     part = html.split("By format", 1)[1].split("</ul>", 1)[0]
-    return {href: label.strip() for href, label in re.findall(r'<a href="\?([^"]*format=[^"]*)"[^>]*>([^<]+)</a>', part)}
+    return {
+        href: label.strip() for href, label in re.findall(r'<a href="\?([^"]*format=[^"]*)"[^>]*>([^<]+)</a>', part)
+    }
 
 
 def test_header_and_title_name_the_registry(demo, settings):
@@ -37,7 +40,9 @@ def schema_formats() -> dict[str, set[str]]:
     """The stored formats of the demo's schemas, by format family (read from the tables directly)."""
     found: dict[str, set[str]] = {}
     for resource in Resource.objects.filter(resource_type="schemas").select_related("latest"):
-        value = (resource.latest.extensions.get("format") if resource.latest else None) or resource.extensions.get("format")
+        value = (resource.latest.extensions.get("format") if resource.latest else None) or resource.extensions.get(
+            "format"
+        )
         found.setdefault(format_family_key(value), set()).add(resource.rid)
     return found
 
@@ -85,4 +90,6 @@ def test_schema_documents_are_highlighted_by_their_format(demo):
             url = reverse("admin:catalog_schema_change", args=[resource.pk])
             pages[family] = demo.get(url).content.decode().split("<div class='registry-doc'>", 1)[1][:3000]
     assert '<span class="nt">&lt;xs:element</span>' in pages["XSD"] or '<span class="nt">&lt;xsd:' in pages["XSD"]
-    assert '<span class="kd">message</span>' in pages["Protobuf"] or '<span class="k">message</span>' in pages["Protobuf"]
+    assert (
+        '<span class="kd">message</span>' in pages["Protobuf"] or '<span class="k">message</span>' in pages["Protobuf"]
+    )

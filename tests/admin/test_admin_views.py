@@ -1,5 +1,6 @@
 """The governance UI through Django's test client: every screen renders, writes go through the services
 (validation next to the field, epoch conflicts, events), governance actions and roles."""
+
 import json
 from pathlib import Path
 
@@ -24,18 +25,35 @@ def editor(client, django_user_model):
 def make_schema(editor):
     editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "orders", "tags": "{}", "attributes": "{}"})
     group = Group.objects.get(gid="orders")
-    response = editor.post(reverse("admin:catalog_schema_add"), {
-        "group": group.pk, "rid": "Placed", "format": "JsonSchema/draft-07", "media_type": "application/json",
-        "document": json.dumps(V1)})
+    response = editor.post(
+        reverse("admin:catalog_schema_add"),
+        {
+            "group": group.pk,
+            "rid": "Placed",
+            "format": "JsonSchema/draft-07",
+            "media_type": "application/json",
+            "document": json.dumps(V1),
+        },
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
     return Schema.objects.get(rid="Placed")
 
 
 def test_every_list_renders(editor):
     editor.post("/", (CORPUS / "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
-    for name in ("catalog_schemagroup", "catalog_schema", "catalog_schemaversion", "catalog_definitiongroup",
-                 "catalog_definition", "endpoints_endpoint", "subscriptions_subscription", "subscriptions_delivery",
-                 "registry_outboxevent", "pipeline_importrun", "sync_syncsource"):
+    for name in (
+        "catalog_schemagroup",
+        "catalog_schema",
+        "catalog_schemaversion",
+        "catalog_definitiongroup",
+        "catalog_definition",
+        "endpoints_endpoint",
+        "subscriptions_subscription",
+        "subscriptions_delivery",
+        "registry_outboxevent",
+        "pipeline_importrun",
+        "sync_syncsource",
+    ):
         response = editor.get(reverse(f"admin:{name}_changelist"))
         assert response.status_code == 200, name
     index = editor.get(reverse("admin:index")).content.decode()
@@ -48,7 +66,9 @@ def test_group_form_writes_through_services_and_shows_errors(editor):
     response = editor.post(reverse("admin:catalog_definitiongroup_add"), {"gid": "d", "tags": "{}", "attributes": "{}"})
     assert response.status_code == 200 and "format is required" in response.content.decode()
     assert not Group.objects.filter(gid="d").exists()
-    response = editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "bad id", "tags": "{}", "attributes": "{}"})
+    response = editor.post(
+        reverse("admin:catalog_schemagroup_add"), {"gid": "bad id", "tags": "{}", "attributes": "{}"}
+    )
     assert "not allowed in an id" in response.content.decode()
     response = editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "g", "tags": "[1", "attributes": "{}"})
     assert "not valid JSON" in response.content.decode()
@@ -89,14 +109,18 @@ def test_set_compatibility_is_recorded(editor):
     changelist = reverse("admin:catalog_schema_changelist")
     response = editor.post(changelist, {"action": "set_compatibility", "_selected_action": [schema.pk]})
     assert response.status_code == 200 and "Set compatibility" in response.content.decode()
-    editor.post(changelist, {"action": "set_compatibility", "_selected_action": [schema.pk], "apply": "1",
-                             "compatibility": "none"})
+    editor.post(
+        changelist,
+        {"action": "set_compatibility", "_selected_action": [schema.pk], "apply": "1", "compatibility": "none"},
+    )
     latest = Schema.objects.get(pk=schema.pk).latest
     assert latest.extensions["compatibility"] == "none" and latest.modified_by == "gov"
     assert OutboxEvent.objects.filter(subject="/schemaGroups/orders/schemas/Placed").count() == 2
     groups = reverse("admin:catalog_schemagroup_changelist")
-    editor.post(groups, {"action": "set_compatibility", "_selected_action": [schema.group_id], "apply": "1",
-                         "compatibility": "full"})
+    editor.post(
+        groups,
+        {"action": "set_compatibility", "_selected_action": [schema.group_id], "apply": "1", "compatibility": "full"},
+    )
     group = SchemaGroup.objects.get(pk=schema.group_id)
     assert group.extensions["compatibility"] == "full" and group.modified_by == "gov" and group.epoch == 2
     assert OutboxEvent.objects.filter(subject="/schemaGroups/orders").count() == 2
@@ -108,12 +132,23 @@ def test_deprecate_endpoint(editor):
     editor.post("/", (CORPUS / "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
     endpoint = Group.objects.filter(group_type="endpoints").first()
     changelist = reverse("admin:endpoints_endpoint_changelist")
-    editor.post(changelist, {"action": "deprecate", "_selected_action": [endpoint.pk], "apply": "1",
-                             "effective": "2030-01-01 00:00:00", "removal": "2031-01-01 00:00:00",
-                             "alternative": "https://example.com/endpoints/new"})
+    editor.post(
+        changelist,
+        {
+            "action": "deprecate",
+            "_selected_action": [endpoint.pk],
+            "apply": "1",
+            "effective": "2030-01-01 00:00:00",
+            "removal": "2031-01-01 00:00:00",
+            "alternative": "https://example.com/endpoints/new",
+        },
+    )
     endpoint.refresh_from_db()
-    assert endpoint.extensions["deprecated"] == {"effective": "2030-01-01T00:00:00Z", "removal": "2031-01-01T00:00:00Z",
-                                                 "alternative": "https://example.com/endpoints/new"}
+    assert endpoint.extensions["deprecated"] == {
+        "effective": "2030-01-01T00:00:00Z",
+        "removal": "2031-01-01T00:00:00Z",
+        "alternative": "https://example.com/endpoints/new",
+    }
     assert endpoint.epoch == 2
     assert editor.get(changelist + "?deprecated=yes").context["cl"].result_count == 1
 
@@ -139,14 +174,17 @@ def test_viewer_can_browse_not_edit(client, django_user_model):
     ensure_roles(Role, Permission)  # idempotent: what the migration created, in case a flush removed it
     viewer.groups.add(Role.objects.get(name=VIEWERS))
     client.force_login(viewer)
-    SchemaGroup.objects.create(group_type="schemaGroups", gid="ro", created_on="2026-01-01T00:00:00Z",
-                               modified_on="2026-01-01T00:00:00Z")
+    SchemaGroup.objects.create(
+        group_type="schemaGroups", gid="ro", created_on="2026-01-01T00:00:00Z", modified_on="2026-01-01T00:00:00Z"
+    )
     group = SchemaGroup.objects.get(gid="ro")
     assert client.get(reverse("admin:catalog_schemagroup_changelist")).status_code == 200
     page = client.get(reverse("admin:catalog_schemagroup_change", args=[group.pk])).content.decode()
     assert 'name="_save"' not in page and "readonly" in page
-    client.post(reverse("admin:catalog_schemagroup_change", args=[group.pk]),
-                {"gid": "ro", "description": "hacked", "tags": "{}", "attributes": "{}"})
+    client.post(
+        reverse("admin:catalog_schemagroup_change", args=[group.pk]),
+        {"gid": "ro", "description": "hacked", "tags": "{}", "attributes": "{}"},
+    )
     group.refresh_from_db()
     assert group.description is None
     assert client.get(reverse("admin:catalog_schemagroup_add")).status_code in (200, 403)
@@ -165,14 +203,19 @@ def test_document_editor_checks_json_and_keeps_bytes_when_unchanged(editor):
     document = reverse("admin:catalog_schema_document", args=[schema.pk])
     version = Version.objects.get(resource=schema, vid="1")
     stored, events = bytes(version.content), OutboxEvent.objects.count()
-    response = editor.post(document, {"media_type": "application/json", "epoch": 1,
-                                      "document": json.dumps(V1, indent=2)})
+    response = editor.post(
+        document, {"media_type": "application/json", "epoch": 1, "document": json.dumps(V1, indent=2)}
+    )
     assert response.status_code == 302
     version.refresh_from_db()
     assert bytes(version.content) == stored and version.epoch == 1 and OutboxEvent.objects.count() == events
     changed = {**V1, "description": "placed orders"}
-    assert editor.post(document, {"media_type": "application/json", "epoch": 1,
-                                  "document": json.dumps(changed)}).status_code == 302
+    assert (
+        editor.post(
+            document, {"media_type": "application/json", "epoch": 1, "document": json.dumps(changed)}
+        ).status_code
+        == 302
+    )
     version.refresh_from_db()
     assert version.epoch == 2 and json.loads(bytes(version.content)) == changed
     stale = editor.post(document, {"media_type": "application/json", "epoch": 1, "document": json.dumps(V1)})
@@ -182,8 +225,9 @@ def test_document_editor_checks_json_and_keeps_bytes_when_unchanged(editor):
 def test_metadata_tags_and_filters(editor):
     schema = make_schema(editor)
     change = reverse("admin:catalog_schema_change", args=[schema.pk])
-    response = editor.post(change, {"name": "Placed", "tags": '{"owner": "team-orders"}', "format": "JsonSchema/draft-07",
-                                    "epoch": 1})
+    response = editor.post(
+        change, {"name": "Placed", "tags": '{"owner": "team-orders"}', "format": "JsonSchema/draft-07", "epoch": 1}
+    )
     assert response.status_code == 302
     latest = Schema.objects.get(pk=schema.pk).latest
     assert latest.tags == {"owner": "team-orders"} and latest.modified_by == "gov" and latest.epoch == 2
@@ -195,7 +239,9 @@ def test_metadata_tags_and_filters(editor):
     assert editor.get(schemas + "?tag=owner%3Dteam-orders").context["cl"].result_count == 1
     assert editor.get(schemas + "?format=JsonSchema%2Fdraft-07").context["cl"].result_count == 1
     groups = reverse("admin:catalog_schemagroup_changelist")
-    editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "owned", "tags": '{"owner": "a"}', "attributes": "{}"})
+    editor.post(
+        reverse("admin:catalog_schemagroup_add"), {"gid": "owned", "tags": '{"owner": "a"}', "attributes": "{}"}
+    )
     assert editor.get(groups + "?tag=owner%3Da").context["cl"].result_count == 1
     page = editor.get(reverse("admin:catalog_schema_compare", args=[schema.pk]) + "?a=1&b=1").content.decode()
     assert "compare-form" in page and "the schema&#x27;s level: backward_transitive" in page
@@ -204,9 +250,16 @@ def test_metadata_tags_and_filters(editor):
 def test_deprecation_removal_before_effective_is_refused(editor):
     editor.post("/", (CORPUS / "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
     endpoint = Group.objects.filter(group_type="endpoints").first()
-    response = editor.post(reverse("admin:endpoints_endpoint_changelist"), {
-        "action": "deprecate", "_selected_action": [endpoint.pk], "apply": "1",
-        "effective": "2031-01-01 00:00:00", "removal": "2030-01-01 00:00:00"})
+    response = editor.post(
+        reverse("admin:endpoints_endpoint_changelist"),
+        {
+            "action": "deprecate",
+            "_selected_action": [endpoint.pk],
+            "apply": "1",
+            "effective": "2031-01-01 00:00:00",
+            "removal": "2030-01-01 00:00:00",
+        },
+    )
     assert "cannot come before" in response.content.decode()
     endpoint.refresh_from_db()
     assert "deprecated" not in endpoint.extensions and endpoint.epoch == 1
@@ -223,8 +276,13 @@ def test_subscriptions_are_written_through_the_services(editor, settings):
 
     add = reverse("admin:subscriptions_subscription_add")
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = False
-    body = {"protocol": "MQTT3", "sink": "mqtt://127.0.0.1:1883", "protocolsettings": '{"topicname": "t"}',
-            "filters": "[]", "config": "{}"}
+    body = {
+        "protocol": "MQTT3",
+        "sink": "mqtt://127.0.0.1:1883",
+        "protocolsettings": '{"topicname": "t"}',
+        "filters": "[]",
+        "config": "{}",
+    }
     page = editor.post(add, body).content.decode()
     assert "errors field-sink" in page and not Subscription.objects.exists()
     page = editor.post(add, {**body, "filters": '[{"nope": {}}]'}).content.decode()
@@ -233,14 +291,21 @@ def test_subscriptions_are_written_through_the_services(editor, settings):
     assert editor.post(add, body).status_code == 302
     assert Subscription.objects.get().protocolsettings["qos"] == 1  # defaults filled in by the service
 
-    secret = create_subscription(data={"protocol": "MQTT3", "sink": "mqtt://127.0.0.1:1883",
-                                       "protocolsettings": {"topicname": "s", "password": "hunter2"}}, user="api")
+    secret = create_subscription(
+        data={
+            "protocol": "MQTT3",
+            "sink": "mqtt://127.0.0.1:1883",
+            "protocolsettings": {"topicname": "s", "password": "hunter2"},
+        },
+        user="api",
+    )
     change = reverse("admin:subscriptions_subscription_change", args=[secret.pk])
     page = editor.get(change).content.decode()
     assert "hunter2" not in page and "subscription-status" in page
     seen = editor.get(change).context["form"].initial["seen"]
-    response = editor.post(change, {**body, "protocolsettings": '{"topicname": "renamed"}', "seen": seen,
-                                    "max_attempts": "5"})
+    response = editor.post(
+        change, {**body, "protocolsettings": '{"topicname": "renamed"}', "seen": seen, "max_attempts": "5"}
+    )
     assert response.status_code == 302
     secret.refresh_from_db()
     assert secret.protocolsettings["password"] == "hunter2" and secret.protocolsettings["topicname"] == "renamed"
@@ -259,8 +324,17 @@ def test_dashboard_counts_and_roles():
     viewers = set(Role.objects.get(name=VIEWERS).permissions.values_list("codename", flat=True))
     editors = set(Role.objects.get(name=EDITORS).permissions.values_list("codename", flat=True))
     assert viewers and all(c.startswith("view_") for c in viewers)
-    for codename in ("add_group", "change_group", "delete_group", "view_schemagroup", "change_schema",
-                     "change_endpoint", "change_subscription", "change_delivery", "view_outboxevent"):
+    for codename in (
+        "add_group",
+        "change_group",
+        "delete_group",
+        "view_schemagroup",
+        "change_schema",
+        "change_endpoint",
+        "change_subscription",
+        "change_delivery",
+        "view_outboxevent",
+    ):
         assert codename in editors, codename
     assert "view_schemaversion" in viewers and "change_schemaversion" not in viewers
 

@@ -1,6 +1,7 @@
 """The catalog map (issue 16) through Django's test client: `GET /map.svg` (public, its content type, the nodes
 around a root and their links, deprecated and missing entities, the drawing by group of a large registry, the
 problems for a bad root) and the "Map" section of the admin's change pages. The SVG is parsed as XML."""
+
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -27,15 +28,21 @@ def nodes(svg: bytes) -> dict[str, dict]:
         title = g.find(f"{SVG}title").text
         link = next((a.get(f"{XLINK}href") for a in g.iter(f"{SVG}a") if a.get(f"{XLINK}href")), None)
         shapes = [el for el in g.iter() if el.tag in (f"{SVG}path", f"{SVG}polygon")]
-        out[title] = {"text": [t.text for t in g.iter(f"{SVG}text")], "link": link,
-                      "dashed": any(el.get("stroke-dasharray") for el in shapes)}
+        out[title] = {
+            "text": [t.text for t in g.iter(f"{SVG}text")],
+            "link": link,
+            "dashed": any(el.get("stroke-dasharray") for el in shapes),
+        }
     return out
 
 
 def edges(svg: bytes) -> dict[str, list[str]]:
     root = ET.fromstring(svg)
-    return {g.find(f"{SVG}title").text.replace("&#45;", "-"): [t.text for t in g.iter(f"{SVG}text")]
-            for g in root.iter(f"{SVG}g") if g.get("class") == "edge"}
+    return {
+        g.find(f"{SVG}title").text.replace("&#45;", "-"): [t.text for t in g.iter(f"{SVG}text")]
+        for g in root.iter(f"{SVG}g")
+        if g.get("class") == "edge"
+    }
 
 
 def test_map_of_an_endpoint_is_public_svg_with_what_it_leads_to(client):
@@ -44,22 +51,30 @@ def test_map_of_an_endpoint_is_public_svg_with_what_it_leads_to(client):
     assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
     drawn = nodes(response.content)
     assert set(drawn) == {
-        "/endpoints/shop.http", "/definitionGroups/Shop", "/definitionGroups/Shop/definitions/OrderPlaced",
-        "/definitionGroups/Shop/definitions/OrderAudited", "/definitionGroups/Shop/definitions/OrderArchived",
-        "/definitionGroups/Shop/definitions/OrderPlacedAgain", "/schemaGroups/Orders",
-        "/schemaGroups/Orders/schemas/Placed"}  # not the schema nothing points at (Orders/Unused)
+        "/endpoints/shop.http",
+        "/definitionGroups/Shop",
+        "/definitionGroups/Shop/definitions/OrderPlaced",
+        "/definitionGroups/Shop/definitions/OrderAudited",
+        "/definitionGroups/Shop/definitions/OrderArchived",
+        "/definitionGroups/Shop/definitions/OrderPlacedAgain",
+        "/schemaGroups/Orders",
+        "/schemaGroups/Orders/schemas/Placed",
+    }  # not the schema nothing points at (Orders/Unused)
     assert drawn["/endpoints/shop.http"]["text"] == ["endpoint shop.http", "producer", "HTTP"]
     assert drawn["/schemaGroups/Orders/schemas/Placed"]["text"] == ["schema Placed", "JsonSchema/draft-07"]
     endpoint = Endpoint.objects.get(gid="shop.http")
     assert drawn["/endpoints/shop.http"]["link"] == reverse("admin:endpoints_endpoint_change", args=[endpoint.pk])
     placed = Schema.objects.get(rid="Placed")
-    assert drawn["/schemaGroups/Orders/schemas/Placed"]["link"] == reverse("admin:catalog_schema_change",
-                                                                          args=[placed.pk])
+    assert drawn["/schemaGroups/Orders/schemas/Placed"]["link"] == reverse(
+        "admin:catalog_schema_change", args=[placed.pk]
+    )
     lines = edges(response.content)
     assert lines["/endpoints/shop.http->/definitionGroups/Shop"] == []
     # the definition names version 1 and the record Order inside it
     assert lines["/definitionGroups/Shop/definitions/OrderPlaced->/schemaGroups/Orders/schemas/Placed"] == ["v1:Order"]
-    assert "/definitionGroups/Shop/definitions/OrderPlacedAgain->/definitionGroups/Shop/definitions/OrderPlaced" in lines
+    assert (
+        "/definitionGroups/Shop/definitions/OrderPlacedAgain->/definitionGroups/Shop/definitions/OrderPlaced" in lines
+    )
 
 
 def test_map_of_a_schema_shows_who_leads_to_it(client):
@@ -67,24 +82,39 @@ def test_map_of_a_schema_shows_who_leads_to_it(client):
     drawn = nodes(client.get("/map.svg", {"root": "/schemaGroups/Orders/schemas/Placed/versions/1"}).content)
     # upstream only: the definitions pointing at it, their group, the endpoint of that group (not OrderArchived,
     # whose reference names another registry)
-    assert set(drawn) == {"/schemaGroups/Orders", "/schemaGroups/Orders/schemas/Placed",
-                          "/definitionGroups/Shop/definitions/OrderPlaced",
-                          "/definitionGroups/Shop/definitions/OrderAudited",
-                          "/definitionGroups/Shop/definitions/OrderPlacedAgain",
-                          "/definitionGroups/Shop", "/endpoints/shop.http"}
+    assert set(drawn) == {
+        "/schemaGroups/Orders",
+        "/schemaGroups/Orders/schemas/Placed",
+        "/definitionGroups/Shop/definitions/OrderPlaced",
+        "/definitionGroups/Shop/definitions/OrderAudited",
+        "/definitionGroups/Shop/definitions/OrderPlacedAgain",
+        "/definitionGroups/Shop",
+        "/endpoints/shop.http",
+    }
 
 
 def test_deprecated_endpoint_is_dashed_and_a_deleted_target_is_drawn_missing(client, admin_client):
     seed()
-    response = admin_client.put("/endpoints/old.mqtt", {
-        "usage": "consumer", "config": {"protocol": "MQTT/5.0"}, "deprecated": {},
-        "definitionGroups": ["#/definitionGroups/Shop"]}, content_type="application/json")
+    response = admin_client.put(
+        "/endpoints/old.mqtt",
+        {
+            "usage": "consumer",
+            "config": {"protocol": "MQTT/5.0"},
+            "deprecated": {},
+            "definitionGroups": ["#/definitionGroups/Shop"],
+        },
+        content_type="application/json",
+    )
     assert response.status_code in (200, 201), response.content
     # the schema goes although definitions still point at it (?force=true): the map shows the broken references
     assert admin_client.delete("/schemaGroups/Orders/schemas/Placed?force=true").status_code == 200
     drawn = nodes(client.get("/map.svg", {"root": "/endpoints/old.mqtt"}).content)
     assert drawn["/endpoints/old.mqtt"]["dashed"] and drawn["/endpoints/old.mqtt"]["text"] == [
-        "endpoint old.mqtt", "consumer", "MQTT/5.0", "deprecated"]
+        "endpoint old.mqtt",
+        "consumer",
+        "MQTT/5.0",
+        "deprecated",
+    ]
     missing = drawn["/schemaGroups/Orders/schemas/Placed"]
     assert missing["text"] == ["missing /schemaGroups/Orders/schemas/Placed"]
     assert missing["link"] is None and missing["dashed"]
@@ -106,7 +136,11 @@ def test_whole_registry_and_a_large_one_drawn_by_group(client, monkeypatch):
 def test_roots_in_the_10_names(client):
     seed()
     the_05 = nodes(client.get("/map.svg", {"root": "/definitionGroups/Shop"}).content)
-    for root in ("/messagegroups/Shop", "/registry/messagegroups/Shop", "/registry/messagegroups/Shop/messages/OrderPlaced"):
+    for root in (
+        "/messagegroups/Shop",
+        "/registry/messagegroups/Shop",
+        "/registry/messagegroups/Shop/messages/OrderPlaced",
+    ):
         response = client.get("/map.svg", {"root": root})
         assert response.status_code == 200, (root, response.content[:300])
         assert set(nodes(response.content)) <= set(the_05) and "/definitionGroups/Shop" in nodes(response.content)
@@ -117,8 +151,10 @@ def test_bad_roots_are_problems(client):
     answer = client.get("/map.svg", {"root": "nothing/here"})
     assert answer.status_code == 400 and "root must be the path" in answer.json()["detail"]
     answer = client.get("/map.svg", {"root": "/nothing/here"})
-    assert answer.status_code == 404 and answer.json()["detail"] == "/nothing/here names no group, resource or " \
-                                                                    "version of this registry"
+    assert (
+        answer.status_code == 404
+        and answer.json()["detail"] == "/nothing/here names no group, resource or version of this registry"
+    )
     answer = client.get("/map.svg", {"root": "/endpoints/absent"})
     assert answer.status_code == 404 and answer.json()["detail"] == "/endpoints/absent does not exist, so it has no map"
     assert client.get("/map.svg", {"roots": "/endpoints/shop.http"}).status_code == 400

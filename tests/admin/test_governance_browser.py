@@ -1,6 +1,7 @@
 """The governance screens of issue 16 in a real browser (Playwright + Debian's Chromium): "Referenced by", a
 delete refused with its referrers, the search box, and the delivery health chart. Screenshots go to
 test-artifacts/screenshots/."""
+
 import pytest
 
 from .governance_seed import seed
@@ -25,12 +26,14 @@ def test_referenced_by_and_refused_delete(governor, shot, live_server):
     placed = Schema.objects.get(rid="Placed")
     page.goto(f"{base}/admin/catalog/schema/{placed.pk}/change/")
     rows = page.locator("#referenced-by tr").all_inner_texts()[1:]
-    assert [row.split("\t")[0] for row in rows] == ["/definitionGroups/Shop/definitions/OrderAudited",
-                                                    "/definitionGroups/Shop/definitions/OrderPlaced"]
+    assert [row.split("\t")[0] for row in rows] == [
+        "/definitionGroups/Shop/definitions/OrderAudited",
+        "/definitionGroups/Shop/definitions/OrderPlaced",
+    ]
     assert "versions/1:Order" in rows[1]
     page.locator("#referenced-by").scroll_into_view_if_needed()
     shot(page, "references")
-    page.click("#referenced-by a:has-text(\"definitions/OrderPlaced\")")
+    page.click('#referenced-by a:has-text("definitions/OrderPlaced")')
     page.wait_for_selector("text=Change /definitionGroups/Shop/definitions/OrderPlaced")
 
     page.goto(f"{base}/admin/catalog/schema/{placed.pk}/delete/")
@@ -64,7 +67,7 @@ def test_search_finds_a_word_inside_a_document(governor, shot, live_server):
     page.press("#registry-search", "Enter")
     page.wait_for_selector("#search-summary")
     shot(page, "search")
-    page.click("#search-results a:has-text(\"schemas/Placed\")")
+    page.click('#search-results a:has-text("schemas/Placed")')
     page.wait_for_selector("#version-history")
     page.goto(f"{live_server.url}/admin/catalog/schema/?q=warehouse")
     assert page.locator("#result_list tbody tr").count() == 1

@@ -1,5 +1,6 @@
 """Delivery health (subscriptions/health.py): counts per hour from the delivery records, drawn as SVG on the
 dashboard and on each subscription's admin page."""
+
 import re
 
 import pytest
@@ -24,11 +25,17 @@ def test_counts_per_hour():
     subscription, mine, everyone = seed_deliveries()
     hours = delivery_health(subscription)
     assert len(hours) == HOURS
-    got = {h.start.strftime("%Y-%m-%dT%H:00Z"): (h.delivered, h.retried, h.dead) for h in hours
-           if (h.delivered, h.retried, h.dead) != (0, 0, 0)}
+    got = {
+        h.start.strftime("%Y-%m-%dT%H:00Z"): (h.delivered, h.retried, h.dead)
+        for h in hours
+        if (h.delivered, h.retried, h.dead) != (0, 0, 0)
+    }
     assert got == mine
-    got = {h.start.strftime("%Y-%m-%dT%H:00Z"): (h.delivered, h.retried, h.dead) for h in delivery_health()
-           if (h.delivered, h.retried, h.dead) != (0, 0, 0)}
+    got = {
+        h.start.strftime("%Y-%m-%dT%H:00Z"): (h.delivered, h.retried, h.dead)
+        for h in delivery_health()
+        if (h.delivered, h.retried, h.dead) != (0, 0, 0)
+    }
     assert got == everyone
 
 

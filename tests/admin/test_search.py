@@ -1,6 +1,7 @@
 """The registry's search (registry/search.py) through the selector and the admin pages: ids, names,
 descriptions, tag values, formats and words inside documents; every word must match. Runs on SQLite and, with
 REGISTRY_TEST_DB=postgres, on PostgreSQL's full-text search."""
+
 import pytest
 from django.db import connection
 from django.urls import reverse
@@ -46,7 +47,7 @@ def test_odd_input_is_only_text(seeded):
 def test_search_page_and_changelists(seeded, client, django_user_model):
     client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
     page = client.get(reverse("admin:index")).content.decode()
-    assert "id=\"registry-search\"" in page
+    assert 'id="registry-search"' in page
     page = client.get(reverse("registry-admin-search"), {"q": "warehouseLocation"}).content.decode()
     assert "1 result " in page and "/schemaGroups/Orders/schemas/Placed</a>" in page
     page = client.get(reverse("admin:catalog_schema_changelist"), {"q": "warehouseLocation"}).content.decode()

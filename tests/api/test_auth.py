@@ -1,4 +1,5 @@
 """Authentication and permissions (docs/api-contract.md section 2): writes need a user with the Django permission."""
+
 import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.authtoken.models import Token
@@ -99,8 +100,14 @@ def test_session_authentication_works(client, admin_user):
 def test_public_reads_by_default(anon, su):
     make_group(su, "g1")
     post_schema(su, "g1", "s1")
-    for path in ("/", "/?model", "/schemaGroups", "/schemaGroups/g1", "/schemaGroups/g1/schemas/s1",
-                 "/schemaGroups/g1/schemas/s1/versions"):
+    for path in (
+        "/",
+        "/?model",
+        "/schemaGroups",
+        "/schemaGroups/g1",
+        "/schemaGroups/g1/schemas/s1",
+        "/schemaGroups/g1/schemas/s1/versions",
+    ):
         assert anon.get(path).status_code == 200, path
 
 
@@ -108,8 +115,14 @@ def test_public_read_off_makes_anonymous_reads_401(anon, su, settings):
     make_group(su, "g1")
     post_schema(su, "g1", "s1")
     settings.REGISTRY_PUBLIC_READ = False
-    for path in ("/", "/?model", "/schemaGroups", "/schemaGroups/g1", "/schemaGroups/g1/schemas/s1",
-                 "/schemaGroups/g1/schemas/s1/versions/1"):
+    for path in (
+        "/",
+        "/?model",
+        "/schemaGroups",
+        "/schemaGroups/g1",
+        "/schemaGroups/g1/schemas/s1",
+        "/schemaGroups/g1/schemas/s1/versions/1",
+    ):
         assert_problem(anon.get(path), 401)
     assert anon.head("/schemaGroups/g1").status_code == 401
     assert su.get("/schemaGroups/g1").status_code == 200

@@ -1,4 +1,5 @@
 """Strict input handling and problem documents (docs/api-contract.md section 2)."""
+
 import pytest
 
 from registry.models import Group
@@ -16,8 +17,9 @@ from tests.helpers import (
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("raw", ["{", '{"id": "g1",}', "{'id': 'g1'}", '{"id": NaN}', '{"id": "a", "id": "b"}',
-                                 b'{"id": "\xff"}'])
+@pytest.mark.parametrize(
+    "raw", ["{", '{"id": "g1",}', "{'id': 'g1'}", '{"id": NaN}', '{"id": "a", "id": "b"}', b'{"id": "\xff"}']
+)
 def test_malformed_json_is_400(su, raw):
     response = su.generic("POST", "/schemaGroups", raw, content_type="application/json")
     assert_problem(response, 400)
@@ -41,9 +43,17 @@ def test_empty_body_on_group_post_is_400(su):
     assert snapshot() == before
 
 
-@pytest.mark.parametrize("path", ["/schemaGroups?inlinee", "/schemaGroups?foo=bar", "/?model&x=1",
-                                  "/schemaGroups/g1?limit=3", "/schemaGroups/g1/schemas/s1?filter=x=y",
-                                  "/schemaGroups/g1/schemas/s1/versions/1?inline"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/schemaGroups?inlinee",
+        "/schemaGroups?foo=bar",
+        "/?model&x=1",
+        "/schemaGroups/g1?limit=3",
+        "/schemaGroups/g1/schemas/s1?filter=x=y",
+        "/schemaGroups/g1/schemas/s1/versions/1?inline",
+    ],
+)
 def test_unknown_query_flag_on_read_is_400(su, path):
     make_group(su, "g1")
     post_schema(su, "g1", "s1")
@@ -59,8 +69,15 @@ def test_unknown_query_flag_on_write_is_400_and_writes_nothing(su):
     assert snapshot() == before
 
 
-@pytest.mark.parametrize("body,attribute", [({"id": "g1", "name": 5}, "name"), ({"id": "g1", "tags": []}, "tags"),
-                                            ({"id": "g1", "tags": "x"}, "tags"), ({"id": "g1", "name": ""}, "name")])
+@pytest.mark.parametrize(
+    "body,attribute",
+    [
+        ({"id": "g1", "name": 5}, "name"),
+        ({"id": "g1", "tags": []}, "tags"),
+        ({"id": "g1", "tags": "x"}, "tags"),
+        ({"id": "g1", "name": ""}, "name"),
+    ],
+)
 def test_wrong_types(su, body, attribute):
     assert_problem(send_json(su, "POST", "/schemaGroups", body), 400, attribute)
     assert not Group.objects.exists()
@@ -72,8 +89,9 @@ def test_bad_epoch_values(su):
     assert_problem(send_json(su, "PUT", "/schemaGroups/g1?epoch=abc", {}), 400, "epoch")
     assert_problem(send_json(su, "PUT", "/schemaGroups/g1", {"epoch": "1"}), 409)
     assert_problem(send_json(su, "PUT", "/schemaGroups/g1", {"epoch": True}), 409)
-    response = su.generic("PUT", "/schemaGroups/g1?epoch=1", "{}", content_type="application/json",
-                          HTTP_REGISTRY_EPOCH="2")
+    response = su.generic(
+        "PUT", "/schemaGroups/g1?epoch=1", "{}", content_type="application/json", HTTP_REGISTRY_EPOCH="2"
+    )
     assert_problem(response, 400, "epoch")
     assert snapshot() == before
 
@@ -104,14 +122,17 @@ def test_json_suffix_media_types_accepted(su):
     assert response.status_code == 201
 
 
-@pytest.mark.parametrize("method,path,allowed", [
-    ("PATCH", "/schemaGroups/g1", {"GET", "PUT", "DELETE"}),
-    ("PUT", "/schemaGroups", {"GET", "POST", "DELETE"}),
-    ("POST", "/schemaGroups/g1", {"GET", "PUT", "DELETE"}),
-    ("POST", "/schemaGroups/g1/schemas/s1/versions", {"GET", "DELETE"}),
-    ("POST", "/schemaGroups/g1/schemas/s1/versions/1", {"GET", "PUT", "DELETE"}),
-    ("PUT", "/schemaGroups/g1/schemas", {"GET", "POST", "DELETE"}),
-])
+@pytest.mark.parametrize(
+    "method,path,allowed",
+    [
+        ("PATCH", "/schemaGroups/g1", {"GET", "PUT", "DELETE"}),
+        ("PUT", "/schemaGroups", {"GET", "POST", "DELETE"}),
+        ("POST", "/schemaGroups/g1", {"GET", "PUT", "DELETE"}),
+        ("POST", "/schemaGroups/g1/schemas/s1/versions", {"GET", "DELETE"}),
+        ("POST", "/schemaGroups/g1/schemas/s1/versions/1", {"GET", "PUT", "DELETE"}),
+        ("PUT", "/schemaGroups/g1/schemas", {"GET", "POST", "DELETE"}),
+    ],
+)
 def test_unsupported_method_is_405_with_allow(su, method, path, allowed):
     make_group(su, "g1")
     post_schema(su, "g1", "s1")
@@ -166,10 +187,12 @@ def test_other_json_bodies_are_strict(su):
     post_schema(su, "g1", "s1")
     before = snapshot()
     assert_problem(su.generic("DELETE", "/schemaGroups", "[{", content_type="application/json"), 400)
-    assert_problem(su.generic("DELETE", "/schemaGroups/g1/schemas", '{"id": "s1"}', content_type="application/json"),
-                   400)
-    assert_problem(su.generic("DELETE", "/schemaGroups/g1/schemas/s1/versions", "[1]",
-                              content_type="application/json"), 400)
+    assert_problem(
+        su.generic("DELETE", "/schemaGroups/g1/schemas", '{"id": "s1"}', content_type="application/json"), 400
+    )
+    assert_problem(
+        su.generic("DELETE", "/schemaGroups/g1/schemas/s1/versions", "[1]", content_type="application/json"), 400
+    )
     assert_problem(su.generic("PUT", "/schemaGroups/g1/schemas/s1?meta", "{}", content_type="text/plain"), 415)
     assert_problem(su.generic("PUT", "/schemaGroups/g1", "{}", content_type="text/plain"), 415)
     assert_problem(su.generic("POST", "/", "{", content_type="application/json"), 400)

@@ -3,6 +3,7 @@
 What a client with a cache sees: the tag changes whenever the entity or anything it inlines changes, a
 revalidation with a current tag costs a 304 with no body, and a write with a stale tag changes nothing.
 """
+
 import json
 
 import pytest
@@ -47,7 +48,14 @@ def test_document_read_has_a_strong_tag_and_revalidates_with_304(su, anon):
     assert again.content == b""
     assert again["ETag"] == tag
     assert again["Content-Location"] == first["Content-Location"]
-    assert revalidate(anon, DOC, '"something-else"', ).status_code == 200
+    assert (
+        revalidate(
+            anon,
+            DOC,
+            '"something-else"',
+        ).status_code
+        == 200
+    )
     assert revalidate(anon, DOC, f'"x", {tag}').status_code == 304  # a list of tags
 
     head = anon.head(DOC)
@@ -120,8 +128,9 @@ def test_authenticated_reads_are_private(su, anon):
 
 def test_older_bindings_reads_carry_tags(su, anon):
     make_group(su)
-    post_schema(su, body=json.dumps(JSON_SCHEMA_V1).encode(), content_type="application/json",
-                fmt="JsonSchema/draft-07")
+    post_schema(
+        su, body=json.dumps(JSON_SCHEMA_V1).encode(), content_type="application/json", fmt="JsonSchema/draft-07"
+    )
     for path in ("/schemaregistry/schemagroups", "/schemaregistry/schemagroups/g1/schemas/s1"):
         response = anon.get(path)
         assert response.status_code == 200, (path, response.content)
@@ -142,14 +151,24 @@ def test_if_match_on_a_group_put(su):
     tag = su.get("/schemaGroups/g1")["ETag"]
     send_json(su, "PUT", "/schemaGroups/g1", {"description": "someone else"})
     before = snapshot()
-    stale = su.generic("PUT", "/schemaGroups/g1", json.dumps({"description": "mine"}),
-                       content_type="application/json", HTTP_IF_MATCH=tag)
+    stale = su.generic(
+        "PUT",
+        "/schemaGroups/g1",
+        json.dumps({"description": "mine"}),
+        content_type="application/json",
+        HTTP_IF_MATCH=tag,
+    )
     assert_problem(stale, 412, "If-Match", "/schemaGroups/g1")
     assert snapshot() == before
 
     current = su.get("/schemaGroups/g1")
-    ok = su.generic("PUT", "/schemaGroups/g1", json.dumps({"description": "mine"}),
-                    content_type="application/json", HTTP_IF_MATCH=current["ETag"])
+    ok = su.generic(
+        "PUT",
+        "/schemaGroups/g1",
+        json.dumps({"description": "mine"}),
+        content_type="application/json",
+        HTTP_IF_MATCH=current["ETag"],
+    )
     assert ok.status_code == 200, ok.content
     assert ok.json()["description"] == "mine"
     assert ok.json()["epoch"] == current.json()["epoch"] + 1
@@ -157,8 +176,9 @@ def test_if_match_on_a_group_put(su):
 
 def test_if_match_on_a_document_put_and_a_delete(su):
     make_group(su)
-    post_schema(su, body=json.dumps(JSON_SCHEMA_V1).encode(), content_type="application/json",
-                fmt="JsonSchema/draft-07")
+    post_schema(
+        su, body=json.dumps(JSON_SCHEMA_V1).encode(), content_type="application/json", fmt="JsonSchema/draft-07"
+    )
     tag = su.get(DOC)["ETag"]
     ok = send(su, "PUT", DOC, json.dumps(JSON_SCHEMA_V2), "application/json")
     assert ok.status_code == 200
@@ -172,8 +192,13 @@ def test_if_match_on_a_document_put_and_a_delete(su):
 
     fresh = su.get(DOC)
     epoch = int(fresh["Registry-epoch"])
-    updated = su.generic("PUT", DOC, json.dumps(JSON_SCHEMA_V2 | {"title": "t"}), content_type="application/json",
-                         HTTP_IF_MATCH=fresh["ETag"])
+    updated = su.generic(
+        "PUT",
+        DOC,
+        json.dumps(JSON_SCHEMA_V2 | {"title": "t"}),
+        content_type="application/json",
+        HTTP_IF_MATCH=fresh["ETag"],
+    )
     assert updated.status_code == 200, updated.content
     assert int(updated["Registry-epoch"]) == epoch + 1
     assert su.delete(DOC, HTTP_IF_MATCH=su.get(DOC)["ETag"]).status_code == 200
@@ -182,27 +207,45 @@ def test_if_match_on_a_document_put_and_a_delete(su):
 
 def test_if_match_star_and_if_none_match_star(su):
     before = snapshot()
-    missing = su.generic("PUT", "/schemaGroups/g2", json.dumps({}), content_type="application/json",
-                         HTTP_IF_MATCH="*")
+    missing = su.generic("PUT", "/schemaGroups/g2", json.dumps({}), content_type="application/json", HTTP_IF_MATCH="*")
     assert_problem(missing, 412, "does not exist")
     assert snapshot() == before
-    created = su.generic("PUT", "/schemaGroups/g2", json.dumps({}), content_type="application/json",
-                         HTTP_IF_NONE_MATCH="*")
+    created = su.generic(
+        "PUT", "/schemaGroups/g2", json.dumps({}), content_type="application/json", HTTP_IF_NONE_MATCH="*"
+    )
     assert created.status_code == 201
     before = snapshot()
-    again = su.generic("PUT", "/schemaGroups/g2", json.dumps({"description": "x"}), content_type="application/json",
-                       HTTP_IF_NONE_MATCH="*")
+    again = su.generic(
+        "PUT",
+        "/schemaGroups/g2",
+        json.dumps({"description": "x"}),
+        content_type="application/json",
+        HTTP_IF_NONE_MATCH="*",
+    )
     assert_problem(again, 412, "exists")
     assert snapshot() == before
-    assert su.generic("PUT", "/schemaGroups/g2", json.dumps({"description": "x"}), content_type="application/json",
-                      HTTP_IF_MATCH="*").status_code == 200
+    assert (
+        su.generic(
+            "PUT",
+            "/schemaGroups/g2",
+            json.dumps({"description": "x"}),
+            content_type="application/json",
+            HTTP_IF_MATCH="*",
+        ).status_code
+        == 200
+    )
 
 
 def test_if_match_with_a_disagreeing_epoch_is_a_conflict(su):
     make_group(su)
     current = su.get("/schemaGroups/g1")
     before = snapshot()
-    response = su.generic("PUT", "/schemaGroups/g1?epoch=7", json.dumps({"description": "x"}),
-                          content_type="application/json", HTTP_IF_MATCH=current["ETag"])
+    response = su.generic(
+        "PUT",
+        "/schemaGroups/g1?epoch=7",
+        json.dumps({"description": "x"}),
+        content_type="application/json",
+        HTTP_IF_MATCH=current["ETag"],
+    )
     assert_problem(response, 409, "epoch")
     assert snapshot() == before

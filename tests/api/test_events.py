@@ -1,4 +1,5 @@
 """Outbox rows of change events: one per entity path written (docs/api-contract.md sections 8 and 9)."""
+
 import pytest
 
 from registry.models import OutboxEvent, Resource
@@ -67,8 +68,10 @@ def test_resource_create_emits_resource_and_version(su, box):
     make_group(su, "g1")
     box.new()
     post_schema(su, "g1", "s1")
-    assert box.new() == [(f"{SR}.updated.v1", "/schemaGroups/g1/schemas/s1"),
-                         (f"{SR}.updated.v1", "/schemaGroups/g1/schemas/s1/versions/1")]
+    assert box.new() == [
+        (f"{SR}.updated.v1", "/schemaGroups/g1/schemas/s1"),
+        (f"{SR}.updated.v1", "/schemaGroups/g1/schemas/s1/versions/1"),
+    ]
 
 
 def test_version_writes(su, box):
@@ -118,8 +121,10 @@ def test_definition_retention_emits_new_and_deleted_version(su, box):
     post_definition(su, "dg", "d1")
     box.new()
     send(su, "POST", "/definitionGroups/dg/definitions/d1", definition("com.example.y"), "application/json")
-    assert box.new() == [(f"{MC}.deleted.v1", "/definitionGroups/dg/definitions/d1/versions/1"),
-                         (f"{MC}.updated.v1", "/definitionGroups/dg/definitions/d1/versions/2")]
+    assert box.new() == [
+        (f"{MC}.deleted.v1", "/definitionGroups/dg/definitions/d1/versions/1"),
+        (f"{MC}.updated.v1", "/definitionGroups/dg/definitions/d1/versions/2"),
+    ]
 
 
 def test_endpoint_event_type(su, box):
@@ -135,8 +140,9 @@ def test_failed_requests_write_no_events(su, box, anon):
     assert_problem(send_json(su, "PUT", "/schemaGroups/g1?epoch=9", {}), 409)
     assert_problem(send_json(su, "POST", "/schemaGroups", {"id": "x", "tags": []}), 400)
     assert_problem(send_json(anon, "POST", "/schemaGroups", {"id": "x"}), 401)
-    assert_problem(su.generic("DELETE", "/schemaGroups", '[{"id": "g1"}, {"id": "nope"}]',
-                              content_type="application/json"), 404)
+    assert_problem(
+        su.generic("DELETE", "/schemaGroups", '[{"id": "g1"}, {"id": "nope"}]', content_type="application/json"), 404
+    )
     assert_problem(su.delete("/schemaGroups/g1/schemas/s1/versions/1"), 400)
     assert box.new() == []
 
@@ -153,8 +159,9 @@ def test_rollback_writes_nothing(su, box):
     # a bulk delete whose second entry fails keeps the first entry and emits nothing
     post_definition(su, "dg", "d1")
     box.new()
-    response = su.generic("DELETE", "/definitionGroups/dg/definitions", '[{"id": "d1"}, {"id": "d2"}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE", "/definitionGroups/dg/definitions", '[{"id": "d1"}, {"id": "d2"}]', content_type="application/json"
+    )
     assert_problem(response, 404, "d2")
     assert Resource.objects.filter(rid="d1").exists()
     assert box.new() == []

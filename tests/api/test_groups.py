@@ -1,4 +1,5 @@
 """Groups: /GROUPs and /GROUPs/gID (docs/api-contract.md sections 2 and 4)."""
+
 import pytest
 
 from registry.models import Group, Resource, Version
@@ -18,6 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 # ---- ids ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("bad", ["a b", "a/b", "", "caf\u00e9", "a?b", "a#b", "a:b", "a%zz"])
 def test_forbidden_id_characters_are_400(su, bad):
@@ -63,9 +65,14 @@ def test_absent_id_is_server_generated(su):
 
 # ---- attributes -----------------------------------------------------------------------------------------
 
+
 def test_create_returns_201_location_and_common_attributes(su):
-    response = send_json(su, "POST", "/schemaGroups", {"id": "g1", "description": "d", "tags": {"owner": "team-a"},
-                                                        "docs": "https://example.com/g1"})
+    response = send_json(
+        su,
+        "POST",
+        "/schemaGroups",
+        {"id": "g1", "description": "d", "tags": {"owner": "team-a"}, "docs": "https://example.com/g1"},
+    )
     assert response.status_code == 201
     assert response["Location"] == "http://testserver/schemaGroups/g1"
     assert response["Content-Type"] == "application/json; charset=utf-8"
@@ -96,24 +103,37 @@ def test_name_given_is_kept(su):
     assert make_group(su, "g1", name="Group One")["name"] == "Group One"
 
 
-@pytest.mark.parametrize("body,attribute", [
-    ({"id": "g1", "name": 5}, "name"),
-    ({"id": "g1", "description": ["x"]}, "description"),
-    ({"id": "g1", "tags": []}, "tags"),
-    ({"id": "g1", "tags": {"owner": 5}}, "tags.owner"),
-    ({"id": "g1", "tags": {"bad key": "x"}}, "tags.bad key"),
-    ({"id": "g1", "docs": 3}, "docs"),
-    ({"id": 7}, "id"),
-])
+@pytest.mark.parametrize(
+    "body,attribute",
+    [
+        ({"id": "g1", "name": 5}, "name"),
+        ({"id": "g1", "description": ["x"]}, "description"),
+        ({"id": "g1", "tags": []}, "tags"),
+        ({"id": "g1", "tags": {"owner": 5}}, "tags.owner"),
+        ({"id": "g1", "tags": {"bad key": "x"}}, "tags.bad key"),
+        ({"id": "g1", "docs": 3}, "docs"),
+        ({"id": 7}, "id"),
+    ],
+)
 def test_wrong_types_are_400_naming_the_attribute(su, body, attribute):
     assert_problem(send_json(su, "POST", "/schemaGroups", body), 400, attribute)
     assert not Group.objects.exists()
 
 
 def test_server_owned_attributes_are_ignored(su):
-    response = send_json(su, "POST", "/schemaGroups", {"id": "g1", "self": "http://elsewhere/x", "epoch": 7,
-                                                        "schemasCount": 9, "schemasURL": "http://x",
-                                                        "createdBy": "mallory"})
+    response = send_json(
+        su,
+        "POST",
+        "/schemaGroups",
+        {
+            "id": "g1",
+            "self": "http://elsewhere/x",
+            "epoch": 7,
+            "schemasCount": 9,
+            "schemasURL": "http://x",
+            "createdBy": "mallory",
+        },
+    )
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["self"] == "http://testserver/schemaGroups/g1"
@@ -123,6 +143,7 @@ def test_server_owned_attributes_are_ignored(su):
 
 
 # ---- epochs -------------------------------------------------------------------------------------------
+
 
 def test_epoch_grows_by_one_per_change(su):
     make_group(su, "g1")
@@ -149,8 +170,9 @@ def test_put_with_matching_epoch(su):
     make_group(su, "g1")
     assert send_json(su, "PUT", "/schemaGroups/g1?epoch=1", {"description": "x"}).json()["epoch"] == 2
     assert send_json(su, "PUT", "/schemaGroups/g1", {"description": "y", "epoch": 2}).json()["epoch"] == 3
-    response = su.generic("PUT", "/schemaGroups/g1", '{"description": "z"}', content_type="application/json",
-                          HTTP_REGISTRY_EPOCH="3")
+    response = su.generic(
+        "PUT", "/schemaGroups/g1", '{"description": "z"}', content_type="application/json", HTTP_REGISTRY_EPOCH="3"
+    )
     assert response.status_code == 200 and response.json()["epoch"] == 4
 
 
@@ -163,8 +185,13 @@ def test_epoch_mismatch_is_409_and_nothing_changes(su, how):
     elif how == "body":
         response = send_json(su, "PUT", "/schemaGroups/g1", {"description": "changed", "epoch": 5})
     else:
-        response = su.generic("PUT", "/schemaGroups/g1", '{"description": "changed"}',
-                              content_type="application/json", HTTP_REGISTRY_EPOCH="5")
+        response = su.generic(
+            "PUT",
+            "/schemaGroups/g1",
+            '{"description": "changed"}',
+            content_type="application/json",
+            HTTP_REGISTRY_EPOCH="5",
+        )
     assert_problem(response, 409, "epoch")
     assert snapshot() == before
     assert su.get("/schemaGroups/g1").json()["description"] == "orig"
@@ -178,6 +205,7 @@ def test_delete_with_wrong_epoch_is_409(su):
 
 
 # ---- PUT --------------------------------------------------------------------------------------------------
+
 
 def test_put_creates_with_201(su):
     response = send_json(su, "PUT", "/schemaGroups/newgroup", {"description": "made by PUT"})
@@ -212,6 +240,7 @@ def test_put_keeps_created_fields_and_updates_modified(su):
 
 # ---- GET /GROUPs ----------------------------------------------------------------------------------------
 
+
 def test_list_is_a_map_with_counts_and_urls(su):
     make_group(su, "g2")
     make_group(su, "g1")
@@ -242,6 +271,7 @@ def test_unknown_group_is_404(anon):
 
 # ---- DELETE --------------------------------------------------------------------------------------------
 
+
 def test_delete_group_returns_last_state_and_removes_everything(su):
     make_group(su, "g1", description="bye")
     post_schema(su, "g1", "s1")
@@ -256,8 +286,9 @@ def test_delete_group_returns_last_state_and_removes_everything(su):
 def test_bulk_delete_listed(su):
     for gid in ("a", "b", "c"):
         make_group(su, gid)
-    response = su.generic("DELETE", "/schemaGroups", '[{"id": "a"}, {"id": "b", "epoch": 1}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE", "/schemaGroups", '[{"id": "a"}, {"id": "b", "epoch": 1}]', content_type="application/json"
+    )
     assert response.status_code == 200
     assert set(response.json()) == {"a", "b"}
     assert set(su.get("/schemaGroups").json()) == {"c"}
@@ -276,8 +307,9 @@ def test_bulk_delete_epoch_mismatch_is_409_and_deletes_nothing(su):
     for gid in ("a", "b"):
         make_group(su, gid)
     before = snapshot()
-    response = su.generic("DELETE", "/schemaGroups", '[{"id": "a", "epoch": 1}, {"id": "b", "epoch": 9}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE", "/schemaGroups", '[{"id": "a", "epoch": 1}, {"id": "b", "epoch": 9}]', content_type="application/json"
+    )
     assert_problem(response, 409, "/schemaGroups/b")
     assert snapshot() == before
 
@@ -302,6 +334,7 @@ def test_bulk_delete_body_must_be_an_array(su):
 
 # ---- extension attributes --------------------------------------------------------------------------------
 
+
 def test_definition_group_format_required(su):
     before = snapshot()
     assert_problem(send_json(su, "POST", "/definitionGroups", {"id": "dg"}), 400, "format")
@@ -316,14 +349,17 @@ def test_definition_group_format_cannot_change_with_definitions(su):
     assert send_json(su, "PUT", "/definitionGroups/dg", {"format": CE_FORMAT}).status_code == 200
     post_definition(su, "dg", "d1")
     before = snapshot()
-    assert_problem(send_json(su, "PUT", "/definitionGroups/dg", {"format": "HTTP/1.1"}), 409, "format")  # a conflict with the stored definitions
+    assert_problem(
+        send_json(su, "PUT", "/definitionGroups/dg", {"format": "HTTP/1.1"}), 409, "format"
+    )  # a conflict with the stored definitions
     assert snapshot() == before
 
 
 def test_schema_group_compatibility_validated(su):
     before = snapshot()
-    assert_problem(send_json(su, "POST", "/schemaGroups", {"id": "g", "compatibility": "sideways"}), 400,
-                   "compatibility")
+    assert_problem(
+        send_json(su, "POST", "/schemaGroups", {"id": "g", "compatibility": "sideways"}), 400, "compatibility"
+    )
     assert snapshot() == before
     assert make_group(su, "g", compatibility="none")["compatibility"] == "none"
 
@@ -333,8 +369,9 @@ def test_endpoint_usage_required_and_valid(su):
     assert_problem(send_json(su, "POST", "/endpoints", {"id": "e1"}), 400, "usage")
     assert_problem(send_json(su, "POST", "/endpoints", {"id": "e1", "usage": "bystander"}), 400, "usage")
     assert snapshot() == before
-    body = make_group(su, "e1", "endpoints", usage="producer",
-                      config={"protocol": "HTTP", "endpoints": ["https://example.com/in"]})
+    body = make_group(
+        su, "e1", "endpoints", usage="producer", config={"protocol": "HTTP", "endpoints": ["https://example.com/in"]}
+    )
     assert body["usage"] == "producer"
     assert body["config"]["protocol"] == "HTTP"
     assert body["definitionsURL"] == "http://testserver/endpoints/e1/definitions"
@@ -343,9 +380,16 @@ def test_endpoint_usage_required_and_valid(su):
 
 def test_endpoint_definition_group_references_must_resolve(su):
     before = snapshot()
-    assert_problem(send_json(su, "POST", "/endpoints", {"id": "e1", "usage": "producer",
-                                                        "definitionGroups": ["#/definitionGroups/missing"]}),
-                   400, "definitionGroups")
+    assert_problem(
+        send_json(
+            su,
+            "POST",
+            "/endpoints",
+            {"id": "e1", "usage": "producer", "definitionGroups": ["#/definitionGroups/missing"]},
+        ),
+        400,
+        "definitionGroups",
+    )
     assert snapshot() == before
     make_definition_group(su, "dg")
     make_group(su, "e1", "endpoints", usage="producer", definitionGroups=["#/definitionGroups/dg"])
@@ -358,8 +402,9 @@ def test_null_attributes_are_omitted(su):
 
 
 def test_protocol_names_stored_as_written(su):
-    body = make_group(su, "e1", "endpoints", usage="consumer",
-                      config={"protocol": "http", "endpoints": ["https://example.com/hook"]})
+    body = make_group(
+        su, "e1", "endpoints", usage="consumer", config={"protocol": "http", "endpoints": ["https://example.com/hook"]}
+    )
     assert body["config"]["protocol"] == "http"
 
 

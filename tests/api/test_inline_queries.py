@@ -1,4 +1,5 @@
 """`?inline` costs a fixed number of queries whatever the number of resources (issue 14: no query per resource)."""
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -16,8 +17,9 @@ def queries(client, path) -> int:
     return len(captured)
 
 
-@pytest.mark.parametrize("path", ["/?inline", "/schemaGroups?inline", "/schemaGroups/g1?inline",
-                                  "/schemaGroups/g1/schemas?inline"])
+@pytest.mark.parametrize(
+    "path", ["/?inline", "/schemaGroups?inline", "/schemaGroups/g1?inline", "/schemaGroups/g1/schemas?inline"]
+)
 def test_inline_queries_do_not_grow_with_resources(su, anon, path):
     make_group(su)
     post_schema(su, sid="s0")

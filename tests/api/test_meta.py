@@ -1,4 +1,5 @@
 """?meta: metadata as JSON, PUT ...?meta (docs/api-contract.md sections 5 and 10)."""
+
 import pytest
 
 from tests.helpers import (
@@ -67,22 +68,37 @@ def test_put_meta_removes_missing_attributes(su, s1):
 
 
 def test_put_meta_ignores_server_owned(su, s1):
-    response = send_json(su, "PUT", S1 + "?meta", {
-        "id": "s1", "version": "2", "epoch": 1, "self": "http://elsewhere/", "description": "x",
-        "createdBy": "mallory", "versionsCount": 42, "versionsURL": "http://elsewhere/v"})
+    response = send_json(
+        su,
+        "PUT",
+        S1 + "?meta",
+        {
+            "id": "s1",
+            "version": "2",
+            "epoch": 1,
+            "self": "http://elsewhere/",
+            "description": "x",
+            "createdBy": "mallory",
+            "versionsCount": 42,
+            "versionsURL": "http://elsewhere/v",
+        },
+    )
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["self"] == f"http://testserver{S1}/versions/2"
     assert body["epoch"] == 2 and body["createdBy"] == "alice"
 
 
-@pytest.mark.parametrize("body,status", [
-    ({"version": "1"}, 409),
-    ({"epoch": 5}, 409),
-    ({"id": "other"}, 400),
-    ({"name": 5}, 400),
-    ({"tags": []}, 400),
-])
+@pytest.mark.parametrize(
+    "body,status",
+    [
+        ({"version": "1"}, 409),
+        ({"epoch": 5}, 409),
+        ({"id": "other"}, 400),
+        ({"name": 5}, 400),
+        ({"tags": []}, 400),
+    ],
+)
 def test_put_meta_conflicts_change_nothing(su, s1, body, status):
     before = snapshot()
     assert_problem(send_json(su, "PUT", S1 + "?meta", body), status)

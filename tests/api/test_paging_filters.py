@@ -1,4 +1,5 @@
 """Paging (?limit, Link rel=next;count=N) and filtering (?filter) on every collection (docs/api-contract.md section 4)."""
+
 import re
 
 import pytest
@@ -112,10 +113,16 @@ def test_filter_dotted_tags(su):
 
 
 def test_filter_dotted_extension(su):
-    make_group(su, "e1", "endpoints", usage="producer",
-               config={"protocol": "HTTP", "endpoints": ["https://example.com/a"]})
-    make_group(su, "e2", "endpoints", usage="consumer",
-               config={"protocol": "MQTT/5.0", "endpoints": ["mqtts://example.com:8883"]})
+    make_group(
+        su, "e1", "endpoints", usage="producer", config={"protocol": "HTTP", "endpoints": ["https://example.com/a"]}
+    )
+    make_group(
+        su,
+        "e2",
+        "endpoints",
+        usage="consumer",
+        config={"protocol": "MQTT/5.0", "endpoints": ["mqtts://example.com:8883"]},
+    )
     assert set(su.get("/endpoints?filter=config.protocol=HTTP").json()) == {"e1"}
     assert set(su.get("/endpoints?filter=usage=consumer").json()) == {"e2"}
 

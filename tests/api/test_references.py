@@ -1,5 +1,6 @@
 """References and impact (docs/api-contract.md section 14): `?referencedby`, the 409 on deleting a referenced
 entity, `?force=true`, and deletes of referrers and referees together."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,10 @@ def referenced(su):
     post_schema(su)
     new_version(su)
     make_definition_group(su, "dg1")
-    post_definition(su, doc=definition(schemaformat="Avro/1.11.0",
-                                       schemaurl="#/schemaGroups/g1/schemas/s1/versions/1:com.example.Rec"))
+    post_definition(
+        su,
+        doc=definition(schemaformat="Avro/1.11.0", schemaurl="#/schemaGroups/g1/schemas/s1/versions/1:com.example.Rec"),
+    )
     return su
 
 
@@ -40,8 +43,9 @@ def referenced_by(client, path):
 
 
 def test_referencedby_version_schema_and_group(referenced, anon):
-    entry = {DEFINITION: {"attribute": "schemaurl",
-                          "reference": "#/schemaGroups/g1/schemas/s1/versions/1:com.example.Rec"}}
+    entry = {
+        DEFINITION: {"attribute": "schemaurl", "reference": "#/schemaGroups/g1/schemas/s1/versions/1:com.example.Rec"}
+    }
     for path in (f"{SCHEMA}/versions/1", SCHEMA, "/schemaGroups/g1"):
         assert referenced_by(anon, path) == entry  # public like other reads
     assert referenced_by(anon, f"{SCHEMA}/versions/2") == {}
@@ -53,14 +57,20 @@ def test_referencedby_absolute_url_and_path_without_version(su):
     make_group(su, "g1")
     post_schema(su)
     make_definition_group(su, "dg1")
-    post_definition(su, did="a", doc=definition(schemaformat="Custom/1",
-                                                schemaurl="http://testserver/schemaGroups/g1/schemas/s1"))
+    post_definition(
+        su, did="a", doc=definition(schemaformat="Custom/1", schemaurl="http://testserver/schemaGroups/g1/schemas/s1")
+    )
     post_definition(su, did="b", doc=definition(schemaformat="Custom/1", schemaurl="/schemaGroups/g1/schemas/s1"))
-    post_definition(su, did="c", doc=definition(schemaformat="Custom/1",
-                                                schemaurl="https://elsewhere.example/schemaGroups/g1/schemas/s1"))
+    post_definition(
+        su,
+        did="c",
+        doc=definition(schemaformat="Custom/1", schemaurl="https://elsewhere.example/schemaGroups/g1/schemas/s1"),
+    )
     assert referenced_by(su, SCHEMA) == {
-        "/definitionGroups/dg1/definitions/a": {"attribute": "schemaurl",
-                                                "reference": "http://testserver/schemaGroups/g1/schemas/s1"},
+        "/definitionGroups/dg1/definitions/a": {
+            "attribute": "schemaurl",
+            "reference": "http://testserver/schemaGroups/g1/schemas/s1",
+        },
         "/definitionGroups/dg1/definitions/b": {"attribute": "schemaurl", "reference": "/schemaGroups/g1/schemas/s1"},
     }
     assert referenced_by(su, f"{SCHEMA}/versions/1") == {}  # the schema, not this version, is named
@@ -70,7 +80,8 @@ def test_referencedby_definition_group_from_endpoint(su):
     make_definition_group(su, "dg1")
     make_group(su, "e1", "endpoints", usage="producer", definitionGroups=["#/definitionGroups/dg1"])
     assert referenced_by(su, "/definitionGroups/dg1") == {
-        "/endpoints/e1": {"attribute": "definitionGroups", "reference": "#/definitionGroups/dg1"}}
+        "/endpoints/e1": {"attribute": "definitionGroups", "reference": "#/definitionGroups/dg1"}
+    }
 
 
 def test_delete_referenced_refused_then_forced(referenced):
@@ -79,8 +90,12 @@ def test_delete_referenced_refused_then_forced(referenced):
         before = snapshot()
         body = assert_problem(su.delete(path), 409, DEFINITION)
         assert body["type"].endswith("conflict")
-        assert body["referencedby"] == {DEFINITION: {
-            "attribute": "schemaurl", "reference": "#/schemaGroups/g1/schemas/s1/versions/1:com.example.Rec"}}
+        assert body["referencedby"] == {
+            DEFINITION: {
+                "attribute": "schemaurl",
+                "reference": "#/schemaGroups/g1/schemas/s1/versions/1:com.example.Rec",
+            }
+        }
         assert snapshot() == before
     assert su.delete(f"{SCHEMA}/versions/2").status_code == 200  # not referenced
     before = snapshot()
@@ -128,10 +143,14 @@ def test_bulk_delete_of_referrers_and_referees_together(su):
     make_group(su, "e1", "endpoints", usage="producer", definitionGroups=["#/definitionGroups/g1"])
     # a reference from inside the deleted set does not count
     assert referenced_by(su, "/definitionGroups/g1/definitions/base") == {
-        "/definitionGroups/g1/definitions/borrow": {"attribute": "uri",
-                                                    "reference": "#/definitionGroups/g1/definitions/base"}}
+        "/definitionGroups/g1/definitions/borrow": {
+            "attribute": "uri",
+            "reference": "#/definitionGroups/g1/definitions/base",
+        }
+    }
     assert referenced_by(su, "/definitionGroups/g1") == {
-        "/endpoints/e1": {"attribute": "definitionGroups", "reference": "#/definitionGroups/g1"}}
+        "/endpoints/e1": {"attribute": "definitionGroups", "reference": "#/definitionGroups/g1"}
+    }
     response = send_json(su, "DELETE", "/definitionGroups/g1/definitions", [{"id": "base"}, {"id": "borrow"}])
     assert response.status_code == 200, response.content
     before = snapshot()
@@ -141,28 +160,32 @@ def test_bulk_delete_of_referrers_and_referees_together(su):
     assert snapshot() == before
     make_group(su, "g3", "schemaGroups")
     post_schema(su, "g3", "s")
-    post_definition(su, gid="g2", did="d", doc=definition(schemaformat="Custom/1",
-                                                           schemaurl="#/schemaGroups/g3/schemas/s"))
+    post_definition(
+        su, gid="g2", did="d", doc=definition(schemaformat="Custom/1", schemaurl="#/schemaGroups/g3/schemas/s")
+    )
     assert send_json(su, "DELETE", "/endpoints").status_code == 200
     assert send_json(su, "DELETE", "/definitionGroups").status_code == 200
     assert send_json(su, "DELETE", "/schemaGroups").status_code == 200
 
 
-@pytest.mark.parametrize(("reference", "path"), [
-    ("#/schemaGroups/g/schemas/s", "/schemaGroups/g/schemas/s"),
-    ("#/schemaGroups/g/schemas/s/versions/2:com.example.Rec", "/schemaGroups/g/schemas/s/versions/2"),
-    ("/schemaGroups/g/schemas/s/versions/2", "/schemaGroups/g/schemas/s/versions/2"),
-    ("http://testserver/schemaGroups/g/schemas/s:Name", "/schemaGroups/g/schemas/s"),
-    ("HTTP://TestServer:80/schemagroups/g", "/schemaGroups/g"),
-    ("https://reg.example/prefix/definitionGroups/dg", "/definitionGroups/dg"),
-    ("#/schemaGroups/g/schemas", "/schemaGroups/g"),
-    ("https://elsewhere.example/schemaGroups/g", None),
-    ("https://reg.example/schemaGroups/g", None),  # outside the registry's own path
-    ("#/unknownGroups/g", None),
-    ("#/schemaGroups/g/unknown/s", None),
-    ("#/schemaGroups", None),
-    ("urn:example:x", None),
-])
+@pytest.mark.parametrize(
+    ("reference", "path"),
+    [
+        ("#/schemaGroups/g/schemas/s", "/schemaGroups/g/schemas/s"),
+        ("#/schemaGroups/g/schemas/s/versions/2:com.example.Rec", "/schemaGroups/g/schemas/s/versions/2"),
+        ("/schemaGroups/g/schemas/s/versions/2", "/schemaGroups/g/schemas/s/versions/2"),
+        ("http://testserver/schemaGroups/g/schemas/s:Name", "/schemaGroups/g/schemas/s"),
+        ("HTTP://TestServer:80/schemagroups/g", "/schemaGroups/g"),
+        ("https://reg.example/prefix/definitionGroups/dg", "/definitionGroups/dg"),
+        ("#/schemaGroups/g/schemas", "/schemaGroups/g"),
+        ("https://elsewhere.example/schemaGroups/g", None),
+        ("https://reg.example/schemaGroups/g", None),  # outside the registry's own path
+        ("#/unknownGroups/g", None),
+        ("#/schemaGroups/g/unknown/s", None),
+        ("#/schemaGroups", None),
+        ("urn:example:x", None),
+    ],
+)
 def test_resolve(reference, path):
     from registry.references import resolve
 

@@ -1,5 +1,6 @@
 """Issue 14: the whole registry (`GET /?inline`, the JSON and YAML exports) is served as rendered until the next
 committed change, and a change is visible in the very next read; answers over the size limit stream as before."""
+
 import json
 
 import pytest
@@ -8,8 +9,11 @@ from tests.helpers import make_group, send_json
 
 pytestmark = pytest.mark.django_db
 
-VARIANTS = [{}, {"HTTP_ACCEPT": "application/cloudevents-registry+json"},
-            {"HTTP_ACCEPT": "application/cloudevents-registry+yaml"}]
+VARIANTS = [
+    {},
+    {"HTTP_ACCEPT": "application/cloudevents-registry+json"},
+    {"HTTP_ACCEPT": "application/cloudevents-registry+yaml"},
+]
 
 
 def body(response) -> bytes:

@@ -1,4 +1,5 @@
 """Resources: POST/GET/PUT/DELETE of .../RESOURCEs and .../rID (docs/api-contract.md sections 2 and 5)."""
+
 import base64
 import json
 
@@ -38,6 +39,7 @@ def dg1(su):
 
 
 # ---- POST .../RESOURCEs -----------------------------------------------------------------------------------
+
 
 def test_post_creates_resource_with_first_version(su, g1):
     response = post_schema(su, "g1", "s1", body=RAW, description="first", name="Schema One")
@@ -92,6 +94,7 @@ def test_post_into_unknown_group_is_404(su):
 
 # ---- GET documents, headers, HEAD -----------------------------------------------------------------------
 
+
 def test_media_type_and_bytes_preserved(su, g1):
     post_schema(su, "g1", "s1", body=RAW, content_type="text/x-weird; charset=latin-1; foo=bar")
     response = su.get("/schemaGroups/g1/schemas/s1")
@@ -141,8 +144,13 @@ def test_head_equals_get_without_body(su, g1, path):
 
 def test_head_on_collections_and_groups(su, g1):
     post_schema(su, "g1", "s1")
-    for path in ("/", "/schemaGroups", "/schemaGroups/g1", "/schemaGroups/g1/schemas",
-                 "/schemaGroups/g1/schemas/s1/versions"):
+    for path in (
+        "/",
+        "/schemaGroups",
+        "/schemaGroups/g1",
+        "/schemaGroups/g1/schemas",
+        "/schemaGroups/g1/schemas/s1/versions",
+    ):
         got, head = su.get(path), su.head(path)
         assert head.status_code == got.status_code == 200, path
         assert head.content == b""
@@ -160,9 +168,18 @@ def test_unknown_resource_and_version_are_404(anon, su, g1):
 
 # ---- RESOURCEURI -------------------------------------------------------------------------------------------
 
+
 def test_schema_uri_gives_307(su, g1):
-    response = send(su, "POST", "/schemaGroups/g1/schemas", b"", TEXT, id="ext", format=CUSTOM,
-                    schemaURI="https://schemas.example.com/a.json")
+    response = send(
+        su,
+        "POST",
+        "/schemaGroups/g1/schemas",
+        b"",
+        TEXT,
+        id="ext",
+        format=CUSTOM,
+        schemaURI="https://schemas.example.com/a.json",
+    )
     assert response.status_code == 201, response.content
     assert response.content == b""
     for path in ("/schemaGroups/g1/schemas/ext", "/schemaGroups/g1/schemas/ext/versions/1"):
@@ -181,20 +198,37 @@ def test_schema_uri_gives_307(su, g1):
 
 
 def test_schema_uri_with_body_is_400(su, g1):
-    response = send(su, "POST", "/schemaGroups/g1/schemas", b"doc", TEXT, id="ext", format=CUSTOM,
-                    schemaURI="https://schemas.example.com/a.json")
+    response = send(
+        su,
+        "POST",
+        "/schemaGroups/g1/schemas",
+        b"doc",
+        TEXT,
+        id="ext",
+        format=CUSTOM,
+        schemaURI="https://schemas.example.com/a.json",
+    )
     assert_problem(response, 400, "schemaURI")
     assert not Resource.objects.exists()
 
 
 def test_schema_uri_into_this_registry_refused(su, g1):
-    response = send(su, "POST", "/schemaGroups/g1/schemas", b"", TEXT, id="ext", format=CUSTOM,
-                    schemaURI="http://testserver/schemaGroups/g1/schemas/other")
+    response = send(
+        su,
+        "POST",
+        "/schemaGroups/g1/schemas",
+        b"",
+        TEXT,
+        id="ext",
+        format=CUSTOM,
+        schemaURI="http://testserver/schemaGroups/g1/schemas/other",
+    )
     assert_problem(response, 400, "schemaURI")
     assert not Resource.objects.exists()
 
 
 # ---- collection shape ---------------------------------------------------------------------------------------
+
 
 def test_list_resources_metadata(su, g1):
     post_schema(su, "g1", "s2", body=b"x", description="second")
@@ -214,8 +248,9 @@ def test_list_resources_metadata(su, g1):
 
 def test_list_resources_inline_documents(su, g1):
     post_schema(su, "g1", "txt", body=b"plain")
-    post_schema(su, "g1", "js", body=json.dumps(JSON_SCHEMA_V1), content_type="application/json",
-                fmt="JsonSchema/draft-07")
+    post_schema(
+        su, "g1", "js", body=json.dumps(JSON_SCHEMA_V1), content_type="application/json", fmt="JsonSchema/draft-07"
+    )
     body = su.get("/schemaGroups/g1/schemas?inline").json()
     assert base64.b64decode(body["txt"]["schemaBase64"]) == b"plain"
     assert body["js"]["schema"] == JSON_SCHEMA_V1
@@ -233,6 +268,7 @@ def test_get_resource_meta_and_inline(su, g1):
 
 
 # ---- PUT .../rID -------------------------------------------------------------------------------------------
+
 
 def test_put_unknown_resource_creates_201(su, g1):
     response = send(su, "PUT", "/schemaGroups/g1/schemas/fresh", b"made by put", TEXT, format=CUSTOM)
@@ -296,6 +332,7 @@ def test_put_resource_epoch_mismatch_is_409(su, g1, how):
 
 # ---- DELETE -------------------------------------------------------------------------------------------------
 
+
 def test_delete_resource_returns_last_state(su, g1):
     post_schema(su, "g1", "s1", description="last")
     new_version(su, "g1", "s1")
@@ -317,16 +354,19 @@ def test_bulk_delete_resources_all_or_nothing(su, g1):
     for sid in ("a", "b", "c"):
         post_schema(su, "g1", sid)
     before = snapshot()
-    response = su.generic("DELETE", "/schemaGroups/g1/schemas", '[{"id": "a"}, {"id": "missing"}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE", "/schemaGroups/g1/schemas", '[{"id": "a"}, {"id": "missing"}]', content_type="application/json"
+    )
     assert_problem(response, 404, "missing")
     assert snapshot() == before
-    response = su.generic("DELETE", "/schemaGroups/g1/schemas", '[{"id": "a"}, {"id": "b", "epoch": 2}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE", "/schemaGroups/g1/schemas", '[{"id": "a"}, {"id": "b", "epoch": 2}]', content_type="application/json"
+    )
     assert_problem(response, 409, "/schemaGroups/g1/schemas/b")
     assert snapshot() == before
-    response = su.generic("DELETE", "/schemaGroups/g1/schemas", '[{"id": "a"}, {"id": "b", "epoch": 1}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE", "/schemaGroups/g1/schemas", '[{"id": "a"}, {"id": "b", "epoch": 1}]', content_type="application/json"
+    )
     assert response.status_code == 200
     assert set(response.json()) == {"a", "b"}
     assert set(su.get("/schemaGroups/g1/schemas").json()) == {"c"}
@@ -336,6 +376,7 @@ def test_bulk_delete_resources_all_or_nothing(su, g1):
 
 
 # ---- definitions: shared attributes in the JSON document ------------------------------------------------------
+
 
 def test_definition_shared_attributes_from_body(su, dg1):
     doc = definition(description="from the body", name="Nice name", tags={"team": "a"})
@@ -362,8 +403,7 @@ def test_definition_id_from_body(su, dg1):
 
 def test_definition_header_and_body_disagree_is_400(su, dg1):
     before = snapshot()
-    response = post_definition(su, "dg1", "d1", doc=definition(description="body"), expect=None,
-                               description="header")
+    response = post_definition(su, "dg1", "d1", doc=definition(description="body"), expect=None, description="header")
     assert_problem(response, 400, "description")
     response = post_definition(su, "dg1", "d1", doc=definition(id="other"), expect=None)
     assert_problem(response, 400, "id")
@@ -380,12 +420,19 @@ def test_definition_header_and_body_agreeing_is_fine(su, dg1):
 def test_definition_put_header_body_disagreement(su, dg1):
     post_definition(su, "dg1", "d1", doc=definition(description="one"))
     before = snapshot()
-    response = send(su, "PUT", "/definitionGroups/dg1/definitions/d1", definition(description="two"),
-                    "application/json", description="three")
+    response = send(
+        su,
+        "PUT",
+        "/definitionGroups/dg1/definitions/d1",
+        definition(description="two"),
+        "application/json",
+        description="three",
+    )
     assert_problem(response, 400, "description")
     assert snapshot() == before
-    response = send(su, "PUT", "/definitionGroups/dg1/definitions/d1", definition(description="two"),
-                    "application/json")
+    response = send(
+        su, "PUT", "/definitionGroups/dg1/definitions/d1", definition(description="two"), "application/json"
+    )
     assert response.status_code == 200
     assert response["Registry-description"] == "two"
 

@@ -1,4 +1,5 @@
 """The registry root: GET /, ?model, ?inline and its size limit (docs/api-contract.md section 3)."""
+
 import json
 
 import pytest
@@ -62,11 +63,13 @@ def test_model(anon):
     assert set(groups) == {"endpoints", "definitionGroups", "schemaGroups"}
     assert groups["endpoints"]["singular"] == "endpoint"
     assert "mutable" not in groups["endpoints"]  # the spec's model marks the endpoint's definitions
-    assert groups["endpoints"]["resources"] == [{"singular": "definition", "plural": "definitions", "versions": 0,
-                                                    "mutable": True}]
+    assert groups["endpoints"]["resources"] == [
+        {"singular": "definition", "plural": "definitions", "versions": 0, "mutable": True}
+    ]
     assert groups["definitionGroups"]["singular"] == "definitionGroup"
     assert groups["definitionGroups"]["resources"] == [
-        {"singular": "definition", "plural": "definitions", "versions": 0}]
+        {"singular": "definition", "plural": "definitions", "versions": 0}
+    ]
     assert groups["schemaGroups"]["singular"] == "schemaGroup"
     assert groups["schemaGroups"]["resources"] == [{"singular": "schema", "plural": "schemas", "versions": -1}]
 
@@ -74,8 +77,9 @@ def test_model(anon):
 def test_inline_holds_model_and_nested_maps(su):
     make_group(su, "g1")
     post_schema(su, "g1", "s1", body=b"plain text v1")
-    post_schema(su, "g1", "js", body=json.dumps(JSON_SCHEMA_V1), content_type="application/json",
-                fmt="JsonSchema/draft-07")
+    post_schema(
+        su, "g1", "js", body=json.dumps(JSON_SCHEMA_V1), content_type="application/json", fmt="JsonSchema/draft-07"
+    )
     make_definition_group(su, "dg1")
     post_definition(su, "dg1", "d1")
     response = su.get("/?inline")
@@ -136,15 +140,26 @@ IMPORT_DOC = {
     "$schema": "https://cloudevents.io/schemas/registry",
     "specversion": "0.5-wip",
     "schemaGroups": {
-        "ig": {"id": "ig", "description": "imported", "schemas": {
-            "s1": {"id": "s1", "format": "Custom/1", "versions": {"1": {"id": "1", "schema": "plain text"}}},
-        }},
+        "ig": {
+            "id": "ig",
+            "description": "imported",
+            "schemas": {
+                "s1": {"id": "s1", "format": "Custom/1", "versions": {"1": {"id": "1", "schema": "plain text"}}},
+            },
+        },
     },
     "definitionGroups": {
-        "idg": {"id": "idg", "format": "CloudEvents/1.0", "definitions": {
-            "d1": {"id": "d1", "format": "CloudEvents/1.0",
-                   "metadata": {"attributes": {"type": {"value": "com.example.imported"}}}},
-        }},
+        "idg": {
+            "id": "idg",
+            "format": "CloudEvents/1.0",
+            "definitions": {
+                "d1": {
+                    "id": "d1",
+                    "format": "CloudEvents/1.0",
+                    "metadata": {"attributes": {"type": {"value": "com.example.imported"}}},
+                },
+            },
+        },
     },
 }
 

@@ -1,4 +1,5 @@
 """Versions: ids, latest, retention, PUT/DELETE of versions, compatibility (docs/api-contract.md sections 2, 5, 10)."""
+
 import json
 
 import pytest
@@ -151,6 +152,7 @@ def test_definitions_keep_only_the_latest(su):
 
 # ---- PUT .../versions/V ------------------------------------------------------------------------------------
 
+
 def test_put_version_updates_that_version(su, s1):
     new_version(su, body=b"v2")
     response = send(su, "PUT", S1 + "/versions/1", b"v1 edited", "text/csv")
@@ -194,6 +196,7 @@ def test_put_version_empty_header_removes_missing_keeps(su):
 
 # ---- DELETE versions -----------------------------------------------------------------------------------------
 
+
 def test_delete_version_returns_last_state(su, s1):
     new_version(su, description="second")
     response = su.delete(S1 + "/versions/2")
@@ -227,8 +230,9 @@ def test_delete_versions_without_body_keeps_latest(su, s1):
 def test_delete_versions_listed(su, s1):
     new_version(su)
     new_version(su)
-    response = su.generic("DELETE", S1 + "/versions", '[{"version": "1"}, {"id": "3", "epoch": 1}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE", S1 + "/versions", '[{"version": "1"}, {"id": "3", "epoch": 1}]', content_type="application/json"
+    )
     assert response.status_code == 200, response.content
     assert set(response.json()) == {"1", "3"}
     assert set(versions(su)) == {"2"}
@@ -239,26 +243,31 @@ def test_delete_versions_all_or_nothing(su, s1):
     new_version(su)
     new_version(su)
     before = snapshot()
-    response = su.generic("DELETE", S1 + "/versions", '[{"version": "1"}, {"version": "8"}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE", S1 + "/versions", '[{"version": "1"}, {"version": "8"}]', content_type="application/json"
+    )
     assert_problem(response, 404, "versions/8")
-    response = su.generic("DELETE", S1 + "/versions", '[{"version": "1"}, {"version": "2", "epoch": 5}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE", S1 + "/versions", '[{"version": "1"}, {"version": "2", "epoch": 5}]', content_type="application/json"
+    )
     assert_problem(response, 409, "versions/2")
-    response = su.generic("DELETE", S1 + "/versions", '[{"version": "1"}, {"version": "2"}, {"version": "3"}]',
-                          content_type="application/json")
+    response = su.generic(
+        "DELETE",
+        S1 + "/versions",
+        '[{"version": "1"}, {"version": "2"}, {"version": "3"}]',
+        content_type="application/json",
+    )
     assert_problem(response, 400)
-    response = su.generic("DELETE", S1 + "/versions", '[{"version": "1", "id": "2"}]',
-                          content_type="application/json")
+    response = su.generic("DELETE", S1 + "/versions", '[{"version": "1", "id": "2"}]', content_type="application/json")
     assert_problem(response, 400)
     assert snapshot() == before
 
 
 # ---- JSON Schema format (needs catalog/validators) --------------------------------------------------------------
 
+
 def post_json_schema(client, sid, doc, fmt="JsonSchema/draft-07", expect=201):
-    return post_schema(client, "g1", sid, body=json.dumps(doc), content_type="application/json", fmt=fmt,
-                       expect=expect)
+    return post_schema(client, "g1", sid, body=json.dumps(doc), content_type="application/json", fmt=fmt, expect=expect)
 
 
 def test_json_schema_versions_compatible(su):
@@ -287,8 +296,12 @@ def test_invalid_json_schema_is_400(su):
 def test_incompatible_json_schema_version_is_409(su):
     make_group(su, "g1")
     post_json_schema(su, "js", JSON_SCHEMA_V1)
-    v2 = {**JSON_SCHEMA_V1, "required": ["id"], "additionalProperties": False,
-          "properties": {"id": {"type": "integer"}}}
+    v2 = {
+        **JSON_SCHEMA_V1,
+        "required": ["id"],
+        "additionalProperties": False,
+        "properties": {"id": {"type": "integer"}},
+    }
     before = snapshot()
     response = new_version(su, "g1", "js", body=json.dumps(v2), content_type="application/json", expect=None)
     assert_problem(response, 409)
@@ -299,8 +312,7 @@ def test_compatibility_none_on_the_schema_relaxes_the_check(su):
     make_group(su, "g1")
     post_json_schema(su, "js", JSON_SCHEMA_V1)
     v2 = {**JSON_SCHEMA_V1, "properties": {"id": {"type": "integer"}}}
-    response = new_version(su, "g1", "js", body=json.dumps(v2), content_type="application/json",
-                           compatibility="none")
+    response = new_version(su, "g1", "js", body=json.dumps(v2), content_type="application/json", compatibility="none")
     assert response["Registry-compatibility"] == "none"
 
 
@@ -316,18 +328,30 @@ def test_versions_of_a_schema_share_one_format(su):
     post_json_schema(su, "js", JSON_SCHEMA_V1)
     avro = {"type": "record", "name": "R", "fields": [{"name": "id", "type": "string"}]}
     before = snapshot()
-    response = new_version(su, "g1", "js", body=json.dumps(avro), content_type="application/json",
-                           format="Avro/1.11.0", expect=None)
+    response = new_version(
+        su, "g1", "js", body=json.dumps(avro), content_type="application/json", format="Avro/1.11.0", expect=None
+    )
     assert_problem(response, 400, "format")
     assert snapshot() == before
 
 
 def test_schema_compatibility_wins_over_the_group(su):
     make_group(su, "g1", compatibility="none")
-    post_schema(su, "g1", "js", body=json.dumps(JSON_SCHEMA_V1), content_type="application/json",
-                fmt="JsonSchema/draft-07", compatibility="backward")
-    v2 = {**JSON_SCHEMA_V1, "required": ["id"], "additionalProperties": False,
-          "properties": {"id": {"type": "integer"}}}
+    post_schema(
+        su,
+        "g1",
+        "js",
+        body=json.dumps(JSON_SCHEMA_V1),
+        content_type="application/json",
+        fmt="JsonSchema/draft-07",
+        compatibility="backward",
+    )
+    v2 = {
+        **JSON_SCHEMA_V1,
+        "required": ["id"],
+        "additionalProperties": False,
+        "properties": {"id": {"type": "integer"}},
+    }
     before = snapshot()
     response = new_version(su, "g1", "js", body=json.dumps(v2), content_type="application/json", expect=None)
     assert_problem(response, 409)

@@ -1,4 +1,5 @@
 """Clients of the older bindings' tests: a writer (a superuser) and an anonymous reader."""
+
 import pytest
 from rest_framework.test import APIClient
 

@@ -1,5 +1,6 @@
 """The Message Catalog API binding (`/messagecatalog/...`, message-catalog-api.md section 4 and the OPTIONS
 features document of the 2022 draft) over the same definition groups and definitions as `/definitionGroups`."""
+
 import json
 from urllib.parse import quote
 
@@ -56,16 +57,27 @@ def test_group_operations(writer, reader):
 def test_filtering_and_paging_as_advertised(writer, reader):
     make_group(writer, "events", description="customer events", name="Events")
     make_group(writer, "devices", fmt="MQTT/5.0")
-    for attr, value in (("id", "ev*"), ("name", "Events"), ("description", "customer*"), ("format", "CloudEvents*"),
-                        ("epoch", "1")):
+    for attr, value in (
+        ("id", "ev*"),
+        ("name", "Events"),
+        ("description", "customer*"),
+        ("format", "CloudEvents*"),
+        ("epoch", "1"),
+    ):
         assert "events" in reader.get(f"{MC}?filter={attr}={value}").json(), attr
     assert reader.get(f"{MC}?filter=format=MQTT*").json() == ["devices"]
     assert reader.get(f"{MC}?filter=format=MQTT*&filter=id=events").json() == []
     post(writer, f"{MC}/events/messagedefinitions/A?description=first&name=Alpha", definition())
     post(writer, f"{MC}/events/messagedefinitions/B?authority=urn:example:catalog", definition("com.example.b"))
     features = reader.options(MC).json()["filterattributes"]
-    expectations = {"id": ("A", ["A"]), "name": ("Alpha", ["A"]), "description": ("first", ["A"]),
-                    "format": ("CloudEvents/1.0", ["A", "B"]), "authority": ("urn:*", ["B"]), "epoch": ("1", ["A", "B"])}
+    expectations = {
+        "id": ("A", ["A"]),
+        "name": ("Alpha", ["A"]),
+        "description": ("first", ["A"]),
+        "format": ("CloudEvents/1.0", ["A", "B"]),
+        "authority": ("urn:*", ["B"]),
+        "epoch": ("1", ["A", "B"]),
+    }
     assert set(features) == set(expectations)
     for attr in features:
         value, ids = expectations[attr]
@@ -130,7 +142,10 @@ def test_lookup_by_version_uri(writer, reader):
         assert found.status_code == 200 and found.content == response.content
         head = reader.head(f"{MC}/messagedefinition?uri={quote(response['uri'])}")
         assert head.content == b"" and dict(head.items()) == dict(found.items())
-    assert_problem(reader.get(f"{MC}/messagedefinition?uri={quote('https://x.example/events/messagedefinitions/A/versions/1')}"), 404)
+    assert_problem(
+        reader.get(f"{MC}/messagedefinition?uri={quote('https://x.example/events/messagedefinitions/A/versions/1')}"),
+        404,
+    )
     assert_problem(reader.get(f"{MC}/messagedefinition?uri="), 400)
     # without ?uri the path is the group that happens to be called "messagedefinition"
     make_group(writer, "messagedefinition")
@@ -153,7 +168,9 @@ def test_problems(writer, reader):
     assert_problem(writer.put(f"{MC}/Events", {"format": "CloudEvents/1.0"}, format="json"), 409)
     post(writer, f"{MC}/events/messagedefinitions/A", definition())
     assert_problem(post(writer, f"{MC}/events/messagedefinitions/A?epoch=3", definition()), 409)
-    body = assert_problem(writer.put(f"{MC}/events", {"format": "HTTP/1.1"}, format="json"), 409)  # a conflict with the stored definitions
+    body = assert_problem(
+        writer.put(f"{MC}/events", {"format": "HTTP/1.1"}, format="json"), 409
+    )  # a conflict with the stored definitions
     assert "format" in body["detail"]
     assert_problem(writer.delete(f"{MC}/events/messagedefinitions/A/versions/1"), 400)  # the only version
     assert reader.get(f"{MC}/events/messagedefinitions/A/versions").json() == [1]
@@ -179,8 +196,14 @@ def test_one_store_with_the_core_binding(writer, reader):
     assert reader.get("/definitionGroups/events/definitions/A")["Content-Type"] == CE_MEDIA
     # written through the core binding, read here
     writer.post("/definitionGroups", {"id": "core", "format": "CloudEvents/1.0"}, format="json")
-    body = json.dumps({"id": "C", "description": "core", "format": "CloudEvents/1.0",
-                       "metadata": {"attributes": {"type": {"value": "com.example.c"}}}})
+    body = json.dumps(
+        {
+            "id": "C",
+            "description": "core",
+            "format": "CloudEvents/1.0",
+            "metadata": {"attributes": {"type": {"value": "com.example.c"}}},
+        }
+    )
     assert post(writer, "/definitionGroups/core/definitions", body.encode()).status_code == 201
     assert reader.get(f"{MC}/core/messagedefinitions").json() == ["C"]
     got = reader.get(f"{MC}/core/messagedefinitions/C")

@@ -1,5 +1,6 @@
 """The Schema Registry API binding (`/schemaregistry/...`, schema-registry-api.md section 3) over the same
 schema groups and schemas as the core binding's `/schemaGroups`."""
+
 import json
 from urllib.parse import quote
 
@@ -14,8 +15,10 @@ SR = "/schemaregistry/schemagroups"
 AVRO_MEDIA = "application/vnd.apache.avro+json"
 # deliberately odd whitespace: the bytes must come back exactly as sent
 AVRO_1 = b'{"type": "record", "name": "Order",\n  "fields": [{"name": "id", "type": "string"}]}'
-AVRO_2 = (b'{"type": "record", "name": "Order",\n  "fields": [{"name": "id", "type": "string"},'
-          b' {"name": "n", "type": "int", "default": 0}]}')
+AVRO_2 = (
+    b'{"type": "record", "name": "Order",\n  "fields": [{"name": "id", "type": "string"},'
+    b' {"name": "n", "type": "int", "default": 0}]}'
+)
 PROTO = b'syntax = "proto3";\npackage ex;\n\nmessage Order {\n  string id = 1;\n}\n'
 
 
@@ -48,7 +51,10 @@ def test_group_operations(writer, reader):
     got = reader.get(f"{SR}/orders")
     assert got["Content-Type"] == "application/json; charset=utf-8"
     assert {k: got.json()[k] for k in ("id", "format", "description")} == {
-        "id": "orders", "format": "Avro/1.11", "description": "all orders"}
+        "id": "orders",
+        "format": "Avro/1.11",
+        "description": "all orders",
+    }
     assert reader.get(f"{SR}?limit=1")["Link"].endswith("rel=next;count=2")
     assert reader.get(f"{SR}?filter=description=all*").json() == ["orders"]
     deleted = writer.delete(f"{SR}/billing")
@@ -119,7 +125,10 @@ def test_head_equals_get_without_body(writer, reader, path):
     assert dict(head.items()) == dict(get.items())
     assert head["Content-Length"] == str(len(AVRO_1))
     uri = get["uri"]
-    get, head = reader.get(f"/schemaregistry/schema?uri={quote(uri)}"), reader.head(f"/schemaregistry/schema?uri={quote(uri)}")
+    get, head = (
+        reader.get(f"/schemaregistry/schema?uri={quote(uri)}"),
+        reader.head(f"/schemaregistry/schema?uri={quote(uri)}"),
+    )
     assert head.status_code == 200 and head.content == b"" and dict(head.items()) == dict(get.items())
 
 
@@ -128,13 +137,17 @@ def test_group_format_rules(writer, reader):
     assert post(writer, f"{SR}/avro/schemas/a", AVRO_1, AVRO_MEDIA)["format"] == "Avro/1.11"  # the group's format
     assert post(writer, f"{SR}/avro/schemas/b?format=avro/1.11", AVRO_1, AVRO_MEDIA).status_code == 201
     assert_problem(post(writer, f"{SR}/avro/schemas/c?format=Protobuf/3", PROTO, "text/plain"), 400)
-    body = assert_problem(writer.put(f"{SR}/avro", {"format": "Protobuf/3"}, format="json"), 409)  # a conflict with the stored schemas
+    body = assert_problem(
+        writer.put(f"{SR}/avro", {"format": "Protobuf/3"}, format="json"), 409
+    )  # a conflict with the stored schemas
     assert "format" in body["detail"]
     make_group(writer, "mixed")
     body = assert_problem(post(writer, f"{SR}/mixed/schemas/x", AVRO_1, AVRO_MEDIA), 400)
     assert "format is required" in body["detail"]
     assert post(writer, f"{SR}/mixed/schemas/x", AVRO_1, AVRO_MEDIA, HTTP_FORMAT="Avro/1.11").status_code == 201
-    assert_problem(post(writer, f"{SR}/mixed/schemas/x?format=Avro/1.11", AVRO_2, AVRO_MEDIA, HTTP_FORMAT="Avro/1.9"), 400)
+    assert_problem(
+        post(writer, f"{SR}/mixed/schemas/x?format=Avro/1.11", AVRO_2, AVRO_MEDIA, HTTP_FORMAT="Avro/1.9"), 400
+    )
     assert reader.get(f"{SR}/mixed/schemas/x")["format"] == "Avro/1.11"
 
 
@@ -154,7 +167,12 @@ def test_authority_and_version_uris(writer, reader):
         assert found.status_code == 200 and found.content == body and found["Content-Type"] == AVRO_MEDIA
         assert found["uri"] == response["uri"]
     # the path matches, the authority does not: another registry's schema
-    assert_problem(reader.get(f"/schemaregistry/schema?uri={quote('https://elsewhere.example/schemagroups/g/schemas/plain/versions/1')}"), 404)
+    assert_problem(
+        reader.get(
+            f"/schemaregistry/schema?uri={quote('https://elsewhere.example/schemagroups/g/schemas/plain/versions/1')}"
+        ),
+        404,
+    )
     assert_problem(reader.get("/schemaregistry/schema?uri=urn:nothing"), 404)
     assert_problem(reader.get("/schemaregistry/schema"), 400)
     assert_problem(post(writer, f"{SR}/g/schemas/bad?authority=not%20a%20uri", AVRO_1, AVRO_MEDIA), 400)
@@ -216,7 +234,9 @@ def test_written_here_read_through_the_core_binding(writer, reader):
 
 def test_written_through_the_core_binding_read_here(writer, reader):
     writer.post("/schemaGroups", {"id": "core", "description": "from core"}, format="json")
-    post(writer, "/schemaGroups/core/schemas", AVRO_1, AVRO_MEDIA, HTTP_REGISTRY_ID="S", HTTP_REGISTRY_FORMAT="Avro/1.11")
+    post(
+        writer, "/schemaGroups/core/schemas", AVRO_1, AVRO_MEDIA, HTTP_REGISTRY_ID="S", HTTP_REGISTRY_FORMAT="Avro/1.11"
+    )
     post(writer, "/schemaGroups/core/schemas/S", AVRO_2, "application/json")
     assert reader.get(SR).json() == ["core"]
     assert reader.get(f"{SR}/core").json()["description"] == "from core"

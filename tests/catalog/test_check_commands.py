@@ -4,6 +4,7 @@
 service functions of the views) and against another server (`--registry URL`, a real gunicorn, the commands run
 as a subprocess over an empty throwaway database). Exit 0 when all pass, 1 otherwise, 2 on usage errors.
 """
+
 from __future__ import annotations
 
 import io
@@ -29,16 +30,27 @@ JS_FORMAT = "JsonSchema/draft-07"
 
 
 def customer_created(**changes) -> dict:
-    event = {"specversion": "1.0", "type": "Contoso.CRM.Events.CustomerCreated", "id": "c-1",
-             "source": "/crm/customers", "time": "2024-05-01T10:00:00Z",
-             "data": {"customerId": "42", "name": "Ada"}}
+    event = {
+        "specversion": "1.0",
+        "type": "Contoso.CRM.Events.CustomerCreated",
+        "id": "c-1",
+        "source": "/crm/customers",
+        "time": "2024-05-01T10:00:00Z",
+        "data": {"customerId": "42", "name": "Ada"},
+    }
     event.update(changes)
     return {k: v for k, v in event.items() if v is not None}
 
 
 def js(properties: dict, required=()) -> bytes:
-    return json.dumps({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-                       "properties": properties, "required": list(required)}).encode()
+    return json.dumps(
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": properties,
+            "required": list(required),
+        }
+    ).encode()
 
 
 JS_V1 = js({"id": {"type": "string"}, "amount": {"type": "number"}}, ["id"])
@@ -47,10 +59,23 @@ JS_BAD = js({"id": {"type": "integer"}, "amount": {"type": "number"}}, ["id", "a
 
 
 def motion() -> dict:
-    return {"specversion": "1.0", "type": "Fabrikam.Watchkam.MotionDetected", "id": "m-1",
-            "source": "contoso/cam-7", "time": "2024-05-01T10:00:00Z", "subject": "motion-1",
-            "data": {"tenantid": "contoso", "deviceid": "cam-7", "motionid": "m1", "location": "door",
-                     "time": 1714557600, "imageUrl": "https://example.com/1.jpg", "motionType": "person"}}
+    return {
+        "specversion": "1.0",
+        "type": "Fabrikam.Watchkam.MotionDetected",
+        "id": "m-1",
+        "source": "contoso/cam-7",
+        "time": "2024-05-01T10:00:00Z",
+        "subject": "motion-1",
+        "data": {
+            "tenantid": "contoso",
+            "deviceid": "cam-7",
+            "motionid": "m1",
+            "location": "door",
+            "time": 1714557600,
+            "imageUrl": "https://example.com/1.jpg",
+            "motionType": "person",
+        },
+    }
 
 
 def jsonl(path: Path, *messages) -> Path:
@@ -80,10 +105,15 @@ def demo(db):
 
 # --- validate_messages, local ---------------------------------------------------------------------------------
 
+
 def test_validate_messages_all_valid(demo, tmp_path):
     before = snapshot()
-    lines = jsonl(tmp_path / "events.jsonl", customer_created(), customer_created(id="c-2"),
-                  {"definition": CUSTOMER_CREATED, "message": customer_created(id="c-3")})
+    lines = jsonl(
+        tmp_path / "events.jsonl",
+        customer_created(),
+        customer_created(id="c-2"),
+        {"definition": CUSTOMER_CREATED, "message": customer_created(id="c-3")},
+    )
     single = tmp_path / "one.json"
     single.write_text(json.dumps(customer_created(), indent=2))
     assert run("validate_messages", str(lines), str(single)) == (0, "4 messages, 0 invalid\n")
@@ -95,8 +125,12 @@ def test_validate_messages_all_valid(demo, tmp_path):
 
 
 def test_validate_messages_reports_each_problem(demo, tmp_path):
-    path = jsonl(tmp_path / "events.jsonl", customer_created(), customer_created(source=None),
-                 customer_created(type="com.example.unknown"))
+    path = jsonl(
+        tmp_path / "events.jsonl",
+        customer_created(),
+        customer_created(source=None),
+        customer_created(type="com.example.unknown"),
+    )
     with path.open("a") as stream:
         stream.write("\n{not json\n")
     code, out = run("validate_messages", str(path))
@@ -107,8 +141,9 @@ def test_validate_messages_reports_each_problem(demo, tmp_path):
     assert lines[2].startswith(f"{path}:5: message: not JSON")
     assert lines[-1] == "4 messages, 3 invalid"
     # the group limits where the type is looked for
-    code, out = run("validate_messages", str(jsonl(tmp_path / "a.jsonl", customer_created())),
-                    "--group", "Fabrikam.Watchkam")
+    code, out = run(
+        "validate_messages", str(jsonl(tmp_path / "a.jsonl", customer_created())), "--group", "Fabrikam.Watchkam"
+    )
     assert code == 1 and out.splitlines()[-1] == "1 messages, 1 invalid"
 
 
@@ -116,12 +151,24 @@ def test_validate_messages_data_errors_name_their_path(db, su, tmp_path):
     from tests.helpers import make_definition_group, post_definition
 
     make_definition_group(su, "orders")
-    post_definition(su, "orders", "created", {
-        "format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "com.example.order.created"}}},
-        "schemaformat": JS_FORMAT, "schema": {"type": "object", "properties": {"orderId": {"type": "string"}},
-                                              "required": ["orderId"]}})
-    event = {"specversion": "1.0", "type": "com.example.order.created", "id": "1", "source": "/x",
-             "data": {"orderId": 5}}
+    post_definition(
+        su,
+        "orders",
+        "created",
+        {
+            "format": "CloudEvents/1.0",
+            "metadata": {"attributes": {"type": {"value": "com.example.order.created"}}},
+            "schemaformat": JS_FORMAT,
+            "schema": {"type": "object", "properties": {"orderId": {"type": "string"}}, "required": ["orderId"]},
+        },
+    )
+    event = {
+        "specversion": "1.0",
+        "type": "com.example.order.created",
+        "id": "1",
+        "source": "/x",
+        "data": {"orderId": 5},
+    }
     path = jsonl(tmp_path / "m.jsonl", event)
     code, out = run("validate_messages", str(path), "--definition", "orders/created")
     assert code == 1
@@ -137,6 +184,7 @@ def test_validate_messages_usage_errors(demo, tmp_path):
 
 # --- check_schema, local --------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def schema(su):
     make_group(su)
@@ -147,8 +195,10 @@ def test_check_schema_compatible(schema, tmp_path):
     before = snapshot()
     candidate = tmp_path / "order.json"
     candidate.write_bytes(JS_OK)
-    assert run("check_schema", "g1/s1", str(candidate)) == \
-        (0, "compatible (level backward_transitive, against versions 1)\n")
+    assert run("check_schema", "g1/s1", str(candidate)) == (
+        0,
+        "compatible (level backward_transitive, against versions 1)\n",
+    )
     assert snapshot() == before
 
 
@@ -178,12 +228,17 @@ def test_check_schema_errors(schema, tmp_path):
 
 # --- both, remote -------------------------------------------------------------------------------------------
 
+
 def manage(tmp_path: Path, *args) -> subprocess.CompletedProcess:
-    env = {**os.environ, "SQLITE_PATH": str(tmp_path / "absent" / "never.sqlite3"),
-           "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env = {
+        **os.environ,
+        "SQLITE_PATH": str(tmp_path / "absent" / "never.sqlite3"),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
     env.pop("DATABASE_URL", None)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.slow
@@ -193,28 +248,46 @@ def test_commands_against_a_remote_registry(tmp_path):
 
     server_dir = tmp_path / "server"
     server_dir.mkdir()
-    process, base, token = start_gunicorn(server_dir, REGISTRY_PUBLIC_READ="false",
-                                           REGISTRY_PAGE_SIZE="1")  # the group listing comes in pages
+    process, base, token = start_gunicorn(
+        server_dir, REGISTRY_PUBLIC_READ="false", REGISTRY_PAGE_SIZE="1"
+    )  # the group listing comes in pages
     try:
         auth = {"Authorization": f"Token {token}"}
         with httpx.Client(base_url=base, headers=auth, timeout=30) as client:
             for name in ("contoso-crm.cereg", "watchkam-jsons07.cereg"):
-                response = client.post("/", content=(DEMO / name).read_bytes(),
-                                       headers={"Content-Type": "application/json"})
+                response = client.post(
+                    "/", content=(DEMO / name).read_bytes(), headers={"Content-Type": "application/json"}
+                )
                 assert response.status_code == 200, response.text
             assert client.post("/schemaGroups", json={"id": "g1"}).status_code == 201
-            response = client.post("/schemaGroups/g1/schemas", content=JS_V1, headers={
-                "Content-Type": "application/json", "Registry-id": "s1", "Registry-format": JS_FORMAT})
+            response = client.post(
+                "/schemaGroups/g1/schemas",
+                content=JS_V1,
+                headers={"Content-Type": "application/json", "Registry-id": "s1", "Registry-format": JS_FORMAT},
+            )
             assert response.status_code == 201, response.text
         (tmp_path / "absent").mkdir()
         # without --group: the type is looked for in each definition group (listed page by page)
         good = jsonl(tmp_path / "good.jsonl", customer_created(), motion(), customer_created(id="c-2"))
-        bad = jsonl(tmp_path / "bad.jsonl", customer_created(), customer_created(source=None),
-                    {"definition": CUSTOMER_CREATED, "message": customer_created(time="yesterday")})
+        bad = jsonl(
+            tmp_path / "bad.jsonl",
+            customer_created(),
+            customer_created(source=None),
+            {"definition": CUSTOMER_CREATED, "message": customer_created(time="yesterday")},
+        )
         result = manage(tmp_path, "validate_messages", str(good), "--registry", base, "--token", token)
         assert (result.returncode, result.stdout) == (0, "3 messages, 0 invalid\n"), result.stderr
-        result = manage(tmp_path, "validate_messages", str(bad), "--registry", base, "--token", token,
-                        "--group", "Contoso.CRM.Events")
+        result = manage(
+            tmp_path,
+            "validate_messages",
+            str(bad),
+            "--registry",
+            base,
+            "--token",
+            token,
+            "--group",
+            "Contoso.CRM.Events",
+        )
         assert result.returncode == 1, result.stderr
         lines = result.stdout.splitlines()
         assert lines[0] == f"{bad}:2: metadata.source: required but missing"
@@ -228,8 +301,10 @@ def test_commands_against_a_remote_registry(tmp_path):
         ok.write_bytes(JS_OK)
         incompatible.write_bytes(JS_BAD)
         result = manage(tmp_path, "check_schema", "g1/s1", str(ok), "--registry", base, "--token", token)
-        assert (result.returncode, result.stdout) == \
-            (0, "compatible (level backward_transitive, against versions 1)\n"), result.stderr
+        assert (result.returncode, result.stdout) == (
+            0,
+            "compatible (level backward_transitive, against versions 1)\n",
+        ), result.stderr
         result = manage(tmp_path, "check_schema", "g1/s1", str(incompatible), "--registry", base, "--token", token)
         assert result.returncode == 1, result.stderr
         assert result.stdout.splitlines()[-1] == "incompatible (level backward_transitive, against versions 1)"

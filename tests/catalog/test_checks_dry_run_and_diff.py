@@ -1,6 +1,7 @@
 """docs/api-contract.md section 12: the compatibility dry run (`POST .../schemas/S/compatibility`) agrees with a real POST
 of the same version, writes nothing and emits nothing; the diff of two versions lists the semantic changes
 (JSON Schema, Avro, Protobuf) marked per direction, a line diff for other formats; 404s and 400s are problems."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,14 @@ JS_FORMAT, AVRO_FORMAT, PROTO_FORMAT = "JsonSchema/draft-07", "Avro/1.11.0", "Pr
 
 
 def js(properties: dict, required=()) -> bytes:
-    return json.dumps({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-                       "properties": properties, "required": list(required)}).encode()
+    return json.dumps(
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": properties,
+            "required": list(required),
+        }
+    ).encode()
 
 
 def avro(*fields) -> bytes:
@@ -33,8 +40,11 @@ JS_V1 = js({"id": {"type": "string"}, "amount": {"type": "number"}}, ["id"])
 JS_OK = js({"id": {"type": "string"}, "amount": {"type": "number"}, "note": {"type": "string"}}, ["id"])
 JS_BAD = js({"id": {"type": "integer"}, "amount": {"type": "number"}}, ["id", "amount"])
 AVRO_V1 = avro({"name": "id", "type": "string"}, {"name": "amount", "type": "int"})
-AVRO_OK = avro({"name": "id", "type": "string"}, {"name": "amount", "type": "long"},
-               {"name": "note", "type": "string", "default": ""})
+AVRO_OK = avro(
+    {"name": "id", "type": "string"},
+    {"name": "amount", "type": "long"},
+    {"name": "note", "type": "string", "default": ""},
+)
 AVRO_BAD = avro({"name": "id", "type": "string"}, {"name": "amount", "type": "int"}, {"name": "note", "type": "string"})
 PROTO_V1 = proto("  string id = 1;\n  int32 amount = 2;")
 PROTO_OK = proto("  string id = 1;\n  int32 amount = 2;\n  string note = 3;")
@@ -58,6 +68,7 @@ def schema(su):
 
     def create(fmt, content_type, first):
         post_schema(su, body=first, content_type=content_type, fmt=fmt)
+
     return create
 
 
@@ -68,8 +79,12 @@ def test_dry_run_agrees_with_the_post_when_compatible(su, schema, case):
     before = snapshot()
     response = dry_run(su, ok, content_type)
     assert response.status_code == 200, response.content
-    assert response.json() == {"compatible": True, "level": "backward_transitive", "against": ["1"],
-                               "incompatibilities": []}
+    assert response.json() == {
+        "compatible": True,
+        "level": "backward_transitive",
+        "against": ["1"],
+        "incompatibilities": [],
+    }
     assert snapshot() == before
     assert send(su, "POST", URL, ok, content_type).status_code == 201
 
@@ -135,8 +150,9 @@ def test_dry_run_unknown_group_or_schema_is_404(su, schema):
     assert snapshot() == before
 
 
-@pytest.mark.parametrize("name,fmt", [("apicurio-avro-compatibility.json", AVRO_FORMAT),
-                                      ("apicurio-json-compatibility.json", JS_FORMAT)])
+@pytest.mark.parametrize(
+    "name,fmt", [("apicurio-avro-compatibility.json", AVRO_FORMAT), ("apicurio-json-compatibility.json", JS_FORMAT)]
+)
 def test_dry_run_agrees_with_the_post_on_corpus_pairs(su, name, fmt):
     make_group(su)
     cases = [t for t in json.loads((CORPUS / name).read_text())["tests"] if t.get("enabled", True)]
@@ -144,8 +160,15 @@ def test_dry_run_agrees_with_the_post_on_corpus_pairs(su, name, fmt):
     compared = 0
     for index, case in enumerate(cases):
         sid = f"s{index}"
-        first = post_schema(su, sid=sid, body=json.dumps(case["original"]), content_type=JSON, fmt=fmt,
-                            compatibility="backward", expect=None)
+        first = post_schema(
+            su,
+            sid=sid,
+            body=json.dumps(case["original"]),
+            content_type=JSON,
+            fmt=fmt,
+            compatibility="backward",
+            expect=None,
+        )
         if first.status_code != 201:  # a few originals are not valid under the group's draft: not a pair here
             continue
         before = snapshot()
@@ -172,12 +195,23 @@ def _by_path(changes):
 
 def test_json_schema_diff(su, schema):
     schema(JS_FORMAT, JSON, JS_V1)
-    send(su, "POST", URL, js({"id": {"type": "integer"}, "note": {"type": "string"}}, ["id", "note"]), JSON,
-         compatibility="none")
+    send(
+        su,
+        "POST",
+        URL,
+        js({"id": {"type": "integer"}, "note": {"type": "string"}}, ["id", "note"]),
+        JSON,
+        compatibility="none",
+    )
     changes = _by_path(_diff(su))
     assert changes[("properties.id", "type-changed")] | {} == {
-        "path": "properties.id", "change": "type-changed", "old": "string", "new": "integer",
-        "backward": False, "forward": False}
+        "path": "properties.id",
+        "change": "type-changed",
+        "old": "string",
+        "new": "integer",
+        "backward": False,
+        "forward": False,
+    }
     removed = changes[("properties.amount", "field-removed")]
     assert removed["old"] == {"type": "number"} and removed["new"] is None
     added = changes[("properties.note", "field-added")]
@@ -188,8 +222,14 @@ def test_json_schema_diff(su, schema):
 
 def test_avro_diff(su, schema):
     schema(AVRO_FORMAT, JSON, AVRO_V1)
-    send(su, "POST", URL, avro({"name": "id", "type": "long"}, {"name": "note", "type": "string", "default": ""}),
-         JSON, compatibility="none")
+    send(
+        su,
+        "POST",
+        URL,
+        avro({"name": "id", "type": "long"}, {"name": "note", "type": "string", "default": ""}),
+        JSON,
+        compatibility="none",
+    )
     changes = _by_path(_diff(su))
     assert changes[("Order.fields.id", "type-changed")]["old"] == "string"
     assert changes[("Order.fields.id", "type-changed")]["backward"] is False
@@ -211,7 +251,13 @@ def test_avro_enum_and_default_changes():
     assert changes[("Order.fields.c", "enum-symbol-removed")]["backward"] is False
     assert changes[("Order.fields.c", "enum-symbol-added")]["new"] == "BLUE"
     assert changes[("Order.fields.n", "default-changed")] == {
-        "path": "Order.fields.n", "change": "default-changed", "old": 1, "new": 2, "backward": True, "forward": True}
+        "path": "Order.fields.n",
+        "change": "default-changed",
+        "old": 1,
+        "new": 2,
+        "backward": True,
+        "forward": True,
+    }
 
 
 def test_protobuf_diff(su, schema):
@@ -226,8 +272,10 @@ def test_protobuf_diff(su, schema):
 
 def test_line_diff_for_xsd(su):
     make_group(su)
-    xsd = ('<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">\n  <xs:element name="{}" type="xs:string"/>\n'
-           '</xs:schema>\n')
+    xsd = (
+        '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">\n  <xs:element name="{}" type="xs:string"/>\n'
+        "</xs:schema>\n"
+    )
     post_schema(su, body=xsd.format("a"), content_type="application/xml", fmt="XSD/1.1")
     send(su, "POST", URL, xsd.format("b"), "application/xml")
     diff = _diff(su)

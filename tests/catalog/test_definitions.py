@@ -4,6 +4,7 @@ Plain pytest, no database. Valid and invalid examples per message format, quoted
 (/work/shared/spec/xregistry-cloudevents-registry.txt, "Message Formats"), every definition of the seed corpus,
 the defects of the invalid corpus, and a cross-check against the 0.5-wip JSON Schemas where they agree with the text.
 """
+
 import json
 from pathlib import Path
 
@@ -24,76 +25,164 @@ from catalog.validators.message_formats import (
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 CORPUS = SHARED / "corpus"
 SCHEMAS = SHARED / "spec" / "0.5-wip"
-CE, HTTP, AMQP, MQTT5, MQTT3, KAFKA, NATS = ("CloudEvents/1.0", "HTTP/1.1", "AMQP/1.0", "MQTT/5.0", "MQTT/3.1.1",
-                                             "Kafka/0.11", "NATS/1.0.0")
+CE, HTTP, AMQP, MQTT5, MQTT3, KAFKA, NATS = (
+    "CloudEvents/1.0",
+    "HTTP/1.1",
+    "AMQP/1.0",
+    "MQTT/5.0",
+    "MQTT/3.1.1",
+    "Kafka/0.11",
+    "NATS/1.0.0",
+)
 
 # --- examples quoted from the spec text -------------------------------------------------------------------------
 
 # "CloudEvents/1.0": "The following example declares a CloudEvent with a JSON payload."
-SPEC_CE = {"attributes": {"type": {"value": "com.example.myevent"},
-                          "source": {"value": "https://{tenant}/{module}/myevent", "type": "uritemplate"},
-                          "subject": {"type": "urireference"}, "time": {"required": True}}}
+SPEC_CE = {
+    "attributes": {
+        "type": {"value": "com.example.myevent"},
+        "source": {"value": "https://{tenant}/{module}/myevent", "type": "uritemplate"},
+        "subject": {"type": "urireference"},
+        "time": {"required": True},
+    }
+}
 # "HTTP": "The following example defines a message that is sent over HTTP/1.1"
-SPEC_HTTP = {"headers": [{"name": "Content-Type", "value": "application/json"}], "query": {"foo": "bar"},
-             "path": "/foo/{bar}", "method": "POST"}
+SPEC_HTTP = {
+    "headers": [{"name": "Content-Type", "value": "application/json"}],
+    "query": {"foo": "bar"},
+    "path": "/foo/{bar}",
+    "method": "POST",
+}
 # "AMQP/1.0": "Example for an AMQP 1.0 message type that declares a fixed subject ... a custom property, and a
 # content-type of application/json" (the text misses a comma after "MyMessageType")
-SPEC_AMQP = {"properties": {"message-id": {"required": True}, "to": {"value": "https://{host}/{queue}"},
-                            "subject": {"value": "MyMessageType", "required": True},
-                            "content-type": {"value": "application/json"}, "content-encoding": {"value": "utf-8"}},
-             "application-properties": {"my-application-property": {"value": "my-application-property-value"}}}
+SPEC_AMQP = {
+    "properties": {
+        "message-id": {"required": True},
+        "to": {"value": "https://{host}/{queue}"},
+        "subject": {"value": "MyMessageType", "required": True},
+        "content-type": {"value": "application/json"},
+        "content-encoding": {"value": "utf-8"},
+    },
+    "application-properties": {"my-application-property": {"value": "my-application-property-value"}},
+}
 # "MQTT": "a message with the "MQTT/5.0" format, asking for QoS 1 delivery, with a topic name of "mytopic", and a
 # user property"
-SPEC_MQTT = {"qos": {"value": 1}, "retain": {"value": False}, "topic-name": {"value": "mytopic"},
-             "user-properties": [{"my-application-property": {"value": "my-application-property-value"}}]}
+SPEC_MQTT = {
+    "qos": {"value": 1},
+    "retain": {"value": False},
+    "topic-name": {"value": "mytopic"},
+    "user-properties": [{"my-application-property": {"value": "my-application-property-value"}}],
+}
 # "Kafka": Example
 SPEC_KAFKA = {"topic": {"value": "mytopic"}, "key": {"value": "thisdevice"}}
 
 VALID = [
     (CE, SPEC_CE),
     # "For clarity of the definition, you MAY always declare all implied attribute properties explicitly"
-    (CE, {"attributes": {"specversion": {"type": "string", "value": "1.0", "required": True},
-                         "type": {"type": "string", "required": True}, "id": {"required": True},
-                         "source": {"type": "uritemplate", "required": True},
-                         "time": {"type": "timestamp", "value": "01-01-0000T00:00:00Z"},
-                         "dataschema": {"value": "https://example.com/schemas/{name}.json"},
-                         "datacontenttype": {"value": "application/json"}}}),
+    (
+        CE,
+        {
+            "attributes": {
+                "specversion": {"type": "string", "value": "1.0", "required": True},
+                "type": {"type": "string", "required": True},
+                "id": {"required": True},
+                "source": {"type": "uritemplate", "required": True},
+                "time": {"type": "timestamp", "value": "01-01-0000T00:00:00Z"},
+                "dataschema": {"value": "https://example.com/schemas/{name}.json"},
+                "datacontenttype": {"value": "application/json"},
+            }
+        },
+    ),
     # "the subject type string MAY be constrained to a urireference or integer"; extension attributes allowed
-    (CE, {"attributes": {"subject": {"type": "integer", "value": 42}, "partitionkey": {"value": "{deviceid}"},
-                         "ttl": {"type": "duration", "value": "PT5M"}, "priority": {"type": "number", "value": 1.5},
-                         "urgent": {"type": "boolean", "value": True}, "blob": {"type": "binary"},
-                         "anything": {"type": "var", "value": None}, "home": {"type": "uri", "value": "https://x/"},
-                         "sym": {"type": "symbol", "value": "text/plain"},
-                         "at": {"type": "timestamp", "value": "2024-02-29T12:00:00.5+01:00"},
-                         "id": {"description": "unique per event", "specurl": "https://cloudevents.io/"}}}),
+    (
+        CE,
+        {
+            "attributes": {
+                "subject": {"type": "integer", "value": 42},
+                "partitionkey": {"value": "{deviceid}"},
+                "ttl": {"type": "duration", "value": "PT5M"},
+                "priority": {"type": "number", "value": 1.5},
+                "urgent": {"type": "boolean", "value": True},
+                "blob": {"type": "binary"},
+                "anything": {"type": "var", "value": None},
+                "home": {"type": "uri", "value": "https://x/"},
+                "sym": {"type": "symbol", "value": "text/plain"},
+                "at": {"type": "timestamp", "value": "2024-02-29T12:00:00.5+01:00"},
+                "id": {"description": "unique per event", "specurl": "https://cloudevents.io/"},
+            }
+        },
+    ),
     (HTTP, SPEC_HTTP),
     # "The status and method properties are mutually exclusive": a response
-    (HTTP, {"status": "201", "headers": [{"name": "Location", "value": "/orders/{id}"},
-                                         {"name": "Authorization", "value": "Bearer {token}", "required": True}]}),
+    (
+        HTTP,
+        {
+            "status": "201",
+            "headers": [
+                {"name": "Location", "value": "/orders/{id}"},
+                {"name": "Authorization", "value": "Bearer {token}", "required": True},
+            ],
+        },
+    ),
     # the 0.5-wip shape (declarations) is accepted too
     (HTTP, {"headers": [{"name": "X-Tab", "value": "a\tb"}]}),  # RFC 9110: a field value may hold a tab
     (HTTP, {"method": {"value": "PUT"}, "path": {"value": "/a/{b}"}, "query": {"page": {"value": "{n}"}}}),
     (AMQP, SPEC_AMQP),
-    (AMQP, {"header": {"durable": {"value": True}, "priority": {"value": 4}, "ttl": {"value": 60000},
-                       "first-acquirer": {"value": False}, "delivery-count": {"value": 0}},
-            "properties": {"group-sequence": {"value": 1}, "absolute-expiry-time": {"value": "2030-01-01T00:00:00Z"},
-                           "user-id": {"value": "YWxpY2U="}},
+    (
+        AMQP,
+        {
+            "header": {
+                "durable": {"value": True},
+                "priority": {"value": 4},
+                "ttl": {"value": 60000},
+                "first-acquirer": {"value": False},
+                "delivery-count": {"value": 0},
+            },
+            "properties": {
+                "group-sequence": {"value": 1},
+                "absolute-expiry-time": {"value": "2030-01-01T00:00:00Z"},
+                "user-id": {"value": "YWxpY2U="},
+            },
             "message-annotations": {"x-opt-partition-key": {"value": "{key}"}},
-            "delivery-annotations": {"x-opt-lock-token": {"type": "var"}}, "footer": {"hmac": {"type": "binary"}}}),
+            "delivery-annotations": {"x-opt-lock-token": {"type": "var"}},
+            "footer": {"hmac": {"type": "binary"}},
+        },
+    ),
     (MQTT5, SPEC_MQTT),
-    (MQTT5, {"payload-format": {"value": 1}, "message-expiry-interval": {"value": 3600},
-             "response-topic": {"value": "replies/{client}"}, "correlation-data": {"type": "binary"},
-             "content-type": {"value": "application/json"}, "topic-name": {"type": "uritemplate"}}),
+    (
+        MQTT5,
+        {
+            "payload-format": {"value": 1},
+            "message-expiry-interval": {"value": 3600},
+            "response-topic": {"value": "replies/{client}"},
+            "correlation-data": {"type": "binary"},
+            "content-type": {"value": "application/json"},
+            "topic-name": {"type": "uritemplate"},
+        },
+    ),
     # mqtt-sparkplugB seed: MQTT 3.1.1 has qos, retain and topic-name
     (MQTT3, {"qos": {"value": 0}, "retain": {"value": True}, "topic-name": {"value": "spBv1.0/{group_id}/NBIRTH/{n}"}}),
     (MQTT3, {}),
     (KAFKA, SPEC_KAFKA),
     # windgenerator seed: "headers" (the text's name)
-    (KAFKA, {"headers": {"action": {"value": "powerOutput"}}, "key": {"value": "{generatorId}"},
-             "partition": {"value": 0}, "timestamp": {"value": 0}}),
+    (
+        KAFKA,
+        {
+            "headers": {"action": {"value": "powerOutput"}},
+            "key": {"value": "{generatorId}"},
+            "partition": {"value": 0},
+            "timestamp": {"value": 0},
+        },
+    ),
     # Message Catalog API "CNCF NATS": "subject: String, replyto: String"
-    (NATS, {"subject": {"value": "orders.{region}.created"}, "reply-to": {"value": "_INBOX.{id}"},
-            "headers": {"Nats-Msg-Id": {"value": "{id}"}}}),
+    (
+        NATS,
+        {
+            "subject": {"value": "orders.{region}.created"},
+            "reply-to": {"value": "_INBOX.{id}"},
+            "headers": {"Nats-Msg-Id": {"value": "{id}"}},
+        },
+    ),
     ("Custom/2", {"anything": [1, {"goes": None}]}),  # unknown format: an object, no more
 ]
 
@@ -103,25 +192,45 @@ INVALID = [
     (CE, {"attributes": {"type": {"required": False}}}, "metadata.attributes.type.required must not be false"),
     (CE, {"attributes": {"id": {"required": False}}}, "metadata.attributes.id.required must not be false"),
     (CE, {"attributes": {"source": {"required": False}}}, "metadata.attributes.source.required must not be false"),
-    (CE, {"attributes": {"specversion": {"value": "1.0", "required": False}}}, "metadata.attributes.specversion.required must not be false"),
+    (
+        CE,
+        {"attributes": {"specversion": {"value": "1.0", "required": False}}},
+        "metadata.attributes.specversion.required must not be false",
+    ),
     # "If present, it MUST be declared with a string type and set to the value "1.0""
-    (CE, {"attributes": {"specversion": {"value": "0.3"}}}, "metadata.attributes.specversion.value must be \"1.0\""),
+    (CE, {"attributes": {"specversion": {"value": "0.3"}}}, 'metadata.attributes.specversion.value must be "1.0"'),
     (CE, {"attributes": {"specversion": {"type": "integer", "value": 1}}}, "metadata.attributes.specversion.type"),
     # "Attribute names are restricted to lower-case alphanumerical characters without separators."
     (CE, {"attributes": {"Type": {}}}, "metadata.attributes.Type: CloudEvents attribute names"),
     (CE, {"attributes": {"my-ext": {}}}, "metadata.attributes.my-ext: CloudEvents attribute names"),
     (CE, {"attributes": {"": {}}}, "metadata.attributes.: CloudEvents attribute names"),
     # source defaults to uritemplate: "RFC6570 Level 1 URI Template"
-    (CE, {"attributes": {"source": {"value": "{a"}}}, "metadata.attributes.source.value: '{a' is not an RFC 6570 level 1"),
-    (CE, {"attributes": {"source": {"type": "uritemplate", "value": "/x/{+path}"}}}, "metadata.attributes.source.value: '/x/{+path}' is not"),
+    (
+        CE,
+        {"attributes": {"source": {"value": "{a"}}},
+        "metadata.attributes.source.value: '{a' is not an RFC 6570 level 1",
+    ),
+    (
+        CE,
+        {"attributes": {"source": {"type": "uritemplate", "value": "/x/{+path}"}}},
+        "metadata.attributes.source.value: '/x/{+path}' is not",
+    ),
     (CE, {"attributes": {"dataschema": {"value": "https://x/{a,b}"}}}, "metadata.attributes.dataschema.value"),
     # "The values of all string ... attributes MAY contain placeholders using the RFC6570 Level 1 syntax"
     (CE, {"attributes": {"subject": {"value": "/{a*}"}}}, "metadata.attributes.subject.value"),
     (CE, {"attributes": {"time": {"type": "moment"}}}, "metadata.attributes.time.type 'moment' is not a type"),
-    (CE, {"attributes": {"time": {"value": "yesterday"}}}, "metadata.attributes.time.value: 'yesterday' is not an RFC 3339"),
+    (
+        CE,
+        {"attributes": {"time": {"value": "yesterday"}}},
+        "metadata.attributes.time.value: 'yesterday' is not an RFC 3339",
+    ),
     (CE, {"attributes": {"x": {"required": "yes"}}}, "metadata.attributes.x.required must be a boolean"),
     (CE, {"attributes": {"x": {"description": ""}}}, "metadata.attributes.x.description must be a non-empty string"),
-    (CE, {"attributes": {"x": {"valu": "typo"}}}, "metadata.attributes.x.valu is not a member of a property declaration"),
+    (
+        CE,
+        {"attributes": {"x": {"valu": "typo"}}},
+        "metadata.attributes.x.valu is not a member of a property declaration",
+    ),
     (CE, {"attributes": {"x": {"type": "integer", "value": 2**31}}}, "metadata.attributes.x.value must be between"),
     (CE, {"attributes": {"x": {"type": "duration", "value": "PT1.5S"}}}, "metadata.attributes.x.value"),
     (CE, {"attributes": {"x": {"type": "uri", "value": "/relative"}}}, "metadata.attributes.x.value"),
@@ -148,7 +257,11 @@ INVALID = [
     (AMQP, {"properties": {"group-sequence": {"value": "one"}}}, "metadata.properties.group-sequence.value must be an"),
     (AMQP, {"properties": {"message-id": {"type": "integer"}}}, "metadata.properties.message-id.type must be string"),
     (AMQP, {"properties": {"to": {"value": "amqp://{host"}}}, "metadata.properties.to.value"),
-    (AMQP, {"properties": {"absolute-expiry-time": {"value": 5}}}, "metadata.properties.absolute-expiry-time.value must be a string"),
+    (
+        AMQP,
+        {"properties": {"absolute-expiry-time": {"value": 5}}},
+        "metadata.properties.absolute-expiry-time.value must be a string",
+    ),
     (AMQP, {"header": {"durable": {"value": "yes"}}}, "metadata.header.durable.value must be a boolean"),
     (AMQP, {"header": {"priority": {"value": 256}}}, "metadata.header.priority.value must be between 0 and 255"),
     (AMQP, {"header": {"ttl": {"value": -1}}}, "metadata.header.ttl.value must be between"),
@@ -171,7 +284,11 @@ INVALID = [
     (MQTT5, {"topic": {"value": "x"}}, "metadata.topic is not an MQTT PUBLISH property"),
     # "an array of objects, each of which contains a single property name and value"
     (MQTT5, {"user-properties": {"a": {}}}, "metadata.user-properties must be an array"),
-    (MQTT5, {"user-properties": [{"a": {}, "b": {}}]}, "metadata.user-properties[0] must be an object with exactly one"),
+    (
+        MQTT5,
+        {"user-properties": [{"a": {}, "b": {}}]},
+        "metadata.user-properties[0] must be an object with exactly one",
+    ),
     (MQTT5, {"user-properties": [{"a": {"value": "{x"}}]}, "metadata.user-properties[0].a.value"),
     # Kafka: topic string, partition integer, key binary, headers map, timestamp integer
     (KAFKA, {"partition": {"value": "first"}}, "metadata.partition.value must be an integer"),
@@ -201,8 +318,12 @@ def test_invalid_examples_start_with_the_path(fmt, metadata, expected):
 def test_full_spec_examples_with_schema_attributes():
     # the spec's CloudEvents and HTTP examples carry schemaformat and schemaurl
     for fmt, metadata in ((CE, SPEC_CE), (HTTP, SPEC_HTTP)):
-        document = {"format": fmt, "metadata": metadata, "schemaformat": "JsonSchema/draft-07",
-                    "schemaurl": "https://example.com/schemas/com.example.myevent.json"}
+        document = {
+            "format": fmt,
+            "metadata": metadata,
+            "schemaformat": "JsonSchema/draft-07",
+            "schemaurl": "https://example.com/schemas/com.example.myevent.json",
+        }
         assert validate_definition(document, group_format=fmt) == []
 
 
@@ -242,14 +363,25 @@ def test_document_attributes(extra, expected):
 
 
 def test_valid_document_attributes():
-    document = {"id": "com.example.e", "name": "E", "description": "", "tags": {"owner": "a", "v1.x_y-z": ""},
-                "docs": "https://example.com/docs#e", "format": CE, "metadata": {"attributes": {}},
-                "schemaformat": "Protobuf/3", "schemaurl": "#/schemaGroups/g/schemas/s:TelemetryEvent",
-                "type": "definition", "x-custom": {"any": ["json"]}}
+    document = {
+        "id": "com.example.e",
+        "name": "E",
+        "description": "",
+        "tags": {"owner": "a", "v1.x_y-z": ""},
+        "docs": "https://example.com/docs#e",
+        "format": CE,
+        "metadata": {"attributes": {}},
+        "schemaformat": "Protobuf/3",
+        "schemaurl": "#/schemaGroups/g/schemas/s:TelemetryEvent",
+        "type": "definition",
+        "x-custom": {"any": ["json"]},
+    }
     assert validate_definition(document, group_format=CE) == []
     meta = {"attributes": {"type": {"value": "t"}}}
-    assert validate_definition({"format": CE, "metadata": meta, "schemaformat": "Avro/1.11",
-                                "schema": "{\"type\": \"int\"}"}) == []
+    assert (
+        validate_definition({"format": CE, "metadata": meta, "schemaformat": "Avro/1.11", "schema": '{"type": "int"}'})
+        == []
+    )
     assert validate_definition({"format": CE, "metadata": meta, "schemaformat": "JsonSchema/draft-07"}) == []
 
 
@@ -260,11 +392,17 @@ def test_cloudevents_definitions_need_metadata():
     assert validate_definition({"format": "HTTP/1.1"}) == []  # other formats: optional
 
 
-@pytest.mark.parametrize(("fmt", "group", "ok"), [
-    (CE, "cloudevents/1.0", True),  # names match case-insensitively
-    ("JSONSchema/draft-07", "JsonSchema/Draft-07", True),
-    (CE, MQTT5, False), (MQTT3, MQTT5, False), ("Kafka/0.11", "KAFKA/0.11", True), ("Custom/1", "custom/1", True),
-])
+@pytest.mark.parametrize(
+    ("fmt", "group", "ok"),
+    [
+        (CE, "cloudevents/1.0", True),  # names match case-insensitively
+        ("JSONSchema/draft-07", "JsonSchema/Draft-07", True),
+        (CE, MQTT5, False),
+        (MQTT3, MQTT5, False),
+        ("Kafka/0.11", "KAFKA/0.11", True),
+        ("Custom/1", "custom/1", True),
+    ],
+)
 def test_format_must_be_the_groups(fmt, group, ok):
     metadata = {"attributes": {"type": {"value": "t"}}} if fmt == CE else {}
     errors = validate_definition({"format": fmt, "metadata": metadata}, group_format=group)
@@ -273,14 +411,17 @@ def test_format_must_be_the_groups(fmt, group, ok):
         assert errors[0].startswith(f"format '{fmt}' differs from the group's format")
 
 
-@pytest.mark.parametrize(("document", "expected"), [
-    ({"metadata": {}}, "format is required"),
-    ({"format": 5}, "format 5 must be NAME/VERSION"),
-    ({"format": "CloudEvents"}, "format 'CloudEvents' must be NAME/VERSION"),
-    ({"format": "CloudEvents/0.3"}, "format 'CloudEvents/0.3': CloudEvents is defined in version 1.0"),
-    ({"format": "MQTT/3.1"}, "format 'MQTT/3.1': MQTT is defined in version 3.1.1 and 5.0"),
-    ({"format": "AMQP/0.9"}, "format 'AMQP/0.9'"),
-])
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        ({"metadata": {}}, "format is required"),
+        ({"format": 5}, "format 5 must be NAME/VERSION"),
+        ({"format": "CloudEvents"}, "format 'CloudEvents' must be NAME/VERSION"),
+        ({"format": "CloudEvents/0.3"}, "format 'CloudEvents/0.3': CloudEvents is defined in version 1.0"),
+        ({"format": "MQTT/3.1"}, "format 'MQTT/3.1': MQTT is defined in version 3.1.1 and 5.0"),
+        ({"format": "AMQP/0.9"}, "format 'AMQP/0.9'"),
+    ],
+)
 def test_format_attribute(document, expected):
     assert validate_definition(document)[0].startswith(expected)
 
@@ -330,16 +471,52 @@ def _deep(levels: int):
 def test_junk_in_every_position_gives_errors_not_exceptions(fmt):
     deep_list, deep_map = _deep(50_000)
     for junk in [*JUNK, deep_list, deep_map]:
-        members = ("attributes", "headers", "query", "path", "method", "status", "properties", "header", "footer",
-                   "application-properties", "user-properties", "qos", "topic-name", "topic", "key", "subject")
-        documents = [junk, {"format": fmt, "metadata": junk}, {"format": junk, "metadata": {}},
-                     {"format": fmt, "metadata": {m: junk for m in members}},
-                     {"format": fmt, "metadata": {"attributes": {"type": junk, "x": {"value": junk, "type": junk}},
-                                                  "headers": [junk, {"name": junk, "value": junk}],
-                                                  "user-properties": [junk, {"p": junk}],
-                                                  "properties": {"to": junk}, "query": {"q": junk}}},
-                     {"format": fmt, "schema": junk, "schemaurl": junk, "schemaformat": junk, "tags": junk,
-                      "docs": junk, "id": junk, "name": junk, "description": junk, "uri": junk}]
+        members = (
+            "attributes",
+            "headers",
+            "query",
+            "path",
+            "method",
+            "status",
+            "properties",
+            "header",
+            "footer",
+            "application-properties",
+            "user-properties",
+            "qos",
+            "topic-name",
+            "topic",
+            "key",
+            "subject",
+        )
+        documents = [
+            junk,
+            {"format": fmt, "metadata": junk},
+            {"format": junk, "metadata": {}},
+            {"format": fmt, "metadata": {m: junk for m in members}},
+            {
+                "format": fmt,
+                "metadata": {
+                    "attributes": {"type": junk, "x": {"value": junk, "type": junk}},
+                    "headers": [junk, {"name": junk, "value": junk}],
+                    "user-properties": [junk, {"p": junk}],
+                    "properties": {"to": junk},
+                    "query": {"q": junk},
+                },
+            },
+            {
+                "format": fmt,
+                "schema": junk,
+                "schemaurl": junk,
+                "schemaformat": junk,
+                "tags": junk,
+                "docs": junk,
+                "id": junk,
+                "name": junk,
+                "description": junk,
+                "uri": junk,
+            },
+        ]
         for document in documents:
             errors = validate_definition(document, group_format=fmt)
             assert isinstance(errors, list) and all(isinstance(e, str) and len(e) < 400 for e in errors)
@@ -358,56 +535,128 @@ def test_long_values_are_shortened_in_messages():
 
 # --- types and templates ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("template", "ok"), [
-    ("/a/{b}/c", True), ("{deviceid}/telemetry", True), ("plain", True), ("{a.b}", True), ("{a_1}", True),
-    ("%20{x}", True), ("https://{host}/{queue}", True),
-    # RFC 6570 levels 2-4 are not level 1: operators, lists, modifiers
-    ("{+a}", False), ("{#a}", False), ("{.a}", False), ("{/a}", False), ("{;a}", False), ("{?a}", False),
-    ("{&a}", False), ("{a*}", False), ("{a:3}", False), ("{a,b}", False),
-    ("{", False), ("}", False), ("{}", False), ("{a}}", False), ("{{a}}", False), ("a b", False), ("a<b", False),
-    ("%zz", False), ("{a..b}", False),
-])
+
+@pytest.mark.parametrize(
+    ("template", "ok"),
+    [
+        ("/a/{b}/c", True),
+        ("{deviceid}/telemetry", True),
+        ("plain", True),
+        ("{a.b}", True),
+        ("{a_1}", True),
+        ("%20{x}", True),
+        ("https://{host}/{queue}", True),
+        # RFC 6570 levels 2-4 are not level 1: operators, lists, modifiers
+        ("{+a}", False),
+        ("{#a}", False),
+        ("{.a}", False),
+        ("{/a}", False),
+        ("{;a}", False),
+        ("{?a}", False),
+        ("{&a}", False),
+        ("{a*}", False),
+        ("{a:3}", False),
+        ("{a,b}", False),
+        ("{", False),
+        ("}", False),
+        ("{}", False),
+        ("{a}}", False),
+        ("{{a}}", False),
+        ("a b", False),
+        ("a<b", False),
+        ("%zz", False),
+        ("{a..b}", False),
+    ],
+)
 def test_uritemplate_level1(template, ok):
     assert (template_error(template) is None) == ok
 
 
-@pytest.mark.parametrize(("value", "ok"), [
-    ("Hello {name}, welcome", True), ("no braces", True), ("Bearer {token}", True),
-    ("{a", False), ("a}", False), ("{+a}", False), ("{a b}", False), ("}{", False),
-])
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("Hello {name}, welcome", True),
+        ("no braces", True),
+        ("Bearer {token}", True),
+        ("{a", False),
+        ("a}", False),
+        ("{+a}", False),
+        ("{a b}", False),
+        ("}{", False),
+    ],
+)
 def test_placeholders_in_strings(value, ok):
     # string values "MAY contain placeholders": only the {...} expressions are constrained, not the literals
     assert (placeholders_error(value) is None) == ok
 
 
-@pytest.mark.parametrize(("kind", "value", "ok"), [
-    ("var", None, True), ("var", {"x": [1]}, True),
-    ("boolean", False, True), ("boolean", 0, False), ("boolean", "true", False),
-    ("integer", 7, True), ("integer", True, False), ("integer", 7.0, False), ("number", 7.5, True),
-    ("number", False, False), ("string", "s", True), ("string", 5, False),
-    ("symbol", "application/json", True), ("symbol", "naïve", False),
-    ("binary", "AAEC", True), ("timestamp", "2030-12-19T06:00:00Z", True), ("timestamp", "01-01-0000T00:00:00Z", True),
-    ("timestamp", "2030-12-19", False), ("timestamp", "2030-02-30T00:00:00Z", False),
-    ("duration", "P1Y2M3DT4H5M6S", True), ("duration", "P2W", True), ("duration", "PT0S", True),
-    ("duration", "P", False), ("duration", "PT", False), ("duration", "P1Y1D", False), ("duration", "1D", False),
-    ("uritemplate", "/a/{b}", True), ("uri", "urn:example:a", True), ("uri", "rel/path", False),
-    ("uri", "https://{host}/x", True), ("urireference", "../a?b#c", True), ("urireference", "a b", False),
-])
+@pytest.mark.parametrize(
+    ("kind", "value", "ok"),
+    [
+        ("var", None, True),
+        ("var", {"x": [1]}, True),
+        ("boolean", False, True),
+        ("boolean", 0, False),
+        ("boolean", "true", False),
+        ("integer", 7, True),
+        ("integer", True, False),
+        ("integer", 7.0, False),
+        ("number", 7.5, True),
+        ("number", False, False),
+        ("string", "s", True),
+        ("string", 5, False),
+        ("symbol", "application/json", True),
+        ("symbol", "naïve", False),
+        ("binary", "AAEC", True),
+        ("timestamp", "2030-12-19T06:00:00Z", True),
+        ("timestamp", "01-01-0000T00:00:00Z", True),
+        ("timestamp", "2030-12-19", False),
+        ("timestamp", "2030-02-30T00:00:00Z", False),
+        ("duration", "P1Y2M3DT4H5M6S", True),
+        ("duration", "P2W", True),
+        ("duration", "PT0S", True),
+        ("duration", "P", False),
+        ("duration", "PT", False),
+        ("duration", "P1Y1D", False),
+        ("duration", "1D", False),
+        ("uritemplate", "/a/{b}", True),
+        ("uri", "urn:example:a", True),
+        ("uri", "rel/path", False),
+        ("uri", "https://{host}/x", True),
+        ("urireference", "../a?b#c", True),
+        ("urireference", "a b", False),
+    ],
+)
 def test_value_types(kind, value, ok):
     assert (value_error(kind, value) is None) == ok
 
 
-@pytest.mark.parametrize(("value", "ok"), [
-    ("https://example.com/a?b=c#d", True), ("#/schemaGroups/g/schemas/s/versions/1:Name", True),
-    ("//host:8080/p", True), ("http://[::1]/x", True), ("a/b:c", True), ("urn:isbn:0451450523", True),
-    ("", False), ("1http://x", False), ("a#b#c", False), ("/x[1]", False), ("http://x:99999/", False),
-    ("http://x/ä", False), ("%4", False), (None, False), (5, False),
-])
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("https://example.com/a?b=c#d", True),
+        ("#/schemaGroups/g/schemas/s/versions/1:Name", True),
+        ("//host:8080/p", True),
+        ("http://[::1]/x", True),
+        ("a/b:c", True),
+        ("urn:isbn:0451450523", True),
+        ("", False),
+        ("1http://x", False),
+        ("a#b#c", False),
+        ("/x[1]", False),
+        ("http://x:99999/", False),
+        ("http://x/ä", False),
+        ("%4", False),
+        (None, False),
+        (5, False),
+    ],
+)
 def test_uri_reference(value, ok):
     assert (uri_reference_error(value) is None) == ok
 
 
 # --- corpus ------------------------------------------------------------------------------------------------------
+
 
 def _corpus_definitions():
     for path in sorted((CORPUS / "seed-shape").glob("*.cereg")):
@@ -444,10 +693,12 @@ def test_invalid_corpus_defects_are_reported():
     assert group["definitions"]
     for definition in group["definitions"].values():
         assert validate_definition(definition, group_format=group.get("format")) == [
-            "schemaformat is required with schemaurl"]
+            "schemaformat is required with schemaurl"
+        ]
 
 
 # --- cross-check with the 0.5-wip JSON Schemas, where they agree with the text -----------------------------------
+
 
 def _schema_registry() -> Registry:
     resources = []
@@ -465,8 +716,13 @@ CROSS_CHECK = [
     ("cloudevents", "cloudEventDefinition", CE, SPEC_CE, True),
     ("amqp", "amqpDefinition", AMQP, SPEC_AMQP, True),
     ("mqtt", "mqttDefinition", MQTT5, SPEC_MQTT, True),
-    ("mqtt", "mqttDefinition", MQTT3, {"qos": {"value": 1}, "retain": {"value": True},
-                                       "topic-name": {"value": "spBv1.0/STATE/{sparkplug_host_id}"}}, True),
+    (
+        "mqtt",
+        "mqttDefinition",
+        MQTT3,
+        {"qos": {"value": 1}, "retain": {"value": True}, "topic-name": {"value": "spBv1.0/STATE/{sparkplug_host_id}"}},
+        True,
+    ),
     ("mqtt", "mqttDefinition", MQTT5, {"qos": {"value": "1"}}, False),
     ("mqtt", "mqttDefinition", MQTT5, {"retain": {"value": "no"}}, False),
     ("amqp", "amqpDefinition", AMQP, {"header": {"durable": {"value": "yes"}}}, False),
@@ -476,8 +732,9 @@ CROSS_CHECK = [
 ]
 
 
-@pytest.mark.parametrize(("suffix", "name", "fmt", "metadata", "valid"), CROSS_CHECK,
-                         ids=[f"{c[2]}-{i}" for i, c in enumerate(CROSS_CHECK)])
+@pytest.mark.parametrize(
+    ("suffix", "name", "fmt", "metadata", "valid"), CROSS_CHECK, ids=[f"{c[2]}-{i}" for i, c in enumerate(CROSS_CHECK)]
+)
 def test_agrees_with_0_5_wip_schemas(suffix, name, fmt, metadata, valid):
     ref = f"xregistry_messagedefinition_registry_{suffix}.json#/definitions/{name}"
     validator = Draft7Validator({"$ref": ref}, registry=_schema_registry())
@@ -487,8 +744,10 @@ def test_agrees_with_0_5_wip_schemas(suffix, name, fmt, metadata, valid):
 
 
 def test_seed_cloudevents_definitions_agree_with_0_5_wip_schema():
-    validator = Draft7Validator({"$ref": "xregistry_messagedefinition_registry_cloudevents.json"
-                                         "#/definitions/cloudEventDefinition"}, registry=_schema_registry())
+    validator = Draft7Validator(
+        {"$ref": "xregistry_messagedefinition_registry_cloudevents.json#/definitions/cloudEventDefinition"},
+        registry=_schema_registry(),
+    )
     checked = 0
     for param in CORPUS_DEFINITIONS:
         definition, group_format = param.values

@@ -15,6 +15,7 @@ The anonymous client posts (checking is read only and open to anyone; creating a
 password hash). Sparkplug's Protobuf schema is outside the registry (data not checked, a note); its STATE
 definitions name an in-registry JSON Schema with a JSON pointer after `:` (the subschema is checked).
 """
+
 from __future__ import annotations
 
 import base64
@@ -38,9 +39,19 @@ DEMO = Path(__file__).resolve().parents[2] / "catalog" / "demo"
 STRUCTURED = "application/cloudevents+json"
 WORD = "demo"
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-TYPED_VALUES = {"timestamp": "2024-05-01T10:00:00Z", "uri": "https://example.com/x", "urireference": "/x",
-                "uritemplate": "/x", "integer": 1, "number": 1, "boolean": True, "binary": "eA==",
-                "duration": "PT1S", "symbol": "x", "string": "x"}
+TYPED_VALUES = {
+    "timestamp": "2024-05-01T10:00:00Z",
+    "uri": "https://example.com/x",
+    "urireference": "/x",
+    "uritemplate": "/x",
+    "integer": 1,
+    "number": 1,
+    "boolean": True,
+    "binary": "eA==",
+    "duration": "PT1S",
+    "symbol": "x",
+    "string": "x",
+}
 
 
 def _demo_definitions():
@@ -55,6 +66,7 @@ DEFINITIONS = list(_demo_definitions())
 
 
 # --- metadata ---------------------------------------------------------------------------------------------------
+
 
 def fill(template: str) -> str:
     return PLACEHOLDER.sub(WORD, template)
@@ -93,6 +105,7 @@ def envelope_properties(definition: dict, family: str) -> dict:
 
 
 # --- data -------------------------------------------------------------------------------------------------------
+
 
 def json_instance(schema, root=None):
     """A minimal instance of a (demo-sized) JSON Schema: required properties only, first enum/const value."""
@@ -133,8 +146,13 @@ def json_instance(schema, root=None):
     if kind == "null":
         return None
     fmt = schema.get("format")
-    text = {"email": "a@example.com", "date-time": "2024-05-01T10:00:00Z", "date": "2024-05-01",
-            "uri": "https://example.com/x", "uuid": "00000000-0000-0000-0000-000000000000"}.get(fmt, "x")
+    text = {
+        "email": "a@example.com",
+        "date-time": "2024-05-01T10:00:00Z",
+        "date": "2024-05-01",
+        "uri": "https://example.com/x",
+        "uuid": "00000000-0000-0000-0000-000000000000",
+    }.get(fmt, "x")
     return text * max(1, -(-schema.get("minLength", 1) // len(text)))
 
 
@@ -173,8 +191,16 @@ def avro_instance(schema, named=None):
     if isinstance(schema, str):
         if schema in named:
             return avro_instance(named[schema], named)
-        return {"null": None, "boolean": False, "int": 0, "long": 0, "float": 0.0, "double": 0.0,
-                "string": "x", "bytes": "x"}[schema]
+        return {
+            "null": None,
+            "boolean": False,
+            "int": 0,
+            "long": 0,
+            "float": 0.0,
+            "double": 0.0,
+            "string": "x",
+            "bytes": "x",
+        }[schema]
     if isinstance(schema, list):
         return avro_instance(schema[0], named)
     kind = schema["type"]
@@ -206,8 +232,16 @@ def xml_instance(content: bytes, version) -> tuple[str, str | None]:
     wrong = []
 
     def simple(xsd_type) -> str:
-        candidates = [*(getattr(xsd_type, "enumeration", None) or []), "x", "0", "1", "false",
-                      "2024-05-01T10:00:00Z", "2024-05-01", "PT1S"]
+        candidates = [
+            *(getattr(xsd_type, "enumeration", None) or []),
+            "x",
+            "0",
+            "1",
+            "false",
+            "2024-05-01T10:00:00Z",
+            "2024-05-01",
+            "PT1S",
+        ]
         return next(str(c) for c in candidates if xsd_type.is_valid(str(c)))
 
     def build(elem, path: str) -> ElementTree.Element:
@@ -233,8 +267,9 @@ def wrong_property(definition: dict, message: dict) -> tuple[dict, str]:
     """The envelope with one declared property wrong (a section's first entry, else the first property), and
     its path: a literal or templated string value changed, a whole-placeholder value given a number."""
     metadata = definition["metadata"]
-    section = next((n for n, d in metadata.items() if isinstance(d, dict) and all(isinstance(v, dict)
-                                                                                  for v in d.values())), None)
+    section = next(
+        (n for n, d in metadata.items() if isinstance(d, dict) and all(isinstance(v, dict) for v in d.values())), None
+    )
     names = [section, next(iter(metadata[section]))] if section else [next(iter(metadata))]
     declaration = metadata[names[0]] if len(names) == 1 else metadata[names[0]][names[1]]
     declared = declaration.get("value")
@@ -249,9 +284,14 @@ def wrong_property(definition: dict, message: dict) -> tuple[dict, str]:
 
 # --- posting ----------------------------------------------------------------------------------------------------
 
+
 def post(client, gid: str, did: str, message: dict, structured: bool) -> dict:
-    response = client.generic("POST", f"/definitionGroups/{gid}/definitions/{did}/validate", json.dumps(message),
-                              content_type=STRUCTURED if structured else "application/json")
+    response = client.generic(
+        "POST",
+        f"/definitionGroups/{gid}/definitions/{did}/validate",
+        json.dumps(message),
+        content_type=STRUCTURED if structured else "application/json",
+    )
     assert response.status_code == 200, response.content
     return response.json()
 
@@ -311,9 +351,11 @@ def test_demo_definition_matching_and_one_wrong(anon, filename, gid, did, defini
         message = with_data(base, structured, text)
         if wrong_path:
             tree = ElementTree.fromstring(text)
-            tree.find("." + wrong_path[wrong_path.index("/", 1):]).text = "not-a-number"
-            wrong_field = (with_data(base, structured, ElementTree.tostring(tree, encoding="unicode")),
-                           f"data{wrong_path}")
+            tree.find("." + wrong_path[wrong_path.index("/", 1) :]).text = "not-a-number"
+            wrong_field = (
+                with_data(base, structured, ElementTree.tostring(tree, encoding="unicode")),
+                f"data{wrong_path}",
+            )
 
     # 1. the matching message
     body = post(anon, gid, did, message, structured)
@@ -332,8 +374,14 @@ def test_demo_definition_matching_and_one_wrong(anon, filename, gid, did, defini
     assert [e["path"] for e in body["errors"]] == [path], body
     if structured:
         declared = (definition.get("metadata") or {}).get("attributes") or {}
-        missing = next((n for n, d in declared.items() if isinstance(d, dict) and d.get("required") is True
-                        and n not in ALWAYS_REQUIRED), "id")
+        missing = next(
+            (
+                n
+                for n, d in declared.items()
+                if isinstance(d, dict) and d.get("required") is True and n not in ALWAYS_REQUIRED
+            ),
+            "id",
+        )
         body = post(anon, gid, did, {k: v for k, v in message.items() if k != missing}, structured)
         assert body["valid"] is False
         assert body["errors"] == [{"path": f"metadata.{missing}", "reason": "required but missing"}], body

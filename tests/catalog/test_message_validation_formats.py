@@ -4,6 +4,7 @@ Protobuf data is the base64 binary encoding of the message the definition's sche
 by hand against the stored .proto (the protobuf runtime is not installed); the bytes here are hand-encoded too.
 XSD data is XML text, validated with xmlschema (no file or network access, entities defused).
 """
+
 from __future__ import annotations
 
 import base64
@@ -74,6 +75,7 @@ VALID_XML = "<order><id>o-1</id><item><sku>a</sku><qty>2</qty></item><item><sku>
 
 # --- hand encoding of the Protobuf wire format ------------------------------------------------------------------
 
+
 def varint(value: int) -> bytes:
     value &= (1 << 64) - 1
     out = bytearray()
@@ -125,15 +127,21 @@ def protos(su):
     post_schema(su, "protos", "order", PROTO, "text/plain", fmt="Protobuf/3")
     post_schema(su, "protos", "reading", PROTO2, "text/plain", fmt="Protobuf/2")
     make_definition_group(su, "pb")
-    urls = {"order": "#/schemaGroups/protos/schemas/order:Order",
-            "versioned": "/schemaGroups/protos/schemas/order/versions/1:com.example.Order",
-            "node": "#/schemaGroups/protos/schemas/order:Node",
-            "nope": "#/schemaGroups/protos/schemas/order:Nope",
-            "unnamed": "#/schemaGroups/protos/schemas/order",
-            "reading": "#/schemaGroups/protos/schemas/reading"}
+    urls = {
+        "order": "#/schemaGroups/protos/schemas/order:Order",
+        "versioned": "/schemaGroups/protos/schemas/order/versions/1:com.example.Order",
+        "node": "#/schemaGroups/protos/schemas/order:Node",
+        "nope": "#/schemaGroups/protos/schemas/order:Nope",
+        "unnamed": "#/schemaGroups/protos/schemas/order",
+        "reading": "#/schemaGroups/protos/schemas/reading",
+    }
     for did, url in urls.items():
-        doc = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": f"pb.{did}"}}},
-               "schemaformat": "Protobuf/3", "schemaurl": url}
+        doc = {
+            "format": "CloudEvents/1.0",
+            "metadata": {"attributes": {"type": {"value": f"pb.{did}"}}},
+            "schemaformat": "Protobuf/3",
+            "schemaurl": url,
+        }
         post_definition(su, "pb", did, doc)
 
 
@@ -144,14 +152,23 @@ def check(client, did: str, message: dict, content_type="application/cloudevents
 
 # --- Protobuf ---------------------------------------------------------------------------------------------------
 
+
 def test_protobuf_valid_message_and_nothing_written(anon, protos):
     before = snapshot()
     for did in ("order", "versioned"):
         body = check(anon, did, event(f"pb.{did}", data_base64=b64(order())))
         assert body == {"valid": True, "errors": [], "definition": f"/definitionGroups/pb/definitions/{did}"}
     # binary mode: the envelope's body is the base64 text
-    binary = {"headers": {"ce-specversion": "1.0", "ce-type": "pb.order", "ce-id": "1", "ce-source": "/s",
-                          "content-type": "application/protobuf"}, "body": b64(order())}
+    binary = {
+        "headers": {
+            "ce-specversion": "1.0",
+            "ce-type": "pb.order",
+            "ce-id": "1",
+            "ce-source": "/s",
+            "content-type": "application/protobuf",
+        },
+        "body": b64(order()),
+    }
     assert check(anon, "order", binary, "application/json")["valid"] is True
     # the empty message is valid proto3
     assert check(anon, "order", event("pb.order", data_base64=""))["valid"] is True
@@ -213,22 +230,37 @@ def test_protobuf2_required_and_closed_enum(anon, protos):
 
 # --- XSD --------------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def xsd(su):
     make_group(su, "xml")
     post_schema(su, "xml", "order", XSD, "application/xml", fmt="XSD/1.0")
     make_definition_group(su, "x")
-    doc = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "x.order"}}},
-           "schemaformat": "XSD/1.0", "schemaurl": "#/schemaGroups/xml/schemas/order"}
+    doc = {
+        "format": "CloudEvents/1.0",
+        "metadata": {"attributes": {"type": {"value": "x.order"}}},
+        "schemaformat": "XSD/1.0",
+        "schemaurl": "#/schemaGroups/xml/schemas/order",
+    }
     post_definition(su, "x", "order", doc)
 
 
 def test_xsd_valid_and_nothing_written(anon, xsd):
     before = snapshot()
-    assert check(anon, "order", event("x.order", datacontenttype="application/xml", data=VALID_XML),
-                 group="x")["valid"] is True
-    binary = {"headers": {"ce-specversion": "1.0", "ce-type": "x.order", "ce-id": "1", "ce-source": "/s",
-                          "content-type": "application/xml"}, "body": VALID_XML}
+    assert (
+        check(anon, "order", event("x.order", datacontenttype="application/xml", data=VALID_XML), group="x")["valid"]
+        is True
+    )
+    binary = {
+        "headers": {
+            "ce-specversion": "1.0",
+            "ce-type": "x.order",
+            "ce-id": "1",
+            "ce-source": "/s",
+            "content-type": "application/xml",
+        },
+        "body": VALID_XML,
+    }
     assert check(anon, "order", binary, "application/json", group="x")["valid"] is True
     assert check(anon, "order", event("x.order", data_base64=b64(VALID_XML.encode())), group="x")["valid"] is True
     assert snapshot() == before
@@ -248,8 +280,10 @@ def test_xsd_errors_name_the_element(anon, xsd):
 def test_xsd_bad_data(anon, xsd):
     assert error_paths(check(anon, "order", event("x.order", data="<order><id>"), group="x")) == ["data"]
     assert error_paths(check(anon, "order", event("x.order", data={"id": 1}), group="x")) == ["data"]
-    bomb = ('<?xml version="1.0"?><!DOCTYPE order [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
-            "<order><id>&b;</id></order>")
+    bomb = (
+        '<?xml version="1.0"?><!DOCTYPE order [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
+        "<order><id>&b;</id></order>"
+    )
     body = check(anon, "order", event("x.order", data=bomb), group="x")
     assert error_paths(body) == ["data"], body
     external = '<?xml version="1.0"?><!DOCTYPE order [<!ENTITY e SYSTEM "file:///etc/passwd">]><order>&e;</order>'

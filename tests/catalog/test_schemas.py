@@ -1,5 +1,6 @@
 """validate_schema and parse_json_limited: valid and invalid documents per format, every schema version of the
 seed-shape corpus, and hostile input (5 MB, 10,000-deep JSON, billion laughs) refused in bounded time."""
+
 import json
 import time
 from pathlib import Path
@@ -11,8 +12,10 @@ from registry.json_text import parse_json_limited
 
 SEED = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
 XSD = '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a" type="xs:string"/></xs:schema>'
-XSD11 = ('<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:complexType name="T"><xs:sequence>'
-         '<xs:element name="v" type="xs:int"/></xs:sequence><xs:assert test="v gt 0"/></xs:complexType></xs:schema>')
+XSD11 = (
+    '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:complexType name="T"><xs:sequence>'
+    '<xs:element name="v" type="xs:int"/></xs:sequence><xs:assert test="v gt 0"/></xs:complexType></xs:schema>'
+)
 RECORD = {"type": "record", "name": "R", "namespace": "x", "fields": [{"name": "a", "type": "int"}]}
 
 CASES = [
@@ -21,8 +24,11 @@ CASES = [
     ("JSONSchema/Draft-07", json.dumps({"type": "string", "minLength": 1}), None),
     ("JsonSchema/draft/2020-12", json.dumps({"$defs": {"a": {"type": "integer"}}, "prefixItems": [{}]}), None),
     ("JsonSchema/2019-09", json.dumps({"$defs": {"a": {"type": "integer"}}, "dependentRequired": {"a": ["b"]}}), None),
-    ("JsonSchema", json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema", "minLength": -1}),
-     "not valid JSON Schema 2020-12"),
+    (
+        "JsonSchema",
+        json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema", "minLength": -1}),
+        "not valid JSON Schema 2020-12",
+    ),
     ("JsonSchema/draft-07", json.dumps(True), None),
     ("JsonSchema/draft-07", json.dumps({"properties": {"x": {"type": "strin"}}}), "(at properties.x.type)"),
     ("JsonSchema/draft-07", json.dumps({"type": 12}), "not valid JSON Schema draft-07"),
@@ -75,8 +81,11 @@ def seed_versions():
                     if "schema" in version:
                         content = version["schema"]
                         data = content.encode() if isinstance(content, str) else json.dumps(content).encode()
-                        yield pytest.param(version.get("format") or schema.get("format"), data,
-                                           id=f"{path.stem}:{schema.get('id')}:{vid}")
+                        yield pytest.param(
+                            version.get("format") or schema.get("format"),
+                            data,
+                            id=f"{path.stem}:{schema.get('id')}:{vid}",
+                        )
 
 
 SEED_VERSIONS = list(seed_versions())
@@ -100,8 +109,9 @@ def timed(fmt, content, **kwargs):
 
 def big_json_schema(size: int) -> bytes:
     count = size // 280
-    doc = json.dumps({"type": "object", "properties": {f"p{i}": {"type": "string", "description": "x" * 240}
-                                                       for i in range(count)}}).encode()
+    doc = json.dumps(
+        {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "x" * 240} for i in range(count)}}
+    ).encode()
     return doc + b" " * (size - len(doc))
 
 
@@ -130,21 +140,30 @@ def test_nesting_within_the_limit_still_reaches_the_library():
 
 def test_billion_laughs_is_refused():
     entities = '<!ENTITY a "aaaaaaaaaa">' + "".join(
-        f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(9))
-    bomb = (f'<?xml version="1.0"?><!DOCTYPE l [{entities}]><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">'
-            "<xs:annotation><xs:documentation>&j;</xs:documentation></xs:annotation></xs:schema>").encode()
+        f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(9)
+    )
+    bomb = (
+        f'<?xml version="1.0"?><!DOCTYPE l [{entities}]><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">'
+        "<xs:annotation><xs:documentation>&j;</xs:documentation></xs:annotation></xs:schema>"
+    ).encode()
     for fmt in ("XSD/1.1", "XSD/1.0"):
         errors, seconds = timed(fmt, bomb)
         assert errors and errors[0].startswith("schema: not a valid XML Schema") and seconds < 5
 
 
 def test_deep_xml_and_remote_imports_stay_local():
-    deep = (b'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:annotation><xs:documentation>'
-            + b"<a>" * 20_000 + b"</a>" * 20_000 + b"</xs:documentation></xs:annotation></xs:schema>")
+    deep = (
+        b'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:annotation><xs:documentation>'
+        + b"<a>" * 20_000
+        + b"</a>" * 20_000
+        + b"</xs:documentation></xs:annotation></xs:schema>"
+    )
     errors, seconds = timed("XSD/1.1", deep)
     assert errors and seconds < 5
-    remote = (b'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:import namespace="urn:x" '
-              b'schemaLocation="http://192.0.2.1/x.xsd"/><xs:element name="a" type="xs:string"/></xs:schema>')
+    remote = (
+        b'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:import namespace="urn:x" '
+        b'schemaLocation="http://192.0.2.1/x.xsd"/><xs:element name="a" type="xs:string"/></xs:schema>'
+    )
     errors, seconds = timed("XSD/1.1", remote)
     assert errors == [] and seconds < 2  # the import is not fetched (192.0.2.1 would hang)
 

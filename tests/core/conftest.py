@@ -1,5 +1,6 @@
 """The core binding's tests with JSON Schema documents: a writer client, a group, and the shared helpers
 (tests/helpers.py) with JSON Schema defaults instead of their `Custom/1` text."""
+
 import json
 
 import pytest
@@ -26,8 +27,16 @@ def _document(body, default) -> bytes | str:
 
 def post_schema(writer, gid="g1", sid="s1", body=None, content_type="application/json", **headers):
     """`helpers.post_schema` of a JSON Schema (no format unless given); the caller checks the answer."""
-    return helpers.post_schema(writer, gid, sid, _document(body, SCHEMA_V1), content_type,
-                               fmt=headers.pop("format", None), expect=None, **headers)
+    return helpers.post_schema(
+        writer,
+        gid,
+        sid,
+        _document(body, SCHEMA_V1),
+        content_type,
+        fmt=headers.pop("format", None),
+        expect=None,
+        **headers,
+    )
 
 
 def new_version(writer, gid="g1", sid="s1", body=None, content_type="application/json", **headers):

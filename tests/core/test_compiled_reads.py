@@ -4,6 +4,7 @@ Every resource of the demo registry (JSON, Avro, Protobuf, XSD documents, defini
 ways, on SQLite and PostgreSQL, and every field of the resource, its group and its version must be equal, with
 the same Python types (datetimes with time zones, JSON as dicts, documents as bytes).
 """
+
 import pytest
 from django.core.management import call_command
 
@@ -29,8 +30,9 @@ def demo():
 
 def test_latest_and_every_version_equal_the_orm(demo):
     for resource in Resource.objects.select_related("group", "latest"):
-        found = compiled_reads.document_row(resource.group.group_type, resource.group.gid, resource.resource_type,
-                                            resource.rid)
+        found = compiled_reads.document_row(
+            resource.group.group_type, resource.group.gid, resource.resource_type, resource.rid
+        )
         assert found is not None, resource.rid
         loaded, latest = found
         assert fields(loaded) == fields(resource)
@@ -38,8 +40,9 @@ def test_latest_and_every_version_equal_the_orm(demo):
         assert fields(latest) == fields(resource.latest)
         assert loaded.latest is latest and latest.resource is loaded
         for version in Version.objects.filter(resource=resource):
-            loaded, same = compiled_reads.document_row(resource.group.group_type, resource.group.gid,
-                                                       resource.resource_type, resource.rid, version.vid)
+            loaded, same = compiled_reads.document_row(
+                resource.group.group_type, resource.group.gid, resource.resource_type, resource.rid, version.vid
+            )
             assert fields(same) == fields(version)
             assert fields(loaded.group) == fields(resource.group)
 
@@ -49,10 +52,21 @@ def test_misses_and_exact_matching(demo):
     group = resource.group
     assert compiled_reads.document_row(group.group_type, group.gid, resource.resource_type, "no-such") is None
     assert compiled_reads.document_row(group.group_type, "no-such", resource.resource_type, resource.rid) is None
-    assert compiled_reads.document_row("endpoints" if group.group_type != "endpoints" else "schemaGroups",
-                                       group.gid, resource.resource_type, resource.rid) is None
-    assert compiled_reads.document_row(group.group_type, group.gid, resource.resource_type, resource.rid,
-                                       "no-such-version") is None
+    assert (
+        compiled_reads.document_row(
+            "endpoints" if group.group_type != "endpoints" else "schemaGroups",
+            group.gid,
+            resource.resource_type,
+            resource.rid,
+        )
+        is None
+    )
+    assert (
+        compiled_reads.document_row(
+            group.group_type, group.gid, resource.resource_type, resource.rid, "no-such-version"
+        )
+        is None
+    )
     # a parameter is data, never SQL
     assert compiled_reads.document_row(group.group_type, "' OR '1'='1", resource.resource_type, resource.rid) is None
 
@@ -60,7 +74,8 @@ def test_misses_and_exact_matching(demo):
 def test_a_resource_without_versions_has_no_latest(demo):
     resource = Resource.objects.select_related("group").first()
     Resource.objects.filter(pk=resource.pk).update(latest=None)
-    found = compiled_reads.document_row(resource.group.group_type, resource.group.gid, resource.resource_type,
-                                        resource.rid)
+    found = compiled_reads.document_row(
+        resource.group.group_type, resource.group.gid, resource.resource_type, resource.rid
+    )
     assert found is not None
     assert found[1] is None and found[0].latest is None

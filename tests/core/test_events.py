@@ -1,4 +1,5 @@
 """Outbox rows (docs/api-contract.md sections 8, 9): one per entity path written, in the writing transaction."""
+
 import json
 
 import pytest
@@ -73,7 +74,9 @@ def test_one_announcement_per_committed_transaction():
         with transaction.atomic():
             try:
                 with transaction.atomic():
-                    create_group(ctx=WriteContext(user="t"), address=EntityAddress("schemaGroups"), data={"id": "undone"})
+                    create_group(
+                        ctx=WriteContext(user="t"), address=EntityAddress("schemaGroups"), data={"id": "undone"}
+                    )
                     raise RuntimeError("roll the savepoint back")
             except RuntimeError:
                 pass

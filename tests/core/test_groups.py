@@ -1,4 +1,5 @@
 """Groups (docs/api-contract.md section 4): create, replace, delete, ids, epochs, bulk deletes, extension attributes."""
+
 import re
 
 import pytest
@@ -78,8 +79,9 @@ def test_epoch_mismatch_is_409_and_changes_nothing(writer, how):
 
 def test_child_change_leaves_parent_epoch(writer):
     writer.put("/schemaGroups/g", {}, format="json")
-    writer.generic("POST", "/schemaGroups/g/schemas", b'{"type": "object"}', content_type="application/json",
-                   HTTP_REGISTRY_ID="s")
+    writer.generic(
+        "POST", "/schemaGroups/g/schemas", b'{"type": "object"}', content_type="application/json", HTTP_REGISTRY_ID="s"
+    )
     assert writer.get("/schemaGroups/g").json()["epoch"] == 1
 
 
@@ -97,15 +99,18 @@ def test_delete_returns_last_state_and_removes_everything(writer):
 def test_bulk_delete_all_or_nothing(writer):
     for gid in ("a", "b", "c"):
         writer.put(f"/schemaGroups/{gid}", {}, format="json")
-    response = writer.generic("DELETE", "/schemaGroups", '[{"id": "a"}, {"id": "nope"}]',
-                              content_type="application/json")
+    response = writer.generic(
+        "DELETE", "/schemaGroups", '[{"id": "a"}, {"id": "nope"}]', content_type="application/json"
+    )
     assert response.status_code == 404 and "nope" in response.json()["detail"]
-    response = writer.generic("DELETE", "/schemaGroups", '[{"id": "a"}, {"id": "b", "epoch": 5}]',
-                              content_type="application/json")
+    response = writer.generic(
+        "DELETE", "/schemaGroups", '[{"id": "a"}, {"id": "b", "epoch": 5}]', content_type="application/json"
+    )
     assert response.status_code == 409 and "/schemaGroups/b" in response.json()["detail"]
     assert Group.objects.count() == 3
-    response = writer.generic("DELETE", "/schemaGroups", '[{"id": "a"}, {"id": "b", "epoch": 1}]',
-                              content_type="application/json")
+    response = writer.generic(
+        "DELETE", "/schemaGroups", '[{"id": "a"}, {"id": "b", "epoch": 1}]', content_type="application/json"
+    )
     assert response.status_code == 200 and set(response.json()) == {"a", "b"}
     assert writer.delete("/schemaGroups").status_code == 200
     assert Group.objects.count() == 0
@@ -116,8 +121,13 @@ def test_definition_group_format_required_and_frozen(writer):
     assert response.status_code == 400 and "format" in response.json()["detail"]
     assert writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json").status_code == 201
     assert writer.put("/definitionGroups/d", {"format": "MQTT/5.0"}, format="json").status_code == 200  # empty group
-    writer.generic("POST", "/definitionGroups/d/definitions", '{"format": "MQTT/5.0", "metadata": {}}',
-                   content_type="application/json", HTTP_REGISTRY_ID="x")
+    writer.generic(
+        "POST",
+        "/definitionGroups/d/definitions",
+        '{"format": "MQTT/5.0", "metadata": {}}',
+        content_type="application/json",
+        HTTP_REGISTRY_ID="x",
+    )
     before = snapshot()
     response = writer.put("/definitionGroups/d", {"format": "CloudEvents/1.0"}, format="json")
     assert response.status_code == 409 and "cannot change" in response.json()["detail"]
@@ -126,12 +136,19 @@ def test_definition_group_format_required_and_frozen(writer):
 
 def test_endpoint_attributes_validated(writer):
     writer.post("/definitionGroups", {"id": "events", "format": "CloudEvents/1.0"}, format="json")
-    good = {"usage": "producer", "config": {"protocol": "HTTP", "endpoints": ["https://example.com/in"]},
-            "definitionGroups": ["#/definitionGroups/events"],
-            "deprecated": {"effective": "2030-01-01T00:00:00Z", "removal": "2031-01-01T00:00:00Z"}}
+    good = {
+        "usage": "producer",
+        "config": {"protocol": "HTTP", "endpoints": ["https://example.com/in"]},
+        "definitionGroups": ["#/definitionGroups/events"],
+        "deprecated": {"effective": "2030-01-01T00:00:00Z", "removal": "2031-01-01T00:00:00Z"},
+    }
     assert writer.put("/endpoints/e1", good, format="json").status_code == 201
-    bad = {**good, "usage": "eater", "config": {"protocol": "HTTP", "endpoints": ["ftp://x"]},
-           "definitionGroups": ["#/definitionGroups/missing"]}
+    bad = {
+        **good,
+        "usage": "eater",
+        "config": {"protocol": "HTTP", "endpoints": ["ftp://x"]},
+        "definitionGroups": ["#/definitionGroups/missing"],
+    }
     before = snapshot()
     response = writer.put("/endpoints/e2", bad, format="json")
     assert response.status_code == 400

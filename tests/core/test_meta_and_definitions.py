@@ -1,4 +1,5 @@
 """`?meta` reads and writes, and definitions whose JSON document shares the metadata (docs/api-contract.md sections 5, 10)."""
+
 import json
 
 import pytest
@@ -16,8 +17,11 @@ def test_meta_get_and_put(writer, group):
     post_schema(writer, format="JsonSchema/draft-07", description="old")
     meta = writer.get("/schemaGroups/g1/schemas/s1?meta").json()
     assert meta["id"] == "s1" and meta["version"] == "1" and meta["epoch"] == 1 and meta["description"] == "old"
-    response = writer.put("/schemaGroups/g1/schemas/s1?meta", {"name": "Renamed", "format": "JsonSchema/draft-07",
-                                                               "self": "ignored", "epoch": 1}, format="json")
+    response = writer.put(
+        "/schemaGroups/g1/schemas/s1?meta",
+        {"name": "Renamed", "format": "JsonSchema/draft-07", "self": "ignored", "epoch": 1},
+        format="json",
+    )
     body = response.json()
     assert response.status_code == 200 and body["epoch"] == 2 and body["name"] == "Renamed"
     assert "description" not in body  # missing from the body: removed
@@ -45,20 +49,32 @@ def test_definition_shares_its_metadata(writer):
 def test_definition_header_and_body_disagree_is_400(writer):
     writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
     before = snapshot()
-    response = writer.generic("POST", "/definitionGroups/d/definitions",
-                              json.dumps({**DEFINITION, "name": "body name"}), content_type="application/json",
-                              HTTP_REGISTRY_ID="x", HTTP_REGISTRY_NAME="header name")
+    response = writer.generic(
+        "POST",
+        "/definitionGroups/d/definitions",
+        json.dumps({**DEFINITION, "name": "body name"}),
+        content_type="application/json",
+        HTTP_REGISTRY_ID="x",
+        HTTP_REGISTRY_NAME="header name",
+    )
     assert response.status_code == 400 and "name" in response.json()["detail"]
     assert snapshot() == before
 
 
 def test_definition_validation_names_path_and_attribute(writer):
     writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
-    bad = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"required": False},
-                                                                     "source": {"type": "uritemplate", "value": "{a"}}}}
+    bad = {
+        "format": "CloudEvents/1.0",
+        "metadata": {"attributes": {"type": {"required": False}, "source": {"type": "uritemplate", "value": "{a"}}},
+    }
     before = snapshot()
-    response = writer.generic("POST", "/definitionGroups/d/definitions", json.dumps(bad),
-                              content_type="application/json", HTTP_REGISTRY_ID="bad")
+    response = writer.generic(
+        "POST",
+        "/definitionGroups/d/definitions",
+        json.dumps(bad),
+        content_type="application/json",
+        HTTP_REGISTRY_ID="bad",
+    )
     assert response.status_code == 400
     assert snapshot() == before
     detail = response.json()["detail"]
@@ -66,16 +82,22 @@ def test_definition_validation_names_path_and_attribute(writer):
     assert "metadata.attributes.type.required must not be false" in detail
     assert "metadata.attributes.source.value" in detail
     other = {"format": "MQTT/5.0", "metadata": {}}
-    response = writer.generic("POST", "/definitionGroups/d/definitions", json.dumps(other),
-                              content_type="application/json", HTTP_REGISTRY_ID="other")
+    response = writer.generic(
+        "POST",
+        "/definitionGroups/d/definitions",
+        json.dumps(other),
+        content_type="application/json",
+        HTTP_REGISTRY_ID="other",
+    )
     assert response.status_code == 400 and "group's format" in response.json()["detail"]
 
 
 def test_incompatible_schema_version_is_409_with_each_incompatibility(writer, group):
     post_schema(writer, format="JsonSchema/draft-07")
     breaking = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id", "total"]}
-    response = writer.generic("POST", "/schemaGroups/g1/schemas/s1", json.dumps(breaking),
-                              content_type="application/json")
+    response = writer.generic(
+        "POST", "/schemaGroups/g1/schemas/s1", json.dumps(breaking), content_type="application/json"
+    )
     assert response.status_code == 409
     problem = response.json()
     assert problem["type"].endswith(":incompatible-version")
@@ -83,10 +105,15 @@ def test_incompatible_schema_version_is_409_with_each_incompatibility(writer, gr
     assert any("properties.id" in p for p, _c in changes) and any("total" in p for p, _c in changes)
     assert all({"path", "change", "reason"} <= set(e) for e in problem["errors"])
     assert Version.objects.count() == 1
-    writer.put("/schemaGroups/g1/schemas/s1?meta", {"format": "JsonSchema/draft-07", "compatibility": "none"},
-               format="json")
-    assert writer.generic("POST", "/schemaGroups/g1/schemas/s1", json.dumps(breaking),
-                          content_type="application/json").status_code == 201
+    writer.put(
+        "/schemaGroups/g1/schemas/s1?meta", {"format": "JsonSchema/draft-07", "compatibility": "none"}, format="json"
+    )
+    assert (
+        writer.generic(
+            "POST", "/schemaGroups/g1/schemas/s1", json.dumps(breaking), content_type="application/json"
+        ).status_code
+        == 201
+    )
 
 
 def test_invalid_schema_document_is_400(writer, group):
@@ -102,18 +129,38 @@ def test_borrowed_definitions_must_have_the_group_format(writer):
     writer.post("/definitionGroups", {"id": "ce", "format": "CloudEvents/1.0"}, format="json")
     writer.post("/definitionGroups", {"id": "ce2", "format": "CloudEvents/1.0"}, format="json")
     writer.post("/definitionGroups", {"id": "mqtt", "format": "MQTT/5.0"}, format="json")
-    writer.generic("POST", "/definitionGroups/ce/definitions", json.dumps(DEFINITION), content_type="application/json",
-                   HTTP_REGISTRY_ID="ping")
+    writer.generic(
+        "POST",
+        "/definitionGroups/ce/definitions",
+        json.dumps(DEFINITION),
+        content_type="application/json",
+        HTTP_REGISTRY_ID="ping",
+    )
     borrow = {"uri": "#/definitionGroups/ce/definitions/ping"}
-    response = writer.generic("POST", "/definitionGroups/ce2/definitions", json.dumps(borrow),
-                              content_type="application/json", HTTP_REGISTRY_ID="ping")
+    response = writer.generic(
+        "POST",
+        "/definitionGroups/ce2/definitions",
+        json.dumps(borrow),
+        content_type="application/json",
+        HTTP_REGISTRY_ID="ping",
+    )
     assert response.status_code == 201, response.content
-    response = writer.generic("POST", "/definitionGroups/mqtt/definitions", json.dumps(borrow),
-                              content_type="application/json", HTTP_REGISTRY_ID="ping")
+    response = writer.generic(
+        "POST",
+        "/definitionGroups/mqtt/definitions",
+        json.dumps(borrow),
+        content_type="application/json",
+        HTTP_REGISTRY_ID="ping",
+    )
     assert response.status_code == 400 and "the group's format is 'MQTT/5.0'" in response.json()["detail"]
     missing = {"uri": "#/definitionGroups/ce/definitions/nope"}
     before = snapshot()
-    response = writer.generic("POST", "/definitionGroups/ce2/definitions", json.dumps(missing),
-                              content_type="application/json", HTTP_REGISTRY_ID="nope")
+    response = writer.generic(
+        "POST",
+        "/definitionGroups/ce2/definitions",
+        json.dumps(missing),
+        content_type="application/json",
+        HTTP_REGISTRY_ID="nope",
+    )
     assert response.status_code == 400 and "does not resolve" in response.json()["detail"]
     assert snapshot() == before

@@ -1,4 +1,5 @@
 """Common rules (docs/api-contract.md section 2): problem documents, bad input, limits, media types, paging, filters, auth."""
+
 import pytest
 
 from registry.models import Group, OutboxEvent
@@ -8,10 +9,13 @@ pytestmark = pytest.mark.django_db
 
 
 def test_malformed_json(writer):
-    assert_problem(writer.generic("POST", "/schemaGroups", "{nope", content_type="application/json"), 400,
-                   kind="malformed-json")
+    assert_problem(
+        writer.generic("POST", "/schemaGroups", "{nope", content_type="application/json"), 400, kind="malformed-json"
+    )
     assert_problem(writer.generic("POST", "/schemaGroups", '{"a": NaN}', content_type="application/json"), 400)
-    assert_problem(writer.generic("POST", "/schemaGroups", '{"id": "a", "id": "b"}', content_type="application/json"), 400)
+    assert_problem(
+        writer.generic("POST", "/schemaGroups", '{"id": "a", "id": "b"}', content_type="application/json"), 400
+    )
     assert Group.objects.count() == 0
 
 
@@ -64,7 +68,7 @@ def test_paging_with_link_header(writer):
         link = response.get("Link")
         if link:
             assert link.endswith(";rel=next;count=5")
-            url = link[1:link.index(">")].replace("http://testserver", "")
+            url = link[1 : link.index(">")].replace("http://testserver", "")
         else:
             url = None
     assert seen == [f"g{i}" for i in range(5)]
@@ -114,20 +118,47 @@ def test_hostile_bodies_are_4xx_and_write_nothing(writer):
     before = OutboxEvent.objects.count()
     big = json.dumps({"type": "object", "description": "x" * 5_000_000})
     started = time.monotonic()
-    response = writer.generic("POST", "/schemaGroups/g/schemas", big, content_type="application/json",
-                              HTTP_REGISTRY_ID="big", HTTP_REGISTRY_FORMAT="JsonSchema/draft-07")
+    response = writer.generic(
+        "POST",
+        "/schemaGroups/g/schemas",
+        big,
+        content_type="application/json",
+        HTTP_REGISTRY_ID="big",
+        HTTP_REGISTRY_FORMAT="JsonSchema/draft-07",
+    )
     assert_problem(response, 400)
     deep = "[" * 50_000 + "]" * 50_000
-    assert_problem(writer.generic("POST", "/schemaGroups/g/schemas", deep, content_type="application/json",
-                                  HTTP_REGISTRY_ID="deep", HTTP_REGISTRY_FORMAT="JsonSchema/draft-07"), 400)
-    assert_problem(writer.generic("PUT", "/schemaGroups/deep", '{"a": ' + deep + "}",
-                                  content_type="application/json"), 400)
+    assert_problem(
+        writer.generic(
+            "POST",
+            "/schemaGroups/g/schemas",
+            deep,
+            content_type="application/json",
+            HTTP_REGISTRY_ID="deep",
+            HTTP_REGISTRY_FORMAT="JsonSchema/draft-07",
+        ),
+        400,
+    )
+    assert_problem(
+        writer.generic("PUT", "/schemaGroups/deep", '{"a": ' + deep + "}", content_type="application/json"), 400
+    )
     bomb = "a: &a [x, x, x, x, x, x, x, x]\n" + "".join(
         f"l{i}: &l{i} [*{'a' if i == 0 else f'l{i - 1}'}, *{'a' if i == 0 else f'l{i - 1}'}, "
-        f"*{'a' if i == 0 else f'l{i - 1}'}, *{'a' if i == 0 else f'l{i - 1}'}]\n" for i in range(20))
+        f"*{'a' if i == 0 else f'l{i - 1}'}, *{'a' if i == 0 else f'l{i - 1}'}]\n"
+        for i in range(20)
+    )
     assert_problem(writer.generic("POST", "/", bomb, content_type="application/cloudevents-registry+yaml"), 400)
-    assert_problem(writer.generic("POST", "/schemaGroups/g/schemas", "message {", content_type="text/plain",
-                                  HTTP_REGISTRY_ID="p", HTTP_REGISTRY_FORMAT="Protobuf/3"), 400)
+    assert_problem(
+        writer.generic(
+            "POST",
+            "/schemaGroups/g/schemas",
+            "message {",
+            content_type="text/plain",
+            HTTP_REGISTRY_ID="p",
+            HTTP_REGISTRY_FORMAT="Protobuf/3",
+        ),
+        400,
+    )
     assert time.monotonic() - started < 30
     assert OutboxEvent.objects.count() == before
     assert writer.get("/schemaGroups/g").json()["schemasCount"] == 0

@@ -1,4 +1,5 @@
 """Resources and versions (docs/api-contract.md section 5): documents, headers, 307, version ids, latest, retention."""
+
 import json
 
 import pytest
@@ -23,7 +24,7 @@ def test_create_resource_201_with_headers_and_document(writer, group):
 
 
 def test_media_type_and_bytes_preserved(writer, group):
-    document = b"syntax = \"proto3\";\nmessage Ping { string id = 1; }\n"
+    document = b'syntax = "proto3";\nmessage Ping { string id = 1; }\n'
     post_schema(writer, body=document, content_type="text/x-protobuf; charset=utf-8", format="Protobuf/3")
     response = writer.get("/schemaGroups/g1/schemas/s1")
     assert response.content == document
@@ -60,19 +61,26 @@ def test_schemas_keep_all_versions_definitions_only_latest(writer, group):
     assert Version.objects.filter(resource__rid="s1").count() == 2
     writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
     for _ in range(3):
-        response = writer.generic("POST", "/definitionGroups/d/definitions/ev" if _ else "/definitionGroups/d/definitions",
-                                  json.dumps({"format": "CloudEvents/1.0",
-                                              "metadata": {"attributes": {"type": {"value": "t"}}}}),
-                                  content_type="application/json",
-                                  **({} if _ else {"HTTP_REGISTRY_ID": "ev"}))
+        response = writer.generic(
+            "POST",
+            "/definitionGroups/d/definitions/ev" if _ else "/definitionGroups/d/definitions",
+            json.dumps({"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "t"}}}}),
+            content_type="application/json",
+            **({} if _ else {"HTTP_REGISTRY_ID": "ev"}),
+        )
         assert response.status_code == 201, response.content
     versions = list(Version.objects.filter(resource__rid="ev").values_list("vid", flat=True))
     assert versions == ["3"]
 
 
 def test_resource_uri_redirects_with_307(writer, group):
-    response = writer.generic("POST", "/schemaGroups/g1/schemas", b"", HTTP_REGISTRY_ID="ext",
-                              HTTP_REGISTRY_SCHEMAURI="https://schemas.example.com/ext.json")
+    response = writer.generic(
+        "POST",
+        "/schemaGroups/g1/schemas",
+        b"",
+        HTTP_REGISTRY_ID="ext",
+        HTTP_REGISTRY_SCHEMAURI="https://schemas.example.com/ext.json",
+    )
     assert response.status_code == 201
     response = writer.get("/schemaGroups/g1/schemas/ext")
     assert response.status_code == 307 and response["Location"] == "https://schemas.example.com/ext.json"
@@ -83,48 +91,76 @@ def test_resource_uri_redirects_with_307(writer, group):
 
 def test_schema_uri_into_this_registry_is_refused(writer, group):
     before = snapshot()
-    response = writer.generic("POST", "/schemaGroups/g1/schemas", b"", HTTP_REGISTRY_ID="loop",
-                              HTTP_REGISTRY_SCHEMAURI="http://testserver/schemaGroups/g1/schemas/x")
+    response = writer.generic(
+        "POST",
+        "/schemaGroups/g1/schemas",
+        b"",
+        HTTP_REGISTRY_ID="loop",
+        HTTP_REGISTRY_SCHEMAURI="http://testserver/schemaGroups/g1/schemas/x",
+    )
     assert response.status_code == 400 and "points into this registry" in response.json()["detail"]
     assert snapshot() == before
 
 
 def test_uri_with_body_is_400(writer, group):
     before = snapshot()
-    response = writer.generic("POST", "/schemaGroups/g1/schemas", b"{}", content_type="application/json",
-                              HTTP_REGISTRY_ID="x", HTTP_REGISTRY_SCHEMAURI="https://example.com/x")
+    response = writer.generic(
+        "POST",
+        "/schemaGroups/g1/schemas",
+        b"{}",
+        content_type="application/json",
+        HTTP_REGISTRY_ID="x",
+        HTTP_REGISTRY_SCHEMAURI="https://example.com/x",
+    )
     assert response.status_code == 400
     assert snapshot() == before
 
 
 def test_put_updates_latest_in_place_and_header_rules(writer, group):
     post_schema(writer, description="d1", format="JsonSchema/draft-07")
-    response = writer.generic("PUT", "/schemaGroups/g1/schemas/s1", json.dumps(SCHEMA_V2),
-                              content_type="application/json", HTTP_REGISTRY_NAME="Nice name")
+    response = writer.generic(
+        "PUT",
+        "/schemaGroups/g1/schemas/s1",
+        json.dumps(SCHEMA_V2),
+        content_type="application/json",
+        HTTP_REGISTRY_NAME="Nice name",
+    )
     assert response.status_code == 200
     assert response["Registry-epoch"] == "2" and response["Registry-version"] == "1"
     assert response["Registry-description"] == "d1"  # missing header: unchanged
     assert response["Registry-name"] == "Nice name"
-    response = writer.generic("PUT", "/schemaGroups/g1/schemas/s1", json.dumps(SCHEMA_V2),
-                              content_type="application/json", HTTP_REGISTRY_DESCRIPTION="")
+    response = writer.generic(
+        "PUT",
+        "/schemaGroups/g1/schemas/s1",
+        json.dumps(SCHEMA_V2),
+        content_type="application/json",
+        HTTP_REGISTRY_DESCRIPTION="",
+    )
     assert "Registry-description" not in response  # empty header: removed
     assert Version.objects.filter(resource__rid="s1").count() == 1
 
 
 def test_put_unknown_resource_and_version_create(writer, group):
-    response = writer.generic("PUT", "/schemaGroups/g1/schemas/new", json.dumps(SCHEMA_V1),
-                              content_type="application/json")
+    response = writer.generic(
+        "PUT", "/schemaGroups/g1/schemas/new", json.dumps(SCHEMA_V1), content_type="application/json"
+    )
     assert response.status_code == 201 and response["Location"].endswith("/schemas/new")
-    response = writer.generic("PUT", "/schemaGroups/g1/schemas/new/versions/v2", json.dumps(SCHEMA_V2),
-                              content_type="application/json")
+    response = writer.generic(
+        "PUT", "/schemaGroups/g1/schemas/new/versions/v2", json.dumps(SCHEMA_V2), content_type="application/json"
+    )
     assert response.status_code == 201 and response["Registry-version"] == "v2"
 
 
 def test_version_id_mismatch_is_409(writer, group):
     post_schema(writer)
     before = snapshot()
-    response = writer.generic("PUT", "/schemaGroups/g1/schemas/s1/versions/1", json.dumps(SCHEMA_V1),
-                              content_type="application/json", HTTP_REGISTRY_VERSION="7")
+    response = writer.generic(
+        "PUT",
+        "/schemaGroups/g1/schemas/s1/versions/1",
+        json.dumps(SCHEMA_V1),
+        content_type="application/json",
+        HTTP_REGISTRY_VERSION="7",
+    )
     assert response.status_code == 409
     assert snapshot() == before
 
@@ -132,7 +168,10 @@ def test_version_id_mismatch_is_409(writer, group):
 def test_version_epochs_and_stale_writes(writer, group):
     post_schema(writer)
     url = "/schemaGroups/g1/schemas/s1/versions/1"
-    assert writer.generic("PUT", url + "?epoch=1", json.dumps(SCHEMA_V1), content_type="application/json").status_code == 200
+    assert (
+        writer.generic("PUT", url + "?epoch=1", json.dumps(SCHEMA_V1), content_type="application/json").status_code
+        == 200
+    )
     stale = writer.generic("PUT", url + "?epoch=1", json.dumps(SCHEMA_V2), content_type="application/json")
     assert stale.status_code == 409
     assert json.loads(writer.get(url).content) == SCHEMA_V1
@@ -144,11 +183,16 @@ def test_delete_versions_rules(writer, group):
     new_version(writer)
     new_version(writer, body={**SCHEMA_V2, "title": "three"})
     base = "/schemaGroups/g1/schemas/s1"
-    response = writer.generic("DELETE", base + "/versions", '[{"version": "1"}, {"version": "2"}, {"version": "3"}]',
-                              content_type="application/json")
+    response = writer.generic(
+        "DELETE",
+        base + "/versions",
+        '[{"version": "1"}, {"version": "2"}, {"version": "3"}]',
+        content_type="application/json",
+    )
     assert response.status_code == 400  # deleting every version
-    response = writer.generic("DELETE", base + "/versions", '[{"version": "1"}, {"version": "nope"}]',
-                              content_type="application/json")
+    response = writer.generic(
+        "DELETE", base + "/versions", '[{"version": "1"}, {"version": "nope"}]', content_type="application/json"
+    )
     assert response.status_code == 404
     assert Version.objects.filter(resource__rid="s1").count() == 3
     assert writer.delete(base + "/versions/3").status_code == 200
@@ -161,8 +205,9 @@ def test_delete_versions_rules(writer, group):
 def test_delete_resource_and_bulk(writer, group):
     post_schema(writer, sid="a")
     post_schema(writer, sid="b")
-    response = writer.generic("DELETE", "/schemaGroups/g1/schemas", '[{"id": "a"}, {"id": "zz"}]',
-                              content_type="application/json")
+    response = writer.generic(
+        "DELETE", "/schemaGroups/g1/schemas", '[{"id": "a"}, {"id": "zz"}]', content_type="application/json"
+    )
     assert response.status_code == 404 and Resource.objects.count() == 2
     response = writer.delete("/schemaGroups/g1/schemas/a")
     assert response.status_code == 200 and response.json()["id"] == "a"

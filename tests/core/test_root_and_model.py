@@ -1,4 +1,5 @@
 """Registry level (docs/api-contract.md section 3): GET /, ?model, ?inline and its size limit."""
+
 import json
 
 import pytest
@@ -11,8 +12,9 @@ pytestmark = pytest.mark.django_db
 def test_model_is_fixed(api_client):
     model = api_client.get("/?model").json()
     groups = {g["plural"]: g for g in model["groups"]}
-    assert groups["endpoints"]["resources"] == [{"singular": "definition", "plural": "definitions", "versions": 0,
-                                                    "mutable": True}]
+    assert groups["endpoints"]["resources"] == [
+        {"singular": "definition", "plural": "definitions", "versions": 0, "mutable": True}
+    ]
     assert "mutable" not in groups["endpoints"]  # the spec's model marks the endpoint's definitions
     assert groups["definitionGroups"]["resources"][0]["versions"] == 0
     assert groups["schemaGroups"]["resources"] == [{"singular": "schema", "plural": "schemas", "versions": -1}]

@@ -2,6 +2,7 @@
 
 Round trip: import, export, import again changes nothing and writes no outbox rows (docs/api-contract.md section 6).
 """
+
 import json
 from pathlib import Path
 
@@ -75,9 +76,21 @@ def test_invalid_corpus_documents_are_refused_whole_with_every_error(name):
 
 @pytest.mark.django_db
 def test_unresolvable_reference_fails_the_import():
-    doc = {"specversion": "0.5-wip", "definitionGroups": {"g": {"format": "CloudEvents/1.0", "definitions": {
-        "d": {"format": "CloudEvents/1.0", "schemaformat": "JsonSchema/draft-07",
-              "schemaurl": "#/schemaGroups/nope/schemas/missing"}}}}}
+    doc = {
+        "specversion": "0.5-wip",
+        "definitionGroups": {
+            "g": {
+                "format": "CloudEvents/1.0",
+                "definitions": {
+                    "d": {
+                        "format": "CloudEvents/1.0",
+                        "schemaformat": "JsonSchema/draft-07",
+                        "schemaurl": "#/schemaGroups/nope/schemas/missing",
+                    }
+                },
+            }
+        },
+    }
     with pytest.raises(Problem) as caught:
         import_document(WriteContext(), doc)
     assert caught.value.errors[0]["path"] == "/definitionGroups/g/definitions/d/schemaurl"
@@ -98,7 +111,8 @@ def test_yaml_alias_bomb_is_refused_quickly():
 
     levels = [f"l{i}" for i in range(21)]
     few = "l0: &l0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}]\n" for a, b in zip(levels, levels[1:], strict=False))
+        f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}]\n" for a, b in zip(levels, levels[1:], strict=False)
+    )
     many = "a: &a x\nb: [" + ", ".join(["*a"] * 500) + "]\n"
     for bomb, words in ((few, "expanded"), (many, "aliases")):
         started = time.monotonic()

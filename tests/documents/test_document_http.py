@@ -1,4 +1,5 @@
 """`POST /` imports a document (JSON or YAML by media type); `GET /?inline` with the document media types exports."""
+
 from pathlib import Path
 
 import pytest

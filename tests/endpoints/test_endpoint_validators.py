@@ -3,6 +3,7 @@
 Valid cases quote the spec text ("Endpoint Registry" and its protocol options sections) where it has an
 example; every endpoint of the seed-shape corpus must validate without errors.
 """
+
 import json
 from pathlib import Path
 
@@ -34,60 +35,153 @@ VALID = [
     # xRegistry 1.0 writes usage as an array (rc4 corpus: mqtt-sparkplugB), stored as written
     ("usage-array", {"usage": ["subscriber", "consumer"], "config": {"protocol": "MQTT/3.1.1"}}),
     # spec, "HTTP" options example
-    ("http-spec", endpoint(protocol="HTTP/1.1", options={
-        "method": "POST", "headers": [{"name": "Content-Type", "value": "application/json"}],
-        "query": {"operation": "send"}})),
+    (
+        "http-spec",
+        endpoint(
+            protocol="HTTP/1.1",
+            options={
+                "method": "POST",
+                "headers": [{"name": "Content-Type", "value": "application/json"}],
+                "query": {"operation": "send"},
+            },
+        ),
+    ),
     # spec, definitionGroups example (the endpoint attributes around it)
-    ("http-defgroups", {"usage": "producer", "config": {"protocol": "HTTP/1.1", "options": {"method": "POST"}},
-                        "definitionGroups": ["https://example.com/registry/definitiongroups/mygroup"]}),
+    (
+        "http-defgroups",
+        {
+            "usage": "producer",
+            "config": {"protocol": "HTTP/1.1", "options": {"method": "POST"}},
+            "definitionGroups": ["https://example.com/registry/definitiongroups/mygroup"],
+        },
+    ),
     # spec, config.endpoints example ["https://example.com"]
     ("http-endpoints", endpoint(protocol="HTTP", endpoints=["https://example.com"])),
     ("http-2", endpoint(protocol="HTTP/2", endpoints=["http://example.com:8080/in?x=1"])),
     ("http-3-lower", endpoint(protocol="http/3", endpoints=["HTTPS://Example.com/"])),
-    ("http-placeholders", endpoint(protocol="HTTP", options={
-        "method": "PUT", "headers": [{"name": "Authorization", "value": "Bearer {token}"},
-                                     {"name": "Content-Type", "value": "application/json; charset=utf-8"},
-                                     {"name": "X-Dup", "value": "a"}, {"name": "X-Dup", "value": "b"}],
-        "query": {"tenant": "{tenant_id}", "op": "send"}})),
+    (
+        "http-placeholders",
+        endpoint(
+            protocol="HTTP",
+            options={
+                "method": "PUT",
+                "headers": [
+                    {"name": "Authorization", "value": "Bearer {token}"},
+                    {"name": "Content-Type", "value": "application/json; charset=utf-8"},
+                    {"name": "X-Dup", "value": "a"},
+                    {"name": "X-Dup", "value": "b"},
+                ],
+                "query": {"tenant": "{tenant_id}", "op": "send"},
+            },
+        ),
+    ),
     # spec, "AMQP" options example
-    ("amqp-spec", endpoint(protocol="AMQP/1.0", options={
-        "node": "myqueue", "durable": True, "link-properties": {"my-link-property": "my-link-property-value"},
-        "connection-properties": {"my-connection-property": "my-connection-property-value"},
-        "distribution-mode": "move"})),
-    ("amqp-uri-node", endpoint("consumer", protocol="AMQP", endpoints=["amqps://broker.example.com/queue1",
-                                                                        "amqp://broker.example.com:5672"],
-                               options={"distribution-mode": "copy", "link-properties": {"p": "{x}"}})),
+    (
+        "amqp-spec",
+        endpoint(
+            protocol="AMQP/1.0",
+            options={
+                "node": "myqueue",
+                "durable": True,
+                "link-properties": {"my-link-property": "my-link-property-value"},
+                "connection-properties": {"my-connection-property": "my-connection-property-value"},
+                "distribution-mode": "move",
+            },
+        ),
+    ),
+    (
+        "amqp-uri-node",
+        endpoint(
+            "consumer",
+            protocol="AMQP",
+            endpoints=["amqps://broker.example.com/queue1", "amqp://broker.example.com:5672"],
+            options={"distribution-mode": "copy", "link-properties": {"p": "{x}"}},
+        ),
+    ),
     # spec, "MQTT" options example (will-message as the text writes it)
-    ("mqtt-spec", endpoint(protocol="MQTT/5.0", options={
-        "topic": "mytopic", "qos": 1, "retain": False, "clean-session": False, "will-topic": "mytopic",
-        "will-message": "#/definitionGroup/mygroup/definitions/my-will-message"})),
+    (
+        "mqtt-spec",
+        endpoint(
+            protocol="MQTT/5.0",
+            options={
+                "topic": "mytopic",
+                "qos": 1,
+                "retain": False,
+                "clean-session": False,
+                "will-topic": "mytopic",
+                "will-message": "#/definitionGroup/mygroup/definitions/my-will-message",
+            },
+        ),
+    ),
     # spec, config.endpoints example ["tcp://example.com", "wss://example.com"]
-    ("mqtt-informal", endpoint(protocol="MQTT", endpoints=["tcp://example.com", "wss://example.com",
-                                                           "ssl://example.com:8883/"])),
-    ("mqtt-uri-topic", endpoint(protocol="MQTT/3.1.1", endpoints=["mqtt://broker.example.com:1883/a/b",
-                                                                  "mqtts://broker.example.com"])),
-    ("mqtt-filter-subscriber", endpoint("subscriber", protocol="MQTT/3.1.1",
-                                        options={"topic": "spBv1.0/+/NDATA/#", "qos": 0})),
+    (
+        "mqtt-informal",
+        endpoint(protocol="MQTT", endpoints=["tcp://example.com", "wss://example.com", "ssl://example.com:8883/"]),
+    ),
+    (
+        "mqtt-uri-topic",
+        endpoint(protocol="MQTT/3.1.1", endpoints=["mqtt://broker.example.com:1883/a/b", "mqtts://broker.example.com"]),
+    ),
+    (
+        "mqtt-filter-subscriber",
+        endpoint("subscriber", protocol="MQTT/3.1.1", options={"topic": "spBv1.0/+/NDATA/#", "qos": 0}),
+    ),
     ("mqtt-filter-consumer", endpoint("consumer", protocol="mqtt", options={"topic": "#", "qos": 2})),
-    ("mqtt-placeholders", endpoint(protocol="MQTT/5.0", options={
-        "topic": "spBv1.0/{group_id}/NBIRTH/{edge_node_id}", "will-topic": "spBv1.0/{group_id}/NDEATH/{node}",
-        "will-message": "#/definitionGroups/g/definitions/NDEATH", "retain": True})),
+    (
+        "mqtt-placeholders",
+        endpoint(
+            protocol="MQTT/5.0",
+            options={
+                "topic": "spBv1.0/{group_id}/NBIRTH/{edge_node_id}",
+                "will-topic": "spBv1.0/{group_id}/NDEATH/{node}",
+                "will-message": "#/definitionGroups/g/definitions/NDEATH",
+                "retain": True,
+            },
+        ),
+    ),
     # spec, "Kafka" options example (without its trailing comma)
     ("kafka-spec", endpoint(protocol="Kafka/2.0", options={"topic": "mytopic", "acks": 1, "key": "mykey"})),
     # spec, Kafka endpoint URIs "SSL://{host}:{port} or PLAINTEXT://{host}:{port}"
-    ("kafka-schemes", endpoint(protocol="KAFKA/3.5", endpoints=[
-        "SSL://kafka.example.com:9093", "PLAINTEXT://kafka.example.com:9092",
-        "sasl_ssl://kafka.example.com:9094", "SASL_PLAINTEXT://10.0.0.1:9095", "kafka://k.example.com:9092/"])),
-    ("kafka-consumer", endpoint("consumer", protocol="kafka", options={
-        "topic": "orders.{region}", "consumer-group": "grp-{app}", "acks": -1, "partition": 0})),
+    (
+        "kafka-schemes",
+        endpoint(
+            protocol="KAFKA/3.5",
+            endpoints=[
+                "SSL://kafka.example.com:9093",
+                "PLAINTEXT://kafka.example.com:9092",
+                "sasl_ssl://kafka.example.com:9094",
+                "SASL_PLAINTEXT://10.0.0.1:9095",
+                "kafka://k.example.com:9092/",
+            ],
+        ),
+    ),
+    (
+        "kafka-consumer",
+        endpoint(
+            "consumer",
+            protocol="kafka",
+            options={"topic": "orders.{region}", "consumer-group": "grp-{app}", "acks": -1, "partition": 0},
+        ),
+    ),
     # spec, "NATS" options example and URIs "nats://{host}:{port} or tls://{host}:{port}"
-    ("nats-spec", endpoint(protocol="NATS/1.0.0", options={"subject": "mysubject"},
-                           endpoints=["nats://nats.example.com:4222", "tls://nats.example.com:4443",
-                                      "ws://nats.example.com:8080"])),
+    (
+        "nats-spec",
+        endpoint(
+            protocol="NATS/1.0.0",
+            options={"subject": "mysubject"},
+            endpoints=["nats://nats.example.com:4222", "tls://nats.example.com:4443", "ws://nats.example.com:8080"],
+        ),
+    ),
     ("nats-wildcards-consumer", endpoint("consumer", protocol="nats", options={"subject": "orders.*.{region}.>"})),
     # spec, "An example for an extension protocol identifier might be BunnyMQ/0.9.1"
-    ("extension-protocol", endpoint(protocol="BunnyMQ/0.9.1", endpoints=["bunny://x.example.com"],
-                                    options={"x": 1, "anything": {"goes": [True]}})),
+    (
+        "extension-protocol",
+        endpoint(
+            protocol="BunnyMQ/0.9.1",
+            endpoints=["bunny://x.example.com"],
+            options={"x": 1, "anything": {"goes": [True]}},
+        ),
+    ),
     # unknown option names pass, strict or not (strict means "a public, live endpoint")
     ("unknown-options", endpoint(protocol="AMQP", strict=True, options={"ttl": 1000, "x-vendor": "y"})),
     ("nats-schema-topic", endpoint(protocol="NATS", options={"topic": 5})),
@@ -95,18 +189,46 @@ VALID = [
     ("empty-config-options", endpoint(protocol="HTTP", options={}, endpoints=[], strict=False)),
     # spec, deprecated examples
     ("deprecated-empty", {"usage": "consumer", "deprecated": {}}),
-    ("deprecated-spec", {"usage": "consumer", "deprecated": {
-        "removal": "2030-12-19T00:00:00-00:00", "alternative": "https://example.com/endpoints/123"}}),
-    ("deprecated-full", {"usage": "consumer", "deprecated": {
-        "effective": "2030-01-01T00:00:00+01:00", "removal": "2029-12-31T23:00:00Z",
-        "alternative": "https://example.com/endpoints/123", "docs": "https://example.com/why"}}),
+    (
+        "deprecated-spec",
+        {
+            "usage": "consumer",
+            "deprecated": {"removal": "2030-12-19T00:00:00-00:00", "alternative": "https://example.com/endpoints/123"},
+        },
+    ),
+    (
+        "deprecated-full",
+        {
+            "usage": "consumer",
+            "deprecated": {
+                "effective": "2030-01-01T00:00:00+01:00",
+                "removal": "2029-12-31T23:00:00Z",
+                "alternative": "https://example.com/endpoints/123",
+                "docs": "https://example.com/why",
+            },
+        },
+    ),
     # spec, origin example; channel example; empty channel
-    ("origin-channel", {"usage": "producer", "origin": "https://example2.com/myregistry/endpoints/9876",
-                        "channel": "queue1", "format": "CloudEvents/1.0"}),
+    (
+        "origin-channel",
+        {
+            "usage": "producer",
+            "origin": "https://example2.com/myregistry/endpoints/9876",
+            "channel": "queue1",
+            "format": "CloudEvents/1.0",
+        },
+    ),
     ("empty-channel", {"usage": "producer", "channel": ""}),
     ("nulls-are-absent", {"usage": "producer", "origin": None, "deprecated": None, "config": None, "format": None}),
-    ("extensions", {"usage": "producer", "authscope": "storage.read", "definitions": {"x": "not checked"},
-                    "config": {"protocol": "HTTP", "filterDialects": ["basic"]}}),
+    (
+        "extensions",
+        {
+            "usage": "producer",
+            "authscope": "storage.read",
+            "definitions": {"x": "not checked"},
+            "config": {"protocol": "HTTP", "filterDialects": ["basic"]},
+        },
+    ),
 ]
 
 
@@ -132,20 +254,31 @@ INVALID = [
     ({"usage": "producer", "origin": "https://exa mple.com"}, "origin must be"),
     # deprecated
     ({"usage": "producer", "deprecated": "yes"}, "deprecated must be an object"),
-    ({"usage": "producer", "deprecated": {"effective": "2030-01-01T00:00:00Z", "removal": "2029-01-01T00:00:00Z"}},
-     "deprecated.removal must not be before deprecated.effective"),
-    ({"usage": "producer", "deprecated": {"effective": "2030-01-01T03:00:00+02:00",
-                                         "removal": "2030-01-01T00:00:00+00:00"}},
-     "deprecated.removal must not be before deprecated.effective"),
+    (
+        {"usage": "producer", "deprecated": {"effective": "2030-01-01T00:00:00Z", "removal": "2029-01-01T00:00:00Z"}},
+        "deprecated.removal must not be before deprecated.effective",
+    ),
+    (
+        {
+            "usage": "producer",
+            "deprecated": {"effective": "2030-01-01T03:00:00+02:00", "removal": "2030-01-01T00:00:00+00:00"},
+        },
+        "deprecated.removal must not be before deprecated.effective",
+    ),
     ({"usage": "producer", "deprecated": {"effective": "soon"}}, "deprecated.effective must be an RFC 3339"),
     ({"usage": "producer", "deprecated": {"removal": "2030-12-19"}}, "deprecated.removal must be an RFC 3339"),
     ({"usage": "producer", "deprecated": {"removal": "2030-12-19T00:00:00"}}, "deprecated.removal must be"),
     ({"usage": "producer", "deprecated": {"removal": "2030-02-30T00:00:00Z"}}, "deprecated.removal must be"),
     ({"usage": "producer", "deprecated": {"removal": 1893456000}}, "deprecated.removal must be"),
     ({"usage": "producer", "deprecated": {"alternative": "not a url"}}, "deprecated.alternative must be"),
-    ({"usage": "producer", "deprecated": {"docs": "ftp://example.com/x"}}, "deprecated.docs must be an absolute http(s) URL"),
-    ({"usage": "producer", "deprecated": {"removel": "2030-12-19T00:00:00Z"}},
-     "deprecated.removel is not a deprecation attribute"),
+    (
+        {"usage": "producer", "deprecated": {"docs": "ftp://example.com/x"}},
+        "deprecated.docs must be an absolute http(s) URL",
+    ),
+    (
+        {"usage": "producer", "deprecated": {"removel": "2030-12-19T00:00:00Z"}},
+        "deprecated.removel is not a deprecation attribute",
+    ),
     # channel, format
     ({"usage": "producer", "channel": 5}, "channel must be a string"),
     ({"usage": "producer", "format": "CloudEvents"}, "format must be NAME/VERSION"),
@@ -162,55 +295,90 @@ INVALID = [
     ({"usage": "producer", "config": {"protocol": "MQTT/4"}}, "config.protocol: 'MQTT/4' is not a version of MQTT"),
     ({"usage": "producer", "config": {"protocol": "KAFKA/"}}, "config.protocol: 'KAFKA/' has no valid version"),
     ({"usage": "producer", "config": {"protocol": "HTTP", "strict": "true"}}, "config.strict must be a boolean"),
-    ({"usage": "producer", "config": {"protocol": "HTTP", "options": ["method", "POST"]}},
-     "config.options must be an object"),
+    (
+        {"usage": "producer", "config": {"protocol": "HTTP", "options": ["method", "POST"]}},
+        "config.options must be an object",
+    ),
     ({"usage": "producer", "config": {"protocol": "Bunny", "options": "x"}}, "config.options must be an object"),
     # config.endpoints
-    ({"usage": "producer", "config": {"protocol": "HTTP", "endpoints": "https://x"}},
-     "config.endpoints must be an array"),
-    ({"usage": "producer", "config": {"protocol": "HTTP", "endpoints": ["ftp://x"]}},
-     "config.endpoints[0]: 'ftp://x' is not a valid URI for protocol HTTP"),
-    ({"usage": "producer", "config": {"protocol": "HTTP", "endpoints": ["https://ok.example.com", "/relative"]}},
-     "config.endpoints[1]: '/relative' is not an absolute URI"),
-    ({"usage": "producer", "config": {"protocol": "HTTP", "endpoints": [42]}}, "config.endpoints[0]: 42 is not an absolute URI"),
+    (
+        {"usage": "producer", "config": {"protocol": "HTTP", "endpoints": "https://x"}},
+        "config.endpoints must be an array",
+    ),
+    (
+        {"usage": "producer", "config": {"protocol": "HTTP", "endpoints": ["ftp://x"]}},
+        "config.endpoints[0]: 'ftp://x' is not a valid URI for protocol HTTP",
+    ),
+    (
+        {"usage": "producer", "config": {"protocol": "HTTP", "endpoints": ["https://ok.example.com", "/relative"]}},
+        "config.endpoints[1]: '/relative' is not an absolute URI",
+    ),
+    (
+        {"usage": "producer", "config": {"protocol": "HTTP", "endpoints": [42]}},
+        "config.endpoints[0]: 42 is not an absolute URI",
+    ),
     ({"usage": "producer", "config": {"protocol": "HTTP", "endpoints": ["https:///nohost"]}}, "it has no host"),
-    ({"usage": "producer", "config": {"protocol": "HTTP", "endpoints": ["https://x.example.com:99999"]}},
-     "is not an absolute URI"),
+    (
+        {"usage": "producer", "config": {"protocol": "HTTP", "endpoints": ["https://x.example.com:99999"]}},
+        "is not an absolute URI",
+    ),
     ({"usage": "producer", "config": {"protocol": "Bunny", "endpoints": ["no scheme"]}}, "config.endpoints[0]"),
-    ({"usage": "producer", "config": {"protocol": "AMQP", "endpoints": ["http://x"]}},
-     "not a valid URI for protocol AMQP"),
-    ({"usage": "producer", "config": {"protocol": "MQTT", "endpoints": ["ws://x.example.com"]}},
-     "not a valid URI for protocol MQTT"),
+    (
+        {"usage": "producer", "config": {"protocol": "AMQP", "endpoints": ["http://x"]}},
+        "not a valid URI for protocol AMQP",
+    ),
+    (
+        {"usage": "producer", "config": {"protocol": "MQTT", "endpoints": ["ws://x.example.com"]}},
+        "not a valid URI for protocol MQTT",
+    ),
     # spec: tcp, ssl, wss "MUST NOT have a path"; an mqtt(s) path "MUST be a valid MQTT topic name"
-    ({"usage": "producer", "config": {"protocol": "MQTT", "endpoints": ["wss://x.example.com/mqtt"]}},
-     "must not have a path"),
-    ({"usage": "producer", "config": {"protocol": "MQTT", "endpoints": ["mqtt://x.example.com/a/+/b"]}},
-     "cannot contain the wildcards"),
-    ({"usage": "producer", "config": {"protocol": "Kafka", "endpoints": ["kafka://k.example.com"]}},
-     "needs a port"),
-    ({"usage": "producer", "config": {"protocol": "Kafka", "endpoints": ["k.example.com:9092"]}},
-     "is not a valid URI for protocol Kafka"),
-    ({"usage": "producer", "config": {"protocol": "Kafka", "endpoints": ["https://k.example.com:9092"]}},
-     "is not a valid URI for protocol Kafka"),
-    ({"usage": "producer", "config": {"protocol": "Kafka", "endpoints": ["SSL://k.example.com:9092/topic"]}},
-     "has no path"),
+    (
+        {"usage": "producer", "config": {"protocol": "MQTT", "endpoints": ["wss://x.example.com/mqtt"]}},
+        "must not have a path",
+    ),
+    (
+        {"usage": "producer", "config": {"protocol": "MQTT", "endpoints": ["mqtt://x.example.com/a/+/b"]}},
+        "cannot contain the wildcards",
+    ),
+    ({"usage": "producer", "config": {"protocol": "Kafka", "endpoints": ["kafka://k.example.com"]}}, "needs a port"),
+    (
+        {"usage": "producer", "config": {"protocol": "Kafka", "endpoints": ["k.example.com:9092"]}},
+        "is not a valid URI for protocol Kafka",
+    ),
+    (
+        {"usage": "producer", "config": {"protocol": "Kafka", "endpoints": ["https://k.example.com:9092"]}},
+        "is not a valid URI for protocol Kafka",
+    ),
+    (
+        {"usage": "producer", "config": {"protocol": "Kafka", "endpoints": ["SSL://k.example.com:9092/topic"]}},
+        "has no path",
+    ),
     # spec: NATS "the URI MUST include a port number"; schemes nats, tls, ws
-    ({"usage": "producer", "config": {"protocol": "NATS", "endpoints": ["nats://n.example.com"]}},
-     "must include a port number"),
-    ({"usage": "producer", "config": {"protocol": "NATS", "endpoints": ["wss://n.example.com:443"]}},
-     "not a valid URI for protocol NATS"),
+    (
+        {"usage": "producer", "config": {"protocol": "NATS", "endpoints": ["nats://n.example.com"]}},
+        "must include a port number",
+    ),
+    (
+        {"usage": "producer", "config": {"protocol": "NATS", "endpoints": ["wss://n.example.com:443"]}},
+        "not a valid URI for protocol NATS",
+    ),
     # definitionGroups
     ({"usage": "producer", "definitionGroups": "#/definitionGroups/a"}, "definitionGroups must be an array"),
     ({"usage": "producer", "definitionGroups": [5]}, "definitionGroups[0] must be a non-empty URI-reference"),
     ({"usage": "producer", "definitionGroups": ["#/schemaGroups/a"]}, "definitionGroups[0]: '#/schemaGroups/a'"),
-    ({"usage": "producer", "definitionGroups": ["has space"]}, "definitionGroups[0]: 'has space' is not a URI-reference"),
+    (
+        {"usage": "producer", "definitionGroups": ["has space"]},
+        "definitionGroups[0]: 'has space' is not a URI-reference",
+    ),
     # not an object at all
     (["usage", "producer"], "an endpoint must be a JSON object"),
     (None, "an endpoint must be a JSON object"),
 ]
 
 
-@pytest.mark.parametrize(("attributes", "expected"), INVALID, ids=[f"{i}-{e[:40]}" for i, (_a, e) in enumerate(INVALID)])
+@pytest.mark.parametrize(
+    ("attributes", "expected"), INVALID, ids=[f"{i}-{e[:40]}" for i, (_a, e) in enumerate(INVALID)]
+)
 def test_invalid_endpoints_name_the_attribute(attributes, expected):
     errors = validate_endpoint(attributes)
     assert any(e.startswith(expected) or expected in e for e in errors), errors
@@ -231,8 +399,16 @@ INVALID_OPTIONS = [
     ("HTTP", {"headers": [{"name": "X", "value": ""}]}, "config.options.headers[0].value: must be a non-empty string"),
     ("HTTP", {"headers": [{"name": "X"}]}, "config.options.headers[0].value: must be a non-empty string"),
     ("HTTP", {"headers": [{"name": "X", "value": "{+reserved}"}]}, "config.options.headers[0].value:"),
-    ("HTTP", {"headers": [{"name": "X", "value": "a\r\nInjected: 1"}]}, "config.options.headers[0].value must not contain CR, LF"),
-    ("HTTP", {"headers": [{"name": "X", "value": "bell\x07"}]}, "config.options.headers[0].value must not contain CR, LF"),
+    (
+        "HTTP",
+        {"headers": [{"name": "X", "value": "a\r\nInjected: 1"}]},
+        "config.options.headers[0].value must not contain CR, LF",
+    ),
+    (
+        "HTTP",
+        {"headers": [{"name": "X", "value": "bell\x07"}]},
+        "config.options.headers[0].value must not contain CR, LF",
+    ),
     # HTTP query: "a map of non-empty strings to non-empty strings"
     ("HTTP", {"query": [["a", "b"]]}, "config.options.query: must be a map"),
     ("HTTP", {"query": {"a": ""}}, "config.options.query.a: must be a non-empty string"),
@@ -286,8 +462,11 @@ INVALID_OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("protocol", "options", "expected"), INVALID_OPTIONS,
-                         ids=[f"{p}-{'-'.join(o)}-{i}" for i, (p, o, _e) in enumerate(INVALID_OPTIONS)])
+@pytest.mark.parametrize(
+    ("protocol", "options", "expected"),
+    INVALID_OPTIONS,
+    ids=[f"{p}-{'-'.join(o)}-{i}" for i, (p, o, _e) in enumerate(INVALID_OPTIONS)],
+)
 def test_invalid_options(protocol, options, expected):
     errors = validate_endpoint(endpoint(protocol=protocol, options=options))
     assert any(e.startswith(expected) for e in errors), errors
@@ -333,23 +512,27 @@ def test_options_of_an_unknown_or_missing_protocol_are_unchecked():
 
 # ------------------------------------------------------------------------------------ names, URIs
 
-@pytest.mark.parametrize(("name", "family", "version"), [
-    ("HTTP", "HTTP", "1.1"),           # spec: "The default version is HTTP/1.1 and MAY be shortened to HTTP"
-    ("http/2", "HTTP", "2"),
-    ("AMQP", "AMQP", "1.0"),           # spec: "AMQP/1.0 ... MAY be shortened to AMQP"
-    ("amqp/1.0", "AMQP", "1.0"),
-    ("MQTT", "MQTT", "5.0"),           # spec: "The shorthand MQTT maps to MQTT/5.0"
-    ("MQTT/3.1.1", "MQTT", "3.1.1"),
-    ("Kafka", "KAFKA", None),          # spec: "assumes usage of the latest Apache Kafka clients"
-    ("KAFKA/3.5", "KAFKA", "3.5"),
-    ("NATS/1.0.0", "NATS", "1.0.0"),
-    ("nats", "NATS", None),
-    ("BunnyMQ/0.9.1", None, "0.9.1"),
-    ("BunnyMQ", None, None),
-    ("", None, None),
-    (None, None, None),
-    (["HTTP"], None, None),
-])
+
+@pytest.mark.parametrize(
+    ("name", "family", "version"),
+    [
+        ("HTTP", "HTTP", "1.1"),  # spec: "The default version is HTTP/1.1 and MAY be shortened to HTTP"
+        ("http/2", "HTTP", "2"),
+        ("AMQP", "AMQP", "1.0"),  # spec: "AMQP/1.0 ... MAY be shortened to AMQP"
+        ("amqp/1.0", "AMQP", "1.0"),
+        ("MQTT", "MQTT", "5.0"),  # spec: "The shorthand MQTT maps to MQTT/5.0"
+        ("MQTT/3.1.1", "MQTT", "3.1.1"),
+        ("Kafka", "KAFKA", None),  # spec: "assumes usage of the latest Apache Kafka clients"
+        ("KAFKA/3.5", "KAFKA", "3.5"),
+        ("NATS/1.0.0", "NATS", "1.0.0"),
+        ("nats", "NATS", None),
+        ("BunnyMQ/0.9.1", None, "0.9.1"),
+        ("BunnyMQ", None, None),
+        ("", None, None),
+        (None, None, None),
+        (["HTTP"], None, None),
+    ],
+)
 def test_canonical_protocol_and_version(name, family, version):
     assert canonical_protocol(name) == family
     assert protocol_version(name) == version
@@ -362,38 +545,44 @@ def test_endpoint_uri_error_is_none_for_valid_uris_and_extension_protocols():
     assert endpoint_uri_error("HTTP", "https://[::1:8080/x") is not None
 
 
-@pytest.mark.parametrize(("value", "absolute", "reference"), [
-    ("https://example.com/a?b=c#d", True, True),
-    ("urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66", True, True),
-    ("#/definitionGroups/a", False, True),
-    ("/definitionGroups/a", False, True),
-    ("../x", False, True),
-    ("https://example.com/a b", False, False),
-    ("https://example.com/%zz", False, False),
-    ("https://example.com/{x}", False, False),
-    ("https://exämple.com", False, False),
-    ("1x:y", False, False),
-    ("a#b#c", False, False),
-    ("", False, False),
-    (5, False, False),
-])
+@pytest.mark.parametrize(
+    ("value", "absolute", "reference"),
+    [
+        ("https://example.com/a?b=c#d", True, True),
+        ("urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66", True, True),
+        ("#/definitionGroups/a", False, True),
+        ("/definitionGroups/a", False, True),
+        ("../x", False, True),
+        ("https://example.com/a b", False, False),
+        ("https://example.com/%zz", False, False),
+        ("https://example.com/{x}", False, False),
+        ("https://exämple.com", False, False),
+        ("1x:y", False, False),
+        ("a#b#c", False, False),
+        ("", False, False),
+        (5, False, False),
+    ],
+)
 def test_uri_grammar(value, absolute, reference):
     assert is_absolute_uri(value) is absolute
     assert is_uri_reference(value) is reference
 
 
-@pytest.mark.parametrize(("value", "valid"), [
-    ("2030-12-19T00:00:00-00:00", True),   # spec, deprecated example
-    ("2030-12-19t00:00:00z", True),
-    ("2030-12-19T23:59:60Z", True),        # leap second
-    ("2030-12-19T00:00:00.123456789+05:30", True),
-    ("2030-12-19 00:00:00Z", False),
-    ("2030-12-19T00:00Z", False),
-    ("2030-13-01T00:00:00Z", False),
-    ("2030-12-19T00:00:00+24:00", False),
-    ("2030-12-19T00:00:00", False),
-    ("", False),
-])
+@pytest.mark.parametrize(
+    ("value", "valid"),
+    [
+        ("2030-12-19T00:00:00-00:00", True),  # spec, deprecated example
+        ("2030-12-19t00:00:00z", True),
+        ("2030-12-19T23:59:60Z", True),  # leap second
+        ("2030-12-19T00:00:00.123456789+05:30", True),
+        ("2030-12-19 00:00:00Z", False),
+        ("2030-12-19T00:00Z", False),
+        ("2030-13-01T00:00:00Z", False),
+        ("2030-12-19T00:00:00+24:00", False),
+        ("2030-12-19T00:00:00", False),
+        ("", False),
+    ],
+)
 def test_rfc3339(value, valid):
     assert (parse_rfc3339(value) is not None) is valid
 
@@ -403,30 +592,40 @@ def test_rfc3339(value, valid):
 BASE = "https://registry.example.com/reg"
 
 
-@pytest.mark.parametrize(("refs", "base", "ids", "n_errors"), [
-    (["#/definitionGroups/a", "#/definitionGroups/b"], None, ["a", "b"], 0),
-    (["#/definitionGroups/a", "#/definitionGroups/a"], None, ["a"], 0),
-    ([f"{BASE}/definitionGroups/a", f"{BASE}/definitionGroups/b/"], BASE, ["a", "b"], 0),
-    ([f"{BASE}/definitionGroups/a"], BASE + "/", ["a"], 0),
-    (["HTTPS://Registry.Example.com:443/reg/definitionGroups/a"], BASE, ["a"], 0),
-    # spec, definitionGroups example: another registry (or, with its base URL, ours in lower case)
-    (["https://example.com/registry/definitiongroups/mygroup"], BASE, [], 0),
-    (["https://example.com/registry/definitiongroups/mygroup"], "https://example.com/registry", ["mygroup"], 0),
-    ([f"{BASE}/definitionGroups/a"], None, [], 0),  # without a base URL an absolute URL is external
-    (["https://other.example.com/reg/definitionGroups/a", "https://registry.example.com/other/definitionGroups/a"],
-     BASE, [], 0),
-    (["/reg/definitionGroups/a"], BASE, ["a"], 0),
-    (["/definitionGroups/a"], None, ["a"], 0),
-    (["#/definitionGroups/"], None, [], 1),
-    (["#/definitionGroups/a/definitions/b"], None, [], 1),
-    (["#/definitionGroups/a:Name"], None, [], 1),
-    (["#/schemaGroups/a"], None, [], 1),
-    ([f"{BASE}/definitionGroups/a/definitions/d"], BASE, [], 1),
-    ([f"{BASE}/definitionGroups/a?x=1"], BASE, [], 1),
-    ([f"{BASE}/definitionGroups/" + "x" * 129], BASE, [], 1),
-    ([None, 5, "", {"a": 1}], BASE, [], 4),
-    (["not a uri"], BASE, [], 1),
-])
+@pytest.mark.parametrize(
+    ("refs", "base", "ids", "n_errors"),
+    [
+        (["#/definitionGroups/a", "#/definitionGroups/b"], None, ["a", "b"], 0),
+        (["#/definitionGroups/a", "#/definitionGroups/a"], None, ["a"], 0),
+        ([f"{BASE}/definitionGroups/a", f"{BASE}/definitionGroups/b/"], BASE, ["a", "b"], 0),
+        ([f"{BASE}/definitionGroups/a"], BASE + "/", ["a"], 0),
+        (["HTTPS://Registry.Example.com:443/reg/definitionGroups/a"], BASE, ["a"], 0),
+        # spec, definitionGroups example: another registry (or, with its base URL, ours in lower case)
+        (["https://example.com/registry/definitiongroups/mygroup"], BASE, [], 0),
+        (["https://example.com/registry/definitiongroups/mygroup"], "https://example.com/registry", ["mygroup"], 0),
+        ([f"{BASE}/definitionGroups/a"], None, [], 0),  # without a base URL an absolute URL is external
+        (
+            [
+                "https://other.example.com/reg/definitionGroups/a",
+                "https://registry.example.com/other/definitionGroups/a",
+            ],
+            BASE,
+            [],
+            0,
+        ),
+        (["/reg/definitionGroups/a"], BASE, ["a"], 0),
+        (["/definitionGroups/a"], None, ["a"], 0),
+        (["#/definitionGroups/"], None, [], 1),
+        (["#/definitionGroups/a/definitions/b"], None, [], 1),
+        (["#/definitionGroups/a:Name"], None, [], 1),
+        (["#/schemaGroups/a"], None, [], 1),
+        ([f"{BASE}/definitionGroups/a/definitions/d"], BASE, [], 1),
+        ([f"{BASE}/definitionGroups/a?x=1"], BASE, [], 1),
+        ([f"{BASE}/definitionGroups/" + "x" * 129], BASE, [], 1),
+        ([None, 5, "", {"a": 1}], BASE, [], 4),
+        (["not a uri"], BASE, [], 1),
+    ],
+)
 def test_definition_group_ids(refs, base, ids, n_errors):
     found, errors = definition_group_ids({"definitionGroups": refs}, base)
     assert found == ids
@@ -451,19 +650,27 @@ def test_never_raises_on_any_shape(shape):
     for key in ("usage", "origin", "deprecated", "channel", "format", "config", "definitionGroups"):
         assert isinstance(validate_endpoint({"usage": "producer", key: shape}), list)
     for family in ("HTTP", "AMQP", "MQTT", "KAFKA", "NATS", "X"):
-        config = {"protocol": family, "endpoints": [shape], "options": {name: shape for name in
-                                                                        OPTIONS.get(family, {"x": 0})}}
+        config = {
+            "protocol": family,
+            "endpoints": [shape],
+            "options": {name: shape for name in OPTIONS.get(family, {"x": 0})},
+        }
         assert isinstance(validate_endpoint({"usage": "producer", "config": config}), list)
         config = {"protocol": family, "endpoints": shape, "options": shape, "strict": shape}
         assert isinstance(validate_endpoint({"usage": shape, "config": config}), list)
         headers = {"headers": [shape, {"name": shape, "value": shape}], "query": {"k": shape}}
         assert isinstance(validate_options(family, headers), list)
-    assert isinstance(validate_endpoint({"usage": "producer", "deprecated": {k: shape for k in
-                                                                             ("effective", "removal", "alternative", "docs")}}), list)
+    assert isinstance(
+        validate_endpoint(
+            {"usage": "producer", "deprecated": {k: shape for k in ("effective", "removal", "alternative", "docs")}}
+        ),
+        list,
+    )
     assert isinstance(definition_group_ids({"definitionGroups": [shape]}, BASE), tuple)
 
 
 # ------------------------------------------------------------------------------------------ corpus
+
 
 def corpus_endpoints():
     for path in sorted((CORPUS / "seed-shape").iterdir()):

@@ -1,4 +1,5 @@
 """A local HTTP sink for delivery tests: records requests; answers as told (status sequence, handshake)."""
+
 import json
 import threading
 from contextlib import contextmanager
@@ -33,7 +34,9 @@ def serve(state: Sink):
 
     class Handler(BaseHTTPRequestHandler):
         def do_OPTIONS(self):  # noqa: N802
-            state.requests.append({"method": "OPTIONS", "headers": {k.lower(): v for k, v in self.headers.items()}, "body": b""})
+            state.requests.append(
+                {"method": "OPTIONS", "headers": {k.lower(): v for k, v in self.headers.items()}, "body": b""}
+            )
             self.send_response(200)
             if state.handshake == "allow":
                 self.send_header("WebHook-Allowed-Origin", self.headers.get("WebHook-Request-Origin", "*"))
@@ -46,8 +49,9 @@ def serve(state: Sink):
             body = self.rfile.read(length)
             if state.delay:
                 time.sleep(state.delay)
-            state.requests.append({"method": self.command, "headers": {k.lower(): v for k, v in self.headers.items()},
-                                   "body": body})
+            state.requests.append(
+                {"method": self.command, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
+            )
             status = state.next_status()
             self.send_response(status)
             for name, value in state.headers.items():

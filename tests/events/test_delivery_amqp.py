@@ -1,5 +1,6 @@
 """AMQP 1.0 delivery for real: a RabbitMQ node (rabbitmq_amqp1_0) started on free loopback ports for this
 module, a python-qpid-proton receiver on a queue, both CloudEvents modes, a refused address, validation."""
+
 import json
 import os
 
@@ -50,10 +51,19 @@ def receive(receiver):
 @pytest.mark.slow
 def test_structured_mode_reaches_a_consumer(editor_client, private_sinks, rabbitmq, receiver):
     address, queue = receiver
-    response = editor_client.post("/subscriptions", {
-        "protocol": "AMQP", "sink": rabbitmq.url,
-        "protocolsettings": {"address": address, "linkname": "registry-changes",
-                             "linkproperties": {"team": "orders"}}}, format="json")
+    response = editor_client.post(
+        "/subscriptions",
+        {
+            "protocol": "AMQP",
+            "sink": rabbitmq.url,
+            "protocolsettings": {
+                "address": address,
+                "linkname": "registry-changes",
+                "linkproperties": {"team": "orders"},
+            },
+        },
+        format="json",
+    )
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["status"] == "active"
@@ -72,9 +82,16 @@ def test_structured_mode_reaches_a_consumer(editor_client, private_sinks, rabbit
 def test_binary_mode_sets_cloudevents_application_properties(editor_client, private_sinks, rabbitmq, receiver):
     address, queue = receiver
     # the address in the sink's path: amqp://host:port//queue/NAME is the address /queue/NAME
-    response = editor_client.post("/subscriptions", {
-        "protocol": "AMQP", "sink": f"{rabbitmq.url}/{address}", "config": {"mode": "binary"},
-        "protocolsettings": {"sendersettlementmode": "unsettled"}}, format="json")
+    response = editor_client.post(
+        "/subscriptions",
+        {
+            "protocol": "AMQP",
+            "sink": f"{rabbitmq.url}/{address}",
+            "config": {"mode": "binary"},
+            "protocolsettings": {"sendersettlementmode": "unsettled"},
+        },
+        format="json",
+    )
     assert response.status_code == 201, response.content
     editor_client.put("/definitionGroups/amqp-binary", {"format": "CloudEvents/1.0"}, format="json")
     message = receive(queue)
@@ -91,16 +108,26 @@ def test_binary_mode_sets_cloudevents_application_properties(editor_client, priv
 @pytest.mark.slow
 def test_settled_mode_delivers(editor_client, private_sinks, rabbitmq, receiver):
     address, queue = receiver
-    editor_client.post("/subscriptions", {"protocol": "AMQP", "sink": rabbitmq.url, "protocolsettings": {
-        "address": address, "sendersettlementmode": "settled"}}, format="json")
+    editor_client.post(
+        "/subscriptions",
+        {
+            "protocol": "AMQP",
+            "sink": rabbitmq.url,
+            "protocolsettings": {"address": address, "sendersettlementmode": "settled"},
+        },
+        format="json",
+    )
     editor_client.put("/schemaGroups/settled", {}, format="json")
     assert json.loads(bytes(receive(queue).body))["subject"] == "/schemaGroups/settled"
 
 
 @pytest.mark.slow
 def test_refused_address_fails_with_the_brokers_reason_then_dead_letter(editor_client, private_sinks, rabbitmq):
-    response = editor_client.post("/subscriptions", {"protocol": "AMQP", "sink": rabbitmq.url, "protocolsettings": {
-        "address": "/exchange/no-such-exchange"}}, format="json")
+    response = editor_client.post(
+        "/subscriptions",
+        {"protocol": "AMQP", "sink": rabbitmq.url, "protocolsettings": {"address": "/exchange/no-such-exchange"}},
+        format="json",
+    )
     assert response.status_code == 201
     Subscription.objects.filter(pk=response.json()["id"]).update(max_attempts=2)
     editor_client.put("/schemaGroups/refused", {}, format="json")
@@ -123,8 +150,11 @@ def test_broker_down_then_back_delivers_the_same_event(editor_client, private_si
     from proton.utils import BlockingConnection
 
     port = free_port()
-    editor_client.post("/subscriptions", {"protocol": "AMQP", "sink": f"amqp://127.0.0.1:{port}",
-                                          "protocolsettings": {"address": "/queue/comes-back"}}, format="json")
+    editor_client.post(
+        "/subscriptions",
+        {"protocol": "AMQP", "sink": f"amqp://127.0.0.1:{port}", "protocolsettings": {"address": "/queue/comes-back"}},
+        format="json",
+    )
     editor_client.put("/schemaGroups/nobroker", {}, format="json")
     delivery = Delivery.objects.get()
     assert delivery.status == "retrying" and delivery.last_error
@@ -148,25 +178,33 @@ def test_broker_down_then_back_delivers_the_same_event(editor_client, private_si
 
 
 def test_credentials_in_the_sink_are_masked(editor_client, private_sinks):
-    response = editor_client.post("/subscriptions", {"protocol": "AMQP", "sink": "amqps://app:s3cret@127.0.0.1:5671/q"},
-                                  format="json")
+    response = editor_client.post(
+        "/subscriptions", {"protocol": "AMQP", "sink": "amqps://app:s3cret@127.0.0.1:5671/q"}, format="json"
+    )
     assert response.status_code == 201
     assert "s3cret" not in response.content.decode()
     assert "s3cret" not in editor_client.get(f"/subscriptions/{response.json()['id']}").content.decode()
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"sink": "amqp://127.0.0.1:5672"}, "protocolsettings.address is required"),
-    ({"sink": "ws://127.0.0.1:5672/q"}, "sink scheme"),
-    ({"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"sendersettlementmode": "mixed"}},
-     "protocolsettings.sendersettlementmode"),
-    ({"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"linkproperties": {"a": 1}}},
-     "protocolsettings.linkproperties"),
-    ({"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"linkname": 5}}, "protocolsettings.linkname"),
-    ({"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"address": ""}}, "protocolsettings.address"),
-    ({"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"topicname": "t"}}, "protocolsettings.topicname"),
-    ({"sink": "amqp://127.0.0.1:5672/q", "config": {"mode": "batched"}}, "config.mode"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"sink": "amqp://127.0.0.1:5672"}, "protocolsettings.address is required"),
+        ({"sink": "ws://127.0.0.1:5672/q"}, "sink scheme"),
+        (
+            {"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"sendersettlementmode": "mixed"}},
+            "protocolsettings.sendersettlementmode",
+        ),
+        (
+            {"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"linkproperties": {"a": 1}}},
+            "protocolsettings.linkproperties",
+        ),
+        ({"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"linkname": 5}}, "protocolsettings.linkname"),
+        ({"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"address": ""}}, "protocolsettings.address"),
+        ({"sink": "amqp://127.0.0.1:5672/q", "protocolsettings": {"topicname": "t"}}, "protocolsettings.topicname"),
+        ({"sink": "amqp://127.0.0.1:5672/q", "config": {"mode": "batched"}}, "config.mode"),
+    ],
+)
 def test_validation_names_the_field(editor_client, private_sinks, body, field):
     response = editor_client.post("/subscriptions", {"protocol": "AMQP", **body}, format="json")
     assert response.status_code == 400

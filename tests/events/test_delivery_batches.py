@@ -2,6 +2,7 @@
 subscriber sees must not change: each subscription gets its events in change order, a failing sink holds
 back only its own events (not other subscriptions'), 410 disables at once, and a batch that runs out of
 time hands back what it did not send, counting no attempt for it."""
+
 import json
 
 import pytest
@@ -89,8 +90,11 @@ def test_gone_disables_and_ends_the_rest_of_the_batch(editor_client, private_sin
     subscription.refresh_from_db()
     assert subscription.status == "disabled"
     assert posted_subjects(sink) == ["/schemaGroups/p"]
-    assert list(Delivery.objects.order_by("pk").values_list("status", "attempts")) == [("dead", 1), ("dead", 1),
-                                                                                      ("dead", 1)]
+    assert list(Delivery.objects.order_by("pk").values_list("status", "attempts")) == [
+        ("dead", 1),
+        ("dead", 1),
+        ("dead", 1),
+    ]
     assert "410" in Delivery.objects.order_by("pk").last().last_error
 
 
@@ -101,8 +105,8 @@ def test_a_batch_hands_back_what_it_could_not_send_within_half_its_lease(editor_
     commit_groups("s1", "s2", "s3", "s4", "s5")
     statuses = list(Delivery.objects.order_by("pk").values_list("status", "attempts"))
     sent = [s for s in statuses if s == ("delivered", 1)]
-    assert 1 <= len(sent) <= 3 and statuses[:len(sent)] == sent
-    assert statuses[len(sent):] == [("pending", 0)] * (5 - len(sent))  # handed back, nothing counted
+    assert 1 <= len(sent) <= 3 and statuses[: len(sent)] == sent
+    assert statuses[len(sent) :] == [("pending", 0)] * (5 - len(sent))  # handed back, nothing counted
     sink.delay = 0
     private_sinks.REGISTRY_DELIVERY_LEASE_SECONDS = 45
     again = attempts.attempt_batch(Delivery.objects.values_list("pk", flat=True))

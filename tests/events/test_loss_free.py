@@ -3,6 +3,7 @@ a sink answering 410, a worker killed during delivery, Redis stopped for 30 s an
 for a while, a rolled-back change. Afterwards every committed change was delivered at least once, with one
 event id per change, and nothing for the rollback: to the HTTP sink, and to a Kafka topic (Tansu) and an
 AMQP queue (RabbitMQ) subscribed beside it."""
+
 import json
 import os
 import signal
@@ -40,23 +41,35 @@ def stack(tmp_path, settings):
         pytest.skip("redis-server is not installed")
     redis = services.start_redis()
     db = connection.settings_dict
-    env = {**os.environ, "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-           "CELERY_BROKER_URL": redis.url, "REGISTRY_ALLOW_PRIVATE_SINKS": "1", "REGISTRY_WEBHOOK_HANDSHAKE": "0",
-           "REGISTRY_DELIVERY_LEASE_SECONDS": "3", "REGISTRY_SWEEP_SECONDS": "1",
-           "REGISTRY_SWEEP_GRACE_SECONDS": "2", "CELERY_VISIBILITY_TIMEOUT": "5",
-           "REGISTRY_DELIVERY_BACKOFF_BASE": "0.2", "REGISTRY_DELIVERY_BACKOFF_CAP": "2",
-           "REGISTRY_DELIVERY_TIMEOUT": "20", "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": redis.url,
+        "REGISTRY_ALLOW_PRIVATE_SINKS": "1",
+        "REGISTRY_WEBHOOK_HANDSHAKE": "0",
+        "REGISTRY_DELIVERY_LEASE_SECONDS": "3",
+        "REGISTRY_SWEEP_SECONDS": "1",
+        "REGISTRY_SWEEP_GRACE_SECONDS": "2",
+        "CELERY_VISIBILITY_TIMEOUT": "5",
+        "REGISTRY_DELIVERY_BACKOFF_BASE": "0.2",
+        "REGISTRY_DELIVERY_BACKOFF_CAP": "2",
+        "REGISTRY_DELIVERY_TIMEOUT": "20",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
     celery = [sys.executable, "-m", "celery", "-A", "registry"]
     processes = {}
 
     def start_worker():
         processes["worker"] = services.start_process(
             [*celery, "worker", "-P", "threads", "-c", "2", "--without-gossip", "--without-mingle", "-l", "warning"],
-            env, cwd=str(ROOT))
+            env,
+            cwd=str(ROOT),
+        )
 
     start_worker()
-    processes["beat"] = services.start_process([*celery, "beat", "-s", str(tmp_path / "beat"), "-l", "warning"], env,
-                                               cwd=str(ROOT))
+    processes["beat"] = services.start_process(
+        [*celery, "beat", "-s", str(tmp_path / "beat"), "-l", "warning"], env, cwd=str(ROOT)
+    )
     from registry.celery import app
 
     app.conf.task_always_eager = False
@@ -77,8 +90,11 @@ def stack(tmp_path, settings):
 
 
 def delivered_subjects(subscription_id):
-    return set(Delivery.objects.filter(status="delivered", subscription_id=subscription_id)
-               .values_list("event__subject", flat=True))
+    return set(
+        Delivery.objects.filter(status="delivered", subscription_id=subscription_id).values_list(
+            "event__subject", flat=True
+        )
+    )
 
 
 def test_every_committed_change_is_delivered(editor_client, sink, stack):
@@ -93,7 +109,11 @@ def test_every_committed_change_is_delivered(editor_client, sink, stack):
         response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": gone.url}, format="json")
         gone_id = response.json()["id"]
         editor_client.put("/schemaGroups/first", {}, format="json")
-        wait(lambda: Subscription.objects.get(pk=gone_id).status == "disabled", 30, "the 410 sink's subscription disabled")
+        wait(
+            lambda: Subscription.objects.get(pk=gone_id).status == "disabled",
+            30,
+            "the 410 sink's subscription disabled",
+        )
         posts_to_gone = len(gone.events())
     assert posts_to_gone == 1
     assert editor_client.get(f"/subscriptions/{gone_id}").json()["status"] == "disabled"
@@ -113,8 +133,11 @@ def test_every_committed_change_is_delivered(editor_client, sink, stack):
         assert editor_client.put(f"/schemaGroups/{name}", {}, format="json").status_code == 201
     time.sleep(30)  # as long as the issue asks: workers and beat must reconnect by themselves
     stack["state"]["redis"] = services.start_redis(port=stack["state"]["redis"].port)
-    wait(lambda: {"/schemaGroups/while-down-1", "/schemaGroups/while-down-2"} <= delivered_subjects(subscription_id), 90,
-         "delivery after Redis came back")
+    wait(
+        lambda: {"/schemaGroups/while-down-1", "/schemaGroups/while-down-2"} <= delivered_subjects(subscription_id),
+        90,
+        "delivery after Redis came back",
+    )
 
     # a sink failing for a while, then recovering
     sink.statuses = [500, 500, 503]
@@ -146,8 +169,11 @@ def kafka_subscription(client):
         if services.require_services():
             pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
         return None
-    response = client.post("/subscriptions", {"protocol": "KAFKA", "sink": broker.url,
-                                              "protocolsettings": {"topicname": "loss-free"}}, format="json")
+    response = client.post(
+        "/subscriptions",
+        {"protocol": "KAFKA", "sink": broker.url, "protocolsettings": {"topicname": "loss-free"}},
+        format="json",
+    )
     assert response.status_code == 201, response.content
     return broker, response.json()["id"]
 
@@ -184,8 +210,11 @@ def amqp_subscription(client):
     # the queue is declared by a receiver's attach before anything is sent to it; kept open to read back
     connection = BlockingConnection(broker.url, timeout=15)
     receiver = connection.create_receiver("/queue/loss-free", credit=10_000)
-    response = client.post("/subscriptions", {"protocol": "AMQP", "sink": broker.url,
-                                              "protocolsettings": {"address": "/queue/loss-free"}}, format="json")
+    response = client.post(
+        "/subscriptions",
+        {"protocol": "AMQP", "sink": broker.url, "protocolsettings": {"address": "/queue/loss-free"}},
+        format="json",
+    )
     assert response.status_code == 201, response.content
     return broker, connection, receiver, response.json()["id"]
 

@@ -4,6 +4,7 @@ move events. While a relay is pending, commits queue none (subscriptions/relay_f
 still reach the sink, once, and fewer relay tasks than commits must have been queued. (A flag never released
 strands the last events and fails this; the order "release, then read the outbox" is argued in relay_flag's
 docstring: a race at the last commit is too narrow to provoke reliably here.)"""
+
 import os
 import subprocess
 import sys
@@ -57,23 +58,50 @@ def test_commits_in_a_row_are_all_delivered_with_fewer_relays(editor_client, sin
 
     redis = services.start_redis()
     db = connection.settings_dict
-    env = {**os.environ, "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-           "CELERY_BROKER_URL": redis.url, "REGISTRY_ALLOW_PRIVATE_SINKS": "1", "REGISTRY_WEBHOOK_HANDSHAKE": "0",
-           "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": str(ROOT)}
-    worker = services.start_process([sys.executable, "-m", "celery", "-A", "registry", "worker", "-P", "threads",
-                                     "-c", "2", "--without-gossip", "--without-mingle", "-l", "warning"], env,
-                                    cwd=str(ROOT))
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": redis.url,
+        "REGISTRY_ALLOW_PRIVATE_SINKS": "1",
+        "REGISTRY_WEBHOOK_HANDSHAKE": "0",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PYTHONPATH": str(ROOT),
+    }
+    worker = services.start_process(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "registry",
+            "worker",
+            "-P",
+            "threads",
+            "-c",
+            "2",
+            "--without-gossip",
+            "--without-mingle",
+            "-l",
+            "warning",
+        ],
+        env,
+        cwd=str(ROOT),
+    )
     try:
-        out = subprocess.run([sys.executable, "-c", WRITER], env=env, cwd=str(ROOT), capture_output=True,
-                             text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", WRITER], env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=120
+        )
         assert out.returncode == 0, out.stderr[-3000:]
         queued = int(out.stdout.split("queued")[-1])
 
         expected = {f"/schemaGroups/coalesced-{n}" for n in range(CHANGES)}
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            delivered = set(Delivery.objects.filter(subscription_id=subscription_id, status="delivered")
-                            .values_list("event__subject", flat=True))
+            delivered = set(
+                Delivery.objects.filter(subscription_id=subscription_id, status="delivered").values_list(
+                    "event__subject", flat=True
+                )
+            )
             if expected <= delivered:
                 break
             time.sleep(0.2)

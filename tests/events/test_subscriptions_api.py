@@ -1,4 +1,5 @@
 """The Subscriptions API (docs/api-contract.md section 7): CRUD, validation naming the field, defaults, credentials."""
+
 import pytest
 
 from subscriptions.models import Subscription
@@ -8,8 +9,12 @@ pytestmark = pytest.mark.django_db
 
 def test_crud(editor_client, private_sinks, sink):
     private_sinks.REGISTRY_WEBHOOK_HANDSHAKE = False
-    body = {"id": "ignored", "protocol": "HTTP", "sink": sink.url,
-            "filters": [{"dialect": "basic", "type": "prefix", "property": "subject", "value": "/schemaGroups"}]}
+    body = {
+        "id": "ignored",
+        "protocol": "HTTP",
+        "sink": sink.url,
+        "filters": [{"dialect": "basic", "type": "prefix", "property": "subject", "value": "/schemaGroups"}],
+    }
     response = editor_client.post("/subscriptions", body, format="json")
     assert response.status_code == 201
     created = response.json()
@@ -38,20 +43,28 @@ def test_paging(editor_client, private_sinks, sink):
     assert len(response.json()) == 2 and "rel=next;count=3" in response["Link"]
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"sink": "http://127.0.0.1:1/x"}, "protocol"),
-    ({"protocol": "SMTP", "sink": "http://127.0.0.1:1/x"}, "protocol"),
-    ({"protocol": "HTTP", "sink": "mqtt://127.0.0.1:1"}, "sink scheme"),
-    ({"protocol": "HTTP"}, "sink"),
-    ({"protocol": "MQTT5", "sink": "mqtt://127.0.0.1:1883"}, "protocolsettings.topicname is required"),
-    ({"protocol": "NATS", "sink": "nats://127.0.0.1:4222"}, "protocolsettings.subject is required"),
-    ({"protocol": "MQTT3", "sink": "mqtt://127.0.0.1:1883", "protocolsettings": {"topicname": "t", "qos": "1"}},
-     "protocolsettings.qos must be an integer"),
-    ({"protocol": "KAFKA", "sink": "kafka://127.0.0.1:9092"}, "protocolsettings.topicname is required"),
-    ({"protocol": "AMQP", "sink": "amqp://127.0.0.1:5672"}, "protocolsettings.address is required"),
-    ({"protocol": "HTTP", "sink": "http://127.0.0.1:1/x", "filters": [{"dialect": "cesql"}]}, "filters[0].dialect"),
-    ({"protocol": "HTTP", "sink": "http://127.0.0.1:1/x", "protocolsettings": {"verb": "GET"}}, "protocolsettings.verb"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"sink": "http://127.0.0.1:1/x"}, "protocol"),
+        ({"protocol": "SMTP", "sink": "http://127.0.0.1:1/x"}, "protocol"),
+        ({"protocol": "HTTP", "sink": "mqtt://127.0.0.1:1"}, "sink scheme"),
+        ({"protocol": "HTTP"}, "sink"),
+        ({"protocol": "MQTT5", "sink": "mqtt://127.0.0.1:1883"}, "protocolsettings.topicname is required"),
+        ({"protocol": "NATS", "sink": "nats://127.0.0.1:4222"}, "protocolsettings.subject is required"),
+        (
+            {"protocol": "MQTT3", "sink": "mqtt://127.0.0.1:1883", "protocolsettings": {"topicname": "t", "qos": "1"}},
+            "protocolsettings.qos must be an integer",
+        ),
+        ({"protocol": "KAFKA", "sink": "kafka://127.0.0.1:9092"}, "protocolsettings.topicname is required"),
+        ({"protocol": "AMQP", "sink": "amqp://127.0.0.1:5672"}, "protocolsettings.address is required"),
+        ({"protocol": "HTTP", "sink": "http://127.0.0.1:1/x", "filters": [{"dialect": "cesql"}]}, "filters[0].dialect"),
+        (
+            {"protocol": "HTTP", "sink": "http://127.0.0.1:1/x", "protocolsettings": {"verb": "GET"}},
+            "protocolsettings.verb",
+        ),
+    ],
+)
 def test_validation_names_the_field(editor_client, private_sinks, body, field):
     response = editor_client.post("/subscriptions", body, format="json")
     assert response.status_code == 400
@@ -74,13 +87,19 @@ def test_private_sinks_refused_by_default(editor_client, settings):
 
 
 def test_credentials_are_never_echoed(editor_client, private_sinks):
-    body = {"protocol": "MQTT3", "sink": "mqtt://127.0.0.1:1883",
-            "protocolsettings": {"topicname": "t", "username": "u", "password": "secret"}}
+    body = {
+        "protocol": "MQTT3",
+        "sink": "mqtt://127.0.0.1:1883",
+        "protocolsettings": {"topicname": "t", "username": "u", "password": "secret"},
+    }
     created = editor_client.post("/subscriptions", body, format="json").json()
     assert "password" not in created["protocolsettings"] and "secret" not in str(created)
     assert Subscription.objects.get().protocolsettings["password"] == "secret"
-    body = {"protocol": "HTTP", "sink": "http://127.0.0.1:9/x",
-            "protocolsettings": {"headers": {"Authorization": "Bearer secret", "X-Team": "a"}}}
+    body = {
+        "protocol": "HTTP",
+        "sink": "http://127.0.0.1:9/x",
+        "protocolsettings": {"headers": {"Authorization": "Bearer secret", "X-Team": "a"}},
+    }
     echoed = editor_client.post("/subscriptions", body, format="json").json()
     assert echoed["protocolsettings"]["headers"] == {"X-Team": "a"}
 

@@ -1,5 +1,6 @@
 """Issue 11 item 13: the admin's bulk import reads server paths only inside REGISTRY_IMPORT_ROOT (unset: uploads
 only), after resolving symlinks and `..`; nothing outside can be imported and then read through the API."""
+
 import json
 
 import pytest
@@ -40,8 +41,10 @@ def refused(response, mention):
     assert not ImportRun.objects.exists()
 
 
-@pytest.mark.parametrize("source", ["/etc/passwd", "/", "../secret.cereg", "link.cereg", "sub/escape/secret.cereg",
-                                    "*.cereg", "sub", "/etc/*"])
+@pytest.mark.parametrize(
+    "source",
+    ["/etc/passwd", "/", "../secret.cereg", "link.cereg", "sub/escape/secret.cereg", "*.cereg", "sub", "/etc/*"],
+)
 def test_paths_leading_outside_the_root_are_refused(admin_client, layout, source):
     refused(admin_client.post(ADD, {"source": source}), "outside the import directory")
 

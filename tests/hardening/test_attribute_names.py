@@ -1,5 +1,6 @@
 """Issue 11 item 3: attribute names are validated on every write (letters, digits, '_'; unique irrespective of
 case). `{"a b": "x"}` through PUT ?meta was 200, and every later GET of the document 500 (not a header name)."""
+
 import pytest
 
 from tests.helpers import assert_problem, make_group, post_schema, send, send_json, snapshot
@@ -33,19 +34,25 @@ def test_names_differing_only_by_case(su):
     make_group(su)
     post_schema(su)
     before = snapshot()
-    response = send_json(su, "PUT", "/schemaGroups/g1/schemas/s1/versions/1?meta",
-                         {"owner": "a", "Owner": "b", "format": "Custom/1"})
+    response = send_json(
+        su, "PUT", "/schemaGroups/g1/schemas/s1/versions/1?meta", {"owner": "a", "Owner": "b", "format": "Custom/1"}
+    )
     assert_problem(response, 400, "differ only by case")
-    assert_problem(send_json(su, "POST", "/schemaGroups", {"id": "g4", "team": "a", "TEAM": "b"}), 400,
-                   "differ only by case")
+    assert_problem(
+        send_json(su, "POST", "/schemaGroups", {"id": "g4", "team": "a", "TEAM": "b"}), 400, "differ only by case"
+    )
     assert snapshot() == before
 
 
 def test_good_names_pass_and_read_back_as_headers(su, anon):
     make_group(su)
     post_schema(su)
-    response = send_json(su, "PUT", "/schemaGroups/g1/schemas/s1/versions/1?meta",
-                         {"team_owner": "a", "tier2": "b", "format": "Custom/1"})
+    response = send_json(
+        su,
+        "PUT",
+        "/schemaGroups/g1/schemas/s1/versions/1?meta",
+        {"team_owner": "a", "tier2": "b", "format": "Custom/1"},
+    )
     assert response.status_code == 200, response.content
     read = anon.get("/schemaGroups/g1/schemas/s1")
     assert read["Registry-team_owner"] == "a" and read["Registry-tier2"] == "b"

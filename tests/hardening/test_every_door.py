@@ -7,6 +7,7 @@ Four refusals: a new schema in a group synced from another registry (the origin 
 incompatible with the earlier ones under the group's compatibility level, a group's format change while it
 holds schemas, and a new schema whose only version is invalid. And one accepted change that gives the same
 schema whichever door it came in by."""
+
 import base64
 import html
 import json
@@ -23,7 +24,11 @@ pytestmark = pytest.mark.django_db
 SOURCE = "https://other.example/registry"
 AVRO_1 = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "string"}]}
 # a field without a default: data written with version 1 cannot be read with it (backward incompatible)
-AVRO_BAD = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "string"}, {"name": "n", "type": "int"}]}
+AVRO_BAD = {
+    "type": "record",
+    "name": "Order",
+    "fields": [{"name": "id", "type": "string"}, {"name": "n", "type": "int"}],
+}
 AVRO_MEDIA = "application/json"
 
 
@@ -41,17 +46,38 @@ def new_schema_doors(su, admin_client):
     """Each door's request adding schema `s` (Avro) to group `g`: (name, send) pairs."""
     doc = json.dumps(AVRO_1).encode()
     return {
-        "0.5 binding": lambda: post(su, "/schemaGroups/g/schemas", doc, **{"Registry-id": "s",
-                                                                           "Registry-format": "Avro/1.11"}),
-        "schema registry binding": lambda: post(su, "/schemaregistry/schemagroups/g/schemas/s", doc,
-                                                "application/vnd.apache.avro+json"),
-        "registry document": lambda: post(su, "/", {"schemaGroups": {"g": {"schemas": {"s": {
-            "format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}}}}}),
-        "xRegistry 1.0": lambda: put(su, "/registry/schemagroups/g/schemas/s", doc,
-                                     **{"xRegistry-format": "Avro/1.11"}),
-        "admin": lambda: admin_client.post(reverse("admin:catalog_schema_add"), {
-            "group": Group.objects.get(gid="g").pk, "rid": "s", "format": "Avro/1.11", "media_type": AVRO_MEDIA,
-            "document": doc.decode()}),
+        "0.5 binding": lambda: post(
+            su, "/schemaGroups/g/schemas", doc, **{"Registry-id": "s", "Registry-format": "Avro/1.11"}
+        ),
+        "schema registry binding": lambda: post(
+            su, "/schemaregistry/schemagroups/g/schemas/s", doc, "application/vnd.apache.avro+json"
+        ),
+        "registry document": lambda: post(
+            su,
+            "/",
+            {
+                "schemaGroups": {
+                    "g": {
+                        "schemas": {
+                            "s": {"format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}
+                        }
+                    }
+                }
+            },
+        ),
+        "xRegistry 1.0": lambda: put(
+            su, "/registry/schemagroups/g/schemas/s", doc, **{"xRegistry-format": "Avro/1.11"}
+        ),
+        "admin": lambda: admin_client.post(
+            reverse("admin:catalog_schema_add"),
+            {
+                "group": Group.objects.get(gid="g").pk,
+                "rid": "s",
+                "format": "Avro/1.11",
+                "media_type": AVRO_MEDIA,
+                "document": doc.decode(),
+            },
+        ),
     }
 
 
@@ -66,11 +92,14 @@ def refused(response) -> str:
     return json.dumps(response.json())
 
 
-@pytest.mark.parametrize("door", ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0",
-                                  "admin"])
+@pytest.mark.parametrize(
+    "door", ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0", "admin"]
+)
 def test_a_synced_group_is_refused_by_every_door(su, admin_client, door):
-    import_document(WriteContext(user="sync", origin=SOURCE), {"schemaGroups": {"g": {
-        "description": "synced", "format": "Avro/1.11"}}})  # the older binding also needs the group's format
+    import_document(
+        WriteContext(user="sync", origin=SOURCE),
+        {"schemaGroups": {"g": {"description": "synced", "format": "Avro/1.11"}}},
+    )  # the older binding also needs the group's format
     before = snapshot()
     text = refused(new_schema_doors(su, admin_client)[door]())
     assert "is synced from https://other.example/registry" in text
@@ -81,25 +110,68 @@ def incompatible_version_doors(su, admin_client):
     doc = json.dumps(AVRO_BAD).encode()
     return {
         "0.5 binding": lambda: post(su, "/schemaGroups/orders/schemas/Order", doc),
-        "schema registry binding": lambda: post(su, "/schemaregistry/schemagroups/orders/schemas/Order", doc,
-                                                "application/vnd.apache.avro+json"),
-        "registry document": lambda: post(su, "/", {"schemaGroups": {"orders": {"schemas": {"Order": {
-            "format": "Avro/1.11", "versions": {"2": {"format": "Avro/1.11", "schema": AVRO_BAD}}}}}}}),
+        "schema registry binding": lambda: post(
+            su, "/schemaregistry/schemagroups/orders/schemas/Order", doc, "application/vnd.apache.avro+json"
+        ),
+        "registry document": lambda: post(
+            su,
+            "/",
+            {
+                "schemaGroups": {
+                    "orders": {
+                        "schemas": {
+                            "Order": {
+                                "format": "Avro/1.11",
+                                "versions": {"2": {"format": "Avro/1.11", "schema": AVRO_BAD}},
+                            }
+                        }
+                    }
+                }
+            },
+        ),
         "xRegistry 1.0": lambda: post(su, "/registry/schemagroups/orders/schemas/Order", doc),
         # a 1.0 document without `meta` leaves the stored compatibility as it is (it once reset it to `none`)
-        "xRegistry 1.0 document": lambda: post(su, "/registry/", {"schemagroups": {"orders": {"schemas": {"Order": {
-            "versions": {"2": {"format": "Avro/1.11",
-                               "schemabase64": base64.b64encode(doc).decode()}}}}}}}),
-        "admin": lambda: admin_client.post(reverse("admin:catalog_schema_newversion", args=[
-            Resource.objects.get(rid="Order").pk]), {"media_type": AVRO_MEDIA, "document": doc.decode()}),
+        "xRegistry 1.0 document": lambda: post(
+            su,
+            "/registry/",
+            {
+                "schemagroups": {
+                    "orders": {
+                        "schemas": {
+                            "Order": {
+                                "versions": {
+                                    "2": {"format": "Avro/1.11", "schemabase64": base64.b64encode(doc).decode()}
+                                }
+                            }
+                        }
+                    }
+                }
+            },
+        ),
+        "admin": lambda: admin_client.post(
+            reverse("admin:catalog_schema_newversion", args=[Resource.objects.get(rid="Order").pk]),
+            {"media_type": AVRO_MEDIA, "document": doc.decode()},
+        ),
     }
 
 
-@pytest.mark.parametrize("door", ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0",
-                                  "xRegistry 1.0 document", "admin"])
+@pytest.mark.parametrize(
+    "door",
+    ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0", "xRegistry 1.0 document", "admin"],
+)
 def test_an_incompatible_version_is_refused_by_every_door(su, admin_client, door):
-    import_document(WriteContext(user="seed"), {"schemaGroups": {"orders": {"schemas": {"Order": {
-        "format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}}}}})
+    import_document(
+        WriteContext(user="seed"),
+        {
+            "schemaGroups": {
+                "orders": {
+                    "schemas": {
+                        "Order": {"format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}
+                    }
+                }
+            }
+        },
+    )
     before = snapshot()
     text = refused(incompatible_version_doors(su, admin_client)[door]())
     assert "field 'n' added without a default" in text, text[:800]
@@ -114,23 +186,39 @@ def stored_schema() -> tuple:
     resource = Resource.objects.select_related("latest").get(rid="s")
     latest = resource.latest
     fmt = latest.extensions.get("format") or resource.extensions.get("format")
-    events = sorted(OutboxEvent.objects.filter(subject__startswith="/schemaGroups/g/schemas/s")
-                    .values_list("type", "subject"))
-    return (list(resource.versions.values_list("vid", flat=True)), latest.vid, latest.epoch,
-            json.loads(bytes(latest.content)), fmt, events)
+    events = sorted(
+        OutboxEvent.objects.filter(subject__startswith="/schemaGroups/g/schemas/s").values_list("type", "subject")
+    )
+    return (
+        list(resource.versions.values_list("vid", flat=True)),
+        latest.vid,
+        latest.epoch,
+        json.loads(bytes(latest.content)),
+        fmt,
+        events,
+    )
 
 
-@pytest.mark.parametrize("door", ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0",
-                                  "admin"])
+@pytest.mark.parametrize(
+    "door", ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0", "admin"]
+)
 def test_the_same_accepted_change_gives_the_same_schema_by_every_door(su, admin_client, door):
     """A new Avro schema in an ordinary group: the same versions, epoch, document, format and change events,
     whichever door it came in by."""
     import_document(WriteContext(user="seed"), {"schemaGroups": {"g": {"format": "Avro/1.11"}}})
     response = new_schema_doors(su, admin_client)[door]()
     assert response.status_code in (200, 201, 302), (response.status_code, response.content[:500])
-    assert stored_schema() == (["1"], "1", 1, AVRO_1, "Avro/1.11", [
-        ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g/schemas/s"),
-        ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g/schemas/s/versions/1")])
+    assert stored_schema() == (
+        ["1"],
+        "1",
+        1,
+        AVRO_1,
+        "Avro/1.11",
+        [
+            ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g/schemas/s"),
+            ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g/schemas/s/versions/1"),
+        ],
+    )
 
 
 def format_change_doors(su, admin_client):
@@ -144,17 +232,31 @@ def format_change_doors(su, admin_client):
         "xRegistry 1.0 document": lambda: post(su, "/registry/", {"schemagroups": {"orders": new}}),
         "admin": lambda: admin_client.post(
             reverse("admin:catalog_schemagroup_change", args=[Group.objects.get(gid="orders").pk]),
-            {"gid": "orders", "tags": "{}", "attributes": json.dumps(new), "epoch": 1}),
+            {"gid": "orders", "tags": "{}", "attributes": json.dumps(new), "epoch": 1},
+        ),
     }
 
 
-@pytest.mark.parametrize("door", ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0",
-                                  "xRegistry 1.0 document", "admin"])
+@pytest.mark.parametrize(
+    "door",
+    ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0", "xRegistry 1.0 document", "admin"],
+)
 def test_a_group_format_change_is_refused_by_every_door(su, admin_client, door):
     """A schema group's format is frozen while it holds schemas (catalog/hooks.py), whichever door the change
     comes through (the older binding once enforced it in its view only). The Spark door: tests/pipeline."""
-    import_document(WriteContext(user="seed"), {"schemaGroups": {"orders": {"format": "Avro/1.11", "schemas": {
-        "Order": {"format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}}}}})
+    import_document(
+        WriteContext(user="seed"),
+        {
+            "schemaGroups": {
+                "orders": {
+                    "format": "Avro/1.11",
+                    "schemas": {
+                        "Order": {"format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}
+                    },
+                }
+            }
+        },
+    )
     before = snapshot()
     text = refused(format_change_doors(su, admin_client)[door]())
     assert "format cannot change from" in text and "while the group has schemas" in text, text[:800]
@@ -168,21 +270,41 @@ def invalid_new_schema_doors(su, admin_client):
     fmt = "JsonSchema/draft-07"
     return {
         "0.5 binding": lambda: post(su, "/schemaGroups/g/schemas", doc, **{"Registry-id": "s", "Registry-format": fmt}),
-        "schema registry binding": lambda: post(su, "/schemaregistry/schemagroups/g/schemas/s", doc,
-                                                "application/json", **{"format": fmt}),
-        "registry document": lambda: post(su, "/", {"schemaGroups": {"g": {"schemas": {"s": {
-            "format": fmt, "versions": {"1": {"format": fmt, "schema": bad}}}}}}}),
+        "schema registry binding": lambda: post(
+            su, "/schemaregistry/schemagroups/g/schemas/s", doc, "application/json", **{"format": fmt}
+        ),
+        "registry document": lambda: post(
+            su,
+            "/",
+            {
+                "schemaGroups": {
+                    "g": {"schemas": {"s": {"format": fmt, "versions": {"1": {"format": fmt, "schema": bad}}}}}
+                }
+            },
+        ),
         "xRegistry 1.0": lambda: put(su, "/registry/schemagroups/g/schemas/s", doc, **{"xRegistry-format": fmt}),
-        "xRegistry 1.0 document": lambda: post(su, "/registry/", {"schemagroups": {"g": {"schemas": {"s": {
-            "versions": {"1": {"format": fmt, "schema": bad}}}}}}}),
-        "admin": lambda: admin_client.post(reverse("admin:catalog_schema_add"), {
-            "group": Group.objects.get(gid="g").pk, "rid": "s", "format": fmt, "media_type": "application/json",
-            "document": doc.decode()}),
+        "xRegistry 1.0 document": lambda: post(
+            su,
+            "/registry/",
+            {"schemagroups": {"g": {"schemas": {"s": {"versions": {"1": {"format": fmt, "schema": bad}}}}}}},
+        ),
+        "admin": lambda: admin_client.post(
+            reverse("admin:catalog_schema_add"),
+            {
+                "group": Group.objects.get(gid="g").pk,
+                "rid": "s",
+                "format": fmt,
+                "media_type": "application/json",
+                "document": doc.decode(),
+            },
+        ),
     }
 
 
-@pytest.mark.parametrize("door", ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0",
-                                  "xRegistry 1.0 document", "admin"])
+@pytest.mark.parametrize(
+    "door",
+    ["0.5 binding", "schema registry binding", "registry document", "xRegistry 1.0", "xRegistry 1.0 document", "admin"],
+)
 def test_a_new_schema_whose_only_version_is_rejected_is_refused_by_every_door(su, admin_client, door):
     """A resource and its versions are written together or not at all: no schema without its version (a path
     that once skipped this left a resource whose GET answered 500). The Spark door:

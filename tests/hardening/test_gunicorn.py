@@ -5,6 +5,7 @@ gunicorn's own answers (a malformed request line, a URI or headers over its limi
 slow uploads do not stall a worker's other requests (threads); a chunked body is read; a write is visible in
 the next read on every worker. Each test starts gunicorn on a free loopback port over a migrated SQLite file.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,14 +48,20 @@ def raw_request(base: str, data: bytes, timeout: float = 10) -> tuple[int, dict,
     return int(lines[0].split()[1]), headers, body
 
 
-@pytest.mark.parametrize("request_bytes, status, kind", [
-    (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
-    (b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-H%d: v\r\n" % i for i in range(120)) + b"\r\n", 431,
-     "header-fields-too-large"),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 9000 + b"\r\n\r\n", 431, "header-fields-too-large"),
-    (b"BR@KEN / HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad-request"),
-    (b"GET / HTTP/9.9\r\nHost: x\r\n\r\n", 400, "bad-request"),
-])
+@pytest.mark.parametrize(
+    "request_bytes, status, kind",
+    [
+        (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
+        (
+            b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-H%d: v\r\n" % i for i in range(120)) + b"\r\n",
+            431,
+            "header-fields-too-large",
+        ),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 9000 + b"\r\n\r\n", 431, "header-fields-too-large"),
+        (b"BR@KEN / HTTP/1.1\r\nHost: x\r\n\r\n", 400, "bad-request"),
+        (b"GET / HTTP/9.9\r\nHost: x\r\n\r\n", 400, "bad-request"),
+    ],
+)
 def test_gunicorns_own_errors_are_problem_documents(server, request_bytes, status, kind):
     base, _token = server
     code, headers, body = raw_request(base, request_bytes)
@@ -74,8 +81,10 @@ def test_slow_uploads_do_not_stall_the_worker(server):
 
     def trickle():
         with socket.create_connection((host, int(port)), timeout=30) as sock:
-            sock.sendall(b"POST /schemaGroups HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                         b"Authorization: Token " + token.encode() + b"\r\nContent-Length: 100000\r\n\r\n")
+            sock.sendall(
+                b"POST /schemaGroups HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Authorization: Token " + token.encode() + b"\r\nContent-Length: 100000\r\n\r\n"
+            )
             open_uploads.append(sock)
             while not stop.is_set():
                 sock.sendall(b" ")
@@ -104,10 +113,14 @@ def test_chunked_body_is_read_and_still_size_limited(tmp_path):
 
         def chunks(data: bytes):
             for start in range(0, len(data), 7):
-                yield data[start:start + 7]
+                yield data[start : start + 7]
 
-        response = httpx.post(base + "/schemaGroups", headers=auth, timeout=10,
-                              content=chunks(json.dumps({"id": "chunky", "description": "sent in chunks"}).encode()))
+        response = httpx.post(
+            base + "/schemaGroups",
+            headers=auth,
+            timeout=10,
+            content=chunks(json.dumps({"id": "chunky", "description": "sent in chunks"}).encode()),
+        )
         assert response.status_code == 201, response.text
         assert httpx.get(base + "/schemaGroups/chunky").json()["description"] == "sent in chunks"
         big = json.dumps({"id": "big", "description": "x" * 5000}).encode()
@@ -123,8 +136,9 @@ def test_a_write_is_visible_in_the_next_read_on_every_worker(tmp_path):
     process, base, token = start_gunicorn(tmp_path, workers=3, threads=2)
     try:
         auth = {"Authorization": f"Token {token}"}
-        assert httpx.put(base + "/schemaGroups/g", json={"description": "v0"}, headers=auth,
-                          timeout=30).status_code in (200, 201)
+        assert httpx.put(
+            base + "/schemaGroups/g", json={"description": "v0"}, headers=auth, timeout=30
+        ).status_code in (200, 201)
         for round_ in range(1, 16):
             with httpx.Client(base_url=base, headers=auth, timeout=30) as writer:
                 assert writer.put("/schemaGroups/g", json={"description": f"v{round_}"}).status_code == 200

@@ -1,5 +1,6 @@
 """Issue 12: a document import writes through the same rules as the API: entities synced from another registry
 change only through their sync, whether the change comes as an API request or inside an imported document."""
+
 import json
 
 import pytest

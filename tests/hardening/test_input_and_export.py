@@ -1,6 +1,7 @@
 """Issue 11 items 1, 5, 7, 9 and 14: input that broke the registry (500s, or stored data that broke every
 export), now refused with a 400/404 problem document and nothing written; and an export that survives
 whatever is already stored."""
+
 import json
 
 import pytest
@@ -18,14 +19,17 @@ def post_raw(client, path, text, content_type="application/json", **headers):
     return client.generic("POST", path, text, content_type=content_type, headers=headers)
 
 
-@pytest.mark.parametrize("document, mention", [
-    ('{"type": "object", "description": "\\udc00"}', "surrogate"),
-    ('{"type": "object", "description": "a\\u0000b"}', "NUL"),
-    ('{"type": "object", "minimum": NaN}', "NaN"),
-    ('{"type": "object", "maximum": 1e999}', "1e999"),
-    ('{"type": "object", "type": "string"}', "duplicate key"),
-    ('{"type": "object", "x": ' + DEEP + "}", "nested deeper"),
-])
+@pytest.mark.parametrize(
+    "document, mention",
+    [
+        ('{"type": "object", "description": "\\udc00"}', "surrogate"),
+        ('{"type": "object", "description": "a\\u0000b"}', "NUL"),
+        ('{"type": "object", "minimum": NaN}', "NaN"),
+        ('{"type": "object", "maximum": 1e999}', "1e999"),
+        ('{"type": "object", "type": "string"}', "duplicate key"),
+        ('{"type": "object", "x": ' + DEEP + "}", "nested deeper"),
+    ],
+)
 @pytest.mark.parametrize("fmt", ["JsonSchema/draft-07", "Custom/1"])
 def test_json_documents_that_could_not_be_exported_are_refused(su, document, mention, fmt):
     """issue 11 items 1 and 14: whatever the format, a document sent as JSON must be strict, storable JSON"""
@@ -41,18 +45,30 @@ def test_stored_documents_that_cannot_be_reserialized_do_not_break_reads_or_expo
     make_group(su)
     send(su, "POST", "/schemaGroups/g1/schemas", b"plain", "text/plain", id="s", format="Custom/1")
     make_definition_group(su)
-    send(su, "POST", "/definitionGroups/dg1/definitions",
-         {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "t"}}}}, "application/json",
-         id="d")
-    Version.objects.filter(resource__rid="s").update(content=b'{"a": "\\udc00", "b": NaN, "c": 1e999}',
-                                                     media_type="application/json")
-    Version.objects.filter(resource__rid="d").update(content=b'{"format": "CloudEvents/1.0", "x": "\\ud800", '
-                                                             b'"metadata": {"attributes": {"type": {"value": "t"}}}}')
+    send(
+        su,
+        "POST",
+        "/definitionGroups/dg1/definitions",
+        {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "t"}}}},
+        "application/json",
+        id="d",
+    )
+    Version.objects.filter(resource__rid="s").update(
+        content=b'{"a": "\\udc00", "b": NaN, "c": 1e999}', media_type="application/json"
+    )
+    Version.objects.filter(resource__rid="d").update(
+        content=b'{"format": "CloudEvents/1.0", "x": "\\ud800", "metadata": {"attributes": {"type": {"value": "t"}}}}'
+    )
     whole = anon.get("/?inline")
     assert whole.status_code == 200
     json.loads(b"".join(whole.streaming_content))  # valid JSON, not truncated
-    for path in ("/schemaGroups/g1?inline", "/schemaGroups/g1/schemas?inline", "/definitionGroups/dg1?inline",
-                 "/schemaGroups/g1/schemas/s", "/definitionGroups/dg1/definitions/d"):
+    for path in (
+        "/schemaGroups/g1?inline",
+        "/schemaGroups/g1/schemas?inline",
+        "/definitionGroups/dg1?inline",
+        "/schemaGroups/g1/schemas/s",
+        "/definitionGroups/dg1/definitions/d",
+    ):
         assert anon.get(path).status_code == 200, path
     assert anon.get("/?inline", HTTP_ACCEPT="application/cloudevents-registry+yaml").status_code == 200
     export = anon.get("/?inline", HTTP_ACCEPT="application/cloudevents-registry+json")
@@ -62,15 +78,26 @@ def test_stored_documents_that_cannot_be_reserialized_do_not_break_reads_or_expo
     assert again.status_code == 200, again.content
     assert again.json()["created"] == []
     # the schema's bytes come back as they are; the definition's unstorable text comes back repaired (U+FFFD)
-    assert set(again.json()["updated"]) <= {"/definitionGroups/dg1/definitions/d",
-                                            "/definitionGroups/dg1/definitions/d/versions/1"}
+    assert set(again.json()["updated"]) <= {
+        "/definitionGroups/dg1/definitions/d",
+        "/definitionGroups/dg1/definitions/d/versions/1",
+    }
     assert "\ufffd" in anon.get("/definitionGroups/dg1/definitions/d").content.decode()
 
 
-@pytest.mark.parametrize("path", ["/schemaGroups/%00", "/schemaGroups/a%00b/schemas", "/endpoints/%00",
-                                  "/schemaGroups/g1/schemas/%00", "/schemaGroups/g1/schemas/s/versions/%00",
-                                  "/subscriptions/%00", "/schemaregistry/schemagroups/%00",
-                                  "/messagecatalog/messagegroups/%00"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/schemaGroups/%00",
+        "/schemaGroups/a%00b/schemas",
+        "/endpoints/%00",
+        "/schemaGroups/g1/schemas/%00",
+        "/schemaGroups/g1/schemas/s/versions/%00",
+        "/subscriptions/%00",
+        "/schemaregistry/schemagroups/%00",
+        "/messagecatalog/messagegroups/%00",
+    ],
+)
 def test_a_nul_in_a_path_is_404(su, path):
     """issue 11 item 5 (500 on PostgreSQL before)"""
     make_group(su)
@@ -113,8 +140,9 @@ def test_an_epoch_of_4301_digits(su, how):
     before = snapshot()
     digits = "9" * 4301
     if how == "header":
-        response = su.generic("PUT", "/schemaGroups/g1", "{}", content_type="application/json",
-                              headers={"Registry-epoch": digits})
+        response = su.generic(
+            "PUT", "/schemaGroups/g1", "{}", content_type="application/json", headers={"Registry-epoch": digits}
+        )
     else:
         response = su.generic("PUT", f"/schemaGroups/g1?epoch={digits}", "{}", content_type="application/json")
     assert_problem(response, 400, "epoch")
@@ -125,8 +153,7 @@ def test_definition_metadata_nested_990_levels(su):
     """issue 11 item 7: RecursionError (500) before"""
     make_definition_group(su)
     before = snapshot()
-    body = ('{"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "x"}, "x": '
-            + DEEP + "}}}")
+    body = '{"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "x"}, "x": ' + DEEP + "}}}"
     response = send(su, "POST", "/definitionGroups/dg1/definitions", body, "application/json", id="d")
     assert_problem(response, 400, "nested deeper")
     assert snapshot() == before

@@ -1,5 +1,6 @@
 """Issue 11 item 8: a large invalid import is refused fast (checked before any write, linear in the document),
 a document too large for one request is refused at once with a 413 problem document, and nothing is written."""
+
 import json
 import time
 
@@ -38,8 +39,9 @@ def test_large_invalid_import_is_refused_before_any_write_and_fast(su):
 def test_every_error_is_listed_once(su):
     doc = groups_document(3)
     doc["schemaGroups"]["g00001"]["bad name"] = "x"
-    doc["schemaGroups"]["g00002"]["schemas"] = {"s": {"versions": {"1": {"format": "JsonSchema/draft-07",
-                                                                          "schema": "{not json"}}}}
+    doc["schemaGroups"]["g00002"]["schemas"] = {
+        "s": {"versions": {"1": {"format": "JsonSchema/draft-07", "schema": "{not json"}}}
+    }
     doc["schemaGroups"]["bad id!?"] = {}
     body = assert_problem(post_document(su, doc), 400)
     paths = [e["path"] for e in body["errors"]]

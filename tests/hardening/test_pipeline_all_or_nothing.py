@@ -1,6 +1,7 @@
 """Issue 11 items 2 and 4: a resource and its versions are written together or not at all by spark_import,
 one bad entity never fails the whole import, and a resource without versions (however it arose) reads
 without a 500."""
+
 import json
 
 import pytest
@@ -16,11 +17,29 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_new_resource_whose_only_version_is_rejected_is_not_written(tmp_path, capsys, anon):
     """issue 11 item 2, as reported: three CloudEvents definitions, one declaring type not required"""
     source = tmp_path / "defs.cereg"
-    source.write_text(json.dumps({"specversion": "0.5-wip", "definitionGroups": {"G": {
-        "format": "CloudEvents/1.0", "definitions": {
-            name: {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {
-                "value": name.lower(), **({"required": False} if name == "B" else {})}}}}
-            for name in ("A", "B", "C")}}}}))
+    source.write_text(
+        json.dumps(
+            {
+                "specversion": "0.5-wip",
+                "definitionGroups": {
+                    "G": {
+                        "format": "CloudEvents/1.0",
+                        "definitions": {
+                            name: {
+                                "format": "CloudEvents/1.0",
+                                "metadata": {
+                                    "attributes": {
+                                        "type": {"value": name.lower(), **({"required": False} if name == "B" else {})}
+                                    }
+                                },
+                            }
+                            for name in ("A", "B", "C")
+                        },
+                    }
+                },
+            }
+        )
+    )
     report = tmp_path / "report.json"
     code, lines = spark_import(capsys, str(source), "--report", str(report))
     assert code == 3, lines
@@ -34,11 +53,18 @@ def test_a_new_resource_whose_only_version_is_rejected_is_not_written(tmp_path, 
 @pytest.mark.slow
 def test_a_format_that_is_not_a_string_rejects_that_entity_only(tmp_path, capsys):
     """issue 11 item 4"""
-    lines = [{"path": "/schemaGroups/g4"},
-             {"path": "/schemaGroups/g4/schemas/ok/versions/1", "format": "JsonSchema/draft-07",
-              "schema": {"type": "object"}}]
-    lines += [{"path": f"/schemaGroups/g4/schemas/{n}/versions/1", "format": fmt, "schema": {"type": "object"}}
-              for n, fmt in (("list", ["x"]), ("object", {"a": 1}), ("number", 7))]
+    lines = [
+        {"path": "/schemaGroups/g4"},
+        {
+            "path": "/schemaGroups/g4/schemas/ok/versions/1",
+            "format": "JsonSchema/draft-07",
+            "schema": {"type": "object"},
+        },
+    ]
+    lines += [
+        {"path": f"/schemaGroups/g4/schemas/{n}/versions/1", "format": fmt, "schema": {"type": "object"}}
+        for n, fmt in (("list", ["x"]), ("object", {"a": 1}), ("number", 7))
+    ]
     lines.append({"path": "/definitionGroups/d4", "format": 5})
     source = tmp_path / "mixed.jsonl"
     source.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
@@ -64,8 +90,13 @@ def test_a_resource_without_versions_reads_without_500(su, anon):
     assert_problem(anon.get("/schemaGroups/g1/schemas/s2"), 404, "has no version")
     meta = anon.get("/schemaGroups/g1/schemas/s2?meta")
     assert meta.status_code == 200 and meta.json()["versionsCount"] == 0
-    for path in ("/schemaGroups/g1/schemas", "/schemaGroups/g1/schemas?inline", "/schemaGroups/g1?inline",
-                 "/schemaGroups/g1/schemas/s2/versions", "/schemaregistry/schemagroups/g1/schemas"):
+    for path in (
+        "/schemaGroups/g1/schemas",
+        "/schemaGroups/g1/schemas?inline",
+        "/schemaGroups/g1?inline",
+        "/schemaGroups/g1/schemas/s2/versions",
+        "/schemaregistry/schemagroups/g1/schemas",
+    ):
         assert anon.get(path).status_code == 200, path
     whole = anon.get("/?inline", HTTP_ACCEPT="application/cloudevents-registry+json")
     assert whole.status_code == 200

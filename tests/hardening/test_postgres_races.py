@@ -1,6 +1,7 @@
 """Issue 11 item 6: a create below a group racing the group's delete, on PostgreSQL: a clean 201, 404 or 409
 with a problem document, never a 500 (the foreign key failed at commit before), and no resource left behind
 without its group."""
+
 import threading
 
 import pytest
@@ -45,14 +46,29 @@ def test_create_below_a_group_racing_its_delete(write):
             client = racer(user)
             barrier.wait()
             if write == "post_schema":
-                response = client.generic("POST", f"/schemaGroups/{gid}/schemas", b"doc", content_type="text/plain",
-                                          headers={"Registry-id": "s", "Registry-format": "Custom/1"})
+                response = client.generic(
+                    "POST",
+                    f"/schemaGroups/{gid}/schemas",
+                    b"doc",
+                    content_type="text/plain",
+                    headers={"Registry-id": "s", "Registry-format": "Custom/1"},
+                )
             elif write == "put_schema":
-                response = client.generic("PUT", f"/schemaGroups/{gid}/schemas/s", b"doc", content_type="text/plain",
-                                          headers={"Registry-format": "Custom/1"})
+                response = client.generic(
+                    "PUT",
+                    f"/schemaGroups/{gid}/schemas/s",
+                    b"doc",
+                    content_type="text/plain",
+                    headers={"Registry-format": "Custom/1"},
+                )
             else:
-                response = client.generic("PUT", f"/schemaGroups/{gid}/schemas/s/versions/1", b"doc",
-                                          content_type="text/plain", headers={"Registry-format": "Custom/1"})
+                response = client.generic(
+                    "PUT",
+                    f"/schemaGroups/{gid}/schemas/s/versions/1",
+                    b"doc",
+                    content_type="text/plain",
+                    headers={"Registry-format": "Custom/1"},
+                )
             results["create"] = response
             connections.close_all()
 

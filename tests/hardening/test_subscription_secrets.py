@@ -1,4 +1,5 @@
 """Issue 11 items 7 (sink URLs), 10 (secrets of sinks) and 11 (non-global sink addresses)."""
+
 import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
@@ -13,8 +14,9 @@ SECRET_SINK = "https://user:s3cret@hooks.example.com/in?token=abcdef&team=core"
 @pytest.fixture
 def stored(db, settings):
     settings.REGISTRY_WEBHOOK_HANDSHAKE = False
-    return Subscription.objects.create(protocol="HTTP", sink=SECRET_SINK, protocolsettings={"method": "POST"},
-                                       status="active")
+    return Subscription.objects.create(
+        protocol="HTTP", sink=SECRET_SINK, protocolsettings={"method": "POST"}, status="active"
+    )
 
 
 def test_anonymous_reads_of_subscriptions_are_refused_whatever_public_read_says(stored, settings):
@@ -52,8 +54,11 @@ def test_secrets_in_the_sink_are_masked_in_every_read(stored, editor_client):
 def test_admin_pages_mask_the_sink(stored, client, superuser):
     """issue 11 item 10: the governance UI (session) shows no secret either"""
     client.force_login(superuser)
-    for path in ("/admin/subscriptions/subscription/", f"/admin/subscriptions/subscription/{stored.pk}/change/",
-                 "/admin/"):
+    for path in (
+        "/admin/subscriptions/subscription/",
+        f"/admin/subscriptions/subscription/{stored.pk}/change/",
+        "/admin/",
+    ):
         response = client.get(path)
         assert response.status_code == 200, path
         assert b"s3cret" not in response.content and b"abcdef" not in response.content, path
@@ -64,16 +69,21 @@ def test_sending_back_the_masked_sink_keeps_the_stored_one(stored, editor_client
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = True  # hooks.example.com need not resolve to a public address here
     shown = editor_client.get(f"/subscriptions/{stored.pk}").json()
     shown["filters"] = [{"prefix": {"subject": "/schemaGroups/"}}]
-    response = editor_client.put(f"/subscriptions/{stored.pk}", {k: shown[k] for k in
-                                 ("protocol", "sink", "protocolsettings", "filters")}, format="json")
+    response = editor_client.put(
+        f"/subscriptions/{stored.pk}",
+        {k: shown[k] for k in ("protocol", "sink", "protocolsettings", "filters")},
+        format="json",
+    )
     assert response.status_code == 200, response.content
     stored.refresh_from_db()
     assert stored.sink == SECRET_SINK
     assert stored.filters == shown["filters"]
 
 
-@pytest.mark.parametrize("sink", ["http://[::1", "http://h.example:99999/", "https://x:-1/", "http://a b.example/",
-                                  "http://h.example/\r\nX: y"])
+@pytest.mark.parametrize(
+    "sink",
+    ["http://[::1", "http://h.example:99999/", "https://x:-1/", "http://a b.example/", "http://h.example/\r\nX: y"],
+)
 def test_malformed_sinks_are_400_naming_sink(editor_client, sink):
     """issue 11 item 7"""
     before = Subscription.objects.count()
@@ -82,15 +92,26 @@ def test_malformed_sinks_are_400_naming_sink(editor_client, sink):
     assert Subscription.objects.count() == before
 
 
-@pytest.mark.parametrize("address", ["100.100.100.200", "100.64.0.1", "2002:7f00:1::1", "::ffff:127.0.0.1",
-                                     "64:ff9b::a9fe:a9fe", "2001:0:4136:e378:8000:63bf:80ff:fffe", "192.0.2.1",
-                                     "198.18.0.1", "fd00::1", "169.254.169.254"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "100.100.100.200",
+        "100.64.0.1",
+        "2002:7f00:1::1",
+        "::ffff:127.0.0.1",
+        "64:ff9b::a9fe:a9fe",
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",
+        "192.0.2.1",
+        "198.18.0.1",
+        "fd00::1",
+        "169.254.169.254",
+    ],
+)
 def test_non_global_sinks_are_refused(editor_client, settings, address):
     """issue 11 item 11: literal addresses, so no DNS is involved"""
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = False
     host = f"[{address}]" if ":" in address else address
-    response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": f"http://{host}/hook"},
-                                  format="json")
+    response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": f"http://{host}/hook"}, format="json")
     assert_problem(response, 400, "sink", "not a globally routable")
     assert not Subscription.objects.exists()
 

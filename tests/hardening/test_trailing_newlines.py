@@ -2,6 +2,7 @@
 matches before a final "\\n", so patterns anchored with `^...$` and checked with `.match` let it through (an id
 "g\\n" was stored, its self URL broke, and the name could not be an HTTP header). Checks now match the whole
 value; these requests are 400 and nothing is written."""
+
 import pytest
 
 from tests.helpers import assert_problem, make_group, post_schema, send, snapshot
@@ -16,10 +17,13 @@ def test_ids_ending_in_a_line_feed_are_refused(su, path):
     assert snapshot() == before
 
 
-@pytest.mark.parametrize("body, mention", [
-    ({"a\n": "x"}, "attribute name"),
-    ({"tags": {"t\n": "v"}}, "tags"),
-])
+@pytest.mark.parametrize(
+    "body, mention",
+    [
+        ({"a\n": "x"}, "attribute name"),
+        ({"tags": {"t\n": "v"}}, "tags"),
+    ],
+)
 def test_attribute_and_tag_names_ending_in_a_line_feed_are_refused(su, body, mention):
     make_group(su)
     before = snapshot()

@@ -17,6 +17,7 @@ a SIGTERM handler are backstops.
 
 Fixtures: ``redis_url`` (session; a throwaway Redis started on first use, stopped at session end).
 """
+
 from __future__ import annotations
 
 import os
@@ -83,11 +84,15 @@ def _sigterm(signum, frame):
 def start_postgres_for_django() -> None:
     """Start PostgreSQL and point DATABASE_URL at it; must run before Django reads its settings."""
     if "django.conf" in sys.modules and sys.modules["django.conf"].settings.configured:
-        raise pytest.UsageError("tests.harness.plugin: Django settings were loaded before the harness could start "
-                                "PostgreSQL; load the plugin early (-p tests.harness.plugin in addopts)")
+        raise pytest.UsageError(
+            "tests.harness.plugin: Django settings were loaded before the harness could start "
+            "PostgreSQL; load the plugin early (-p tests.harness.plugin in addopts)"
+        )
     if not services.postgres_available():
-        message = (f"REGISTRY_TEST_DB=postgres but the PostgreSQL binaries (initdb, pg_ctl, postgres) are missing "
-                   f"in {services.pg_bin()} (install postgresql-15 or set PG_BIN)")
+        message = (
+            f"REGISTRY_TEST_DB=postgres but the PostgreSQL binaries (initdb, pg_ctl, postgres) are missing "
+            f"in {services.pg_bin()} (install postgresql-15 or set PG_BIN)"
+        )
         if services_required():
             raise pytest.UsageError(f"REQUIRE_SERVICES=1: {message}")
         harness.postgres_missing = message
@@ -128,8 +133,9 @@ def pytest_report_header(config):
     if not want_postgres():
         database = "sqlite"
     elif harness.postgres is not None:
-        database = (f"postgresql (throwaway, {harness.postgres.url}, "
-                    f"started in {harness.postgres.startup_seconds:.1f} s)")
+        database = (
+            f"postgresql (throwaway, {harness.postgres.url}, started in {harness.postgres.startup_seconds:.1f} s)"
+        )
     else:
         database = f"postgresql requested but unavailable: {harness.postgres_missing}"
     return [f"registry test database: {database}"]
@@ -185,8 +191,9 @@ def pytest_runtest_setup(item):
 def require_redis() -> None:
     if not services.redis_available():
         if services_required():
-            pytest.fail("REQUIRE_SERVICES=1 but redis-server is not installed (apt-get install redis-server)",
-                        pytrace=False)
+            pytest.fail(
+                "REQUIRE_SERVICES=1 but redis-server is not installed (apt-get install redis-server)", pytrace=False
+            )
         pytest.skip("redis-server is not installed (apt-get install redis-server)")
 
 

@@ -7,6 +7,7 @@ dir chowned to it. redis-server comes from PATH. Each start returns a :class:`Se
 connection URL and whose ``stop()`` stops the server and removes its temp dir; ``stop()`` is idempotent and is
 also registered with atexit as a backstop.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -102,8 +103,11 @@ def _pg_accepts(port: int) -> bool:
     """pg_isready if installed, else a psycopg connection: the server accepts connections to `postgres`."""
     isready = pg_bin() / "pg_isready"
     if isready.is_file():
-        result = subprocess.run([str(isready), "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres",
-                                 "-d", "postgres", "-t", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        result = subprocess.run(
+            [str(isready), "-q", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-d", "postgres", "-t", "1"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         return result.returncode == 0
     try:
         import psycopg
@@ -120,8 +124,10 @@ def start_postgres(timeout: float = 60) -> Service:
     Durability is off (fsync, synchronous_commit, full_page_writes): the data lives as long as the test run.
     """
     if not postgres_available():
-        raise ServiceUnavailable(f"PostgreSQL binaries (initdb, pg_ctl, postgres) not found in {pg_bin()} "
-                                 f"(install postgresql-15 or set PG_BIN)")
+        raise ServiceUnavailable(
+            f"PostgreSQL binaries (initdb, pg_ctl, postgres) not found in {pg_bin()} "
+            f"(install postgresql-15 or set PG_BIN)"
+        )
     began = time.monotonic()
     directory = tempfile.mkdtemp(prefix="registry-pg-")
     data = Path(directory) / "data"
@@ -131,29 +137,62 @@ def start_postgres(timeout: float = 60) -> Service:
     pg_ctl = [*prefix, str(pg_bin() / "pg_ctl"), "-D", str(data)]
 
     def run(argv: list[str], what: str) -> None:
-        result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                stdin=subprocess.DEVNULL, timeout=timeout)
+        result = subprocess.run(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL, timeout=timeout
+        )
         if result.returncode != 0:
             server_log = log.read_text(errors="replace")[-3000:] if log.exists() else ""
             shutil.rmtree(directory, ignore_errors=True)
-            raise RuntimeError(f"PostgreSQL {what} failed (exit {result.returncode}):\n{result.stdout[-3000:]}"
-                               f"\n{server_log}")
+            raise RuntimeError(
+                f"PostgreSQL {what} failed (exit {result.returncode}):\n{result.stdout[-3000:]}\n{server_log}"
+            )
 
-    run([*prefix, str(pg_bin() / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "--locale=C",
-         "-E", "UTF8", "--no-sync"], "initdb")
-    options = (f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={directory} "
-               "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+    run(
+        [
+            *prefix,
+            str(pg_bin() / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "postgres",
+            "-A",
+            "trust",
+            "--locale=C",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ],
+        "initdb",
+    )
+    options = (
+        f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={directory} "
+        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+    )
     run([*pg_ctl, "-o", options, "-l", str(log), "-w", "-t", str(int(timeout)), "start"], "start")
 
     def stop() -> None:
-        result = subprocess.run([*pg_ctl, "-m", "fast", "-w", "-t", "30", "stop"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        result = subprocess.run(
+            [*pg_ctl, "-m", "fast", "-w", "-t", "30", "stop"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
         if result.returncode != 0:  # still running after 30 s, or already gone
-            subprocess.run([*pg_ctl, "-m", "immediate", "stop"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+            subprocess.run(
+                [*pg_ctl, "-m", "immediate", "stop"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL,
+            )
 
-    service = Service("postgresql", f"postgres://postgres@127.0.0.1:{port}/postgres", port, directory, stop,
-                      {"data": str(data), "log": str(log)})
+    service = Service(
+        "postgresql",
+        f"postgres://postgres@127.0.0.1:{port}/postgres",
+        port,
+        directory,
+        stop,
+        {"data": str(data), "log": str(log)},
+    )
     atexit.register(service.stop)
     try:
         wait_for(lambda: _pg_accepts(port), timeout, "PostgreSQL")
@@ -195,9 +234,24 @@ def start_redis(timeout: float = 30, port: int | None = None) -> Service:
     port = port or free_port()
     log = Path(directory) / "redis.log"
     with log.open("wb") as handle:
-        process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                    "--appendonly", "no", "--dir", directory], stdout=handle,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                directory,
+            ],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
 
     def stop() -> None:
         if process.poll() is None:
@@ -208,14 +262,16 @@ def start_redis(timeout: float = 30, port: int | None = None) -> Service:
                 process.kill()
                 process.wait(timeout=10)
 
-    service = Service("redis", f"redis://127.0.0.1:{port}/0", port, directory, stop,
-                      {"process": process, "log": str(log)})
+    service = Service(
+        "redis", f"redis://127.0.0.1:{port}/0", port, directory, stop, {"process": process, "log": str(log)}
+    )
     atexit.register(service.stop)
 
     def ready() -> bool:
         if process.poll() is not None:
-            raise RuntimeError(f"redis-server exited with {process.returncode}:\n"
-                               f"{log.read_text(errors='replace')[-3000:]}")
+            raise RuntimeError(
+                f"redis-server exited with {process.returncode}:\n{log.read_text(errors='replace')[-3000:]}"
+            )
         return redis_ping(port)
 
     try:
@@ -263,9 +319,15 @@ class ManagedProcess:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
-def start_process(argv: list[str], env: dict | None = None, ready_check: Callable[[], bool] | None = None,
-                  timeout: float = 60, cwd: str | None = None, *,
-                  ready: Callable[[], bool] | None = None) -> ManagedProcess:
+def start_process(
+    argv: list[str],
+    env: dict | None = None,
+    ready_check: Callable[[], bool] | None = None,
+    timeout: float = 60,
+    cwd: str | None = None,
+    *,
+    ready: Callable[[], bool] | None = None,
+) -> ManagedProcess:
     """Start `argv` (output to a temp log) and wait until `ready_check()` is true, if given.
 
     A process that exits before it is ready, or is not ready within `timeout`, is killed and the error
@@ -276,24 +338,35 @@ def start_process(argv: list[str], env: dict | None = None, ready_check: Callabl
     fd, name = tempfile.mkstemp(prefix="registry-proc-", suffix=".log")
     log = Path(name)
     with os.fdopen(fd, "wb") as handle:
-        process = subprocess.Popen(argv, env=env, cwd=cwd, stdout=handle, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            argv,
+            env=env,
+            cwd=cwd,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     managed = ManagedProcess(process, log)
     atexit.register(log.unlink, missing_ok=True)  # atexit runs last-in first-out: after the kill below
     atexit.register(managed.kill)
     if check is not None:
+
         def up() -> bool:
             if process.poll() is not None:
-                raise RuntimeError(f"{argv[0]} exited with {process.returncode} before it was ready; its output:\n"
-                                   f"{managed.output()[-3000:]}")
+                raise RuntimeError(
+                    f"{argv[0]} exited with {process.returncode} before it was ready; its output:\n"
+                    f"{managed.output()[-3000:]}"
+                )
             return check()
 
         try:
             wait_for(up, timeout, " ".join(argv[:3]))
         except TimeoutError:
             managed.kill()
-            raise TimeoutError(f"{argv[0]} did not become ready within {timeout:.0f} s; its output:\n"
-                               f"{managed.output()[-3000:]}")
+            raise TimeoutError(
+                f"{argv[0]} did not become ready within {timeout:.0f} s; its output:\n{managed.output()[-3000:]}"
+            )
     managed.startup_seconds = time.monotonic() - began
     return managed
 
@@ -335,27 +408,42 @@ def start_rabbitmq(timeout: float = 90, port: int | None = None) -> Service:
     while len({port, dist_port, epmd_port}) < 3:
         dist_port, epmd_port = free_port(), free_port()
     (base / "enabled_plugins").write_text("[rabbitmq_amqp1_0].\n")
-    (base / "rabbitmq.conf").write_text(f"listeners.tcp.default = 127.0.0.1:{port}\n"
-                                        "loopback_users = none\n"
-                                        "disk_free_limit.absolute = 1MB\n")
-    env = {**os.environ, "HOME": directory, "RABBITMQ_MNESIA_BASE": str(base / "mnesia"),
-           "RABBITMQ_LOG_BASE": str(base / "log"), "RABBITMQ_NODENAME": f"rabbit-test-{port}@localhost",
-           "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1", "RABBITMQ_NODE_PORT": str(port),
-           "RABBITMQ_DIST_PORT": str(dist_port), "ERL_EPMD_PORT": str(epmd_port), "ERL_EPMD_ADDRESS": "127.0.0.1",
-           "RABBITMQ_ENABLED_PLUGINS_FILE": str(base / "enabled_plugins"),
-           "RABBITMQ_CONFIG_FILE": str(base / "rabbitmq.conf"),
-           "RABBITMQ_ADVANCED_CONFIG_FILE": str(base / "advanced.config"),
-           "RABBITMQ_CONF_ENV_FILE": str(base / "rabbitmq-env.conf"), "RABBITMQ_PID_FILE": str(base / "pid"),
-           "RABBITMQ_LOGS": "-",
-           # the Erlang distribution listener on loopback too (it binds every interface by default)
-           "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": "-kernel inet_dist_use_interface {127,0,0,1}"}
+    (base / "rabbitmq.conf").write_text(
+        f"listeners.tcp.default = 127.0.0.1:{port}\nloopback_users = none\ndisk_free_limit.absolute = 1MB\n"
+    )
+    env = {
+        **os.environ,
+        "HOME": directory,
+        "RABBITMQ_MNESIA_BASE": str(base / "mnesia"),
+        "RABBITMQ_LOG_BASE": str(base / "log"),
+        "RABBITMQ_NODENAME": f"rabbit-test-{port}@localhost",
+        "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
+        "RABBITMQ_NODE_PORT": str(port),
+        "RABBITMQ_DIST_PORT": str(dist_port),
+        "ERL_EPMD_PORT": str(epmd_port),
+        "ERL_EPMD_ADDRESS": "127.0.0.1",
+        "RABBITMQ_ENABLED_PLUGINS_FILE": str(base / "enabled_plugins"),
+        "RABBITMQ_CONFIG_FILE": str(base / "rabbitmq.conf"),
+        "RABBITMQ_ADVANCED_CONFIG_FILE": str(base / "advanced.config"),
+        "RABBITMQ_CONF_ENV_FILE": str(base / "rabbitmq-env.conf"),
+        "RABBITMQ_PID_FILE": str(base / "pid"),
+        "RABBITMQ_LOGS": "-",
+        # the Erlang distribution listener on loopback too (it binds every interface by default)
+        "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": "-kernel inet_dist_use_interface {127,0,0,1}",
+    }
     holder: list[ManagedProcess] = []
 
     def stop_epmd() -> None:
         epmd = _epmd_binary()
         if epmd:
-            subprocess.run([epmd, "-port", str(epmd_port), "-kill"], env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, timeout=10)
+            subprocess.run(
+                [epmd, "-port", str(epmd_port), "-kill"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL,
+                timeout=10,
+            )
 
     def stop() -> None:
         try:
@@ -370,14 +458,19 @@ def start_rabbitmq(timeout: float = 90, port: int | None = None) -> Service:
         shutil.rmtree(directory, ignore_errors=True)
         raise
     holder.append(process)
-    service = Service("rabbitmq", f"amqp://127.0.0.1:{port}", port, directory, stop,
-                      {"process": process, "epmd_port": epmd_port, "node": env["RABBITMQ_NODENAME"]})
+    service = Service(
+        "rabbitmq",
+        f"amqp://127.0.0.1:{port}",
+        port,
+        directory,
+        stop,
+        {"process": process, "epmd_port": epmd_port, "node": env["RABBITMQ_NODENAME"]},
+    )
     atexit.register(service.stop)
 
     def ready() -> bool:
         if process.process.poll() is not None:
-            raise RuntimeError(f"rabbitmq-server exited with {process.process.returncode}:\n"
-                               f"{process.output()[-3000:]}")
+            raise RuntimeError(f"rabbitmq-server exited with {process.process.returncode}:\n{process.output()[-3000:]}")
         return "Server startup complete" in process.output() and port_open(port)
 
     try:
@@ -436,12 +529,26 @@ def start_kafka(timeout: float = 30, port: int | None = None, topics: tuple[str,
     directory = tempfile.mkdtemp(prefix="registry-kafka-")
     port = port or free_port()
     listener = f"tcp://127.0.0.1:{port}"
-    process = start_process([binary, "broker", "--listener-url", listener, "--advertised-listener-url", listener,
-                             "--storage-engine", "memory://tansu/"], dict(os.environ), lambda: port_open(port),
-                            timeout, cwd=directory)
+    process = start_process(
+        [
+            binary,
+            "broker",
+            "--listener-url",
+            listener,
+            "--advertised-listener-url",
+            listener,
+            "--storage-engine",
+            "memory://tansu/",
+        ],
+        dict(os.environ),
+        lambda: port_open(port),
+        timeout,
+        cwd=directory,
+    )
     bootstrap = f"127.0.0.1:{port}"
-    service = Service("kafka", f"kafka://{bootstrap}", port, directory, process.stop,
-                      {"process": process, "bootstrap": bootstrap})
+    service = Service(
+        "kafka", f"kafka://{bootstrap}", port, directory, process.stop, {"process": process, "bootstrap": bootstrap}
+    )
     atexit.register(service.stop)
     try:
         if topics:

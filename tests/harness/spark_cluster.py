@@ -11,6 +11,7 @@ The master's REST submission server (fixed port 6066) is turned off so that two 
 
 Used by tests/pipeline/test_spark_cluster.py and bench/spark_import.py --cluster.
 """
+
 from __future__ import annotations
 
 import os
@@ -58,17 +59,34 @@ def start_spark_cluster(workers: int = 2, cores: int = 1, memory: str = "1g", ti
     """Start a master and `workers` workers (each `cores` cores) on loopback; return when all registered."""
     home = spark_home()
     work_dir = Path(tempfile.mkdtemp(prefix="spark-cluster-"))
-    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
-           "SPARK_LOG_DIR": str(work_dir / "logs"), "SPARK_NO_DAEMONIZE": "1",
-           "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false",
-           # the executors run the project's validators: the same interpreter (and packages) as the driver
-           "PYSPARK_PYTHON": sys.executable}
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(home),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOG_DIR": str(work_dir / "logs"),
+        "SPARK_NO_DAEMONIZE": "1",
+        "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false",
+        # the executors run the project's validators: the same interpreter (and packages) as the driver
+        "PYSPARK_PYTHON": sys.executable,
+    }
     spark_class = str(home / "bin" / "spark-class")
     port = free_port()
-    master = start_process([spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                            "--port", str(port), "--webui-port", str(free_port())], env=env)
+    master = start_process(
+        [
+            spark_class,
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--webui-port",
+            str(free_port()),
+        ],
+        env=env,
+    )
     cluster = SparkCluster(master_url=f"spark://127.0.0.1:{port}", work_dir=work_dir, master=master)
     try:
+
         def master_up() -> bool:
             if master.process.poll() is not None:
                 raise RuntimeError(f"the Spark master exited: {master.output()[-3000:]}")
@@ -78,10 +96,26 @@ def start_spark_cluster(workers: int = 2, cores: int = 1, memory: str = "1g", ti
         for number in range(workers):
             worker_dir = work_dir / f"worker-{number}"
             worker_dir.mkdir()
-            cluster.workers.append(start_process(
-                [spark_class, "org.apache.spark.deploy.worker.Worker", cluster.master_url, "--host", "127.0.0.1",
-                 "--cores", str(cores), "--memory", memory, "--webui-port", str(free_port()),
-                 "--work-dir", str(worker_dir)], env=env))
+            cluster.workers.append(
+                start_process(
+                    [
+                        spark_class,
+                        "org.apache.spark.deploy.worker.Worker",
+                        cluster.master_url,
+                        "--host",
+                        "127.0.0.1",
+                        "--cores",
+                        str(cores),
+                        "--memory",
+                        memory,
+                        "--webui-port",
+                        str(free_port()),
+                        "--work-dir",
+                        str(worker_dir),
+                    ],
+                    env=env,
+                )
+            )
         wait_for(lambda: _registered_workers(master) >= workers, timeout, f"{workers} Spark workers")
     except BaseException:
         cluster.stop()

@@ -4,6 +4,7 @@ not meet the project's `.venv`. Created once (pinned version, `pip install xrcg=
 while its marker file names the same version; a file lock keeps parallel test processes from building it
 twice. :func:`ensure_xrcg` raises :class:`ServiceUnavailable` when it cannot be created (no network to the
 package index, no `venv` module): tests skip then, or fail under REQUIRE_SERVICES=1."""
+
 from __future__ import annotations
 
 import fcntl
@@ -34,13 +35,17 @@ def ensure_xrcg(timeout: float = 900) -> Path:
             return xrcg_binary()
         shutil.rmtree(VENV, ignore_errors=True)
         try:
-            subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, capture_output=True,
-                           timeout=120)
+            subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, capture_output=True, timeout=120)
             pip = [str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-            subprocess.run(pip + [f"xrcg=={XRCG_VERSION}"], check=True, capture_output=True, text=True,
-                           timeout=timeout, env={**os.environ, "PIP_NO_INPUT": "1"})
-            version = subprocess.run([str(xrcg_binary()), "--version"], capture_output=True, text=True,
-                                     timeout=120)
+            subprocess.run(
+                pip + [f"xrcg=={XRCG_VERSION}"],
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env={**os.environ, "PIP_NO_INPUT": "1"},
+            )
+            version = subprocess.run([str(xrcg_binary()), "--version"], capture_output=True, text=True, timeout=120)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
             shutil.rmtree(VENV, ignore_errors=True)
             detail = getattr(exc, "stderr", "") or ""
@@ -52,8 +57,15 @@ def ensure_xrcg(timeout: float = 900) -> Path:
         return xrcg_binary()
 
 
-def run_xrcg(*args: str, timeout: float = 300, env: dict | None = None, cwd: str | None = None
-             ) -> subprocess.CompletedProcess:
+def run_xrcg(
+    *args: str, timeout: float = 300, env: dict | None = None, cwd: str | None = None
+) -> subprocess.CompletedProcess:
     """Run `xrcg ARGS` (no shell), capturing its output as text."""
-    return subprocess.run([str(ensure_xrcg()), *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})}, cwd=cwd)
+    return subprocess.run(
+        [str(ensure_xrcg()), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )

@@ -6,6 +6,7 @@ types, response shapes, schema-valid requests accepted, schema-violating ones re
 stateful links), a fixed seed, deterministic generation and about 9,700 requests (every phase: examples,
 coverage, fuzzing, stateful; in two halves, one in each run of `make test`); it must find nothing.
 """
+
 import json
 import re
 import subprocess
@@ -36,7 +37,8 @@ def test_document_states_the_rules_the_server_enforces(tmp_path):
     assert {} not in doc["paths"]["/subscriptions"]["get"]["security"]
     assert "required" in doc["paths"]["/definitionGroups"]["post"]["requestBody"]
     assert doc["paths"]["/definitionGroups"]["post"]["requestBody"]["content"]["application/json"]["schema"][
-        "required"] == ["format"]
+        "required"
+    ] == ["format"]
     assert set(doc["paths"]["/schemaGroups"]["post"]["requestBody"]["content"]) == {"application/json"}
     assert "page" not in {p["name"] for p in doc["paths"]["/schemaGroups"]["get"]["parameters"]}
 
@@ -56,11 +58,32 @@ def test_schemathesis_with_all_checks_finds_nothing(tmp_path, phases, min_reques
     process, base, token = start_gunicorn(tmp_path, workers=2, demo=True)
     try:
         run = subprocess.run(
-            [str(Path(sys.executable).parent / "st"), "--config-file", str(ROOT / "schemathesis.toml"), "run",
-             f"{base}/api/schema/?format=json", "--url", base, "--checks", "all", "--max-examples", "10",
-             "--phases", phases, "--seed", "1", "--generation-deterministic", "--no-color",
-             "-H", f"Authorization: Token {token}"],
-            cwd=tmp_path, capture_output=True, text=True, timeout=900)
+            [
+                str(Path(sys.executable).parent / "st"),
+                "--config-file",
+                str(ROOT / "schemathesis.toml"),
+                "run",
+                f"{base}/api/schema/?format=json",
+                "--url",
+                base,
+                "--checks",
+                "all",
+                "--max-examples",
+                "10",
+                "--phases",
+                phases,
+                "--seed",
+                "1",
+                "--generation-deterministic",
+                "--no-color",
+                "-H",
+                f"Authorization: Token {token}",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
     finally:
         process.stop()
     output = run.stdout + run.stderr

@@ -6,6 +6,7 @@ same result as local mode: the same counts, the same stored entities, idempotent
 in the PostgreSQL run of `make test` (a cluster import feeds a production registry; the SQLite run imports
 locally in tests/pipeline/test_spark_import.py).
 """
+
 import json
 import shutil
 from pathlib import Path
@@ -43,8 +44,15 @@ def spark_import(capsys, *args) -> tuple[int, list[str]]:
 
 def stored() -> dict:
     """What a reader of the registry sees: every version's path with its document, media type, attributes and epoch."""
-    return {f"{v.resource.group.gid}/{v.resource.rid}/{v.vid}": (bytes(v.content or b""), v.media_type, v.extensions, v.epoch)
-            for v in Version.objects.select_related("resource__group")}
+    return {
+        f"{v.resource.group.gid}/{v.resource.rid}/{v.vid}": (
+            bytes(v.content or b""),
+            v.media_type,
+            v.extensions,
+            v.epoch,
+        )
+        for v in Version.objects.select_related("resource__group")
+    }
 
 
 def test_cluster_import_equals_local_import(cluster, tmp_path, capsys):
@@ -80,13 +88,25 @@ def test_cluster_import_equals_local_import(cluster, tmp_path, capsys):
 
 def test_cluster_rejects_entities_one_by_one(cluster, tmp_path, capsys):
     source = tmp_path / "mixed.jsonl"
-    source.write_text("\n".join(json.dumps(line) for line in [
-        {"path": "/schemaGroups/cluster.g", "description": "imported on a Spark cluster"},
-        {"path": "/schemaGroups/cluster.g/schemas/ok/versions/1", "format": "JsonSchema/draft-07",
-         "schema": {"type": "object"}},
-        {"path": "/schemaGroups/cluster.g/schemas/broken/versions/1", "format": "JsonSchema/draft-07",
-         "schema": {"type": 12}},
-    ]) + "\n")
+    source.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {"path": "/schemaGroups/cluster.g", "description": "imported on a Spark cluster"},
+                {
+                    "path": "/schemaGroups/cluster.g/schemas/ok/versions/1",
+                    "format": "JsonSchema/draft-07",
+                    "schema": {"type": "object"},
+                },
+                {
+                    "path": "/schemaGroups/cluster.g/schemas/broken/versions/1",
+                    "format": "JsonSchema/draft-07",
+                    "schema": {"type": 12},
+                },
+            ]
+        )
+        + "\n"
+    )
     report = tmp_path / "mixed.json"
     code, lines = spark_import(capsys, str(source), "--master", cluster.master_url, "--report", str(report))
     assert code == 3, lines

@@ -1,5 +1,6 @@
 """`manage.py spark_import` on real Spark (local mode): the corpus and a generated input, idempotence,
 entities rejected one by one, --dry-run, the report and the exit status (docs/api-contract.md section 9)."""
+
 import json
 import shutil
 from pathlib import Path
@@ -47,14 +48,26 @@ def test_corpus_then_again_then_a_bad_entity(tmp_path, capsys):
 
     # one bad entity among good new ones: rejected with path and reason, the rest imported, exit 3
     bad = tmp_path / "more.jsonl"
-    bad.write_text("\n".join(json.dumps(line) for line in [
-        {"path": "/schemaGroups/bulk.extra", "description": "added by a JSON-lines file"},
-        {"path": "/schemaGroups/bulk.extra/schemas/ok/versions/1", "format": "JsonSchema/draft-07",
-         "schema": {"type": "object"}},
-        {"path": "/schemaGroups/bulk.extra/schemas/broken/versions/1", "format": "JsonSchema/draft-07",
-         "schema": {"type": 12}},
-        {"path": "/definitionGroups/bulk.defs"},
-    ]) + "\n")
+    bad.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {"path": "/schemaGroups/bulk.extra", "description": "added by a JSON-lines file"},
+                {
+                    "path": "/schemaGroups/bulk.extra/schemas/ok/versions/1",
+                    "format": "JsonSchema/draft-07",
+                    "schema": {"type": "object"},
+                },
+                {
+                    "path": "/schemaGroups/bulk.extra/schemas/broken/versions/1",
+                    "format": "JsonSchema/draft-07",
+                    "schema": {"type": 12},
+                },
+                {"path": "/definitionGroups/bulk.defs"},
+            ]
+        )
+        + "\n"
+    )
     report = tmp_path / "bad.json"
     code, lines = spark_import(capsys, str(bad), "--report", str(report))
     assert code == 3, lines
@@ -100,16 +113,27 @@ def test_incompatible_version_after_compatible_ones_is_rejected(tmp_path, capsys
     later = schema_versions("a", "b", "c", "d")[-1]
     versions = {str(n): {"schema": doc} for n, doc in enumerate(good, 1)}
     versions |= {"4": {"schema": broken_id}, "5": {"schema": later}}
-    document = {"specversion": "0.5-wip", "schemaGroups": {"g": {"schemas": {
-        "s": {"format": "JsonSchema/draft-07", "versions": versions},
-        "t": {"format": "JsonSchema/draft-07", "versions": {"1": {"schema": good[0]}, "2": {"schema": good[1]}}},
-    }}}}
+    document = {
+        "specversion": "0.5-wip",
+        "schemaGroups": {
+            "g": {
+                "schemas": {
+                    "s": {"format": "JsonSchema/draft-07", "versions": versions},
+                    "t": {
+                        "format": "JsonSchema/draft-07",
+                        "versions": {"1": {"schema": good[0]}, "2": {"schema": good[1]}},
+                    },
+                }
+            }
+        },
+    }
     inputs = tmp_path / "in"
     inputs.mkdir()
     (inputs / "schemas.cereg").write_text(json.dumps(document))
     required_id = schema_versions("a", "b", required=["id"])[-1]
-    (inputs / "more.jsonl").write_text(json.dumps({"path": "/schemaGroups/g/schemas/t/versions/3",
-                                                   "schema": required_id}) + "\n")
+    (inputs / "more.jsonl").write_text(
+        json.dumps({"path": "/schemaGroups/g/schemas/t/versions/3", "schema": required_id}) + "\n"
+    )
     report = tmp_path / "report.json"
     code, lines = spark_import(capsys, str(inputs), "--report", str(report))
     assert code == 3, lines
@@ -155,17 +179,36 @@ def test_synced_entities_are_refused_and_retention_applies_as_through_the_api(tm
     from registry.documents.imports import import_document
     from registry.services import WriteContext
 
-    import_document(WriteContext(user="sync", origin="https://other.example/registry"), {
-        "schemaGroups": {"synced": {"schemas": {"s": {"versions": {"1": {
-            "format": "JsonSchema/draft-07", "schema": {"type": "object"}}}}}}}})
+    import_document(
+        WriteContext(user="sync", origin="https://other.example/registry"),
+        {
+            "schemaGroups": {
+                "synced": {
+                    "schemas": {
+                        "s": {"versions": {"1": {"format": "JsonSchema/draft-07", "schema": {"type": "object"}}}}
+                    }
+                }
+            }
+        },
+    )
     before = Version.objects.count()
     lines = [
-        {"path": "/schemaGroups/synced/schemas/extra/versions/1", "format": "JsonSchema/draft-07",
-         "schema": {"type": "string"}},
+        {
+            "path": "/schemaGroups/synced/schemas/extra/versions/1",
+            "format": "JsonSchema/draft-07",
+            "schema": {"type": "string"},
+        },
         {"path": "/definitionGroups/retained", "format": "CloudEvents/1.0"},
-        *({"path": f"/definitionGroups/retained/definitions/d/versions/{vid}", "definition": {
-            "format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": f"com.example.d{vid}"}}}}}
-          for vid in ("1", "2")),
+        *(
+            {
+                "path": f"/definitionGroups/retained/definitions/d/versions/{vid}",
+                "definition": {
+                    "format": "CloudEvents/1.0",
+                    "metadata": {"attributes": {"type": {"value": f"com.example.d{vid}"}}},
+                },
+            }
+            for vid in ("1", "2")
+        ),
     ]
     source = tmp_path / "in.jsonl"
     source.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
@@ -175,14 +218,16 @@ def test_synced_entities_are_refused_and_retention_applies_as_through_the_api(tm
     rejected = {r["path"]: r["reason"] for r in json.loads(report.read_text())["rejected"]}
     assert rejected == {  # the new schema, as the API words it, and its version with it
         "/schemaGroups/synced/schemas/extra": "/schemaGroups/synced is synced from https://other.example/registry; "
-                                              "change it there (local edits are refused)",
-        "/schemaGroups/synced/schemas/extra/versions/1": "/schemaGroups/synced/schemas/extra was rejected"}
+        "change it there (local edits are refused)",
+        "/schemaGroups/synced/schemas/extra/versions/1": "/schemaGroups/synced/schemas/extra was rejected",
+    }
     assert not Resource.objects.filter(rid="extra").exists()
     kept = list(Version.objects.filter(resource__rid="d").values_list("vid", flat=True))
     assert kept == ["2"]
     assert Version.objects.count() == before + 1
-    assert OutboxEvent.objects.filter(type__endswith="deleted.v1",
-                                      subject="/definitionGroups/retained/definitions/d/versions/1").exists()
+    assert OutboxEvent.objects.filter(
+        type__endswith="deleted.v1", subject="/definitionGroups/retained/definitions/d/versions/1"
+    ).exists()
 
 
 def test_the_same_accepted_change_gives_the_same_schema_as_every_other_door(tmp_path, capsys):
@@ -196,14 +241,16 @@ def test_the_same_accepted_change_gives_the_same_schema_as_every_other_door(tmp_
     import_document(WriteContext(user="seed"), {"schemaGroups": {"g": {"format": "Avro/1.11"}}})
     OutboxEvent.objects.all().delete()
     source = tmp_path / "in.jsonl"
-    source.write_text(json.dumps({"path": "/schemaGroups/g/schemas/s/versions/1", "format": "Avro/1.11",
-                                  "schema": AVRO_1}) + "\n")
+    source.write_text(
+        json.dumps({"path": "/schemaGroups/g/schemas/s/versions/1", "format": "Avro/1.11", "schema": AVRO_1}) + "\n"
+    )
     code, out = spark_import(capsys, str(source))
     assert code == 0, out
     versions, latest, epoch, document, fmt, events = stored_schema()
     assert (versions, latest, epoch, document, fmt) == (["1"], "1", 1, AVRO_1, "Avro/1.11")
     assert list(OutboxEvent.objects.values_list("type", "subject")) == [
-        ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g")]
+        ("io.cloudevents.schemaregistry.updated.v1", "/schemaGroups/g")
+    ]
 
 
 def test_a_group_format_change_is_refused_as_by_every_other_door(tmp_path, capsys):
@@ -214,22 +261,37 @@ def test_a_group_format_change_is_refused_as_by_every_other_door(tmp_path, capsy
     from registry.services import WriteContext
     from tests.hardening.test_every_door import AVRO_1
 
-    import_document(WriteContext(user="seed"), {"schemaGroups": {"orders": {"format": "Avro/1.11", "schemas": {
-        "Order": {"format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}}}}})
+    import_document(
+        WriteContext(user="seed"),
+        {
+            "schemaGroups": {
+                "orders": {
+                    "format": "Avro/1.11",
+                    "schemas": {
+                        "Order": {"format": "Avro/1.11", "versions": {"1": {"format": "Avro/1.11", "schema": AVRO_1}}}
+                    },
+                }
+            }
+        },
+    )
     changed = tmp_path / "change.jsonl"
     changed.write_text(json.dumps({"path": "/schemaGroups/orders", "format": "JsonSchema/draft-07"}) + "\n")
     report = tmp_path / "report.json"
     code, out = spark_import(capsys, str(changed), "--report", str(report))
     assert code == 3, out
     rejected = {r["path"]: r["reason"] for r in json.loads(report.read_text())["rejected"]}
-    assert rejected == {"/schemaGroups/orders": "format cannot change from 'Avro/1.11' to 'JsonSchema/draft-07' "
-                                                "while the group has schemas"}
+    assert rejected == {
+        "/schemaGroups/orders": "format cannot change from 'Avro/1.11' to 'JsonSchema/draft-07' "
+        "while the group has schemas"
+    }
     assert Group.objects.get(gid="orders").extensions["format"] == "Avro/1.11"
 
     added = tmp_path / "add.jsonl"
     v2 = {**AVRO_1, "fields": [*AVRO_1["fields"], {"name": "note", "type": "string", "default": ""}]}
-    added.write_text(json.dumps({"path": "/schemaGroups/orders/schemas/Order/versions/2", "format": "Avro/1.11",
-                                 "schema": v2}) + "\n")
+    added.write_text(
+        json.dumps({"path": "/schemaGroups/orders/schemas/Order/versions/2", "format": "Avro/1.11", "schema": v2})
+        + "\n"
+    )
     code, out = spark_import(capsys, str(added))
     assert code == 0, out
     assert sorted(Version.objects.filter(resource__rid="Order").values_list("vid", flat=True)) == ["1", "2"]
@@ -242,11 +304,20 @@ def test_an_unchanged_input_is_answered_without_spark(tmp_path, capsys):
     from registry.services import WriteContext
 
     source = tmp_path / "in.jsonl"
-    source.write_text("\n".join(json.dumps(line) for line in [
-        {"path": "/schemaGroups/bulk.same", "description": "as the input says"},
-        {"path": "/schemaGroups/bulk.same/schemas/s/versions/1", "format": "JsonSchema/draft-07",
-         "schema": {"type": "object"}},
-    ]) + "\n")
+    source.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {"path": "/schemaGroups/bulk.same", "description": "as the input says"},
+                {
+                    "path": "/schemaGroups/bulk.same/schemas/s/versions/1",
+                    "format": "JsonSchema/draft-07",
+                    "schema": {"type": "object"},
+                },
+            ]
+        )
+        + "\n"
+    )
     code, out = spark_import(capsys, str(source))
     assert code == 0 and out[-1] == "created 3, updated 0, unchanged 0, rejected 0", out
 

@@ -2,6 +2,7 @@
 
 Exactly one update wins per epoch, the others get 409, and no accepted update is lost.
 """
+
 import threading
 
 import pytest
@@ -32,8 +33,11 @@ def test_one_winner_per_epoch():
             client = APIClient()
             client.force_authenticate(user)
             barrier.wait()
-            response = client.put(f"/schemaGroups/contended?epoch={epoch}",
-                                  {"name": f"round {round_number} thread {index}"}, format="json")
+            response = client.put(
+                f"/schemaGroups/contended?epoch={epoch}",
+                {"name": f"round {round_number} thread {index}"},
+                format="json",
+            )
             results[index] = response.status_code
             connections.close_all()
 

@@ -1,5 +1,6 @@
 """Sync between two live instances of this server: a remote (a subprocess with its own database) and this
 one (pytest-django's live server). Pull on demand and on the remote's change events."""
+
 import os
 import socket
 import subprocess
@@ -29,21 +30,41 @@ def free_port() -> int:
 def remote(tmp_path):
     """Another instance of this server: migrated SQLite, a superuser token, runserver on a free port."""
     port = free_port()
-    env = {**os.environ, "REGISTRY_VAR_DIR": str(tmp_path), "SQLITE_PATH": str(tmp_path / "remote.sqlite3"),
-           "REGISTRY_ALLOW_PRIVATE_SINKS": "1", "REGISTRY_BASE_URL": f"http://127.0.0.1:{port}",
-           "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env = {
+        **os.environ,
+        "REGISTRY_VAR_DIR": str(tmp_path),
+        "SQLITE_PATH": str(tmp_path / "remote.sqlite3"),
+        "REGISTRY_ALLOW_PRIVATE_SINKS": "1",
+        "REGISTRY_BASE_URL": f"http://127.0.0.1:{port}",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
     env.pop("DATABASE_URL", None)
     env.pop("CELERY_BROKER_URL", None)
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True, capture_output=True)
-    token = subprocess.run([python, "-c", "import django; django.setup(); from django.contrib.auth.models import User; "
-                            "from rest_framework.authtoken.models import Token; "
-                            "u = User.objects.create_superuser('remote', 'r@example.com', 'pw'); "
-                            "print(Token.objects.create(user=u).key)"],
-                           cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout.strip()
+    token = subprocess.run(
+        [
+            python,
+            "-c",
+            "import django; django.setup(); from django.contrib.auth.models import User; "
+            "from rest_framework.authtoken.models import Token; "
+            "u = User.objects.create_superuser('remote', 'r@example.com', 'pw'); "
+            "print(Token.objects.create(user=u).key)",
+        ],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     log = (tmp_path / "remote.log").open("wb")
-    server = subprocess.Popen([python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"], cwd=ROOT,
-                              env={**env, "DJANGO_LOG_LEVEL": "INFO"}, stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(
+        [python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        cwd=ROOT,
+        env={**env, "DJANGO_LOG_LEVEL": "INFO"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -65,8 +86,9 @@ def remote(tmp_path):
 def make_schema(client, group, schema, properties):
     assert client.put(f"/schemaGroups/{group}", json={"description": "from the remote"}).status_code in (200, 201)
     body = {"type": "object", "properties": properties}
-    response = client.put(f"/schemaGroups/{group}/schemas/{schema}", json=body,
-                          headers={"Registry-format": "JsonSchema/draft-07"})
+    response = client.put(
+        f"/schemaGroups/{group}/schemas/{schema}", json=body, headers={"Registry-format": "JsonSchema/draft-07"}
+    )
     assert response.status_code in (200, 201), response.text
 
 
@@ -81,8 +103,10 @@ def test_pull_sync_creates_updates_and_deletes(remote, settings):
     assert Version.objects.filter(resource__rid="OrderPlaced").count() == 1
 
     assert client.put("/schemaGroups/orders", json={"description": "changed remotely"}).status_code == 200
-    client.post("/schemaGroups/orders/schemas/OrderPlaced", json={"type": "object", "properties": {
-        "id": {"type": "string"}, "note": {"type": "string"}}})
+    client.post(
+        "/schemaGroups/orders/schemas/OrderPlaced",
+        json={"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"}}},
+    )
     run = run_sync(source)
     assert run.status == "ok" and run.updated >= 1 and run.created >= 1, run.error
     group.refresh_from_db()
@@ -118,8 +142,9 @@ def test_local_edits_to_synced_entities_are_refused(remote, django_user_model):
 def test_event_driven_sync(remote, live_server, settings):
     client, token = remote
     settings.REGISTRY_BASE_URL = live_server.url
-    source = SyncSource.objects.create(name="remote", base_url=str(client.base_url).rstrip("/"), token=token,
-                                       subscribe=True, interval_seconds=3600)
+    source = SyncSource.objects.create(
+        name="remote", base_url=str(client.base_url).rstrip("/"), token=token, subscribe=True, interval_seconds=3600
+    )
     from sync.admin import webhook_url
 
     subscribe(source, webhook_url(source))
@@ -136,13 +161,32 @@ def test_event_driven_sync(remote, live_server, settings):
 def test_pull_sync_from_an_xregistry_10_server(remote):
     """A source may be any xRegistry 1.0 server: here the remote instance's `/registry` binding."""
     client, token = remote
-    assert client.put("/registry/messagegroups/shop", json={"envelope": "CloudEvents/1.0", "messages": {
-        "OrderPlaced": {"envelope": "CloudEvents/1.0", "envelopemetadata": {"type": {"value": "shop.order"}}}}}
-    ).status_code == 201
-    assert client.put("/registry/schemagroups/shop/schemas/Order", content=b'{"type": "object"}', headers={
-        "Content-Type": "application/json", "xRegistry-format": "JsonSchema/draft-07"}).status_code == 201
-    source = SyncSource.objects.create(name="remote10", base_url=str(client.base_url).rstrip("/") + "/registry",
-                                       token=token)
+    assert (
+        client.put(
+            "/registry/messagegroups/shop",
+            json={
+                "envelope": "CloudEvents/1.0",
+                "messages": {
+                    "OrderPlaced": {
+                        "envelope": "CloudEvents/1.0",
+                        "envelopemetadata": {"type": {"value": "shop.order"}},
+                    }
+                },
+            },
+        ).status_code
+        == 201
+    )
+    assert (
+        client.put(
+            "/registry/schemagroups/shop/schemas/Order",
+            content=b'{"type": "object"}',
+            headers={"Content-Type": "application/json", "xRegistry-format": "JsonSchema/draft-07"},
+        ).status_code
+        == 201
+    )
+    source = SyncSource.objects.create(
+        name="remote10", base_url=str(client.base_url).rstrip("/") + "/registry", token=token
+    )
     run = run_sync(source)
     assert run.status == "ok", run.error
     group = Group.objects.get(group_type="definitionGroups", gid="shop")

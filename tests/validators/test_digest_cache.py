@@ -1,5 +1,6 @@
 """Verdict caches of issue 14: DigestLRU itself, and schema validation and compatibility verdicts computed once
 per identical input, observed by counting calls to the function the cached path calls (the real one runs)."""
+
 import inspect
 import json
 import sys

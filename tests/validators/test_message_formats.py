@@ -8,17 +8,48 @@ from catalog.validators.uritemplate import level1_error
 
 # (format, metadata) examples quoted from the spec's message format sections
 VALID = [
-    ("CloudEvents/1.0", {"attributes": {"type": {"value": "com.example.myevent"},
-                                        "source": {"value": "https://{tenant}/{module}/myevent", "type": "uritemplate"},
-                                        "subject": {"type": "urireference"}, "time": {"required": True}}}),
-    ("HTTP/1.1", {"headers": [{"name": "Content-Type", "value": "application/json"}], "query": {"foo": "bar"},
-                  "path": "/foo/{bar}", "method": "POST"}),
-    ("AMQP/1.0", {"properties": {"message-id": {"required": True}, "to": {"value": "https://{host}/{queue}"},
-                                 "subject": {"value": "MyMessageType", "required": True},
-                                 "content-type": {"value": "application/json"}, "content-encoding": {"value": "utf-8"}},
-                  "application-properties": {"my-application-property": {"value": "my-application-property-value"}}}),
-    ("MQTT/5.0", {"qos": {"value": 1}, "retain": {"value": False}, "topic-name": {"value": "mytopic"},
-                  "user-properties": [{"my-application-property": {"value": "my-application-property-value"}}]}),
+    (
+        "CloudEvents/1.0",
+        {
+            "attributes": {
+                "type": {"value": "com.example.myevent"},
+                "source": {"value": "https://{tenant}/{module}/myevent", "type": "uritemplate"},
+                "subject": {"type": "urireference"},
+                "time": {"required": True},
+            }
+        },
+    ),
+    (
+        "HTTP/1.1",
+        {
+            "headers": [{"name": "Content-Type", "value": "application/json"}],
+            "query": {"foo": "bar"},
+            "path": "/foo/{bar}",
+            "method": "POST",
+        },
+    ),
+    (
+        "AMQP/1.0",
+        {
+            "properties": {
+                "message-id": {"required": True},
+                "to": {"value": "https://{host}/{queue}"},
+                "subject": {"value": "MyMessageType", "required": True},
+                "content-type": {"value": "application/json"},
+                "content-encoding": {"value": "utf-8"},
+            },
+            "application-properties": {"my-application-property": {"value": "my-application-property-value"}},
+        },
+    ),
+    (
+        "MQTT/5.0",
+        {
+            "qos": {"value": 1},
+            "retain": {"value": False},
+            "topic-name": {"value": "mytopic"},
+            "user-properties": [{"my-application-property": {"value": "my-application-property-value"}}],
+        },
+    ),
     ("MQTT/3.1.1", {"qos": {"value": 0}, "topic-name": {"value": "spBv1.0/{group_id}/NBIRTH/{edge_node_id}"}}),
     ("Kafka/0.11", {"topic": {"value": "mytopic"}, "key": {"value": "thisdevice"}}),
     ("Kafka/0.11", {"headers": {"action": {"value": "powerOutput"}}, "key": {"value": "{generatorId}"}}),
@@ -26,7 +57,11 @@ VALID = [
 ]
 
 INVALID = [
-    ("CloudEvents/1.0", {"attributes": {"type": {"required": False}}}, "metadata.attributes.type.required must not be false"),
+    (
+        "CloudEvents/1.0",
+        {"attributes": {"type": {"required": False}}},
+        "metadata.attributes.type.required must not be false",
+    ),
     ("CloudEvents/1.0", {"attributes": {"id": {"required": False}}}, "metadata.attributes.id.required"),
     ("CloudEvents/1.0", {"attributes": {"source": {"required": False}}}, "metadata.attributes.source.required"),
     ("CloudEvents/1.0", {"attributes": {"Type": {}}}, "metadata.attributes.Type"),
@@ -77,8 +112,18 @@ def test_schema_rules():
     assert validate_definition(base, group_format="cloudevents/1.0") == []  # case-insensitive
 
 
-@pytest.mark.parametrize("junk", [None, 5, "x", [], {"format": 5}, {"format": "CloudEvents/1.0", "metadata": []},
-                                  {"format": "MQTT/5.0", "metadata": {"user-properties": [1, {"a": 1, "b": 2}]}}])
+@pytest.mark.parametrize(
+    "junk",
+    [
+        None,
+        5,
+        "x",
+        [],
+        {"format": 5},
+        {"format": "CloudEvents/1.0", "metadata": []},
+        {"format": "MQTT/5.0", "metadata": {"user-properties": [1, {"a": 1, "b": 2}]}},
+    ],
+)
 def test_any_json_shape_gives_errors_not_exceptions(junk):
     assert validate_definition(junk)
 
@@ -88,9 +133,22 @@ def test_definition_group_needs_format():
     assert validate_definition_group({"format": "CloudEvents/1.0"}) == []
 
 
-@pytest.mark.parametrize(("template", "ok"), [("/a/{b}/c", True), ("{deviceid}/telemetry", True), ("plain", True),
-                                              ("{a.b}", True), ("{+a}", False), ("{a*}", False), ("{a:3}", False),
-                                              ("{a,b}", False), ("{", False), ("}", False), ("{}", False),
-                                              ("a b", False)])
+@pytest.mark.parametrize(
+    ("template", "ok"),
+    [
+        ("/a/{b}/c", True),
+        ("{deviceid}/telemetry", True),
+        ("plain", True),
+        ("{a.b}", True),
+        ("{+a}", False),
+        ("{a*}", False),
+        ("{a:3}", False),
+        ("{a,b}", False),
+        ("{", False),
+        ("}", False),
+        ("{}", False),
+        ("a b", False),
+    ],
+)
 def test_uritemplate_level1(template, ok):
     assert (level1_error(template) is None) == ok

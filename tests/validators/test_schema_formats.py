@@ -1,4 +1,5 @@
 """Schema documents per format: valid, invalid, corpus documents, and bounded time on hostile input."""
+
 import json
 import time
 from pathlib import Path
@@ -53,8 +54,9 @@ def corpus_versions():
                     if "schema" in version:
                         content = version["schema"]
                         data = content.encode() if isinstance(content, str) else json.dumps(content).encode()
-                        yield pytest.param(version.get("format") or schema.get("format"), data,
-                                           id=f"{path.stem}:{schema['id']}:{vid}")
+                        yield pytest.param(
+                            version.get("format") or schema.get("format"), data, id=f"{path.stem}:{schema['id']}:{vid}"
+                        )
 
 
 @pytest.mark.parametrize(("fmt", "content"), list(corpus_versions()))
@@ -64,16 +66,23 @@ def test_every_corpus_schema_is_valid(fmt, content):
 
 def test_hostile_inputs_are_refused_in_bounded_time():
     deep = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    bomb = (b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
-            b'<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">'
-            b"<xs:annotation><xs:documentation>&c;</xs:documentation></xs:annotation></xs:schema>")
-    big = json.dumps({"type": "object", "properties": {f"p{i}": {"type": "string", "description": "x" * 240}
-                                                       for i in range(14_000)}}).encode()
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+        b'<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">'
+        b"<xs:annotation><xs:documentation>&c;</xs:documentation></xs:annotation></xs:schema>"
+    )
+    big = json.dumps(
+        {"type": "object", "properties": {f"p{i}": {"type": "string", "description": "x" * 240} for i in range(14_000)}}
+    ).encode()
     assert 3_500_000 < len(big) < 4 * 1024 * 1024
     five_mb = big + b" " * (5_000_000 - len(big))
-    for fmt, content, should_fail in (("JsonSchema/draft-07", deep, True), ("XSD/1.1", bomb, True),
-                                      ("JsonSchema/draft-07", big, False), ("Avro/1.11", deep, True),
-                                      ("JsonSchema/draft-07", five_mb, True)):
+    for fmt, content, should_fail in (
+        ("JsonSchema/draft-07", deep, True),
+        ("XSD/1.1", bomb, True),
+        ("JsonSchema/draft-07", big, False),
+        ("Avro/1.11", deep, True),
+        ("JsonSchema/draft-07", five_mb, True),
+    ):
         started = time.monotonic()
         errors = validate_schema(fmt, content)
         assert bool(errors) == should_fail, errors

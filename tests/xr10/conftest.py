@@ -1,4 +1,5 @@
 """Fixtures of the xRegistry 1.0 binding tests: a signed-in writer and the corpus paths."""
+
 import json
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """The rules of the 1.0 binding at `/registry` (CONTRACT section 11, core/http.md), one test per rule."""
+
 import base64
 import json
 
@@ -13,8 +14,12 @@ SPEC = "https://github.com/xregistry/spec/blob/main/core/spec.md#"
 
 
 def put_schema(client, gid="g1", sid="s1", doc=SCHEMA, fmt="JsonSchema/draft-07"):
-    return client.put(f"/registry/schemagroups/{gid}/schemas/{sid}", data=json.dumps(doc).encode(),
-                      content_type="application/json", HTTP_XREGISTRY_FORMAT=fmt)
+    return client.put(
+        f"/registry/schemagroups/{gid}/schemas/{sid}",
+        data=json.dumps(doc).encode(),
+        content_type="application/json",
+        HTTP_XREGISTRY_FORMAT=fmt,
+    )
 
 
 def test_discovery_points_to_the_binding(client, db):
@@ -111,11 +116,19 @@ def test_document_headers_in_the_resource_and_the_version_form(writer):
     assert version["xRegistry-xid"] == "/schemagroups/g1/schemas/s1/versions/1"
     assert version["xRegistry-schemaid"] == "s1" and version["xRegistry-isdefault"] == "true"
     assert version["Content-Disposition"] == "s1"
-    for resource_level in ("xRegistry-metaurl", "xRegistry-versionsurl", "xRegistry-versionscount",
-                           "xRegistry-contenttype"):
+    for resource_level in (
+        "xRegistry-metaurl",
+        "xRegistry-versionsurl",
+        "xRegistry-versionscount",
+        "xRegistry-contenttype",
+    ):
         assert not version.has_header(resource_level), resource_level
-    v2 = writer.put("/registry/schemagroups/g1/schemas/s1/versions/2", data=json.dumps({"type": "object"}).encode(),
-                    content_type="application/json", HTTP_XREGISTRY_FORMAT="JsonSchema/draft-07")
+    v2 = writer.put(
+        "/registry/schemagroups/g1/schemas/s1/versions/2",
+        data=json.dumps({"type": "object"}).encode(),
+        content_type="application/json",
+        HTTP_XREGISTRY_FORMAT="JsonSchema/draft-07",
+    )
     assert v2.status_code == 201 and v2["Location"] == base + "/versions/2"
     assert v2["xRegistry-self"] == base + "/versions/2" and not v2.has_header("xRegistry-versionscount")
 
@@ -123,8 +136,9 @@ def test_document_headers_in_the_resource_and_the_version_form(writer):
 def test_versions_ancestor_default_and_sticky_meta(writer):
     put_schema(writer)
     v2 = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
-    created = post_json(writer, "/registry/schemagroups/g1/schemas/s1$details",
-                        {"schema": v2, "format": "JsonSchema/draft-07"})
+    created = post_json(
+        writer, "/registry/schemagroups/g1/schemas/s1$details", {"schema": v2, "format": "JsonSchema/draft-07"}
+    )
     assert created.status_code == 201
     assert created.json()["versionid"] == "2" and created.json()["ancestorid"] == "1"
     versions = writer.get("/registry/schemagroups/g1/schemas/s1/versions").json()
@@ -133,8 +147,12 @@ def test_versions_ancestor_default_and_sticky_meta(writer):
     assert meta["defaultversionid"] == "1" and meta["defaultversionsticky"] is True
     assert json.loads(writer.get("/registry/schemagroups/g1/schemas/s1").content) == SCHEMA
     encoded = base64.b64encode(json.dumps({"type": "object"}).encode()).decode()
-    put = post_json(writer, "/registry/schemagroups/g1/schemas/s1/versions/3$details",
-                    {"schemabase64": encoded, "format": "JsonSchema/draft-07"}, "put")
+    put = post_json(
+        writer,
+        "/registry/schemagroups/g1/schemas/s1/versions/3$details",
+        {"schemabase64": encoded, "format": "JsonSchema/draft-07"},
+        "put",
+    )
     assert put.status_code == 201 and put.json()["isdefault"] is False  # sticky default stays
     unstick = post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"defaultversionsticky": False}, "patch")
     assert unstick.json()["defaultversionid"] == "3"
@@ -146,20 +164,34 @@ def test_new_schemas_default_to_compatibility_none_as_in_10(writer):
     put_schema(writer)
     assert writer.get("/registry/schemagroups/g1/schemas/s1/meta").json()["compatibility"] == "none"
     incompatible = {"type": "string"}
-    response = post_json(writer, "/registry/schemagroups/g1/schemas/s1$details",
-                         {"schema": incompatible, "format": "JsonSchema/draft-07"})
+    response = post_json(
+        writer,
+        "/registry/schemagroups/g1/schemas/s1$details",
+        {"schema": incompatible, "format": "JsonSchema/draft-07"},
+    )
     assert response.status_code == 201
     post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"compatibility": "backward"}, "patch")
-    refused = post_json(writer, "/registry/schemagroups/g1/schemas/s1$details",
-                        {"schema": {"type": "object"}, "format": "JsonSchema/draft-07"})
+    refused = post_json(
+        writer,
+        "/registry/schemagroups/g1/schemas/s1$details",
+        {"schema": {"type": "object"}, "format": "JsonSchema/draft-07"},
+    )
     assert refused.status_code == 400 and refused.json()["type"] == SPEC + "compatibility_violation"
     assert Version.objects.filter(resource__rid="s1").count() == 2
 
 
 def test_message_written_in_10_is_a_05_definition(writer):
-    body = {"envelope": "CloudEvents/1.0", "messages": {"m1": {
-        "envelope": "CloudEvents/1.0", "envelopemetadata": {"type": {"value": "com.example.a"}},
-        "dataschemaformat": "JsonSchema/draft-07", "dataschemauri": "/schemagroups/g1/schemas/s1"}}}
+    body = {
+        "envelope": "CloudEvents/1.0",
+        "messages": {
+            "m1": {
+                "envelope": "CloudEvents/1.0",
+                "envelopemetadata": {"type": {"value": "com.example.a"}},
+                "dataschemaformat": "JsonSchema/draft-07",
+                "dataschemauri": "/schemagroups/g1/schemas/s1",
+            }
+        },
+    }
     put_schema(writer)
     assert post_json(writer, "/registry/messagegroups/mg", body, "put").status_code == 201
     definition = writer.get("/definitionGroups/mg/definitions/m1").json()
@@ -183,8 +215,12 @@ def test_message_without_envelope_or_protocol_is_accepted_in_10(writer):
 def test_invalid_message_is_refused_naming_the_attribute_and_nothing_written(writer):
     post_json(writer, "/registry/messagegroups/mg", {"envelope": "CloudEvents/1.0"}, "put")
     before = OutboxEvent.objects.count()
-    response = post_json(writer, "/registry/messagegroups/mg/messages/bad",
-                         {"envelope": "CloudEvents/1.0", "envelopemetadata": {"type": {"required": False}}}, "put")
+    response = post_json(
+        writer,
+        "/registry/messagegroups/mg/messages/bad",
+        {"envelope": "CloudEvents/1.0", "envelopemetadata": {"type": {"required": False}}},
+        "put",
+    )
     assert response.status_code == 400
     assert "type" in response.json()["detail"] and "/messagegroups/mg" in response.json()["detail"]
     assert "definitionGroups" not in response.json()["detail"]
@@ -223,8 +259,9 @@ def test_writes_need_credentials_and_basic_auth_is_accepted(client, db):
     assert response.status_code in (401, 403) and not Group.objects.exists()
     User.objects.create_superuser("basic", "b@example.com", "secret")
     token = base64.b64encode(b"basic:secret").decode()
-    response = client.put("/registry/schemagroups/g1", data="{}", content_type="application/json",
-                          HTTP_AUTHORIZATION=f"Basic {token}")
+    response = client.put(
+        "/registry/schemagroups/g1", data="{}", content_type="application/json", HTTP_AUTHORIZATION=f"Basic {token}"
+    )
     assert response.status_code == 201 and Group.objects.get(gid="g1").created_by == "basic"
 
 
@@ -264,10 +301,16 @@ def test_sort_comes_before_paging(writer):
     post_json(writer, "/registry/schemagroups/s", {"name": "U"}, "put")
     for gid, name in (("a", "Z"), ("b", "Y"), ("c", "X"), ("d", "W"), ("e", "V")):
         post_json(writer, f"/registry/schemagroups/{gid}", {"name": name}, "put")
-        post_json(writer, f"/registry/schemagroups/s/schemas/{gid}$details", {"name": name, "format": "JsonSchema/draft-07", "schema": {}},
-                  "put")
-    for collection, ids in (("/registry/schemagroups", ["s", "e", "d", "c", "b", "a"]),
-                            ("/registry/schemagroups/s/schemas", ["e", "d", "c", "b", "a"])):
+        post_json(
+            writer,
+            f"/registry/schemagroups/s/schemas/{gid}$details",
+            {"name": name, "format": "JsonSchema/draft-07", "schema": {}},
+            "put",
+        )
+    for collection, ids in (
+        ("/registry/schemagroups", ["s", "e", "d", "c", "b", "a"]),
+        ("/registry/schemagroups/s/schemas", ["e", "d", "c", "b", "a"]),
+    ):
         pages, url = [], f"{collection}?sort=name&limit=2"
         while url:
             answer = writer.get(url)
@@ -276,7 +319,7 @@ def test_sort_comes_before_paging(writer):
             following = [link for link in answer["Link"].split(", ") if link.endswith(f";rel=next;count={len(ids)}")]
             url = following[0].split(">")[0].lstrip("<") if following else None
             assert len(pages) <= 3
-        assert pages == [ids[i:i + 2] for i in range(0, len(ids), 2)]
+        assert pages == [ids[i : i + 2] for i in range(0, len(ids), 2)]
         assert list(writer.get(f"{collection}?sort=name=desc&limit=3").json()) == ids[::-1][:3]
 
 
@@ -293,14 +336,18 @@ def test_collections_flag_answers_only_the_collections_and_reimports(writer):
     assert set(group) == {"schemas"} and set(group["schemas"]["s1"]["versions"]) == {"1"}
     assert post_json(writer, "/registry/", root.json()).status_code == 200
     assert writer.get("/registry/schemagroups/g1/schemas/s1/versions").json().keys() == {"1"}
-    for path in ("/registry/schemagroups?collections", "/registry/schemagroups/g1/schemas/s1?collections",
-                 "/registry/model?collections"):
+    for path in (
+        "/registry/schemagroups?collections",
+        "/registry/schemagroups/g1/schemas/s1?collections",
+        "/registry/model?collections",
+    ):
         refused = writer.get(path)
         assert refused.status_code == 400 and refused.json()["type"].endswith("#bad_flag"), path
         assert refused.json()["subject"] == path.removeprefix("/registry").split("?")[0]
         assert refused.json()["args"] == {"flag": "collections"}
-        assert refused.json()["title"] == ("The specified flag (collections) is not allowed in this context: "
-                                           f"{refused.json()['subject']}.")
+        assert refused.json()["title"] == (
+            f"The specified flag (collections) is not allowed in this context: {refused.json()['subject']}."
+        )
 
 
 def test_errors_carry_the_spec_title_subject_and_args(writer):
@@ -308,28 +355,63 @@ def test_errors_carry_the_spec_title_subject_and_args(writer):
     request path, the entity's xid or the fixed path the error names) and its Args"""
     put_schema(writer)
     cases = [
-        (writer.get("/registry/schemagroups?bogus=1"), "bad_flag", "/schemagroups", {"flag": "bogus"},
-         "The specified flag (bogus) is not allowed in this context: /schemagroups."),
-        (writer.get("/registry/schemagroups?sort=name=up"), "bad_sort", "/schemagroups",
-         {"value": "name=up", "error_detail": "expected ATTRIBUTE[=asc|desc]"},
-         'For "/schemagroups", an error was found in "sort" value (name=up): expected ATTRIBUTE[=asc|desc].'),
-        (writer.get("/registry/schemagroups/g1?sort=name"), "sort_noncollection", "/schemagroups/g1", None,
-         "Can't sort on a non-collection result set. Query path: /schemagroups/g1."),
-        (writer.get("/registry/?specversion=0.9"), "unsupported_specversion", "/",
-         {"specversion": "0.9", "list": "1.0-rc4"},
-         'The specified "specversion" value (0.9) is not supported. Supported versions: 1.0-rc4.'),
-        (post_json(writer, "/registry/schemagroups/g1", {"schemagroupid": "other"}, "put"), "mismatched_id",
-         "/schemagroups/g1", {"singular": "schemagroup", "invalid_id": "other", "expected_id": "g1"},
-         'The specified "schemagroupid" value (other) for "/schemagroups/g1" needs to be "g1".'),
-        (post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"colour": "red"}, "patch"),
-         "unknown_attribute", "/schemagroups/g1/schemas/s1/meta", {"name": "colour"},
-         'An unknown attribute (colour) was specified for "/schemagroups/g1/schemas/s1/meta".'),
-        (post_json(writer, "/registry/capabilities", {"flying": True}, "patch"), "capability_unknown",
-         "/capabilities", {"field": "flying"}, "Unknown capability specified: flying."),
+        (
+            writer.get("/registry/schemagroups?bogus=1"),
+            "bad_flag",
+            "/schemagroups",
+            {"flag": "bogus"},
+            "The specified flag (bogus) is not allowed in this context: /schemagroups.",
+        ),
+        (
+            writer.get("/registry/schemagroups?sort=name=up"),
+            "bad_sort",
+            "/schemagroups",
+            {"value": "name=up", "error_detail": "expected ATTRIBUTE[=asc|desc]"},
+            'For "/schemagroups", an error was found in "sort" value (name=up): expected ATTRIBUTE[=asc|desc].',
+        ),
+        (
+            writer.get("/registry/schemagroups/g1?sort=name"),
+            "sort_noncollection",
+            "/schemagroups/g1",
+            None,
+            "Can't sort on a non-collection result set. Query path: /schemagroups/g1.",
+        ),
+        (
+            writer.get("/registry/?specversion=0.9"),
+            "unsupported_specversion",
+            "/",
+            {"specversion": "0.9", "list": "1.0-rc4"},
+            'The specified "specversion" value (0.9) is not supported. Supported versions: 1.0-rc4.',
+        ),
+        (
+            post_json(writer, "/registry/schemagroups/g1", {"schemagroupid": "other"}, "put"),
+            "mismatched_id",
+            "/schemagroups/g1",
+            {"singular": "schemagroup", "invalid_id": "other", "expected_id": "g1"},
+            'The specified "schemagroupid" value (other) for "/schemagroups/g1" needs to be "g1".',
+        ),
+        (
+            post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"colour": "red"}, "patch"),
+            "unknown_attribute",
+            "/schemagroups/g1/schemas/s1/meta",
+            {"name": "colour"},
+            'An unknown attribute (colour) was specified for "/schemagroups/g1/schemas/s1/meta".',
+        ),
+        (
+            post_json(writer, "/registry/capabilities", {"flying": True}, "patch"),
+            "capability_unknown",
+            "/capabilities",
+            {"field": "flying"},
+            "Unknown capability specified: flying.",
+        ),
         (post_json(writer, "/registry/model", {}, "put"), "model_error", "/model", None, None),
-        (post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"\ud800": 1}, "patch"), "unknown_attribute",
-         "/schemagroups/g1/schemas/s1/meta", {"name": "\\ud800"},
-         'An unknown attribute (\\ud800) was specified for "/schemagroups/g1/schemas/s1/meta".'),
+        (
+            post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"\ud800": 1}, "patch"),
+            "unknown_attribute",
+            "/schemagroups/g1/schemas/s1/meta",
+            {"name": "\\ud800"},
+            'An unknown attribute (\\ud800) was specified for "/schemagroups/g1/schemas/s1/meta".',
+        ),
     ]
     for response, error, subject, args, title in cases:
         body = response.json()
@@ -337,12 +419,14 @@ def test_errors_carry_the_spec_title_subject_and_args(writer):
         assert body["subject"] == subject, body
         if args is not None:
             assert body["args"] == args, body
-        assert body["title"] == (title or f"There was an error in the model definition provided: "
-                                 f"{body['args']['error_detail']}."), body
+        assert body["title"] == (
+            title or f"There was an error in the model definition provided: {body['args']['error_detail']}."
+        ), body
 
 
 def test_the_registry_epoch_moves_when_a_group_is_added_or_removed_only(writer):
     """core/spec.md "epoch": a nested collection's additions and removals update it, changes of its entities do not"""
+
     def registry():
         return writer.get("/registry/").json()
 

@@ -1,5 +1,6 @@
 """One store, two bindings: the nine rc4 documents through `/registry`, the ten seed documents through `/`,
 each read back through the other binding (CONTRACT section 11)."""
+
 import json
 
 import jsonschema
@@ -57,7 +58,8 @@ def test_rc4_document_reads_through_the_05_binding(writer, path):
                 assert definition["format"] == message["envelope"]
             if "dataschemauri" in message:
                 assert definition["schemaurl"] == "#" + message["dataschemauri"].replace(
-                    "/schemagroups/", "/schemaGroups/", 1)
+                    "/schemagroups/", "/schemaGroups/", 1
+                )
     for gid, group in doc.get("schemagroups", {}).items():
         for sid, schema in group.get("schemas", {}).items():
             for vid, version in schema.get("versions", {}).items():
@@ -108,4 +110,3 @@ def test_export_validates_against_the_rc4_document_schema(writer):
     validator = jsonschema.validators.validator_for(schema)(schema)
     errors = sorted(validator.iter_errors(exported), key=lambda e: list(e.path))
     assert not errors, [f"{list(e.path)}: {e.message[:200]}" for e in errors[:10]]
-

@@ -1,6 +1,7 @@
 """Fixtures of the xRegistry 1.0 yardstick tests: the reference server's `xr conform` checks ported to
 Django's test client (test_conform.py, table in CONFORM.md) and xrcg run as a real client against a live
 server (test_xrcg.py)."""
+
 import json
 from pathlib import Path
 

@@ -16,6 +16,7 @@ CONTRACT section 11 (`?inline` is served) say the condition holds, so these test
 `xr conform` works on whatever model the server has; ours is fixed (the CloudEvents model), so the per-group
 checks run over its three groups.
 """
+
 import json
 import re
 
@@ -27,6 +28,7 @@ CLOUDEVENTS_GROUPS = {"endpoints", "messagegroups", "schemagroups"}
 
 
 # --- ports of the TD helpers (cmds/xr/td.go) ------------------------------------------------------------
+
 
 def get(client, path):
     """reg.HttpDo("GET", path): the server URL is http://testserver/registry."""
@@ -70,8 +72,9 @@ def _typed(value, kind):
         assert isinstance(value, str) and REG_RFC3339.match(value), f"{value!r} MUST be of type 'timestamp'"
         return value
     if kind == "int":
-        assert isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer(), \
+        assert isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer(), (
             f"{value!r} MUST be of type 'int'"
+        )
         return int(value)
     if kind == "bool":
         assert isinstance(value, bool), f"{value!r} MUST be of type 'bool'"
@@ -94,8 +97,14 @@ def obj_check(obj, attr, *, required=False, op="=", exp=None):
     if kind == "timestamp" and exp in ("ts", "YYYY-MM-DD"):
         assert op == "=", "only '=' is meaningful against a timestamp placeholder"
         return
-    checks = {"=": value == exp, "!=": value != exp, "<": value < exp, "<=": value <= exp,
-              ">": value > exp, ">=": value >= exp}
+    checks = {
+        "=": value == exp,
+        "!=": value != exp,
+        "<": value < exp,
+        "<=": value <= exp,
+        ">": value > exp,
+        ">=": value >= exp,
+    }
     assert checks[op], f"{attr!r} ({value!r}) MUST {op} {exp!r}"
 
 
@@ -119,30 +128,80 @@ STRLIST = ("list", STR)
 CAPABILITIES = {  # common/capabilities.go type Capabilities (DisallowUnknownFields)
     "available": ("map", {"mutable": BOOL}),
     "compatibilities": ("map", STRLIST),
-    "flags": STRLIST, "formats": STRLIST, "ignores": STRLIST,
-    "pagination": BOOL, "shortself": BOOL,
-    "specversions": STRLIST, "versionmodes": STRLIST,
+    "flags": STRLIST,
+    "formats": STRLIST,
+    "ignores": STRLIST,
+    "pagination": BOOL,
+    "shortself": BOOL,
+    "specversions": STRLIST,
+    "versionmodes": STRLIST,
 }
 ITEM: dict = {"type": STR, "target": STR, "namecharset": STR}
-ATTRIBUTE: dict = {"name": STR, "type": STR, "target": STR, "namecharset": STR, "description": STR,
-                   "enum": ("list", ANY), "strict": BOOL, "matchversions": BOOL, "readonly": BOOL,
-                   "immutable": BOOL, "required": BOOL, "default": ANY}
+ATTRIBUTE: dict = {
+    "name": STR,
+    "type": STR,
+    "target": STR,
+    "namecharset": STR,
+    "description": STR,
+    "enum": ("list", ANY),
+    "strict": BOOL,
+    "matchversions": BOOL,
+    "readonly": BOOL,
+    "immutable": BOOL,
+    "required": BOOL,
+    "default": ANY,
+}
 ITEM.update({"attributes": ("map", ATTRIBUTE), "item": ITEM})
-ATTRIBUTE.update({"attributes": ("map", ATTRIBUTE), "item": ITEM,
-                  "ifvalues": ("map", {"siblingattributes": ("map", ATTRIBUTE)})})
-RESOURCE = {"sid": STR, "plural": STR, "singular": STR, "description": STR, "documentation": STR, "icon": STR,
-            "labels": STRMAP, "modelversion": STR, "modelcompatiblewith": STR, "maxversions": INT,
-            "setversionid": BOOL, "hasdocument": BOOL, "versionmode": STR, "singleversionroot": BOOL,
-            "validateformat": BOOL, "validatecompatibility": BOOL, "strictvalidation": BOOL,
-            "typemap": STRMAP, "ximportorigin": STR, "attributes": ("map", ATTRIBUTE),
-            "resourceattributes": ("map", ATTRIBUTE), "metaattributes": ("map", ATTRIBUTE)}
-GROUP = {"sid": STR, "plural": STR, "singular": STR, "description": STR, "documentation": STR, "icon": STR,
-         "labels": STRMAP, "modelversion": STR, "modelcompatiblewith": STR, "attributes": ("map", ATTRIBUTE),
-         "ximportresources": STRLIST,
-         "constraints": ("map", {"default": ANY, "enum": ("list", ANY), "equals": STR}),
-         "resources": ("map", RESOURCE)}
-MODEL = {"source": STR, "description": STR, "documentation": STR, "labels": STRMAP,
-         "attributes": ("map", ATTRIBUTE), "groups": ("map", GROUP)}
+ATTRIBUTE.update(
+    {"attributes": ("map", ATTRIBUTE), "item": ITEM, "ifvalues": ("map", {"siblingattributes": ("map", ATTRIBUTE)})}
+)
+RESOURCE = {
+    "sid": STR,
+    "plural": STR,
+    "singular": STR,
+    "description": STR,
+    "documentation": STR,
+    "icon": STR,
+    "labels": STRMAP,
+    "modelversion": STR,
+    "modelcompatiblewith": STR,
+    "maxversions": INT,
+    "setversionid": BOOL,
+    "hasdocument": BOOL,
+    "versionmode": STR,
+    "singleversionroot": BOOL,
+    "validateformat": BOOL,
+    "validatecompatibility": BOOL,
+    "strictvalidation": BOOL,
+    "typemap": STRMAP,
+    "ximportorigin": STR,
+    "attributes": ("map", ATTRIBUTE),
+    "resourceattributes": ("map", ATTRIBUTE),
+    "metaattributes": ("map", ATTRIBUTE),
+}
+GROUP = {
+    "sid": STR,
+    "plural": STR,
+    "singular": STR,
+    "description": STR,
+    "documentation": STR,
+    "icon": STR,
+    "labels": STRMAP,
+    "modelversion": STR,
+    "modelcompatiblewith": STR,
+    "attributes": ("map", ATTRIBUTE),
+    "ximportresources": STRLIST,
+    "constraints": ("map", {"default": ANY, "enum": ("list", ANY), "equals": STR}),
+    "resources": ("map", RESOURCE),
+}
+MODEL = {
+    "source": STR,
+    "description": STR,
+    "documentation": STR,
+    "labels": STRMAP,
+    "attributes": ("map", ATTRIBUTE),
+    "groups": ("map", GROUP),
+}
 
 
 def strict_decode(value, shape, path="$"):
@@ -202,6 +261,7 @@ def loaded(xr):
 
 # --- LoadRemoteRegistry (before the first check) ----------------------------------------------------------
 
+
 def test_load_registry_parses_model_and_capabilities(xr):
     """Rows L1, L2: GET /model and GET /capabilities answer 2xx and parse with xr's strict decoders; if
     not, `xr conform` stops before its first check."""
@@ -216,6 +276,7 @@ def test_load_registry_parses_model_and_capabilities(xr):
 
 # --- TestSniff (ct_misc.go) -------------------------------------------------------------------------------
 
+
 def test_sniff_get_root(loaded, xr):
     """Rows 3-6."""
     res = get(xr, "")
@@ -224,6 +285,7 @@ def test_sniff_get_root(loaded, xr):
 
 
 # --- TestCapabilities ------------------------------------------------------------------------------------
+
 
 def test_capabilities_are_available(loaded):
     """The Go test skips when the server has no capabilities or `capabilities` is not in `available`; the
@@ -260,11 +322,12 @@ def test_capabilities_inline_equals_capabilities(loaded, xr):
     res2 = get(xr, "/?inline=capabilities")
     http_status_must_equal(res2, 200, "GET /?inline=capabilities")
     root = http_body_must_json(res2, "GET /?inline=capabilities")
-    assert "capabilities" in root, "\"capabilities\" MUST be present, but is missing"
+    assert "capabilities" in root, '"capabilities" MUST be present, but is missing'
     assert root["capabilities"] == caps, "/capabilities MUST = ?inline=capabilities"
 
 
 # --- TestModel -------------------------------------------------------------------------------------------
+
 
 def test_model_get(loaded, xr):
     """Rows 25-27 and "Parsing model MUST work"."""
@@ -275,6 +338,7 @@ def test_model_get(loaded, xr):
 
 
 # --- TestRoot --------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def root(loaded, xr):

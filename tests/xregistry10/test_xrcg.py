@@ -14,6 +14,7 @@ published mqtt-sparkplugB omits it. Two documents need a word:
   must fail the same way (and no other) through the server, which shows it resolved everything the registry
   holds.
 """
+
 import json
 import os
 import re
@@ -34,8 +35,12 @@ GROUPS = [(path.name, gid) for path in RC4_DOCUMENTS for gid in json.loads(path.
 
 
 def _request(method, url, token, body=None):
-    request = urllib.request.Request(url, method=method, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": f"Token {token}", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=120) as response:
             return response.status, response.read()
@@ -73,8 +78,21 @@ def producer_classes(out: Path) -> set[str]:
 
 
 def generate(source: str, group: str, out: Path) -> "subprocess.CompletedProcess":  # noqa: F821
-    return run_xrcg("generate", "--language", "py", "--style", "producer", "--projectname", "xrcgtest",
-                    "--messagegroup", group, "--definitions", source, "--output", str(out))
+    return run_xrcg(
+        "generate",
+        "--language",
+        "py",
+        "--style",
+        "producer",
+        "--projectname",
+        "xrcgtest",
+        "--messagegroup",
+        group,
+        "--definitions",
+        source,
+        "--output",
+        str(out),
+    )
 
 
 def test_xrcg_validate_export(live):
@@ -124,18 +142,53 @@ def test_xrcg_catalog_creates_and_reads_a_message_group_and_a_schema(live):
         assert result.returncode == 0, " ".join(args) + "\n" + result.stdout[-3000:] + result.stderr[-3000:]
         return result.stdout
 
-    xrcg("messagegroup", "add", "--messagegroupid", "xrcg.Probe", "--description", "made by xrcg",
-         "--envelope", "CloudEvents/1.0")
+    xrcg(
+        "messagegroup",
+        "add",
+        "--messagegroupid",
+        "xrcg.Probe",
+        "--description",
+        "made by xrcg",
+        "--envelope",
+        "CloudEvents/1.0",
+    )
     shown = json.loads(xrcg("messagegroup", "show", "--messagegroupid", "xrcg.Probe"))
     assert shown["messagegroupid"] == "xrcg.Probe"
     assert shown["description"] == "made by xrcg"
 
     schema = {"type": "object", "properties": {"id": {"type": "string"}}}
     xrcg("schemagroup", "add", "--schemagroupid", "xrcg.Schemas")
-    xrcg("schemagroup", "schema", "add", "--schemagroupid", "xrcg.Schemas", "--schemaid", "Probe",
-         "--versionid", "1", "--format", "JsonSchema/draft-07", "--schema", json.dumps(schema))
-    assert json.loads(xrcg("schemagroup", "schema", "show", "--schemagroupid", "xrcg.Schemas",
-                           "--schemaid", "Probe", "--versionid", "1")) == schema
+    xrcg(
+        "schemagroup",
+        "schema",
+        "add",
+        "--schemagroupid",
+        "xrcg.Schemas",
+        "--schemaid",
+        "Probe",
+        "--versionid",
+        "1",
+        "--format",
+        "JsonSchema/draft-07",
+        "--schema",
+        json.dumps(schema),
+    )
+    assert (
+        json.loads(
+            xrcg(
+                "schemagroup",
+                "schema",
+                "show",
+                "--schemagroupid",
+                "xrcg.Schemas",
+                "--schemaid",
+                "Probe",
+                "--versionid",
+                "1",
+            )
+        )
+        == schema
+    )
 
     # and the server holds them, read back through the binding by another client
     status, body = _request("GET", f"{catalog}/messagegroups/xrcg.Probe", token)
@@ -150,6 +203,14 @@ def test_xrcg_catalog_creates_and_reads_a_message_group_and_a_schema(live):
 def test_netrc_is_what_gives_xrcg_credentials(live):
     """Without the netrc file xrcg's catalog writes are anonymous, and the server refuses them."""
     base, _, _ = live
-    result = run_xrcg("catalog", "messagegroup", "add", "--catalog", f"{base}/registry",
-                      "--messagegroupid", "xrcg.Anonymous", env={"NETRC": os.devnull})
+    result = run_xrcg(
+        "catalog",
+        "messagegroup",
+        "add",
+        "--catalog",
+        f"{base}/registry",
+        "--messagegroupid",
+        "xrcg.Anonymous",
+        env={"NETRC": os.devnull},
+    )
     assert result.returncode != 0

@@ -1,4 +1,5 @@
 """`manage.py load_demo`: load the demo registry into an empty registry, and a local admin login if none exists."""
+
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -24,7 +25,9 @@ class Command(BaseCommand):
         else:
             created = 0
             for path in sorted(DEMO_DIR.glob("*.cereg")):
-                report = import_document(WriteContext(user="demo"), parse_document(path.read_bytes(), yaml_format=False))
+                report = import_document(
+                    WriteContext(user="demo"), parse_document(path.read_bytes(), yaml_format=False)
+                )
                 created += len(report.created)
             self.stdout.write(f"demo registry loaded: {created} entities from {DEMO_DIR}")
         user_model = get_user_model()

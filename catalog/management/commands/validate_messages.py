@@ -1,4 +1,5 @@
 """`manage.py validate_messages FILE...`: check concrete messages against their definitions (CI pipelines)."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -7,19 +8,26 @@ from catalog.ci_checks import LocalValidator, RemoteError, RemoteValidator, Usag
 
 
 class Command(BaseCommand):
-    help = ("Validate messages (JSON lines, or one JSON message per file) against their message definitions: "
-            "named by a {\"definition\": \"G/D\", \"message\": ...} wrapper or --definition, else picked by the "
-            "CloudEvents type within --group (or the first definition group declaring it). Prints "
-            "FILE:LINE: PATH: REASON per problem and a summary; exit 0 when all pass, 1 otherwise, 2 on usage "
-            "errors.")
+    help = (
+        "Validate messages (JSON lines, or one JSON message per file) against their message definitions: "
+        'named by a {"definition": "G/D", "message": ...} wrapper or --definition, else picked by the '
+        "CloudEvents type within --group (or the first definition group declaring it). Prints "
+        "FILE:LINE: PATH: REASON per problem and a summary; exit 0 when all pass, 1 otherwise, 2 on usage "
+        "errors."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", metavar="FILE", help="JSON lines or JSON message files")
         parser.add_argument("--group", default=None, help="definition group to pick definitions in by type")
-        parser.add_argument("--definition", default=None, metavar="G/D",
-                            help="definition for messages that do not name one")
-        parser.add_argument("--registry", default=None, metavar="URL",
-                            help="validate through this server's endpoints instead of the local store")
+        parser.add_argument(
+            "--definition", default=None, metavar="G/D", help="definition for messages that do not name one"
+        )
+        parser.add_argument(
+            "--registry",
+            default=None,
+            metavar="URL",
+            help="validate through this server's endpoints instead of the local store",
+        )
         parser.add_argument("--token", default=None, help="API token for --registry (Authorization: Token ...)")
 
     def handle(self, *args, files=(), group=None, definition=None, registry=None, token=None, **options):

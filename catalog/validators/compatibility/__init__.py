@@ -15,6 +15,7 @@ DigestLRU keyed by the sha256 of both documents, so creating a version under a t
 compare again the pairs an earlier request already compared. Verdicts reached through RecursionError are not
 cached; callers get a new list each time (its Incompatibility items are frozen).
 """
+
 from __future__ import annotations
 
 import functools
@@ -151,7 +152,8 @@ def check_compatibility(format: str | None, level: str, previous: list[bytes], n
                     continue
                 seen.add(key)
                 if len(others) > 1:
-                    issue = Incompatibility(issue.path, issue.change,
-                                            f"{issue.reason} (earlier version {index + 1} of {len(others)})")
+                    issue = Incompatibility(
+                        issue.path, issue.change, f"{issue.reason} (earlier version {index + 1} of {len(others)})"
+                    )
                 found.append(issue)
     return found

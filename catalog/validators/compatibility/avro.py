@@ -18,6 +18,7 @@ types indexed):
   matches is resolved (none matching is an error);
 - logical types resolve as their underlying types (as fastavro reads them).
 """
+
 from __future__ import annotations
 
 import fastavro
@@ -28,8 +29,13 @@ from .result import Incompatibility, compare_as_reader
 
 PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
 NAMED = {"record", "error", "enum", "fixed"}
-PROMOTIONS = {"int": {"long", "float", "double"}, "long": {"float", "double"}, "float": {"double"},
-              "string": {"bytes"}, "bytes": {"string"}}
+PROMOTIONS = {
+    "int": {"long", "float", "double"},
+    "long": {"float", "double"},
+    "float": {"double"},
+    "string": {"bytes"},
+    "bytes": {"string"},
+}
 
 
 class Schema:
@@ -98,11 +104,13 @@ class _Resolver:
         if r_kind != w_kind:
             return w_kind in PROMOTIONS and r_kind in PROMOTIONS[w_kind]
         if r_kind == "array":
-            return self.matches(self.deref(reader["items"], self.reader.names),
-                                self.deref(writer["items"], self.writer.names))
+            return self.matches(
+                self.deref(reader["items"], self.reader.names), self.deref(writer["items"], self.writer.names)
+            )
         if r_kind == "map":
-            return self.matches(self.deref(reader["values"], self.reader.names),
-                                self.deref(writer["values"], self.writer.names))
+            return self.matches(
+                self.deref(reader["values"], self.reader.names), self.deref(writer["values"], self.writer.names)
+            )
         if r_kind in NAMED:
             if not self.same_name(reader, writer):
                 return False
@@ -134,8 +142,11 @@ class _Resolver:
             branches = [self.deref(b, self.reader.names) for b in reader]
             chosen = next((b for b in branches if self.matches(b, writer)), None)
             if chosen is None:
-                self.add(path, f"the {self.reader_role} union has no branch for {self.describe(writer)}",
-                         f"cannot read {self.describe(writer)} data written with the {self.writer_role} schema")
+                self.add(
+                    path,
+                    f"the {self.reader_role} union has no branch for {self.describe(writer)}",
+                    f"cannot read {self.describe(writer)} data written with the {self.writer_role} schema",
+                )
             else:
                 self.check(chosen, writer, path)
             return
@@ -158,11 +169,17 @@ class _Resolver:
         old, new = self.evolution(r_text, w_text)
         if r_kind == w_kind == "fixed" and self.same_name(reader, writer):
             old, new = self.evolution(str(reader.get("size")), str(writer.get("size")))
-            self.add(path or _short(reader["name"]), f"fixed size changed from {old} to {new}",
-                     f"cannot read {writer.get('size')}-byte values as {reader.get('size')} bytes")
+            self.add(
+                path or _short(reader["name"]),
+                f"fixed size changed from {old} to {new}",
+                f"cannot read {writer.get('size')}-byte values as {reader.get('size')} bytes",
+            )
         elif r_kind == w_kind:
-            self.add(path or _short(reader["name"]), f"{r_kind} renamed from {old} to {new}",
-                     f"matches named types by unqualified name or alias, and {w_text} is neither")
+            self.add(
+                path or _short(reader["name"]),
+                f"{r_kind} renamed from {old} to {new}",
+                f"matches named types by unqualified name or alias, and {w_text} is neither",
+            )
         else:
             self.add(path, f"type changed from {old} to {new}", f"cannot read {w_text} data as {r_text}")
 
@@ -180,8 +197,11 @@ class _Resolver:
             if source is not None:
                 self.check(field["type"], source["type"], where)
             elif "default" not in field:
-                change = (f"field '{name}' added without a default" if self.reader_role == "new"
-                          else f"field '{name}' removed (the old schema has no default for it)")
+                change = (
+                    f"field '{name}' added without a default"
+                    if self.reader_role == "new"
+                    else f"field '{name}' removed (the old schema has no default for it)"
+                )
                 self.add(where, change, f"cannot read data written without '{name}'")
         self.active.discard(key)
 
@@ -192,13 +212,17 @@ class _Resolver:
         missing = [s for s in writer.get("symbols", []) if s not in symbols]
         if missing:
             listed = ", ".join(missing)
-            change = (f"enum symbols removed: {listed}" if self.reader_role == "new"
-                      else f"enum symbols added: {listed} (the old enum has no default)")
+            change = (
+                f"enum symbols removed: {listed}"
+                if self.reader_role == "new"
+                else f"enum symbols added: {listed} (the old enum has no default)"
+            )
             self.add(path or _short(reader["name"]), change, f"cannot read the symbols {listed}")
 
 
-def incompatibilities(reader: Schema, writer: Schema, reader_role: str = "new",
-                      writer_role: str = "old") -> list[Incompatibility]:
+def incompatibilities(
+    reader: Schema, writer: Schema, reader_role: str = "new", writer_role: str = "old"
+) -> list[Incompatibility]:
     """Why a reader using `reader` cannot read data written with `writer` ([] when it can)."""
     resolver = _Resolver(reader, writer, reader_role, writer_role)
     resolver.check(reader.root, writer.root, "")

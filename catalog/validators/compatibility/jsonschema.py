@@ -7,6 +7,7 @@ an optional property is compatible; removing one is compatible unless the reader
 enums, bounds, lengths, patterns, formats, items, tuples, property names, pattern properties, dependencies,
 `contains`, `not`, `oneOf` exclusivity and conditionals is not. Local `$ref`s are followed (cycles bounded).
 """
+
 from __future__ import annotations
 
 from registry.json_text import parse_json_limited
@@ -117,7 +118,9 @@ class _Checker:
     def resolve(self, side: str, schema):
         """Follow local `$ref`s (`#/definitions/x`, `#/$defs/x`, `#`, `#Anchor`) within the document."""
         for _ in range(32):
-            if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#")):
+            if not (
+                isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#")
+            ):
                 return schema
             ref, rest = schema["$ref"], _without(schema, "$ref")
             if len(ref) > 1 and not ref.startswith("#/"):
@@ -176,12 +179,17 @@ class _Checker:
         if "not" in reader and reader["not"] != writer.get("not"):
             # the reader excludes what its `not` matches: that must have been excluded by the writer's `not`
             if "not" not in writer or not self.accepts(writer["not"], reader["not"], depth):
-                self.add(_join(path, "not"), f"the {self.r} schema excludes more with 'not'",
-                         f"refuses data the {self.w} schema allows")
+                self.add(
+                    _join(path, "not"),
+                    f"the {self.r} schema excludes more with 'not'",
+                    f"refuses data the {self.w} schema allows",
+                )
         for keyword in EQUAL_KEYWORDS:
             if keyword in reader and reader.get(keyword) != writer.get(keyword):
                 verb = "added in" if keyword not in writer else "changed in"
-                self.add(path, f"{keyword} {verb} the {self.r} schema", f"may refuse data that met the {self.w} {keyword}")
+                self.add(
+                    path, f"{keyword} {verb} the {self.r} schema", f"may refuse data that met the {self.w} {keyword}"
+                )
 
     def combinators(self, reader: dict, writer: dict, path: str, depth: int) -> bool:
         """anyOf / oneOf / allOf; True when the pair was fully decided here."""
@@ -209,11 +217,17 @@ class _Checker:
             for index, w_branch in enumerate(written):
                 w_schema = merge(_without(writer, "anyOf", "oneOf"), w_branch)
                 if not any(self.accepts(branch, w_schema, depth) for branch in branches):
-                    self.add(_join(path, keyword), f"{keyword} of the {self.r} schema narrowed",
-                             f"matches no branch for data of the {self.w} schema's branch {index}")
+                    self.add(
+                        _join(path, keyword),
+                        f"{keyword} of the {self.r} schema narrowed",
+                        f"matches no branch for data of the {self.w} schema's branch {index}",
+                    )
             if keyword == "oneOf" and "oneOf" not in writer and not disjoint(reader["oneOf"]):
-                self.add(_join(path, "oneOf"), f"oneOf in the {self.r} schema where the {self.w} schema does not have it",
-                         "refuses data matching more than one of its overlapping branches")
+                self.add(
+                    _join(path, "oneOf"),
+                    f"oneOf in the {self.r} schema where the {self.w} schema does not have it",
+                    "refuses data matching more than one of its overlapping branches",
+                )
             return True
         return False
 
@@ -222,16 +236,23 @@ class _Checker:
         if reader_types is None:
             return
         if writer_types is None:
-            self.add(path, f"type {'/'.join(sorted(reader_types))} set by the {self.r} schema only",
-                     f"refuses other types the {self.w} schema allows")
+            self.add(
+                path,
+                f"type {'/'.join(sorted(reader_types))} set by the {self.r} schema only",
+                f"refuses other types the {self.w} schema allows",
+            )
             return
         if "number" in reader_types:
             reader_types = reader_types | {"integer"}
         missing = writer_types - reader_types
         if missing:
-            self.add(path, f"type {'/'.join(sorted(writer_types))} in the {self.w} schema, "
-                           f"{'/'.join(sorted(reader_types - {'integer'} if 'number' in reader_types else reader_types))}"
-                           f" in the {self.r}", f"refuses values of type {'/'.join(sorted(missing))}")
+            self.add(
+                path,
+                f"type {'/'.join(sorted(writer_types))} in the {self.w} schema, "
+                f"{'/'.join(sorted(reader_types - {'integer'} if 'number' in reader_types else reader_types))}"
+                f" in the {self.r}",
+                f"refuses values of type {'/'.join(sorted(missing))}",
+            )
 
     def check_values(self, reader: dict, writer: dict, path: str) -> None:
         if "enum" not in reader and "const" not in reader:
@@ -244,13 +265,21 @@ class _Checker:
             return
         missing = [v for v in written if v not in allowed]
         if missing:
-            self.add(path, f"values {missing!r} missing from the {self.r} schema's enum"[:300].replace("{", "{{")
-                     .replace("{self.r}", f"{self.r}"), "refuses data holding these values")
+            self.add(
+                path,
+                f"values {missing!r} missing from the {self.r} schema's enum"[:300]
+                .replace("{", "{{")
+                .replace("{self.r}", f"{self.r}"),
+                "refuses data holding these values",
+            )
 
     def check_object(self, reader: dict, writer: dict, path: str, depth: int) -> None:
         for name in sorted(set(reader.get("required") or []) - set(writer.get("required") or [])):
-            self.add(_join(path, f"properties.{name}"), f"property '{name}' required by the {self.r} schema only",
-                     "refuses data written without it")
+            self.add(
+                _join(path, f"properties.{name}"),
+                f"property '{name}' required by the {self.r} schema only",
+                "refuses data written without it",
+            )
         reader_props, writer_props = reader.get("properties") or {}, writer.get("properties") or {}
         reader_patterns = reader.get("patternProperties") or {}
         writer_patterns = writer.get("patternProperties") or {}
@@ -262,8 +291,11 @@ class _Checker:
             elif _matches_pattern(name, reader_patterns):
                 continue  # checked by patternProperties below only when patterns are shared
             elif reader_extra is False:
-                self.add(sub, f"property '{name}' not allowed by the closed {self.r} schema",
-                         "refuses data carrying it (additionalProperties is false)")
+                self.add(
+                    sub,
+                    f"property '{name}' not allowed by the closed {self.r} schema",
+                    "refuses data carrying it (additionalProperties is false)",
+                )
             elif isinstance(reader_extra, dict):
                 self.check(reader_extra, schema, sub, depth + 1)
         for pattern, schema in reader_patterns.items():
@@ -271,17 +303,25 @@ class _Checker:
             if pattern in writer_patterns:
                 self.check(schema, writer_patterns[pattern], sub, depth + 1)
             else:
-                self.add(sub, f"pattern property {pattern!r} only in the {self.r} schema",
-                         f"may refuse properties the {self.w} schema allows")
+                self.add(
+                    sub,
+                    f"pattern property {pattern!r} only in the {self.r} schema",
+                    f"may refuse properties the {self.w} schema allows",
+                )
         if reader_extra is not True and reader_extra != writer_extra and writer_extra is not False:
             sub = _join(path, "additionalProperties")
             if reader_extra is False or isinstance(writer_extra, bool):
-                self.add(sub, f"additional properties restricted by the {self.r} schema",
-                         f"refuses objects with properties the {self.w} schema allows")
+                self.add(
+                    sub,
+                    f"additional properties restricted by the {self.r} schema",
+                    f"refuses objects with properties the {self.w} schema allows",
+                )
             else:
                 self.check(reader_extra, writer_extra, sub, depth + 1)
         if "propertyNames" in reader and reader["propertyNames"] != writer.get("propertyNames"):
-            self.check(reader["propertyNames"], writer.get("propertyNames", {}), _join(path, "propertyNames"), depth + 1)
+            self.check(
+                reader["propertyNames"], writer.get("propertyNames", {}), _join(path, "propertyNames"), depth + 1
+            )
         self.check_dependencies(reader, writer, path, depth)
 
     def check_dependencies(self, reader: dict, writer: dict, path: str, depth: int) -> None:
@@ -295,11 +335,18 @@ class _Checker:
         for name, needed in r_arrays.items():
             extra = set(needed) - set(w_arrays.get(name, [])) - set(writer.get("required") or [])
             if extra:
-                self.add(_join(path, f"dependencies.{name}"), f"'{name}' needs {sorted(extra)} in the {self.r} schema",
-                         f"refuses data with '{name}' but without them")
+                self.add(
+                    _join(path, f"dependencies.{name}"),
+                    f"'{name}' needs {sorted(extra)} in the {self.r} schema",
+                    f"refuses data with '{name}' but without them",
+                )
         for name, schema in r_schemas.items():
-            self.check(schema, merge(_without(writer, "dependencies", "dependentSchemas"), w_schemas.get(name, {})),
-                       _join(path, f"dependencies.{name}"), depth + 1)
+            self.check(
+                schema,
+                merge(_without(writer, "dependencies", "dependentSchemas"), w_schemas.get(name, {})),
+                _join(path, f"dependencies.{name}"),
+                depth + 1,
+            )
 
     def check_array(self, reader: dict, writer: dict, path: str, depth: int) -> None:
         reader_items, writer_items = reader.get("items"), writer.get("items")
@@ -319,12 +366,19 @@ class _Checker:
                     if written is False or target is True:
                         continue
                     if target is False:
-                        self.add(f"{sub}[{index}]", f"tuple shortened in the {self.r} schema",
-                                 f"refuses the longer arrays the {self.w} schema allows")
+                        self.add(
+                            f"{sub}[{index}]",
+                            f"tuple shortened in the {self.r} schema",
+                            f"refuses the longer arrays the {self.w} schema allows",
+                        )
                         break
                     self.check(target, {} if written is True else written, f"{sub}[{index}]", depth + 1)
             elif reader_list is not None:
-                self.add(sub, f"items is a tuple in the {self.r} schema only", f"may refuse arrays the {self.w} schema allows")
+                self.add(
+                    sub,
+                    f"items is a tuple in the {self.r} schema only",
+                    f"may refuse arrays the {self.w} schema allows",
+                )
             elif reader_items is not None:
                 for index, schema in enumerate(writer_list or []):
                     self.check(reader_items, schema, f"{sub}[{index}]", depth + 1)
@@ -335,20 +389,28 @@ class _Checker:
         if "contains" in reader and reader["contains"] != writer.get("contains"):
             # an array holding an item valid under the writer's `contains` must hold one valid under the reader's
             if "contains" not in writer or not self.accepts(reader["contains"], writer["contains"], depth):
-                self.add(_join(path, "contains"), f"contains of the {self.r} schema narrowed",
-                         f"may refuse arrays the {self.w} schema allows")
+                self.add(
+                    _join(path, "contains"),
+                    f"contains of the {self.r} schema narrowed",
+                    f"may refuse arrays the {self.w} schema allows",
+                )
 
     def check_conditional(self, reader: dict, writer: dict, path: str, depth: int) -> None:
         if not any(k in reader for k in ("if", "then", "else")):
             return
         if reader.get("if") != writer.get("if"):
-            self.add(_join(path, "if"), f"condition changed in the {self.r} schema", f"may refuse data the {self.w} schema allows")
+            self.add(
+                _join(path, "if"),
+                f"condition changed in the {self.r} schema",
+                f"may refuse data the {self.w} schema allows",
+            )
             return
         base_r, base_w = _without(reader, "if", "then", "else"), _without(writer, "if", "then", "else")
         for branch in ("then", "else"):
             if branch in reader and reader[branch] != writer.get(branch):
-                self.check(merge(base_r, reader[branch]), merge(base_w, writer.get(branch, {})),
-                           _join(path, branch), depth + 1)
+                self.check(
+                    merge(base_r, reader[branch]), merge(base_w, writer.get(branch, {})), _join(path, branch), depth + 1
+                )
 
 
 def _matches_pattern(name: str, patterns: dict) -> bool:
@@ -363,8 +425,9 @@ def _matches_pattern(name: str, patterns: dict) -> bool:
     return False
 
 
-def incompatibilities(reader: Schema, writer: Schema, reader_role: str = "new",
-                      writer_role: str = "old") -> list[Incompatibility]:
+def incompatibilities(
+    reader: Schema, writer: Schema, reader_role: str = "new", writer_role: str = "old"
+) -> list[Incompatibility]:
     """Why a reader using `reader` may refuse data valid under `writer` ([] when it accepts all of it)."""
     checker = _Checker(reader.root, writer.root, reader_role, writer_role, reader.has_refs or writer.has_refs)
     checker.check(reader.root, writer.root, "")

@@ -1,21 +1,55 @@
 """Keyword-level helpers of the JSON Schema compatibility checker: bounds, types, merging of `allOf`
 branches, disjointness of `oneOf` branches, anchors. Pure functions over schema dicts."""
+
 from __future__ import annotations
 
 import math
 
 TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
-LOWER = (("minLength", "string length"), ("minItems", "array length"), ("minProperties", "property count"),
-         ("minContains", "number of contained items"))
-UPPER = (("maxLength", "string length"), ("maxItems", "array length"), ("maxProperties", "property count"),
-         ("maxContains", "number of contained items"))
-BOUND_KEYWORDS = frozenset([k for k, _what in LOWER + UPPER] + ["minimum", "exclusiveMinimum", "maximum",
-                                                                  "exclusiveMaximum", "multipleOf", "uniqueItems"])
+LOWER = (
+    ("minLength", "string length"),
+    ("minItems", "array length"),
+    ("minProperties", "property count"),
+    ("minContains", "number of contained items"),
+)
+UPPER = (
+    ("maxLength", "string length"),
+    ("maxItems", "array length"),
+    ("maxProperties", "property count"),
+    ("maxContains", "number of contained items"),
+)
+BOUND_KEYWORDS = frozenset(
+    [k for k, _what in LOWER + UPPER]
+    + ["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "uniqueItems"]
+)
 # Keywords compared for equality only: the reader adding or changing one is reported.
-EQUAL_KEYWORDS = ("pattern", "format", "contentEncoding", "contentMediaType", "contentSchema",
-                  "unevaluatedProperties", "unevaluatedItems")
-ANNOTATIONS = {"title", "description", "default", "examples", "$comment", "$schema", "$id", "id", "readOnly",
-               "writeOnly", "deprecated", "definitions", "$defs", "$anchor", "$dynamicAnchor", "$vocabulary"}
+EQUAL_KEYWORDS = (
+    "pattern",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+)
+ANNOTATIONS = {
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "$schema",
+    "$id",
+    "id",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "definitions",
+    "$defs",
+    "$anchor",
+    "$dynamicAnchor",
+    "$vocabulary",
+}
 
 
 def json_type(value) -> str:
@@ -54,14 +88,14 @@ def disjoint(branches: list) -> bool:
     sets = [types_of(b) for b in branches]
     if all(s is not None for s in sets):
         widened = [_widen(s) for s in sets]
-        if all(not (a & b) for i, a in enumerate(widened) for b in widened[i + 1:]):
+        if all(not (a & b) for i, a in enumerate(widened) for b in widened[i + 1 :]):
             return True
     values = []
     for branch in branches:
         if not isinstance(branch, dict) or not (isinstance(branch.get("enum"), list) or "const" in branch):
             return False
         values.append(branch["enum"] if isinstance(branch.get("enum"), list) else [branch["const"]])
-    return all(not any(v in b for v in a) for i, a in enumerate(values) for b in values[i + 1:])
+    return all(not any(v in b for v in a) for i, a in enumerate(values) for b in values[i + 1 :])
 
 
 def merge(base, *branches) -> dict:
@@ -143,15 +177,25 @@ def check_bounds(reader: dict, writer: dict, r: str, w: str) -> list[tuple[str, 
         return []  # a reader without bounds tightens none (the common case, checked first for speed)
     found = []
     for keyword, what in LOWER:
-        if _number(reader.get(keyword)) and reader[keyword] > (writer.get(keyword) if _number(writer.get(keyword))
-                                                                else 0):
-            found.append((f"{keyword} raised to {reader[keyword]} in the {r} schema",
-                          f"refuses a shorter {what} the {w} schema allows"))
+        if _number(reader.get(keyword)) and reader[keyword] > (
+            writer.get(keyword) if _number(writer.get(keyword)) else 0
+        ):
+            found.append(
+                (
+                    f"{keyword} raised to {reader[keyword]} in the {r} schema",
+                    f"refuses a shorter {what} the {w} schema allows",
+                )
+            )
     for keyword, what in UPPER:
-        if _number(reader.get(keyword)) and reader[keyword] < (writer.get(keyword) if _number(writer.get(keyword))
-                                                                else math.inf):
-            found.append((f"{keyword} lowered to {reader[keyword]} in the {r} schema",
-                          f"refuses a longer {what} the {w} schema allows"))
+        if _number(reader.get(keyword)) and reader[keyword] < (
+            writer.get(keyword) if _number(writer.get(keyword)) else math.inf
+        ):
+            found.append(
+                (
+                    f"{keyword} lowered to {reader[keyword]} in the {r} schema",
+                    f"refuses a longer {what} the {w} schema allows",
+                )
+            )
     r_low, r_low_x = lower_bound(reader)
     w_low, w_low_x = lower_bound(writer)
     if r_low is not None and (w_low is None or w_low < r_low or (w_low == r_low and r_low_x and not w_low_x)):
@@ -159,12 +203,16 @@ def check_bounds(reader: dict, writer: dict, r: str, w: str) -> list[tuple[str, 
     r_high, r_high_x = upper_bound(reader)
     w_high, w_high_x = upper_bound(writer)
     if r_high is not None and (w_high is None or w_high > r_high or (w_high == r_high and r_high_x and not w_high_x)):
-        found.append((f"maximum lowered to {r_high} in the {r} schema", f"refuses larger numbers the {w} schema allows"))
+        found.append(
+            (f"maximum lowered to {r_high} in the {r} schema", f"refuses larger numbers the {w} schema allows")
+        )
     step = reader.get("multipleOf")
     if _number(step) and step:
         old = writer.get("multipleOf")
         if not _number(old) or abs(old / step - round(old / step)) > 1e-9:
             found.append((f"multipleOf {step} in the {r} schema", f"refuses numbers the {w} schema allows"))
     if reader.get("uniqueItems") is True and writer.get("uniqueItems") is not True:
-        found.append((f"uniqueItems set by the {r} schema", f"refuses arrays with repeated items the {w} schema allows"))
+        found.append(
+            (f"uniqueItems set by the {r} schema", f"refuses arrays with repeated items the {w} schema allows")
+        )
     return found

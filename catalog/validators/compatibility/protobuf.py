@@ -24,14 +24,14 @@ direction it breaks (backward: the new schema reads old data; forward: the old s
 Renaming a field (same number and type) is wire compatible and not reported (it changes the JSON mapping).
 Services, options and extensions are not compared.
 """
+
 from __future__ import annotations
 
 from ..schemas import parse_proto
 from .result import Incompatibility
 
 MAX_NUMBER = 536_870_911
-WIDENINGS = {("int32", "int64"), ("uint32", "uint64"), ("uint32", "int64"), ("sint32", "sint64"),
-             ("string", "bytes")}
+WIDENINGS = {("int32", "int64"), ("uint32", "uint64"), ("uint32", "int64"), ("sint32", "sint64"), ("string", "bytes")}
 BOTH = ("backward", "forward")
 
 
@@ -108,16 +108,28 @@ class _File:
             kind = _kind(element)
             if kind == "Field":
                 label = element.cardinality.value.lower() if element.cardinality else ""
-                out[element.number] = {"name": element.name, "type": self.resolve(element.type, message),
-                                       "label": label, "oneof": oneof}
+                out[element.number] = {
+                    "name": element.name,
+                    "type": self.resolve(element.type, message),
+                    "label": label,
+                    "oneof": oneof,
+                }
             elif kind == "MapField":
                 value = self.resolve(element.value_type, message)
-                out[element.number] = {"name": element.name, "type": f"map<{element.key_type}, {value}>",
-                                       "label": "repeated", "oneof": oneof}
+                out[element.number] = {
+                    "name": element.name,
+                    "type": f"map<{element.key_type}, {value}>",
+                    "label": "repeated",
+                    "oneof": oneof,
+                }
             elif kind == "Group":
                 label = element.cardinality.value.lower() if element.cardinality else ""
-                out[element.number] = {"name": element.name.lower(), "type": f"group {message}.{element.name}",
-                                       "label": label, "oneof": oneof}
+                out[element.number] = {
+                    "name": element.name.lower(),
+                    "type": f"group {message}.{element.name}",
+                    "label": label,
+                    "oneof": oneof,
+                }
             elif kind == "OneOf":
                 for member in element.elements:
                     add(member, element.name)
@@ -146,8 +158,12 @@ def _type_change(steps: _Steps, where: str, number: int, old: str, new: str) -> 
         directions = ("backward",)
     else:
         directions = BOTH
-    steps.add(directions, where, f"type of field {number} changed from {old} to {new}",
-              "reads some values written with the {other} schema differently")
+    steps.add(
+        directions,
+        where,
+        f"type of field {number} changed from {old} to {new}",
+        "reads some values written with the {other} schema differently",
+    )
 
 
 def _message(steps: _Steps, name: str, old_file: _File, new_file: _File) -> None:
@@ -159,14 +175,26 @@ def _message(steps: _Steps, name: str, old_file: _File, new_file: _File) -> None
         new = new_fields.get(number)
         if new is None:
             if old["name"] in new_by_name:
-                steps.add(BOTH, where, f"field '{old['name']}' renumbered from {number} to {new_by_name[old['name']]}",
-                          "finds the field under the other number")
+                steps.add(
+                    BOTH,
+                    where,
+                    f"field '{old['name']}' renumbered from {number} to {new_by_name[old['name']]}",
+                    "finds the field under the other number",
+                )
             elif not _is_reserved(number, old["name"], new_reserved):
-                steps.add(BOTH, where, f"field '{old['name']}' = {number} removed without reserving its number",
-                          "may meet the number reused with another meaning")
+                steps.add(
+                    BOTH,
+                    where,
+                    f"field '{old['name']}' = {number} removed without reserving its number",
+                    "may meet the number reused with another meaning",
+                )
             if old["label"] == "required":
-                steps.add(("forward",), where, f"required field '{old['name']}' removed",
-                          "refuses data without the required field")
+                steps.add(
+                    ("forward",),
+                    where,
+                    f"required field '{old['name']}' removed",
+                    "refuses data without the required field",
+                )
             continue
         if new["type"] != old["type"]:
             _type_change(steps, where, number, old["type"], new["type"])
@@ -175,8 +203,12 @@ def _message(steps: _Steps, name: str, old_file: _File, new_file: _File) -> None
         if old["label"] == "required" and new["label"] != "required":
             steps.add(("forward",), where, f"field {number} is no longer required", "refuses new data without it")
         if (new["label"] == "repeated") != (old["label"] == "repeated"):
-            steps.add(BOTH, where, f"field {number} changed between repeated and singular",
-                      "reads a list where one value was written, or keeps only the last value")
+            steps.add(
+                BOTH,
+                where,
+                f"field {number} changed between repeated and singular",
+                "reads a list where one value was written, or keeps only the last value",
+            )
         if new["oneof"] != old["oneof"]:
             _oneof(steps, where, number, old, new, old_fields, new_fields)
     for number, new in new_fields.items():
@@ -184,25 +216,44 @@ def _message(steps: _Steps, name: str, old_file: _File, new_file: _File) -> None
             continue
         where = f"{name}.{new['name']}"
         if _is_reserved(number, new["name"], old_reserved):
-            steps.add(BOTH, where, f"field '{new['name']}' = {number} reuses a reserved number or name",
-                      "may meet old data carrying the number with its former meaning")
+            steps.add(
+                BOTH,
+                where,
+                f"field '{new['name']}' = {number} reuses a reserved number or name",
+                "may meet old data carrying the number with its former meaning",
+            )
         if new["label"] == "required":
-            steps.add(("backward",), where, f"required field '{new['name']}' = {number} added",
-                      "refuses old data without it")
+            steps.add(
+                ("backward",), where, f"required field '{new['name']}' = {number} added", "refuses old data without it"
+            )
 
 
 def _oneof(steps: _Steps, where: str, number: int, old: dict, new: dict, old_fields: dict, new_fields: dict) -> None:
     if new["oneof"] is not None:
-        joined = [n for n, f in new_fields.items() if f["oneof"] == new["oneof"] and n != number
-                  and n in old_fields and (old["oneof"] is None or old_fields[n]["oneof"] != old["oneof"])]
+        joined = [
+            n
+            for n, f in new_fields.items()
+            if f["oneof"] == new["oneof"]
+            and n != number
+            and n in old_fields
+            and (old["oneof"] is None or old_fields[n]["oneof"] != old["oneof"])
+        ]
         if joined:
-            steps.add(("backward",), where, f"field {number} joined oneof '{new['oneof']}' with existing fields "
-                      f"{', '.join(map(str, joined))}", "keeps only one of the fields old data may have set together")
+            steps.add(
+                ("backward",),
+                where,
+                f"field {number} joined oneof '{new['oneof']}' with existing fields {', '.join(map(str, joined))}",
+                "keeps only one of the fields old data may have set together",
+            )
     if old["oneof"] is not None:
         mates = [n for n, f in old_fields.items() if f["oneof"] == old["oneof"] and n != number]
         if mates:
-            steps.add(("forward",), where, f"field {number} left oneof '{old['oneof']}'",
-                      "keeps only one of the fields new data may set together")
+            steps.add(
+                ("forward",),
+                where,
+                f"field {number} left oneof '{old['oneof']}'",
+                "keeps only one of the fields new data may set together",
+            )
 
 
 def _enum(steps: _Steps, name: str, old_elements, new_elements) -> None:
@@ -215,18 +266,34 @@ def _enum(steps: _Steps, name: str, old_elements, new_elements) -> None:
             continue
         where = f"{name}.{value}"
         if value in new_numbers:
-            steps.add(BOTH, where, f"enum value {value} renumbered from {number} to {new_numbers[value]}",
-                      "reads the value as another symbol")
+            steps.add(
+                BOTH,
+                where,
+                f"enum value {value} renumbered from {number} to {new_numbers[value]}",
+                "reads the value as another symbol",
+            )
             continue
-        steps.add(("backward",), where, f"enum value {value} = {number} removed",
-                  "cannot read old data holding it as a known value")
+        steps.add(
+            ("backward",),
+            where,
+            f"enum value {value} = {number} removed",
+            "cannot read old data holding it as a known value",
+        )
         if not _is_reserved(number, value, new_reserved):
-            steps.add(("forward",), where, f"enum value {value} = {number} removed without reserving its number",
-                      "may meet the number reused with another meaning")
+            steps.add(
+                ("forward",),
+                where,
+                f"enum value {value} = {number} removed without reserving its number",
+                "may meet the number reused with another meaning",
+            )
     for number, value in new_values.items():
         if number not in old_values and _is_reserved(number, value, old_reserved):
-            steps.add(BOTH, f"{name}.{value}", f"enum value {value} = {number} reuses a reserved number or name",
-                      "may meet old data holding the number with its former meaning")
+            steps.add(
+                BOTH,
+                f"{name}.{value}",
+                f"enum value {value} = {number} reuses a reserved number or name",
+                "may meet old data holding the number with its former meaning",
+            )
 
 
 def compare(old, new, direction: str) -> list[Incompatibility]:

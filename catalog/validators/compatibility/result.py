@@ -1,4 +1,5 @@
 """One incompatibility between schema versions: where in the schema, what changed, and why it breaks readers."""
+
 from dataclasses import asdict, dataclass
 
 ROLES = {"backward": ("new", "old"), "forward": ("old", "new")}  # direction -> (reader, writer)

@@ -11,6 +11,7 @@ The level 1 checker is hand-written (`catalog.validators.uritemplate`): the urit
 Nothing here recurses into values: a declaration is checked at a fixed depth and values are shown in messages
 only as short scalars, so no JSON shape or nesting depth can make a validator raise.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,8 +21,20 @@ from urllib.parse import urlsplit
 from ..format_names import message_format_family
 from ..uritemplate import level1_error
 
-TYPES = ("var", "boolean", "string", "symbol", "binary", "timestamp", "duration", "uritemplate", "uri",
-         "urireference", "number", "integer")
+TYPES = (
+    "var",
+    "boolean",
+    "string",
+    "symbol",
+    "binary",
+    "timestamp",
+    "duration",
+    "uritemplate",
+    "uri",
+    "urireference",
+    "number",
+    "integer",
+)
 # spellings of real documents (`datetime` in the seed corpus) and of the CloudEvents spec (`URI-reference`)
 TYPE_ALIASES = {"datetime": "timestamp", "uri-reference": "urireference"}
 # types whose JSON value is a string: a fixed property of one of them may be declared as any other of them
@@ -68,8 +81,8 @@ def placeholders_error(value: str) -> str | None:
         end = value.find("}", start)
         if end < 0:
             return f"unclosed '{{' at position {start}"
-        if not VARNAME.fullmatch(value[start + 1:end]):
-            return f"'{value[start:end + 1][:40]}' is not a level 1 placeholder ({{name}}: letters, digits, '_', '.')"
+        if not VARNAME.fullmatch(value[start + 1 : end]):
+            return f"'{value[start : end + 1][:40]}' is not a level 1 placeholder ({{name}}: letters, digits, '_', '.')"
         index = end + 1
 
 
@@ -171,8 +184,9 @@ def declared_type(declaration: dict, default: str) -> str | None:
     return canonical_type(declaration["type"]) if "type" in declaration else default
 
 
-def check_declaration(path: str, declaration, default_type: str = "string", *, fixed: bool = False,
-                      extra_keys: tuple = ()) -> list[str]:
+def check_declaration(
+    path: str, declaration, default_type: str = "string", *, fixed: bool = False, extra_keys: tuple = ()
+) -> list[str]:
     """Errors of one declaration at `path`. `fixed`: the property's type is fixed by its format (a declared
     `type` must be `default_type`, or another string-like type when that one is string-like)."""
     if not isinstance(declaration, dict):
@@ -180,8 +194,10 @@ def check_declaration(path: str, declaration, default_type: str = "string", *, f
     errors = []
     for name in declaration:
         if name not in DECLARATION_KEYS and name not in extra_keys:
-            errors.append(f"{path}.{key(name)} is not a member of a property declaration "
-                          f"({', '.join(DECLARATION_KEYS + extra_keys)})")
+            errors.append(
+                f"{path}.{key(name)} is not a member of a property declaration "
+                f"({', '.join(DECLARATION_KEYS + extra_keys)})"
+            )
     kind = declared_type(declaration, default_type)
     if kind is None:
         errors.append(f"{path}.type {show(declaration['type'])} is not a type of the spec ({', '.join(TYPES)})")
@@ -221,8 +237,9 @@ def check_range(path: str, declaration, low: int, high: int) -> list[str]:
     return []
 
 
-def check_declarations(path: str, mapping, *, types: dict | None = None, known_only: bool = False,
-                       name_error=None) -> list[str]:
+def check_declarations(
+    path: str, mapping, *, types: dict | None = None, known_only: bool = False, name_error=None
+) -> list[str]:
     """A map name -> declaration. `types`: the fixed type of each known name; `known_only`: no other names;
     `name_error(name)`: why a custom name is not allowed, or None."""
     if not isinstance(mapping, dict):
@@ -237,8 +254,11 @@ def check_declarations(path: str, mapping, *, types: dict | None = None, known_o
         if known_only:
             errors.append(f"{where} is not a known property of this section ({', '.join(types)})")
             continue
-        problem = "names must be non-empty strings" if not isinstance(name, str) or not name else \
-            (name_error(name) if name_error else None)
+        problem = (
+            "names must be non-empty strings"
+            if not isinstance(name, str) or not name
+            else (name_error(name) if name_error else None)
+        )
         if problem:
             errors.append(f"{where}: {problem}")
             continue
@@ -252,8 +272,14 @@ def unknown_keys(metadata: dict, known, what: str) -> list[str]:
 
 # Versions each format defines; None: any version (HTTP "is common across all versions", Kafka's number is
 # the last record-structure change, NATS follows its clients).
-VERSIONS = {"CloudEvents": ("1.0",), "AMQP": ("1.0",), "MQTT": ("3.1.1", "5.0", "5"), "HTTP": None,
-            "Kafka": None, "NATS": None}
+VERSIONS = {
+    "CloudEvents": ("1.0",),
+    "AMQP": ("1.0",),
+    "MQTT": ("3.1.1", "5.0", "5"),
+    "HTTP": None,
+    "Kafka": None,
+    "NATS": None,
+}
 
 
 def format_error(format: str) -> str | None:
@@ -270,8 +296,13 @@ def validate_metadata(format: str | None, metadata) -> list[str]:
     from . import amqp, cloudevents, http, kafka, mqtt, nats  # here: they import the helpers above
 
     family, version = message_format_family(format)
-    validators = {"CloudEvents": cloudevents.validate, "HTTP": http.validate, "AMQP": amqp.validate,
-                  "Kafka": kafka.validate, "NATS": nats.validate}
+    validators = {
+        "CloudEvents": cloudevents.validate,
+        "HTTP": http.validate,
+        "AMQP": amqp.validate,
+        "Kafka": kafka.validate,
+        "NATS": nats.validate,
+    }
     if not isinstance(metadata, dict):
         return ["metadata must be an object"]
     if family == "MQTT":

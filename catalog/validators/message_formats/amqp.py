@@ -11,17 +11,38 @@
   MUST be symbols; their values may have any type of the spec.
 All sections and fields are OPTIONAL.
 """
+
 from . import SYMBOL, check_declarations, check_range, unknown_keys
 
-PROPERTIES = {"message-id": "string", "user-id": "binary", "to": "uritemplate", "subject": "string",
-              "reply-to": "uritemplate", "correlation-id": "string", "content-type": "symbol",
-              "content-encoding": "symbol", "absolute-expiry-time": "timestamp", "creation-time": "timestamp",
-              "group-id": "string", "group-sequence": "integer", "reply-to-group-id": "uritemplate"}
-HEADER = {"durable": "boolean", "priority": "integer", "ttl": "integer", "first-acquirer": "boolean",
-          "delivery-count": "integer"}
+PROPERTIES = {
+    "message-id": "string",
+    "user-id": "binary",
+    "to": "uritemplate",
+    "subject": "string",
+    "reply-to": "uritemplate",
+    "correlation-id": "string",
+    "content-type": "symbol",
+    "content-encoding": "symbol",
+    "absolute-expiry-time": "timestamp",
+    "creation-time": "timestamp",
+    "group-id": "string",
+    "group-sequence": "integer",
+    "reply-to-group-id": "uritemplate",
+}
+HEADER = {
+    "durable": "boolean",
+    "priority": "integer",
+    "ttl": "integer",
+    "first-acquirer": "boolean",
+    "delivery-count": "integer",
+}
 UINT = (0, 2**32 - 1)
-RANGES = {("header", "priority"): (0, 255), ("header", "ttl"): UINT, ("header", "delivery-count"): UINT,
-          ("properties", "group-sequence"): UINT}
+RANGES = {
+    ("header", "priority"): (0, 255),
+    ("header", "ttl"): UINT,
+    ("header", "delivery-count"): UINT,
+    ("properties", "group-sequence"): UINT,
+}
 CUSTOM_SECTIONS = ("application-properties", "message-annotations", "delivery-annotations", "footer")
 SECTIONS = ("properties", "header", *CUSTOM_SECTIONS)
 

@@ -11,15 +11,24 @@
 - Integer values are CloudEvents Integers (32-bit signed).
 The SHOULDs (no `id` value, no `time` value other than "current time") are not errors.
 """
+
 import re
 
 from . import check_declaration, check_range, declared_type, key, show
 
 NAME = re.compile(r"^[a-z0-9]+$")
-BASE_TYPES = {"type": "string", "source": "uritemplate", "subject": "string", "id": "string", "time": "timestamp",
-              "dataschema": "uritemplate", "datacontenttype": "string", "specversion": "string"}
+BASE_TYPES = {
+    "type": "string",
+    "source": "uritemplate",
+    "subject": "string",
+    "id": "string",
+    "time": "timestamp",
+    "dataschema": "uritemplate",
+    "datacontenttype": "string",
+    "specversion": "string",
+}
 ALWAYS_REQUIRED = ("specversion", "type", "id", "source")
-INT32 = (-2**31, 2**31 - 1)
+INT32 = (-(2**31), 2**31 - 1)
 
 
 def _attribute(path: str, name: str, declaration) -> list[str]:
@@ -35,13 +44,16 @@ def _attribute(path: str, name: str, declaration) -> list[str]:
         if kind != "string":
             errors.append(f"{path}.type must be string")
         if declaration.get("value") != "1.0":
-            errors.append(f"{path}.value must be \"1.0\" (not {show(declaration.get('value'))})")
+            errors.append(f'{path}.value must be "1.0" (not {show(declaration.get("value"))})')
     return errors
 
 
 def validate(metadata: dict) -> list[str]:
-    errors = [f"metadata.{key(name)} is not a member of CloudEvents metadata (only attributes)"
-              for name in metadata if name != "attributes"]
+    errors = [
+        f"metadata.{key(name)} is not a member of CloudEvents metadata (only attributes)"
+        for name in metadata
+        if name != "attributes"
+    ]
     if "attributes" not in metadata:
         return errors + ["metadata.attributes is required (the map of CloudEvents attribute declarations)"]
     attributes = metadata["attributes"]

@@ -11,6 +11,7 @@ String values MAY contain level 1 placeholders. The text's example writes plain 
 `query`, `path`, `method` and `status` also accept a property declaration (`{"value": "POST"}`), the shape of
 every other format and of the 0.5-wip schema.
 """
+
 import re
 
 from ..http_fields import CONTROL, TOKEN, header_list_errors
@@ -37,7 +38,7 @@ def _string(path: str, value, kind: str) -> list[str]:
     if kind == "method" and not TOKEN.fullmatch(literal_parts(value)):
         return [f"{path}: {show(value)} is not an HTTP method (RFC 9110 token)"]
     if kind == "status" and "{" not in value and not STATUS.fullmatch(value):
-        return [f"{path}: {show(value)} is not an HTTP status code (a string \"100\" to \"599\")"]
+        return [f'{path}: {show(value)} is not an HTTP status code (a string "100" to "599")']
     return []
 
 

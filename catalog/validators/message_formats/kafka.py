@@ -8,6 +8,7 @@ consumer records.
 - `timestamp` (integer, not negative; 0, the default, lets the producer assign it).
 String values and headers MAY contain level 1 placeholders.
 """
+
 import re
 
 from . import check_declaration, check_declarations, check_range, literal_parts, show, unknown_keys, value_of

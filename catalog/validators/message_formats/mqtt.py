@@ -9,11 +9,17 @@ The members are the PUBLISH packet's elements, each with the fixed type of the s
 A topic name in a PUBLISH packet holds no wildcards (`+`, `#`) and no U+0000 (MQTT 3.1.1 4.7.3, 5.0 4.7.3);
 the same holds for the response topic. The bare format "MQTT" means MQTT/5.0 (the spec's protocol shorthand).
 """
+
 from . import check_declaration, check_range, key, unknown_keys, value_of
 
 BOTH = {"qos": "integer", "retain": "boolean", "topic-name": "string"}
-V5_ONLY = {"payload-format": "integer", "message-expiry-interval": "integer", "response-topic": "uritemplate",
-           "correlation-data": "binary", "content-type": "symbol"}
+V5_ONLY = {
+    "payload-format": "integer",
+    "message-expiry-interval": "integer",
+    "response-topic": "uritemplate",
+    "correlation-data": "binary",
+    "content-type": "symbol",
+}
 RANGES = {"qos": (0, 2), "payload-format": (0, 1), "message-expiry-interval": (0, 2**32 - 1)}
 TOPICS = ("topic-name", "response-topic")
 

@@ -5,6 +5,7 @@ the PUB message's `subject` and `replyto`, both strings). In the 0.5-wip shape t
 - `headers`: a map of header name -> declaration (NATS 2.2 message headers, like Kafka's `headers`).
 String values MAY contain level 1 placeholders.
 """
+
 import re
 
 from ..http_fields import TOKEN

@@ -4,6 +4,7 @@ Prints progress (a bar on stderr; with `-v 2` a line per step with the seconds s
 the time goes), the report's path, and last `created N, updated N, unchanged N, rejected N`.
 Exit status 0 when nothing was rejected, 3 when the run completed with rejected entities, 1 on failure.
 """
+
 import sys
 import time
 
@@ -25,8 +26,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, paths=(), master=None, dry_run=False, report=None, user=None, **options):
         timed = options["verbosity"] >= 2
-        bar = tqdm(total=None, unit="step", desc="spark_import", file=sys.stderr,
-                   disable=options["verbosity"] < 1 or timed)
+        bar = tqdm(
+            total=None, unit="step", desc="spark_import", file=sys.stderr, disable=options["verbosity"] < 1 or timed
+        )
         started = time.perf_counter()
 
         def progress(message):
@@ -36,8 +38,9 @@ class Command(BaseCommand):
             bar.update(1)
 
         try:
-            result = run_spark_import(list(paths), master=master, dry_run=dry_run, report_path=report, user=user,
-                                      progress=progress)
+            result = run_spark_import(
+                list(paths), master=master, dry_run=dry_run, report_path=report, user=user, progress=progress
+            )
         except FileNotFoundError as exc:
             raise CommandError(f"no such input: {exc}")
         finally:

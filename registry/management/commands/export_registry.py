@@ -1,4 +1,5 @@
 """`manage.py export_registry [-o FILE] [--yaml]`: the whole registry as one registry document."""
+
 from django.core.management.base import BaseCommand
 
 from registry.documents.exports import export_document

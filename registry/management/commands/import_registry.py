@@ -1,4 +1,5 @@
 """`manage.py import_registry PATH...`: import registry documents (JSON or YAML), each all or nothing."""
+
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -43,11 +44,15 @@ class Command(BaseCommand):
                 failed += 1
                 self.stderr.write(f"{path}: {problem.detail}")
                 for error in problem.errors:
-                    self.stderr.write(f"  {error['path']}: {error['reason']}" if isinstance(error, dict) else f"  {error}")
+                    self.stderr.write(
+                        f"  {error['path']}: {error['reason']}" if isinstance(error, dict) else f"  {error}"
+                    )
         for kind, counts in summarize(total).items():
-            self.stdout.write(f"{kind}: created {counts['created']}, updated {counts['updated']}, "
-                              f"unchanged {counts['unchanged']}")
-        self.stdout.write(f"total: created {len(total.created)}, updated {len(total.updated)}, "
-                          f"unchanged {len(total.unchanged)}")
+            self.stdout.write(
+                f"{kind}: created {counts['created']}, updated {counts['updated']}, unchanged {counts['unchanged']}"
+            )
+        self.stdout.write(
+            f"total: created {len(total.created)}, updated {len(total.updated)}, unchanged {len(total.unchanged)}"
+        )
         if failed:
             raise CommandError(f"{failed} of {len(files)} document(s) were rejected")
