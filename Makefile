@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 REQUIRE_SERVICES ?=
 export REQUIRE_SERVICES
 
-.PHONY: setup run test lint bench
+.PHONY: setup run test test-fast lint bench
 
 setup: $(STAMP)
 
@@ -56,8 +56,15 @@ test: setup
 	if [ $$status -ne 0 ]; then echo ""; echo "== make test: FAILED (see the runs above) =="; fi; \
 	exit $$status
 
+# The suite without the tests marked slow (browsers, brokers, Spark, live servers), on SQLite only: the loop of a
+# change in progress. `make test` stays the whole suite.
+test-fast: setup
+	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
+
+# What CI checks before the tests: ruff's lint rules and its formatting (run `ruff format .` to apply it).
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 bench: setup
 	$(PY) bench/registry_api.py

@@ -1,4 +1,5 @@
-"""Shared fixtures of the whole suite: API clients (anonymous, plain, authenticated by a superuser's DRF token).
+"""Shared fixtures of the whole suite, one per role: `anon` (an anonymous client), `superuser` (the user `alice`)
+and `su` (her client, by DRF token).
 
 The database (SQLite, or a throwaway PostgreSQL with REGISTRY_TEST_DB=postgres) and the `redis_url` fixture
 come from the harness plugin, tests/harness/plugin.py, which pytest loads early (-p in pyproject's addopts).
@@ -11,16 +12,8 @@ import pytest
 
 
 @pytest.fixture
-def api_client():
-    """A DRF APIClient without credentials."""
-    from rest_framework.test import APIClient
-
-    return APIClient()
-
-
-@pytest.fixture
-def anon_client(db):
-    """An anonymous APIClient, with database access for the views it calls."""
+def anon(db):
+    """An anonymous APIClient (reads, and refusals of anonymous writes)."""
     from rest_framework.test import APIClient
 
     return APIClient()
@@ -28,8 +21,8 @@ def anon_client(db):
 
 @pytest.fixture
 def superuser(db, django_user_model):
-    """A superuser in the test database (`editor`)."""
-    return django_user_model.objects.create_superuser("editor", "editor@example.com", "pw")
+    """The superuser `alice` in the test database."""
+    return django_user_model.objects.create_superuser("alice", "alice@example.com", "pw")
 
 
 def token_client(user):
@@ -43,29 +36,9 @@ def token_client(user):
 
 
 @pytest.fixture
-def editor_client(superuser):
-    """A client of the superuser `editor`."""
+def su(superuser):
+    """A client of the superuser `alice`, by token: the writer of most HTTP tests."""
     return token_client(superuser)
-
-
-@pytest.fixture
-def admin_user(db, django_user_model):
-    """A superuser in the test database (`alice`)."""
-    return django_user_model.objects.create_superuser("alice", "alice@example.com", "pw")
-
-
-@pytest.fixture
-def su(admin_user):
-    """A client of the superuser `alice` (the name most HTTP tests use)."""
-    return token_client(admin_user)
-
-
-@pytest.fixture
-def anon(db):
-    """An anonymous APIClient (the same as `anon_client`, by the name most HTTP tests use)."""
-    from rest_framework.test import APIClient
-
-    return APIClient()
 
 
 def chromium_path():

@@ -3,12 +3,13 @@ version refused with its reasons, compare versions, deprecate an endpoint, impor
 who cannot edit. Screenshots of the main screens go to test-artifacts/screenshots/."""
 
 import json
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group as Role
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
+from tests.corpus import corpus
+
+CORPUS = corpus("seed-shape")
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 

@@ -2,7 +2,6 @@
 (validation next to the field, epoch conflicts, events), governance actions and roles."""
 
 import json
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group as Role
@@ -10,9 +9,10 @@ from django.urls import reverse
 
 from catalog.models import Schema, SchemaGroup
 from registry.models import Group, OutboxEvent, Version
+from tests.corpus import corpus
 
 pytestmark = pytest.mark.django_db
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
+CORPUS = corpus("seed-shape")
 V1 = {"type": "object", "properties": {"id": {"type": "string"}}}
 
 

@@ -91,8 +91,8 @@ def test_schema_permissions(django_user_model, su):
     assert response["Registry-createdBy"] == "dave"
 
 
-def test_session_authentication_works(client, admin_user):
-    client.force_login(admin_user)
+def test_session_authentication_works(client, superuser):
+    client.force_login(superuser)
     response = client.post("/schemaGroups", {"id": "g1"}, content_type="application/json")
     assert response.status_code == 201
 

@@ -5,13 +5,13 @@ of the same version, writes nothing and emits nothing; the diff of two versions 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.corpus import corpus
 from tests.helpers import assert_problem, make_group, post_schema, send, snapshot
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "compatibility"
+CORPUS = corpus("compatibility")
 JSON = "application/json"
 PROTO = "text/plain; charset=utf-8"
 JS_FORMAT, AVRO_FORMAT, PROTO_FORMAT = "JsonSchema/draft-07", "Avro/1.11.0", "Protobuf/3"

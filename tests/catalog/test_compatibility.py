@@ -7,13 +7,13 @@ KNOWN_DIFFERENCES with our verdict, so a change of behaviour fails here (docs/sc
 """
 
 import json
-from pathlib import Path
 
 import pytest
 
 from catalog.validators.compatibility import DEFAULT_LEVEL, LEVELS, Incompatibility, check_compatibility
+from tests.corpus import corpus
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "compatibility"
+CORPUS = corpus("compatibility")
 EXPECTED = {"backward": (True, False), "both": (True, True), "none": (False, False)}
 OPEN_MODEL = (
     "open content model: a property the writer's schema does not declare is assumed not to be "

@@ -6,7 +6,6 @@ the defects of the invalid corpus, and a cross-check against the 0.5-wip JSON Sc
 """
 
 import json
-from pathlib import Path
 
 import pytest
 from jsonschema import Draft7Validator
@@ -21,10 +20,10 @@ from catalog.validators.message_formats import (
     validate_metadata,
     value_error,
 )
+from tests.corpus import corpus, shared
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
-CORPUS = SHARED / "corpus"
-SCHEMAS = SHARED / "spec" / "0.5-wip"
+CORPUS = corpus()
+SCHEMAS = shared("spec", "0.5-wip")
 CE, HTTP, AMQP, MQTT5, MQTT3, KAFKA, NATS = (
     "CloudEvents/1.0",
     "HTTP/1.1",

@@ -3,14 +3,14 @@ seed-shape corpus, and hostile input (5 MB, 10,000-deep JSON, billion laughs) re
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 
 from catalog.validators.schemas import DEFAULT_MAX_BYTES, validate_schema
 from registry.json_text import parse_json_limited
+from tests.corpus import corpus
 
-SEED = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
+SEED = corpus("seed-shape")
 XSD = '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a" type="xs:string"/></xs:schema>'
 XSD11 = (
     '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:complexType name="T"><xs:sequence>'

@@ -16,9 +16,10 @@ from registry.documents.imports import import_document
 from registry.errors import Problem
 from registry.models import Group, OutboxEvent, Resource, Version
 from registry.services import WriteContext
+from tests.corpus import corpus, documents
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-SEED = sorted((CORPUS / "seed-shape").glob("*.cereg*"))
+CORPUS = corpus()
+SEED = documents("seed-shape", "*.cereg*")
 
 
 def load(path: Path) -> dict:

@@ -1,14 +1,13 @@
 """`POST /` imports a document (JSON or YAML by media type); `GET /?inline` with the document media types exports."""
 
-from pathlib import Path
-
 import pytest
 import yaml
 from rest_framework.test import APIClient
 
 from registry.models import Group, OutboxEvent
+from tests.corpus import corpus
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+CORPUS = corpus()
 
 
 @pytest.fixture

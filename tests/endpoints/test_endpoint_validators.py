@@ -5,7 +5,6 @@ example; every endpoint of the seed-shape corpus must validate without errors.
 """
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
@@ -19,10 +18,9 @@ from endpoints.validators.protocols import (
     validate_options,
 )
 from endpoints.validators.references import definition_group_ids, is_absolute_uri, is_uri_reference
+from tests.corpus import corpus
 
-CORPUS = Path("/work/shared/corpus")
-if not CORPUS.is_dir():
-    CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+CORPUS = corpus()
 
 
 def endpoint(usage="producer", **config):

@@ -49,9 +49,9 @@ def receive(receiver):
 
 
 @pytest.mark.slow
-def test_structured_mode_reaches_a_consumer(editor_client, private_sinks, rabbitmq, receiver):
+def test_structured_mode_reaches_a_consumer(su, private_sinks, rabbitmq, receiver):
     address, queue = receiver
-    response = editor_client.post(
+    response = su.post(
         "/subscriptions",
         {
             "protocol": "AMQP",
@@ -68,7 +68,7 @@ def test_structured_mode_reaches_a_consumer(editor_client, private_sinks, rabbit
     body = response.json()
     assert body["status"] == "active"
     assert body["protocolsettings"]["sendersettlementmode"] == "unsettled"
-    editor_client.put("/schemaGroups/amqp-group", {}, format="json")
+    su.put("/schemaGroups/amqp-group", {}, format="json")
     message = receive(queue)
     assert message.content_type == "application/cloudevents+json"
     event = json.loads(bytes(message.body))
@@ -79,10 +79,10 @@ def test_structured_mode_reaches_a_consumer(editor_client, private_sinks, rabbit
 
 
 @pytest.mark.slow
-def test_binary_mode_sets_cloudevents_application_properties(editor_client, private_sinks, rabbitmq, receiver):
+def test_binary_mode_sets_cloudevents_application_properties(su, private_sinks, rabbitmq, receiver):
     address, queue = receiver
     # the address in the sink's path: amqp://host:port//queue/NAME is the address /queue/NAME
-    response = editor_client.post(
+    response = su.post(
         "/subscriptions",
         {
             "protocol": "AMQP",
@@ -93,7 +93,7 @@ def test_binary_mode_sets_cloudevents_application_properties(editor_client, priv
         format="json",
     )
     assert response.status_code == 201, response.content
-    editor_client.put("/definitionGroups/amqp-binary", {"format": "CloudEvents/1.0"}, format="json")
+    su.put("/definitionGroups/amqp-binary", {"format": "CloudEvents/1.0"}, format="json")
     message = receive(queue)
     properties = message.properties
     assert properties["cloudEvents:specversion"] == "1.0"
@@ -106,9 +106,9 @@ def test_binary_mode_sets_cloudevents_application_properties(editor_client, priv
 
 
 @pytest.mark.slow
-def test_settled_mode_delivers(editor_client, private_sinks, rabbitmq, receiver):
+def test_settled_mode_delivers(su, private_sinks, rabbitmq, receiver):
     address, queue = receiver
-    editor_client.post(
+    su.post(
         "/subscriptions",
         {
             "protocol": "AMQP",
@@ -117,20 +117,20 @@ def test_settled_mode_delivers(editor_client, private_sinks, rabbitmq, receiver)
         },
         format="json",
     )
-    editor_client.put("/schemaGroups/settled", {}, format="json")
+    su.put("/schemaGroups/settled", {}, format="json")
     assert json.loads(bytes(receive(queue).body))["subject"] == "/schemaGroups/settled"
 
 
 @pytest.mark.slow
-def test_refused_address_fails_with_the_brokers_reason_then_dead_letter(editor_client, private_sinks, rabbitmq):
-    response = editor_client.post(
+def test_refused_address_fails_with_the_brokers_reason_then_dead_letter(su, private_sinks, rabbitmq):
+    response = su.post(
         "/subscriptions",
         {"protocol": "AMQP", "sink": rabbitmq.url, "protocolsettings": {"address": "/exchange/no-such-exchange"}},
         format="json",
     )
     assert response.status_code == 201
     Subscription.objects.filter(pk=response.json()["id"]).update(max_attempts=2)
-    editor_client.put("/schemaGroups/refused", {}, format="json")
+    su.put("/schemaGroups/refused", {}, format="json")
     delivery = Delivery.objects.get()
     assert delivery.status == "retrying"
     assert "amqp:not-found" in delivery.last_error and "no-such-exchange" in delivery.last_error
@@ -143,19 +143,19 @@ def test_refused_address_fails_with_the_brokers_reason_then_dead_letter(editor_c
 
 
 @pytest.mark.slow
-def test_broker_down_then_back_delivers_the_same_event(editor_client, private_sinks, rabbitmq):
+def test_broker_down_then_back_delivers_the_same_event(su, private_sinks, rabbitmq):
     """No broker at the sink: a failed attempt, retried; the broker starts there: the retry delivers the event
     once, with the id it had from the start. (`rabbitmq` only for its skip when RabbitMQ is not installed.)"""
     from proton import Timeout
     from proton.utils import BlockingConnection
 
     port = free_port()
-    editor_client.post(
+    su.post(
         "/subscriptions",
         {"protocol": "AMQP", "sink": f"amqp://127.0.0.1:{port}", "protocolsettings": {"address": "/queue/comes-back"}},
         format="json",
     )
-    editor_client.put("/schemaGroups/nobroker", {}, format="json")
+    su.put("/schemaGroups/nobroker", {}, format="json")
     delivery = Delivery.objects.get()
     assert delivery.status == "retrying" and delivery.last_error
     broker = start_rabbitmq(port=port)
@@ -177,13 +177,13 @@ def test_broker_down_then_back_delivers_the_same_event(editor_client, private_si
         broker.stop()
 
 
-def test_credentials_in_the_sink_are_masked(editor_client, private_sinks):
-    response = editor_client.post(
+def test_credentials_in_the_sink_are_masked(su, private_sinks):
+    response = su.post(
         "/subscriptions", {"protocol": "AMQP", "sink": "amqps://app:s3cret@127.0.0.1:5671/q"}, format="json"
     )
     assert response.status_code == 201
     assert "s3cret" not in response.content.decode()
-    assert "s3cret" not in editor_client.get(f"/subscriptions/{response.json()['id']}").content.decode()
+    assert "s3cret" not in su.get(f"/subscriptions/{response.json()['id']}").content.decode()
 
 
 @pytest.mark.parametrize(
@@ -205,8 +205,8 @@ def test_credentials_in_the_sink_are_masked(editor_client, private_sinks):
         ({"sink": "amqp://127.0.0.1:5672/q", "config": {"mode": "batched"}}, "config.mode"),
     ],
 )
-def test_validation_names_the_field(editor_client, private_sinks, body, field):
-    response = editor_client.post("/subscriptions", {"protocol": "AMQP", **body}, format="json")
+def test_validation_names_the_field(su, private_sinks, body, field):
+    response = su.post("/subscriptions", {"protocol": "AMQP", **body}, format="json")
     assert response.status_code == 400
     assert field in response.json()["detail"]
     assert Subscription.objects.count() == 0

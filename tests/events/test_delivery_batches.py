@@ -37,8 +37,8 @@ def make_due(queryset):
     queryset.update(next_attempt_at=Delivery.objects.first().created_at.replace(year=2000))
 
 
-def test_one_batch_arrives_in_change_order(editor_client, private_sinks, sink):
-    subscribe(editor_client, sink)
+def test_one_batch_arrives_in_change_order(su, private_sinks, sink):
+    subscribe(su, sink)
     names = [f"g{n:02}" for n in range(12)]
     commit_groups(*names)
     assert posted_subjects(sink) == [f"/schemaGroups/{n}" for n in names]
@@ -46,8 +46,8 @@ def test_one_batch_arrives_in_change_order(editor_client, private_sinks, sink):
     assert all(d.attempt_log.count() == 1 for d in Delivery.objects.all())
 
 
-def test_a_failure_holds_back_the_rest_of_that_subscriptions_batch(editor_client, private_sinks, sink):
-    subscribe(editor_client, sink)
+def test_a_failure_holds_back_the_rest_of_that_subscriptions_batch(su, private_sinks, sink):
+    subscribe(su, sink)
     sink.statuses = [200, 503]
     commit_groups("a", "b", "c", "d")
     by_subject = {d.event.subject: d for d in Delivery.objects.select_related("event")}
@@ -71,11 +71,11 @@ def test_a_failure_holds_back_the_rest_of_that_subscriptions_batch(editor_client
     assert Delivery.objects.get(pk=failed.pk).attempts == 2
 
 
-def test_a_failing_sink_does_not_hold_back_other_subscriptions(editor_client, private_sinks, sink):
+def test_a_failing_sink_does_not_hold_back_other_subscriptions(su, private_sinks, sink):
     healthy = Sink()
     with serve(healthy):
-        failing_sub = subscribe(editor_client, sink)
-        healthy_sub = subscribe(editor_client, healthy)
+        failing_sub = subscribe(su, sink)
+        healthy_sub = subscribe(su, healthy)
         sink.statuses = [500] * 10
         commit_groups("x", "y", "z")
     assert posted_subjects(healthy) == ["/schemaGroups/x", "/schemaGroups/y", "/schemaGroups/z"]
@@ -83,8 +83,8 @@ def test_a_failing_sink_does_not_hold_back_other_subscriptions(editor_client, pr
     assert sorted(Delivery.objects.filter(subscription=failing_sub).values_list("attempts", flat=True)) == [0, 0, 1]
 
 
-def test_gone_disables_and_ends_the_rest_of_the_batch(editor_client, private_sinks, sink):
-    subscription = subscribe(editor_client, sink)
+def test_gone_disables_and_ends_the_rest_of_the_batch(su, private_sinks, sink):
+    subscription = subscribe(su, sink)
     sink.statuses = [410]
     commit_groups("p", "q", "r")
     subscription.refresh_from_db()
@@ -98,9 +98,9 @@ def test_gone_disables_and_ends_the_rest_of_the_batch(editor_client, private_sin
     assert "410" in Delivery.objects.order_by("pk").last().last_error
 
 
-def test_a_batch_hands_back_what_it_could_not_send_within_half_its_lease(editor_client, private_sinks, sink):
+def test_a_batch_hands_back_what_it_could_not_send_within_half_its_lease(su, private_sinks, sink):
     private_sinks.REGISTRY_DELIVERY_LEASE_SECONDS = 1  # half a second to send
-    subscribe(editor_client, sink)
+    subscribe(su, sink)
     sink.delay = 0.3
     commit_groups("s1", "s2", "s3", "s4", "s5")
     statuses = list(Delivery.objects.order_by("pk").values_list("status", "attempts"))

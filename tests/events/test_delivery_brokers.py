@@ -46,7 +46,7 @@ def nats_server():
 
 
 @pytest.mark.parametrize("protocol", ["MQTT3", "MQTT5"])
-def test_mqtt_delivery(editor_client, private_sinks, mosquitto, protocol):
+def test_mqtt_delivery(su, private_sinks, mosquitto, protocol):
     import paho.mqtt.client as mqtt
 
     received: queue.Queue = queue.Queue()
@@ -63,13 +63,13 @@ def test_mqtt_delivery(editor_client, private_sinks, mosquitto, protocol):
         settings = {"topicname": "registry/changes"}
         if protocol == "MQTT5":
             settings["userproperties"] = {"team": "orders"}
-        response = editor_client.post(
+        response = su.post(
             "/subscriptions",
             {"protocol": protocol, "sink": f"mqtt://127.0.0.1:{mosquitto}", "protocolsettings": settings},
             format="json",
         )
         assert response.status_code == 201 and response.json()["status"] == "active"
-        editor_client.put("/schemaGroups/mqtt-group", {}, format="json")
+        su.put("/schemaGroups/mqtt-group", {}, format="json")
         message = received.get(timeout=15)
         event = json.loads(message.payload)
         assert event["subject"] == "/schemaGroups/mqtt-group" and event["specversion"] == "1.0"
@@ -82,7 +82,7 @@ def test_mqtt_delivery(editor_client, private_sinks, mosquitto, protocol):
         listener.disconnect()
 
 
-def test_nats_delivery(editor_client, private_sinks, nats_server):
+def test_nats_delivery(su, private_sinks, nats_server):
     import nats
 
     received: queue.Queue = queue.Queue()
@@ -106,7 +106,7 @@ def test_nats_delivery(editor_client, private_sinks, nats_server):
     thread.start()
     assert ready.wait(10)
     try:
-        response = editor_client.post(
+        response = su.post(
             "/subscriptions",
             {
                 "protocol": "NATS",
@@ -116,7 +116,7 @@ def test_nats_delivery(editor_client, private_sinks, nats_server):
             format="json",
         )
         assert response.status_code == 201
-        editor_client.put("/definitionGroups/nats-group", {"format": "CloudEvents/1.0"}, format="json")
+        su.put("/definitionGroups/nats-group", {"format": "CloudEvents/1.0"}, format="json")
         message = received.get(timeout=15)
         event = json.loads(message.data)
         assert event["type"] == "io.cloudevents.messagecatalog.updated.v1"
@@ -126,17 +126,17 @@ def test_nats_delivery(editor_client, private_sinks, nats_server):
         thread.join(timeout=10)
 
 
-def test_unreachable_broker_is_retried_not_lost(editor_client, private_sinks):
+def test_unreachable_broker_is_retried_not_lost(su, private_sinks):
     from subscriptions.models import Delivery
 
     port = free_port()
-    editor_client.post(
+    su.post(
         "/subscriptions",
         {"protocol": "MQTT5", "sink": f"mqtt://127.0.0.1:{port}", "protocolsettings": {"topicname": "t"}},
         format="json",
     )
     started = time.monotonic()
-    editor_client.put("/schemaGroups/nobroker", {}, format="json")
+    su.put("/schemaGroups/nobroker", {}, format="json")
     delivery = Delivery.objects.get()
     assert delivery.status == "retrying" and "Error" in delivery.last_error
     assert time.monotonic() - started < 30

@@ -20,28 +20,28 @@ def subscribe(client, sink, **extra):
     return Subscription.objects.get(pk=response.json()["id"])
 
 
-def test_handshake_states(editor_client, private_sinks, sink):
-    subscription = subscribe(editor_client, sink)
+def test_handshake_states(su, private_sinks, sink):
+    subscription = subscribe(su, sink)
     assert subscription.status == "active"
     options = sink.requests[0]
     assert options["method"] == "OPTIONS" and options["headers"]["webhook-request-origin"]
     sink.handshake = "refuse"
-    refused = subscribe(editor_client, sink)
+    refused = subscribe(su, sink)
     assert refused.status == "failed" and "refused" in refused.status_reason
-    assert editor_client.get(f"/subscriptions/{refused.pk}").json()["status"] == "failed"
+    assert su.get(f"/subscriptions/{refused.pk}").json()["status"] == "failed"
     private_sinks.REGISTRY_WEBHOOK_HANDSHAKE = False
-    assert subscribe(editor_client, sink).status == "active"
+    assert subscribe(su, sink).status == "active"
 
 
-def test_a_change_reaches_the_sink_as_one_cloudevent(editor_client, private_sinks, sink):
+def test_a_change_reaches_the_sink_as_one_cloudevent(su, private_sinks, sink):
     subscribe(
-        editor_client,
+        su,
         sink,
         filters=[{"prefix": {"subject": "/schemaGroups/orders/schemas"}}],
         protocolsettings={"headers": {"X-Team": "orders"}},
     )
-    editor_client.put("/schemaGroups/orders", {}, format="json")
-    response = editor_client.generic(
+    su.put("/schemaGroups/orders", {}, format="json")
+    response = su.generic(
         "POST",
         "/schemaGroups/orders/schemas",
         b'{"type": "object"}',
@@ -60,16 +60,16 @@ def test_a_change_reaches_the_sink_as_one_cloudevent(editor_client, private_sink
     assert event.get_type() == "io.cloudevents.schemaregistry.updated.v1"
     assert event.get_source() == "http://testserver"
     assert event.get_subject() == "/schemaGroups/orders/schemas/Placed"
-    meta = editor_client.get("/schemaGroups/orders/schemas/Placed?meta").json()
+    meta = su.get("/schemaGroups/orders/schemas/Placed?meta").json()
     stored = OutboxEvent.objects.get(subject="/schemaGroups/orders/schemas/Placed")
     assert str(stored.id) == event.get_id()
     assert event.get_time().isoformat().replace("+00:00", "Z").startswith(meta["createdOn"][:19])
 
 
-def test_retries_until_delivered_with_the_same_id(editor_client, private_sinks, sink):
-    subscribe(editor_client, sink)
+def test_retries_until_delivered_with_the_same_id(su, private_sinks, sink):
+    subscribe(su, sink)
     sink.statuses = [500, 503]
-    editor_client.put("/schemaGroups/g", {}, format="json")
+    su.put("/schemaGroups/g", {}, format="json")
     delivery = Delivery.objects.get()
     assert delivery.status == "retrying" and delivery.attempts == 1
     for _ in range(5):
@@ -87,39 +87,39 @@ def test_retries_until_delivered_with_the_same_id(editor_client, private_sinks, 
     assert all(a.latency_ms is not None for a in delivery.attempt_log.all())
 
 
-def test_gone_disables_and_4xx_is_not_retried(editor_client, private_sinks, sink):
-    subscription = subscribe(editor_client, sink)
+def test_gone_disables_and_4xx_is_not_retried(su, private_sinks, sink):
+    subscription = subscribe(su, sink)
     sink.statuses = [400]
-    editor_client.put("/schemaGroups/a", {}, format="json")
+    su.put("/schemaGroups/a", {}, format="json")
     assert Delivery.objects.get().status == "dead"
     sink.statuses = [410]
-    editor_client.put("/schemaGroups/b", {}, format="json")
+    su.put("/schemaGroups/b", {}, format="json")
     subscription.refresh_from_db()
     assert subscription.status == "disabled"
-    editor_client.put("/schemaGroups/c", {}, format="json")
+    su.put("/schemaGroups/c", {}, format="json")
     assert Delivery.objects.count() == 2  # nothing matched for a disabled subscription
 
 
-def test_max_attempts_dead_letter_then_redeliver(editor_client, private_sinks, sink):
-    subscription = subscribe(editor_client, sink)
+def test_max_attempts_dead_letter_then_redeliver(su, private_sinks, sink):
+    subscription = subscribe(su, sink)
     Subscription.objects.filter(pk=subscription.pk).update(max_attempts=2)
     sink.statuses = [500, 500]
-    editor_client.put("/schemaGroups/g", {}, format="json")
+    su.put("/schemaGroups/g", {}, format="json")
     delivery = Delivery.objects.get()
     Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=delivery.next_attempt_at.replace(year=2000))
     attempts.attempt_batch([delivery.pk])
     delivery.refresh_from_db()
     assert delivery.status == "dead" and delivery.attempts == 2
-    response = editor_client.post(f"/subscriptions/{subscription.pk}/redeliver")
+    response = su.post(f"/subscriptions/{subscription.pk}/redeliver")
     assert response.status_code == 200 and response.json() == {"redelivered": 1}
     delivery.refresh_from_db()
     assert delivery.status == "delivered"
     assert services.redeliver(delivery_ids=[delivery.pk]) == 0  # only dead letters are redelivered
 
 
-def test_rolled_back_change_delivers_nothing(editor_client, private_sinks, sink):
-    subscribe(editor_client, sink)
-    response = editor_client.generic(
+def test_rolled_back_change_delivers_nothing(su, private_sinks, sink):
+    subscribe(su, sink)
+    response = su.generic(
         "POST", "/schemaGroups", '{"id": "x", "tags": []}', content_type="application/json"
     )
     assert response.status_code == 400
@@ -138,13 +138,13 @@ def test_retry_policy():
     assert policy.next_delay(3, "2") == 2
 
 
-def test_retry_after_is_honoured_and_a_refused_connection_is_retried(editor_client, private_sinks, sink):
+def test_retry_after_is_honoured_and_a_refused_connection_is_retried(su, private_sinks, sink):
     from django.utils import timezone
 
-    subscription = subscribe(editor_client, sink)
+    subscription = subscribe(su, sink)
     sink.statuses, sink.headers = [503], {"Retry-After": "120"}
     before = timezone.now()
-    editor_client.put("/schemaGroups/later", {}, format="json")
+    su.put("/schemaGroups/later", {}, format="json")
     delivery = Delivery.objects.get()
     assert (delivery.status, delivery.last_status_code) == ("retrying", 503)
     assert 119 <= (delivery.next_attempt_at - before).total_seconds() <= 125
@@ -153,18 +153,18 @@ def test_retry_after_is_honoured_and_a_refused_connection_is_retried(editor_clie
     sink.server.shutdown()
     sink.server.server_close()
     Subscription.objects.filter(pk=subscription.pk).update(sink=f"http://127.0.0.1:{port}/hook")
-    editor_client.put("/schemaGroups/nobody-listens", {}, format="json")
+    su.put("/schemaGroups/nobody-listens", {}, format="json")
     refused = Delivery.objects.get(event__subject="/schemaGroups/nobody-listens")
     assert refused.status == "retrying" and refused.last_status_code is None
     assert "ConnectError" in refused.last_error
     assert refused.attempt_log.get().status_code is None
 
 
-def test_a_subscription_may_ask_for_xregistry_10_events(editor_client, private_sinks, sink):
+def test_a_subscription_may_ask_for_xregistry_10_events(su, private_sinks, sink):
     """config.eventformat "xregistry-1.0" (CONTRACT section 11): 1.0 type, the xid in 1.0 names as subject, one
     xregcorrelationid per write; the default still gets the 0.5 event."""
-    subscribe(editor_client, sink, config={"eventformat": "xregistry-1.0"})
-    response = editor_client.generic(
+    subscribe(su, sink, config={"eventformat": "xregistry-1.0"})
+    response = su.generic(
         "PUT",
         "/registry/messagegroups/shop",
         json.dumps(
@@ -194,7 +194,7 @@ def test_a_subscription_may_ask_for_xregistry_10_events(editor_client, private_s
     assert by_subject["/messagegroups/shop/messages/Placed/versions/1"].get_type() == "io.xregistry.version.updated"
     correlations = {e.get_extension("xregcorrelationid") for e in events}
     assert len(correlations) == 1 and None not in correlations
-    editor_client.generic("DELETE", "/registry/messagegroups/shop")
+    su.generic("DELETE", "/registry/messagegroups/shop")
     deleted = [
         from_structured_event(HTTPMessage(headers=r["headers"], body=r["body"]))
         for r in sink.requests
@@ -204,8 +204,8 @@ def test_a_subscription_may_ask_for_xregistry_10_events(editor_client, private_s
     assert all(e.get_extension("xregcorrelationid") not in correlations for e in deleted)
 
 
-def test_an_unknown_event_format_is_refused(editor_client, private_sinks, sink):
-    response = editor_client.post(
+def test_an_unknown_event_format_is_refused(su, private_sinks, sink):
+    response = su.post(
         "/subscriptions",
         {"protocol": "HTTP", "sink": sink.url, "config": {"eventformat": "xregistry-2"}},
         format="json",

@@ -51,7 +51,7 @@ def subscribe(client, sink, settings=None, **extra):
 
 
 @pytest.mark.parametrize("mode", ["structured", "binary"])
-def test_kafka_delivery(editor_client, private_sinks, kafka, mode):
+def test_kafka_delivery(su, private_sinks, kafka, mode):
     from tests.harness.services import create_kafka_topics
 
     topic = f"changes-{mode}"
@@ -59,10 +59,10 @@ def test_kafka_delivery(editor_client, private_sinks, kafka, mode):
     settings = {"topicname": topic, "clientid": "registry-test", "acks": "all"}
     if mode == "binary":
         settings["partitionkeyextractor"] = "type"
-    response = subscribe(editor_client, kafka.url, settings, config={"mode": mode})
+    response = subscribe(su, kafka.url, settings, config={"mode": mode})
     assert response.status_code == 201, response.content
     assert response.json()["status"] == "active" and response.json()["protocolsettings"]["topicname"] == topic
-    editor_client.put("/schemaGroups/kafka-group", {}, format="json")
+    su.put("/schemaGroups/kafka-group", {}, format="json")
     delivery = Delivery.objects.get()
     assert delivery.status == "delivered", delivery.last_error
     [message] = read_back(kafka.extra["bootstrap"], topic)
@@ -82,11 +82,11 @@ def test_kafka_delivery(editor_client, private_sinks, kafka, mode):
         assert message.key() == b"io.cloudevents.schemaregistry.updated.v1"  # partitionkeyextractor: type
 
 
-def test_a_refused_topic_is_a_failed_delivery_then_a_dead_letter(editor_client, private_sinks, kafka):
+def test_a_refused_topic_is_a_failed_delivery_then_a_dead_letter(su, private_sinks, kafka):
     private_sinks.REGISTRY_DELIVERY_MAX_ATTEMPTS = 2
-    response = subscribe(editor_client, kafka.url, {"topicname": "no-such-topic"})
+    response = subscribe(su, kafka.url, {"topicname": "no-such-topic"})
     assert response.status_code == 201, response.content
-    editor_client.put("/schemaGroups/refused", {}, format="json")
+    su.put("/schemaGroups/refused", {}, format="json")
     delivery = Delivery.objects.get()
     assert delivery.status == "retrying"
     [attempt] = delivery.attempt_log.all()
@@ -98,19 +98,19 @@ def test_a_refused_topic_is_a_failed_delivery_then_a_dead_letter(editor_client, 
     assert "UNKNOWN_TOPIC" in delivery.last_error and "no-such-topic" in delivery.last_error
 
 
-def test_a_closed_port_is_a_failed_delivery_retried(editor_client, private_sinks):
+def test_a_closed_port_is_a_failed_delivery_retried(su, private_sinks):
     private_sinks.REGISTRY_DELIVERY_TIMEOUT = 1.5
-    response = subscribe(editor_client, f"kafka://127.0.0.1:{free_port()}")
+    response = subscribe(su, f"kafka://127.0.0.1:{free_port()}")
     assert response.status_code == 201, response.content
-    editor_client.put("/schemaGroups/nobroker", {}, format="json")
+    su.put("/schemaGroups/nobroker", {}, format="json")
     delivery = Delivery.objects.get()
     assert delivery.status == "retrying" and delivery.attempts == 1
     [attempt] = delivery.attempt_log.all()
     assert attempt.error.startswith("Kafka _"), attempt.error  # librdkafka's local error (timed out, transport)
 
 
-def test_private_broker_refused_unless_allowed(editor_client):
-    response = subscribe(editor_client, "kafka://8.8.8.8:9092,127.0.0.1:9092")
+def test_private_broker_refused_unless_allowed(su):
+    response = subscribe(su, "kafka://8.8.8.8:9092,127.0.0.1:9092")
     assert response.status_code == 400 and "127.0.0.1" in response.content.decode()
 
 
@@ -131,24 +131,24 @@ def test_private_broker_refused_unless_allowed(editor_client):
         ({"topicname": "t"}, {"config": {"mode": "batched"}}, "config.mode"),
     ],
 )
-def test_validation_names_the_field(editor_client, private_sinks, options, extra, field):
+def test_validation_names_the_field(su, private_sinks, options, extra, field):
     body = {"protocol": "KAFKA", "sink": "kafka://127.0.0.1:9092", "protocolsettings": options, **extra}
-    response = editor_client.post("/subscriptions", body, format="json")
+    response = su.post("/subscriptions", body, format="json")
     assert response.status_code == 400
     assert field in response.content.decode()
     assert not Subscription.objects.exists()
 
 
-def test_listener_forms_and_several_servers_accepted(editor_client, private_sinks):
+def test_listener_forms_and_several_servers_accepted(su, private_sinks):
     for sink in ("kafka://127.0.0.1:9092,127.0.0.2:9093", "SASL_SSL://127.0.0.1:9093", "PLAINTEXT://127.0.0.1:9092"):
-        response = subscribe(editor_client, sink, {"topicname": "t", "username": "u", "password": "secret"})
+        response = subscribe(su, sink, {"topicname": "t", "username": "u", "password": "secret"})
         assert response.status_code == 201, response.content
         assert "password" not in response.json()["protocolsettings"]
-        assert "secret" not in editor_client.get(f"/subscriptions/{response.json()['id']}").content.decode()
+        assert "secret" not in su.get(f"/subscriptions/{response.json()['id']}").content.decode()
 
 
 @pytest.mark.slow
-def test_broker_down_for_20_s_then_back(editor_client, private_sinks):
+def test_broker_down_for_20_s_then_back(su, private_sinks):
     """Attempts while the broker is down fail (retrying); after it comes back on the same port the event
     arrives once, with the same id as every attempt carried."""
     import time
@@ -163,11 +163,11 @@ def test_broker_down_for_20_s_then_back(editor_client, private_sinks):
             pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
         pytest.skip(str(exc))
     port = broker.port
-    response = subscribe(editor_client, broker.url, {"topicname": "outage"})
+    response = subscribe(su, broker.url, {"topicname": "outage"})
     assert response.status_code == 201, response.content
     broker.stop()
     down_at = time.monotonic()
-    editor_client.put("/schemaGroups/outage", {}, format="json")
+    su.put("/schemaGroups/outage", {}, format="json")
     delivery = Delivery.objects.get()
     while time.monotonic() - down_at < 20:
         assert delivery.status == "retrying", delivery.last_error

@@ -97,18 +97,18 @@ def delivered_subjects(subscription_id):
     )
 
 
-def test_every_committed_change_is_delivered(editor_client, sink, stack):
-    response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url}, format="json")
+def test_every_committed_change_is_delivered(su, sink, stack):
+    response = su.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url}, format="json")
     assert response.status_code == 201
     subscription_id = response.json()["id"]
-    kafka = kafka_subscription(editor_client)
-    amqp = amqp_subscription(editor_client)
+    kafka = kafka_subscription(su)
+    amqp = amqp_subscription(su)
     with serve(Sink()) as gone:
         # a sink answering 410: its subscription is disabled by the worker and gets nothing more
         gone.statuses = [410] * 100
-        response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": gone.url}, format="json")
+        response = su.post("/subscriptions", {"protocol": "HTTP", "sink": gone.url}, format="json")
         gone_id = response.json()["id"]
-        editor_client.put("/schemaGroups/first", {}, format="json")
+        su.put("/schemaGroups/first", {}, format="json")
         wait(
             lambda: Subscription.objects.get(pk=gone_id).status == "disabled",
             30,
@@ -116,11 +116,11 @@ def test_every_committed_change_is_delivered(editor_client, sink, stack):
         )
         posts_to_gone = len(gone.events())
     assert posts_to_gone == 1
-    assert editor_client.get(f"/subscriptions/{gone_id}").json()["status"] == "disabled"
+    assert su.get(f"/subscriptions/{gone_id}").json()["status"] == "disabled"
 
     # a worker killed while the sink is answering slowly: the delivery is picked up again after its lease
     sink.delay = 4
-    editor_client.put("/schemaGroups/killed", {}, format="json")
+    su.put("/schemaGroups/killed", {}, format="json")
     wait(lambda: Delivery.objects.filter(status="delivering").exists(), 30, "a delivery in progress")
     stack["processes"]["worker"].stop(signal.SIGKILL)
     sink.delay = 0
@@ -130,7 +130,7 @@ def test_every_committed_change_is_delivered(editor_client, sink, stack):
     # Redis down while changes commit: they are relayed and delivered once it is back
     stack["state"]["redis"].stopper()
     for name in ("while-down-1", "while-down-2"):
-        assert editor_client.put(f"/schemaGroups/{name}", {}, format="json").status_code == 201
+        assert su.put(f"/schemaGroups/{name}", {}, format="json").status_code == 201
     time.sleep(30)  # as long as the issue asks: workers and beat must reconnect by themselves
     stack["state"]["redis"] = services.start_redis(port=stack["state"]["redis"].port)
     wait(
@@ -141,11 +141,11 @@ def test_every_committed_change_is_delivered(editor_client, sink, stack):
 
     # a sink failing for a while, then recovering
     sink.statuses = [500, 500, 503]
-    editor_client.put("/schemaGroups/flaky", {}, format="json")
+    su.put("/schemaGroups/flaky", {}, format="json")
     wait(lambda: "/schemaGroups/flaky" in delivered_subjects(subscription_id), 60, "delivery after the sink recovered")
 
     # a rolled-back change: nothing written, nothing delivered
-    assert editor_client.put("/schemaGroups/rolled-back", {"tags": []}, format="json").status_code == 400
+    assert su.put("/schemaGroups/rolled-back", {"tags": []}, format="json").status_code == 400
 
     committed = set(OutboxEvent.objects.values_list("subject", flat=True))
     wait(lambda: committed <= delivered_subjects(subscription_id), 60, "every committed change delivered")

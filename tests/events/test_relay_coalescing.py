@@ -43,7 +43,7 @@ WRITER = textwrap.dedent(f"""
 """)
 
 
-def test_commits_in_a_row_are_all_delivered_with_fewer_relays(editor_client, sink, settings):
+def test_commits_in_a_row_are_all_delivered_with_fewer_relays(su, sink, settings):
     if connection.vendor != "postgresql":
         pytest.skip("the worker shares the test database: run with REGISTRY_TEST_DB=postgres")
     if not services.redis_available():
@@ -52,7 +52,7 @@ def test_commits_in_a_row_are_all_delivered_with_fewer_relays(editor_client, sin
         pytest.skip("redis-server is not installed")
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = True
     settings.REGISTRY_WEBHOOK_HANDSHAKE = False
-    response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url}, format="json")
+    response = su.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url}, format="json")
     assert response.status_code == 201, response.content
     subscription_id = response.json()["id"]
 

@@ -7,7 +7,7 @@ from subscriptions.models import Subscription
 pytestmark = pytest.mark.django_db
 
 
-def test_crud(editor_client, private_sinks, sink):
+def test_crud(su, private_sinks, sink):
     private_sinks.REGISTRY_WEBHOOK_HANDSHAKE = False
     body = {
         "id": "ignored",
@@ -15,31 +15,31 @@ def test_crud(editor_client, private_sinks, sink):
         "sink": sink.url,
         "filters": [{"dialect": "basic", "type": "prefix", "property": "subject", "value": "/schemaGroups"}],
     }
-    response = editor_client.post("/subscriptions", body, format="json")
+    response = su.post("/subscriptions", body, format="json")
     assert response.status_code == 201
     created = response.json()
     assert created["id"] != "ignored" and response["Location"].endswith(f"/subscriptions/{created['id']}")
     assert created["protocolsettings"] == {"method": "POST"} and created["status"] == "active"
-    listing = editor_client.get("/subscriptions")
+    listing = su.get("/subscriptions")
     assert listing.json()[0]["id"] == created["id"]
     update = {**body, "id": created["id"], "protocolsettings": {"method": "PUT", "headers": {"X-Team": "a"}}}
-    response = editor_client.put(f"/subscriptions/{created['id']}", update, format="json")
+    response = su.put(f"/subscriptions/{created['id']}", update, format="json")
     assert response.status_code == 200 and response.json()["protocolsettings"]["method"] == "PUT"
-    assert editor_client.put("/subscriptions/mine", body, format="json").status_code == 400  # id mismatch
-    response = editor_client.put("/subscriptions/mine", {**body, "id": "mine"}, format="json")
+    assert su.put("/subscriptions/mine", body, format="json").status_code == 400  # id mismatch
+    response = su.put("/subscriptions/mine", {**body, "id": "mine"}, format="json")
     assert response.status_code == 201 and response.json()["id"] == "mine"
-    deleted = editor_client.delete("/subscriptions/mine")
+    deleted = su.delete("/subscriptions/mine")
     assert deleted.status_code == 200 and deleted.json()["id"] == "mine"
-    assert editor_client.get("/subscriptions/mine").status_code == 404
-    options = editor_client.options("/subscriptions")
+    assert su.get("/subscriptions/mine").status_code == 404
+    options = su.options("/subscriptions")
     assert "POST" in options["Allow"] and "GET" in options["Allow"]
 
 
-def test_paging(editor_client, private_sinks, sink):
+def test_paging(su, private_sinks, sink):
     private_sinks.REGISTRY_WEBHOOK_HANDSHAKE = False
     for _ in range(3):
-        editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url}, format="json")
-    response = editor_client.get("/subscriptions?limit=2")
+        su.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url}, format="json")
+    response = su.get("/subscriptions?limit=2")
     assert len(response.json()) == 2 and "rel=next;count=3" in response["Link"]
 
 
@@ -65,34 +65,34 @@ def test_paging(editor_client, private_sinks, sink):
         ),
     ],
 )
-def test_validation_names_the_field(editor_client, private_sinks, body, field):
-    response = editor_client.post("/subscriptions", body, format="json")
+def test_validation_names_the_field(su, private_sinks, body, field):
+    response = su.post("/subscriptions", body, format="json")
     assert response.status_code == 400
     assert field in response.json()["detail"]
     assert Subscription.objects.count() == 0
 
 
-def test_mqtt_defaults(editor_client, private_sinks):
+def test_mqtt_defaults(su, private_sinks):
     body = {"protocol": "MQTT5", "sink": "mqtt://127.0.0.1:1883", "protocolsettings": {"topicname": "registry"}}
-    created = editor_client.post("/subscriptions", body, format="json").json()
+    created = su.post("/subscriptions", body, format="json").json()
     assert created["protocolsettings"] == {"topicname": "registry", "qos": 1, "retain": False}
 
 
-def test_private_sinks_refused_by_default(editor_client, settings):
+def test_private_sinks_refused_by_default(su, settings):
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = False
     for sink in ("http://127.0.0.1:8080/x", "http://10.1.2.3/x", "http://169.254.169.254/latest", "http://[::1]/x"):
-        response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink}, format="json")
+        response = su.post("/subscriptions", {"protocol": "HTTP", "sink": sink}, format="json")
         assert response.status_code == 400 and "sink" in response.json()["detail"], sink
     assert not Subscription.objects.exists()
 
 
-def test_credentials_are_never_echoed(editor_client, private_sinks):
+def test_credentials_are_never_echoed(su, private_sinks):
     body = {
         "protocol": "MQTT3",
         "sink": "mqtt://127.0.0.1:1883",
         "protocolsettings": {"topicname": "t", "username": "u", "password": "secret"},
     }
-    created = editor_client.post("/subscriptions", body, format="json").json()
+    created = su.post("/subscriptions", body, format="json").json()
     assert "password" not in created["protocolsettings"] and "secret" not in str(created)
     assert Subscription.objects.get().protocolsettings["password"] == "secret"
     body = {
@@ -100,10 +100,10 @@ def test_credentials_are_never_echoed(editor_client, private_sinks):
         "sink": "http://127.0.0.1:9/x",
         "protocolsettings": {"headers": {"Authorization": "Bearer secret", "X-Team": "a"}},
     }
-    echoed = editor_client.post("/subscriptions", body, format="json").json()
+    echoed = su.post("/subscriptions", body, format="json").json()
     assert echoed["protocolsettings"]["headers"] == {"X-Team": "a"}
 
 
-def test_writes_need_permission(api_client):
-    assert api_client.post("/subscriptions", {"protocol": "HTTP", "sink": "http://x"}, format="json").status_code == 401
+def test_writes_need_permission(anon):
+    assert anon.post("/subscriptions", {"protocol": "HTTP", "sink": "http://x"}, format="json").status_code == 401
     assert not Subscription.objects.exists()

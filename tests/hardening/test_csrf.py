@@ -50,9 +50,9 @@ BODIES = [
 
 
 @pytest.fixture
-def session_client(admin_user):
+def session_client(superuser):
     client = Client(enforce_csrf_checks=True)
-    client.force_login(admin_user)
+    client.force_login(superuser)
     return client
 
 
@@ -67,9 +67,9 @@ def test_session_writes_without_a_csrf_token_are_403_first(session_client, path)
     assert snapshot() == before
 
 
-def test_with_the_token_the_same_session_write_goes_through(admin_user):
+def test_with_the_token_the_same_session_write_goes_through(superuser):
     client = Client(enforce_csrf_checks=True)
-    client.force_login(admin_user)
+    client.force_login(superuser)
     token = client.get("/admin/").cookies["csrftoken"].value  # the admin's pages set the cookie
     response = client.post(
         "/schemaGroups", {"id": "g"}, content_type="application/json", headers={"X-CSRFToken": token}

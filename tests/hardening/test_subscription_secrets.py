@@ -41,10 +41,10 @@ def test_reads_need_the_view_permission(stored, django_user_model):
     assert client.get("/subscriptions").status_code == 200
 
 
-def test_secrets_in_the_sink_are_masked_in_every_read(stored, editor_client):
+def test_secrets_in_the_sink_are_masked_in_every_read(stored, su):
     """issue 11 item 10: user-info password and query values"""
-    listed = editor_client.get("/subscriptions")
-    single = editor_client.get(f"/subscriptions/{stored.pk}")
+    listed = su.get("/subscriptions")
+    single = su.get(f"/subscriptions/{stored.pk}")
     for response in (listed, single):
         assert response.status_code == 200
         assert b"s3cret" not in response.content and b"abcdef" not in response.content
@@ -64,12 +64,12 @@ def test_admin_pages_mask_the_sink(stored, client, superuser):
         assert b"s3cret" not in response.content and b"abcdef" not in response.content, path
 
 
-def test_sending_back_the_masked_sink_keeps_the_stored_one(stored, editor_client, settings):
+def test_sending_back_the_masked_sink_keeps_the_stored_one(stored, su, settings):
     """issue 11 item 10: a read-modify-write does not overwrite the secret with ***"""
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = True  # hooks.example.com need not resolve to a public address here
-    shown = editor_client.get(f"/subscriptions/{stored.pk}").json()
+    shown = su.get(f"/subscriptions/{stored.pk}").json()
     shown["filters"] = [{"prefix": {"subject": "/schemaGroups/"}}]
-    response = editor_client.put(
+    response = su.put(
         f"/subscriptions/{stored.pk}",
         {k: shown[k] for k in ("protocol", "sink", "protocolsettings", "filters")},
         format="json",
@@ -84,10 +84,10 @@ def test_sending_back_the_masked_sink_keeps_the_stored_one(stored, editor_client
     "sink",
     ["http://[::1", "http://h.example:99999/", "https://x:-1/", "http://a b.example/", "http://h.example/\r\nX: y"],
 )
-def test_malformed_sinks_are_400_naming_sink(editor_client, sink):
+def test_malformed_sinks_are_400_naming_sink(su, sink):
     """issue 11 item 7"""
     before = Subscription.objects.count()
-    response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": sink}, format="json")
+    response = su.post("/subscriptions", {"protocol": "HTTP", "sink": sink}, format="json")
     assert_problem(response, 400, "sink")
     assert Subscription.objects.count() == before
 
@@ -107,16 +107,16 @@ def test_malformed_sinks_are_400_naming_sink(editor_client, sink):
         "169.254.169.254",
     ],
 )
-def test_non_global_sinks_are_refused(editor_client, settings, address):
+def test_non_global_sinks_are_refused(su, settings, address):
     """issue 11 item 11: literal addresses, so no DNS is involved"""
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = False
     host = f"[{address}]" if ":" in address else address
-    response = editor_client.post("/subscriptions", {"protocol": "HTTP", "sink": f"http://{host}/hook"}, format="json")
+    response = su.post("/subscriptions", {"protocol": "HTTP", "sink": f"http://{host}/hook"}, format="json")
     assert_problem(response, 400, "sink", "not a globally routable")
     assert not Subscription.objects.exists()
 
 
-def test_non_global_sink_is_refused_again_at_delivery(editor_client, settings, django_capture_on_commit_callbacks):
+def test_non_global_sink_is_refused_again_at_delivery(su, settings, django_capture_on_commit_callbacks):
     """issue 11 item 11: a stored sink that is not globally routable (stored before the rule, or its name now
     resolves elsewhere) gets no request: the attempt records the refusal"""
     from subscriptions.models import DeliveryAttempt
@@ -125,6 +125,6 @@ def test_non_global_sink_is_refused_again_at_delivery(editor_client, settings, d
     settings.REGISTRY_WEBHOOK_HANDSHAKE = False
     Subscription.objects.create(protocol="HTTP", sink="http://100.100.100.200/metadata", status="active")
     with django_capture_on_commit_callbacks(execute=True):
-        assert editor_client.put("/schemaGroups/g", {}, format="json").status_code == 201
+        assert su.put("/schemaGroups/g", {}, format="json").status_code == 201
     attempt = DeliveryAttempt.objects.get()
     assert "refused" in attempt.error and "not a globally routable" in attempt.error

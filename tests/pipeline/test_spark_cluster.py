@@ -9,16 +9,16 @@ locally in tests/pipeline/test_spark_import.py).
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from registry.models import Group, OutboxEvent, Resource, Version
+from tests.corpus import corpus
 from tests.harness.plugin import services_required
 from tests.harness.spark_cluster import spark_available, start_spark_cluster
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
+CORPUS = corpus("seed-shape")
 pytestmark = [pytest.mark.slow, pytest.mark.postgres_run, pytest.mark.django_db(transaction=True)]
 
 

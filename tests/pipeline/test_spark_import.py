@@ -3,14 +3,14 @@ entities rejected one by one, --dry-run, the report and the exit status (docs/ap
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from registry.models import Group, OutboxEvent, Resource, Version
+from tests.corpus import corpus
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "seed-shape"
+CORPUS = corpus("seed-shape")
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 

@@ -2,13 +2,13 @@
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 
 from catalog.validators.schemas import validate_schema
+from tests.corpus import corpus
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+CORPUS = corpus()
 XSD = b'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a" type="xs:string"/></xs:schema>'
 
 CASES = [

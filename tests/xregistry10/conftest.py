@@ -1,16 +1,26 @@
-"""Fixtures of the xRegistry 1.0 yardstick tests: the reference server's `xr conform` checks ported to
-Django's test client (test_conform.py, table in CONFORM.md) and xrcg run as a real client against a live
-server (test_xrcg.py)."""
+"""Fixtures of the xRegistry 1.0 binding tests (`/registry`): the binding's own tests, the corpus in both shapes,
+the reference server's `xr conform` checks ported to Django's test client (test_conform.py, table in CONFORM.md)
+and xrcg run as a real client against a live server (test_xrcg.py)."""
 
 import json
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
-RC4 = SHARED / "corpus" / "rc4"
-RC4_DOCUMENTS = sorted(RC4.glob("*.xreg.json"))
+from tests.corpus import documents, shared
+
+RC4 = shared("corpus", "rc4")
+SPEC = shared("spec", "1.0-rc4")
+RC4_DOCUMENTS = documents("rc4", "*.xreg.json")
+SEED_DOCUMENTS = documents("seed-shape", "*.cereg")
+
+
+@pytest.fixture
+def writer(client, db):
+    """A signed-in superuser (session auth, as the viewer and a browser use the binding)."""
+    User.objects.create_superuser("writer", "w@example.com", "pw")
+    client.login(username="writer", password="pw")
+    return client
 
 
 @pytest.fixture
@@ -20,11 +30,9 @@ def xr(client, db):
 
 
 @pytest.fixture
-def xr_writer(client, db):
-    """A signed-in superuser, for the checks that need content in the store first."""
-    User.objects.create_superuser("conform", "c@example.com", "pw")
-    client.login(username="conform", password="pw")
-    return client
+def xr_writer(writer):
+    """A signed-in superuser, for the conform checks that need content in the store first."""
+    return writer
 
 
 def post_json(client, path, body, method="post"):

@@ -7,7 +7,7 @@ import pytest
 from registry.models import Resource, Version
 from tests.helpers import snapshot
 
-from .conftest import SCHEMA_V1, SCHEMA_V2, new_version, post_schema
+from .jsonschema_docs import SCHEMA_V1, SCHEMA_V2, new_version, post_schema
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 from registry.models import Version
 from tests.helpers import snapshot
 
-from .conftest import post_schema
+from .jsonschema_docs import post_schema
 
 pytestmark = pytest.mark.django_db
 DEFINITION = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "com.example.ping"}}}}

@@ -6,7 +6,7 @@ import pytest
 
 from registry.models import OutboxEvent
 
-from .conftest import SCHEMA_V2, new_version, post_schema
+from .jsonschema_docs import SCHEMA_V2, new_version, post_schema
 
 pytestmark = pytest.mark.django_db
 

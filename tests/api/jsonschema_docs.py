@@ -1,24 +1,12 @@
-"""The core binding's tests with JSON Schema documents: a writer client, a group, and the shared helpers
-(tests/helpers.py) with JSON Schema defaults instead of their `Custom/1` text."""
+"""The shared helpers (tests/helpers.py) with JSON Schema documents as defaults instead of their `Custom/1`
+text, for the core binding's tests of schemas."""
 
 import json
-
-import pytest
 
 from tests import helpers
 
 SCHEMA_V1 = {"type": "object", "properties": {"id": {"type": "string"}}}
 SCHEMA_V2 = {"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}
-
-
-@pytest.fixture
-def writer(editor_client):
-    return editor_client
-
-
-@pytest.fixture
-def group(writer):
-    return helpers.make_group(writer, "g1", description="first")
 
 
 def _document(body, default) -> bytes | str:

@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from .conftest import post_schema
+from .jsonschema_docs import post_schema
 
 pytestmark = pytest.mark.django_db
 
 
-def test_model_is_fixed(api_client):
-    model = api_client.get("/?model").json()
+def test_model_is_fixed(anon):
+    model = anon.get("/?model").json()
     groups = {g["plural"]: g for g in model["groups"]}
     assert groups["endpoints"]["resources"] == [
         {"singular": "definition", "plural": "definitions", "versions": 0, "mutable": True}
@@ -21,8 +21,8 @@ def test_model_is_fixed(api_client):
     assert [g["singular"] for g in model["groups"]] == ["endpoint", "definitionGroup", "schemaGroup"]
 
 
-def test_root_document(api_client, writer, group):
-    response = api_client.get("/")
+def test_root_document(anon, writer, group):
+    response = anon.get("/")
     assert response["Content-Type"] == "application/json; charset=utf-8"
     root = response.json()
     assert root["specVersion"] == "0.5-wip"
@@ -33,9 +33,9 @@ def test_root_document(api_client, writer, group):
     assert {"id", "name"} <= set(root)
 
 
-def test_inline_holds_everything(api_client, writer, group):
+def test_inline_holds_everything(anon, writer, group):
     assert post_schema(writer).status_code == 201
-    response = api_client.get("/?inline")
+    response = anon.get("/?inline")
     body = json.loads(b"".join(response.streaming_content))
     assert body["model"]["groups"]
     schema = body["schemaGroups"]["g1"]["schemas"]["s1"]
@@ -44,16 +44,16 @@ def test_inline_holds_everything(api_client, writer, group):
     assert body["endpoints"] == {} and body["definitionGroups"] == {}
 
 
-def test_inline_too_large_is_400(api_client, writer, group, settings):
+def test_inline_too_large_is_400(anon, writer, group, settings):
     post_schema(writer)
     settings.REGISTRY_MAX_INLINE_ENTITIES = 2
-    response = api_client.get("/?inline")
+    response = anon.get("/?inline")
     assert response.status_code == 400
     assert "page through" in response.json()["detail"]
-    assert api_client.get("/schemaGroups?inline").status_code == 400
+    assert anon.get("/schemaGroups?inline").status_code == 400
 
 
-def test_head_equals_get_without_body(api_client, group):
-    get, head = api_client.get("/schemaGroups/g1"), api_client.head("/schemaGroups/g1")
+def test_head_equals_get_without_body(anon, group):
+    get, head = anon.get("/schemaGroups/g1"), anon.head("/schemaGroups/g1")
     assert head.status_code == 200 and head.content == b""
     assert head["Content-Length"] == str(len(get.content))

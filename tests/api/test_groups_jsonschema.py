@@ -20,7 +20,7 @@ def test_create_with_location_and_defaults(writer):
     assert body["epoch"] == 1
     assert body["schemasURL"] == "http://testserver/schemaGroups/Orders/schemas" and body["schemasCount"] == 0
     assert TIMESTAMP.match(body["createdOn"]) and TIMESTAMP.match(body["modifiedOn"])
-    assert body["createdBy"] == "editor" == body["modifiedBy"]
+    assert body["createdBy"] == "alice" == body["modifiedBy"]
 
 
 def test_server_generated_id(writer):

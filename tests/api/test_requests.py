@@ -29,8 +29,8 @@ def test_non_object_and_wrong_types(writer):
     assert Group.objects.count() == 0 and OutboxEvent.objects.count() == 0
 
 
-def test_unknown_query_flag(api_client):
-    body = assert_problem(api_client.get("/schemaGroups?frobnicate=1"), 400, kind="unknown-flag")
+def test_unknown_query_flag(anon):
+    body = assert_problem(anon.get("/schemaGroups?frobnicate=1"), 400, kind="unknown-flag")
     assert "frobnicate" in body["detail"]
 
 
@@ -53,9 +53,9 @@ def test_method_not_allowed_has_allow(writer):
     assert body["title"]
 
 
-def test_unknown_path_is_problem_404(api_client):
-    assert_problem(api_client.get("/nothing/here"), 404)
-    assert_problem(api_client.get("/schemaGroups/none"), 404, kind="not-found")
+def test_unknown_path_is_problem_404(anon):
+    assert_problem(anon.get("/nothing/here"), 404)
+    assert_problem(anon.get("/schemaGroups/none"), 404, kind="not-found")
 
 
 def test_paging_with_link_header(writer):
@@ -89,25 +89,25 @@ def test_filters(writer):
     assert_problem(writer.get("/schemaGroups?filter=novalue"), 400)
 
 
-def test_auth_rules(api_client, django_user_model, settings):
-    assert_problem(api_client.post("/schemaGroups", {"id": "a"}, format="json"), 401)
+def test_auth_rules(anon, django_user_model, settings):
+    assert_problem(anon.post("/schemaGroups", {"id": "a"}, format="json"), 401)
     user = django_user_model.objects.create_user("plain", "p@example.com", "pw")
-    api_client.force_authenticate(user)
-    assert_problem(api_client.post("/schemaGroups", {"id": "a"}, format="json"), 403)
+    anon.force_authenticate(user)
+    assert_problem(anon.post("/schemaGroups", {"id": "a"}, format="json"), 403)
     from django.contrib.auth.models import Permission
 
     user.user_permissions.add(Permission.objects.get(codename="add_group", content_type__app_label="registry"))
-    api_client.force_authenticate(django_user_model.objects.get(pk=user.pk))
-    assert api_client.post("/schemaGroups", {"id": "a"}, format="json").status_code == 201
-    assert_problem(api_client.delete("/schemaGroups/a"), 403)
-    api_client.force_authenticate(None)
-    assert api_client.get("/schemaGroups").status_code == 200
+    anon.force_authenticate(django_user_model.objects.get(pk=user.pk))
+    assert anon.post("/schemaGroups", {"id": "a"}, format="json").status_code == 201
+    assert_problem(anon.delete("/schemaGroups/a"), 403)
+    anon.force_authenticate(None)
+    assert anon.get("/schemaGroups").status_code == 200
     settings.REGISTRY_PUBLIC_READ = False
-    assert_problem(api_client.get("/schemaGroups"), 401)
+    assert_problem(anon.get("/schemaGroups"), 401)
 
 
-def test_token_authentication(editor_client):
-    assert editor_client.post("/schemaGroups", {"id": "tok"}, format="json").json()["createdBy"] == "editor"
+def test_token_authentication(su):
+    assert su.post("/schemaGroups", {"id": "tok"}, format="json").json()["createdBy"] == "alice"
 
 
 def test_hostile_bodies_are_4xx_and_write_nothing(writer):
