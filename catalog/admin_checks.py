@@ -10,8 +10,8 @@ from django import forms
 from django.utils.html import escape, format_html, format_html_join
 
 from registry.admin_forms import DocumentField, DocumentFormMixin, attach_problem
-from registry.api.requests import loads_strict
 from registry.errors import Problem
+from registry.http.requests import loads_strict
 from registry.services import VersionInput, WriteContext
 
 from . import checks, message_checks

@@ -168,9 +168,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["registry.api.permissions.RegistryPermission"],
+    "DEFAULT_PERMISSION_CLASSES": ["registry.http.permissions.RegistryPermission"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "registry.api.problems.problem_exception_handler",
+    "EXCEPTION_HANDLER": "registry.http.problems.problem_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 SPECTACULAR_SETTINGS = {

@@ -24,5 +24,5 @@ urlpatterns = [
     path("", include("registry.api.urls")),
 ]
 
-handler404 = "registry.api.problems.not_found_view"
-handler500 = "registry.api.problems.server_error_view"
+handler404 = "registry.http.problems.not_found_view"
+handler500 = "registry.http.problems.server_error_view"

@@ -43,7 +43,7 @@ def exists_ignoring_case(queryset, field: str, value: str) -> bool:
 def change_marker() -> str:
     """Changes whenever a change is committed: every committed write adds an outbox row in its transaction, and
     rows are never deleted, so the count grows with each commit (the newest time guards against a future
-    pruning of old rows). For the tags of answers too large to hash (`registry/api/caching.py`)."""
+    pruning of old rows). For the tags of answers too large to hash (`registry/http/conditional.py`)."""
     stats = OutboxEvent.objects.order_by().aggregate(n=Count("pk"), newest=Max("created_at"))
     return f"{stats['n']}:{stats['newest'].isoformat() if stats['newest'] else '-'}"
 

@@ -19,12 +19,12 @@ from django.db.models.functions import Length
 from django.http import HttpResponse
 
 from registry import selectors, services
-from registry.api.base import RegistryView, json_response
-from registry.api.requests import body_bytes, check_flags, json_body, query_epoch
 from registry.attributes import timestamp
 from registry.errors import Problem
 from registry.filters import apply as apply_filters
 from registry.filters import parse as parse_filters
+from registry.http.requests import body_bytes, check_flags, json_body, query_epoch
+from registry.http.views import RegistryView, json_response
 from registry.models import Group, Resource, Version
 from registry.paging import PageRequest, link_header
 from registry.representations import document_bytes, merged_attributes

@@ -8,10 +8,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
-from registry.api.base import RegistryView, json_response
-from registry.api.openapi import problem_responses
-from registry.api.permissions import RegistryPermission
-from registry.api.requests import check_flags, version_input
+from registry.api.inputs import version_input
+from registry.http.openapi import problem_responses
+from registry.http.permissions import RegistryPermission
+from registry.http.requests import check_flags
+from registry.http.views import RegistryView, json_response
 
 from .. import checks
 from ..validators.compatibility import LEVELS

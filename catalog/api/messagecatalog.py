@@ -26,10 +26,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from registry import selectors, services
-from registry.api.base import json_response
-from registry.api.openapi import problem_responses
-from registry.api.requests import body_bytes, check_flags, loads_strict, query_epoch
 from registry.errors import Problem
+from registry.http.openapi import problem_responses
+from registry.http.requests import body_bytes, check_flags, loads_strict, query_epoch
+from registry.http.views import json_response
 from registry.models import Group, Resource
 from registry.representations import is_json_media_type
 

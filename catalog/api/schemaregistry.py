@@ -12,8 +12,8 @@ or in headers of those names; `?epoch=N` (or `Registry-epoch`) as on every write
 from __future__ import annotations
 
 from catalog.validators.format_names import same_format
-from registry.api.requests import check_flags
 from registry.errors import Problem
+from registry.http.requests import check_flags
 from registry.models import Group, Resource
 from registry.representations import merged_attributes
 

@@ -15,9 +15,9 @@ from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 
 from catalog import message_checks
-from registry.api.base import RegistryView, json_response
-from registry.api.openapi import RegistryAutoSchema, problem_responses
-from registry.api.requests import check_flags, json_body
+from registry.http.openapi import RegistryAutoSchema, problem_responses
+from registry.http.requests import check_flags, json_body
+from registry.http.views import RegistryView, json_response
 from registry.xr10.base import XRegistryView, v1_paths
 
 TAGS = ["message validation"]

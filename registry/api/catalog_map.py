@@ -12,11 +12,12 @@ from .. import references
 from ..catalog_map import MapUnavailable, catalog_map_svg
 from ..dashboard import admin_url_of
 from ..errors import Problem
+from ..http.openapi import PROBLEM
+from ..http.requests import check_flags
+from ..http.views import RegistryView
 from ..services.references import base_urls
 from ..xr10.mapping import reference_to_v05
-from .base import RegistryView
-from .openapi import PROBLEM, READ_ERRORS
-from .requests import check_flags
+from .openapi import READ_ERRORS
 
 
 def map_root(value: str | None) -> str | None:

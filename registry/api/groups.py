@@ -7,10 +7,10 @@ from django.conf import settings
 from .. import selectors, services
 from ..documents.exports import export_document
 from ..errors import Problem
+from ..http.requests import check_flags, flag, json_body, query_epoch
+from ..http.views import RegistryView, json_response
 from ..paging import PageRequest, link_header
 from ..representations import group_json
-from .base import RegistryView, json_response
-from .requests import check_flags, flag, json_body, query_epoch
 
 GROUP_PERMISSIONS = {
     "POST": "registry.add_group",

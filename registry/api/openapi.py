@@ -7,59 +7,13 @@ applied afterwards by the postprocessing hook in openapi_document.py.
 
 from __future__ import annotations
 
-from django.conf import settings
-from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-PROBLEM = inline_serializer(
-    "Problem",
-    fields={
-        "type": serializers.CharField(),
-        "title": serializers.CharField(),
-        "status": serializers.IntegerField(),
-        "detail": serializers.CharField(),
-        "instance": serializers.CharField(required=False),
-        "errors": serializers.ListField(child=serializers.JSONField(), required=False),
-        "referencedby": serializers.DictField(
-            child=serializers.JSONField(),
-            required=False,
-            help_text="409 on a delete: the entities still referencing it",
-        ),
-        "subject": serializers.CharField(
-            required=False, help_text="xRegistry 1.0 binding: the entity's xid or the request path the error is about"
-        ),
-        "args": serializers.DictField(
-            child=serializers.CharField(),
-            required=False,
-            help_text="xRegistry 1.0 binding: the substitution values of the title",
-        ),
-    },
-)
+from ..http.openapi import problem_responses
+
 ENTITY = OpenApiTypes.OBJECT
 DOCUMENT = {"*/*": OpenApiTypes.BINARY}
-
-
-def _problem(description: str) -> OpenApiResponse:
-    return OpenApiResponse(response=PROBLEM, description=description)
-
-
-PROBLEM_DESCRIPTIONS = {
-    400: "invalid request",
-    401: "authentication required",
-    403: "permission denied",
-    404: "unknown entity",
-    405: "method not allowed",
-    409: "conflict (id, epoch, compatibility, still referenced)",
-    413: "body too large",
-    415: "unsupported media type",
-}
-
-
-def problem_responses(*codes: int) -> dict:
-    """Responses for these error statuses, as `application/problem+json` documents (for extend_schema)."""
-    return {(code, "application/problem+json"): _problem(PROBLEM_DESCRIPTIONS[code]) for code in codes}
 
 
 def _query(name: str, type_, description: str, many: bool = False) -> OpenApiParameter:
@@ -231,24 +185,3 @@ def document(view_class, operations: dict):
     for method, decorator in operations.items():
         setattr(view_class, method, decorator(getattr(view_class, method)))
     return view_class
-
-
-class RegistryAutoSchema(AutoSchema):
-    """Operation ids from the path: `get_schemaGroups_schemas` for a collection, `..._item` for one entry;
-    reads that anyone may make (REGISTRY_PUBLIC_READ, views without `read_permissions`) say that
-    authentication is optional."""
-
-    def get_auth(self):
-        auths = super().get_auth()
-        public = settings.REGISTRY_PUBLIC_READ and not getattr(self.view, "read_permissions", None)
-        reads = ("GET", "HEAD") if not getattr(self.view, "read_only_check", False) else ("GET", "HEAD", "POST")
-        if self.method in reads and public and {} not in auths:
-            auths.append({})
-        return auths
-
-    def get_operation_id(self):
-        segments = [s for s in self.path.strip("/").split("/") if s]
-        names = [s for s in segments if not s.startswith("{")]
-        item = bool(segments) and segments[-1].startswith("{")
-        base = "_".join(names) or "root"
-        return f"{self.method.lower()}_{base}{'_item' if item else ''}"

@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.http import HttpResponse
 
 from .. import selectors, services
+from ..http.requests import check_flags, flag, json_body, query_epoch
+from ..http.views import RegistryView, json_response
 from ..paging import PageRequest, link_header
 from ..representations import document_bytes, registry_headers, resource_json, version_json, version_meta
-from .base import RegistryView, json_response
 from .groups import check_inline_size
-from .requests import check_flags, flag, json_body, query_epoch, version_input
+from .inputs import version_input
 
 RESOURCE_PERMISSIONS = {
     "POST": ("registry.add_resource", "registry.add_version"),

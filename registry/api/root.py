@@ -13,13 +13,13 @@ from ..documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_documen
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..errors import Problem
+from ..http.conditional import stream_etag
+from ..http.rendered_answers import rendered_answers
+from ..http.requests import body_bytes, check_flags, flag
+from ..http.views import JSON_CONTENT_TYPE, RegistryView, json_response
 from ..model import registry_model
 from ..representations import group_json
-from .base import JSON_CONTENT_TYPE, RegistryView, json_response
-from .caching import stream_etag
 from .groups import check_inline_size
-from .rendered_answers import rendered_answers
-from .requests import body_bytes, check_flags, flag
 
 
 def registry_attributes(base: str) -> dict:
@@ -80,7 +80,7 @@ class RootView(RegistryView):
 
     def whole_registry(self, request, base: str):
         """`?inline` or the export: served as rendered under the current change marker, else rendered (and
-        kept, registry/api/rendered_answers.py); the tag is the marker's, so a revalidation costs one query."""
+        kept, registry/http/rendered_answers.py); the tag is the marker's, so a revalidation costs one query."""
         accept = request.headers.get("Accept", "")
         if "application/cloudevents-registry+yaml" in accept:
             variant, content_type = "yaml", "application/cloudevents-registry+yaml; charset=utf-8"

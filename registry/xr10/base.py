@@ -1,6 +1,6 @@
 """The plumbing of every `/registry` view: 1.0 error documents, `xRegistry-*` headers, the root link, flags.
 
-Auth, permissions and HTTP caching are those of the 0.5 binding (`registry/api/base.py`); HTTP Basic auth
+Auth, permissions and HTTP caching are those of the 0.5 binding (`registry/http/views.py`); HTTP Basic auth
 is accepted besides tokens and sessions (`xr` sends credentials as `http://user:password@host/registry`).
 Errors keep `application/problem+json` and take the `type` URIs of the 1.0 spec ("Error Processing").
 """
@@ -11,10 +11,10 @@ from django.http import HttpResponse
 from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
 
-from ..api.base import RegistryView, json_response
-from ..api.problems import problem_from_drf
 from ..attributes import check_id
 from ..errors import Problem
+from ..http.problems import problem_from_drf
+from ..http.views import RegistryView, json_response
 from ..model import registry_model
 from .errors import SPEC, V1Problem
 from .flags import check_values, collections_only

@@ -11,8 +11,8 @@ from __future__ import annotations
 from django.http import HttpResponse
 
 from .. import compiled_reads, selectors
-from ..api.base import json_response
 from ..errors import Problem
+from ..http.views import json_response
 from ..paging import PageRequest, link_header
 from . import writes
 from .base import XRegistryView

@@ -8,7 +8,7 @@ import base64
 import binascii
 import json
 
-from ..api.requests import prefixed_headers
+from ..http.requests import prefixed_headers
 from ..services.inputs import UNSET, VersionInput
 from .bodies import json_body
 from .documents import META_ATTRIBUTES, DocumentError, _strip, _version_to_v05

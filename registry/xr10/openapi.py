@@ -9,7 +9,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 
-from ..api.openapi import PROBLEM
+from ..http.openapi import PROBLEM
 
 TAG = ["xregistry-1.0"]
 

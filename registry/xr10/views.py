@@ -13,9 +13,9 @@ import json
 from django.http import HttpResponse
 
 from .. import selectors
-from ..api.base import JSON_CONTENT_TYPE, json_response
-from ..api.caching import stream_etag
-from ..api.rendered_answers import rendered_answers
+from ..http.conditional import stream_etag
+from ..http.rendered_answers import rendered_answers
+from ..http.views import JSON_CONTENT_TYPE, json_response
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
@@ -29,7 +29,7 @@ from .reads import export_json, registry_json
 
 def kept_answer(request, key: str, render, marker: str | None = None) -> HttpResponse:
     """A whole-registry answer, kept rendered per worker until the next committed change (as the 0.5 binding's
-    `/?inline`: registry/api/rendered_answers.py), so that a repeated read costs one query. `marker`: what the
+    `/?inline`: registry/http/rendered_answers.py), so that a repeated read costs one query. `marker`: what the
     answer depends on, when that is less than every change (the registry's own state for its root)."""
     marker = marker or selectors.change_marker()
     cache_key = ("xr10", key, request.build_absolute_uri("/"), request.get_full_path())

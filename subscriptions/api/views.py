@@ -6,10 +6,10 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from registry.api.base import RegistryView, json_response
-from registry.api.openapi import problem_responses
-from registry.api.requests import body_bytes, check_flags, loads_strict
 from registry.errors import Problem
+from registry.http.openapi import problem_responses
+from registry.http.requests import body_bytes, check_flags, loads_strict
+from registry.http.views import RegistryView, json_response
 from registry.paging import PageRequest, link_header
 
 from .. import selectors, services

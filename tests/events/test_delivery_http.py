@@ -119,9 +119,7 @@ def test_max_attempts_dead_letter_then_redeliver(su, private_sinks, sink):
 
 def test_rolled_back_change_delivers_nothing(su, private_sinks, sink):
     subscribe(su, sink)
-    response = su.generic(
-        "POST", "/schemaGroups", '{"id": "x", "tags": []}', content_type="application/json"
-    )
+    response = su.generic("POST", "/schemaGroups", '{"id": "x", "tags": []}', content_type="application/json")
     assert response.status_code == 400
     assert [r for r in sink.requests if r["method"] == "POST"] == []
     assert OutboxEvent.objects.count() == 0

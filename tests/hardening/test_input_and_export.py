@@ -172,7 +172,7 @@ def test_server_errors_have_their_own_problem_type():
     """issue 11 item 9: a 5xx said "Bad request" before"""
     from django.test import RequestFactory
 
-    from registry.api.problems import server_error_view
+    from registry.http.problems import server_error_view
 
     response = server_error_view(RequestFactory().get("/x"))
     body = json.loads(response.content)
@@ -205,8 +205,8 @@ def test_a_problem_quoting_a_lone_surrogate_is_still_json():
     """issue 11 item 7: a detail that quotes client input holding a lone surrogate failed to encode (500)"""
     from django.test import RequestFactory
 
-    from registry.api.problems import problem_response
     from registry.errors import Problem
+    from registry.http.problems import problem_response
 
     response = problem_response(Problem("invalid-id", "id 'g\udc00' is not allowed"), RequestFactory().get("/x"))
     body = json.loads(response.content)

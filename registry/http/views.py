@@ -14,7 +14,7 @@ from ..errors import Problem
 from ..model import registry_model
 from ..services import EntityAddress, WriteContext
 from ..services.references import base_urls
-from . import caching
+from . import conditional
 from .openapi import RegistryAutoSchema
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
@@ -86,15 +86,15 @@ class RegistryView(APIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # authentication and permissions first
         refuse_nul(request, kwargs)
-        caching.check_write_preconditions(self, request, kwargs)
+        conditional.check_write_preconditions(self, request, kwargs)
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
-        return caching.finalize_read(request, response, marker=selectors.change_marker)
+        return conditional.finalize_read(request, response, marker=selectors.change_marker)
 
     def head(self, request, *args, **kwargs):
         response = self.get(request, *args, **kwargs)
-        caching.head_etag(response)
+        conditional.head_etag(response)
         if hasattr(response, "streaming_content"):
             response = HttpResponse(status=response.status_code, headers=dict(response.items()))
         else:
