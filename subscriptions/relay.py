@@ -4,6 +4,10 @@ Runs after every commit that wrote events (kicked through the engine's on-commit
 beat sweep, so an event committed just before a crash is still relayed. Rows are claimed with
 `SELECT ... FOR UPDATE SKIP LOCKED` (PostgreSQL) so that concurrent relays never take the same event;
 the unique (event, subscription) constraint makes a second relay of the same event harmless.
+
+A subscription's filters see the event it receives: those of a subscription with `config.eventformat`
+`xregistry-1.0` are matched against the 1.0 event's `type` and `subject` (`io.xregistry.group.updated`,
+`/schemagroups/g`), the others against the 0.5 event's. One index per event format in use.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from django.utils import timezone
 from registry.models import OutboxEvent
 
 from .delivery import policy
+from .delivery.events import attributes, event_format
 from .matching import SubscriptionIndex
 from .models import Delivery, Subscription
 
@@ -22,33 +27,34 @@ BATCH = 500
 _cache: dict = {}
 
 
-def event_attributes(event: OutboxEvent) -> dict:
-    return {
-        "specversion": "1.0",
-        "id": str(event.id),
-        "type": event.type,
-        "source": event.source,
-        "subject": event.subject,
-        "time": event.time.isoformat().replace("+00:00", "Z"),
-    }
-
-
-def subscription_index() -> tuple[SubscriptionIndex, dict]:
-    """The index of active subscriptions, rebuilt only when subscriptions changed (per process)."""
+def subscription_index() -> tuple[dict[str, SubscriptionIndex], dict]:
+    """The indexes of active subscriptions, one per event format in use, rebuilt only when subscriptions
+    changed (per process)."""
     stamp = Subscription.objects.aggregate(n=Count("pk"), m=Max("modified_on"))
     stamp = (stamp["n"], stamp["m"])
     if _cache.get("stamp") != stamp:
-        index, by_id = SubscriptionIndex(), {}
+        indexes: dict[str, SubscriptionIndex] = {}
+        by_id = {}
         for subscription in Subscription.objects.filter(status=Subscription.Status.ACTIVE):
-            index.add(subscription.pk, subscription.filters)
+            indexes.setdefault(event_format(subscription), SubscriptionIndex()).add(
+                subscription.pk, subscription.filters
+            )
             by_id[subscription.pk] = subscription
-        _cache.update(stamp=stamp, index=index, by_id=by_id)
-    return _cache["index"], _cache["by_id"]
+        _cache.update(stamp=stamp, indexes=indexes, by_id=by_id)
+    return _cache["indexes"], _cache["by_id"]
+
+
+def matching_subscriptions(event: OutboxEvent, indexes: dict[str, SubscriptionIndex]) -> list:
+    """Ids of the subscriptions whose filters match the event in the format each of them receives."""
+    out = []
+    for eventformat, index in indexes.items():
+        out += index.match(attributes(event, eventformat))
+    return out
 
 
 def relay_batch() -> tuple[int, list[int]]:
     """Relay up to BATCH pending events; returns (events relayed, ids of the deliveries created)."""
-    index, by_id = subscription_index()
+    indexes, by_id = subscription_index()
     with transaction.atomic():
         qs = OutboxEvent.objects.filter(relayed_at__isnull=True).order_by("created_at")
         if connection.features.has_select_for_update_skip_locked:
@@ -59,7 +65,7 @@ def relay_batch() -> tuple[int, list[int]]:
         now = timezone.now()
         deliveries = []
         for event in events:
-            for sid in index.match(event_attributes(event)):
+            for sid in matching_subscriptions(event, indexes):
                 subscription = by_id[sid]
                 deliveries.append(
                     Delivery(

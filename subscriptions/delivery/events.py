@@ -32,32 +32,40 @@ def _entity(path: str) -> str:
     return {2: "group", 4: "resource"}.get(depth, "version" if depth >= 6 else "registry")
 
 
-def cloud_event(event: OutboxEvent, eventformat: str = DEFAULT_FORMAT) -> CloudEvent:
-    """The same `id` on every attempt: the outbox row's id."""
+def attributes(event: OutboxEvent, eventformat: str = DEFAULT_FORMAT) -> dict:
+    """The context attributes of the change's CloudEvent in `eventformat`: what is delivered, and what the
+    subscription's filters are matched against (`time` as RFC 3339 text, as it is on the wire)."""
     if eventformat == XREGISTRY_10:
         action = "deleted" if event.type.endswith(".deleted.v1") else "updated"
         correlation = hashlib.sha256(f"{event.source}|{event.time.isoformat()}".encode()).hexdigest()[:20]
-        return CloudEvent(
-            attributes={
-                "specversion": "1.0",
-                "id": str(event.id),
-                "type": f"io.xregistry.{_entity(event.subject)}.{action}",
-                "source": event.source,
-                "subject": v1_paths(event.subject + "/").rstrip("/"),
-                "time": event.time,
-                "xregcorrelationid": correlation,
-            }
-        )
-    return CloudEvent(
-        attributes={
+        out = {
+            "specversion": "1.0",
+            "id": str(event.id),
+            "type": f"io.xregistry.{_entity(event.subject)}.{action}",
+            "source": event.source,
+            "subject": v1_paths(event.subject + "/").rstrip("/"),
+            "time": _rfc3339(event.time),
+            "xregcorrelationid": correlation,
+        }
+    else:
+        out = {
             "specversion": "1.0",
             "id": str(event.id),
             "type": event.type,
             "source": event.source,
             "subject": event.subject,
-            "time": event.time,
+            "time": _rfc3339(event.time),
         }
-    )
+    return out
+
+
+def _rfc3339(moment) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def cloud_event(event: OutboxEvent, eventformat: str = DEFAULT_FORMAT) -> CloudEvent:
+    """The same `id` on every attempt: the outbox row's id."""
+    return CloudEvent(attributes={**attributes(event, eventformat), "time": event.time})
 
 
 def structured(event: OutboxEvent, eventformat: str = DEFAULT_FORMAT) -> tuple[dict[str, str], bytes]:
