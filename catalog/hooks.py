@@ -71,7 +71,7 @@ def _borrowed(check: VersionCheck, uri: str, group_format: str | None) -> list[s
         return []  # another registry's definition: not checked here
     target = check.lookup(path.split(":", 1)[0])
     if target is None:
-        return [f"uri {uri!r} does not resolve to a definition"]
+        return [] if check.dangling_references else [f"uri {uri!r} does not resolve to a definition"]
     if group_format and not same_format(target.get("format"), group_format):
         return [
             f"uri: the borrowed definition has format {target.get('format')!r}, the group's format is {group_format!r}"

@@ -10,6 +10,7 @@ import re
 from datetime import UTC, datetime
 
 from .errors import Problem
+from .limits import MAX_DEPTH, nested_deeper_than
 
 # RFC 3986 segment-nz-nc: unreserved / pct-encoded / sub-delims / "@"
 ID_PATTERN = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=@]|%[0-9A-Fa-f]{2})+$")
@@ -50,8 +51,12 @@ def check_id(value, what: str = "id") -> str:
 
 
 def check_common(attrs: dict, prefix: str = "") -> list[str]:
-    """Type errors of the common attributes present in attrs (None values mean 'remove' and pass)."""
+    """Type errors of the common attributes present in attrs (None values mean 'remove' and pass), and the
+    one nesting limit of an entity's attributes (registry.limits.MAX_DEPTH, the attributes object counting as
+    one level): every door's writes come here, so what is stored always fits in an export that imports again."""
     errors = []
+    if nested_deeper_than(attrs, MAX_DEPTH):
+        errors.append(f"{prefix}the attributes are nested deeper than {MAX_DEPTH} levels")
     for key in ("name", "description", "docs"):
         value = attrs.get(key)
         if value is not None and not isinstance(value, str):

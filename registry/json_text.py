@@ -1,13 +1,17 @@
 """JSON from untrusted bytes within bounds: nesting depth is checked on the text before parsing, without
 recursion, so a deeply nested document cannot exhaust the stack of any library; and whether a stored JSON
 document can be served and exported again (`json_document_problem`). Used by the engine and by the catalog's
-format validators."""
+format validators. The limits are registry.limits's: `MAX_DEPTH` for one entity's JSON, `MAX_DOCUMENT_DEPTH` for
+what carries entities (request bodies, registry documents)."""
 
 import json
 
 from .attributes import unstorable
+from .limits import MAX_DEPTH, MAX_DOCUMENT_DEPTH
 
-MAX_DEPTH = 256
+
+class TooDeep(ValueError):
+    """JSON text nested deeper than a limit (refused before any parser sees it)."""
 
 
 def json_depth(text: str) -> int:
@@ -72,9 +76,12 @@ def _finite(text: str) -> float:
     return value
 
 
-def strict_loads(text: str):
+def strict_loads(text: str, max_depth: int = MAX_DOCUMENT_DEPTH):
     """json.loads that refuses NaN/Infinity, numbers that overflow to infinity (1e999) and duplicate keys
-    (RFC 8259 interoperable JSON)."""
+    (RFC 8259 interoperable JSON), and (TooDeep) text nested deeper than `max_depth`: by default what a request
+    body or a registry document may hold, one entity's `MAX_DEPTH` and the levels around it."""
+    if nesting_exceeds(text, max_depth):
+        raise TooDeep(f"is nested deeper than {max_depth} levels")
     return json.loads(text, parse_constant=_reject_constant, parse_float=_finite, object_pairs_hook=_no_duplicates)
 
 
@@ -89,10 +96,10 @@ def load_json_document(content: bytes, max_depth: int = MAX_DEPTH) -> tuple[obje
         return None, "the document is not UTF-8 text"
     if not text.strip():
         return None, None
-    if nesting_exceeds(text, max_depth):
-        return None, f"the document is nested deeper than {max_depth} levels"
     try:
-        value = strict_loads(text)
+        value = strict_loads(text, max_depth)
+    except TooDeep as exc:
+        return None, f"the document {exc}"
     except ValueError as exc:
         return None, f"the document is not valid JSON: {exc}"
     # UTF-8 text holds no lone surrogate and JSON text no raw NUL: both can only come from \u escapes

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from registry.documents.flatten import EntityRecord, flatten
+from registry.json_text import strict_loads
 from registry.model import registry_model
 
 _registered = {"done": False}
@@ -45,7 +46,7 @@ def records_from_line(line: str, source: str) -> list[EntityRecord]:
     A group line may nest its resources; its parents must exist (in the input or the registry)."""
     ensure_model()
     try:
-        data = json.loads(line)
+        data = strict_loads(line)  # the registry's JSON rules and nesting limit, as for documents
         path = str(data.pop("path"))
     except (ValueError, KeyError, AttributeError, TypeError) as exc:
         return [EntityRecord(path=source, kind="invalid", group_type="", gid="", error=f"bad JSON line: {exc}")]

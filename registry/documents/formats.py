@@ -1,7 +1,8 @@
 """Reading and writing registry documents as JSON or YAML, within bounds.
 
 YAML is read with PyYAML's safe loader, refusing documents that use more than a few aliases (an alias
-"bomb" expands exponentially once serialized); JSON nesting depth is bounded for both.
+"bomb" expands exponentially once serialized); nesting depth is bounded for both by registry.limits's
+MAX_DOCUMENT_DEPTH: one entity's limit and the levels a document puts around it, so an export always imports.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import yaml
 
 from ..attributes import unstorable
 from ..errors import Problem
-from ..json_text import nesting_exceeds, strict_loads
+from ..json_text import TooDeep, strict_loads
+from ..limits import MAX_DOCUMENT_DEPTH
 
 JSON_MEDIA_TYPES = ("application/cloudevents-registry+json", "application/json")
 YAML_MEDIA_TYPES = ("application/cloudevents-registry+yaml", "application/yaml", "application/x-yaml", "text/yaml")
 MAX_ALIASES = 100
-MAX_DEPTH = 64
 SCHEMA_URI = "https://cloudevents.io/schemas/registry"
 
 
@@ -39,24 +40,26 @@ class _BoundedLoader(yaml.SafeLoader):
 MAX_NODES = 2_000_000
 
 
-def _depth_ok(value, limit: int = MAX_DEPTH) -> bool:
-    """Nesting within `limit` and, aliases expanded, at most MAX_NODES values (an alias bomb is refused).
+def _depth_ok(value, limit: int = MAX_DOCUMENT_DEPTH) -> bool:
+    """Nesting within `limit` (as registry.limits counts it: `{}` is depth 1) and, aliases expanded, at most
+    MAX_NODES values (an alias bomb is refused).
 
-    Walked level by level, visiting containers only: each one's children are counted at once, and one at
-    depth `limit` may hold none (about twice as fast as visiting every value)."""
-    counted, depth = 1, 1
+    Walked level by level, visiting containers only: each one's children are counted at once (about twice as
+    fast as visiting every value)."""
+    counted, depth = 1, 0
     level = [value] if isinstance(value, dict | list) else []
     while level:
+        depth += 1
+        if depth > limit:
+            return False
         below = []
         for item in level:
             children = item.values() if isinstance(item, dict) else item
-            if children and depth >= limit:
-                return False
             counted += len(children)
             if counted > MAX_NODES:
                 return False
             below += [child for child in children if isinstance(child, dict | list)]
-        level, depth = below, depth + 1
+        level = below
     return True
 
 
@@ -81,9 +84,9 @@ def parse_document(raw: bytes, *, yaml_format: bool) -> dict:
             finally:
                 loader.dispose()
         else:
-            if nesting_exceeds(text, MAX_DEPTH):
-                raise Problem("invalid-document", f"the document is nested deeper than {MAX_DEPTH} levels")
-            value = strict_loads(text)
+            value = strict_loads(text, MAX_DOCUMENT_DEPTH)
+    except TooDeep as exc:
+        raise Problem("invalid-document", f"the document {exc}")
     except RecursionError:
         raise Problem("invalid-document", "the document is nested too deeply")
     except (ValueError, yaml.YAMLError) as exc:
@@ -93,7 +96,7 @@ def parse_document(raw: bytes, *, yaml_format: bool) -> dict:
     if not _depth_ok(value):
         raise Problem(
             "invalid-document",
-            f"the document is nested deeper than {MAX_DEPTH} levels or holds more "
+            f"the document is nested deeper than {MAX_DOCUMENT_DEPTH} levels or holds more "
             f"than {MAX_NODES} values once its aliases are expanded",
         )
     problem = unstorable(value, "document")

@@ -3,7 +3,8 @@
 Each entity is written by the same services as the API (same validation, epochs and change events),
 inside one transaction; an entity equal to what is stored is left alone (no epoch change, no event), so
 importing an export changes nothing. Every invalid entity is reported (path and reason) before the whole
-import is rolled back.
+import is rolled back. A reference that names no entity (in the document or the store) is not an error but a
+warning of the report: the store keeps such references after a forced delete, and its exports must import.
 """
 
 from __future__ import annotations
@@ -37,14 +38,21 @@ class ImportReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)  # {path, reason}: references that name no entity
 
     def as_json(self) -> dict:
-        return {"created": self.created, "updated": self.updated, "unchanged": self.unchanged}
+        return {
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "warnings": self.warnings,
+        }
 
     def merge(self, other: ImportReport) -> None:
         self.created += other.created
         self.updated += other.updated
         self.unchanged += other.unchanged
+        self.warnings += other.warnings
 
 
 class _Importer:
@@ -148,6 +156,7 @@ class _Importer:
                         group_attributes=group_attrs,
                         base_url=self.ctx.base_url,
                         binding=self.ctx.binding,
+                        dangling_references=True,
                     )
                 )
             except Invalid as exc:
@@ -268,9 +277,18 @@ def _refuse(errors: list[dict]) -> None:
     )
 
 
-@transaction.atomic
 def import_document(ctx: WriteContext, doc: dict) -> ImportReport:
-    """Create or update every entity of the document; Problem with every error (nothing written) if any fails."""
+    """Create or update every entity of the document; Problem with every error (nothing written) if any fails.
+    References that name no entity are accepted and listed in the report's `warnings`."""
+    dangling, ctx.dangling_references = ctx.dangling_references, True
+    try:
+        return _import(ctx, doc)
+    finally:
+        ctx.dangling_references = dangling
+
+
+@transaction.atomic
+def _import(ctx: WriteContext, doc: dict) -> ImportReport:
     importer = _Importer(ctx)
     errors = precheck(doc)
     if errors:
@@ -279,8 +297,8 @@ def import_document(ctx: WriteContext, doc: dict) -> ImportReport:
         for gt in _import_order():
             for gid, gdata in (doc.get(gt.plural) if isinstance(doc.get(gt.plural), dict) else {}).items():
                 importer.check_orphans(gt, gid, gdata)
-        _refuse(importer.errors + check_references(doc, ctx.base_url))
-    importer.errors += check_references(doc, ctx.base_url)
+        _refuse(importer.errors)
+    importer.report.warnings = check_references(doc, ctx.base_url)
     for gt in _import_order():
         if isinstance(doc.get(gt.plural), dict):
             importer.preload_groups(gt, list(doc[gt.plural]))

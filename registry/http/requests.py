@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from ..errors import Problem
-from ..json_text import strict_loads
+from ..json_text import TooDeep, strict_loads
 
 
 def check_flags(request, allowed: set[str]) -> None:
@@ -65,6 +65,8 @@ def loads_strict(raw: bytes, what: str = "body"):
         raise Problem("malformed-json", f"the {what} is not UTF-8")
     try:
         return strict_loads(text)
+    except TooDeep as exc:  # registry.limits.MAX_DOCUMENT_DEPTH, the limit of every door
+        raise Problem("malformed-json", f"the {what} {exc}")
     except RecursionError:
         raise Problem("malformed-json", f"the {what} is nested too deeply")
     except ValueError as exc:

@@ -24,6 +24,9 @@ class WriteContext:
     origin: str | None = None
     binding: str = "0.5"  # the binding the write came through: "0.5" or "xregistry-1.0" (validators may differ)
     emitted: int = 0  # change events this context has written (a bulk import checks nobody else wrote meanwhile)
+    # a reference that names no entity is accepted, not refused: a document import (its report lists them as
+    # warnings), so that an export of a registry holding dangling references (after a forced delete) imports
+    dangling_references: bool = False
 
     def __post_init__(self):
         if not self.base_url:

@@ -46,6 +46,7 @@ def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensio
         resource_counts=counts,
         group_exists=group_exists,
         binding=ctx.binding,
+        dangling_references=ctx.dangling_references,
     )
     try:
         gt.validate(check)

@@ -124,6 +124,7 @@ def validate_version(
         group_exists=group_exists,
         lookup=entity_attributes,
         binding=ctx.binding,
+        dangling_references=ctx.dangling_references,
     )
     try:
         rt.validate(check)

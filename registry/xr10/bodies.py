@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from ..errors import Problem
+from ..json_text import TooDeep, nesting_exceeds
+from ..limits import MAX_DOCUMENT_DEPTH
 from .errors import V1Problem
 from .flags import ignored
 
@@ -19,6 +21,8 @@ def json_body(request, *, kind=dict, required: bool = True):
     if media and media != "application/json" and not media.endswith("+json"):
         raise Problem("unsupported-media-type", f"this body is JSON (application/json), not {media}")
     try:
+        if nesting_exceeds(raw.decode("utf-8"), MAX_DOCUMENT_DEPTH):  # the limit of every door (registry.limits)
+            raise TooDeep(f"it is nested deeper than {MAX_DOCUMENT_DEPTH} levels")
         value = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise V1Problem("parsing_data", f"the body is not JSON: {exc}") from None
