@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "subscriptions",
     "pipeline",
     "sync",
+    "confluent",
 ]
 
 MIDDLEWARE = [
@@ -162,6 +163,8 @@ REGISTRY_DESCRIPTION = os.environ.get("REGISTRY_DESCRIPTION", "")
 REGISTRY_DOCS = os.environ.get("REGISTRY_DOCS", "")
 REGISTRY_ALLOW_PRIVATE_SINKS = env_bool("REGISTRY_ALLOW_PRIVATE_SINKS", False)
 REGISTRY_WEBHOOK_HANDSHAKE = env_bool("REGISTRY_WEBHOOK_HANDSHAKE", True)
+# the schema group that holds the subjects of the Confluent API's default context (docs/confluent.md)
+REGISTRY_CONFLUENT_GROUP = os.environ.get("REGISTRY_CONFLUENT_GROUP") or "confluent"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

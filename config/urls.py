@@ -16,6 +16,7 @@ urlpatterns = [
     path(".well-known/xregistry", xr10_views.DiscoveryView.as_view(), name="xregistry-discovery"),
     path("registry", xr10_views.RootView.as_view(schema=None), name="xr10-root-bare"),  # documented as /registry/
     path("registry/", include("registry.xr10.urls")),
+    path("confluent/", include("confluent.api.urls")),  # docs/confluent.md
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="openapi-docs"),
     path("", include("subscriptions.api.urls")),

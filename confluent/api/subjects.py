@@ -1,0 +1,116 @@
+"""Subjects and their versions: list, register, look up, read, delete, referenced-by."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+
+from catalog.api.base import RESOURCE_PERMISSIONS
+
+from .. import selectors, services
+from ..errors import SCHEMA_NOT_FOUND, ConfluentError
+from ..schema_types import prepare
+from ..subjects import parse
+from . import render
+from .base import ConfluentView, answer, flag, json_body, page
+from .inputs import registration
+
+DELETE_SUBJECT = {"DELETE": ("registry.delete_resource", "registry.delete_version")}
+DELETE_VERSION = {"DELETE": "registry.delete_version"}
+
+
+class SubjectsView(ConfluentView):
+    def get(self, request):
+        """Every subject (`?subjectPrefix`, `?deleted`, `?deleted_only`, `?offset`, `?limit`)."""
+        prefix = request.GET.get("subjectPrefix") or ""
+        if prefix in (":*:", "*"):
+            prefix = ""
+        names = selectors.subject_names(
+            prefix=prefix, deleted=flag(request, "deleted"), deleted_only=flag(request, "deleted_only")
+        )
+        return answer(page(names, request))
+
+
+class SubjectVersionsView(ConfluentView):
+    write_permissions = RESOURCE_PERMISSIONS
+
+    def get(self, request, subject):
+        """The subject's version numbers (`?deleted`, `?deleted_only`)."""
+        found = parse(subject)
+        deleted, deleted_only = flag(request, "deleted"), flag(request, "deleted_only")
+        _resource, rows = selectors.existing_subject(found, deleted=deleted or deleted_only)
+        if deleted_only:
+            rows = [row for row in rows if row.deleted]
+        return answer(page([row.number for row in rows], request))
+
+    def post(self, request, subject):
+        """Register a schema under the subject: its id (and version); the same content again answers the same."""
+        found = parse(subject)
+        flag(request, "normalize")
+        result = services.register(ctx=self.context(), subject=found, data=registration(json_body(request)))
+        return answer(result)
+
+
+class SubjectView(ConfluentView):
+    write_permissions = DELETE_SUBJECT
+    post_reads = True
+
+    def post(self, request, subject):
+        """Look a schema up in the subject: its subject, version, id and schema; 40403 when it is not there."""
+        found = parse(subject)
+        deleted = flag(request, "deleted")
+        flag(request, "normalize")
+        inp = registration(json_body(request))
+        resource, rows = selectors.existing_subject(found, deleted=deleted)
+        references = services.resolve_references(inp.references, found)
+        key = prepare(inp.schema_type, inp.schema, references).key
+        for row in reversed(rows):
+            if row.schema_id.key == key:
+                return answer(render.subject_version(row, found.name, request.GET.get("format")))
+        raise ConfluentError(SCHEMA_NOT_FOUND, "Schema not found")
+
+    def delete(self, request, subject):
+        """Soft-delete the subject's versions, or remove the subject (`?permanent=true`, after a soft delete)."""
+        found = parse(subject)
+        numbers = services.delete_subject(ctx=self.context(), subject=found, permanent=flag(request, "permanent"))
+        return answer(numbers)
+
+
+class VersionView(ConfluentView):
+    write_permissions = DELETE_VERSION
+
+    def get(self, request, subject, version):
+        """One version (`latest` or -1: the newest live one; `?deleted=true` reaches soft-deleted ones)."""
+        found = parse(subject)
+        _resource, row = selectors.one_version(found, version, deleted=flag(request, "deleted"))
+        return answer(render.subject_version(row, found.name, request.GET.get("format")))
+
+    def delete(self, request, subject, version):
+        found = parse(subject)
+        number = services.delete_subject_version(
+            ctx=self.context(), subject=found, version=version, permanent=flag(request, "permanent")
+        )
+        return answer(number)
+
+
+class VersionSchemaView(ConfluentView):
+    def get(self, request, subject, version):
+        """The schema text alone."""
+        found = parse(subject)
+        _resource, row = selectors.one_version(found, version, deleted=flag(request, "deleted"))
+        text = render.formatted(
+            row.schema_id.schema_type, render.schema_text(row), row.references, request.GET.get("format")
+        )
+        return HttpResponse(text.encode("utf-8", "replace"), content_type="application/vnd.schemaregistry.v1+json")
+
+
+class ReferencedByView(ConfluentView):
+    def get(self, request, subject, version):
+        """The ids of the schemas that reference this version."""
+        found = parse(subject)
+        _resource, row = selectors.one_version(found, version, deleted=True)
+        return answer(page(selectors.referenced_by(found.name, row.number), request))
+
+
+class ContextsView(ConfluentView):
+    def get(self, request):
+        return answer(page(selectors.context_names(), request))

@@ -1,0 +1,49 @@
+"""Routes of the Confluent API, mounted at `/confluent` (config/urls.py). Subject names may hold `/` (the
+Protobuf serializers name subjects after .proto files), hence `path:` converters, tried longest route first."""
+
+from django.urls import path, re_path
+
+from ..errors import ConfluentError
+from . import schemas, settings, subjects
+from .base import ConfluentView, answer
+
+
+class RootView(ConfluentView):
+    def get(self, request):
+        return answer({})
+
+
+class UnknownView(ConfluentView):
+    """Any other path under /confluent: Confluent's plain 404."""
+
+    post_reads = True
+    write_permissions = {}
+
+    def get(self, request):
+        raise ConfluentError(404, f"HTTP 404 Not Found: {request.path}", status=404)
+
+    post = put = delete = patch = get
+
+
+urlpatterns = [
+    path("", RootView.as_view()),
+    path("subjects", subjects.SubjectsView.as_view()),
+    path("subjects/<path:subject>/versions/<str:version>/schema", subjects.VersionSchemaView.as_view()),
+    path("subjects/<path:subject>/versions/<str:version>/referencedby", subjects.ReferencedByView.as_view()),
+    path("subjects/<path:subject>/versions/<str:version>", subjects.VersionView.as_view()),
+    path("subjects/<path:subject>/versions", subjects.SubjectVersionsView.as_view()),
+    path("subjects/<path:subject>", subjects.SubjectView.as_view()),
+    path("schemas/types", schemas.SchemaTypesView.as_view()),
+    path("schemas/ids/<str:schema_id>/schema", schemas.SchemaTextByIdView.as_view()),
+    path("schemas/ids/<str:schema_id>/subjects", schemas.SchemaSubjectsView.as_view()),
+    path("schemas/ids/<str:schema_id>/versions", schemas.SchemaVersionsView.as_view()),
+    path("schemas/ids/<str:schema_id>", schemas.SchemaByIdView.as_view()),
+    path("config", settings.ConfigView.as_view()),
+    path("config/<path:subject>", settings.ConfigView.as_view()),
+    path("mode", settings.ModeView.as_view()),
+    path("mode/<path:subject>", settings.ModeView.as_view()),
+    path("compatibility/subjects/<path:subject>/versions/<str:version>", settings.CompatibilityView.as_view()),
+    path("compatibility/subjects/<path:subject>/versions", settings.CompatibilityView.as_view()),
+    path("contexts", subjects.ContextsView.as_view()),
+    re_path(r"^.*$", UnknownView.as_view()),
+]

@@ -1,0 +1,66 @@
+"""What the Confluent API needs beyond the registry's entities (docs/confluent.md):
+
+- `SchemaId`: the global integer id of one distinct schema content (type, canonical text, references); never
+  deleted, so an id is never reused and the same content always gets the same id.
+- `SubjectVersion`: a registry version seen as a Confluent subject version: its positive version number (stable, in
+  creation order), its schema id, whether it is soft-deleted, and the Confluent-only parts of a registration
+  (references, metadata, ruleSet). Versions written through other doors get theirs when the API first reads the
+  subject (`services.numbering`); the row goes with the version when the version is deleted.
+- `Setting`: a mode (READWRITE, READONLY, IMPORT) per scope (the whole registry, a context or a subject), and the
+  compatibility level of a subject that does not exist yet (once it exists, the level is the schema's own
+  `compatibility` attribute, which every binding shows).
+"""
+
+from django.db import models
+
+MAX_SCHEMA_ID = 2**31 - 1  # Confluent ids are Java ints
+
+
+class SchemaId(models.Model):
+    id = models.PositiveIntegerField(primary_key=True)
+    key = models.CharField(max_length=64, unique=True, help_text="sha256 of type, canonical text and references")
+    schema_type = models.CharField(max_length=16)
+    schema = models.TextField(help_text="the text first registered with this content")
+    references = models.JSONField(default=list, blank=True)
+    created_on = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Confluent schema id"
+
+    def __str__(self):
+        return f"schema id {self.id} ({self.schema_type})"
+
+
+class SubjectVersion(models.Model):
+    version = models.OneToOneField(
+        "registry.Version", on_delete=models.CASCADE, primary_key=True, related_name="confluent"
+    )
+    resource = models.ForeignKey("registry.Resource", on_delete=models.CASCADE, related_name="+")
+    number = models.PositiveIntegerField()
+    schema_id = models.ForeignKey(SchemaId, on_delete=models.PROTECT, related_name="subject_versions")
+    epoch = models.PositiveBigIntegerField(help_text="the version's epoch when its schema id was computed")
+    deleted = models.BooleanField(default=False, help_text="soft-deleted through the Confluent API")
+    references = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(null=True, blank=True)
+    rule_set = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "Confluent subject version"
+        constraints = [models.UniqueConstraint("resource", "number", name="confluent_subject_version_number")]
+
+    def __str__(self):
+        return f"{self.resource_id} version {self.number}"
+
+
+class Setting(models.Model):
+    """scope: "" for the whole registry, ":.ctx:" for a context, the qualified subject name for a subject."""
+
+    scope = models.CharField(max_length=512, unique=True)
+    mode = models.CharField(max_length=16, null=True, blank=True)
+    compatibility = models.CharField(max_length=32, null=True, blank=True)
+
+    class Meta:
+        verbose_name = "Confluent setting"
+
+    def __str__(self):
+        return f"{self.scope or '(global)'}: mode {self.mode}, compatibility {self.compatibility}"

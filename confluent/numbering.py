@@ -1,0 +1,125 @@
+"""Schema ids and subject version numbers (docs/confluent.md).
+
+A schema id is given per distinct content (`SchemaId.key`, a hash of type, canonical text and references), the
+next integer above every id ever given (ids given by an IMPORT count too), and never deleted: the same content gets
+the same id forever. A version number is given to each version of a subject in creation order (primary-key order):
+its id when the version id is a positive integer above the subject's numbers (so `/registry/.../versions/3` is
+Confluent version 3 wherever it can be), else the next number. Versions written through other doors are numbered
+when the API first reads their subject (`ensure_numbered`), derived from the stored versions, so the registry needs
+no hook; a version updated in place elsewhere (its epoch moved) gets the schema id of its new content.
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from registry.models import Resource, Version
+
+from .errors import ID_MISMATCH, ConfluentError
+from .models import MAX_SCHEMA_ID, SchemaId, SubjectVersion
+from .schema_types import canonical_of_stored, content_key, type_of_format
+
+
+def schema_id_for(
+    *, key: str, schema_type: str, text: str, references: list[dict], given: int | None = None
+) -> SchemaId:
+    """The id of this content: the existing one, `given` (IMPORT) when free, else the next integer."""
+    for _attempt in range(8):
+        existing = SchemaId.objects.filter(key=key).first()
+        if existing is not None:
+            if given is not None and given != existing.id:
+                raise ConfluentError(
+                    ID_MISMATCH, f"Schema already registered with id {existing.id} instead of input id {given}"
+                )
+            return existing
+        if given is not None:
+            taken = SchemaId.objects.filter(pk=given).first()
+            if taken is not None:
+                raise ConfluentError(
+                    ID_MISMATCH, f"Overwrite new schema with id {given} is not permitted: the id holds another schema"
+                )
+            number = given
+        else:
+            number = (SchemaId.objects.aggregate(top=Max("id"))["top"] or 0) + 1
+            if number > MAX_SCHEMA_ID:
+                raise ConfluentError(50001, "every schema id up to 2147483647 is taken", status=500)
+        try:
+            with transaction.atomic():
+                return SchemaId.objects.create(
+                    id=number, key=key, schema_type=schema_type, schema=text, references=references
+                )
+        except IntegrityError:  # another request took that id or registered that content meanwhile: look again
+            continue
+    raise ConfluentError(50002, "could not allocate a schema id: too many concurrent registrations", status=500)
+
+
+def _stored_text(version: Version) -> str:
+    return bytes(version.content or b"").decode("utf-8", "replace")
+
+
+def _schema_id_of_stored(version: Version, schema_type: str, references: list[dict]) -> SchemaId:
+    text = _stored_text(version)
+    key = content_key(schema_type, canonical_of_stored(schema_type, text), references)
+    return schema_id_for(key=key, schema_type=schema_type, text=text, references=references)
+
+
+def version_type(version: Version) -> str | None:
+    if version.content is None or version.resource_uri:
+        return None
+    return type_of_format(version.extensions.get("format"))
+
+
+def next_number(taken: set[int], vid: str) -> int:
+    top = max(taken, default=0)
+    if vid.isascii() and vid.isdigit() and str(int(vid)) == vid and top < int(vid) <= MAX_SCHEMA_ID:
+        return int(vid)
+    return top + 1
+
+
+def _stale(resource: Resource) -> bool:
+    """Whether a version of a Confluent type has no number yet, or changed since its schema id was computed."""
+    rows = dict(SubjectVersion.objects.filter(resource=resource).values_list("version_id", "epoch"))
+    versions = Version.objects.filter(resource=resource, content__isnull=False).values_list("pk", "epoch", "extensions")
+    return any(
+        rows.get(pk) != epoch
+        for pk, epoch, extensions in versions
+        if pk in rows or type_of_format((extensions or {}).get("format"))
+    )
+
+
+def ensure_numbered(resource: Resource) -> None:
+    """Number the subject's versions written elsewhere since the API last read it, and re-key the versions whose
+    content changed in place. Two small queries when nothing is new; a row lock on the resource otherwise."""
+    if not _stale(resource):
+        return
+    with transaction.atomic():
+        locked = Resource.objects.select_for_update().filter(pk=resource.pk).first()
+        if locked is None:
+            return
+        rows = {row.version_id: row for row in SubjectVersion.objects.filter(resource=resource)}
+        taken = {row.number for row in rows.values()}
+        for version in Version.objects.filter(resource=resource).order_by("pk"):
+            row = rows.get(version.pk)
+            if row is not None and row.epoch == version.epoch:
+                continue
+            schema_type = version_type(version)
+            if schema_type is None:
+                if row is not None:  # its content became something Confluent has no type for: keep the number
+                    row.epoch = version.epoch
+                    row.save(update_fields=["epoch"])
+                continue
+            if row is not None:
+                row.schema_id = _schema_id_of_stored(version, schema_type, row.references)
+                row.epoch = version.epoch
+                row.save(update_fields=["schema_id", "epoch"])
+                continue
+            number = next_number(taken, version.vid)
+            taken.add(number)
+            SubjectVersion.objects.create(
+                version=version,
+                resource=resource,
+                number=number,
+                schema_id=_schema_id_of_stored(version, schema_type, []),
+                epoch=version.epoch,
+            )

@@ -1,0 +1,170 @@
+"""`schemaType` AVRO, JSON and PROTOBUF: the stored format of each, the document stored, and the canonical text
+whose hash keys a schema id (docs/confluent.md).
+
+- AVRO (the default): the JSON text of an Avro schema, stored as sent, format `Avro/1.11.0`; its canonical text is
+  the same JSON without insignificant whitespace. Named types of referenced subjects are known while parsing.
+- JSON: a JSON Schema, stored as sent, format `JsonSchema/<draft>` (the draft its `$schema` names, else
+  draft-07); canonical text as for Avro.
+- PROTOBUF: `.proto` text, or the base64 `FileDescriptorProto` the Confluent serializers send
+  (`confluent.protobuf`); stored as `.proto` text, format `Protobuf/3` (or 2). Its canonical text is the `.proto`
+  rendering of its descriptor, so the same file sent either way gets one id.
+
+The registry's own schema validators (catalog's hook) check every stored document again when it is written; this
+module refuses what the Confluent API cannot serve before that (42201).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from catalog.validators.format_names import schema_format_family
+from registry.json_text import MAX_DEPTH, nesting_exceeds, strict_loads
+
+from .errors import invalid_schema
+
+TYPES = ("AVRO", "JSON", "PROTOBUF")
+FAMILIES = {"Avro": "AVRO", "JsonSchema": "JSON", "Protobuf": "PROTOBUF"}
+MEDIA_TYPES = {"AVRO": "application/json", "JSON": "application/json", "PROTOBUF": "text/plain; charset=utf-8"}
+JSON_DRAFTS = {
+    "http://json-schema.org/draft-04/schema": "draft-04",
+    "http://json-schema.org/draft-06/schema": "draft-06",
+    "http://json-schema.org/draft-07/schema": "draft-07",
+    "https://json-schema.org/draft/2019-09/schema": "2019-09",
+    "https://json-schema.org/draft/2020-12/schema": "2020-12",
+}
+
+
+def type_of_format(fmt) -> str | None:
+    """The schemaType of a stored format, None for formats Confluent has no type for (XSD, unknown)."""
+    if not isinstance(fmt, str):
+        return None
+    return FAMILIES.get(schema_format_family(fmt)[0])
+
+
+@dataclass
+class Referenced:
+    """A reference of a registration, resolved: its `name`, the subject and version it names, and that version's
+    type, text and own references (resolved in turn)."""
+
+    name: str
+    subject: str
+    version: int
+    schema_type: str
+    text: str
+    references: list[Referenced] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"name": self.name, "subject": self.subject, "version": self.version}
+
+
+@dataclass
+class Prepared:
+    schema_type: str
+    document: bytes  # what the registry stores
+    format: str
+    canonical: str
+    references: list[dict]
+
+    @property
+    def media_type(self) -> str:
+        return MEDIA_TYPES[self.schema_type]
+
+    @property
+    def key(self) -> str:
+        return content_key(self.schema_type, self.canonical, self.references)
+
+
+def content_key(schema_type: str, canonical: str, references: list[dict]) -> str:
+    refs = json.dumps(references, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(f"{schema_type}\n{canonical}\n{refs}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _json(text: str, what: str):
+    if nesting_exceeds(text, MAX_DEPTH):
+        raise invalid_schema(f"the {what} is nested deeper than {MAX_DEPTH} levels")
+    try:
+        return strict_loads(text)
+    except RecursionError:
+        raise invalid_schema(f"the {what} is nested too deeply")
+    except ValueError as exc:
+        raise invalid_schema(f"the {what} is not valid JSON: {exc}")
+
+
+def compact(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _avro_named(references: list[Referenced], named: dict, seen: set) -> None:
+    """Parse the Avro schemas of `references` (their own references first) into fastavro's `named` types."""
+    import fastavro
+
+    for ref in references:
+        if ref.schema_type != "AVRO":
+            raise invalid_schema(f"reference {ref.name!r} is a {ref.schema_type} schema, not AVRO")
+        key = (ref.subject, ref.version)
+        if key in seen:
+            continue
+        seen.add(key)
+        _avro_named(ref.references, named, seen)
+        try:
+            fastavro.parse_schema(_json(ref.text, f"referenced schema {ref.name!r}"), named, _write_hint=False)
+        except Exception as exc:  # fastavro raises several types for an invalid schema
+            raise invalid_schema(f"referenced schema {ref.name!r}: {exc}")
+
+
+def _avro(text: str, references: list[Referenced]) -> Prepared:
+    import fastavro
+
+    value = _json(text, "Avro schema")
+    named: dict = {}
+    _avro_named(references, named, set())
+    try:
+        fastavro.parse_schema(value, named, _write_hint=False)
+    except (RecursionError, MemoryError):
+        raise invalid_schema("the Avro schema is nested too deeply")
+    except Exception as exc:  # SchemaParseException, UnknownType, TypeError, ...
+        raise invalid_schema(f"not a valid Avro schema: {type(exc).__name__}: {str(exc)[:300]}")
+    return Prepared("AVRO", text.encode(), "Avro/1.11.0", compact(value), [r.as_json() for r in references])
+
+
+def _json_schema(text: str, references: list[Referenced]) -> Prepared:
+    from catalog.validators.schemas import validate_schema
+
+    value = _json(text, "JSON Schema")
+    draft = "draft-07"
+    if isinstance(value, dict) and isinstance(value.get("$schema"), str):
+        draft = JSON_DRAFTS.get(value["$schema"].rstrip("#"), draft)
+    fmt = f"JsonSchema/{draft}"
+    errors = validate_schema(fmt, text.encode())
+    if errors:
+        raise invalid_schema("; ".join(errors))
+    for ref in references:
+        if ref.schema_type != "JSON":
+            raise invalid_schema(f"reference {ref.name!r} is a {ref.schema_type} schema, not JSON")
+    return Prepared("JSON", text.encode(), fmt, compact(value), [r.as_json() for r in references])
+
+
+def prepare(schema_type: str, text: str, references: list[Referenced]) -> Prepared:
+    """What a registration stores and keys its id by; 42201 naming the problem when the schema is invalid."""
+    if schema_type == "AVRO":
+        return _avro(text, references)
+    if schema_type == "JSON":
+        return _json_schema(text, references)
+    from .protobuf import prepare_protobuf
+
+    return prepare_protobuf(text, references)
+
+
+def canonical_of_stored(schema_type: str, text: str) -> str:
+    """The canonical text of a document stored through another door (for its schema id): compact JSON for AVRO
+    and JSON, the descriptor's rendering for PROTOBUF; the text itself when it does not parse."""
+    try:
+        if schema_type in ("AVRO", "JSON"):
+            return compact(strict_loads(text))
+        from .protobuf import canonical_text
+
+        return canonical_text(text)
+    except Exception:  # a stored document another validator accepted but this one cannot read: keyed as it is
+        return text

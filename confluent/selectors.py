@@ -1,0 +1,200 @@
+"""Reads of the Confluent API over the registry's store: subjects, their numbered versions, schema ids, the
+effective compatibility level and mode (docs/confluent.md)."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Exists, OuterRef, Q
+
+from catalog.validators.compatibility import DEFAULT_LEVEL
+from registry.models import Group, Resource
+
+from . import subjects
+from .errors import ConfluentError, schema_not_found, subject_not_found, version_not_found
+from .models import MAX_SCHEMA_ID, SchemaId, Setting, SubjectVersion
+from .numbering import ensure_numbered
+from .subjects import GROUPS, SCHEMAS, Subject
+
+MODES = ("READWRITE", "READONLY", "IMPORT")
+DEFAULT_MODE = "READWRITE"
+
+
+def find_resource(subject: Subject) -> Resource | None:
+    """The schema a subject names (ids match exactly: `Foo` is not `foo`), with its group."""
+    if subject.resource_id is None:
+        return None
+    return (
+        Resource.objects.select_related("group")
+        .filter(
+            group__group_type=GROUPS, group__gid=subject.group_id, resource_type=SCHEMAS, rid=subject.resource_id
+        )
+        .first()
+    )
+
+
+def subject_versions(resource: Resource, *, deleted: bool = False) -> list[SubjectVersion]:
+    """The subject's versions by number (soft-deleted ones only when asked), numbering new ones first."""
+    ensure_numbered(resource)
+    rows = SubjectVersion.objects.filter(resource=resource).select_related("version", "schema_id").order_by("number")
+    if not deleted:
+        rows = rows.filter(deleted=False)
+    return list(rows)
+
+
+def existing_subject(subject: Subject, *, deleted: bool = False) -> tuple[Resource, list[SubjectVersion]]:
+    """A subject with at least one version (soft-deleted ones count with `deleted`); 40401 otherwise."""
+    resource = find_resource(subject)
+    if resource is None:
+        raise subject_not_found(subject.name)
+    rows = subject_versions(resource, deleted=deleted)
+    if not rows:
+        raise subject_not_found(subject.name)
+    return resource, rows
+
+
+def parse_version(value: str, subject_name: str | None = None) -> int | None:
+    """A version in a path: a number in 1..2^31-1, or `latest` / -1 (None); 42202 otherwise."""
+    if value == "latest" or value == "-1":
+        return None
+    if value.isascii() and value.isdigit() and len(value) <= 10 and 1 <= int(value) <= MAX_SCHEMA_ID:
+        return int(value)
+    shown = value.encode("utf-8", "backslashreplace").decode()[:40]
+    raise ConfluentError(
+        42202,
+        f"The specified version '{shown}' is not a valid version id. Allowed values are between "
+        f"[1, 2^31-1] and the string \"latest\"",
+    )
+
+
+def one_version(subject: Subject, version: str, *, deleted: bool = False) -> tuple[Resource, SubjectVersion]:
+    number = parse_version(version)
+    resource, rows = existing_subject(subject, deleted=deleted or number is not None)
+    if number is None:
+        live = [row for row in rows if not row.deleted] if not deleted else rows
+        if not live:
+            raise subject_not_found(subject.name)
+        return resource, live[-1]
+    for row in rows:
+        if row.number == number:
+            if row.deleted and not deleted:
+                raise version_not_found(subject.name, number)
+            return resource, row
+    raise version_not_found(subject.name, number)
+
+
+def subject_names(*, prefix: str = "", deleted: bool = False, deleted_only: bool = False) -> list[str]:
+    """Every subject of every context (schema group), sorted; soft-deleted subjects with `deleted` or alone with
+    `deleted_only`. Schemas never read through this API are numbered first."""
+    resources = (
+        Resource.objects.filter(group__group_type=GROUPS, resource_type=SCHEMAS)
+        .values_list("pk", "group__gid", "rid")
+        .order_by("group__gid", "rid")
+    )
+    counts = {
+        row["resource_id"]: row
+        for row in SubjectVersion.objects.values("resource_id").annotate(
+            total=Count("pk"), live=Count("pk", filter=Q(deleted=False))
+        )
+    }
+    names = []
+    for pk, gid, rid in resources:
+        name = subjects.name_of(gid, rid)
+        if name is None or not name.startswith(prefix):
+            continue
+        count = counts.get(pk)
+        if count is None:
+            resource = Resource.objects.get(pk=pk)
+            ensure_numbered(resource)
+            rows = list(SubjectVersion.objects.filter(resource_id=pk).values_list("deleted", flat=True))
+            count = {"total": len(rows), "live": rows.count(False)}
+        if deleted_only:
+            keep = count["total"] > count["live"]
+        elif deleted:
+            keep = count["total"] > 0
+        else:
+            keep = count["live"] > 0
+        if keep:
+            names.append(name)
+    return sorted(names)
+
+
+def context_names() -> list[str]:
+    gids = Group.objects.filter(group_type=GROUPS).values_list("gid", flat=True)
+    return sorted({subjects.context_name(gid) for gid in gids} | {"."})
+
+
+def schema_by_id(value: str) -> SchemaId:
+    """The schema of an id while some version of some subject has its content (soft-deleted ones included)."""
+    if not (value.isascii() and value.isdigit() and len(value) <= 10 and 1 <= int(value) <= MAX_SCHEMA_ID):
+        raise schema_not_found(f"Schema {value[:20]} not found")
+    found = (
+        SchemaId.objects.filter(pk=int(value))
+        .annotate(live=Exists(SubjectVersion.objects.filter(schema_id=OuterRef("pk"))))
+        .first()
+    )
+    if found is None or not found.live:
+        raise schema_not_found(f"Schema {value} not found")
+    return found
+
+
+def versions_of_id(schema: SchemaId, *, deleted: bool = False, subject: str | None = None) -> list[dict]:
+    rows = SubjectVersion.objects.filter(schema_id=schema).select_related("resource__group")
+    if not deleted:
+        rows = rows.filter(deleted=False)
+    out = []
+    for row in rows:
+        name = subjects.name_of(row.resource.group.gid, row.resource.rid)
+        if name is not None and (subject is None or name == subject):
+            out.append({"subject": name, "version": row.number})
+    return sorted(out, key=lambda item: (item["subject"], item["version"]))
+
+
+def referenced_by(subject_name: str, number: int) -> list[int]:
+    """The schema ids whose registrations reference this subject version."""
+    found = set()
+    for row in SubjectVersion.objects.exclude(references=[]).only("schema_id", "references"):
+        for ref in row.references or []:
+            if ref.get("subject") == subject_name and ref.get("version") == number:
+                found.add(row.schema_id_id)
+    return sorted(found)
+
+
+def setting(scope: str) -> Setting | None:
+    return Setting.objects.filter(scope=scope).first()
+
+
+def group_compatibility(group_id: str) -> str | None:
+    group = Group.objects.filter(group_type=GROUPS, gid=group_id).only("extensions").first()
+    return group.extensions.get("compatibility") if group is not None else None
+
+
+def subject_compatibility(subject: Subject) -> str | None:
+    """The level set for the subject itself (the schema's `compatibility`, or the setting kept until it exists)."""
+    resource = find_resource(subject)
+    if resource is not None:
+        return resource.extensions.get("compatibility")
+    found = setting(subject.scope)
+    return found.compatibility if found is not None else None
+
+
+def global_compatibility() -> str:
+    return group_compatibility(subjects.default_group()) or DEFAULT_LEVEL
+
+
+def effective_compatibility(subject: Subject) -> str:
+    """The level the catalog's check applies (catalog.hooks): the schema's, else its group's, else the default; a
+    context's subjects do not inherit the default context's level."""
+    return subject_compatibility(subject) or group_compatibility(subject.group_id) or DEFAULT_LEVEL
+
+
+def effective_mode(subject: Subject | None) -> str:
+    scopes = []
+    if subject is not None:
+        if not subject.is_context:
+            scopes.append(subject.scope)
+        scopes.append(f":.{subject.group_id}:")
+    scopes.append("")
+    found = {s.scope: s.mode for s in Setting.objects.filter(scope__in=scopes).exclude(mode=None)}
+    for scope in scopes:
+        if found.get(scope):
+            return found[scope]
+    return DEFAULT_MODE

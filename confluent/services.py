@@ -1,0 +1,375 @@
+"""Writes of the Confluent API, keyword-only, each in one transaction; every change of the store goes through
+`registry.services` (which writes the change events), so a registration here is the same write as any other door's.
+
+Soft deletes and modes are this API's own state (`SubjectVersion.deleted`, `Setting`): they change no registry
+entity and emit no change event. A permanent delete removes the registry version (or the schema, with its last
+version) through `registry.services`, which announces it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from registry.errors import Problem
+from registry.models import Group, Resource
+from registry.services import (
+    EntityAddress,
+    VersionInput,
+    WriteContext,
+    create_group,
+    create_resource,
+    create_version,
+    delete_resource,
+    delete_version,
+    set_resource_meta,
+    update_group_attributes,
+)
+from registry.services.groups import lock_group
+
+from . import selectors
+from .errors import (
+    INCOMPATIBLE,
+    INVALID_SCHEMA,
+    INVALID_SUBJECT,
+    NOT_PERMITTED,
+    REFERENCE_EXISTS,
+    SUBJECT_NOT_SOFT_DELETED,
+    VERSION_NOT_SOFT_DELETED,
+    ConfluentError,
+    invalid_schema,
+    subject_not_found,
+    version_not_found,
+)
+from .models import MAX_SCHEMA_ID, Setting, SubjectVersion
+from .numbering import ensure_numbered, next_number, schema_id_for
+from .schema_types import Referenced, prepare
+from .subjects import GROUPS, SCHEMAS, Subject, parse
+
+MAX_REFERENCE_DEPTH = 32
+MAX_REFERENCES = 256
+
+
+@dataclass
+class Registration:
+    """A registration's body: `schema`, `schemaType`, `references`, and what is kept but not enforced (`metadata`,
+    `ruleSet`); `id` and `version` only in IMPORT mode."""
+
+    schema: str
+    schema_type: str = "AVRO"
+    references: list[dict] = field(default_factory=list)
+    metadata: dict | None = None
+    rule_set: dict | None = None
+    id: int | None = None
+    version: int | None = None
+
+
+def _resolve(references: list[dict], path: tuple, budget: list[int]) -> list[Referenced]:
+    """The referenced versions, with theirs, depth first; 42201 for a missing one, a cycle or too many."""
+    out = []
+    for ref in references:
+        budget[0] += 1
+        if budget[0] > MAX_REFERENCES:
+            raise invalid_schema(f"more than {MAX_REFERENCES} references (with the references' own)")
+        if len(path) >= MAX_REFERENCE_DEPTH:
+            raise invalid_schema(f"references nested deeper than {MAX_REFERENCE_DEPTH} levels")
+        key = (ref["subject"], ref["version"])
+        if key in path:
+            raise invalid_schema(f"reference cycle through subject {ref['subject']!r} version {ref['version']}")
+        subject = parse(ref["subject"])
+        try:
+            _resource, row = selectors.one_version(subject, str(ref["version"]), deleted=True)
+        except ConfluentError:
+            raise invalid_schema(
+                f"reference {ref['name']!r}: subject {ref['subject']!r} has no version {ref['version']}"
+            )
+        schema_type = row.schema_id.schema_type
+        text = bytes(row.version.content or b"").decode("utf-8", "replace")
+        nested = _resolve(row.references or [], (*path, key), budget)
+        out.append(Referenced(ref["name"], ref["subject"], row.number, schema_type, text, nested))
+    return out
+
+
+def resolve_references(references: list[dict], subject: Subject, number: int | None = None) -> list[Referenced]:
+    start = ((subject.name, number),) if number is not None else ()
+    for ref in references:
+        if ref["subject"] == subject.name and number is None:
+            raise invalid_schema(f"reference {ref['name']!r} names the subject being registered: a cycle")
+    return _resolve(references, start, [0])
+
+
+def registry_problem(exc: Problem, subject: Subject) -> ConfluentError:
+    """A refusal of the shared store in Confluent's words."""
+    if exc.kind == "incompatible-version":
+        details = exc.errors or [exc.detail]
+        return ConfluentError(
+            INCOMPATIBLE,
+            f'Schema being registered is incompatible with an earlier schema for subject "{subject.name}", '
+            f"details: {details}",
+        )
+    if exc.kind == "id-exists":
+        return ConfluentError(INVALID_SUBJECT, f"{exc.detail}: ids are unique irrespective of case here")
+    if exc.kind == "conflict":
+        return ConfluentError(NOT_PERMITTED, exc.detail)
+    if exc.kind == "not-found":
+        return subject_not_found(subject.name)
+    if exc.status == 413:
+        return ConfluentError(42209, exc.detail)
+    return ConfluentError(INVALID_SCHEMA, f"Invalid schema: {exc.detail}")
+
+
+def _check_mode(subject: Subject, inp: Registration | None = None) -> str:
+    mode = selectors.effective_mode(subject)
+    if mode == "READONLY":
+        raise ConfluentError(NOT_PERMITTED, f"Subject {subject.name} is in read-only mode")
+    if inp is not None and mode != "IMPORT" and (inp.id is not None or inp.version is not None):
+        raise ConfluentError(
+            NOT_PERMITTED, f"Subject {subject.name} is not in import mode: a registration cannot give its id or version"
+        )
+    return mode
+
+
+def _ensure_group(ctx: WriteContext, group_id: str) -> Group:
+    group = Group.objects.filter(group_type=GROUPS, gid=group_id).first()
+    if group is None:
+        try:
+            group = create_group(ctx=ctx, address=EntityAddress(GROUPS), data={"id": group_id})
+        except Problem as exc:
+            raise ConfluentError(INVALID_SUBJECT, f"the context's schema group {group_id!r}: {exc.detail}")
+    return group
+
+
+def _existing_match(rows: list[SubjectVersion], key: str) -> SubjectVersion | None:
+    for row in rows:
+        if not row.deleted and row.schema_id.key == key:
+            return row
+    return None
+
+
+@transaction.atomic
+def register(*, ctx: WriteContext, subject: Subject, data: Registration) -> dict:
+    """POST /subjects/S/versions: the id and version of the schema in this subject, registering it as a new
+    version when the subject has no live version with the same content."""
+    inp = data
+    if subject.is_context:
+        raise ConfluentError(INVALID_SUBJECT, f"{subject.name!r} names a context, not a subject")
+    _check_mode(subject, inp)
+    references = resolve_references(inp.references, subject)
+    prepared = prepare(inp.schema_type, inp.schema, references)
+    resource = selectors.find_resource(subject)
+    rows = selectors.subject_versions(resource, deleted=True) if resource is not None else []
+    match = _existing_match(rows, prepared.key)
+    if match is not None and (inp.version is None or inp.version == match.number):
+        if inp.id is not None and inp.id != match.schema_id_id:
+            raise ConfluentError(42207, f"Schema already registered with id {match.schema_id_id} instead of {inp.id}")
+        return {"id": match.schema_id_id, "version": match.number}
+    live = [row for row in rows if not row.deleted]
+    if live and live[-1].schema_id.schema_type != prepared.schema_type:
+        raise ConfluentError(
+            INCOMPATIBLE,
+            f'Schema being registered is incompatible with an earlier schema for subject "{subject.name}", '
+            f"details: [schemaType {prepared.schema_type} differs from {live[-1].schema_id.schema_type}]",
+        )
+    taken = {row.number for row in rows}
+    if inp.version is not None:
+        if inp.version in taken:
+            raise ConfluentError(NOT_PERMITTED, f"Version {inp.version} of subject {subject.name} already exists")
+        number = inp.version
+    else:
+        floor = max([*taken, resource.version_counter if resource is not None else 0])
+        number = next_number({floor}, "")
+    vid = str(number)
+    version_input = VersionInput(
+        document=prepared.document,
+        media_type=prepared.media_type,
+        attributes={"format": prepared.format},
+        version_id=vid,
+    )
+    address = EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
+    pending_level = selectors.setting(subject.scope) if resource is None else None
+    try:
+        with transaction.atomic():
+            if resource is None:
+                _ensure_group(ctx, subject.group_id)
+                resource = create_resource(ctx=ctx, address=address, data=version_input)
+                version = resource.latest
+                if pending_level is not None and pending_level.compatibility:
+                    set_resource_meta(
+                        ctx=ctx, address=address, meta={"compatibility": pending_level.compatibility}, announced=True
+                    )
+            else:
+                _resource, version = create_version(ctx=ctx, address=address, data=version_input)
+    except Problem as exc:
+        raise registry_problem(exc, subject)
+    if pending_level is not None:
+        pending_level.compatibility = None
+        pending_level.save(update_fields=["compatibility"])
+    schema = schema_id_for(
+        key=prepared.key,
+        schema_type=prepared.schema_type,
+        text=prepared.document.decode(),
+        references=prepared.references,
+        given=inp.id,
+    )
+    SubjectVersion.objects.create(
+        version=version,
+        resource=resource,
+        number=number,
+        schema_id=schema,
+        epoch=version.epoch,
+        references=prepared.references,
+        metadata=inp.metadata,
+        rule_set=inp.rule_set,
+    )
+    return {"id": schema.id, "version": number}
+
+
+def _referenced(subject: Subject, rows: list[SubjectVersion]) -> None:
+    for row in rows:
+        if selectors.referenced_by(subject.name, row.number):
+            raise ConfluentError(
+                REFERENCE_EXISTS,
+                f"One or more references exist to the schema {{subject={subject.name}, version={row.number}}}",
+            )
+
+
+@transaction.atomic
+def delete_subject(*, ctx: WriteContext, subject: Subject, permanent: bool) -> list[int]:
+    """DELETE /subjects/S: soft-delete every version, or (`permanent`, after a soft delete) remove the schema."""
+    _check_mode(subject)
+    resource, rows = selectors.existing_subject(subject, deleted=True)
+    if not permanent:
+        live = [row for row in rows if not row.deleted]
+        if not live:
+            raise ConfluentError(40404, f"Subject '{subject.name}' was soft deleted. Set permanent=true to delete permanently")
+        _referenced(subject, live)
+        SubjectVersion.objects.filter(pk__in=[row.pk for row in live]).update(deleted=True)
+        return [row.number for row in live]
+    if any(not row.deleted for row in rows):
+        raise ConfluentError(
+            SUBJECT_NOT_SOFT_DELETED,
+            f"Subject '{subject.name}' was not deleted first before being permanently deleted",
+        )
+    _referenced(subject, rows)
+    try:
+        delete_resource(ctx=ctx, address=EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id))
+    except Problem as exc:
+        raise registry_problem(exc, subject)
+    Setting.objects.filter(scope=subject.scope).delete()
+    return [row.number for row in rows]
+
+
+@transaction.atomic
+def delete_subject_version(*, ctx: WriteContext, subject: Subject, version: str, permanent: bool) -> int:
+    """DELETE /subjects/S/versions/V: soft-delete it, or (`permanent`, after a soft delete) remove it (with the
+    schema when it is the schema's last version)."""
+    _check_mode(subject)
+    number = selectors.parse_version(version)
+    resource, rows = selectors.existing_subject(subject, deleted=True)
+    if number is None:
+        live = [row for row in rows if not row.deleted]
+        if not live:
+            raise subject_not_found(subject.name)
+        row = live[-1]
+    else:
+        row = next((r for r in rows if r.number == number), None)
+        if row is None:
+            raise version_not_found(subject.name, number)
+    _referenced(subject, [row])
+    if not permanent:
+        if row.deleted:
+            raise ConfluentError(
+                40406, f"Subject '{subject.name}' Version {row.number} was soft deleted. Set permanent=true to delete permanently"
+            )
+        row.deleted = True
+        row.save(update_fields=["deleted"])
+        return row.number
+    if not row.deleted:
+        raise ConfluentError(
+            VERSION_NOT_SOFT_DELETED,
+            f"Subject '{subject.name}' Version {row.number} was not deleted first before being permanently deleted",
+        )
+    address = EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
+    try:
+        if len(rows) == 1 and resource.versions.count() == 1:
+            delete_resource(ctx=ctx, address=address)
+        else:
+            delete_version(ctx=ctx, address=address.version(row.version.vid))
+    except Problem as exc:
+        raise registry_problem(exc, subject)
+    return row.number
+
+
+def _group_for_config(ctx: WriteContext, group_id: str) -> Group:
+    _ensure_group(ctx, group_id)
+    return lock_group(GROUPS, group_id)
+
+
+@transaction.atomic
+def set_compatibility(*, ctx: WriteContext, subject: Subject | None, level: str | None) -> None:
+    """PUT (level) or DELETE (None) /config[/S]: the schema's `compatibility`, the context's group's, or kept for a
+    subject that does not exist yet. `subject` None is the default context (the global level)."""
+    from registry.services.versions import resource_attributes
+
+    if subject is None:
+        subject = parse(":.:", allow_context=True)
+    if subject.is_context:
+        group = _group_for_config(ctx, subject.group_id)
+        common = {k: getattr(group, k) for k in ("name", "description", "docs") if getattr(group, k) is not None}
+        if group.tags:
+            common["tags"] = group.tags
+        extensions = {k: v for k, v in group.extensions.items() if k != "compatibility"}
+        if level is not None:
+            extensions["compatibility"] = level
+        try:
+            update_group_attributes(ctx, group, common, extensions)
+        except Problem as exc:
+            raise ConfluentError(42203, exc.detail)
+        return
+    resource = selectors.find_resource(subject)
+    if resource is None:
+        Setting.objects.update_or_create(scope=subject.scope, defaults={"compatibility": level})
+        return
+    meta = {k: v for k, v in resource_attributes(resource).items() if k in ("defaultversionid", "defaultversionsticky")}
+    if level is not None:
+        meta["compatibility"] = level
+    try:
+        set_resource_meta(
+            ctx=ctx,
+            address=EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id),
+            meta=meta,
+            replace=True,
+        )
+    except Problem as exc:
+        raise ConfluentError(42203, exc.detail)
+
+
+@transaction.atomic
+def set_mode(*, subject: Subject | None, mode: str | None, force: bool = False) -> None:
+    """PUT (mode) or DELETE (None) /mode[/S]. IMPORT on a scope that holds subjects needs `force`."""
+    scope = "" if subject is None else subject.scope
+    if mode == "IMPORT" and not force:
+        names = selectors.subject_names()
+        if subject is not None and not subject.is_context:
+            names = [n for n in names if n == subject.name]
+        elif subject is not None:
+            names = [n for n in names if parse(n).group_id == subject.group_id]
+        if names:
+            raise ConfluentError(
+                NOT_PERMITTED, "Cannot import since found existing subjects; use ?force=true to switch to IMPORT anyway"
+            )
+    found = Setting.objects.filter(scope=scope).first()
+    if found is None:
+        if mode is not None:
+            Setting.objects.create(scope=scope, mode=mode)
+        return
+    found.mode = mode
+    found.save(update_fields=["mode"])
+
+
+def renumber(resource: Resource) -> None:
+    ensure_numbered(resource)
+
+
+__all__ = ["MAX_SCHEMA_ID", "Registration", "register", "delete_subject", "delete_subject_version"]

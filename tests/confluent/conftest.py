@@ -1,0 +1,36 @@
+"""Fixtures of the Confluent API tests: a live server (pytest-django's, over the suite's database: SQLite, or
+PostgreSQL with REGISTRY_TEST_DB=postgres) and confluent-kafka's own SchemaRegistryClient pointed at it."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def writer(db, django_user_model):
+    """A superuser `carol` with password `pw` (HTTP Basic, as the clients send it)."""
+    return django_user_model.objects.create_superuser("carol", "carol@example.com", "pw")
+
+
+@pytest.fixture
+def base_url(live_server):
+    return f"{live_server.url}/confluent"
+
+
+@pytest.fixture
+def registry(base_url, writer):
+    """confluent-kafka's client with Basic credentials in the URL (`http://user:pass@host`)."""
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+
+    client = SchemaRegistryClient({"url": base_url.replace("http://", "http://carol:pw@"), "max.retries": 0})
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def http(base_url, writer):
+    """A plain HTTP client for what the Confluent client does not expose (raw bodies, bad paths)."""
+    import httpx
+
+    with httpx.Client(base_url=base_url, auth=("carol", "pw"), timeout=30) as client:
+        yield client
