@@ -19,4 +19,6 @@ def prepare_protobuf(text: str, references):
     except ValueError as exc:
         raise invalid_schema(f"not a valid Protobuf schema: {exc}")
     syntax = "2" if tree.syntax == "proto2" else "3"
-    return Prepared("PROTOBUF", text.encode(), f"Protobuf/{syntax}", canonical_text(text), [r.as_json() for r in references])
+    return Prepared(
+        "PROTOBUF", text.encode(), f"Protobuf/{syntax}", canonical_text(text), [r.as_json() for r in references]
+    )

@@ -24,9 +24,7 @@ def find_resource(subject: Subject) -> Resource | None:
         return None
     return (
         Resource.objects.select_related("group")
-        .filter(
-            group__group_type=GROUPS, group__gid=subject.group_id, resource_type=SCHEMAS, rid=subject.resource_id
-        )
+        .filter(group__group_type=GROUPS, group__gid=subject.group_id, resource_type=SCHEMAS, rid=subject.resource_id)
         .first()
     )
 
@@ -61,7 +59,7 @@ def parse_version(value: str, subject_name: str | None = None) -> int | None:
     raise ConfluentError(
         42202,
         f"The specified version '{shown}' is not a valid version id. Allowed values are between "
-        f"[1, 2^31-1] and the string \"latest\"",
+        f'[1, 2^31-1] and the string "latest"',
     )
 
 

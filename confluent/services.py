@@ -242,7 +242,9 @@ def delete_subject(*, ctx: WriteContext, subject: Subject, permanent: bool) -> l
     if not permanent:
         live = [row for row in rows if not row.deleted]
         if not live:
-            raise ConfluentError(40404, f"Subject '{subject.name}' was soft deleted. Set permanent=true to delete permanently")
+            raise ConfluentError(
+                40404, f"Subject '{subject.name}' was soft deleted. Set permanent=true to delete permanently"
+            )
         _referenced(subject, live)
         SubjectVersion.objects.filter(pk__in=[row.pk for row in live]).update(deleted=True)
         return [row.number for row in live]
@@ -280,7 +282,8 @@ def delete_subject_version(*, ctx: WriteContext, subject: Subject, version: str,
     if not permanent:
         if row.deleted:
             raise ConfluentError(
-                40406, f"Subject '{subject.name}' Version {row.number} was soft deleted. Set permanent=true to delete permanently"
+                40406,
+                f"Subject '{subject.name}' Version {row.number} was soft deleted. Set permanent=true to delete permanently",
             )
         row.deleted = True
         row.save(update_fields=["deleted"])

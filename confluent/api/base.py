@@ -132,7 +132,12 @@ def json_body(request) -> dict:
 
 
 class ConfluentView(RegistryView):
-    authentication_classes = [TokenAuthentication, BearerTokenAuthentication, SessionAuthentication, BasicAuthentication]
+    authentication_classes = [
+        TokenAuthentication,
+        BearerTokenAuthentication,
+        SessionAuthentication,
+        BasicAuthentication,
+    ]
     permission_classes = [ConfluentPermission]
     post_reads = False
 

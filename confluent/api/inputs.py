@@ -39,7 +39,11 @@ def _references(value) -> list[dict]:
             raise _invalid(f"references[{index}].name must be a non-empty string")
         if not isinstance(subject, str) or not subject:
             raise _invalid(f"references[{index}].subject must be a non-empty string")
-        if isinstance(version, bool) or not isinstance(version, int) or not (version == -1 or 1 <= version <= MAX_SCHEMA_ID):
+        if (
+            isinstance(version, bool)
+            or not isinstance(version, int)
+            or not (version == -1 or 1 <= version <= MAX_SCHEMA_ID)
+        ):
             raise _invalid(f"references[{index}].version must be a version number, not {version!r}")
         out.append({"name": name, "subject": subject, "version": version})
     return out
@@ -54,7 +58,8 @@ def registration(body: dict) -> Registration:
         schema_type = "AVRO"
     if not isinstance(schema_type, str) or schema_type.upper() not in TYPES:
         raise ConfluentError(
-            INVALID_SCHEMA, f"Invalid schema: unknown schemaType {schema_type!r}; this registry serves {', '.join(TYPES)}"
+            INVALID_SCHEMA,
+            f"Invalid schema: unknown schemaType {schema_type!r}; this registry serves {', '.join(TYPES)}",
         )
     for name in ("metadata", "ruleSet"):
         if body.get(name) is not None and not isinstance(body[name], dict):
