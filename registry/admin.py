@@ -18,7 +18,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
-from . import services
+from . import admin_actions, admin_tokens, services  # noqa: F401 - the action check and the token admin
 from .admin_forms import JSONField, ServiceForm
 from .admin_references import ReferencesAdminMixin
 from .admin_search import SearchAdminMixin
@@ -275,7 +275,7 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
             }
         ]
 
-    @admin.action(description="Export the selected groups as a registry document")
+    @admin.action(description="Export the selected groups as a registry document", permissions=["view"])
     def export_document(self, request, queryset):
         document = export_document(self.group_plural)
         wanted = {g.gid for g in queryset}

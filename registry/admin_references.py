@@ -172,3 +172,6 @@ def checked_delete_selected(modeladmin, request, queryset):
             }
         )
     return response
+
+
+checked_delete_selected.allowed_permissions = ("delete",)

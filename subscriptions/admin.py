@@ -2,7 +2,8 @@
 
 Subscriptions are created and changed through subscriptions.services (the same validation of protocol, sink,
 settings and filters as the API, and the webhook handshake); credentials in the protocol settings are never
-shown and are kept when an edit does not give new ones. Deliveries show every attempt; dead letters can be
+shown and are kept when an edit does not give new ones; the values of header and property maps (an `X-Api-Key`,
+a cookie) are shown as *** and kept unless the edit replaces them. Deliveries show every attempt; dead letters can be
 redelivered.
 """
 
@@ -21,7 +22,23 @@ from . import services
 from .health import delivery_health, health_svg
 from .models import Delivery, DeliveryAttempt, Subscription
 from .validators.protocols import PROTOCOLS, redacted
-from .validators.sinks import masked
+from .validators.sinks import MASK, masked
+
+
+def shown_settings(settings: dict) -> dict:
+    """Protocol settings as the admin shows them: no credentials, every value of a map (HTTP headers, MQTT user
+    properties, AMQP link properties) masked, since any of them may be a secret."""
+    return {k: {name: MASK for name in v} if isinstance(v, dict) else v for k, v in redacted(settings).items()}
+
+
+def with_masked_values_kept(given: dict, stored: dict) -> dict:
+    """Settings posted back by the form: a map value still masked is the stored one."""
+    out = dict(given)
+    for key, value in given.items():
+        kept = (stored or {}).get(key)
+        if isinstance(value, dict) and isinstance(kept, dict):
+            out[key] = {name: kept[name] if v == MASK and name in kept else v for name, v in value.items()}
+    return out
 
 
 class SubscriptionForm(ServiceForm):
@@ -31,7 +48,8 @@ class SubscriptionForm(ServiceForm):
         label="Protocol settings",
         help_text='e.g. {"method": "POST"} (HTTP), '
         '{"topicname": "t"} (MQTT, KAFKA), {"address": "/queue/q"} (AMQP); '
-        "stored credentials are hidden and kept",
+        "stored credentials are hidden and kept; header and property values show as *** and are kept "
+        "unless replaced",
     )
     filters = JSONField(kind=list, help_text='e.g. [{"prefix": {"subject": "/schemaGroups/"}}]')
     config = JSONField(help_text='e.g. {"mode": "binary"} (AMQP: cloudEvents: application properties)')
@@ -48,7 +66,7 @@ class SubscriptionForm(ServiceForm):
                 {
                     "protocol": instance.protocol.upper(),
                     "sink": masked(instance.sink),
-                    "protocolsettings": redacted(instance.protocolsettings),
+                    "protocolsettings": shown_settings(instance.protocolsettings),
                     "filters": instance.filters,
                     "config": instance.config,
                     "max_attempts": instance.max_attempts,
@@ -70,6 +88,7 @@ class SubscriptionForm(ServiceForm):
         limits = {"max_attempts": data.get("max_attempts"), "ttl_seconds": data.get("ttl_seconds")}
         if self.instance is None:
             return services.create_subscription(data=body, user=user, limits=limits)
+        body["protocolsettings"] = with_masked_values_kept(body["protocolsettings"], self.instance.protocolsettings)
         subscription, _created = services.put_subscription(
             sid=self.instance.pk,
             data=body,

@@ -1,8 +1,15 @@
-"""Admin of sync: sources (with 'sync now' and 'subscribe at the remote' actions) and their runs."""
+"""Admin of sync: sources (with 'sync now' and 'subscribe at the remote' actions) and their runs.
 
+A source's `token` is write-only: the form never shows it (a blank field keeps the stored one, a checkbox
+removes it) and a page shows only whether one is set; the password in the base URL's user info is shown
+masked, and kept when the URL is posted back as shown."""
+
+from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.urls import reverse
+
+from registry.admin_links import stored_link
 
 from . import services
 from .models import SyncRun, SyncSource
@@ -11,6 +18,39 @@ from .models import SyncRun, SyncSource
 def webhook_url(source: SyncSource) -> str:
     path = reverse("sync-webhook", kwargs={"source_id": source.pk, "secret": source.webhook_secret})
     return settings.REGISTRY_BASE_URL.rstrip("/") + path
+
+
+class SyncSourceForm(forms.ModelForm):
+    token = forms.CharField(
+        required=False,
+        strip=True,
+        widget=forms.PasswordInput(render_value=False, attrs={"size": 60, "autocomplete": "off"}),
+        help_text="sent as 'Authorization: Token ...'; write-only: never shown, a blank field keeps the stored token",
+    )
+    clear_token = forms.BooleanField(required=False, label="Remove the stored token")
+
+    class Meta:
+        model = SyncSource
+        fields = ("name", "base_url", "token", "scope", "path", "interval_seconds", "enabled", "subscribe")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.initial["base_url"] = self.instance.shown_base_url
+
+    def clean_base_url(self):
+        url = self.cleaned_data.get("base_url")
+        if self.instance.pk is not None and url == self.instance.shown_base_url:
+            return self.instance.base_url  # posted back as shown, its password masked: the stored one
+        return url
+
+    def clean(self):
+        data = super().clean()
+        if data.get("clear_token"):
+            data["token"] = ""
+        elif not data.get("token"):
+            data["token"] = self.instance.token  # kept: the form never had it
+        return data
 
 
 class SyncRunInline(admin.TabularInline):
@@ -25,9 +65,10 @@ class SyncRunInline(admin.TabularInline):
 
 @admin.register(SyncSource)
 class SyncSourceAdmin(admin.ModelAdmin):
+    form = SyncSourceForm
     list_display = (
         "name",
-        "base_url",
+        "remote",
         "scope",
         "path",
         "interval_seconds",
@@ -37,11 +78,39 @@ class SyncSourceAdmin(admin.ModelAdmin):
         "last_status",
     )
     list_filter = ("enabled", "scope", "last_status")
-    readonly_fields = ("remote_subscription_id", "last_run_at", "last_status")
+    readonly_fields = ("remote", "token_state", "remote_subscription_id", "last_run_at", "last_status")
     inlines = [SyncRunInline]
     actions = ["sync_now", "subscribe_at_remote"]
 
-    @admin.action(description="Sync now")
+    @admin.display(description="base URL", ordering="base_url")
+    def remote(self, source):
+        return stored_link(source.shown_base_url)
+
+    @admin.display(description="token")
+    def token_state(self, source):
+        return "set (write-only: not shown)" if source.token else "not set"
+
+    def get_fields(self, request, obj=None):
+        writer = self.has_change_permission(request, obj) if obj is not None else self.has_add_permission(request)
+        if not writer:  # every field is shown read-only: the base URL masked, the token by its state only
+            return (
+                "name",
+                "remote",
+                "token_state",
+                "scope",
+                "path",
+                "interval_seconds",
+                "enabled",
+                "subscribe",
+                "remote_subscription_id",
+                "last_run_at",
+                "last_status",
+            )
+        after = ("remote_subscription_id", "last_run_at", "last_status") if obj is not None else ()
+        token = ("token_state", "token", "clear_token") if obj is not None else ("token",)
+        return ("name", "base_url", *token, "scope", "path", "interval_seconds", "enabled", "subscribe", *after)
+
+    @admin.action(description="Sync now", permissions=["change"])
     def sync_now(self, request, queryset):
         for source in queryset:
             run = services.run_sync(source, trigger="admin")
@@ -53,7 +122,7 @@ class SyncSourceAdmin(admin.ModelAdmin):
                 level,
             )
 
-    @admin.action(description="Subscribe at the remote (pull on its change events)")
+    @admin.action(description="Subscribe at the remote (pull on its change events)", permissions=["change"])
     def subscribe_at_remote(self, request, queryset):
         for source in queryset:
             try:

@@ -1,8 +1,11 @@
 """Sync sources (a remote registry and what of it to pull) and the record of each sync run."""
 
 import secrets
+from urllib.parse import urlsplit
 
 from django.db import models
+
+MASK = "***"
 
 
 def new_secret() -> str:
@@ -37,7 +40,20 @@ class SyncSource(models.Model):
         ordering = ["name"]
 
     def __str__(self):
-        return f"{self.name} ({self.base_url}{self.path})"
+        return f"{self.name} ({self.shown_base_url}{self.path})"
+
+    @property
+    def shown_base_url(self) -> str:
+        """The base URL as pages show it: the password of its user info masked."""
+        try:
+            parts = urlsplit(self.base_url)
+        except ValueError:
+            return self.base_url
+        if "@" not in parts.netloc:
+            return self.base_url
+        userinfo, host = parts.netloc.rsplit("@", 1)
+        userinfo = f"{userinfo.split(':', 1)[0]}:{MASK}" if ":" in userinfo else MASK
+        return parts._replace(netloc=f"{userinfo}@{host}").geturl()
 
     @property
     def origin(self) -> str:
