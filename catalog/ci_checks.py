@@ -4,7 +4,12 @@ against another server of this kind (`--registry URL`, through its validate and 
 
 Message files: JSON lines (one message a line; blank lines skipped) or one JSON message per file (it may span
 lines). A message is a structured CloudEvent or an envelope `{"headers": ..., "body": ...}`, as the validate
-endpoints take it, optionally wrapped `{"definition": "G/D", "message": {...}}` to name its definition.
+endpoints take it, optionally wrapped `{"definition": "G/D", "message": {...}}` to name its definition. A message
+nested deeper than registry.json_text.MAX_DEPTH levels is not read (Python's parser would recurse past its
+limit): it is reported as not checked.
+
+An outcome is `unchecked` when a check could not run (an error the verdict marks `"unchecked": true`, the check
+budget's 503, a message too deep to read): the command then exits 2, not 1, since that is no verdict (issue 24).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from registry.errors import Problem
+from registry.json_text import MAX_DEPTH, nesting_exceeds
 
 STRUCTURED = "application/cloudevents+json"
 ENVELOPE = "application/json"
@@ -33,6 +39,7 @@ class Entry:
     message: object = None
     definition: str | None = None
     problem: str | None = None
+    unchecked: bool = False  # the problem is that the message could not be read for a check (too deep)
 
 
 @dataclass
@@ -42,22 +49,27 @@ class Outcome:
     problems: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     definition: str | None = None
+    unchecked: bool = False  # a check could not run: no verdict (exit 2)
 
 
 def read_messages(path: Path) -> Iterator[Entry]:
     """The messages of a file: the whole file as one JSON value when it is one, else one per non-blank line."""
     text = path.read_text(encoding="utf-8")
     name = str(path)
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
-    else:
-        if isinstance(whole, dict):
-            yield _entry(name, 1, whole)
-            return
+    whole = None
+    if not nesting_exceeds(text, MAX_DEPTH):
+        try:
+            whole = json.loads(text)
+        except ValueError:
+            pass
+    if isinstance(whole, dict):
+        yield _entry(name, 1, whole)
+        return
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
+            continue
+        if nesting_exceeds(line, MAX_DEPTH):
+            yield Entry(name, number, problem=f"not checked: nested deeper than {MAX_DEPTH} levels", unchecked=True)
             continue
         try:
             value = json.loads(line)
@@ -160,11 +172,21 @@ class LocalValidator:
             else:
                 gid, did, doc = self._for_type(group, message_checks.event_type(message))
             verdict = message_checks.check_message(doc, message, self.base_url)
-        except Problem as problem:
-            return Outcome([("message", problem.detail)])
+        except Problem as problem:  # 503: the check budget ran out, no verdict
+            return Outcome([("message", problem.detail)], unchecked=problem.status >= 500)
         except UsageError as exc:
             return Outcome([("message", str(exc))])
-        return Outcome([(e["path"], e["reason"]) for e in verdict["errors"]], verdict.get("notes", []), f"{gid}/{did}")
+        return _outcome(verdict, f"{gid}/{did}")
+
+
+def _outcome(verdict: dict, definition: str) -> Outcome:
+    errors = [e for e in verdict.get("errors", []) if isinstance(e, dict)]
+    return Outcome(
+        [(e.get("path"), e.get("reason")) for e in errors],
+        verdict.get("notes", []),
+        definition,
+        unchecked=any(e.get("unchecked") is True for e in errors),
+    )
 
 
 def local_compatibility(target: str, document: bytes, media_type: str | None, fmt: str | None) -> dict:
@@ -243,7 +265,7 @@ class RemoteValidator:
             )
         except httpx.HTTPError as exc:
             raise RemoteError(f"{self.url}: {exc}") from exc
-        if response.status_code in (200, 400, 404, 413, 415):
+        if response.status_code in (200, 400, 404, 413, 415, 503):  # 503: the check's budget, for this message
             return response
         detail, _errors = _problem_text(response)
         raise RemoteError(f"{self.url}{path}: HTTP {response.status_code}: {detail}")
@@ -294,12 +316,10 @@ class RemoteValidator:
                     [("message", f"no definition group declares the CloudEvents type {str(event_type)[:200]!r}")]
                 )
         if response.status_code != 200:
-            return Outcome([("message", _problem_text(response)[0])])
+            return Outcome([("message", _problem_text(response)[0])], unchecked=response.status_code == 503)
         body = response.json()
-        return Outcome(
-            [(e.get("path"), e.get("reason")) for e in body.get("errors", [])],
-            body.get("notes", []),
-            str(body.get("definition", "")).removeprefix("/definitionGroups/").replace("/definitions/", "/"),
+        return _outcome(
+            body, str(body.get("definition", "")).removeprefix("/definitionGroups/").replace("/definitions/", "/")
         )
 
 

@@ -27,7 +27,10 @@ cached per digest of format and document) and Avro (fastavro validation of the J
 non-JSON datacontenttype is read as the Avro binary encoding and must decode exactly), Protobuf (the base64
 binary of the named message, decoded by hand: catalog.validators.message_data) and XSD (XML text, xmlschema with
 no file or network access and entities defused). A schema outside this registry is not fetched and other schema
-formats are not checked: a note says so, no error.
+formats are not checked: a note says so, no error. A check that could not run (a stored schema that cannot be
+applied, a keyword that fails on a value, XML over its size limit) is never a pass: an error marked
+`"unchecked": true` names it, next to the other errors found (issue 24). The whole check runs within the time
+budget of catalog.validators.budget (REGISTRY_CHECK_SECONDS), past which it answers 503.
 
 Errors name their path: `metadata.source`, `metadata.headers.action`, `data.orderId`, `data.items[2].sku`.
 """
@@ -39,6 +42,7 @@ import binascii
 import json
 
 from catalog.message_report import Message, Report
+from catalog.validators import budget
 from catalog.validators.format_names import message_format_family, schema_format_family
 from catalog.validators.message_formats import (
     show,
@@ -306,7 +310,14 @@ def _json_content_type(value: str) -> bool:
 
 
 def check_message(doc: dict, message: Message, base_url: str = "") -> dict:
-    """The verdict on `message` against definition document `doc`: `{"valid", "errors", "notes"}`."""
+    """The verdict on `message` against definition document `doc`: `{"valid", "errors", "notes"}`; an error that
+    a check could not run is marked `"unchecked": true`. Within the check budget (REGISTRY_CHECK_SECONDS: past
+    it, the 503 problem of catalog.validators.budget)."""
+    with budget.limit("the message check"):
+        return _check_message(doc, message, base_url)
+
+
+def _check_message(doc: dict, message: Message, base_url: str) -> dict:
     report = Report()
     family, version = message_format_family(doc.get("format") if isinstance(doc.get("format"), str) else None)
     metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}

@@ -22,9 +22,23 @@ class Message:
 
 @dataclass
 class Report:
+    """Errors (`{"path", "reason"}`, at most MAX_ERRORS) and notes (what was not checked by design: a schema
+    outside this registry, a format no check exists for). A check that could not run is an error marked
+    `"unchecked": true` (`unchecked`), never a note: such a message is not valid (issue 24)."""
+
     errors: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    incomplete: bool = False
 
     def error(self, path: str, reason: str) -> None:
         if len(self.errors) < MAX_ERRORS:
             self.errors.append({"path": path, "reason": reason})
+
+    def unchecked(self, path: str, reason: str) -> None:
+        """A check that could not run at `path`: an error that says so (kept even when the list is full)."""
+        entry = {"path": path, "reason": reason, "unchecked": True}
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(entry)
+        elif not self.incomplete:
+            self.errors[-1] = entry
+        self.incomplete = True

@@ -346,7 +346,7 @@ def check_protobuf(content: bytes, message_name: str | None, raw: bytes, report)
     try:
         schema = proto_schema(content)
     except ValueError as exc:
-        report.notes.append(f"data not checked: the Protobuf schema cannot be parsed: {exc}")
+        report.unchecked("data", f"could not be checked: the Protobuf schema cannot be parsed: {exc}")
         return
     name, why = schema.find(message_name)
     if name is None:

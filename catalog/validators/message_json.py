@@ -11,6 +11,7 @@ import json
 
 from catalog.message_report import MAX_ERRORS, Report
 from catalog.validators.digest_cache import DigestLRU, digest
+from catalog.validators.json_engine import UncheckedError, bounded_validator_class, unchecked_count
 from catalog.validators.message_formats import show
 from catalog.validators.schemas import DRAFTS
 from registry.json_text import load_json_document
@@ -42,7 +43,7 @@ def _json_validator(version: str | None, content: bytes, pointer: str | None = N
     uri = DRAFTS.get((version or "").lower())
     if uri is None and isinstance(schema, dict) and isinstance(schema.get("$schema"), str):
         uri = schema["$schema"]
-    cls = validator_for({"$schema": uri} if uri else {}, default=jsonschema.Draft7Validator)
+    cls = bounded_validator_class(validator_for({"$schema": uri} if uri else {}, default=jsonschema.Draft7Validator))
     if pointer:
         from referencing import Registry, Resource
         from referencing.jsonschema import specification_with
@@ -60,12 +61,23 @@ def _json_validator(version: str | None, content: bytes, pointer: str | None = N
 def check_json_schema(version, content: bytes, data, report: Report, pointer: str | None = None) -> None:
     try:
         validator = _json_validator(version, content, pointer)
-        errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
-    except Exception as exc:  # an unresolvable $ref, an odd regex, an invalid stored schema ...
-        report.notes.append(f"data not checked: the JSON Schema cannot be applied: {str(exc).splitlines()[0][:300]}")
+    except Exception as exc:  # an invalid stored schema, an unknown $schema ...
+        report.unchecked("data", f"could not be checked: the JSON Schema cannot be applied: {_first_line(exc)}")
         return
-    for error in errors:
+    try:
+        found, unchecked = unchecked_count(
+            lambda: sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+        )
+    except Exception as exc:  # a failure outside any keyword (referencing, a broken $schema ...)
+        report.unchecked("data", f"could not be checked: the JSON Schema cannot be applied: {_first_line(exc)}")
+        return
+    reported = 0
+    for error in found:
         parts = list(error.absolute_path)
+        if isinstance(error, UncheckedError):
+            report.unchecked(_segment_path(parts), _reason(error))
+            reported += 1
+            continue
         if error.validator == "required" and isinstance(error.instance, dict):
             missing = [
                 p for p in error.validator_value if p not in error.instance and error.message.startswith(repr(p))
@@ -73,7 +85,25 @@ def check_json_schema(version, content: bytes, data, report: Report, pointer: st
             if missing:
                 report.error(_segment_path([*parts, missing[0]]), "required but missing")
                 continue
-        report.error(_segment_path(parts), error.message[:500])
+        report.error(_segment_path(parts), _reason(error))
+    if unchecked and not reported:  # failed inside `not`, an `anyOf` branch ...: jsonschema kept no error of it
+        report.unchecked("data", f"could not be checked: {unchecked} keyword evaluation(s) failed inside a subschema")
+
+
+def _reason(error) -> str:
+    """jsonschema's message, with a long value it starts with shortened so that what is wrong stays in view
+    (`[{...8,000 objects...}] has non-unique elements`)."""
+    message = error.message
+    if len(message) > 300:
+        shown = repr(error.instance)
+        if len(shown) > 120 and message.startswith(shown):
+            message = f"{shown[:100]}...{shown[-12:]}{message[len(shown) :]}"
+    return message[:500]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
 
 
 def _avro_schema(content: bytes):
@@ -128,7 +158,7 @@ def check_avro(content: bytes, data, report: Report, *, binary: bytes | None = N
     try:
         parsed = _avro_schema(content)
     except ValueError as exc:
-        report.notes.append(f"data not checked: the Avro schema cannot be parsed: {exc}")
+        report.unchecked("data", f"could not be checked: the Avro schema cannot be parsed: {exc}")
         return
     if binary is not None:
         stream = io.BytesIO(binary)

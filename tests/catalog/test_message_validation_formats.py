@@ -290,9 +290,11 @@ def test_xsd_bad_data(anon, xsd):
     assert error_paths(check(anon, "order", event("x.order", data=external), group="x")) == ["data"]
 
 
-def test_xsd_large_data_is_a_note(anon, xsd, monkeypatch):
+def test_xsd_large_data_is_an_unchecked_error(anon, xsd, monkeypatch):
+    """XML over the size checked is never a pass (issue 24): an error marked unchecked says why"""
     from catalog.validators import message_xml
 
     monkeypatch.setattr(message_xml, "MAX_XML_BYTES", 50)
     body = check(anon, "order", event("x.order", data=VALID_XML.replace("<qty>1</qty>", "<qty>x</qty>")), group="x")
-    assert body["valid"] is True and "not checked" in body["notes"][0], body
+    assert body["valid"] is False and body["errors"][0]["unchecked"] is True, body
+    assert "more than the 50 checked" in body["errors"][0]["reason"], body

@@ -13,7 +13,7 @@ class Command(BaseCommand):
         'named by a {"definition": "G/D", "message": ...} wrapper or --definition, else picked by the '
         "CloudEvents type within --group (or the first definition group declaring it). Prints "
         "FILE:LINE: PATH: REASON per problem and a summary; exit 0 when all pass, 1 otherwise, 2 on usage "
-        "errors."
+        "errors and when a check could not run (no verdict)."
     )
 
     def add_arguments(self, parser):
@@ -43,7 +43,7 @@ class Command(BaseCommand):
         if token and not registry:
             raise CommandError("--token goes with --registry", returncode=2)
         validator = RemoteValidator(registry, token) if registry else LocalValidator()
-        total = invalid = 0
+        total = invalid = unchecked = 0
         try:
             for path in paths:
                 try:
@@ -54,11 +54,13 @@ class Command(BaseCommand):
                     total += 1
                     if entry.problem is not None:
                         invalid += 1
+                        unchecked += entry.unchecked
                         self.stdout.write(f"{entry.file}:{entry.line}: message: {entry.problem}")
                         continue
                     outcome = validator.check(entry, group=group, definition=definition)
                     if outcome.problems:
                         invalid += 1
+                    unchecked += outcome.unchecked
                     for where, reason in outcome.problems:
                         self.stdout.write(f"{entry.file}:{entry.line}: {where}: {reason}")
                     if options["verbosity"] >= 2:
@@ -69,6 +71,9 @@ class Command(BaseCommand):
         finally:
             if registry:
                 validator.close()
-        self.stdout.write(f"{total} messages, {invalid} invalid")
+        summary = f"{total} messages, {invalid} invalid"
+        self.stdout.write(summary + (f", {unchecked} not fully checked" if unchecked else ""))
+        if unchecked:
+            raise SystemExit(2)
         if invalid:
             raise SystemExit(1)

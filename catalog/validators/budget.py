@@ -1,0 +1,97 @@
+"""The time budget of a check that runs a user's schema or data (issue 24): no such check may hold a worker.
+
+gunicorn's `timeout` does not end a request of a threaded worker, so every check is bounded here, in process:
+the entry point of a check (a message check, a compatibility dry run or version check, a diff, the meta-validation
+of a schema document) runs inside `limit(what)`, and the engines it drives call `spend()` at their steps (a
+JSON Schema keyword, a comparison of two subschemas, an XPath evaluation of an XSD assertion, an element of XML
+data, a grammar rule of a .proto file). Once `REGISTRY_CHECK_SECONDS` have passed since the check began, `spend`
+raises `Exhausted`, and the outermost `limit` answers a 503 problem naming the budget, its setting and the
+check it stopped. Nested `limit`s share the outermost one's budget: a dry run that meta-validates the candidate
+and then compares it with every earlier version has one budget for all of it. Outside any `limit` (a command,
+a Spark executor), `spend` does nothing.
+
+`Exhausted` derives from BaseException so that no library's `except Exception` mistakes it for a failure of
+its own input and carries on; only `limit` catches it. Code between a `spend` and its `limit` must not catch
+BaseException.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import time
+
+from registry.errors import Problem
+
+DEFAULT_SECONDS = 1.0  # = REGISTRY_CHECK_SECONDS's default; used where no Django settings exist
+SETTING = "REGISTRY_CHECK_SECONDS"
+
+
+class Exhausted(BaseException):
+    """The running check used its budget; `limit` turns it into a 503 problem."""
+
+
+class _Budget:
+    __slots__ = ("deadline", "seconds", "what")
+
+    def __init__(self, what: str, seconds: float):
+        self.what, self.seconds = what, seconds
+        self.deadline = time.monotonic() + seconds
+
+
+_current: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("check_budget", default=None)
+
+
+def budget_seconds() -> float:
+    """The setting REGISTRY_CHECK_SECONDS (DEFAULT_SECONDS where Django is not configured)."""
+    from django.conf import settings
+
+    if not settings.configured:
+        return DEFAULT_SECONDS
+    return float(getattr(settings, SETTING, DEFAULT_SECONDS))
+
+
+def exceeded_problem(what: str, seconds: float) -> Problem:
+    return Problem(
+        "service-unavailable",
+        f"{what} ran past its time budget of {seconds:g} s ({SETTING}) and was stopped: the schema or the data "
+        "is too costly to check on this server",
+        members={"budget": SETTING, "budgetSeconds": seconds},
+    )
+
+
+@contextlib.contextmanager
+def limit(what: str):
+    """Run the block as the check `what` ("the message check"), within the budget of the outermost one."""
+    if _current.get() is not None:
+        yield
+        return
+    budget = _Budget(what, budget_seconds())
+    token = _current.set(budget)
+    try:
+        yield
+    except Exhausted:
+        raise exceeded_problem(budget.what, budget.seconds) from None
+    finally:
+        _current.reset(token)
+
+
+def spend() -> None:
+    """One step of the running check: raises Exhausted once its budget has passed (no-op outside a check)."""
+    budget = _current.get()
+    if budget is not None and time.monotonic() > budget.deadline:
+        raise Exhausted()
+
+
+def remaining() -> float | None:
+    """Seconds left to the running check (at least a millisecond), or None outside a check."""
+    budget = _current.get()
+    if budget is None:
+        return None
+    left = budget.deadline - time.monotonic()
+    if left <= 0:
+        raise Exhausted()
+    return max(left, 0.001)
+
+
+__all__ = ["DEFAULT_SECONDS", "Exhausted", "budget_seconds", "limit", "remaining", "spend"]
