@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from registry.errors import Problem
-from registry.models import Group, Resource
+from registry.models import Group
 from registry.services import (
     EntityAddress,
     VersionInput,
@@ -42,8 +42,8 @@ from .errors import (
     subject_not_found,
     version_not_found,
 )
-from .models import MAX_SCHEMA_ID, Setting, SubjectVersion
-from .numbering import ensure_numbered, next_number, schema_id_for
+from .models import Setting, SubjectVersion
+from .numbering import next_number, schema_id_for
 from .schema_types import Referenced, prepare
 from .subjects import GROUPS, SCHEMAS, Subject, parse
 
@@ -99,6 +99,11 @@ def resolve_references(references: list[dict], subject: Subject, number: int | N
     return _resolve(references, start, [0])
 
 
+def resolve_stored_references(references: list[dict]) -> list[Referenced]:
+    """The references kept with a stored version, resolved for reading (a Protobuf descriptor's imports)."""
+    return _resolve(references, (), [0])
+
+
 def registry_problem(exc: Problem, subject: Subject) -> ConfluentError:
     """A refusal of the shared store in Confluent's words."""
     if exc.kind == "incompatible-version":
@@ -148,13 +153,15 @@ def _existing_match(rows: list[SubjectVersion], key: str) -> SubjectVersion | No
 
 
 @transaction.atomic
-def register(*, ctx: WriteContext, subject: Subject, data: Registration) -> dict:
+def register(*, ctx: WriteContext, subject: Subject, data: Registration, importing: bool = False) -> dict:
     """POST /subjects/S/versions: the id and version of the schema in this subject, registering it as a new
-    version when the subject has no live version with the same content."""
+    version when the subject has no live version with the same content. `importing` (the import_confluent command,
+    an operator's tool) takes a given id and version whatever the mode."""
     inp = data
     if subject.is_context:
         raise ConfluentError(INVALID_SUBJECT, f"{subject.name!r} names a context, not a subject")
-    _check_mode(subject, inp)
+    if not importing:
+        _check_mode(subject, inp)
     references = resolve_references(inp.references, subject)
     prepared = prepare(inp.schema_type, inp.schema, references)
     resource = selectors.find_resource(subject)
@@ -180,6 +187,8 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration) -> dict
         floor = max([*taken, resource.version_counter if resource is not None else 0])
         number = next_number({floor}, "")
     vid = str(number)
+    if resource is not None and resource.versions.filter(vid=vid).exists():
+        vid = None  # an IMPORT's number taken as a version id by another door: the registry picks the id
     version_input = VersionInput(
         document=prepared.document,
         media_type=prepared.media_type,
@@ -369,10 +378,3 @@ def set_mode(*, subject: Subject | None, mode: str | None, force: bool = False) 
         return
     found.mode = mode
     found.save(update_fields=["mode"])
-
-
-def renumber(resource: Resource) -> None:
-    ensure_numbered(resource)
-
-
-__all__ = ["MAX_SCHEMA_ID", "Registration", "register", "delete_subject", "delete_subject_version"]

@@ -2,8 +2,8 @@
 Confluent's media types, strict JSON bodies, case-insensitive query booleans and the one place where every failure
 becomes Confluent's `{"error_code", "message"}` (the dialect of `confluent.errors`).
 
-Built on the registry's view base (`registry.api.base.RegistryView`: HTTP caching of reads) and request reader
-(`registry.api.requests`: size limit, strict JSON with no NUL, lone surrogate, NaN or duplicate key).
+Built on the registry's view base (`registry.http.views.RegistryView`: HTTP caching of reads) and request reader
+(`registry.http.requests`: size limit, strict JSON with no NUL, lone surrogate, NaN or duplicate key).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from rest_framework import exceptions
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
 from rest_framework.views import APIView
 
-from registry.api.base import RegistryView
-from registry.api.permissions import RegistryPermission
-from registry.api.requests import body_bytes, loads_strict
 from registry.errors import Problem
+from registry.http.permissions import RegistryPermission
+from registry.http.requests import body_bytes, loads_strict
+from registry.http.views import RegistryView
 
 from ..errors import INVALID_SUBJECT, ConfluentError
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 
-from catalog.api.base import RESOURCE_PERMISSIONS
-
 from .. import selectors, services
 from ..errors import SCHEMA_NOT_FOUND, ConfluentError
 from ..schema_types import prepare
@@ -14,6 +12,7 @@ from . import render
 from .base import ConfluentView, answer, flag, json_body, page
 from .inputs import registration
 
+REGISTER = {"POST": ("registry.add_resource", "registry.add_version")}  # as a new schema or version elsewhere
 DELETE_SUBJECT = {"DELETE": ("registry.delete_resource", "registry.delete_version")}
 DELETE_VERSION = {"DELETE": "registry.delete_version"}
 
@@ -31,7 +30,7 @@ class SubjectsView(ConfluentView):
 
 
 class SubjectVersionsView(ConfluentView):
-    write_permissions = RESOURCE_PERMISSIONS
+    write_permissions = REGISTER
 
     def get(self, request, subject):
         """The subject's version numbers (`?deleted`, `?deleted_only`)."""
