@@ -4,11 +4,19 @@ Threads (`gthread`): a worker keeps answering while some of its threads wait for
 clients cannot stall every worker. gunicorn's own error answers (a bad request line, a URI or headers over
 its limits) are problem documents like the application's, through the worker class in config/. Put a
 buffering proxy (nginx, a cloud load balancer) in front in production: it absorbs slow clients and holds
-TLS. Environment: GUNICORN_BIND, WEB_CONCURRENCY (workers), GUNICORN_THREADS, GUNICORN_TIMEOUT.
+TLS. Environment: GUNICORN_BIND, WEB_CONCURRENCY (workers), GUNICORN_THREADS, GUNICORN_TIMEOUT,
+PROMETHEUS_MULTIPROC_DIR.
+
+Metrics (operations/metrics.py): the workers count requests in prometheus-client's multiprocess mode, in files
+of one directory that a scrape adds up, whichever worker answers it. PROMETHEUS_MULTIPROC_DIR names it (unset: a
+new temporary directory); it is emptied when gunicorn starts, and a dead worker's files are marked.
 """
 
 import multiprocessing
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 wsgi_app = "config.wsgi:application"
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
@@ -19,3 +27,27 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))  # a request the import 
 graceful_timeout = 30
 keepalive = 5
 limit_request_line = 8190  # gunicorn's largest: version URIs in query strings (`?uri=`) are up to 4,096 characters
+
+# before any worker starts: the workers inherit it, and prometheus-client reads it when they import it
+own_prometheus_dir = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if own_prometheus_dir:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="registry-prometheus-")
+
+
+def on_starting(server):
+    """A previous run's counts are not this one's."""
+    directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in directory.glob("*.db"):
+        stale.unlink()
+
+
+def child_exit(server, worker):
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):
+    if own_prometheus_dir:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

@@ -53,6 +53,14 @@ CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_O
 if env_bool("DJANGO_TRUST_FORWARDED", False):
     USE_X_FORWARDED_HOST = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# HTTPS in production (README, "Production"): cookies sent over HTTPS only, plain HTTP redirected (behind a proxy
+# that holds TLS, with DJANGO_TRUST_FORWARDED=1), and HSTS; the probes and /metrics are answered before the
+# redirect (operations/views.py)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -66,6 +74,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files for /api/docs/, served from here, not from a CDN
     "registry",
     "endpoints",
     "catalog",
@@ -73,9 +82,14 @@ INSTALLED_APPS = [
     "pipeline",
     "sync",
     "confluent",
+    "operations",
 ]
 
 MIDDLEWARE = [
+    # request id, request metrics, access log; then /healthz, /readyz and /metrics, before the host check and the
+    # HTTPS redirect (operations/middleware.py)
+    "operations.middleware.RequestContextMiddleware",
+    "operations.middleware.OperationsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -131,7 +145,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+# where collectstatic writes (the container image collects them at build time, outside the data volume)
+STATIC_ROOT = Path(os.environ.get("REGISTRY_STATIC_ROOT") or VAR_DIR / "static")
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns about a missing root on every start
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -184,6 +199,10 @@ SPECTACULAR_SETTINGS = {
     "the Subscriptions API and the older Schema Registry and Message Catalog bindings.",
     "VERSION": "0.5-wip",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/docs/ works offline: Swagger UI's files from drf-spectacular-sidecar, as static files
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "OAS_VERSION": "3.1.0",  # JSON Schema 2020-12 in bodies: propertyNames, type lists (null removes)
     # bodies are JSON (or documents described per operation): DRF's form parsers are not offered
@@ -205,17 +224,34 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # anyway; until then registry/celery.py closes connections only when CONN_MAX_AGE or an error says so
 CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+# bulk imports (minutes, a JVM) can have workers of their own: `celery -A registry worker -Q imports` with
+# REGISTRY_IMPORT_QUEUE=imports; by default they share the queue of deliveries (docs/deploy.md)
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {"pipeline.tasks.run_import": {"queue": os.environ.get("REGISTRY_IMPORT_QUEUE") or "celery"}}
 
 SPARK_MASTER = os.environ.get("SPARK_MASTER", "local[*]")
 # the only directory whose files the admin's bulk import may read by server path (unset: uploads only)
 REGISTRY_IMPORT_ROOT = os.environ.get("REGISTRY_IMPORT_ROOT") or None
 
+# LOG_FORMAT=json: one JSON object a line with the request id (operations/logs.py) and an access record per
+# request (logger operations.access); else the message alone, as before
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text").strip().lower()
+if LOG_FORMAT not in {"text", "json"}:
+    raise ValueError(f"LOG_FORMAT: 'text' or 'json', not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "operations.logs.RequestIdFilter"}},
+    "formatters": {
+        "json": {"()": "operations.logs.json_formatter"},
+        "text": {"format": "%(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request_id"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
+    "loggers": {"operations.access": {"level": "INFO" if LOG_FORMAT == "json" else "WARNING"}},
 }
+# /metrics answers a scraper that sends `Authorization: Bearer <this>`; unset, /metrics is off (404)
+REGISTRY_METRICS_TOKEN = os.environ.get("REGISTRY_METRICS_TOKEN", "")
 
 # Delivery of change events (docs/api-contract.md section 9)
 REGISTRY_DELIVERY_MAX_ATTEMPTS = env_int("REGISTRY_DELIVERY_MAX_ATTEMPTS", 20)

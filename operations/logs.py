@@ -1,0 +1,48 @@
+"""Request ids and structured logs.
+
+Each request gets an id (the proxy's `X-Request-ID` when it sends a sane one, else a new one), kept in a
+context variable for the request's duration, so every log record written while it runs carries it, and sent
+back in the `X-Request-ID` response header. With `LOG_FORMAT=json` (config/settings.py) records are one JSON
+object a line (python-json-logger), with the request id as `request_id`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import re
+import uuid
+
+from pythonjsonlogger.json import JsonFormatter
+
+HEADER = "X-Request-ID"
+# what is accepted from a client or proxy: ids that fit in a log field and a header as they are
+ACCEPTED_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+current_request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
+
+
+def request_id_for(incoming: str | None) -> str:
+    """The id of a request: the caller's when it is well formed, else a new random one."""
+    if incoming and ACCEPTED_ID.match(incoming):
+        return incoming
+    return uuid.uuid4().hex
+
+
+class RequestIdFilter(logging.Filter):
+    """Puts the current request's id on every record (`-` outside a request), for any formatter."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = current_request_id.get() or "-"
+        return True
+
+
+def json_formatter() -> JsonFormatter:
+    """One JSON object a line: time, level, logger, message, request id, and whatever `extra` a call adds."""
+    return JsonFormatter(
+        "{levelname}{name}{message}{request_id}",
+        style="{",
+        rename_fields={"levelname": "level", "name": "logger"},
+        timestamp="time",  # ISO 8601, UTC
+    )

@@ -1,0 +1,77 @@
+"""Middleware of the operations app (both are first in config/settings.py's MIDDLEWARE, in this order).
+
+- RequestContextMiddleware: gives each request its id (operations/logs.py), sends it back as `X-Request-ID`,
+  counts the request and its latency by route, method and status (operations/metrics.py), and writes one
+  access log record (logger `operations.access`, INFO: on with LOG_FORMAT=json).
+- OperationsMiddleware: answers `/healthz`, `/readyz` and `/metrics` itself, before the host check and the HTTPS
+  redirect of the middleware after it (operations/views.py says why); any other method than GET or HEAD is 405.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from registry.errors import Problem
+
+from . import logs, metrics
+from .views import ENDPOINTS, problem_response
+
+access_log = logging.getLogger("operations.access")
+
+
+def route_of(request) -> str:
+    """The URL pattern that answered (`/schemaGroups/<str:gid>`), so that labels stay few; the operations
+    endpoints by their path; anything no pattern matched as `unmatched`."""
+    if request.path in ENDPOINTS:
+        return request.path
+    match = getattr(request, "resolver_match", None)
+    if match is None or match.route is None:
+        return "unmatched"
+    return "/" + match.route
+
+
+class RequestContextMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        request_id = logs.request_id_for(request.headers.get(logs.HEADER))
+        token = logs.current_request_id.set(request_id)
+        started = time.perf_counter()
+        try:
+            response = self.get_response(request)
+            seconds = time.perf_counter() - started
+            response[logs.HEADER] = request_id
+            route = route_of(request)
+            metrics.observe_request(route=route, method=request.method, status=response.status_code, seconds=seconds)
+            access_log.info(
+                "%s %s %s",
+                request.method,
+                request.path,
+                response.status_code,
+                extra={
+                    "method": request.method,
+                    "path": request.path,
+                    "route": route,
+                    "status": response.status_code,
+                    "duration_ms": round(seconds * 1000, 1),
+                },
+            )
+            return response
+        finally:
+            logs.current_request_id.reset(token)
+
+
+class OperationsMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        view = ENDPOINTS.get(request.path_info)
+        if view is None:
+            return self.get_response(request)
+        if request.method not in ("GET", "HEAD"):
+            problem = Problem("method-not-allowed", f"{request.path} answers GET and HEAD only")
+            return problem_response(problem, request.path, Allow="GET, HEAD")
+        return view(request)
