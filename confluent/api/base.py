@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from urllib.parse import unquote_to_bytes
 
 from django.db import DatabaseError, OperationalError
 from django.http import HttpResponse
@@ -142,11 +143,12 @@ class ConfluentView(RegistryView):
     post_reads = False
 
     def initial(self, request, *args, **kwargs):
-        raw_path = request.META.get("PATH_INFO", "")
-        try:
-            raw_path.encode("latin-1").decode("utf-8")
-        except UnicodeError:
-            raise ConfluentError(INVALID_SUBJECT, "the path is not UTF-8 (a lone surrogate?): it names no subject")
+        for value in kwargs.values():
+            # Django keeps the escapes of bytes that are not UTF-8 (an encoded lone surrogate, %FF) in the path
+            try:
+                unquote_to_bytes(value).decode("utf-8")
+            except UnicodeError:
+                raise ConfluentError(INVALID_SUBJECT, "the path is not UTF-8 (a lone surrogate?): it names no subject")
         accept = request.headers.get("Accept", "")
         if accept:
             offered = {part.split(";")[0].strip().lower() for part in accept.split(",")}
