@@ -155,7 +155,7 @@ def test_nul_and_lone_surrogates_in_subjects(base_url, writer):
         response = client.post(
             f"{base_url}/subjects/s/versions", content=b'{"schema": "\\u0000"}', headers={"Content-Type": MEDIA}
         )
-        assert response.status_code == 400, response.text
+        assert response.status_code == 422 and response.json()["error_code"] == 42201, response.text
         response = client.post(f"{base_url}/subjects/{'x' * 200}/versions", json={"schema": USER})
         assert response.status_code == 422 and response.json()["error_code"] == 42208
     assert state() == before
