@@ -5,7 +5,8 @@ clients cannot stall every worker. gunicorn's own error answers (a bad request l
 its limits) are problem documents like the application's, through the worker class in config/. Put a
 buffering proxy (nginx, a cloud load balancer) in front in production: it absorbs slow clients and holds
 TLS. Environment: GUNICORN_BIND, WEB_CONCURRENCY (workers), GUNICORN_THREADS, GUNICORN_TIMEOUT,
-PROMETHEUS_MULTIPROC_DIR.
+PROMETHEUS_MULTIPROC_DIR, LOG_FORMAT (`json`: gunicorn's own log lines are JSON objects too, like the
+application's).
 
 Metrics (operations/metrics.py): the workers count requests in prometheus-client's multiprocess mode, in files
 of one directory that a scrape adds up, whichever worker answers it. PROMETHEUS_MULTIPROC_DIR names it (unset: a
@@ -27,6 +28,24 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))  # a request the import 
 graceful_timeout = 30
 keepalive = 5
 limit_request_line = 8190  # gunicorn's largest: version URIs in query strings (`?uri=`) are up to 4,096 characters
+
+if os.environ.get("LOG_FORMAT", "").strip().lower() == "json":
+    # one format on stderr for a log pipeline to parse: gunicorn's error log as the application's (operations/logs.py)
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "operations.logs.json_formatter"}},
+        "filters": {"request_id": {"()": "operations.logs.RequestIdFilter"}},
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "filters": ["request_id"],
+                "stream": "ext://sys.stderr",
+            }
+        },
+        "loggers": {"gunicorn.error": {"handlers": ["console"], "level": "INFO", "propagate": False}},
+    }
 
 # before any worker starts: the workers inherit it, and prometheus-client reads it when they import it
 own_prometheus_dir = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")

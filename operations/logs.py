@@ -34,7 +34,10 @@ class RequestIdFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
-            record.request_id = current_request_id.get() or "-"
+            # Django logs an error answer (logger django.request) after the middleware has returned, with the
+            # request on the record: its id is on the request
+            from_request = getattr(getattr(record, "request", None), "request_id", None)
+            record.request_id = current_request_id.get() or from_request or "-"
         return True
 
 

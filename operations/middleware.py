@@ -36,7 +36,7 @@ class RequestContextMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        request_id = logs.request_id_for(request.headers.get(logs.HEADER))
+        request_id = request.request_id = logs.request_id_for(request.headers.get(logs.HEADER))
         token = logs.current_request_id.set(request_id)
         started = time.perf_counter()
         try:

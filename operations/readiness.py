@@ -89,10 +89,10 @@ def readiness() -> Readiness:
         ("migrations", check_migrations, True),
         ("broker", check_broker, broker_configured()),
     ):
-        if result.reason:
-            result.checks[name] = "not checked"
-        elif not applies:
+        if not applies:
             result.checks[name] = "not configured"
+        elif result.reason:
+            result.checks[name] = "not checked"
         elif problem := check():
             result.checks[name] = "failed"
             result.reason = problem
