@@ -25,7 +25,6 @@ from registry.admin import (
     TagFilter,
     action_form,
     group_body,
-    highlighted,
     register_document_lexer,
 )
 from registry.admin_forms import DocumentField, DocumentFormMixin, ServiceForm, pretty_document
@@ -468,9 +467,5 @@ class SchemaVersionAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
                 latest.vid,
                 latest.vid,
             )
-        return [
-            {
-                "title": f"Document ({obj.media_type or ''})",
-                "html": highlighted(bytes(obj.content or b""), obj.media_type, fmt) + links,
-            }
-        ]
+        section = document_section(obj, fmt)
+        return [{**section, "html": section["html"] + links}]

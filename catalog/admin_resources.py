@@ -12,6 +12,7 @@ from django.utils.html import escape, format_html
 from registry import services
 from registry.admin import highlighted
 from registry.admin_forms import DocumentField, DocumentFormMixin, JSONField, ServiceForm
+from registry.admin_links import stored_link
 from registry.attributes import version_sort_key
 from registry.models import Group, OutboxEvent, Version
 from registry.services import VersionInput
@@ -247,7 +248,7 @@ def document_section(version: Version, fmt: str | None) -> dict:
     if version.resource_uri:
         return {
             "title": "Document",
-            "html": format_html("Stored elsewhere: <a href='{0}'>{0}</a>", version.resource_uri),
+            "html": format_html("<p id='stored-elsewhere'>Stored elsewhere: {}</p>", stored_link(version.resource_uri)),
         }
     return {
         "title": f"Document ({version.media_type or ''})",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 
 from .errors import Problem
 from .limits import MAX_DEPTH, nested_deeper_than
@@ -19,6 +20,10 @@ ATTRIBUTE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 TAG_KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-_.]{0,62}$")
 # docs: an http(s) URL, or a relative reference (no scheme: no ':' at all); the OpenAPI document says the same
 DOCS_PATTERN = re.compile(r"^(?:[Hh][Tt][Tt][Pp][Ss]?:[\s\S]*|[^:]*)$")
+
+# attributes that pages show as links (docs, a resource's URI): these schemes or none (a relative reference), never
+# javascript:, data: or another scheme a browser would run or open in the page's origin
+LINK_SCHEMES = ("http", "https")
 
 COMMON = ("id", "name", "description", "tags", "docs")
 SERVER_OWNED = ("epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn", "specVersion", "version")
@@ -80,6 +85,23 @@ def check_common(attrs: dict, prefix: str = "") -> list[str]:
                 if not isinstance(value, str):
                     errors.append(f"{prefix}tags.{key} must be a string")
     return errors + check_attribute_names(attrs, prefix)
+
+
+def link_error(name: str, value) -> str | None:
+    """Why `value` cannot be stored in the link attribute `name` (a resource's URI), or None: it must be an http
+    or https URL or a relative reference, without spaces or control characters (a browser drops some of them
+    before it reads the scheme, so `java\tscript:` would run)."""
+    if not isinstance(value, str) or not value:
+        return f"{name} must be a non-empty string"
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        return f"{name} must not contain spaces or control characters (percent-encode them)"
+    try:
+        scheme = urlsplit(value).scheme.lower()
+    except ValueError as exc:
+        return f"{name} {value[:60]!r} is not a URL: {exc}"
+    if scheme and scheme not in LINK_SCHEMES:
+        return f"{name} must be an http or https URL or a relative reference, not a {scheme}: URL"
+    return None
 
 
 def check_attribute_names(attrs: dict, prefix: str = "") -> list[str]:

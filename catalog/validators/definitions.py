@@ -3,8 +3,8 @@
 A definition is a JSON object:
 - `format` (REQUIRED, NAME/VERSION, the same format as its group's, matched case-insensitively with aliases);
 - `metadata` (an object, checked by the format's validator in `message_formats`; unknown formats: an object);
-- `schemaformat` (NAME/VERSION), and `schema` (a string or an object) or `schemaurl` (a URI-reference):
-  mutually exclusive, `schemaformat` REQUIRED with either;
+- `schemaformat` (NAME/VERSION), and `schema` (a string or an object) or `schemaurl` (a URI-reference, http or
+  https when it has a scheme): mutually exclusive, `schemaformat` REQUIRED with either;
 - the shared attributes `id`, `name`, `description`, `tags` (string -> string; names 1-63 of letters,
   digits, `-`, `_`, `.`, starting with a letter or digit), `docs` (URI-reference, http/https with a scheme);
 - `uri`: a definition borrowed from another group (the referenced one holds the rest; `format` optional here);
@@ -143,6 +143,10 @@ def _schema(document: dict) -> list[str]:
         error = uri_reference_error(document["schemaurl"])
         if error:
             errors.append(f"schemaurl {error}")
+        elif urlsplit(document["schemaurl"]).scheme.lower() not in ("", "http", "https"):
+            # a link in every page that shows it: http(s) or a reference into this registry, as docs
+            scheme = urlsplit(document["schemaurl"]).scheme
+            errors.append(f"schemaurl must use http or https or be a relative reference, not {show(scheme)}")
     return errors
 
 

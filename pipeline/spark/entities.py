@@ -280,7 +280,7 @@ def validate_versions(
     the input does not replace, oldest first) and the input's earlier ones; a rejected version gets its
     `error`. Versions in `known_valid` are taken as they are (only kept as `previous` for the next ones)."""
     ensure_model()
-    from registry.attributes import check_common, check_id, version_sort_key
+    from registry.attributes import check_common, check_id, link_error, version_sort_key
     from registry.errors import Problem
     from registry.validation import Invalid, VersionCheck
 
@@ -297,6 +297,8 @@ def validate_versions(
         try:
             check_id(record.vid, "version")
             errors = check_common(record.attributes)
+            if record.resource_uri and (error := link_error(rt.uri_attribute, record.resource_uri)):
+                errors.append(error)
             if not errors and rt.validate is not None:
                 rt.validate(
                     VersionCheck(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from ..attributes import check_common, check_id, unstorable, version_sort_key
+from ..attributes import check_common, check_id, link_error, unstorable, version_sort_key
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..errors import Problem
 from ..json_text import json_document_problem
@@ -78,6 +78,8 @@ def validate_version(
     """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
     (format, schema validity, compatibility with the earlier versions): a Problem naming what is wrong."""
     errors = check_common(attrs)
+    if version.resource_uri and (error := link_error(rt.uri_attribute, version.resource_uri)):
+        errors.append(error)
     path = f"{resource.path}/versions/{version.vid}"
     problem = unstorable(attrs)
     if problem:
