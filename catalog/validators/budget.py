@@ -76,6 +76,22 @@ def limit(what: str):
         _current.reset(token)
 
 
+@contextlib.contextmanager
+def paused():
+    """Run the block outside the running check's budget: for a library's one-time start-up (loading a
+    metaschema once per process), which is no cost of the user's input and must not fail the first check. The
+    time it takes is given back to the running check."""
+    budget = _current.get()
+    token = _current.set(None)
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        _current.reset(token)
+        if budget is not None:
+            budget.deadline += time.monotonic() - started
+
+
 def spend() -> None:
     """One step of the running check: raises Exhausted once its budget has passed (no-op outside a check)."""
     budget = _current.get()
@@ -94,4 +110,4 @@ def remaining() -> float | None:
     return max(left, 0.001)
 
 
-__all__ = ["DEFAULT_SECONDS", "Exhausted", "budget_seconds", "limit", "remaining", "spend"]
+__all__ = ["DEFAULT_SECONDS", "Exhausted", "budget_seconds", "limit", "paused", "remaining", "spend"]

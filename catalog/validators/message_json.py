@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from catalog.message_report import MAX_ERRORS, Report
+from catalog.validators import budget
 from catalog.validators.digest_cache import DigestLRU, digest
 from catalog.validators.json_engine import UncheckedError, bounded_validator_class, unchecked_count
 from catalog.validators.message_formats import show
@@ -34,8 +35,9 @@ def _json_validator(version: str | None, content: bytes, pointer: str | None = N
     cached = _validators.get(key)
     if cached is not None:
         return cached
-    import jsonschema
-    from jsonschema.validators import validator_for
+    with budget.paused():  # the first import in a process
+        import jsonschema
+        from jsonschema.validators import validator_for
 
     schema, problem = load_json_document(content)
     if problem is not None or not isinstance(schema, dict | bool):
@@ -43,7 +45,10 @@ def _json_validator(version: str | None, content: bytes, pointer: str | None = N
     uri = DRAFTS.get((version or "").lower())
     if uri is None and isinstance(schema, dict) and isinstance(schema.get("$schema"), str):
         uri = schema["$schema"]
-    cls = bounded_validator_class(validator_for({"$schema": uri} if uri else {}, default=jsonschema.Draft7Validator))
+    with budget.paused():  # built once per draft and process
+        cls = bounded_validator_class(
+            validator_for({"$schema": uri} if uri else {}, default=jsonschema.Draft7Validator)
+        )
     if pointer:
         from referencing import Registry, Resource
         from referencing.jsonschema import specification_with

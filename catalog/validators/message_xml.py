@@ -24,15 +24,27 @@ CACHE_SIZE = 64
 _cache = DigestLRU(CACHE_SIZE)
 
 
+@functools.cache
+def _started(cls):
+    """xmlschema's metaschema of `cls` built and the budgeted parsers made: once per process, outside any check's
+    budget (about half a second that no input causes)."""
+    with budget.paused():
+        cls.meta_schema.build()
+        maps = cls.meta_schema.maps
+        _budgeted_parser(maps.xpath_parser_class), _budgeted_parser(maps.assertion_parser_class)
+    return cls
+
+
 def xml_schema(version: str | None, content: bytes):
     """The compiled XSD (cached per digest); ValueError when it cannot be built."""
-    import xmlschema
+    with budget.paused():
+        import xmlschema
 
     key = digest("XSD", version, content)
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    cls = xmlschema.XMLSchema10 if (version or "").startswith("1.0") else xmlschema.XMLSchema11
+    cls = _started(xmlschema.XMLSchema10 if (version or "").startswith("1.0") else xmlschema.XMLSchema11)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -99,6 +111,11 @@ def _xml_reason(error) -> str:
     return reason[:500]
 
 
+def _not_well_formed(exc: Exception, report) -> None:
+    first = str(exc).strip().splitlines()
+    report.error("data", f"is not a well-formed XML document: {first[0][:300] if first else type(exc).__name__}")
+
+
 def check_xml(version: str | None, content: bytes, text: str, report) -> None:
     """The XML document `text` against the XSD `content`: errors into `report` (path `data` + XPath)."""
     import xmlschema
@@ -116,10 +133,11 @@ def check_xml(version: str | None, content: bytes, text: str, report) -> None:
         report.unchecked("data", f"could not be checked: the XML Schema cannot be built: {exc}")
         return
     try:
+        # parsed whole (at most MAX_XML_BYTES: about half a second); xmlschema's lazy mode would parse as it
+        # validates, but looks each element up by an XPath query, ten times slower
         resource = xmlschema.XMLResource(text, allow="none", defuse="always")
     except Exception as exc:  # not well-formed, a DTD entity refused, too deep ...
-        first = str(exc).strip().splitlines()
-        report.error("data", f"is not a well-formed XML document: {first[0][:300] if first else type(exc).__name__}")
+        _not_well_formed(exc, report)
         return
     try:
         for error in schema.iter_errors(resource, validation_hook=_element_step):
