@@ -140,6 +140,7 @@ class ConfluentView(RegistryView):
         BasicAuthentication,
     ]
     permission_classes = [ConfluentPermission]
+    schema = None  # not in the OpenAPI document of the registry's own API: Confluent's API is documented by Confluent
     post_reads = False
 
     def initial(self, request, *args, **kwargs):
