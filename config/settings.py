@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "sync",
     "confluent",
     "operations",
+    "asyncapi",
 ]
 
 MIDDLEWARE = [
@@ -182,6 +183,8 @@ REGISTRY_ALLOW_PRIVATE_SINKS = env_bool("REGISTRY_ALLOW_PRIVATE_SINKS", False)
 REGISTRY_WEBHOOK_HANDSHAKE = env_bool("REGISTRY_WEBHOOK_HANDSHAKE", True)
 # the schema group that holds the subjects of the Confluent API's default context (docs/confluent.md)
 REGISTRY_CONFLUENT_GROUP = os.environ.get("REGISTRY_CONFLUENT_GROUP") or "confluent"
+# AsyncAPI imports (asyncapi/): remote $refs are read only from these URL prefixes (comma-separated; empty: none)
+REGISTRY_ASYNCAPI_REMOTE_REFS = os.environ.get("REGISTRY_ASYNCAPI_REMOTE_REFS", "")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

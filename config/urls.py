@@ -15,6 +15,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path(".well-known/xregistry", xr10_views.DiscoveryView.as_view(), name="xregistry-discovery"),
     path("registry", xr10_views.RootView.as_view(schema=None), name="xr10-root-bare"),  # documented as /registry/
+    path("registry/", include("asyncapi.api.urls")),  # before the 1.0 binding's routes, which would take its paths
     path("registry/", include("registry.xr10.urls")),
     path("confluent/", include("confluent.api.urls")),  # docs/confluent.md
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),

@@ -1,0 +1,1 @@
+"""HTTP views of the AsyncAPI app, mounted under `/registry` (config/urls.py)."""

@@ -1,0 +1,237 @@
+"""AsyncAPI at `/registry` (the xRegistry 1.0 binding's door: its errors, its Basic auth):
+
+- `POST /registry/asyncapi[?prefix=P][&dryrun=true]`: import AsyncAPI 2.6 / 3.0 documents (`asyncapi.services`);
+  the body is one document (JSON or YAML), or `multipart/form-data` with `document` parts and the files they refer
+  to as `file` parts (named by their file name);
+- `GET /registry/messagegroups/G/asyncapi?role=producer|consumer`, `GET /registry/endpoints/E/asyncapi[?role=...]`
+  and `GET /registry/asyncapi?messagegroup=G&endpoint=E...&role=...`: AsyncAPI 3.0, JSON or YAML by `Accept`.
+
+Thin: the services and selectors do the work.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from django.conf import settings
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+
+from registry.documents.formats import dump_document
+from registry.errors import Problem
+from registry.http.requests import body_bytes
+from registry.http.views import json_response
+from registry.services.references import base_urls
+from registry.xr10.base import XRegistryView
+from registry.xr10.entity_views import WRITE_ALL
+from registry.xr10.errors import V1Problem
+from registry.xr10.openapi import ERRORS
+
+from .. import selectors
+from ..exporting import export_asyncapi
+from ..services import import_asyncapi
+from ..sources import Source
+
+TAGS = ["asyncapi"]
+YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/vnd.aai.asyncapi+yaml")
+DOCUMENT_TYPES = ("application/json", "application/vnd.aai.asyncapi+json", "application/vnd.aai.asyncapi", *YAML_TYPES)
+ROLES = ("producer", "consumer")
+
+
+def _flags(request, allowed: set[str]) -> None:
+    for name in request.GET:
+        if name not in allowed:
+            raise V1Problem("bad_flag", f"the flag {name!r} is not supported here", args={"flag": name})
+
+
+def _role(request, default: str = "producer") -> str:
+    role = request.GET.get("role", default)
+    if role not in ROLES:
+        raise V1Problem("bad_flag", f"role must be producer or consumer, not {role!r}", args={"flag": "role"})
+    return role
+
+
+def _true(request, name: str) -> bool:
+    value = request.GET.get(name)
+    if value is None:
+        return False
+    if value.lower() in ("", "true", "1"):
+        return True
+    if value.lower() in ("false", "0"):
+        return False
+    raise V1Problem("bad_flag", f"{name} is true or false, not {value!r}", args={"flag": name})
+
+
+def asyncapi_response(request, document: dict) -> HttpResponse:
+    """The document as YAML when `Accept` asks for YAML, else as JSON."""
+    accept = request.headers.get("Accept", "").lower()
+    if any(kind in accept for kind in YAML_TYPES):
+        kind = "application/vnd.aai.asyncapi+yaml" if "vnd.aai.asyncapi+yaml" in accept else "application/yaml"
+        return HttpResponse(dump_document(document, yaml_format=True), content_type=f"{kind}; charset=utf-8")
+    response = json_response(document)
+    if "application/vnd.aai.asyncapi+json" in accept:
+        response["Content-Type"] = "application/vnd.aai.asyncapi+json; charset=utf-8"
+    return response
+
+
+def uploaded(files) -> callable:
+    """`read_beside` over the files of a multipart upload: a `$ref` names a file by its name (its directories, which
+    browsers do not send, are matched when the name alone is unique)."""
+    by_name = {}
+    for item in files:
+        by_name.setdefault(item.name, []).append(item)
+
+    def read(name: str) -> bytes:
+        if name.startswith("../") or name == "..":
+            raise ValueError("a file outside the document's directory is not read")
+        found = by_name.get(name) or by_name.get(posixpath.basename(name)) or []
+        if len(found) != 1:
+            raise FileNotFoundError(name)
+        found[0].seek(0)
+        return found[0].read()
+
+    return read
+
+
+DESCRIPTION_IMPORT = (
+    "Imports AsyncAPI 2.6 and 3.0 documents (docs/asyncapi.md): servers become endpoints, channels message groups, "
+    "messages message definitions (CloudEvents when their headers or traits say so), payloads schemas whose version "
+    "is `info.version`. The body is one document (JSON or YAML), or `multipart/form-data` with `document` parts and "
+    "the files their `$ref`s name as `file` parts. All or nothing; re-importing the same document changes nothing. "
+    "`prefix`: the prefix of the group ids (default: the document's title in PascalCase); `dryrun=true`: the same "
+    "answer, nothing written."
+)
+REPORT = OpenApiResponse(OpenApiTypes.OBJECT, "{created: [paths], updated: [paths], unchanged: [paths]}")
+ASYNCAPI = {
+    (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "an AsyncAPI 3.0 document"),
+    (200, "application/yaml"): OpenApiResponse(OpenApiTypes.STR, "the same as YAML (Accept: application/yaml)"),
+}
+ROLE = OpenApiParameter(
+    "role", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=list(ROLES), description="producer (send) or consumer"
+)
+
+
+class AsyncAPIView(XRegistryView):
+    """`POST /registry/asyncapi` imports; `GET` exports the message groups and endpoints named in the query."""
+
+    write_permissions = {"POST": WRITE_ALL}
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="post_registry_asyncapi",
+        summary="Import AsyncAPI documents",
+        description=DESCRIPTION_IMPORT,
+        parameters=[
+            OpenApiParameter("prefix", OpenApiTypes.STR, OpenApiParameter.QUERY, description="group id prefix"),
+            OpenApiParameter("dryrun", OpenApiTypes.BOOL, OpenApiParameter.QUERY, description="write nothing"),
+        ],
+        request={
+            "application/json": OpenApiTypes.OBJECT,
+            "application/yaml": OpenApiTypes.STR,
+            "multipart/form-data": OpenApiTypes.OBJECT,
+        },
+        responses={200: REPORT, **ERRORS, (413, "application/problem+json"): ERRORS[(400, "application/problem+json")]},
+    )
+    def post(self, request):
+        _flags(request, {"prefix", "dryrun"})
+        dry_run = _true(request, "dryrun")
+        prefix = request.GET.get("prefix")
+        media = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
+        if media == "multipart/form-data":
+            limit = settings.REGISTRY_MAX_BODY_BYTES
+            declared = request.META.get("CONTENT_LENGTH") or "0"
+            if declared.isdigit() and int(declared) > limit:
+                raise Problem(
+                    "too-large", f"the body has {declared} bytes; the limit is {limit} (REGISTRY_MAX_BODY_BYTES)"
+                )
+            files = request._request.FILES  # Django's multipart parser (the views' negotiation reads JSON only)
+            documents = files.getlist("document")
+            if not documents:
+                raise Problem("bad-request", "a multipart import needs at least one `document` part")
+            read = uploaded(files.getlist("file"))
+            sources = [Source(d.name or "document", d.read(), read_beside=read) for d in documents]
+        else:
+            if media and media not in DOCUMENT_TYPES:
+                raise Problem(
+                    "unsupported-media-type",
+                    f"an AsyncAPI document is JSON or YAML (or a multipart upload), not {media}",
+                )
+            raw = body_bytes(request)
+            if not raw.strip():
+                raise Problem("bad-request", "the body must be an AsyncAPI document")
+            yaml_format = None if not media else media in YAML_TYPES
+            sources = [Source("document", raw, yaml_format=yaml_format)]
+        report = import_asyncapi(ctx=self.context(), sources=sources, group_prefix=prefix, dry_run=dry_run)
+        return json_response(report.as_json())
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="get_registry_asyncapi",
+        summary="AsyncAPI 3.0 of several message groups and endpoints",
+        parameters=[
+            OpenApiParameter("messagegroup", OpenApiTypes.STR, OpenApiParameter.QUERY, many=True),
+            OpenApiParameter("endpoint", OpenApiTypes.STR, OpenApiParameter.QUERY, many=True),
+            ROLE,
+        ],
+        responses={**ASYNCAPI, **ERRORS},
+    )
+    def get(self, request):
+        _flags(request, {"messagegroup", "endpoint", "role"})
+        role = _role(request)
+        gids, eids = request.GET.getlist("messagegroup"), request.GET.getlist("endpoint")
+        if not gids and not eids:
+            raise V1Problem(
+                "bad_request", "name at least one messagegroup or endpoint", args={"error_detail": "no entity"}
+            )
+        bases = base_urls(request.build_absolute_uri("/").rstrip("/"))
+        groups = [(selectors.message_group(g, bases), selectors.endpoints_of(g, bases)) for g in dict.fromkeys(gids)]
+        endpoints = [selectors.endpoint(e, bases) for e in dict.fromkeys(eids)]
+        document = export_asyncapi(groups=groups, endpoints=endpoints, role=role, title=settings.REGISTRY_NAME)
+        return asyncapi_response(request, document)
+
+
+class MessageGroupAsyncAPIView(XRegistryView):
+    v1_group = "messagegroups"
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="get_registry_messagegroups_asyncapi",
+        summary="AsyncAPI 3.0 of a message group",
+        description="A channel with the group's messages, an operation per message (`send` for role=producer, "
+        "`receive` for consumer), the payload schemas, and the endpoints that reference the group as servers.",
+        parameters=[ROLE],
+        responses={**ASYNCAPI, **ERRORS},
+    )
+    def get(self, request, gid):
+        _flags(request, {"role"})
+        role = _role(request)
+        bases = base_urls(request.build_absolute_uri("/").rstrip("/"))
+        group = selectors.message_group(gid, bases)
+        title = group.attributes.get("name") or group.gid
+        document = export_asyncapi(
+            groups=[(group, selectors.endpoints_of(group.gid, bases))], endpoints=[], role=role, title=title
+        )
+        return asyncapi_response(request, document)
+
+
+class EndpointAsyncAPIView(XRegistryView):
+    v1_group = "endpoints"
+
+    @extend_schema(
+        tags=TAGS,
+        operation_id="get_registry_endpoints_asyncapi",
+        summary="AsyncAPI 3.0 of an endpoint",
+        description="The endpoint as the server, a channel per message group it references; the role defaults to "
+        "the endpoint's usage.",
+        parameters=[ROLE],
+        responses={**ASYNCAPI, **ERRORS},
+    )
+    def get(self, request, eid):
+        _flags(request, {"role"})
+        endpoint = selectors.endpoint(eid, base_urls(request.build_absolute_uri("/").rstrip("/")))
+        usage = endpoint.attributes.get("usage") or []
+        role = _role(request, "producer" if "producer" in usage else "consumer")
+        title = endpoint.attributes.get("name") or endpoint.eid
+        document = export_asyncapi(groups=[], endpoints=[endpoint], role=role, title=title)
+        return asyncapi_response(request, document)

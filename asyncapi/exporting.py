@@ -1,0 +1,443 @@
+"""AsyncAPI 3.0 documents of message groups and endpoints (docs/asyncapi.md, "Export").
+
+The shape follows xrcg's `asyncapi` templates, so that the two describe the same thing: a channel per message
+group (its key the group id without dots), a component message per message (its id without dots, in PascalCase),
+an operation per message (`<Message>Send` for producers, `<Message>Receive` for consumers), JSON Schemas under
+`components.schemas` as `<Group>.<Schema>`; Avro and Protobuf schemas inline in the payload (xrcg writes them to
+files beside the document). What xrcg leaves out is added where AsyncAPI has a place for it: the channel's
+address (the topic its messages declare), servers from the endpoints, message headers from the CloudEvents
+attributes and protocol headers, bindings from protocol options, and `x-xregistry-*` extensions naming the
+registry entities, which an import of the document reads back (a round trip keeps the ids).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from registry.attributes import version_sort_key
+
+from .selectors import Endpoint, MessageGroup, SchemaVersion
+
+KEY = re.compile(r"[^A-Za-z0-9_\-]")
+COMPONENT_KEY = re.compile(r"[^A-Za-z0-9_.\-]")
+CE_PREFIX = {"KAFKA": "ce_", "HTTP": "ce-", "AMQP": "cloudEvents:", "MQTT": "", "NATS": "ce-"}
+TYPE_SCHEMAS = {
+    "timestamp": {"type": "string", "format": "date-time"},
+    "uri": {"type": "string", "format": "uri"},
+    "urireference": {"type": "string", "format": "uri-reference"},
+    "uri-reference": {"type": "string", "format": "uri-reference"},
+    "uritemplate": {"type": "string", "format": "uri-template"},
+    "duration": {"type": "string", "format": "duration"},
+    "binary": {"type": "string", "contentEncoding": "base64"},
+    "integer": {"type": "integer"},
+    "number": {"type": "number"},
+    "boolean": {"type": "boolean"},
+    "string": {"type": "string"},
+}
+ROLE_ACTIONS = {"producer": "send", "consumer": "receive"}
+
+
+def pascal(text: str) -> str:
+    """xrcg's `pascal` filter (generator/jinja_filters.py), for keys that match its documents."""
+    if "." in text:
+        return ".".join(pascal(part) for part in text.split("."))
+    if not text:
+        return text
+    if "_" in text:
+        words = text.split("_")
+    elif text[0].isupper():
+        words = re.findall(r"[A-Z][a-z0-9_]*\.?", text)
+    else:
+        words = re.findall(r"[a-z0-9]+\.?|[A-Z][a-z0-9_]*\.?", text)
+    return "".join(word.capitalize() for word in words) or text
+
+
+def channel_key(gid: str) -> str:
+    return KEY.sub("_", gid.replace(".", "")) or "channel"
+
+
+def message_key(mid: str) -> str:
+    return KEY.sub("_", pascal(mid.replace(".", ""))) or "Message"
+
+
+def schema_key(found: SchemaVersion) -> str:
+    return COMPONENT_KEY.sub("_", f"{pascal(found.group)}.{pascal(found.schema)}")
+
+
+def schema_format(fmt: str | None) -> str:
+    """The AsyncAPI `schemaFormat` of a registry schema format."""
+    name, _, version = (fmt or "JsonSchema/draft-07").partition("/")
+    low = name.lower()
+    if low in ("jsonschema", "json"):
+        return f"application/schema+json;version={version or 'draft-07'}"
+    if low == "avro":
+        return f"application/vnd.apache.avro;version={version or '1.9.0'}"
+    if low in ("protobuf", "proto"):
+        return f"application/vnd.google.protobuf;version={version or '3'}"
+    if low == "openapi":
+        return f"application/vnd.oai.openapi;version={version or '3.0.0'}"
+    if low == "raml":
+        return f"application/raml+yaml;version={version or '1.0'}"
+    return f"application/vnd.xregistry.schema;name={name};version={version or '1'}"
+
+
+def property_schema(declaration) -> dict:
+    """A property declaration (`type`, `value`, `description`) as a JSON Schema."""
+    if not isinstance(declaration, dict):
+        return {"type": "string"}
+    kind = declaration.get("type") or "string"
+    out = dict(TYPE_SCHEMAS.get(kind, {}))
+    if kind not in TYPE_SCHEMAS or kind == "string" and "type" in declaration:
+        out["x-xregistry-type"] = kind  # a type JSON Schema cannot say, or a string said explicitly
+    if "value" in declaration:
+        out["const"] = declaration["value"]
+    if isinstance(declaration.get("description"), str) and declaration["description"]:
+        out["description"] = declaration["description"]
+    if isinstance(declaration.get("specurl"), str):
+        out["x-xregistry-specurl"] = declaration["specurl"]
+    return out
+
+
+def _rebased(schema, key: str):
+    """A JSON Schema's own `#/...` references, rewritten to point into it at `#/components/schemas/KEY`."""
+    if isinstance(schema, dict):
+        out = {}
+        for name, value in schema.items():
+            if name == "$ref" and isinstance(value, str) and value.startswith("#/"):
+                out[name] = f"#/components/schemas/{key}{value[1:]}"
+            elif name in ("const", "enum", "default", "examples", "example"):
+                out[name] = value
+            else:
+                out[name] = _rebased(value, key)
+        return out
+    if isinstance(schema, list):
+        return [_rebased(value, key) for value in schema]
+    return schema
+
+
+def _protocol_family(message: dict) -> str | None:
+    protocol = message.get("protocol")
+    return protocol.split("/")[0].upper() if isinstance(protocol, str) else None
+
+
+def _value(declaration):
+    return declaration.get("value") if isinstance(declaration, dict) else declaration
+
+
+def message_address(message: dict) -> str | None:
+    """The destination a message's protocol options declare: topic, topic name, subject, path or `to`."""
+    options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
+    family = _protocol_family(message)
+    value = None
+    if family == "KAFKA":
+        value = _value(options.get("topic"))
+    elif family == "MQTT":
+        value = _value(options.get("topic_name"))
+    elif family == "NATS":
+        value = _value(options.get("subject"))
+    elif family == "HTTP":
+        value = _value(options.get("path"))
+    elif family == "AMQP":
+        value = _value((options.get("properties") or {}).get("to"))
+    return value if isinstance(value, str) and value else None
+
+
+def protocol_headers(message: dict) -> list[tuple[str, dict]]:
+    """The (name, declaration) of the headers a message's protocol options declare."""
+    options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
+    family = _protocol_family(message)
+    entries = []
+    if family in ("KAFKA", "NATS") and isinstance(options.get("headers"), dict):
+        for key, value in options["headers"].items():
+            if isinstance(value, dict):
+                entries.append((value.get("name") or key, {k: v for k, v in value.items() if k != "name"}))
+    elif family == "MQTT" and isinstance(options.get("user_properties"), list):
+        for item in options["user_properties"]:
+            if isinstance(item, dict) and isinstance(item.get("name"), str):
+                entries.append((item["name"], {k: v for k, v in item.items() if k != "name"}))
+    elif family == "HTTP" and isinstance(options.get("headers"), list):
+        for item in options["headers"]:
+            if isinstance(item, dict) and isinstance(item.get("name"), str):
+                entries.append((item["name"], {k: v for k, v in item.items() if k != "name"}))
+    elif family == "AMQP" and isinstance(options.get("application-properties"), dict):
+        entries = [
+            (k, v if isinstance(v, dict) else {"value": v}) for k, v in options["application-properties"].items()
+        ]
+    return entries
+
+
+class Exporter:
+    def __init__(self, role: str):
+        self.role = role
+        self.action = ROLE_ACTIONS[role]
+        self.doc: dict = {"asyncapi": "3.0.0"}
+        self.servers: dict = {}
+        self.channels: dict = {}
+        self.operations: dict = {}
+        self.messages: dict = {}
+        self.schemas: dict = {}
+        self.traits: dict = {}
+        self.versions: list[str] = []
+        self.server_keys: dict[str, list[str]] = {}  # endpoint id -> its server keys
+
+    # servers ------------------------------------------------------------------------------------------------
+    def server(self, endpoint: Endpoint) -> list[str]:
+        if endpoint.eid in self.server_keys:
+            return self.server_keys[endpoint.eid]
+        attrs = endpoint.attributes
+        protocol = attrs.get("protocol") if isinstance(attrs.get("protocol"), str) else ""
+        family, _, version = protocol.partition("/")
+        uris = [e.get("uri") for e in attrs.get("endpoints") or [] if isinstance(e, dict) and e.get("uri")]
+        keys = []
+        for index, uri in enumerate(uris):
+            parts = urlsplit(uri)
+            if not parts.netloc:
+                continue
+            key = channel_key(endpoint.eid) + (str(index) if len(uris) > 1 else "")
+            scheme = parts.scheme.lower()
+            server = {"host": parts.netloc, "protocol": self.asyncapi_protocol(family.upper(), scheme)}
+            if parts.path and family.upper() not in ("KAFKA", "NATS"):
+                server["pathname"] = parts.path
+            if family.upper() == "MQTT":
+                server["protocolVersion"] = version or "5.0"
+            elif family.upper() == "AMQP":
+                server["protocolVersion"] = "1.0"
+            elif version and family.upper() not in ("KAFKA", "HTTP", "NATS"):
+                server["protocolVersion"] = version
+            if isinstance(attrs.get("description"), str) and attrs["description"]:
+                server["description"] = attrs["description"]
+            bindings = self.server_bindings(family.upper(), attrs.get("protocoloptions") or {})
+            if bindings:
+                server["bindings"] = bindings
+            server["x-xregistry-endpoint"] = endpoint.eid
+            self.servers[key] = server
+            keys.append(key)
+        self.server_keys[endpoint.eid] = keys
+        return keys
+
+    @staticmethod
+    def asyncapi_protocol(family: str, scheme: str) -> str:
+        if family == "KAFKA":
+            return "kafka" if scheme in ("kafka", "plaintext") else "kafka-secure"
+        if family == "MQTT":
+            return "secure-mqtt" if scheme in ("mqtts", "ssl") else "mqtt"
+        if family == "AMQP":
+            return "amqps" if scheme == "amqps" else "amqp"
+        if family == "HTTP":
+            return "https" if scheme == "https" else "http"
+        if family == "NATS":
+            return "nats"
+        return family.lower() or scheme
+
+    @staticmethod
+    def server_bindings(family: str, options: dict) -> dict:
+        out = {k: dict(v) for k, v in (options.get("bindings") or {}).items() if isinstance(v, dict)}
+        if family == "MQTT":
+            mqtt = out.setdefault("mqtt", {})
+            for name in ("cleansession", "cleanstart"):
+                if isinstance(options.get(name), bool):
+                    mqtt["cleanSession"] = options[name]
+            if isinstance(options.get("willtopic"), str):
+                mqtt["lastWill"] = {**(mqtt.get("lastWill") or {}), "topic": options["willtopic"]}
+            if isinstance(options.get("sessionexpiryinterval"), int):
+                mqtt["sessionExpiryInterval"] = options["sessionexpiryinterval"]
+            if not mqtt:
+                out.pop("mqtt")
+        return out
+
+    # messages -----------------------------------------------------------------------------------------------
+    def payload(self, mid: str, message: dict, found: SchemaVersion | None) -> dict | None:
+        if found is not None:
+            self.versions.append(found.version)
+            fmt = found.format or message.get("dataschemaformat")
+            out = {"schemaFormat": schema_format(fmt)}
+            if (fmt or "JsonSchema").lower().startswith("json") and isinstance(found.document, dict | bool):
+                key = schema_key(found)
+                self.schemas[key] = _rebased(found.document, key)
+                out["schema"] = {"$ref": f"#/components/schemas/{key}"}
+            else:
+                out["schema"] = found.document
+            out["x-xregistry-schema"] = found.path
+            return out
+        if "dataschema" in message:
+            return {"schemaFormat": schema_format(message.get("dataschemaformat")), "schema": message["dataschema"]}
+        if isinstance(message.get("dataschemauri"), str):
+            return {
+                "schemaFormat": schema_format(message.get("dataschemaformat")),
+                "schema": {"$ref": message["dataschemauri"]},
+            }
+        return None
+
+    def headers(self, message: dict) -> dict | None:
+        properties, required = {}, []
+        family = _protocol_family(message)
+        attributes = message.get("envelopemetadata")
+        if isinstance(message.get("envelope"), str) and isinstance(attributes, dict):
+            prefix = CE_PREFIX.get(family or "", "ce-")
+            for name, declaration in attributes.items():
+                properties[prefix + name] = property_schema(declaration)
+                if isinstance(declaration, dict) and declaration.get("required"):
+                    required.append(prefix + name)
+        for name, declaration in protocol_headers(message):
+            properties.setdefault(name, property_schema(declaration))
+            if declaration.get("required"):
+                required.append(name)
+        if not properties:
+            return None
+        out = {"type": "object", "properties": properties}
+        if required:
+            out["required"] = sorted(set(required), key=required.index)
+        return out
+
+    @staticmethod
+    def message_bindings(message: dict) -> dict:
+        options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
+        family = _protocol_family(message)
+        if family == "KAFKA" and isinstance(_value(options.get("key")), str):
+            return {"kafka": {"key": {"type": "string", "const": _value(options["key"])}}}
+        if family == "MQTT":
+            mqtt = {}
+            for option, name in (
+                ("payload_format_indicator", "payloadFormatIndicator"),
+                ("message_expiry_interval", "messageExpiryInterval"),
+                ("response_topic", "responseTopic"),
+            ):
+                if option in options and _value(options[option]) is not None:
+                    mqtt[name] = _value(options[option])
+            return {"mqtt": mqtt} if mqtt else {}
+        if family == "AMQP":
+            encoding = _value((options.get("properties") or {}).get("content-encoding"))
+            return {"amqp": {"contentEncoding": encoding}} if isinstance(encoding, str) else {}
+        return {}
+
+    @staticmethod
+    def operation_bindings(message: dict) -> dict:
+        options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
+        family = _protocol_family(message)
+        if family == "MQTT":
+            mqtt = {k: _value(options[k]) for k in ("qos", "retain") if k in options}
+            return {"mqtt": mqtt} if mqtt else {}
+        if family == "HTTP" and isinstance(_value(options.get("method")), str):
+            return {"http": {"method": _value(options["method"])}}
+        return {}
+
+    def message(self, group: MessageGroup, mid: str, message: dict) -> str:
+        key = message_key(mid)
+        if key in self.messages and self.messages[key].get("x-xregistry-message") != mid:
+            key = f"{channel_key(group.gid)}_{key}"
+        out: dict = {"name": mid}
+        if isinstance(message.get("name"), str) and message["name"] != mid:
+            out["title"] = message["name"]
+        if isinstance(message.get("description"), str) and message["description"]:
+            out["summary"] = out["description"] = message["description"]
+        if isinstance(message.get("datacontenttype"), str):
+            out["contentType"] = message["datacontenttype"]
+        correlation = message.get("correlationid")
+        if isinstance(correlation, dict) and isinstance(correlation.get("location"), str):
+            out["correlationId"] = {k: v for k, v in correlation.items() if k in ("location", "description")}
+        headers = self.headers(message)
+        if headers:
+            out["headers"] = headers
+        payload = self.payload(mid, message, group.schemas.get(mid))
+        if payload:
+            out["payload"] = payload
+        bindings = self.message_bindings(message)
+        if bindings:
+            out["bindings"] = bindings
+        if isinstance(message.get("envelope"), str) and message["envelope"].lower().startswith("cloudevents"):
+            self.traits["CloudEvents"] = {
+                "name": "cloudevents",
+                "summary": "CloudEvents binary content mode: the context attributes are headers "
+                "(https://github.com/cloudevents/spec)",
+            }
+            out["traits"] = [{"$ref": "#/components/messageTraits/CloudEvents"}]
+        out["x-xregistry-message"] = mid
+        self.messages[key] = out
+        return key
+
+    # channels -----------------------------------------------------------------------------------------------
+    def group(self, group: MessageGroup, endpoints: list[Endpoint]) -> None:
+        ckey = channel_key(group.gid)
+        if ckey in self.channels:
+            return
+        addresses = {message_address(m) for m in group.messages.values()}
+        # the topic every message declares; else null, "unknown or dynamic" (xrcg writes the group's id)
+        channel: dict = {"address": addresses.pop() if len(addresses) == 1 else None}
+        name = group.attributes.get("name")
+        if isinstance(name, str) and name != group.gid:
+            channel["title"] = name
+        if isinstance(group.attributes.get("description"), str) and group.attributes["description"]:
+            channel["description"] = group.attributes["description"]
+        channel["messages"] = {}
+        self.channels[ckey] = channel
+        servers = [key for endpoint in endpoints for key in self.server(endpoint)]
+        if servers:
+            channel["servers"] = [{"$ref": f"#/servers/{key}"} for key in servers]
+        channel["x-xregistry-messagegroup"] = group.gid
+        verb = self.action.capitalize()
+        for mid in sorted(group.messages):
+            message = group.messages[mid]
+            mkey = self.message(group, mid, message)
+            channel["messages"][mkey] = {"$ref": f"#/components/messages/{mkey}"}
+            okey = f"{mkey}{verb}"
+            if okey in self.operations:
+                okey = f"{ckey}_{okey}"
+            operation = {
+                "action": self.action,
+                "channel": {"$ref": f"#/channels/{ckey}"},
+                "title": f"{verb} {mid}",
+            }
+            if isinstance(message.get("description"), str) and message["description"]:
+                operation["summary"] = f"{verb} {message['description']}"
+            bindings = self.operation_bindings(message)
+            if bindings:
+                operation["bindings"] = bindings
+            operation["messages"] = [{"$ref": f"#/channels/{ckey}/messages/{mkey}"}]
+            self.operations[okey] = operation
+
+    def document(self, title: str, description: str | None) -> dict:
+        version = max(self.versions, key=version_sort_key) if self.versions else "1"
+        info: dict = {"title": title, "version": version}
+        if description:
+            info["description"] = description
+        self.doc["info"] = info
+        if self.servers:
+            self.doc["servers"] = self.servers
+        self.doc["channels"] = self.channels
+        self.doc["operations"] = self.operations
+        components: dict = {}
+        if self.messages:
+            components["messages"] = self.messages
+        if self.schemas:
+            components["schemas"] = self.schemas
+        if self.traits:
+            components["messageTraits"] = self.traits
+        if components:
+            self.doc["components"] = components
+        return self.doc
+
+
+def uses(endpoint: Endpoint, role: str) -> bool:
+    usage = endpoint.attributes.get("usage")
+    usage = [usage] if isinstance(usage, str) else usage or []
+    return role in usage or (role == "consumer" and "subscriber" in usage)
+
+
+def export_asyncapi(
+    *, groups: list[tuple[MessageGroup, list[Endpoint]]], endpoints: list[Endpoint], role: str, title: str
+) -> dict:
+    """The AsyncAPI 3.0 document of message groups (each with the endpoints that reference it) and endpoints
+    (each with its message groups), from the point of view of `role` (`producer`: send, `consumer`: receive)."""
+    exporter = Exporter(role)
+    for group, referrers in groups:
+        exporter.group(group, [e for e in referrers if uses(e, role)])
+    for endpoint in endpoints:
+        for group in endpoint.groups:
+            exporter.group(group, [endpoint])
+    description = None
+    if len(groups) == 1 and not endpoints:
+        description = groups[0][0].attributes.get("description")
+    elif len(endpoints) == 1 and not groups:
+        description = endpoints[0].attributes.get("description")
+    return exporter.document(title, description if isinstance(description, str) else None)

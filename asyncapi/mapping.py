@@ -1,0 +1,331 @@
+"""An AsyncAPI document (`model.Document`) as a registry document of the stored (0.5) shape, with the place in the
+AsyncAPI document of every entity it holds (docs/asyncapi.md is the mapping, in words).
+
+- each channel is a message group (`PREFIX.CHANNEL`), holding the channel's messages as message definitions;
+- each server is an endpoint per role its operations give it (`send`: `producer`, `receive`: `consumer`),
+  `PREFIX.SERVER.ROLE`, referencing the message groups of the channels those operations use on that server;
+- each payload is a schema in the schema group `PREFIX` (named after its component or file, else after its
+  message), whose version is `info.version`.
+
+Messages are written in the xRegistry 1.0 shape and stored through `catalog.xr10.message_to_v05`, endpoints
+through `endpoints.xr10.endpoint_to_v05`: the same translation as the 1.0 binding's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from catalog.xr10 import message_to_v05
+from endpoints.xr10 import endpoint_to_v05
+
+from . import protocols
+from .model import Channel, Document, Message
+from .payloads import payload_document, registry_format
+from .sources import AsyncAPIError, Resolver
+
+V05_SCHEMA = "https://cloudevents.io/schemas/registry"
+NOT_ID = re.compile(r"[^A-Za-z0-9._~\-]+")
+CE_PREFIXES = ("ce-", "ce_", "cloudevents:", "cloudevents_")
+CE_NAME = re.compile(r"^[a-z0-9]+$")
+CE_CORE = {"id", "type", "source"}
+JSON_TYPES = {"integer": "integer", "number": "number", "boolean": "boolean"}
+STRING_FORMATS = {
+    "date-time": "timestamp",
+    "uri": "uri",
+    "uri-reference": "urireference",
+    "uri-template": "uritemplate",
+    "duration": "duration",
+}
+ROLES = (("producer", "send"), ("consumer", "receive"))
+# `x-xregistry-schema` of an export: the schema version the payload is
+XSCHEMA = re.compile(r"/schemagroups/([^/]+)/schemas/([^/:]+)(?:/versions/([^/:]+))?(?::.*)?")
+
+
+def to_id(text: str, fallback: str = "x") -> str:
+    """An id (RFC 3986 segment-nz-nc, at most 128 characters) for a name: `/` becomes `.`, `{` `}` go, any other
+    character outside letters, digits and `._~-` becomes `_`; a long name keeps a hash of itself."""
+    value = NOT_ID.sub("_", text.replace("/", ".").replace("{", "").replace("}", ""))
+    value = re.sub(r"\.{2,}", ".", value).strip(".") or fallback
+    if len(value) > 128:
+        value = value[:119] + "~" + hashlib.sha1(text.encode()).hexdigest()[:8]
+    return value
+
+
+def default_prefix(title: str) -> str:
+    """`Streetlights Kafka API` -> `StreetlightsKafkaAPI`."""
+    return "".join(w[:1].upper() + w[1:] for w in re.findall(r"[A-Za-z0-9]+", title))[:64] or "asyncapi"
+
+
+def join(prefix: str, name: str) -> str:
+    if not prefix:
+        return name
+    return prefix + name if prefix.endswith((".", "-", "_", "~")) else f"{prefix}.{name}"
+
+
+def json_type(schema: dict) -> str | None:
+    """The registry property type of a JSON Schema (None: a string, the default)."""
+    if isinstance(schema.get("x-xregistry-type"), str):
+        return schema["x-xregistry-type"]
+    kind = schema.get("type")
+    if kind in JSON_TYPES:
+        return JSON_TYPES[kind]
+    if kind == "string" or kind is None:
+        if schema.get("contentEncoding") == "base64":
+            return "binary"
+        return STRING_FORMATS.get(schema.get("format"))
+    return None
+
+
+def declaration(schema, required: bool) -> dict:
+    """A header's JSON Schema as a property declaration (`type`, `value`, `required`, `description`)."""
+    out: dict = {}
+    if not isinstance(schema, dict):
+        return {"required": True} if required else {}
+    kind = json_type(schema)
+    if kind:
+        out["type"] = kind
+    value = protocols.const_of(schema)
+    if value is not None:
+        out["value"] = value
+    if required:
+        out["required"] = True
+    if isinstance(schema.get("description"), str) and schema["description"].strip():
+        out["description"] = schema["description"]
+    if isinstance(schema.get("x-xregistry-specurl"), str):
+        out["specurl"] = schema["x-xregistry-specurl"]
+    return out
+
+
+@dataclass
+class Mapped:
+    document: dict
+    places: dict[str, str] = field(default_factory=dict)  # entity path (0.5 names) -> AsyncAPI place
+
+
+class Mapper:
+    def __init__(self, doc: Document, resolver: Resolver, prefix: str | None):
+        self.doc = doc
+        self.resolver = resolver
+        self.explicit = prefix
+        self.prefix = default_prefix(doc.title) if prefix is None else prefix
+        self.schema_group = self.prefix.rstrip(".-_~") or default_prefix(doc.title)
+        self.vid = to_id(doc.info_version, "1")
+        self.out = {"$schema": V05_SCHEMA, "specversion": "0.5-wip"}
+        self.places: dict[str, str] = {}
+        self.schemas: dict[tuple[str, str], dict] = {}  # (group, schema) -> {format, document, place, version}
+        self.group_of: dict[str, str] = {}  # channel key -> group id
+
+    def exact(self, xid: str) -> str:
+        """An id this server wrote in an export (`x-xregistry-*`): kept, under the prefix only when one is given."""
+        return join(self.explicit, xid) if self.explicit else xid
+
+    # headers ------------------------------------------------------------------------------------------------
+    def headers(self, message: Message) -> list[tuple[str, object, bool]]:
+        if message.headers is None:
+            return []
+        obj, loc = self.resolver.deref(message.headers, message.headers_loc)
+        if not isinstance(obj, dict):
+            return []
+        required = set(obj.get("required") or []) if isinstance(obj.get("required"), list) else set()
+        out = []
+        for name, prop in (obj.get("properties") or {}).items():
+            value, _ = self.resolver.deref(prop, loc / "properties" / name)
+            out.append((name, value, name in required))
+        return out
+
+    def split_headers(self, message: Message):
+        """(CloudEvents attributes, other headers) when the message is a CloudEvent, else (None, headers)."""
+        headers = self.headers(message)
+        lowered = {name.lower() for name, _, _ in headers}
+        prefixed = any(name.lower().startswith(CE_PREFIXES) for name, _, _ in headers)
+        if not (prefixed or message.cloudevents_trait or CE_CORE <= lowered):
+            return None, [(n, declaration(s, r)) for n, s, r in headers]
+        attributes, others = {}, []
+        for name, schema, required in headers:
+            low = name.lower()
+            bare = next((low[len(p) :] for p in CE_PREFIXES if low.startswith(p)), None)
+            if bare is None and not prefixed:
+                bare = low
+            if bare is not None and CE_NAME.fullmatch(bare) and bare not in attributes:
+                attributes[bare] = declaration(schema, required)
+            else:
+                others.append((name, declaration(schema, required)))
+        return attributes, others
+
+    # payloads -----------------------------------------------------------------------------------------------
+    def schema_for(self, channel: Channel, message: Message) -> tuple[str, str] | None:
+        """(format, 1.0 reference) of the message's payload, its schema added to its schema group."""
+        payload = message.payload
+        if payload is None:
+            return None
+        fmt = registry_format(payload.schema_format, str(payload.loc))
+        document = payload_document(self.resolver, fmt, payload.schema, payload.loc)
+        sg, vid = self.schema_group, self.vid
+        exported = XSCHEMA.fullmatch(payload.xregistry_id or "")
+        if exported:
+            sg, sid = self.exact(exported.group(1)), exported.group(2)
+            vid = exported.group(3) or vid
+        elif payload.name:
+            sid = to_id(payload.name)
+        else:
+            component = message.loc.path[2] if message.loc.path[:2] == ("components", "messages") else None
+            sid = to_id(f"{component or channel.key + '.' + message.key}.payload")
+        base, n = sid, 1
+        while (sg, sid) in self.schemas and (self.schemas[sg, sid]["format"], self.schemas[sg, sid]["document"]) != (
+            fmt,
+            document,
+        ):
+            n += 1
+            sid = f"{base}-{n}"
+        place = str(self.resolver.deref(payload.schema, payload.loc)[1])  # the schema itself, past its $refs
+        self.schemas.setdefault((sg, sid), {"format": fmt, "document": document, "place": place, "version": vid})
+        return fmt, f"/schemagroups/{sg}/schemas/{sid}"
+
+    # messages and groups ------------------------------------------------------------------------------------
+    def channel_protocol(self, channel: Channel) -> str | None:
+        """The registry protocol of every server the channel is on, when they agree on a known one."""
+        keys = channel.servers if channel.servers is not None else list(self.doc.servers)
+        names = {
+            protocols.registry_protocol(self.doc.servers[k].protocol, self.doc.servers[k].protocol_version)
+            for k in keys
+        }
+        if len(names) != 1:
+            return None
+        (name,) = names
+        return name if name.split("/")[0] in ("KAFKA", "MQTT", "AMQP", "HTTP", "NATS") else None
+
+    def message(self, channel: Channel, message: Message, did: str, protocol: str | None) -> dict:
+        attrs: dict = {}
+        name = message.title or message.name
+        if name and name != did:
+            attrs["name"] = name
+        description = message.description or message.summary
+        if description:
+            attrs["description"] = description
+        attributes, others = self.split_headers(message)
+        if attributes is not None:
+            attrs["envelope"] = "CloudEvents/1.0"
+            attrs["envelopemetadata"] = attributes
+        if protocol:
+            fam = protocol.split("/")[0]
+            if fam == "MQTT" and protocol == "MQTT/3.1.1":
+                others = []  # MQTT 3.1.1 has no user properties
+            operations = [o for o in self.doc.operations.values() if o.channel == channel.key]
+            attrs["protocol"] = protocol
+            attrs["protocoloptions"] = protocols.message_options(
+                fam, channel.address, channel, message, operations, others
+            )
+        schema = self.schema_for(channel, message)
+        if schema:
+            attrs["dataschemaformat"], attrs["dataschemauri"] = schema
+        if message.content_type:
+            attrs["datacontenttype"] = message.content_type
+        if message.correlation_id:
+            attrs["correlationid"] = message.correlation_id
+        return message_to_v05(attrs)
+
+    def groups(self) -> None:
+        taken: dict[str, str] = {}
+        groups = {}
+        for channel in self.doc.channels.values():
+            gid = self.exact(channel.xregistry_id) if channel.xregistry_id else join(self.prefix, to_id(channel.key))
+            base, n = gid, 1
+            while gid.lower() in taken:
+                n += 1
+                gid = f"{base}-{n}"
+            taken[gid.lower()] = channel.key
+            self.group_of[channel.key] = gid
+            self.places[f"/definitionGroups/{gid}"] = str(channel.loc)
+            protocol = self.channel_protocol(channel)
+            definitions = {}
+            for message in channel.messages.values():
+                did = self.exact(message.xregistry_id) if message.xregistry_id else to_id(message.key)
+                definitions[did] = {"id": did, **self.message(channel, message, did, protocol)}
+                self.places[f"/definitionGroups/{gid}/definitions/{did}"] = str(message.loc)
+            group = {"id": gid}
+            if channel.title:
+                group["name"] = channel.title
+            if channel.description or channel.summary:
+                group["description"] = channel.description or channel.summary
+            formats = {json.dumps(d.get("format")) for d in definitions.values()}
+            if len(formats) == 1 and definitions and next(iter(definitions.values())).get("format"):
+                group["format"] = next(iter(definitions.values()))["format"]
+            group["definitions"] = definitions
+            groups[gid] = group
+        if groups:
+            self.out["definitionGroups"] = groups
+
+    def schema_groups(self) -> None:
+        groups: dict = {}
+        for (sg, sid), entry in self.schemas.items():
+            vid = entry["version"]
+            version = {"id": vid, "schema": entry["document"]}
+            schemas = groups.setdefault(sg, {"id": sg, "schemas": {}})["schemas"]
+            schemas[sid] = {"id": sid, "format": entry["format"], "versions": {vid: version}}
+            path = f"/schemaGroups/{sg}/schemas/{sid}"
+            self.places[path] = self.places[f"{path}/versions/{vid}"] = entry["place"]
+            self.places[f"/schemaGroups/{sg}"] = str(self.resolver.root_loc / "info")
+        if groups:
+            self.out["schemaGroups"] = groups
+
+    def endpoints(self) -> None:
+        endpoints = {}
+        for server in self.doc.servers.values():
+            protocol = protocols.registry_protocol(server.protocol, server.protocol_version)
+            roles = []
+            for role, action in ROLES:
+                operations = [
+                    o
+                    for o in self.doc.operations.values()
+                    if o.action == action
+                    and (
+                        self.doc.channels[o.channel].servers is None
+                        or server.key in self.doc.channels[o.channel].servers
+                    )
+                ]
+                if operations:
+                    roles.append((role, operations))
+            for role, operations in roles:
+                if server.xregistry_id:
+                    eid = self.exact(server.xregistry_id) + ("" if len(roles) == 1 else f".{role}")
+                else:
+                    eid = join(self.prefix, f"{to_id(server.key)}.{role}")
+                attrs: dict = {"usage": [role], "protocol": protocol}
+                if server.description:
+                    attrs["description"] = server.description
+                uri = protocols.endpoint_uri(server.protocol, server.host, server.pathname)
+                if uri:
+                    attrs["endpoints"] = [{"uri": uri}]
+                options = protocols.server_options(protocol, server.bindings)
+                groups = []
+                for op in operations:
+                    if role == "consumer" and protocol == "KAFKA":
+                        group_id = protocols.const_of((op.bindings.get("kafka") or {}).get("groupId"))
+                        if isinstance(group_id, str) and group_id:
+                            options.setdefault("consumergroup", group_id)
+                    gid = self.group_of[op.channel]
+                    if f"/messagegroups/{gid}" not in groups:
+                        groups.append(f"/messagegroups/{gid}")
+                if options:
+                    attrs["protocoloptions"] = options
+                attrs["messagegroups"] = groups
+                endpoints[eid] = {"id": eid, **endpoint_to_v05(attrs)}
+                self.places[f"/endpoints/{eid}"] = str(server.loc)
+        if endpoints:
+            self.out["endpoints"] = endpoints
+
+    def map(self) -> Mapped:
+        self.groups()
+        self.schema_groups()
+        self.endpoints()
+        return Mapped(self.out, self.places)
+
+
+def map_document(doc: Document, resolver: Resolver, *, prefix: str | None = None) -> Mapped:
+    """The registry document of an AsyncAPI document; `prefix` None: the default (the title in PascalCase)."""
+    if prefix is not None and prefix and not re.fullmatch(r"[A-Za-z0-9._~\-]{1,64}", prefix):
+        raise AsyncAPIError("group prefix", f"{prefix!r}: a prefix is 1-64 letters, digits and ._~-")
+    return Mapper(doc, resolver, prefix).map()

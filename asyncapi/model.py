@@ -1,0 +1,89 @@
+"""One shape for AsyncAPI 2.6 and 3.0 documents, as the importer reads them (`reading.py` fills it).
+
+3.0 words are used for both: channels hold messages, operations `send` or `receive` messages of a channel.
+A 2.6 `subscribe` operation is a `send` (the application sends), a `publish` a `receive`, as the AsyncAPI 2-to-3
+converter reads them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .sources import Loc
+
+
+@dataclass
+class Server:
+    key: str
+    host: str  # server variables substituted by their default (or first enum value)
+    pathname: str
+    protocol: str
+    protocol_version: str | None
+    description: str | None
+    bindings: dict  # protocol name -> binding object (references followed)
+    loc: Loc
+    xregistry_id: str | None = None  # `x-xregistry-endpoint`, as this server's exports write it
+
+
+@dataclass
+class Payload:
+    schema_format: str | None  # the AsyncAPI schemaFormat (None: the AsyncAPI schema of the document's version)
+    schema: object  # the schema node, references not yet followed
+    loc: Loc  # where the schema node is
+    name: str | None  # a name for the registry's schema: the component or file it comes from, if any
+    xregistry_id: str | None = None  # `x-xregistry-schema`: the schema's path in the registry it was exported from
+
+
+@dataclass
+class Message:
+    key: str  # the message's key in its channel
+    loc: Loc  # the message object (after references)
+    name: str | None
+    title: str | None
+    summary: str | None
+    description: str | None
+    content_type: str | None
+    headers: object  # a schema node (references not yet followed) or None
+    headers_loc: Loc | None
+    correlation_id: dict | None  # {location, description}
+    payload: Payload | None
+    bindings: dict
+    cloudevents_trait: bool = False  # a trait named for CloudEvents was applied
+    xregistry_id: str | None = None  # `x-xregistry-message`
+
+
+@dataclass
+class Channel:
+    key: str
+    address: str | None
+    title: str | None
+    summary: str | None
+    description: str | None
+    messages: dict[str, Message]
+    servers: list[str] | None  # server keys; None: every server of the document
+    bindings: dict
+    loc: Loc
+    xregistry_id: str | None = None  # `x-xregistry-messagegroup`
+
+
+@dataclass
+class Operation:
+    key: str
+    action: str  # "send" or "receive"
+    channel: str  # channel key
+    messages: list[str]  # message keys of the channel
+    bindings: dict
+    loc: Loc
+
+
+@dataclass
+class Document:
+    name: str  # the source's name (file name), for errors
+    version: str  # "2.6.0" or "3.0.0"
+    title: str
+    info_version: str
+    description: str | None
+    default_content_type: str | None
+    servers: dict[str, Server] = field(default_factory=dict)
+    channels: dict[str, Channel] = field(default_factory=dict)
+    operations: dict[str, Operation] = field(default_factory=dict)

@@ -1,0 +1,347 @@
+"""An AsyncAPI 2.6 or 3.0 document (already valid against its official schema) read into `model.Document`.
+
+References are followed with the resolver of `sources.py`; traits are merged into their message or operation
+(3.0: a trait never overrides what the object itself says; 2.6: JSON Merge Patch in the order given, as each
+version's specification says). Every error names its place (`FILE#POINTER`).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from .model import Channel, Document, Message, Operation, Payload, Server
+from .sources import AsyncAPIError, Loc, Resolver
+
+VARIABLE = re.compile(r"\{([^{}]*)\}")
+XREG = "x-xregistry-"
+
+
+def merge(base, over):
+    """JSON Merge Patch of `over` onto `base` (RFC 7386, without null removals): `over` wins."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for key, value in over.items():
+            out[key] = merge(base[key], value) if key in base else value
+        return out
+    return over
+
+
+class Reader:
+    def __init__(self, resolver: Resolver):
+        self.resolver = resolver
+        self.root = resolver.root
+        self.version = self.root["asyncapi"]
+        self.v3 = self.version.startswith("3.")
+        self.at = resolver.root_loc
+
+    def deref(self, node, at: Loc, what: str = "an object") -> tuple[dict, Loc]:
+        value, loc = self.resolver.deref(node, at)
+        if not isinstance(value, dict):
+            raise AsyncAPIError(str(loc), f"must be {what}")
+        return value, loc
+
+    def text(self, obj: dict, key: str) -> str | None:
+        value = obj.get(key)
+        return value if isinstance(value, str) and value.strip() else None
+
+    # servers ------------------------------------------------------------------------------------------------
+    def substitute(self, text: str, variables: dict, at: Loc) -> str:
+        def value(match):
+            name = match.group(1)
+            if name not in variables:
+                return match.group(0)
+            var, _ = self.deref(variables[name], at / "variables" / name)
+            if isinstance(var.get("default"), str):
+                return var["default"]
+            enum = var.get("enum")
+            return enum[0] if isinstance(enum, list) and enum and isinstance(enum[0], str) else match.group(0)
+
+        return VARIABLE.sub(value, text)
+
+    def bindings(self, node, at: Loc) -> dict:
+        if node is None:
+            return {}
+        obj, loc = self.deref(node, at, "a bindings object")
+        out = {}
+        for protocol, binding in obj.items():
+            if protocol.startswith("x-"):
+                continue
+            value, _ = self.resolver.deref(binding, loc / protocol)
+            if isinstance(value, dict):
+                out[protocol] = value
+        return out
+
+    def servers(self) -> dict[str, Server]:
+        out = {}
+        for key, node in (self.root.get("servers") or {}).items():
+            obj, loc = self.deref(node, self.at / "servers" / key, "a Server Object")
+            variables = obj.get("variables") or {}
+            if self.v3:
+                host = self.substitute(obj["host"], variables, loc)
+                pathname = self.substitute(obj.get("pathname") or "", variables, loc)
+            else:
+                url = self.substitute(obj["url"], variables, loc)
+                if "://" in url:
+                    parts = urlsplit(url)
+                    host, pathname = parts.netloc, parts.path
+                else:
+                    host, slash, rest = url.partition("/")
+                    pathname = slash + rest if rest else ""
+            out[key] = Server(
+                key=key,
+                host=host,
+                pathname=pathname,
+                protocol=obj["protocol"],
+                protocol_version=self.text(obj, "protocolVersion"),
+                description=self.text(obj, "description") or self.text(obj, "summary") or self.text(obj, "title"),
+                bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
+                loc=loc,
+                xregistry_id=obj.get(XREG + "endpoint") if isinstance(obj.get(XREG + "endpoint"), str) else None,
+            )
+        return out
+
+    # messages -----------------------------------------------------------------------------------------------
+    def _parts(self, obj: dict, loc: Loc) -> dict:
+        """A message or trait with its headers, correlation id and bindings references followed, so that traits
+        merge into values, not into `$ref`s."""
+        out = dict(obj)
+        for key in ("headers", "correlationId", "bindings"):
+            if isinstance(out.get(key), dict) and "$ref" in out[key]:
+                out[key], _ = self.resolver.deref(out[key], loc / key)
+        return out
+
+    def apply_traits(self, obj: dict, loc: Loc) -> tuple[dict, bool]:
+        """The object with its traits merged in, and whether one of them is a CloudEvents trait."""
+        traits = obj.get("traits") or []
+        own = self._parts({k: v for k, v in obj.items() if k != "traits"}, loc)
+        merged_traits, cloudevents = {}, False
+        for index, trait in enumerate(traits if isinstance(traits, list) else []):
+            node = trait[0] if isinstance(trait, list) and trait else trait
+            ref = node.get("$ref") if isinstance(node, dict) else None
+            value, tloc = self.deref(node, loc / "traits" / index, "a trait")
+            named = " ".join(
+                str(s) for s in (ref, tloc.path[-1] if tloc.path else "", value.get("name"), value.get("title")) if s
+            )
+            if "cloudevent" in named.lower():
+                cloudevents = True
+            value = self._parts(value, tloc)
+            if self.v3:
+                merged_traits = merge(merged_traits, value)
+            else:
+                own = merge(own, value)
+        return (merge(merged_traits, own) if self.v3 else own), cloudevents
+
+    def schema_name(self, node, at: Loc) -> str | None:
+        """The name a payload's schema has in the document: its component or file, when it is a reference."""
+        if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
+            return None
+        target = self.resolver.target(node["$ref"], at)
+        if target.path:
+            return str(target.path[-1])
+        stem = target.file.rstrip("/").rsplit("/", 1)[-1]
+        return stem.split(".", 1)[0] or None
+
+    def payload(self, message: dict, loc: Loc) -> Payload | None:
+        if "payload" not in message:
+            return None
+        node, at = message["payload"], loc / "payload"
+        if not self.v3:
+            fmt = message.get("schemaFormat")
+            return Payload(fmt, node, at, self.schema_name(node, at))
+        value, vloc = self.resolver.deref(node, at)
+        if (
+            isinstance(value, dict)
+            and "schema" in value
+            and set(value) - {"schema", "schemaFormat"} <= {k for k in value if k.startswith("x-")}
+        ):  # a Multi Format Schema Object
+            xid = value.get(XREG + "schema")
+            inner = value["schema"]
+            name = self.schema_name(inner, vloc / "schema") or self.schema_name(node, at)
+            return Payload(
+                value.get("schemaFormat"), inner, vloc / "schema", name, xid if isinstance(xid, str) else None
+            )
+        return Payload(None, node, at, self.schema_name(node, at))
+
+    def message(self, node, at: Loc, key: str, default_content_type: str | None) -> Message:
+        obj, loc = self.deref(node, at, "a Message Object")
+        obj, cloudevents = self.apply_traits(obj, loc)
+        headers = obj.get("headers")
+        if self.v3 and isinstance(headers, dict) and "schema" in headers and "type" not in headers:
+            headers = headers["schema"]  # a Multi Format Schema Object: the headers are JSON-like either way
+        correlation = obj.get("correlationId")
+        if isinstance(correlation, dict):
+            correlation = {
+                k: correlation[k] for k in ("location", "description") if isinstance(correlation.get(k), str)
+            }
+        xid = obj.get(XREG + "message")
+        return Message(
+            key=key,
+            loc=loc,
+            name=self.text(obj, "name") or (self.text(obj, "messageId") if not self.v3 else None),
+            title=self.text(obj, "title"),
+            summary=self.text(obj, "summary"),
+            description=self.text(obj, "description"),
+            content_type=self.text(obj, "contentType") or default_content_type,
+            headers=headers,
+            headers_loc=loc / "headers" if headers is not None else None,
+            correlation_id=correlation or None,
+            payload=self.payload(obj, loc),
+            bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
+            cloudevents_trait=cloudevents,
+            xregistry_id=xid if isinstance(xid, str) else None,
+        )
+
+    # channels and operations --------------------------------------------------------------------------------
+    def server_keys(self, refs, at: Loc) -> list[str]:
+        keys = []
+        for index, ref in enumerate(refs or []):
+            if isinstance(ref, str):  # 2.6: server names
+                keys.append(ref)
+                continue
+            target = self.resolver.target(ref.get("$ref") if isinstance(ref, dict) else None, at / index)
+            if target.file != self.at.file or len(target.path) != 2 or target.path[0] != "servers":
+                raise AsyncAPIError(str(at / index), "a channel's server must be a $ref to #/servers/NAME")
+            keys.append(target.path[1])
+        return keys
+
+    def channels_v3(self, doc: Document) -> None:
+        for ckey, node in (self.root.get("channels") or {}).items():
+            obj, loc = self.deref(node, self.at / "channels" / ckey, "a Channel Object")
+            messages = {}
+            for mkey, mnode in (obj.get("messages") or {}).items():
+                messages[mkey] = self.message(mnode, loc / "messages" / mkey, mkey, doc.default_content_type)
+            xid = obj.get(XREG + "messagegroup")
+            doc.channels[ckey] = Channel(
+                key=ckey,
+                address=obj.get("address") if isinstance(obj.get("address"), str) else None,
+                title=self.text(obj, "title"),
+                summary=self.text(obj, "summary"),
+                description=self.text(obj, "description"),
+                messages=messages,
+                servers=self.server_keys(obj["servers"], loc / "servers") if "servers" in obj else None,
+                bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
+                loc=loc,
+                xregistry_id=xid if isinstance(xid, str) else None,
+            )
+        for okey, node in (self.root.get("operations") or {}).items():
+            obj, loc = self.deref(node, self.at / "operations" / okey, "an Operation Object")
+            obj, _ = self.apply_traits(obj, loc)
+            channel = self.resolver.target((obj.get("channel") or {}).get("$ref"), loc / "channel")
+            if channel.file != self.at.file or len(channel.path) != 2 or channel.path[0] != "channels":
+                raise AsyncAPIError(str(loc / "channel"), "an operation's channel must be a $ref to #/channels/NAME")
+            ckey = channel.path[1]
+            if ckey not in doc.channels:
+                raise AsyncAPIError(str(loc / "channel"), f"there is no channel {ckey!r}")
+            keys = []
+            for index, ref in enumerate(obj.get("messages") or []):
+                keys.append(self.operation_message(doc.channels[ckey], ref, loc / "messages" / index))
+            doc.operations[okey] = Operation(
+                key=okey,
+                action=obj["action"],
+                channel=ckey,
+                messages=keys or list(doc.channels[ckey].messages),
+                bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
+                loc=loc,
+            )
+
+    def operation_message(self, channel: Channel, ref, at: Loc) -> str:
+        """The key in `channel` of a message an operation names (`#/channels/C/messages/M`)."""
+        target = self.resolver.target(ref.get("$ref") if isinstance(ref, dict) else None, at)
+        if (
+            target.file == self.at.file
+            and len(target.path) == 4
+            and target.path[:2] == ("channels", channel.key)
+            and target.path[2] == "messages"
+            and target.path[3] in channel.messages
+        ):
+            return target.path[3]
+        _, loc = self.resolver.deref(ref, at)
+        for key, message in channel.messages.items():
+            if message.loc == loc:
+                return key
+        raise AsyncAPIError(str(at), f"the message is not one of the channel {channel.key!r}'s messages")
+
+    def channels_v2(self, doc: Document) -> None:
+        for name, node in (self.root.get("channels") or {}).items():
+            obj, loc = self.deref(node, self.at / "channels" / name, "a Channel Item Object")
+            messages: dict[str, Message] = {}
+            for verb, action in (("subscribe", "send"), ("publish", "receive")):
+                if verb not in obj:
+                    continue
+                op, oloc = self.deref(obj[verb], loc / verb, "an Operation Object")
+                op, _ = self.apply_traits(op, oloc)
+                keys = []
+                if "message" in op:
+                    mobj, mloc = self.deref(op["message"], oloc / "message", "a Message Object")
+                    candidates = (
+                        [(m, mloc / "oneOf" / i) for i, m in enumerate(mobj["oneOf"])]
+                        if isinstance(mobj.get("oneOf"), list)
+                        else [(op["message"], oloc / "message")]
+                    )
+                    for index, (mnode, at) in enumerate(candidates):
+                        keys.append(self.message_v2(messages, mnode, at, verb, index, doc))
+                okey = op.get("operationId") if isinstance(op.get("operationId"), str) else f"{name}.{verb}"
+                doc.operations[okey] = Operation(
+                    key=okey,
+                    action=action,
+                    channel=name,
+                    messages=keys,
+                    bindings=self.bindings(op.get("bindings"), oloc / "bindings"),
+                    loc=oloc,
+                )
+            doc.channels[name] = Channel(
+                key=name,
+                address=name,
+                title=None,
+                summary=None,
+                description=self.text(obj, "description"),
+                messages=messages,
+                servers=list(obj["servers"]) if "servers" in obj else None,
+                bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
+                loc=loc,
+                xregistry_id=obj.get(XREG + "messagegroup")
+                if isinstance(obj.get(XREG + "messagegroup"), str)
+                else None,
+            )
+
+    def message_v2(self, messages: dict, node, at: Loc, verb: str, index: int, doc: Document) -> str:
+        """A 2.6 message into the channel's messages (the same message met twice is one), returning its key:
+        its `messageId`, else its component's name, else its `name`, else the operation's verb."""
+        obj, loc = self.deref(node, at, "a Message Object")
+        for key, message in messages.items():
+            if message.loc == loc:
+                return key
+        component = loc.path[2] if loc.file == self.at.file and loc.path[:2] == ("components", "messages") else None
+        key = self.text(obj, "messageId") or component or self.text(obj, "name") or f"{verb}Message{index or ''}"
+        base, n = key, 1
+        while key in messages:
+            n += 1
+            key = f"{base}{n}"
+        messages[key] = self.message(node, at, key, doc.default_content_type)
+        return key
+
+    def read(self) -> Document:
+        info = self.root["info"]
+        doc = Document(
+            name=self.at.file,
+            version=self.version,
+            title=info["title"],
+            info_version=info["version"],
+            description=self.text(info, "description"),
+            default_content_type=self.text(self.root, "defaultContentType"),
+        )
+        doc.servers = self.servers()
+        if self.v3:
+            self.channels_v3(doc)
+        else:
+            self.channels_v2(doc)
+        for channel in doc.channels.values():
+            for key in channel.servers or []:
+                if key not in doc.servers:
+                    raise AsyncAPIError(str(channel.loc / "servers"), f"there is no server {key!r}")
+        return doc
+
+
+def read_document(resolver: Resolver) -> Document:
+    return Reader(resolver).read()

@@ -1,0 +1,263 @@
+"""Reading AsyncAPI documents and following their `$ref`s: inside the document, to files beside it, and (only
+when the setting `REGISTRY_ASYNCAPI_REMOTE_REFS` lists their prefix) to remote URLs.
+
+A document is JSON or YAML (YAML through the project's bounded safe loader, `registry/documents/formats.py`);
+every value read must be storable (no NUL, no lone surrogate). Files beside it are read through the caller's
+`read_beside` (the command reads the file system next to the document; an HTTP upload carries them as parts of
+a multipart body): `.json` and `.avsc` as JSON, `.yaml`/`.yml` as YAML, anything else (`.proto`) as text.
+
+Places are `FILE#POINTER` (`streetlights.yml#/components/messages/lightMeasured`), the way every error names
+where it is. Written by hand: the `jsonschema` `referencing` library resolves schema references, not AsyncAPI's
+Reference Objects to text files, and knows nothing of the limits a server needs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urljoin, urlsplit
+
+import httpx
+import yaml
+from django.conf import settings
+
+from registry.attributes import unstorable
+from registry.documents.formats import _BoundedLoader, _depth_ok
+from registry.errors import Problem
+from registry.json_text import TooDeep, strict_loads
+from registry.limits import MAX_DOCUMENT_DEPTH
+
+MAX_CHAIN = 64  # `$ref`s followed one after the other before a reference counts as endless
+MAX_FILES = 200  # files and URLs one import may read besides its documents
+REMOTE_TIMEOUT = 10.0  # seconds per remote document
+YAML_SUFFIXES = (".yaml", ".yml")
+JSON_SUFFIXES = (".json", ".avsc")
+
+
+class _Yaml12Loader(_BoundedLoader):
+    """The project's bounded safe loader, with YAML 1.2's booleans: AsyncAPI documents are YAML 1.2 (the AsyncAPI
+    tools read them with js-yaml), where `on`, `off`, `yes` and `no` are strings (`enum: [ON, OFF]` in the
+    CloudEvents specification's example), not YAML 1.1's booleans."""
+
+
+_Yaml12Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in _BoundedLoader.yaml_implicit_resolvers.items()
+}
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+class AsyncAPIError(Problem):
+    """What is wrong with an AsyncAPI document, at a place: a 400 `invalid-document` listing `{path, reason}`."""
+
+    def __init__(self, place: str, reason: str, *, kind: str = "invalid-document"):
+        super().__init__(kind, f"{place}: {reason}", errors=[{"path": place, "reason": reason}])
+
+
+def escape(segment) -> str:
+    return str(segment).replace("~", "~0").replace("/", "~1")
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A place in a file: the file's name (or URL) and the path of keys and indexes inside it."""
+
+    file: str
+    path: tuple = ()
+
+    def __truediv__(self, key) -> Loc:
+        return Loc(self.file, (*self.path, key))
+
+    def __str__(self) -> str:
+        return f"{self.file}#" + "".join("/" + escape(p) for p in self.path)
+
+
+def parse_text(raw: bytes, *, yaml_format: bool, what: str):
+    """A JSON or YAML value from bytes, within the project's bounds; AsyncAPIError naming `what` otherwise."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise AsyncAPIError(what, "is not UTF-8 text")
+    try:
+        if yaml_format:
+            loader = _Yaml12Loader(text)  # the project's YAML loader (safe, aliases counted), YAML 1.2 booleans
+            try:
+                value = loader.get_single_data()
+            finally:
+                loader.dispose()
+        else:
+            value = strict_loads(text, MAX_DOCUMENT_DEPTH)
+    except TooDeep as exc:
+        raise AsyncAPIError(what, str(exc))
+    except RecursionError:
+        raise AsyncAPIError(what, "is nested too deeply")
+    except (ValueError, yaml.YAMLError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise AsyncAPIError(what, f"is not valid {'YAML' if yaml_format else 'JSON'}: {first}")
+    if not _depth_ok(value):
+        raise AsyncAPIError(
+            what, f"is nested deeper than {MAX_DOCUMENT_DEPTH} levels or too large once its aliases expand"
+        )
+    problem = unstorable(value, "", limit=10_000_000)
+    if problem:
+        raise AsyncAPIError(what, problem)
+    return value
+
+
+def looks_yaml(name: str, raw: bytes) -> bool:
+    """YAML by the file name's suffix, else by the first character (a JSON document starts with `{`)."""
+    if name.lower().endswith(YAML_SUFFIXES):
+        return True
+    if name.lower().endswith(JSON_SUFFIXES):
+        return False
+    return raw.lstrip()[:1] not in (b"{", b"[")
+
+
+def remote_prefixes() -> tuple[str, ...]:
+    value = getattr(settings, "REGISTRY_ASYNCAPI_REMOTE_REFS", "") or ""
+    return tuple(p.strip() for p in value.split(",") if p.strip())
+
+
+@dataclass
+class Source:
+    """One AsyncAPI document: its name (shown in errors), its bytes, and how to read a file beside it
+    (`read_beside(relative path) -> bytes`, raising FileNotFoundError; None: no file can be read)."""
+
+    name: str
+    raw: bytes
+    read_beside: Callable[[str], bytes] | None = None
+    yaml_format: bool | None = None
+
+
+@dataclass
+class Resolver:
+    """The document of a Source and the files and URLs its `$ref`s name, each read once."""
+
+    source: Source
+    files: dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        yaml_format = self.source.yaml_format
+        if yaml_format is None:
+            yaml_format = looks_yaml(self.source.name, self.source.raw)
+        self.root = parse_text(self.source.raw, yaml_format=yaml_format, what=self.source.name)
+        self.files[self.source.name] = self.root
+        self.prefixes = remote_prefixes()
+
+    @property
+    def root_loc(self) -> Loc:
+        return Loc(self.source.name)
+
+    # files --------------------------------------------------------------------------------------------------
+    def _file(self, name: str, at: Loc):
+        if name in self.files:
+            return self.files[name]
+        if len(self.files) > MAX_FILES:
+            raise AsyncAPIError(str(at), f"the document's $refs name more than {MAX_FILES} files")
+        if name.startswith(("http://", "https://")):
+            raw = self._fetch(name, at)
+        else:
+            raw = self._beside(name, at)
+        suffix = urlsplit(name).path.lower() if "://" in name else name.lower()
+        if suffix.endswith(YAML_SUFFIXES + JSON_SUFFIXES):
+            value = parse_text(raw, yaml_format=suffix.endswith(YAML_SUFFIXES), what=name)
+        else:  # a .proto or another text schema: the text itself
+            try:
+                value = raw.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise AsyncAPIError(name, "is not UTF-8 text")
+            problem = unstorable(value, "")
+            if problem:
+                raise AsyncAPIError(name, problem)
+        self.files[name] = value
+        return value
+
+    def _beside(self, name: str, at: Loc) -> bytes:
+        if self.source.read_beside is None:
+            raise AsyncAPIError(
+                str(at),
+                f"$ref to the file {name!r}: send the files a document refers to with it (a multipart upload, "
+                "or `manage.py import_asyncapi` next to them)",
+            )
+        try:
+            return self.source.read_beside(name)
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            raise AsyncAPIError(str(at), f"$ref to the file {name!r}, which cannot be read ({type(exc).__name__})")
+        except ValueError as exc:  # the reader's own refusal (a path outside the document's directory)
+            raise AsyncAPIError(str(at), f"$ref to the file {name!r}: {exc}")
+
+    def _fetch(self, url: str, at: Loc) -> bytes:
+        if not any(url.startswith(prefix) for prefix in self.prefixes):
+            raise AsyncAPIError(
+                str(at),
+                f"remote $ref {url!r} refused: remote references are read only from the prefixes listed in "
+                "REGISTRY_ASYNCAPI_REMOTE_REFS",
+            )
+        limit = settings.REGISTRY_MAX_BODY_BYTES
+        try:
+            with httpx.stream("GET", url, timeout=REMOTE_TIMEOUT, follow_redirects=False) as response:
+                if response.status_code != 200:
+                    raise AsyncAPIError(str(at), f"remote $ref {url!r} answered {response.status_code}")
+                chunks, size = [], 0
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > limit:
+                        raise AsyncAPIError(str(at), f"remote $ref {url!r} is larger than {limit} bytes")
+                    chunks.append(chunk)
+                return b"".join(chunks)
+        except httpx.HTTPError as exc:
+            raise AsyncAPIError(str(at), f"remote $ref {url!r} could not be read: {type(exc).__name__}: {exc}")
+
+    # references ---------------------------------------------------------------------------------------------
+    def target(self, ref, at: Loc) -> Loc:
+        """Where a `$ref` written at `at` points (not followed further)."""
+        if not isinstance(ref, str) or not ref:
+            raise AsyncAPIError(str(at), "$ref must be a non-empty string")
+        where, _, fragment = ref.partition("#")
+        if not where:
+            name = at.file
+        elif "://" in where or at.file.startswith(("http://", "https://")):
+            name = urljoin(at.file, where) if at.file.startswith(("http://", "https://")) else where
+            if not name.startswith(("http://", "https://")):
+                raise AsyncAPIError(str(at), f"$ref {ref!r}: only http and https references can be read")
+        else:
+            if where.startswith("/"):
+                raise AsyncAPIError(str(at), f"$ref {ref!r}: a file is named relative to the document")
+            base = posixpath.dirname(at.file) if at.file != self.source.name else ""
+            name = posixpath.normpath(posixpath.join(base, unquote(where)))
+        if fragment and not fragment.startswith("/"):
+            raise AsyncAPIError(str(at), f"$ref {ref!r}: the part after '#' must be a JSON Pointer (#/...)")
+        path = tuple(unquote(p).replace("~1", "/").replace("~0", "~") for p in fragment.split("/")[1:])
+        return Loc(name, path)
+
+    def get(self, loc: Loc, at: Loc | None = None):
+        """The value at `loc`, reading its file if needed."""
+        node = self._file(loc.file, at or loc)
+        for index, key in enumerate(loc.path):
+            if isinstance(node, dict) and key in node:
+                node = node[key]
+            elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+                node = node[int(key)]
+            else:
+                shown = Loc(loc.file, loc.path[: index + 1])
+                raise AsyncAPIError(str(at or loc), f"$ref to {loc} names nothing ({shown} does not exist)")
+        return node
+
+    def deref(self, node, at: Loc) -> tuple[object, Loc]:
+        """`node` itself, or what its `$ref` chain ends at, with the place of the value returned. A chain that
+        comes back to a place it passed is a cycle (AsyncAPIError naming the places)."""
+        seen = [at]
+        while isinstance(node, dict) and "$ref" in node:
+            loc = self.target(node["$ref"], at)
+            if loc in seen:
+                chain = " -> ".join(str(p) for p in [*seen, loc])
+                raise AsyncAPIError(str(seen[0]), f"$ref cycle: {chain}")
+            if len(seen) > MAX_CHAIN:
+                raise AsyncAPIError(str(seen[0]), f"$ref chain longer than {MAX_CHAIN} references")
+            node, at = self.get(loc, at), loc
+            seen.append(loc)
+        return node, at

@@ -1,0 +1,1 @@
+"""Checks of AsyncAPI documents: the official AsyncAPI JSON Schemas (`specs.py`)."""
