@@ -31,7 +31,7 @@ def database_from_url(url: str) -> dict:
         return {"ENGINE": "django.db.backends.sqlite3", "NAME": unquote(parsed.path) or ":memory:"}
     if parsed.scheme not in {"postgres", "postgresql", "pgsql"}:
         raise ValueError(f"DATABASE_URL: unsupported scheme {parsed.scheme!r}")
-    return {
+    entry = {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": unquote(parsed.path.lstrip("/")),
         "USER": unquote(parsed.username or ""),
@@ -40,6 +40,15 @@ def database_from_url(url: str) -> dict:
         "PORT": str(parsed.port or ""),
         "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 60),
     }
+    # psycopg's connection pool (Django 5.1+): a process holds at most DATABASE_POOL_SIZE connections whatever
+    # its threads (the development server starts one per request); a request waits DATABASE_POOL_TIMEOUT seconds
+    # for a free one, then answers 503 (registry.database_errors). 0 turns the pool off (DATABASE_CONN_MAX_AGE).
+    pool_size = env_int("DATABASE_POOL_SIZE", 8)
+    if pool_size > 0:
+        timeout = float(os.environ.get("DATABASE_POOL_TIMEOUT") or 5)
+        entry["OPTIONS"] = {"pool": {"min_size": 1, "max_size": pool_size, "timeout": timeout}}
+        entry["CONN_MAX_AGE"] = 0  # a pooled connection goes back to the pool at the end of each request
+    return entry
 
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -91,6 +100,7 @@ MIDDLEWARE = [
     # HTTPS redirect (operations/middleware.py)
     "operations.middleware.RequestContextMiddleware",
     "operations.middleware.OperationsMiddleware",
+    "registry.database_errors.DatabaseUnavailableMiddleware",  # a database down or busy: 503, never 500
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -127,7 +137,8 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("SQLITE_PATH", str(VAR_DIR / "registry.sqlite3")),
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            # a write waits SQLITE_TIMEOUT seconds for another's lock, then answers 503 (registry.database_errors)
+            "OPTIONS": {"timeout": env_int("SQLITE_TIMEOUT", 20), "transaction_mode": "IMMEDIATE"},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from django.http import Http404, HttpResponse
 from rest_framework import exceptions
@@ -72,7 +73,13 @@ def not_found_view(request, exception=None):
 
 def server_error_view(request):
     """handler500: a failure the server did not foresee (always a bug): logged with its traceback by Django,
-    answered as a problem document that gives nothing of it away."""
+    answered as a problem document that gives nothing of it away. A database that is down or busy is not a bug:
+    503 with Retry-After (registry.database_errors), also when it failed outside a view."""
+    from ..database_errors import is_unavailable, unavailable_response
+
+    exc = sys.exc_info()[1]
+    if is_unavailable(exc):
+        return unavailable_response(request, exc)
     return problem_response(
         Problem("server-error", "the server failed to answer this request; the failure is logged for its operators"),
         request,

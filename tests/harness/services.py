@@ -118,8 +118,9 @@ def _pg_accepts(port: int) -> bool:
         return False
 
 
-def start_postgres(timeout: float = 60) -> Service:
-    """initdb + pg_ctl start in a fresh temp dir: trust auth, 127.0.0.1 only, sockets in the temp dir.
+def start_postgres(timeout: float = 60, max_connections: int = 200) -> Service:
+    """initdb + pg_ctl start in a fresh temp dir: trust auth, 127.0.0.1 only, sockets in the temp dir, at most
+    `max_connections` clients (superusers included: no reserved connections).
 
     Durability is off (fsync, synchronous_commit, full_page_writes): the data lives as long as the test run.
     """
@@ -166,7 +167,8 @@ def start_postgres(timeout: float = 60) -> Service:
     )
     options = (
         f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={directory} "
-        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+        f"-c max_connections={max_connections} -c superuser_reserved_connections=0"
     )
     run([*pg_ctl, "-o", options, "-l", str(log), "-w", "-t", str(int(timeout)), "start"], "start")
 
