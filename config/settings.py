@@ -213,6 +213,8 @@ SPECTACULAR_SETTINGS = {
     "the Subscriptions API and the older Schema Registry and Message Catalog bindings.",
     "VERSION": "0.5-wip",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/schema/ and /api/docs/ are reads like the others: public unless REGISTRY_PUBLIC_READ=0
+    "SERVE_PERMISSIONS": ["registry.http.permissions.RegistryPermission"],
     # /api/docs/ works offline: Swagger UI's files from drf-spectacular-sidecar, as static files
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

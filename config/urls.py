@@ -2,9 +2,9 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
-from registry import admin_map, admin_search, admin_views
+from registry import admin_map, admin_search, admin_views, api_docs
 from registry.xr10 import views as xr10_views
 
 urlpatterns = [
@@ -19,7 +19,7 @@ urlpatterns = [
     path("registry/", include("registry.xr10.urls")),
     path("confluent/", include("confluent.api.urls")),  # docs/confluent.md
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="openapi-docs"),
+    path("api/docs/", api_docs.DocsView.as_view(url_name="openapi-schema"), name="openapi-docs"),
     path("", include("subscriptions.api.urls")),
     path("", include("catalog.api.urls")),
     path("", include("sync.api.urls")),

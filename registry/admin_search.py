@@ -68,5 +68,5 @@ class SearchAdminMixin:
         }[self.search_target](search_term)
         found = Q(pk__in=matching.values("pk"))
         if self.search_target == "resource":  # a resource list is also searched by its groups' ids, as before
-            found |= Q(group__gid__icontains=search_term.strip())
+            found |= Q(group__gid__icontains=search_term.replace("\x00", "").strip())  # PostgreSQL refuses NUL
         return queryset.filter(found), False

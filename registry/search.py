@@ -31,8 +31,10 @@ CONFIG = "simple"
 
 
 def words(query: str) -> list[str]:
-    """The query's words (whitespace-separated, at most MAX_WORDS; quotes around a word are dropped)."""
-    return [w.strip("\"'") for w in (query or "").split() if w.strip("\"'")][:MAX_WORDS]
+    """The query's words (whitespace-separated, at most MAX_WORDS; quotes around a word are dropped). A NUL
+    character separates words too: PostgreSQL refuses it in any text (it was a 500)."""
+    text = (query or "").replace("\x00", " ")
+    return [w.strip("\"'") for w in text.split() if w.strip("\"'")][:MAX_WORDS]
 
 
 def full_text() -> bool:
