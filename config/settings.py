@@ -178,7 +178,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = None
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 10000
 
 REGISTRY_MAX_SCHEMA_BYTES = env_int("REGISTRY_MAX_SCHEMA_BYTES", 4 * 1024 * 1024)
-# the time one check that runs a user's schema or data may take (catalog.validators.budget): past it, 503
+# the CPU time one check that runs a user's schema or data may take (catalog.validators.budget): past it, 503
 REGISTRY_CHECK_SECONDS = float(os.environ.get("REGISTRY_CHECK_SECONDS", "1"))
 REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
 REGISTRY_PAGE_SIZE = env_int("REGISTRY_PAGE_SIZE", 100)

@@ -14,6 +14,11 @@ Verdicts are cached too (issue 14): the incompatibilities of (family, old, new, 
 DigestLRU keyed by the sha256 of both documents, so creating a version under a transitive level does not
 compare again the pairs an earlier request already compared. Verdicts reached through RecursionError are not
 cached; callers get a new list each time (its Incompatibility items are frozen).
+
+Budget (issue 24): `compare_versions` and `check_compatibility` run within REGISTRY_CHECK_SECONDS
+(catalog.validators.budget; the budget of the enclosing check when there is one, such as a dry run). The checkers
+spend a step per comparison of two subschemas or types and per field; past the budget the check raises the
+503 problem naming it, and nothing is cached.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections import OrderedDict
 
 from registry.model import COMPATIBILITY_LEVELS
 
+from .. import budget
 from ..digest_cache import DigestLRU, digest
 from ..format_names import schema_format_family
 from .result import Incompatibility
@@ -105,7 +111,8 @@ def compare_versions(format: str | None, old: bytes, new: bytes, direction: str)
     cached = _verdicts.get(key)
     if cached is not None:
         return list(cached)
-    found, deterministic = _compare_uncached(family, old, new, direction)
+    with budget.limit("the compatibility check"):
+        found, deterministic = _compare_uncached(family, old, new, direction)
     if deterministic:
         _verdicts.put(key, tuple(found))
     return list(found)
@@ -141,7 +148,12 @@ def check_compatibility(format: str | None, level: str, previous: list[bytes], n
     directions = DIRECTIONS[level.removesuffix("_transitive")]
     if not directions or not previous or _checker(schema_format_family(format)[0]) is None:
         return []
-    others = list(previous) if level.endswith("_transitive") else list(previous[-1:])
+    with budget.limit("the compatibility check"):
+        return _check_all(format, directions, previous, new, level.endswith("_transitive"))
+
+
+def _check_all(format: str | None, directions, previous: list[bytes], new: bytes, transitive: bool):  # noqa: A002
+    others = list(previous) if transitive else list(previous[-1:])
     found: list[Incompatibility] = []
     seen: set[tuple[str, str, str]] = set()
     for index, old in enumerate(others):

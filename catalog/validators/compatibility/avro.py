@@ -25,6 +25,7 @@ import fastavro
 
 from registry.json_text import parse_json_limited
 
+from .. import budget
 from .result import Incompatibility, compare_as_reader
 
 PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
@@ -132,6 +133,7 @@ class _Resolver:
 
     # -- resolution ---------------------------------------------------------------------------------------
     def check(self, reader, writer, path: str) -> None:
+        budget.spend()  # a named type used by many fields is compared once per use: bounded by the budget
         reader = self.deref(reader, self.reader.names)
         writer = self.deref(writer, self.writer.names)
         if isinstance(writer, list):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from ..json_canonical import canonical_set
+
 TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 LOWER = (
     ("minLength", "string length"),
@@ -94,8 +96,8 @@ def disjoint(branches: list) -> bool:
     for branch in branches:
         if not isinstance(branch, dict) or not (isinstance(branch.get("enum"), list) or "const" in branch):
             return False
-        values.append(branch["enum"] if isinstance(branch.get("enum"), list) else [branch["const"]])
-    return all(not any(v in b for v in a) for i, a in enumerate(values) for b in values[i + 1 :])
+        values.append(canonical_set(branch["enum"] if isinstance(branch.get("enum"), list) else [branch["const"]]))
+    return all(a.isdisjoint(b) for i, a in enumerate(values) for b in values[i + 1 :])
 
 
 def merge(base, *branches) -> dict:

@@ -27,6 +27,7 @@ Services, options and extensions are not compared.
 
 from __future__ import annotations
 
+from .. import budget
 from ..schemas import parse_proto
 from .result import Incompatibility
 
@@ -171,6 +172,7 @@ def _message(steps: _Steps, name: str, old_file: _File, new_file: _File) -> None
     old_reserved, new_reserved = _reserved(old_file.messages[name]), _reserved(new_file.messages[name])
     new_by_name = {f["name"]: n for n, f in new_fields.items()}
     for number, old in old_fields.items():
+        budget.spend()  # a field's oneof rules look at its message's other fields: bounded per field
         where = f"{name}.{old['name']}"
         new = new_fields.get(number)
         if new is None:
@@ -212,6 +214,7 @@ def _message(steps: _Steps, name: str, old_file: _File, new_file: _File) -> None
         if new["oneof"] != old["oneof"]:
             _oneof(steps, where, number, old, new, old_fields, new_fields)
     for number, new in new_fields.items():
+        budget.spend()
         if number in old_fields:
             continue
         where = f"{name}.{new['name']}"
