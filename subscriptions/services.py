@@ -35,7 +35,7 @@ def _validated(data: dict) -> dict:
     if data.get("config") is not None and not isinstance(data["config"], dict):
         errors.append("config must be an object")
     if not errors:
-        reason = check_sink(data["sink"], settings.REGISTRY_ALLOW_PRIVATE_SINKS)
+        reason = check_sink(canonical_protocol(data["protocol"]), data["sink"], settings.REGISTRY_ALLOW_PRIVATE_SINKS)
         if reason:
             errors.append(f"sink: {reason}")
     if errors:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-import httpx
 from django.conf import settings
 
+from .delivery.http import FAILURES, request
 from .models import Subscription
 from .statuses import set_status
-from .validators.sinks import check_sink
+from .validators.sink_urls import SinkError
+from .validators.sinks import deliverable
 
 
 def origin() -> str:
@@ -21,28 +22,34 @@ def origin() -> str:
 
 
 def validate(subscription: Subscription) -> str:
-    """Run the handshake; set and return the subscription's new status."""
-    reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
-    if reason:
-        set_status(subscription, Subscription.Status.FAILED, reason)
+    """Run the handshake (on the parsed sink, through the checked pool, within the delivery timeout); set and
+    return the subscription's new status."""
+    try:
+        sink = deliverable(subscription)
+    except SinkError as exc:
+        set_status(subscription, Subscription.Status.FAILED, str(exc))
         return subscription.status
     try:
-        response = httpx.options(
-            subscription.sink,
-            headers={"WebHook-Request-Origin": origin(), "WebHook-Request-Rate": "120"},
-            timeout=settings.REGISTRY_DELIVERY_TIMEOUT,
+        status, headers, _excerpt = request(
+            sink,
+            "OPTIONS",
+            {"WebHook-Request-Origin": origin(), "WebHook-Request-Rate": "120"},
+            None,
+            settings.REGISTRY_DELIVERY_TIMEOUT,
         )
-    except httpx.HTTPError as exc:
-        set_status(subscription, Subscription.Status.FAILED, f"handshake failed: {exc}")
+    except FAILURES as exc:
+        set_status(subscription, Subscription.Status.FAILED, f"handshake failed: {type(exc).__name__}: {exc}")
         return subscription.status
-    allowed = [o.strip() for o in response.headers.get("WebHook-Allowed-Origin", "").split(",")]
-    if 200 <= response.status_code < 300 and (origin() in allowed or "*" in allowed):
+    allowed_header = next(
+        (value.decode("latin-1") for name, value in headers if name.lower() == b"webhook-allowed-origin"), None
+    )
+    allowed = [o.strip() for o in (allowed_header or "").split(",")]
+    if 200 <= status < 300 and (origin() in allowed or "*" in allowed):
         set_status(subscription, Subscription.Status.ACTIVE, "")
     else:
         set_status(
             subscription,
             Subscription.Status.FAILED,
-            f"handshake refused: HTTP {response.status_code}, WebHook-Allowed-Origin "
-            f"{response.headers.get('WebHook-Allowed-Origin')!r}",
+            f"handshake refused: HTTP {status}, WebHook-Allowed-Origin {allowed_header!r}",
         )
     return subscription.status

@@ -55,6 +55,17 @@ class SyncSource(models.Model):
         userinfo = f"{userinfo.split(':', 1)[0]}:{MASK}" if ":" in userinfo else MASK
         return parts._replace(netloc=f"{userinfo}@{host}").geturl()
 
+    def clean(self):
+        """The remote's URL follows the subscription sink rule (sync.services.base_url_refusal)."""
+        from django.core.exceptions import ValidationError
+
+        from .services import base_url_refusal
+
+        super().clean()
+        reason = base_url_refusal(self.base_url) if self.base_url else None
+        if reason:
+            raise ValidationError({"base_url": reason})
+
     @property
     def origin(self) -> str:
         return self.base_url.rstrip("/")

@@ -6,11 +6,16 @@ with `Accept: application/cloudevents-registry+json`, as this server's `/` does)
 server (its root answers `specversion` 1.x: this server's `/registry`, the reference server): then
 `GET /export` (or the group with `?doc&inline=*`), translated into the 0.5 shape by the 1.0 binding's
 document translation, so that the import and its validation are the same.
+
+The remote's URL follows the subscription sink rule: an http(s) URL without user info or fragment whose host
+resolves to globally reachable addresses only, unless `REGISTRY_ALLOW_PRIVATE_SINKS`; checked when a source is
+saved, before each run, and on the address dialled (requests go through `subscriptions.outbound`).
 """
 
 from __future__ import annotations
 
 import httpx
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -21,11 +26,23 @@ from registry.services import EntityAddress, WriteContext, delete_group, delete_
 from registry.xr10.documents import DocumentError, to_v05_document
 from registry.xr10.mapping import mappings
 from registry.xr10.writes import with_compatibility_defaults
+from subscriptions import outbound
+from subscriptions.validators.sinks import check_sink
 
 from .models import SyncRun, SyncSource
 
 DOCUMENT_MEDIA = "application/cloudevents-registry+json"
 TIMEOUT = 30.0
+
+
+def base_url_refusal(url: str) -> str | None:
+    """None when a sync source may pull from `url`, else why not (the sink rule for HTTP)."""
+    return check_sink("HTTP", url, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
+
+
+def _get(url: str, headers: dict) -> httpx.Response:
+    with outbound.client(timeout=TIMEOUT) as client:
+        return client.get(url, headers=headers)
 
 
 def _headers(source: SyncSource) -> dict:
@@ -37,10 +54,9 @@ def _headers(source: SyncSource) -> dict:
 
 def speaks_xregistry_10(source: SyncSource) -> bool:
     """The remote's root says `specversion` 1.x (an xRegistry 1.0 server) rather than the 0.5 `specVersion`."""
-    response = httpx.get(
+    response = _get(
         source.origin + "/",
         headers={"Accept": "application/json", **({"Authorization": f"Token {source.token}"} if source.token else {})},
-        timeout=TIMEOUT,
     )
     response.raise_for_status()
     root = response.json()
@@ -50,14 +66,12 @@ def speaks_xregistry_10(source: SyncSource) -> bool:
 def _fetch_10(source: SyncSource, parts: list[str]) -> dict:
     """A 1.0 server's document for the source's scope, in the 0.5 shape."""
     if source.scope == SyncSource.Scope.REGISTRY:
-        response = httpx.get(source.origin + "/export", headers=_headers(source), timeout=TIMEOUT)
+        response = _get(source.origin + "/export", headers=_headers(source))
         response.raise_for_status()
         document = response.json()
     else:
         mapping = mappings[parts[0]]
-        response = httpx.get(
-            f"{source.origin}/{mapping.v1_plural}/{parts[1]}?doc&inline=*", headers=_headers(source), timeout=TIMEOUT
-        )
+        response = _get(f"{source.origin}/{mapping.v1_plural}/{parts[1]}?doc&inline=*", headers=_headers(source))
         response.raise_for_status()
         document = {mapping.v1_plural: {parts[1]: response.json()}}
     try:
@@ -68,6 +82,9 @@ def _fetch_10(source: SyncSource, parts: list[str]) -> dict:
 
 def fetch_document(source: SyncSource) -> dict:
     """The remote's document, narrowed to the source's scope."""
+    reason = base_url_refusal(source.base_url)
+    if reason:
+        raise ValueError(f"refused: base_url: {reason}")
     parts = [p for p in source.path.split("/") if p]
     if speaks_xregistry_10(source):
         document = _fetch_10(source, parts)
@@ -75,7 +92,7 @@ def fetch_document(source: SyncSource) -> dict:
         url = source.origin + (
             "/?inline" if source.scope == SyncSource.Scope.REGISTRY else f"/{parts[0]}/{parts[1]}?inline"
         )
-        response = httpx.get(url, headers=_headers(source), timeout=TIMEOUT)
+        response = _get(url, headers=_headers(source))
         response.raise_for_status()
         document = response.json()
     if source.scope == SyncSource.Scope.RESOURCE:
@@ -163,7 +180,11 @@ def subscribe(source: SyncSource, webhook_url: str) -> str:
     headers = {"Content-Type": "application/json"}
     if source.token:
         headers["Authorization"] = f"Token {source.token}"
-    response = httpx.post(f"{source.origin}/subscriptions", json=body, headers=headers, timeout=TIMEOUT)
+    reason = base_url_refusal(source.base_url)
+    if reason:
+        raise ValueError(f"refused: base_url: {reason}")
+    with outbound.client(timeout=TIMEOUT) as client:
+        response = client.post(f"{source.origin}/subscriptions", json=body, headers=headers)
     response.raise_for_status()
     sid = response.json()["id"]
     SyncSource.objects.filter(pk=source.pk).update(remote_subscription_id=sid)

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import json
 import threading
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from django.conf import settings
 
 from ..event_formats import DEFAULT_FORMAT
-from ..validators.sinks import check_sink
+from ..validators.sink_urls import Sink, SinkError
+from ..validators.sinks import deliverable
 from .events import event_format, structured
 from .outcome import Outcome
 
@@ -36,12 +37,11 @@ MAX_LINKS = 16  # kept (connection, sender) pairs per worker thread, the ones us
 _kept = threading.local()
 
 
-def target_address(sink: str, options: dict) -> str:
+def target_address(sink: Sink, options: dict) -> str:
     """The AMQP target: `protocolsettings.address`, else the sink's path minus its first `/`."""
     if options.get("address"):
         return options["address"]
-    path = urlsplit(sink).path
-    return unquote(path[1:] if path.startswith("/") else path)
+    return unquote(sink.path[1:] if sink.path.startswith("/") else sink.path)
 
 
 def message_for(event, mode: str, eventformat: str = DEFAULT_FORMAT):
@@ -138,7 +138,7 @@ def _link(key: tuple, url: str, address: str, name, link_options, credentials: d
     if key in links:
         links.move_to_end(key)
         return links[key]
-    connection = _connection_class()(url, timeout=timeout, **credentials)
+    connection = _connection_class()(url, timeout=timeout, reconnect=False, **credentials)
     try:
         sender = connection.create_sender(address, name=name, options=link_options)
     except BaseException:
@@ -165,27 +165,21 @@ def send(subscription, event) -> Outcome:
     from proton.reactor import AtLeastOnce, AtMostOnce
     from proton.utils import LinkDetached
 
-    reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
-    if reason:
-        return Outcome(ok=False, error=f"refused: {reason}")
+    try:
+        sink = deliverable(subscription)
+    except SinkError as exc:
+        return Outcome(ok=False, error=f"refused: {exc}")
     options = subscription.protocolsettings or {}
     mode = (subscription.config or {}).get("mode") or "structured"
-    parts = urlsplit(subscription.sink)
-    scheme = parts.scheme.lower()
-    url = f"{scheme}://{parts.hostname if ':' not in (parts.hostname or '') else f'[{parts.hostname}]'}"
-    url += f":{parts.port or (5671 if scheme == 'amqps' else 5672)}"
+    url = sink.origin()  # the parsed host and port; credentials go to the client as options, not in the URL
     credentials = {}
-    if parts.username is not None:
-        credentials = {
-            "user": unquote(parts.username),
-            "password": unquote(parts.password or ""),
-            "allow_insecure_mechs": True,
-        }
+    if sink.username is not None:
+        credentials = {"user": sink.username, "password": sink.password or "", "allow_insecure_mechs": True}
     link_options = [AtMostOnce() if options.get("sendersettlementmode") == "settled" else AtLeastOnce()]
     if options.get("linkproperties"):
         link_options.append(_LinkProperties(options["linkproperties"]))
     timeout = settings.REGISTRY_DELIVERY_TIMEOUT
-    address = target_address(subscription.sink, options)
+    address = target_address(sink, options)
     name = options.get("linkname") or None
     key = (
         url,

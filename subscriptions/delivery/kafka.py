@@ -9,6 +9,12 @@ id, acks, credentials) is kept per process: opening connections and fetching met
 cost more than the delivery. A send waits for the broker's acknowledgement through the delivery callback; an
 error (unknown topic, broker down, time out) is a failed outcome carrying librdkafka's reason, retried like
 any connection error.
+
+The producer is given exactly the parsed sink's servers (`host:port,...`, rebuilt from the parse, never the
+sink's text). A Kafka client then dials the brokers the cluster advertises in its metadata, so these are
+checked by the same rule before a message is produced (again every BROKER_CHECK_SECONDS per producer): a
+cluster that names a loopback or private broker gets no message. Fetching the metadata and waiting for the
+acknowledgement are each bounded by `REGISTRY_DELIVERY_TIMEOUT`.
 """
 
 from __future__ import annotations
@@ -20,8 +26,8 @@ from collections import OrderedDict
 
 from django.conf import settings
 
-from ..validators.protocols import kafka_servers
-from ..validators.sinks import check_sink
+from ..validators.sink_urls import Sink, SinkError
+from ..validators.sinks import address_refusal, deliverable
 from .events import cloud_event, event_format
 from .outcome import Outcome
 
@@ -36,18 +42,19 @@ SECURITY = {
     "sasl_ssl": "SASL_SSL",
 }
 MAX_PRODUCERS = 32
+BROKER_CHECK_SECONDS = 30.0
 
 _producers: OrderedDict[tuple, object] = OrderedDict()
 _producers_lock = threading.Lock()
+_brokers_checked: dict[tuple, float] = {}  # producer key -> when its cluster's brokers were last checked
 
 
-def producer_config(subscription, timeout: float) -> dict:
+def producer_config(subscription, sink: Sink, timeout: float) -> dict:
     """librdkafka's configuration for this subscription's producer."""
     options = subscription.protocolsettings or {}
-    scheme, servers = kafka_servers(subscription.sink)
     config = {
-        "bootstrap.servers": ",".join(servers),
-        "security.protocol": SECURITY.get(scheme, "PLAINTEXT"),
+        "bootstrap.servers": ",".join(Sink.hostport(host, port) for host, port in sink.servers),
+        "security.protocol": SECURITY.get(sink.scheme, "PLAINTEXT"),
         "client.id": options.get("clientid") or "cloudevents-registry",
         "acks": str(options.get("acks", "all")),
         "message.timeout.ms": max(1, int(timeout * 1000)),
@@ -74,8 +81,9 @@ def producer_config(subscription, timeout: float) -> dict:
     return config
 
 
-def _producer(config: dict):
-    """The process's producer for this configuration (created on first use; least recently used closed)."""
+def _producer(config: dict) -> tuple[tuple, object]:
+    """(key, the process's producer) for this configuration (created on first use; least recently used
+    closed)."""
     from confluent_kafka import Producer
 
     key = tuple(sorted((k, v) for k, v in config.items() if k != "logger"))
@@ -84,9 +92,29 @@ def _producer(config: dict):
         if producer is None:
             producer = _producers[key] = Producer(config)
             while len(_producers) > MAX_PRODUCERS:
-                _producers.popitem(last=False)[1].flush(0)
+                old_key, old = _producers.popitem(last=False)
+                _brokers_checked.pop(old_key, None)
+                old.flush(0)
         _producers.move_to_end(key)
-    return producer
+    return key, producer
+
+
+def advertised_refusal(producer, key: tuple, topic: str, timeout: float) -> str | None:
+    """None when every broker the cluster advertises may be dialled (checked at most every
+    BROKER_CHECK_SECONDS per producer), else the reason. Raises KafkaException when the cluster does not
+    answer within `timeout`."""
+    if settings.REGISTRY_ALLOW_PRIVATE_SINKS:
+        return None
+    now = time.monotonic()
+    if now - _brokers_checked.get(key, float("-inf")) < BROKER_CHECK_SECONDS:
+        return None
+    metadata = producer.list_topics(topic, timeout=timeout)
+    for broker in metadata.brokers.values():
+        reason = address_refusal(broker.host, broker.port)
+        if reason:
+            return f"the cluster advertises broker {Sink.hostport(broker.host, broker.port)}: {reason}"
+    _brokers_checked[key] = now
+    return None
 
 
 def message(subscription, event):
@@ -108,9 +136,10 @@ def message(subscription, event):
 def send(subscription, event) -> Outcome:
     from confluent_kafka import KafkaError, KafkaException
 
-    reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
-    if reason:
-        return Outcome(ok=False, error=f"refused: {reason}")
+    try:
+        sink = deliverable(subscription)
+    except SinkError as exc:
+        return Outcome(ok=False, error=f"refused: {exc}")
     timeout = settings.REGISTRY_DELIVERY_TIMEOUT
     topic = (subscription.protocolsettings or {})["topicname"]
     kafka_message = message(subscription, event)
@@ -122,7 +151,10 @@ def send(subscription, event) -> Outcome:
         done.set()
 
     try:
-        producer = _producer(producer_config(subscription, timeout))
+        key, producer = _producer(producer_config(subscription, sink, timeout))
+        reason = advertised_refusal(producer, key, topic, timeout)
+        if reason:
+            return Outcome(ok=False, error=f"refused: {reason}")
         arguments = {
             "value": kafka_message.value,
             "key": kafka_message.key,
@@ -140,7 +172,7 @@ def send(subscription, event) -> Outcome:
             producer.produce(topic, **arguments)
         # serve delivery callbacks until ours came (the message timeout bounds the wait; a margin for the
         # callback to be served)
-        deadline = time.monotonic() + timeout + 5
+        deadline = time.monotonic() + timeout + 1
         while not done.is_set() and time.monotonic() < deadline:
             producer.poll(0.05)
     except KafkaException as exc:  # produce() refused the message at once (e.g. a topic known not to exist)

@@ -1,15 +1,16 @@
 """MQTT 3.1.1 and 5.0 delivery with paho-mqtt: the structured-mode CloudEvent JSON published to
 `protocolsettings.topicname` with the subscription's qos and retain (MQTT 5 adds the content type, message
-expiry and user properties); for qos >= 1 the broker's acknowledgement is awaited."""
+expiry and user properties); for qos >= 1 the broker's acknowledgement is awaited. The client dials the
+parsed sink's host and port (over WebSockets, at the sink's path, `/mqtt` when it has none); the connection
+is bounded by `REGISTRY_DELIVERY_TIMEOUT`, and so is the wait for the acknowledgement."""
 
 from __future__ import annotations
-
-from urllib.parse import urlsplit
 
 from django.conf import settings
 
 from ..validators.protocols import canonical_protocol
-from ..validators.sinks import check_sink
+from ..validators.sink_urls import SinkError
+from ..validators.sinks import deliverable
 from .events import event_format, structured
 from .outcome import Outcome
 
@@ -19,21 +20,26 @@ def send(subscription, event) -> Outcome:
     from paho.mqtt.packettypes import PacketTypes
     from paho.mqtt.properties import Properties
 
-    reason = check_sink(subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
-    if reason:
-        return Outcome(ok=False, error=f"refused: {reason}")
+    try:
+        sink = deliverable(subscription)
+    except SinkError as exc:
+        return Outcome(ok=False, error=f"refused: {exc}")
     options = subscription.protocolsettings or {}
     v5 = canonical_protocol(subscription.protocol) == "MQTT5"
-    parts = urlsplit(subscription.sink)
-    tls = parts.scheme in ("mqtts", "ssl", "wss")
-    transport = "websockets" if parts.scheme in ("ws", "wss") else "tcp"
-    port = parts.port or (8883 if tls else 1883)
+    tls = sink.scheme in ("mqtts", "ssl", "wss")
+    transport = "websockets" if sink.scheme in ("ws", "wss") else "tcp"
     _headers, body = structured(event, event_format(subscription))
+    timeout = settings.REGISTRY_DELIVERY_TIMEOUT
     client = mqtt.Client(
         mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5 if v5 else mqtt.MQTTv311, transport=transport
     )
+    client.connect_timeout = timeout
+    if transport == "websockets":
+        client.ws_set_options(path=sink.path if sink.path not in ("", "/") else "/mqtt")
     if options.get("username"):
         client.username_pw_set(options["username"], options.get("password"))
+    elif sink.username:  # mqtt://user:password@host
+        client.username_pw_set(sink.username, sink.password)
     if tls:
         client.tls_set()
     properties = None
@@ -44,9 +50,8 @@ def send(subscription, event) -> Outcome:
             properties.MessageExpiryInterval = int(options["expiry"])
         if options.get("userproperties"):
             properties.UserProperty = list(options["userproperties"].items())
-    timeout = settings.REGISTRY_DELIVERY_TIMEOUT
     try:
-        client.connect(parts.hostname, port, keepalive=max(5, int(timeout) * 2))
+        client.connect(sink.host, sink.port, keepalive=max(5, int(timeout) * 2))
         client.loop_start()
         info = client.publish(
             options["topicname"],

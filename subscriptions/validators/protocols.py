@@ -7,20 +7,12 @@ a subscription with any other protocol is refused, never accepted and silently d
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 from ..event_formats import EVENT_FORMATS
+from .sink_urls import SinkError, parse_sink
 
 PROTOCOLS = {"HTTP", "MQTT3", "MQTT5", "AMQP", "KAFKA", "NATS"}
 DELIVERABLE = {"HTTP", "MQTT3", "MQTT5", "NATS", "AMQP"}
-SCHEMES = {
-    "HTTP": {"http", "https"},
-    "MQTT3": {"mqtt", "mqtts", "tcp", "ssl", "ws", "wss"},
-    "MQTT5": {"mqtt", "mqtts", "tcp", "ssl", "ws", "wss"},
-    "AMQP": {"amqp", "amqps"},
-    "KAFKA": {"kafka", "kafkas", "tcp"},
-    "NATS": {"nats", "tls", "ws", "wss"},
-}
 # setting -> (type check, description)
 _STRING = (lambda v: isinstance(v, str), "a string")
 _INT = (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer")
@@ -71,27 +63,11 @@ def validate_protocol(data: dict) -> list[str]:
             f"supported: {', '.join(sorted(DELIVERABLE))}"
         )
     sink = data.get("sink")
-    if not isinstance(sink, str) or not sink:
-        errors.append("sink is required (an absolute URI)")
-    elif any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in sink):
-        errors.append(f"sink {sink!r} contains whitespace or control characters (percent-encode them)")
-    elif protocol == "KAFKA":
-        errors.extend(validate_kafka_sink(sink))
-    else:
-        try:
-            parts = urlsplit(sink)
-            parts.port  # noqa: B018  raises ValueError for a port outside 0-65535 or not a number
-        except ValueError as exc:
-            errors.append(f"sink {sink!r} is not a valid URI: {exc}")
-            parts = None
-        if parts is None:
-            pass
-        elif not parts.scheme or not parts.hostname:
-            errors.append(f"sink {sink!r} is not an absolute URI")
-        elif parts.scheme.lower() not in SCHEMES[protocol]:
-            errors.append(
-                f"sink scheme {parts.scheme!r} is not valid for {protocol} (use {', '.join(sorted(SCHEMES[protocol]))})"
-            )
+    parsed = None
+    try:
+        parsed = parse_sink(protocol, sink)
+    except SinkError as exc:
+        errors.append(str(exc))
     settings = data.get("protocolsettings", {})
     if settings is None:
         settings = {}
@@ -116,7 +92,7 @@ def validate_protocol(data: dict) -> list[str]:
     ):
         errors.append(f"protocolsettings.method must be one of {', '.join(sorted(HTTP_METHODS))}")
     if protocol == "AMQP":
-        errors.extend(_amqp_errors(sink, settings))
+        errors.extend(_amqp_errors(parsed, settings))
     if protocol == "KAFKA":
         errors.extend(validate_kafka_settings(settings, data.get("config")))
     config = data.get("config")
@@ -133,7 +109,7 @@ def validate_protocol(data: dict) -> list[str]:
     return errors
 
 
-def _amqp_errors(sink, settings: dict) -> list[str]:
+def _amqp_errors(parsed, settings: dict) -> list[str]:
     """AMQP: a target address (sink path or `address`), a known settlement mode, a non-empty link name."""
     errors = []
     for key in ("address", "linkname"):
@@ -144,15 +120,10 @@ def _amqp_errors(sink, settings: dict) -> list[str]:
         errors.append(
             f"protocolsettings.sendersettlementmode must be one of {', '.join(SETTLEMENT_MODES)}, not {mode!r}"
         )
-    if isinstance(sink, str) and "address" not in settings:
-        try:
-            path = urlsplit(sink).path
-        except ValueError:
-            path = "/"
-        if path in ("", "/"):
-            errors.append(
-                "protocolsettings.address is required for AMQP when the sink has no path (amqp://host:port/address)"
-            )
+    if parsed is not None and "address" not in settings and parsed.path in ("", "/"):
+        errors.append(
+            "protocolsettings.address is required for AMQP when the sink has no path (amqp://host:port/address)"
+        )
     return errors
 
 
@@ -182,7 +153,6 @@ def redacted(settings: dict) -> dict:
 
 DELIVERABLE.add("KAFKA")
 BINARY_MODE.add("KAFKA")  # the Kafka sender honours config.mode "binary" (ce_ headers)
-SCHEMES["KAFKA"] = {"kafka", "kafkas", "tcp", "plaintext", "ssl", "sasl_plaintext", "sasl_ssl"}
 SETTINGS["KAFKA"] = {
     "topicname": _STRING,
     "partitionkeyextractor": _STRING,
@@ -197,33 +167,6 @@ KAFKA_KEY_ATTRIBUTES = ("id", "source", "type", "subject", "time", "specversion"
 KAFKA_SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 _KAFKA_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
 _KAFKA_CLIENT_ID = re.compile(r"[A-Za-z0-9._-]{1,255}")
-
-
-def kafka_servers(sink: str) -> tuple[str, list[str]]:
-    """(scheme in lower case, ["host:port", ...]) of a Kafka sink `kafka://host:port[,host:port...]`."""
-    scheme, _, rest = sink.partition("://")
-    netloc = rest.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
-    return scheme.lower(), [server for server in netloc.split(",")]
-
-
-def validate_kafka_sink(sink: str) -> list[str]:
-    """A Kafka sink: a known scheme and one or more bootstrap servers, each host:port."""
-    if "://" not in sink:
-        return [f"sink {sink!r} is not an absolute URI (kafka://host:port[,host:port...])"]
-    scheme, servers = kafka_servers(sink)
-    if scheme not in SCHEMES["KAFKA"]:
-        return [f"sink scheme {scheme!r} is not valid for KAFKA (use {', '.join(sorted(SCHEMES['KAFKA']))})"]
-    errors = []
-    for server in servers:
-        try:
-            parts = urlsplit(f"kafka://{server}")
-            port = parts.port
-        except ValueError as exc:
-            errors.append(f"sink {sink!r}: bootstrap server {server!r} is not host:port ({exc})")
-            continue
-        if not parts.hostname or port is None:
-            errors.append(f"sink {sink!r}: bootstrap server {server!r} is not host:port")
-    return errors
 
 
 def validate_kafka_settings(settings: dict, config) -> list[str]:

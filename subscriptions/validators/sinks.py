@@ -1,10 +1,10 @@
 """Sink address safety and secrecy.
 
-Safety: refuse sinks that resolve to any address that is not globally routable (Python's `is_global`:
-loopback, private, link-local, carrier-grade NAT 100.64.0.0/10 with cloud metadata addresses, reserved,
-documentation ranges...), also when an IPv4 address hides inside an IPv6 one (IPv4-mapped, 6to4 `2002::/16`,
-Teredo `2001::/32`, NAT64 `64:ff9b::/96`), unless the deployment allows private sinks; checked at subscription
-time and again before each delivery.
+Safety: a sink is parsed once (`sink_urls.parse_sink`) into the (host, port) pairs its client will dial;
+each host must resolve to globally reachable addresses only (`addresses.unreachable_reason`: IANA's
+special-purpose registries, multicast, IPv6 outside global unicast, NAT64 of a refused IPv4 address),
+unless the deployment allows private sinks. Checked when a subscription is written and again before each
+delivery, on the same parse that the sender then uses (`deliverable`).
 
 Secrecy: `masked` hides what a sink URL may carry as credentials (the password of its user info, every query
 value) in everything the server shows of a subscription.
@@ -16,90 +16,66 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit
 
-DEFAULT_PORTS = {
-    "http": 80,
-    "https": 443,
-    "mqtt": 1883,
-    "mqtts": 8883,
-    "tcp": 1883,
-    "ssl": 8883,
-    "ws": 80,
-    "wss": 443,
-    "nats": 4222,
-    "tls": 4222,
-    "amqp": 5672,
-    "amqps": 5671,
-    "kafka": 9092,
-}
+from django.conf import settings
 
+from .addresses import unreachable_reason
+from .sink_urls import Sink, SinkError, parse_sink
 
-NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 MASK = "***"
 
 
-def _embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
-    """The IPv4 addresses an IPv6 address carries: mapped, 6to4, Teredo (server and client), NAT64."""
-    out = []
-    if address.ipv4_mapped:
-        out.append(address.ipv4_mapped)
-    if address.sixtofour:
-        out.append(address.sixtofour)
-    if address.teredo:
-        out.extend(address.teredo)
-    if address in NAT64:
-        out.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
-    return out
-
-
-def _forbidden(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if address.is_multicast or not address.is_global:
-        return True
-    if isinstance(address, ipaddress.IPv6Address):
-        return any(_forbidden(inner) for inner in _embedded_ipv4(address))
-    return False
-
-
-def resolve(sink: str) -> list[str]:
-    """Every address the sink's host resolves to (raises OSError when it does not resolve)."""
-    parts = urlsplit(sink)
-    host = parts.hostname or ""
-    try:
-        port = parts.port or DEFAULT_PORTS.get(parts.scheme.lower(), 0)
-    except ValueError:
-        raise OSError(f"invalid port in {sink!r}")
+def resolve(host: str, port: int) -> list[str]:
+    """Every address `host` resolves to for TCP (raises OSError when it does not resolve)."""
     infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     return sorted({info[4][0] for info in infos})
 
 
-def check_sink(sink: str, allow_private: bool) -> str | None:
-    """None when the sink may be used, else the reason it may not."""
-    if allow_private:
-        return None
-    if _kafka_listeners(sink):
-        return next(
-            filter(None, (check_sink(f"kafka://{server}", allow_private) for server in _kafka_listeners(sink))), None
-        )
+def address_refusal(host: str, port: int) -> str | None:
+    """None when every address of `host` is globally reachable, else why it may not be dialled."""
     try:
-        addresses = resolve(sink)
-    except (OSError, UnicodeError, ValueError) as exc:
-        return f"sink host does not resolve: {exc}"
+        addresses = resolve(host, port)
+    except (OSError, UnicodeError) as exc:
+        return f"sink host {host} does not resolve: {exc}"
     for text in addresses:
-        if _forbidden(ipaddress.ip_address(text.split("%")[0])):
+        reason = unreachable_reason(ipaddress.ip_address(text.split("%")[0]))
+        if reason:
             return (
-                f"sink resolves to {text}, which is not a globally routable address (loopback, private, "
-                "link-local, shared or reserved, also inside an IPv6 address); "
+                f"sink host {host} resolves to {text}, which is not a globally routable address ({reason}); "
                 "set REGISTRY_ALLOW_PRIVATE_SINKS=1 to allow it"
             )
     return None
 
 
-def _kafka_listeners(sink: str) -> list[str]:
-    """The bootstrap servers of a Kafka sink with several (`kafka://h1:p1,h2:p2`) or in one of Kafka's
-    listener forms (`SASL_SSL://h:p`, not a URL scheme), each checked on its own; [] for other sinks."""
-    from .protocols import SCHEMES, kafka_servers
+def refusal(sink: Sink, allow_private: bool) -> str | None:
+    """None when every server of the parsed sink may be dialled, else the reason."""
+    if allow_private:
+        return None
+    for host, port in sink.servers:
+        reason = address_refusal(host, port)
+        if reason:
+            return reason
+    return None
 
-    scheme, servers = kafka_servers(sink)
-    return servers if scheme in SCHEMES["KAFKA"] and (len(servers) > 1 or "_" in scheme) else []
+
+def check_sink(protocol: str, sink: str, allow_private: bool) -> str | None:
+    """None when the sink may be used by a subscription of this (canonical) protocol, else the reason."""
+    try:
+        parsed = parse_sink(protocol, sink)
+    except SinkError as exc:
+        return str(exc)
+    return refusal(parsed, allow_private)
+
+
+def deliverable(subscription) -> Sink:
+    """The subscription's sink as its sender dials it, checked now (the deployment's setting, today's DNS);
+    raises SinkError with the reason it may not be used."""
+    from .protocols import canonical_protocol
+
+    parsed = parse_sink(canonical_protocol(subscription.protocol), subscription.sink)
+    reason = refusal(parsed, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
+    if reason:
+        raise SinkError(reason)
+    return parsed
 
 
 def masked(sink: str) -> str:

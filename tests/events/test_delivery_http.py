@@ -212,3 +212,17 @@ def test_an_unknown_event_format_is_refused(su, private_sinks, sink):
         response.json().get("errors", "")
     )
     assert not Subscription.objects.exists()
+
+
+def test_the_sinks_user_info_is_sent_as_basic_credentials(su, private_sinks, sink):
+    """https://user:password@host/...: HTTP Basic, as curl and httpx read it (the handshake too)."""
+    import base64
+
+    url = sink.url.replace("http://", "http://hook%40team:p%3Ass@")
+    response = su.post("/subscriptions", {"protocol": "HTTP", "sink": url}, format="json")
+    assert response.status_code == 201
+    assert Subscription.objects.get(pk=response.json()["id"]).status == "active"
+    su.put("/schemaGroups/basic", {}, format="json")
+    expected = "Basic " + base64.b64encode(b"hook@team:p:ss").decode()
+    assert [r["headers"].get("authorization") for r in sink.requests] == [expected, expected]
+    assert [r["method"] for r in sink.requests] == ["OPTIONS", "POST"]

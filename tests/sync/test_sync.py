@@ -27,8 +27,10 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def remote(tmp_path):
-    """Another instance of this server: migrated SQLite, a superuser token, runserver on a free port."""
+def remote(tmp_path, settings):
+    """Another instance of this server: migrated SQLite, a superuser token, runserver on a free port (on
+    loopback: this instance allows private addresses for the test)."""
+    settings.REGISTRY_ALLOW_PRIVATE_SINKS = True
     port = free_port()
     env = {
         **os.environ,
