@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
 from prometheus_client.core import GaugeMetricFamily
@@ -40,6 +41,9 @@ def multiprocess_mode() -> bool:
     return bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
 
 
+if multiprocess_mode():  # gunicorn.conf.py creates it; a process started otherwise with the variable set may not
+    Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
+
 # in multiprocess mode their values go to the shared files whatever registry they are in
 REQUEST_METRICS = CollectorRegistry()
 REQUESTS = Counter(
@@ -57,8 +61,13 @@ LATENCY = Histogram(
 )
 
 
+# any other method is counted as OTHER: a label value per made-up method would be a new series each (routes and
+# statuses are already few: URL patterns, and the statuses the registry answers)
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
 def observe_request(*, route: str, method: str, status: int, seconds: float) -> None:
-    labels = {"route": route, "method": method, "status": str(status)}
+    labels = {"route": route, "method": method if method in METHODS else "OTHER", "status": str(status)}
     REQUESTS.labels(**labels).inc()
     LATENCY.labels(**labels).observe(seconds)
 

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import crossplane
 import jsonschema
+import pytest
 import yaml
 
 from tests.operations.test_settings_documented import readme_table
@@ -267,3 +269,25 @@ def test_kubernetes_config_holds_only_documented_settings():
             for container in pod_spec(resource)["containers"]:
                 names = {variable["name"] for variable in container.get("env", [])}
                 assert names <= readme_table(), (name, names - readme_table())
+
+
+@pytest.mark.slow
+def test_the_image_build_step_collects_the_static_files(tmp_path):
+    # the Dockerfile's collectstatic step, run as the build runs it: no database, a throwaway REGISTRY_VAR_DIR, the
+    # image's REGISTRY_STATIC_ROOT (here a directory of the test's own)
+    text = (DEPLOY / "Dockerfile").read_text()
+    step = re.search(
+        r"&& (DJANGO_SECRET_KEY=\S+ REGISTRY_VAR_DIR=\S+) python (manage\.py collectstatic [^\\\n]+)", text
+    )
+    assert step, "the Dockerfile's collectstatic step"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REGISTRY_", "DJANGO_"))}
+    env.update(dict(pair.split("=", 1) for pair in step.group(1).split()))
+    env.update(REGISTRY_VAR_DIR=str(tmp_path / "build-var"), REGISTRY_STATIC_ROOT=str(tmp_path / "static"))
+    result = subprocess.run(
+        [sys.executable, *step.group(2).split()], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    static = tmp_path / "static"
+    for name in ("drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js", "admin/css/base.css"):
+        assert (static / name).is_file(), name
+        assert (static / f"{name}.gz").is_file(), f"{name} compressed for WhiteNoise"

@@ -55,6 +55,7 @@ def test_requests_counted_by_route_method_and_status(client, su, db, settings):
         assert client.get("/schemaGroups/metrics-g").status_code == 200
     assert client.get("/schemaGroups/nope").status_code == 404
     assert client.get("/no/such/route").status_code == 404
+    assert su.generic("BREW", "/schemaGroups").status_code == 405  # any method: one series, OTHER
     after = scrape(client)
 
     def delta(name, **labels):
@@ -64,6 +65,8 @@ def test_requests_counted_by_route_method_and_status(client, su, db, settings):
     assert delta("registry_http_requests_total", route=route, method="GET", status="404") == 1
     assert delta("registry_http_requests_total", route="/schemaGroups", method="POST", status="201") == 1
     assert delta("registry_http_requests_total", route="unmatched", method="GET", status="404") == 1
+    assert delta("registry_http_requests_total", route="/schemaGroups", method="OTHER", status="405") == 1
+    assert not [labels for name, labels in after if ("method", "BREW") in labels]
     assert delta("registry_http_request_duration_seconds_count", route=route, method="GET", status="200") == 3
     assert delta("registry_http_request_duration_seconds_sum", route=route, method="GET", status="200") > 0
     # the buckets are cumulative: all three answers took less than a minute
