@@ -180,6 +180,9 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 10000
 REGISTRY_MAX_SCHEMA_BYTES = env_int("REGISTRY_MAX_SCHEMA_BYTES", 4 * 1024 * 1024)
 # the CPU time one check that runs a user's schema or data may take (catalog.validators.budget): past it, 503
 REGISTRY_CHECK_SECONDS = float(os.environ.get("REGISTRY_CHECK_SECONDS", "1"))
+# the catalog map (registry/catalog_map.py): Graphviz's timeout, and the groups above which it draws group types
+REGISTRY_MAP_SECONDS = float(os.environ.get("REGISTRY_MAP_SECONDS", "10"))
+REGISTRY_MAP_MAX_NODES = env_int("REGISTRY_MAP_MAX_NODES", 300)
 REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
 REGISTRY_PAGE_SIZE = env_int("REGISTRY_PAGE_SIZE", 100)
 REGISTRY_MAX_PAGE_SIZE = env_int("REGISTRY_MAX_PAGE_SIZE", 1000)

@@ -10,7 +10,11 @@
   (references, and a group's resources) and everything that leads to them (referrers, and a resource's
   group). Without a root: the whole registry. Above `MAX_DETAILED_RESOURCES` resources, one node per group
   with the references between groups counted, inside one cluster per group type: never one unreadable drawing
-  of every resource.
+  of every resource. Above the node budget (`REGISTRY_MAP_MAX_NODES` groups, or three times as many references
+  between groups), one node per group type with its counts: Graphviz lays out hundreds of nodes in seconds,
+  thousands in minutes (1,000 groups of each type with 20,000 references drew nothing in 600 s).
+- `dot` runs with a timeout (`REGISTRY_MAP_SECONDS`): a layout that takes longer is killed and the request answers
+  503 naming the setting, as it does when `dot` fails or is missing (`MapUnavailable`), never a 500.
 - Apps describe their nodes (`register_map_describer(group_plural, resource_plural, fn)`): `fn(attributes)`
   returns `NodeFacts(lines, deprecated)`, shown on the node (usage, protocol, format); the engine names no
   attribute. A group's attributes are its common and extension attributes; a resource's are its own extension
@@ -25,6 +29,7 @@ to label them is the registry's own.
 from __future__ import annotations
 
 import re
+import subprocess
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +41,8 @@ from .errors import Problem
 from .model import registry_model
 
 MAX_DETAILED_RESOURCES = 60
+DEFAULT_MAX_NODES = 300  # = REGISTRY_MAP_MAX_NODES's default
+DEFAULT_SECONDS = 10.0  # = REGISTRY_MAP_SECONDS's default
 COMMENT = re.compile(rb"<!--.*?-->\n?", re.S)
 FONT = "Helvetica"
 # fill and border per group type, in the model's order (the engine knows no type by name)
@@ -64,7 +71,12 @@ def register_map_describer(group_plural: str, resource_plural: str | None, fn: D
 
 
 class MapUnavailable(Exception):
-    """Graphviz's `dot` is not installed on this server."""
+    """Graphviz's `dot` is not installed on this server, failed, or ran past REGISTRY_MAP_SECONDS; `budget` names
+    the setting when it is the timeout."""
+
+    def __init__(self, message: str, budget: str | None = None):
+        super().__init__(message)
+        self.budget = budget
 
 
 @dataclass
@@ -343,16 +355,91 @@ def _by_group(graph: CatalogGraph, shown: set[str], link: Link, title: str):
     return dot
 
 
+def _by_type(graph: CatalogGraph, shown: set[str], link: Link, title: str):
+    """One node per group type (its groups and resources counted), references between types counted: the map of a
+    registry too large for a node per group."""
+    dot = _digraph(title + " (by group type: too many groups for a box each; draw ?root=PATH for detail)")
+    groups: dict[str, int] = defaultdict(int)
+    resources: dict[str, int] = defaultdict(int)
+    for path in shown:
+        node = graph.nodes[path]
+        kind = path.split("/")[1] if not node.missing else "missing"
+        if node.is_group:
+            groups[kind] += 1
+        elif not node.missing:
+            resources[kind] += 1
+        else:
+            groups["missing"] += 1
+    for gt in registry_model.group_types:
+        if gt.plural not in groups:
+            continue
+        fill, border = _colors(f"/{gt.plural}/x")
+        lines = f"{gt.plural}\\n{_count(groups[gt.plural], 'group')}, {_count(resources[gt.plural], 'resource')}"
+        dot.node(gt.plural, label=lines, fillcolor=fill, color=border, style="rounded,filled", tooltip=gt.plural)
+    if groups.get("missing"):
+        dot.node("missing", label=f"missing\\n{groups['missing']} references to nothing", color="#c0392b")
+    between: dict[tuple[str, str], Edge] = defaultdict(Edge)
+    for (source, target), edge in graph.edges.items():
+        if source in shown and target in shown:
+            kinds = tuple("missing" if graph.nodes[p].missing else p.split("/")[1] for p in (source, target))
+            between[kinds].count += edge.count
+            between[kinds].attributes |= edge.attributes
+    for (source, target), edge in sorted(between.items()):
+        dot.edge(source, target, **_edge_attrs(edge, counted=True))
+    return dot
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _group_drawing_size(graph: CatalogGraph, shown: set[str]) -> tuple[int, int]:
+    """(nodes, edges) of the drawing by group."""
+    groups = {graph.nodes[p].group for p in shown}
+    pairs = {(graph.nodes[s].group, graph.nodes[t].group) for (s, t) in graph.edges if s in shown and t in shown}
+    return len(groups), sum(1 for a, b in pairs if a != b)
+
+
+def _setting(name: str, default):
+    from django.conf import settings
+
+    return type(default)(getattr(settings, name, default)) if settings.configured else default
+
+
+def render_svg(source: str, seconds: float) -> bytes:
+    """`dot -Tsvg` of the DOT text, killed after `seconds` (the graphviz package's pipe takes no timeout)."""
+    try:
+        done = subprocess.run(
+            ["dot", "-Tsvg"], input=source.encode("utf-8"), capture_output=True, timeout=seconds, check=False
+        )
+    except FileNotFoundError as exc:
+        raise MapUnavailable("Graphviz's dot is not installed on this server (Debian: apt install graphviz)") from exc
+    except subprocess.TimeoutExpired as exc:  # subprocess.run has killed it
+        raise MapUnavailable(
+            f"laying out the map took longer than {seconds:g} s (REGISTRY_MAP_SECONDS) and was stopped; "
+            "draw the map around an entity with ?root=PATH",
+            budget="REGISTRY_MAP_SECONDS",
+        ) from exc
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise MapUnavailable(
+            f"Graphviz's dot failed (exit status {done.returncode}): {reason[0][:200] if reason else 'no message'}"
+        )
+    return done.stdout
+
+
 def catalog_map_svg(*, root: str | None, base_urls: list[str], link: Link, title: str) -> bytes:
     """The map around `root` (None: the whole registry) as an SVG document."""
     graph = CatalogGraph(base_urls)
     shown = graph.around(root) if root else set(graph.nodes)
     resources = sum(1 for path in shown if not graph.nodes[path].is_group)
-    draw = _by_group if resources > MAX_DETAILED_RESOURCES else _detailed
+    max_nodes = _setting("REGISTRY_MAP_MAX_NODES", DEFAULT_MAX_NODES)
+    if resources <= MAX_DETAILED_RESOURCES:
+        draw = _detailed
+    else:
+        nodes, edges = _group_drawing_size(graph, shown)
+        draw = _by_group if nodes <= max_nodes and edges <= 3 * max_nodes else _by_type
     dot = draw(graph, shown, link, title)
-    try:
-        svg = dot.pipe(format="svg")
-    except graphviz.ExecutableNotFound as exc:
-        raise MapUnavailable("Graphviz's dot is not installed on this server (Debian: apt install graphviz)") from exc
+    svg = render_svg(dot.source, _setting("REGISTRY_MAP_SECONDS", DEFAULT_SECONDS))
     # dot writes each node's name in an XML comment: an id holding "--" would make the document invalid XML
     return COMMENT.sub(b"", svg)

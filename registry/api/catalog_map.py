@@ -54,7 +54,9 @@ class CatalogMapView(RegistryView):
         responses={
             (200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.BINARY, "the map"),
             **READ_ERRORS,
-            (503, "application/problem+json"): OpenApiResponse(PROBLEM, "Graphviz is not installed on this server"),
+            (503, "application/problem+json"): OpenApiResponse(
+                PROBLEM, "Graphviz is not installed on this server, failed, or ran past REGISTRY_MAP_SECONDS"
+            ),
         },
         tags=["map"],
     )
@@ -68,6 +70,6 @@ class CatalogMapView(RegistryView):
                 link=admin_url_of,
                 title=f"{settings.REGISTRY_NAME}: {root or 'the whole registry'}",
             )
-        except MapUnavailable as exc:
-            raise Problem("service-unavailable", str(exc)) from exc
+        except MapUnavailable as exc:  # no dot, dot failed, or past REGISTRY_MAP_SECONDS
+            raise Problem("service-unavailable", str(exc), members={"budget": exc.budget} if exc.budget else None)
         return HttpResponse(svg, content_type="image/svg+xml")

@@ -133,6 +133,35 @@ def test_whole_registry_and_a_large_one_drawn_by_group(client, monkeypatch):
     assert edges(response.content)["/definitionGroups/Shop->/schemaGroups/Orders"] == ["2 references"]
 
 
+def test_past_the_node_budget_the_map_draws_group_types(client, monkeypatch, settings):
+    """issue 24: 1,000 groups of each type and 20,000 references drew nothing in 600 s; above REGISTRY_MAP_MAX_NODES
+    groups the map draws one box per group type, with its counts and the references between types"""
+    seed()
+    monkeypatch.setattr(catalog_map, "MAX_DETAILED_RESOURCES", 3)
+    settings.REGISTRY_MAP_MAX_NODES = 2
+    response = client.get("/map.svg")
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+    drawn = nodes(response.content)
+    assert set(drawn) == {"endpoints", "definitionGroups", "schemaGroups"}, drawn
+    assert drawn["definitionGroups"]["text"] == ["definitionGroups", "1 group, 4 resources"], drawn
+    assert edges(response.content)["definitionGroups->schemaGroups"] == ["2 references"]
+    assert "draw ?root=PATH for detail" in response.content.decode()
+    settings.REGISTRY_MAP_MAX_NODES = 300
+    assert "/definitionGroups/Shop" in nodes(client.get("/map.svg").content)  # within the budget: by group
+
+
+def test_a_layout_past_its_time_answers_503_naming_the_setting(client, settings):
+    """`dot` had no timeout, and a killed `dot` ended the request in a 500 (CalledProcessError)"""
+    seed()
+    settings.REGISTRY_MAP_SECONDS = 0.001
+    response = client.get("/map.svg")
+    assert response.status_code == 503, response.content
+    body = response.json()
+    assert body["budget"] == "REGISTRY_MAP_SECONDS" and "REGISTRY_MAP_SECONDS" in body["detail"], body
+    with pytest.raises(catalog_map.MapUnavailable, match="exit status 1"):  # dot refusing its input
+        catalog_map.render_svg("digraph {", 10)
+
+
 def test_roots_in_the_10_names(client):
     seed()
     the_05 = nodes(client.get("/map.svg", {"root": "/definitionGroups/Shop"}).content)
