@@ -1,6 +1,7 @@
 # The two commands of the README: `make run` and `make test`. `make setup` creates .venv for both.
 # Variables: PYTHON (the interpreter that creates .venv), PYTEST_ARGS (extra pytest arguments for `make test`),
-# REQUIRE_SERVICES=1 (a missing PostgreSQL/redis-server fails the tests instead of skipping them).
+# REQUIRE_SERVICES=1 (a missing PostgreSQL/redis-server fails the tests instead of skipping them), PORT (where
+# `make run` serves, default 8000).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,6 +10,7 @@ STAMP := $(VENV)/.installed
 REQUIREMENTS := $(wildcard requirements/*.txt)
 PYTEST_ARGS ?=
 REQUIRE_SERVICES ?=
+PORT ?= 8000
 export REQUIRE_SERVICES
 
 .PHONY: setup run test test-fast lint bench
@@ -21,18 +23,21 @@ $(STAMP): $(REQUIREMENTS)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-input -r requirements/dev.txt
 	@touch $(STAMP)
 
+# devserver: Django's runserver plus, without CELERY_BROKER_URL, celery beat's schedule in its process (delivery
+# retries, due syncs: registry/dev_beat.py). Events written outside a request name the port served.
+run: export REGISTRY_BASE_URL ?= http://127.0.0.1:$(PORT)
 run: setup
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_demo
 	@echo ""
-	@echo "  CloudEvents Registry on http://127.0.0.1:8000/"
-	@echo "    API (xRegistry core binding):  http://127.0.0.1:8000/   (try /?model, /schemaGroups)"
-	@echo "    Admin (governance UI):         http://127.0.0.1:8000/admin/"
-	@echo "    API docs (OpenAPI):            http://127.0.0.1:8000/api/docs/"
+	@echo "  CloudEvents Registry on http://127.0.0.1:$(PORT)/"
+	@echo "    API (xRegistry core binding):  http://127.0.0.1:$(PORT)/   (try /?model, /schemaGroups)"
+	@echo "    Admin (governance UI):         http://127.0.0.1:$(PORT)/admin/"
+	@echo "    API docs (OpenAPI):            http://127.0.0.1:$(PORT)/api/docs/"
 	@echo "    Log in as admin / admin (load_demo creates it for local use when no superuser exists)."
 	@echo "    A token for writes:            $(PY) manage.py drf_create_token admin"
 	@echo ""
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) manage.py devserver 127.0.0.1:$(PORT)
 
 # Both runs always happen, side by side (each starts its own servers on free ports); the target fails when either
 # failed. The PostgreSQL run prints as it goes; the SQLite run's output (var/test-sqlite.log) follows it.
