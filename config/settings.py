@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from django.core.exceptions import ImproperlyConfigured
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("REGISTRY_VAR_DIR", BASE_DIR / "var"))
 
@@ -184,6 +186,16 @@ REGISTRY_CHECK_SECONDS = float(os.environ.get("REGISTRY_CHECK_SECONDS", "1"))
 REGISTRY_MAP_SECONDS = float(os.environ.get("REGISTRY_MAP_SECONDS", "10"))
 REGISTRY_MAP_MAX_NODES = env_int("REGISTRY_MAP_MAX_NODES", 300)
 REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
+# Which binding answers at the host root: the 0.5-wip core binding (then xRegistry 1.0 is under /registry/), or
+# xRegistry 1.0 (then the 0.5-wip binding is under /v0.5/), so that the registry-relative references of real 1.0
+# documents (`/schemagroups/...`) resolve against the host (config/urls.py mounts them)
+REGISTRY_ROOT_BINDING = os.environ.get("REGISTRY_ROOT_BINDING", "cloudevents-registry-0.5")
+if REGISTRY_ROOT_BINDING not in ("cloudevents-registry-0.5", "xregistry-1.0"):
+    raise ImproperlyConfigured(
+        f"REGISTRY_ROOT_BINDING={REGISTRY_ROOT_BINDING!r}: use cloudevents-registry-0.5 or xregistry-1.0"
+    )
+REGISTRY_XR10_PATH = "/" if REGISTRY_ROOT_BINDING == "xregistry-1.0" else "/registry/"
+REGISTRY_CORE_PATH = "/v0.5/" if REGISTRY_ROOT_BINDING == "xregistry-1.0" else "/"
 REGISTRY_PAGE_SIZE = env_int("REGISTRY_PAGE_SIZE", 100)
 REGISTRY_MAX_PAGE_SIZE = env_int("REGISTRY_MAX_PAGE_SIZE", 1000)
 REGISTRY_MAX_INLINE_ENTITIES = env_int("REGISTRY_MAX_INLINE_ENTITIES", 100_000)

@@ -1,11 +1,34 @@
-"""Root URL configuration: admin, API docs, and the registry bindings (docs/api-contract.md section 1)."""
+"""Root URL configuration: admin, API docs, and the registry bindings (docs/api-contract.md section 1).
 
+Each binding is mounted at its path and recorded with the kernel (`registry.http.binding.mount`), so that answers
+no view gives (404, 500) are written in the words of the binding the request went to. `REGISTRY_ROOT_BINDING`
+chooses which binding answers at the host root: the 0.5-wip core binding (default; xRegistry 1.0 at /registry/)
+or xRegistry 1.0 (the 0.5-wip binding at /v0.5/).
+"""
+
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from catalog.api import urls as catalog_urls
+from catalog.api.messagecatalog import MESSAGE_CATALOG
+from catalog.api.schemaregistry import SCHEMA_REGISTRY
 from registry import admin_map, admin_search, admin_views, api_docs
+from registry.api.binding import CORE
+from registry.http.binding import mount
 from registry.xr10 import views as xr10_views
+from registry.xr10.base import XREGISTRY
+
+CORE_PATH = settings.REGISTRY_CORE_PATH.lstrip("/")  # "" or "v0.5/"
+XR10_PATH = settings.REGISTRY_XR10_PATH.lstrip("/")  # "registry/" or ""
+
+mount(settings.REGISTRY_CORE_PATH, CORE)
+mount(settings.REGISTRY_XR10_PATH, XREGISTRY)
+for older in (SCHEMA_REGISTRY, MESSAGE_CATALOG):
+    mount(f"/{older.api_base}/", older.declaration())
+for own in ("/subscriptions/", "/sync/", "/api/", "/admin/", "/.well-known/"):
+    mount(own, CORE)  # APIs of their own at the root whatever binding answers there: the project's problem documents
 
 urlpatterns = [
     path("admin/registry/import/", admin.site.admin_view(admin_views.import_view), name="registry-admin-import"),
@@ -14,17 +37,21 @@ urlpatterns = [
     path("admin/registry/map/", admin.site.admin_view(admin_map.map_view), name="registry-admin-map"),
     path("admin/", admin.site.urls),
     path(".well-known/xregistry", xr10_views.DiscoveryView.as_view(), name="xregistry-discovery"),
-    path("registry", xr10_views.RootView.as_view(schema=None), name="xr10-root-bare"),  # documented as /registry/
-    path("registry/", include("asyncapi.api.urls")),  # before the 1.0 binding's routes, which would take its paths
-    path("registry/", include("registry.xr10.urls")),
     path("confluent/", include("confluent.api.urls")),  # docs/confluent.md
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/docs/", api_docs.DocsView.as_view(url_name="openapi-schema"), name="openapi-docs"),
     path("", include("subscriptions.api.urls")),
-    path("", include("catalog.api.urls")),
+    path("", include(catalog_urls.urlpatterns)),
     path("", include("sync.api.urls")),
-    path("", include("registry.api.urls")),
+    path(XR10_PATH, include(catalog_urls.xr10_urlpatterns)),
+    path(XR10_PATH, include("asyncapi.api.urls")),  # before the 1.0 binding's routes, which would take its paths
+    path(CORE_PATH, include(catalog_urls.core_urlpatterns)),
 ]
+if XR10_PATH:  # `/registry` without its slash is the 1.0 root too (documented as /registry/)
+    urlpatterns.append(path(XR10_PATH.rstrip("/"), xr10_views.RootView.as_view(schema=None), name="xr10-root-bare"))
+# the bindings' routes are generated from the model: the one at the root goes last (after every fixed path)
+bindings = [path(XR10_PATH, include("registry.xr10.urls")), path(CORE_PATH, include("registry.api.urls"))]
+urlpatterns += bindings if CORE_PATH == "" else bindings[::-1]
 
 handler404 = "registry.http.problems.not_found_view"
 handler500 = "registry.http.problems.server_error_view"

@@ -26,7 +26,7 @@ def is_unavailable(exc: BaseException | None) -> bool:
 
 
 def unavailable_response(request, exc: BaseException):
-    from .http.problems import problem_response
+    from .http.problems import render_for_request
 
     logger.warning("database unavailable for %s %s: %s", request.method, request.path, str(exc).strip()[:300])
     problem = Problem(
@@ -34,7 +34,7 @@ def unavailable_response(request, exc: BaseException):
         "the database is unavailable or busy; nothing was written, try again later",
         headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
     )
-    return problem_response(problem, request)
+    return render_for_request(problem, request)
 
 
 class DatabaseUnavailableMiddleware:

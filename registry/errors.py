@@ -25,6 +25,7 @@ KINDS = {
     "epoch-mismatch": (409, "Epoch mismatch"),
     "conflict": (409, "Conflict"),
     "incompatible-version": (409, "Incompatible version"),
+    "length-required": (411, "Length required"),
     "precondition-failed": (412, "Precondition failed"),
     "too-large": (413, "Request body too large"),
     "uri-too-long": (414, "URI too long"),
@@ -38,14 +39,29 @@ KINDS = {
 }
 
 
+SUBJECT = "{subject}"
+PATHS = "{paths}"
+
+
 class Problem(Exception):
-    """A failure with a problem kind, a detail naming what is wrong, and optional per-item errors."""
+    """A failure with a problem kind, a detail naming what is wrong, and optional per-item errors.
+
+    `subject` is the store path of the entity the problem is about (`/definitionGroups/g/definitions/d`), when
+    there is one; the detail names it with the placeholder `{subject}`, which each binding fills with that
+    entity's path in its own names (`/messagegroups/g/messages/d` in xRegistry 1.0), so a problem is written in
+    the words of the binding that answers, with no rewriting of text. `paths` are more store paths the detail lists
+    at its `{paths}` placeholder (the referrers of a refused delete). `detail` is the text in the store's names
+    (logs, commands, the admin).
+    """
 
     def __init__(
         self,
         kind: str,
         detail: str,
         *,
+        subject: str | None = None,
+        paths: list[str] | None = None,
+        values: dict | None = None,
         errors: list | None = None,
         headers: dict | None = None,
         status: int | None = None,
@@ -54,11 +70,27 @@ class Problem(Exception):
         self.kind = kind
         default_status, self.title = KINDS[kind]
         self.status = status or default_status
-        self.detail = detail
+        self.template = detail
+        self.subject = subject
+        self.paths = paths or []
+        self.values = values or {}  # values a binding's error titles may name (the epochs of an epoch mismatch)
         self.errors = errors or []
         self.headers = headers or {}
         self.members = members or {}  # extra members of the problem document (`referencedby`)
-        super().__init__(detail)
+        super().__init__(self.detail)
+
+    @property
+    def detail(self) -> str:
+        return self.detail_in(str)
+
+    def detail_in(self, path_name) -> str:
+        """The detail with its subject written by `path_name` (a binding's name of a store path)."""
+        text = self.template
+        if self.subject is not None and SUBJECT in text:
+            text = text.replace(SUBJECT, path_name(self.subject))
+        if PATHS in text:
+            text = text.replace(PATHS, ", ".join(path_name(p) for p in self.paths))
+        return text
 
     @property
     def type_uri(self) -> str:
@@ -76,8 +108,13 @@ class Problem(Exception):
 
 
 def not_found(path: str) -> Problem:
-    return Problem("not-found", f"{path} does not exist")
+    return Problem("not-found", "{subject} does not exist", subject=path)
 
 
 def epoch_mismatch(path: str, given, current: int) -> Problem:
-    return Problem("epoch-mismatch", f"{path}: epoch {given} does not match the current epoch {current}")
+    return Problem(
+        "epoch-mismatch",
+        f"{{subject}}: epoch {given} does not match the current epoch {current}",
+        subject=path,
+        values={"bad_epoch": str(given), "epoch": str(current)},
+    )

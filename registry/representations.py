@@ -9,6 +9,7 @@ import base64
 import json
 
 from .attributes import timestamp, version_sort_key
+from .http.headers import metadata_headers
 from .json_text import load_json_document
 from .model import GroupType, ResourceType
 from .models import Group, Resource, Version
@@ -189,15 +190,4 @@ def version_json(
 
 def registry_headers(meta: dict) -> dict[str, str]:
     """Every scalar metadata attribute as a `Registry-ATTR` header; tags as `Registry-tags-KEY`."""
-    headers = {}
-    for key, value in meta.items():
-        if isinstance(value, bool):
-            headers[f"Registry-{key}"] = "true" if value else "false"
-        elif isinstance(value, (str, int, float)):
-            text = str(value)
-            if "\n" not in text and "\r" not in text:
-                headers[f"Registry-{key}"] = text
-        elif key == "tags" and isinstance(value, dict):
-            for tag, tag_value in value.items():
-                headers[f"Registry-tags-{tag}"] = tag_value
-    return headers
+    return metadata_headers("Registry", "tags", meta)

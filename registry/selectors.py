@@ -175,7 +175,9 @@ def get_document_version(gt: GroupType, gid: str, rplural: str, rid: str, vid: s
     if vid is not None:
         return resource, get_version(resource, vid)
     if resource.latest is None:
-        raise Problem("not-found", f"{resource.path} has no version, so no document (only ?meta reads it)")
+        raise Problem(
+            "not-found", "{subject} has no version, so no document (only ?meta reads it)", subject=resource.path
+        )
     return resource, resource.latest
 
 

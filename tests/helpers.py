@@ -136,8 +136,22 @@ def snapshot():
     from registry.models import Group, Resource, Version
 
     return (
-        sorted(Group.objects.values_list("group_type", "gid", "epoch", "name", "description", "modified_on")),
-        sorted(Resource.objects.values_list("rid", "latest__vid", "version_counter")),
+        sorted(
+            (
+                g.group_type,
+                g.gid,
+                g.epoch,
+                g.name,
+                g.description,
+                g.modified_on,
+                json.dumps(g.extensions, sort_keys=True),
+            )
+            for g in Group.objects.all()
+        ),
+        sorted(
+            (r.rid, r.latest.vid if r.latest else None, r.version_counter, json.dumps(r.extensions, sort_keys=True))
+            for r in Resource.objects.select_related("latest")
+        ),
         sorted(
             (
                 v.resource.rid,

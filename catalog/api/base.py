@@ -23,6 +23,8 @@ from registry.attributes import timestamp
 from registry.errors import Problem
 from registry.filters import apply as apply_filters
 from registry.filters import parse as parse_filters
+from registry.http.binding import Binding
+from registry.http.problems import problem_body, problem_response_of
 from registry.http.requests import body_bytes, check_flags, json_body, query_epoch
 from registry.http.views import RegistryView, json_response
 from registry.models import Group, Resource, Version
@@ -38,14 +40,34 @@ VERSION_PERMISSIONS = {"DELETE": "registry.delete_version"}
 
 
 @dataclass(frozen=True)
-class Binding:
+class OlderBinding:
     api_base: str  # path of the API's base URL: the default authority ("schemaregistry")
     groups_path: str  # groups collection below the base ("schemagroups"; "" when the base is the collection)
     group_plural: str  # core group type ("schemaGroups")
     resource_plural: str  # core resource type ("schemas")
     resource_segment: str  # this binding's name of the resource collection ("schemas", "messagedefinitions")
     attributes: tuple[str, ...]  # version attributes accepted in the query string or headers of a POST
-    core_paths: tuple[tuple[str, str], ...]  # (regex, replacement): core paths in problem details -> ours
+
+    def path_name(self, path: str) -> str:
+        """A store path (`/schemaGroups/g/schemas/s/versions/1`) in this binding's names
+        (`/schemaregistry/schemagroups/g/schemas/s/versions/1`); a path of other types unchanged."""
+        segments = path.split("/")
+        if len(segments) < 3 or segments[1] != self.group_plural:
+            return path
+        out = ["", self.api_base] + ([self.groups_path] if self.groups_path else []) + [segments[2]]
+        if len(segments) > 3:
+            if segments[3] != self.resource_plural:
+                return path
+            out += [self.resource_segment, *segments[4:]]
+        return "/".join(out)
+
+    def declaration(self) -> Binding:
+        """This binding as the kernel reads it: problem documents naming entities by this binding's paths."""
+
+        def render(problem: Problem, request) -> HttpResponse:
+            return problem_response_of(problem_body(problem, request.path, self.path_name), problem)
+
+        return Binding(name=self.api_base, render_problem=render)
 
 
 def compose_uri(authority: str, version_id: str) -> str:
@@ -76,31 +98,25 @@ def version_id_of(text: str) -> str:
 class BindingView(RegistryView):
     """Base of every older-binding view: names, URLs, attribute headers and document responses."""
 
-    binding: Binding  # set by each binding's views
+    names: OlderBinding  # set by each binding's views (`binding`, the kernel's declaration, comes from it)
 
     @property
     def group_plural(self):
-        return self.binding.group_plural
+        return self.names.group_plural
 
     @property
     def resource_plural(self):
-        return self.binding.resource_plural
-
-    def handle_exception(self, exc):
-        if isinstance(exc, Problem):
-            for pattern, replacement in self.binding.core_paths:
-                exc.detail = re.sub(pattern, replacement, exc.detail)
-        return super().handle_exception(exc)
+        return self.names.resource_plural
 
     def api_url(self) -> str:
-        return f"{self.base_url()}/{self.binding.api_base}"
+        return f"{self.base_url()}/{self.names.api_base}"
 
     def groups_url(self) -> str:
-        return self.api_url() + (f"/{self.binding.groups_path}" if self.binding.groups_path else "")
+        return self.api_url() + (f"/{self.names.groups_path}" if self.names.groups_path else "")
 
     def relative_version_id(self, resource: Resource, vid: str) -> str:
-        groups = f"/{self.binding.groups_path}" if self.binding.groups_path else ""
-        return f"{groups}/{resource.group.gid}/{self.binding.resource_segment}/{resource.rid}/versions/{vid}"
+        groups = f"/{self.names.groups_path}" if self.names.groups_path else ""
+        return f"{groups}/{resource.group.gid}/{self.names.resource_segment}/{resource.rid}/versions/{vid}"
 
     def version_url(self, resource: Resource, vid: str) -> str:
         return self.api_url() + self.relative_version_id(resource, vid)
@@ -234,7 +250,7 @@ class ResourceBase(BindingView):
                 "id: version ids are assigned by this registry (the version URI is authority + the version's path)",
             )
         attrs = {}
-        for key in self.binding.attributes:
+        for key in self.names.attributes:
             query, header = request.GET.get(key), request.headers.get(key)
             if query is not None and header is not None and query != header:
                 raise Problem("invalid-attribute", f"{key}: the query string and the {key} header disagree")
@@ -251,7 +267,7 @@ class ResourceBase(BindingView):
 
     def post(self, request, gid, rid):
         """Add the document in the body as a new version; the first POST creates the resource."""
-        check_flags(request, set(self.binding.attributes) | {"epoch"})
+        check_flags(request, set(self.names.attributes) | {"epoch"})
         raw = body_bytes(request)
         if not raw.strip():
             raise Problem("bad-request", f"the body must be the {self.rt.singular} document")
@@ -278,7 +294,7 @@ class ResourceBase(BindingView):
             if inp.epoch is not None:
                 raise Problem(
                     "not-found",
-                    f"{self.groups_url()}/{gid}/{self.binding.resource_segment}/{rid} "
+                    f"{self.groups_url()}/{gid}/{self.names.resource_segment}/{rid} "
                     "does not exist (an epoch was given)",
                 )
             resource = services.create_resource(ctx=ctx, address=self.address(gid, rid, resources=True), data=inp)
@@ -347,9 +363,9 @@ class LookupBase(BindingView):
         return self.document(*found)
 
     def find(self, uri: str):
-        groups = f"{re.escape(self.binding.groups_path)}/" if self.binding.groups_path else ""
+        groups = f"{re.escape(self.names.groups_path)}/" if self.names.groups_path else ""
         pattern = (
-            rf"(?:^|[/:]){groups}([^/:]+)/{re.escape(self.binding.resource_segment)}/([^/:]+)"
+            rf"(?:^|[/:]){groups}([^/:]+)/{re.escape(self.names.resource_segment)}/([^/:]+)"
             r"/versions/([^/:]+)$"
         )
         match = re.search(pattern, uri)

@@ -34,10 +34,10 @@ from registry.models import Group, Resource
 from registry.representations import is_json_media_type
 
 from .base import (
-    Binding,
     GroupBase,
     GroupsBase,
     LookupBase,
+    OlderBinding,
     ResourceBase,
     ResourcesBase,
     VersionBase,
@@ -45,17 +45,13 @@ from .base import (
 )
 from .binding_openapi import described, operations, post_parameters
 
-MESSAGE_CATALOG = Binding(
+MESSAGE_CATALOG = OlderBinding(
     "messagecatalog",
     "",
     "definitionGroups",
     "definitions",
     "messagedefinitions",
     ("format", "description", "name", "authority"),
-    (
-        (r"/definitionGroups/([^/\s]+)/definitions\b", r"/messagecatalog/\1/messagedefinitions"),
-        (r"/definitionGroups\b", "/messagecatalog"),
-    ),
 )
 LOOKUP_SEGMENT = "messagedefinition"
 # attributes `?filter=ATTR=VALUE` matches on groups, definitions (their latest version) and versions
@@ -66,7 +62,8 @@ TAGS = ["message catalog API"]
 class MessageCatalogBinding:
     """Mixin: the Message Catalog API's names and its document rules."""
 
-    binding = MESSAGE_CATALOG
+    names = MESSAGE_CATALOG
+    binding = MESSAGE_CATALOG.declaration()
 
     def prepare(self, group: Group, resource: Resource | None, inp: services.VersionInput) -> None:
         media_type = inp.media_type or "application/json"
@@ -102,7 +99,7 @@ class MessageGroupView(MessageCatalogBinding, GroupBase):
 class MessageDefinitionsView(MessageCatalogBinding, ResourcesBase):
     def post(self, request, gid):
         """Add a definition version from a definition object naming its `id` (2022 draft, section 4.3.3)."""
-        check_flags(request, set(self.binding.attributes) | {"epoch"})
+        check_flags(request, set(self.names.attributes) | {"epoch"})
         raw = body_bytes(request)
         document = loads_strict(raw, "message definition") if raw.strip() else None
         if not isinstance(document, dict):

@@ -18,10 +18,10 @@ from registry.models import Group, Resource
 from registry.representations import merged_attributes
 
 from .base import (
-    Binding,
     GroupBase,
     GroupsBase,
     LookupBase,
+    OlderBinding,
     ResourceBase,
     ResourcesBase,
     VersionBase,
@@ -29,14 +29,13 @@ from .base import (
 )
 from .binding_openapi import described, operations
 
-SCHEMA_REGISTRY = Binding(
+SCHEMA_REGISTRY = OlderBinding(
     "schemaregistry",
     "schemagroups",
     "schemaGroups",
     "schemas",
     "schemas",
     ("format", "description", "name", "authority", "compatibility"),
-    ((r"/schemaGroups\b", "/schemaregistry/schemagroups"),),
 )
 TAGS = ["schema registry API"]
 
@@ -44,7 +43,8 @@ TAGS = ["schema registry API"]
 class SchemaRegistryBinding:
     """Mixin: the Schema Registry API's names and its format rule."""
 
-    binding = SCHEMA_REGISTRY
+    names = SCHEMA_REGISTRY
+    binding = SCHEMA_REGISTRY.declaration()
 
     def prepare(self, group: Group, resource: Resource | None, inp) -> None:
         group_format = group.extensions.get("format")

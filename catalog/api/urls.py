@@ -1,8 +1,8 @@
-"""Routes of the older bindings: the Schema Registry API at `/schemaregistry/...` and the Message Catalog
-API at `/messagecatalog/...` (docs/api-contract.md sections 1 and 8). Version segments are matched as strings so that
-a non-integer answers with a problem document naming it. Also the checks of docs/api-contract.md section 12 below the
-core binding's paths: compatibility dry run and version diff (`checks.py`), message validation
-(`validation.py`)."""
+"""Routes of the older bindings (`urlpatterns`): the Schema Registry API at `/schemaregistry/...` and the Message
+Catalog API at `/messagecatalog/...` (docs/api-contract.md sections 1 and 8). Version segments are matched as strings
+so that a non-integer answers with a problem document naming it. Also the checks of docs/api-contract.md section 12
+below the core binding's paths (`core_urlpatterns`: compatibility dry run and version diff in `checks.py`, message
+validation in `validation.py`) and below the 1.0 binding's (`xr10_urlpatterns`); config/urls.py mounts each."""
 
 from django.urls import path
 
@@ -15,8 +15,9 @@ from . import schemaregistry as sr
 SR = "schemaregistry/schemagroups"
 MC = "messagecatalog"
 
-urlpatterns = [
-    *checks.urlpatterns_for(),  # the checks of docs/api-contract.md section 12, below the core binding's schema paths
+# the checks of docs/api-contract.md section 12, below the core binding's paths (mounted where that binding is)
+core_urlpatterns = [
+    *checks.urlpatterns_for(),
     path(
         "definitionGroups/<str:gid>/validate", validation.GroupValidateView.as_view(), name="definitionGroups-validate"
     ),
@@ -25,17 +26,21 @@ urlpatterns = [
         validation.DefinitionValidateView.as_view(),
         name="definitionGroups-definitions-validate",
     ),
-    # the same checks in the xRegistry 1.0 binding (the routes under /registry/ generated from the model have none)
+]
+# the same checks in the xRegistry 1.0 binding (mounted where that binding is; its generated routes have none)
+xr10_urlpatterns = [
     path(
-        "registry/messagegroups/<str:gid>/validate",
+        "messagegroups/<str:gid>/validate",
         validation.MessageGroupValidateView.as_view(),
         name="xr10-messagegroups-validate",
     ),
     path(
-        "registry/messagegroups/<str:gid>/messages/<str:rid>/validate",
+        "messagegroups/<str:gid>/messages/<str:rid>/validate",
         validation.MessageValidateView.as_view(),
         name="xr10-messagegroups-messages-validate",
     ),
+]
+urlpatterns = [
     path(SR, sr.SchemaGroupsView.as_view(), name="schemaregistry-groups"),
     path("schemaregistry/schema", sr.SchemaLookupView.as_view(), name="schemaregistry-lookup"),
     path(f"{SR}/<str:gid>", sr.SchemaGroupView.as_view(), name="schemaregistry-group"),

@@ -18,7 +18,8 @@ from catalog import message_checks
 from registry.http.openapi import RegistryAutoSchema, problem_responses
 from registry.http.requests import check_flags, json_body
 from registry.http.views import RegistryView, json_response
-from registry.xr10.base import XRegistryView, v1_paths
+from registry.xr10.base import XRegistryView
+from registry.xr10.mapping import v1_text
 
 TAGS = ["message validation"]
 
@@ -180,9 +181,7 @@ class MessageValidateView(XRegistryView):
     )
     def post(self, request, gid, rid):
         doc = message_checks.definition_document(gid, rid)
-        return _verdict_response(
-            request, f"/messagegroups/{gid}/messages/{rid}", doc, _message(request), names=v1_paths
-        )
+        return _verdict_response(request, f"/messagegroups/{gid}/messages/{rid}", doc, _message(request), names=v1_text)
 
 
 class MessageGroupValidateView(XRegistryView):
@@ -201,4 +200,4 @@ class MessageGroupValidateView(XRegistryView):
     def post(self, request, gid):
         message = _message(request)
         rid, doc = message_checks.definition_for_type(gid, message_checks.event_type(message))
-        return _verdict_response(request, f"/messagegroups/{gid}/messages/{rid}", doc, message, names=v1_paths)
+        return _verdict_response(request, f"/messagegroups/{gid}/messages/{rid}", doc, message, names=v1_text)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..attributes import V10_NAMES
 from ..errors import Problem
-from ..http.requests import body_bytes, parse_epoch, prefixed_headers, query_epoch
+from ..http.headers import prefixed_headers
+from ..http.requests import body_bytes, parse_epoch, query_epoch
 from ..model import ResourceType
 from ..services.inputs import UNSET, VersionInput
 

@@ -114,7 +114,7 @@ class _Importer:
         if group is None:
             lower_ids = self.group_ids_lower.setdefault(gt.plural, set())
             if gid.lower() in lower_ids:
-                raise Problem("id-exists", f"{path} differs only by case from an existing group")
+                raise Problem("id-exists", "{subject} differs only by case from an existing group", subject=path)
             group = group_services.insert_group(self.ctx, gt, gid, common, extensions)
             lower_ids.add(gid.lower())
             self.report.created.append(path)
@@ -215,9 +215,11 @@ class _Importer:
             vdata = versions[vid]
             vpath = f"{path}/versions/{vid}"
             if not isinstance(vdata, dict):
-                raise Problem("invalid-document", f"{vpath}: a version must be an object")
+                raise Problem("invalid-document", "{subject}: a version must be an object", subject=vpath)
             if "id" in vdata and vdata["id"] != vid:
-                raise Problem("invalid-document", f"{vpath}: id {vdata['id']!r} does not match the map key")
+                raise Problem(
+                    "invalid-document", f"{{subject}}: id {vdata['id']!r} does not match the map key", subject=vpath
+                )
             self._upsert_version(resource, rt, vid, self._version_input(rt, resource, vdata, document_keys))
         version_services.apply_retention(self.ctx, resource, rt)
         version_services.refresh_latest(resource)

@@ -9,15 +9,37 @@ from django.http import Http404, HttpResponse
 from rest_framework import exceptions
 
 from ..errors import Problem
+from .binding import binding_for_path, binding_of
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
+def problem_body(problem: Problem, instance: str | None, path_name=str) -> dict:
+    """A problem's document with every entity it names written by `path_name` (a binding's name of a store path):
+    the detail's subject, the `path` of each listed error, the keys of `referencedby`."""
+    body = problem.as_json(instance)
+    body["detail"] = problem.detail_in(path_name)
+    if path_name is not str:
+        if body.get("errors"):
+            body["errors"] = [
+                {**e, "path": path_name(e["path"])} if isinstance(e, dict) and isinstance(e.get("path"), str) else e
+                for e in body["errors"]
+            ]
+        if isinstance(body.get("referencedby"), dict):
+            body["referencedby"] = {path_name(k): v for k, v in body["referencedby"].items()}
+    return body
+
+
 def problem_response(problem: Problem, request=None) -> HttpResponse:
-    instance = request.path if request is not None else None
+    """The project's own problem document (the 0.5-wip binding's dialect), entities named by their store paths."""
+    return problem_response_of(problem_body(problem, request.path if request is not None else None), problem)
+
+
+def problem_response_of(body: dict, problem: Problem) -> HttpResponse:
+    """A problem document `body` (as a binding wrote it) with the problem's status and headers."""
     # a detail may quote client input holding a lone surrogate: written as a JSON \uXXXX escape, the document
     # stays valid JSON instead of failing to encode (a 500)
-    text = json.dumps(problem.as_json(instance), ensure_ascii=False).encode("utf-8", "backslashreplace")
+    text = json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace")
     response = HttpResponse(text, status=problem.status, content_type=PROBLEM_MEDIA_TYPE)
     for name, value in problem.headers.items():
         response[name] = value
@@ -35,10 +57,11 @@ DRF_PROBLEMS = (  # DRF's exceptions and the problem types they answer as
 )
 
 
-def problem_from_drf(exc: exceptions.APIException) -> Problem:
+def problem_from_drf(exc: exceptions.APIException, binding=None) -> Problem:
     detail = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
-        return Problem("unauthorized", str(detail), headers={"WWW-Authenticate": 'Token realm="registry"'})
+        challenge = binding.challenge if binding is not None else 'Token realm="registry"'
+        return Problem("unauthorized", str(detail), headers={"WWW-Authenticate": challenge})
     for drf_class, kind in DRF_PROBLEMS:
         if isinstance(exc, drf_class):
             return Problem(kind, str(detail))
@@ -49,26 +72,39 @@ def problem_from_drf(exc: exceptions.APIException) -> Problem:
     return Problem("bad-request", str(detail), status=exc.status_code)
 
 
-def problem_exception_handler(exc, context):
-    """DRF's EXCEPTION_HANDLER: Problem and DRF exceptions become problem documents."""
-    request = context.get("request")
+def problem_for_exception(exc, binding=None) -> Problem | None:
+    """The problem an exception of a view stands for (a Problem, DRF's exceptions, Http404), None for any other
+    (a bug: Django's handler500 answers it)."""
     if isinstance(exc, Problem):
-        return problem_response(exc, request)
+        return exc
     if isinstance(exc, exceptions.APIException):
-        problem = problem_from_drf(exc)
-        response = problem_response(problem, request)
-        if isinstance(exc, exceptions.MethodNotAllowed) and context.get("view") is not None:
-            response["Allow"] = ", ".join(context["view"].allowed_methods)
-        return response
-
+        return problem_from_drf(exc, binding)
     if isinstance(exc, Http404):
-        return problem_response(Problem("not-found", str(exc) or "not found"), request)
+        return Problem("not-found", str(exc) or "not found")
     return None
+
+
+def problem_exception_handler(exc, context):
+    """DRF's EXCEPTION_HANDLER, for views outside the kernel's base view: problem documents of the 0.5 form."""
+    request = context.get("request")
+    problem = problem_for_exception(exc)
+    if problem is None:
+        return None
+    response = problem_response(problem, request)
+    if isinstance(exc, exceptions.MethodNotAllowed) and context.get("view") is not None:
+        response["Allow"] = ", ".join(context["view"].allowed_methods)
+    return response
+
+
+def render_for_request(problem: Problem, request) -> HttpResponse:
+    """A problem no view answered, in the words of the binding mounted where the request went."""
+    binding = binding_of(request) or binding_for_path(request.path)
+    return binding.render_problem(problem, request) if binding is not None else problem_response(problem, request)
 
 
 def not_found_view(request, exception=None):
     """handler404: unknown URLs answer with a problem document too."""
-    return problem_response(Problem("not-found", f"{request.path} is not a path of this registry"), request)
+    return render_for_request(Problem("not-found", f"{request.path} is not a path of this registry"), request)
 
 
 def server_error_view(request):
@@ -80,7 +116,7 @@ def server_error_view(request):
     exc = sys.exc_info()[1]
     if is_unavailable(exc):
         return unavailable_response(request, exc)
-    return problem_response(
+    return render_for_request(
         Problem("server-error", "the server failed to answer this request; the failure is logged for its operators"),
         request,
     )

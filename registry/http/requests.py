@@ -1,11 +1,22 @@
-"""Reading a request: allowed query flags, size limit, strict JSON bodies and `Registry-*` headers."""
+"""Reading a request, the same for every binding: query flags, the expected epoch, the body within its size limit,
+strict JSON (no NaN, duplicate keys, NUL characters, lone surrogates, nesting past the limit), media types, and
+metadata headers decoded as UTF-8.
+
+The binding a request came through (`binding.binding_of`) decides only what a binding declares: its header
+prefix and whether a body without a media type is JSON.
+"""
 
 from __future__ import annotations
 
 from django.conf import settings
 
+from ..attributes import unstorable
 from ..errors import Problem
 from ..json_text import TooDeep, strict_loads
+from .binding import binding_of
+
+# Django's development server reports a request without Content-Type as `text/plain` (gunicorn reports none)
+DEVELOPMENT_SERVER_STAND_IN = "text/plain"
 
 
 def check_flags(request, allowed: set[str]) -> None:
@@ -19,10 +30,11 @@ def check_flags(request, allowed: set[str]) -> None:
 
 
 def flag(request, name: str) -> bool:
-    """A boolean flag such as `?inline` or `?meta` (present = on, `false`/`0` = off)."""
+    """A boolean flag such as `?inline`, `?meta` or `?force`, read the same way by every binding: present is on,
+    unless its value is `false`, `0` or `no` (any case)."""
     if name not in request.GET:
         return False
-    return request.GET.get(name, "").lower() not in ("false", "0", "no")
+    return request.GET.get(name, "").strip().lower() not in ("false", "0", "no")
 
 
 def parse_epoch(value, where: str) -> int | None:
@@ -34,48 +46,80 @@ def parse_epoch(value, where: str) -> int | None:
         if len(value.lstrip("0")) > 20:  # epochs are unsigned 64-bit integers
             raise Problem("bad-request", f"{where}: epoch {value[:20]}... is larger than any epoch")
         return int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Problem("bad-request", f"{where}: epoch must be an unsigned integer, not {str(value)[:40]}")
     return value
 
 
 def query_epoch(request) -> int | None:
-    """The expected epoch from `?epoch=N` or a `Registry-epoch` header (they must agree)."""
+    """The expected epoch from `?epoch=N` or the binding's `PREFIX-epoch` header (they must agree)."""
     from_query = parse_epoch(request.GET.get("epoch"), "?epoch")
-    from_header = parse_epoch(request.headers.get("Registry-epoch") or None, "Registry-epoch")
+    binding = binding_of(request)
+    header = binding.epoch_header if binding is not None else None
+    from_header = parse_epoch(request.headers.get(header) or None, header) if header else None
     if from_query is not None and from_header is not None and from_query != from_header:
-        raise Problem("bad-request", f"?epoch={from_query} and Registry-epoch: {from_header} disagree")
+        raise Problem("bad-request", f"?epoch={from_query} and {header}: {from_header} disagree")
     return from_query if from_query is not None else from_header
 
 
 def body_bytes(request, *, limit: int | None = None, setting: str = "REGISTRY_MAX_BODY_BYTES") -> bytes:
-    """The raw body, refused with 413 above `limit` (default: the setting REGISTRY_MAX_BODY_BYTES)."""
+    """The raw body, refused with 413 above `limit` (default: the setting REGISTRY_MAX_BODY_BYTES).
+
+    A chunked body (no Content-Length) is read when the server says the stream ends with it (gunicorn sets
+    `wsgi.input_terminated`); a server that cannot say so (Django's development server) would give it as empty,
+    so such a request is answered 411 instead of being taken for an empty body."""
     limit = getattr(settings, setting) if limit is None else limit
-    declared = request.META.get("CONTENT_LENGTH")
+    meta = request.META
+    declared = meta.get("CONTENT_LENGTH")
     if declared and declared.isdigit() and int(declared) > limit:
         raise Problem("too-large", f"the body has {declared} bytes; the limit is {limit} ({setting})")
-    body = request.body
+    if not declared and "chunked" in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+        if not meta.get("wsgi.input_terminated"):
+            raise Problem("length-required", "this server reads a body only with a Content-Length; send one")
+        body = meta["wsgi.input"].read(limit + 1)
+    else:
+        body = request.body
     if len(body) > limit:
-        raise Problem("too-large", f"the body has {len(body)} bytes; the limit is {limit} ({setting})")
+        raise Problem("too-large", f"the body has more than {limit} bytes; the limit is {limit} ({setting})")
     return body
 
 
 def loads_strict(raw: bytes, what: str = "body"):
+    """Strict JSON of untrusted bytes: UTF-8, no NaN/Infinity/1e999, no duplicate keys, nesting within
+    registry.limits.MAX_DOCUMENT_DEPTH, no NUL character or lone surrogate in any key or string. A 400 names the first fault."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise Problem("malformed-json", f"the {what} is not UTF-8")
     try:
-        return strict_loads(text)
+        value = strict_loads(text)
     except TooDeep as exc:  # registry.limits.MAX_DOCUMENT_DEPTH, the limit of every door
         raise Problem("malformed-json", f"the {what} {exc}")
     except RecursionError:
         raise Problem("malformed-json", f"the {what} is nested too deeply")
     except ValueError as exc:
         raise Problem("malformed-json", f"the {what} is not valid JSON: {exc}")
+    problem = unstorable(value)
+    if problem:
+        raise Problem("malformed-json", f"the {what}: {problem}")
+    return value
 
 
-def _check_json_media_type(request, extra: tuple[str, ...] = ()):
-    content_type = request.META.get("CONTENT_TYPE", "")
-    base = content_type.split(";")[0].strip().lower()
+def media_type(request) -> str:
+    """The request's media type without parameters, lower case ("" when none was sent)."""
+    return request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
+
+
+def bare_body_as_json(request) -> bool:
+    """The binding reads a body without a media type (or the development server's stand-in for none) as JSON."""
+    binding = binding_of(request)
+    return bool(binding and binding.bare_body_is_json) and media_type(request) in ("", DEVELOPMENT_SERVER_STAND_IN)
+
+
+def check_json_media_type(request, extra: tuple[str, ...] = ()) -> None:
+    base = media_type(request)
+    if bare_body_as_json(request):
+        return
     if not base:  # a body without a media type is not taken for JSON (docs/api-contract.md section 2: parsed strictly)
         raise Problem("unsupported-media-type", "a JSON body needs Content-Type: application/json")
     if base != "application/json" and not base.endswith("+json") and base not in extra:
@@ -89,28 +133,8 @@ def json_body(request, *, required: bool = True, kind: type = dict, what: str = 
         if required:
             raise Problem("bad-request", f"a JSON {'object' if kind is dict else 'array'} {what} is required")
         return None
-    _check_json_media_type(request)
+    check_json_media_type(request)
     value = loads_strict(raw, what)
-    if not isinstance(value, kind):
+    if kind is not object and not isinstance(value, kind):
         raise Problem("bad-request", f"the {what} must be a JSON {'object' if kind is dict else 'array'}")
     return value
-
-
-def prefixed_headers(request, prefix: str, map_name: str) -> tuple[dict[str, str], dict[str, str] | None]:
-    """The request's `PREFIX-NAME: value` headers as {name: value}, and its `PREFIX-MAPNAME-KEY: value` headers as
-    the map {key: value} (None when there is none): both bindings carry a document's metadata this way. Names and
-    keys are lower case, since header names are case-insensitive and arrive re-cased by WSGI ("Owner")."""
-    attrs: dict[str, str] = {}
-    entries: dict[str, str] | None = None
-    head, map_head = f"{prefix}-", f"{map_name}-"
-    for header, value in request.headers.items():
-        lower = header.lower()
-        if not lower.startswith(head):
-            continue
-        name = lower[len(head) :]
-        if name.startswith(map_head):
-            entries = entries if entries is not None else {}
-            entries[name[len(map_head) :]] = value
-        else:
-            attrs[name] = value
-    return attrs, entries

@@ -1,10 +1,13 @@
-"""The base of every registry view: auth and permissions from DRF, JSON and document responses, HEAD."""
+"""The base view of every binding: the binding it belongs to (`binding`, a declaration the kernel reads), auth
+(token, session or HTTP Basic, the same for every binding) and permissions from DRF, problem documents in the
+binding's words, conditional requests, JSON and document responses, HEAD."""
 
 from __future__ import annotations
 
 import json
 
 from django.http import HttpResponse
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
@@ -15,7 +18,9 @@ from ..model import registry_model
 from ..services import EntityAddress, WriteContext
 from ..services.references import base_urls
 from . import conditional
+from .binding import Binding, binding_for_path
 from .openapi import RegistryAutoSchema
+from .problems import problem_for_exception
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
@@ -50,8 +55,12 @@ def refuse_nul(request, path_values: dict) -> None:
 
 
 class RegistryView(APIView):
-    """Common plumbing; subclasses set `group_type` / `resource_type` from the URL configuration."""
+    """Common plumbing; subclasses declare their `binding` and get `group_plural` / `resource_plural` from the URL
+    configuration. Every binding authenticates the same way: a DRF token, a session, or HTTP Basic (the `xr` CLI
+    and the Confluent clients send `http://user:password@host/...`)."""
 
+    binding: Binding | None = None  # None: the binding mounted where the view's URL is (registry/http/binding.py)
+    authentication_classes = [TokenAuthentication, SessionAuthentication, BasicAuthentication]
     content_negotiation_class = AnyAccept
     schema = RegistryAutoSchema()
     group_plural: str | None = None
@@ -82,6 +91,24 @@ class RegistryView(APIView):
     def referenced_by_response(self, path: str):
         """`GET PATH?referencedby` (docs/api-contract.md section 14)."""
         return json_response(selectors.referenced_by(path, base_urls(self.base_url())))
+
+    def initialize_request(self, request, *args, **kwargs):
+        if self.binding is None:
+            self.binding = binding_for_path(request.path)
+        request.binding = self.binding  # what the kernel's readers and the 404/500 handlers consult
+        drf_request = super().initialize_request(request, *args, **kwargs)
+        drf_request.binding = self.binding
+        return drf_request
+
+    def handle_exception(self, exc):
+        problem = problem_for_exception(exc, self.binding)
+        if problem is None:
+            return super().handle_exception(exc)
+        response = self.binding.render_problem(problem, self.request)
+        response.exception = True
+        if response.status_code == 405:
+            response["Allow"] = ", ".join(self.allowed_methods)
+        return response
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # authentication and permissions first

@@ -40,7 +40,7 @@ class EntityAddress:
             or len(segments) > 6
             or (len(segments) == 6 and segments[4] != "versions")
         ):
-            raise Problem("bad-request", f"{path}: not the path of a group, a resource or a version")
+            raise Problem("bad-request", "{subject}: not the path of a group, a resource or a version", subject=path)
         ids = segments[:4] + segments[5:]
         return cls(*ids)
 

@@ -41,7 +41,11 @@ class WriteContext:
     def guard_origin(self, path: str, origin: str | None) -> None:
         """`guard` for an entity known by its origin only (the Spark import reads origins, not rows)."""
         if origin and origin != self.origin:
-            raise Problem("conflict", f"{path} is synced from {origin}; change it there (local edits are refused)")
+            raise Problem(
+                "conflict",
+                f"{{subject}} is synced from {origin}; change it there (local edits are refused)",
+                subject=path,
+            )
 
     def adopt(self, path: str, entity) -> None:
         """A sync takes over the entities it brings (recording its origin); another source's are refused."""

@@ -152,7 +152,8 @@ def _delete_versions(
             what = "the only version" if single else "every version"
             raise Problem(
                 "bad-request",
-                f"{resource.path}: deleting {what} of a resource is not allowed; delete the resource instead",
+                f"{{subject}}: deleting {what} of a resource is not allowed; delete the resource instead",
+                subject=resource.path,
             )
     check_unreferenced(ctx, [f"{resource.path}/versions/{v.vid}" for v in chosen], force)
     out = []
@@ -220,7 +221,7 @@ def delete_entities(*, ctx: WriteContext, paths: list[str], force: bool = False)
     for path in dict.fromkeys(paths):
         address = EntityAddress.parse(path)
         if address.kind not in ("group", "resource", "version"):
-            raise Problem("bad-request", f"{path}: not the path of a group, a resource or a version")
+            raise Problem("bad-request", "{subject}: not the path of a group, a resource or a version", subject=path)
         parsed.append((path, address))
     check_unreferenced(ctx, [p for p, _a in parsed], force)
     kept = [(p, a) for p, a in parsed if not any(o != p and within(p, o) for o, _a in parsed)]

@@ -27,7 +27,9 @@ def group_exists(plural: str, gid: str) -> bool:
 def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict, existing: Group | None):
     errors = check_common({**common, **extensions})  # names of extension attributes are checked too
     if errors:
-        raise Problem("invalid-attribute", f"/{gt.plural}/{gid}: " + "; ".join(errors), errors=errors)
+        raise Problem(
+            "invalid-attribute", "{subject}: " + "; ".join(errors), subject=f"/{gt.plural}/{gid}", errors=errors
+        )
     if gt.validate is None:
         return
     attributes = {**{k: v for k, v in common.items() if v is not None}, **extensions}
@@ -51,7 +53,13 @@ def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensio
     try:
         gt.validate(check)
     except Invalid as exc:
-        raise Problem(exc.kind, f"/{gt.plural}/{gid}: " + "; ".join(exc.errors), errors=exc.errors, status=exc.status)
+        raise Problem(
+            exc.kind,
+            "{subject}: " + "; ".join(exc.errors),
+            subject=f"/{gt.plural}/{gid}",
+            errors=exc.errors,
+            status=exc.status,
+        )
 
 
 def _body_parts(gt: GroupType, body: dict, gid: str | None):
@@ -90,7 +98,7 @@ def create_group(*, ctx: WriteContext, address: EntityAddress, data: dict) -> Gr
     gid = body.get("id")
     gid = check_id(gid) if gid is not None else str(uuid.uuid4())
     if exists_ignoring_case(Group.objects.filter(group_type=plural), "gid", gid):
-        raise Problem("id-exists", f"/{plural}/{gid} already exists")
+        raise Problem("id-exists", "{subject} already exists", subject=f"/{plural}/{gid}")
     common, extensions = _body_parts(gt, body, None)
     return insert_group(ctx, gt, gid, common, extensions)
 
@@ -117,7 +125,7 @@ def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions
         with transaction.atomic():
             group.save()
     except IntegrityError:
-        raise Problem("id-exists", f"/{gt.plural}/{gid} already exists")
+        raise Problem("id-exists", "{subject} already exists", subject=f"/{gt.plural}/{gid}")
     touch_registry(ctx)
     emit_updated(ctx, group.path, group.modified_on)
     return group
@@ -137,7 +145,9 @@ def put_group(
     group = Group.objects.select_for_update().filter(group_type=plural, gid=gid).first()
     if group is None:
         if exists_ignoring_case(Group.objects.filter(group_type=plural), "gid", gid):
-            raise Problem("id-exists", f"/{plural}/{gid} differs only by case from an existing group")
+            raise Problem(
+                "id-exists", "{subject} differs only by case from an existing group", subject=f"/{plural}/{gid}"
+            )
         if epoch is not None:
             raise not_found(f"/{plural}/{gid}")
         return insert_group(ctx, gt, gid, common, extensions), True

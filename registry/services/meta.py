@@ -35,9 +35,9 @@ def set_resource_meta(
     resource = lock_resource(group, address.resource_type, address.resource_id)
     guard(ctx, group, resource)
     if meta.get("xref"):
-        raise Problem("bad-request", f"{resource.path}: xref is not offered by this server")
+        raise Problem("bad-request", "{subject}: xref is not offered by this server", subject=resource.path)
     if meta.get("readonly") not in (None, False, bool(resource.origin)):
-        raise Problem("invalid-attribute", f"{resource.path}: readonly is set by the server")
+        raise Problem("invalid-attribute", "{subject}: readonly is set by the server", subject=resource.path)
     extensions = dict(resource.extensions)
     if replace:
         for key in ("defaultversionid", "defaultversionsticky", "compatibility"):
@@ -45,10 +45,12 @@ def set_resource_meta(
     vid = meta.get("defaultversionid")
     sticky = meta.get("defaultversionsticky")
     if sticky is not None and not isinstance(sticky, bool):
-        raise Problem("invalid-attribute", f"{resource.path}: defaultversionsticky must be a boolean")
+        raise Problem("invalid-attribute", "{subject}: defaultversionsticky must be a boolean", subject=resource.path)
     if vid is not None:
         if not isinstance(vid, str) or not Version.objects.filter(resource=resource, vid=vid).exists():
-            raise Problem("invalid-attribute", f"{resource.path}: defaultversionid {vid!r} names no version")
+            raise Problem(
+                "invalid-attribute", f"{{subject}}: defaultversionid {vid!r} names no version", subject=resource.path
+            )
         if sticky is None and (replace or "defaultversionsticky" not in extensions):
             sticky = True
     if sticky:
@@ -64,7 +66,8 @@ def set_resource_meta(
         if level not in COMPATIBILITY_LEVELS:
             raise Problem(
                 "invalid-attribute",
-                f"{resource.path}: compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}",
+                f"{{subject}}: compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}",
+                subject=resource.path,
             )
         extensions["compatibility"] = level
     if extensions != resource.extensions:

@@ -22,10 +22,13 @@ def check_unreferenced(ctx: WriteContext, paths: list[str], force: bool = False)
         return
     found = references.referrers(paths, base_urls(ctx.base_url))
     if found:
-        listed = ", ".join(sorted(found)[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
-        what = paths[0] if len(paths) == 1 else f"{len(paths)} entities"
+        what = "{subject} is" if len(paths) == 1 else f"{len(paths)} entities are"
+        listed = sorted(found)
+        more = f" and {len(listed) - 10} more" if len(listed) > 10 else ""
         raise Problem(
             "conflict",
-            f"{what} still referenced by {listed}; delete those first, delete them together, or add ?force=true",
+            f"{what} still referenced by {{paths}}{more}; delete those first, delete them together, or add ?force=true",
+            subject=paths[0] if len(paths) == 1 else None,
+            paths=listed[:10],
             members={"referencedby": found},
         )

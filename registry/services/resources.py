@@ -84,7 +84,7 @@ def guard(ctx: WriteContext, group: Group, resource: Resource | None = None) -> 
 
 def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp: VersionInput) -> Resource:
     if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
-        raise Problem("id-exists", f"{group.path}/{rt.plural}/{rid} already exists")
+        raise Problem("id-exists", "{subject} already exists", subject=f"{group.path}/{rt.plural}/{rid}")
     guard(ctx, group)
     resource = Resource(
         group=group,
@@ -100,7 +100,7 @@ def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str,
         with transaction.atomic():
             resource.save()
     except IntegrityError:
-        raise Problem("id-exists", f"{group.path}/{rt.plural}/{rid} already exists")
+        raise Problem("id-exists", "{subject} already exists", subject=f"{group.path}/{rt.plural}/{rid}")
     version = new_version(ctx, resource, rt, inp, {}, inp.version_id)
     resource.latest = version
     resource.save(update_fields=["latest"])
@@ -268,7 +268,9 @@ def put_meta(
     if "id" in body and body["id"] != rid:
         raise Problem("invalid-attribute", f"id {body['id']!r} does not match the URL's id {rid!r}")
     if "version" in body and body["version"] != version.vid:
-        raise Problem("conflict", f"{path}: version {body['version']!r} differs from {version.vid!r}")
+        raise Problem(
+            "conflict", f"{{subject}}: version {body['version']!r} differs from {version.vid!r}", subject=path
+        )
     for given in (epoch, body.get("epoch")):
         check_epoch(path, version, given)
     ignored = {
@@ -317,7 +319,7 @@ def replace_resource(
     path = f"{group.path}/{rt.plural}/{rid}"
     if resource is None:
         if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
-            raise Problem("id-exists", f"{path} differs only by case from an existing {rt.singular}")
+            raise Problem("id-exists", f"{{subject}} differs only by case from an existing {rt.singular}", subject=path)
         guard(ctx, group)
         resource = Resource(
             group=group,

@@ -94,7 +94,7 @@ def validate_version(
         if problem:
             errors.append(f"{problem} (sent as {version.media_type})")
     if errors:
-        raise Problem("invalid-attribute", f"{path}: " + "; ".join(errors), errors=errors)
+        raise Problem("invalid-attribute", "{subject}: " + "; ".join(errors), subject=path, errors=errors)
     if rt.validate is None:
         return
     r_attrs = resource_attributes(resource)
@@ -132,7 +132,11 @@ def validate_version(
         rt.validate(check)
     except Invalid as exc:
         raise Problem(
-            exc.kind, f"{path}: " + "; ".join(exc.errors), errors=exc.details or exc.errors, status=exc.status
+            exc.kind,
+            "{subject}: " + "; ".join(exc.errors),
+            subject=path,
+            errors=exc.details or exc.errors,
+            status=exc.status,
         )
 
 
@@ -209,7 +213,7 @@ def new_version(
         with transaction.atomic():
             version.save()
     except IntegrityError:
-        raise Problem("id-exists", f"{resource.path}/versions/{version.vid} already exists")
+        raise Problem("id-exists", "{subject} already exists", subject=f"{resource.path}/versions/{version.vid}")
     resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
     return version
 
@@ -223,7 +227,7 @@ def prepared_version(
     else:
         check_id(vid, "version")
         if exists_ignoring_case(Version.objects.filter(resource=resource), "vid", vid):
-            raise Problem("id-exists", f"{resource.path}/versions/{vid} already exists")
+            raise Problem("id-exists", "{subject} already exists", subject=f"{resource.path}/versions/{vid}")
         if vid.isdigit():
             resource.version_counter = max(resource.version_counter, int(vid))
     version = Version(

@@ -1,75 +1,91 @@
-"""The plumbing of every `/registry` view: 1.0 error documents, `xRegistry-*` headers, the root link, flags.
+"""The xRegistry 1.0 binding's declaration and the plumbing of its views: 1.0 error documents, the root link,
+flags, ids in paths.
 
-Auth, permissions and HTTP caching are those of the 0.5 binding (`registry/http/views.py`); HTTP Basic auth
-is accepted besides tokens and sessions (`xr` sends credentials as `http://user:password@host/registry`).
-Errors keep `application/problem+json` and take the `type` URIs of the 1.0 spec ("Error Processing").
+Reading requests, auth, permissions and conditional requests are the kernel's (`registry/http/`); this binding
+declares `xRegistry-*` headers, bodies without a media type read as JSON (the `xr` CLI sends none), HTTP Basic
+challenges, and writes problems in the 1.0 form: `type` URIs of the 1.0 spec ("Error Processing"), `title`,
+`detail` and `subject` naming entities by their 1.0 xids, still `application/problem+json`.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpResponse
-from rest_framework import exceptions
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
 
 from ..attributes import check_id
 from ..errors import Problem
-from ..http.problems import problem_from_drf
+from ..http.binding import Binding
+from ..http.problems import problem_body
 from ..http.views import RegistryView, json_response
 from ..model import registry_model
-from .errors import SPEC, V1Problem
+from .errors import HTTP_SPEC, SPEC, TITLES, V1Problem, spec_title
 from .flags import check_values, collections_only
-from .mapping import mappings, v1_mappings
+from .mapping import v1_mappings, v1_path
 from .representations import BINARY
 
-# 0.5 problem kinds -> (1.0 error type, status in the 1.0 binding)
+# the kernel's problem kinds -> (1.0 error type, status in the 1.0 binding, the HTTP header it is about)
 ERROR_TYPES = {
-    "bad-request": (SPEC + "bad_request", 400),
-    "malformed-json": (SPEC + "parsing_data", 400),
-    "unknown-flag": (SPEC + "bad_flag", 400),
-    "invalid-id": (SPEC + "malformed_id", 400),
-    "invalid-attribute": (SPEC + "invalid_attribute", 400),
-    "invalid-document": (SPEC + "format_violation", 400),
-    "too-many-entities": (SPEC + "too_large", 406),
-    "not-found": (SPEC + "not_found", 404),
-    "method-not-allowed": (SPEC + "action_not_supported", 405),
-    "id-exists": (SPEC + "bad_request", 409),
-    "epoch-mismatch": (SPEC + "mismatched_epoch", 400),
-    "conflict": (SPEC + "bad_request", 409),
-    "incompatible-version": (SPEC + "compatibility_violation", 400),
-    "too-large": (SPEC + "too_large", 413),
-    "server-error": (SPEC + "server_error", 500),
-    "service-unavailable": (SPEC + "server_busy", 503),
+    "bad-request": (SPEC + "bad_request", 400, None),
+    "malformed-json": (SPEC + "parsing_data", 400, None),
+    "unknown-flag": (SPEC + "bad_flag", 400, None),
+    "invalid-id": (SPEC + "malformed_id", 400, None),
+    "invalid-attribute": (SPEC + "invalid_attribute", 400, None),
+    "invalid-document": (SPEC + "format_violation", 400, None),
+    "too-many-entities": (SPEC + "too_large", 406, None),
+    "not-found": (SPEC + "not_found", 404, None),
+    "method-not-allowed": (SPEC + "action_not_supported", 405, None),
+    "id-exists": (SPEC + "bad_request", 409, None),
+    "epoch-mismatch": (SPEC + "mismatched_epoch", 400, None),
+    "conflict": (SPEC + "bad_request", 409, None),
+    "incompatible-version": (SPEC + "compatibility_violation", 400, None),
+    "too-large": (SPEC + "too_large", 413, None),
+    "server-error": (SPEC + "server_error", 500, None),
+    "service-unavailable": (SPEC + "server_busy", 503, None),
+    "too-many-requests": (SPEC + "server_busy", 429, None),
+    "not-acceptable": (SPEC + "bad_request", 406, None),
+    "forbidden": (SPEC + "bad_request", 403, None),
+    # no 1.0 error of their own: the HTTP binding's header_error, naming the header, with the HTTP status
+    "unauthorized": (HTTP_SPEC + "header_error", 401, "Authorization"),
+    "unsupported-media-type": (HTTP_SPEC + "header_error", 415, "Content-Type"),
+    "precondition-failed": (HTTP_SPEC + "header_error", 412, "If-Match"),
+    "length-required": (HTTP_SPEC + "header_error", 411, "Content-Length"),
+    "uri-too-long": (HTTP_SPEC + "header_error", 414, None),
+    "header-fields-too-large": (HTTP_SPEC + "header_error", 431, None),
+    "expectation-failed": (HTTP_SPEC + "header_error", 417, "Expect"),
 }
 
 
+def request_subject(request) -> str:
+    """The request's path below the binding's root, as the spec's `<request_path>` subjects are written."""
+    return request.path.removeprefix(settings.REGISTRY_XR10_PATH.rstrip("/")).replace("$details", "") or "/"
+
+
 def error_response(problem: Problem, request) -> HttpResponse:
-    """A problem document in the 1.0 form: `type`, `title`, `detail`, `subject`, `instance`."""
+    """A problem document in the 1.0 form: `type`, `title`, `detail`, `subject`, `args`, `instance`. Entities are
+    named by their 1.0 xids (`problem.subject` is a store path, written by `v1_path`), never by rewriting text."""
+    body = problem_body(problem, request.build_absolute_uri(request.path), v1_path)
     if isinstance(problem, V1Problem):
-        type_uri, status = problem.error_type, problem.status
+        type_uri, status, header = problem.error_type, problem.status, None
+        subject = problem.v1_subject or request_subject(request)
     else:
-        type_uri, status = ERROR_TYPES.get(problem.kind, (problem.type_uri, problem.status))
-        if problem.kind == "too-large" or problem.status in (401, 403, 412, 414, 415, 431):
-            status = problem.status
-    body = problem.as_json(request.build_absolute_uri(request.path))
-    body["detail"] = v1_paths(body.get("detail", ""))
-    if body.get("errors"):
-        body["errors"] = [
-            v1_paths(e)
-            if isinstance(e, str)
-            else {k: v1_paths(v) if isinstance(v, str) else v for k, v in e.items()}
-            if isinstance(e, dict)
-            else e
-            for e in body["errors"]
-        ]
-    body["type"] = type_uri
-    body["status"] = status
-    body["subject"] = (
-        getattr(problem, "subject", None) or request.path.removeprefix("/registry").replace("$details", "") or "/"
-    )
+        type_uri, status, header = ERROR_TYPES.get(problem.kind, (SPEC + "bad_request", problem.status, None))
+        subject = v1_path(problem.subject) if problem.subject else request_subject(request)
+        if problem.kind == "not-found" and problem.subject is None and not getattr(request, "binding", None):
+            type_uri = HTTP_SPEC + "api_not_found"  # a path no route of the binding serves
+    body.update(type=type_uri, status=status, subject=subject)
     if isinstance(problem, V1Problem):
-        body["title"] = problem.title_for(body["subject"])
+        body["title"] = problem.title_for(subject)
         if problem.title_args:
             body["args"] = dict(problem.title_args)
+    elif header is not None:
+        body["title"] = f'For "{subject}", there was an error processing HTTP header "{header}": {body["detail"]}'
+        body["args"] = {"name": header, "error_detail": body["detail"]}
+    else:
+        args = {"error_detail": body["detail"].rstrip("."), **problem.values}
+        title = spec_title(type_uri.rpartition("#")[2], {**args, "subject": subject})
+        if title is not None:
+            body["title"] = title
+            body["args"] = {k: v for k, v in args.items() if f"<{k}>" in TITLES[type_uri.rpartition("#")[2]]}
     response = json_response(body, status=status)
     response["Content-Type"] = "application/problem+json"
     for name, value in problem.headers.items():
@@ -77,27 +93,24 @@ def error_response(problem: Problem, request) -> HttpResponse:
     return response
 
 
-def v1_paths(text: str) -> str:
-    """Entity paths of the store (`/definitionGroups/g/definitions/d`) in a message, written in 1.0 names."""
-    for gm in mappings.values():
-        text = text.replace(f"/{gm.plural}/", f"/{gm.v1_plural}/")
-        for rm in gm.resources:
-            text = text.replace(f"/{rm.plural}/", f"/{rm.v1_plural}/")
-    return text
+XREGISTRY = Binding(
+    name="xregistry-1.0",
+    render_problem=error_response,
+    header_prefix="xRegistry",
+    percent_encoded_headers=True,
+    bare_body_is_json=True,
+    challenge='Basic realm="registry"',
+)
 
 
 def root_url(request) -> str:
-    return request.build_absolute_uri("/registry").rstrip("/")
-
-
-def gm_for(v1_plural: str):
-    return v1_mappings[v1_plural]
+    return request.build_absolute_uri(settings.REGISTRY_XR10_PATH).rstrip("/")
 
 
 class XRegistryView(RegistryView):
     """A view of the 1.0 binding; `v1_group` / `v1_resource` are set by the generated routes."""
 
-    authentication_classes = [TokenAuthentication, SessionAuthentication, BasicAuthentication]
+    binding = XREGISTRY
     v1_group: str | None = None
     v1_resource: str | None = None
 
@@ -130,7 +143,7 @@ class XRegistryView(RegistryView):
 
     def context(self):
         ctx = super().context()
-        ctx.binding = "xregistry-1.0"
+        ctx.binding = self.binding.name
         return ctx
 
     def initial(self, request, *args, **kwargs):
@@ -148,21 +161,7 @@ class XRegistryView(RegistryView):
             if "sort" in request.GET and not getattr(self, "collection", False):
                 raise V1Problem("sort_noncollection", "?sort applies to a collection of groups, resources or versions")
 
-    def handle_exception(self, exc):
-        if isinstance(exc, Problem):
-            return error_response(exc, self.request)
-        if isinstance(exc, exceptions.APIException):
-            response = error_response(problem_from_drf(exc), self.request)
-            if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
-                response["WWW-Authenticate"] = 'Basic realm="registry"'
-            return response
-        return super().handle_exception(exc)
-
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         response["Link"] = ", ".join(filter(None, [response.get("Link"), f"<{root_url(request)}/>;rel=xregistry-root"]))
         return response
-
-
-def registered_mapping(plural: str):
-    return mappings.get(plural)

@@ -1,31 +1,19 @@
-"""Reading a JSON body of the 1.0 binding: present when needed, JSON by its media type, of the expected kind."""
+"""A JSON body of the 1.0 binding: the kernel's reading (strict JSON, limits, media types: a body without one is
+JSON here), the spec's `missing_body` error, and `?ignore` (members an export re-imported leaves out)."""
 
 from __future__ import annotations
 
-import json
-
-from ..errors import Problem
-from ..json_text import TooDeep, nesting_exceeds
-from ..limits import MAX_DOCUMENT_DEPTH
+from ..http import requests
 from .errors import V1Problem
 from .flags import ignored
 
 
 def json_body(request, *, kind=dict, required: bool = True):
-    raw = request.body
-    if not raw.strip():
+    value = requests.json_body(request, required=False, kind=object)
+    if value is None:
         if required:
             raise V1Problem("missing_body", "this request needs a body", http=True)
         return None
-    media = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
-    if media and media != "application/json" and not media.endswith("+json"):
-        raise Problem("unsupported-media-type", f"this body is JSON (application/json), not {media}")
-    try:
-        if nesting_exceeds(raw.decode("utf-8"), MAX_DOCUMENT_DEPTH):  # the limit of every door (registry.limits)
-            raise TooDeep(f"it is nested deeper than {MAX_DOCUMENT_DEPTH} levels")
-        value = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise V1Problem("parsing_data", f"the body is not JSON: {exc}") from None
     names = ignored(request)
     if names:
         value = _without(value, names)

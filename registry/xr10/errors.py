@@ -21,6 +21,13 @@ TITLES = {
     "capability_missing_value": 'The "<name>" capability needs to contain "<value>".',
     "capability_unknown": "Unknown capability specified: <field>.",
     "capability_value": 'Invalid value (<value>) specified for capability "<field>". Allowable values include: <list>.',
+    "not_found": "The targeted entity (<subject>) cannot be found.",
+    "too_large": 'For "<subject>", the size of the response is too large to return in a single response.',
+    "server_error": "An unexpected error occurred, please try again later.",
+    "server_busy": 'Due to excessive requests, the server could not complete "<subject>", please try again later.',
+    "mismatched_epoch": 'The specified epoch value (<bad_epoch>) for "<subject>" does not match its current value '
+    "(<epoch>).",
+    "api_not_found": "The specified API is not supported: <subject>.",
     "invalid_attribute": 'The attribute "<name>" for "<subject>" is not valid: <error_detail>.',
     "mismatched_id": 'The specified "<singular>id" value (<invalid_id>) for "<subject>" needs to be "<expected_id>".',
     "model_error": "There was an error in the model definition provided: <error_detail>.",
@@ -37,8 +44,8 @@ PLACEHOLDER = re.compile(r"<([a-z][a-z0-9_]*)>")
 
 class V1Problem(Problem):
     """An error only the 1.0 binding reports (`model_error`, `capability_error`, `api_not_found` ...). `subject` is
-    the entity's xid or the fixed path the spec names (`/model`, `/capabilities`); left out, it is the request's
-    path. `args` are the spec's substitution values of the error's Title."""
+    the entity's xid or the fixed path the spec names (`/model`, `/capabilities`), already in 1.0 names (kept as
+    `v1_subject`); left out, it is the request's path. `args` are the spec's substitution values of the Title."""
 
     def __init__(
         self,
@@ -54,7 +61,7 @@ class V1Problem(Problem):
         self.error = error
         self.error_type = (HTTP_SPEC if http else SPEC) + error
         self.title = error.replace("_", " ").capitalize()
-        self.subject = subject
+        self.v1_subject = subject
         # values come from requests: a lone surrogate (valid in JSON text, not in UTF-8) is written as its escape,
         # as repr() writes it in `detail`, so that the answer can be encoded
         self.title_args = {
@@ -65,11 +72,15 @@ class V1Problem(Problem):
 
     def title_for(self, subject: str) -> str:
         """The spec's Title with its placeholders filled; the generic title when a value is missing."""
-        template = TITLES.get(self.error)
-        values = {**self.title_args, "subject": subject}
-        if template is None or any(name not in values for name in PLACEHOLDER.findall(template)):
-            return self.title
-        return PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+        return spec_title(self.error, {**self.title_args, "subject": subject}) or self.title
+
+
+def spec_title(error: str, values: dict) -> str | None:
+    """The spec's Title of `error` with its `<...>` placeholders filled from `values`; None when one is missing."""
+    template = TITLES.get(error)
+    if template is None or any(name not in values for name in PLACEHOLDER.findall(template)):
+        return None
+    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), template)
 
 
 class DocumentError(ValueError):

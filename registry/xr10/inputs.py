@@ -8,7 +8,8 @@ import base64
 import binascii
 import json
 
-from ..http.requests import prefixed_headers
+from ..http.headers import prefixed_headers
+from ..http.requests import body_bytes
 from ..services.inputs import UNSET, VersionInput
 from .bodies import json_body
 from .documents import META_ATTRIBUTES, DocumentError, _strip, _version_to_v05
@@ -84,7 +85,7 @@ def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) ->
 def _header_input(rm: ResourceMapping, rid: str, vid: str | None, request) -> VersionInput:
     """A document resource written without `$details`: the body is the document, `xRegistry-*` headers the
     metadata (`xRegistry-labels-KEY` the labels)."""
-    attrs, labels = prefixed_headers(request, "xregistry", "labels")
+    attrs, labels = prefixed_headers(request, "xregistry", "labels", percent=True)
     if labels:
         attrs["labels"] = labels
     data = _strip(attrs, set())
@@ -95,7 +96,7 @@ def _header_input(rm: ResourceMapping, rid: str, vid: str | None, request) -> Ve
     if f"{rm.v1_singular}url" in attrs:
         inp.resource_uri = attrs[f"{rm.v1_singular}url"] or None
     else:
-        inp.document = request.body
+        inp.document = body_bytes(request)
         inp.media_type = request.META.get("CONTENT_TYPE") or None
     return inp
 

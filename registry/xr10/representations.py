@@ -13,6 +13,7 @@ import json
 from contextvars import ContextVar
 
 from ..attributes import stored_attributes, timestamp, version_sort_key
+from ..http.headers import metadata_headers
 from ..json_text import load_json_document
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
@@ -243,17 +244,9 @@ def document_headers(
     `Content-Type` of the body, not a header of its own; `Content-Disposition` names the resource."""
     data = version_json(base, gm, rm, group, resource, version, versions=None, is_default=is_default, ancestor=ancestor)
     xid = resource_xid(gm, rm, group, resource)
-    headers = {}
-    for key, value in data.items():
-        if key == "contenttype":
-            continue
-        if key == "labels" and isinstance(value, dict):
-            for label, text in value.items():
-                headers[f"xRegistry-labels-{label}"] = str(text)
-        elif isinstance(value, bool):
-            headers[f"xRegistry-{key}"] = "true" if value else "false"
-        elif isinstance(value, (str, int, float)) and "\n" not in str(value) and "\r" not in str(value):
-            headers[f"xRegistry-{key}"] = str(value)
+    headers = metadata_headers(
+        "xRegistry", "labels", {k: v for k, v in data.items() if k != "contenttype"}, percent=True
+    )
     if resource_form:
         headers["xRegistry-self"] = f"{base}{xid}"
         headers["xRegistry-xid"] = xid

@@ -18,7 +18,7 @@ from cloudevents.core.bindings.http import to_structured_event
 from cloudevents.core.v1.event import CloudEvent
 
 from registry.models import OutboxEvent
-from registry.xr10.base import v1_paths
+from registry.xr10.mapping import v1_path
 
 from ..event_formats import DEFAULT_FORMAT, XREGISTRY_10
 
@@ -43,7 +43,7 @@ def attributes(event: OutboxEvent, eventformat: str = DEFAULT_FORMAT) -> dict:
             "id": str(event.id),
             "type": f"io.xregistry.{_entity(event.subject)}.{action}",
             "source": event.source,
-            "subject": v1_paths(event.subject + "/").rstrip("/"),
+            "subject": v1_path(event.subject),
             "time": _rfc3339(event.time),
             "xregcorrelationid": correlation,
         }
