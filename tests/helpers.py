@@ -125,6 +125,11 @@ def assert_problem(response, status: int, *mentions: str, kind: str | None = Non
     return body
 
 
+def without_request_id(response) -> dict:
+    """A response's headers but `X-Request-ID` (new for every request): a HEAD and its GET answer the same."""
+    return {k: v for k, v in response.items() if k.lower() != "x-request-id"}
+
+
 def outbox(since: int = 0) -> list[tuple[str, str]]:
     """(type, subject) of the outbox rows, oldest first, skipping the first `since`."""
     rows = list(OutboxEvent.objects.order_by("created_at", "subject").values_list("type", "subject"))

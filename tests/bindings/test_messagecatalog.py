@@ -7,7 +7,7 @@ from urllib.parse import quote
 import pytest
 
 from registry.models import OutboxEvent
-from tests.helpers import assert_problem
+from tests.helpers import assert_problem, without_request_id
 
 pytestmark = pytest.mark.django_db
 MC = "/messagecatalog"
@@ -113,7 +113,7 @@ def test_definition_versions(writer, reader):
     assert version.content == latest.content and version["Content-Type"] == CE_MEDIA
     for path in ("/events/messagedefinitions/A", "/events/messagedefinitions/A/versions/2"):
         get, head = reader.get(MC + path), reader.head(MC + path)
-        assert head.status_code == 200 and head.content == b"" and dict(head.items()) == dict(get.items())
+        assert head.status_code == 200 and head.content == b"" and without_request_id(head) == without_request_id(get)
     assert reader.get(f"{MC}/events/messagedefinitions").json() == ["A"]
 
 
@@ -141,7 +141,7 @@ def test_lookup_by_version_uri(writer, reader):
         found = reader.get(f"{MC}/messagedefinition?uri={quote(response['uri'])}")
         assert found.status_code == 200 and found.content == response.content
         head = reader.head(f"{MC}/messagedefinition?uri={quote(response['uri'])}")
-        assert head.content == b"" and dict(head.items()) == dict(found.items())
+        assert head.content == b"" and without_request_id(head) == without_request_id(found)
     assert_problem(
         reader.get(f"{MC}/messagedefinition?uri={quote('https://x.example/events/messagedefinitions/A/versions/1')}"),
         404,

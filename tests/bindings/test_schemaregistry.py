@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from registry.models import OutboxEvent
-from tests.helpers import assert_problem
+from tests.helpers import assert_problem, without_request_id
 
 pytestmark = pytest.mark.django_db
 SR = "/schemaregistry/schemagroups"
@@ -122,14 +122,14 @@ def test_head_equals_get_without_body(writer, reader, path):
     post(writer, f"{SR}/orders/schemas/Order?format=Avro/1.11", AVRO_1, AVRO_MEDIA)
     get, head = reader.get(SR + path), reader.head(SR + path)
     assert head.status_code == get.status_code == 200 and head.content == b""
-    assert dict(head.items()) == dict(get.items())
+    assert without_request_id(head) == without_request_id(get)
     assert head["Content-Length"] == str(len(AVRO_1))
     uri = get["uri"]
     get, head = (
         reader.get(f"/schemaregistry/schema?uri={quote(uri)}"),
         reader.head(f"/schemaregistry/schema?uri={quote(uri)}"),
     )
-    assert head.status_code == 200 and head.content == b"" and dict(head.items()) == dict(get.items())
+    assert head.status_code == 200 and head.content == b"" and without_request_id(head) == without_request_id(get)
 
 
 def test_group_format_rules(writer, reader):
