@@ -151,11 +151,13 @@ def test_nul_and_lone_surrogates_in_subjects(base_url, writer):
             content=b'{"schema": "x", "references": [{"name": "n", "subject": "\\ud800", "version": 1}]}',
             headers={"Content-Type": MEDIA},
         )
-        assert response.status_code == 422 and response.json()["error_code"] == 42208, response.text
+        # a lone surrogate or a NUL anywhere in a body is not strict JSON: the kernel's reader refuses the body for
+        # every binding, here as Confluent writes a malformed body (400)
+        assert response.status_code == 400 and response.json()["error_code"] == 400, response.text
         response = client.post(
             f"{base_url}/subjects/s/versions", content=b'{"schema": "\\u0000"}', headers={"Content-Type": MEDIA}
         )
-        assert response.status_code == 422 and response.json()["error_code"] == 42201, response.text
+        assert response.status_code == 400 and response.json()["error_code"] == 400, response.text
         response = client.post(f"{base_url}/subjects/{'x' * 200}/versions", json={"schema": USER})
         assert response.status_code == 422 and response.json()["error_code"] == 42208
     assert state() == before
