@@ -28,6 +28,7 @@ from registry.admin import (
     register_document_lexer,
 )
 from registry.admin_forms import DocumentField, DocumentFormMixin, ServiceForm, pretty_document
+from registry.admin_links import breakable, shown_time
 from registry.admin_references import ReferencesAdminMixin
 from registry.admin_search import SearchAdminMixin
 from registry.errors import Problem
@@ -64,7 +65,7 @@ register_document_lexer(schema_lexer)
 class SchemaGroupAdmin(GroupAdmin):
     group_plural = "schemaGroups"
     resource_admin = "admin:catalog_schema_change"
-    list_display = ("gid", "name", "schema_count", "compatibility", "epoch", "modified_by", "modified_on")
+    list_display = ("group_id", "name", "schema_count", "compatibility", "epoch", "modified_by", "modified")
     actions = ["set_compatibility", "export_document"]
     list_filter = (OwnerFilter, TagFilter, "modified_on")
 
@@ -93,7 +94,7 @@ class SchemaGroupAdmin(GroupAdmin):
 class DefinitionGroupAdmin(GroupAdmin):
     group_plural = "definitionGroups"
     resource_admin = "admin:catalog_definition_change"
-    list_display = ("gid", "name", "group_format", "definition_count", "epoch", "modified_by", "modified_on")
+    list_display = ("group_id", "name", "group_format", "definition_count", "epoch", "modified_by", "modified")
     list_filter = (GroupFormatFilter, OwnerFilter, TagFilter)
 
     def get_queryset(self, request):
@@ -148,13 +149,25 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     group_plural = ""
     resource_plural = ""
     search_target = "resource"
-    list_display = ("rid", "group", "latest_version", "resource_format", "version_count", "modified_on")
+    list_display = ("resource_id", "group_path", "latest_version", "resource_format", "version_count", "modified")
     search_fields = ("rid", "group__gid", "name", "description")
     list_filter = (FormatFilter, ResourceOwnerFilter, ResourceTagFilter)
     list_select_related = ("group", "latest")
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(version_count=Count("versions"))
+
+    @admin.display(description="id", ordering="rid")
+    def resource_id(self, obj):
+        return breakable(obj.rid)
+
+    @admin.display(description="group", ordering="group__gid")
+    def group_path(self, obj):
+        return breakable(obj.group.gid)
+
+    @admin.display(description="modified", ordering="modified_on")
+    def modified(self, obj):
+        return shown_time(obj.modified_on)
 
     @admin.display(description="latest version")
     def latest_version(self, obj):
@@ -432,10 +445,18 @@ class VersionDocumentForm(DocumentFormMixin, ServiceForm):
 @admin.register(SchemaVersion)
 class SchemaVersionAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     search_target = "version"
-    list_display = ("vid", "resource", "version_format", "epoch", "modified_by", "modified_on")
+    list_display = ("vid", "resource_path", "version_format", "epoch", "modified_by", "modified")
     search_fields = ("vid", "resource__rid", "resource__group__gid")
     list_filter = (VersionFormatFilter, "modified_on")
     list_select_related = ("resource", "resource__group")
+
+    @admin.display(description="resource", ordering="resource__rid")
+    def resource_path(self, obj):
+        return breakable(obj.resource.path)
+
+    @admin.display(description="modified", ordering="modified_on")
+    def modified(self, obj):
+        return shown_time(obj.modified_on)
 
     @admin.display(description="format")
     def version_format(self, obj):

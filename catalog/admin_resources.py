@@ -12,7 +12,7 @@ from django.utils.html import escape, format_html
 from registry import services
 from registry.admin import highlighted
 from registry.admin_forms import DocumentField, DocumentFormMixin, JSONField, ServiceForm
-from registry.admin_links import stored_link
+from registry.admin_links import breakable, stored_link
 from registry.attributes import version_sort_key
 from registry.models import Group, OutboxEvent, Version
 from registry.services import VersionInput
@@ -179,7 +179,7 @@ def versions_section(resource, version_url, compare_url: str, new_version_url: s
             "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
             e.time.strftime("%Y-%m-%d %H:%M:%S"),
             e.type.rsplit(".", 2)[-2],
-            e.subject,
+            breakable(e.subject),
         )
         for e in change_events(resource)
     )

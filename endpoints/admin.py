@@ -72,7 +72,7 @@ def _rfc3339(value):
 @admin.register(Endpoint)
 class EndpointAdmin(GroupAdmin):
     group_plural = "endpoints"
-    list_display = ("gid", "name", "usage", "protocol", "deprecation", "definition_count", "epoch", "modified_on")
+    list_display = ("group_id", "name", "usage", "protocol", "deprecation", "definition_count", "epoch", "modified")
     list_filter = (UsageFilter, ProtocolFilter, FormatFilter, DeprecatedFilter, OwnerFilter, TagFilter)
     actions = ["deprecate", "export_document"]
 

@@ -20,6 +20,7 @@ from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
 from . import admin_actions, admin_tokens, services  # noqa: F401 - the action check and the token admin
 from .admin_forms import JSONField, ServiceForm
+from .admin_links import breakable, shown_time
 from .admin_references import ReferencesAdminMixin
 from .admin_search import SearchAdminMixin
 from .documents.exports import export_document
@@ -233,13 +234,21 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     """Base of the group types' admins (schema groups, definition groups, endpoints)."""
 
     group_plural = ""
-    list_display = ("gid", "name", "description", "epoch", "modified_by", "modified_on")
+    list_display = ("group_id", "name", "description", "epoch", "modified_by", "modified")
     search_fields = ("gid", "name", "description")
     list_filter = ("modified_on",)
     ordering = ("gid",)
     actions = ["export_document"]
 
     resource_admin = ""  # the admin URL name of this group type's resources' change page, if any
+
+    @admin.display(description="id", ordering="gid")
+    def group_id(self, obj):
+        return breakable(obj.gid)
+
+    @admin.display(description="modified", ordering="modified_on")
+    def modified(self, obj):
+        return shown_time(obj.modified_on)
 
     def get_service_form(self, request, obj, data):
         return GroupForm(data, request=request, group_plural=self.group_plural, instance=obj)
@@ -251,9 +260,11 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         for resource in resources[:500]:
             latest = resource.latest
             name = (
-                format_html("<a href='{}'>{}</a>", reverse(self.resource_admin, args=[resource.pk]), resource.rid)
+                format_html(
+                    "<a href='{}'>{}</a>", reverse(self.resource_admin, args=[resource.pk]), breakable(resource.rid)
+                )
                 if self.resource_admin
-                else resource.rid
+                else breakable(resource.rid)
             )
             rows.append(
                 format_html(
@@ -329,10 +340,26 @@ def highlighted(content: bytes, media_type: str | None, format_name: str | None 
 class OutboxEventAdmin(admin.ModelAdmin):
     """Recent changes: the change events written by every write, and whether they were relayed."""
 
-    list_display = ("time", "type", "subject", "relayed_at")
+    list_display = ("when", "event_type", "event_subject", "relayed")
     list_filter = ("type",)
     search_fields = ("subject",)
     readonly_fields = ("id", "type", "source", "subject", "time", "created_at", "relayed_at")
+
+    @admin.display(description="time", ordering="time")
+    def when(self, event):
+        return shown_time(event.time)
+
+    @admin.display(description="type", ordering="type")
+    def event_type(self, event):
+        return breakable(event.type)
+
+    @admin.display(description="subject", ordering="subject")
+    def event_subject(self, event):
+        return breakable(event.subject)
+
+    @admin.display(description="relayed", ordering="relayed_at")
+    def relayed(self, event):
+        return shown_time(event.relayed_at)
 
     def has_add_permission(self, request):
         return False

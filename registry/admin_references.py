@@ -18,6 +18,7 @@ from django.http import HttpResponseRedirect
 from django.utils.html import format_html, format_html_join
 
 from . import dashboard, references
+from .admin_links import breakable
 from .admin_map import map_section
 from .dashboard import admin_url_of, change_url
 from .errors import Problem
@@ -75,9 +76,11 @@ def rows_html(rows: list[dict], html_id: str) -> str:
         "<tr><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
         (
             (
-                format_html("<a href='{}'>{}</a>", row["url"], row["path"]) if row["url"] else row["path"],
+                format_html("<a href='{}'>{}</a>", row["url"], breakable(row["path"]))
+                if row["url"]
+                else breakable(row["path"]),
                 row["attribute"],
-                row["reference"],
+                breakable(row["reference"]),
             )
             for row in rows
         ),

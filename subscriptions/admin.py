@@ -9,6 +9,9 @@ redelivered.
 
 from __future__ import annotations
 
+import re
+from http import HTTPStatus
+
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, Q
@@ -17,8 +20,10 @@ from django.utils.html import format_html
 
 from registry.admin import ServiceAdmin
 from registry.admin_forms import JSONField, ServiceForm
+from registry.admin_links import breakable, shown_time
 
 from . import services
+from .delivery import policy
 from .health import delivery_health, health_svg
 from .models import Delivery, DeliveryAttempt, Subscription
 from .validators.protocols import PROTOCOLS, redacted
@@ -102,7 +107,7 @@ class SubscriptionForm(ServiceForm):
 
 @admin.register(Subscription)
 class SubscriptionAdmin(ServiceAdmin):
-    list_display = ("id", "protocol", "shown_sink", "status", "dead_letters", "retrying", "created_by", "modified_on")
+    list_display = ("id", "protocol", "shown_sink", "status", "dead_letters", "retrying", "created_by", "modified")
     list_filter = ("status", "protocol")
     search_fields = ("id", "sink")
     actions = ["disable", "enable"]
@@ -119,7 +124,11 @@ class SubscriptionAdmin(ServiceAdmin):
 
     @admin.display(description="sink", ordering="sink")
     def shown_sink(self, obj):
-        return masked(obj.sink)
+        return breakable(masked(obj.sink))
+
+    @admin.display(description="modified", ordering="modified_on")
+    def modified(self, obj):
+        return shown_time(obj.modified_on)
 
     @admin.display(description="dead letters", ordering="dead")
     def dead_letters(self, obj):
@@ -179,42 +188,129 @@ class AttemptInline(admin.TabularInline):
     model = DeliveryAttempt
     extra = 0
     can_delete = False
-    fields = ("number", "started_at", "status_code", "latency_ms", "error")
+    fields = ("number", "started_at", "status_code", "latency", "shown_error")
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
         return False
 
+    @admin.display(description="latency")
+    def latency(self, attempt):
+        return shown_latency(attempt.latency_ms)
+
+    @admin.display(description="error")
+    def shown_error(self, attempt):
+        return error_text(attempt.error, attempt.status_code)
+
+
+def shown_latency(ms: float | None) -> str:
+    return "" if ms is None else f"{ms:.1f} ms"
+
+
+def error_text(error: str, status_code: int | None) -> str:
+    """An error as recorded, with the reason phrase of its HTTP status where the record has only the code
+    (deliveries recorded `HTTP 503:` when the sink's answer had no body)."""
+    bare = re.fullmatch(r"HTTP (\d{3}):?\s*", error or "")
+    if bare:
+        code = int(bare.group(1))
+        phrase = HTTPStatus(code).phrase if code in HTTPStatus._value2member_map_ else "unknown status"
+        return f"HTTP {code} {phrase} (empty body)"
+    return error or ""
+
 
 @admin.register(Delivery)
 class DeliveryAdmin(admin.ModelAdmin):
+    """The list shows where each event goes and how it fares; the page every attempt. Only the action writes."""
+
     list_display = (
         "id",
         "event_subject",
-        "event_type",
-        "subscription",
+        "sink",
+        "protocol",
         "status",
         "attempts",
-        "next_attempt_at",
-        "last_status_code",
+        "event_type",
+        "next_attempt",
+        "last_code",
     )
+    list_display_links = ("id", "event_subject")
     list_filter = ("status", "subscription__protocol")
     search_fields = ("event__subject", "subscription__id", "subscription__sink")
     list_select_related = ("event", "subscription")
-    readonly_fields = [f.name for f in Delivery._meta.fields]
+    fields = (
+        "event_subject",
+        "event_type",
+        "subscription_link",
+        "protocol",
+        "status",
+        "attempts_of",
+        "next_attempt",
+        "deadline_at",
+        "last_status_code",
+        "last_error_shown",
+        "created",
+        "delivered",
+    )
+    readonly_fields = fields
     inlines = [AttemptInline]
     actions = ["redeliver"]
 
-    @admin.display(description="subject")
+    @admin.display(description="subject", ordering="event__subject")
     def event_subject(self, obj):
-        return obj.event.subject
+        return breakable(obj.event.subject)
 
-    @admin.display(description="type")
+    @admin.display(description="event type", ordering="event__type")
     def event_type(self, obj):
-        return obj.event.type
+        return breakable(obj.event.type)
+
+    @admin.display(description="sink", ordering="subscription__sink")
+    def sink(self, obj):
+        return breakable(masked(obj.subscription.sink))
+
+    @admin.display(description="protocol", ordering="subscription__protocol")
+    def protocol(self, obj):
+        return obj.subscription.protocol
+
+    @admin.display(description="next attempt", ordering="next_attempt_at")
+    def next_attempt(self, obj):
+        done = obj.status in (Delivery.Status.DELIVERED, Delivery.Status.DEAD)
+        return "" if done else shown_time(obj.next_attempt_at)
+
+    @admin.display(description="last code", ordering="last_status_code")
+    def last_code(self, obj):
+        return obj.last_status_code
+
+    @admin.display(description="subscription")
+    def subscription_link(self, obj):
+        url = reverse("admin:subscriptions_subscription_change", args=[obj.subscription_id])
+        return format_html("<a href='{}'>{}</a>", url, obj.subscription)
+
+    @admin.display(description="attempts")
+    def attempts_of(self, obj):
+        return f"{obj.attempts} of at most {policy.max_attempts(obj.subscription)}"
+
+    @admin.display(description="deadline (dead letter after)")
+    def deadline_at(self, obj):
+        return shown_time(obj.deadline)
+
+    @admin.display(description="last error")
+    def last_error_shown(self, obj):
+        return error_text(obj.last_error, obj.last_status_code)
+
+    @admin.display(description="created")
+    def created(self, obj):
+        return shown_time(obj.created_at)
+
+    @admin.display(description="delivered")
+    def delivered(self, obj):
+        return shown_time(obj.delivered_at)
 
     def has_add_permission(self, request):
         return False
+
+    def has_change_permission(self, request, obj=None):
+        """A delivery's page only shows (nothing on it is edited); the list's redeliver action needs the permission."""
+        return obj is None and super().has_change_permission(request, obj)
 
     @admin.action(description="Redeliver the selected dead letters", permissions=["change"])
     def redeliver(self, request, queryset):
@@ -226,15 +322,33 @@ class DeliveryAdmin(admin.ModelAdmin):
 class DeliveryAttemptAdmin(admin.ModelAdmin):
     """Every try of every delivery: what the sink answered and how long it took."""
 
-    list_display = ("delivery", "number", "started_at", "status_code", "latency_ms", "short_error")
+    list_display = ("delivery_of", "number", "started", "status_code", "latency", "short_error")
     list_filter = ("status_code", "delivery__subscription__protocol")
     search_fields = ("delivery__event__subject", "delivery__subscription__id", "error")
     list_select_related = ("delivery", "delivery__event")
-    readonly_fields = ("delivery", "number", "started_at", "status_code", "latency_ms", "error")
+    fields = ("delivery", "number", "started_at", "status_code", "latency", "shown_error")
+    readonly_fields = fields
+
+    @admin.display(description="delivery", ordering="delivery_id")
+    def delivery_of(self, obj):
+        return breakable(obj.delivery)
+
+    @admin.display(description="started", ordering="started_at")
+    def started(self, obj):
+        return shown_time(obj.started_at)
+
+    @admin.display(description="latency", ordering="latency_ms")
+    def latency(self, obj):
+        return shown_latency(obj.latency_ms)
+
+    @admin.display(description="error")
+    def shown_error(self, obj):
+        return error_text(obj.error, obj.status_code)
 
     @admin.display(description="error")
     def short_error(self, obj):
-        return (obj.error[:80] + "…") if len(obj.error) > 80 else obj.error
+        error = error_text(obj.error, obj.status_code)
+        return breakable((error[:80] + "…") if len(error) > 80 else error)
 
     def has_add_permission(self, request):
         return False

@@ -95,4 +95,4 @@ class DeliveryAttempt(models.Model):
         ordering = ["delivery_id", "number"]
 
     def __str__(self):
-        return f"attempt {self.number} of {self.delivery_id}"
+        return f"delivery {self.delivery_id}, attempt {self.number}"

@@ -13,6 +13,7 @@ subscription's headers hold an `Authorization`).
 from __future__ import annotations
 
 import base64
+from http import HTTPStatus
 
 import httpcore
 from django.conf import settings
@@ -88,9 +89,12 @@ def send(subscription, event) -> Outcome:
     retry_after = next(
         (value.decode("latin-1") for name, value in answer_headers if name.lower() == b"retry-after"), None
     )
-    return Outcome(
-        ok=ok,
-        status_code=status,
-        retry_after=retry_after,
-        error="" if ok else f"HTTP {status}: {excerpt.decode('utf-8', 'replace')}",
-    )
+    return Outcome(ok=ok, status_code=status, retry_after=retry_after, error="" if ok else refusal(status, excerpt))
+
+
+def refusal(status: int, excerpt: bytes) -> str:
+    """`HTTP 503 Service Unavailable: <the start of the body>`: the status with its reason phrase, then the start
+    of the answer's body when it has one."""
+    phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "(unregistered status)"
+    text = excerpt.decode("utf-8", "replace").strip()
+    return f"HTTP {status} {phrase}" + (f": {text}" if text else "")

@@ -120,6 +120,7 @@ def test_no_admin_page_links_a_stored_javascript_or_data_url(client, superuser, 
         page = client.get(url).content.decode()
         assert unsafe_hrefs(page) == [], url
     schema_page = client.get(reverse("admin:catalog_schema_change", args=[evil.resource_id])).content.decode()
+    schema_page = schema_page.replace("<wbr>", "")  # long values may wrap after their separators
     assert "javascript:alert(document.domain)" in schema_page  # shown, as text
     fine = Version.objects.get(resource__rid="fine")
     fine_page = client.get(reverse("admin:catalog_schema_change", args=[fine.resource_id])).content.decode()

@@ -59,6 +59,7 @@ def test_search_page_and_changelists(seeded, client, django_user_model):
     page = client.get(reverse("admin:catalog_schemagroup_changelist"), {"q": "team-orders"}).content.decode()
     assert ">Orders</a>" in page
     page = client.get(reverse("admin:endpoints_endpoint_changelist"), {"q": "shop"}).content.decode()
+    page = page.replace("<wbr>", "")  # ids may wrap after their separators
     assert ">shop.http</a>" in page
     assert client.get(reverse("registry-admin-search"), {"q": ""}).status_code == 200
     client.logout()

@@ -1,0 +1,105 @@
+"""Issue 26, the admin's pages in a real browser (Playwright + Chromium) at 1,400 px with the navigation sidebar
+open, over the demo registry: no page is wider than the window, no list clips its last column, and the deliveries
+list shows where each event goes and how it fares. Screenshots go to test-artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from tests.events.conftest import private_sinks, sink  # noqa: F401 - fixtures: a local HTTP sink
+
+from .test_admin_browser import login
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+WIDTH = 1400
+
+# what overflows: the page itself, a list's results (Django clips them in a scrolling box) or a page section
+OVERFLOWS = """() => {
+    const wide = [];
+    if (document.documentElement.scrollWidth > window.innerWidth) wide.push('page ' + document.documentElement.scrollWidth);
+    for (const e of document.querySelectorAll('.results, .registry-section, #content-main')) {
+        if (e.scrollWidth > e.clientWidth + 1) wide.push((e.id || e.className) + ' ' + e.scrollWidth + '>' + e.clientWidth);
+    }
+    return wide;
+}"""
+
+
+@pytest.fixture
+def demo(page, live_server, django_user_model):
+    call_command("load_demo", "--no-user")
+    django_user_model.objects.create_superuser("gov", "g@example.com", "pw")
+    login(page, live_server.url, "gov", "pw")
+    return page
+
+
+def test_no_page_is_wider_than_the_window(demo, shot, live_server):
+    from catalog.models import Definition, DefinitionGroup, Schema, SchemaGroup, SchemaVersion
+    from endpoints.models import Endpoint
+
+    page, base = demo, live_server.url
+    group = SchemaGroup.objects.get(gid="Contoso.CRM.Events")
+    schema = Schema.objects.filter(group=group).order_by("rid").first()
+    pages = {
+        "schema-group-list": "/admin/catalog/schemagroup/",
+        "schema-group": f"/admin/catalog/schemagroup/{group.pk}/change/",
+        "schema": f"/admin/catalog/schema/{schema.pk}/change/",
+        "schema-list": "/admin/catalog/schema/",
+        "schema-version-list": "/admin/catalog/schemaversion/",
+        "schema-version": f"/admin/catalog/schemaversion/{SchemaVersion.objects.filter(resource=schema).first().pk}/change/",
+        "definition-group-list": "/admin/catalog/definitiongroup/",
+        "definition-group": f"/admin/catalog/definitiongroup/{DefinitionGroup.objects.order_by('gid').first().pk}/change/",
+        "definition-list": "/admin/catalog/definition/",
+        "definition": f"/admin/catalog/definition/{Definition.objects.order_by('rid').first().pk}/change/",
+        "endpoint-list": "/admin/endpoints/endpoint/",
+        "endpoint": f"/admin/endpoints/endpoint/{Endpoint.objects.order_by('gid').first().pk}/change/",
+        "outbox-list": "/admin/registry/outboxevent/",
+    }
+    wide = {}
+    for name, path in pages.items():
+        page.goto(base + path)
+        found = page.evaluate(OVERFLOWS)
+        if found:
+            wide[name] = found
+    assert wide == {}
+    page.goto(base + pages["schema-group-list"])
+    # the last column of the schema group list is on screen, whole
+    last = page.locator("#result_list thead th").last.bounding_box()
+    results = page.locator(".results").bounding_box()
+    assert last["x"] + last["width"] <= results["x"] + results["width"] + 1
+    shot(page, "schema-group-list")
+    page.goto(base + pages["schema-group"])
+    shot(page, "schema-group")
+
+
+def test_the_deliveries_list_shows_where_events_go_and_how_they_fare(
+    demo,
+    shot,
+    live_server,
+    su,
+    private_sinks,  # noqa: F811
+    sink,  # noqa: F811
+):
+    from subscriptions.models import Delivery
+
+    page, base = demo, live_server.url
+    assert su.post("/subscriptions", {"protocol": "HTTP", "sink": sink.url}, format="json").status_code == 201
+    sink.statuses = [503, 503, 503]
+    for description in ("one", "two", "three"):
+        su.put("/schemaGroups/Contoso.CRM.Events", {"description": description}, format="json")
+    assert Delivery.objects.filter(status="retrying").count() == 3
+    page.goto(f"{base}/admin/subscriptions/delivery/")
+    assert page.evaluate(OVERFLOWS) == []
+    headers = [h.strip().lower() for h in page.locator("#result_list thead th").all_inner_texts()]
+    for column in ("subject", "sink", "protocol", "status", "attempts", "event type", "next attempt"):
+        assert column in headers, (column, headers)
+        cell = page.locator("#result_list thead th", has_text=column.upper()).first.bounding_box()
+        assert cell["x"] + cell["width"] <= WIDTH, column  # on screen, not scrolled away
+    row = page.locator("#result_list tbody tr").first.inner_text()
+    assert sink.url.replace("http://", "") in row.replace("\n", "") and "retrying" in row and "HTTP" in row
+    shot(page, "deliveries")
+    page.locator("#result_list tbody tr a").first.click()
+    page.wait_for_selector(".inline-related")
+    text = page.inner_text("#content-main")
+    assert "HTTP 503 Service Unavailable" in text and "1 of at most 20" in text
+    shot(page, "delivery")
