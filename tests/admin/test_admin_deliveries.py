@@ -105,7 +105,9 @@ def test_a_refusal_shows_the_sinks_reason_and_the_start_of_its_body(
     assert delivery.last_error == "HTTP 503 Service Unavailable: down for maintenance until 10:00"
     client.force_login(superuser)
     page = client.get(reverse("admin:subscriptions_delivery_change", args=[delivery.pk])).content.decode()
-    assert page.count("HTTP 503 Service Unavailable: down for maintenance until 10:00") == 2  # the delivery, its attempt
+    assert (
+        page.count("HTTP 503 Service Unavailable: down for maintenance until 10:00") == 2
+    )  # the delivery, its attempt
 
 
 def test_an_error_recorded_without_its_reason_is_shown_with_it(client, superuser, su, private_sinks, sink):  # noqa: F811
