@@ -134,6 +134,10 @@ class LocalValidator:
             )
         return self._groups
 
+    def has_group(self, gid: str) -> bool:
+        """Whether a definition group with this id exists (--group names one)."""
+        return gid in self._group_ids()
+
     def _for_type(self, group: str | None, event_type) -> tuple[str, str, dict]:
         from catalog import message_checks
 
@@ -289,6 +293,10 @@ class RemoteValidator:
                 url = response.links.get("next", {}).get("url")
             self._groups = sorted(groups)
         return self._groups
+
+    def has_group(self, gid: str) -> bool:
+        """Whether a definition group with this id exists (--group names one)."""
+        return gid in self._group_ids()
 
     def check(self, entry: Entry, *, group: str | None = None, definition: str | None = None) -> Outcome:
         named = entry.definition or definition

@@ -45,6 +45,8 @@ class Command(BaseCommand):
         validator = RemoteValidator(registry, token) if registry else LocalValidator()
         total = invalid = unchecked = 0
         try:
+            if group is not None and not validator.has_group(group):  # one error, not every message invalid
+                raise CommandError(f"--group {group}: no such definition group", returncode=2)
             for path in paths:
                 try:
                     entries = list(read_messages(path))

@@ -1,6 +1,6 @@
 """`manage.py spark_import PATH... [--master URL] [--dry-run] [--report PATH]` (docs/api-contract.md section 9).
 
-Prints progress (a bar on stderr; with `-v 2` a line per step with the seconds since the start, to see where
+Prints progress (a bar on stderr, plain lines when it is not a terminal; with `-v 2` a line per step with the seconds since the start, to see where
 the time goes), the report's path, and last `created N, updated N, unchanged N, rejected N`.
 Exit status 0 when nothing was rejected, 3 when the run completed with rejected entities, 1 on failure.
 """
@@ -9,9 +9,9 @@ import sys
 import time
 
 from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
 
 from pipeline.services import run_spark_import
+from registry.progress import progress as progress_bar
 
 
 class Command(BaseCommand):
@@ -26,9 +26,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, paths=(), master=None, dry_run=False, report=None, user=None, **options):
         timed = options["verbosity"] >= 2
-        bar = tqdm(
-            total=None, unit="step", desc="spark_import", file=sys.stderr, disable=options["verbosity"] < 1 or timed
-        )
+        bar = progress_bar(unit="step", desc="spark_import", disable=options["verbosity"] < 1 or timed)
         started = time.perf_counter()
 
         def progress(message):

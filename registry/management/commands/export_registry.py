@@ -1,9 +1,12 @@
-"""`manage.py export_registry [-o FILE] [--yaml]`: the whole registry as one registry document."""
+"""`manage.py export_registry [-o FILE] [--yaml] [--group GROUPS[/ID]]`: the whole registry, one group type or
+one group as one registry document. An unknown group type or group is a one-line error with exit status 2."""
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from registry.documents.exports import export_document
 from registry.documents.formats import dump_document
+from registry.errors import Problem
+from registry.model import registry_model
 
 
 class Command(BaseCommand):
@@ -12,11 +15,22 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
         parser.add_argument("--yaml", action="store_true", help="write YAML instead of JSON")
-        parser.add_argument("--group", default=None, help="only this group, as GROUPS/ID (schemaGroups/g)")
+        parser.add_argument(
+            "--group", default=None, help="only this group, as GROUPS/ID (schemaGroups/g), or this group type (GROUPS)"
+        )
 
     def handle(self, *args, output=None, yaml=False, group=None, **options):
         plural, gid = (group.split("/", 1) + [None])[:2] if group else (None, None)
-        text = dump_document(export_document(plural, gid), yaml_format=yaml)
+        if plural is not None and registry_model.get(plural) is None:
+            types = ", ".join(gt.plural for gt in registry_model.group_types)
+            raise CommandError(
+                f"--group {group}: {plural!r} is not a group type ({types}); give GROUPS/ID, e.g. schemaGroups/g",
+                returncode=2,
+            )
+        try:
+            text = dump_document(export_document(plural, gid or None), yaml_format=yaml)
+        except Problem as problem:
+            raise CommandError(f"--group {group}: {problem.detail}", returncode=2) from None
         if output:
             with open(output, "w", encoding="utf-8") as handle:
                 handle.write(text)

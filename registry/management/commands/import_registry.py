@@ -3,11 +3,11 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from tqdm import tqdm
 
 from registry.documents.formats import is_yaml, parse_document
 from registry.documents.imports import ImportReport, import_document
 from registry.errors import Problem
+from registry.progress import progress
 from registry.services import WriteContext
 
 
@@ -34,7 +34,7 @@ class Command(BaseCommand):
         total = ImportReport()
         failed = 0
         files = [Path(p) for p in paths]
-        for path in tqdm(files, desc="importing", unit="file", disable=len(files) < 2 or options["verbosity"] < 1):
+        for path in progress(files, desc="importing", unit="file", disable=len(files) < 2 or options["verbosity"] < 1):
             if not path.is_file():
                 raise CommandError(f"{path}: no such file")
             try:
