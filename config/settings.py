@@ -185,6 +185,10 @@ REGISTRY_CHECK_SECONDS = float(os.environ.get("REGISTRY_CHECK_SECONDS", "1"))
 # the catalog map (registry/catalog_map.py): Graphviz's timeout, and the groups above which it draws group types
 REGISTRY_MAP_SECONDS = float(os.environ.get("REGISTRY_MAP_SECONDS", "10"))
 REGISTRY_MAP_MAX_NODES = env_int("REGISTRY_MAP_MAX_NODES", 300)
+# anonymous requests per client address to the checks (validate, compatibility dry run, diff) and to the map
+# (registry/throttles.py): "N/second|minute|hour|day", or "off"
+REGISTRY_THROTTLE_ANON_CHECKS = os.environ.get("REGISTRY_THROTTLE_ANON_CHECKS", "60/minute")
+REGISTRY_THROTTLE_ANON_MAP = os.environ.get("REGISTRY_THROTTLE_ANON_MAP", "10/minute")
 REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
 # Which binding answers at the host root: the 0.5-wip core binding (then xRegistry 1.0 is under /registry/), or
 # xRegistry 1.0 (then the 0.5-wip binding is under /v0.5/), so that the registry-relative references of real 1.0

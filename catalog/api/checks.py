@@ -13,6 +13,7 @@ from registry.http.openapi import problem_responses
 from registry.http.permissions import RegistryPermission
 from registry.http.requests import check_flags
 from registry.http.views import RegistryView, json_response
+from registry.throttles import AnonymousRateThrottle
 
 from .. import checks
 from ..validators.compatibility import LEVELS
@@ -65,6 +66,7 @@ class SchemaCompatibilityView(RegistryView):
     """`POST /schemaGroups/G/schemas/S/compatibility`: the verdict on a candidate version, nothing written."""
 
     permission_classes = [ReadOnlyCheckPermission]
+    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     read_only_check = True  # a POST that writes nothing: as public as a read (OpenAPI says so)
 
     @extend_schema(
@@ -76,7 +78,7 @@ class SchemaCompatibilityView(RegistryView):
         request={"*/*": OpenApiTypes.BINARY},
         responses={
             (200, "application/json"): OpenApiResponse(VERDICT, "the verdict"),
-            **problem_responses(400, 401, 403, 404, 413),
+            **problem_responses(400, 401, 403, 404, 413, 429, 503),
         },
         tags=["checks"],
     )
@@ -89,6 +91,8 @@ class SchemaCompatibilityView(RegistryView):
 class SchemaVersionDiffView(RegistryView):
     """`GET /schemaGroups/G/schemas/S/versions/V1/diff/V2`: the changes from V1 to V2."""
 
+    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
+
     @extend_schema(
         summary="Changes between two versions of a schema",
         description="JSON Schema, Avro and Protobuf: a list of semantic changes, each marked compatible or not "
@@ -98,7 +102,7 @@ class SchemaVersionDiffView(RegistryView):
             (200, "application/json"): OpenApiResponse(
                 OpenApiTypes.ANY, "a list of SchemaChange, or {format, line_diff}"
             ),
-            **problem_responses(400, 401, 404),
+            **problem_responses(400, 401, 404, 429, 503),
         },
         tags=["checks"],
     )

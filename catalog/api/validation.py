@@ -18,6 +18,7 @@ from catalog import message_checks
 from registry.http.openapi import RegistryAutoSchema, problem_responses
 from registry.http.requests import check_flags, json_body
 from registry.http.views import RegistryView, json_response
+from registry.throttles import AnonymousRateThrottle
 from registry.xr10.base import XRegistryView
 from registry.xr10.mapping import v1_text
 
@@ -138,13 +139,14 @@ def _described(operation_id: str, summary: str, *, by_type: bool = False, v1: bo
                 if by_type
                 else "the verdict (valid or not, each error with its path)",
             ),
-            **problem_responses(400, 401, 404, 413, 415),
+            **problem_responses(400, 401, 404, 413, 415, 429, 503),
         },
     )
 
 
 class DefinitionValidateView(RegistryView):
     permission_classes = [ReadPermission]
+    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
 
     @_described("post_definitionGroups_definitions_validate", "Check a message against this definition")
@@ -156,6 +158,7 @@ class DefinitionValidateView(RegistryView):
 
 class GroupValidateView(RegistryView):
     permission_classes = [ReadPermission]
+    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
 
     @_described("post_definitionGroups_validate", "Check a CloudEvent against the definition of its type", by_type=True)
@@ -171,6 +174,7 @@ class MessageValidateView(XRegistryView):
     (one store: the same ids), the verdict names it by its 1.0 xid."""
 
     permission_classes = [ReadPermission]
+    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
     v1_group, v1_resource = "messagegroups", "messages"
 
@@ -188,6 +192,7 @@ class MessageGroupValidateView(XRegistryView):
     """`POST /registry/messagegroups/G/validate`: the definition picked by the message's CloudEvents type."""
 
     permission_classes = [ReadPermission]
+    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
     v1_group = "messagegroups"
 

@@ -16,6 +16,7 @@ from ..http.openapi import PROBLEM
 from ..http.requests import check_flags
 from ..http.views import RegistryView
 from ..services.references import base_urls
+from ..throttles import AnonymousRateThrottle
 from ..xr10.mapping import reference_to_v05
 from .openapi import READ_ERRORS
 
@@ -44,6 +45,8 @@ class CatalogMapView(RegistryView):
     """The catalog map around `root` as SVG: boxes link to the admin pages of the entities (sign-in needed there).
     Graphviz lays it out; a registry above 60 resources is drawn one box per group."""
 
+    throttle_classes, throttle_scope = [AnonymousRateThrottle], "map"  # issue 24: anonymous callers
+
     @extend_schema(
         summary="The catalog map as SVG: what connects to what around root (default: the registry)",
         parameters=[
@@ -54,6 +57,7 @@ class CatalogMapView(RegistryView):
         responses={
             (200, "image/svg+xml"): OpenApiResponse(OpenApiTypes.BINARY, "the map"),
             **READ_ERRORS,
+            (429, "application/problem+json"): OpenApiResponse(PROBLEM, "too many anonymous maps"),
             (503, "application/problem+json"): OpenApiResponse(
                 PROBLEM, "Graphviz is not installed on this server, failed, or ran past REGISTRY_MAP_SECONDS"
             ),

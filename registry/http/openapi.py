@@ -47,6 +47,8 @@ PROBLEM_DESCRIPTIONS = {
     409: "conflict (id, epoch, compatibility, still referenced)",
     413: "body too large",
     415: "unsupported media type",
+    429: "too many requests (anonymous callers of the checks and the map: REGISTRY_THROTTLE_ANON_*)",
+    503: "the check ran past its budget (REGISTRY_CHECK_SECONDS), or a service is unavailable",
 }
 
 

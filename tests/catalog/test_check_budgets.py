@@ -340,3 +340,40 @@ def test_enums_are_compared_as_sets(su, anon):
     assert response.status_code == 200 and len(changes) == 40_000, len(changes)
     assert {c["change"] for c in changes} == {"enum-symbol-removed", "enum-symbol-added"}
     assert not any(c["old"] in (1, {"a": 1}) or c["new"] in (1, {"a": 1}) for c in changes)  # kept: unchanged
+
+
+# --- throttling of anonymous callers ------------------------------------------------------------------------------
+
+
+def test_anonymous_callers_of_the_expensive_routes_are_throttled(define, su, anon, settings):
+    """issue 24: anonymous callers may run checks and draw maps only so often (REGISTRY_THROTTLE_ANON_*); signed-in
+    users are not throttled; each route class counts on its own"""
+    from django.core.cache import cache
+
+    from tests.helpers import make_group, post_schema
+
+    cache.clear()
+    settings.REGISTRY_THROTTLE_ANON_CHECKS = "3/minute"
+    settings.REGISTRY_THROTTLE_ANON_MAP = "1/minute"
+    define("plain", {"type": "string"})
+    make_group(su, "g1")
+    post_schema(su, "g1", "js", JS_V1, JSON, fmt=JS_FORMAT)
+    checks = [
+        ("POST", "/definitionGroups/budget/definitions/plain/validate", json.dumps(event("x")), STRUCTURED),
+        ("POST", "/registry/messagegroups/budget/messages/plain/validate", json.dumps(event("x")), STRUCTURED),
+        ("POST", "/schemaGroups/g1/schemas/js/compatibility", JS_V1, JSON),
+    ]
+    for method, path, body, media_type in checks:
+        assert anon.generic(method, path, body, content_type=media_type).status_code == 200, path
+    for method, path, body, media_type in [*checks, ("GET", "/schemaGroups/g1/schemas/js/versions/1/diff/1", "", JSON)]:
+        response = anon.generic(method, path, body, content_type=media_type)
+        assert response.status_code == 429, (path, response.content)
+        assert "throttled" in response.json()["detail"].lower(), response.content
+        assert su.generic(method, path, body, content_type=media_type).status_code == 200, path  # signed in: no limit
+    assert anon.get("/map.svg").status_code == 200
+    assert_problem(anon.get("/map.svg"), 429, kind="too-many-requests")
+    assert su.get("/map.svg").status_code == 200
+    assert anon.get("/schemaGroups/g1/schemas/js").status_code == 200  # plain reads: not throttled
+    settings.REGISTRY_THROTTLE_ANON_CHECKS = "off"
+    assert anon.generic(*checks[0][:2], checks[0][2], content_type=STRUCTURED).status_code == 200
+    cache.clear()

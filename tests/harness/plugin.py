@@ -113,6 +113,10 @@ def pytest_load_initial_conftests(early_config, parser, args):
     # test users' passwords hashed cheaply, in this process and the servers and workers it starts (they inherit
     # the environment): config/settings.py
     harness.set_env("REGISTRY_TEST_FAST_PASSWORDS", "1")
+    # anonymous throttling off: the suite's many anonymous checks would run into it (tests/catalog/
+    # test_check_budgets.py turns it on where it is tested)
+    harness.set_env("REGISTRY_THROTTLE_ANON_CHECKS", "off")
+    harness.set_env("REGISTRY_THROTTLE_ANON_MAP", "off")
     if want_postgres() and not (getattr(known, "help", False) or getattr(known, "version", False)):
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _sigterm)
