@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from registry.attributes import version_sort_key
 
+from .payloads import registry_format
 from .selectors import Endpoint, MessageGroup, SchemaVersion
 
 KEY = re.compile(r"[^A-Za-z0-9_\-]")
@@ -36,6 +37,9 @@ TYPE_SCHEMAS = {
     "string": {"type": "string"},
 }
 ROLE_ACTIONS = {"producer": "send", "consumer": "receive"}
+# the message binding (and its version in the AsyncAPI 3.0 schema) that says which protocol a message is for
+PROTOCOL_BINDINGS = {"KAFKA": "kafka", "MQTT": "mqtt", "AMQP": "amqp", "HTTP": "http", "NATS": "nats"}
+BINDING_VERSIONS = {"kafka": "0.5.0", "mqtt": "0.2.0", "amqp": "0.3.0", "http": "0.3.0", "nats": "0.1.0"}
 
 
 def pascal(text: str) -> str:
@@ -167,6 +171,14 @@ def protocol_headers(message: dict) -> list[tuple[str, dict]]:
     return entries
 
 
+def documented(out: dict, attrs: dict) -> None:
+    """An entity's documentation as `externalDocs`, its labels as `x-xregistry-labels`."""
+    if isinstance(attrs.get("documentation"), str) and attrs["documentation"]:
+        out["externalDocs"] = {"url": attrs["documentation"]}
+    if isinstance(attrs.get("labels"), dict) and attrs["labels"]:
+        out["x-xregistry-labels"] = attrs["labels"]
+
+
 class Exporter:
     def __init__(self, role: str):
         self.role = role
@@ -178,6 +190,7 @@ class Exporter:
         self.messages: dict = {}
         self.schemas: dict = {}
         self.traits: dict = {}
+        self.schema_groups: dict = {}  # attributes of the schema groups of the payloads
         self.versions: list[str] = []
         self.server_keys: dict[str, list[str]] = {}  # endpoint id -> its server keys
 
@@ -188,7 +201,9 @@ class Exporter:
         attrs = endpoint.attributes
         protocol = attrs.get("protocol") if isinstance(attrs.get("protocol"), str) else ""
         family, _, version = protocol.partition("/")
-        uris = [e.get("uri") for e in attrs.get("endpoints") or [] if isinstance(e, dict) and e.get("uri")]
+        options = attrs.get("protocoloptions") if isinstance(attrs.get("protocoloptions"), dict) else {}
+        listed = [*(attrs.get("endpoints") or []), *(options.get("endpoints") or [])]
+        uris = [e.get("uri") for e in listed if isinstance(e, dict) and isinstance(e.get("uri"), str)]
         keys = []
         for index, uri in enumerate(uris):
             parts = urlsplit(uri)
@@ -252,13 +267,24 @@ class Exporter:
             self.versions.append(found.version)
             fmt = found.format or message.get("dataschemaformat")
             out = {"schemaFormat": schema_format(fmt)}
-            if (fmt or "JsonSchema").lower().startswith("json") and isinstance(found.document, dict | bool):
+            if isinstance(fmt, str) and registry_format(out["schemaFormat"], "") != fmt:
+                out["x-xregistry-schemaformat"] = fmt  # the spelling of this registry, for an import back
+            if found.document is None:
+                out["schema"] = {"$ref": found.uri}  # stored elsewhere: where it is
+            elif (fmt or "JsonSchema").lower().startswith("json") and isinstance(found.document, dict | bool):
                 key = schema_key(found)
                 self.schemas[key] = _rebased(found.document, key)
                 out["schema"] = {"$ref": f"#/components/schemas/{key}"}
             else:
                 out["schema"] = found.document
             out["x-xregistry-schema"] = found.path
+            unversioned = found.path.split("/versions/")[0]
+            if message.get("dataschemauri") not in (unversioned, None):
+                out["x-xregistry-reference"] = message["dataschemauri"]  # a version, a `:Name` as written
+            if found.metadata:
+                out["x-xregistry-schemametadata"] = found.metadata
+            if found.group_attributes:
+                self.schema_groups[found.group] = found.group_attributes
             return out
         if "dataschema" in message:
             return {"schemaFormat": schema_format(message.get("dataschemaformat")), "schema": message["dataschema"]}
@@ -292,10 +318,20 @@ class Exporter:
 
     @staticmethod
     def message_bindings(message: dict) -> dict:
+        """The message binding of its protocol (present even when empty: it says which protocol it is for)."""
+        family = _protocol_family(message)
+        name = PROTOCOL_BINDINGS.get(family or "")
+        if name is None:
+            return {}
+        binding = Exporter.binding_fields(message)
+        return {name: {**binding, "bindingVersion": BINDING_VERSIONS[name]}}
+
+    @staticmethod
+    def binding_fields(message: dict) -> dict:
         options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
         family = _protocol_family(message)
         if family == "KAFKA" and isinstance(_value(options.get("key")), str):
-            return {"kafka": {"key": {"type": "string", "const": _value(options["key"])}}}
+            return {"key": {"type": "string", "const": _value(options["key"])}}
         if family == "MQTT":
             mqtt = {}
             for option, name in (
@@ -305,11 +341,38 @@ class Exporter:
             ):
                 if option in options and _value(options[option]) is not None:
                     mqtt[name] = _value(options[option])
-            return {"mqtt": mqtt} if mqtt else {}
+            return mqtt
         if family == "AMQP":
             encoding = _value((options.get("properties") or {}).get("content-encoding"))
-            return {"amqp": {"contentEncoding": encoding}} if isinstance(encoding, str) else {}
+            return {"contentEncoding": encoding} if isinstance(encoding, str) else {}
         return {}
+
+    @staticmethod
+    def unexpressed_options(message: dict, address_written: bool) -> dict:
+        """The protocol options this export has no AsyncAPI place for (`x-xregistry-protocoloptions`): what is
+        not the channel's address, a header, or a field of the bindings written."""
+        options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
+        family = _protocol_family(message)
+        written = {
+            "KAFKA": {"headers"} | ({"key"} if isinstance(_value(options.get("key")), str) else set()),
+            "MQTT": {"qos", "retain", "payload_format_indicator", "message_expiry_interval", "response_topic"}
+            | {"user_properties"},
+            "HTTP": {"headers", "method"},
+            "NATS": {"headers"},
+            "AMQP": {"application-properties"},
+        }.get(family or "", set())
+        address = {"KAFKA": "topic", "MQTT": "topic_name", "HTTP": "path", "NATS": "subject"}.get(family or "")
+        if address_written and address:
+            written.add(address)
+        rest = {k: v for k, v in options.items() if k not in written}
+        if family == "AMQP" and isinstance(rest.get("properties"), dict):
+            drop = {"content-encoding"} | ({"to"} if address_written else set())
+            properties = {k: v for k, v in rest["properties"].items() if k not in drop}
+            if properties:
+                rest["properties"] = properties
+            else:
+                rest.pop("properties")
+        return rest
 
     @staticmethod
     def operation_bindings(message: dict) -> dict:
@@ -322,7 +385,7 @@ class Exporter:
             return {"http": {"method": _value(options["method"])}}
         return {}
 
-    def message(self, group: MessageGroup, mid: str, message: dict) -> str:
+    def message(self, group: MessageGroup, mid: str, message: dict, address_written: bool) -> str:
         key = message_key(mid)
         if key in self.messages and self.messages[key].get("x-xregistry-message") != mid:
             key = f"{channel_key(group.gid)}_{key}"
@@ -345,6 +408,11 @@ class Exporter:
         bindings = self.message_bindings(message)
         if bindings:
             out["bindings"] = bindings
+        if isinstance(message.get("protocol"), str):
+            out["x-xregistry-protocol"] = message["protocol"]
+            rest = self.unexpressed_options(message, address_written)
+            if rest:
+                out["x-xregistry-protocoloptions"] = rest
         if isinstance(message.get("envelope"), str) and message["envelope"].lower().startswith("cloudevents"):
             self.traits["CloudEvents"] = {
                 "name": "cloudevents",
@@ -352,6 +420,7 @@ class Exporter:
                 "(https://github.com/cloudevents/spec)",
             }
             out["traits"] = [{"$ref": "#/components/messageTraits/CloudEvents"}]
+        documented(out, message)
         out["x-xregistry-message"] = mid
         self.messages[key] = out
         return key
@@ -363,7 +432,8 @@ class Exporter:
             return
         addresses = {message_address(m) for m in group.messages.values()}
         # the topic every message declares; else null, "unknown or dynamic" (xrcg writes the group's id)
-        channel: dict = {"address": addresses.pop() if len(addresses) == 1 else None}
+        address = addresses.pop() if len(addresses) == 1 else None
+        channel: dict = {"address": address}
         name = group.attributes.get("name")
         if isinstance(name, str) and name != group.gid:
             channel["title"] = name
@@ -374,11 +444,12 @@ class Exporter:
         servers = [key for endpoint in endpoints for key in self.server(endpoint)]
         if servers:
             channel["servers"] = [{"$ref": f"#/servers/{key}"} for key in servers]
+        documented(channel, group.attributes)
         channel["x-xregistry-messagegroup"] = group.gid
         verb = self.action.capitalize()
         for mid in sorted(group.messages):
             message = group.messages[mid]
-            mkey = self.message(group, mid, message)
+            mkey = self.message(group, mid, message, address is not None)
             channel["messages"][mkey] = {"$ref": f"#/components/messages/{mkey}"}
             okey = f"{mkey}{verb}"
             if okey in self.operations:
@@ -415,6 +486,8 @@ class Exporter:
             components["messageTraits"] = self.traits
         if components:
             self.doc["components"] = components
+        if self.schema_groups:
+            self.doc["x-xregistry-schemagroups"] = self.schema_groups
         return self.doc
 
 

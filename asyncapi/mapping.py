@@ -23,10 +23,11 @@ from endpoints.xr10 import endpoint_to_v05
 
 from . import protocols
 from .model import Channel, Document, Message
-from .payloads import payload_document, registry_format
+from .payloads import family, payload_document, registry_format
 from .sources import AsyncAPIError, Resolver
 
 V05_SCHEMA = "https://cloudevents.io/schemas/registry"
+COMMON_V05 = {"name": "name", "description": "description", "labels": "tags", "documentation": "docs"}
 NOT_ID = re.compile(r"[^A-Za-z0-9._~\-]+")
 CE_PREFIXES = ("ce-", "ce_", "cloudevents:", "cloudevents_")
 CE_NAME = re.compile(r"^[a-z0-9]+$")
@@ -63,6 +64,25 @@ def join(prefix: str, name: str) -> str:
     if not prefix:
         return name
     return prefix + name if prefix.endswith((".", "-", "_", "~")) else f"{prefix}.{name}"
+
+
+def common_v05(attrs: dict | None) -> dict:
+    """The common attributes (1.0 names: name, description, labels, documentation) of an export's extension, in
+    the stored names; anything else is not taken."""
+    out = {}
+    for name, stored in COMMON_V05.items():
+        value = (attrs or {}).get(name)
+        if isinstance(value, str) and value or name == "labels" and isinstance(value, dict) and value:
+            out[stored] = value
+    return out
+
+
+def documented(out: dict, documentation: str | None, labels: dict | None) -> dict:
+    if documentation:
+        out["docs"] = documentation
+    if labels:
+        out["tags"] = labels
+    return out
 
 
 def json_type(schema: dict) -> str | None:
@@ -162,9 +182,20 @@ class Mapper:
         if payload is None:
             return None
         fmt = registry_format(payload.schema_format, str(payload.loc))
-        document = payload_document(self.resolver, fmt, payload.schema, payload.loc)
-        sg, vid = self.schema_group, self.vid
+        if payload.xregistry_format and family(payload.xregistry_format) == family(fmt):
+            fmt = payload.xregistry_format  # the spelling of the registry it was exported from
         exported = XSCHEMA.fullmatch(payload.xregistry_id or "")
+        uri = (
+            payload.schema.get("$ref") if isinstance(payload.schema, dict) and set(payload.schema) == {"$ref"} else None
+        )
+        if exported and isinstance(uri, str) and uri.startswith(("http://", "https://")):
+            # a schema the exporting registry keeps as a URI: it stays that URI (its RESOURCEURI), nothing is read
+            document, place = None, str(payload.loc)
+        else:
+            uri = None
+            document = payload_document(self.resolver, fmt, payload.schema, payload.loc)
+            place = str(self.resolver.deref(payload.schema, payload.loc)[1])  # the schema itself, past its $refs
+        sg, vid = self.schema_group, self.vid
         if exported:
             sg, sid = self.exact(exported.group(1)), exported.group(2)
             vid = exported.group(3) or vid
@@ -174,15 +205,21 @@ class Mapper:
             component = message.loc.path[2] if message.loc.path[:2] == ("components", "messages") else None
             sid = to_id(f"{component or channel.key + '.' + message.key}.payload")
         base, n = sid, 1
-        while (sg, sid) in self.schemas and (self.schemas[sg, sid]["format"], self.schemas[sg, sid]["document"]) != (
-            fmt,
-            document,
-        ):
+        while (sg, sid) in self.schemas and self.schemas[sg, sid]["content"] != (fmt, document, uri):
             n += 1
             sid = f"{base}-{n}"
-        place = str(self.resolver.deref(payload.schema, payload.loc)[1])  # the schema itself, past its $refs
-        self.schemas.setdefault((sg, sid), {"format": fmt, "document": document, "place": place, "version": vid})
-        return fmt, f"/schemagroups/{sg}/schemas/{sid}"
+        self.schemas.setdefault(
+            (sg, sid),
+            {
+                "content": (fmt, document, uri),
+                "place": place,
+                "version": vid,
+                "metadata": common_v05(payload.xregistry_metadata),
+                "group": exported.group(1) if exported else None,
+            },
+        )
+        reference = payload.xregistry_reference if exported else None
+        return fmt, reference or f"/schemagroups/{sg}/schemas/{sid}"
 
     # messages and groups ------------------------------------------------------------------------------------
     def channel_protocol(self, channel: Channel) -> str | None:
@@ -209,15 +246,17 @@ class Mapper:
         if attributes is not None:
             attrs["envelope"] = "CloudEvents/1.0"
             attrs["envelopemetadata"] = attributes
+        protocol = message.xregistry_protocol or protocol or protocols.from_bindings(message.bindings)
         if protocol:
-            fam = protocol.split("/")[0]
+            fam = protocol.split("/")[0].upper()
             if fam == "MQTT" and protocol == "MQTT/3.1.1":
                 others = []  # MQTT 3.1.1 has no user properties
             operations = [o for o in self.doc.operations.values() if o.channel == channel.key]
+            # the operations that name this message first: their bindings are about it
+            operations.sort(key=lambda o: message.key not in o.messages)
             attrs["protocol"] = protocol
-            attrs["protocoloptions"] = protocols.message_options(
-                fam, channel.address, channel, message, operations, others
-            )
+            options = protocols.message_options(fam, channel.address, channel, message, operations, others)
+            attrs["protocoloptions"] = protocols.with_extra(options, message.xregistry_options)
         schema = self.schema_for(channel, message)
         if schema:
             attrs["dataschemaformat"], attrs["dataschemauri"] = schema
@@ -225,7 +264,7 @@ class Mapper:
             attrs["datacontenttype"] = message.content_type
         if message.correlation_id:
             attrs["correlationid"] = message.correlation_id
-        return message_to_v05(attrs)
+        return documented(message_to_v05(attrs), message.documentation, message.labels)
 
     def groups(self) -> None:
         taken: dict[str, str] = {}
@@ -245,7 +284,7 @@ class Mapper:
                 did = self.exact(message.xregistry_id) if message.xregistry_id else to_id(message.key)
                 definitions[did] = {"id": did, **self.message(channel, message, did, protocol)}
                 self.places[f"/definitionGroups/{gid}/definitions/{did}"] = str(message.loc)
-            group = {"id": gid}
+            group = documented({"id": gid}, channel.documentation, channel.labels)
             if channel.title:
                 group["name"] = channel.title
             if channel.description or channel.summary:
@@ -261,10 +300,12 @@ class Mapper:
     def schema_groups(self) -> None:
         groups: dict = {}
         for (sg, sid), entry in self.schemas.items():
+            fmt, document, uri = entry["content"]
             vid = entry["version"]
-            version = {"id": vid, "schema": entry["document"]}
-            schemas = groups.setdefault(sg, {"id": sg, "schemas": {}})["schemas"]
-            schemas[sid] = {"id": sid, "format": entry["format"], "versions": {vid: version}}
+            version = {"id": vid, **entry["metadata"], **({"schemaURI": uri} if uri else {"schema": document})}
+            attributes = common_v05(self.doc.schema_groups.get(entry["group"] or ""))
+            schemas = groups.setdefault(sg, {"id": sg, **attributes, "schemas": {}})["schemas"]
+            schemas[sid] = {"id": sid, "format": fmt, "versions": {vid: version}}
             path = f"/schemaGroups/{sg}/schemas/{sid}"
             self.places[path] = self.places[f"{path}/versions/{vid}"] = entry["place"]
             self.places[f"/schemaGroups/{sg}"] = str(self.resolver.root_loc / "info")

@@ -32,6 +32,9 @@ class Payload:
     loc: Loc  # where the schema node is
     name: str | None  # a name for the registry's schema: the component or file it comes from, if any
     xregistry_id: str | None = None  # `x-xregistry-schema`: the schema's path in the registry it was exported from
+    xregistry_format: str | None = None  # `x-xregistry-schemaformat`: the registry format as written there
+    xregistry_reference: str | None = None  # `x-xregistry-reference`: the message's reference as written there
+    xregistry_metadata: dict | None = None  # `x-xregistry-schemametadata`: the version's name, description, ...
 
 
 @dataclass
@@ -50,6 +53,10 @@ class Message:
     bindings: dict
     cloudevents_trait: bool = False  # a trait named for CloudEvents was applied
     xregistry_id: str | None = None  # `x-xregistry-message`
+    xregistry_protocol: str | None = None  # `x-xregistry-protocol`: the message's registry protocol, as written
+    xregistry_options: dict | None = None  # `x-xregistry-protocoloptions`: options AsyncAPI has no place for
+    documentation: str | None = None  # externalDocs.url
+    labels: dict | None = None  # `x-xregistry-labels`
 
 
 @dataclass
@@ -64,6 +71,8 @@ class Channel:
     bindings: dict
     loc: Loc
     xregistry_id: str | None = None  # `x-xregistry-messagegroup`
+    documentation: str | None = None  # externalDocs.url
+    labels: dict | None = None  # `x-xregistry-labels`
 
 
 @dataclass
@@ -87,3 +96,4 @@ class Document:
     servers: dict[str, Server] = field(default_factory=dict)
     channels: dict[str, Channel] = field(default_factory=dict)
     operations: dict[str, Operation] = field(default_factory=dict)
+    schema_groups: dict[str, dict] = field(default_factory=dict)  # `x-xregistry-schemagroups`: their attributes

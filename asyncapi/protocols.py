@@ -154,8 +154,6 @@ def message_options(fam: str, address: str | None, channel, message, operations,
         properties = {}
         if isinstance(address, str) and address:
             properties["to"] = {"value": address}
-        if isinstance(message.content_type, str):
-            properties["content-type"] = {"value": message.content_type}
         if isinstance(mb.get("contentEncoding"), str) and mb["contentEncoding"]:
             properties["content-encoding"] = {"value": mb["contentEncoding"]}
         if properties:
@@ -179,3 +177,21 @@ def message_options(fam: str, address: str | None, channel, message, operations,
         if headers:
             opts["headers"] = {name: {"name": name, **decl} for name, decl in headers}
     return opts
+
+
+def from_bindings(bindings: dict) -> str | None:
+    """The registry protocol a message's bindings name, when they name exactly one protocol the registry knows."""
+    known = {registry_protocol(name, None) for name in bindings if family(name)}
+    return known.pop() if len(known) == 1 else None
+
+
+def with_extra(options: dict, extra: dict | None) -> dict:
+    """Options read from AsyncAPI, completed by those an export kept in `x-xregistry-protocoloptions` (one level
+    of merging: AMQP's sections)."""
+    out = dict(options)
+    for name, value in (extra or {}).items():
+        if isinstance(out.get(name), dict) and isinstance(value, dict):
+            out[name] = {**value, **out[name]}
+        else:
+            out.setdefault(name, value)
+    return out

@@ -132,6 +132,21 @@ class Reader:
                 own = merge(own, value)
         return (merge(merged_traits, own) if self.v3 else own), cloudevents
 
+    def docs(self, obj: dict, loc: Loc) -> str | None:
+        """The URL of an object's `externalDocs`: its documentation."""
+        if "externalDocs" not in obj:
+            return None
+        value, _ = self.resolver.deref(obj["externalDocs"], loc / "externalDocs")
+        url = value.get("url") if isinstance(value, dict) else None
+        return url if isinstance(url, str) and url else None
+
+    @staticmethod
+    def labels(obj: dict) -> dict | None:
+        value = obj.get(XREG + "labels")
+        if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            return value
+        return None
+
     def schema_name(self, node, at: Loc) -> str | None:
         """The name a payload's schema has in the document: its component or file, when it is a reference."""
         if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
@@ -155,11 +170,20 @@ class Reader:
             and "schema" in value
             and set(value) - {"schema", "schemaFormat"} <= {k for k in value if k.startswith("x-")}
         ):  # a Multi Format Schema Object
-            xid = value.get(XREG + "schema")
+            xid, xfmt, xref, xmeta = (
+                value.get(XREG + k) for k in ("schema", "schemaformat", "reference", "schemametadata")
+            )
             inner = value["schema"]
             name = self.schema_name(inner, vloc / "schema") or self.schema_name(node, at)
             return Payload(
-                value.get("schemaFormat"), inner, vloc / "schema", name, xid if isinstance(xid, str) else None
+                value.get("schemaFormat"),
+                inner,
+                vloc / "schema",
+                name,
+                xid if isinstance(xid, str) else None,
+                xfmt if isinstance(xfmt, str) else None,
+                xref if isinstance(xref, str) else None,
+                xmeta if isinstance(xmeta, dict) else None,
             )
         return Payload(None, node, at, self.schema_name(node, at))
 
@@ -174,7 +198,7 @@ class Reader:
             correlation = {
                 k: correlation[k] for k in ("location", "description") if isinstance(correlation.get(k), str)
             }
-        xid = obj.get(XREG + "message")
+        xid, xprotocol, xoptions = (obj.get(XREG + k) for k in ("message", "protocol", "protocoloptions"))
         return Message(
             key=key,
             loc=loc,
@@ -190,6 +214,10 @@ class Reader:
             bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
             cloudevents_trait=cloudevents,
             xregistry_id=xid if isinstance(xid, str) else None,
+            xregistry_protocol=xprotocol if isinstance(xprotocol, str) else None,
+            xregistry_options=xoptions if isinstance(xoptions, dict) else None,
+            documentation=self.docs(obj, loc),
+            labels=self.labels(obj),
         )
 
     # channels and operations --------------------------------------------------------------------------------
@@ -223,6 +251,8 @@ class Reader:
                 bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
                 loc=loc,
                 xregistry_id=xid if isinstance(xid, str) else None,
+                documentation=self.docs(obj, loc),
+                labels=self.labels(obj),
             )
         for okey, node in (self.root.get("operations") or {}).items():
             obj, loc = self.deref(node, self.at / "operations" / okey, "an Operation Object")
@@ -331,6 +361,9 @@ class Reader:
             description=self.text(info, "description"),
             default_content_type=self.text(self.root, "defaultContentType"),
         )
+        groups = self.root.get(XREG + "schemagroups")
+        if isinstance(groups, dict):
+            doc.schema_groups = {k: v for k, v in groups.items() if isinstance(k, str) and isinstance(v, dict)}
         doc.servers = self.servers()
         if self.v3:
             self.channels_v3(doc)

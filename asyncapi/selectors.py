@@ -125,6 +125,14 @@ def stored_versions(sg: str, sids: list[str]) -> dict[str, set[str]]:
     return out
 
 
+COMMON_V10 = {"name": "name", "description": "description", "tags": "labels", "docs": "documentation"}
+
+
+def common_v10(attrs: dict) -> dict:
+    """The common attributes (name, description, labels, documentation) of stored attributes, in 1.0 names."""
+    return {new: attrs[old] for old, new in COMMON_V10.items() if attrs.get(old) not in (None, "", {})}
+
+
 # export ---------------------------------------------------------------------------------------------------------
 
 
@@ -135,7 +143,10 @@ class SchemaVersion:
     schema: str
     version: str
     format: str | None
-    document: object  # JSON value, or text
+    document: object  # JSON value, or text; None when the version is stored elsewhere
+    uri: str | None = None  # where the version is stored, when not here (its RESOURCEURI)
+    metadata: dict = field(default_factory=dict)  # the version's name, description, labels, documentation (1.0)
+    group_attributes: dict = field(default_factory=dict)  # its schema group's (1.0 names)
 
 
 @dataclass
@@ -171,11 +182,11 @@ def schema_version(reference: str, base_urls) -> SchemaVersion | None:
     if resource is None:
         return None
     version = resource.latest if len(parts) == 4 else Version.objects.filter(resource=resource, vid=parts[5]).first()
-    if version is None or version.content is None:
+    if version is None or (version.content is None and not version.resource_uri):
         return None
     fmt = version.extensions.get("format") or resource.extensions.get("format")
     document = _json(version) if is_json_media_type(version.media_type) else None
-    if document is None:
+    if document is None and version.content is not None:
         document = bytes(version.content).decode("utf-8", "replace")
     return SchemaVersion(
         path=f"/schemagroups/{parts[1]}/schemas/{parts[3]}/versions/{version.vid}",
@@ -184,6 +195,9 @@ def schema_version(reference: str, base_urls) -> SchemaVersion | None:
         version=version.vid,
         format=fmt,
         document=document,
+        uri=version.resource_uri if version.content is None else None,
+        metadata=common_v10(version_attributes(version)),
+        group_attributes=common_v10(stored_attributes(resource.group)),
     )
 
 

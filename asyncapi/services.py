@@ -193,7 +193,7 @@ def _check_compatibility(ctx: WriteContext, doc: dict, places: dict[str, str]) -
         stored = selectors.stored_versions(sg, list(schemas))
         for sid, schema in schemas.items():
             for vid, version in (schema.get("versions") or {}).items():
-                if sid not in stored or vid.lower() in stored[sid]:
+                if sid not in stored or vid.lower() in stored[sid] or "schema" not in version:
                     continue
                 value = version["schema"]
                 content = value.encode() if isinstance(value, str) else json.dumps(value, ensure_ascii=False).encode()
