@@ -285,6 +285,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
     "loggers": {"operations.access": {"level": "INFO" if LOG_FORMAT == "json" else "WARNING"}},
 }
+# Celery leaves the logging to the configuration above with LOG_FORMAT=json (its own format otherwise): a worker's and
+# beat's records are then JSON lines too, at celery's --loglevel
+CELERY_WORKER_HIJACK_ROOT_LOGGER = LOG_FORMAT != "json"
 # /metrics answers a scraper that sends `Authorization: Bearer <this>`; unset, /metrics is off (404)
 REGISTRY_METRICS_TOKEN = os.environ.get("REGISTRY_METRICS_TOKEN", "")
 

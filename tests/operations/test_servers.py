@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.harness.services import free_port, start_process
+from tests.harness.services import free_port, start_process, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "scrape-token-for-tests"
@@ -211,3 +212,29 @@ def test_workers_count_together_and_log_json_with_request_ids(own_database, tmp_
     # Django's own warning about the 404 was written during the same request, so it carries the same id
     assert any(r["logger"] == "django.request" and r["request_id"] == "trace-4242" for r in records)
     assert [r["status"] for r in access if r["request_id"] == generated] == [200]
+
+
+@pytest.mark.redis
+def test_celery_worker_logs_json_lines_too(own_database, redis_url):
+    own_database.migrate()
+    env = server_env({**own_database.env, "LOG_FORMAT": "json", "CELERY_BROKER_URL": redis_url})
+
+    def ready() -> bool:
+        return " ready." in process.output()  # in whatever format: the assertions below check which
+
+    process = start_process(
+        [sys.executable, "-m", "celery", "-A", "registry", "--quiet", "worker", "--pool", "solo", "--loglevel", "INFO"],
+        env=env,
+        cwd=str(ROOT),
+    )
+    try:
+        wait_for(ready, 90, "the Celery worker")
+    finally:
+        process.stop()
+    records = [json.loads(line) for line in process.output().splitlines() if line.startswith("{")]
+    assert any(
+        r["logger"] == "celery.worker.consumer.connection" and "Connected to redis" in r["message"] for r in records
+    )
+    assert all(r["level"] and r["time"] for r in records)
+    # Celery's own text format ("[2026-01-31 12:00:00,000: INFO/MainProcess] ...") is not used
+    assert not re.search(r"^\[\d{4}-\d\d-\d\d [^\]]*: (INFO|WARNING)/", process.output(), re.M)
