@@ -44,11 +44,20 @@ def pointer(path) -> str:
     return "#" + "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
+def _wants_reference(error) -> bool:
+    return error.validator == "required" and "'$ref'" in error.message and not _reference(error.instance)
+
+
 def _deepest(error):
-    """The error to report for a failed `oneOf`/`anyOf`: the branch that got furthest (jsonschema's best match),
-    so that an address of the wrong type is reported at the address, not at the whole channel."""
+    """The error to report for a failed `oneOf`/`anyOf`: in the branches that are not "a Reference Object" when
+    the value is none, jsonschema's best match, followed down; so that an address of the wrong type is reported
+    at the address, not as a channel that is no `$ref`."""
     while error.context:
-        chosen = best_match(error.context)
+        branches: dict = {}
+        for child in error.context:
+            branches.setdefault(child.schema_path[0] if child.schema_path else None, []).append(child)
+        kept = [c for children in branches.values() if not any(map(_wants_reference, children)) for c in children]
+        chosen = best_match(kept or error.context)
         if chosen is None or chosen is error:
             break
         error = chosen
