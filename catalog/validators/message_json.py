@@ -11,6 +11,7 @@ import json
 
 from catalog.message_report import MAX_ERRORS, Report
 from catalog.validators import budget
+from catalog.validators.avro_binary import CountError, check_counts, has_zero_width_arrays
 from catalog.validators.digest_cache import DigestLRU, digest
 from catalog.validators.json_engine import UncheckedError, bounded_validator_class, unchecked_count
 from catalog.validators.message_formats import show
@@ -113,6 +114,11 @@ def _first_line(exc: BaseException) -> str:
 
 def _avro_schema(content: bytes):
     """The parsed Avro schema of `content` (cached per digest); ValueError when it cannot be parsed."""
+    return _avro_parsed(content)[0]
+
+
+def _avro_parsed(content: bytes):
+    """(parsed schema, its named types, whether it holds arrays of zero-width items), cached per digest."""
     import fastavro
 
     key = digest("Avro", None, content)
@@ -121,10 +127,12 @@ def _avro_schema(content: bytes):
         schema, problem = load_json_document(content)
         if problem is not None:
             raise ValueError("the Avro schema is not JSON")
+        names: dict = {}
         try:
-            parsed = fastavro.parse_schema(schema, _write_hint=False)
+            root = fastavro.parse_schema(schema, named_schemas=names, _write_hint=False)
         except Exception as exc:
             raise ValueError(str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__) from exc
+        parsed = (root, names, has_zero_width_arrays(root, names))
         _validators.put(key, parsed)
     return parsed
 
@@ -166,6 +174,13 @@ def check_avro(content: bytes, data, report: Report, *, binary: bytes | None = N
         report.unchecked("data", f"could not be checked: the Avro schema cannot be parsed: {exc}")
         return
     if binary is not None:
+        _root, names, zero_width_arrays = _avro_parsed(content)
+        if zero_width_arrays:  # fastavro would loop over any count claimed for items that take no bytes
+            try:
+                check_counts(parsed, names, binary)
+            except CountError as exc:
+                report.error("data", f"is not the Avro binary encoding of the schema: {exc}")
+                return
         stream = io.BytesIO(binary)
         try:
             fastavro.schemaless_reader(stream, parsed, None)

@@ -377,3 +377,52 @@ def test_anonymous_callers_of_the_expensive_routes_are_throttled(define, su, ano
     settings.REGISTRY_THROTTLE_ANON_CHECKS = "off"
     assert anon.generic(*checks[0][:2], checks[0][2], content_type=STRUCTURED).status_code == 200
     cache.clear()
+
+
+# --- Avro binary: a claimed count of zero-width items ---------------------------------------------------------------
+
+
+def zigzag(number: int) -> bytes:
+    value, out = (number << 1) ^ (number >> 63), bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | 0x80 if value else byte)
+        if not value:
+            return bytes(out)
+
+
+@pytest.mark.parametrize("v1", [False, True], ids=["0.5", "1.0"])
+def test_avro_arrays_of_zero_width_items_are_bounded(define, anon, v1):
+    """a block may claim any count of `null` items, which take no bytes: fastavro looped over 2^62 of them (5,000,000
+    decoded, as valid); a count is now bounded by the bytes left, or for zero-width items by 100,000 a datum"""
+    import base64
+
+    schema = {
+        "type": "record",
+        "name": "Marks",
+        "fields": [
+            {"name": "marks", "type": {"type": "array", "items": "null"}},
+            {"name": "empties", "type": {"type": "array", "items": {"type": "record", "name": "E", "fields": []}}},
+            {"name": "n", "type": "int"},
+        ],
+    }
+    define("marks", json.dumps(schema), schemaformat="Avro/1.11.0")
+
+    def message(raw: bytes) -> dict:
+        return {
+            "specversion": "1.0",
+            "type": "x.budget",
+            "id": "1",
+            "source": "/s",
+            "datacontenttype": "application/avro",
+            "data_base64": base64.b64encode(raw).decode(),
+        }
+
+    fine = zigzag(3) + zigzag(0) + zigzag(2) + zigzag(0) + zigzag(7)
+    assert verdict_of(anon, "marks", message(fine), v1=v1)["valid"] is True
+    for raw in (
+        zigzag(5_000_000) + zigzag(0) + zigzag(0) + zigzag(7),
+        zigzag(0) + zigzag(60_000) + zigzag(60_000) + zigzag(0) + zigzag(7),  # two blocks: the datum's total
+    ):
+        body = verdict_of(anon, "marks", message(raw), v1=v1)
+        assert body["valid"] is False and "takes no bytes" in body["errors"][0]["reason"], body
