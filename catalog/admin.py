@@ -15,11 +15,12 @@ from django.db.models import Count
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from registry import services
 from registry.admin import (
     GroupAdmin,
+    GroupForm,
     OwnerFilter,
     ServiceAdmin,
     TagFilter,
@@ -35,7 +36,13 @@ from registry.errors import Problem
 from registry.services import VersionInput, WriteContext
 from registry.services.versions import version_attributes
 
-from .admin_checks import CandidateForm, MessageForm, compatibility_verdict_section, message_verdict_section
+from .admin_checks import (
+    CandidateForm,
+    MessageForm,
+    compatibility_verdict_section,
+    message_initial,
+    message_verdict_section,
+)
 from .admin_filters import FormatFilter, GroupFormatFilter, ResourceOwnerFilter, ResourceTagFilter, VersionFormatFilter
 from .admin_resources import (
     MetadataForm,
@@ -90,6 +97,49 @@ class SchemaGroupAdmin(GroupAdmin):
         return compatibility_action(self, request, queryset, write, "schema group(s)")
 
 
+# suggested in a definition group's Format field (the versions the specs define; any NAME/VERSION is accepted)
+MESSAGE_FORMATS = ("CloudEvents/1.0", "AMQP/1.0", "MQTT/3.1.1", "MQTT/5.0", "Kafka/0.11", "HTTP/1.1", "NATS/1.0")
+
+
+class FormatInput(forms.TextInput):
+    """A text input offering the message formats the catalog knows, and those already stored (a datalist)."""
+
+    def __init__(self, suggestions, attrs=None):
+        super().__init__({"list": "known-formats", "size": 30, **(attrs or {})})
+        self.suggestions = suggestions
+
+    def render(self, name, value, attrs=None, renderer=None):
+        options = format_html_join("", "<option value='{}'>", ((s,) for s in self.suggestions()))
+        return format_html("{}<datalist id='known-formats'>{}</datalist>", super().render(name, value, attrs), options)
+
+
+def message_formats() -> list[str]:
+    stored = DefinitionGroup.objects.values_list("extensions__format", flat=True)
+    return sorted({*MESSAGE_FORMATS, *(f for f in stored.distinct()[:50] if isinstance(f, str))})
+
+
+class DefinitionGroupForm(GroupForm):
+    """A definition group's form: its message format (REQUIRED) is a field of its own, not a key of the JSON."""
+
+    format = forms.CharField(
+        max_length=128,
+        widget=FormatInput(message_formats),
+        error_messages={"required": "format is required (NAME/VERSION, e.g. CloudEvents/1.0)"},
+        help_text="the message format of every definition in the group, NAME/VERSION, e.g. CloudEvents/1.0",
+    )
+    field_order = ("gid", "format", "name", "description", "docs", "tags", "attributes")
+
+    def __init__(self, *args, instance=None, **kwargs):
+        super().__init__(*args, instance=instance, **kwargs)
+        if instance is not None and not self.is_bound:
+            extensions = dict(instance.extensions)
+            self.initial["format"] = extensions.pop("format", "")
+            self.initial["attributes"] = extensions
+
+    def perform(self, data):
+        return super().perform({**data, "attributes": {**(data.get("attributes") or {}), "format": data["format"]}})
+
+
 @admin.register(DefinitionGroup)
 class DefinitionGroupAdmin(GroupAdmin):
     group_plural = "definitionGroups"
@@ -103,6 +153,9 @@ class DefinitionGroupAdmin(GroupAdmin):
     @admin.display(description="format")
     def group_format(self, obj):
         return obj.extensions.get("format")
+
+    def get_service_form(self, request, obj, data):
+        return DefinitionGroupForm(data, request=request, group_plural=self.group_plural, instance=obj)
 
     @admin.display(description="definitions", ordering="definition_count")
     def definition_count(self, obj):
@@ -382,12 +435,11 @@ class DefinitionAdmin(ResourceAdmin):
     def validate_view(self, request, pk):
         """A pasted message checked against this definition (`catalog.message_checks`), nothing written."""
         resource = self.readable_resource(request, pk)
-        form = MessageForm(request.POST if request.method == "POST" else None)
-        verdict = (
-            form.verdict(resource, request.build_absolute_uri("/").rstrip("/"))
-            if form.is_bound and form.is_valid()
-            else None
+        base_url = request.build_absolute_uri("/").rstrip("/")
+        form = MessageForm(
+            request.POST if request.method == "POST" else None, initial=message_initial(resource, base_url)
         )
+        verdict = form.verdict(resource, base_url) if form.is_bound and form.is_valid() else None
         sections = [message_verdict_section(verdict, resource.path)] if verdict else []
         return self.render_form(
             request,
@@ -397,7 +449,8 @@ class DefinitionAdmin(ResourceAdmin):
             sections,
             submit_label="Validate",
             readonly=False,
-            intro="The message is checked against the latest version of this definition; nothing is written.",
+            intro="The message is checked against the latest version of this definition; nothing is written. "
+            "It starts as a skeleton built from the definition: fill in its values.",
         )
 
 

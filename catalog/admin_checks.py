@@ -15,6 +15,7 @@ from registry.http.requests import loads_strict
 from registry.services import VersionInput, WriteContext
 
 from . import checks, message_checks
+from .message_skeleton import skeleton
 
 MESSAGE_KINDS = [
     ("", "detect: a structured CloudEvent (has specversion, no headers), else an envelope"),
@@ -56,6 +57,18 @@ class MessageForm(forms.Form):
         except Problem as problem:
             self.add_error("message", problem.detail)
             return None
+
+
+def message_initial(resource, base_url: str) -> dict:
+    """The message form's first content: a skeleton of a message of this definition (none when the definition
+    cannot be read: the check itself then says why)."""
+    try:
+        doc = message_checks.definition_document(resource.group.gid, resource.rid)
+        message = skeleton(doc, base_url)
+    except Problem:
+        return {}
+    kind = message_checks.STRUCTURED if "specversion" in message else "application/json"
+    return {"kind": kind, "message": json.dumps(message, indent=2, ensure_ascii=False)}
 
 
 class CandidateForm(DocumentFormMixin, forms.Form):
@@ -118,13 +131,13 @@ def compatibility_verdict_section(verdict: dict) -> dict:
             "",
             "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
             (
-                (i.get("path"), i.get("change"), i.get("reason"), i.get("version") or "")
+                (i.get("path"), i.get("change"), i.get("reason"), ", ".join(i.get("versions") or []))
                 for i in verdict["incompatibilities"]
             ),
         )
         table = (
             "<table id='incompatibilities'><tr><th>path</th><th>change</th><th>reason</th>"
-            f"<th>breaks version</th></tr>{rows}</table>"
+            f"<th>breaks versions</th></tr>{rows}</table>"
         )
     return {"title": "Verdict (nothing was saved)", "html": head + table}
 

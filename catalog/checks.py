@@ -47,7 +47,8 @@ def _stored_versions(resource) -> list:
 
 
 def schema_compatibility(ctx: services.WriteContext, gid: str, sid: str, inp: services.VersionInput) -> dict:
-    """The verdict on a candidate version of schema `sid`: `{compatible, level, against, incompatibilities}`.
+    """The verdict on a candidate version of schema `sid`: `{compatible, level, against, incompatibilities}`;
+    each incompatibility names every version it breaks (`versions`, oldest first; `version`: the first).
 
     404 for an unknown group or schema; the 400 Problems of a real POST for an invalid candidate; 503 past the
     check budget."""
@@ -80,22 +81,24 @@ def _schema_compatibility(ctx: services.WriteContext, gid: str, sid: str, inp: s
     against = earlier if level.endswith("_transitive") else earlier[-1:]
     if not directions or not checked:
         against = []
-    found, seen = [], set()
+    found: dict[tuple, dict] = {}  # one entry per incompatibility, naming every version it breaks
     for old in against:
         for direction in directions:
             for issue in compare_versions(fmt, bytes(old.content), candidate, direction):
-                key = (issue.path, issue.change, issue.reason)
-                if key not in seen:
-                    seen.add(key)
-                    found.append({**issue.as_dict(), "version": old.vid})
-    if verdict_details is not None and not found:  # never contradict the hook: its own list then
-        found = [{**d, "version": None} for d in verdict_details]
+                entry = found.setdefault(
+                    (issue.path, issue.change, issue.reason), {**issue.as_dict(), "version": old.vid, "versions": []}
+                )
+                if old.vid not in entry["versions"]:
+                    entry["versions"].append(old.vid)
+    issues = list(found.values())
+    if verdict_details is not None and not issues:  # never contradict the hook: its own list then
+        issues = [{**d, "version": None, "versions": []} for d in verdict_details]
     compatible = verdict_details is None
     return {
         "compatible": compatible,
         "level": level,
         "against": [v.vid for v in against],
-        "incompatibilities": [] if compatible else found,
+        "incompatibilities": [] if compatible else issues,
     }
 
 

@@ -44,7 +44,10 @@ VERDICT = inline_serializer(
                 "path": serializers.CharField(),
                 "change": serializers.CharField(),
                 "reason": serializers.CharField(),
-                "version": serializers.CharField(allow_null=True),
+                "version": serializers.CharField(allow_null=True, help_text="the first version it breaks"),
+                "versions": serializers.ListField(
+                    child=serializers.CharField(), help_text="every version it breaks, oldest first"
+                ),
             },
         ),
     },

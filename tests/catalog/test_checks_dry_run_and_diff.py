@@ -100,7 +100,7 @@ def test_dry_run_agrees_with_the_post_when_incompatible(su, schema, case):
     assert verdict["compatible"] is False and verdict["against"] == ["1"]
     assert verdict["incompatibilities"]
     for issue in verdict["incompatibilities"]:
-        assert set(issue) == {"path", "change", "reason", "version"} and issue["version"] == "1"
+        assert set(issue) == {"path", "change", "reason", "version", "versions"} and issue["versions"] == ["1"]
     assert snapshot() == before
     assert_problem(send(su, "POST", URL, bad, content_type), 409)
     assert snapshot() == before
@@ -112,7 +112,9 @@ def test_dry_run_names_each_earlier_version_and_follows_the_level(su, schema):
     bad = js({"id": {"type": "integer"}}, ["id"])
     verdict = dry_run(su, bad, JSON).json()
     assert verdict["against"] == ["1", "2"] and not verdict["compatible"]
-    assert {i["version"] for i in verdict["incompatibilities"]} == {"1"}  # deduplicated, first version named
+    # one entry per incompatibility, naming every version it breaks
+    assert [i["versions"] for i in verdict["incompatibilities"]] == [["1", "2"]] * len(verdict["incompatibilities"])
+    assert {i["version"] for i in verdict["incompatibilities"]} == {"1"}
     su.put("/schemaGroups/g1/schemas/s1/versions/2?meta", {"format": JS_FORMAT, "compatibility": "none"}, format="json")
     verdict = dry_run(su, bad, JSON).json()
     assert verdict == {"compatible": True, "level": "none", "against": [], "incompatibilities": []}

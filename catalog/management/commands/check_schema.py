@@ -60,7 +60,8 @@ class Command(BaseCommand):
             return
         for issue in verdict.get("incompatibilities") or []:
             self.stdout.write(
-                f"{issue.get('version') or '-'}: {issue.get('path')}: {issue.get('change')}: {issue.get('reason')}"
+                f"{', '.join(issue.get('versions') or []) or '-'}: {issue.get('path')}: {issue.get('change')}: "
+                f"{issue.get('reason')}"
             )
         self.stdout.write(f"incompatible {summary}")
         raise SystemExit(1)
