@@ -69,5 +69,6 @@ def send(subscription, event) -> Outcome:
     except (OSError, ValueError, RuntimeError) as exc:
         return Outcome(ok=False, error=f"{type(exc).__name__}: {exc}")
     finally:
-        client.loop_stop()
+        # disconnect first: a loop still waiting for a CONNACK only stops at the keepalive otherwise
         client.disconnect()
+        client.loop_stop()

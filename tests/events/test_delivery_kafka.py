@@ -114,6 +114,23 @@ def test_private_broker_refused_unless_allowed(su):
     assert response.status_code == 400 and "127.0.0.1" in response.content.decode()
 
 
+def test_brokers_the_cluster_advertises_are_checked_before_a_message(kafka, settings):
+    """Issue 24 item 1: a Kafka client dials the brokers the cluster names in its metadata, not only the
+    bootstrap servers. With private sinks off, a cluster (here reached directly, as a public bootstrap
+    server would be) that advertises a loopback broker gets no message."""
+    from subscriptions.delivery import kafka as sender
+    from subscriptions.validators.sink_urls import parse_sink
+
+    settings.REGISTRY_ALLOW_PRIVATE_SINKS = True  # the bootstrap server is on loopback here
+    subscription = Subscription(protocol="KAFKA", sink=kafka.url, protocolsettings={"topicname": TOPIC})
+    sink = parse_sink("KAFKA", kafka.url)
+    key, producer = sender._producer(sender.producer_config(subscription, sink, 5))
+    assert sender.advertised_refusal(producer, key, TOPIC, 5) is None  # allowed: not even asked
+    settings.REGISTRY_ALLOW_PRIVATE_SINKS = False
+    reason = sender.advertised_refusal(producer, key, TOPIC, 5)
+    assert reason.startswith("the cluster advertises broker 127.0.0.1:") and "not a globally routable" in reason
+
+
 @pytest.mark.parametrize(
     ("options", "extra", "field"),
     [
