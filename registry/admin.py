@@ -230,6 +230,16 @@ class ServiceAdmin(admin.ModelAdmin):
         return self.form_view(request, obj)
 
 
+# apps add sections to a group type's admin page: fn(group) -> {"title", "html"} or None (the AsyncAPI export links)
+group_sections: dict[str, list] = {}
+
+
+def register_group_section(group_plural: str, fn) -> None:
+    found = group_sections.setdefault(group_plural, [])
+    if fn not in found:
+        found.append(fn)
+
+
 class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     """Base of the group types' admins (schema groups, definition groups, endpoints)."""
 
@@ -254,6 +264,11 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
         return GroupForm(data, request=request, group_plural=self.group_plural, instance=obj)
 
     def sections(self, request, obj):
+        return self.resource_sections(request, obj) + [
+            section for fn in group_sections.get(self.group_plural, []) if (section := fn(obj))
+        ]
+
+    def resource_sections(self, request, obj):
         """The group's resources with their latest version, version count and format."""
         rows = []
         resources = obj.resources.select_related("latest").annotate(n=Count("versions")).order_by("rid")

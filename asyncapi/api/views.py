@@ -64,9 +64,14 @@ def _true(request, name: str) -> bool:
 
 
 def asyncapi_response(request, document: dict) -> HttpResponse:
-    """The document as YAML when `Accept` asks for YAML, else as JSON."""
+    """The document as YAML when `Accept` (or `?format=yaml`, for a link) asks for YAML, else as JSON."""
     accept = request.headers.get("Accept", "").lower()
-    if any(kind in accept for kind in YAML_TYPES):
+    wanted = request.GET.get("format")
+    if wanted not in (None, "json", "yaml"):
+        raise V1Problem("bad_flag", f"format is json or yaml, not {wanted!r}", args={"flag": "format"})
+    if wanted == "json":
+        accept = ""
+    if wanted == "yaml" or any(kind in accept for kind in YAML_TYPES):
         kind = "application/vnd.aai.asyncapi+yaml" if "vnd.aai.asyncapi+yaml" in accept else "application/yaml"
         return HttpResponse(dump_document(document, yaml_format=True), content_type=f"{kind}; charset=utf-8")
     response = json_response(document)
@@ -109,6 +114,9 @@ ASYNCAPI = {
 }
 ROLE = OpenApiParameter(
     "role", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=list(ROLES), description="producer (send) or consumer"
+)
+FORMAT = OpenApiParameter(
+    "format", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=["json", "yaml"], description="instead of Accept"
 )
 
 
@@ -173,11 +181,12 @@ class AsyncAPIView(XRegistryView):
             OpenApiParameter("messagegroup", OpenApiTypes.STR, OpenApiParameter.QUERY, many=True),
             OpenApiParameter("endpoint", OpenApiTypes.STR, OpenApiParameter.QUERY, many=True),
             ROLE,
+            FORMAT,
         ],
         responses={**ASYNCAPI, **ERRORS},
     )
     def get(self, request):
-        _flags(request, {"messagegroup", "endpoint", "role"})
+        _flags(request, {"messagegroup", "endpoint", "role", "format"})
         role = _role(request)
         gids, eids = request.GET.getlist("messagegroup"), request.GET.getlist("endpoint")
         if not gids and not eids:
@@ -200,11 +209,11 @@ class MessageGroupAsyncAPIView(XRegistryView):
         summary="AsyncAPI 3.0 of a message group",
         description="A channel with the group's messages, an operation per message (`send` for role=producer, "
         "`receive` for consumer), the payload schemas, and the endpoints that reference the group as servers.",
-        parameters=[ROLE],
+        parameters=[ROLE, FORMAT],
         responses={**ASYNCAPI, **ERRORS},
     )
     def get(self, request, gid):
-        _flags(request, {"role"})
+        _flags(request, {"role", "format"})
         role = _role(request)
         bases = base_urls(request.build_absolute_uri("/").rstrip("/"))
         group = selectors.message_group(gid, bases)
@@ -224,11 +233,11 @@ class EndpointAsyncAPIView(XRegistryView):
         summary="AsyncAPI 3.0 of an endpoint",
         description="The endpoint as the server, a channel per message group it references; the role defaults to "
         "the endpoint's usage.",
-        parameters=[ROLE],
+        parameters=[ROLE, FORMAT],
         responses={**ASYNCAPI, **ERRORS},
     )
     def get(self, request, eid):
-        _flags(request, {"role"})
+        _flags(request, {"role", "format"})
         endpoint = selectors.endpoint(eid, base_urls(request.build_absolute_uri("/").rstrip("/")))
         usage = endpoint.attributes.get("usage") or []
         role = _role(request, "producer" if "producer" in usage else "consumer")
