@@ -14,10 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def documented_production_environment() -> dict[str, str]:
-    """The `sh` block of the README's "Production" section, with its placeholders filled."""
+    """The `dotenv` block of the README's "Production" section, with its placeholders filled."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     section = text.split("\n### Production\n", 1)[1].split("\n## ", 1)[0]
-    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    block = re.search(r"```dotenv\n(.*?)```", section, re.S).group(1)
     env = dict(line.split("=", 1) for line in block.strip().splitlines())
     env["DJANGO_SECRET_KEY"] = "k" * 10 + "-production-secret-0123456789abcdefghijklmnopqrstuvwxyz"
     env["REGISTRY_METRICS_TOKEN"] = "scrape-token"
