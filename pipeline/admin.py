@@ -1,14 +1,25 @@
-"""Admin of bulk imports: start one (upload or server path) as a Celery task, see its status and report."""
+"""Admin of bulk imports: start one (upload or server path) in the background (pipeline.tasks.start_import), and
+follow it on its page: status, each step as it happens (the page reloads itself while the run is queued or
+running), then the summary and the report. An uploaded input is downloaded through the admin (the media
+directory is not served)."""
 
 import json
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.http import FileResponse, Http404, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 from django.utils.html import format_html
+
+from registry.admin_links import breakable, shown_time
 
 from .models import ImportRun
 from .services import server_path_error
+
+RELOAD_SECONDS = 2
 
 
 class ImportRunForm(forms.ModelForm):
@@ -16,6 +27,7 @@ class ImportRunForm(forms.ModelForm):
 
     source = forms.CharField(
         required=False,
+        label="Server path",
         widget=forms.TextInput(attrs={"size": 80}),
         help_text="a file, directory or glob inside REGISTRY_IMPORT_ROOT (relative paths are "
         "taken inside it); or upload a file below",
@@ -24,6 +36,7 @@ class ImportRunForm(forms.ModelForm):
     class Meta:
         model = ImportRun
         fields = ("source", "upload", "dry_run")
+        labels = {"upload": "Upload"}
 
     def clean(self):
         data = super().clean()
@@ -41,34 +54,93 @@ class ImportRunForm(forms.ModelForm):
 @admin.register(ImportRun)
 class ImportRunAdmin(admin.ModelAdmin):
     form = ImportRunForm
-    list_display = ("id", "source_or_upload", "status", "summary", "created_by", "created_at", "finished_at")
+    list_display = ("id", "input_name", "status", "summary", "created_by", "created", "finished")
     list_filter = ("status", "dry_run")
     fields = (
-        "source",
-        "upload",
+        "input",
         "dry_run",
         "status",
+        "steps",
         "summary",
         "pretty_report",
         "error",
         "created_by",
-        "created_at",
-        "finished_at",
+        "created",
+        "started",
+        "finished",
     )
-    readonly_fields = ("status", "summary", "pretty_report", "error", "created_by", "created_at", "finished_at")
+    readonly_fields = (
+        "input",
+        "status",
+        "steps",
+        "summary",
+        "pretty_report",
+        "error",
+        "created_by",
+        "created",
+        "started",
+        "finished",
+    )
 
     @admin.display(description="input")
-    def source_or_upload(self, run):
-        return run.upload.name if run.upload else run.source
+    def input(self, run):
+        if not run.upload:
+            return format_html("server path <code>{}</code>", breakable(run.source))
+        url = reverse("admin:pipeline_importrun_upload", args=[run.pk])
+        return format_html("uploaded file <a href='{}' id='import-upload'>{}</a>", url, breakable(upload_name(run)))
+
+    @admin.display(description="input")
+    def input_name(self, run):
+        return breakable(f"upload {upload_name(run)}" if run.upload else run.source)
+
+    @admin.display(description="progress")
+    def steps(self, run):
+        pending = run.status in (ImportRun.Status.QUEUED, ImportRun.Status.RUNNING)
+        reload = (
+            format_html("<script>setTimeout(() => location.reload(), {})</script>", RELOAD_SECONDS * 1000)
+            if pending
+            else ""
+        )
+        shown = run.progress or ("waiting for a worker" if run.status == ImportRun.Status.QUEUED else "")
+        return format_html("<pre id='import-progress'>{}</pre>{}", shown, reload)
 
     @admin.display(description="report")
     def pretty_report(self, run):
         return format_html("<pre style='max-height:30em;overflow:auto'>{}</pre>", json.dumps(run.report, indent=2))
 
+    @admin.display(description="created", ordering="created_at")
+    def created(self, run):
+        return shown_time(run.created_at)
+
+    @admin.display(description="started", ordering="started_at")
+    def started(self, run):
+        return shown_time(run.started_at)
+
+    @admin.display(description="finished", ordering="finished_at")
+    def finished(self, run):
+        return shown_time(run.finished_at)
+
     def get_fields(self, request, obj=None):
         if obj is None:
             return ("source", "upload", "dry_run")
         return self.fields
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.upload_view)
+        return [path("<int:pk>/upload/", view, name="pipeline_importrun_upload"), *super().get_urls()]
+
+    def upload_view(self, request, pk):
+        """The uploaded input of a run, for users who may see the run."""
+        run = get_object_or_404(ImportRun, pk=pk)
+        if not self.has_view_or_change_permission(request, run):
+            raise PermissionDenied
+        if not run.upload:
+            raise Http404("this run read a server path, not an upload")
+        try:
+            handle = run.upload.open("rb")
+        except FileNotFoundError:
+            raise Http404("the uploaded file is no longer on the server")
+        return FileResponse(handle, as_attachment=True, filename=upload_name(run))
 
     def save_model(self, request, obj, form, change):
         if not change:
@@ -77,9 +149,21 @@ class ImportRunAdmin(admin.ModelAdmin):
                 obj.source = obj.upload.name
         super().save_model(request, obj, form, change)
         if not change:
-            from .tasks import run_import
+            from .tasks import start_import
 
-            transaction.on_commit(lambda: run_import.delay(obj.pk))
+            transaction.on_commit(lambda: start_import(obj.pk))
+
+    def response_add(self, request, obj, post_url_continue=None):
+        self.message_user(
+            request,
+            f"Import {obj.pk} started in the background: this page shows its progress.",
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(reverse("admin:pipeline_importrun_change", args=[obj.pk]))
 
     def has_change_permission(self, request, obj=None):
         return obj is None and super().has_change_permission(request, obj)
+
+
+def upload_name(run: ImportRun) -> str:
+    return run.upload.name.rsplit("/", 1)[-1] if run.upload else ""

@@ -12,13 +12,15 @@ class ImportRun(models.Model):
         REJECTED = "rejected", "done, with rejected entities"
         FAILED = "failed", "failed"
 
-    source = models.TextField(help_text="a path on the server (file, directory or glob)")
+    source = models.TextField(help_text="a path on the server (file, directory or glob), or the uploaded file's name")
     upload = models.FileField(upload_to="imports/", null=True, blank=True)
     dry_run = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     created_by = models.CharField(max_length=150, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    progress = models.TextField(blank=True, default="", help_text="the import's steps so far, one a line")
     summary = models.CharField(max_length=200, blank=True, default="")
     report = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True, default="")
@@ -27,7 +29,7 @@ class ImportRun(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self):
-        return f"import {self.pk}: {self.source} ({self.status})"
+        return f"import {self.pk}: {self.source}"  # its status changes: shown on its own, not in titles
 
 
 class ImportedInput(models.Model):

@@ -1,13 +1,36 @@
-"""Celery task: run a bulk import started from the admin and record its outcome on the ImportRun."""
+"""Run a bulk import started from the admin, in the background, and record its progress and outcome on the
+ImportRun.
+
+`start_import(run_id)` hands the run to a Celery worker when a broker is configured; without one (eager Celery,
+`make run`), to a thread of the web process, so that the request that started it answers at once either way.
+`run_import` writes each step of the import to the run's `progress` as it happens (the run's page shows it)."""
 
 import json
+import threading
+import time
 from pathlib import Path
 
 from celery import shared_task
+from django.conf import settings
+from django.db import connections
 from django.utils import timezone
 
 from .models import ImportRun
 from .services import resolve_server_path, run_spark_import
+
+
+def start_import(run_id: int) -> None:
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        threading.Thread(target=_in_thread, args=(run_id,), name=f"import-run-{run_id}", daemon=True).start()
+    else:
+        run_import.delay(run_id)
+
+
+def _in_thread(run_id: int) -> None:
+    try:
+        run_import(run_id)
+    finally:
+        connections.close_all()  # this thread's own connections: nobody else closes them
 
 
 @shared_task(acks_late=True, ignore_result=True)
@@ -15,17 +38,27 @@ def run_import(run_id: int) -> str | None:
     run = ImportRun.objects.filter(pk=run_id).first()
     if run is None:
         return None
-    ImportRun.objects.filter(pk=run_id).update(status=ImportRun.Status.RUNNING)
+    began, lines = time.monotonic(), []
+
+    def step(message: str) -> None:
+        lines.append(f"{time.monotonic() - began:7.1f} s  {message}")
+        ImportRun.objects.filter(pk=run_id).update(progress="\n".join(lines))
+
+    ImportRun.objects.filter(pk=run_id).update(status=ImportRun.Status.RUNNING, started_at=timezone.now())
+    step("started")
     try:
         # checked again here: the admin checked when the run was created, but a symlink may have changed since
         path = run.upload.path if run.upload else resolve_server_path(run.source)
-        result = run_spark_import([path], dry_run=run.dry_run, user=run.created_by or None)
+        result = run_spark_import([path], dry_run=run.dry_run, user=run.created_by or None, progress=step)
     except Exception as exc:  # recorded on the run, shown in the admin
         run.status, run.error = ImportRun.Status.FAILED, f"{type(exc).__name__}: {exc}"
+        step("failed")
     else:
         run.status = ImportRun.Status.REJECTED if result.rejected else ImportRun.Status.DONE
         run.summary = result.summary()
         run.report = json.loads(Path(result.report_path).read_text(encoding="utf-8"))
+        step(f"done: {run.summary}")
     run.finished_at = timezone.now()
-    run.save()
+    run.progress = "\n".join(lines)
+    run.save(update_fields=["status", "error", "summary", "report", "finished_at", "progress"])
     return run.status
