@@ -211,6 +211,10 @@ REGISTRY_DESCRIPTION = os.environ.get("REGISTRY_DESCRIPTION", "")
 REGISTRY_DOCS = os.environ.get("REGISTRY_DOCS", "")
 REGISTRY_ALLOW_PRIVATE_SINKS = env_bool("REGISTRY_ALLOW_PRIVATE_SINKS", False)
 REGISTRY_WEBHOOK_HANDSHAKE = env_bool("REGISTRY_WEBHOOK_HANDSHAKE", True)
+# header, query parameter and property names whose values subscription reads show (all others: ***)
+REGISTRY_SUBSCRIPTION_SAFE_NAMES = [
+    name.strip() for name in os.environ.get("REGISTRY_SUBSCRIPTION_SAFE_NAMES", "").split(",") if name.strip()
+]
 # the schema group that holds the subjects of the Confluent API's default context (docs/confluent.md)
 REGISTRY_CONFLUENT_GROUP = os.environ.get("REGISTRY_CONFLUENT_GROUP") or "confluent"
 # AsyncAPI imports (asyncapi/): remote $refs are read only from these URL prefixes (comma-separated; empty: none)

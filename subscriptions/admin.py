@@ -3,7 +3,7 @@
 Subscriptions are created and changed through subscriptions.services (the same validation of protocol, sink,
 settings and filters as the API, and the webhook handshake); credentials in the protocol settings are never
 shown and are kept when an edit does not give new ones; the values of header and property maps (an `X-Api-Key`,
-a cookie) are shown as *** and kept unless the edit replaces them. Deliveries show every attempt; dead letters can be
+a cookie) and the sink's secrets are shown as *** and kept unless the edit replaces them (subscriptions.masking). Deliveries show every attempt; dead letters can be
 redelivered.
 """
 
@@ -25,25 +25,9 @@ from registry.admin_links import breakable, shown_time
 from . import services
 from .delivery import policy
 from .health import delivery_health, health_svg
+from .masking import shown_settings, shown_sink
 from .models import Delivery, DeliveryAttempt, Subscription
-from .validators.protocols import PROTOCOLS, redacted
-from .validators.sinks import MASK, masked
-
-
-def shown_settings(settings: dict) -> dict:
-    """Protocol settings as the admin shows them: no credentials, every value of a map (HTTP headers, MQTT user
-    properties, AMQP link properties) masked, since any of them may be a secret."""
-    return {k: {name: MASK for name in v} if isinstance(v, dict) else v for k, v in redacted(settings).items()}
-
-
-def with_masked_values_kept(given: dict, stored: dict) -> dict:
-    """Settings posted back by the form: a map value still masked is the stored one."""
-    out = dict(given)
-    for key, value in given.items():
-        kept = (stored or {}).get(key)
-        if isinstance(value, dict) and isinstance(kept, dict):
-            out[key] = {name: kept[name] if v == MASK and name in kept else v for name, v in value.items()}
-    return out
+from .validators.protocols import PROTOCOLS
 
 
 class SubscriptionForm(ServiceForm):
@@ -70,7 +54,7 @@ class SubscriptionForm(ServiceForm):
                 "initial",
                 {
                     "protocol": instance.protocol.upper(),
-                    "sink": masked(instance.sink),
+                    "sink": shown_sink(instance.sink),
                     "protocolsettings": shown_settings(instance.protocolsettings),
                     "filters": instance.filters,
                     "config": instance.config,
@@ -93,7 +77,6 @@ class SubscriptionForm(ServiceForm):
         limits = {"max_attempts": data.get("max_attempts"), "ttl_seconds": data.get("ttl_seconds")}
         if self.instance is None:
             return services.create_subscription(data=body, user=user, limits=limits)
-        body["protocolsettings"] = with_masked_values_kept(body["protocolsettings"], self.instance.protocolsettings)
         subscription, _created = services.put_subscription(
             sid=self.instance.pk,
             data=body,
@@ -109,7 +92,7 @@ class SubscriptionForm(ServiceForm):
 class SubscriptionAdmin(ServiceAdmin):
     list_display = ("id", "protocol", "shown_sink", "status", "dead_letters", "retrying", "created_by", "modified")
     list_filter = ("status", "protocol")
-    search_fields = ("id", "sink")
+    search_fields = ("id",)  # not the sink: a search for "token=a..." would tell its secrets letter by letter
     actions = ["disable", "enable"]
 
     def get_queryset(self, request):
@@ -124,7 +107,7 @@ class SubscriptionAdmin(ServiceAdmin):
 
     @admin.display(description="sink", ordering="sink")
     def shown_sink(self, obj):
-        return breakable(masked(obj.sink))
+        return breakable(shown_sink(obj.sink))
 
     @admin.display(description="modified", ordering="modified_on")
     def modified(self, obj):
@@ -235,7 +218,7 @@ class DeliveryAdmin(admin.ModelAdmin):
     )
     list_display_links = ("id", "event_subject")
     list_filter = ("status", "subscription__protocol")
-    search_fields = ("event__subject", "subscription__id", "subscription__sink")
+    search_fields = ("event__subject", "subscription__id")  # not the sink: its secrets must not be searchable
     list_select_related = ("event", "subscription")
     fields = (
         "event_subject",
@@ -265,7 +248,7 @@ class DeliveryAdmin(admin.ModelAdmin):
 
     @admin.display(description="sink", ordering="subscription__sink")
     def sink(self, obj):
-        return breakable(masked(obj.subscription.sink))
+        return breakable(shown_sink(obj.subscription.sink))
 
     @admin.display(description="protocol", ordering="subscription__protocol")
     def protocol(self, obj):

@@ -7,7 +7,7 @@ from django.db import models
 
 from registry.models import OutboxEvent
 
-from .validators.sinks import masked
+from .masking import shown_sink
 
 
 def new_id() -> str:
@@ -45,8 +45,8 @@ class Subscription(models.Model):
 
     @property
     def shown_sink(self) -> str:
-        """The sink as people see it: credentials in its user info and query values masked."""
-        return masked(self.sink)
+        """The sink as people see it: its user-info password, query parts and fragment masked."""
+        return shown_sink(self.sink)
 
 
 class Delivery(models.Model):

@@ -13,11 +13,12 @@ from registry.attributes import unstorable
 from registry.errors import Problem
 
 from .delivery import policy
+from .masking import with_masked_values_kept
 from .models import Delivery, Subscription
 from .statuses import set_status  # noqa: F401  part of this module's interface (the admin's enable/disable)
 from .validators.filters import validate_filters
 from .validators.protocols import CREDENTIALS, canonical_protocol, validate_protocol, with_defaults
-from .validators.sinks import check_sink, masked
+from .validators.sinks import check_sink
 
 WRITABLE = ("protocol", "protocolsettings", "sink", "filters", "config")
 IGNORED = ("id", "status", "self", "statusReason", "createdOn", "modifiedOn")
@@ -66,6 +67,8 @@ def _after_commit_validate(subscription: Subscription) -> None:
 def create_subscription(*, data: dict, user: str | None = None, limits: dict | None = None) -> Subscription:
     """POST /subscriptions: the id in the body is ignored; the server assigns one. `limits`: the admin's
     `max_attempts` / `ttl_seconds` overrides (not attributes of the Subscriptions API)."""
+    if isinstance(data, dict):
+        data = with_masked_values_kept(data, None, None)  # *** with nothing stored to keep is refused
     fields = _validated(data)
     subscription = Subscription.objects.create(
         **fields, **_limits(limits), status=_initial_status(fields["protocol"]), created_by=user
@@ -115,14 +118,12 @@ def put_subscription(
             **data,
             "protocolsettings": with_kept_credentials(data["protocolsettings"], subscription.protocolsettings),
         }
-    if (
-        subscription is not None
-        and isinstance(data.get("sink"), str)
-        and data["sink"] == masked(subscription.sink)
-        and data["sink"] != subscription.sink
-    ):
-        # a client (or the admin form) sends back the sink as it was shown, secrets masked: keep the stored one
-        data = {**data, "sink": subscription.sink}
+    # a client (or the admin form) sends back what it was shown, secrets masked: those stand for the stored ones
+    data = with_masked_values_kept(
+        data,
+        subscription.sink if subscription is not None else None,
+        subscription.protocolsettings if subscription is not None else None,
+    )
     fields = _validated(data)
     if subscription is None:
         subscription = Subscription.objects.create(

@@ -13,9 +13,8 @@ from registry.http.views import RegistryView, json_response
 from registry.paging import PageRequest, link_header
 
 from .. import selectors, services
+from ..masking import shown_settings, shown_sink
 from ..models import Subscription
-from ..validators.protocols import redacted
-from ..validators.sinks import masked
 
 SUBSCRIPTION_MEDIA_TYPES = ("application/json", "application/cloudevents-subscription+json")
 PERMISSIONS = {
@@ -33,8 +32,8 @@ def subscription_json(request, subscription: Subscription) -> dict:
     out = {
         "id": subscription.id,
         "protocol": subscription.protocol,
-        "protocolsettings": redacted(subscription.protocolsettings),
-        "sink": masked(subscription.sink),
+        "protocolsettings": shown_settings(subscription.protocolsettings),
+        "sink": shown_sink(subscription.sink),
     }
     if subscription.filters:
         out["filters"] = subscription.filters

@@ -19,6 +19,7 @@ import httpcore
 from django.conf import settings
 
 from .. import outbound
+from ..masking import redacted_text
 from ..validators.sink_urls import Sink, SinkError
 from ..validators.sinks import deliverable
 from .events import event_format, structured
@@ -89,7 +90,9 @@ def send(subscription, event) -> Outcome:
     retry_after = next(
         (value.decode("latin-1") for name, value in answer_headers if name.lower() == b"retry-after"), None
     )
-    return Outcome(ok=ok, status_code=status, retry_after=retry_after, error="" if ok else refusal(status, excerpt))
+    # the answer may echo the request: the subscription's secrets are not kept in the attempt's error
+    error = "" if ok else redacted_text(refusal(status, excerpt), subscription)
+    return Outcome(ok=ok, status_code=status, retry_after=retry_after, error=error)
 
 
 def refusal(status: int, excerpt: bytes) -> str:

@@ -52,6 +52,13 @@ _PATH = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*")
 _QUERY = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*")
 
 
+def _shown(sink: str) -> str:
+    """The sink as errors name it: its secrets masked, as reads show it (an error must not tell them either)."""
+    from ..masking import shown_sink
+
+    return shown_sink(sink)
+
+
 class SinkError(ValueError):
     """The sink cannot be used; the message names what is wrong."""
 
@@ -93,24 +100,28 @@ def _family(protocol: str) -> str:
 def _host(text: str, sink: str) -> str:
     if text.startswith("["):
         if not text.endswith("]"):
-            raise SinkError(f"sink {sink!r}: IPv6 host {text!r} lacks its closing ']'")
+            raise SinkError(f"sink {_shown(sink)!r}: IPv6 host {text!r} lacks its closing ']'")
         try:
             address = ipaddress.IPv6Address(text[1:-1])
         except ValueError:
-            raise SinkError(f"sink {sink!r}: {text!r} is not an IPv6 address (zones are not accepted)") from None
+            raise SinkError(
+                f"sink {_shown(sink)!r}: {text!r} is not an IPv6 address (zones are not accepted)"
+            ) from None
         return address.compressed
     host = text.lower().removesuffix(".")
     if not host:
-        raise SinkError(f"sink {sink!r} has no host")
+        raise SinkError(f"sink {_shown(sink)!r} has no host")
     labels = host.split(".")
     if _NUMERIC_LABEL.fullmatch(labels[-1]):
         try:
             return str(ipaddress.IPv4Address(host))
         except ValueError:
-            raise SinkError(f"sink {sink!r}: host {text!r} is not a dotted-quad IPv4 address nor a DNS name") from None
+            raise SinkError(
+                f"sink {_shown(sink)!r}: host {text!r} is not a dotted-quad IPv4 address nor a DNS name"
+            ) from None
     if len(host) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
         raise SinkError(
-            f"sink {sink!r}: host {text!r} is not a DNS name (letters, digits, '-', '_' and dots; "
+            f"sink {_shown(sink)!r}: host {text!r} is not a DNS name (letters, digits, '-', '_' and dots; "
             "write international names in their xn-- form)"
         )
     return host
@@ -125,18 +136,18 @@ def _server(text: str, sink: str, protocol: str, scheme: str) -> tuple[str, int]
         rest = colon + port_text
     host = _host(host_text, sink)
     if rest and not rest.startswith(":"):
-        raise SinkError(f"sink {sink!r}: {text!r} is not host:port")
+        raise SinkError(f"sink {_shown(sink)!r}: {text!r} is not host:port")
     port_text = rest[1:]
     if rest and not port_text.isdigit():
-        raise SinkError(f"sink {sink!r}: port {port_text!r} of {text!r} is not a number")
+        raise SinkError(f"sink {_shown(sink)!r}: port {port_text!r} of {text!r} is not a number")
     if port_text:
         port = int(port_text)
         if not 0 < port < 65536:
-            raise SinkError(f"sink {sink!r}: port {port} is outside 1-65535")
+            raise SinkError(f"sink {_shown(sink)!r}: port {port} is outside 1-65535")
         return host, port
     default = DEFAULT_PORTS.get((_family(protocol), scheme))
     if default is None:
-        raise SinkError(f"sink {sink!r}: bootstrap server {text!r} needs a port (host:port)")
+        raise SinkError(f"sink {_shown(sink)!r}: bootstrap server {text!r} needs a port (host:port)")
     return host, default
 
 
@@ -147,19 +158,19 @@ def parse_sink(protocol: str, sink) -> Sink:
     if not isinstance(sink, str) or not sink:
         raise SinkError("sink is required (an absolute URI)")
     if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in sink):
-        raise SinkError(f"sink {sink!r} contains whitespace or control characters (percent-encode them)")
+        raise SinkError(f"sink {_shown(sink)!r} contains whitespace or control characters (percent-encode them)")
     if not sink.isascii() or "\\" in sink:
-        raise SinkError(f"sink {sink!r} contains characters a URI does not (non-ASCII, backslash)")
+        raise SinkError(f"sink {_shown(sink)!r} contains characters a URI does not (non-ASCII, backslash)")
     scheme, separator, rest = sink.partition("://")
     scheme = scheme.lower()
     if not separator or not scheme:
-        raise SinkError(f"sink {sink!r} is not an absolute URI (scheme://host...)")
+        raise SinkError(f"sink {_shown(sink)!r} is not an absolute URI (scheme://host...)")
     if scheme not in SCHEMES[protocol]:
         raise SinkError(
             f"sink scheme {scheme!r} is not valid for {protocol} (use {', '.join(sorted(SCHEMES[protocol]))})"
         )
     if "#" in rest:
-        raise SinkError(f"sink {sink!r} has a fragment (#...): no protocol sends one; remove it")
+        raise SinkError(f"sink {_shown(sink)!r} has a fragment (#...): no protocol sends one; remove it")
     end = min((i for i in (rest.find("/"), rest.find("?")) if i >= 0), default=len(rest))
     authority, tail = rest[:end], rest[end:]
     path, _, query = tail.partition("?")
@@ -167,27 +178,27 @@ def parse_sink(protocol: str, sink) -> Sink:
     if "@" in authority:
         if protocol not in USER_INFO:
             raise SinkError(
-                f"sink {sink!r} has user info (user@ or user:password@), which {protocol} does not use: "
+                f"sink {_shown(sink)!r} has user info (user@ or user:password@), which {protocol} does not use: "
                 "give credentials in protocolsettings"
             )
         userinfo, _, authority = authority.rpartition("@")
         if "@" in userinfo or not _USER_INFO.fullmatch(userinfo):
-            raise SinkError(f"sink {sink!r}: its user info holds characters that must be percent-encoded")
+            raise SinkError(f"sink {_shown(sink)!r}: its user info holds characters that must be percent-encoded")
         user, colon, secret = userinfo.partition(":")
         username, password = unquote(user), (unquote(secret) if colon else None)
     if "%" in authority:
-        raise SinkError(f"sink {sink!r}: a percent-encoded host is not accepted")
+        raise SinkError(f"sink {_shown(sink)!r}: a percent-encoded host is not accepted")
     if not authority:
-        raise SinkError(f"sink {sink!r} has no host")
+        raise SinkError(f"sink {_shown(sink)!r} has no host")
     parts = authority.split(",")
     if len(parts) > 1 and protocol != "KAFKA":
-        raise SinkError(f"sink {sink!r} names several hosts: {protocol} takes one")
+        raise SinkError(f"sink {_shown(sink)!r} names several hosts: {protocol} takes one")
     servers = tuple(_server(part, sink, protocol, scheme) for part in parts)
     if not _PATH.fullmatch(path) or not _QUERY.fullmatch(query):
-        raise SinkError(f"sink {sink!r}: its path or query holds characters that must be percent-encoded")
+        raise SinkError(f"sink {_shown(sink)!r}: its path or query holds characters that must be percent-encoded")
     if "?" in tail and protocol not in QUERY:
-        raise SinkError(f"sink {sink!r} has a query (?...), which {protocol} does not use")
+        raise SinkError(f"sink {_shown(sink)!r} has a query (?...), which {protocol} does not use")
     path_used = protocol in ("HTTP", "AMQP") or scheme in ("ws", "wss")
     if path not in ("", "/") and not path_used:
-        raise SinkError(f"sink {sink!r} has a path, which {protocol} over {scheme} does not use")
+        raise SinkError(f"sink {_shown(sink)!r} has a path, which {protocol} over {scheme} does not use")
     return Sink(protocol, scheme, servers, path, query, username, password)

@@ -6,22 +6,18 @@ special-purpose registries, multicast, IPv6 outside global unicast, NAT64 of a r
 unless the deployment allows private sinks. Checked when a subscription is written and again before each
 delivery, on the same parse that the sender then uses (`deliverable`).
 
-Secrecy: `masked` hides what a sink URL may carry as credentials (the password of its user info, every query
-value) in everything the server shows of a subscription.
+What reads show of a sink is `subscriptions.masking`'s business.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-from urllib.parse import urlsplit
 
 from django.conf import settings
 
 from .addresses import unreachable_reason
 from .sink_urls import Sink, SinkError, parse_sink
-
-MASK = "***"
 
 
 def resolve(host: str, port: int) -> list[str]:
@@ -76,22 +72,3 @@ def deliverable(subscription) -> Sink:
     if reason:
         raise SinkError(reason)
     return parsed
-
-
-def masked(sink: str) -> str:
-    """The sink as shown to clients and operators: user-info password and query values replaced by ***."""
-    try:
-        parts = urlsplit(sink)
-    except ValueError:
-        return sink
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, hostport = netloc.rsplit("@", 1)
-        # user:password keeps the user's name; a user info without a password is often a token: all hidden
-        netloc = f"{userinfo.split(':', 1)[0]}:{MASK}@{hostport}" if ":" in userinfo else f"{MASK}@{hostport}"
-    query = (
-        "&".join(f"{pair.split('=', 1)[0]}={MASK}" if pair else pair for pair in parts.query.split("&"))
-        if parts.query
-        else ""
-    )
-    return parts._replace(netloc=netloc, query=query).geturl()

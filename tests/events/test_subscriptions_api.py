@@ -101,7 +101,7 @@ def test_credentials_are_never_echoed(su, private_sinks):
         "protocolsettings": {"headers": {"Authorization": "Bearer secret", "X-Team": "a"}},
     }
     echoed = su.post("/subscriptions", body, format="json").json()
-    assert echoed["protocolsettings"]["headers"] == {"X-Team": "a"}
+    assert echoed["protocolsettings"]["headers"] == {"X-Team": "***"}  # any header may be a secret
 
 
 def test_writes_need_permission(anon):

@@ -128,3 +128,186 @@ def test_non_global_sink_is_refused_again_at_delivery(su, settings, django_captu
         assert su.put("/schemaGroups/g", {}, format="json").status_code == 201
     attempt = DeliveryAttempt.objects.get()
     assert "refused" in attempt.error and "not a globally routable" in attempt.error
+
+
+# --- issue 24 item 10: every header and property value, every query part, the fragment ----------------------
+
+HEADER_SECRETS = {
+    "Proxy-Authorization": "Basic cHJveHk6c2VjcmV0LXByb3h5",
+    "Cookie": "session=secret-cookie-value",
+    "X-Api-Key": "secret-api-key",
+    "X-Auth-Token": "secret-auth-token",
+    "X-Team": "orders",
+}
+SEEDED = {
+    "http": {
+        "protocol": "HTTP",
+        "sink": "https://hooks.example.com/in?SECRETVALUELESS&sig=secret-signature&team=core",
+        "protocolsettings": {"headers": {**HEADER_SECRETS, "Authorization": "Bearer secret-bearer"}},
+    },
+    "amqp": {
+        "protocol": "AMQP",
+        "sink": "amqp://mq.example.com:5672/orders",
+        "protocolsettings": {"linkproperties": {"x-opt-key": "secret-link-property", "team": "core"}},
+    },
+    "mqtt": {
+        "protocol": "MQTT5",
+        "sink": "mqtt://mq.example.com:1883",
+        "protocolsettings": {"topicname": "t", "userproperties": {"api-key": "secret-user-property", "team": "core"}},
+    },
+}
+SECRET_WORDS = [
+    *[v for k, v in HEADER_SECRETS.items() if k != "X-Team"],
+    "secret-bearer",
+    "SECRETVALUELESS",
+    "secret-signature",
+    "secret-link-property",
+    "secret-user-property",
+    "secret-fragment-token",
+]
+
+
+CREATED_ANSWERS: dict[str, str] = {}
+
+
+@pytest.fixture
+def seeded(su, settings):
+    """One subscription of each kind created through the API, and one stored with a fragment (refused today,
+    stored by an older release)."""
+    settings.REGISTRY_ALLOW_PRIVATE_SINKS = True  # *.example.com need not resolve here
+    settings.REGISTRY_WEBHOOK_HANDSHAKE = False
+    ids = {}
+    for name, body in SEEDED.items():
+        response = su.post("/subscriptions", body, format="json")
+        assert response.status_code == 201, response.content
+        CREATED_ANSWERS[name] = response.content.decode()
+        ids[name] = response.json()["id"]
+    ids["fragment"] = Subscription.objects.create(
+        protocol="HTTP", sink="https://hooks.example.com/in#access_token=secret-fragment-token", status="active"
+    ).pk
+    return ids
+
+
+@pytest.fixture
+def viewer(django_user_model):
+    """A staff user with the view permission on subscriptions only."""
+    user = django_user_model.objects.create_user("viewer", password="pw", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_subscription"))
+    client = APIClient()
+    client.force_authenticate(django_user_model.objects.get(pk=user.pk))
+    return client
+
+
+def test_view_only_users_read_no_secret(seeded, viewer):
+    for name, answer in CREATED_ANSWERS.items():  # the create's answer (to its writer) shows none either
+        assert not [word for word in SECRET_WORDS if word in answer], name
+    pages = [viewer.get("/subscriptions")] + [viewer.get(f"/subscriptions/{sid}") for sid in seeded.values()]
+    for response in pages:
+        assert response.status_code == 200
+        for word in SECRET_WORDS:
+            assert word not in response.content.decode(), word
+    shown = {sid: viewer.get(f"/subscriptions/{sid}").json() for sid in seeded.values()}
+    http = shown[seeded["http"]]
+    assert http["sink"] == "https://hooks.example.com/in?***&sig=***&team=***"
+    assert http["protocolsettings"]["headers"] == {name: "***" for name in HEADER_SECRETS}  # Authorization: left out
+    assert shown[seeded["amqp"]]["protocolsettings"]["linkproperties"] == {"x-opt-key": "***", "team": "***"}
+    assert shown[seeded["mqtt"]]["protocolsettings"]["userproperties"] == {"api-key": "***", "team": "***"}
+    assert shown[seeded["fragment"]]["sink"] == "https://hooks.example.com/in#***"
+
+
+def test_names_listed_as_safe_are_shown(seeded, viewer, settings):
+    settings.REGISTRY_SUBSCRIPTION_SAFE_NAMES = ["x-team", "TEAM", "Authorization"]  # a credential never is
+    http = viewer.get(f"/subscriptions/{seeded['http']}").json()
+    assert http["sink"] == "https://hooks.example.com/in?***&sig=***&team=core"
+    assert http["protocolsettings"]["headers"] == {**{k: "***" for k in HEADER_SECRETS}, "X-Team": "orders"}
+    amqp = viewer.get(f"/subscriptions/{seeded['amqp']}").json()
+    assert amqp["protocolsettings"]["linkproperties"] == {"x-opt-key": "***", "team": "core"}
+    assert "secret-bearer" not in viewer.get("/subscriptions").content.decode()
+
+
+def test_what_was_read_sent_back_keeps_the_stored_secrets(seeded, su):
+    before = {s.pk: (s.sink, s.protocolsettings) for s in Subscription.objects.all()}
+    for name, sid in seeded.items():
+        shown = su.get(f"/subscriptions/{sid}").json()
+        body = {k: shown[k] for k in ("protocol", "sink", "protocolsettings") if k in shown}
+        body["filters"] = [{"prefix": {"subject": "/schemaGroups/"}}]
+        response = su.put(f"/subscriptions/{sid}", body, format="json")
+        for word in SECRET_WORDS:
+            assert word not in response.content.decode(), (name, word)  # errors name the sink as shown too
+        if name == "fragment":  # stored before fragments were refused: kept as is, and refused as is
+            assert_problem(response, 400, "fragment")
+            assert Subscription.objects.get(pk=sid).sink == before[sid][0]
+            continue
+        assert response.status_code == 200, (name, response.content)
+        stored = Subscription.objects.get(pk=sid)
+        sink, protocolsettings = before[sid]
+        assert stored.sink == sink and stored.filters == body["filters"]
+        expected = {k: v for k, v in protocolsettings.items()}
+        if name == "http":  # Authorization is a credential: not shown, so a PUT without it drops it (as passwords)
+            expected["headers"] = {k: v for k, v in expected["headers"].items() if k != "Authorization"}
+        assert {k: v for k, v in stored.protocolsettings.items() if k in expected} == expected, name
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"protocolsettings": {"headers": {"X-New": "***"}}}, "protocolsettings.headers.X-New"),
+        ({"sink": "https://other.example.com/in?sig=***"}, "sink"),
+    ],
+)
+def test_a_masked_value_with_nothing_stored_to_keep_is_refused(seeded, su, change, named):
+    sid = seeded["http"]
+    before = list(Subscription.objects.values())
+    body = {**SEEDED["http"], **change}
+    assert_problem(su.put(f"/subscriptions/{sid}", body, format="json"), 400, named, "***")
+    assert_problem(su.post("/subscriptions", body, format="json"), 400, named, "***")
+    assert list(Subscription.objects.values()) == before
+
+
+def test_the_admin_search_is_no_oracle_for_secrets(seeded, client, superuser):
+    client.force_login(superuser)
+    for url in ("/admin/subscriptions/subscription/", "/admin/subscriptions/delivery/"):
+        for term in ("secret-signature", "SECRETVALUELESS", "secret-fragment"):
+            page = client.get(url, {"q": term}).content.decode()
+            assert "0 subscriptions" in page or "0 deliveries" in page, (url, term)
+
+
+def test_an_answer_that_echoes_the_request_does_not_store_its_secrets(su, settings, django_capture_on_commit_callbacks):
+    """A sink's error answer echoing our headers lands in the attempt's error, which view-only users read."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from subscriptions.models import DeliveryAttempt
+
+    class Echo(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = str(dict(self.headers)).encode()
+            self.send_response(400)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings.REGISTRY_ALLOW_PRIVATE_SINKS = True
+    settings.REGISTRY_WEBHOOK_HANDSHAKE = False
+    try:
+        body = {
+            "protocol": "HTTP",
+            "sink": f"http://hook:secret-basic@127.0.0.1:{server.server_port}/in",
+            "protocolsettings": {"headers": {"X-Api-Key": "secret-api-key", "Cookie": "c=secret-cookie"}},
+        }
+        assert su.post("/subscriptions", body, format="json").status_code == 201
+        with django_capture_on_commit_callbacks(execute=True):
+            assert su.put("/schemaGroups/echo", {}, format="json").status_code == 201
+    finally:
+        server.shutdown()
+        server.server_close()
+    error = DeliveryAttempt.objects.get().error
+    assert error.startswith("HTTP 400") and "X-Api-Key" in error
+    for word in ("secret-api-key", "secret-cookie", "secret-basic", "aG9vazpzZWNyZXQtYmFzaWM="):
+        assert word not in error, error
