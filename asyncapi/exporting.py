@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 from registry.attributes import version_sort_key
 
+from .export_reads import Endpoint, MessageGroup, SchemaVersion
 from .payloads import registry_format
-from .selectors import Endpoint, MessageGroup, SchemaVersion
 
 KEY = re.compile(r"[^A-Za-z0-9_\-]")
 COMPONENT_KEY = re.compile(r"[^A-Za-z0-9_.\-]")

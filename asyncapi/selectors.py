@@ -1,24 +1,17 @@
-"""Reads of the AsyncAPI app: what an import keeps of the store, and what an export needs from it.
+"""Reads of the AsyncAPI import: what an import keeps of the store (the export's reads are in export_reads.py).
 
-Import (`with_stored_state`): attributes an AsyncAPI document never carries (labels, documentation, owners, a
-schema's compatibility level, deprecation, ...) stay as they are stored when the document is imported again; and a
-payload whose schema equals the stored latest version adds no version, whatever `info.version` says.
-
-Export (`message_group`, `endpoint`): groups, messages (xRegistry 1.0 shape) and the schema versions they use.
+Attributes an AsyncAPI document never carries (labels, documentation, owners, a schema's compatibility level,
+deprecation, ...) stay as they are stored when the document is imported again; a payload whose schema equals the
+stored latest version adds no version, whatever `info.version` says.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 from catalog.validators.format_names import same_format
-from catalog.xr10 import definition_to_v10, group_to_v10
-from endpoints.xr10 import endpoint_to_v10
 from registry.attributes import stored_attributes
-from registry.errors import Problem, not_found
 from registry.models import Group, Resource, Version
-from registry.references import resolve
 from registry.representations import is_json_media_type
 from registry.services.versions import resource_attributes, version_attributes
 
@@ -69,49 +62,64 @@ def _keep(stored: dict, data: dict, owned: set) -> None:
             data[key] = value
 
 
+def _chunks(values: list, size: int = 500):
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
 def with_stored_state(doc: dict) -> None:
     """Complete a mapped registry document (in place) with what the store holds that the AsyncAPI document does
-    not decide, and drop payload versions equal to their schema's latest stored version."""
+    not decide, and drop payload versions equal to their schema's latest stored version. A few queries whatever
+    the number of groups (a thousand channels are a thousand groups)."""
     for plural, owned in OWNED.items():
         groups = doc.get(plural) or {}
-        if not groups:
-            continue
-        stored = {g.gid: g for g in Group.objects.filter(group_type=plural, gid__in=list(groups))}
-        for gid, data in groups.items():
-            group = stored.get(gid)
-            if group is None:
-                continue
-            _keep(stored_attributes(group), data, owned)
-            if plural == "schemaGroups":
-                _schemas(group, data.get("schemas") or {})
-            elif plural == "definitionGroups":
-                _definitions(group, data.get("definitions") or {})
+        stored = {}
+        for chunk in _chunks(list(groups)):
+            stored.update({g.gid: g for g in Group.objects.filter(group_type=plural, gid__in=chunk)})
+        for gid, group in stored.items():
+            _keep(stored_attributes(group), groups[gid], owned)
+        if plural == "schemaGroups":
+            _schemas(stored, groups)
+        elif plural == "definitionGroups":
+            _definitions(stored, groups)
 
 
-def _schemas(group: Group, schemas: dict) -> None:
-    for resource in Resource.objects.filter(group=group, resource_type="schemas", rid__in=list(schemas)).select_related(
-        "latest"
-    ):
-        entry = schemas[resource.rid]
+def _resources(stored: dict[str, Group], groups: dict, rplural: str):
+    """The stored resources of type `rplural` that the document's groups hold, with their latest version."""
+    by_pk = {group.pk: gid for gid, group in stored.items()}
+    for chunk in _chunks(list(by_pk)):
+        rows = Resource.objects.filter(group_id__in=chunk, resource_type=rplural).select_related("latest")
+        for resource in rows:
+            entries = groups[by_pk[resource.group_id]].get(rplural) or {}
+            if resource.rid in entries:
+                yield resource, entries[resource.rid]
+
+
+def _schemas(stored: dict[str, Group], groups: dict) -> None:
+    found = list(_resources(stored, groups, "schemas"))
+    vids: dict[int, set[str]] = {}
+    for chunk in _chunks([resource.pk for resource, _ in found]):
+        for pk, vid in Version.objects.filter(resource_id__in=chunk).values_list("resource_id", "vid"):
+            vids.setdefault(pk, set()).add(vid.lower())
+    for resource, entry in found:
         attrs = resource_attributes(resource)
         _keep(attrs, entry, SCHEMA_OWNED)
         latest = resource.latest
         if latest is None or len(entry.get("versions") or {}) != 1:
             continue
         ((vid, version),) = entry["versions"].items()
-        if Version.objects.filter(resource=resource, vid__iexact=vid).exists():
+        if vid.lower() in vids.get(resource.pk, set()):
             continue  # that version is written as the document has it (an update goes through the usual checks)
         stored_format = latest.extensions.get("format") or attrs.get("format")
         if _same_schema(latest, stored_format, entry.get("format") or "", version.get("schema")):
             entry["versions"] = {}
 
 
-def _definitions(group: Group, definitions: dict) -> None:
-    rows = Resource.objects.filter(group=group, resource_type="definitions", rid__in=list(definitions))
-    for resource in rows.select_related("latest"):
-        stored = _json(resource.latest)
-        if isinstance(stored, dict):
-            _keep({**version_attributes(resource.latest), **stored}, definitions[resource.rid], DEFINITION_OWNED)
+def _definitions(stored: dict[str, Group], groups: dict) -> None:
+    for resource, entry in _resources(stored, groups, "definitions"):
+        document = _json(resource.latest)
+        if isinstance(document, dict):
+            _keep({**version_attributes(resource.latest), **document}, entry, DEFINITION_OWNED)
 
 
 def stored_versions(sg: str, sids: list[str]) -> dict[str, set[str]]:
@@ -122,134 +130,4 @@ def stored_versions(sg: str, sids: list[str]) -> dict[str, set[str]]:
     ).filter(resource__rid__in=sids)
     for rid, vid in rows.values_list("resource__rid", "vid"):
         out.setdefault(rid, set()).add(vid.lower())
-    return out
-
-
-COMMON_V10 = {"name": "name", "description": "description", "tags": "labels", "docs": "documentation"}
-
-
-def common_v10(attrs: dict) -> dict:
-    """The common attributes (name, description, labels, documentation) of stored attributes, in 1.0 names."""
-    return {new: attrs[old] for old, new in COMMON_V10.items() if attrs.get(old) not in (None, "", {})}
-
-
-# export ---------------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class SchemaVersion:
-    path: str  # /schemagroups/G/schemas/S/versions/V
-    group: str
-    schema: str
-    version: str
-    format: str | None
-    document: object  # JSON value, or text; None when the version is stored elsewhere
-    uri: str | None = None  # where the version is stored, when not here (its RESOURCEURI)
-    metadata: dict = field(default_factory=dict)  # the version's name, description, labels, documentation (1.0)
-    group_attributes: dict = field(default_factory=dict)  # its schema group's (1.0 names)
-
-
-@dataclass
-class MessageGroup:
-    gid: str
-    attributes: dict  # 1.0 names
-    messages: dict[str, dict] = field(default_factory=dict)  # id -> 1.0 attributes
-    schemas: dict[str, SchemaVersion] = field(default_factory=dict)  # message id -> its payload schema
-
-
-@dataclass
-class Endpoint:
-    eid: str
-    attributes: dict  # 1.0 names
-    groups: list[MessageGroup] = field(default_factory=list)
-
-
-def schema_version(reference: str, base_urls) -> SchemaVersion | None:
-    """The stored schema version a message's `dataschemauri` names (its latest when no version is named)."""
-    path = resolve(reference, base_urls)
-    if not path:
-        return None
-    parts = path.split(":", 1)[0].strip("/").split("/")
-    if len(parts) not in (4, 6) or parts[0] != "schemaGroups" or parts[2] != "schemas":
-        return None
-    resource = (
-        Resource.objects.filter(
-            group__group_type="schemaGroups", group__gid=parts[1], resource_type="schemas", rid=parts[3]
-        )
-        .select_related("latest", "group")
-        .first()
-    )
-    if resource is None:
-        return None
-    version = resource.latest if len(parts) == 4 else Version.objects.filter(resource=resource, vid=parts[5]).first()
-    if version is None or (version.content is None and not version.resource_uri):
-        return None
-    fmt = version.extensions.get("format") or resource.extensions.get("format")
-    document = _json(version) if is_json_media_type(version.media_type) else None
-    if document is None and version.content is not None:
-        document = bytes(version.content).decode("utf-8", "replace")
-    return SchemaVersion(
-        path=f"/schemagroups/{parts[1]}/schemas/{parts[3]}/versions/{version.vid}",
-        group=resource.group.gid,
-        schema=resource.rid,
-        version=version.vid,
-        format=fmt,
-        document=document,
-        uri=version.resource_uri if version.content is None else None,
-        metadata=common_v10(version_attributes(version)),
-        group_attributes=common_v10(stored_attributes(resource.group)),
-    )
-
-
-def message_group(gid: str, base_urls=()) -> MessageGroup:
-    """A message group with its messages and their payload schemas; Problem 404 when there is none."""
-    group = Group.objects.filter(group_type="definitionGroups", gid=gid).first()
-    if group is None:
-        raise not_found(f"/messagegroups/{gid}")
-    out = MessageGroup(gid=group.gid, attributes=group_to_v10(stored_attributes(group)))
-    for resource in Resource.objects.filter(group=group, resource_type="definitions").select_related("latest"):
-        document = _json(resource.latest)
-        if not isinstance(document, dict):
-            continue
-        # the shared attributes (name, description, tags, docs) are the version's, the rest its document
-        document = {**version_attributes(resource.latest), **document}
-        message = definition_to_v10({k: v for k, v in document.items() if k != "id"})
-        out.messages[resource.rid] = message
-        reference = message.get("dataschemauri")
-        if isinstance(reference, str):
-            found = schema_version(reference, base_urls)
-            if found is not None:
-                out.schemas[resource.rid] = found
-    return out
-
-
-def endpoint(eid: str, base_urls=()) -> Endpoint:
-    """An endpoint with the message groups it references (those that exist)."""
-    group = Group.objects.filter(group_type="endpoints", gid=eid).first()
-    if group is None:
-        raise not_found(f"/endpoints/{eid}")
-    stored = stored_attributes(group)
-    out = Endpoint(eid=group.gid, attributes=endpoint_to_v10(stored))
-    references = stored.get("definitionGroups")
-    for reference in references if isinstance(references, list) else []:
-        path = resolve(reference, base_urls) if isinstance(reference, str) else None
-        parts = (path or "").strip("/").split("/")
-        if len(parts) == 2 and parts[0] == "definitionGroups":
-            try:
-                out.groups.append(message_group(parts[1], base_urls))
-            except Problem:  # a dangling reference (the spec allows them) exports nothing
-                continue
-    return out
-
-
-def endpoints_of(gid: str, base_urls=()) -> list[Endpoint]:
-    """The endpoints that reference the message group `gid` (their own attributes; no groups)."""
-    out = []
-    for group in Group.objects.filter(group_type="endpoints").order_by("gid"):
-        stored = stored_attributes(group)
-        references = stored.get("definitionGroups")
-        for reference in references if isinstance(references, list) else []:
-            if isinstance(reference, str) and resolve(reference, base_urls) == f"/definitionGroups/{gid}":
-                out.append(Endpoint(eid=group.gid, attributes=endpoint_to_v10(stored)))
-                break
     return out
