@@ -1,4 +1,7 @@
-"""The admin dashboard: counts per type, recent changes, and the panels apps register (registry/dashboard.py)."""
+"""The admin dashboard: counts per type, recent changes, and the panels apps register (registry/dashboard.py).
+
+Recent changes are grouped by path: one line per entity among the latest RECENT_EVENTS changes, the newest first,
+with how many changes it had and since when (ten saves of one schema are one line, not the whole list)."""
 
 from django import template
 from django.db.models import Count
@@ -11,6 +14,8 @@ from registry.selectors import registry_counts
 
 register = template.Library()
 KINDS = {"updated": "changed", "deleted": "deleted"}
+RECENT_PATHS = 10  # lines of "Recent changes"
+RECENT_EVENTS = 500  # the latest changes they are grouped from
 
 
 def _counts() -> list[dict]:
@@ -29,6 +34,21 @@ def _counts() -> list[dict]:
                 holder_url = url
         rows.append(cells)
     return rows
+
+
+def _recent() -> list[dict]:
+    """The latest changes, one per path: the newest change of each, with the count and the oldest time."""
+    grouped: dict[str, dict] = {}
+    for event in OutboxEvent.objects.order_by("-created_at")[:RECENT_EVENTS]:
+        entry = grouped.get(event.subject)
+        if entry is None:
+            if len(grouped) == RECENT_PATHS:
+                continue  # a path seen first after the tenth: older than every line shown
+            grouped[event.subject] = {**_change(event), "count": 1, "since": event.time}
+        else:
+            entry["count"] += 1
+            entry["since"] = event.time
+    return list(grouped.values())
 
 
 def _change(event: OutboxEvent) -> dict:
@@ -51,7 +71,7 @@ def registry_dashboard(context):
     user = context.get("user")
     return {
         "rows": _counts(),
-        "recent": [_change(e) for e in OutboxEvent.objects.order_by("-created_at")[:10]],
+        "recent": _recent(),
         "groups_total": Group.objects.count(),
         "may_import": bool(user and user.has_perms(["registry.add_group", "registry.change_group"])),
         "events_url": reverse("admin:registry_outboxevent_changelist"),

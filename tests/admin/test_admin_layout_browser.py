@@ -103,3 +103,35 @@ def test_the_deliveries_list_shows_where_events_go_and_how_they_fare(
     text = page.inner_text("#content-main")
     assert "HTTP 503 Service Unavailable" in text and "1 of at most 20" in text
     shot(page, "delivery")
+
+
+def test_the_whole_registry_map_fits_the_width_and_pans_and_zooms(demo, shot, live_server):
+    page = demo
+    page.goto(f"{live_server.url}/admin/registry/map/")
+    page.wait_for_function("window.catalogMap !== undefined")
+    assert page.evaluate(OVERFLOWS) == []
+    box = page.locator("#catalog-map").bounding_box()
+    assert box["x"] + box["width"] <= WIDTH
+    schema_groups = page.locator("#catalog-map g.node:has(title:text-matches('^/schemaGroups/'))")
+    assert schema_groups.count() >= 10
+    for node in schema_groups.all()[:3]:  # the schema column, off-screen at 1,400 px before: in view, whole
+        edge = node.bounding_box()
+        assert box["x"] <= edge["x"] and edge["x"] + edge["width"] <= box["x"] + box["width"] + 1, (edge, box)
+    svg = page.locator("#catalog-map svg").bounding_box()
+    assert abs(svg["width"] - box["width"]) <= 4  # the map as wide as the page allows
+    shot(page, "map-registry")
+    node = schema_groups.first
+    before = node.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
+    for _ in range(5):  # zoom in: each wheel step by the library's sensitivity
+        page.mouse.wheel(0, -100)
+        page.wait_for_timeout(100)
+    zoomed = node.bounding_box()
+    assert zoomed["width"] > before["width"] * 1.2, (before, zoomed)
+    start = (box["x"] + 200, box["y"] + 200)
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(start[0] + 150, start[1] + 40, steps=5)  # drag: pan
+    page.mouse.up()
+    panned = node.bounding_box()
+    assert abs(panned["x"] - zoomed["x"] - 150) < 5 and abs(panned["y"] - zoomed["y"] - 40) < 5, (zoomed, panned)
