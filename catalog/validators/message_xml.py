@@ -4,8 +4,9 @@ file or network access (`allow="none"`) and entities defused (`defuse="always"`)
 failing element: `data/order/qty`. XML data longer than MAX_XML_BYTES is not checked: an error marked unchecked
 says so (xmlschema validates about a megabyte a second). Compiled schemas are cached per digest.
 
-Budget (issue 24, catalog.validators.budget): every element of the data is a step (xmlschema's validation hook),
-and so is every evaluation of an XPath expression of an XSD 1.1 assertion (`xs:assert`, `xs:assertion`): the
+Budget (issue 24, catalog.validators.budget): the schema is built, and the data validated, by the budgeted schema
+classes of catalog.validators.xsd_classes (a step per component built and per value decoded); every element of the
+data is a step too (xmlschema's validation hook), and so is every evaluation of an XPath expression of an XSD 1.1 assertion (`xs:assert`, `xs:assertion`): the
 schema is built with elementpath parsers whose tokens spend a step before they evaluate or select. A nested
 `every ... satisfies` over 200 elements took 105 s; it now ends with the budget's problem.
 """
@@ -18,6 +19,7 @@ import warnings
 
 from . import budget
 from .digest_cache import DigestLRU, digest
+from .xsd_classes import schema_class
 
 MAX_XML_BYTES = 2 * 1024 * 1024  # XML data checked at most (xmlschema validates about 1 MB a second)
 CACHE_SIZE = 64
@@ -25,11 +27,11 @@ _cache = DigestLRU(CACHE_SIZE)
 
 
 @functools.cache
-def _started(cls):
-    """xmlschema's metaschema of `cls` built and the budgeted parsers made: once per process, outside any check's
-    budget (about half a second that no input causes)."""
+def _started(version: str):
+    """The budgeted schema class of `version` (catalog.validators.xsd_classes) and the budgeted XPath parsers
+    made: once per process, outside any check's budget (about a second that no input causes)."""
+    cls = schema_class(version)
     with budget.paused():
-        cls.meta_schema.build()
         maps = cls.meta_schema.maps
         _budgeted_parser(maps.xpath_parser_class), _budgeted_parser(maps.assertion_parser_class)
     return cls
@@ -37,14 +39,11 @@ def _started(cls):
 
 def xml_schema(version: str | None, content: bytes):
     """The compiled XSD (cached per digest); ValueError when it cannot be built."""
-    with budget.paused():
-        import xmlschema
-
     key = digest("XSD", version, content)
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    cls = _started(xmlschema.XMLSchema10 if (version or "").startswith("1.0") else xmlschema.XMLSchema11)
+    cls = _started("1.0" if (version or "").startswith("1.0") else "1.1")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -17,7 +17,8 @@ library exception, RecursionError and MemoryError included, becomes an error str
 
 Budget (issue 24): a document is checked within REGISTRY_CHECK_SECONDS (catalog.validators.budget; its own
 limit, or the budget of the check that asks, such as a compatibility dry run); the Protobuf parser's grammar
-rules and the characters read are its steps, and past it a 503 problem names the budget. No verdict is cached then.
+rules and the characters read are its steps, as are an XML Schema's components built and values read
+(catalog.validators.xsd_classes), and past it a 503 problem names the budget. No verdict is cached then.
 
 Verdicts are cached (issue 14): the errors of a (family, version, document) are kept in a DigestLRU keyed by
 the document's sha256, so an unchanged document posted again, as a new version of an existing schema or in a
@@ -248,9 +249,9 @@ def _protobuf(version: str | None, content: bytes) -> list[str]:
 
 
 def _xsd(version: str | None, content: bytes) -> list[str]:
-    import xmlschema
+    from .xsd_classes import schema_class  # within the check budget: a step per component built and value read
 
-    cls = xmlschema.XMLSchema10 if (version or "").startswith("1.0") else xmlschema.XMLSchema11
+    cls = schema_class("1.0" if (version or "").startswith("1.0") else "1.1")
     try:
         with warnings.catch_warnings():  # an import that is not fetched is a warning, not an error
             warnings.simplefilter("ignore")

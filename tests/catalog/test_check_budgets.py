@@ -3,7 +3,7 @@
 run is never a pass (an error marked `"unchecked": true`, the other errors kept).
 
 The inputs are the issue's, scaled so that today's code takes seconds rather than minutes: each test then fails by
-its time bound instead of hanging the suite. Anonymous callers, both bindings; nothing is written.
+its time bound (CPU time of the thread that runs the request) instead of hanging the suite. Anonymous callers, both bindings; nothing is written.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import pytest
 from tests.helpers import assert_problem, make_definition_group, post_definition, snapshot
 
 STRUCTURED = "application/cloudevents+json"
-BOUND = 3.0  # seconds a check may take in these tests (budgets of 0.3 s, a loaded machine), whatever the input
+# CPU seconds of the test's thread (the test client runs the request in it) a request may take here, whatever the
+# input: CPU time, as the budgets count it, so that a loaded machine does not fail the tests
+BOUND = 2.0
 
 
 def event(data, type_="x.budget") -> dict:
@@ -48,9 +50,9 @@ def validate(client, did: str, message: dict, *, v1: bool = False):
         if v1
         else f"/definitionGroups/budget/definitions/{did}/validate"
     )
-    started = time.monotonic()
+    started = time.thread_time()
     response = client.generic("POST", path, json.dumps(message), content_type=STRUCTURED)
-    return response, time.monotonic() - started
+    return response, time.thread_time() - started
 
 
 def verdict_of(client, did, message, *, v1=False) -> dict:
@@ -238,9 +240,9 @@ def test_validate_messages_exits_2_past_the_budget(define, tmp_path, settings):
     items = "".join(f"<item>{i}</item>" for i in range(80))
     path = tmp_path / "events.jsonl"
     path.write_text(json.dumps({"definition": "budget/asserted", "message": event(f"<list>{items}</list>")}) + "\n")
-    started = time.monotonic()
+    started = time.thread_time()
     code, out = run("validate_messages", str(path))
-    assert time.monotonic() - started < BOUND
+    assert time.thread_time() - started < BOUND
     assert code == 2 and "REGISTRY_CHECK_SECONDS" in out and out.endswith("1 not fully checked\n"), out
 
 
@@ -268,9 +270,9 @@ def big_proto(messages: int) -> bytes:
 
 
 def timed(client, method: str, path: str, body: bytes = b"", content_type: str = JSON, **headers):
-    started = time.monotonic()
+    started = time.thread_time()
     response = client.generic(method, path, body, content_type=content_type, headers=headers)
-    return response, time.monotonic() - started
+    return response, time.thread_time() - started
 
 
 def test_compatibility_dry_run_and_writes_end_within_the_budget(su, anon, settings):
@@ -310,6 +312,33 @@ def test_compatibility_dry_run_and_writes_end_within_the_budget(su, anon, settin
     small = chain(3, "anyOf")
     response, took = timed(anon, "POST", "/schemaGroups/g1/schemas/js/compatibility", small)
     assert response.status_code == 200 and response.json()["compatible"] is True, response.content
+
+
+def test_an_xml_schema_candidate_is_built_within_the_budget(su, anon, settings):
+    """the same class for XSD: building a 2 MB schema of complex types took 90 s on a busy server (600 KB: about
+    12 s), and the dry run builds the candidate for any reader"""
+    from tests.helpers import make_group, post_schema
+
+    def xsd(types: int) -> bytes:
+        declared = "".join(
+            f'<xs:complexType name="T{i}"><xs:sequence><xs:element name="a" type="xs:string"/>'
+            f'<xs:element name="b" type="xs:int" minOccurs="0"/></xs:sequence>'
+            f'<xs:attribute name="x" type="xs:string"/></xs:complexType>'
+            for i in range(types)
+        )
+        return f'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">{declared}</xs:schema>'.encode()
+
+    make_group(su, "g1")
+    post_schema(su, "g1", "x", xsd(2), "application/xml", fmt="XSD/1.1")
+    response, took = timed(anon, "POST", "/schemaGroups/g1/schemas/x/compatibility", xsd(3), "application/xml")
+    assert response.status_code == 200 and response.json()["compatible"] is True, response.content
+    settings.REGISTRY_CHECK_SECONDS = 0.3
+    before = snapshot()
+    for path, client in (("/schemaGroups/g1/schemas/x/compatibility", anon), ("/schemaGroups/g1/schemas/x", su)):
+        response, took = timed(client, "POST", path, xsd(3000), "application/xml")
+        assert took < BOUND, (path, took)
+        assert_problem(response, 503, "REGISTRY_CHECK_SECONDS", kind="service-unavailable")
+    assert snapshot() == before
 
 
 def test_enums_are_compared_as_sets(su, anon):
