@@ -160,11 +160,22 @@ class SubscriptionAdmin(ServiceAdmin):
             services.set_status(subscription, Subscription.Status.DISABLED, f"disabled by {request.user}")
         self.message_user(request, f"Disabled {queryset.count()} subscription(s).")
 
-    @admin.action(description="Enable the selected subscriptions", permissions=["change"])
+    @admin.action(
+        description="Enable the selected subscriptions (validate again: the webhook handshake for HTTP)",
+        permissions=["change"],
+    )
     def enable(self, request, queryset):
-        for subscription in queryset:
-            services.set_status(subscription, Subscription.Status.ACTIVE, "")
-        self.message_user(request, f"Enabled {queryset.count()} subscription(s).")
+        outcomes: dict[str, list[str]] = {}
+        for pk in list(queryset.values_list("pk", flat=True)):
+            subscription = services.revalidate_subscription(sid=pk)
+            subscription.refresh_from_db()  # the handshake ran after the commit when no worker queue is configured
+            reason = f": {subscription.status_reason}" if subscription.status_reason else ""
+            outcomes.setdefault(subscription.status, []).append(f"{subscription.pk}{reason}")
+        for status, entries in sorted(outcomes.items()):
+            level = messages.ERROR if status == Subscription.Status.FAILED else messages.SUCCESS
+            if status == Subscription.Status.PENDING:
+                level = messages.INFO
+            self.message_user(request, f"{len(entries)} {status}: " + "; ".join(entries), level)
 
 
 class AttemptInline(admin.TabularInline):

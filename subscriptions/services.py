@@ -1,4 +1,5 @@
-"""Writes of subscriptions: create, replace, delete, enable/disable, redeliver dead letters.
+"""Writes of subscriptions: create, replace, revalidate (the handshake again), delete, disable, redeliver dead
+letters.
 
 Validation (protocol, sink, settings, filters, sink address) happens here, for the API and the admin alike.
 """
@@ -131,7 +132,11 @@ def put_subscription(
         )
         _after_commit_validate(subscription)
         return subscription, True
-    revalidate = (subscription.sink, subscription.protocol) != (fields["sink"], fields["protocol"])
+    # a changed sink or protocol is validated again, and so is a subscription whose validation failed: a PUT of
+    # the same body is how a client asks for the handshake once more after fixing its sink
+    revalidate = (subscription.sink, subscription.protocol) != (fields["sink"], fields["protocol"]) or (
+        subscription.status == Subscription.Status.FAILED
+    )
     for key, value in {**fields, **_limits(limits)}.items():
         setattr(subscription, key, value)
     if revalidate:
@@ -141,6 +146,29 @@ def put_subscription(
     if revalidate:
         _after_commit_validate(subscription)
     return subscription, False
+
+
+@transaction.atomic
+def revalidate_subscription(*, sid: str) -> Subscription:
+    """`POST /subscriptions/{id}/revalidate` and the admin's "Enable": validate the subscription again, whatever
+    its status (failed, disabled, active). An HTTP subscription runs the webhook handshake again (pending until
+    it answers; queued after the commit, at once without workers); one of another protocol, or with the handshake
+    off, has its sink checked now (active, or failed with the reason). Returns the subscription as it is after
+    the commit's work."""
+    subscription = Subscription.objects.select_for_update().filter(pk=sid).first()
+    if subscription is None:
+        raise Problem("not-found", f"/subscriptions/{sid} does not exist")
+    status = _initial_status(subscription.protocol)
+    reason = ""
+    if status == Subscription.Status.ACTIVE:
+        reason = check_sink(
+            canonical_protocol(subscription.protocol), subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS
+        )
+        status = Subscription.Status.FAILED if reason else Subscription.Status.ACTIVE
+    subscription.status, subscription.status_reason = status, reason or ""
+    subscription.save(update_fields=["status", "status_reason", "modified_on"])
+    _after_commit_validate(subscription)
+    return subscription
 
 
 @transaction.atomic

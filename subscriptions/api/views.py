@@ -1,5 +1,5 @@
-"""Views of `/subscriptions`, `/subscriptions/{id}` and `/subscriptions/{id}/redeliver`: thin, the rules live
-in subscriptions.services."""
+"""Views of `/subscriptions`, `/subscriptions/{id}`, `/subscriptions/{id}/revalidate` and
+`/subscriptions/{id}/redeliver`: thin, the rules live in subscriptions.services."""
 
 from __future__ import annotations
 
@@ -99,6 +99,7 @@ class SubscriptionCollectionView(RegistryView):
     def post(self, request):
         check_flags(request, set())
         subscription = services.create_subscription(data=subscription_body(request), user=_user(request))
+        subscription.refresh_from_db()  # the status after the handshake, when it ran at once (no worker queue)
         data = subscription_json(request, subscription)
         return json_response(data, status=201, headers={"Location": data["self"]})
 
@@ -133,6 +134,7 @@ class SubscriptionView(RegistryView):
     def put(self, request, sid):
         check_flags(request, set())
         subscription, created = services.put_subscription(sid=sid, data=subscription_body(request), user=_user(request))
+        subscription.refresh_from_db()  # the status after the handshake, when it ran at once (no worker queue)
         data = subscription_json(request, subscription)
         return json_response(
             data, status=201 if created else 200, headers={"Location": data["self"]} if created else None
@@ -153,6 +155,24 @@ class SubscriptionView(RegistryView):
     @extend_schema(exclude=True)
     def options(self, request, *args, **kwargs):
         return super().options(request, *args, **kwargs)
+
+
+class RevalidateView(RegistryView):
+    """`POST /subscriptions/{id}/revalidate`: the webhook handshake again (HTTP), or the sink checked again."""
+
+    write_permissions = {"POST": "subscriptions.change_subscription"}
+
+    @extend_schema(
+        summary="Validate a subscription again (the webhook handshake for HTTP, the sink check for the others)",
+        tags=["subscriptions"],
+        request=None,
+        responses={(200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "the subscription"), **ERRORS},
+    )
+    def post(self, request, sid):
+        check_flags(request, set())
+        subscription = services.revalidate_subscription(sid=sid)
+        subscription.refresh_from_db()  # the handshake ran after the commit when no worker queue is configured
+        return json_response(subscription_json(request, subscription))
 
 
 class RedeliverView(RegistryView):

@@ -30,6 +30,7 @@ ROUTES = [
     "/subscriptions",
     "/subscriptions/x",
     "/subscriptions/x/redeliver",
+    "/subscriptions/x/revalidate",
     "/schemaregistry/schemagroups/g",
     "/schemaregistry/schemagroups/g/schemas/s",
     "/schemaregistry/schemagroups/g/schemas/s/versions/1",
