@@ -6,7 +6,7 @@
 - `GET /registry/messagegroups/G/asyncapi?role=producer|consumer`, `GET /registry/endpoints/E/asyncapi[?role=...]`
   and `GET /registry/asyncapi?messagegroup=G&endpoint=E...&role=...`: AsyncAPI 3.0, JSON or YAML by `Accept`.
 
-Thin: the services and selectors do the work.
+Thin: the import service (`services.py`), the export's reads (`export_reads.py`) and `exporting.py` do the work.
 """
 
 from __future__ import annotations
