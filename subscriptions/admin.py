@@ -182,11 +182,15 @@ class AttemptInline(admin.TabularInline):
     model = DeliveryAttempt
     extra = 0
     can_delete = False
-    fields = ("number", "started_at", "status_code", "latency", "shown_error")
+    fields = ("number", "started", "status_code", "latency", "shown_error")
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="started")
+    def started(self, attempt):
+        return shown_time(attempt.started_at)
 
     @admin.display(description="latency")
     def latency(self, attempt):
