@@ -33,6 +33,7 @@ from registry.admin_links import breakable, shown_time
 from registry.admin_references import ReferencesAdminMixin
 from registry.admin_search import SearchAdminMixin
 from registry.errors import Problem
+from registry.model import effective_compatibility
 from registry.services import VersionInput, WriteContext
 from registry.services.versions import version_attributes
 
@@ -53,7 +54,7 @@ from .admin_resources import (
     versions_section,
 )
 from .models import Definition, DefinitionGroup, Schema, SchemaGroup, SchemaVersion
-from .validators.compatibility import DEFAULT_LEVEL, LEVELS
+from .validators.compatibility import LEVELS
 from .validators.format_names import schema_format_family
 
 
@@ -85,7 +86,7 @@ class SchemaGroupAdmin(GroupAdmin):
 
     @admin.display(description="compatibility")
     def compatibility(self, obj):
-        return obj.extensions.get("compatibility") or f"{DEFAULT_LEVEL} (default)"
+        return obj.extensions.get("compatibility") or f"{effective_compatibility()} (default)"
 
     @admin.action(description="Set the compatibility level of the selected schema groups", permissions=["change"])
     def set_compatibility(self, request, queryset):

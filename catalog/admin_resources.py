@@ -13,13 +13,14 @@ from registry import services
 from registry.admin import highlighted
 from registry.admin_forms import DocumentField, DocumentFormMixin, JSONField, ServiceForm
 from registry.admin_links import breakable, stored_link
-from registry.attributes import version_sort_key
+from registry.attributes import version_order
 from registry.models import Group, OutboxEvent, Version
 from registry.services import VersionInput
 from registry.services.versions import version_attributes
 
 from .admin_checks import changes_section
-from .validators.compatibility import DEFAULT_LEVEL, LEVELS, check_compatibility
+from .selectors import schema_compatibility
+from .validators.compatibility import LEVELS, check_compatibility
 
 
 class ResourceCreateForm(DocumentFormMixin, ServiceForm):
@@ -118,7 +119,7 @@ class NewVersionForm(DocumentFormMixin, ServiceForm):
 
 
 def ordered_versions(resource) -> list[Version]:
-    return sorted(Version.objects.filter(resource=resource), key=lambda v: version_sort_key(v.vid))
+    return sorted(Version.objects.filter(resource=resource), key=version_order)
 
 
 def compare_form(vids: list[str], compare_url: str, a: str | None = None, b: str | None = None) -> str:
@@ -215,8 +216,7 @@ def compare_sections(resource, a: Version, b: Version, compare_url: str = "", ba
     if text_a == text_b:
         diff = "<p>The two documents are the same (JSON compared with sorted keys).</p>" + diff
     fmt = b.extensions.get("format") or a.extensions.get("format") or resource.extensions.get("format")
-    latest = resource.latest.extensions if resource.latest else {}
-    level = latest.get("compatibility") or resource.group.extensions.get("compatibility") or DEFAULT_LEVEL
+    level = schema_compatibility(resource)
     verdicts = []
     old, new = bytes(a.content or b""), bytes(b.content or b"")
     for direction, label in (

@@ -23,13 +23,13 @@ from __future__ import annotations
 import difflib
 
 from registry import selectors, services
-from registry.attributes import version_sort_key
+from registry.attributes import version_order
 from registry.errors import Problem
 from registry.model import registry_model
 from registry.models import Version
 from registry.services.versions import merge_attributes, resource_attributes, version_attributes
 
-from .hooks import DEFAULT_COMPATIBILITY
+from .selectors import schema_compatibility as level_of
 from .validators import budget
 from .validators.compatibility import DIRECTIONS, compare_versions
 from .validators.compatibility.jsonschema import normal_schema
@@ -43,7 +43,7 @@ SEMANTIC_FAMILIES = ("JsonSchema", "Avro", "Protobuf")
 # -- compatibility dry run ----------------------------------------------------------------------------------
 def _stored_versions(resource) -> list:
     """The resource's versions, oldest first (the engine's version order)."""
-    return sorted(Version.objects.filter(resource=resource), key=lambda v: version_sort_key(v.vid))
+    return sorted(Version.objects.filter(resource=resource), key=version_order)
 
 
 def schema_compatibility(ctx: services.WriteContext, gid: str, sid: str, inp: services.VersionInput) -> dict:
@@ -72,7 +72,7 @@ def _schema_compatibility(ctx: services.WriteContext, gid: str, sid: str, inp: s
     if version is None:  # the candidate's attributes as the POST merged them (the hook refused it)
         merged = _merged_attributes(resource, inp)
         attrs.update(merged)
-    level = attrs.get("compatibility") or resource.group.extensions.get("compatibility") or DEFAULT_COMPATIBILITY
+    level = level_of(resource, attrs)
     fmt = attrs.get("format")
     candidate = bytes(inp.document or b"")
     earlier = [v for v in _stored_versions(resource) if v.content is not None]

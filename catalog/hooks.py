@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
+from registry.model import effective_compatibility
 from registry.validation import GroupCheck, Invalid, VersionCheck
 
-from .validators.compatibility import DEFAULT_LEVEL as DEFAULT_COMPATIBILITY
 from .validators.compatibility import LEVELS as COMPATIBILITY_LEVELS
 from .validators.format_names import same_format, schema_format_family
 
@@ -16,7 +16,7 @@ from .validators.format_names import same_format, schema_format_family
 def check_definition_group(check: GroupCheck) -> None:
     from .validators.definitions import validate_definition_group
 
-    errors = validate_definition_group(check.attributes, format_required=check.binding != "xregistry-1.0")
+    errors = validate_definition_group(check.attributes)
     stored = check.stored_attributes
     if stored is not None and not errors:
         old, new = stored.get("format"), check.attributes.get("format")
@@ -53,7 +53,7 @@ def check_definition_version(check: VersionCheck) -> None:
             doc[key] = check.attributes[key]
     doc["id"] = check.resource_id
     group_format = check.group_attributes.get("format")
-    errors = validate_definition(doc, group_format=group_format, format_required=check.binding != "xregistry-1.0")
+    errors = validate_definition(doc, group_format=group_format)
     if not errors and isinstance(doc.get("uri"), str):
         errors += _borrowed(check, doc["uri"], group_format)
     if errors:
@@ -156,7 +156,7 @@ def check_schema_version(check: VersionCheck) -> None:
     errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit())
     if errors:
         raise Invalid(errors)
-    level = level or check.group_attributes.get("compatibility") or DEFAULT_COMPATIBILITY
+    level = effective_compatibility(level, check.group_attributes.get("compatibility"))
     if level == "none" or not previous:
         return
     found = check_compatibility(fmt, level, [c for _f, c in previous], check.document or b"")

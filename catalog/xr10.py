@@ -30,8 +30,6 @@ from registry.xr10.mapping import (
     register_mapping,
 )
 
-from .hooks import DEFAULT_COMPATIBILITY
-
 # 1.0 protocol identifiers without a version, and the 0.5 format each stands for
 PROTOCOL_FORMATS = {"KAFKA": "Kafka/0.11", "HTTP": "HTTP/1.1", "NATS": "NATS/2.0"}
 FORMAT_PROTOCOLS = {"kafka": "KAFKA", "http": "HTTP", "nats": "NATS"}
@@ -256,7 +254,7 @@ def register() -> None:
                     v1_singular="schema",
                     singular05="schema",
                     hasdocument=True,
-                    default_compatibility=DEFAULT_COMPATIBILITY,
+                    default_compatibility=None,  # the registry's policy
                     v05_only=("schemaBase64", "schemaURI"),
                 ),
             ),

@@ -190,6 +190,18 @@ REGISTRY_MAP_MAX_NODES = env_int("REGISTRY_MAP_MAX_NODES", 300)
 REGISTRY_THROTTLE_ANON_CHECKS = os.environ.get("REGISTRY_THROTTLE_ANON_CHECKS", "60/minute")
 REGISTRY_THROTTLE_ANON_MAP = os.environ.get("REGISTRY_THROTTLE_ANON_MAP", "10/minute")
 REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
+# the compatibility level of a schema created without one (and no group level): the same through every door
+REGISTRY_DEFAULT_COMPATIBILITY = os.environ.get("REGISTRY_DEFAULT_COMPATIBILITY", "backward_transitive")
+if REGISTRY_DEFAULT_COMPATIBILITY not in (
+    "none",
+    "backward",
+    "backward_transitive",
+    "forward",
+    "forward_transitive",
+    "full",
+    "full_transitive",
+):
+    raise ImproperlyConfigured(f"REGISTRY_DEFAULT_COMPATIBILITY={REGISTRY_DEFAULT_COMPATIBILITY!r} is not a level")
 # Which binding answers at the host root: the 0.5-wip core binding (then xRegistry 1.0 is under /registry/), or
 # xRegistry 1.0 (then the 0.5-wip binding is under /v0.5/), so that the registry-relative references of real 1.0
 # documents (`/schemagroups/...`) resolve against the host (config/urls.py mounts them)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Exists, OuterRef, Q
 
-from catalog.validators.compatibility import DEFAULT_LEVEL
+from registry.model import effective_compatibility as default_or
 from registry.models import Group, Resource
 
 from . import subjects
@@ -175,13 +175,13 @@ def subject_compatibility(subject: Subject) -> str | None:
 
 
 def global_compatibility() -> str:
-    return group_compatibility(subjects.default_group()) or DEFAULT_LEVEL
+    return default_or(group_compatibility(subjects.default_group()))
 
 
 def effective_compatibility(subject: Subject) -> str:
     """The level the catalog's check applies (catalog.hooks): the schema's, else its group's, else the default; a
     context's subjects do not inherit the default context's level."""
-    return subject_compatibility(subject) or group_compatibility(subject.group_id) or DEFAULT_LEVEL
+    return default_or(subject_compatibility(subject), group_compatibility(subject.group_id))
 
 
 def effective_mode(subject: Subject | None) -> str:

@@ -67,6 +67,8 @@ def endpoint_to_v05(attrs: dict) -> dict:
         out["config"] = config
     if "envelope" in a:
         out["format"] = a.pop("envelope")
+    elif "format" in a:  # a 0.5 format that is no envelope (endpoint_to_v10)
+        out["format"] = a.pop("format")
     return moved_with_rest(
         a,
         out,
@@ -84,10 +86,9 @@ def endpoint_to_v10(attrs: dict) -> dict:
     if usage is not None:
         out["usage"] = [usage] if isinstance(usage, str) else usage
     config = a.pop("config", None)
-    protocol = None
     if isinstance(config, dict):
         config = dict(config)
-        protocol = config.get("protocol")
+
         for new, old in CONFIG_KEYS.items():
             if old in config:
                 out[new] = config.pop(old)
@@ -98,8 +99,9 @@ def endpoint_to_v10(attrs: dict) -> dict:
         out["config"] = config
     fmt = a.pop("format", None)
     if fmt is not None:
-        if protocol_family(fmt) == "cloudevents" or protocol_family(fmt) != protocol_family(protocol):
-            out["envelope"] = fmt
+        # a CloudEvents format is the 1.0 `envelope`; another (the protocol's own message format, `MQTT/5.0`) has
+        # no 1.0 attribute: it stays visible as the extension attribute `format`, so a round trip keeps it
+        out["envelope" if protocol_family(fmt) == "cloudevents" else "format"] = fmt
     return moved_with_rest(
         a,
         out,
@@ -118,6 +120,6 @@ def register() -> None:
             v1_singular="endpoint",
             to_v05=endpoint_to_v05,
             to_v10=endpoint_to_v10,
-            v05_only=("config", "definitionGroups", "format"),
+            v05_only=("config", "definitionGroups"),
         )
     )

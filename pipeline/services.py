@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db.models import Count
 
 from registry import selectors
-from registry.attributes import stored_attributes, version_sort_key
+from registry.attributes import stored_attributes, version_order
 from registry.documents.flatten import EntityRecord
 from registry.models import Group, Resource, Version
 from registry.services import WriteContext
@@ -171,9 +171,11 @@ def _stored() -> Stored:
         stored.pks[path], stored.prints[path] = version.pk, entities.fingerprint(record)
         attrs, versions = stored.resources[rpath]
         if content is not None:
-            versions.append((version.vid, version.extensions.get("format") or attrs.get("format"), content))
-    for _attrs, versions in stored.resources.values():
-        versions.sort(key=lambda v: version_sort_key(v[0]))
+            fmt = version.extensions.get("format") or attrs.get("format")
+            versions.append((version_order(version), version.vid, fmt, content))
+    for key, (attrs, versions) in stored.resources.items():
+        versions.sort(key=lambda v: v[0])  # oldest first, as the services compare a new version with them
+        stored.resources[key] = (attrs, [v[1:] for v in versions])
     return stored
 
 

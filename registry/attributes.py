@@ -184,11 +184,17 @@ def timestamp(value: datetime | None) -> str | None:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ").replace(".000000Z", "Z")
 
 
-def version_sort_key(vid: str) -> tuple[int, str]:
-    """The spec's latest-version order: ids left-padded with spaces to one length, then compared.
+def version_order(version) -> tuple:
+    """The order of a resource's versions, oldest first: the order they were created in (`createdat`, then the
+    order of insertion for versions created at the same instant). The newest is the latest (the default unless a
+    sticky default is set), so a version created without an id becomes the latest in every binding; the 1.0
+    model declares it as `versionmode: createdat` (docs/xregistry-1.0.md)."""
+    return (version.created_on, version.pk)
 
-    Space sorts before every character an id may hold, so this equals ordering by (length, id).
-    """
+
+def version_sort_key(vid: str) -> tuple[int, str]:
+    """Version ids in a stable order for listings that have no rows to order by creation (ids left-padded with
+    spaces to one length, then compared: "10" after "9"). Which version is the latest is `version_order`'s."""
     return (len(vid), vid)
 
 

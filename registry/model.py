@@ -26,6 +26,18 @@ COMPATIBILITY_LEVELS = (
 )
 
 
+def effective_compatibility(*levels) -> str:
+    """The compatibility level that applies: the first level given (most specific first: a version's own, the
+    resource's, its group's), else the registry's default (REGISTRY_DEFAULT_COMPATIBILITY). One policy for every
+    door and every reader (both bindings, the admin, the checks)."""
+    from django.conf import settings  # the model is imported by settings-free code (Spark executors) too
+
+    for level in levels:
+        if level:
+            return level
+    return settings.REGISTRY_DEFAULT_COMPATIBILITY
+
+
 @dataclass(frozen=True)
 class ResourceType:
     """A resource type (`schemas` in `schemaGroups`).

@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import json
 
-from .attributes import timestamp, version_sort_key
+from .attributes import timestamp, version_order
 from .http.headers import metadata_headers
 from .json_text import load_json_document
 from .model import GroupType, ResourceType
@@ -160,7 +160,7 @@ def resource_json(
         else:
             version = resource.latest
         if version is None and versions:
-            version = max(versions, key=lambda v: version_sort_key(v.vid))
+            version = max(versions, key=version_order)
     url = resource_url(base, resource, group)
     if version is None:  # no write path leaves one, but one that exists (older data) still reads
         return {"id": resource.rid, "self": url, "versionsURL": f"{url}/versions", "versionsCount": 0}
@@ -172,7 +172,7 @@ def resource_json(
         if doc is not None:
             out[doc[0]] = doc[1]
         if versions is not None:
-            ordered = sorted(versions, key=lambda v: version_sort_key(v.vid))
+            ordered = sorted(versions, key=version_order)
             out["versions"] = {v.vid: version_json(base, rt, resource, v, group, inline=True) for v in ordered}
     return out
 

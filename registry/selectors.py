@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from . import compiled_reads
 from . import filters as filtering
-from .attributes import version_sort_key
+from .attributes import version_order
 from .errors import Problem, not_found
 from .model import GroupType, registry_model
 from .models import Group, OutboxEvent, RegistryState, Resource, Version
@@ -153,7 +153,7 @@ def version_page(resource: Resource, filter_values: list[str], page: PageRequest
     if not inline:
         qs = qs.defer("content")
     qs = filtering.apply(qs, filtering.parse(filter_values), id_column="vid")
-    versions = sorted(qs, key=lambda v: version_sort_key(v.vid))
+    versions = sorted(qs, key=version_order)
     return versions[page.offset : page.offset + page.limit], len(versions)
 
 

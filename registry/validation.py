@@ -41,7 +41,6 @@ class GroupCheck:
     stored_attributes: dict | None = None  # the group's attributes before the write (None: it is created)
     resource_counts: Callable[[], dict[str, int]] = field(default=lambda: {})  # plural -> count of the group
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
-    binding: str = "0.5"  # "xregistry-1.0" for a write through /registry, whose model requires less
     dangling_references: bool = False  # a reference to no entity is accepted (WriteContext.dangling_references)
 
 
@@ -73,5 +72,4 @@ class VersionCheck:
     is_update: bool = False
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
     lookup: Callable[[str], dict | None] = field(default=lambda path: None)  # API path -> latest attributes
-    binding: str = "0.5"
     dangling_references: bool = False  # a reference to no entity is accepted (WriteContext.dangling_references)

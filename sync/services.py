@@ -25,7 +25,7 @@ from registry.models import Group, Resource
 from registry.services import EntityAddress, WriteContext, delete_group, delete_resource
 from registry.xr10.documents import DocumentError, to_v05_document
 from registry.xr10.mapping import mappings
-from registry.xr10.writes import with_compatibility_defaults
+from registry.xr10.writes import without_inherited_levels
 from subscriptions import outbound
 from subscriptions.validators.sinks import check_sink
 
@@ -75,7 +75,7 @@ def _fetch_10(source: SyncSource, parts: list[str]) -> dict:
         response.raise_for_status()
         document = {mapping.v1_plural: {parts[1]: response.json()}}
     try:
-        return with_compatibility_defaults(to_v05_document(document))
+        return without_inherited_levels(to_v05_document(document))
     except DocumentError as exc:
         raise ValueError(f"the 1.0 document of {source.origin} cannot be read: {exc}") from None
 

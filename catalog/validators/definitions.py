@@ -115,9 +115,9 @@ def _shared(document: dict) -> list[str]:
     return errors
 
 
-def _format(fmt, group_format, borrowed: bool, required: bool = True) -> list[str]:
+def _format(fmt, group_format) -> list[str]:
     if fmt is None:
-        return [] if borrowed or not required else ["format is required"]
+        return []
     if not is_valid_format_identifier(fmt):
         return [f"format {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)"]
     error = format_error(fmt)
@@ -150,11 +150,11 @@ def _schema(document: dict) -> list[str]:
     return errors
 
 
-def validate_definition(document, *, group_format: str | None = None, format_required: bool = True) -> list[str]:
+def validate_definition(document, *, group_format: str | None = None) -> list[str]:
     """Every error of a definition document, each starting with the attribute path (empty list: valid).
-    `group_format`: the format of the definition group or endpoint holding it, if any. `format_required`:
-    False for a write through the xRegistry 1.0 binding, where a message may have neither an envelope nor a
-    protocol (docs/xregistry-1.0.md)."""
+    `group_format`: the format of the definition group or endpoint holding it, if any. `format` is optional,
+    through every door: an xRegistry 1.0 message may have neither an envelope nor a protocol, and what one
+    binding accepts every binding exports and imports again (docs/xregistry-1.0.md)."""
     if not isinstance(document, dict):
         return [f"a definition must be a JSON object, not {show(document)}"]
     borrowed = "uri" in document
@@ -164,7 +164,7 @@ def validate_definition(document, *, group_format: str | None = None, format_req
         if error:
             errors.append(f"uri {error}")
     fmt = document.get("format")
-    errors += _format(fmt, group_format, borrowed, format_required)
+    errors += _format(fmt, group_format)
     if "metadata" in document:
         known = is_valid_format_identifier(fmt) and format_error(fmt) is None
         errors += validate_metadata(fmt if known else None, document["metadata"])
@@ -176,14 +176,15 @@ def validate_definition(document, *, group_format: str | None = None, format_req
     return errors + _schema(document)
 
 
-def validate_definition_group(attributes, *, format_required: bool = True) -> list[str]:
-    """A definition group's own attributes: `format` is REQUIRED (not through the 1.0 binding, whose message
-    groups may declare neither an envelope nor a protocol) and NAME/VERSION."""
+def validate_definition_group(attributes) -> list[str]:
+    """A definition group's own attributes: `format`, when given, is NAME/VERSION. It is optional through every
+    door: a 1.0 message group may declare neither an envelope nor a protocol, and what one binding accepts every
+    binding exports and imports again."""
     if not isinstance(attributes, dict):
         return [f"a definition group must be a JSON object, not {show(attributes)}"]
     fmt = attributes.get("format")
     if fmt is None:
-        return ["format is required (NAME/VERSION, e.g. CloudEvents/1.0)"] if format_required else []
+        return []
     if not is_valid_format_identifier(fmt):
         return [f"format {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)"]
     error = format_error(fmt)

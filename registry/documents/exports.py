@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 
 from .. import selectors
-from ..attributes import stored_attributes, version_sort_key
+from ..attributes import stored_attributes, version_order
 from ..json_text import exportable, json_document_problem, strict_loads
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
@@ -71,7 +71,7 @@ def _versioned_resource(rt: ResourceType, resource: Resource, versions: list[Ver
 
 
 def resource_document(rt: ResourceType, resource: Resource, versions: list[Version]) -> dict:
-    versions = sorted(versions, key=lambda v: version_sort_key(v.vid))
+    versions = sorted(versions, key=version_order)  # the order they were created in: an import keeps it
     if rt.shared_attributes and len(versions) == 1:
         return _shared_resource(rt, resource, versions)
     return _versioned_resource(rt, resource, versions)

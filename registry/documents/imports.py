@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models.functions import Lower
 
-from ..attributes import check_id, split_attributes, version_sort_key
+from ..attributes import check_id, split_attributes
 from ..errors import Problem
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource
@@ -155,7 +155,6 @@ class _Importer:
                         resource_attributes={},
                         group_attributes=group_attrs,
                         base_url=self.ctx.base_url,
-                        binding=self.ctx.binding,
                         dangling_references=True,
                     )
                 )
@@ -211,7 +210,7 @@ class _Importer:
         {"created": self.report.created, "updated": self.report.updated, "unchanged": self.report.unchanged}[
             outcome
         ].append(path)
-        for vid in sorted(versions, key=version_sort_key):
+        for vid in versions:  # in the document's order: the order they are created in (attributes.version_order)
             vdata = versions[vid]
             vpath = f"{path}/versions/{vid}"
             if not isinstance(vdata, dict):

@@ -29,7 +29,9 @@ from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import parse_etags
 
 from ..errors import Problem
+from .binding import binding_of
 from .problems import problem_response
+from .requests import query_epoch
 
 WRITE_METHODS = {"PUT", "PATCH", "POST", "DELETE"}
 WRITE_FLAGS = {"epoch", "force"}  # query flags of writes that a GET of the same URL does not take
@@ -43,10 +45,11 @@ def _tag(*parts: str | bytes) -> str:
     return f'"{digest.hexdigest()}"'
 
 
-def content_etag(response: HttpResponse) -> str:
-    """The strong tag of a buffered answer: its bytes, media type and `Registry-*` headers."""
-    registry_headers = sorted((k.lower(), v) for k, v in response.items() if k.lower().startswith("registry-"))
-    return _tag(response.get("Content-Type", ""), json.dumps(registry_headers), response.content)
+def content_etag(response: HttpResponse, binding=None) -> str:
+    """The strong tag of a buffered answer as its binding renders it: its bytes, media type and the binding's
+    metadata headers (`Registry-*`, `xRegistry-*`: a document GET carries its metadata there)."""
+    metadata = sorted((k.lower(), v) for k, v in response.items() if binding is not None and binding.metadata_header(k))
+    return _tag(response.get("Content-Type", ""), json.dumps(metadata), response.content)
 
 
 def stream_etag(request, marker: str) -> str:
@@ -66,7 +69,7 @@ def finalize_read(request, response: HttpResponse, marker=None) -> HttpResponse:
                 return response
             response["ETag"] = stream_etag(request, marker())
         else:
-            response["ETag"] = content_etag(response)
+            response["ETag"] = content_etag(response, binding_of(request))
     authenticated = bool(getattr(getattr(request, "user", None), "is_authenticated", False))
     response["Cache-Control"] = "private, no-cache" if authenticated else "no-cache"
     patch_vary_headers(response, ("Accept", "Authorization", "Cookie"))
@@ -79,10 +82,10 @@ def finalize_read(request, response: HttpResponse, marker=None) -> HttpResponse:
     return conditional if conditional is not None else response
 
 
-def head_etag(response: HttpResponse) -> None:
+def head_etag(request, response: HttpResponse) -> None:
     """HEAD answers carry the tag of the GET they stand for (computed before the body is dropped)."""
     if response.status_code == 200 and not response.streaming and not response.has_header("ETag"):
-        response["ETag"] = content_etag(response)
+        response["ETag"] = content_etag(response, binding_of(request))
 
 
 def _current_read(view, request, kwargs):
@@ -106,12 +109,14 @@ def _current_read(view, request, kwargs):
             "bad-request", "If-Match is not supported on this URL (its representation is streamed)", status=400
         )
     if response.status_code == 200 and not response.has_header("ETag"):
-        response["ETag"] = content_etag(response)
+        response["ETag"] = content_etag(response, binding_of(request))
     return response
 
 
-def _epoch_of(response) -> str | None:
-    header = response.get("Registry-epoch")
+def _epoch_of(response, binding) -> str | None:
+    """The epoch of the entity a representation shows: the binding's `PREFIX-epoch` header (a document), else the
+    `epoch` of its JSON body."""
+    header = response.get(binding.epoch_header) if binding is not None and binding.epoch_header else None
     if header:
         return header
     if response.get("Content-Type", "").startswith("application/json"):
@@ -150,13 +155,14 @@ def check_write_preconditions(view, request, kwargs) -> None:
                 f"If-Match: {if_match} failed: the current tag of {request.path} "
                 f"is {current.get('ETag')}; read it again",
             )
-        epoch = _epoch_of(current)
+        binding = binding_of(request)
+        epoch = _epoch_of(current, binding)
         if epoch is not None and "*" not in tags:
-            # the matched representation's epoch is the expected one: a write committed in between gives 409
-            sent = request.headers.get("Registry-epoch") or request.GET.get("epoch")
-            if sent is not None and sent != epoch:
+            # the matched representation's epoch is the expected one (requests.expected_epoch): a write committed in
+            # between gives the binding's epoch mismatch
+            sent = query_epoch(request)
+            if sent is not None and str(sent) != epoch:
                 raise Problem(
                     "epoch-mismatch", f"If-Match names epoch {epoch} of {request.path}, the request says {sent}"
                 )
-            request._request.META["HTTP_REGISTRY_EPOCH"] = epoch
-            request._request.__dict__.pop("headers", None)  # HttpRequest.headers is cached from META
+            request._request.pinned_epoch = int(epoch)

@@ -52,14 +52,26 @@ def parse_epoch(value, where: str) -> int | None:
 
 
 def query_epoch(request) -> int | None:
-    """The expected epoch from `?epoch=N` or the binding's `PREFIX-epoch` header (they must agree)."""
+    """The expected epoch from `?epoch=N`, the binding's `PREFIX-epoch` header or the epoch an `If-Match` matched
+    (conditional.check_write_preconditions pins it); those given must agree."""
     from_query = parse_epoch(request.GET.get("epoch"), "?epoch")
     binding = binding_of(request)
     header = binding.epoch_header if binding is not None else None
     from_header = parse_epoch(request.headers.get(header) or None, header) if header else None
     if from_query is not None and from_header is not None and from_query != from_header:
         raise Problem("bad-request", f"?epoch={from_query} and {header}: {from_header} disagree")
-    return from_query if from_query is not None else from_header
+    given = from_query if from_query is not None else from_header
+    return given if given is not None else getattr(request, "pinned_epoch", None)
+
+
+def expected_epoch(request, body_epoch=None, where: str = "the body") -> int | None:
+    """The epoch a write expects, from every place a binding lets a client say it: `?epoch`, the `PREFIX-epoch`
+    header, `If-Match`, and the body's `epoch` member (`body_epoch`); those given must agree (400 otherwise)."""
+    given = query_epoch(request)
+    body = parse_epoch(body_epoch, f"epoch in {where}") if body_epoch is not None else None
+    if given is not None and body is not None and given != body:
+        raise Problem("bad-request", f"epoch {body} in {where} and the expected epoch {given} of the request disagree")
+    return body if body is not None else given
 
 
 def body_bytes(request, *, limit: int | None = None, setting: str = "REGISTRY_MAX_BODY_BYTES") -> bytes:

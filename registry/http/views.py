@@ -121,7 +121,7 @@ class RegistryView(APIView):
 
     def head(self, request, *args, **kwargs):
         response = self.get(request, *args, **kwargs)
-        conditional.head_etag(response)
+        conditional.head_etag(request, response)
         if hasattr(response, "streaming_content"):
             response = HttpResponse(status=response.status_code, headers=dict(response.items()))
         else:

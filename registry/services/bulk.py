@@ -193,6 +193,9 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                 version.epoch += 1
                 version.modified_by, version.modified_on = ctx.user, now
                 version.save()
+        # a resource's new versions are created in version-id order (their creation order: attributes.version_order)
+        resource_at, vid_at = VERSION_COLUMNS.index("resource_id"), VERSION_COLUMNS.index("vid")
+        rows.sort(key=lambda row: (row[resource_at], version_sort_key(row[vid_at])))
         _insert(Version, VERSION_COLUMNS, rows)
         _refresh_latest(sorted(touched))
         _retain(ctx, sorted(touched))
@@ -224,20 +227,21 @@ def _retain(ctx: WriteContext, resource_ids: list[int]) -> None:
 
 
 def _refresh_latest(resource_ids: list[int]) -> None:
-    """Point each touched resource at its greatest version and move its version counter past numeric ids."""
+    """Point each touched resource at its newest version (attributes.version_order) and move its version counter
+    past numeric ids."""
     versions = defaultdict(list)
     for chunk in _chunks(resource_ids):
-        for pk, resource_id, vid in Version.objects.filter(resource_id__in=chunk).values_list(
-            "pk", "resource_id", "vid"
+        for pk, resource_id, vid, created_on in Version.objects.filter(resource_id__in=chunk).values_list(
+            "pk", "resource_id", "vid", "created_on"
         ):
-            versions[resource_id].append((vid, pk))
+            versions[resource_id].append((vid, pk, created_on))
     counters = {}
     for chunk in _chunks(resource_ids):
         counters.update(Resource.objects.filter(pk__in=chunk).values_list("pk", "version_counter"))
     updates = []
     for resource_id, entries in versions.items():
-        _vid, latest = max(entries, key=lambda e: version_sort_key(e[0]))
-        counter = max([counters[resource_id], *(int(v) for v, _ in entries if v.isdigit())])
+        _vid, latest, _created = max(entries, key=lambda e: (e[2], e[1]))
+        counter = max([counters[resource_id], *(int(v) for v, _pk, _c in entries if v.isdigit())])
         updates.append((latest, counter, resource_id))
     if not updates:
         return

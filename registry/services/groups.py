@@ -47,7 +47,6 @@ def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensio
         stored_attributes=stored_attributes(existing) if existing is not None else None,
         resource_counts=counts,
         group_exists=group_exists,
-        binding=ctx.binding,
         dangling_references=ctx.dangling_references,
     )
     try:

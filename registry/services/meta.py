@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from ..errors import Problem
-from ..model import COMPATIBILITY_LEVELS
+from ..model import COMPATIBILITY_LEVELS, effective_compatibility
 from ..models import Version
 from .address import EntityAddress
 from .context import WriteContext
@@ -69,7 +69,11 @@ def set_resource_meta(
                 f"{{subject}}: compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}",
                 subject=resource.path,
             )
-        extensions["compatibility"] = level
+        inherited = effective_compatibility(group.extensions.get("compatibility"))
+        if level == inherited:  # reads show the effective level: the same level sent back keeps inheriting it
+            extensions.pop("compatibility", None)
+        else:
+            extensions["compatibility"] = level
     if extensions != resource.extensions:
         resource.extensions = extensions
         resource.modified_by = ctx.user

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from ..attributes import check_common, check_id, link_error, unstorable, version_sort_key
+from ..attributes import check_common, check_id, link_error, unstorable, version_order
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..errors import Problem
 from ..json_text import json_document_problem
@@ -64,11 +64,11 @@ def ordered_versions(resource: Resource, *, with_content: bool = False) -> list[
     delete them by id only, and documents are the bulk of a version row)."""
     versions = Version.objects.filter(resource=resource)
     versions = list(
-        versions.only("pk", "vid", "resource_id", "content", "extensions")
+        versions.only("pk", "vid", "resource_id", "created_on", "content", "extensions")
         if with_content
-        else versions.only("pk", "vid", "resource_id")
+        else versions.only("pk", "vid", "resource_id", "created_on")
     )
-    versions.sort(key=lambda v: version_sort_key(v.vid))
+    versions.sort(key=version_order)
     return versions
 
 
@@ -125,7 +125,6 @@ def validate_version(
         is_update=is_update,
         group_exists=group_exists,
         lookup=entity_attributes,
-        binding=ctx.binding,
         dangling_references=ctx.dangling_references,
     )
     try:
@@ -183,10 +182,10 @@ def next_version_id(resource: Resource) -> str:
 
 
 def refresh_latest(resource: Resource) -> None:
-    """Point the resource at its latest version (the spec's order of version ids)."""
-    vids = Version.objects.filter(resource=resource).values_list("pk", "vid")
-    latest = max(vids, key=lambda row: version_sort_key(row[1]), default=None)
-    latest_pk = latest[0] if latest else None
+    """Point the resource at its latest version: the newest (attributes.version_order)."""
+    latest_pk = (
+        Version.objects.filter(resource=resource).order_by("-created_on", "-pk").values_list("pk", flat=True).first()
+    )
     if resource.latest_id != latest_pk:
         resource.latest_id = latest_pk
         resource.save(update_fields=["latest"])

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import copy
 
-from ..model import COMPATIBILITY_LEVELS
+from ..model import COMPATIBILITY_LEVELS, effective_compatibility
 from .flags import FLAGS, SPEC_VERSIONS
+from .mapping import v1_mappings
 
 _model_source: dict = {"groups": {}}
 
@@ -59,6 +60,17 @@ def _with_core(attributes: dict, id_name: str, extra: dict | None = None) -> dic
     return out
 
 
+def meta_attributes(plural: str, rplural: str) -> dict:
+    """The `meta` attributes of a resource type, `compatibility`'s default the one that applies when a resource and
+    its group set none: the registry's (REGISTRY_DEFAULT_COMPATIBILITY) for types with compatibility rules."""
+    out = copy.deepcopy(META_ATTRIBUTES)
+    gm = v1_mappings.get(plural)
+    rm = gm.by_v1_plural.get(rplural) if gm is not None else None
+    fixed = rm.default_compatibility if rm is not None else "none"
+    out["compatibility"]["default"] = fixed if fixed is not None else effective_compatibility()
+    return out
+
+
 def model_json() -> dict:
     """The model source with every level's core attributes (core/spec.md "Registry Model")."""
     model = {
@@ -78,11 +90,12 @@ def model_json() -> dict:
             r = copy.deepcopy(resource)
             r["plural"] = rplural
             r.setdefault("maxversions", 0)
+            r["versionmode"] = "createdat"  # the newest version is the one created last (attributes.version_order)
             r.setdefault("setversionid", True)
             r.setdefault("hasdocument", True)
             r.setdefault("singleversionroot", False)
             r["attributes"] = _with_core(resource.get("attributes"), f"{resource['singular']}id", VERSION_ATTRIBUTES)
-            r["metaattributes"] = _with_core({}, f"{resource['singular']}id", META_ATTRIBUTES)
+            r["metaattributes"] = _with_core({}, f"{resource['singular']}id", meta_attributes(plural, rplural))
             resources[rplural] = r
         if resources:
             g["resources"] = resources
@@ -111,7 +124,7 @@ def capabilities() -> dict:
         "pagination": True,
         "shortself": False,
         "specversions": list(SPEC_VERSIONS[:1]),
-        "versionmodes": ["manual"],
+        "versionmodes": ["createdat"],
     }
 
 

@@ -12,9 +12,10 @@ import base64
 import json
 from contextvars import ContextVar
 
-from ..attributes import stored_attributes, timestamp, version_sort_key
+from ..attributes import stored_attributes, timestamp, version_order
 from ..http.headers import metadata_headers
 from ..json_text import load_json_document
+from ..model import effective_compatibility
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
 from .documents import META_ATTRIBUTES, group_to_v10, version_to_v10
@@ -51,7 +52,7 @@ def group_json(
 
 
 def ordered(versions) -> list[Version]:
-    return sorted(versions, key=lambda v: (version_sort_key(v.vid), v.created_on))
+    return sorted(versions, key=version_order)
 
 
 def default_version(resource: Resource, versions: list[Version]) -> Version | None:
@@ -144,8 +145,19 @@ def version_json(
 
 def ancestor_id(version: Version, versions: list[Version]) -> str:
     """The version this one was created after (itself for the first): the store keeps creation order."""
-    earlier = [v for v in versions if (v.created_on, v.pk) < (version.created_on, version.pk)]
-    return max(earlier, key=lambda v: (v.created_on, v.pk)).vid if earlier else version.vid
+    earlier = [v for v in versions if version_order(v) < version_order(version)]
+    return max(earlier, key=version_order).vid if earlier else version.vid
+
+
+def meta_compatibility(rm: ResourceMapping, resource: Resource, default: Version | None, group_attributes: dict) -> str:
+    """The level `meta` shows: the effective one (the default version's own, the resource's, the group's, the
+    registry's), so that what 1.0 shows is what every door checks; a fixed level for types that have none."""
+    if rm.default_compatibility is not None:
+        return resource.extensions.get("compatibility") or rm.default_compatibility
+    version_level = default.extensions.get("compatibility") if default is not None else None
+    return effective_compatibility(
+        version_level, resource.extensions.get("compatibility"), group_attributes.get("compatibility")
+    )
 
 
 def meta_json(
@@ -167,8 +179,7 @@ def meta_json(
     }
     out.update(_times(resource))
     out["readonly"] = bool(resource.origin)
-    compatibility = resource.extensions.get("compatibility") or (group_attributes or {}).get("compatibility")
-    out["compatibility"] = compatibility or rm.default_compatibility
+    out["compatibility"] = meta_compatibility(rm, resource, default, group_attributes or {})
     if default is not None:
         out["defaultversionid"] = default.vid
         out["defaultversionurl"] = f"{base}{xid}/versions/{default.vid}"

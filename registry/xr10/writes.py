@@ -16,6 +16,7 @@ from ..attributes import check_id, stored_attributes
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..errors import Problem
+from ..model import effective_compatibility
 from ..models import Group, Resource, Version
 from ..services.address import EntityAddress
 from ..services.meta import set_resource_meta
@@ -33,34 +34,30 @@ from .mapping import GroupMapping, ResourceMapping, ordered_mappings
 from .representations import _version_attributes, default_version
 
 
-def with_compatibility_defaults(doc05: dict) -> dict:
-    """The 1.0 meta's `compatibility` for a translated document's resources that do not name one: a resource
-    the document creates gets the 1.0 default `none` (core/spec.md `compatibility`), one already stored keeps its
-    own (a document without `meta` leaves the meta entity as it is; replacing it with `none` would silently turn
-    the compatibility checks of an existing schema off)."""
+def without_inherited_levels(doc05: dict) -> dict:
+    """A 1.0 document shows every resource's effective `meta.compatibility` (registry.model.effective_compatibility),
+    so an export re-imported names the level of resources that only inherit it: a level equal to what the resource
+    inherits (its group's, in the document or stored, else the registry's) is left out, and the resource keeps
+    inheriting. What was read is written back unchanged."""
     for gm in ordered_mappings():
         for gid, group in (doc05.get(gm.plural) or {}).items():
+            if not isinstance(group, dict):
+                continue
+            stored = Group.objects.filter(group_type=gm.plural, gid=gid).values_list("extensions", flat=True).first()
+            inherited = effective_compatibility(group.get("compatibility"), (stored or {}).get("compatibility"))
             for rm in gm.resources:
-                resources = group.get(rm.plural) if isinstance(group, dict) else None
-                if not rm.hasdocument or not isinstance(resources, dict):
+                resources = group.get(rm.plural)
+                if not isinstance(resources, dict):
                     continue
-                stored = dict(
-                    Resource.objects.filter(
-                        group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural, rid__in=list(resources)
-                    ).values_list("rid", "extensions")
-                )
-                for rid, resource in resources.items():
-                    if not isinstance(resource, dict) or "compatibility" in resource:
-                        continue
-                    if rid not in stored:
-                        resource["compatibility"] = "none"
-                    elif stored[rid].get("compatibility"):
-                        resource["compatibility"] = stored[rid]["compatibility"]
+                level = rm.default_compatibility or inherited  # a fixed level for types without compatibility rules
+                for resource in resources.values():
+                    if isinstance(resource, dict) and resource.get("compatibility") == level:
+                        del resource["compatibility"]
     return doc05
 
 
 def import_v10(ctx, doc: dict) -> None:
-    doc05 = with_compatibility_defaults(translate(to_v05_document, doc))
+    doc05 = without_inherited_levels(translate(to_v05_document, doc))
     check_size(doc05, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
     import_document(ctx, doc05)
 
@@ -236,19 +233,14 @@ def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: s
     else:
         own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in META_ATTRIBUTES}
         services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=version_input(rm, rid, None, own))
-    if created and rm.hasdocument:
-        meta.setdefault("compatibility", "none")  # the 1.0 default (core/spec.md `compatibility`)
     if meta:
         set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, announced=created)
     return created
 
 
 def _new_resource(ctx, gm, rm, gid: str, rid: str, inp) -> Resource:
-    """A resource created by a 1.0 write: its first version, and the 1.0 default compatibility `none`."""
-    resource = services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
-    if rm.hasdocument:
-        set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta={"compatibility": "none"}, announced=True)
-    return resource
+    """A resource created by a 1.0 write: its first version; its compatibility level the one it inherits."""
+    return services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
 
 
 def _write_resources(ctx, gm, rm, gid, resources: dict) -> None:

@@ -335,12 +335,13 @@ def test_bulk_delete_body_must_be_an_array(su):
 # ---- extension attributes --------------------------------------------------------------------------------
 
 
-def test_definition_group_format_required(su):
+def test_definition_group_format_is_optional_and_checked(su):
     before = snapshot()
-    assert_problem(send_json(su, "POST", "/definitionGroups", {"id": "dg"}), 400, "format")
     assert_problem(send_json(su, "POST", "/definitionGroups", {"id": "dg", "format": "nope"}), 400, "format")
     assert snapshot() == before
     assert make_definition_group(su, "dg")["format"] == CE_FORMAT
+    # a group of any messages (an xRegistry 1.0 message group without envelope), through every door
+    assert send_json(su, "POST", "/definitionGroups", {"id": "any"}).status_code == 201
 
 
 def test_definition_group_format_cannot_change_with_definitions(su):

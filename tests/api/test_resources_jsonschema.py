@@ -40,13 +40,14 @@ def test_server_assigned_version_ids_never_reused(writer, group):
     assert new_version(writer)["Registry-version"] == "3"
 
 
-def test_latest_rule_ten_is_newer_than_nine(writer, group):
+def test_latest_is_the_version_created_last(writer, group):
     post_schema(writer, version="9")
     new_version(writer, version="10")
-    new_version(writer, body=SCHEMA_V2, version="2")
     assert writer.get("/schemaGroups/g1/schemas/s1")["Registry-version"] == "10"
+    new_version(writer, body=SCHEMA_V2, version="2")
+    assert writer.get("/schemaGroups/g1/schemas/s1")["Registry-version"] == "2"
     listing = writer.get("/schemaGroups/g1/schemas/s1/versions").json()
-    assert list(listing) == ["2", "9", "10"]
+    assert list(listing) == ["9", "10", "2"]
 
 
 def test_new_version_inherits_attributes(writer, group):

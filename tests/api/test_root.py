@@ -181,7 +181,7 @@ def test_import_document_all_or_nothing(su):
     # an invalid entity fails the whole import
     bad = json.loads(json.dumps(IMPORT_DOC))
     bad["schemaGroups"]["new"] = {"id": "new"}
-    bad["definitionGroups"]["broken"] = {"id": "broken"}  # no format
+    bad["definitionGroups"]["broken"] = {"id": "broken", "format": "CloudEvents"}  # not NAME/VERSION
     before = sorted(Group.objects.values_list("gid", "epoch"))
     response = su.generic("POST", "/", json.dumps(bad), content_type="application/json")
     assert_problem(response, 400, "broken")

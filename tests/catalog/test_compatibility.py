@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from catalog.validators.compatibility import DEFAULT_LEVEL, LEVELS, Incompatibility, check_compatibility
+from catalog.validators.compatibility import LEVELS, Incompatibility, check_compatibility
 from tests.corpus import corpus
 
 CORPUS = corpus("compatibility")
@@ -246,7 +246,6 @@ def test_levels_constants():
         "full",
         "full_transitive",
     )
-    assert DEFAULT_LEVEL == "backward_transitive"
     with pytest.raises(ValueError):
         check_compatibility(JSON_FORMAT, "sideways", [obj()], obj())
 

@@ -413,7 +413,6 @@ def test_format_must_be_the_groups(fmt, group, ok):
 @pytest.mark.parametrize(
     ("document", "expected"),
     [
-        ({"metadata": {}}, "format is required"),
         ({"format": 5}, "format 5 must be NAME/VERSION"),
         ({"format": "CloudEvents"}, "format 'CloudEvents' must be NAME/VERSION"),
         ({"format": "CloudEvents/0.3"}, "format 'CloudEvents/0.3': CloudEvents is defined in version 1.0"),
@@ -446,7 +445,7 @@ def test_mqtt_bare_name_is_5_0():
 def test_definition_group():
     assert validate_definition_group({"format": CE}) == []
     assert validate_definition_group({"format": KAFKA, "id": "g"}) == []
-    assert validate_definition_group({}) == ["format is required (NAME/VERSION, e.g. CloudEvents/1.0)"]
+    assert validate_definition_group({}) == []  # optional through every door, as a 1.0 message group's envelope
     assert validate_definition_group({"format": "CloudEvents"})[0].startswith("format 'CloudEvents' must be NAME/")
     assert validate_definition_group({"format": ""})[0].startswith("format '' must be NAME/VERSION")
     assert validate_definition_group({"format": "MQTT/4"})[0].startswith("format 'MQTT/4': MQTT is defined")
@@ -685,10 +684,11 @@ def test_every_seed_group_is_valid():
 
 
 def test_invalid_corpus_defects_are_reported():
-    # invalid/README.md: the group has no format; the definitions give schemaurl without schemaformat
+    # invalid/README.md: the group has no format (no longer a defect: a group's format is optional through every
+    # door, as a 1.0 message group's envelope); the definitions give schemaurl without schemaformat
     document = json.loads((CORPUS / "invalid" / "contoso-crm.cereg").read_text())
     (group,) = document["definitionGroups"].values()
-    assert validate_definition_group(group) == ["format is required (NAME/VERSION, e.g. CloudEvents/1.0)"]
+    assert validate_definition_group(group) == []
     assert group["definitions"]
     for definition in group["definitions"].values():
         assert validate_definition(definition, group_format=group.get("format")) == [

@@ -107,7 +107,7 @@ def test_schema_rules():
     errors = validate_definition({**base, "schema": {}, "schemaurl": "#/x", "schemaformat": "JsonSchema/draft-07"})
     assert "schema and schemaurl are mutually exclusive" in errors
     assert validate_definition({**base, "schemaformat": "JsonSchema", "schemaurl": "#/x"})  # not NAME/VERSION
-    assert validate_definition({"metadata": {}}) == ["format is required"]
+    assert validate_definition({"metadata": {}}) == []  # format is optional (a 1.0 message may have none)
     assert any("group's format" in e for e in validate_definition(base, group_format="MQTT/5.0"))
     assert validate_definition(base, group_format="cloudevents/1.0") == []  # case-insensitive
 
@@ -128,8 +128,8 @@ def test_any_json_shape_gives_errors_not_exceptions(junk):
     assert validate_definition(junk)
 
 
-def test_definition_group_needs_format():
-    assert validate_definition_group({}) and validate_definition_group({"format": "CloudEvents"})
+def test_definition_group_format_is_optional_but_checked():
+    assert validate_definition_group({}) == [] and validate_definition_group({"format": "CloudEvents"})
     assert validate_definition_group({"format": "CloudEvents/1.0"}) == []
 
 

@@ -160,9 +160,10 @@ def test_versions_ancestor_default_and_sticky_meta(writer):
     assert writer.get("/registry/schemagroups/g1/schemas/s1/meta").json()["defaultversionid"] == "2"
 
 
-def test_new_schemas_default_to_compatibility_none_as_in_10(writer):
+def test_meta_compatibility_is_the_level_that_applies_and_can_be_set(writer):
     put_schema(writer)
-    assert writer.get("/registry/schemagroups/g1/schemas/s1/meta").json()["compatibility"] == "none"
+    assert writer.get("/registry/schemagroups/g1/schemas/s1/meta").json()["compatibility"] == "backward_transitive"
+    post_json(writer, "/registry/schemagroups/g1/schemas/s1/meta", {"compatibility": "none"}, "patch")
     incompatible = {"type": "string"}
     response = post_json(
         writer,

@@ -35,7 +35,6 @@ from ..format_names import schema_format_family
 from .result import Incompatibility
 
 LEVELS = COMPATIBILITY_LEVELS  # the engine's list (the 1.0 `meta` entity's values); their meaning is here
-DEFAULT_LEVEL = "backward_transitive"
 DIRECTIONS = {"none": (), "backward": ("backward",), "forward": ("forward",), "full": ("backward", "forward")}
 # parsed documents kept per process, the ones used last, up to this many document bytes in all: a transitive
 # check parses every earlier version of a schema, so the budget holds hundreds of typical schemas
@@ -44,7 +43,7 @@ PARSED_CACHE_MAX_BYTES = 256 * 1024  # larger documents are parsed on every use,
 VERDICT_CACHE_SIZE = 4096  # compatibility verdicts kept per process (a digest and a tuple each)
 _verdicts = DigestLRU(VERDICT_CACHE_SIZE)
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "Incompatibility", "check_compatibility", "compare_versions"]
+__all__ = ["LEVELS", "Incompatibility", "check_compatibility", "compare_versions"]
 
 
 @functools.cache
