@@ -17,12 +17,12 @@ from urllib.parse import urlsplit
 
 from registry.attributes import version_sort_key
 
+from . import export_bindings as bindings
 from .export_reads import Endpoint, MessageGroup, SchemaVersion
 from .payloads import registry_format
 
 KEY = re.compile(r"[^A-Za-z0-9_\-]")
 COMPONENT_KEY = re.compile(r"[^A-Za-z0-9_.\-]")
-CE_PREFIX = {"KAFKA": "ce_", "HTTP": "ce-", "AMQP": "cloudEvents:", "MQTT": "", "NATS": "ce-"}
 TYPE_SCHEMAS = {
     "timestamp": {"type": "string", "format": "date-time"},
     "uri": {"type": "string", "format": "uri"},
@@ -37,9 +37,6 @@ TYPE_SCHEMAS = {
     "string": {"type": "string"},
 }
 ROLE_ACTIONS = {"producer": "send", "consumer": "receive"}
-# the message binding (and its version in the AsyncAPI 3.0 schema) that says which protocol a message is for
-PROTOCOL_BINDINGS = {"KAFKA": "kafka", "MQTT": "mqtt", "AMQP": "amqp", "HTTP": "http", "NATS": "nats"}
-BINDING_VERSIONS = {"kafka": "0.5.0", "mqtt": "0.2.0", "amqp": "0.3.0", "http": "0.3.0", "nats": "0.1.0"}
 
 
 def pascal(text: str) -> str:
@@ -120,57 +117,6 @@ def _rebased(schema, key: str):
     return schema
 
 
-def _protocol_family(message: dict) -> str | None:
-    protocol = message.get("protocol")
-    return protocol.split("/")[0].upper() if isinstance(protocol, str) else None
-
-
-def _value(declaration):
-    return declaration.get("value") if isinstance(declaration, dict) else declaration
-
-
-def message_address(message: dict) -> str | None:
-    """The destination a message's protocol options declare: topic, topic name, subject, path or `to`."""
-    options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
-    family = _protocol_family(message)
-    value = None
-    if family == "KAFKA":
-        value = _value(options.get("topic"))
-    elif family == "MQTT":
-        value = _value(options.get("topic_name"))
-    elif family == "NATS":
-        value = _value(options.get("subject"))
-    elif family == "HTTP":
-        value = _value(options.get("path"))
-    elif family == "AMQP":
-        value = _value((options.get("properties") or {}).get("to"))
-    return value if isinstance(value, str) and value else None
-
-
-def protocol_headers(message: dict) -> list[tuple[str, dict]]:
-    """The (name, declaration) of the headers a message's protocol options declare."""
-    options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
-    family = _protocol_family(message)
-    entries = []
-    if family in ("KAFKA", "NATS") and isinstance(options.get("headers"), dict):
-        for key, value in options["headers"].items():
-            if isinstance(value, dict):
-                entries.append((value.get("name") or key, {k: v for k, v in value.items() if k != "name"}))
-    elif family == "MQTT" and isinstance(options.get("user_properties"), list):
-        for item in options["user_properties"]:
-            if isinstance(item, dict) and isinstance(item.get("name"), str):
-                entries.append((item["name"], {k: v for k, v in item.items() if k != "name"}))
-    elif family == "HTTP" and isinstance(options.get("headers"), list):
-        for item in options["headers"]:
-            if isinstance(item, dict) and isinstance(item.get("name"), str):
-                entries.append((item["name"], {k: v for k, v in item.items() if k != "name"}))
-    elif family == "AMQP" and isinstance(options.get("application-properties"), dict):
-        entries = [
-            (k, v if isinstance(v, dict) else {"value": v}) for k, v in options["application-properties"].items()
-        ]
-    return entries
-
-
 def documented(out: dict, attrs: dict) -> None:
     """An entity's documentation as `externalDocs`, its labels as `x-xregistry-labels`."""
     if isinstance(attrs.get("documentation"), str) and attrs["documentation"]:
@@ -211,7 +157,7 @@ class Exporter:
                 continue
             key = channel_key(endpoint.eid) + (str(index) if len(uris) > 1 else "")
             scheme = parts.scheme.lower()
-            server = {"host": parts.netloc, "protocol": self.asyncapi_protocol(family.upper(), scheme)}
+            server = {"host": parts.netloc, "protocol": bindings.asyncapi_protocol(family.upper(), scheme)}
             if parts.path and family.upper() not in ("KAFKA", "NATS"):
                 server["pathname"] = parts.path
             if family.upper() == "MQTT":
@@ -222,44 +168,14 @@ class Exporter:
                 server["protocolVersion"] = version
             if isinstance(attrs.get("description"), str) and attrs["description"]:
                 server["description"] = attrs["description"]
-            bindings = self.server_bindings(family.upper(), attrs.get("protocoloptions") or {})
-            if bindings:
-                server["bindings"] = bindings
+            server_bindings = bindings.server_bindings(family.upper(), attrs.get("protocoloptions") or {})
+            if server_bindings:
+                server["bindings"] = server_bindings
             server["x-xregistry-endpoint"] = endpoint.eid
             self.servers[key] = server
             keys.append(key)
         self.server_keys[endpoint.eid] = keys
         return keys
-
-    @staticmethod
-    def asyncapi_protocol(family: str, scheme: str) -> str:
-        if family == "KAFKA":
-            return "kafka" if scheme in ("kafka", "plaintext") else "kafka-secure"
-        if family == "MQTT":
-            return "secure-mqtt" if scheme in ("mqtts", "ssl") else "mqtt"
-        if family == "AMQP":
-            return "amqps" if scheme == "amqps" else "amqp"
-        if family == "HTTP":
-            return "https" if scheme == "https" else "http"
-        if family == "NATS":
-            return "nats"
-        return family.lower() or scheme
-
-    @staticmethod
-    def server_bindings(family: str, options: dict) -> dict:
-        out = {k: dict(v) for k, v in (options.get("bindings") or {}).items() if isinstance(v, dict)}
-        if family == "MQTT":
-            mqtt = out.setdefault("mqtt", {})
-            for name in ("cleansession", "cleanstart"):
-                if isinstance(options.get(name), bool):
-                    mqtt["cleanSession"] = options[name]
-            if isinstance(options.get("willtopic"), str):
-                mqtt["lastWill"] = {**(mqtt.get("lastWill") or {}), "topic": options["willtopic"]}
-            if isinstance(options.get("sessionexpiryinterval"), int):
-                mqtt["sessionExpiryInterval"] = options["sessionexpiryinterval"]
-            if not mqtt:
-                out.pop("mqtt")
-        return out
 
     # messages -----------------------------------------------------------------------------------------------
     def payload(self, mid: str, message: dict, found: SchemaVersion | None) -> dict | None:
@@ -297,15 +213,15 @@ class Exporter:
 
     def headers(self, message: dict) -> dict | None:
         properties, required = {}, []
-        family = _protocol_family(message)
+        family = bindings.protocol_family(message)
         attributes = message.get("envelopemetadata")
         if isinstance(message.get("envelope"), str) and isinstance(attributes, dict):
-            prefix = CE_PREFIX.get(family or "", "ce-")
+            prefix = bindings.CE_PREFIX.get(family or "", "ce-")
             for name, declaration in attributes.items():
                 properties[prefix + name] = property_schema(declaration)
                 if isinstance(declaration, dict) and declaration.get("required"):
                     required.append(prefix + name)
-        for name, declaration in protocol_headers(message):
+        for name, declaration in bindings.protocol_headers(message):
             properties.setdefault(name, property_schema(declaration))
             if declaration.get("required"):
                 required.append(name)
@@ -315,75 +231,6 @@ class Exporter:
         if required:
             out["required"] = sorted(set(required), key=required.index)
         return out
-
-    @staticmethod
-    def message_bindings(message: dict) -> dict:
-        """The message binding of its protocol (present even when empty: it says which protocol it is for)."""
-        family = _protocol_family(message)
-        name = PROTOCOL_BINDINGS.get(family or "")
-        if name is None:
-            return {}
-        binding = Exporter.binding_fields(message)
-        return {name: {**binding, "bindingVersion": BINDING_VERSIONS[name]}}
-
-    @staticmethod
-    def binding_fields(message: dict) -> dict:
-        options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
-        family = _protocol_family(message)
-        if family == "KAFKA" and isinstance(_value(options.get("key")), str):
-            return {"key": {"type": "string", "const": _value(options["key"])}}
-        if family == "MQTT":
-            mqtt = {}
-            for option, name in (
-                ("payload_format_indicator", "payloadFormatIndicator"),
-                ("message_expiry_interval", "messageExpiryInterval"),
-                ("response_topic", "responseTopic"),
-            ):
-                if option in options and _value(options[option]) is not None:
-                    mqtt[name] = _value(options[option])
-            return mqtt
-        if family == "AMQP":
-            encoding = _value((options.get("properties") or {}).get("content-encoding"))
-            return {"contentEncoding": encoding} if isinstance(encoding, str) else {}
-        return {}
-
-    @staticmethod
-    def unexpressed_options(message: dict, address_written: bool) -> dict:
-        """The protocol options this export has no AsyncAPI place for (`x-xregistry-protocoloptions`): what is
-        not the channel's address, a header, or a field of the bindings written."""
-        options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
-        family = _protocol_family(message)
-        written = {
-            "KAFKA": {"headers"} | ({"key"} if isinstance(_value(options.get("key")), str) else set()),
-            "MQTT": {"qos", "retain", "payload_format_indicator", "message_expiry_interval", "response_topic"}
-            | {"user_properties"},
-            "HTTP": {"headers", "method"},
-            "NATS": {"headers"},
-            "AMQP": {"application-properties"},
-        }.get(family or "", set())
-        address = {"KAFKA": "topic", "MQTT": "topic_name", "HTTP": "path", "NATS": "subject"}.get(family or "")
-        if address_written and address:
-            written.add(address)
-        rest = {k: v for k, v in options.items() if k not in written}
-        if family == "AMQP" and isinstance(rest.get("properties"), dict):
-            drop = {"content-encoding"} | ({"to"} if address_written else set())
-            properties = {k: v for k, v in rest["properties"].items() if k not in drop}
-            if properties:
-                rest["properties"] = properties
-            else:
-                rest.pop("properties")
-        return rest
-
-    @staticmethod
-    def operation_bindings(message: dict) -> dict:
-        options = message.get("protocoloptions") if isinstance(message.get("protocoloptions"), dict) else {}
-        family = _protocol_family(message)
-        if family == "MQTT":
-            mqtt = {k: _value(options[k]) for k in ("qos", "retain") if k in options}
-            return {"mqtt": mqtt} if mqtt else {}
-        if family == "HTTP" and isinstance(_value(options.get("method")), str):
-            return {"http": {"method": _value(options["method"])}}
-        return {}
 
     def message(self, group: MessageGroup, mid: str, message: dict, address_written: bool) -> str:
         key = message_key(mid)
@@ -405,12 +252,12 @@ class Exporter:
         payload = self.payload(mid, message, group.schemas.get(mid))
         if payload:
             out["payload"] = payload
-        bindings = self.message_bindings(message)
-        if bindings:
-            out["bindings"] = bindings
+        message_bindings = bindings.message_bindings(message)
+        if message_bindings:
+            out["bindings"] = message_bindings
         if isinstance(message.get("protocol"), str):
             out["x-xregistry-protocol"] = message["protocol"]
-            rest = self.unexpressed_options(message, address_written)
+            rest = bindings.unexpressed_options(message, address_written)
             if rest:
                 out["x-xregistry-protocoloptions"] = rest
         if isinstance(message.get("envelope"), str) and message["envelope"].lower().startswith("cloudevents"):
@@ -430,7 +277,7 @@ class Exporter:
         ckey = channel_key(group.gid)
         if ckey in self.channels:
             return
-        addresses = {message_address(m) for m in group.messages.values()}
+        addresses = {bindings.message_address(m) for m in group.messages.values()}
         # the topic every message declares; else null, "unknown or dynamic" (xrcg writes the group's id)
         address = addresses.pop() if len(addresses) == 1 else None
         channel: dict = {"address": address}
@@ -461,9 +308,9 @@ class Exporter:
             }
             if isinstance(message.get("description"), str) and message["description"]:
                 operation["summary"] = f"{verb} {message['description']}"
-            bindings = self.operation_bindings(message)
-            if bindings:
-                operation["bindings"] = bindings
+            operation_bindings = bindings.operation_bindings(message)
+            if operation_bindings:
+                operation["bindings"] = operation_bindings
             operation["messages"] = [{"$ref": f"#/channels/{ckey}/messages/{mkey}"}]
             self.operations[okey] = operation
 

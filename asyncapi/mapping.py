@@ -149,9 +149,13 @@ class Mapper:
         obj, loc = self.resolver.deref(message.headers, message.headers_loc)
         if not isinstance(obj, dict):
             return []
-        required = set(obj.get("required") or []) if isinstance(obj.get("required"), list) else set()
+        listed = obj.get("required")
+        required = {r for r in listed if isinstance(r, str)} if isinstance(listed, list) else set()
+        properties = obj.get("properties")
+        if not isinstance(properties, dict):
+            return []
         out = []
-        for name, prop in (obj.get("properties") or {}).items():
+        for name, prop in properties.items():
             value, _ = self.resolver.deref(prop, loc / "properties" / name)
             out.append((name, value, name in required))
         return out

@@ -45,6 +45,23 @@ class Reader:
         value = obj.get(key)
         return value if isinstance(value, str) and value.strip() else None
 
+    # what a file a `$ref` names holds is not checked against the official schema: its shape is checked here
+    @staticmethod
+    def mapping(obj: dict, key: str, loc: Loc) -> dict:
+        value = obj.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise AsyncAPIError(str(loc / key), "must be an object")
+        return value
+
+    @staticmethod
+    def string(obj: dict, key: str, loc: Loc) -> str:
+        value = obj.get(key)
+        if not isinstance(value, str):
+            raise AsyncAPIError(str(loc / key), "is required, a string")
+        return value
+
     # servers ------------------------------------------------------------------------------------------------
     def substitute(self, text: str, variables: dict, at: Loc) -> str:
         def value(match):
@@ -76,12 +93,14 @@ class Reader:
         out = {}
         for key, node in (self.root.get("servers") or {}).items():
             obj, loc = self.deref(node, self.at / "servers" / key, "a Server Object")
-            variables = obj.get("variables") or {}
+            variables = self.mapping(obj, "variables", loc)
             if self.v3:
-                host = self.substitute(obj["host"], variables, loc)
-                pathname = self.substitute(obj.get("pathname") or "", variables, loc)
+                host = self.substitute(self.string(obj, "host", loc), variables, loc)
+                pathname = self.substitute(
+                    obj["pathname"] if isinstance(obj.get("pathname"), str) else "", variables, loc
+                )
             else:
-                url = self.substitute(obj["url"], variables, loc)
+                url = self.substitute(self.string(obj, "url", loc), variables, loc)
                 if "://" in url:
                     parts = urlsplit(url)
                     host, pathname = parts.netloc, parts.path
@@ -92,7 +111,7 @@ class Reader:
                 key=key,
                 host=host,
                 pathname=pathname,
-                protocol=obj["protocol"],
+                protocol=self.string(obj, "protocol", loc),
                 protocol_version=self.text(obj, "protocolVersion"),
                 description=self.text(obj, "description") or self.text(obj, "summary") or self.text(obj, "title"),
                 bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
@@ -114,6 +133,8 @@ class Reader:
     def apply_traits(self, obj: dict, loc: Loc) -> tuple[dict, bool]:
         """The object with its traits merged in, and whether one of them is a CloudEvents trait."""
         traits = obj.get("traits") or []
+        if not isinstance(traits, list):
+            raise AsyncAPIError(str(loc / "traits"), "must be an array")
         own = self._parts({k: v for k, v in obj.items() if k != "traits"}, loc)
         merged_traits, cloudevents = {}, False
         for index, trait in enumerate(traits if isinstance(traits, list) else []):
@@ -222,6 +243,8 @@ class Reader:
 
     # channels and operations --------------------------------------------------------------------------------
     def server_keys(self, refs, at: Loc) -> list[str]:
+        if not isinstance(refs, list):
+            raise AsyncAPIError(str(at), "must be an array")
         keys = []
         for index, ref in enumerate(refs or []):
             if isinstance(ref, str):  # 2.6: server names
@@ -237,7 +260,7 @@ class Reader:
         for ckey, node in (self.root.get("channels") or {}).items():
             obj, loc = self.deref(node, self.at / "channels" / ckey, "a Channel Object")
             messages = {}
-            for mkey, mnode in (obj.get("messages") or {}).items():
+            for mkey, mnode in self.mapping(obj, "messages", loc).items():
                 messages[mkey] = self.message(mnode, loc / "messages" / mkey, mkey, doc.default_content_type)
             xid = obj.get(XREG + "messagegroup")
             doc.channels[ckey] = Channel(
@@ -247,7 +270,7 @@ class Reader:
                 summary=self.text(obj, "summary"),
                 description=self.text(obj, "description"),
                 messages=messages,
-                servers=self.server_keys(obj["servers"], loc / "servers") if "servers" in obj else None,
+                servers=self.server_keys(obj["servers"], loc / "servers") if obj.get("servers") is not None else None,
                 bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
                 loc=loc,
                 xregistry_id=xid if isinstance(xid, str) else None,
@@ -257,20 +280,27 @@ class Reader:
         for okey, node in (self.root.get("operations") or {}).items():
             obj, loc = self.deref(node, self.at / "operations" / okey, "an Operation Object")
             obj, _ = self.apply_traits(obj, loc)
-            channel = self.resolver.target((obj.get("channel") or {}).get("$ref"), loc / "channel")
+            if obj.get("action") not in ("send", "receive"):
+                raise AsyncAPIError(str(loc / "action"), "must be send or receive")
+            channel = self.resolver.target(self.mapping(obj, "channel", loc).get("$ref"), loc / "channel")
             if channel.file != self.at.file or len(channel.path) != 2 or channel.path[0] != "channels":
                 raise AsyncAPIError(str(loc / "channel"), "an operation's channel must be a $ref to #/channels/NAME")
             ckey = channel.path[1]
             if ckey not in doc.channels:
                 raise AsyncAPIError(str(loc / "channel"), f"there is no channel {ckey!r}")
-            keys = []
-            for index, ref in enumerate(obj.get("messages") or []):
-                keys.append(self.operation_message(doc.channels[ckey], ref, loc / "messages" / index))
+            listed = obj.get("messages")
+            if listed is not None and not isinstance(listed, list):
+                raise AsyncAPIError(str(loc / "messages"), "must be an array")
+            keys = [
+                self.operation_message(doc.channels[ckey], ref, loc / "messages" / index)
+                for index, ref in enumerate(listed or [])
+            ]
             doc.operations[okey] = Operation(
                 key=okey,
                 action=obj["action"],
                 channel=ckey,
-                messages=keys or list(doc.channels[ckey].messages),
+                # without `messages` the operation takes every message of its channel; `[]` none
+                messages=keys if listed is not None else list(doc.channels[ckey].messages),
                 bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
                 loc=loc,
             )
@@ -327,7 +357,7 @@ class Reader:
                 summary=None,
                 description=self.text(obj, "description"),
                 messages=messages,
-                servers=list(obj["servers"]) if "servers" in obj else None,
+                servers=self.server_keys(obj["servers"], loc / "servers") if obj.get("servers") is not None else None,
                 bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
                 loc=loc,
                 xregistry_id=obj.get(XREG + "messagegroup")

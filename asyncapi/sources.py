@@ -102,10 +102,28 @@ def parse_text(raw: bytes, *, yaml_format: bool, what: str):
         raise AsyncAPIError(
             what, f"is nested deeper than {MAX_DOCUMENT_DEPTH} levels or too large once its aliases expand"
         )
+    key = _non_string_key(value)  # first: the registry's checks take keys to be strings
+    if key is not None:
+        raise AsyncAPIError(f"{what}#{key}", "a key that is not a string (JSON, and AsyncAPI, have only string keys)")
     problem = unstorable(value, "", limit=10_000_000)
     if problem:
         raise AsyncAPIError(what, problem)
     return value
+
+
+def _non_string_key(value) -> str | None:
+    """The JSON Pointer of the first mapping key that is not a string (YAML allows `1: x`), or None."""
+    stack = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    return f"{where}/{key}"
+                stack.append((child, f"{where}/{escape(key)}"))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}/{index}") for index, child in enumerate(item))
+    return None
 
 
 def looks_yaml(name: str, raw: bytes) -> bool:

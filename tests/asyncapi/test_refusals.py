@@ -270,3 +270,29 @@ def test_dry_run_answers_and_writes_nothing(su):
     refused(post_asyncapi(su, document("3.0-simple.yml"), query="?prefix=a/b"), 400, "prefix")
     refused(post_asyncapi(su, document("3.0-simple.yml"), query="?other=1"), 400, "other", error="bad_flag")
     assert snapshot() == before
+
+
+def test_odd_shapes_in_files_beside_the_document_are_refused_not_failed(su):
+    """A file a `$ref` names is not checked against the official schema: what it holds is checked where it is read."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    before = snapshot()
+    doc = streetlights()
+    doc["channels"]["lightsDim"] = {"$ref": "channels.yaml#/dim"}
+    del doc["operations"]["dimLight"]
+    for content, mention in (
+        (b"dim:\n  address: x\n  messages: [1, 2]\n", "channels.yaml#/dim/messages"),
+        (b"dim:\n  address: x\n  servers: {a: 1}\n", "channels.yaml#/dim/servers"),
+        (b"dim: [1]\n", "a Channel Object"),
+        (b"dim:\n  1: x\n", "not a string"),
+    ):
+        response = su.post(
+            "/registry/asyncapi",
+            {
+                "document": SimpleUploadedFile("doc.json", json.dumps(doc).encode()),
+                "file": SimpleUploadedFile("channels.yaml", content),
+            },
+            format="multipart",
+        )
+        refused(response, 400, mention)
+    assert snapshot() == before
