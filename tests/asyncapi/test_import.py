@@ -4,6 +4,7 @@ messages and schemas that both bindings read; the same document again changes no
 makes schema versions, not new resources; a changed payload goes through the compatibility checks."""
 
 import io
+import json
 
 import pytest
 import yaml
@@ -184,3 +185,31 @@ def test_a_breaking_payload_change_is_refused_with_the_usual_reasons(su):
     assert error["schemapath"] == "properties.percentage"
     assert error["reason"] == "a reader using the new schema refuses values of type integer"
     assert snapshot() == before
+
+
+def test_a_changed_document_updates_in_place_and_keeps_what_it_does_not_describe(su):
+    """A new title of a message updates that message (no new resource); labels, documentation and a schema's
+    compatibility level set through the API stay, since AsyncAPI does not describe them."""
+    doc = yaml.safe_load(document("3.0-streetlights-kafka.yml"))
+    assert post_asyncapi(su, doc, query="?prefix=k").status_code == 200
+    group = get_json(su, "/registry/messagegroups/k.lightsDim")
+    group["labels"] = {"team": "lighting"}
+    response = su.put("/registry/messagegroups/k.lightsDim", data=json.dumps(group), content_type="application/json")
+    assert response.status_code == 200, response.content
+    response = su.put(
+        "/registry/schemagroups/k/schemas/dimLightPayload/meta",
+        data=json.dumps({"compatibility": "forward"}),
+        content_type="application/json",
+    )
+    assert response.status_code == 200, response.content
+    resources = Resource.objects.count()
+    doc["components"]["messages"]["dimLight"]["title"] = "Dim the light"
+    response = post_asyncapi(su, doc, query="?prefix=k")
+    assert response.status_code == 200, response.content
+    report = response.json()
+    assert report["created"] == []
+    assert "/messagegroups/k.lightsDim/messages/dimLight" in report["updated"]
+    assert Resource.objects.count() == resources
+    assert get_json(su, "/registry/messagegroups/k.lightsDim/messages/dimLight")["name"] == "Dim the light"
+    assert get_json(su, "/registry/messagegroups/k.lightsDim")["labels"] == {"team": "lighting"}
+    assert get_json(su, "/registry/schemagroups/k/schemas/dimLightPayload/meta")["compatibility"] == "forward"
