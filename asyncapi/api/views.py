@@ -170,7 +170,8 @@ class AsyncAPIView(XRegistryView):
             raw = body_bytes(request)
             if not raw.strip():
                 raise Problem("bad-request", "the body must be an AsyncAPI document")
-            yaml_format = None if not media else media in YAML_TYPES
+            # no type, or AsyncAPI's own without a suffix: JSON or YAML by the first character
+            yaml_format = None if media in ("", "application/vnd.aai.asyncapi") else media in YAML_TYPES
             sources = [Source("document", raw, yaml_format=yaml_format)]
         report = import_asyncapi(ctx=self.context(), sources=sources, group_prefix=prefix, dry_run=dry_run)
         return json_response(report.as_json())

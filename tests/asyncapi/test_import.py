@@ -213,3 +213,11 @@ def test_a_changed_document_updates_in_place_and_keeps_what_it_does_not_describe
     assert get_json(su, "/registry/messagegroups/k.lightsDim/messages/dimLight")["name"] == "Dim the light"
     assert get_json(su, "/registry/messagegroups/k.lightsDim")["labels"] == {"team": "lighting"}
     assert get_json(su, "/registry/schemagroups/k/schemas/dimLightPayload/meta")["compatibility"] == "forward"
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/vnd.aai.asyncapi", "application/vnd.aai.asyncapi+yaml", "text/yaml", ""]
+)
+def test_media_types_of_a_yaml_document(su, content_type):
+    response = su.generic("POST", "/registry/asyncapi?prefix=m", document("3.0-simple.yml"), content_type=content_type)
+    assert response.status_code == 200, response.content
