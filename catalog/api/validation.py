@@ -56,6 +56,10 @@ VERDICT = inline_serializer(
                         help_text="where: metadata.source, metadata.headers.action, data.orderId"
                     ),
                     "reason": serializers.CharField(),
+                    "unchecked": serializers.BooleanField(
+                        required=False,
+                        help_text="true when this is a check that could not run (never a pass; issue 24)",
+                    ),
                 },
             )
         ),
