@@ -19,10 +19,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.core import checks
+
 from registry.errors import Problem
 from registry.json_text import MAX_DEPTH, nesting_exceeds
 
 STRUCTURED = "application/cloudevents+json"
+# the system checks the two commands run first (`requires_system_checks`): Django's, less those of the URLs, the
+# admin and the templates, which import every view, admin module and template tag library (most of a command's
+# start-up) for pages these commands do not serve; `manage.py check` runs them all
+SYSTEM_CHECKS = sorted(
+    value
+    for name, value in vars(checks.Tags).items()
+    if not name.startswith("_") and value not in (checks.Tags.urls, checks.Tags.admin, checks.Tags.templates)
+)
 ENVELOPE = "application/json"
 
 

@@ -1,6 +1,6 @@
 """The catalog's group types, registered with the engine: `definitionGroups` and `schemaGroups`."""
 
-from registry import catalog_map, dashboard, references
+from registry import dashboard, map_facts, references
 from registry.model import GroupType, ResourceType, registry_model
 
 from . import hooks
@@ -59,10 +59,10 @@ def definition_references(document: dict) -> list[tuple[str, str]]:
     ]
 
 
-def format_map_facts(attributes: dict) -> catalog_map.NodeFacts:
+def format_map_facts(attributes: dict) -> map_facts.NodeFacts:
     """A definition group, definition or schema on the catalog map: its format; deprecated when it says so."""
     fmt = attributes.get("format")
-    return catalog_map.NodeFacts((str(fmt),) if fmt else (), deprecated=attributes.get("deprecated") is not None)
+    return map_facts.NodeFacts((str(fmt),) if fmt else (), deprecated=attributes.get("deprecated") is not None)
 
 
 def register() -> None:
@@ -70,7 +70,7 @@ def register() -> None:
     registry_model.register(SCHEMA_GROUPS)
     references.register_reference_extractor("definitionGroups", "definitions", definition_references)
     for key in (("definitionGroups", None), ("definitionGroups", "definitions"), ("schemaGroups", "schemas")):
-        catalog_map.register_map_describer(*key, format_map_facts)
+        map_facts.register_map_describer(*key, format_map_facts)
     dashboard.register_admin_lists(
         "schemaGroups",
         ("Schema groups", "admin:catalog_schemagroup_changelist"),

@@ -74,7 +74,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", Fals
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "registry.admin_discovery.AdminConfig",  # django.contrib.admin, its modules loaded on first use
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -16,6 +16,7 @@ from catalog.api import urls as catalog_urls
 from catalog.api.messagecatalog import MESSAGE_CATALOG
 from catalog.api.schemaregistry import SCHEMA_REGISTRY
 from registry import admin_map, admin_search, admin_views, api_docs
+from registry.admin_discovery import discover_admin
 from registry.api.binding import CORE
 from registry.http.binding import mount
 from registry.xr10 import views as xr10_views
@@ -24,6 +25,7 @@ from registry.xr10.base import XREGISTRY
 CORE_PATH = settings.REGISTRY_CORE_PATH.lstrip("/")  # "" or "v0.5/"
 XR10_PATH = settings.REGISTRY_XR10_PATH.lstrip("/")  # "registry/" or ""
 
+discover_admin()  # every app's admin.py (INSTALLED_APPS loads the admin without them: start-up time)
 mount(settings.REGISTRY_CORE_PATH, CORE)
 mount(settings.REGISTRY_XR10_PATH, XREGISTRY)
 for older in (SCHEMA_REGISTRY, MESSAGE_CATALOG):

@@ -2,7 +2,7 @@
 
 from catalog.types import DEFINITIONS, definition_references, format_map_facts
 from catalog.validators.format_names import FORMAT_PATTERN
-from registry import catalog_map, dashboard, references
+from registry import dashboard, map_facts, references
 from registry.model import GroupType, registry_model
 
 from . import hooks
@@ -38,13 +38,13 @@ def endpoint_references(attributes: dict) -> list[tuple[str, str]]:
     return found
 
 
-def endpoint_map_facts(attributes: dict) -> catalog_map.NodeFacts:
+def endpoint_map_facts(attributes: dict) -> map_facts.NodeFacts:
     """An endpoint on the catalog map: its usage, protocol and format; deprecated when it says so."""
     config = attributes.get("config") if isinstance(attributes.get("config"), dict) else {}
     usage = attributes.get("usage")
     usage = ", ".join(map(str, usage)) if isinstance(usage, list) else usage
     protocol = config.get("protocol") or attributes.get("protocol")
-    return catalog_map.NodeFacts(
+    return map_facts.NodeFacts(
         tuple(str(v) for v in (usage, protocol, attributes.get("format")) if v),
         deprecated=attributes.get("deprecated") is not None,
     )
@@ -54,8 +54,8 @@ def register() -> None:
     registry_model.register(ENDPOINTS)
     references.register_reference_extractor("endpoints", None, endpoint_references)
     references.register_reference_extractor("endpoints", "definitions", definition_references)
-    catalog_map.register_map_describer("endpoints", None, endpoint_map_facts)
-    catalog_map.register_map_describer("endpoints", "definitions", format_map_facts)
+    map_facts.register_map_describer("endpoints", None, endpoint_map_facts)
+    map_facts.register_map_describer("endpoints", "definitions", format_map_facts)
     dashboard.register_admin_lists(
         "endpoints", ("Endpoints", "admin:endpoints_endpoint_changelist"), ("Endpoint definitions", None)
     )

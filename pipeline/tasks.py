@@ -10,10 +10,11 @@ import threading
 import time
 from pathlib import Path
 
-from celery import shared_task
 from django.conf import settings
 from django.db import connections
 from django.utils import timezone
+
+from registry.celery import app
 
 from .models import ImportRun
 from .services import resolve_server_path, run_spark_import
@@ -33,7 +34,7 @@ def _in_thread(run_id: int) -> None:
         connections.close_all()  # this thread's own connections: nobody else closes them
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@app.task(acks_late=True, ignore_result=True)
 def run_import(run_id: int) -> str | None:
     run = ImportRun.objects.filter(pk=run_id).first()
     if run is None:

@@ -1,8 +1,5 @@
 """The xRegistry engine: model, entity tables, services, selectors and the generated HTTP binding.
 
-It knows no formats: catalog/, endpoints/ and subscriptions/ plug into it.
+It knows no formats: catalog/, endpoints/ and subscriptions/ plug into it. Its Celery application is
+`registry.celery.app` (`celery -A registry` finds it there); the apps' tasks modules import it.
 """
-
-from .celery import app as celery_app
-
-__all__ = ["celery_app"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count, TextField
 from django.db.models.fields.json import KeyTextTransform
@@ -18,14 +19,19 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
-from . import admin_actions, admin_tokens, services  # noqa: F401 - the action check and the token admin
+from . import admin_tokens, dashboard, services  # noqa: F401 - the token admin
 from .admin_forms import JSONField, ServiceForm
 from .admin_links import breakable, shown_time
 from .admin_references import ReferencesAdminMixin
-from .admin_search import SearchAdminMixin
+from .admin_search import SearchAdminMixin, dashboard_panel
 from .documents.exports import export_document
 from .errors import Problem
 from .models import OutboxEvent
+
+dashboard.register_panel("admin/registry/search_panel.html", dashboard_panel)
+# the governance UI's face: the registry's name (REGISTRY_NAME) instead of "Django administration"
+admin.site.site_header = admin.site.site_title = settings.REGISTRY_NAME
+admin.site.index_title = "Catalog"
 
 
 class GroupForm(ServiceForm):

@@ -14,7 +14,9 @@ from django.core import checks
 def admin_actions(site: admin.AdminSite | None = None):
     """(model admin, action name, action function) of every action of every admin registered on `site`,
     before any per-request filtering (the site-wide `delete_selected` included)."""
-    site = site or admin.site
+    if site is None:
+        admin.autodiscover()  # the admins are loaded on first use (registry/admin_discovery.py)
+        site = admin.site
     for model_admin in site._registry.values():
         if model_admin.actions is None:
             continue
@@ -31,7 +33,6 @@ def undeclared_actions(site: admin.AdminSite | None = None) -> list[str]:
     )
 
 
-@checks.register(checks.Tags.admin)
 def check_action_permissions(app_configs=None, **kwargs):
     return [
         checks.Error(

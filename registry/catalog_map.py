@@ -15,9 +15,9 @@
   thousands in minutes (1,000 groups of each type with 20,000 references drew nothing in 600 s).
 - `dot` runs with a timeout (`REGISTRY_MAP_SECONDS`): a layout that takes longer is killed and the request answers
   503 naming the setting, as it does when `dot` fails or is missing (`MapUnavailable`), never a 500.
-- Apps describe their nodes (`register_map_describer(group_plural, resource_plural, fn)`): `fn(attributes)`
-  returns `NodeFacts(lines, deprecated)`, shown on the node (usage, protocol, format); the engine names no
-  attribute. A group's attributes are its common and extension attributes; a resource's are its own extension
+- Apps describe their nodes (`register_map_describer(group_plural, resource_plural, fn)`, registry/map_facts.py):
+  `fn(attributes)` returns `NodeFacts(lines, deprecated)`, shown on the node (usage, protocol, format); the engine
+  names no attribute. A group's attributes are its common and extension attributes; a resource's are its own extension
   attributes overlaid with its latest version's.
 - Every node links to `link(path, group_pk, resource_pk)`: the admin page of the entity
   (`admin_references.admin_url_of`, without a query per node).
@@ -38,6 +38,7 @@ import graphviz
 
 from . import references
 from .errors import Problem
+from .map_facts import NodeFacts, describers
 from .model import registry_model
 
 MAX_DETAILED_RESOURCES = 60
@@ -55,19 +56,7 @@ PALETTE = [
 ]
 
 
-@dataclass(frozen=True)
-class NodeFacts:
-    lines: tuple[str, ...] = ()
-    deprecated: bool = False
-
-
-Describer = Callable[[dict], NodeFacts]
 Link = Callable[[str, int, int | None], str | None]  # (path, group pk, resource pk) -> URL
-describers: dict[tuple[str, str | None], Describer] = {}
-
-
-def register_map_describer(group_plural: str, resource_plural: str | None, fn: Describer) -> None:
-    describers[(group_plural, resource_plural)] = fn
 
 
 class MapUnavailable(Exception):

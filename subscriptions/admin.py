@@ -18,16 +18,22 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.html import format_html
 
+from registry import dashboard
 from registry.admin import ServiceAdmin
 from registry.admin_forms import JSONField, ServiceForm
 from registry.admin_links import breakable, shown_time
 
 from . import services
 from .delivery import policy
+from .health import dashboard_panel as health_panel
 from .health import delivery_health, health_svg
 from .masking import shown_settings, shown_sink
 from .models import Delivery, DeliveryAttempt, Subscription
+from .selectors import dashboard_panel
 from .validators.protocols import PROTOCOLS
+
+dashboard.register_panel("admin/subscriptions/dashboard_panel.html", dashboard_panel)
+dashboard.register_panel("admin/subscriptions/health_panel.html", health_panel)
 
 
 class SubscriptionForm(ServiceForm):

@@ -6,13 +6,12 @@ from django.apps import AppConfig
 class SubscriptionsConfig(AppConfig):
     name = "subscriptions"
     verbose_name = "Subscriptions and deliveries"
+    # the admin dashboard's panels are registered with the admin's modules (subscriptions/admin.py)
 
     def ready(self):
-        from registry import dashboard
+        # here, not at the top: Django loads app configs before the models
+        from registry.commit_listeners import register_on_commit
 
-        from . import tasks  # noqa: F401  registers the relay kick with the engine's on-commit hook
-        from .health import dashboard_panel as health_panel
-        from .selectors import dashboard_panel
+        from .relay_flag import kick_relay
 
-        dashboard.register_panel("admin/subscriptions/dashboard_panel.html", dashboard_panel)
-        dashboard.register_panel("admin/subscriptions/health_panel.html", health_panel)
+        register_on_commit(kick_relay)  # the engine calls it after every commit that wrote change events

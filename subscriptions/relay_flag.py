@@ -55,3 +55,19 @@ def release() -> None:
         client.delete(FLAG)
     except Exception:  # noqa: BLE001  the flag expires by itself
         logger.warning("could not clear the relay flag", exc_info=True)
+
+
+def kick_relay() -> None:
+    """After a commit that wrote change events (registered with the engine in SubscriptionsConfig.ready): relay
+    now, unless a relay is already queued (it will read this commit's events too). If the broker is unreachable
+    the beat sweep relays later; nothing is lost."""
+    if not claim():
+        return
+    # imported here, not at the top: the tasks load Celery and the delivery code, which a process needs only once
+    # a change has committed (a management command that reads would load them for nothing: start-up time)
+    from .tasks import relay_outbox
+
+    try:
+        relay_outbox.apply_async(retry=False)
+    except Exception:  # noqa: BLE001  broker down: logged, the outbox row waits for the sweep
+        logger.warning("could not queue the outbox relay; the sweep will relay", exc_info=True)

@@ -3,18 +3,13 @@ relay.py, delivery/ and webhooks.py. Tasks are acknowledged late and re-queued i
 
 from __future__ import annotations
 
-import logging
-
-from celery import shared_task
 from django.conf import settings
 
-from registry.services.events import register_on_commit
+from registry.celery import app
 
 from . import relay, relay_flag, webhooks
 from .delivery import attempts
 from .models import Subscription
-
-logger = logging.getLogger(__name__)
 
 # a relay that found this many deliveries or fewer (a change or two of one writer) attempts them itself,
 # one task per change instead of two; more are spread over every worker thread as batches
@@ -28,7 +23,7 @@ def dispatch(delivery_ids, countdown: float | None = None) -> None:
         deliver.apply_async((ids[start : start + size],), countdown=countdown or None)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@app.task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def relay_outbox() -> int:
     """Relay the outbox, then attempt its deliveries here (RELAY_DELIVERS_AT_MOST or fewer) or queue them."""
     relay_flag.release()  # before reading the outbox: a commit from now on queues the next relay
@@ -40,7 +35,7 @@ def relay_outbox() -> int:
     return len(ids)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@app.task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def deliver(delivery_ids: list[int] | int) -> None:
     """Attempt a batch of deliveries; retries due within REGISTRY_MAX_COUNTDOWN_SECONDS are queued with a
     countdown, later ones stay in the database for the sweep (as they do in eager mode, which has no queue)."""
@@ -51,7 +46,7 @@ def deliver(delivery_ids: list[int] | int) -> None:
             dispatch(again, countdown=delay)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@app.task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def sweep() -> int:
     """Beat: relay what a crash left behind; dispatch due retries and deliveries whose worker died."""
     relay_outbox()
@@ -61,23 +56,9 @@ def sweep() -> int:
     return len(ids)
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@app.task(acks_late=True, ignore_result=True)
 def validate_webhook(subscription_id: str) -> str | None:
     subscription = Subscription.objects.filter(pk=subscription_id).first()
     if subscription is None or subscription.status != Subscription.Status.PENDING:
         return None
     return webhooks.validate(subscription)
-
-
-def kick_relay() -> None:
-    """After a commit: relay now, unless a relay is already queued (it will read this commit's events too).
-    If the broker is unreachable the beat sweep relays later; nothing is lost."""
-    if not relay_flag.claim():
-        return
-    try:
-        relay_outbox.apply_async(retry=False)
-    except Exception:  # noqa: BLE001  broker down: logged, the outbox row waits for the sweep
-        logger.warning("could not queue the outbox relay; the sweep will relay", exc_info=True)
-
-
-register_on_commit(kick_relay)

@@ -1,12 +1,12 @@
 """Celery tasks of sync: the beat-driven schedule and one pull."""
 
-from celery import shared_task
+from registry.celery import app
 
 from .models import SyncSource
 from .services import due_sources, run_sync
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@app.task(acks_late=True, ignore_result=True)
 def sync_source(source_id: int, trigger: str = "schedule") -> str | None:
     source = SyncSource.objects.filter(pk=source_id, enabled=True).first()
     if source is None:
@@ -14,7 +14,7 @@ def sync_source(source_id: int, trigger: str = "schedule") -> str | None:
     return run_sync(source, trigger).status
 
 
-@shared_task(ignore_result=True)
+@app.task(ignore_result=True)
 def sync_due() -> int:
     count = 0
     for source in due_sources():

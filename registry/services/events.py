@@ -1,32 +1,19 @@
 """Change events: written to the outbox in the writing transaction, announced after commit.
 
 `emit_updated` / `emit_deleted` add one outbox row per entity path written (docs/api-contract.md sections 8 and 9).
-Apps that deliver events (subscriptions/) register a callback with `on_commit_listeners`; the engine
-itself knows nothing of delivery.
+Apps that deliver events (subscriptions/) register a callback with `register_on_commit`
+(registry/commit_listeners.py); the engine itself knows nothing of delivery.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from django.db import transaction
 
+from ..commit_listeners import announce as _announce
+from ..commit_listeners import on_commit_listeners, register_on_commit  # noqa: F401  (re-exported)
 from ..model import registry_model
 from ..models import OutboxEvent
 from .context import WriteContext
-
-on_commit_listeners: list[Callable[[], None]] = []
-
-
-def register_on_commit(callback: Callable[[], None]) -> None:
-    """Run callback after every transaction that wrote outbox rows (the relay it triggers is idempotent)."""
-    if callback not in on_commit_listeners:
-        on_commit_listeners.append(callback)
-
-
-def _announce():
-    for callback in on_commit_listeners:
-        callback()
 
 
 def _event_type(path: str, action: str) -> str:

@@ -4,11 +4,19 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.ci_checks import RemoteError, UsageError, local_compatibility, media_type_for, remote_compatibility
+from catalog.ci_checks import (
+    SYSTEM_CHECKS,
+    RemoteError,
+    UsageError,
+    local_compatibility,
+    media_type_for,
+    remote_compatibility,
+)
 from registry.errors import Problem
 
 
 class Command(BaseCommand):
+    requires_system_checks = SYSTEM_CHECKS
     help = (
         "Check FILE as a new version of schema GROUP/SCHEMA without writing it (the compatibility dry run). "
         "Prints VERSION: PATH: CHANGE: REASON per incompatibility, or 'compatible (level L, against "

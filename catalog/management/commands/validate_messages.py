@@ -4,10 +4,19 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.ci_checks import LocalValidator, RemoteError, RemoteValidator, UsageError, read_messages, split_definition
+from catalog.ci_checks import (
+    SYSTEM_CHECKS,
+    LocalValidator,
+    RemoteError,
+    RemoteValidator,
+    UsageError,
+    read_messages,
+    split_definition,
+)
 
 
 class Command(BaseCommand):
+    requires_system_checks = SYSTEM_CHECKS
     help = (
         "Validate messages (JSON lines, or one JSON message per file) against their message definitions: "
         'named by a {"definition": "G/D", "message": ...} wrapper or --definition, else picked by the '
