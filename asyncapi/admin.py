@@ -1,88 +1,16 @@
-"""The AsyncAPI app in the admin: the "Import AsyncAPI" page (documents and the files they refer to, a group prefix,
-a dry run; the report or every error with its place), a dashboard panel linking to it, and a section on each
-message group's and endpoint's page with its AsyncAPI 3.0 export (producer and consumer, JSON and YAML).
-The import calls `asyncapi.services.import_asyncapi`, as every other door does."""
+"""The AsyncAPI app in the admin: a dashboard panel linking to the "Import AsyncAPI" page (asyncapi/admin_views.py),
+and a section on each message group's and endpoint's page with its AsyncAPI 3.0 export (producer and consumer, JSON
+and YAML), registered with the registry's admin when the admin's modules load (registry/admin_discovery.py)."""
 
 from __future__ import annotations
 
-from django import forms
-from django.contrib import admin
-from django.core.exceptions import PermissionDenied
-from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from registry.errors import Problem
-from registry.services import WriteContext
+from registry import dashboard
+from registry.admin import register_group_section
 
-from .api.views import uploaded
-from .services import import_asyncapi
-from .sources import Source
-
-IMPORT_PERMISSIONS = (
-    "registry.add_group",
-    "registry.change_group",
-    "registry.add_resource",
-    "registry.add_version",
-    "registry.change_version",
-)
-
-
-class MultipleFileInput(forms.ClearableFileInput):
-    allow_multiple_selected = True
-
-
-class MultipleFileField(forms.FileField):
-    """Several files in one field (Django's documented recipe)."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("widget", MultipleFileInput())
-        super().__init__(*args, **kwargs)
-
-    def clean(self, data, initial=None):
-        if isinstance(data, list | tuple):
-            return [super(MultipleFileField, self).clean(item, initial) for item in data]
-        return [super().clean(data, initial)] if data else []
-
-
-class AsyncAPIImportForm(forms.Form):
-    documents = MultipleFileField(help_text="AsyncAPI 2.6 or 3.0 documents (.yaml, .yml, .json)")
-    files = MultipleFileField(
-        required=False, help_text="the files their $refs name (schemas, traits), matched by file name"
-    )
-    group_prefix = forms.CharField(
-        required=False,
-        max_length=64,
-        help_text="prefix of the ids of the groups made; empty: each document's title in PascalCase",
-    )
-    no_prefix = forms.BooleanField(required=False, label="No prefix", help_text="ids without any prefix")
-    dry_run = forms.BooleanField(required=False, help_text="check and show what would change; write nothing")
-
-
-def import_view(request):
-    if not request.user.has_perms(IMPORT_PERMISSIONS):
-        raise PermissionDenied
-    form = AsyncAPIImportForm(request.POST or None, request.FILES or None)
-    report, problem = None, None
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        read = uploaded(data["files"])
-        sources = [Source(d.name, d.read(), read_beside=read) for d in data["documents"]]
-        prefix = "" if data["no_prefix"] else (data["group_prefix"] or None)
-        try:
-            report = import_asyncapi(
-                ctx=WriteContext.from_request(request), sources=sources, group_prefix=prefix, dry_run=data["dry_run"]
-            )
-        except Problem as exc:
-            problem = exc
-    context = {
-        **admin.site.each_context(request),
-        "title": "Import AsyncAPI documents",
-        "form": form,
-        "report": report,
-        "problem": problem,
-    }
-    return render(request, "admin/asyncapi/import.html", context, status=400 if problem else 200)
+from .admin_views import IMPORT_PERMISSIONS
 
 
 def dashboard_panel(user) -> dict:
@@ -106,3 +34,8 @@ def message_group_section(group) -> dict:
 def endpoint_section(group) -> dict:
     path = reverse("asyncapi-endpoint", args=[group.gid])
     return {"title": "AsyncAPI 3.0", "html": _links(path, ("producer", "consumer"))}
+
+
+dashboard.register_panel("admin/asyncapi/dashboard_panel.html", dashboard_panel)
+register_group_section("definitionGroups", message_group_section)
+register_group_section("endpoints", endpoint_section)

@@ -11,7 +11,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from asyncapi import admin as asyncapi_admin
+from asyncapi import admin_views as asyncapi_admin_views
 from catalog.api import urls as catalog_urls
 from catalog.api.messagecatalog import MESSAGE_CATALOG
 from catalog.api.schemaregistry import SCHEMA_REGISTRY
@@ -38,7 +38,9 @@ urlpatterns = [
     path("admin/registry/export/", admin.site.admin_view(admin_views.export_view), name="registry-admin-export"),
     path("admin/registry/search/", admin.site.admin_view(admin_search.search_view), name="registry-admin-search"),
     path("admin/registry/map/", admin.site.admin_view(admin_map.map_view), name="registry-admin-map"),
-    path("admin/asyncapi/import/", admin.site.admin_view(asyncapi_admin.import_view), name="asyncapi-admin-import"),
+    path(
+        "admin/asyncapi/import/", admin.site.admin_view(asyncapi_admin_views.import_view), name="asyncapi-admin-import"
+    ),
     path("admin/", admin.site.urls),
     path(".well-known/xregistry", xr10_views.DiscoveryView.as_view(), name="xregistry-discovery"),
     path("confluent/", include("confluent.api.urls")),  # docs/confluent.md

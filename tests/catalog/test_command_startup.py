@@ -115,3 +115,21 @@ print(json.dumps({"errors": errors, "admins": sorted(m._meta.label for m in admi
     found = json.loads(result.stdout.splitlines()[-1])
     assert "registry.E101" in found["errors"] and "sessions.Session: touch" in found["errors"]
     assert {"catalog.Schema", "subscriptions.Subscription", "sync.SyncSource"} <= set(found["admins"])
+
+
+def test_the_dashboard_panels_follow_the_apps_order(tmp_path):
+    """The admin's modules are discovered when the URLs load, in INSTALLED_APPS order, whatever the views import."""
+    script = """
+import django, json
+django.setup()
+import config.urls
+from registry import dashboard
+print(json.dumps([panel.template.split("/")[1] for panel in dashboard.panels]))
+"""
+    env = {**os.environ, "SQLITE_PATH": str(tmp_path / "empty.sqlite3"), "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env.pop("DATABASE_URL", None)
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1]) == ["registry", "subscriptions", "subscriptions", "asyncapi"]
