@@ -62,6 +62,9 @@ class Resource(Entity):
     rid = models.CharField("id", max_length=128)
     latest = models.ForeignKey("Version", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     version_counter = models.PositiveBigIntegerField(default=0)
+    # the epoch of the resource's own (xRegistry 1.0 `meta`) attributes: default version, compatibility; 1 on
+    # creation, + 1 with each change of them (a version's epoch is the version's own)
+    epoch = models.PositiveBigIntegerField(default=1)
     origin = models.TextField(null=True, blank=True, help_text="the registry this resource is synced from")
 
     class Meta:

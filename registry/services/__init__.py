@@ -11,7 +11,7 @@ from .deletions import (
     delete_version,
     delete_versions,
 )
-from .groups import create_group, put_group, update_group_attributes
+from .groups import create_group, ensure_parents, put_group, update_group_attributes
 from .inputs import UNSET, VersionInput
 from .meta import set_resource_meta
 from .resources import (
@@ -39,6 +39,7 @@ __all__ = [
     "delete_resources",
     "delete_version",
     "delete_versions",
+    "ensure_parents",
     "put_group",
     "put_meta",
     "put_resource",

@@ -41,10 +41,15 @@ def _remove(ctx: WriteContext, entity, path: str) -> None:
 
 @transaction.atomic
 def delete_resource(
-    *, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None, force: bool = False
+    *,
+    ctx: WriteContext,
+    address: EntityAddress,
+    expected_epoch: int | None = None,
+    expected_meta_epoch: int | None = None,
+    force: bool = False,
 ) -> tuple[Resource, Version]:
     """DELETE .../RESOURCEs/rID: the resource with all versions; returns its last state. `expected_epoch` is
-    the latest version's."""
+    the latest version's, `expected_meta_epoch` the resource's own (its 1.0 `meta` entity's)."""
     address.need("resource")
     plural, gid, rplural, rid = address.group_type, address.group_id, address.resource_type, address.resource_id
     epoch = expected_epoch
@@ -54,6 +59,7 @@ def delete_resource(
     latest = resource.latest
     if latest is not None:
         check_epoch(f"{resource.path}/versions/{latest.vid}", latest, epoch)
+    check_epoch(f"{resource.path}/meta", resource, expected_meta_epoch)
     check_unreferenced(ctx, [resource.path], force)
     _delete_resource(ctx, resource)
     return resource, latest
@@ -61,9 +67,11 @@ def delete_resource(
 
 @transaction.atomic
 def delete_resources(
-    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
+    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False, missing_ok: bool = False
 ) -> list[tuple[Resource, Version]]:
-    """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them."""
+    """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them. Each item is
+    `{"id", "epoch"?, "meta_epoch"?}` (the latest version's epoch, the resource's own); `missing_ok`: an id that
+    names no resource is skipped (xRegistry 1.0), not a 404."""
     address.need("resources")
     plural, gid, rplural = address.group_type, address.group_id, address.resource_type
     resolve_types(plural, rplural)
@@ -80,9 +88,12 @@ def delete_resources(
         for index, item in enumerate(items):
             if not isinstance(item, dict) or not isinstance(item.get("id"), str):
                 raise Problem("bad-request", f"[{index}]: each entry must be an object with a string id")
+            if missing_ok and not Resource.objects.filter(group=group, resource_type=rplural, rid=item["id"]).exists():
+                continue
             resource = lock_resource(group, rplural, item["id"])
             if resource.latest is not None:
                 check_epoch(f"{resource.path}/versions/{resource.latest.vid}", resource.latest, item.get("epoch"))
+            check_epoch(f"{resource.path}/meta", resource, item.get("meta_epoch"))
             resources.append(resource)
     for resource in resources:
         resource.group = group
@@ -114,15 +125,21 @@ def delete_version(
 
 @transaction.atomic
 def delete_versions(
-    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False
+    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False, missing_ok: bool = False
 ) -> list[tuple[Resource, Version]]:
     """DELETE .../versions (`address` names the resource): listed versions (all or none; all of them is 400)
     or all but the latest."""
-    return _delete_versions(ctx, address, items, single=False, force=force)
+    return _delete_versions(ctx, address, items, single=False, force=force, missing_ok=missing_ok)
 
 
 def _delete_versions(
-    ctx: WriteContext, address: EntityAddress, items: list | None, *, single: bool, force: bool
+    ctx: WriteContext,
+    address: EntityAddress,
+    items: list | None,
+    *,
+    single: bool,
+    force: bool,
+    missing_ok: bool = False,
 ) -> list[tuple[Resource, Version]]:
     address.need("resource")
     plural, gid, rplural, rid = address.group_type, address.group_id, address.resource_type, address.resource_id
@@ -145,6 +162,8 @@ def _delete_versions(
                 raise Problem("bad-request", f"[{index}]: version must be a string")
             version = versions.get(vid)
             if version is None:
+                if missing_ok:
+                    continue
                 raise not_found(f"{resource.path}/versions/{vid}")
             check_epoch(f"{resource.path}/versions/{vid}", version, item.get("epoch"))
             chosen.append(version)
@@ -189,8 +208,11 @@ def _delete_group(ctx: WriteContext, group: Group):
 
 
 @transaction.atomic
-def delete_groups(*, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False) -> list[Group]:
-    """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type."""
+def delete_groups(
+    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False, missing_ok: bool = False
+) -> list[Group]:
+    """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type; `missing_ok`:
+    an id that names no group is skipped (xRegistry 1.0), not a 404."""
     address.need("groups")
     plural = address.group_type
     registry_model[plural]
@@ -201,6 +223,8 @@ def delete_groups(*, ctx: WriteContext, address: EntityAddress, items: list | No
         for index, item in enumerate(items):
             if not isinstance(item, dict) or not isinstance(item.get("id"), str):
                 raise Problem("bad-request", f"[{index}]: each entry must be an object with a string id")
+            if missing_ok and not Group.objects.filter(group_type=plural, gid=item["id"]).exists():
+                continue
             group = lock_group(plural, item["id"])
             check_epoch(group.path, group, item.get("epoch"))
             groups.append(group)

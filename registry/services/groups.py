@@ -4,6 +4,7 @@ events."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
@@ -132,16 +133,26 @@ def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions
 
 @transaction.atomic
 def put_group(
-    *, ctx: WriteContext, address: EntityAddress, data: dict, expected_epoch: int | None = None
+    *,
+    ctx: WriteContext,
+    address: EntityAddress,
+    data: dict | None = None,
+    expected_epoch: int | None = None,
+    merge: Callable[[dict | None], dict] | None = None,
 ) -> tuple[Group, bool]:
-    """PUT /GROUPs/gID: replace the attributes (missing ones removed) or create. Returns (group, created)."""
+    """PUT /GROUPs/gID: replace the attributes (missing ones removed) or create. Returns (group, created).
+
+    `merge` (a PATCH): computes the new attributes from the stored ones (None when the group does not exist yet)
+    while the group's row is locked, so concurrent PATCHes each see the other's change (read-merge-write in one
+    locked step); `data` is then not given."""
     address.need("group")
-    plural, gid, body, epoch = address.group_type, address.group_id, data, expected_epoch
+    plural, gid, epoch = address.group_type, address.group_id, expected_epoch
     gt = registry_model[plural]
     check_id(gid)
+    group = Group.objects.select_for_update().filter(group_type=plural, gid=gid).first()
+    body = merge(stored_attributes(group) if group is not None else None) if merge is not None else data
     common, extensions = _body_parts(gt, body, gid)
     body_epoch = body.get("epoch")
-    group = Group.objects.select_for_update().filter(group_type=plural, gid=gid).first()
     if group is None:
         if exists_ignoring_case(Group.objects.filter(group_type=plural), "gid", gid):
             raise Problem(
@@ -184,3 +195,19 @@ def _change(ctx: WriteContext, gt: GroupType, group: Group, common: dict, extens
     group.modified_on = ctx.now
     group.save()
     emit_updated(ctx, group.path, group.modified_on)
+
+
+@transaction.atomic
+def ensure_parents(*, ctx: WriteContext, address: EntityAddress) -> None:
+    """Create the group a write below it needs when it does not exist yet (xRegistry 1.0 creates missing parents
+    implicitly: core/spec.md "Implicit Creation of Parent Entities"), with no attributes; a resource is created by
+    the write of its first version."""
+    if address.group_id is None or address.kind == "group":
+        return
+    if not group_exists(address.group_type, address.group_id):
+        try:
+            with transaction.atomic():
+                put_group(ctx=ctx, address=EntityAddress(address.group_type, address.group_id), data={})
+        except Problem as problem:
+            if problem.kind != "id-exists":  # created meanwhile by a concurrent write: it exists, as needed
+                raise

@@ -14,13 +14,20 @@ from ..model import COMPATIBILITY_LEVELS, effective_compatibility
 from ..models import Version
 from .address import EntityAddress
 from .context import WriteContext
+from .epochs import check_epoch
 from .events import emit_updated
 from .resources import get_group, guard, lock_resource, resolve_types
 
 
 @transaction.atomic
 def set_resource_meta(
-    *, ctx: WriteContext, address: EntityAddress, meta: dict, replace: bool = False, announced: bool = False
+    *,
+    ctx: WriteContext,
+    address: EntityAddress,
+    meta: dict,
+    expected_epoch: int | None = None,
+    replace: bool = False,
+    announced: bool = False,
 ) -> None:
     """Set `defaultversionid`/`defaultversionsticky`/`compatibility` of a resource (PUT or PATCH of `meta`).
 
@@ -28,12 +35,15 @@ def set_resource_meta(
     created the resource), so the change of its meta is part of that change, not a second event.
 
     A `defaultversionid` makes the default sticky (the spec: setting it pins it); sticky false lets the newest
-    version be the default again. `epoch` is the expected epoch of the default version."""
+    version be the default again. `expected_epoch` is the resource's own epoch (the 1.0 `meta` entity's), which
+    grows by one with each change of these attributes: checked under the resource's row lock, so of concurrent
+    writers with the same precondition exactly one wins."""
     address.need("resource")
     resolve_types(address.group_type, address.resource_type)
     group = get_group(address.group_type, address.group_id)
     resource = lock_resource(group, address.resource_type, address.resource_id)
     guard(ctx, group, resource)
+    check_epoch(f"{resource.path}/meta", resource, expected_epoch)
     if meta.get("xref"):
         raise Problem("bad-request", "{subject}: xref is not offered by this server", subject=resource.path)
     if meta.get("readonly") not in (None, False, bool(resource.origin)):
@@ -76,8 +86,9 @@ def set_resource_meta(
             extensions["compatibility"] = level
     if extensions != resource.extensions:
         resource.extensions = extensions
+        resource.epoch += 1
         resource.modified_by = ctx.user
         resource.modified_on = ctx.now
-        resource.save(update_fields=["extensions", "modified_by", "modified_on"])
+        resource.save(update_fields=["extensions", "epoch", "modified_by", "modified_on"])
         if not announced:
             emit_updated(ctx, resource.path, resource.modified_on)

@@ -8,6 +8,7 @@ Epochs: a version's epoch is 1 when created and grows by 1 with each change of t
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 
 from django.db import IntegrityError, connection, transaction
 
@@ -33,6 +34,9 @@ from .versions import (
     validate_version,
     version_attributes,
 )
+
+# a PATCH's input: computed from the stored resource and version (None when they do not exist) under their locks
+InputOf = Callable[[Resource | None, Version | None], VersionInput]
 
 
 def _resource_parts(address: EntityAddress) -> tuple[str, str, str, str | None]:
@@ -132,24 +136,32 @@ def create_resource(*, ctx: WriteContext, address: EntityAddress, data: VersionI
 
 
 @transaction.atomic
-def put_resource(*, ctx: WriteContext, address: EntityAddress, data: VersionInput) -> tuple[Resource, Version, bool]:
-    """PUT /GROUPs/gID/RESOURCEs/rID: update the latest version in place, or create the resource."""
+def put_resource(
+    *, ctx: WriteContext, address: EntityAddress, data: VersionInput | InputOf
+) -> tuple[Resource, Version, bool]:
+    """PUT /GROUPs/gID/RESOURCEs/rID: update the latest version in place, or create the resource.
+
+    `data` may be a function of the stored resource and version (None, None when the resource does not exist) that
+    gives the input: a PATCH, computed while both rows are locked."""
     address.need("resource")
-    plural, gid, rplural, rid, inp = *_resource_parts(address), data
+    plural, gid, rplural, rid = _resource_parts(address)
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     check_id(rid)
+    resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
+    version = (
+        Version.objects.select_for_update().get(pk=resource.latest_id) if resource and resource.latest_id else None
+    )
+    inp = data(resource, version) if callable(data) else data
     _check_input_ids(inp, rid)
     absorb_document(rt, inp, rid)
-    resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
     if resource is None:
         if inp.epoch is not None:
             raise not_found(f"{group.path}/{rplural}/{rid}")
         resource = insert_resource(ctx, group, rt, rid, inp)
         return resource, resource.latest, True
     resource.group = group
-    version = resource.latest
-    version = _update_version(ctx, resource, rt, version, inp, resource.path)
+    version = _update_version(ctx, resource, rt, resource.latest, inp, resource.path)
     return resource, version, False
 
 
@@ -221,18 +233,22 @@ def check_new_version(*, ctx: WriteContext, address: EntityAddress, data: Versio
 
 
 @transaction.atomic
-def put_version(*, ctx: WriteContext, address: EntityAddress, data: VersionInput) -> tuple[Resource, Version, bool]:
-    """PUT .../versions/V: update that version in place, or create it."""
+def put_version(
+    *, ctx: WriteContext, address: EntityAddress, data: VersionInput | InputOf
+) -> tuple[Resource, Version, bool]:
+    """PUT .../versions/V: update that version in place, or create it. `data` may be a function of the stored
+    resource and version (see put_resource), called while they are locked."""
     address.need("version")
-    plural, gid, rplural, rid, inp = *_resource_parts(address), data
+    plural, gid, rplural, rid = _resource_parts(address)
     vid = address.version_id
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
     guard(ctx, group, resource)
+    version = Version.objects.select_for_update().filter(resource=resource, vid=vid).first()
+    inp = data(resource, version) if callable(data) else data
     _check_input_ids(inp, rid, vid)
     absorb_document(rt, inp, rid)
-    version = Version.objects.filter(resource=resource, vid=vid).first()
     if version is None:
         if inp.epoch is not None:
             raise not_found(f"{resource.path}/versions/{vid}")

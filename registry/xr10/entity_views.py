@@ -11,7 +11,8 @@ from __future__ import annotations
 from django.http import HttpResponse
 
 from .. import compiled_reads, selectors
-from ..errors import Problem
+from ..errors import Problem, not_found
+from ..http.requests import expected_epoch, flag, query_epoch
 from ..http.views import json_response
 from ..paging import PageRequest, link_header
 from . import writes
@@ -25,7 +26,6 @@ from .flags import (
     filters,
     only_collections,
     page_to_load,
-    query_epoch,
     sorted_collection,
 )
 from .reads import render_group, render_resource, resources_of
@@ -84,8 +84,7 @@ class GroupCollectionView(XRegistryView):
 
     def delete(self, request):
         check_flags(request)
-        body = json_body(request, required=False) or {}
-        writes.delete_groups(self.context(), self.gm, body)
+        writes.delete_groups(self.context(), self.gm, json_body(request, required=False))
         return HttpResponse(status=204)
 
 
@@ -107,14 +106,9 @@ class GroupView(XRegistryView):
 
     def put(self, request, gid):
         check_flags(request)
-        created = writes.put_group(
-            self.context(),
-            self.gm,
-            gid,
-            json_body(request, required=False) or {},
-            epoch=query_epoch(request),
-            patch=request.method == "PATCH",
-        )
+        body = json_body(request, required=False) or {}
+        epoch = expected_epoch(request, body.get("epoch"))
+        created = writes.put_group(self.context(), self.gm, gid, body, epoch=epoch, patch=request.method == "PATCH")
         return self.render(gid, 201 if created else 200)
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
@@ -129,7 +123,7 @@ class GroupView(XRegistryView):
 
     def delete(self, request, gid):
         check_flags(request)
-        writes.delete_group(self.context(), self.gm, gid, query_epoch(request), force="force" in request.GET)
+        writes.delete_group(self.context(), self.gm, gid, query_epoch(request), force=flag(request, "force"))
         return HttpResponse(status=204)
 
 
@@ -182,8 +176,7 @@ class ResourceCollectionView(XRegistryView):
 
     def delete(self, request, gid):
         check_flags(request)
-        body = json_body(request, required=False) or {}
-        writes.delete_resources(self.context(), self.gm, self.rm, gid, body)
+        writes.delete_resources(self.context(), self.gm, self.rm, gid, json_body(request, required=False))
         return HttpResponse(status=204)
 
 
@@ -194,7 +187,7 @@ class ResourceView(XRegistryView):
         group = selectors.get_group(self.gt, gid)
         found = resources_of(group, self.rm.plural, with_content=with_content, ids=[rid])
         if not found:
-            raise Problem("not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid} does not exist")
+            raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}")
         return group, found[0]
 
     def render(self, gid, rid, details: bool, status=200):
@@ -286,7 +279,7 @@ class ResourceView(XRegistryView):
         check_flags(request)
         rid, _details = split_details(rid)
         writes.delete_resource(
-            self.context(), self.gm, self.rm, gid, rid, query_epoch(request), force="force" in request.GET
+            self.context(), self.gm, self.rm, gid, rid, query_epoch(request), force=flag(request, "force")
         )
         return HttpResponse(status=204)
 
@@ -303,7 +296,9 @@ class MetaView(ResourceView):
 
     def put(self, request, gid, rid):
         check_flags(request)
-        writes.put_meta(self.context(), self.gm, self.rm, gid, rid, json_body(request), patch=request.method == "PATCH")
+        body = json_body(request)
+        epoch = expected_epoch(request, body.get("epoch"))
+        writes.put_meta(self.context(), self.gm, self.rm, gid, rid, body, patch=request.method == "PATCH", epoch=epoch)
         return self.get(request, gid, rid)
 
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
@@ -352,7 +347,7 @@ class VersionCollectionView(ResourceView):
 
     def delete(self, request, gid, rid):
         check_flags(request)
-        writes.delete_versions(self.context(), self.gm, self.rm, gid, rid, json_body(request, required=False) or {})
+        writes.delete_versions(self.context(), self.gm, self.rm, gid, rid, json_body(request, required=False))
         return HttpResponse(status=204)
 
 

@@ -187,18 +187,3 @@ def only_collections(body: dict, plurals) -> dict:
 
 def doc_view(request) -> bool:
     return "doc" in request.GET and request.GET.get("doc", "").lower() != "false"
-
-
-def query_epoch(request) -> int | None:
-    value = request.GET.get("epoch")
-    if value is None:
-        return None
-    try:
-        epoch = int(value)
-    except ValueError:
-        raise V1Problem(
-            "bad_flag", f"epoch must be an unsigned integer, not {value!r}", args={"flag": "epoch"}
-        ) from None
-    if epoch < 0:
-        raise V1Problem("bad_flag", f"epoch must be an unsigned integer, not {value!r}", args={"flag": "epoch"})
-    return epoch

@@ -9,12 +9,11 @@ import binascii
 import json
 
 from ..http.headers import prefixed_headers
-from ..http.requests import body_bytes
+from ..http.requests import body_bytes, expected_epoch
 from ..services.inputs import UNSET, VersionInput
 from .bodies import json_body
 from .documents import META_ATTRIBUTES, DocumentError, _strip, _version_to_v05
 from .errors import V1Problem
-from .flags import query_epoch
 from .mapping import ResourceMapping
 
 
@@ -106,6 +105,5 @@ def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, de
         inp = _header_input(rm, rid, vid, request)
     else:
         inp = version_input(rm, rid, vid, json_body(request, required=False) or {})
-    if inp.epoch is None:
-        inp.epoch = query_epoch(request)
+    inp.epoch = expected_epoch(request, inp.epoch)  # ?epoch, xRegistry-epoch, If-Match and the body's, agreeing
     return inp

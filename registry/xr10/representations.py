@@ -175,7 +175,7 @@ def meta_json(
         f"{rm.v1_singular}id": resource.rid,
         "self": f"{base}{xid}/meta",
         "xid": f"{xid}/meta",
-        "epoch": max((v.epoch for v in versions), default=1),
+        "epoch": resource.epoch,
     }
     out.update(_times(resource))
     out["readonly"] = bool(resource.origin)

@@ -12,10 +12,11 @@ from django.conf import settings
 from django.db import transaction
 
 from .. import services
-from ..attributes import check_id, stored_attributes
+from ..attributes import check_id
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..errors import Problem
+from ..http.requests import expected_epoch, parse_epoch
 from ..model import effective_compatibility
 from ..models import Group, Resource, Version
 from ..services.address import EntityAddress
@@ -31,7 +32,7 @@ from .documents import (
 from .errors import V1Problem
 from .inputs import request_input, translate, version_input
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
-from .representations import _version_attributes, default_version
+from .representations import _version_attributes
 
 
 def without_inherited_levels(doc05: dict) -> dict:
@@ -122,10 +123,15 @@ def refuse_capability_changes(body, current: dict, *, partial: bool) -> None:
 
 
 # groups ------------------------------------------------------------------------------------------------
-def _group_body(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
-    """(0.5 group attributes, {resource plural: 0.5 resources}) of a 1.0 group body."""
-    if not isinstance(body, dict):
-        raise V1Problem("bad_request", f"/{gm.v1_plural}/{gid}: a group must be an object")
+def _object(value, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise V1Problem("bad_request", f"{where} must be an object", subject=where)
+    return value
+
+
+def _group_parts(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
+    """(the group's own 1.0 attributes, {resource mapping: 1.0 resources}) of a 1.0 group body."""
+    _object(body, f"/{gm.v1_plural}/{gid}")
     given_id = body.get(f"{gm.v1_singular}id")
     if given_id is not None and given_id != gid:
         raise V1Problem(
@@ -134,29 +140,34 @@ def _group_body(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
             subject=f"/{gm.v1_plural}/{gid}",
             args={"singular": gm.v1_singular, "invalid_id": given_id, "expected_id": gid},
         )
-    nested = {rm.plural: body[rm.v1_plural] for rm in gm.resources if body.get(rm.v1_plural) is not None}
-    data = translate(
-        _group_to_v05, gm, gid, {k: v for k, v in body.items() if k not in {rm.v1_plural for rm in gm.resources}}
-    )
-    data.pop("id", None)
-    return data, nested
+    nested = {rm: body[rm.v1_plural] for rm in gm.resources if body.get(rm.v1_plural) is not None}
+    own = {k: v for k, v in body.items() if k not in {rm.v1_plural for rm in gm.resources}}
+    return own, nested
+
+
+def _group_attributes(gm: GroupMapping, gid: str, own: dict) -> dict:
+    data = translate(_group_to_v05, gm, gid, own)
+    data["id"] = gid
+    return data
 
 
 def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> bool:
+    """PUT (or PATCH: the body's attributes over the stored ones, a null removes one, merged under the group's
+    row lock by the service) of a group, and the resources its body nests."""
+    own, nested = _group_parts(gm, gid, body)
     with transaction.atomic():
-        epoch = body.get("epoch", epoch)
         if patch:
-            existing = Group.objects.filter(group_type=gm.plural, gid=gid).first()
-            if existing is not None:
-                current = group_to_v10(gm, stored_attributes(existing))
-                body = {**current, **{k: v for k, v in body.items()}}
-                body = {k: v for k, v in body.items() if v is not None}
-        attrs, nested = _group_body(gm, gid, body)
-        _group, created = services.put_group(
-            ctx=ctx, address=_at(gm, gid), data={"id": gid, **attrs}, expected_epoch=epoch
-        )
-        for rplural, resources in nested.items():
-            _write_resources(ctx, gm, gm.by_plural[rplural], gid, resources)
+
+            def merged(stored: dict | None) -> dict:
+                current = group_to_v10(gm, stored) if stored is not None else {}
+                return _group_attributes(gm, gid, {k: v for k, v in {**current, **own}.items() if v is not None})
+
+            _group, created = services.put_group(ctx=ctx, address=_at(gm, gid), merge=merged, expected_epoch=epoch)
+        else:
+            data = _group_attributes(gm, gid, own)
+            _group, created = services.put_group(ctx=ctx, address=_at(gm, gid), data=data, expected_epoch=epoch)
+        for rm, resources in nested.items():
+            _write_resources(ctx, gm, rm, gid, resources)
     return created
 
 
@@ -164,7 +175,8 @@ def upsert_groups(ctx, gm: GroupMapping, body: dict) -> None:
     with transaction.atomic():
         for gid, data in body.items():
             check_id(gid, f"{gm.v1_singular}id")
-            put_group(ctx, gm, gid, data or {})
+            data = _object(data, f"/{gm.v1_plural}/{gid}")
+            put_group(ctx, gm, gid, data, epoch=parse_epoch(data.get("epoch"), f"/{gm.v1_plural}/{gid}: epoch"))
 
 
 def post_group_resources(ctx, gm: GroupMapping, gid: str, body: dict) -> None:
@@ -185,19 +197,40 @@ def delete_group(ctx, gm: GroupMapping, gid: str, epoch, *, force: bool = False)
     services.delete_group(ctx=ctx, address=_at(gm, gid), expected_epoch=epoch, force=force)
 
 
-def delete_groups(ctx, gm: GroupMapping, body: dict) -> None:
-    with transaction.atomic():
-        for gid, data in body.items():
-            check_id(gid, f"{gm.v1_singular}id")
-            epoch = data.get("epoch") if isinstance(data, dict) else None
-            services.delete_group(ctx=ctx, address=_at(gm, gid), expected_epoch=epoch)
+def _deletions(body: dict | None, singular: str, *, resources: bool = False) -> list[dict] | None:
+    """A 1.0 delete map (core/spec.md "Deleting Entities") as the services' items: None (no body) deletes every
+    entity of the collection; each key's `epoch` (a Resource's under `meta`; a top-level one alone is
+    misplaced_epoch) is checked; ids in the values must match their keys."""
+    if body is None:
+        return None
+    items = []
+    for key, value in body.items():
+        value = _object(value, key) if value is not None else {}
+        given = value.get(f"{singular}id")
+        if given is not None and given != key:
+            raise V1Problem(
+                "mismatched_id",
+                f"{singular}id {given!r} does not match {key!r}",
+                args={"singular": singular, "invalid_id": given, "expected_id": key},
+            )
+        item = {"id": key}
+        if resources:
+            meta = value.get("meta")
+            if isinstance(meta, dict) and meta.get("epoch") is not None:
+                item["meta_epoch"] = parse_epoch(meta["epoch"], f"{key}: meta.epoch")
+            elif value.get("epoch") is not None:
+                raise V1Problem("misplaced_epoch", f"{key}: a resource's epoch goes in its meta, not at the top")
+        elif value.get("epoch") is not None:
+            item["epoch"] = parse_epoch(value["epoch"], f"{key}: epoch")
+        items.append(item)
+    return items
+
+
+def delete_groups(ctx, gm: GroupMapping, body: dict | None) -> None:
+    services.delete_groups(ctx=ctx, address=_at(gm), items=_deletions(body, gm.v1_singular), missing_ok=True)
 
 
 # resources and versions ---------------------------------------------------------------------------------
-def _missing(path: str):
-    raise Problem("not-found", f"{path} does not exist")
-
-
 def _exists(gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str) -> bool:
     return Resource.objects.filter(
         group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural, rid=rid
@@ -205,47 +238,75 @@ def _exists(gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str) -> bool:
 
 
 def _at(
-    gm: GroupMapping, gid: str, rm: ResourceMapping | None = None, rid: str | None = None, vid: str | None = None
-) -> EntityAddress:
+    gm: GroupMapping, gid: str | None = None, rm: ResourceMapping | None = None, rid: str | None = None,
+    vid: str | None = None,
+) -> EntityAddress:  # fmt: skip
     """The registry's address of a 1.0 entity (the store's type names)."""
     return EntityAddress(gm.plural, gid, rm.plural if rm is not None else None, rid, vid)
 
 
-def _ensure_group(ctx, gm: GroupMapping, gid: str) -> None:
-    """1.0 creates missing parents implicitly (core/spec.md "Implicit Creation of Parent Entities")."""
-    if not Group.objects.filter(group_type=gm.plural, gid=gid).exists():
-        services.put_group(ctx=ctx, address=_at(gm, gid), data={"id": gid})
-
-
-def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str, data: dict) -> bool:
-    """PUT semantics for one resource body (its default version's attributes, or a `versions` map)."""
-    if not isinstance(data, dict):
-        raise V1Problem("bad_request", f"{rid}: a resource must be an object")
-    created = not _exists(gm, rm, gid, rid)
-    meta = dict(data.get("meta") or {}) if isinstance(data.get("meta"), dict) else {}
+def _meta_of(data: dict) -> dict:
+    """A resource body's `meta` attributes (in `meta`, or beside the default version's as the spec allows)."""
+    meta = dict(data["meta"]) if isinstance(data.get("meta"), dict) else {}
     for key in META_ATTRIBUTES:
         if key in data and key not in meta:
             meta[key] = data[key]
+    return meta
+
+
+def _write_versions(ctx, gm, rm, gid: str, rid: str, versions: dict) -> None:
+    """A map of versions, created or updated; a resource that does not exist is created with the first."""
+    _object(versions, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/versions")
+    for vid, vdata in versions.items():
+        check_id(vid, "versionid")
+        inp = version_input(rm, rid, vid, vdata)
+        if _exists(gm, rm, gid, rid):
+            services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=inp)
+        else:
+            services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
+
+
+def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str, data: dict, *, epoch=None,
+                    patch: bool = False) -> bool:  # fmt: skip
+    """PUT (or PATCH) semantics for one resource body: its default version's attributes, or a `versions` map,
+    and its `meta`."""
+    data = _object(data, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}")
+    services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
+    created = not _exists(gm, rm, gid, rid)
     versions = data.get("versions")
     if isinstance(versions, dict) and versions:
-        for vid, vdata in versions.items():
-            services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=version_input(rm, rid, vid, vdata))
+        _write_versions(ctx, gm, rm, gid, rid, versions)
     else:
         own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in META_ATTRIBUTES}
-        services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=version_input(rm, rid, None, own))
+        services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=_input(rm, rid, None, own, epoch, patch))
+    meta = _meta_of(data)
     if meta:
-        set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, announced=created)
+        meta_epoch = parse_epoch(meta.pop("epoch", None), "meta.epoch")
+        set_resource_meta(
+            ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, announced=created, expected_epoch=meta_epoch
+        )
     return created
 
 
-def _new_resource(ctx, gm, rm, gid: str, rid: str, inp) -> Resource:
-    """A resource created by a 1.0 write: its first version; its compatibility level the one it inherits."""
-    return services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
+def _input(rm: ResourceMapping, rid: str, vid: str | None, body: dict, epoch, patch: bool):
+    """The services' input of a 1.0 version body; for a PATCH, a function of the stored rows (called under their
+    locks): the stored attributes in 1.0 names with the body's over them, a null removing one."""
+    if not patch:
+        inp = version_input(rm, rid, vid, body)
+        inp.epoch = epoch if epoch is not None else inp.epoch
+        return inp
+
+    def merged(resource, version):
+        current = _version_attributes(rm, resource, version) if version is not None else {}
+        inp = version_input(rm, rid, vid, {k: v for k, v in {**current, **body}.items() if v is not None})
+        inp.epoch = epoch if epoch is not None else body.get("epoch")
+        return inp
+
+    return merged
 
 
 def _write_resources(ctx, gm, rm, gid, resources: dict) -> None:
-    if not isinstance(resources, dict):
-        raise V1Problem("bad_request", f"{rm.v1_plural} must be a map of resources")
+    _object(resources, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}")
     for rid, data in resources.items():
         check_id(rid, f"{rm.v1_singular}id")
         _write_resource(ctx, gm, rm, gid, rid, data)
@@ -253,76 +314,52 @@ def _write_resources(ctx, gm, rm, gid, resources: dict) -> None:
 
 def upsert_resources(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, body: dict) -> None:
     with transaction.atomic():
-        _ensure_group(ctx, gm, gid)
+        services.ensure_parents(ctx=ctx, address=_at(gm, gid))
         _write_resources(ctx, gm, rm, gid, body)
 
 
 def put_resource(ctx, gm, rm, gid: str, rid: str, request, *, details: bool, patch: bool = False) -> bool:
     with transaction.atomic():
-        _ensure_group(ctx, gm, gid)
-        created = not _exists(gm, rm, gid, rid)
+        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
         if rm.hasdocument and not details:
             inp = request_input(rm, rid, None, request, details=False)
-            if created:
-                _new_resource(ctx, gm, rm, gid, rid, inp)
-            else:
-                services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
+            _resource, _version, created = services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
             return created
         body = json_body(request, required=False) or {}
-        if patch and not created:
-            body = _patched(gm, rm, gid, rid, None, body)
-        _write_resource(ctx, gm, rm, gid, rid, body)
-        return created
-
-
-def _patched(gm, rm, gid, rid, vid, body: dict) -> dict:
-    """PATCH: the stored attributes (1.0 names) with the body's over them; a null removes one."""
-    resource = Resource.objects.get(group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural, rid=rid)
-    versions = list(resource.versions.all())
-    version = default_version(resource, versions) if vid is None else next((v for v in versions if v.vid == vid), None)
-    if version is None:
-        return body
-    current = _version_attributes(rm, resource, version)
-    merged = {**current, **body}
-    return {k: v for k, v in merged.items() if v is not None}
+        epoch = expected_epoch(request, body.get("epoch"))
+        return _write_resource(ctx, gm, rm, gid, rid, body, epoch=epoch, patch=patch)
 
 
 def post_version(ctx, gm, rm, gid: str, rid: str, request, *, details: bool) -> str:
     with transaction.atomic():
-        _ensure_group(ctx, gm, gid)
+        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
         inp = request_input(rm, rid, None, request, details=details)
         if not _exists(gm, rm, gid, rid):
-            resource = _new_resource(ctx, gm, rm, gid, rid, inp)
-            return resource.latest.vid
+            return services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp).latest.vid
         _resource, version = services.create_version(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
         return version.vid
 
 
 def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: bool, patch: bool = False) -> bool:
     with transaction.atomic():
-        _ensure_group(ctx, gm, gid)
-        if patch and details and _exists(gm, rm, gid, rid):
-            body = _patched(gm, rm, gid, rid, vid, json_body(request, required=False) or {})
-            inp = version_input(rm, rid, vid, body)
+        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
+        if details or not rm.hasdocument:
+            body = json_body(request, required=False) or {}
+            data = _input(rm, rid, vid, body, expected_epoch(request, body.get("epoch")), patch)
         else:
-            inp = request_input(rm, rid, vid, request, details=details)
+            data = request_input(rm, rid, vid, request, details=details)
         if not _exists(gm, rm, gid, rid):
-            _new_resource(ctx, gm, rm, gid, rid, inp)
+            services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=data(None, None) if callable(data)
+                                     else data)  # fmt: skip
             return True
-        _resource, _version, created = services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=inp)
+        _resource, _version, created = services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=data)
         return created
 
 
 def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: str | None = None) -> None:
     with transaction.atomic():
-        _ensure_group(ctx, gm, gid)
-        for vid, data in body.items():
-            check_id(vid, "versionid")
-            inp = version_input(rm, rid, vid, data)
-            if not _exists(gm, rm, gid, rid):
-                _new_resource(ctx, gm, rm, gid, rid, inp)
-            else:
-                services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=inp)
+        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
+        _write_versions(ctx, gm, rm, gid, rid, body)
         if setdefault:
             set_resource_meta(
                 ctx=ctx,
@@ -331,8 +368,8 @@ def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: 
             )
 
 
-def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool) -> None:
-    meta = {k: v for k, v in body.items() if k in META_ATTRIBUTES or k == "epoch"}
+def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool, epoch=None) -> None:
+    meta = {k: v for k, v in body.items() if k in META_ATTRIBUTES}
     unknown = [
         k
         for k in body
@@ -346,29 +383,32 @@ def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool) -> Non
             subject=f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/meta",
             args={"name": unknown[0]},
         )
-    set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, replace=not patch)
+    set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, replace=not patch, expected_epoch=epoch)
 
 
 def delete_resource(ctx, gm, rm, gid: str, rid: str, epoch, *, force: bool = False) -> None:
-    services.delete_resource(ctx=ctx, address=_at(gm, gid, rm, rid), expected_epoch=epoch, force=force)
+    services.delete_resource(ctx=ctx, address=_at(gm, gid, rm, rid), expected_meta_epoch=epoch, force=force)
 
 
-def delete_resources(ctx, gm, rm, gid: str, body: dict) -> None:
-    with transaction.atomic():
-        Group.objects.filter(group_type=gm.plural, gid=gid).exists() or _missing(f"/{gm.v1_plural}/{gid}")
-        for rid in body:
-            services.delete_resource(ctx=ctx, address=_at(gm, gid, rm, rid))
+def delete_resources(ctx, gm, rm, gid: str, body: dict | None) -> None:
+    services.delete_resources(
+        ctx=ctx, address=_at(gm, gid, rm), items=_deletions(body, rm.v1_singular, resources=True), missing_ok=True
+    )
 
 
 def delete_version(ctx, gm, rm, gid: str, rid: str, vid: str, epoch) -> None:
     services.delete_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), expected_epoch=epoch)
 
 
-def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict) -> None:
-    with transaction.atomic():
-        _exists(gm, rm, gid, rid) or _missing(f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}")
-        for vid in body:
-            services.delete_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid))
+def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict | None) -> None:
+    items = _deletions(body, "version")
+    services.delete_versions(
+        ctx=ctx,
+        address=_at(gm, gid, rm, rid),
+        items=None if items is None else [{"version": i["id"], **({"epoch": i["epoch"]} if "epoch" in i else {})}
+                                          for i in items],
+        missing_ok=True,
+    )  # fmt: skip
 
 
 __all__ = ["Problem", "Version"]

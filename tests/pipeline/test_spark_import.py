@@ -63,7 +63,7 @@ def test_corpus_then_again_then_a_bad_entity(tmp_path, capsys):
                     "format": "JsonSchema/draft-07",
                     "schema": {"type": 12},
                 },
-                {"path": "/definitionGroups/bulk.defs"},
+                {"path": "/definitionGroups/bulk.defs", "format": "CloudEvents"},
             ]
         )
         + "\n"
@@ -74,7 +74,7 @@ def test_corpus_then_again_then_a_bad_entity(tmp_path, capsys):
     rejected = json.loads(report.read_text())["rejected"]
     paths = {r["path"] for r in rejected}
     assert "/schemaGroups/bulk.extra/schemas/broken/versions/1" in paths
-    assert "/definitionGroups/bulk.defs" in paths  # a definition group needs a format
+    assert "/definitionGroups/bulk.defs" in paths  # a definition group's format is NAME/VERSION
     assert all(r["reason"] for r in rejected)
     assert Version.objects.filter(resource__rid="ok", resource__group__gid="bulk.extra").exists()
     assert not Version.objects.filter(resource__rid="broken").exists()
