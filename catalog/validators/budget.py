@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 import time
 
 from registry.errors import Problem
@@ -47,11 +48,12 @@ _current: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("check
 
 
 def budget_seconds() -> float:
-    """The setting REGISTRY_CHECK_SECONDS (DEFAULT_SECONDS where Django is not configured)."""
+    """The setting REGISTRY_CHECK_SECONDS; where Django is not configured (a Spark executor), the environment
+    variable of that name, else DEFAULT_SECONDS: every door checks with the same budget."""
     from django.conf import settings
 
     if not settings.configured:
-        return DEFAULT_SECONDS
+        return float(os.environ.get(SETTING) or DEFAULT_SECONDS)
     return float(getattr(settings, SETTING, DEFAULT_SECONDS))
 
 
