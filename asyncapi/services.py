@@ -247,7 +247,7 @@ def import_asyncapi(
         summaries.append(summary)
     mapped = merge_mapped(parts)
     check_size(mapped.document, max_entities=max_entities)
-    ctx.binding = "xregistry-1.0"  # messages may have neither an envelope nor a protocol, as in that binding
+    ctx.binding = "xregistry-1.0"  # the AsyncAPI door speaks the 1.0 binding's names (its answers, its errors)
     report = AsyncAPIReport(documents=summaries, dry_run=dry_run)
     with transaction.atomic():
         selectors.with_stored_state(mapped.document)
