@@ -15,9 +15,17 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
+def _loopback_master(master: str) -> bool:
+    """Whether a `spark://HOST:PORT[,HOST:PORT]` master URL names loopback hosts only."""
+    hosts = [part.rsplit(":", 1)[0].strip("[]") for part in master.removeprefix("spark://").split(",")]
+    return bool(hosts) and all(host in ("localhost", "::1") or host.startswith("127.") for host in hosts)
+
+
 def spark_context(master: str, app_name: str = "registry-import"):
-    if master.startswith("local"):
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # stay on loopback in local mode
+    if master.startswith("local") or _loopback_master(master):
+        # stay on loopback in local mode, and with a master on loopback: the executors of such a cluster connect
+        # back to the driver on this machine's loopback (its host name may resolve to an address they cannot reach)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark import SparkConf, SparkContext

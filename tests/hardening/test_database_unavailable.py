@@ -96,6 +96,7 @@ def admin_session(base: str) -> httpx.Client:
     return client
 
 
+@pytest.mark.postgres_run  # a PostgreSQL of its own: the SQLite run would repeat it unchanged
 def test_postgresql_out_of_connections_then_down_is_503_never_500(small_postgres):
     env = server_env(
         DATABASE_URL=small_postgres.url, DATABASE_CONN_MAX_AGE="60", DATABASE_POOL_SIZE="2", DATABASE_POOL_TIMEOUT="3"
@@ -133,6 +134,7 @@ def test_postgresql_out_of_connections_then_down_is_503_never_500(small_postgres
         server.stop()
 
 
+@pytest.mark.own_sqlite_server  # no database of the suite's: once is enough
 def test_a_closed_database_port_is_503(tmp_path):
     port = free_port()  # nothing listens there
     bind = free_port()
@@ -160,6 +162,7 @@ def test_a_closed_database_port_is_503(tmp_path):
         server.stop()
 
 
+@pytest.mark.own_sqlite_server
 def test_a_locked_sqlite_database_is_503_and_nothing_is_written(tmp_path):
     server, base, token = start_gunicorn(tmp_path, SQLITE_TIMEOUT="1")
     headers = {"Authorization": f"Token {token}"}

@@ -18,7 +18,7 @@ import pytest
 from tests.harness.gunicorn import ROOT, answers
 from tests.harness.services import free_port, start_process, wait_for
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite_server]
 
 
 class FlakySink(http.server.BaseHTTPRequestHandler):
