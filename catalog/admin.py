@@ -200,6 +200,7 @@ def compatibility_action(modeladmin, request, queryset, write, noun: str):
 
 
 class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
+    entity_kind = "resource"
     group_plural = ""
     resource_plural = ""
     search_target = "resource"
@@ -498,6 +499,7 @@ class VersionDocumentForm(DocumentFormMixin, ServiceForm):
 
 @admin.register(SchemaVersion)
 class SchemaVersionAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
+    entity_kind = "version"
     search_target = "version"
     list_display = ("vid", "resource_path", "version_format", "epoch", "modified_by", "modified")
     search_fields = ("vid", "resource__rid", "resource__group__gid")

@@ -119,6 +119,8 @@ def registry_problem(exc: Problem, subject: Subject) -> ConfluentError:
         return ConfluentError(NOT_PERMITTED, exc.detail)
     if exc.kind == "not-found":
         return subject_not_found(subject.name)
+    if exc.kind == "forbidden":  # registry.permissions: the writer may not make this write
+        return ConfluentError(40301, f"Forbidden: {exc.detail}", status=403)
     if exc.status == 413:
         return ConfluentError(42209, exc.detail)
     return ConfluentError(INVALID_SCHEMA, f"Invalid schema: {exc.detail}")
@@ -141,6 +143,8 @@ def _ensure_group(ctx: WriteContext, group_id: str) -> Group:
         try:
             group = create_group(ctx=ctx, address=EntityAddress(GROUPS), data={"id": group_id})
         except Problem as exc:
+            if exc.kind == "forbidden":  # the writer may not create it: 403, as for any write it may not make
+                raise
             raise ConfluentError(INVALID_SUBJECT, f"the context's schema group {group_id!r}: {exc.detail}")
     return group
 

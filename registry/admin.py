@@ -19,7 +19,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
-from . import admin_tokens, dashboard, services  # noqa: F401 - the token admin
+from . import admin_tokens, dashboard, permissions, services  # noqa: F401 - the token admin
 from .admin_forms import JSONField, ServiceForm
 from .admin_links import breakable, shown_time
 from .admin_references import ReferencesAdminMixin
@@ -131,9 +131,28 @@ class OwnerFilter(admin.SimpleListFilter):
 
 
 class ServiceAdmin(admin.ModelAdmin):
-    """Add and change pages render a service form; deletes go through the services too."""
+    """Add and change pages render a service form; deletes go through the services too. What a user may do is the
+    services' one table (registry/permissions.py), as for every binding: `entity_kind` names the kind of entity the
+    admin's model is (its add, change and delete are that kind's create, update and delete; a resource's change
+    page changes its latest version)."""
 
     form_template = "admin/registry/service_form.html"
+    entity_kind: str | None = None  # "group", "resource" or "version"; None: Django's model permissions
+
+    def _may(self, request, operation: str) -> bool:
+        kind = self.entity_kind
+        if kind == "resource" and operation == "update":
+            kind = "version"
+        return permissions.allowed(request.user, kind, operation)
+
+    def has_add_permission(self, request):
+        return self._may(request, "create") if self.entity_kind else super().has_add_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return self._may(request, "update") if self.entity_kind else super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._may(request, "delete") if self.entity_kind else super().has_delete_permission(request, obj)
 
     def get_service_form(self, request, obj, data):  # pragma: no cover - subclasses implement it
         raise NotImplementedError
@@ -247,6 +266,7 @@ def register_group_section(group_plural: str, fn) -> None:
 
 
 class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
+    entity_kind = "group"
     """Base of the group types' admins (schema groups, definition groups, endpoints)."""
 
     group_plural = ""

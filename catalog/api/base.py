@@ -34,9 +34,6 @@ from registry.representations import document_bytes, merged_attributes
 INTEGER_ID = re.compile(r"^(0|[1-9][0-9]*)$")
 URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
 MAX_URI_LENGTH = 4096
-GROUP_PERMISSIONS = {"PUT": ("registry.add_group", "registry.change_group"), "DELETE": "registry.delete_group"}
-RESOURCE_PERMISSIONS = {"POST": ("registry.add_resource", "registry.add_version"), "DELETE": "registry.delete_resource"}
-VERSION_PERMISSIONS = {"DELETE": "registry.delete_version"}
 
 
 @dataclass(frozen=True)
@@ -182,8 +179,6 @@ class GroupsBase(BindingView):
 
 
 class GroupBase(BindingView):
-    write_permissions = GROUP_PERMISSIONS
-
     def get(self, request, gid):
         """The group's attributes."""
         check_flags(request, set())
@@ -214,8 +209,6 @@ class GroupBase(BindingView):
 
 
 class ResourcesBase(BindingView):
-    write_permissions = RESOURCE_PERMISSIONS
-
     def get(self, request, gid):
         """The ids in the group (`?filter` on the latest version's attributes, `?limit` paging)."""
         check_flags(request, {"filter", "limit", "page"})
@@ -234,8 +227,6 @@ class ResourcesBase(BindingView):
 
 
 class ResourceBase(BindingView):
-    write_permissions = RESOURCE_PERMISSIONS
-
     def get(self, request, gid, rid):
         """The latest version's document with its Content-Type; attributes as headers."""
         check_flags(request, set())
@@ -330,8 +321,6 @@ class VersionsBase(BindingView):
 
 
 class VersionBase(BindingView):
-    write_permissions = VERSION_PERMISSIONS
-
     def get(self, request, gid, rid, version):
         """That version's document with its Content-Type; attributes as headers."""
         check_flags(request, set())

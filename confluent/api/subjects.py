@@ -12,10 +12,6 @@ from . import render
 from .base import ConfluentView, answer, flag, json_body, page
 from .inputs import registration
 
-REGISTER = {"POST": ("registry.add_resource", "registry.add_version")}  # as a new schema or version elsewhere
-DELETE_SUBJECT = {"DELETE": ("registry.delete_resource", "registry.delete_version")}
-DELETE_VERSION = {"DELETE": "registry.delete_version"}
-
 
 class SubjectsView(ConfluentView):
     def get(self, request):
@@ -30,8 +26,6 @@ class SubjectsView(ConfluentView):
 
 
 class SubjectVersionsView(ConfluentView):
-    write_permissions = REGISTER
-
     def get(self, request, subject):
         """The subject's version numbers (`?deleted`, `?deleted_only`)."""
         found = parse(subject)
@@ -50,7 +44,6 @@ class SubjectVersionsView(ConfluentView):
 
 
 class SubjectView(ConfluentView):
-    write_permissions = DELETE_SUBJECT
     post_reads = True
 
     def post(self, request, subject):
@@ -75,8 +68,6 @@ class SubjectView(ConfluentView):
 
 
 class VersionView(ConfluentView):
-    write_permissions = DELETE_VERSION
-
     def get(self, request, subject, version):
         """One version (`latest` or -1: the newest live one; `?deleted=true` reaches soft-deleted ones)."""
         found = parse(subject)

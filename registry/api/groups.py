@@ -12,12 +12,6 @@ from ..http.views import RegistryView, json_response
 from ..paging import PageRequest, link_header
 from ..representations import group_json
 
-GROUP_PERMISSIONS = {
-    "POST": "registry.add_group",
-    "PUT": ("registry.add_group", "registry.change_group"),
-    "DELETE": "registry.delete_group",
-}
-
 
 def check_inline_size(count: int) -> None:
     if count > settings.REGISTRY_MAX_INLINE_ENTITIES:
@@ -30,8 +24,6 @@ def check_inline_size(count: int) -> None:
 
 
 class GroupCollectionView(RegistryView):
-    write_permissions = GROUP_PERMISSIONS
-
     def get(self, request):
         check_flags(request, {"inline", "filter", "limit", "page"})
         inline = flag(request, "inline")
@@ -70,8 +62,6 @@ class GroupCollectionView(RegistryView):
 
 
 class GroupView(RegistryView):
-    write_permissions = GROUP_PERMISSIONS
-
     def get(self, request, gid):
         check_flags(request, {"inline", "referencedby"})
         if flag(request, "referencedby"):

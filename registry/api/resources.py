@@ -12,17 +12,6 @@ from ..representations import document_bytes, registry_headers, resource_json, v
 from .groups import check_inline_size
 from .inputs import version_input
 
-RESOURCE_PERMISSIONS = {
-    "POST": ("registry.add_resource", "registry.add_version"),
-    "PUT": ("registry.change_version", "registry.add_version"),
-    "DELETE": "registry.delete_resource",
-}
-VERSION_PERMISSIONS = {
-    "POST": "registry.add_version",
-    "PUT": ("registry.change_version", "registry.add_version"),
-    "DELETE": "registry.delete_version",
-}
-
 
 class ResourceTypeView(RegistryView):
     def group(self, gid):
@@ -62,8 +51,6 @@ class ResourceTypeView(RegistryView):
 
 
 class ResourceCollectionView(ResourceTypeView):
-    write_permissions = RESOURCE_PERMISSIONS
-
     def get(self, request, gid):
         check_flags(request, {"inline", "filter", "limit", "page"})
         inline = flag(request, "inline")
@@ -100,8 +87,6 @@ class ResourceCollectionView(ResourceTypeView):
 
 
 class ResourceView(ResourceTypeView):
-    write_permissions = RESOURCE_PERMISSIONS
-
     def get(self, request, gid, rid):
         check_flags(request, {"meta", "inline", "referencedby"})
         if flag(request, "referencedby"):
@@ -150,8 +135,6 @@ class ResourceView(ResourceTypeView):
 
 
 class VersionCollectionView(ResourceTypeView):
-    write_permissions = VERSION_PERMISSIONS
-
     def get(self, request, gid, rid):
         check_flags(request, {"inline", "filter", "limit", "page"})
         inline = flag(request, "inline")
@@ -177,8 +160,6 @@ class VersionCollectionView(ResourceTypeView):
 
 
 class VersionView(ResourceTypeView):
-    write_permissions = VERSION_PERMISSIONS
-
     def get(self, request, gid, rid, vid):
         check_flags(request, {"meta", "referencedby"})
         resource, version = selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid)

@@ -59,16 +59,6 @@ def stream_inline(base: str):
 
 
 class RootView(RegistryView):
-    write_permissions = {
-        "POST": (
-            "registry.add_group",
-            "registry.change_group",
-            "registry.add_resource",
-            "registry.add_version",
-            "registry.change_version",
-        )
-    }
-
     def get(self, request):
         check_flags(request, {"model", "inline"})
         base = self.base_url()

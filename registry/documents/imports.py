@@ -84,6 +84,8 @@ class _Importer:
             with transaction.atomic():
                 return fn(*args)
         except Problem as problem:
+            if problem.kind == "forbidden":  # not the document's fault: the whole import is refused, naming the entity
+                raise
             reasons = (
                 problem.errors
                 if problem.errors and all(isinstance(e, str) for e in problem.errors)

@@ -1,19 +1,16 @@
-"""Who may do what: reads are public unless REGISTRY_PUBLIC_READ is off; writes need the Django model permission.
+"""The HTTP side of who may do what: reads are public unless REGISTRY_PUBLIC_READ is off; writes need a signed-in
+user (401 otherwise), and which registry writes that user may make is decided by the services, from one table
+(registry/permissions.py), for every binding and the admin alike: no view of a registry entity holds a map of its
+own.
 
-A view names the model its writes touch per method (`write_permissions = {"POST": "registry.add_group"}`). A view
-whose reads are never public names the permission they need (`read_permissions = "app.view_model"`): then a
-read needs a signed-in user with it, whatever REGISTRY_PUBLIC_READ says.
+Views of other things than registry entities (subscriptions, the sync hook) name the model permission their writes
+need per method (`write_permissions = {"POST": "subscriptions.add_subscription"}`). A view whose reads are never
+public names the permission they need (`read_permissions = "app.view_model"`): then a read needs a signed-in user
+with it, whatever REGISTRY_PUBLIC_READ says.
 """
 
 from django.conf import settings
 from rest_framework.permissions import SAFE_METHODS, BasePermission
-
-DEFAULT_WRITE_PERMISSIONS = {
-    "POST": "registry.add_group",
-    "PUT": "registry.change_group",
-    "PATCH": "registry.change_group",
-    "DELETE": "registry.delete_group",
-}
 
 
 class RegistryPermission(BasePermission):
@@ -21,19 +18,15 @@ class RegistryPermission(BasePermission):
 
     def has_permission(self, request, view):
         user = request.user
+        signed_in = bool(user and user.is_authenticated)
         if request.method in SAFE_METHODS:
             needed = getattr(view, "read_permissions", None)
             if needed is not None:
-                return bool(user and user.is_authenticated) and user.has_perms(
-                    (needed,) if isinstance(needed, str) else needed
-                )
-            return settings.REGISTRY_PUBLIC_READ or bool(user and user.is_authenticated)
-        if not (user and user.is_authenticated):
+                return signed_in and user.has_perms((needed,) if isinstance(needed, str) else needed)
+            return settings.REGISTRY_PUBLIC_READ or signed_in
+        if not signed_in:
             return False
-        permissions = getattr(view, "write_permissions", DEFAULT_WRITE_PERMISSIONS)
-        needed = permissions.get(request.method)
-        if needed is None:
+        needed = getattr(view, "write_permissions", {}).get(request.method)
+        if needed is None:  # a registry write: registry.permissions, checked by the services
             return True
-        if isinstance(needed, str):
-            needed = (needed,)
-        return user.has_perms(needed)
+        return user.has_perms((needed,) if isinstance(needed, str) else needed)

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from ..errors import Problem
+from ..permissions import AnonymousActor, authorize
 
 
 @dataclass
@@ -16,15 +17,18 @@ class WriteContext:
 
     origin: set by a sync from another registry; entities it writes record it, and entities that carry
     an origin can only be changed by a write with the same origin (local edits are refused).
+
+    actor: the signed-in user a write is made for (a request's); every write checks the permission it needs
+    (registry.permissions) for this user. None: the system itself (a command, a sync), trusted.
     """
 
     user: str | None = None
+    actor: object = None
     base_url: str = ""
     now: object = field(default_factory=timezone.now)
     origin: str | None = None
     binding: str = "0.5"  # the binding the write came through: "0.5" or "xregistry-1.0" (validators may differ)
-    emitted: int = 0  # change events this context has written
-    changes: int = 0  # its committed transactions that wrote events: each moved the change marker by one
+    emitted: int = 0  # change events this context has written (a bulk import checks nobody else wrote meanwhile)
     # a reference that names no entity is accepted, not refused: a document import (its report lists them as
     # warnings), so that an export of a registry holding dangling references (after a forced delete) imports
     dangling_references: bool = False
@@ -55,7 +59,16 @@ class WriteContext:
             entity.origin = self.origin
             entity.save(update_fields=["origin"])
 
+    def authorize(self, kind: str, operation: str, path: str) -> None:
+        """403 unless this write's actor may do `operation` on the `kind` at `path` (registry.permissions)."""
+        authorize(self.actor, kind, operation, path)
+
     @classmethod
     def from_request(cls, request) -> WriteContext:
-        user = request.user.get_username() if request.user and request.user.is_authenticated else None
-        return cls(user=user or None, base_url=request.build_absolute_uri("/").rstrip("/"))
+        signed_in = bool(request.user and request.user.is_authenticated)
+        user = request.user.get_username() if signed_in else None
+        return cls(
+            user=user or None,
+            actor=request.user if signed_in else AnonymousActor,
+            base_url=request.build_absolute_uri("/").rstrip("/"),
+        )

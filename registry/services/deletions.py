@@ -56,6 +56,7 @@ def delete_resource(
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
+    ctx.authorize("resource", "delete", resource.path)
     latest = resource.latest
     if latest is not None:
         check_epoch(f"{resource.path}/versions/{latest.vid}", latest, epoch)
@@ -97,6 +98,7 @@ def delete_resources(
             resources.append(resource)
     for resource in resources:
         resource.group = group
+        ctx.authorize("resource", "delete", resource.path)
     check_unreferenced(ctx, [r.path for r in resources], force)
     out = []
     for resource in resources:
@@ -174,6 +176,8 @@ def _delete_versions(
                 f"{{subject}}: deleting {what} of a resource is not allowed; delete the resource instead",
                 subject=resource.path,
             )
+    for version in chosen:
+        ctx.authorize("version", "delete", f"{resource.path}/versions/{version.vid}")
     check_unreferenced(ctx, [f"{resource.path}/versions/{v.vid}" for v in chosen], force)
     out = []
     for version in chosen:
@@ -195,6 +199,7 @@ def delete_group(
     address.need("group")
     group = lock_group(address.group_type, address.group_id)
     ctx.guard(group.path, group)
+    ctx.authorize("group", "delete", group.path)
     check_epoch(group.path, group, expected_epoch)
     check_unreferenced(ctx, [group.path], force)
     _delete_group(ctx, group)
@@ -230,6 +235,7 @@ def delete_groups(
             groups.append(group)
     for group in groups:
         ctx.guard(group.path, group)
+        ctx.authorize("group", "delete", group.path)
     check_unreferenced(ctx, [g.path for g in groups], force)
     for group in groups:
         _delete_group(ctx, group)

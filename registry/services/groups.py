@@ -105,6 +105,7 @@ def create_group(*, ctx: WriteContext, address: EntityAddress, data: dict) -> Gr
 
 def insert_group(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict) -> Group:
     """A new group, validated by its type's hook (the id is checked and free: the caller's part)."""
+    ctx.authorize("group", "create", f"/{gt.plural}/{gid}")
     _validate(ctx, gt, gid, common, extensions, None)
     return _insert(ctx, gt, gid, common, extensions)
 
@@ -188,6 +189,7 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
 
 def _change(ctx: WriteContext, gt: GroupType, group: Group, common: dict, extensions: dict) -> None:
     """A stored group's new attributes, validated: epoch + 1, modified by and on, its `updated` event."""
+    ctx.authorize("group", "update", group.path)
     _validate(ctx, gt, group.gid, common, extensions, group)
     _apply(group, common, extensions)
     group.epoch += 1

@@ -43,6 +43,7 @@ def set_resource_meta(
     group = get_group(address.group_type, address.group_id)
     resource = lock_resource(group, address.resource_type, address.resource_id)
     guard(ctx, group, resource)
+    ctx.authorize("resource", "update", resource.path)
     check_epoch(f"{resource.path}/meta", resource, expected_epoch)
     if meta.get("xref"):
         raise Problem("bad-request", "{subject}: xref is not offered by this server", subject=resource.path)

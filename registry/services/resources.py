@@ -87,6 +87,7 @@ def guard(ctx: WriteContext, group: Group, resource: Resource | None = None) -> 
 
 
 def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp: VersionInput) -> Resource:
+    ctx.authorize("resource", "create", f"{group.path}/{rt.plural}/{rid}")
     if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
         raise Problem("id-exists", "{subject} already exists", subject=f"{group.path}/{rt.plural}/{rid}")
     guard(ctx, group)
@@ -171,6 +172,7 @@ def _update_version(
     guard(ctx, resource.group, resource)
     version = Version.objects.select_for_update().get(pk=version.pk)
     path = f"{resource.path}/versions/{version.vid}"
+    ctx.authorize("version", "update", path)
     check_epoch(path, version, inp.epoch)
     if inp.version_id is not None and inp.version_id != version.vid:
         raise Problem("conflict", f"version {inp.version_id!r} does not match the version {version.vid!r}")
@@ -207,6 +209,7 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
+    ctx.authorize("version", "create", f"{resource.path}/versions")
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
     version = new_version(ctx, resource, rt, inp, base, inp.version_id)
     emit_updated(ctx, f"{resource.path}/versions/{version.vid}", version.modified_on)
@@ -252,6 +255,7 @@ def put_version(
     if version is None:
         if inp.epoch is not None:
             raise not_found(f"{resource.path}/versions/{vid}")
+        ctx.authorize("version", "create", f"{resource.path}/versions/{vid}")
         base = version_attributes(resource.latest) if resource.latest else {}
         version = new_version(ctx, resource, rt, inp, base, vid)
         emit_updated(ctx, f"{resource.path}/versions/{vid}", version.modified_on)
@@ -281,6 +285,7 @@ def put_meta(
         raise not_found(f"{resource.path}/versions/{vid}")
     version = Version.objects.select_for_update().get(pk=version.pk)
     path = f"{resource.path}/versions/{version.vid}"
+    ctx.authorize("version", "update", path)
     if "id" in body and body["id"] != rid:
         raise Problem("invalid-attribute", f"id {body['id']!r} does not match the URL's id {rid!r}")
     if "version" in body and body["version"] != version.vid:
@@ -337,6 +342,7 @@ def replace_resource(
         if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
             raise Problem("id-exists", f"{{subject}} differs only by case from an existing {rt.singular}", subject=path)
         guard(ctx, group)
+        ctx.authorize("resource", "create", path)
         resource = Resource(
             group=group,
             resource_type=rt.plural,
@@ -356,6 +362,7 @@ def replace_resource(
     if resource_attributes(resource) == attrs:
         return resource, "unchanged"
     guard(ctx, group, resource)
+    ctx.authorize("resource", "update", path)
     set_resource_attributes(resource, attrs)
     resource.modified_by, resource.modified_on = ctx.user, ctx.now
     resource.save()

@@ -252,6 +252,7 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
     version = Version.objects.select_for_update().filter(resource=resource, vid=vid).first()
     if version is None:
         ctx.guard(resource.path, resource.group, resource)
+        ctx.authorize("version", "create", path)
         version = new_version(ctx, resource, rt, inp, {}, vid)
         emit_updated(ctx, path, version.modified_on)
         refresh_latest(resource)
@@ -269,6 +270,7 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
     if same:
         return "unchanged"
     ctx.guard(resource.path, resource.group, resource)
+    ctx.authorize("version", "update", path)
     version.resource_uri = uri
     version.content = None if uri else inp.document
     version.media_type = None if uri else inp.media_type

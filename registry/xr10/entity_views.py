@@ -31,31 +31,9 @@ from .flags import (
 from .reads import render_group, render_resource, resources_of
 from .representations import ancestor_id, default_version, document_headers, meta_json, ordered, version_json
 
-WRITE_ALL = (
-    "registry.add_group",
-    "registry.change_group",
-    "registry.add_resource",
-    "registry.add_version",
-    "registry.change_version",
-)
-GROUP_PERMISSIONS = {"POST": WRITE_ALL, "PUT": WRITE_ALL, "PATCH": WRITE_ALL, "DELETE": "registry.delete_group"}
-RESOURCE_PERMISSIONS = {
-    "POST": ("registry.add_resource", "registry.add_version", "registry.change_version"),
-    "PUT": ("registry.add_resource", "registry.add_version", "registry.change_version"),
-    "PATCH": ("registry.add_resource", "registry.add_version", "registry.change_version"),
-    "DELETE": "registry.delete_resource",
-}
-VERSION_PERMISSIONS = {
-    "POST": "registry.add_version",
-    "PUT": ("registry.add_version", "registry.change_version"),
-    "PATCH": ("registry.add_version", "registry.change_version"),
-    "DELETE": "registry.delete_version",
-}
-
 
 class GroupCollectionView(XRegistryView):
     collection = True
-    write_permissions = GROUP_PERMISSIONS
 
     def get(self, request):
         check_flags(request)
@@ -89,7 +67,6 @@ class GroupCollectionView(XRegistryView):
 
 
 class GroupView(XRegistryView):
-    write_permissions = GROUP_PERMISSIONS
     takes_collections = True
 
     def render(self, gid, status=200):
@@ -135,7 +112,6 @@ def split_details(rid: str) -> tuple[str, bool]:
 
 class ResourceCollectionView(XRegistryView):
     collection = True
-    write_permissions = RESOURCE_PERMISSIONS
 
     def get(self, request, gid):
         check_flags(request)
@@ -181,8 +157,6 @@ class ResourceCollectionView(XRegistryView):
 
 
 class ResourceView(XRegistryView):
-    write_permissions = RESOURCE_PERMISSIONS
-
     def load(self, gid, rid, *, with_content=True):
         group = selectors.get_group(self.gt, gid)
         found = resources_of(group, self.rm.plural, with_content=with_content, ids=[rid])
@@ -308,7 +282,6 @@ class MetaView(ResourceView):
 class VersionCollectionView(ResourceView):
     collection = True
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
-    write_permissions = VERSION_PERMISSIONS
 
     def get(self, request, gid, rid):
         check_flags(request)
@@ -353,7 +326,6 @@ class VersionCollectionView(ResourceView):
 
 class VersionView(ResourceView):
     http_method_names = ["get", "put", "patch", "delete", "head", "options"]
-    write_permissions = VERSION_PERMISSIONS
 
     def render_version(self, gid, rid, vid, details, status=200):
         if self.rm.hasdocument and not details and status == 200:

@@ -20,7 +20,6 @@ from . import writes
 from .base import XRegistryView
 from .bodies import json_body
 from .capabilities import capabilities, capabilities_offered, model_json, modelsource_json
-from .entity_views import WRITE_ALL
 from .errors import V1Problem
 from .flags import Inline, check_flags, collections_only, doc_view, only_collections
 from .mapping import ordered_mappings
@@ -43,8 +42,6 @@ def kept_answer(request, key: str, render, marker: str | None = None) -> HttpRes
 
 
 class RootView(XRegistryView):
-    write_permissions = {"POST": WRITE_ALL, "PUT": "registry.change_group", "PATCH": "registry.change_group"}
-
     takes_collections = True
 
     def get(self, request):

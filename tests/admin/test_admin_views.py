@@ -64,7 +64,7 @@ def test_every_list_renders(editor):
 
 def test_group_form_writes_through_services_and_shows_errors(editor):
     response = editor.post(
-        reverse("admin:catalog_definitiongroup_add"), {"gid": "d", "tags": "{}", "attributes": '{"format": "nope"}'}
+        reverse("admin:catalog_definitiongroup_add"), {"gid": "d", "tags": "{}", "attributes": "{}", "format": "nope"}
     )
     assert response.status_code == 200 and "must be NAME/VERSION" in response.content.decode()
     assert not Group.objects.filter(gid="d").exists()
