@@ -67,7 +67,12 @@ ROOT = {
         summary="Import a registry document (JSON as described; the same in YAML as "
         "application/cloudevents-registry+yaml)",
         request={"application/json": ENTITY, "application/cloudevents-registry+json": ENTITY},
-        responses=_ok(200, ENTITY, "created/updated/unchanged paths", True),
+        responses=_ok(
+            200,
+            ENTITY,
+            "the import report: created, updated and unchanged paths, and warnings ({path, reason}: references that name nothing)",
+            True,
+        ),
         tags=["registry"],
     ),
 }
