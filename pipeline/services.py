@@ -196,7 +196,7 @@ def input_fingerprint(files: list[str]) -> str:
 
 
 def _changes(marker: str) -> int:
-    """The number of committed changes in a change marker (`selectors.change_marker`: "COUNT:NEWEST")."""
+    """The number of committed changes in a change marker (`selectors.change_marker`: "SUM:NEWEST")."""
     return int(marker.split(":", 1)[0])
 
 
@@ -300,7 +300,7 @@ def run_spark_import(
     ctx = WriteContext(user=user)
     _cascade_and_write(result, classified, stored.pks, dry_run, ctx, step, origins=stored.origins)
     after = selectors.change_marker()
-    if not dry_run and not result.rejected and _changes(after) == _changes(marker) + ctx.emitted:
+    if not dry_run and not result.rejected and _changes(after) == _changes(marker) + ctx.changes:
         # nobody else committed a change while this import ran: the registry is what the input says
         ImportedInput.objects.update_or_create(
             fingerprint=fingerprint,

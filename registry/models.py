@@ -5,7 +5,8 @@ Ids keep the case they were given and are unique within their parent irrespectiv
 functional unique constraints on `Lower(id)`). Extension attributes live in `extensions` (JSON) and are
 validated by the group or resource type's hook before any write. Version ids are assigned per resource
 from `Resource.version_counter`: there is no global counter row. `RegistryState` is the registry entity's one row,
-written only when a group is added or removed.
+written only when a group is added or removed. `ChangeCount` holds the change marker's counts
+(registry/change_marker.py).
 """
 
 import uuid
@@ -135,3 +136,14 @@ class RegistryState(models.Model):
 
     def __str__(self):
         return f"registry epoch {self.epoch}"
+
+
+class ChangeCount(models.Model):
+    """Committed changes, counted in a few rows that writers share without waiting for each other: each write
+    transaction adds one to a row no other transaction holds (registry/change_marker.py)."""
+
+    changes = models.PositiveBigIntegerField(default=0)
+    changed_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.changes} changes, the last at {self.changed_at}"

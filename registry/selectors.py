@@ -6,16 +6,17 @@ the versions of those resources, whatever the page size: no query per entity.
 
 from __future__ import annotations
 
-from django.db.models import Count, IntegerField, Max, OuterRef, Prefetch, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 
+from . import change_marker as marker
 from . import compiled_reads
 from . import filters as filtering
 from .attributes import version_order
 from .errors import Problem, not_found
 from .model import GroupType, registry_model
-from .models import Group, OutboxEvent, RegistryState, Resource, Version
+from .models import Group, RegistryState, Resource, Version
 from .paging import PageRequest
 from .references import referrers
 from .representations import merged_attributes
@@ -41,11 +42,9 @@ def exists_ignoring_case(queryset, field: str, value: str) -> bool:
 
 
 def change_marker() -> str:
-    """Changes whenever a change is committed: every committed write adds an outbox row in its transaction, and
-    rows are never deleted, so the count grows with each commit (the newest time guards against a future
-    pruning of old rows). For the tags of answers too large to hash (`registry/http/conditional.py`)."""
-    stats = OutboxEvent.objects.order_by().aggregate(n=Count("pk"), newest=Max("created_at"))
-    return f"{stats['n']}:{stats['newest'].isoformat() if stats['newest'] else '-'}"
+    """Changes whenever a change is committed, read in constant time (registry/change_marker.py). For the kept
+    whole-registry answers and the tags of answers too large to hash (`registry/http/conditional.py`)."""
+    return marker.change_marker()
 
 
 def registry_state() -> RegistryState:

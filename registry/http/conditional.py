@@ -7,8 +7,8 @@ the answer and revalidate it each time); `If-None-Match` with a current tag answ
   changes: the entity, an inlined child, a count, a header-borne attribute (`Registry-*` headers are hashed
   too, since a document GET carries its metadata there).
 - A streamed answer (`GET /?inline`, the export) is never held in memory, so its tag is a hash of the
-  registry's change marker (the newest committed change event: every committed write emits one, in the same
-  transaction) with everything that selects the variant (path, query, `Accept`, host).
+  registry's change marker (it moves with every committed write: registry/change_marker.py) with everything
+  that selects the variant (path, query, `Accept`, host).
 
 Writes accept `If-Match` as an alternative to `?epoch`: the current representation of the same URL (as a GET
 without write flags would answer it) must carry one of the given tags, else 412 and nothing is written; when

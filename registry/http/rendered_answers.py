@@ -2,9 +2,9 @@
 
 Rendering the whole registry costs one query per group type and level and the JSON of every entity (about 20
 ms for the demo registry); it changed only when a write committed. The registry's change marker
-(`selectors.change_marker`: every committed write adds an outbox row in its own transaction) says when that
-happens, so an answer rendered under one marker is served again, as bytes, to every request that reads the
-same marker: a write is visible in the next read, on every worker, since each reads the marker first.
+(`selectors.change_marker`: it moves with every committed write, and reading it costs one small query whatever
+the registry's history, registry/change_marker.py) says when that happens, so an answer rendered under one marker
+is served again, as bytes, to every request that reads the same marker: a write is visible in the next read, on every worker, since each reads the marker first.
 
 Per process (each gunicorn worker keeps its own), only answers of the newest marker are kept, and at most
 REGISTRY_RENDERED_ANSWER_BYTES in all: a larger registry streams every time, its memory bounded by a group.

@@ -28,7 +28,8 @@ class WriteContext:
     now: object = field(default_factory=timezone.now)
     origin: str | None = None
     binding: str = "0.5"  # the binding the write came through: "0.5" or "xregistry-1.0" (validators may differ)
-    emitted: int = 0  # change events this context has written (a bulk import checks nobody else wrote meanwhile)
+    emitted: int = 0  # change events this context has written
+    changes: int = 0  # its committed transactions that wrote events: each moved the change marker by one
     # a reference that names no entity is accepted, not refused: a document import (its report lists them as
     # warnings), so that an export of a registry holding dangling references (after a forced delete) imports
     dangling_references: bool = False

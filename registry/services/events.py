@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from ..change_marker import count_change
 from ..commit_listeners import announce as _announce
 from ..commit_listeners import on_commit_listeners, register_on_commit  # noqa: F401  (re-exported)
 from ..model import registry_model
@@ -26,6 +27,7 @@ def _emit(ctx: WriteContext, path: str, action: str, time) -> OutboxEvent:
         type=_event_type(path, action), source=ctx.base_url or "/", subject=path, time=time
     )
     ctx.emitted += 1
+    count_change(ctx)  # the change marker moves when this transaction commits (registry/change_marker.py)
     if on_commit_listeners and not _announcement_pending():
         # robust: a failing announcement (broker down) must not fail a change that has committed; the
         # periodic sweep relays the outbox anyway

@@ -1,0 +1,84 @@
+"""The change marker: a value that moves with every committed change to the registry, read in constant time.
+
+Whole-registry answers are kept rendered until the next committed change (registry/http/rendered_answers.py),
+their tags are the marker's (registry/http/conditional.py), and the Spark import skips an input the registry is
+already consistent with while no change has been committed since (pipeline/services.py). All of them read the
+marker once per request, so it must cost the same whatever the registry's history.
+
+How: every transaction that writes change events (every write, registry/services/events.py) adds one to a row of
+`ChangeCount`, once per write (not per event: an import writes thousands), and the marker is the sum of the rows with the time of the newest addition
+(`SUM:NEWEST`): one query over a handful of rows.
+
+- Commit order: the sum counts committed additions only, whatever order transactions started or stamped their rows
+  in; a transaction that began earlier and commits later still adds one when it commits. (The newest outbox time,
+  or the largest id, would not: a transaction can stamp an earlier time and commit after a later one.)
+- No serialised writers: on PostgreSQL a transaction takes the first row no other transaction holds
+  (`FOR UPDATE SKIP LOCKED`) and inserts a new row when every row is held, so a writer never waits for another
+  (one row bumped by every transaction would queue them all behind each other until commit); the rows are as many
+  as the most transactions that ever wrote at once. SQLite has one writer at a time anyway: one row.
+- Only registry changes move it: not sessions, tokens, delivery statuses or relays (PostgreSQL's
+  `pg_current_snapshot()` moves with each of those: never a stale answer, but a re-render of the whole registry
+  after every delivery, and it does not exist on SQLite).
+- A rolled-back transaction or savepoint adds nothing (its addition rolls back with it); the time guards against a
+  count that comes back to an earlier value with other contents (a restored backup, a test's rolled-back data).
+
+`WriteContext.changes` counts the context's own committed additions, so that the Spark import can tell that nobody
+else committed a change while it ran.
+"""
+
+from __future__ import annotations
+
+from django.db import connection, transaction
+from django.db.models import Max, Sum
+from django.utils import timezone
+
+from .models import ChangeCount
+
+
+class _Counted:
+    """The on-commit callback of an addition: it marks "counted here" in Django's list of the transaction's
+    callbacks (dropped with a savepoint that rolls back, as the addition itself is) and, after the commit, counts
+    the addition for the writing context."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def __call__(self):
+        self.ctx.changes += 1
+
+
+def _counted_here() -> bool:
+    """Whether the current transaction already added one in a block still open: once per transaction for a
+    request's write; again for each write of a longer transaction (a test's, a command's), so that a read between
+    two of its writes sees the marker move, as every other connection will after the commit."""
+    conn = transaction.get_connection()
+    if not conn.in_atomic_block:
+        return False
+    open_blocks = set(conn.savepoint_ids)
+    return any(isinstance(callback, _Counted) and sids <= open_blocks for sids, callback, _r in conn.run_on_commit)
+
+
+def count_change(ctx) -> None:
+    """Add one to a `ChangeCount` row in the current transaction, unless it already did (called per event)."""
+    if _counted_here():
+        return
+    now = timezone.now()
+    table = connection.ops.quote_name(ChangeCount._meta.db_table)
+    value = connection.ops.adapt_datetimefield_value(now)
+    pick = "ORDER BY id LIMIT 1"
+    if connection.features.has_select_for_update_skip_locked:  # PostgreSQL: a row no other transaction holds
+        pick += " FOR UPDATE SKIP LOCKED"
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET changes = changes + 1, changed_at = %s WHERE id = (SELECT id FROM {table} {pick})",
+            [value],
+        )
+        if cursor.rowcount == 0:  # every row is held by another writer (or there is none yet): a row of its own
+            ChangeCount.objects.create(changes=1, changed_at=now)
+        transaction.on_commit(_Counted(ctx))
+
+
+def change_marker() -> str:
+    """`SUM:NEWEST` of the committed additions (module docstring)."""
+    stats = ChangeCount.objects.order_by().aggregate(n=Sum("changes"), newest=Max("changed_at"))
+    return f"{stats['n'] or 0}:{stats['newest'].isoformat() if stats['newest'] else '-'}"
