@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("registry", "0005_registry_state"),
+        ("registry", "0006_resource_epoch"),
     ]
 
     operations = [
