@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from registry.model import effective_compatibility
-from registry.validation import GroupCheck, Invalid, VersionCheck
+from registry.validation import GroupCheck, Invalid, VersionCheck, at
 
 from .validators.compatibility import LEVELS as COMPATIBILITY_LEVELS
 from .validators.format_names import same_format, schema_format_family
@@ -56,8 +56,24 @@ def check_definition_version(check: VersionCheck) -> None:
     errors = validate_definition(doc, group_format=group_format)
     if not errors and isinstance(doc.get("uri"), str):
         errors += _borrowed(check, doc["uri"], group_format)
+    if not errors:
+        errors += _schema_reference(check, doc.get("schemaurl"))
     if errors:
         raise Invalid(errors)
+
+
+def _schema_reference(check: VersionCheck, reference) -> list[str]:
+    """A `schemaurl` into this registry must name a schema (or version) that exists; one already stored is kept as
+    it is (a forced delete may have left it dangling), and a document import reports dangling ones as warnings."""
+    if not isinstance(reference, str) or check.dangling_references or check.resolves(reference):
+        return []
+    try:
+        stored = json.loads(check.stored_document or b"null")
+    except ValueError:
+        stored = None
+    if isinstance(stored, dict) and stored.get("schemaurl") == reference:
+        return []
+    return [at("schemaurl", f" {reference!r} names no schema of this registry", reference)]
 
 
 def _borrowed(check: VersionCheck, uri: str, group_format: str | None) -> list[str]:

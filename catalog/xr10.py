@@ -24,6 +24,7 @@ from registry.xr10.capabilities import register_model_source
 from registry.xr10.mapping import (
     GroupMapping,
     ResourceMapping,
+    common_attribute_to_v10,
     moved_with_rest,
     reference_to_v05,
     reference_to_v10,
@@ -189,6 +190,32 @@ def definition_to_v10(doc: dict) -> dict:
     return moved_with_rest(d, out, dict(DATA_SCHEMA_NAMES), "schemaurl", reference_to_v10)
 
 
+def _envelope_or_protocol(value) -> str:
+    """The 1.0 attribute a 0.5 `format` stands for: `envelope` (CloudEvents, or a format of no known protocol),
+    else `protocol`."""
+    return "protocol" if protocol_family(value) in FORMAT_PROTOCOLS or protocol_family(value) in ("amqp", "mqtt") \
+        else "envelope"  # fmt: skip
+
+
+def message_attribute_to_v10(attribute: str, value=None) -> str:
+    """A validation error's attribute path of a definition in 1.0 names (`metadata.attributes.type` of a CloudEvents
+    definition is `envelopemetadata.type`; `schemaurl` is `dataschemauri`); `value` is the format it concerns."""
+    head, dot, rest = attribute.partition(".")
+    if head == "format":
+        return _envelope_or_protocol(value) + dot + rest
+    if head == "metadata":
+        if _envelope_or_protocol(value) == "protocol":
+            return "protocoloptions" + dot + rest
+        return "envelopemetadata" + (rest.removeprefix("attributes") if rest.startswith("attributes") else dot + rest)
+    renamed = dict(DATA_SCHEMA_NAMES).get(head)
+    return renamed + dot + rest if renamed else common_attribute_to_v10(attribute)
+
+
+def group_attribute_to_v10(attribute: str, value=None) -> str:
+    head, dot, rest = attribute.partition(".")
+    return _envelope_or_protocol(value) + dot + rest if head == "format" else common_attribute_to_v10(attribute)
+
+
 def group_to_v05(attrs: dict) -> dict:
     """A 1.0 message group's own attributes -> a 0.5 definition group's (`envelope`/`protocol` = `format`)."""
     a = dict(attrs)
@@ -227,6 +254,7 @@ def register() -> None:
             v1_singular="messagegroup",
             to_v05=group_to_v05,
             to_v10=group_to_v10,
+            attribute_to_v10=group_attribute_to_v10,
             v05_only=("format", "definitions"),
             resources=(
                 ResourceMapping(
@@ -238,6 +266,7 @@ def register() -> None:
                     v05_only=("format", "metadata", "schemaformat", "schema", "schemaurl"),
                     to_v05=message_to_v05,
                     to_v10=definition_to_v10,
+                    attribute_to_v10=message_attribute_to_v10,
                 ),
             ),
         )

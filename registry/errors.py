@@ -41,6 +41,35 @@ KINDS = {
 
 SUBJECT = "{subject}"
 PATHS = "{paths}"
+ERRORS = "{errors}"
+
+
+class Finding(str):
+    """One validation error about one attribute: the text is the attribute's dotted path in the store's names
+    followed by `rest` (`format 'x' must be NAME/VERSION`). A binding writes the attribute in its own names
+    (`written`: xRegistry 1.0 says `envelope 'x' ...` of a message), so no binding rewrites a validator's text.
+    `value`: the attribute's value, when its name in another binding depends on it."""
+
+    attribute: str
+    rest: str
+    value: object
+
+    def __new__(cls, attribute: str, rest: str, value: object = None):
+        finding = super().__new__(cls, f"{attribute}{rest}")
+        finding.attribute, finding.rest, finding.value = attribute, rest, value
+        return finding
+
+    def written(self, attribute_name) -> str:
+        return f"{attribute_name(self.attribute, self.value)}{self.rest}"
+
+
+def at(attribute: str, rest: str, value: object = None) -> Finding:
+    """A validation error about `attribute` (see Finding): `at("format", f" {v!r} must be NAME/VERSION", v)`."""
+    return Finding(attribute, rest, value)
+
+
+def same_name(attribute: str, _value=None) -> str:
+    return attribute
 
 
 class Problem(Exception):
@@ -83,9 +112,16 @@ class Problem(Exception):
     def detail(self) -> str:
         return self.detail_in(str)
 
-    def detail_in(self, path_name) -> str:
-        """The detail with its subject written by `path_name` (a binding's name of a store path)."""
+    def errors_in(self, attribute_name=same_name) -> list:
+        """The listed errors with each Finding's attribute written by `attribute_name` (a binding's name of it)."""
+        return [e.written(attribute_name) if isinstance(e, Finding) else e for e in self.errors]
+
+    def detail_in(self, path_name, attribute_name=same_name) -> str:
+        """The detail with its subject written by `path_name` (a binding's name of a store path) and the errors it
+        lists (`{errors}`) with their attributes written by `attribute_name`."""
         text = self.template
+        if ERRORS in text:
+            text = text.replace(ERRORS, "; ".join(str(e) for e in self.errors_in(attribute_name)))
         if self.subject is not None and SUBJECT in text:
             text = text.replace(SUBJECT, path_name(self.subject))
         if PATHS in text:

@@ -18,7 +18,7 @@ from .errors import Problem, not_found
 from .model import GroupType, registry_model
 from .models import Group, RegistryState, Resource, Version
 from .paging import PageRequest
-from .references import referrers
+from .references import referrers, resolve
 from .representations import merged_attributes
 
 
@@ -192,6 +192,23 @@ def entity_attributes(path: str) -> dict | None:
         .first()
     )
     return merged_attributes(resource, resource.latest) if resource is not None else None
+
+
+def reference_resolves(reference, base_urls: list[str] | tuple[str, ...] = ()) -> bool:
+    """Whether a reference names an entity that exists: True for one that points elsewhere (another registry's URL:
+    not this registry's to check), else whether the group, resource or version it names is stored."""
+    path = resolve(reference, base_urls)
+    if path is None:
+        return True
+    parts = [p for p in path.split("/") if p]
+    rows = Group.objects.filter(group_type=parts[0], gid=parts[1])
+    if len(parts) >= 4:
+        rows = Resource.objects.filter(
+            group__group_type=parts[0], group__gid=parts[1], resource_type=parts[2], rid=parts[3]
+        )
+    if len(parts) >= 6:
+        rows = Version.objects.filter(resource__in=rows, vid=parts[5])
+    return rows.exists()
 
 
 def referenced_by(path: str, base_urls: list[str] | tuple[str, ...] = ()) -> dict[str, dict[str, str]]:

@@ -2,7 +2,9 @@
 
 The engine calls a group type's `validate(GroupCheck)` and a resource type's `validate(VersionCheck)`
 inside the write's transaction, before anything is saved. A hook raises `Invalid` with every problem it
-found; each message starts with the attribute path (`metadata.attributes.type.required must not be false`).
+found; each message starts with the attribute path (`metadata.attributes.type.required must not be false`),
+and a hook that knows which attribute an error is about says so with `at(attribute, rest)` (a Finding), so that
+each binding names the attribute in its own words.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from .errors import Finding, at  # noqa: F401 - hooks build their errors with these
 
 
 class Invalid(Exception):
@@ -73,3 +77,5 @@ class VersionCheck:
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
     lookup: Callable[[str], dict | None] = field(default=lambda path: None)  # API path -> latest attributes
     dangling_references: bool = False  # a reference to no entity is accepted (WriteContext.dangling_references)
+    resolves: Callable[[object], bool] = field(default=lambda reference: True)  # an in-registry reference names one
+    stored_document: bytes | None = None  # an update: the version's document before this write

@@ -20,6 +20,7 @@ import re
 from urllib.parse import urlsplit
 
 from registry.attributes import V10_NAMES
+from registry.errors import at
 
 from .format_names import is_valid_format_identifier, message_format_family, same_format
 from .message_formats import format_error, key, show, uri_reference_error, validate_metadata
@@ -119,12 +120,12 @@ def _format(fmt, group_format) -> list[str]:
     if fmt is None:
         return []
     if not is_valid_format_identifier(fmt):
-        return [f"format {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)"]
+        return [at("format", f" {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)", fmt)]
     error = format_error(fmt)
     if error:
-        return [error]
+        return [at("format", error.removeprefix("format"), fmt)]
     if isinstance(group_format, str) and not same_format(fmt, group_format):
-        return [f"format {show(fmt)} differs from the group's format {show(group_format)}"]
+        return [at("format", f" {show(fmt)} differs from the group's format {show(group_format)}", fmt)]
     return []
 
 
@@ -132,21 +133,23 @@ def _schema(document: dict) -> list[str]:
     errors = []
     has_schema, has_url = "schema" in document, "schemaurl" in document
     if has_schema and has_url:
-        errors.append("schema and schemaurl are mutually exclusive")
+        errors.append(at("schema", " and schemaurl are mutually exclusive"))
     if (has_schema or has_url) and "schemaformat" not in document:
-        errors.append(f"schemaformat is required with {'schema' if has_schema else 'schemaurl'}")
+        errors.append(at("schemaformat", f" is required with {'schema' if has_schema else 'schemaurl'}"))
     if "schemaformat" in document and not is_valid_format_identifier(document["schemaformat"]):
-        errors.append(f"schemaformat {show(document['schemaformat'])} must be NAME/VERSION (e.g. JsonSchema/draft-07)")
+        errors.append(
+            at("schemaformat", f" {show(document['schemaformat'])} must be NAME/VERSION (e.g. JsonSchema/draft-07)")
+        )
     if has_schema and not isinstance(document["schema"], str | dict):
-        errors.append("schema must be a string or an object (the schema in its schema format)")
+        errors.append(at("schema", " must be a string or an object (the schema in its schema format)"))
     if has_url:
         error = uri_reference_error(document["schemaurl"])
         if error:
-            errors.append(f"schemaurl {error}")
+            errors.append(at("schemaurl", f" {error}"))
         elif urlsplit(document["schemaurl"]).scheme.lower() not in ("", "http", "https"):
             # a link in every page that shows it: http(s) or a reference into this registry, as docs
             scheme = urlsplit(document["schemaurl"]).scheme
-            errors.append(f"schemaurl must use http or https or be a relative reference, not {show(scheme)}")
+            errors.append(at("schemaurl", f" must use http or https or be a relative reference, not {show(scheme)}"))
     return errors
 
 
@@ -167,11 +170,19 @@ def validate_definition(document, *, group_format: str | None = None) -> list[st
     errors += _format(fmt, group_format)
     if "metadata" in document:
         known = is_valid_format_identifier(fmt) and format_error(fmt) is None
-        errors += validate_metadata(fmt if known else None, document["metadata"])
+        # every error of validate_metadata starts with the path it was given: `metadata`
+        errors += [
+            at("metadata", e.removeprefix("metadata"), fmt) if e.startswith("metadata") else e
+            for e in validate_metadata(fmt if known else None, document["metadata"])
+        ]
     elif not borrowed and isinstance(fmt, str) and message_format_family(fmt)[0] == "CloudEvents":
         # the 0.5-wip schema of CloudEvents definitions requires metadata (and format)
         errors.append(
-            "metadata is required for a CloudEvents definition (metadata.attributes declares at least its type)"
+            at(
+                "metadata",
+                " is required for a CloudEvents definition (metadata.attributes declares at least its type)",
+                fmt,
+            )
         )
     return errors + _schema(document)
 
@@ -186,6 +197,6 @@ def validate_definition_group(attributes) -> list[str]:
     if fmt is None:
         return []
     if not is_valid_format_identifier(fmt):
-        return [f"format {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)"]
+        return [at("format", f" {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)", fmt)]
     error = format_error(fmt)
-    return [error] if error else []
+    return [at("format", error.removeprefix("format"), fmt)] if error else []

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import transaction
 
 from .. import selectors, services
+from ..attributes import stored_attributes
 from ..documents.exports import export_document
+from ..documents.imports import import_document
 from ..errors import Problem
 from ..http.requests import check_flags, flag, json_body, query_epoch
 from ..http.views import RegistryView, json_response
@@ -81,11 +84,18 @@ class GroupView(RegistryView):
         return json_response(group_json(self.base_url(), self.gt, group, inline))
 
     def put(self, request, gid):
+        """Replace or create the group; a collection in the body (`schemas`, `definitions`) is written as a document
+        import writes it (its resources created or updated), in the same transaction."""
         check_flags(request, {"epoch"})
         body = json_body(request)
-        group, created = services.put_group(
-            ctx=self.context(), address=self.address(gid), data=body, expected_epoch=query_epoch(request)
-        )
+        nested = {rt.plural: body.pop(rt.plural) for rt in self.gt.resources if rt.plural in body}
+        ctx = self.context()
+        with transaction.atomic():
+            group, created = services.put_group(
+                ctx=ctx, address=self.address(gid), data=body, expected_epoch=query_epoch(request)
+            )
+            if nested:
+                import_document(ctx, {self.group_plural: {gid: {**stored_attributes(group), **nested}}})
         data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
         return json_response(
             data, status=201 if created else 200, headers={"Location": data["self"]} if created else None

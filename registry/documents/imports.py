@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models.functions import Lower
 
 from ..attributes import check_id, split_attributes
-from ..errors import Problem
+from ..errors import Finding, Problem
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource
 from ..services import groups as group_services
@@ -91,8 +91,8 @@ class _Importer:
                 if problem.errors and all(isinstance(e, str) for e in problem.errors)
                 else [problem.detail]
             )
-            for reason in reasons:
-                self.fail(path, reason.removeprefix(f"{path}: "))
+            for reason in reasons:  # a Finding (registry.errors) stays one: each binding names its attribute
+                self.fail(path, reason if isinstance(reason, Finding) else reason.removeprefix(f"{path}: "))
             return None
 
     # groups -------------------------------------------------------------------------------------
@@ -275,7 +275,9 @@ def _refuse(errors: list[dict]) -> None:
     first = errors[0]
     raise Problem(
         "invalid-document",
-        f"{len(errors)} error(s) in the document, nothing was imported; first: {first['path']}: {first['reason']}",
+        f"{len(errors)} error(s) in the document, nothing was imported (each in errors, with its path); the first "
+        "is at {subject}",
+        subject=first["path"],
         errors=errors,
     )
 

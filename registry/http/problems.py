@@ -8,26 +8,37 @@ import sys
 from django.http import Http404, HttpResponse
 from rest_framework import exceptions
 
-from ..errors import Problem
+from ..errors import Finding, Problem, same_name
 from .binding import binding_for_path, binding_of
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
-def problem_body(problem: Problem, instance: str | None, path_name=str) -> dict:
+def problem_body(
+    problem: Problem, instance: str | None, path_name=str, attribute_name=same_name, attribute_names_of=None
+) -> dict:
     """A problem's document with every entity it names written by `path_name` (a binding's name of a store path):
-    the detail's subject, the `path` of each listed error, the keys of `referencedby`."""
+    the detail's subject, the `path` of each listed error, the keys of `referencedby`; and the attributes its
+    validation errors name written by `attribute_name` (those listed with a path: by `attribute_names_of(path)`)."""
     body = problem.as_json(instance)
-    body["detail"] = problem.detail_in(path_name)
+    body["detail"] = problem.detail_in(path_name, attribute_name)
+    if body.get("errors"):
+        body["errors"] = [_listed(e, path_name, attribute_names_of) for e in problem.errors_in(attribute_name)]
     if path_name is not str:
-        if body.get("errors"):
-            body["errors"] = [
-                {**e, "path": path_name(e["path"])} if isinstance(e, dict) and isinstance(e.get("path"), str) else e
-                for e in body["errors"]
-            ]
         if isinstance(body.get("referencedby"), dict):
             body["referencedby"] = {path_name(k): v for k, v in body["referencedby"].items()}
     return body
+
+
+def _listed(error, path_name, attribute_names_of):
+    """One listed error of a problem: an import's `{"path", "reason"}` with the path and the reason's attribute in
+    the binding's names."""
+    if not (isinstance(error, dict) and isinstance(error.get("path"), str)):
+        return error
+    reason = error.get("reason")
+    if isinstance(reason, Finding) and attribute_names_of is not None:
+        reason = reason.written(attribute_names_of(error["path"]))
+    return {**error, "path": path_name(error["path"]), **({"reason": reason} if "reason" in error else {})}
 
 
 def problem_response(problem: Problem, request=None) -> HttpResponse:

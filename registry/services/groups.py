@@ -28,9 +28,7 @@ def group_exists(plural: str, gid: str) -> bool:
 def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict, existing: Group | None):
     errors = check_common({**common, **extensions})  # names of extension attributes are checked too
     if errors:
-        raise Problem(
-            "invalid-attribute", "{subject}: " + "; ".join(errors), subject=f"/{gt.plural}/{gid}", errors=errors
-        )
+        raise Problem("invalid-attribute", "{subject}: {errors}", subject=f"/{gt.plural}/{gid}", errors=errors)
     if gt.validate is None:
         return
     attributes = {**{k: v for k, v in common.items() if v is not None}, **extensions}
@@ -55,7 +53,7 @@ def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensio
     except Invalid as exc:
         raise Problem(
             exc.kind,
-            "{subject}: " + "; ".join(exc.errors),
+            "{subject}: {errors}",
             subject=f"/{gt.plural}/{gid}",
             errors=exc.errors,
             status=exc.status,

@@ -176,8 +176,9 @@ def _update_version(
     check_epoch(path, version, inp.epoch)
     if inp.version_id is not None and inp.version_id != version.vid:
         raise Problem("conflict", f"version {inp.version_id!r} does not match the version {version.vid!r}")
+    stored = bytes(version.content) if version.content is not None else None
     attrs = apply_input(version, rt, inp, version_attributes(version), replace_document=True)
-    validate_version(ctx, resource, rt, version, attrs, is_update=True)
+    validate_version(ctx, resource, rt, version, attrs, is_update=True, stored_document=stored)
     version.epoch += 1
     version.modified_by = ctx.user
     version.modified_on = ctx.now

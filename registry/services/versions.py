@@ -17,12 +17,13 @@ from ..json_text import json_document_problem
 from ..model import ResourceType
 from ..models import Resource, Version
 from ..representations import is_json_media_type
-from ..selectors import entity_attributes, exists_ignoring_case
+from ..selectors import entity_attributes, exists_ignoring_case, reference_resolves
 from ..validation import Invalid, VersionCheck
 from .context import WriteContext
 from .events import emit_deleted, emit_updated
 from .groups import group_exists
 from .inputs import UNSET, VersionInput
+from .references import base_urls
 
 COMMON_COLUMNS = ("name", "description", "tags", "docs")
 
@@ -73,10 +74,17 @@ def ordered_versions(resource: Resource, *, with_content: bool = False) -> list[
 
 
 def validate_version(
-    ctx: WriteContext, resource: Resource, rt: ResourceType, version: Version, attrs: dict, is_update: bool
+    ctx: WriteContext,
+    resource: Resource,
+    rt: ResourceType,
+    version: Version,
+    attrs: dict,
+    is_update: bool,
+    stored_document: bytes | None = None,
 ) -> None:
     """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
-    (format, schema validity, compatibility with the earlier versions): a Problem naming what is wrong."""
+    (format, schema validity, compatibility with the earlier versions, references): a Problem naming what is
+    wrong. `stored_document`: an update's document before the write (a hook keeps what was already stored)."""
     errors = check_common(attrs)
     if version.resource_uri and (error := link_error(rt.uri_attribute, version.resource_uri)):
         errors.append(error)
@@ -94,7 +102,7 @@ def validate_version(
         if problem:
             errors.append(f"{problem} (sent as {version.media_type})")
     if errors:
-        raise Problem("invalid-attribute", "{subject}: " + "; ".join(errors), subject=path, errors=errors)
+        raise Problem("invalid-attribute", "{subject}: {errors}", subject=path, errors=errors)
     if rt.validate is None:
         return
     r_attrs = resource_attributes(resource)
@@ -126,17 +134,15 @@ def validate_version(
         group_exists=group_exists,
         lookup=entity_attributes,
         dangling_references=ctx.dangling_references,
+        resolves=lambda reference: reference_resolves(reference, base_urls(ctx.base_url)),
+        stored_document=stored_document,
     )
     try:
         rt.validate(check)
     except Invalid as exc:
-        raise Problem(
-            exc.kind,
-            "{subject}: " + "; ".join(exc.errors),
-            subject=path,
-            errors=exc.details or exc.errors,
-            status=exc.status,
-        )
+        # incompatibilities are listed with their details (path, change, reason); other errors as the hook gave them
+        detail = "{subject}: " + "; ".join(exc.errors) if exc.details else "{subject}: {errors}"
+        raise Problem(exc.kind, detail, subject=path, errors=exc.details or exc.errors, status=exc.status)
 
 
 def merge_attributes(base: dict, inp: VersionInput) -> dict:
@@ -271,11 +277,12 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
         return "unchanged"
     ctx.guard(resource.path, resource.group, resource)
     ctx.authorize("version", "update", path)
+    stored = bytes(version.content) if version.content is not None else None
     version.resource_uri = uri
     version.content = None if uri else inp.document
     version.media_type = None if uri else inp.media_type
     set_version_attributes(version, new_attrs)
-    validate_version(ctx, resource, rt, version, new_attrs, is_update=True)
+    validate_version(ctx, resource, rt, version, new_attrs, is_update=True, stored_document=stored)
     version.epoch += 1
     version.modified_by, version.modified_on = ctx.user, ctx.now
     version.save()

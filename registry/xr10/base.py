@@ -20,7 +20,7 @@ from ..http.views import RegistryView, json_response
 from ..model import registry_model
 from .errors import HTTP_SPEC, SPEC, TITLES, V1Problem, spec_title
 from .flags import check_values, collections_only
-from .mapping import v1_mappings, v1_path
+from .mapping import common_attribute_to_v10, v1_attribute_name, v1_mappings, v1_path
 from .representations import BINARY
 
 # the kernel's problem kinds -> (1.0 error type, status in the 1.0 binding, the HTTP header it is about)
@@ -63,7 +63,8 @@ def request_subject(request) -> str:
 def error_response(problem: Problem, request) -> HttpResponse:
     """A problem document in the 1.0 form: `type`, `title`, `detail`, `subject`, `args`, `instance`. Entities are
     named by their 1.0 xids (`problem.subject` is a store path, written by `v1_path`), never by rewriting text."""
-    body = problem_body(problem, request.build_absolute_uri(request.path), v1_path)
+    names = v1_attribute_name(problem.subject) if problem.subject else common_attribute_to_v10
+    body = problem_body(problem, request.build_absolute_uri(request.path), v1_path, names, v1_attribute_name)
     if isinstance(problem, V1Problem):
         type_uri, status, header = problem.error_type, problem.status, None
         subject = problem.v1_subject or request_subject(request)

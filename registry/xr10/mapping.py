@@ -22,6 +22,12 @@ def _same(attrs: dict) -> dict:
     return dict(attrs)
 
 
+def common_attribute_to_v10(attribute: str, _value=None) -> str:
+    """An attribute path of the store in 1.0 names, for attributes every type shares (`tags.team` -> `labels.team`)."""
+    head, dot, rest = attribute.partition(".")
+    return f"{COMMON_TO_V10.get(head, head)}{dot}{rest}"
+
+
 @dataclass(frozen=True)
 class ResourceMapping:
     plural: str
@@ -35,6 +41,8 @@ class ResourceMapping:
     v05_only: tuple[str, ...] = ()  # 0.5 attribute names refused in a 1.0 body (the 1.0 name is different)
     to_v05: Translate = _same
     to_v10: Translate = _same
+    # a validation error's attribute path (store names) in 1.0 names, given the attribute's value (registry.errors)
+    attribute_to_v10: Callable[[str, object], str] = common_attribute_to_v10
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,7 @@ class GroupMapping:
     to_v05: Translate = _same
     to_v10: Translate = _same
     v05_only: tuple[str, ...] = ()
+    attribute_to_v10: Callable[[str, object], str] = common_attribute_to_v10
     by_plural: dict = field(init=False, repr=False, compare=False)
     by_v1_plural: dict = field(init=False, repr=False, compare=False)
 
@@ -113,6 +122,16 @@ def v1_path(path: str) -> str:
     """A store path (`/definitionGroups/g/definitions/d/versions/1`) as its 1.0 xid (`/messagegroups/g/messages/d
     /versions/1`): each type segment by the registered names; a path of no registered type unchanged."""
     return _rewrite(path, to_v10=True) or path
+
+
+def v1_attribute_name(path: str):
+    """The function naming a validation error's attribute in 1.0 for the entity at store path `path`."""
+    segments = path.split("/")
+    gm = mappings.get(segments[1]) if len(segments) > 2 else None
+    if gm is None:
+        return common_attribute_to_v10
+    rm = gm.by_plural.get(segments[3]) if len(segments) > 4 else None
+    return rm.attribute_to_v10 if rm is not None else gm.attribute_to_v10
 
 
 def v1_text(text: str) -> str:
