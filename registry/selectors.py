@@ -96,9 +96,9 @@ def group_page(gt: GroupType, filter_values: list[str], page: PageRequest, inlin
     return list(qs), total
 
 
-def iter_groups(gt: GroupType, inline: bool, chunk_size: int = 50):
-    """Every group of a type, in id order, fetched in chunks (bounded memory for streaming)."""
-    qs = groups_queryset(gt)
+def iter_groups(gt: GroupType, inline: bool, chunk_size: int = 50, ids: list[str] | None = None):
+    """Every group of a type (or those of `ids`), in id order, fetched in chunks (bounded memory for streaming)."""
+    qs = groups_queryset(gt) if ids is None else groups_queryset(gt).filter(gid__in=ids)
     if inline:
         qs = with_inline(qs, gt)
     return qs.iterator(chunk_size=chunk_size)

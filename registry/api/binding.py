@@ -1,7 +1,18 @@
 """The 0.5-wip core binding's declaration (docs/api-contract.md): `Registry-*` headers, problem documents of the
-project's own types (RFC 9457), a JSON body only with a JSON media type."""
+project's own types (RFC 9457), a JSON body only with a JSON media type; and the base of its views, whose links
+start where the binding is mounted (REGISTRY_CORE_PATH: the host root, or /v0.5/ when xRegistry 1.0 is there)."""
+
+from django.conf import settings
 
 from ..http.binding import Binding
 from ..http.problems import problem_response
+from ..http.views import RegistryView
 
 CORE = Binding(name="cloudevents-registry-0.5", render_problem=problem_response, header_prefix="Registry")
+
+
+class CoreView(RegistryView):
+    binding = CORE
+
+    def base_url(self) -> str:
+        return self.request.build_absolute_uri(settings.REGISTRY_CORE_PATH).rstrip("/")

@@ -14,10 +14,10 @@ from ..dashboard import admin_url_of
 from ..errors import Problem
 from ..http.openapi import PROBLEM
 from ..http.requests import check_flags
-from ..http.views import RegistryView
 from ..services.references import base_urls
 from ..throttles import AnonymousRateThrottle
 from ..xr10.mapping import reference_to_v05
+from .binding import CoreView
 from .openapi import READ_ERRORS
 
 
@@ -41,7 +41,7 @@ def map_root(value: str | None) -> str | None:
     return value
 
 
-class CatalogMapView(RegistryView):
+class CatalogMapView(CoreView):
     """The catalog map around `root` as SVG: boxes link to the admin pages of the entities (sign-in needed there).
     Graphviz lays it out; a registry above 60 resources is drawn one box per group."""
 

@@ -11,9 +11,10 @@ from ..documents.exports import export_document
 from ..documents.imports import import_document
 from ..errors import Problem
 from ..http.requests import check_flags, flag, json_body, query_epoch
-from ..http.views import RegistryView, json_response
+from ..http.views import json_response
 from ..paging import PageRequest, link_header
 from ..representations import group_json
+from .binding import CoreView
 
 
 def check_inline_size(count: int) -> None:
@@ -26,7 +27,7 @@ def check_inline_size(count: int) -> None:
         )
 
 
-class GroupCollectionView(RegistryView):
+class GroupCollectionView(CoreView):
     def get(self, request):
         check_flags(request, {"inline", "filter", "limit", "page"})
         inline = flag(request, "inline")
@@ -64,7 +65,7 @@ class GroupCollectionView(RegistryView):
         return json_response({g.gid: group_json(base, self.gt, g) for g in deleted})
 
 
-class GroupView(RegistryView):
+class GroupView(CoreView):
     def get(self, request, gid):
         check_flags(request, {"inline", "referencedby"})
         if flag(request, "referencedby"):

@@ -6,14 +6,15 @@ from django.http import HttpResponse
 
 from .. import selectors, services
 from ..http.requests import check_flags, flag, json_body, query_epoch
-from ..http.views import RegistryView, json_response
+from ..http.views import json_response
 from ..paging import PageRequest, link_header
 from ..representations import document_bytes, registry_headers, resource_json, version_json, version_meta
+from .binding import CoreView
 from .groups import check_inline_size
 from .inputs import version_input
 
 
-class ResourceTypeView(RegistryView):
+class ResourceTypeView(CoreView):
     def group(self, gid):
         return selectors.get_group(self.gt, gid)
 

@@ -16,9 +16,10 @@ from ..errors import Problem
 from ..http.conditional import stream_etag
 from ..http.rendered_answers import rendered_answers
 from ..http.requests import body_bytes, check_flags, flag
-from ..http.views import JSON_CONTENT_TYPE, RegistryView, json_response
+from ..http.views import JSON_CONTENT_TYPE, json_response
 from ..model import registry_model
 from ..representations import group_json
+from .binding import CoreView
 from .groups import check_inline_size
 
 
@@ -58,7 +59,7 @@ def stream_inline(base: str):
     yield "}"
 
 
-class RootView(RegistryView):
+class RootView(CoreView):
     def get(self, request):
         check_flags(request, {"model", "inline"})
         base = self.base_url()

@@ -71,5 +71,5 @@ class WriteContext:
         return cls(
             user=user or None,
             actor=request.user if signed_in else AnonymousActor,
-            base_url=request.build_absolute_uri("/").rstrip("/"),
+            base_url=request.build_absolute_uri(settings.REGISTRY_CORE_PATH).rstrip("/"),
         )

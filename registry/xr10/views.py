@@ -16,6 +16,7 @@ from .. import selectors
 from ..http.conditional import stream_etag
 from ..http.rendered_answers import rendered_answers
 from ..http.views import JSON_CONTENT_TYPE, json_response
+from ..model import registry_model
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
@@ -23,7 +24,7 @@ from .capabilities import capabilities, capabilities_offered, model_json, models
 from .errors import V1Problem
 from .flags import Inline, check_flags, collections_only, doc_view, only_collections
 from .mapping import ordered_mappings
-from .reads import export_json, registry_json
+from .reads import export_json, registry_json, render_group
 
 
 def kept_answer(request, key: str, render, marker: str | None = None) -> HttpResponse:
@@ -68,7 +69,16 @@ class RootView(XRegistryView):
         check_flags(request)
         doc = json_body(request)
         writes.import_v10(self.context(), doc)
-        return json_response(registry_json(self.base_url(), Inline(request)))
+        # core/http.md `POST /`: the groups processed, by group type, and nothing else (`xr` reads every member of
+        # the answer as a map of groups)
+        base, inline = self.base_url(), Inline(request)
+        out = {}
+        for gm in ordered_mappings():
+            gids = list(doc.get(gm.v1_plural) or {}) if isinstance(doc.get(gm.v1_plural), dict) else []
+            if gids:
+                groups = selectors.iter_groups(registry_model[gm.plural], inline=False, ids=gids)
+                out[gm.v1_plural] = {g.gid: render_group(base, gm, g, inline) for g in groups}
+        return json_response(out)
 
     def put(self, request):
         check_flags(request)

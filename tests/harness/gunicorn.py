@@ -1,5 +1,6 @@
-"""Start the production server (gunicorn with the checkout's gunicorn.conf.py) over a migrated SQLite file in
-a test's temporary directory, with a superuser token for writes."""
+"""Start the production server (gunicorn with the checkout's gunicorn.conf.py), or Django's development server as
+`make run` serves, over a migrated SQLite file in a test's temporary directory, with a superuser (`ops`, password
+`pw`) and its token for writes."""
 
 from __future__ import annotations
 
@@ -27,10 +28,11 @@ def answers(port: int) -> bool:
 
 
 def start_gunicorn(
-    directory: Path, workers: int = 1, threads: int = 4, *, demo: bool = False, **settings
+    directory: Path, workers: int = 1, threads: int = 4, *, demo: bool = False, development: bool = False, **settings
 ) -> tuple[ManagedProcess, str, str]:
-    """gunicorn on a free loopback port; returns (process, base URL, a superuser's API token).
-    `demo` loads the demo registry first; `settings` are environment variables for the server."""
+    """gunicorn on a free loopback port (or, `development`, Django's runserver as `make run` starts it); returns
+    (process, base URL, a superuser's API token). `demo` loads the demo registry first; `settings` are environment
+    variables for the server."""
     env = {
         **os.environ,
         "SQLITE_PATH": str(directory / "db.sqlite3"),
@@ -66,8 +68,13 @@ def start_gunicorn(
     )  # `shell` may print a banner first
     port = free_port()
     env.update(GUNICORN_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY=str(workers), GUNICORN_THREADS=str(threads))
+    command = (
+        manage + ["runserver", f"127.0.0.1:{port}", "--noreload"]
+        if development
+        else [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py")]
+    )
     process = start_process(
-        [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py")],
+        command,
         env=env,
         cwd=str(ROOT),
         ready_check=lambda: answers(port),

@@ -54,7 +54,8 @@ def live(xrcg, tmp_path_factory):
     work dir). A netrc file gives xrcg's `requests` HTTP Basic credentials (xrcg's catalog commands have no
     credential option)."""
     directory = tmp_path_factory.mktemp("xrcg-live")
-    process, base, token = start_gunicorn(directory)
+    # the rc4 documents make no compatibility statement, which in 1.0 means none (watchkam's v2 breaks its v1)
+    process, base, token = start_gunicorn(directory, REGISTRY_DEFAULT_COMPATIBILITY="none")
     try:
         for path in RC4_DOCUMENTS:
             status, body = _request("POST", f"{base}/registry/", token, json.loads(path.read_text()))
@@ -214,3 +215,35 @@ def test_netrc_is_what_gives_xrcg_credentials(live):
         env={"NETRC": os.devnull},
     )
     assert result.returncode != 0
+
+
+@pytest.fixture(scope="module")
+def live_at_root(xrcg, tmp_path_factory):
+    """A gunicorn server answering xRegistry 1.0 at the host root (REGISTRY_ROOT_BINDING=xregistry-1.0), with the
+    nine rc4 documents imported through `POST /`."""
+    directory = tmp_path_factory.mktemp("xrcg-root")
+    process, base, token = start_gunicorn(
+        directory, REGISTRY_ROOT_BINDING="xregistry-1.0", REGISTRY_DEFAULT_COMPATIBILITY="none"
+    )
+    try:
+        for path in RC4_DOCUMENTS:
+            status, body = _request("POST", f"{base}/", token, json.loads(path.read_text()))
+            assert status == 200, f"import of {path.name}: {status} {body[:1000]!r}"
+        yield base, token
+    finally:
+        process.stop()
+
+
+def test_xrcg_generates_from_a_group_url_when_10_is_at_the_root(live_at_root, tmp_path):
+    """Real 1.0 documents reference schemas by registry-relative paths (`/schemagroups/Fabrikam.Lumen/...`): with
+    1.0 at the host root they resolve, so xrcg generates from a group's URL with no 404 (with 1.0 at /registry it
+    wrote nothing and exited 1)."""
+    base, token = live_at_root
+    result = generate(f"{base}/messagegroups/Fabrikam.Lumen", "Fabrikam.Lumen", tmp_path / "out")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-3000:]
+    assert "404" not in output, output[-3000:]
+    assert producer_classes(tmp_path / "out") and data_classes(tmp_path / "out")
+    # the 0.5-wip binding moved below /v0.5/
+    status, body = _request("GET", f"{base}/v0.5/schemaGroups/Fabrikam.Lumen", token)
+    assert status == 200 and json.loads(body)["self"] == f"{base}/v0.5/schemaGroups/Fabrikam.Lumen", body[:500]
