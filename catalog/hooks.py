@@ -163,7 +163,11 @@ def check_schema_version(check: VersionCheck) -> None:
             raise Invalid(errors)
         return
     previous = check.previous_documents()
+    formats = []  # each format once, in the versions' order (a list: a stored value need not be hashable)
     for prev_format, _content in previous:
+        if prev_format not in formats:
+            formats.append(prev_format)
+    for prev_format in formats:
         if prev_format and fmt and not same_format(prev_format, fmt):
             family, _ = schema_format_family(prev_format)
             if family is None or family != schema_format_family(fmt)[0]:

@@ -60,15 +60,10 @@ def set_version_attributes(version: Version, attrs: dict) -> None:
     version.extensions = {k: v for k, v in attrs.items() if k not in COMMON_COLUMNS and v is not None}
 
 
-def ordered_versions(resource: Resource, *, with_content: bool = False) -> list[Version]:
-    """The resource's versions, oldest first; without their documents unless asked (most callers order or
-    delete them by id only, and documents are the bulk of a version row)."""
-    versions = Version.objects.filter(resource=resource)
-    versions = list(
-        versions.only("pk", "vid", "resource_id", "created_on", "content", "extensions")
-        if with_content
-        else versions.only("pk", "vid", "resource_id", "created_on")
-    )
+def ordered_versions(resource: Resource) -> list[Version]:
+    """The resource's versions, oldest first, without their documents (callers order or delete them by id only, and
+    documents are the bulk of a version row)."""
+    versions = list(Version.objects.filter(resource=resource).only("pk", "vid", "resource_id", "created_on"))
     versions.sort(key=version_order)
     return versions
 
@@ -108,13 +103,14 @@ def validate_version(
     r_attrs = resource_attributes(resource)
 
     def previous():
-        out = []
-        for v in ordered_versions(resource, with_content=True):
-            if v.pk == version.pk or v.content is None:
-                continue
-            fmt = v.extensions.get("format") or r_attrs.get("format")
-            out.append((fmt, bytes(v.content)))
-        return out
+        # oldest first (`version_order`: created_on, pk), as rows, not models: a transitive check reads every version
+        rows = (
+            Version.objects.filter(resource=resource, content__isnull=False)
+            .exclude(pk=version.pk)
+            .order_by("created_on", "pk")
+            .values_list("extensions__format", "content")
+        )
+        return [(fmt or r_attrs.get("format"), bytes(content)) for fmt, content in rows]
 
     check = VersionCheck(
         group_type=resource.group.group_type,

@@ -10,6 +10,12 @@ Every checker module offers `load(content: bytes)` (ValueError when unparseable)
 `compare(old, new, direction: "backward" | "forward") -> list[Incompatibility]`, which must not change the
 schemas it is given: parsed documents are shared between comparisons (`_parsed`).
 
+A transitive check compares the new version once per identity of the earlier ones (issue 29): versions that every
+comparison treats alike (the same document, or for JSON Schema the same less annotations the checker never reads,
+`jsonschema.identity`) give the same incompatibilities, so the later ones would add none to the first one's; a
+checker without `identity` counts a document's bytes as its identity. A schema with hundreds of versions that differ
+in their descriptions is checked in a few comparisons instead of one per version.
+
 Verdicts are cached too (issue 14): the incompatibilities of (family, old, new, direction) are kept in a
 DigestLRU keyed by the sha256 of both documents, so creating a version under a transitive level does not
 compare again the pairs an earlier request already compared. Verdicts reached through RecursionError are not
@@ -64,29 +70,37 @@ def _checker(family: str | None):
 
 
 class _ParsedDocuments:
-    """Parsed documents by (family, bytes), least recently used dropped first beyond the byte budget."""
+    """Parsed documents and their identities by (family, bytes), least recently used dropped first beyond the
+    byte budget."""
 
     def __init__(self, budget: int):
         self.budget = budget
-        self._items: OrderedDict[tuple[str, bytes], object] = OrderedDict()
+        self._items: OrderedDict[tuple[str, bytes], tuple[object, bytes]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def load(self, family: str, content: bytes):
+    def load(self, family: str, content: bytes) -> tuple[object, bytes]:
         key = (family, content)
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        parsed = _checker(family).load(content)  # outside the lock; failures raise and are not kept
+        item = _parse(family, content)  # outside the lock; failures raise and are not kept
         with self._lock:
             if key not in self._items:
-                self._items[key] = parsed
+                self._items[key] = item
                 self._bytes += len(content)
                 while self._bytes > self.budget and self._items:
                     (_family, old), _value = self._items.popitem(last=False)
                     self._bytes -= len(old)
-        return parsed
+        return item
+
+
+def _parse(family: str, content: bytes) -> tuple[object, bytes]:
+    checker = _checker(family)
+    parsed = checker.load(content)
+    identify = getattr(checker, "identity", None)
+    return parsed, identify(parsed) if identify is not None else content
 
 
 _parsed_documents = _ParsedDocuments(PARSED_CACHE_BUDGET_BYTES)
@@ -96,9 +110,21 @@ def _parsed(family: str, content: bytes):
     """The checker's parse of `content`. A transitive check compares a new version with every earlier one,
     and the next version with all of them again, so a schema's versions are parsed once each, not once per
     pair; failures are not cached (they raise again)."""
+    return _parsed_and_identity(family, content)[0]
+
+
+def _parsed_and_identity(family: str, content: bytes) -> tuple[object, bytes]:
     if len(content) > PARSED_CACHE_MAX_BYTES:
-        return _checker(family).load(content)
+        return _parse(family, content)
     return _parsed_documents.load(family, content)
+
+
+def _identity(family: str, content: bytes) -> bytes | None:
+    """What a transitive check compares once (module docstring); None when the document does not parse."""
+    try:
+        return _parsed_and_identity(family, content)[1]
+    except (ValueError, RecursionError):
+        return None
 
 
 def compare_versions(format: str | None, old: bytes, new: bytes, direction: str) -> list[Incompatibility]:  # noqa: A002
@@ -153,9 +179,16 @@ def check_compatibility(format: str | None, level: str, previous: list[bytes], n
 
 def _check_all(format: str | None, directions, previous: list[bytes], new: bytes, transitive: bool):  # noqa: A002
     others = list(previous) if transitive else list(previous[-1:])
+    family = schema_format_family(format)[0]
     found: list[Incompatibility] = []
     seen: set[tuple[str, str, str]] = set()
+    compared: set[bytes] = set()
     for index, old in enumerate(others):
+        same = _identity(family, old) if len(others) > 1 else None
+        if same is not None:
+            if same in compared:
+                continue  # an earlier version alike (module docstring): its issues are in `found` already
+            compared.add(same)
         for direction in directions:
             for issue in compare_versions(format, old, new, direction):
                 key = (issue.path, issue.change, issue.reason)

@@ -15,6 +15,9 @@ like that ends with the budget's problem. Enum values are compared by canonical 
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from registry.json_text import parse_json_limited
 
 from .. import budget
@@ -35,7 +38,7 @@ from .keywords import (
 from .result import Incompatibility, compare_as_reader
 
 MAX_DEPTH = 96
-__all__ = ["Schema", "compare", "incompatibilities", "load", "lower_bound", "upper_bound"]
+__all__ = ["Schema", "compare", "identity", "incompatibilities", "load", "lower_bound", "upper_bound"]
 
 
 def _holds_ref(node) -> bool:
@@ -66,6 +69,46 @@ def load(content: bytes) -> Schema:
     if not isinstance(value, dict | bool):
         raise ValueError("not a JSON Schema")
     return Schema(value)
+
+
+# A node holding one of these is compared with a subtree's equality or merged with its parent somewhere (conditionals,
+# combinators, `not`, `contains`, property names, dependencies, the EQUAL_KEYWORDS that hold schemas, references):
+# `identity` keeps it as it is, annotations included.
+_WHOLE = frozenset(
+    {"allOf", "anyOf", "oneOf", "if", "then", "else", "not", "contains", "propertyNames", "dependencies"}
+    | {"dependentSchemas", "contentSchema", "unevaluatedProperties", "unevaluatedItems", "$ref", "$dynamicRef"}
+    | {"$recursiveRef"}
+)
+
+
+def _without_plain_annotations(node):
+    """`node` less the annotations of its plain nodes: those the checker reads keyword by keyword, recursing into
+    their properties, pattern properties, additional properties and items (nodes below a `_WHOLE` one are kept)."""
+    if not isinstance(node, dict) or not _WHOLE.isdisjoint(node):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key in ANNOTATIONS:
+            continue
+        if key in ("properties", "patternProperties") and isinstance(value, dict):
+            value = {name: _without_plain_annotations(schema) for name, schema in value.items()}
+        elif key in ("additionalProperties", "additionalItems", "items") and isinstance(value, dict):
+            value = _without_plain_annotations(value)
+        elif key in ("items", "prefixItems") and isinstance(value, list):
+            value = [_without_plain_annotations(schema) for schema in value]
+        out[key] = value
+    return out
+
+
+def identity(schema: Schema) -> bytes:
+    """Equal for two schemas that every comparison treats alike, as the old side or as the new: the same JSON, or
+    (without `$ref`s) the same less the annotations of plain nodes. There the checker reads each keyword but the
+    annotations, every rule finds nothing between equal keywords, and only subtrees it compares whole (`_WHOLE`)
+    are kept with theirs, so a title or description there changes no verdict. A transitive check compares a new
+    version once per identity of the earlier ones (compatibility/__init__.py)."""
+    root = schema.root if schema.has_refs else _without_plain_annotations(schema.root)
+    text = json.dumps(root, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def normal_schema(schema) -> dict:
