@@ -66,10 +66,12 @@ test: setup
 test-fast: setup
 	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
 
-# What CI checks before the tests: ruff's lint rules and its formatting (run `ruff format .` to apply it).
+# What CI checks before the tests: ruff's lint rules and its formatting (run `ruff format .` to apply it), and mypy's
+# types of the write services and the HTTP kernel (pyproject.toml [tool.mypy] names them).
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 bench: setup
 	$(PY) bench/registry_api.py

@@ -44,7 +44,7 @@ class Binding:
 
     def metadata_header(self, name: str) -> bool:
         """Whether a response header carries entity metadata in this binding (and so belongs in a read's tag)."""
-        return bool(self.header_prefix) and name.lower().startswith(self.header_prefix.lower() + "-")
+        return self.header_prefix is not None and name.lower().startswith(self.header_prefix.lower() + "-")
 
 
 def binding_of(request) -> Binding | None:

@@ -125,7 +125,7 @@ def server_error_view(request):
     from ..database_errors import is_unavailable, unavailable_response
 
     exc = sys.exc_info()[1]
-    if is_unavailable(exc):
+    if exc is not None and is_unavailable(exc):
         return unavailable_response(request, exc)
     return render_for_request(
         Problem("server-error", "the server failed to answer this request; the failure is logged for its operators"),

@@ -20,7 +20,7 @@ from ..services.references import base_urls
 from . import conditional
 from .binding import Binding, binding_for_path
 from .openapi import RegistryAutoSchema
-from .problems import problem_for_exception
+from .problems import problem_for_exception, problem_response
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
@@ -54,6 +54,9 @@ def refuse_nul(request, path_values: dict) -> None:
             raise Problem("bad-request", f"query parameter {name!r} contains a NUL character")
 
 
+UNMOUNTED = Binding(name="registry", render_problem=problem_response)  # a view no mount names: problem documents
+
+
 class RegistryView(APIView):
     """Common plumbing; subclasses declare their `binding` and get `group_plural` / `resource_plural` from the URL
     configuration. Every binding authenticates the same way: a DRF token, a session, or HTTP Basic (the `xr` CLI
@@ -63,8 +66,8 @@ class RegistryView(APIView):
     authentication_classes = [TokenAuthentication, SessionAuthentication, BasicAuthentication]
     content_negotiation_class = AnyAccept
     schema = RegistryAutoSchema()
-    group_plural: str | None = None
-    resource_plural: str | None = None
+    group_plural: str = ""  # set by the URL configuration for views of registry entities
+    resource_plural: str = ""
 
     @property
     def gt(self):
@@ -85,7 +88,7 @@ class RegistryView(APIView):
     ) -> EntityAddress:
         """The address of a write below this view's types: the groups, a group, its resources (`resources`),
         a resource or a version."""
-        rplural = self.resource_plural if (resources or rid is not None) else None
+        rplural = self.resource_plural or None if (resources or rid is not None) else None
         return EntityAddress(self.group_plural, gid, rplural, rid, vid)
 
     def referenced_by_response(self, path: str):
@@ -94,7 +97,7 @@ class RegistryView(APIView):
 
     def initialize_request(self, request, *args, **kwargs):
         if self.binding is None:
-            self.binding = binding_for_path(request.path)
+            self.binding = binding_for_path(request.path) or UNMOUNTED
         request.binding = self.binding  # what the kernel's readers and the 404/500 handlers consult
         drf_request = super().initialize_request(request, *args, **kwargs)
         drf_request.binding = self.binding
@@ -104,8 +107,9 @@ class RegistryView(APIView):
         problem = problem_for_exception(exc, self.binding)
         if problem is None:
             return super().handle_exception(exc)
-        response = self.binding.render_problem(problem, self.request)
-        response.exception = True
+        binding = self.binding or UNMOUNTED
+        response = binding.render_problem(problem, self.request)
+        setattr(response, "exception", True)  # noqa: B010 - as DRF marks its own answers to exceptions
         if response.status_code == 405:
             response["Allow"] = ", ".join(self.allowed_methods)
         return response

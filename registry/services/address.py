@@ -53,6 +53,19 @@ class EntityAddress:
             return cls(entity.group.group_type, entity.group.gid, entity.resource_type, entity.rid)
         return cls(entity.group_type, entity.gid)
 
+    # the parts an address of a given kind has (services call `need` first): typed as present
+    @property
+    def gid(self) -> str:
+        return _present(self.group_id, self, "a group id")
+
+    @property
+    def rtype(self) -> str:
+        return _present(self.resource_type, self, "a resource type")
+
+    @property
+    def rid(self) -> str:
+        return _present(self.resource_id, self, "a resource id")
+
     def resource(self, resource_type: str, resource_id: str | None = None) -> EntityAddress:
         return EntityAddress(self.group_type, self.group_id, resource_type, resource_id)
 
@@ -85,3 +98,9 @@ class EntityAddress:
         parts = [self.group_type, self.group_id, self.resource_type, self.resource_id]
         path = "/" + "/".join(p for p in parts if p is not None)
         return path if self.version_id is None else f"{path}/versions/{self.version_id}"
+
+
+def _present(part: str | None, address: EntityAddress, what: str) -> str:
+    if part is None:
+        raise ValueError(f"{address.path} has no {what}")  # a caller's mistake: the bindings build addresses
+    return part

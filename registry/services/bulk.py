@@ -98,7 +98,7 @@ def bulk_refusal(*, ctx: WriteContext, record: EntityRecord, origins: dict[str, 
     inside a synced group or resource, changes only through its sync. `origins` maps the paths of synced
     groups and resources to their source. The refusal as the API words it, or None."""
     held = [record.group_path] + ([record.resource_path] if record.kind == "version" else []) + [record.path]
-    for path in held:  # named by the synced entity's path, as the API names it
+    for path in (p for p in held if p is not None):  # named by the synced entity's path, as the API names it
         try:
             ctx.guard_origin(path, origins.get(path))
         except Problem as problem:
@@ -235,7 +235,7 @@ def _refresh_latest(resource_ids: list[int]) -> None:
             "pk", "resource_id", "vid", "created_on"
         ):
             versions[resource_id].append((vid, pk, created_on))
-    counters = {}
+    counters: dict[int, int] = {}
     for chunk in _chunks(resource_ids):
         counters.update(Resource.objects.filter(pk__in=chunk).values_list("pk", "version_counter"))
     updates = []

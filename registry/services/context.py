@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
@@ -25,7 +26,7 @@ class WriteContext:
     user: str | None = None
     actor: object = None
     base_url: str = ""
-    now: object = field(default_factory=timezone.now)
+    now: datetime = field(default_factory=timezone.now)
     origin: str | None = None
     binding: str = "0.5"  # the binding the write came through: "0.5" or "xregistry-1.0" (validators may differ)
     emitted: int = 0  # change events this context has written

@@ -47,11 +47,11 @@ def delete_resource(
     expected_epoch: int | None = None,
     expected_meta_epoch: int | None = None,
     force: bool = False,
-) -> tuple[Resource, Version]:
+) -> tuple[Resource, Version | None]:
     """DELETE .../RESOURCEs/rID: the resource with all versions; returns its last state. `expected_epoch` is
     the latest version's, `expected_meta_epoch` the resource's own (its 1.0 `meta` entity's)."""
     address.need("resource")
-    plural, gid, rplural, rid = address.group_type, address.group_id, address.resource_type, address.resource_id
+    plural, gid, rplural, rid = address.group_type, address.gid, address.rtype, address.rid
     epoch = expected_epoch
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
@@ -69,12 +69,12 @@ def delete_resource(
 @transaction.atomic
 def delete_resources(
     *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False, missing_ok: bool = False
-) -> list[tuple[Resource, Version]]:
+) -> list[tuple[Resource, Version | None]]:
     """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them. Each item is
     `{"id", "epoch"?, "meta_epoch"?}` (the latest version's epoch, the resource's own); `missing_ok`: an id that
     names no resource is skipped (xRegistry 1.0), not a 404."""
     address.need("resources")
-    plural, gid, rplural = address.group_type, address.group_id, address.resource_type
+    plural, gid, rplural = address.group_type, address.gid, address.rtype
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
     if items is None:
@@ -144,7 +144,7 @@ def _delete_versions(
     missing_ok: bool = False,
 ) -> list[tuple[Resource, Version]]:
     address.need("resource")
-    plural, gid, rplural, rid = address.group_type, address.group_id, address.resource_type, address.resource_id
+    plural, gid, rplural, rid = address.group_type, address.gid, address.rtype, address.rid
     resolve_types(plural, rplural)
     group = get_group(plural, gid)
     resource = lock_resource(group, rplural, rid)
@@ -197,7 +197,7 @@ def delete_group(
 ) -> Group:
     """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
     address.need("group")
-    group = lock_group(address.group_type, address.group_id)
+    group = lock_group(address.group_type, address.gid)
     ctx.guard(group.path, group)
     ctx.authorize("group", "delete", group.path)
     check_epoch(group.path, group, expected_epoch)
@@ -255,7 +255,11 @@ def delete_entities(*, ctx: WriteContext, paths: list[str], force: bool = False)
         parsed.append((path, address))
     check_unreferenced(ctx, [p for p, _a in parsed], force)
     kept = [(p, a) for p, a in parsed if not any(o != p and within(p, o) for o, _a in parsed)]
-    delete = {"version": delete_version, "resource": delete_resource, "group": delete_group}
     for _path, address in sorted(kept, key=lambda item: -len(item[1].path.split("/"))):  # versions first
-        delete[address.kind](ctx=ctx, address=address, force=True)
+        if address.kind == "version":
+            delete_version(ctx=ctx, address=address, force=True)
+        elif address.kind == "resource":
+            delete_resource(ctx=ctx, address=address, force=True)
+        else:
+            delete_group(ctx=ctx, address=address, force=True)
     return [p for p, _a in kept]

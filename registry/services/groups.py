@@ -18,6 +18,7 @@ from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_updated
+from .integrity import insert_refused
 from .registry_state import touch_registry
 
 
@@ -123,8 +124,8 @@ def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions
     try:
         with transaction.atomic():
             group.save()
-    except IntegrityError:
-        raise Problem("id-exists", "{subject} already exists", subject=f"/{gt.plural}/{gid}")
+    except IntegrityError as exc:
+        raise insert_refused(exc, constraint="group_id_unique_ci", path=f"/{gt.plural}/{gid}")
     touch_registry(ctx)
     emit_updated(ctx, group.path, group.modified_on)
     return group
@@ -145,11 +146,11 @@ def put_group(
     while the group's row is locked, so concurrent PATCHes each see the other's change (read-merge-write in one
     locked step); `data` is then not given."""
     address.need("group")
-    plural, gid, epoch = address.group_type, address.group_id, expected_epoch
+    plural, gid, epoch = address.group_type, address.gid, expected_epoch
     gt = registry_model[plural]
     check_id(gid)
     group = Group.objects.select_for_update().filter(group_type=plural, gid=gid).first()
-    body = merge(stored_attributes(group) if group is not None else None) if merge is not None else data
+    body = merge(stored_attributes(group) if group is not None else None) if merge is not None else data or {}
     common, extensions = _body_parts(gt, body, gid)
     body_epoch = body.get("epoch")
     if group is None:
@@ -204,10 +205,10 @@ def ensure_parents(*, ctx: WriteContext, address: EntityAddress) -> None:
     the write of its first version."""
     if address.group_id is None or address.kind == "group":
         return
-    if not group_exists(address.group_type, address.group_id):
+    if not group_exists(address.group_type, address.gid):
         try:
             with transaction.atomic():
-                put_group(ctx=ctx, address=EntityAddress(address.group_type, address.group_id), data={})
+                put_group(ctx=ctx, address=EntityAddress(address.group_type, address.gid), data={})
         except Problem as problem:
             if problem.kind != "id-exists":  # created meanwhile by a concurrent write: it exists, as needed
                 raise

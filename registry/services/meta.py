@@ -39,9 +39,9 @@ def set_resource_meta(
     grows by one with each change of these attributes: checked under the resource's row lock, so of concurrent
     writers with the same precondition exactly one wins."""
     address.need("resource")
-    resolve_types(address.group_type, address.resource_type)
-    group = get_group(address.group_type, address.group_id)
-    resource = lock_resource(group, address.resource_type, address.resource_id)
+    resolve_types(address.group_type, address.rtype)
+    group = get_group(address.group_type, address.gid)
+    resource = lock_resource(group, address.rtype, address.rid)
     guard(ctx, group, resource)
     ctx.authorize("resource", "update", resource.path)
     check_epoch(f"{resource.path}/meta", resource, expected_epoch)
@@ -67,7 +67,7 @@ def set_resource_meta(
     if sticky:
         extensions["defaultversionsticky"] = True
         extensions["defaultversionid"] = (
-            vid or extensions.get("defaultversionid") or (resource.latest.vid if resource.latest_id else None)
+            vid or extensions.get("defaultversionid") or (resource.latest.vid if resource.latest else None)
         )
     elif sticky is False:
         extensions.pop("defaultversionsticky", None)

@@ -22,6 +22,7 @@ from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_updated
 from .inputs import VersionInput, absorb_document
+from .integrity import insert_refused
 from .versions import (
     apply_input,
     apply_retention,
@@ -39,8 +40,9 @@ from .versions import (
 InputOf = Callable[[Resource | None, Version | None], VersionInput]
 
 
-def _resource_parts(address: EntityAddress) -> tuple[str, str, str, str | None]:
-    return address.group_type, address.group_id, address.resource_type, address.resource_id
+def _resource_parts(address: EntityAddress) -> tuple[str, str, str, str]:
+    """The parts of a resource's (or a version's) address."""
+    return address.group_type, address.gid, address.rtype, address.rid
 
 
 def resolve_types(plural: str, rplural: str) -> tuple[GroupType, ResourceType]:
@@ -104,8 +106,8 @@ def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str,
     try:
         with transaction.atomic():
             resource.save()
-    except IntegrityError:
-        raise Problem("id-exists", "{subject} already exists", subject=f"{group.path}/{rt.plural}/{rid}")
+    except IntegrityError as exc:
+        raise insert_refused(exc, constraint="resource_id_unique_ci", path=f"{group.path}/{rt.plural}/{rid}")
     version = new_version(ctx, resource, rt, inp, {}, inp.version_id)
     resource.latest = version
     resource.save(update_fields=["latest"])
@@ -126,7 +128,7 @@ def create_resource(*, ctx: WriteContext, address: EntityAddress, data: VersionI
     """POST /GROUPs/gID/RESOURCEs: a resource with its first version; 409 when the id exists. The id comes from
     the address (an import's, the admin's) or the input, else a new UUID."""
     address.need("resources", "resource")
-    plural, gid, rplural, rid, inp = *_resource_parts(address), data
+    plural, gid, rplural, rid, inp = address.group_type, address.gid, address.rtype, address.resource_id, data
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     absorb_document(rt, inp, rid)
@@ -151,7 +153,9 @@ def put_resource(
     check_id(rid)
     resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
     version = (
-        Version.objects.select_for_update().get(pk=resource.latest_id) if resource and resource.latest_id else None
+        Version.objects.select_for_update().filter(pk=resource.latest_id).first()
+        if resource and resource.latest_id
+        else None
     )
     inp = data(resource, version) if callable(data) else data
     _check_input_ids(inp, rid)
@@ -160,10 +164,19 @@ def put_resource(
         if inp.epoch is not None:
             raise not_found(f"{group.path}/{rplural}/{rid}")
         resource = insert_resource(ctx, group, rt, rid, inp)
-        return resource, resource.latest, True
+        return resource, _latest(resource), True
     resource.group = group
-    version = _update_version(ctx, resource, rt, resource.latest, inp, resource.path)
+    version = _update_version(ctx, resource, rt, _latest(resource), inp, resource.path)
     return resource, version, False
+
+
+def _latest(resource: Resource) -> Version:
+    """A stored resource's latest version: every write keeps one (a resource is created with its first version and
+    its last version cannot be deleted)."""
+    latest = resource.latest
+    if latest is None:
+        raise Problem("not-found", "{subject} has no version", subject=resource.path)
+    return latest
 
 
 def _update_version(

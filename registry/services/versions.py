@@ -23,6 +23,7 @@ from .context import WriteContext
 from .events import emit_deleted, emit_updated
 from .groups import group_exists
 from .inputs import UNSET, VersionInput
+from .integrity import insert_refused
 from .references import base_urls
 
 COMMON_COLUMNS = ("name", "description", "tags", "docs")
@@ -63,9 +64,9 @@ def set_version_attributes(version: Version, attrs: dict) -> None:
 def ordered_versions(resource: Resource) -> list[Version]:
     """The resource's versions, oldest first, without their documents (callers order or delete them by id only, and
     documents are the bulk of a version row)."""
-    versions = list(Version.objects.filter(resource=resource).only("pk", "vid", "resource_id", "created_on"))
-    versions.sort(key=version_order)
-    return versions
+    return sorted(
+        Version.objects.filter(resource=resource).only("pk", "vid", "resource_id", "created_on"), key=version_order
+    )
 
 
 def validate_version(
@@ -159,7 +160,7 @@ def apply_input(version: Version, rt: ResourceType, inp: VersionInput, base: dic
     """Merge the input into base attributes; set document/URI on the version; return the new attributes."""
     attrs = merge_attributes(base, inp)
     if inp.resource_uri is not UNSET:
-        version.resource_uri = inp.resource_uri or None
+        version.resource_uri = inp.resource_uri if isinstance(inp.resource_uri, str) and inp.resource_uri else None
         if inp.resource_uri:
             version.content = None
             version.media_type = None
@@ -213,8 +214,8 @@ def new_version(
     try:
         with transaction.atomic():
             version.save()
-    except IntegrityError:
-        raise Problem("id-exists", "{subject} already exists", subject=f"{resource.path}/versions/{version.vid}")
+    except IntegrityError as exc:
+        raise insert_refused(exc, constraint="version_id_unique_ci", path=f"{resource.path}/versions/{version.vid}")
     resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
     return version
 
