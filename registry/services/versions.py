@@ -111,7 +111,7 @@ def validate_version(
             .order_by("created_on", "pk")
             .values_list("extensions__format", "content")
         )
-        return [(fmt or r_attrs.get("format"), bytes(content)) for fmt, content in rows]
+        return [(fmt or r_attrs.get("format"), bytes(content or b"")) for fmt, content in rows]
 
     check = VersionCheck(
         group_type=resource.group.group_type,
