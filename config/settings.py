@@ -190,6 +190,10 @@ REGISTRY_MAP_MAX_NODES = env_int("REGISTRY_MAP_MAX_NODES", 300)
 REGISTRY_THROTTLE_ANON_CHECKS = os.environ.get("REGISTRY_THROTTLE_ANON_CHECKS", "60/minute")
 REGISTRY_THROTTLE_ANON_MAP = os.environ.get("REGISTRY_THROTTLE_ANON_MAP", "10/minute")
 REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
+# teams and owners (registry/permissions.py, docs/teams.md): new groups must name an owning team; the team whose
+# members may do everything everywhere, as superusers may
+REGISTRY_REQUIRE_OWNERS = env_bool("REGISTRY_REQUIRE_OWNERS", False)
+REGISTRY_ADMIN_TEAM = os.environ.get("REGISTRY_ADMIN_TEAM") or "Registry admins"
 # the compatibility level of a schema created without one (and no group level): the same through every door
 REGISTRY_DEFAULT_COMPATIBILITY = os.environ.get("REGISTRY_DEFAULT_COMPATIBILITY", "backward_transitive")
 if REGISTRY_DEFAULT_COMPATIBILITY not in (

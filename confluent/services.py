@@ -341,10 +341,14 @@ def set_compatibility(*, ctx: WriteContext, subject: Subject | None, level: str 
         try:
             update_group_attributes(ctx, group, common, extensions)
         except Problem as exc:
+            if exc.kind == "forbidden":
+                raise registry_problem(exc, subject)
             raise ConfluentError(42203, exc.detail)
         return
     resource = selectors.find_resource(subject)
     if resource is None:
+        # kept for the schema it becomes: the write of that schema's attribute (registry.permissions)
+        ctx.authorize("resource", "update", f"/{GROUPS}/{subject.group_id}/{SCHEMAS}/{subject.resource_id}")
         Setting.objects.update_or_create(scope=subject.scope, defaults={"compatibility": level})
         return
     meta = {k: v for k, v in resource_attributes(resource).items() if k in ("defaultversionid", "defaultversionsticky")}

@@ -19,7 +19,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
-from . import admin_tokens, dashboard, permissions, services  # noqa: F401 - the token admin
+from . import admin_access, admin_tokens, dashboard, services  # noqa: F401 - the token admin
 from .admin_forms import JSONField, ServiceForm
 from .admin_links import breakable, shown_time
 from .admin_references import ReferencesAdminMixin
@@ -40,6 +40,10 @@ class GroupForm(ServiceForm):
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}))
     docs = forms.CharField(required=False, label="Docs URL")
     tags = JSONField(help_text='a map of string to string, e.g. {"owner": "team-orders"}')
+    owners = JSONField(
+        label="Owners",
+        help_text='teams and their roles (reader, editor, owner), e.g. {"team-payments": "owner"}; empty: no owners',
+    )
     attributes = JSONField(label="Attributes", help_text="the group type's extension attributes, as JSON")
     epoch = forms.IntegerField(required=False, widget=forms.HiddenInput)
     problem_field = "attributes"
@@ -55,7 +59,8 @@ class GroupForm(ServiceForm):
                     "description": instance.description,
                     "docs": instance.docs,
                     "tags": instance.tags,
-                    "attributes": instance.extensions,
+                    "owners": instance.extensions.get("owners") or {},
+                    "attributes": {k: v for k, v in instance.extensions.items() if k != "owners"},
                     "epoch": instance.epoch,
                 },
             )
@@ -68,6 +73,8 @@ class GroupForm(ServiceForm):
         if data.get("tags"):
             body["tags"] = data["tags"]
         body.update(data.get("attributes") or {})
+        if data.get("owners"):
+            body["owners"] = data["owners"]
         if self.instance is None:
             return services.create_group(
                 ctx=self.context(), address=services.EntityAddress(self.group_plural), data={"id": data["gid"], **body}
@@ -139,20 +146,36 @@ class ServiceAdmin(admin.ModelAdmin):
     form_template = "admin/registry/service_form.html"
     entity_kind: str | None = None  # "group", "resource" or "version"; None: Django's model permissions
 
-    def _may(self, request, operation: str) -> bool:
+    def _may(self, request, operation: str, obj=None) -> bool:
         kind = self.entity_kind
         if kind == "resource" and operation == "update":
             kind = "version"
-        return permissions.allowed(request.user, kind, operation)
+        return admin_access.may(request.user, kind, operation, obj)
 
     def has_add_permission(self, request):
         return self._may(request, "create") if self.entity_kind else super().has_add_permission(request)
 
     def has_change_permission(self, request, obj=None):
-        return self._may(request, "update") if self.entity_kind else super().has_change_permission(request, obj)
+        return self._may(request, "update", obj) if self.entity_kind else super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        return self._may(request, "delete") if self.entity_kind else super().has_delete_permission(request, obj)
+        return self._may(request, "delete", obj) if self.entity_kind else super().has_delete_permission(request, obj)
+
+    def has_view_permission(self, request, obj=None):
+        if not self.entity_kind:
+            return super().has_view_permission(request, obj)
+        return admin_access.may_view(request.user, obj, super().has_view_permission(request))
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        return admin_access.readable(queryset, request.user) if self.entity_kind else queryset
+
+    def get_list_display(self, request):
+        shown = super().get_list_display(request)
+        if not self.entity_kind:
+            return shown
+        kind = "version" if self.entity_kind == "resource" else self.entity_kind
+        return (*shown, admin_access.access_column(request.user, kind))
 
     def get_service_form(self, request, obj, data):  # pragma: no cover - subclasses implement it
         raise NotImplementedError

@@ -32,7 +32,7 @@ def mode_in(body: dict) -> str:
 
 
 class ConfigView(ConfluentView):
-    write_permissions = SETTINGS_PERMISSIONS
+    # compatibility levels are attributes of groups and schemas: the services check each write (registry.permissions)
 
     def get(self, request, subject=None):
         """The level: global (the default context's), a context's (`:.ctx:`) or a subject's (40408 when it has none

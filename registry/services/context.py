@@ -9,7 +9,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from ..errors import Problem
-from ..permissions import AnonymousActor, authorize
+from ..permissions import AnonymousActor, authorize, group_path_of, stored_owners
 
 
 @dataclass
@@ -21,6 +21,10 @@ class WriteContext:
 
     actor: the signed-in user a write is made for (a request's); every write checks the permission it needs
     (registry.permissions) for this user. None: the system itself (a command, a sync), trusted.
+
+    door: where the write came in, as the audit trail records it: a binding's name for HTTP writes
+    ("cloudevents-registry-0.5", "xregistry-1.0", "schemaregistry", "messagecatalog", "confluent"), or "admin",
+    "asyncapi", "import" (the import commands), "spark", "sync"; empty: the binding's name.
     """
 
     user: str | None = None
@@ -34,6 +38,10 @@ class WriteContext:
     # a reference that names no entity is accepted, not refused: a document import (its report lists them as
     # warnings), so that an export of a registry holding dangling references (after a forced delete) imports
     dangling_references: bool = False
+    door: str = ""
+    # the owners of the groups this context's writes touched (group path -> owners, None: no such group), so that
+    # an import's thousands of writes look each group's owners up once
+    owners_seen: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if not self.base_url:
@@ -61,16 +69,33 @@ class WriteContext:
             entity.origin = self.origin
             entity.save(update_fields=["origin"])
 
-    def authorize(self, kind: str, operation: str, path: str) -> None:
-        """403 unless this write's actor may do `operation` on the `kind` at `path` (registry.permissions)."""
-        authorize(self.actor, kind, operation, path)
+    def authorize(self, kind: str, operation: str, path: str, *, owners=...) -> None:
+        """403 unless this write's actor may do `operation` on the `kind` at `path` (registry.permissions). The
+        group's owners are looked up once per context (`owners`: the caller knows them)."""
+        if self.actor is None:
+            return
+        if owners is ...:
+            group_path = group_path_of(path)
+            if group_path not in self.owners_seen:
+                self.owners_seen[group_path] = stored_owners(group_path)
+            owners = self.owners_seen[group_path]
+        authorize(self.actor, kind, operation, path, owners=owners)
+
+    @property
+    def audit_door(self) -> str:
+        return self.door or self.binding
 
     @classmethod
-    def from_request(cls, request) -> WriteContext:
+    def from_request(cls, request, *, door: str = "") -> WriteContext:
+        """The context of a request's writes; the admin's requests are the door "admin"."""
         signed_in = bool(request.user and request.user.is_authenticated)
         user = request.user.get_username() if signed_in else None
+        match = getattr(request, "resolver_match", None)
+        if not door and match is not None and "admin" in (match.namespaces or ()):
+            door = "admin"
         return cls(
             user=user or None,
             actor=request.user if signed_in else AnonymousActor,
             base_url=request.build_absolute_uri(settings.REGISTRY_CORE_PATH).rstrip("/"),
+            door=door,
         )

@@ -18,7 +18,7 @@ from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_deleted
 from .groups import lock_group
-from .references import check_unreferenced
+from .references import CHECKED, check_unreferenced
 from .registry_state import touch_registry
 from .resources import get_group, guard, lock_resource, resolve_types
 from .versions import refresh_latest
@@ -257,9 +257,9 @@ def delete_entities(*, ctx: WriteContext, paths: list[str], force: bool = False)
     kept = [(p, a) for p, a in parsed if not any(o != p and within(p, o) for o, _a in parsed)]
     for _path, address in sorted(kept, key=lambda item: -len(item[1].path.split("/"))):  # versions first
         if address.kind == "version":
-            delete_version(ctx=ctx, address=address, force=True)
+            delete_version(ctx=ctx, address=address, force=CHECKED)
         elif address.kind == "resource":
-            delete_resource(ctx=ctx, address=address, force=True)
+            delete_resource(ctx=ctx, address=address, force=CHECKED)
         else:
-            delete_group(ctx=ctx, address=address, force=True)
+            delete_group(ctx=ctx, address=address, force=CHECKED)
     return [p for p, _a in kept]

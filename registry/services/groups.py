@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
+from .. import owners
 from ..attributes import check_common, check_id, split_attributes, stored_attributes
 from ..errors import Problem, not_found
 from ..model import GroupType, registry_model
@@ -104,7 +105,8 @@ def create_group(*, ctx: WriteContext, address: EntityAddress, data: dict) -> Gr
 
 def insert_group(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict) -> Group:
     """A new group, validated by its type's hook (the id is checked and free: the caller's part)."""
-    ctx.authorize("group", "create", f"/{gt.plural}/{gid}")
+    ctx.authorize("group", "create", f"/{gt.plural}/{gid}", owners=None)
+    owners.new_group(ctx, f"/{gt.plural}/{gid}", extensions)
     _validate(ctx, gt, gid, common, extensions, None)
     return _insert(ctx, gt, gid, common, extensions)
 
@@ -126,6 +128,7 @@ def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions
             group.save()
     except IntegrityError as exc:
         raise insert_refused(exc, constraint="group_id_unique_ci", path=f"/{gt.plural}/{gid}")
+    owners.remember(ctx, group)
     touch_registry(ctx)
     emit_updated(ctx, group.path, group.modified_on)
     return group
@@ -188,13 +191,14 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
 
 def _change(ctx: WriteContext, gt: GroupType, group: Group, common: dict, extensions: dict) -> None:
     """A stored group's new attributes, validated: epoch + 1, modified by and on, its `updated` event."""
-    ctx.authorize("group", "update", group.path)
+    owners.changed_group(ctx, group, extensions)
     _validate(ctx, gt, group.gid, common, extensions, group)
     _apply(group, common, extensions)
     group.epoch += 1
     group.modified_by = ctx.user
     group.modified_on = ctx.now
     group.save()
+    owners.remember(ctx, group)
     emit_updated(ctx, group.path, group.modified_on)
 
 

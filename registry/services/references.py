@@ -16,11 +16,22 @@ def base_urls(base_url: str) -> list[str]:
     return [u for u in dict.fromkeys([base_url, configured]) if u]
 
 
-def check_unreferenced(ctx: WriteContext, paths: list[str], force: bool = False) -> None:
-    """409 when an entity outside `paths` (and outside what lies beneath them) references one of them."""
-    if force or not paths:
+# `force` of a delete that the caller checked already (a bulk delete, for the whole set): no second check
+CHECKED = "checked"
+KINDS = {3: "group", 5: "resource", 7: "version"}
+
+
+def check_unreferenced(ctx: WriteContext, paths: list[str], force: bool | str = False) -> None:
+    """409 when an entity outside `paths` (and outside what lies beneath them) references one of them. Forcing a
+    delete past such references is the operation "force" of registry.permissions (a group owner's, in a group with
+    owners)."""
+    if force == CHECKED or not paths or (force and ctx.actor is None):
         return
     found = references.referrers(paths, base_urls(ctx.base_url))
+    if found and force:
+        for path in paths:
+            ctx.authorize(KINDS.get(path.count("/") + 1, "version"), "force", path)
+        return
     if found:
         what = "{subject} is" if len(paths) == 1 else f"{len(paths)} entities are"
         listed = sorted(found)

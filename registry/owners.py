@@ -1,0 +1,77 @@
+"""A group's owners: the group attribute `owners`, a map of team name (a Django group) to role (`reader`, `editor`,
+`owner`), as every binding reads and writes it (docs/teams.md). What they allow is registry/permissions.py's; this
+module checks the attribute and gives a new group its default owners when `REGISTRY_REQUIRE_OWNERS` is on."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from .errors import Problem
+from .permissions import ROLES, admin_team, owners_of_group, teams_of
+from .roles import EDITORS, VIEWERS
+
+ATTRIBUTE = "owners"
+
+
+def required() -> bool:
+    return bool(getattr(settings, "REGISTRY_REQUIRE_OWNERS", False))
+
+
+def errors_of(value) -> list[str]:
+    """What is wrong with an `owners` value: not a map of team name to role, a team that does not exist, a role
+    that is not one of ROLES, or (owners required) no team with the role owner."""
+    if not isinstance(value, dict):
+        return [f"{ATTRIBUTE} must be a map of team name to role ({', '.join(ROLES)})"]
+    errors = []
+    for team, role in value.items():
+        if role not in ROLES:
+            errors.append(f"{ATTRIBUTE}.{team}: the role must be one of {', '.join(ROLES)}, not {role!r}")
+    from django.contrib.auth.models import Group as Team
+
+    known = set(Team.objects.filter(name__in=list(value)).values_list("name", flat=True))
+    errors += [f"{ATTRIBUTE}.{team}: no team (Django group) is called {team!r}" for team in value if team not in known]
+    if required() and "owner" not in value.values():
+        errors.append(
+            f"{ATTRIBUTE}: REGISTRY_REQUIRE_OWNERS is on: at least one team must hold the role owner"
+            + (" (this change would leave the group without one)" if value else "")
+        )
+    return errors
+
+
+def _raise(path: str, errors: list[str]) -> None:
+    if errors:
+        raise Problem("invalid-attribute", "{subject}: " + "; ".join(errors), subject=path, errors=errors)
+
+
+def new_group(ctx, path: str, extensions: dict) -> None:
+    """Before a group is created: with owners required and none given, the creator's team becomes its owner (a
+    creator in no team or in several must name them); the owners are checked, and naming them is authorized."""
+    if ATTRIBUTE not in extensions and required() and ctx.actor is not None:
+        teams = sorted(teams_of(ctx.actor) - {EDITORS, VIEWERS, admin_team()})
+        if len(teams) == 1:
+            extensions[ATTRIBUTE] = {teams[0]: "owner"}
+        else:
+            why = "you belong to no team" if not teams else f"you belong to {len(teams)} teams ({', '.join(teams)})"
+            _raise(path, [f"{ATTRIBUTE}: REGISTRY_REQUIRE_OWNERS is on and {why}: name the group's owners"])
+    if ATTRIBUTE in extensions:
+        ctx.authorize("group", "own", path, owners=None)
+        _raise(path, errors_of(extensions[ATTRIBUTE]))
+    elif required():
+        _raise(path, errors_of({}))
+
+
+def changed_group(ctx, group, extensions: dict) -> None:
+    """Before a stored group's attributes change: the change is authorized (and, when its owners change, that
+    too, against the owners it has now); new owners are checked."""
+    owners = owners_of_group(group)
+    ctx.authorize("group", "update", group.path, owners=owners)
+    new = extensions.get(ATTRIBUTE)
+    if new != group.extensions.get(ATTRIBUTE):
+        ctx.authorize("group", "own", group.path, owners=owners)
+        if new is not None or required():
+            _raise(group.path, errors_of(new if new is not None else {}))
+
+
+def remember(ctx, group) -> None:
+    """After a group is written: later writes of the same context see its owners as they now are."""
+    ctx.owners_seen[group.path] = owners_of_group(group)
