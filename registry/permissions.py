@@ -23,6 +23,7 @@ permissions needed, and nothing is written (the service raises before it writes)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import EllipsisType
 
 import rules
 from django.conf import settings
@@ -225,7 +226,7 @@ def allowed(user, kind: str, operation: str) -> bool:
     return any(RANK[held] >= RANK[role] for held in roles_held(user).values())
 
 
-def permits(actor, kind: str, operation: str, path: str, *, group=None, owners: dict | None = ...) -> bool:
+def permits(actor, kind: str, operation: str, path: str, *, group=None, owners: dict | None | EllipsisType = ...) -> bool:
     """Whether `actor` (None: the system) may do `operation` on the `kind` at store path `path`. `group` (the stored
     group, when the caller holds it) or `owners` spare the look-up of the group's owners."""
     if actor is None:
@@ -236,7 +237,7 @@ def permits(actor, kind: str, operation: str, path: str, *, group=None, owners: 
     return RULES.test_rule(f"{kind}.{operation}", actor, target)
 
 
-def authorize(actor, kind: str, operation: str, path: str, *, group=None, owners: dict | None = ...) -> None:
+def authorize(actor, kind: str, operation: str, path: str, *, group=None, owners: dict | None | EllipsisType = ...) -> None:
     """403 unless `actor` (None: the system) may do `operation` on the `kind` at store path `path`."""
     if actor is None:
         return

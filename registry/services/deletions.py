@@ -46,7 +46,7 @@ def delete_resource(
     address: EntityAddress,
     expected_epoch: int | None = None,
     expected_meta_epoch: int | None = None,
-    force: bool = False,
+    force: bool | str = False,
 ) -> tuple[Resource, Version | None]:
     """DELETE .../RESOURCEs/rID: the resource with all versions; returns its last state. `expected_epoch` is
     the latest version's, `expected_meta_epoch` the resource's own (its 1.0 `meta` entity's)."""
@@ -68,7 +68,7 @@ def delete_resource(
 
 @transaction.atomic
 def delete_resources(
-    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False, missing_ok: bool = False
+    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool | str = False, missing_ok: bool = False
 ) -> list[tuple[Resource, Version | None]]:
     """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them. Each item is
     `{"id", "epoch"?, "meta_epoch"?}` (the latest version's epoch, the resource's own); `missing_ok`: an id that
@@ -111,7 +111,7 @@ def delete_resources(
 
 @transaction.atomic
 def delete_version(
-    *, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None, force: bool = False
+    *, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None, force: bool | str = False
 ) -> tuple[Resource, Version]:
     """DELETE .../versions/V: one version; the greatest remaining becomes latest; the only one is 400."""
     address.need("version")
@@ -127,7 +127,7 @@ def delete_version(
 
 @transaction.atomic
 def delete_versions(
-    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False, missing_ok: bool = False
+    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool | str = False, missing_ok: bool = False
 ) -> list[tuple[Resource, Version]]:
     """DELETE .../versions (`address` names the resource): listed versions (all or none; all of them is 400)
     or all but the latest."""
@@ -140,7 +140,7 @@ def _delete_versions(
     items: list | None,
     *,
     single: bool,
-    force: bool,
+    force: bool | str,
     missing_ok: bool = False,
 ) -> list[tuple[Resource, Version]]:
     address.need("resource")
@@ -193,7 +193,7 @@ def _delete_versions(
 
 @transaction.atomic
 def delete_group(
-    *, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None, force: bool = False
+    *, ctx: WriteContext, address: EntityAddress, expected_epoch: int | None = None, force: bool | str = False
 ) -> Group:
     """DELETE /GROUPs/gID: removes it and everything beneath; returns the last state (unsaved copy)."""
     address.need("group")
@@ -214,7 +214,7 @@ def _delete_group(ctx: WriteContext, group: Group):
 
 @transaction.atomic
 def delete_groups(
-    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool = False, missing_ok: bool = False
+    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool | str = False, missing_ok: bool = False
 ) -> list[Group]:
     """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type; `missing_ok`:
     an id that names no group is skipped (xRegistry 1.0), not a 404."""
@@ -243,7 +243,7 @@ def delete_groups(
 
 
 @transaction.atomic
-def delete_entities(*, ctx: WriteContext, paths: list[str], force: bool = False) -> list[str]:
+def delete_entities(*, ctx: WriteContext, paths: list[str], force: bool | str = False) -> list[str]:
     """Delete a set of groups, resources and versions (entity paths) all or none, as one request: references
     among them do not count (a whole reference set goes), references from outside refuse it (409) unless
     `force`. What lies beneath another listed entity goes with it. Returns the paths deleted."""
