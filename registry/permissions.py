@@ -226,7 +226,9 @@ def allowed(user, kind: str, operation: str) -> bool:
     return any(RANK[held] >= RANK[role] for held in roles_held(user).values())
 
 
-def permits(actor, kind: str, operation: str, path: str, *, group=None, owners: dict | None | EllipsisType = ...) -> bool:
+def permits(
+    actor, kind: str, operation: str, path: str, *, group=None, owners: dict | None | EllipsisType = ...
+) -> bool:
     """Whether `actor` (None: the system) may do `operation` on the `kind` at store path `path`. `group` (the stored
     group, when the caller holds it) or `owners` spare the look-up of the group's owners."""
     if actor is None:
@@ -237,7 +239,9 @@ def permits(actor, kind: str, operation: str, path: str, *, group=None, owners: 
     return RULES.test_rule(f"{kind}.{operation}", actor, target)
 
 
-def authorize(actor, kind: str, operation: str, path: str, *, group=None, owners: dict | None | EllipsisType = ...) -> None:
+def authorize(
+    actor, kind: str, operation: str, path: str, *, group=None, owners: dict | None | EllipsisType = ...
+) -> None:
     """403 unless `actor` (None: the system) may do `operation` on the `kind` at store path `path`."""
     if actor is None:
         return

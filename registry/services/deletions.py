@@ -68,7 +68,12 @@ def delete_resource(
 
 @transaction.atomic
 def delete_resources(
-    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool | str = False, missing_ok: bool = False
+    *,
+    ctx: WriteContext,
+    address: EntityAddress,
+    items: list | None,
+    force: bool | str = False,
+    missing_ok: bool = False,
 ) -> list[tuple[Resource, Version | None]]:
     """DELETE .../RESOURCEs: the listed resources (all or none) or, without a list, all of them. Each item is
     `{"id", "epoch"?, "meta_epoch"?}` (the latest version's epoch, the resource's own); `missing_ok`: an id that
@@ -127,7 +132,12 @@ def delete_version(
 
 @transaction.atomic
 def delete_versions(
-    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool | str = False, missing_ok: bool = False
+    *,
+    ctx: WriteContext,
+    address: EntityAddress,
+    items: list | None,
+    force: bool | str = False,
+    missing_ok: bool = False,
 ) -> list[tuple[Resource, Version]]:
     """DELETE .../versions (`address` names the resource): listed versions (all or none; all of them is 400)
     or all but the latest."""
@@ -214,7 +224,12 @@ def _delete_group(ctx: WriteContext, group: Group):
 
 @transaction.atomic
 def delete_groups(
-    *, ctx: WriteContext, address: EntityAddress, items: list | None, force: bool | str = False, missing_ok: bool = False
+    *,
+    ctx: WriteContext,
+    address: EntityAddress,
+    items: list | None,
+    force: bool | str = False,
+    missing_ok: bool = False,
 ) -> list[Group]:
     """DELETE /GROUPs: the listed groups (all or none) or, without a list, every group of the type; `missing_ok`:
     an id that names no group is skipped (xRegistry 1.0), not a 404."""
