@@ -103,6 +103,16 @@ class XRegistry10(Adapter):
         return {kind for kind in candidates if ERROR_TYPES[kind][1] == body["status"]} or candidates
 
 
+class SchemaRegistry(Core05):
+    """The older Schema Registry API binding (docs/older-bindings.md): JSON group bodies, a schema's versions added by
+    POST with the document as the body and its attributes in the query string."""
+
+    def create_schema(self, client, gid, sid, document, fmt, media="application/json", **headers):
+        return self.send(client, "POST", f"{self.schema(gid, sid)}?format={fmt}", document, media, **headers)
+
+
 CORE = Core05("0.5", "/", "schemaGroups", header_prefix="Registry")
 XR10 = XRegistry10("1.0", "/registry/", "schemagroups", header_prefix="xRegistry")
-BINDINGS = [CORE, XR10]
+SCHEMA_REGISTRY = SchemaRegistry("schemaregistry", "/schemaregistry/", "schemagroups")
+BINDINGS = [CORE, XR10]  # the xRegistry bindings: every operation
+ALL_BINDINGS = [CORE, XR10, SCHEMA_REGISTRY]  # with the older binding, for the operations it has

@@ -20,42 +20,42 @@ BAD_JSON = {
 
 
 @pytest.mark.parametrize("body", BAD_JSON.values(), ids=BAD_JSON.keys())
-def test_a_malformed_json_body_is_400_and_writes_nothing(su, binding, body):
+def test_a_malformed_json_body_is_400_and_writes_nothing(su, any_binding, body):
     before = snapshot()
-    response = binding.send(su, "PUT", binding.group("g1"), body)
-    binding.assert_problem(response, 400, "malformed-json")
+    response = any_binding.send(su, "PUT", any_binding.group("g1"), body)
+    any_binding.assert_problem(response, 400, "malformed-json")
     assert snapshot() == before
 
 
-def test_a_body_over_the_limit_is_413(su, binding, settings):
+def test_a_body_over_the_limit_is_413(su, any_binding, settings):
     settings.REGISTRY_MAX_BODY_BYTES = 1024
     before = snapshot()
-    response = binding.send(su, "PUT", binding.group("g1"), {"description": "x" * 5000})
-    binding.assert_problem(response, 413, "too-large")
+    response = any_binding.send(su, "PUT", any_binding.group("g1"), {"description": "x" * 5000})
+    any_binding.assert_problem(response, 413, "too-large")
     assert snapshot() == before
 
 
 @pytest.mark.parametrize("body", [b"[]", b'"text"', b"1"], ids=["array", "string", "number"])
-def test_a_body_that_is_not_an_object_is_400(su, binding, body):
+def test_a_body_that_is_not_an_object_is_400(su, any_binding, body):
     before = snapshot()
-    response = binding.send(su, "PUT", binding.group("g1"), body)
-    binding.assert_problem(response, 400, "bad-request")
+    response = any_binding.send(su, "PUT", any_binding.group("g1"), body)
+    any_binding.assert_problem(response, 400, "bad-request")
     assert snapshot() == before
 
 
-def test_a_declared_non_json_media_type_on_a_metadata_write_is_415(su, binding):
+def test_a_declared_non_json_media_type_on_a_metadata_write_is_415(su, any_binding):
     before = snapshot()
-    response = binding.send(su, "PUT", binding.group("g1"), b'{"description": "x"}', "text/csv")
-    binding.assert_problem(response, 415, "unsupported-media-type")
+    response = any_binding.send(su, "PUT", any_binding.group("g1"), b'{"description": "x"}', "text/csv")
+    any_binding.assert_problem(response, 415, "unsupported-media-type")
     assert snapshot() == before
 
 
-def test_a_chunked_body_the_server_cannot_read_is_411_not_an_empty_body(su, binding):
+def test_a_chunked_body_the_server_cannot_read_is_411_not_an_empty_body(su, any_binding):
     before = snapshot()
     response = su.generic(
-        "PUT", binding.group("g1"), b"", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"
+        "PUT", any_binding.group("g1"), b"", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"
     )
-    binding.assert_problem(response, 411, "length-required")
+    any_binding.assert_problem(response, 411, "length-required")
     assert snapshot() == before
 
 

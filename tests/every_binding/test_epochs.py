@@ -40,11 +40,13 @@ def _stale_group_writes(binding):
 
 
 @pytest.mark.parametrize("how", ["?epoch", "body epoch", "epoch header"])
-def test_a_stale_epoch_on_a_group_write_is_refused(su, binding, how):
-    su.put(binding.group("g1"), {}, format="json")
+def test_a_stale_epoch_on_a_group_write_is_refused(su, any_binding, how):
+    if how == "epoch header" and any_binding.header_prefix is None:
+        pytest.skip("the Schema Registry binding carries no metadata in headers of a prefix")
+    su.put(any_binding.group("g1"), {}, format="json")
     before = snapshot()
-    write = dict(_stale_group_writes(binding))[how]
-    binding.assert_problem(write(su), binding.epoch_status, "epoch-mismatch")
+    write = dict(_stale_group_writes(any_binding))[how]
+    any_binding.assert_problem(write(su), any_binding.epoch_status, "epoch-mismatch")
     assert snapshot() == before
 
 

@@ -30,15 +30,17 @@ def group(su, binding):
     assert su.put(binding.group("g1"), {}, format="json").status_code == 201
 
 
-def test_creating_a_resource_by_put_needs_add_resource_in_every_binding(django_user_model, binding, group):
+def test_creating_a_resource_needs_add_resource_in_every_binding(django_user_model, su, any_binding):
+    """By PUT in 0.5 and 1.0, by POST of its first version in the Schema Registry binding."""
+    assert su.put(any_binding.group("g1"), {}, format="json").status_code == 201
     _user, updater = user_with(django_user_model, "upd", "change_version", "add_version")
     before = snapshot()
-    response = binding.create_schema(updater, "g1", "s1", DOC, FORMAT)
-    body = binding.assert_problem(response, 403, "forbidden")
+    response = any_binding.create_schema(updater, "g1", "s1", DOC, FORMAT)
+    body = any_binding.assert_problem(response, 403, "forbidden")
     assert "registry.add_resource" in body["detail"]
     assert snapshot() == before
     _user, creator = user_with(django_user_model, "cre", "add_resource", "add_version")
-    assert binding.create_schema(creator, "g1", "s1", DOC, FORMAT).status_code == 201
+    assert any_binding.create_schema(creator, "g1", "s1", DOC, FORMAT).status_code == 201
 
 
 def test_updating_needs_change_version_and_not_more(django_user_model, su, binding, group):
