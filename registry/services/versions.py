@@ -9,6 +9,7 @@ by. These functions run inside the caller's transaction.
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.db.models.fields.json import KT
 
 from ..attributes import check_common, check_id, link_error, unstorable, version_order
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
@@ -104,12 +105,13 @@ def validate_version(
     r_attrs = resource_attributes(resource)
 
     def previous():
-        # oldest first (`version_order`: created_on, pk), as rows, not models: a transitive check reads every version
+        # oldest first (`version_order`: created_on, pk), as rows, not models, the format as text (formats are
+        # strings): a transitive check reads every version
         rows = (
             Version.objects.filter(resource=resource, content__isnull=False)
             .exclude(pk=version.pk)
             .order_by("created_on", "pk")
-            .values_list("extensions__format", "content")
+            .values_list(KT("extensions__format"), "content")
         )
         return [(fmt or r_attrs.get("format"), bytes(content or b"")) for fmt, content in rows]
 
