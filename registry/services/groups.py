@@ -163,7 +163,15 @@ def put_group(
             )
         if epoch is not None:
             raise not_found(f"/{plural}/{gid}")
-        return insert_group(ctx, gt, gid, common, extensions), True
+        try:
+            with transaction.atomic():
+                return insert_group(ctx, gt, gid, common, extensions), True
+        except Problem as problem:  # another PUT created it meanwhile: this one replaces what that one wrote
+            group = Group.objects.select_for_update().filter(group_type=plural, gid=gid).first()
+            if problem.kind != "id-exists" or group is None:
+                raise
+            if merge is not None:
+                common, extensions = _body_parts(gt, merge(stored_attributes(group)), gid)
     ctx.guard(group.path, group)
     check_epoch(group.path, group, epoch)
     check_epoch(group.path, group, body_epoch)

@@ -29,6 +29,19 @@ class VersionInput:
     version_id: str | None = None
     epoch: int | None = None
     resource_id: str | None = None
+    # a new version starts from the latest version's attributes; without `inherit_descriptions` (xRegistry 1.0,
+    # whose versions each have their own) not from its name, description, docs and tags
+    inherit_descriptions: bool = True
+
+
+DESCRIPTIVE = ("name", "description", "docs", "tags")
+
+
+def inherited(latest_attributes: dict, inp: VersionInput) -> dict:
+    """The attributes a new version inherits from the latest one."""
+    if inp.inherit_descriptions:
+        return latest_attributes
+    return {k: v for k, v in latest_attributes.items() if k not in DESCRIPTIVE}
 
 
 def absorb_document(rt: ResourceType, inp: VersionInput, rid: str | None) -> None:

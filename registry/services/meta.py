@@ -17,6 +17,7 @@ from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_updated
 from .resources import get_group, guard, lock_resource, resolve_types
+from .versions import refresh_latest
 
 
 @transaction.atomic
@@ -91,5 +92,6 @@ def set_resource_meta(
         resource.modified_by = ctx.user
         resource.modified_on = ctx.now
         resource.save(update_fields=["extensions", "epoch", "modified_by", "modified_on"])
+        refresh_latest(resource)  # a sticky default is the version both bindings serve as the resource's
         if not announced:
             emit_updated(ctx, resource.path, resource.modified_on)

@@ -21,7 +21,7 @@ from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_updated
-from .inputs import VersionInput, absorb_document
+from .inputs import VersionInput, absorb_document, inherited
 from .integrity import insert_refused
 from .versions import (
     apply_input,
@@ -163,8 +163,14 @@ def put_resource(
     if resource is None:
         if inp.epoch is not None:
             raise not_found(f"{group.path}/{rplural}/{rid}")
-        resource = insert_resource(ctx, group, rt, rid, inp)
-        return resource, _latest(resource), True
+        try:
+            with transaction.atomic():
+                resource = insert_resource(ctx, group, rt, rid, inp)
+                return resource, _latest(resource), True
+        except Problem as problem:  # another PUT created it meanwhile: this one updates what that one wrote
+            resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
+            if problem.kind != "id-exists" or resource is None:
+                raise
     resource.group = group
     version = _update_version(ctx, resource, rt, _latest(resource), inp, resource.path)
     return resource, version, False
@@ -211,7 +217,7 @@ def _new_version_base(
     latest = resource.latest
     if latest is not None:
         check_epoch(f"{resource.path}/versions/{latest.vid}", latest, inp.epoch)
-    return version_attributes(latest) if latest is not None else {}
+    return inherited(version_attributes(latest), inp) if latest is not None else {}
 
 
 @transaction.atomic
@@ -270,7 +276,7 @@ def put_version(
         if inp.epoch is not None:
             raise not_found(f"{resource.path}/versions/{vid}")
         ctx.authorize("version", "create", f"{resource.path}/versions/{vid}")
-        base = version_attributes(resource.latest) if resource.latest else {}
+        base = inherited(version_attributes(resource.latest), inp) if resource.latest else {}
         version = new_version(ctx, resource, rt, inp, base, vid)
         emit_updated(ctx, f"{resource.path}/versions/{vid}", version.modified_on)
         refresh_latest(resource)

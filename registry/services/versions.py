@@ -187,10 +187,13 @@ def next_version_id(resource: Resource) -> str:
 
 
 def refresh_latest(resource: Resource) -> None:
-    """Point the resource at its latest version: the newest (attributes.version_order)."""
-    latest_pk = (
-        Version.objects.filter(resource=resource).order_by("-created_on", "-pk").values_list("pk", flat=True).first()
-    )
+    """Point the resource at its latest (default) version: the one a sticky default names (xRegistry 1.0 `meta`),
+    else the newest (attributes.version_order), so both bindings serve the same version as the resource's."""
+    versions = Version.objects.filter(resource=resource)
+    sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
+    latest_pk = versions.filter(vid=sticky).values_list("pk", flat=True).first() if sticky else None
+    if latest_pk is None:
+        latest_pk = versions.order_by("-created_on", "-pk").values_list("pk", flat=True).first()
     if resource.latest_id != latest_pk:
         resource.latest_id = latest_pk
         resource.save(update_fields=["latest"])

@@ -46,7 +46,12 @@ def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) ->
     epoch = data.get("epoch")
     converted = translate(_version_to_v05, rm, vid or "1", data)
     converted.pop("id", None)
-    inp = VersionInput(version_id=vid or (str(given) if given is not None else None), epoch=epoch, resource_id=rid)
+    inp = VersionInput(
+        version_id=vid or (str(given) if given is not None else None),
+        epoch=epoch,
+        resource_id=rid,
+        inherit_descriptions=False,  # a 1.0 version has its own labels and description (it inherited them)
+    )
     if not rm.hasdocument:
         inp.document = json.dumps(converted, ensure_ascii=False).encode()
         inp.media_type = "application/json"

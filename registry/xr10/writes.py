@@ -254,9 +254,11 @@ def _meta_of(data: dict) -> dict:
     return meta
 
 
-def _write_versions(ctx, gm, rm, gid: str, rid: str, versions: dict) -> None:
-    """A map of versions, created or updated; a resource that does not exist is created with the first."""
+def _write_versions(ctx, gm, rm, gid: str, rid: str, versions: dict) -> bool:
+    """A map of versions, created or updated; a resource that does not exist is created with the first. True when
+    this write created the resource."""
     _object(versions, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/versions")
+    created = False
     for vid, vdata in versions.items():
         check_id(vid, "versionid")
         inp = version_input(rm, rid, vid, vdata)
@@ -264,6 +266,8 @@ def _write_versions(ctx, gm, rm, gid: str, rid: str, versions: dict) -> None:
             services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=inp)
         else:
             services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
+            created = True
+    return created
 
 
 def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str, data: dict, *, epoch=None,
@@ -272,13 +276,13 @@ def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: s
     and its `meta`."""
     data = _object(data, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}")
     services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
-    created = not _exists(gm, rm, gid, rid)
     versions = data.get("versions")
     if isinstance(versions, dict) and versions:
-        _write_versions(ctx, gm, rm, gid, rid, versions)
+        created = _write_versions(ctx, gm, rm, gid, rid, versions)
     else:
         own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in META_ATTRIBUTES}
-        services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=_input(rm, rid, None, own, epoch, patch))
+        data_of = _input(rm, rid, None, own, epoch, patch)
+        _resource, _version, created = services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=data_of)
     meta = _meta_of(data)
     if meta:
         meta_epoch = parse_epoch(meta.pop("epoch", None), "meta.epoch")
