@@ -15,10 +15,9 @@ from .. import services
 from ..attributes import check_id
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
-from ..errors import Problem
 from ..http.requests import expected_epoch, parse_epoch
 from ..model import effective_compatibility
-from ..models import Group, Resource, Version
+from ..models import Group, Resource
 from ..services.address import EntityAddress
 from ..services.meta import set_resource_meta
 from .bodies import json_body
@@ -414,5 +413,3 @@ def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict | None) -> None:
         missing_ok=True,
     )  # fmt: skip
 
-
-__all__ = ["Problem", "Version"]
