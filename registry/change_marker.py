@@ -6,7 +6,7 @@ already consistent with while no change has been committed since (pipeline/servi
 marker once per request, so it must cost the same whatever the registry's history.
 
 How: every transaction that writes change events (every write, registry/services/events.py) adds one to a row of
-`ChangeCount`, once per write (not per event: an import writes thousands), and the marker is the sum of the rows with the time of the newest addition
+`ChangeCount`, once (not per event: an import writes thousands), and the marker is the sum of the rows with the time of the newest addition
 (`SUM:NEWEST`): one query over a handful of rows.
 
 - Commit order: the sum counts committed additions only, whatever order transactions started or stamped their rows
@@ -48,14 +48,23 @@ class _Counted:
 
 
 def _counted_here() -> bool:
-    """Whether the current transaction already added one in a block still open: once per transaction for a
-    request's write; again for each write of a longer transaction (a test's, a command's), so that a read between
-    two of its writes sees the marker move, as every other connection will after the commit."""
+    """Whether the current transaction already added one that still stands, and this connection has not read the
+    marker since (a test's or a command's long transaction that writes, reads, writes again must see it move, as
+    every other connection will after the commit). Constant time, whatever the transaction wrote: Django replaces its
+    list of on-commit callbacks at each commit and rollback, savepoints' included, so while the list is the one the
+    addition was registered in, the addition stands; after a savepoint's rollback, one look tells whether it was
+    rolled back too."""
     conn = transaction.get_connection()
-    if not conn.in_atomic_block:
+    state = getattr(conn, "_change_marker_counted", None)  # (the callbacks' list, our callback)
+    if not conn.in_atomic_block or state is None or getattr(conn, "_change_marker_read", False):
         return False
-    open_blocks = set(conn.savepoint_ids)
-    return any(isinstance(callback, _Counted) and sids <= open_blocks for sids, callback, _r in conn.run_on_commit)
+    callbacks, counted = state
+    if conn.run_on_commit is callbacks:
+        return True
+    if any(callback is counted for _sids, callback, _robust in conn.run_on_commit):
+        conn._change_marker_counted = (conn.run_on_commit, counted)
+        return True
+    return False
 
 
 def count_change(ctx) -> None:
@@ -75,10 +84,15 @@ def count_change(ctx) -> None:
         )
         if cursor.rowcount == 0:  # every row is held by another writer (or there is none yet): a row of its own
             ChangeCount.objects.create(changes=1, changed_at=now)
-        transaction.on_commit(_Counted(ctx))
+        counted = _Counted(ctx)
+        transaction.on_commit(counted)
+        conn = transaction.get_connection()
+        conn._change_marker_counted, conn._change_marker_read = (conn.run_on_commit, counted), False
 
 
 def change_marker() -> str:
     """`SUM:NEWEST` of the committed additions (module docstring)."""
+    if connection.in_atomic_block:
+        connection._change_marker_read = True  # the transaction's next write adds one again (`_counted_here`)
     stats = ChangeCount.objects.order_by().aggregate(n=Sum("changes"), newest=Max("changed_at"))
     return f"{stats['n'] or 0}:{stats['newest'].isoformat() if stats['newest'] else '-'}"
