@@ -18,6 +18,7 @@ from catalog.api.schemaregistry import SCHEMA_REGISTRY
 from registry import admin_map, admin_search, admin_views, api_docs
 from registry.admin_discovery import discover_admin
 from registry.api.binding import CORE
+from registry.audit_views import AuditView
 from registry.http.binding import mount
 from registry.xr10 import views as xr10_views
 from registry.xr10.base import XREGISTRY
@@ -30,7 +31,7 @@ mount(settings.REGISTRY_CORE_PATH, CORE)
 mount(settings.REGISTRY_XR10_PATH, XREGISTRY)
 for older in (SCHEMA_REGISTRY, MESSAGE_CATALOG):
     mount(f"/{older.api_base}/", older.declaration())
-for own in ("/subscriptions/", "/sync/", "/api/", "/admin/", "/.well-known/"):
+for own in ("/subscriptions/", "/sync/", "/api/", "/admin/", "/.well-known/", "/audit/"):
     mount(own, CORE)  # APIs of their own at the root whatever binding answers there: the project's problem documents
 
 urlpatterns = [
@@ -43,6 +44,7 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     path(".well-known/xregistry", xr10_views.DiscoveryView.as_view(), name="xregistry-discovery"),
+    path("audit", AuditView.as_view(), name="audit"),  # docs/teams.md
     path("confluent/", include("confluent.api.urls")),  # docs/confluent.md
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/docs/", api_docs.DocsView.as_view(url_name="openapi-schema"), name="openapi-docs"),

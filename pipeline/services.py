@@ -297,7 +297,7 @@ def run_spark_import(
     finally:
         sc.stop()
     step(f"{len(classified)} entities checked")
-    ctx = WriteContext(user=user)
+    ctx = WriteContext(user=user, door="spark")
     _cascade_and_write(result, classified, stored.pks, dry_run, ctx, step, origins=stored.origins)
     after = selectors.change_marker()
     if not dry_run and not result.rejected and _changes(after) == _changes(marker) + ctx.changes:

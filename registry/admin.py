@@ -21,6 +21,7 @@ from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
 from . import admin_access, admin_tokens, dashboard, services  # noqa: F401 - the token admin
 from .admin_forms import JSONField, ServiceForm
+from .admin_history import AuditHistoryMixin
 from .admin_links import breakable, shown_time
 from .admin_references import ReferencesAdminMixin
 from .admin_search import SearchAdminMixin, dashboard_panel
@@ -137,7 +138,7 @@ class OwnerFilter(admin.SimpleListFilter):
         return queryset.alias(_owner=tag_value("owner", self.field)).filter(_owner=self.value())
 
 
-class ServiceAdmin(admin.ModelAdmin):
+class ServiceAdmin(AuditHistoryMixin, admin.ModelAdmin):
     """Add and change pages render a service form; deletes go through the services too. What a user may do is the
     services' one table (registry/permissions.py), as for every binding: `entity_kind` names the kind of entity the
     admin's model is (its add, change and delete are that kind's create, update and delete; a resource's change
@@ -225,6 +226,11 @@ class ServiceAdmin(admin.ModelAdmin):
             "hidden_inputs": hidden_inputs,
             "submit_name": submit_name,
             "delete_url": delete_url,
+            "history_url": reverse(
+                f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_history", args=[obj.pk]
+            )
+            if obj is not None and self.entity_kind
+            else None,
         }
         return render(request, self.form_template, context)
 

@@ -6,7 +6,7 @@ functional unique constraints on `Lower(id)`). Extension attributes live in `ext
 validated by the group or resource type's hook before any write. Version ids are assigned per resource
 from `Resource.version_counter`: there is no global counter row. `RegistryState` is the registry entity's one row,
 written only when a group is added or removed. `ChangeCount` holds the change marker's counts
-(registry/change_marker.py).
+(registry/change_marker.py). `AuditRecord` is the audit trail: one row per committed change (registry/audit.py).
 """
 
 import uuid
@@ -114,6 +114,9 @@ class OutboxEvent(models.Model):
     time = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     relayed_at = models.DateTimeField(null=True, blank=True)
+    # the CloudEvents `authcontext` of the change: "user" or "system", and the user's name or the system's source
+    authtype = models.CharField(max_length=32, blank=True, default="")
+    authid = models.CharField(max_length=150, blank=True, default="")
 
     class Meta:
         ordering = ["created_at"]
@@ -147,3 +150,32 @@ class ChangeCount(models.Model):
 
     def __str__(self):
         return f"{self.changes} changes, the last at {self.changed_at}"
+
+
+class AuditRecord(models.Model):
+    """One committed change, written in its transaction beside its outbox row (registry/audit.py): who (a user's
+    name, or the system's source), through which door, what (the entity's store path, the operation, its epoch
+    before and after), when."""
+
+    time = models.DateTimeField()
+    actor = models.CharField(max_length=150)
+    authtype = models.CharField(max_length=32)  # "user" or "system" (the CloudEvents authcontext's authtype)
+    door = models.CharField(max_length=64)
+    path = models.CharField(max_length=1024)
+    group_path = models.CharField(max_length=300)
+    operation = models.CharField(max_length=16)  # create, update, delete
+    epoch_before = models.PositiveBigIntegerField(null=True, blank=True)
+    epoch_after = models.PositiveBigIntegerField(null=True, blank=True)
+    event = models.UUIDField(null=True, blank=True, help_text="the change event's id (its outbox row)")
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(fields=["group_path", "id"], name="audit_group"),
+            models.Index(fields=["path", "id"], name="audit_path"),
+            models.Index(fields=["actor", "id"], name="audit_actor"),
+            models.Index(fields=["time"], name="audit_time"),
+        ]
+
+    def __str__(self):
+        return f"{self.operation} {self.path} by {self.actor} via {self.door}"

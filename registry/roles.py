@@ -1,5 +1,6 @@
-"""The two roles of the governance UI: "Registry editors" change the registry and subscriptions,
-"Registry viewers" browse. Used by the data migration (with historical models) and by tests."""
+"""The roles of the governance UI: "Registry editors" change the registry and subscriptions, "Registry viewers"
+browse, registry admins (the team REGISTRY_ADMIN_TEAM, registry/permissions.py) change everything whatever a group's
+owners. Used by the data migrations (with historical models) and by tests."""
 
 APPS = ("registry", "catalog", "endpoints", "subscriptions", "pipeline", "sync")
 EDITORS, VIEWERS = "Registry editors", "Registry viewers"
@@ -11,3 +12,7 @@ def ensure_roles(group_model, permission_model) -> None:
     viewers, _ = group_model.objects.get_or_create(name=VIEWERS)
     editors.permissions.set(ours)
     viewers.permissions.set(ours.filter(codename__startswith="view_"))
+    from django.conf import settings
+
+    admins, _ = group_model.objects.get_or_create(name=settings.REGISTRY_ADMIN_TEAM)
+    admins.permissions.set(ours)

@@ -119,7 +119,7 @@ def _local_scope(source: SyncSource):
 @transaction.atomic
 def apply_document(source: SyncSource, document: dict) -> dict:
     """Import the remote document and delete local synced entities it no longer holds; returns counts."""
-    ctx = WriteContext(user=f"sync:{source.name}", origin=source.origin)
+    ctx = WriteContext(user=f"sync:{source.name}", origin=source.origin, door="sync")
     report = import_document(ctx, document)
     remote_paths = set()
     for gt in registry_model.group_types:

@@ -172,7 +172,9 @@ class AsyncAPIView(XRegistryView):
             # no type, or AsyncAPI's own without a suffix: JSON or YAML by the first character
             yaml_format = None if media in ("", "application/vnd.aai.asyncapi") else media in YAML_TYPES
             sources = [Source("document", raw, yaml_format=yaml_format)]
-        report = import_asyncapi(ctx=self.context(), sources=sources, group_prefix=prefix, dry_run=dry_run)
+        ctx = self.context()
+        ctx.door = "asyncapi"  # the audit trail names the AsyncAPI import, not the 1.0 binding it answers in
+        report = import_asyncapi(ctx=ctx, sources=sources, group_prefix=prefix, dry_run=dry_run)
         return json_response(report.as_json())
 
     @extend_schema(

@@ -143,6 +143,11 @@ class ConfluentView(RegistryView):
     schema = None  # not in the OpenAPI document of the registry's own API: Confluent's API is documented by Confluent
     post_reads = False
 
+    def context(self):
+        ctx = super().context()
+        ctx.door = "confluent"  # the audit trail's name of this API
+        return ctx
+
     def initial(self, request, *args, **kwargs):
         for value in kwargs.values():
             # Django keeps the escapes of bytes that are not UTF-8 (an encoded lone surrogate, %FF) in the path

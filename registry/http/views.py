@@ -81,7 +81,7 @@ class RegistryView(APIView):
         return self.request.build_absolute_uri("/").rstrip("/")
 
     def context(self) -> WriteContext:
-        return WriteContext.from_request(self.request)
+        return WriteContext.from_request(self.request, door=self.binding.name if self.binding else "")
 
     def address(
         self, gid: str | None = None, rid: str | None = None, vid: str | None = None, *, resources: bool = False

@@ -23,11 +23,12 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from .. import audit
 from ..attributes import version_sort_key
 from ..documents.flatten import EntityRecord
 from ..errors import Problem
 from ..model import registry_model
-from ..models import Group, Resource, Version
+from ..models import AuditRecord, Group, Resource, Version
 from .context import WriteContext
 from .events import emit_updated
 from .registry_state import touch_registry
@@ -48,6 +49,7 @@ ENTITY_COLUMNS = (
 RESOURCE_COLUMNS = (*ENTITY_COLUMNS, "group_id", "resource_type", "rid", "version_counter")
 VERSION_COLUMNS = (*ENTITY_COLUMNS, "resource_id", "vid", "epoch", "content", "media_type", "resource_uri")
 JSON_COLUMNS = ("tags", "extensions")
+AUDIT_COLUMNS = ("time", "actor", "authtype", "door", "path", "group_path", "operation", "epoch_before", "epoch_after")
 QUERY_CHUNK = 10_000  # ids per `IN (...)` query, well below the databases' limits on parameters
 
 
@@ -89,6 +91,10 @@ def _insert(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
                 copy.write_row(values)
 
 
+def _audit_values(row: AuditRecord) -> tuple:
+    return tuple(getattr(row, column) for column in AUDIT_COLUMNS)
+
+
 def _chunks(items: list, size: int = QUERY_CHUNK):
     return (items[n : n + size] for n in range(0, len(items), size))
 
@@ -112,6 +118,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
     entities to their primary keys."""
     now = ctx.now
     changed_groups: set[str] = set()
+    audited: list[tuple[str, str, tuple]] = []  # (path, operation, epochs): one audit row per entity written
     with transaction.atomic():
         group_ids = {}
         for status, record in (r for r in records if r[1].kind == "group"):
@@ -135,6 +142,9 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                 group.epoch += 1
                 group.modified_by, group.modified_on = ctx.user, now
                 group.save()
+            audited.append(
+                (record.path, "create" if status == "new" else "update", (group.epoch - 1 or None, group.epoch))
+            )
             group_ids[record.path] = group.pk
             changed_groups.add(record.path)
 
@@ -145,6 +155,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
         for status, record in (r for r in records if r[1].kind == "resource"):
             fields = _split(record.attributes)
             changed_groups.add(record.group_path)
+            audited.append((record.path, "create" if status == "new" else "update", (None, None)))
             if status == "new":
                 new_resources.append(
                     (*_entity_values(fields, ctx), group_pk(record.group_path), record.resource_type, record.rid, 0)
@@ -173,6 +184,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
             touched.add(pk)
             changed_groups.add(record.group_path)
             if status == "new":
+                audited.append((record.path, "create", (None, 1)))
                 rows.append(
                     (
                         *_entity_values(fields, ctx),
@@ -193,14 +205,16 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                 version.epoch += 1
                 version.modified_by, version.modified_on = ctx.user, now
                 version.save()
+                audited.append((record.path, "update", (version.epoch - 1, version.epoch)))
         # a resource's new versions are created in version-id order (their creation order: attributes.version_order)
         resource_at, vid_at = VERSION_COLUMNS.index("resource_id"), VERSION_COLUMNS.index("vid")
         rows.sort(key=lambda row: (row[resource_at], version_sort_key(row[vid_at])))
         _insert(Version, VERSION_COLUMNS, rows)
         _refresh_latest(sorted(touched))
         _retain(ctx, sorted(touched))
+        _insert(AuditRecord, AUDIT_COLUMNS, [_audit_values(row) for row in audit.rows(ctx, audited, now)])
         for path in sorted(changed_groups):
-            emit_updated(ctx, path, timezone.now())
+            emit_updated(ctx, path, timezone.now(), audited=False)  # audited entity by entity above
 
 
 def _retain(ctx: WriteContext, resource_ids: list[int]) -> None:

@@ -36,7 +36,7 @@ def _remove(ctx: WriteContext, entity, path: str) -> None:
     pk = entity.pk
     entity.delete()
     entity.pk = pk
-    emit_deleted(ctx, path)
+    emit_deleted(ctx, path, epoch=entity.__dict__.get("epoch"))  # when loaded: no query
 
 
 @transaction.atomic

@@ -1,6 +1,7 @@
 """Change events: written to the outbox in the writing transaction, announced after commit.
 
-`emit_updated` / `emit_deleted` add one outbox row per entity path written (docs/api-contract.md sections 8 and 9).
+`emit_updated` / `emit_deleted` add one outbox row per entity path written (docs/api-contract.md sections 8 and 9),
+with its actor (the CloudEvents `authcontext`), and the change's audit row (registry/audit.py).
 Apps that deliver events (subscriptions/) register a callback with `register_on_commit`
 (registry/commit_listeners.py); the engine itself knows nothing of delivery.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from .. import audit
 from ..change_marker import count_change
 from ..commit_listeners import announce as _announce
 from ..commit_listeners import on_commit_listeners, register_on_commit  # noqa: F401  (re-exported)
@@ -22,10 +24,18 @@ def _event_type(path: str, action: str) -> str:
     return f"{group_type.event_type_prefix}.{action}.v1"
 
 
-def _emit(ctx: WriteContext, path: str, action: str, time) -> OutboxEvent:
+def _emit(ctx: WriteContext, path: str, action: str, time, operation: str | None, epochs: tuple) -> OutboxEvent:
+    authid, authtype = audit.actor_of(ctx)
     event = OutboxEvent.objects.create(
-        type=_event_type(path, action), source=ctx.base_url or "/", subject=path, time=time
+        type=_event_type(path, action),
+        source=ctx.base_url or "/",
+        subject=path,
+        time=time,
+        authtype=authtype,
+        authid=authid,
     )
+    if operation is not None:  # its audit row, in the same transaction (registry/audit.py)
+        audit.record(ctx, path, operation, epochs, event, time)
     ctx.emitted += 1
     count_change(ctx)  # the change marker moves when this transaction commits (registry/change_marker.py)
     if on_commit_listeners and not _announcement_pending():
@@ -42,9 +52,16 @@ def _announcement_pending() -> bool:
     return any(callback is _announce for _savepoints, callback, _robust in transaction.get_connection().run_on_commit)
 
 
-def emit_updated(ctx: WriteContext, path: str, modified_on) -> OutboxEvent:
-    return _emit(ctx, path, "updated", modified_on)
+def emit_updated(
+    ctx: WriteContext, path: str, modified_on, *, created: bool = False, epochs: tuple = (None, None), audited=True
+) -> OutboxEvent:
+    """The `updated` event of the entity at `path` and its audit row: a creation (`created`) or an update, with the
+    entity's epoch before and after (`epochs`). `audited=False`: the caller records the audit rows itself (the
+    bulk writer, whose group events stand for many entities)."""
+    operation = ("create" if created else "update") if audited else None
+    return _emit(ctx, path, "updated", modified_on, operation, epochs)
 
 
-def emit_deleted(ctx: WriteContext, path: str) -> OutboxEvent:
-    return _emit(ctx, path, "deleted", ctx.now)
+def emit_deleted(ctx: WriteContext, path: str, *, epoch: int | None = None) -> OutboxEvent:
+    """The `deleted` event of the entity at `path` (its epoch when deleted) and its audit row."""
+    return _emit(ctx, path, "deleted", ctx.now, "delete", (epoch, None))

@@ -130,7 +130,7 @@ def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions
         raise insert_refused(exc, constraint="group_id_unique_ci", path=f"/{gt.plural}/{gid}")
     owners.remember(ctx, group)
     touch_registry(ctx)
-    emit_updated(ctx, group.path, group.modified_on)
+    emit_updated(ctx, group.path, group.modified_on, created=True, epochs=(None, group.epoch))
     return group
 
 
@@ -207,7 +207,7 @@ def _change(ctx: WriteContext, gt: GroupType, group: Group, common: dict, extens
     group.modified_on = ctx.now
     group.save()
     owners.remember(ctx, group)
-    emit_updated(ctx, group.path, group.modified_on)
+    emit_updated(ctx, group.path, group.modified_on, epochs=(group.epoch - 1, group.epoch))
 
 
 @transaction.atomic

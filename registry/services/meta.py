@@ -94,4 +94,4 @@ def set_resource_meta(
         resource.save(update_fields=["extensions", "epoch", "modified_by", "modified_on"])
         refresh_latest(resource)  # a sticky default is the version both bindings serve as the resource's
         if not announced:
-            emit_updated(ctx, resource.path, resource.modified_on)
+            emit_updated(ctx, resource.path, resource.modified_on, epochs=(resource.epoch - 1, resource.epoch))

@@ -111,8 +111,10 @@ def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str,
     version = new_version(ctx, resource, rt, inp, {}, inp.version_id)
     resource.latest = version
     resource.save(update_fields=["latest"])
-    emit_updated(ctx, resource.path, version.modified_on)
-    emit_updated(ctx, f"{resource.path}/versions/{version.vid}", version.modified_on)
+    emit_updated(ctx, resource.path, version.modified_on, created=True, epochs=(None, resource.epoch))
+    emit_updated(
+        ctx, f"{resource.path}/versions/{version.vid}", version.modified_on, created=True, epochs=(None, version.epoch)
+    )
     return resource
 
 
@@ -202,7 +204,7 @@ def _update_version(
     version.modified_by = ctx.user
     version.modified_on = ctx.now
     version.save()
-    emit_updated(ctx, event_path, version.modified_on)
+    emit_updated(ctx, event_path, version.modified_on, epochs=(version.epoch - 1, version.epoch))
     return version
 
 
@@ -232,7 +234,9 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     ctx.authorize("version", "create", f"{resource.path}/versions")
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
     version = new_version(ctx, resource, rt, inp, base, inp.version_id)
-    emit_updated(ctx, f"{resource.path}/versions/{version.vid}", version.modified_on)
+    emit_updated(
+        ctx, f"{resource.path}/versions/{version.vid}", version.modified_on, created=True, epochs=(None, version.epoch)
+    )
     refresh_latest(resource)
     if apply_retention(ctx, resource, rt):
         refresh_latest(resource)
@@ -278,7 +282,9 @@ def put_version(
         ctx.authorize("version", "create", f"{resource.path}/versions/{vid}")
         base = inherited(version_attributes(resource.latest), inp) if resource.latest else {}
         version = new_version(ctx, resource, rt, inp, base, vid)
-        emit_updated(ctx, f"{resource.path}/versions/{vid}", version.modified_on)
+        emit_updated(
+            ctx, f"{resource.path}/versions/{vid}", version.modified_on, created=True, epochs=(None, version.epoch)
+        )
         refresh_latest(resource)
         if apply_retention(ctx, resource, rt):
             refresh_latest(resource)
@@ -346,7 +352,9 @@ def put_meta(
     version.modified_by = ctx.user
     version.modified_on = ctx.now
     version.save()
-    emit_updated(ctx, resource.path if vid is None else path, version.modified_on)
+    emit_updated(
+        ctx, resource.path if vid is None else path, version.modified_on, epochs=(version.epoch - 1, version.epoch)
+    )
     return resource, version
 
 
@@ -375,7 +383,7 @@ def replace_resource(
         )
         set_resource_attributes(resource, attrs)
         resource.save()
-        emit_updated(ctx, path, resource.modified_on)
+        emit_updated(ctx, path, resource.modified_on, created=True, epochs=(None, resource.epoch))
         return resource, "created"
     resource.group = group
     ctx.adopt(path, resource)
@@ -386,5 +394,5 @@ def replace_resource(
     set_resource_attributes(resource, attrs)
     resource.modified_by, resource.modified_on = ctx.user, ctx.now
     resource.save()
-    emit_updated(ctx, path, resource.modified_on)
+    emit_updated(ctx, path, resource.modified_on, epochs=(resource.epoch, resource.epoch))  # its own: no epoch
     return resource, "updated"

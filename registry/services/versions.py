@@ -207,8 +207,9 @@ def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> 
     excess = versions[: max(0, len(versions) - (rt.versions + 1))]
     for version in excess:
         path = f"{resource.path}/versions/{version.vid}"
+        epoch = version.__dict__.get("epoch")  # when loaded (the retention's query may defer it): no query
         version.delete()
-        emit_deleted(ctx, path)
+        emit_deleted(ctx, path, epoch=epoch)
     return bool(excess)
 
 
@@ -262,7 +263,7 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
         ctx.guard(resource.path, resource.group, resource)
         ctx.authorize("version", "create", path)
         version = new_version(ctx, resource, rt, inp, {}, vid)
-        emit_updated(ctx, path, version.modified_on)
+        emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch))
         refresh_latest(resource)
         return "created"
     new_attrs = {k: v for k, v in inp.attributes.items() if v is not None}
@@ -288,5 +289,5 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
     version.epoch += 1
     version.modified_by, version.modified_on = ctx.user, ctx.now
     version.save()
-    emit_updated(ctx, path, version.modified_on)
+    emit_updated(ctx, path, version.modified_on, epochs=(version.epoch - 1, version.epoch))
     return "updated"

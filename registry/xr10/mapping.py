@@ -124,6 +124,12 @@ def v1_path(path: str) -> str:
     return _rewrite(path, to_v10=True) or path
 
 
+def store_path(xid: str) -> str | None:
+    """A 1.0 xid (`/messagegroups/g/messages/d`) as the store path (`/definitionGroups/g/definitions/d`); None when
+    it names no registered type."""
+    return _rewrite(xid, to_v10=False)
+
+
 def v1_attribute_name(path: str):
     """The function naming a validation error's attribute in 1.0 for the entity at store path `path`."""
     segments = path.split("/")

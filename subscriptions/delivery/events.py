@@ -8,6 +8,9 @@ A subscription's `config.eventformat` chooses the event (docs/api-contract.md se
   `xregcorrelationid`, the same for every event of one write (the outbox rows of one transaction share their
   `source` and `time`). The outbox does not record which attributes changed nor whether an entity is new, so
   there is no `data.changed` and a creation is announced as `updated`.
+
+Both carry the CloudEvents `authcontext` extension of the change (docs/teams.md): `authtype` `user` (a signed-in
+user's write; `authid` their name) or `system` (a command or a sync; `authid` its source, `sync:NAME`).
 """
 
 from __future__ import annotations
@@ -56,6 +59,10 @@ def attributes(event: OutboxEvent, eventformat: str = DEFAULT_FORMAT) -> dict:
             "subject": event.subject,
             "time": _rfc3339(event.time),
         }
+    if event.authtype:  # the CloudEvents authcontext extension: who made the change (a name; nothing secret)
+        out["authtype"] = event.authtype
+        if event.authid:
+            out["authid"] = event.authid
     return out
 
 

@@ -349,8 +349,8 @@ def test_dashboard_shows_counts_and_recent_changes(editor):
 
 
 def test_admin_writes_keep_djangos_history(editor):
-    """The service forms log to Django's admin history like any admin: the object's History page and the
-    dashboard's recent actions show who added and changed what; a refused write logs nothing."""
+    """The service forms log to Django's admin history like any admin (the dashboard's recent actions show who added
+    and changed what), and the object's History page shows the audit trail; a refused write logs nothing."""
     from django.contrib.admin.models import LogEntry
 
     editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "g", "tags": "{}", "attributes": "{}"})
@@ -360,6 +360,8 @@ def test_admin_writes_keep_djangos_history(editor):
     editor.post(url, {"gid": "g", "description": "stale", "tags": "{}", "attributes": "{}", "epoch": 1})  # refused
     entries = list(LogEntry.objects.order_by("action_time").values_list("action_flag", "object_repr", "user__username"))
     assert entries == [(1, str(group), "gov"), (2, str(group), "gov")]
+    # the History page is the audit trail (registry/admin_history.py): the same two writes, through the admin
     history = editor.get(reverse("admin:catalog_schemagroup_history", args=[group.pk])).content.decode()
     rows = history.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
-    assert "Added." in rows and "Changed description." in rows, rows
+    assert rows.count('class="audit-') == 2 and "audit-create" in rows and "audit-update" in rows, rows
+    assert rows.count("<td>admin</td>") == 2 and "gov" in rows, rows

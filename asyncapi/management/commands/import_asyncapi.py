@@ -49,7 +49,7 @@ class Command(BaseCommand):
             sources.append(Source(path.name, path.read_bytes(), read_beside=beside(path.resolve().parent)))
         try:
             report = import_asyncapi(
-                ctx=WriteContext(user=user, base_url=base_url or ""),
+                ctx=WriteContext(user=user, base_url=base_url or "", door="import"),
                 sources=sources,
                 group_prefix=group_prefix,
                 dry_run=dry_run,

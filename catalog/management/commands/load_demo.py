@@ -26,7 +26,7 @@ class Command(BaseCommand):
             created = 0
             for path in sorted(DEMO_DIR.glob("*.cereg")):
                 report = import_document(
-                    WriteContext(user="demo"), parse_document(path.read_bytes(), yaml_format=False)
+                    WriteContext(user="demo", door="import"), parse_document(path.read_bytes(), yaml_format=False)
                 )
                 created += len(report.created)
             self.stdout.write(f"demo registry loaded: {created} entities from {DEMO_DIR}")

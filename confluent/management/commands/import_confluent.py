@@ -70,7 +70,7 @@ class Command(BaseCommand):
             config = source.get(f"/config/{subject_path(name)}")
             levels[name] = config.get("compatibilityLevel") if config else None
         versions.sort(key=lambda v: (v["id"], v["subject"], v["version"]))
-        ctx = WriteContext(user=None, base_url=settings.REGISTRY_BASE_URL)
+        ctx = WriteContext(user=None, base_url=settings.REGISTRY_BASE_URL, door="import")
         created = unchanged = 0
         failures: list[str] = []
         pending = versions

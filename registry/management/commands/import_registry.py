@@ -39,7 +39,7 @@ class Command(BaseCommand):
                 raise CommandError(f"{path}: no such file")
             try:
                 doc = parse_document(path.read_bytes(), yaml_format=is_yaml(filename=path.name))
-                report = import_document(WriteContext(user=user, base_url=base_url or ""), doc)
+                report = import_document(WriteContext(user=user, base_url=base_url or "", door="import"), doc)
                 for warning in report.warnings:
                     self.stderr.write(f"{path}: warning: {warning['path']}: {warning['reason']}")
                 total.merge(report)

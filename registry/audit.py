@@ -1,0 +1,56 @@
+"""The audit trail (docs/teams.md): every committed change records who made it (a user's name, or the system's
+source: a command, a sync), through which door (a binding, the admin, an import, Spark, sync), what (the entity's
+store path, create/update/delete, its epoch before and after) and when, in the change's own transaction beside its
+outbox row (registry/services/events.py), so a rollback leaves neither. The same actor travels with the change event
+as the CloudEvents `authcontext` extension (`authtype`, `authid`).
+"""
+
+from __future__ import annotations
+
+from .models import AuditRecord
+from .permissions import group_path_of
+
+
+def actor_of(ctx) -> tuple[str, str]:
+    """(authid, authtype) of a write: the signed-in user's name ("user"), or the system's source ("system": the
+    context's user name, such as `sync:NAME`, else `system:DOOR`)."""
+    actor = ctx.actor
+    if actor is not None and getattr(actor, "pk", None):
+        return actor.get_username(), "user"
+    return ctx.user or f"system:{ctx.audit_door}", "system"
+
+
+def record(ctx, path: str, operation: str, epochs: tuple, event, time) -> AuditRecord:
+    """One audit row for one change (called by the services' event writer, in the change's transaction)."""
+    authid, authtype = actor_of(ctx)
+    return AuditRecord.objects.create(
+        time=time,
+        actor=authid,
+        authtype=authtype,
+        door=ctx.audit_door,
+        path=path,
+        group_path=group_path_of(path),
+        operation=operation,
+        epoch_before=epochs[0],
+        epoch_after=epochs[1],
+        event=event.id if event is not None else None,
+    )
+
+
+def rows(ctx, changes: list[tuple[str, str, tuple]], time) -> list[AuditRecord]:
+    """Unsaved audit rows for many changes of one write ((path, operation, epochs)): the bulk writer's."""
+    authid, authtype = actor_of(ctx)
+    return [
+        AuditRecord(
+            time=time,
+            actor=authid,
+            authtype=authtype,
+            door=ctx.audit_door,
+            path=path,
+            group_path=group_path_of(path),
+            operation=operation,
+            epoch_before=epochs[0],
+            epoch_after=epochs[1],
+        )
+        for path, operation, epochs in changes
+    ]
