@@ -1,4 +1,5 @@
-"""Browser fixtures: Playwright driving Debian's Chromium (playwright cannot download browsers here)."""
+"""The admin's tests: `editor` (a superuser signed in to the admin by session) and the browser fixtures
+(Playwright driving Debian's Chromium: playwright cannot download browsers here)."""
 
 import os
 from pathlib import Path
@@ -51,3 +52,10 @@ def shot():
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
     return take
+
+
+@pytest.fixture
+def editor(client, django_user_model):
+    """A superuser (`gov`) signed in to the admin by session, as a person is."""
+    client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
+    return client

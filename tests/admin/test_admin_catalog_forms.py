@@ -21,12 +21,6 @@ from tests.helpers import snapshot
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def editor(client, django_user_model):
-    client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
-    return client
-
-
 def textarea(page: str, name: str) -> str:
     found = re.search(rf'<textarea name="{name}"[^>]*>(.*?)</textarea>', page, re.S)
     return html.unescape(found.group(1)).lstrip("\n") if found else ""

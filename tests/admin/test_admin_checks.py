@@ -33,12 +33,6 @@ BREAKING = {"type": "object", "properties": {"id": {"type": "integer"}}, "requir
 
 
 @pytest.fixture
-def editor(client, django_user_model):
-    client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
-    return client
-
-
-@pytest.fixture
 def viewer(django_user_model):
     """A staff user with only the view permission of definitions and schemas."""
     user = django_user_model.objects.create_user("viewer", "v@example.com", "pw", is_staff=True)

@@ -15,11 +15,9 @@ pytestmark = pytest.mark.django_db
 PLACED_REF = "#/schemaGroups/Orders/schemas/Placed/versions/1:Order"
 
 
-@pytest.fixture
-def editor(client, django_user_model):
-    client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
+@pytest.fixture(autouse=True)
+def seeded(db):
     seed()
-    return client
 
 
 def section(editor, url) -> str:

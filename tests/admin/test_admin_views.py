@@ -16,12 +16,6 @@ CORPUS = corpus("seed-shape")
 V1 = {"type": "object", "properties": {"id": {"type": "string"}}}
 
 
-@pytest.fixture
-def editor(client, django_user_model):
-    client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
-    return client
-
-
 def make_schema(editor):
     editor.post(reverse("admin:catalog_schemagroup_add"), {"gid": "orders", "tags": "{}", "attributes": "{}"})
     group = Group.objects.get(gid="orders")

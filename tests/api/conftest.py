@@ -1,4 +1,4 @@
-"""Fixtures of the core binding's tests: a writer client (`su`: the superuser `alice`, by token) and a group `g1`."""
+"""Fixtures of the core binding's tests: a group `g1` made by the superuser's client (`su`)."""
 
 import pytest
 
@@ -6,10 +6,5 @@ from tests import helpers
 
 
 @pytest.fixture
-def writer(su):
-    return su
-
-
-@pytest.fixture
-def group(writer):
-    return helpers.make_group(writer, "g1", description="first")
+def group(su):
+    return helpers.make_group(su, "g1", description="first")

@@ -13,10 +13,10 @@ def _document(body, default) -> bytes | str:
     return body if isinstance(body, bytes | str) else json.dumps(body or default)
 
 
-def post_schema(writer, gid="g1", sid="s1", body=None, content_type="application/json", **headers):
+def post_schema(su, gid="g1", sid="s1", body=None, content_type="application/json", **headers):
     """`helpers.post_schema` of a JSON Schema (no format unless given); the caller checks the answer."""
     return helpers.post_schema(
-        writer,
+        su,
         gid,
         sid,
         _document(body, SCHEMA_V1),
@@ -27,6 +27,6 @@ def post_schema(writer, gid="g1", sid="s1", body=None, content_type="application
     )
 
 
-def new_version(writer, gid="g1", sid="s1", body=None, content_type="application/json", **headers):
+def new_version(su, gid="g1", sid="s1", body=None, content_type="application/json", **headers):
     """`helpers.new_version` of a JSON Schema; the caller checks the answer."""
-    return helpers.new_version(writer, gid, sid, _document(body, SCHEMA_V2), content_type, expect=None, **headers)
+    return helpers.new_version(su, gid, sid, _document(body, SCHEMA_V2), content_type, expect=None, **headers)

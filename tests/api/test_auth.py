@@ -85,8 +85,8 @@ def test_add_group_permission_is_enough_to_create_a_group(django_user_model):
 
 def test_schema_permissions(django_user_model, su):
     make_group(su, "g1")
-    writer = client_for(user_with(django_user_model, "dave", "registry.add_resource", "registry.add_version"))
-    response = send(writer, "POST", "/schemaGroups/g1/schemas", b"x", TEXT, id="s1", format="Custom/1")
+    su = client_for(user_with(django_user_model, "dave", "registry.add_resource", "registry.add_version"))
+    response = send(su, "POST", "/schemaGroups/g1/schemas", b"x", TEXT, id="s1", format="Custom/1")
     assert response.status_code == 201, response.content
     assert response["Registry-createdBy"] == "dave"
 

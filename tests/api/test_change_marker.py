@@ -80,10 +80,10 @@ def test_refused_and_rolled_back_writes_leave_it(su):
 
 
 def test_a_writer_does_not_wait_for_another_and_each_commit_moves_it():
-    """The first writer holds its transaction open after writing; a second one writes and commits meanwhile
+    """The first su holds its transaction open after writing; a second one writes and commits meanwhile
     (never waiting: FOR UPDATE SKIP LOCKED), and the marker moves at each commit, the later-started first."""
     if connection.vendor != "postgresql":
-        pytest.skip("SQLite has one writer at a time")
+        pytest.skip("SQLite has one su at a time")
     for gid in ("a", "b"):  # two groups: changing one does not touch the other's rows nor the registry's
         services.create_group(ctx=WriteContext(), address=EntityAddress("schemaGroups"), data={"id": gid})
     start = selectors.change_marker()

@@ -15,11 +15,11 @@ def events():
     return [(e.type.rsplit(".", 2)[-2], e.subject) for e in OutboxEvent.objects.order_by("created_at")]
 
 
-def test_events_per_write(writer, group):
-    post_schema(writer)
-    new_version(writer)
-    writer.put("/schemaGroups/g1/schemas/s1/versions/1?meta", {"description": "x"}, format="json")
-    writer.delete("/schemaGroups/g1/schemas/s1/versions/1")
+def test_events_per_write(su, group):
+    post_schema(su)
+    new_version(su)
+    su.put("/schemaGroups/g1/schemas/s1/versions/1?meta", {"description": "x"}, format="json")
+    su.delete("/schemaGroups/g1/schemas/s1/versions/1")
     assert events() == [
         ("updated", "/schemaGroups/g1"),
         ("updated", "/schemaGroups/g1/schemas/s1"),
@@ -33,23 +33,23 @@ def test_events_per_write(writer, group):
     assert event.source == "http://testserver"
 
 
-def test_event_types_per_group_type(writer):
-    writer.put("/definitionGroups/d", {"format": "CloudEvents/1.0"}, format="json")
-    writer.put("/endpoints/e", {"usage": "producer"}, format="json")
+def test_event_types_per_group_type(su):
+    su.put("/definitionGroups/d", {"format": "CloudEvents/1.0"}, format="json")
+    su.put("/endpoints/e", {"usage": "producer"}, format="json")
     types = set(OutboxEvent.objects.values_list("type", flat=True))
     assert types == {"io.cloudevents.messagecatalog.updated.v1", "io.cloudevents.endpointregistry.updated.v1"}
 
 
-def test_failed_request_writes_no_event(writer, group):
+def test_failed_request_writes_no_event(su, group):
     before = OutboxEvent.objects.count()
-    post_schema(writer, body={"type": 12}, format="JsonSchema/draft-07")
-    writer.put("/schemaGroups/g1?epoch=9", {}, format="json")
-    writer.generic("POST", "/schemaGroups/g1/schemas/s1", json.dumps(SCHEMA_V2), content_type="application/json")
+    post_schema(su, body={"type": 12}, format="JsonSchema/draft-07")
+    su.put("/schemaGroups/g1?epoch=9", {}, format="json")
+    su.generic("POST", "/schemaGroups/g1/schemas/s1", json.dumps(SCHEMA_V2), content_type="application/json")
     assert OutboxEvent.objects.count() == before
 
 
-def test_event_time_is_modified_on(writer):
-    body = writer.post("/schemaGroups", {"id": "t"}, format="json").json()
+def test_event_time_is_modified_on(su):
+    body = su.post("/schemaGroups", {"id": "t"}, format="json").json()
     event = OutboxEvent.objects.get()
     assert event.time.isoformat().replace("+00:00", "Z") == body["modifiedOn"]
 

@@ -13,11 +13,11 @@ pytestmark = pytest.mark.django_db
 DEFINITION = {"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "com.example.ping"}}}}
 
 
-def test_meta_get_and_put(writer, group):
-    post_schema(writer, format="JsonSchema/draft-07", description="old")
-    meta = writer.get("/schemaGroups/g1/schemas/s1?meta").json()
+def test_meta_get_and_put(su, group):
+    post_schema(su, format="JsonSchema/draft-07", description="old")
+    meta = su.get("/schemaGroups/g1/schemas/s1?meta").json()
     assert meta["id"] == "s1" and meta["version"] == "1" and meta["epoch"] == 1 and meta["description"] == "old"
-    response = writer.put(
+    response = su.put(
         "/schemaGroups/g1/schemas/s1?meta",
         {"name": "Renamed", "format": "JsonSchema/draft-07", "self": "ignored", "epoch": 1},
         format="json",
@@ -26,30 +26,30 @@ def test_meta_get_and_put(writer, group):
     assert response.status_code == 200 and body["epoch"] == 2 and body["name"] == "Renamed"
     assert "description" not in body  # missing from the body: removed
     assert Version.objects.count() == 1  # no new version
-    assert json.loads(writer.get("/schemaGroups/g1/schemas/s1").content)["type"] == "object"  # document kept
-    assert writer.put("/schemaGroups/g1/schemas/s1?meta", {"version": "9"}, format="json").status_code == 409
-    assert writer.put("/schemaGroups/g1/schemas/s1?meta", {"epoch": 1}, format="json").status_code == 409
-    version_meta = writer.put("/schemaGroups/g1/schemas/s1/versions/1?meta", {"description": "v"}, format="json")
+    assert json.loads(su.get("/schemaGroups/g1/schemas/s1").content)["type"] == "object"  # document kept
+    assert su.put("/schemaGroups/g1/schemas/s1?meta", {"version": "9"}, format="json").status_code == 409
+    assert su.put("/schemaGroups/g1/schemas/s1?meta", {"epoch": 1}, format="json").status_code == 409
+    version_meta = su.put("/schemaGroups/g1/schemas/s1/versions/1?meta", {"description": "v"}, format="json")
     assert version_meta.json()["epoch"] == 3
 
 
-def test_definition_shares_its_metadata(writer):
-    writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
+def test_definition_shares_its_metadata(su):
+    su.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
     body = {**DEFINITION, "id": "ping", "description": "a ping", "tags": {"team": "a"}}
-    response = writer.post("/definitionGroups/d/definitions", body, format="json")
+    response = su.post("/definitionGroups/d/definitions", body, format="json")
     assert response.status_code == 201, response.content
     assert response["Registry-id"] == "ping" and response["Registry-description"] == "a ping"
     assert response["Registry-format"] == "CloudEvents/1.0"
-    writer.put("/definitionGroups/d/definitions/ping?meta", {"description": "renamed ping"}, format="json")
-    document = writer.get("/definitionGroups/d/definitions/ping").json()
+    su.put("/definitionGroups/d/definitions/ping?meta", {"description": "renamed ping"}, format="json")
+    document = su.get("/definitionGroups/d/definitions/ping").json()
     assert document["id"] == "ping" and document["description"] == "renamed ping"
     assert document["metadata"] == DEFINITION["metadata"]
 
 
-def test_definition_header_and_body_disagree_is_400(writer):
-    writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
+def test_definition_header_and_body_disagree_is_400(su):
+    su.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
     before = snapshot()
-    response = writer.generic(
+    response = su.generic(
         "POST",
         "/definitionGroups/d/definitions",
         json.dumps({**DEFINITION, "name": "body name"}),
@@ -61,14 +61,14 @@ def test_definition_header_and_body_disagree_is_400(writer):
     assert snapshot() == before
 
 
-def test_definition_validation_names_path_and_attribute(writer):
-    writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
+def test_definition_validation_names_path_and_attribute(su):
+    su.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
     bad = {
         "format": "CloudEvents/1.0",
         "metadata": {"attributes": {"type": {"required": False}, "source": {"type": "uritemplate", "value": "{a"}}},
     }
     before = snapshot()
-    response = writer.generic(
+    response = su.generic(
         "POST",
         "/definitionGroups/d/definitions",
         json.dumps(bad),
@@ -82,7 +82,7 @@ def test_definition_validation_names_path_and_attribute(writer):
     assert "metadata.attributes.type.required must not be false" in detail
     assert "metadata.attributes.source.value" in detail
     other = {"format": "MQTT/5.0", "metadata": {}}
-    response = writer.generic(
+    response = su.generic(
         "POST",
         "/definitionGroups/d/definitions",
         json.dumps(other),
@@ -92,12 +92,10 @@ def test_definition_validation_names_path_and_attribute(writer):
     assert response.status_code == 400 and "group's format" in response.json()["detail"]
 
 
-def test_incompatible_schema_version_is_409_with_each_incompatibility(writer, group):
-    post_schema(writer, format="JsonSchema/draft-07")
+def test_incompatible_schema_version_is_409_with_each_incompatibility(su, group):
+    post_schema(su, format="JsonSchema/draft-07")
     breaking = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id", "total"]}
-    response = writer.generic(
-        "POST", "/schemaGroups/g1/schemas/s1", json.dumps(breaking), content_type="application/json"
-    )
+    response = su.generic("POST", "/schemaGroups/g1/schemas/s1", json.dumps(breaking), content_type="application/json")
     assert response.status_code == 409
     problem = response.json()
     assert problem["type"].endswith(":incompatible-version")
@@ -105,31 +103,31 @@ def test_incompatible_schema_version_is_409_with_each_incompatibility(writer, gr
     assert any("properties.id" in p for p, _c in changes) and any("total" in p for p, _c in changes)
     assert all({"path", "change", "reason"} <= set(e) for e in problem["errors"])
     assert Version.objects.count() == 1
-    writer.put(
+    su.put(
         "/schemaGroups/g1/schemas/s1?meta", {"format": "JsonSchema/draft-07", "compatibility": "none"}, format="json"
     )
     assert (
-        writer.generic(
+        su.generic(
             "POST", "/schemaGroups/g1/schemas/s1", json.dumps(breaking), content_type="application/json"
         ).status_code
         == 201
     )
 
 
-def test_invalid_schema_document_is_400(writer, group):
+def test_invalid_schema_document_is_400(su, group):
     before = snapshot()
-    response = post_schema(writer, body={"type": 12}, format="JsonSchema/draft-07")
+    response = post_schema(su, body={"type": 12}, format="JsonSchema/draft-07")
     assert response.status_code == 400 and "not valid JSON Schema" in response.json()["detail"]
-    response = post_schema(writer, sid="p", body=b"message {", content_type="text/plain", format="Protobuf/3")
+    response = post_schema(su, sid="p", body=b"message {", content_type="text/plain", format="Protobuf/3")
     assert response.status_code == 400 and "Protobuf" in response.json()["detail"]
     assert snapshot() == before
 
 
-def test_borrowed_definitions_must_have_the_group_format(writer):
-    writer.post("/definitionGroups", {"id": "ce", "format": "CloudEvents/1.0"}, format="json")
-    writer.post("/definitionGroups", {"id": "ce2", "format": "CloudEvents/1.0"}, format="json")
-    writer.post("/definitionGroups", {"id": "mqtt", "format": "MQTT/5.0"}, format="json")
-    writer.generic(
+def test_borrowed_definitions_must_have_the_group_format(su):
+    su.post("/definitionGroups", {"id": "ce", "format": "CloudEvents/1.0"}, format="json")
+    su.post("/definitionGroups", {"id": "ce2", "format": "CloudEvents/1.0"}, format="json")
+    su.post("/definitionGroups", {"id": "mqtt", "format": "MQTT/5.0"}, format="json")
+    su.generic(
         "POST",
         "/definitionGroups/ce/definitions",
         json.dumps(DEFINITION),
@@ -137,7 +135,7 @@ def test_borrowed_definitions_must_have_the_group_format(writer):
         HTTP_REGISTRY_ID="ping",
     )
     borrow = {"uri": "#/definitionGroups/ce/definitions/ping"}
-    response = writer.generic(
+    response = su.generic(
         "POST",
         "/definitionGroups/ce2/definitions",
         json.dumps(borrow),
@@ -145,7 +143,7 @@ def test_borrowed_definitions_must_have_the_group_format(writer):
         HTTP_REGISTRY_ID="ping",
     )
     assert response.status_code == 201, response.content
-    response = writer.generic(
+    response = su.generic(
         "POST",
         "/definitionGroups/mqtt/definitions",
         json.dumps(borrow),
@@ -155,7 +153,7 @@ def test_borrowed_definitions_must_have_the_group_format(writer):
     assert response.status_code == 400 and "the group's format is 'MQTT/5.0'" in response.json()["detail"]
     missing = {"uri": "#/definitionGroups/ce/definitions/nope"}
     before = snapshot()
-    response = writer.generic(
+    response = su.generic(
         "POST",
         "/definitionGroups/ce2/definitions",
         json.dumps(missing),

@@ -8,24 +8,22 @@ from tests.helpers import assert_problem
 pytestmark = pytest.mark.django_db
 
 
-def test_malformed_json(writer):
+def test_malformed_json(su):
     assert_problem(
-        writer.generic("POST", "/schemaGroups", "{nope", content_type="application/json"), 400, kind="malformed-json"
+        su.generic("POST", "/schemaGroups", "{nope", content_type="application/json"), 400, kind="malformed-json"
     )
-    assert_problem(writer.generic("POST", "/schemaGroups", '{"a": NaN}', content_type="application/json"), 400)
-    assert_problem(
-        writer.generic("POST", "/schemaGroups", '{"id": "a", "id": "b"}', content_type="application/json"), 400
-    )
+    assert_problem(su.generic("POST", "/schemaGroups", '{"a": NaN}', content_type="application/json"), 400)
+    assert_problem(su.generic("POST", "/schemaGroups", '{"id": "a", "id": "b"}', content_type="application/json"), 400)
     assert Group.objects.count() == 0
 
 
-def test_non_object_and_wrong_types(writer):
-    assert_problem(writer.generic("POST", "/schemaGroups", "[1]", content_type="application/json"), 400)
-    body = assert_problem(writer.post("/schemaGroups", {"id": "a", "name": 5}, format="json"), 400)
+def test_non_object_and_wrong_types(su):
+    assert_problem(su.generic("POST", "/schemaGroups", "[1]", content_type="application/json"), 400)
+    body = assert_problem(su.post("/schemaGroups", {"id": "a", "name": 5}, format="json"), 400)
     assert "name" in body["detail"]
-    body = assert_problem(writer.post("/schemaGroups", {"id": "a", "tags": []}, format="json"), 400)
+    body = assert_problem(su.post("/schemaGroups", {"id": "a", "tags": []}, format="json"), 400)
     assert "tags" in body["detail"]
-    assert_problem(writer.post("/schemaGroups", {"id": "a", "tags": {"-bad": "x"}}, format="json"), 400)
+    assert_problem(su.post("/schemaGroups", {"id": "a", "tags": {"-bad": "x"}}, format="json"), 400)
     assert Group.objects.count() == 0 and OutboxEvent.objects.count() == 0
 
 
@@ -34,19 +32,19 @@ def test_unknown_query_flag(anon):
     assert "frobnicate" in body["detail"]
 
 
-def test_body_over_limit_is_413(writer, settings):
+def test_body_over_limit_is_413(su, settings):
     settings.REGISTRY_MAX_BODY_BYTES = 100
-    assert_problem(writer.post("/schemaGroups", {"id": "a", "description": "x" * 200}, format="json"), 413)
+    assert_problem(su.post("/schemaGroups", {"id": "a", "description": "x" * 200}, format="json"), 413)
     assert not Group.objects.exists()
 
 
-def test_non_json_group_body_is_415(writer):
-    assert_problem(writer.generic("POST", "/schemaGroups", "<a/>", content_type="application/xml"), 415)
+def test_non_json_group_body_is_415(su):
+    assert_problem(su.generic("POST", "/schemaGroups", "<a/>", content_type="application/xml"), 415)
     assert not Group.objects.exists()
 
 
-def test_method_not_allowed_has_allow(writer):
-    response = writer.post("/schemaGroups/g/schemas/s/versions", {}, format="json")
+def test_method_not_allowed_has_allow(su):
+    response = su.post("/schemaGroups/g/schemas/s/versions", {}, format="json")
     body = assert_problem(response, 405)
     assert not Group.objects.exists()
     assert "GET" in response["Allow"] and "DELETE" in response["Allow"]
@@ -58,12 +56,12 @@ def test_unknown_path_is_problem_404(anon):
     assert_problem(anon.get("/schemaGroups/none"), 404, kind="not-found")
 
 
-def test_paging_with_link_header(writer):
+def test_paging_with_link_header(su):
     for index in range(5):
-        writer.put(f"/schemaGroups/g{index}", {}, format="json")
+        su.put(f"/schemaGroups/g{index}", {}, format="json")
     seen, url = [], "/schemaGroups?limit=2"
     while url:
-        response = writer.get(url)
+        response = su.get(url)
         seen += list(response.json())
         link = response.get("Link")
         if link:
@@ -72,21 +70,21 @@ def test_paging_with_link_header(writer):
         else:
             url = None
     assert seen == [f"g{i}" for i in range(5)]
-    assert_problem(writer.get("/schemaGroups?page=garbage"), 400)
-    assert_problem(writer.get("/schemaGroups?limit=0"), 400)
+    assert_problem(su.get("/schemaGroups?page=garbage"), 400)
+    assert_problem(su.get("/schemaGroups?limit=0"), 400)
 
 
-def test_filters(writer):
-    writer.put("/schemaGroups/orders", {"name": "Orders", "tags": {"owner": "team-a"}}, format="json")
-    writer.put("/schemaGroups/ordersArchive", {"name": "Old orders", "tags": {"owner": "team-b"}}, format="json")
-    writer.put("/endpoints/http1", {"usage": "producer", "config": {"protocol": "HTTP"}}, format="json")
-    writer.put("/endpoints/mqtt1", {"usage": "consumer", "config": {"protocol": "MQTT/5.0"}}, format="json")
-    assert list(writer.get("/schemaGroups?filter=name=Ord*").json()) == ["orders"]
-    assert list(writer.get("/schemaGroups?filter=tags.owner=team-b").json()) == ["ordersArchive"]
-    assert list(writer.get("/schemaGroups?filter=id=orders*&filter=tags.owner=team-a").json()) == ["orders"]
-    assert list(writer.get("/endpoints?filter=config.protocol=mqtt*").json()) == ["mqtt1"]
-    assert writer.get("/schemaGroups?filter=nothing.here=x").json() == {}
-    assert_problem(writer.get("/schemaGroups?filter=novalue"), 400)
+def test_filters(su):
+    su.put("/schemaGroups/orders", {"name": "Orders", "tags": {"owner": "team-a"}}, format="json")
+    su.put("/schemaGroups/ordersArchive", {"name": "Old orders", "tags": {"owner": "team-b"}}, format="json")
+    su.put("/endpoints/http1", {"usage": "producer", "config": {"protocol": "HTTP"}}, format="json")
+    su.put("/endpoints/mqtt1", {"usage": "consumer", "config": {"protocol": "MQTT/5.0"}}, format="json")
+    assert list(su.get("/schemaGroups?filter=name=Ord*").json()) == ["orders"]
+    assert list(su.get("/schemaGroups?filter=tags.owner=team-b").json()) == ["ordersArchive"]
+    assert list(su.get("/schemaGroups?filter=id=orders*&filter=tags.owner=team-a").json()) == ["orders"]
+    assert list(su.get("/endpoints?filter=config.protocol=mqtt*").json()) == ["mqtt1"]
+    assert su.get("/schemaGroups?filter=nothing.here=x").json() == {}
+    assert_problem(su.get("/schemaGroups?filter=novalue"), 400)
 
 
 def test_auth_rules(anon, django_user_model, settings):
@@ -110,15 +108,15 @@ def test_token_authentication(su):
     assert su.post("/schemaGroups", {"id": "tok"}, format="json").json()["createdBy"] == "alice"
 
 
-def test_hostile_bodies_are_4xx_and_write_nothing(writer):
+def test_hostile_bodies_are_4xx_and_write_nothing(su):
     import json
     import time
 
-    writer.put("/schemaGroups/g", {}, format="json")
+    su.put("/schemaGroups/g", {}, format="json")
     before = OutboxEvent.objects.count()
     big = json.dumps({"type": "object", "description": "x" * 5_000_000})
     started = time.monotonic()
-    response = writer.generic(
+    response = su.generic(
         "POST",
         "/schemaGroups/g/schemas",
         big,
@@ -129,7 +127,7 @@ def test_hostile_bodies_are_4xx_and_write_nothing(writer):
     assert_problem(response, 400)
     deep = "[" * 50_000 + "]" * 50_000
     assert_problem(
-        writer.generic(
+        su.generic(
             "POST",
             "/schemaGroups/g/schemas",
             deep,
@@ -139,17 +137,15 @@ def test_hostile_bodies_are_4xx_and_write_nothing(writer):
         ),
         400,
     )
-    assert_problem(
-        writer.generic("PUT", "/schemaGroups/deep", '{"a": ' + deep + "}", content_type="application/json"), 400
-    )
+    assert_problem(su.generic("PUT", "/schemaGroups/deep", '{"a": ' + deep + "}", content_type="application/json"), 400)
     bomb = "a: &a [x, x, x, x, x, x, x, x]\n" + "".join(
         f"l{i}: &l{i} [*{'a' if i == 0 else f'l{i - 1}'}, *{'a' if i == 0 else f'l{i - 1}'}, "
         f"*{'a' if i == 0 else f'l{i - 1}'}, *{'a' if i == 0 else f'l{i - 1}'}]\n"
         for i in range(20)
     )
-    assert_problem(writer.generic("POST", "/", bomb, content_type="application/cloudevents-registry+yaml"), 400)
+    assert_problem(su.generic("POST", "/", bomb, content_type="application/cloudevents-registry+yaml"), 400)
     assert_problem(
-        writer.generic(
+        su.generic(
             "POST",
             "/schemaGroups/g/schemas",
             "message {",
@@ -161,7 +157,7 @@ def test_hostile_bodies_are_4xx_and_write_nothing(writer):
     )
     assert time.monotonic() - started < 30
     assert OutboxEvent.objects.count() == before
-    assert writer.get("/schemaGroups/g").json()["schemasCount"] == 0
+    assert su.get("/schemaGroups/g").json()["schemasCount"] == 0
 
 
 def test_createsuperuser_noinput_and_drf_create_token(monkeypatch, capsys):

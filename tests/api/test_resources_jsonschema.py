@@ -12,8 +12,8 @@ from .jsonschema_docs import SCHEMA_V1, SCHEMA_V2, new_version, post_schema
 pytestmark = pytest.mark.django_db
 
 
-def test_create_resource_201_with_headers_and_document(writer, group):
-    response = post_schema(writer, format="JsonSchema/draft-07", description="first schema")
+def test_create_resource_201_with_headers_and_document(su, group):
+    response = post_schema(su, format="JsonSchema/draft-07", description="first schema")
     assert response.status_code == 201, response.content
     assert response["Location"] == "http://testserver/schemaGroups/g1/schemas/s1"
     assert response["Content-Location"] == "http://testserver/schemaGroups/g1/schemas/s1/versions/1"
@@ -23,46 +23,46 @@ def test_create_resource_201_with_headers_and_document(writer, group):
     assert json.loads(response.content) == SCHEMA_V1
 
 
-def test_media_type_and_bytes_preserved(writer, group):
+def test_media_type_and_bytes_preserved(su, group):
     document = b'syntax = "proto3";\nmessage Ping { string id = 1; }\n'
-    post_schema(writer, body=document, content_type="text/x-protobuf; charset=utf-8", format="Protobuf/3")
-    response = writer.get("/schemaGroups/g1/schemas/s1")
+    post_schema(su, body=document, content_type="text/x-protobuf; charset=utf-8", format="Protobuf/3")
+    response = su.get("/schemaGroups/g1/schemas/s1")
     assert response.content == document
     assert response["Content-Type"] == "text/x-protobuf; charset=utf-8"
-    head = writer.head("/schemaGroups/g1/schemas/s1")
+    head = su.head("/schemaGroups/g1/schemas/s1")
     assert head.content == b"" and head["Registry-version"] == "1" and head["Content-Length"] == str(len(document))
 
 
-def test_server_assigned_version_ids_never_reused(writer, group):
-    post_schema(writer)
-    assert new_version(writer)["Registry-version"] == "2"
-    assert writer.delete("/schemaGroups/g1/schemas/s1/versions/2").status_code == 200
-    assert new_version(writer)["Registry-version"] == "3"
+def test_server_assigned_version_ids_never_reused(su, group):
+    post_schema(su)
+    assert new_version(su)["Registry-version"] == "2"
+    assert su.delete("/schemaGroups/g1/schemas/s1/versions/2").status_code == 200
+    assert new_version(su)["Registry-version"] == "3"
 
 
-def test_latest_is_the_version_created_last(writer, group):
-    post_schema(writer, version="9")
-    new_version(writer, version="10")
-    assert writer.get("/schemaGroups/g1/schemas/s1")["Registry-version"] == "10"
-    new_version(writer, body=SCHEMA_V2, version="2")
-    assert writer.get("/schemaGroups/g1/schemas/s1")["Registry-version"] == "2"
-    listing = writer.get("/schemaGroups/g1/schemas/s1/versions").json()
+def test_latest_is_the_version_created_last(su, group):
+    post_schema(su, version="9")
+    new_version(su, version="10")
+    assert su.get("/schemaGroups/g1/schemas/s1")["Registry-version"] == "10"
+    new_version(su, body=SCHEMA_V2, version="2")
+    assert su.get("/schemaGroups/g1/schemas/s1")["Registry-version"] == "2"
+    listing = su.get("/schemaGroups/g1/schemas/s1/versions").json()
     assert list(listing) == ["9", "10", "2"]
 
 
-def test_new_version_inherits_attributes(writer, group):
-    post_schema(writer, format="JsonSchema/draft-07", description="kept")
-    response = new_version(writer)
+def test_new_version_inherits_attributes(su, group):
+    post_schema(su, format="JsonSchema/draft-07", description="kept")
+    response = new_version(su)
     assert response["Registry-description"] == "kept" and response["Registry-format"] == "JsonSchema/draft-07"
 
 
-def test_schemas_keep_all_versions_definitions_only_latest(writer, group):
-    post_schema(writer)
-    new_version(writer)
+def test_schemas_keep_all_versions_definitions_only_latest(su, group):
+    post_schema(su)
+    new_version(su)
     assert Version.objects.filter(resource__rid="s1").count() == 2
-    writer.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
+    su.post("/definitionGroups", {"id": "d", "format": "CloudEvents/1.0"}, format="json")
     for _ in range(3):
-        response = writer.generic(
+        response = su.generic(
             "POST",
             "/definitionGroups/d/definitions/ev" if _ else "/definitionGroups/d/definitions",
             json.dumps({"format": "CloudEvents/1.0", "metadata": {"attributes": {"type": {"value": "t"}}}}),
@@ -74,8 +74,8 @@ def test_schemas_keep_all_versions_definitions_only_latest(writer, group):
     assert versions == ["3"]
 
 
-def test_resource_uri_redirects_with_307(writer, group):
-    response = writer.generic(
+def test_resource_uri_redirects_with_307(su, group):
+    response = su.generic(
         "POST",
         "/schemaGroups/g1/schemas",
         b"",
@@ -83,16 +83,16 @@ def test_resource_uri_redirects_with_307(writer, group):
         HTTP_REGISTRY_SCHEMAURI="https://schemas.example.com/ext.json",
     )
     assert response.status_code == 201
-    response = writer.get("/schemaGroups/g1/schemas/ext")
+    response = su.get("/schemaGroups/g1/schemas/ext")
     assert response.status_code == 307 and response["Location"] == "https://schemas.example.com/ext.json"
     assert response.content == b""
-    meta = writer.get("/schemaGroups/g1/schemas/ext?meta").json()
+    meta = su.get("/schemaGroups/g1/schemas/ext?meta").json()
     assert meta["schemaURI"] == "https://schemas.example.com/ext.json"
 
 
-def test_schema_uri_into_this_registry_is_refused(writer, group):
+def test_schema_uri_into_this_registry_is_refused(su, group):
     before = snapshot()
-    response = writer.generic(
+    response = su.generic(
         "POST",
         "/schemaGroups/g1/schemas",
         b"",
@@ -103,9 +103,9 @@ def test_schema_uri_into_this_registry_is_refused(writer, group):
     assert snapshot() == before
 
 
-def test_uri_with_body_is_400(writer, group):
+def test_uri_with_body_is_400(su, group):
     before = snapshot()
-    response = writer.generic(
+    response = su.generic(
         "POST",
         "/schemaGroups/g1/schemas",
         b"{}",
@@ -117,9 +117,9 @@ def test_uri_with_body_is_400(writer, group):
     assert snapshot() == before
 
 
-def test_put_updates_latest_in_place_and_header_rules(writer, group):
-    post_schema(writer, description="d1", format="JsonSchema/draft-07")
-    response = writer.generic(
+def test_put_updates_latest_in_place_and_header_rules(su, group):
+    post_schema(su, description="d1", format="JsonSchema/draft-07")
+    response = su.generic(
         "PUT",
         "/schemaGroups/g1/schemas/s1",
         json.dumps(SCHEMA_V2),
@@ -130,7 +130,7 @@ def test_put_updates_latest_in_place_and_header_rules(writer, group):
     assert response["Registry-epoch"] == "2" and response["Registry-version"] == "1"
     assert response["Registry-description"] == "d1"  # missing header: unchanged
     assert response["Registry-name"] == "Nice name"
-    response = writer.generic(
+    response = su.generic(
         "PUT",
         "/schemaGroups/g1/schemas/s1",
         json.dumps(SCHEMA_V2),
@@ -141,21 +141,19 @@ def test_put_updates_latest_in_place_and_header_rules(writer, group):
     assert Version.objects.filter(resource__rid="s1").count() == 1
 
 
-def test_put_unknown_resource_and_version_create(writer, group):
-    response = writer.generic(
-        "PUT", "/schemaGroups/g1/schemas/new", json.dumps(SCHEMA_V1), content_type="application/json"
-    )
+def test_put_unknown_resource_and_version_create(su, group):
+    response = su.generic("PUT", "/schemaGroups/g1/schemas/new", json.dumps(SCHEMA_V1), content_type="application/json")
     assert response.status_code == 201 and response["Location"].endswith("/schemas/new")
-    response = writer.generic(
+    response = su.generic(
         "PUT", "/schemaGroups/g1/schemas/new/versions/v2", json.dumps(SCHEMA_V2), content_type="application/json"
     )
     assert response.status_code == 201 and response["Registry-version"] == "v2"
 
 
-def test_version_id_mismatch_is_409(writer, group):
-    post_schema(writer)
+def test_version_id_mismatch_is_409(su, group):
+    post_schema(su)
     before = snapshot()
-    response = writer.generic(
+    response = su.generic(
         "PUT",
         "/schemaGroups/g1/schemas/s1/versions/1",
         json.dumps(SCHEMA_V1),
@@ -166,64 +164,63 @@ def test_version_id_mismatch_is_409(writer, group):
     assert snapshot() == before
 
 
-def test_version_epochs_and_stale_writes(writer, group):
-    post_schema(writer)
+def test_version_epochs_and_stale_writes(su, group):
+    post_schema(su)
     url = "/schemaGroups/g1/schemas/s1/versions/1"
     assert (
-        writer.generic("PUT", url + "?epoch=1", json.dumps(SCHEMA_V1), content_type="application/json").status_code
-        == 200
+        su.generic("PUT", url + "?epoch=1", json.dumps(SCHEMA_V1), content_type="application/json").status_code == 200
     )
-    stale = writer.generic("PUT", url + "?epoch=1", json.dumps(SCHEMA_V2), content_type="application/json")
+    stale = su.generic("PUT", url + "?epoch=1", json.dumps(SCHEMA_V2), content_type="application/json")
     assert stale.status_code == 409
-    assert json.loads(writer.get(url).content) == SCHEMA_V1
-    assert writer.delete(url + "?epoch=1").status_code == 409
+    assert json.loads(su.get(url).content) == SCHEMA_V1
+    assert su.delete(url + "?epoch=1").status_code == 409
 
 
-def test_delete_versions_rules(writer, group):
-    post_schema(writer)
-    new_version(writer)
-    new_version(writer, body={**SCHEMA_V2, "title": "three"})
+def test_delete_versions_rules(su, group):
+    post_schema(su)
+    new_version(su)
+    new_version(su, body={**SCHEMA_V2, "title": "three"})
     base = "/schemaGroups/g1/schemas/s1"
-    response = writer.generic(
+    response = su.generic(
         "DELETE",
         base + "/versions",
         '[{"version": "1"}, {"version": "2"}, {"version": "3"}]',
         content_type="application/json",
     )
     assert response.status_code == 400  # deleting every version
-    response = writer.generic(
+    response = su.generic(
         "DELETE", base + "/versions", '[{"version": "1"}, {"version": "nope"}]', content_type="application/json"
     )
     assert response.status_code == 404
     assert Version.objects.filter(resource__rid="s1").count() == 3
-    assert writer.delete(base + "/versions/3").status_code == 200
-    assert writer.get(base)["Registry-version"] == "2"  # greatest remaining became latest
-    response = writer.delete(base + "/versions")  # no body: all but the latest
+    assert su.delete(base + "/versions/3").status_code == 200
+    assert su.get(base)["Registry-version"] == "2"  # greatest remaining became latest
+    response = su.delete(base + "/versions")  # no body: all but the latest
     assert response.status_code == 200 and list(response.json()) == ["1"]
-    assert writer.delete(base + "/versions/2").status_code == 400  # the only one
+    assert su.delete(base + "/versions/2").status_code == 400  # the only one
 
 
-def test_delete_resource_and_bulk(writer, group):
-    post_schema(writer, sid="a")
-    post_schema(writer, sid="b")
-    response = writer.generic(
+def test_delete_resource_and_bulk(su, group):
+    post_schema(su, sid="a")
+    post_schema(su, sid="b")
+    response = su.generic(
         "DELETE", "/schemaGroups/g1/schemas", '[{"id": "a"}, {"id": "zz"}]', content_type="application/json"
     )
     assert response.status_code == 404 and Resource.objects.count() == 2
-    response = writer.delete("/schemaGroups/g1/schemas/a")
+    response = su.delete("/schemaGroups/g1/schemas/a")
     assert response.status_code == 200 and response.json()["id"] == "a"
-    assert writer.delete("/schemaGroups/g1/schemas").status_code == 200
+    assert su.delete("/schemaGroups/g1/schemas").status_code == 200
     assert Resource.objects.count() == 0
 
 
-def test_listing_shapes(writer, group):
-    post_schema(writer, format="JsonSchema/draft-07")
-    listing = writer.get("/schemaGroups/g1/schemas").json()
+def test_listing_shapes(su, group):
+    post_schema(su, format="JsonSchema/draft-07")
+    listing = su.get("/schemaGroups/g1/schemas").json()
     entry = listing["s1"]
     assert entry["self"].endswith("/schemas/s1/versions/1") and entry["version"] == "1"
     assert entry["format"] == "JsonSchema/draft-07" and "schema" not in entry
-    inline = writer.get("/schemaGroups/g1/schemas?inline").json()
+    inline = su.get("/schemaGroups/g1/schemas?inline").json()
     assert inline["s1"]["schema"] == SCHEMA_V1
-    post_schema(writer, sid="bin", body=b"\x00\x01", content_type="application/octet-stream")
-    assert writer.get("/schemaGroups/g1/schemas?inline").json()["bin"]["schemaBase64"] == "AAE="
-    assert writer.get("/schemaGroups/g1?inline").json()["schemas"]["s1"]["versions"]["1"]["schema"] == SCHEMA_V1
+    post_schema(su, sid="bin", body=b"\x00\x01", content_type="application/octet-stream")
+    assert su.get("/schemaGroups/g1/schemas?inline").json()["bin"]["schemaBase64"] == "AAE="
+    assert su.get("/schemaGroups/g1?inline").json()["schemas"]["s1"]["versions"]["1"]["schema"] == SCHEMA_V1

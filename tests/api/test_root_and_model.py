@@ -21,7 +21,7 @@ def test_model_is_fixed(anon):
     assert [g["singular"] for g in model["groups"]] == ["endpoint", "definitionGroup", "schemaGroup"]
 
 
-def test_root_document(anon, writer, group):
+def test_root_document(anon, su, group):
     response = anon.get("/")
     assert response["Content-Type"] == "application/json; charset=utf-8"
     root = response.json()
@@ -33,8 +33,8 @@ def test_root_document(anon, writer, group):
     assert {"id", "name"} <= set(root)
 
 
-def test_inline_holds_everything(anon, writer, group):
-    assert post_schema(writer).status_code == 201
+def test_inline_holds_everything(anon, su, group):
+    assert post_schema(su).status_code == 201
     response = anon.get("/?inline")
     body = json.loads(b"".join(response.streaming_content))
     assert body["model"]["groups"]
@@ -44,8 +44,8 @@ def test_inline_holds_everything(anon, writer, group):
     assert body["endpoints"] == {} and body["definitionGroups"] == {}
 
 
-def test_inline_too_large_is_400(anon, writer, group, settings):
-    post_schema(writer)
+def test_inline_too_large_is_400(anon, su, group, settings):
+    post_schema(su)
     settings.REGISTRY_MAX_INLINE_ENTITIES = 2
     response = anon.get("/?inline")
     assert response.status_code == 400

@@ -23,18 +23,6 @@ def writer(client, db):
     return client
 
 
-@pytest.fixture
-def xr(client, db):
-    """What `xr conform -s http://testserver/registry` talks to: an anonymous client on an empty store."""
-    return client
-
-
-@pytest.fixture
-def xr_writer(writer):
-    """A signed-in superuser, for the conform checks that need content in the store first."""
-    return writer
-
-
 def post_json(client, path, body, method="post"):
     return getattr(client, method)(path, data=json.dumps(body), content_type="application/json")
 

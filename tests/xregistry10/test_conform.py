@@ -248,13 +248,13 @@ def parse_model(body: bytes) -> dict:
 
 
 @pytest.fixture
-def loaded(xr):
+def loaded(anon):
     """xrlib.GetRegistry -> LoadRemoteRegistry: /model and /capabilities read before any check. The strict
     parse that `xr` also does here is test_load_registry_parses_model_and_capabilities; this fixture only
     needs JSON, so that each check below reports its own finding (xr itself stops at the first)."""
-    model_res = xr.get("/registry/model")
+    model_res = anon.get("/registry/model")
     assert model_res.status_code // 100 == 2, f"xr cannot read /model: {model_res.status_code}"
-    caps_res = xr.get("/registry/capabilities")
+    caps_res = anon.get("/registry/capabilities")
     assert caps_res.status_code // 100 == 2, f"xr cannot read /capabilities: {caps_res.status_code}"
     return {"model": json.loads(model_res.content), "capabilities": json.loads(caps_res.content)}
 
@@ -262,14 +262,14 @@ def loaded(xr):
 # --- LoadRemoteRegistry (before the first check) ----------------------------------------------------------
 
 
-def test_load_registry_parses_model_and_capabilities(xr):
+def test_load_registry_parses_model_and_capabilities(anon):
     """Rows L1, L2: GET /model and GET /capabilities answer 2xx and parse with xr's strict decoders; if
     not, `xr conform` stops before its first check."""
-    model_res = xr.get("/registry/model")
+    model_res = anon.get("/registry/model")
     assert model_res.status_code // 100 == 2, f"xr cannot read /model: {model_res.status_code}"
     model = parse_model(model_res.content)
     assert set(model.get("groups") or {}) == CLOUDEVENTS_GROUPS  # the fixed CloudEvents model
-    caps_res = xr.get("/registry/capabilities")
+    caps_res = anon.get("/registry/capabilities")
     assert caps_res.status_code // 100 == 2, f"xr cannot read /capabilities: {caps_res.status_code}"
     parse_capabilities(caps_res.content)
 
@@ -277,9 +277,9 @@ def test_load_registry_parses_model_and_capabilities(xr):
 # --- TestSniff (ct_misc.go) -------------------------------------------------------------------------------
 
 
-def test_sniff_get_root(loaded, xr):
+def test_sniff_get_root(loaded, anon):
     """Rows 3-6."""
-    res = get(xr, "")
+    res = get(anon, "")
     http_status_must_equal(res, 200, "GET /")
     http_body_must_json(res, "GET /")
 
@@ -296,30 +296,30 @@ def test_capabilities_are_available(loaded):
     assert available["model"] == {"mutable": False}
 
 
-def test_capabilities_get(loaded, xr):
+def test_capabilities_get(loaded, anon):
     """Rows 9-11 and 21: GET /capabilities is 200, a JSON object, and parses ("Capabilities successfully
     parsed")."""
-    res = get(xr, "/capabilities")
+    res = get(anon, "/capabilities")
     http_status_must_equal(res, 200, "GET /capabilities")
     http_body_must_json(res, "GET /capabilities")
     parse_capabilities(res.content)
 
 
-def test_capabilities_not_in_root_without_inline(loaded, xr):
+def test_capabilities_not_in_root_without_inline(loaded, anon):
     """Rows 12-15."""
-    res = get(xr, "/")
+    res = get(anon, "/")
     http_status_must_equal(res, 200, "GET /")
     root = http_body_must_json(res, "GET /")
     assert "capabilities" not in root, "'GET /' MUST NOT include 'capabilities' attribute"
 
 
-def test_capabilities_inline_equals_capabilities(loaded, xr):
+def test_capabilities_inline_equals_capabilities(loaded, anon):
     """Rows 16-20: with the `inline` flag (CONTRACT 11 serves ?inline; the Go test skips without it),
     GET /?inline=capabilities carries the same JSON as GET /capabilities."""
     assert "inline" in (loaded["capabilities"].get("flags") or []), "the 'inline' flag is served"
-    res1 = get(xr, "/capabilities")
+    res1 = get(anon, "/capabilities")
     caps = http_body_must_json(res1, "GET /capabilities")
-    res2 = get(xr, "/?inline=capabilities")
+    res2 = get(anon, "/?inline=capabilities")
     http_status_must_equal(res2, 200, "GET /?inline=capabilities")
     root = http_body_must_json(res2, "GET /?inline=capabilities")
     assert "capabilities" in root, '"capabilities" MUST be present, but is missing'
@@ -329,9 +329,9 @@ def test_capabilities_inline_equals_capabilities(loaded, xr):
 # --- TestModel -------------------------------------------------------------------------------------------
 
 
-def test_model_get(loaded, xr):
+def test_model_get(loaded, anon):
     """Rows 25-27 and "Parsing model MUST work"."""
-    res = get(xr, "/model")
+    res = get(anon, "/model")
     http_status_must_equal(res, 200, "GET /model")
     http_body_must_json(res, "GET /model")
     parse_model(res.content)
@@ -341,9 +341,9 @@ def test_model_get(loaded, xr):
 
 
 @pytest.fixture
-def root(loaded, xr):
+def root(loaded, anon):
     """Rows 32-34: GET / is 200 and a JSON object."""
-    res = get(xr, "/")
+    res = get(anon, "/")
     http_status_must_equal(res, 200, "GET /")
     return http_body_must_json(res, "GET /")
 
@@ -405,20 +405,20 @@ def test_root_group_collections(root, loaded, plural):
     obj_check(root, plural + "url", required=True, op="=", exp=make_url(root["self"], plural))
 
 
-def test_root_group_collections_count_content(xr_writer):
+def test_root_group_collections_count_content(writer):
     """Rows 51-56 again on a store with content (one rc4 document imported): the counts are the numbers of
     groups, and each url lists them."""
     from .conftest import RC4, post_json
 
     doc = json.loads((RC4 / "contoso-erp-jsons07.xreg.json").read_text())
-    assert post_json(xr_writer, "/registry/", doc).status_code == 200
-    res = get(xr_writer, "/")
+    assert post_json(writer, "/registry/", doc).status_code == 200
+    res = get(writer, "/")
     http_status_must_equal(res, 200, "GET /")
     root = http_body_must_json(res, "GET /")
     for plural in sorted(CLOUDEVENTS_GROUPS):
         obj_check(root, plural + "count", op="=", exp=len(doc.get(plural, {})))
         url = root[plural + "url"]
         assert url == make_url(root["self"], plural)
-        listing = xr_writer.get(url.replace("http://testserver", ""), follow=True)
+        listing = writer.get(url.replace("http://testserver", ""), follow=True)
         assert listing.status_code == 200
         assert set(listing.json()) == set(doc.get(plural, {}))
