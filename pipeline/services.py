@@ -32,6 +32,7 @@ from registry.services import WriteContext
 from registry.services.bulk import bulk_refusal, bulk_write
 from registry.services.versions import resource_attributes, version_attributes
 
+from . import authorization
 from .models import ImportedInput
 from .spark import entities
 
@@ -207,6 +208,7 @@ def run_spark_import(
     dry_run: bool = False,
     report_path: str | None = None,
     user: str | None = None,
+    actor=None,
     progress=None,
 ) -> ImportResult:
     """Import the inputs (files, directories, globs). An input that an earlier import left the registry
@@ -297,8 +299,10 @@ def run_spark_import(
     finally:
         sc.stop()
     step(f"{len(classified)} entities checked")
-    ctx = WriteContext(user=user, door="spark")
-    _cascade_and_write(result, classified, stored.pks, dry_run, ctx, step, origins=stored.origins)
+    # `actor`: the user the import runs as (registry/permissions.py decides each entity); None: the system
+    ctx = WriteContext(user=user or (actor.get_username() if actor is not None else None), actor=actor, door="spark")
+    known = authorization.Owners(stored.group_attributes)
+    _cascade_and_write(result, classified, stored.pks, dry_run, ctx, step, origins=stored.origins, known=known)
     after = selectors.change_marker()
     if not dry_run and not result.rejected and _changes(after) == _changes(marker) + ctx.changes:
         # nobody else committed a change while this import ran: the registry is what the input says
@@ -311,7 +315,15 @@ def run_spark_import(
 
 
 def _cascade_and_write(
-    result: ImportResult, classified, pks, dry_run: bool, ctx: WriteContext, step, *, origins: dict[str, str]
+    result: ImportResult,
+    classified,
+    pks,
+    dry_run: bool,
+    ctx: WriteContext,
+    step,
+    *,
+    origins: dict[str, str],
+    known: authorization.Owners,
 ) -> None:
     # a resource named by several version lines arrives once per line: keep one
     unique: dict = {}
@@ -351,7 +363,9 @@ def _cascade_and_write(
         if status == "unchanged":
             result.unchanged += 1
             continue
-        synced = bulk_refusal(ctx=ctx, record=record, origins=origins)
+        synced = bulk_refusal(ctx=ctx, record=record, origins=origins) or authorization.refusal(
+            ctx, status, record, known
+        )
         if synced:
             rejected_paths.add(record.path)
             _reject(result, record, synced)

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connections
 from django.utils import timezone
 
@@ -50,7 +51,15 @@ def run_import(run_id: int) -> str | None:
     try:
         # checked again here: the admin checked when the run was created, but a symlink may have changed since
         path = run.upload.path if run.upload else resolve_server_path(run.source)
-        result = run_spark_import([path], dry_run=run.dry_run, user=run.created_by or None, progress=step)
+        # the run's user's rights decide each entity, as for every door (docs/teams.md)
+        actor = (
+            get_user_model().objects.filter(username=run.created_by, is_active=True).first() if run.created_by else None
+        )
+        if run.created_by and actor is None:
+            raise PermissionError(
+                f"the user {run.created_by!r} who started this import no longer exists or is inactive"
+            )
+        result = run_spark_import([path], dry_run=run.dry_run, user=run.created_by or None, actor=actor, progress=step)
     except Exception as exc:  # recorded on the run, shown in the admin
         run.status, run.error = ImportRun.Status.FAILED, f"{type(exc).__name__}: {exc}"
         step("failed")

@@ -16,6 +16,7 @@ from registry.errors import Problem
 from .delivery import policy
 from .masking import with_masked_values_kept
 from .models import Delivery, Subscription
+from .readable import check_readable
 from .statuses import set_status  # noqa: F401  part of this module's interface (the admin's enable/disable)
 from .validators.filters import validate_filters
 from .validators.protocols import CREDENTIALS, canonical_protocol, validate_protocol, with_defaults
@@ -71,6 +72,7 @@ def create_subscription(*, data: dict, user: str | None = None, limits: dict | N
     if isinstance(data, dict):
         data = with_masked_values_kept(data, None, None)  # *** with nothing stored to keep is refused
     fields = _validated(data)
+    check_readable(fields["filters"], user)
     subscription = Subscription.objects.create(
         **fields, **_limits(limits), status=_initial_status(fields["protocol"]), created_by=user
     )
@@ -126,6 +128,7 @@ def put_subscription(
         subscription.protocolsettings if subscription is not None else None,
     )
     fields = _validated(data)
+    check_readable(fields["filters"], user)
     if subscription is None:
         subscription = Subscription.objects.create(
             id=sid, **fields, **_limits(limits), status=_initial_status(fields["protocol"]), created_by=user

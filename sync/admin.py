@@ -31,7 +31,7 @@ class SyncSourceForm(forms.ModelForm):
 
     class Meta:
         model = SyncSource
-        fields = ("name", "base_url", "token", "scope", "path", "interval_seconds", "enabled", "subscribe")
+        fields = ("name", "base_url", "token", "scope", "path", "interval_seconds", "enabled", "subscribe", "run_as")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -3,6 +3,7 @@
 import secrets
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.db import models
 
 MASK = "***"
@@ -35,6 +36,14 @@ class SyncSource(models.Model):
     remote_subscription_id = models.CharField(max_length=128, blank=True, default="")
     last_run_at = models.DateTimeField(null=True, blank=True)
     last_status = models.CharField(max_length=16, blank=True, default="")
+    run_as = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="the user whose rights each pulled change needs (docs/teams.md); empty: the system (trusted)",
+    )
 
     class Meta:
         ordering = ["name"]

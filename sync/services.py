@@ -102,6 +102,19 @@ def fetch_document(source: SyncSource) -> dict:
     return document
 
 
+def without_owners(document: dict) -> dict:
+    """The remote document less its groups' `owners`: another registry's teams are not this one's (docs/teams.md)."""
+    out = dict(document)
+    for gt in registry_model.group_types:
+        groups = document.get(gt.plural)
+        if isinstance(groups, dict):
+            out[gt.plural] = {
+                gid: ({k: v for k, v in group.items() if k != "owners"} if isinstance(group, dict) else group)
+                for gid, group in groups.items()
+            }
+    return out
+
+
 def _local_scope(source: SyncSource):
     """(groups, resources) held locally with this source's origin, within its scope."""
     parts = [p for p in source.path.split("/") if p]
@@ -119,8 +132,11 @@ def _local_scope(source: SyncSource):
 @transaction.atomic
 def apply_document(source: SyncSource, document: dict) -> dict:
     """Import the remote document and delete local synced entities it no longer holds; returns counts."""
-    ctx = WriteContext(user=f"sync:{source.name}", origin=source.origin, door="sync")
-    report = import_document(ctx, document)
+    actor = source.run_as if source.run_as_id and source.run_as.is_active else None
+    if source.run_as_id and actor is None:
+        raise PermissionError(f"the source's user {source.run_as.get_username()!r} is inactive")
+    ctx = WriteContext(user=f"sync:{source.name}", actor=actor, origin=source.origin, door="sync")
+    report = import_document(ctx, without_owners(document))
     remote_paths = set()
     for gt in registry_model.group_types:
         for gid, gdata in (document.get(gt.plural) or {}).items():

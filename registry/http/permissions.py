@@ -3,6 +3,9 @@ user (401 otherwise), and which registry writes that user may make is decided by
 (registry/permissions.py), for every binding and the admin alike: no view of a registry entity holds a map of its
 own.
 
+With public reads off, a read of a group or of what it holds needs the role `reader` there when the group has owners
+(`check_group_read`, for every view that names a group in its path).
+
 Views of other things than registry entities (subscriptions, the sync hook) name the model permission their writes
 need per method (`write_permissions = {"POST": "subscriptions.add_subscription"}`). A view whose reads are never
 public names the permission they need (`read_permissions = "app.view_model"`): then a read needs a signed-in user
@@ -11,6 +14,8 @@ with it, whatever REGISTRY_PUBLIC_READ says.
 
 from django.conf import settings
 from rest_framework.permissions import SAFE_METHODS, BasePermission
+
+from .. import permissions
 
 
 class RegistryPermission(BasePermission):
@@ -30,3 +35,13 @@ class RegistryPermission(BasePermission):
         if needed is None:  # a registry write: registry.permissions, checked by the services
             return True
         return user.has_perms((needed,) if isinstance(needed, str) else needed)
+
+
+def check_group_read(view, request, kwargs) -> None:
+    """With public reads off, a read below a group with owners needs a role there (`reader` at least) or a registry
+    admin (registry/permissions.py): 403 naming the group and the role. Public reads: nothing to check."""
+    if settings.REGISTRY_PUBLIC_READ or request.method not in SAFE_METHODS:
+        return
+    plural, gid = getattr(view, "group_plural", None), kwargs.get("gid")
+    if plural and isinstance(gid, str):
+        permissions.authorize(request.user, "group", "read", f"/{plural}/{gid.removesuffix('$details')}")

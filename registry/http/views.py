@@ -20,6 +20,7 @@ from ..services.references import base_urls
 from . import conditional
 from .binding import Binding, binding_for_path
 from .openapi import RegistryAutoSchema
+from .permissions import check_group_read
 from .problems import problem_for_exception, problem_response
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
@@ -117,6 +118,7 @@ class RegistryView(APIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)  # authentication and permissions first
         refuse_nul(request, kwargs)
+        check_group_read(self, request, kwargs)
         conditional.check_write_preconditions(self, request, kwargs)
 
     def finalize_response(self, request, response, *args, **kwargs):

@@ -412,4 +412,3 @@ def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict | None) -> None:
                                           for i in items],
         missing_ok=True,
     )  # fmt: skip
-

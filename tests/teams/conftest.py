@@ -14,6 +14,7 @@ from django.contrib.auth.models import Permission
 
 from registry.roles import EDITORS, ensure_roles
 from tests.conftest import token_client
+from tests.sync.test_sync import remote  # noqa: F401 - the fixture: another instance of this server (a sync's remote)
 
 OWNERS_A = {"team-a": "owner", "team-a-dev": "editor", "team-audit": "reader"}
 OWNERS_B = {"team-b": "owner"}

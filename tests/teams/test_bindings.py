@@ -154,3 +154,18 @@ def test_force_deletes_need_the_owner_role(binding, teams, su):
     assert snapshot() == before
     assert binding.send(teams["owner_a"], "DELETE", path).status_code in (200, 204)
     assert not Version.objects.filter(resource__group__gid="A").exists()
+
+
+def test_with_public_reads_off_a_group_with_owners_is_read_by_its_teams(binding, teams, su, settings):
+    assert binding.create_schema(su, "A", "s", DOC, FORMAT).status_code == 201
+    settings.REGISTRY_PUBLIC_READ = False
+    for name in ("reader_a", "editor_a", "owner_a", "admin"):
+        for path in (binding.group("A"), binding.schema("A", "s"), binding.version("A", "s", "1")):
+            assert teams[name].get(path).status_code == 200, (name, path)
+    for name in ("owner_b", "outsider"):
+        response = teams[name].get(binding.schema("A", "s"))
+        body = binding.assert_problem(response, 403, "forbidden")
+        assert "the role reader in the group" in body["detail"], body
+    assert teams["owner_b"].get(binding.group("C")).status_code == 200  # no owners: every signed-in user
+    settings.REGISTRY_PUBLIC_READ = True
+    assert teams["owner_b"].get(binding.schema("A", "s")).status_code == 200
