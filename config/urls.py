@@ -15,6 +15,7 @@ from asyncapi import admin_views as asyncapi_admin_views
 from catalog.api import urls as catalog_urls
 from catalog.api.messagecatalog import MESSAGE_CATALOG
 from catalog.api.schemaregistry import SCHEMA_REGISTRY
+from confluent.api.binding import CONFLUENT
 from registry import admin_map, admin_search, admin_views, api_docs
 from registry.admin_discovery import discover_admin
 from registry.api.binding import CORE
@@ -31,6 +32,7 @@ mount(settings.REGISTRY_CORE_PATH, CORE)
 mount(settings.REGISTRY_XR10_PATH, XREGISTRY)
 for older in (SCHEMA_REGISTRY, MESSAGE_CATALOG):
     mount(f"/{older.api_base}/", older.declaration())
+mount("/confluent/", CONFLUENT)  # docs/confluent.md: Confluent's error documents, also for 404 and 500
 for own in ("/subscriptions/", "/sync/", "/api/", "/admin/", "/.well-known/", "/audit/"):
     mount(own, CORE)  # APIs of their own at the root whatever binding answers there: the project's problem documents
 

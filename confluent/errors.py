@@ -1,10 +1,14 @@
 """Confluent's error dialect: `{"error_code": N, "message": "..."}` with Confluent's codes (docs/confluent.md).
 
-Services and views raise `ConfluentError`; `confluent.api.base` renders it, and maps the registry's own problems
-(a refused write of the shared store) and DRF's auth failures to the nearest Confluent code, in one place.
+`ConfluentError` is a kernel `Problem` that carries its own Confluent code: this API's own rules (42xxx, 404xx)
+raise it. Every other problem (the kernel's: a malformed body, auth, an unknown path, a method; the registry's
+services': a refused write, the check's budget; handler404/handler500) gets the code `code_of` gives its kind, here
+and nowhere else. `confluent.api.binding` writes either as Confluent's error document.
 """
 
 from __future__ import annotations
+
+from registry.errors import Problem
 
 SUBJECT_NOT_FOUND = 40401
 VERSION_NOT_FOUND = 40402
@@ -24,21 +28,70 @@ NOT_PERMITTED = 42205
 REFERENCE_EXISTS = 42206
 ID_MISMATCH = 42207
 INVALID_SUBJECT = 42208
+TOO_LARGE = 42209
+UNAUTHORIZED = 40101
+FORBIDDEN = 40301
 STORE_ERROR = 50001
-TIMEOUT = 50002
-FORWARDING = 50003  # never raised: there is no primary to forward to (every worker writes the one database)
+TIMEOUT = 50002  # the store busy or down (503 with Retry-After), or a check past REGISTRY_CHECK_SECONDS (503)
+FORWARDING = 50003  # never answered: there is no primary to forward to (every worker writes the one database)
+
+# the kernel's problem kinds (registry.errors.KINDS) in Confluent's codes; a kind not listed keeps its HTTP status
+# as its code (400 malformed body, 404 unknown path, 405, 406, 411, 412, 415, 429), as Confluent answers those
+KIND_CODES = {
+    "unauthorized": UNAUTHORIZED,
+    "forbidden": FORBIDDEN,
+    "too-large": TOO_LARGE,
+    "incompatible-version": INCOMPATIBLE,
+    "invalid-attribute": INVALID_SCHEMA,  # the registry's check of a registered document (catalog's hook)
+    "invalid-document": INVALID_SCHEMA,
+    "id-exists": INVALID_SUBJECT,  # a subject differing only by case from an existing one (ids ignore case)
+    "conflict": NOT_PERMITTED,
+    "server-error": STORE_ERROR,
+    "service-unavailable": TIMEOUT,
+}
+# HTTP status of a ConfluentError -> the kernel's kind it stands for (audit, logs)
+STATUS_KINDS = {
+    400: "bad-request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    406: "not-acceptable",
+    409: "incompatible-version",
+    413: "too-large",
+    415: "unsupported-media-type",
+    422: "invalid-document",
+    500: "server-error",
+}
 
 
-class ConfluentError(Exception):
-    """An error answer: HTTP `status`, Confluent `code`, a message naming what is wrong."""
+def code_of(problem: Problem, *, entity: str | None = None) -> int:
+    """The Confluent code of a problem: its own (a ConfluentError), else its kind's. `entity`: what the problem's
+    subject (a store path) is, `context`, `subject` or `version`: a subject or version not found is 40401 / 40402,
+    a subject that exists differing only by case 42208; any other id that exists is a concurrent write's (409)."""
+    if isinstance(problem, ConfluentError):
+        return problem.code
+    if problem.kind == "not-found" and entity in ("subject", "version"):
+        return SUBJECT_NOT_FOUND if entity == "subject" else VERSION_NOT_FOUND
+    if problem.kind == "id-exists" and entity == "version":
+        return 409
+    return KIND_CODES.get(problem.kind, problem.status)
+
+
+class ConfluentError(Problem):
+    """A refusal by one of this API's rules: Confluent `code`, a `message` naming what is wrong, its HTTP `status`
+    (by default the code's first three digits). The message is written as it is (no placeholders)."""
 
     def __init__(self, code: int, message: str, status: int | None = None):
-        super().__init__(message)
+        status = status or (code if code < 1000 else code // 100)
         self.code = code
         self.message = message
-        self.status = status or (code if code < 1000 else code // 100)
+        super().__init__(STATUS_KINDS.get(status, "bad-request"), message, status=status)
 
-    def as_json(self) -> dict:
+    def detail_in(self, path_name, attribute_name=None) -> str:
+        return self.message
+
+    def as_json(self, instance: str | None = None) -> dict:
         return {"error_code": self.code, "message": self.message}
 
 

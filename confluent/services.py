@@ -31,7 +31,7 @@ from registry.services.groups import lock_group
 from . import selectors
 from .errors import (
     INCOMPATIBLE,
-    INVALID_SCHEMA,
+    INVALID_COMPATIBILITY,
     INVALID_SUBJECT,
     NOT_PERMITTED,
     REFERENCE_EXISTS,
@@ -104,28 +104,6 @@ def resolve_stored_references(references: list[dict]) -> list[Referenced]:
     return _resolve(references, (), [0])
 
 
-def registry_problem(exc: Problem, subject: Subject) -> ConfluentError:
-    """A refusal of the shared store in Confluent's words."""
-    if exc.kind == "incompatible-version":
-        details = exc.errors or [exc.detail]
-        return ConfluentError(
-            INCOMPATIBLE,
-            f'Schema being registered is incompatible with an earlier schema for subject "{subject.name}", '
-            f"details: {details}",
-        )
-    if exc.kind == "id-exists":
-        return ConfluentError(INVALID_SUBJECT, f"{exc.detail}: ids are unique irrespective of case here")
-    if exc.kind == "conflict":
-        return ConfluentError(NOT_PERMITTED, exc.detail)
-    if exc.kind == "not-found":
-        return subject_not_found(subject.name)
-    if exc.kind == "forbidden":  # registry.permissions: the writer may not make this write
-        return ConfluentError(40301, f"Forbidden: {exc.detail}", status=403)
-    if exc.status == 413:
-        return ConfluentError(42209, exc.detail)
-    return ConfluentError(INVALID_SCHEMA, f"Invalid schema: {exc.detail}")
-
-
 def _check_mode(subject: Subject, inp: Registration | None = None) -> str:
     mode = selectors.effective_mode(subject)
     if mode == "READONLY":
@@ -143,7 +121,7 @@ def _ensure_group(ctx: WriteContext, group_id: str) -> Group:
         try:
             group = create_group(ctx=ctx, address=EntityAddress(GROUPS), data={"id": group_id})
         except Problem as exc:
-            if exc.kind == "forbidden":  # the writer may not create it: 403, as for any write it may not make
+            if exc.status != 400:  # forbidden (403), the store busy (503): as for any write
                 raise
             raise ConfluentError(INVALID_SUBJECT, f"the context's schema group {group_id!r}: {exc.detail}")
     return group
@@ -201,20 +179,18 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
     )
     address = EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
     pending_level = selectors.setting(subject.scope) if resource is None else None
-    try:
-        with transaction.atomic():
-            if resource is None:
-                _ensure_group(ctx, subject.group_id)
-                resource = create_resource(ctx=ctx, address=address, data=version_input)
-                version = resource.latest
-                if pending_level is not None and pending_level.compatibility:
-                    set_resource_meta(
-                        ctx=ctx, address=address, meta={"compatibility": pending_level.compatibility}, announced=True
-                    )
-            else:
-                _resource, version = create_version(ctx=ctx, address=address, data=version_input)
-    except Problem as exc:
-        raise registry_problem(exc, subject)
+    # a refusal of the store (invalid, incompatible, forbidden, past the check's budget) is a Problem that the
+    # binding writes in Confluent's words (confluent.errors.code_of), and the transaction rolls back
+    if resource is None:
+        _ensure_group(ctx, subject.group_id)
+        resource = create_resource(ctx=ctx, address=address, data=version_input)
+        version = resource.latest
+        if pending_level is not None and pending_level.compatibility:
+            set_resource_meta(
+                ctx=ctx, address=address, meta={"compatibility": pending_level.compatibility}, announced=True
+            )
+    else:
+        _resource, version = create_version(ctx=ctx, address=address, data=version_input)
     if pending_level is not None:
         pending_level.compatibility = None
         pending_level.save(update_fields=["compatibility"])
@@ -267,10 +243,7 @@ def delete_subject(*, ctx: WriteContext, subject: Subject, permanent: bool) -> l
             f"Subject '{subject.name}' was not deleted first before being permanently deleted",
         )
     _referenced(subject, rows)
-    try:
-        delete_resource(ctx=ctx, address=EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id))
-    except Problem as exc:
-        raise registry_problem(exc, subject)
+    delete_resource(ctx=ctx, address=EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id))
     Setting.objects.filter(scope=subject.scope).delete()
     return [row.number for row in rows]
 
@@ -307,13 +280,10 @@ def delete_subject_version(*, ctx: WriteContext, subject: Subject, version: str,
             f"Subject '{subject.name}' Version {row.number} was not deleted first before being permanently deleted",
         )
     address = EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
-    try:
-        if len(rows) == 1 and resource.versions.count() == 1:
-            delete_resource(ctx=ctx, address=address)
-        else:
-            delete_version(ctx=ctx, address=address.version(row.version.vid))
-    except Problem as exc:
-        raise registry_problem(exc, subject)
+    if len(rows) == 1 and resource.versions.count() == 1:
+        delete_resource(ctx=ctx, address=address)
+    else:
+        delete_version(ctx=ctx, address=address.version(row.version.vid))
     return row.number
 
 
@@ -341,9 +311,9 @@ def set_compatibility(*, ctx: WriteContext, subject: Subject | None, level: str 
         try:
             update_group_attributes(ctx, group, common, extensions)
         except Problem as exc:
-            if exc.kind == "forbidden":
-                raise registry_problem(exc, subject)
-            raise ConfluentError(42203, exc.detail)
+            if exc.status != 400:
+                raise
+            raise ConfluentError(INVALID_COMPATIBILITY, exc.detail)
         return
     resource = selectors.find_resource(subject)
     if resource is None:
@@ -362,7 +332,9 @@ def set_compatibility(*, ctx: WriteContext, subject: Subject | None, level: str 
             replace=True,
         )
     except Problem as exc:
-        raise ConfluentError(42203, exc.detail)
+        if exc.status != 400:
+            raise
+        raise ConfluentError(INVALID_COMPATIBILITY, exc.detail)
 
 
 @transaction.atomic

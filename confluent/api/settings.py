@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from catalog.validators.compatibility import LEVELS, check_compatibility
+from registry.http.requests import json_body
 
 from .. import selectors, services
 from ..errors import INVALID_COMPATIBILITY, INVALID_MODE, ConfluentError, version_not_found
 from ..schema_types import prepare
 from ..subjects import parse
-from .base import ConfluentView, answer, flag, json_body
+from .base import ConfluentView, answer, flag
 from .inputs import registration
 
 SETTINGS_PERMISSIONS = {"PUT": "registry.change_group", "DELETE": "registry.change_group"}

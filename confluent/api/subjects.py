@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 
+from registry.http.requests import json_body
+
 from .. import selectors, services
 from ..errors import SCHEMA_NOT_FOUND, ConfluentError
 from ..schema_types import prepare
 from ..subjects import parse
 from . import render
-from .base import ConfluentView, answer, flag, json_body, page
+from .base import ConfluentView, answer, flag, page
 from .inputs import registration
 
 

@@ -1,9 +1,9 @@
 """Routes of the Confluent API, mounted at `/confluent` (config/urls.py). Subject names may hold `/` (the
-Protobuf serializers name subjects after .proto files), hence `path:` converters, tried longest route first."""
+Protobuf serializers name subjects after .proto files), hence `path:` converters, tried longest route first. Any
+other path under /confluent is answered by handler404 in Confluent's words (the binding is mounted there)."""
 
-from django.urls import path, re_path
+from django.urls import path
 
-from ..errors import ConfluentError
 from . import schemas, settings, subjects
 from .base import ConfluentView, answer
 
@@ -11,18 +11,6 @@ from .base import ConfluentView, answer
 class RootView(ConfluentView):
     def get(self, request):
         return answer({})
-
-
-class UnknownView(ConfluentView):
-    """Any other path under /confluent: Confluent's plain 404."""
-
-    post_reads = True
-    write_permissions = {}
-
-    def get(self, request):
-        raise ConfluentError(404, f"HTTP 404 Not Found: {request.path}", status=404)
-
-    post = put = delete = patch = get
 
 
 urlpatterns = [
@@ -45,5 +33,4 @@ urlpatterns = [
     path("compatibility/subjects/<path:subject>/versions/<str:version>", settings.CompatibilityView.as_view()),
     path("compatibility/subjects/<path:subject>/versions", settings.CompatibilityView.as_view()),
     path("contexts", subjects.ContextsView.as_view()),
-    re_path(r"^.*$", UnknownView.as_view()),
 ]

@@ -27,6 +27,8 @@ class Binding:
     percent_encoded_headers: metadata header values are percent-encoded UTF-8 (xRegistry 1.0), not raw UTF-8.
     bare_body_is_json: a body sent without `Content-Type` is read as JSON (the `xr` CLI sends none; Django's
         development server reports a missing type as `text/plain`, which then counts as none).
+    json_media_types: media types read as JSON besides `application/json` and `*/*+json` (Confluent's clients may
+        send `application/octet-stream`).
     render_problem: writes a Problem as this binding's error document.
     challenge: the `WWW-Authenticate` of this binding's 401 answers.
     """
@@ -36,6 +38,7 @@ class Binding:
     header_prefix: str | None = None
     percent_encoded_headers: bool = False
     bare_body_is_json: bool = False
+    json_media_types: tuple[str, ...] = ()
     challenge: str = 'Token realm="registry"'
 
     @property

@@ -134,6 +134,8 @@ def check_json_media_type(request, extra: tuple[str, ...] = ()) -> None:
         return
     if not base:  # a body without a media type is not taken for JSON (docs/api-contract.md section 2: parsed strictly)
         raise Problem("unsupported-media-type", "a JSON body needs Content-Type: application/json")
+    binding = binding_of(request)
+    extra = (*extra, *(binding.json_media_types if binding is not None else ()))
     if base != "application/json" and not base.endswith("+json") and base not in extra:
         raise Problem("unsupported-media-type", f"expected application/json, not {base}")
 
