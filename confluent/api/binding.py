@@ -50,7 +50,9 @@ def message_of(problem: Problem) -> str:
             f"{e['path']}: {e['change']} ({e['reason']})" if isinstance(e, dict) and "change" in e else str(e)
             for e in problem.errors
         ] or [problem.detail]
-        return f'Schema being registered is incompatible with an earlier schema for subject "{name}", details: {details}'
+        return (
+            f'Schema being registered is incompatible with an earlier schema for subject "{name}", details: {details}'
+        )
     return problem.detail_in(path_name)
 
 
