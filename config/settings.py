@@ -103,6 +103,7 @@ MIDDLEWARE = [
     "operations.middleware.RequestContextMiddleware",
     "operations.middleware.OperationsMiddleware",
     "registry.database_errors.DatabaseUnavailableMiddleware",  # a database down or busy: 503, never 500
+    "registry.http.fast_reads.FastDocumentReads",  # public document reads: a kept answer after one query
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -221,6 +222,9 @@ REGISTRY_MAX_PAGE_SIZE = env_int("REGISTRY_MAX_PAGE_SIZE", 1000)
 REGISTRY_MAX_INLINE_ENTITIES = env_int("REGISTRY_MAX_INLINE_ENTITIES", 100_000)
 # whole-registry answers (GET /?inline, the export) kept rendered per worker until the next change
 REGISTRY_RENDERED_ANSWER_BYTES = env_int("REGISTRY_RENDERED_ANSWER_BYTES", 32 * 1024 * 1024)
+# public document reads answered from the view's kept answer after one query (registry/http/fast_reads.py)
+REGISTRY_FAST_READS = env_bool("REGISTRY_FAST_READS", True)
+REGISTRY_FAST_READ_BYTES = env_int("REGISTRY_FAST_READ_BYTES", 16 * 1024 * 1024)
 REGISTRY_ID = os.environ.get("REGISTRY_ID", "cloudevents-registry")
 REGISTRY_NAME = os.environ.get("REGISTRY_NAME", "CloudEvents Registry")
 REGISTRY_DESCRIPTION = os.environ.get("REGISTRY_DESCRIPTION", "")

@@ -23,6 +23,7 @@ from registry.attributes import timestamp
 from registry.errors import Problem
 from registry.filters import apply as apply_filters
 from registry.filters import parse as parse_filters
+from registry.http import fast_reads
 from registry.http.binding import Binding
 from registry.http.problems import problem_body, problem_response_of
 from registry.http.requests import body_bytes, check_flags, json_body, query_epoch
@@ -83,6 +84,24 @@ def integer_versions(resource: Resource):
         .defer("content")
         .order_by(Length("vid"), "vid")
     )
+
+
+def fast_read_addressers(names: OlderBinding):
+    """(latest, by version): what a binding's document GETs depend on, for the fast path (registry/http/fast_reads.py):
+    the row of the document, as `ResourceBase.get` and `VersionBase.get` read it."""
+
+    def latest(_initkwargs, kwargs):
+        return fast_reads.DocumentAddress(names.group_plural, kwargs["gid"], names.resource_plural, kwargs["rid"])
+
+    def by_version(_initkwargs, kwargs):
+        text = kwargs["version"]
+        if not (text.isascii() and text.isdigit()) or len(text) > 20:
+            return None  # a 404 of its own: the whole way
+        return fast_reads.DocumentAddress(
+            names.group_plural, kwargs["gid"], names.resource_plural, kwargs["rid"], version_id_of(text)
+        )
+
+    return latest, by_version
 
 
 def version_id_of(text: str) -> str:

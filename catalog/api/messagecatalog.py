@@ -27,6 +27,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 
 from registry import selectors, services
 from registry.errors import Problem
+from registry.http import fast_reads
 from registry.http.openapi import problem_responses
 from registry.http.requests import body_bytes, check_flags, loads_strict, query_epoch
 from registry.http.views import json_response
@@ -42,6 +43,7 @@ from .base import (
     ResourcesBase,
     VersionBase,
     VersionsBase,
+    fast_read_addressers,
 )
 from .binding_openapi import described, operations, post_parameters
 
@@ -219,3 +221,7 @@ described(
         "delete": MC["group"]["delete"],
     },
 )
+
+_latest, _by_version = fast_read_addressers(MESSAGE_CATALOG)
+fast_reads.register(MessageDefinitionView, _latest)
+fast_reads.register(MessageDefinitionVersionView, _by_version)

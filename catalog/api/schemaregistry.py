@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from catalog.validators.format_names import same_format
 from registry.errors import Problem
+from registry.http import fast_reads
 from registry.http.requests import check_flags
 from registry.models import Group, Resource
 from registry.representations import merged_attributes
@@ -26,6 +27,7 @@ from .base import (
     ResourcesBase,
     VersionBase,
     VersionsBase,
+    fast_read_addressers,
 )
 from .binding_openapi import described, operations
 
@@ -105,3 +107,7 @@ for _view, _key in (
     (SchemaLookupView, "lookup"),
 ):
     described(_view, SR[_key])
+
+_latest, _by_version = fast_read_addressers(SCHEMA_REGISTRY)
+fast_reads.register(SchemaView, _latest)
+fast_reads.register(SchemaVersionView, _by_version)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 
 from .. import selectors, services
+from ..http import fast_reads
 from ..http.requests import check_flags, flag, json_body, query_epoch
 from ..http.views import json_response
 from ..paging import PageRequest, link_header
@@ -198,3 +199,18 @@ class VersionView(ResourceTypeView):
         )
         data = version_json(self.base_url(), self.rt, resource, version)
         return json_response(data, headers=registry_headers(data))
+
+
+# a document GET without flags is the fast path's (registry/http/fast_reads.py): its answer depends on the row only
+fast_reads.register(
+    ResourceView,
+    lambda initkwargs, kwargs: fast_reads.DocumentAddress(
+        initkwargs["group_plural"], kwargs["gid"], initkwargs["resource_plural"], kwargs["rid"]
+    ),
+)
+fast_reads.register(
+    VersionView,
+    lambda initkwargs, kwargs: fast_reads.DocumentAddress(
+        initkwargs["group_plural"], kwargs["gid"], initkwargs["resource_plural"], kwargs["rid"], kwargs["vid"]
+    ),
+)

@@ -12,6 +12,7 @@ from django.http import HttpResponse
 
 from .. import compiled_reads, selectors
 from ..errors import Problem, not_found
+from ..http import fast_reads
 from ..http.requests import expected_epoch, flag, query_epoch
 from ..http.views import json_response
 from ..paging import PageRequest, link_header
@@ -28,6 +29,7 @@ from .flags import (
     page_to_load,
     sorted_collection,
 )
+from .mapping import v1_mappings
 from .reads import render_group, render_resource, resources_of
 from .representations import ancestor_id, default_version, document_headers, meta_json, ordered, version_json
 
@@ -408,3 +410,18 @@ def document_answer(version, headers: dict, status: int = 200) -> HttpResponse:
     for name, value in headers.items():
         response[name] = value
     return response
+
+
+def document_address(initkwargs: dict, kwargs: dict) -> fast_reads.DocumentAddress | None:
+    """What a document GET without `$details` or flags depends on, for the fast path (registry/http/fast_reads.py):
+    the row `document` reads, with the version count and previous version, and the sticky default's row."""
+    gm = v1_mappings[initkwargs["v1_group"]]
+    rm = gm.by_v1_plural[initkwargs["v1_resource"]]
+    rid, vid = kwargs["rid"], kwargs.get("vid")
+    if not rm.hasdocument or rid.endswith("$details") or (vid is not None and vid.endswith("$details")):
+        return None
+    return fast_reads.DocumentAddress(gm.plural, kwargs["gid"], rm.plural, rid, vid, history=True, sticky=vid is None)
+
+
+fast_reads.register(ResourceView, document_address)
+fast_reads.register(VersionView, document_address)

@@ -1,0 +1,326 @@
+"""The fast path of public document reads: `GET`/`HEAD` of a document (latest or by version) in every binding that
+registers its document views, answered from the view's own answer kept per URL, after one query.
+
+A document GET through the framework costs about 1 ms of CPU in Python (URL resolution, seven middleware, DRF's
+request, authentication and permissions, the representation, the ETag), ten times the query it needs. The answer
+is a function of what that query reads (the document's version, resource and group rows; in 1.0 also the
+resource's version count and the version before this one) and of the request's URL, scheme, host, method, whether
+the caller signed in, and whether its `If-None-Match` holds the answer's tag. So this middleware runs the query
+(`compiled_reads.document_key`, which also says whether the caller's API token is valid) and, when the row is the
+one an answer was kept for, replays that answer (status, headers, body; a 304 without a body): no view, no DRF, no
+representation. Otherwise (a miss) the request goes the whole way, and the answer it gets is kept under the row it
+was read for. Every answer is thus the full view's own, made by the same code; a write changes the row, so the
+next read, on any worker, is a miss. A write committed between the query and the full view's read keeps a newer
+answer under an older row, which no later read can see again (epochs and modification times only move forward).
+
+It serves only what no rule of the caller's can change: reads are public (`permissions.reads_are_public`),
+the caller is anonymous or sends an API token (`Authorization: Token KEY`) of an active user, no cookie (a
+session, CSRF), no query string, no `If-Match`/`If-Modified-Since`/`If-Unmodified-Since`/`If-Range`/`Range`, a
+host Django accepts. Everything else, and any path the row query finds nothing at (404s), goes the whole way.
+Bindings say which views are document reads and what rows their answers depend on (`register`).
+
+Memory: per process, at most REGISTRY_FAST_READ_BYTES of kept answers (bodies, headers and the rows they were
+read for, counted in bytes), least recently used dropped first; the answers of one URL (a document and its
+variants) larger than an eighth of it are not kept. URL resolutions are kept for at most 2,048 paths of at most 1,024 characters. REGISTRY_FAST_READS=0 turns
+the fast path off. Written by hand: Django's cache framework keys answers by URL and headers, not by the rows
+they were read from, so it cannot tell when one is stale without a query of its own per read anyway.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.core.signals import setting_changed
+from django.http import HttpResponse
+from django.urls import Resolver404, resolve
+from django.utils.cache import (  # type: ignore[attr-defined]  # Django's own comparison: 304s as its views'
+    _if_none_match_passes,
+)
+from django.utils.http import parse_etags
+
+from .. import compiled_reads
+from ..database_errors import is_unavailable, unavailable_response
+from .permissions import reads_are_public
+
+logger = logging.getLogger(__name__)
+
+MAX_PATH = 1024  # longer paths go the whole way (their resolutions are not kept)
+KEPT_STATUSES = frozenset({200, 303, 304, 307})  # a document, a 304, or the redirect to a document kept elsewhere
+DEFERRING_HEADERS = (  # present with any value (an empty Cookie header sends no cookie: Django's test client)
+    "HTTP_IF_MATCH",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_UNMODIFIED_SINCE",
+    "HTTP_IF_RANGE",
+    "HTTP_RANGE",
+)
+ENTRY_OVERHEAD = 1024  # bytes counted per kept answer besides its bodies, headers and rows
+
+
+@dataclass(frozen=True)
+class DocumentAddress:
+    """What a document read's answer depends on, besides the request: the row of this document (store names), in
+    1.0 with the resource's version count and previous version (`history`), and, for a resource's default version
+    that may be sticky (`sticky`), the row of the version it names."""
+
+    group_type: str
+    gid: str
+    resource_type: str
+    rid: str
+    vid: str | None = None
+    history: bool = False
+    sticky: bool = False
+
+
+# view class -> the address of a request it answers (None: not a plain document read: it goes the whole way)
+Addresser = Callable[[dict, dict], DocumentAddress | None]
+_views: dict[type, Addresser] = {}
+
+
+def register(view_class: type, addresser: Addresser) -> None:
+    """Declare `view_class` (exactly that class, not its subclasses) a document read whose answer to a GET without
+    a query string is a function of the request's URL, scheme, host and caller's sign-in and of the rows
+    `addresser(view_initkwargs, url_kwargs)` names."""
+    if getattr(view_class, "read_permissions", None) is not None:
+        raise TypeError(f"{view_class.__name__}'s reads are not public: it cannot be served by the fast path")
+    _views[view_class] = addresser
+
+
+@dataclass
+class Kept:
+    """The answers kept for one URL variant, valid while its rows are `rows`."""
+
+    rows: tuple
+    etag: str | None = None
+    answers: dict = field(default_factory=dict)  # (method, not modified) -> (status, headers, body)
+    size: int = ENTRY_OVERHEAD
+
+
+class KeptAnswers:
+    """Per process, least recently used first out, at most REGISTRY_FAST_READ_BYTES in all."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[tuple, Kept] = OrderedDict()
+        self._size = 0
+
+    def get(self, key: tuple, rows: tuple) -> Kept | None:
+        with self._lock:
+            kept = self._entries.get(key)
+            if kept is None or kept.rows != rows:
+                return None
+            self._entries.move_to_end(key)
+            return kept
+
+    def add(self, key: tuple, rows: tuple, variant: tuple, answer: tuple, etag: str | None) -> None:
+        budget = settings.REGISTRY_FAST_READ_BYTES
+        status, headers, body = answer
+        size = len(body) + sum(len(name) + len(value) for name, value in headers.values())
+        rows_size = sum(len(v) for v in rows if isinstance(v, bytes | str))
+        with self._lock:
+            kept = self._entries.get(key)
+            if kept is None or kept.rows != rows:
+                if kept is not None:
+                    self._size -= kept.size
+                kept = Kept(rows=rows, size=ENTRY_OVERHEAD + rows_size)
+                self._entries[key] = kept
+                self._size += kept.size
+            if variant not in kept.answers:
+                kept.answers[variant] = answer
+                kept.size += size
+                self._size += size
+            if etag is not None:
+                kept.etag = etag
+            self._entries.move_to_end(key)
+            if kept.size > budget // 8:  # too large to keep: read the whole way each time
+                del self._entries[key]
+                self._size -= kept.size
+            while self._size > budget and self._entries:
+                _key, oldest = self._entries.popitem(last=False)
+                self._size -= oldest.size
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._size = 0
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+
+kept_answers = KeptAnswers()
+
+
+@lru_cache(maxsize=2048)
+def _resolved(path_info: str):
+    """(resolver match, addresser) of a path whose view registered, else None."""
+    try:
+        match = resolve(path_info)
+    except Resolver404:
+        return None
+    view_class = getattr(match.func, "view_class", None)
+    addresser = _views.get(view_class) if view_class is not None else None
+    return (match, addresser) if addresser is not None else None
+
+
+def _forget(**_kwargs) -> None:
+    """A changed setting (tests) may change any answer or the URL configuration."""
+    _resolved.cache_clear()
+    kept_answers.clear()
+
+
+setting_changed.connect(_forget, dispatch_uid="registry.http.fast_reads")
+
+
+def _caller_token(meta: dict) -> tuple[bool, str | None]:
+    """(served here, token): no Authorization header, or `Token KEY` as DRF's TokenAuthentication reads it."""
+    header = meta.get("HTTP_AUTHORIZATION")
+    if header is None:
+        return True, None
+    parts = header.split()
+    if len(parts) != 2 or parts[0].lower() != "token" or not parts[1].isascii():
+        return False, None  # another scheme (HTTP Basic), or a malformed token: the whole way
+    return True, parts[1]
+
+
+def _rows(address: DocumentAddress, token: str | None):
+    """(rows, token valid) for the address, or None when the path holds no document."""
+    found = compiled_reads.document_key(
+        address.group_type,
+        address.gid,
+        address.resource_type,
+        address.rid,
+        address.vid,
+        history=address.history,
+        token=token,
+    )
+    if found is None:
+        return None
+    row, caller = found
+    vid = compiled_reads.key_version_id(row)
+    if vid is None:
+        return None
+    rows: tuple = (row,)
+    if address.sticky and address.vid is None:
+        sticky = compiled_reads.key_sticky_default(row)
+        if sticky is not None and sticky != vid:  # the view reads that version instead, when it exists
+            again = compiled_reads.document_key(
+                address.group_type, address.gid, address.resource_type, address.rid, sticky, history=address.history
+            )
+            rows = (row, again[0] if again is not None else None)
+    return rows, caller
+
+
+def _replay(answer: tuple) -> HttpResponse:
+    status, store, body = answer
+    response = HttpResponse(body, status=status)
+    # the kept headers as they were, without setting each through HttpResponse's checks again (they passed them
+    # when the view answered; tests compare the two answers header by header): a fifth of the replay's time
+    response.headers._store = dict(store)
+    return response
+
+
+def _storable(value: str | None) -> bool:
+    """Whether a path segment can be a query parameter (PostgreSQL takes no NUL; text must encode as UTF-8): the
+    others go the whole way, whose answer names what is wrong."""
+    if value is None:
+        return True
+    if "\x00" in value:
+        return False
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class FastDocumentReads:
+    """The middleware (config/settings.py puts it after the request id, the operations endpoints and the database
+    guard, before the rest): a kept answer when the row is the same, else the whole way."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        served = self.serve(request)
+        return served if served is not None else self.get_response(request)
+
+    def serve(self, request):
+        meta = request.META
+        method = request.method
+        if (
+            (method != "GET" and method != "HEAD")
+            or meta.get("QUERY_STRING")
+            or not settings.REGISTRY_FAST_READS
+            or not reads_are_public()
+            or settings.DISALLOWED_USER_AGENTS
+            or meta.get("HTTP_COOKIE")
+            or any(name in meta for name in DEFERRING_HEADERS)
+        ):
+            return None
+        path_info = request.path_info
+        if len(path_info) > MAX_PATH:
+            return None
+        resolved = _resolved(path_info)
+        if resolved is None:
+            return None
+        match, addresser = resolved
+        address = addresser(match.func.view_initkwargs, match.kwargs)
+        if address is None or not all(_storable(v) for v in (address.gid, address.rid, address.vid)):
+            return None
+        ours, token = _caller_token(meta)
+        if not ours or not _storable(token):
+            return None
+        try:
+            host = request.get_host()
+        except DisallowedHost:
+            return None  # the whole way answers it (400)
+        try:
+            found = _rows(address, token)
+        except Exception as exc:
+            if is_unavailable(exc):
+                return unavailable_response(request, exc)
+            raise
+        if found is None:
+            return None
+        rows, caller = found
+        if token is not None and not caller:
+            return None  # an unknown key or an inactive user: the whole way answers 401
+        key = (request.path, request.scheme, host, token is not None)
+        kept = kept_answers.get(key, rows)
+        if_none_match = meta.get("HTTP_IF_NONE_MATCH")
+        if kept is not None:
+            not_modified = (
+                if_none_match is not None
+                and kept.etag is not None
+                and not _if_none_match_passes(kept.etag, parse_etags(if_none_match))
+            )
+            answer = kept.answers.get((method, not_modified))
+            if answer is not None:
+                request.resolver_match = match  # the route the request metrics count it under
+                if logger.isEnabledFor(logging.DEBUG):
+                    logger.debug("kept answer of %s %s", method, request.path)
+                return _replay(answer)
+        response = self.get_response(request)
+        self.keep(request, key, rows, if_none_match, response)
+        return response
+
+    @staticmethod
+    def keep(request, key: tuple, rows: tuple, if_none_match: str | None, response) -> None:
+        status = response.status_code
+        if status not in KEPT_STATUSES or response.streaming or response.cookies:
+            return
+        if status == 304 and if_none_match is None:
+            return
+        store = {name.lower(): (name, value) for name, value in response.items()}
+        answer = (status, store, response.content)
+        kept_answers.add(key, rows, (request.method, status == 304), answer, response.get("ETag"))
