@@ -27,6 +27,7 @@ from types import EllipsisType
 
 import rules
 from django.conf import settings
+from django.db.models.fields.json import KeyTransform
 
 from .errors import Problem
 
@@ -148,18 +149,19 @@ def holds_team_role(user, target: Target) -> bool:
     return bool(user.is_active and role and RANK[role] >= RANK[role_needed(target.kind, target.operation)])
 
 
-# the rules, one per (kind, operation); a registry admin passes them all
+# the rules, one per (kind, operation); a registry admin passes them all. Predicates are tried left to right and
+# stop at the first that decides: a group without owners costs no look-up of the user's teams
 _within_owners = group_has_owners & holds_team_role
 RULES = rules.RuleSet()
 for _kind, _operation in TABLE:
     if (_kind, _operation) == ("group", "own"):
         # owners are set by the group's owners and registry admins, and named by whoever creates the group
-        RULES.add_rule("group.own", is_registry_admin | _within_owners | (group_is_new & holds_model_permissions))
+        RULES.add_rule("group.own", (group_is_new & holds_model_permissions) | _within_owners | is_registry_admin)
     elif _operation == "read":
-        RULES.add_rule("group.read", is_registry_admin | ~group_has_owners | holds_team_role)
+        RULES.add_rule("group.read", ~group_has_owners | holds_team_role | is_registry_admin)
     else:
         RULES.add_rule(
-            f"{_kind}.{_operation}", is_registry_admin | _within_owners | (~group_has_owners & holds_model_permissions)
+            f"{_kind}.{_operation}", (~group_has_owners & holds_model_permissions) | _within_owners | is_registry_admin
         )
 
 
@@ -184,11 +186,16 @@ def stored_owners(group_path: str) -> dict | None:
     parts = group_path.split("/")
     if len(parts) < 3:
         return None
-    row = Group.objects.filter(group_type=parts[1], gid=parts[2]).values_list("extensions", flat=True).first()
+    # the one key, not the whole attributes (an endpoint's can be large); a row without it reads None
+    row = (
+        Group.objects.filter(group_type=parts[1], gid=parts[2])
+        .annotate(_owners=KeyTransform("owners", "extensions"))
+        .values_list("pk", "_owners")
+        .first()
+    )
     if row is None:
         return None
-    owners = (row or {}).get("owners")
-    return owners if isinstance(owners, dict) else {}
+    return row[1] if isinstance(row[1], dict) else {}
 
 
 def roles_held(user) -> dict[str, str]:
