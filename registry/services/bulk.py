@@ -46,7 +46,7 @@ ENTITY_COLUMNS = (
     "modified_by",
     "modified_on",
 )
-RESOURCE_COLUMNS = (*ENTITY_COLUMNS, "group_id", "resource_type", "rid", "version_counter")
+RESOURCE_COLUMNS = (*ENTITY_COLUMNS, "group_id", "resource_type", "rid", "version_counter", "epoch")
 VERSION_COLUMNS = (*ENTITY_COLUMNS, "resource_id", "vid", "epoch", "content", "media_type", "resource_uri")
 JSON_COLUMNS = ("tags", "extensions")
 AUDIT_COLUMNS = ("time", "actor", "authtype", "door", "path", "group_path", "operation", "epoch_before", "epoch_after")
@@ -158,7 +158,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
             audited.append((record.path, "create" if status == "new" else "update", (None, None)))
             if status == "new":
                 new_resources.append(
-                    (*_entity_values(fields, ctx), group_pk(record.group_path), record.resource_type, record.rid, 0)
+                    (*_entity_values(fields, ctx), group_pk(record.group_path), record.resource_type, record.rid, 0, 1)
                 )
             else:
                 Resource.objects.filter(pk=existing[record.path]).update(
