@@ -173,13 +173,14 @@ def check_schema_version(check: VersionCheck) -> None:
             if family is None or family != schema_format_family(fmt)[0]:
                 errors.append(f"format {fmt!r} differs from the format {prev_format!r} of the schema's other versions")
                 break
-    errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit())
+    references = check.referenced_documents  # resolved by the writer (the Confluent API's Avro references)
+    errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit(), references=references)
     if errors:
         raise Invalid(errors)
     level = effective_compatibility(level, check.group_attributes.get("compatibility"))
     if level == "none" or not previous:
         return
-    found = check_compatibility(fmt, level, [c for _f, c in previous], check.document or b"")
+    found = check_compatibility(fmt, level, [c for _f, c in previous], check.document or b"", references)
     if found:
         details = [i.as_dict() for i in found]
         raise Invalid(

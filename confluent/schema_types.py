@@ -59,6 +59,24 @@ class Referenced:
         return {"name": self.name, "subject": self.subject, "version": self.version}
 
 
+def referenced_documents(references: list[Referenced]) -> tuple[bytes, ...]:
+    """The texts of the references and of theirs, deepest first, each subject version once: what the registry's own
+    check of the registered document (catalog's hook) reads named types from (`VersionInput.referenced_documents`)."""
+    out: list[bytes] = []
+    seen: set[tuple[str, int]] = set()
+
+    def walk(refs: list[Referenced]) -> None:
+        for ref in refs:
+            if (ref.subject, ref.version) in seen:
+                continue
+            seen.add((ref.subject, ref.version))
+            walk(ref.references)
+            out.append(ref.text.encode())
+
+    walk(references)
+    return tuple(out)
+
+
 @dataclass
 class Prepared:
     schema_type: str
@@ -66,6 +84,7 @@ class Prepared:
     format: str
     canonical: str
     references: list[dict]
+    referenced: tuple[bytes, ...] = ()  # the referenced documents, deepest first (referenced_documents)
 
     @property
     def media_type(self) -> str:
@@ -126,7 +145,8 @@ def _avro(text: str, references: list[Referenced]) -> Prepared:
         raise invalid_schema("the Avro schema is nested too deeply")
     except Exception as exc:  # SchemaParseException, UnknownType, TypeError, ...
         raise invalid_schema(f"not a valid Avro schema: {type(exc).__name__}: {str(exc)[:300]}")
-    return Prepared("AVRO", text.encode(), "Avro/1.11.0", compact(value), [r.as_json() for r in references])
+    refs = [r.as_json() for r in references]
+    return Prepared("AVRO", text.encode(), "Avro/1.11.0", compact(value), refs, referenced_documents(references))
 
 
 def _json_schema(text: str, references: list[Referenced]) -> Prepared:

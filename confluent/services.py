@@ -176,6 +176,7 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
         media_type=prepared.media_type,
         attributes={"format": prepared.format},
         version_id=vid,
+        referenced_documents=prepared.referenced,  # the catalog's check knows the referenced Avro named types
     )
     address = EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
     pending_level = selectors.setting(subject.scope) if resource is None else None

@@ -58,6 +58,8 @@ class VersionCheck:
     previous_documents: earlier versions of the resource, oldest first, as (format, bytes) for
         compatibility checks; excludes the version being replaced by an update.
     is_update: the version exists and is being changed in place.
+    referenced_documents: documents the version's document refers to by name, resolved by the writer
+        (VersionInput.referenced_documents), deepest first; () when the writer gave none.
     """
 
     group_type: str
@@ -79,3 +81,4 @@ class VersionCheck:
     dangling_references: bool = False  # a reference to no entity is accepted (WriteContext.dangling_references)
     resolves: Callable[[object], bool] = field(default=lambda reference: True)  # an in-registry reference names one
     stored_document: bytes | None = None  # an update: the version's document before this write
+    referenced_documents: tuple[bytes, ...] = ()

@@ -3,7 +3,10 @@
 - JSON Schema (draft-07, 2019-09, 2020-12; older drafts too): UTF-8 JSON, meta-validated against the draft
   named by the format version, else by `$schema`, else draft-07. jsonschema decides and words the errors;
   jsonschema-rs, about 80 times faster, answers first for drafts 4 to 2020-12 (see `_first_meta_error`).
-- Avro: the JSON form (`.avsc`; a top-level array is a union), parsed with `fastavro.parse_schema`.
+- Avro: the JSON form (`.avsc`; a top-level array is a union), parsed with `fastavro.parse_schema`. A document may
+  use named types defined in other documents only when the writer resolved them (`references`: the Confluent API's
+  references, deepest first): their named types are parsed first and known while parsing it. Without references a
+  document stands alone, as always.
 - Protobuf 2 and 3: parsed with proto-schema-parser; syntax errors are reported with line and column.
 - XSD 1.0 / 1.1 (1.1 when the version is not given): parsed with xmlschema, with no file or network access
   (`allow="none"`: imports and includes are not fetched) and entities defused (`defuse="always"`).
@@ -131,7 +134,23 @@ def _first_meta_error(cls, schema, content: bytes):
     return next(reference.iter_errors(schema), None)
 
 
-def _avro(content: bytes) -> list[str]:
+def avro_named_types(references: tuple[bytes, ...] | list[bytes]) -> dict:
+    """fastavro's named schemas of the referenced Avro documents (deepest first: each may use the types of the ones
+    before it); ValueError naming the first that does not parse."""
+    import fastavro
+
+    names: dict = {}
+    for index, document in enumerate(references, 1):
+        try:
+            fastavro.parse_schema(parse_json_limited(document), named_schemas=names, _write_hint=False)
+        except (RecursionError, MemoryError):
+            raise ValueError(f"referenced schema {index} is nested too deeply")
+        except Exception as exc:  # fastavro raises several types for an invalid schema
+            raise ValueError(f"referenced schema {index} is not a valid Avro schema: {_first_line(exc)}")
+    return names
+
+
+def _avro(content: bytes, references: tuple[bytes, ...] = ()) -> list[str]:
     import fastavro
 
     try:
@@ -140,7 +159,11 @@ def _avro(content: bytes) -> list[str]:
         # Avro IDL is not supported: a schema must be the JSON form
         return [f"schema: an Avro schema must be JSON (the .avsc form), and this {exc}"]
     try:
-        fastavro.parse_schema(schema, _write_hint=False)
+        names = avro_named_types(references)
+    except ValueError as exc:
+        return [f"schema: {exc}"]
+    try:
+        fastavro.parse_schema(schema, named_schemas=names, _write_hint=False)
     except (RecursionError, MemoryError):
         return ["schema: the Avro schema is nested too deeply"]
     except Exception as exc:  # fastavro raises several types for an invalid schema
@@ -264,37 +287,45 @@ def _xsd(version: str | None, content: bytes) -> list[str]:
     return []
 
 
-def validate_schema(format: str | None, content: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> list[str]:  # noqa: A002
+def validate_schema(
+    format: str | None,  # noqa: A002
+    content: bytes,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    references: tuple[bytes, ...] = (),
+) -> list[str]:
     """Every error of a schema document of the given format ([] when valid, and for unknown formats).
 
     `max_bytes` bounds the document (callers pass `REGISTRY_MAX_SCHEMA_BYTES`); JSON deeper than 256 levels
-    is refused before parsing.
+    is refused before parsing. `references`: documents whose named types an Avro document may use (module
+    docstring); other formats do not read them.
     """
     family, version = schema_format_family(format)
     if family is None:
         return []
     if len(content) > max_bytes:
         return [f"schema is {len(content)} bytes, more than the {max_bytes} bytes a schema may have"]
-    key = digest(family, version, content)
+    references = tuple(references) if family == "Avro" else ()
+    key = digest(family, version, content, *references)
     cached = _verdicts.get(key)
     if cached is not None:
         return list(cached)
     with budget.limit("the check of the schema document"):
-        errors = _validate_uncached(family, version, content)
+        errors = _validate_uncached(family, version, content, references)
     if not any(marker in error for error in errors for marker in _TRANSIENT_MARKERS):
         _verdicts.put(key, tuple(errors))
     return errors
 
 
-def _validate_uncached(family: str, version: str | None, content: bytes) -> list[str]:
+def _validate_uncached(family: str, version: str | None, content: bytes, references: tuple[bytes, ...]) -> list[str]:
     """The errors of `content` as a schema of `family`/`version`, computed (validate_schema caches them)."""
     if family == "JsonSchema":
         return _json_schema(version, content)
     if family == "Avro":
-        return _avro(content)
+        return _avro(content, references)
     if family == "Protobuf":
         return _protobuf(version, content)
     return _xsd(version, content)
 
 
-__all__ = ["DEFAULT_MAX_BYTES", "MAX_DEPTH", "parse_proto", "validate_schema"]
+__all__ = ["DEFAULT_MAX_BYTES", "MAX_DEPTH", "avro_named_types", "parse_proto", "validate_schema"]

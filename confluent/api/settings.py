@@ -128,7 +128,7 @@ class CompatibilityView(ConfluentView):
             messages.append(f"schemaType {prepared.schema_type} differs from {rows[-1].schema_id.schema_type}")
         else:
             previous = [bytes(row.version.content or b"") for row in rows]
-            for issue in check_compatibility(prepared.format, level, previous, prepared.document):
+            for issue in check_compatibility(prepared.format, level, previous, prepared.document, prepared.referenced):
                 messages.append(f"{issue.path}: {issue.change} ({issue.reason})")
         out = {"is_compatible": not messages}
         if verbose:

@@ -20,6 +20,8 @@ class VersionInput:
     attributes: metadata given by the client; a None value removes the attribute.
     resource_uri: a RESOURCEURI, None to remove it, UNSET when not given.
     version_id / epoch / resource_id: what the client said they are (checked, never stored blindly).
+    referenced_documents: the documents this one refers to by name, resolved by the writer (the Confluent API's
+        references, deepest first); the type's validator may read them (VersionCheck), nothing stores them.
     """
 
     document: bytes | None = None
@@ -32,6 +34,7 @@ class VersionInput:
     # a new version starts from the latest version's attributes; without `inherit_descriptions` (xRegistry 1.0,
     # whose versions each have their own) not from its name, description, docs and tags
     inherit_descriptions: bool = True
+    referenced_documents: tuple[bytes, ...] = ()
 
 
 DESCRIPTIVE = ("name", "description", "docs", "tags")

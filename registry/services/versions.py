@@ -78,6 +78,7 @@ def validate_version(
     attrs: dict,
     is_update: bool,
     stored_document: bytes | None = None,
+    referenced_documents: tuple[bytes, ...] = (),
 ) -> None:
     """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
     (format, schema validity, compatibility with the earlier versions, references): a Problem naming what is
@@ -135,6 +136,7 @@ def validate_version(
         dangling_references=ctx.dangling_references,
         resolves=lambda reference: reference_resolves(reference, base_urls(ctx.base_url)),
         stored_document=stored_document,
+        referenced_documents=referenced_documents,
     )
     try:
         rt.validate(check)
@@ -250,7 +252,7 @@ def prepared_version(
     if inp.document is None and inp.resource_uri in (UNSET, None, ""):
         inp.document = b""
     attrs = apply_input(version, rt, inp, base, replace_document=True)
-    validate_version(ctx, resource, rt, version, attrs, is_update=False)
+    validate_version(ctx, resource, rt, version, attrs, is_update=False, referenced_documents=inp.referenced_documents)
     return version
 
 

@@ -209,7 +209,6 @@ def test_json_schema_and_subjects_with_slashes(registry, http):
     assert Version.objects.get().extensions["format"] == "JsonSchema/draft-07"
 
 
-@pytest.mark.xfail(strict=True, reason="the catalog's Avro check does not know referenced named types yet")
 def test_avro_references(registry):
     address = (
         '{"type": "record", "name": "Address", "namespace": "acme", "fields": [{"name": "city", "type": "string"}]}'
@@ -222,3 +221,48 @@ def test_avro_references(registry):
     assert [(r.name, r.subject, r.version) for r in got.references] == [("acme.Address", "acme.Address", 1)]
     assert registry.get_referenced_by("acme.Address", 1) == [schema_id]
     assert error_of(lambda: registry.delete_version("acme.Address", 1)).error_code == 42206
+
+
+def test_avro_references_are_checked_with_their_types(registry, http, live_server, writer):
+    """The registry's own Avro check (every door's) reads the referenced named types only when the writer resolved
+    them: through /confluent with references the schema is valid and later versions are compared knowing them;
+    the same document without references, here or through the 1.0 binding, still names an unknown type."""
+    from tests.confluent.test_errors import refused, state
+
+    address = (
+        '{"type": "record", "name": "Address", "namespace": "acme", "fields": [{"name": "city", "type": "string"}]}'
+    )
+    registry.register_schema("acme.Address", Schema(address, "AVRO"))
+    fields = '[{"name": "home", "type": "acme.Address"}'
+    person = '{"type": "record", "name": "Person", "namespace": "acme", "fields": %s]}'
+    refs = [SchemaReference("acme.Address", "acme.Address", 1)]
+    ref_json = [{"name": "acme.Address", "subject": "acme.Address", "version": 1}]
+    before = state()
+    message = refused(http.post("/subjects/people/versions", json={"schema": person % fields}), 422, 42201)
+    assert "acme.Address" in message, message
+    alone = httpx.put(
+        f"{live_server.url}/registry/schemagroups/confluent/schemas/people/versions/1",
+        content=person % fields,
+        auth=("carol", "pw"),
+        headers={"xRegistry-format": "Avro/1.11.0", "Content-Type": "application/json"},
+    )
+    assert alone.status_code == 400 and "acme.Address" in alone.text, alone.text
+    assert state() == before
+    first = registry.register_schema("people", Schema(person % fields, "AVRO", refs))
+    # a later version is compared with the earlier one knowing the referenced types: a field without a default is
+    # backward incompatible, with one it is compatible
+    bad = person % (fields + ', {"name": "work", "type": "acme.Address"}')
+    verbose = http.post(
+        "/compatibility/subjects/people/versions/latest",
+        params={"verbose": "true"},
+        json={"schema": bad, "references": ref_json},
+    ).json()
+    assert verbose["is_compatible"] is False and any("work" in m for m in verbose["messages"]), verbose
+    before = state()
+    incompatible = error_of(lambda: registry.register_schema("people", Schema(bad, "AVRO", refs)))
+    assert incompatible.error_code == 409 and "work" in incompatible.error_message, incompatible.error_message
+    assert state() == before
+    good = person % (fields + ', {"name": "work", "type": ["null", "acme.Address"], "default": null}')
+    assert registry.test_compatibility("people", Schema(good, "AVRO", refs)) is True
+    second = registry.register_schema_full_response("people", Schema(good, "AVRO", refs))
+    assert second.version == 2 and second.schema_id != first

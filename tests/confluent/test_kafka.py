@@ -68,6 +68,31 @@ def test_avro_round_trip(kafka, registry):
     assert latest.schema.schema_str == schema
 
 
+def test_avro_round_trip_with_a_reference(kafka, registry):
+    """A record naming a type of another subject (an Avro reference): registered by the serializer itself, stored,
+    and read back by the deserializer, which resolves the reference through this registry."""
+    from confluent_kafka.schema_registry import Schema, SchemaReference
+    from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+
+    address = (
+        '{"type": "record", "name": "Address", "namespace": "acme", "fields": [{"name": "city", "type": "string"}]}'
+    )
+    registry.register_schema("acme.Address", Schema(address, "AVRO"))
+    person = (
+        '{"type": "record", "name": "Person", "namespace": "acme",'
+        ' "fields": [{"name": "name", "type": "string"}, {"name": "home", "type": "acme.Address"}]}'
+    )
+    schema = Schema(person, "AVRO", [SchemaReference("acme.Address", "acme.Address", 1)])
+    serializer = AvroSerializer(registry, schema)
+    deserializer = AvroDeserializer(registry)
+    value = {"name": "Ada", "home": {"city": "London"}}
+    raw, back = round_trip(kafka.extra["bootstrap"], "residents", serializer, deserializer, value)
+    assert back == value
+    latest = registry.get_latest_version("residents-value")
+    assert int.from_bytes(raw[1:5], "big") == latest.schema_id
+    assert [(r.name, r.subject, r.version) for r in latest.schema.references] == [("acme.Address", "acme.Address", 1)]
+
+
 def test_json_round_trip(kafka, registry):
     from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
 

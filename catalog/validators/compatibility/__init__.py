@@ -21,6 +21,12 @@ DigestLRU keyed by the sha256 of both documents, so creating a version under a t
 compare again the pairs an earlier request already compared. Verdicts reached through RecursionError are not
 cached; callers get a new list each time (its Incompatibility items are frozen).
 
+References (issue 25): an Avro document may use named types defined in documents the writer resolved (the Confluent
+API's references, `references`, deepest first): every document of the check, the new one and the earlier ones, is
+parsed knowing their named types. (The earlier versions are read with the new one's references: Confluent keeps each
+version's own, but a type that a referenced subject's later version changed is the only case where they differ.)
+Other formats' checkers do not read them. Without references each document stands alone, as always.
+
 Budget (issue 24): `compare_versions` and `check_compatibility` run within REGISTRY_CHECK_SECONDS
 (catalog.validators.budget; the budget of the enclosing check when there is one, such as a dry run). The checkers
 spend a step per comparison of two subschemas or types and per field; past the budget the check raises the
@@ -75,30 +81,34 @@ class _ParsedDocuments:
 
     def __init__(self, budget: int):
         self.budget = budget
-        self._items: OrderedDict[tuple[str, bytes], tuple[object, bytes]] = OrderedDict()
+        self._items: OrderedDict[tuple[str, bytes, tuple[bytes, ...]], tuple[object, bytes]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def load(self, family: str, content: bytes) -> tuple[object, bytes]:
-        key = (family, content)
+    def load(self, family: str, content: bytes, references: tuple[bytes, ...] = ()) -> tuple[object, bytes]:
+        key = (family, content, references)
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        item = _parse(family, content)  # outside the lock; failures raise and are not kept
+        item = _parse(family, content, references)  # outside the lock; failures raise and are not kept
         with self._lock:
             if key not in self._items:
                 self._items[key] = item
-                self._bytes += len(content)
+                self._bytes += _size(content, references)
                 while self._bytes > self.budget and self._items:
-                    (_family, old), _value = self._items.popitem(last=False)
-                    self._bytes -= len(old)
+                    (_family, old, old_references), _value = self._items.popitem(last=False)
+                    self._bytes -= _size(old, old_references)
         return item
 
 
-def _parse(family: str, content: bytes) -> tuple[object, bytes]:
+def _size(content: bytes, references: tuple[bytes, ...]) -> int:
+    return len(content) + sum(len(r) for r in references)
+
+
+def _parse(family: str, content: bytes, references: tuple[bytes, ...] = ()) -> tuple[object, bytes]:
     checker = _checker(family)
-    parsed = checker.load(content)
+    parsed = checker.load(content, references) if references else checker.load(content)
     identify = getattr(checker, "identity", None)
     return parsed, identify(parsed) if identify is not None else content
 
@@ -106,54 +116,63 @@ def _parse(family: str, content: bytes) -> tuple[object, bytes]:
 _parsed_documents = _ParsedDocuments(PARSED_CACHE_BUDGET_BYTES)
 
 
-def _parsed(family: str, content: bytes):
+def _parsed(family: str, content: bytes, references: tuple[bytes, ...] = ()):
     """The checker's parse of `content`. A transitive check compares a new version with every earlier one,
     and the next version with all of them again, so a schema's versions are parsed once each, not once per
     pair; failures are not cached (they raise again)."""
-    return _parsed_and_identity(family, content)[0]
+    return _parsed_and_identity(family, content, references)[0]
 
 
-def _parsed_and_identity(family: str, content: bytes) -> tuple[object, bytes]:
-    if len(content) > PARSED_CACHE_MAX_BYTES:
-        return _parse(family, content)
-    return _parsed_documents.load(family, content)
+def _parsed_and_identity(family: str, content: bytes, references: tuple[bytes, ...] = ()) -> tuple[object, bytes]:
+    if _size(content, references) > PARSED_CACHE_MAX_BYTES:
+        return _parse(family, content, references)
+    return _parsed_documents.load(family, content, references)
 
 
-def _identity(family: str, content: bytes) -> bytes | None:
+def _identity(family: str, content: bytes, references: tuple[bytes, ...] = ()) -> bytes | None:
     """What a transitive check compares once (module docstring); None when the document does not parse."""
     try:
-        return _parsed_and_identity(family, content)[1]
+        return _parsed_and_identity(family, content, references)[1]
     except (ValueError, RecursionError):
         return None
 
 
-def compare_versions(format: str | None, old: bytes, new: bytes, direction: str) -> list[Incompatibility]:  # noqa: A002
+def compare_versions(
+    format: str | None,  # noqa: A002
+    old: bytes,
+    new: bytes,
+    direction: str,
+    references: tuple[bytes, ...] = (),
+) -> list[Incompatibility]:
     """The incompatibilities of one step `old` -> `new` in one direction (`backward` or `forward`)."""
     family = schema_format_family(format)[0]
     if _checker(family) is None:
         return []
-    key = digest(family, old, new, direction)
+    references = tuple(references) if family == "Avro" else ()
+    key = digest(family, old, new, direction, *references)
     cached = _verdicts.get(key)
     if cached is not None:
         return list(cached)
     with budget.limit("the compatibility check"):
-        found, deterministic = _compare_uncached(family, old, new, direction)
+        found, deterministic = _compare_uncached(family, old, new, direction, references)
     if deterministic:
         _verdicts.put(key, tuple(found))
     return list(found)
 
 
-def _compare_uncached(family: str, old: bytes, new: bytes, direction: str) -> tuple[list[Incompatibility], bool]:
+def _compare_uncached(
+    family: str, old: bytes, new: bytes, direction: str, references: tuple[bytes, ...] = ()
+) -> tuple[list[Incompatibility], bool]:
     """compare_versions's verdict, computed, and whether it may be cached (not reached through RecursionError)."""
     checker = _checker(family)
     try:
-        old_schema = _parsed(family, old)
+        old_schema = _parsed(family, old, references)
     except RecursionError:
         return [], False
     except ValueError:
         return [], True  # an unparseable earlier version is skipped
     try:
-        new_schema = _parsed(family, new)
+        new_schema = _parsed(family, new, references)
     except (ValueError, RecursionError) as exc:
         issue = Incompatibility("(root)", "the new version does not parse", f"no reader can use it: {exc}")
         return [issue], not isinstance(exc, RecursionError)
@@ -163,8 +182,15 @@ def _compare_uncached(family: str, old: bytes, new: bytes, direction: str) -> tu
         return [Incompatibility("(root)", "schemas nested too deeply to compare", "compatibility is not proven")], False
 
 
-def check_compatibility(format: str | None, level: str, previous: list[bytes], new: bytes) -> list[Incompatibility]:  # noqa: A002
-    """Every incompatibility of `new` with `previous` (earlier versions, oldest first) under `level`.
+def check_compatibility(
+    format: str | None,  # noqa: A002
+    level: str,
+    previous: list[bytes],
+    new: bytes,
+    references: tuple[bytes, ...] = (),
+) -> list[Incompatibility]:
+    """Every incompatibility of `new` with `previous` (earlier versions, oldest first) under `level`; `references`:
+    documents whose named types the Avro documents may use (module docstring).
 
     [] means compatible. ValueError for a level not in LEVELS.
     """
@@ -174,23 +200,33 @@ def check_compatibility(format: str | None, level: str, previous: list[bytes], n
     if not directions or not previous or _checker(schema_format_family(format)[0]) is None:
         return []
     with budget.limit("the compatibility check"):
-        return _check_all(format, directions, previous, new, level.endswith("_transitive"))
+        return _check_all(format, directions, previous, new, level.endswith("_transitive"), tuple(references))
 
 
-def _check_all(format: str | None, directions, previous: list[bytes], new: bytes, transitive: bool):  # noqa: A002
+def _check_all(
+    format: str | None,  # noqa: A002
+    directions,
+    previous: list[bytes],
+    new: bytes,
+    transitive: bool,
+    references: tuple[bytes, ...] = (),
+):
     others = list(previous) if transitive else list(previous[-1:])
     family = schema_format_family(format)[0]
+    references = references if family == "Avro" else ()
     found: list[Incompatibility] = []
     seen: set[tuple[str, str, str]] = set()
     compared: set[bytes] = set()
     for index, old in enumerate(others):
-        same = _identity(family, old) if len(others) > 1 else None
+        same = (
+            (_identity(family, old, references) if references else _identity(family, old)) if len(others) > 1 else None
+        )
         if same is not None:
             if same in compared:
                 continue  # an earlier version alike (module docstring): its issues are in `found` already
             compared.add(same)
         for direction in directions:
-            for issue in compare_versions(format, old, new, direction):
+            for issue in compare_versions(format, old, new, direction, references):
                 key = (issue.path, issue.change, issue.reason)
                 if key in seen:
                     continue

@@ -46,10 +46,13 @@ class Schema:
         self.root, self.names = root, names
 
 
-def load(content: bytes) -> Schema:
-    """The parsed schema; ValueError when `content` is not a valid Avro schema in JSON form."""
+def load(content: bytes, references: tuple[bytes, ...] = ()) -> Schema:
+    """The parsed schema; ValueError when `content` is not a valid Avro schema in JSON form. `references`: documents
+    whose named types it may use (the writer's resolved references, deepest first)."""
+    from ..schemas import avro_named_types
+
     raw = parse_json_limited(content)
-    names: dict = {}
+    names: dict = avro_named_types(references) if references else {}
     try:
         root = fastavro.parse_schema(raw, named_schemas=names, _write_hint=False)
     except RecursionError:
