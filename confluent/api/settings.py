@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from catalog.validators import budget
 from catalog.validators.compatibility import LEVELS, check_compatibility
 from registry.http.requests import json_body
+from registry.throttles import AnonymousRateThrottle
 
 from .. import selectors, services
 from ..errors import INVALID_COMPATIBILITY, INVALID_MODE, ConfluentError, version_not_found
@@ -102,10 +104,17 @@ class ModeView(ConfluentView):
 
 class CompatibilityView(ConfluentView):
     post_reads = True
+    # the catalog's checker runs a caller's schema: anonymous callers as on the other check routes (issue 24)
+    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"
 
     def post(self, request, subject, version=None):
         """Whether a schema could be registered: against one version (`.../versions/V`, at the level's direction)
-        or against the versions the level covers (`.../versions`); `?verbose=true` gives the checker's reasons."""
+        or against the versions the level covers (`.../versions`); `?verbose=true` gives the checker's reasons.
+        Parsing the candidate and comparing it share one budget (REGISTRY_CHECK_SECONDS; past it 503, 50002)."""
+        with budget.limit("the compatibility test"):
+            return self._test(request, subject, version)
+
+    def _test(self, request, subject, version):
         found = parse(subject)
         verbose = flag(request, "verbose")
         flag(request, "normalize")

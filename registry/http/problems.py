@@ -73,6 +73,8 @@ def problem_from_drf(exc: exceptions.APIException, binding=None) -> Problem:
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
         challenge = binding.challenge if binding is not None else 'Token realm="registry"'
         return Problem("unauthorized", str(detail), headers={"WWW-Authenticate": challenge})
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:  # when to come back, as DRF's handler says
+        return Problem("too-many-requests", str(detail), headers={"Retry-After": str(max(int(exc.wait), 1))})
     for drf_class, kind in DRF_PROBLEMS:
         if isinstance(exc, drf_class):
             return Problem(kind, str(detail))
