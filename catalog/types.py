@@ -25,7 +25,6 @@ DEFINITION_GROUPS = GroupType(
     event_type_prefix="io.cloudevents.messagecatalog",
     body_schema={
         "properties": {"format": {"type": "string", "pattern": FORMAT_PATTERN.pattern}},
-        "required": ["format"],
     },
 )
 

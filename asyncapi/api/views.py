@@ -111,7 +111,9 @@ DESCRIPTION_IMPORT = (
 REPORT = OpenApiResponse(OpenApiTypes.OBJECT, "{created: [paths], updated: [paths], unchanged: [paths]}")
 ASYNCAPI = {
     (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "an AsyncAPI 3.0 document"),
-    (200, "application/yaml"): OpenApiResponse(OpenApiTypes.STR, "the same as YAML (Accept: application/yaml)"),
+    (200, "application/yaml"): OpenApiResponse(
+        OpenApiTypes.OBJECT, "the same document as YAML (Accept: application/yaml)"
+    ),
 }
 ROLE = OpenApiParameter(
     "role", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=list(ROLES), description="producer (send) or consumer"

@@ -27,9 +27,9 @@ def test_large_invalid_import_is_refused_before_any_write_and_fast(su):
     """5,000 groups, the last one with a name that is not a string: refused with that entity named, in well
     under the time the entity-by-entity import took (about 1.5 ms a group before, on SQLite)"""
     before = snapshot()
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time of the request (the test client runs it in this thread): load-proof
     response = post_document(su, groups_document(5000, bad_at=4999, name=5))
-    elapsed = time.perf_counter() - started
+    elapsed = time.thread_time() - started
     body = assert_problem(response, 400, "/schemaGroups/g04999")
     assert body["errors"] == [{"path": "/schemaGroups/g04999", "reason": "name must be a string"}]
     assert snapshot() == before
