@@ -18,6 +18,7 @@ from .errors import Problem, not_found
 from .model import GroupType, registry_model
 from .models import Group, RegistryState, Resource, Version
 from .paging import PageRequest
+from .read_scope import EVERYTHING, ReadScope
 from .references import referrers, resolve
 from .representations import merged_attributes
 
@@ -27,9 +28,9 @@ def _count_subquery(model, **filters):
     return Coalesce(Subquery(qs[:1], output_field=IntegerField()), 0)
 
 
-def registry_counts() -> dict[str, int]:
-    """Number of groups per group type."""
-    counts = dict(Group.objects.order_by().values_list("group_type").annotate(c=Count("pk")))
+def registry_counts(scope: ReadScope = EVERYTHING) -> dict[str, int]:
+    """Number of groups per group type (those `scope` reads)."""
+    counts = dict(scope.filter(Group.objects.order_by()).values_list("group_type").annotate(c=Count("pk")))
     return {gt.plural: counts.get(gt.plural, 0) for gt in registry_model.group_types}
 
 
@@ -56,9 +57,13 @@ def registry_state() -> RegistryState:
     return state
 
 
-def count_entities() -> int:
-    """Groups + resources + versions: what `GET /?inline` would hold."""
-    return Group.objects.count() + Resource.objects.count() + Version.objects.count()
+def count_entities(scope: ReadScope = EVERYTHING) -> int:
+    """Groups + resources + versions: what `GET /?inline` would hold (for a caller who reads `scope`)."""
+    return (
+        scope.filter(Group.objects).count()
+        + scope.filter(Resource.objects, "group__").count()
+        + scope.filter(Version.objects, "resource__group__").count()
+    )
 
 
 def groups_queryset(gt: GroupType):
@@ -87,8 +92,9 @@ def with_inline(qs, gt: GroupType):
     return qs.prefetch_related(*[_resources_prefetch(rt.plural, True) for rt in gt.resources])
 
 
-def group_page(gt: GroupType, filter_values: list[str], page: PageRequest, inline: bool):
-    qs = filtering.apply(groups_queryset(gt), filtering.parse(filter_values), id_column="gid")
+def group_page(gt: GroupType, filter_values: list[str], page: PageRequest, inline: bool, scope: ReadScope = EVERYTHING):
+    """A page of the groups of a type that `scope` reads, and how many there are in all."""
+    qs = filtering.apply(scope.filter(groups_queryset(gt)), filtering.parse(filter_values), id_column="gid")
     total = qs.count()
     qs = qs[page.offset : page.offset + page.limit]
     if inline:
@@ -96,9 +102,12 @@ def group_page(gt: GroupType, filter_values: list[str], page: PageRequest, inlin
     return list(qs), total
 
 
-def iter_groups(gt: GroupType, inline: bool, chunk_size: int = 50, ids: list[str] | None = None):
-    """Every group of a type (or those of `ids`), in id order, fetched in chunks (bounded memory for streaming)."""
-    qs = groups_queryset(gt) if ids is None else groups_queryset(gt).filter(gid__in=ids)
+def iter_groups(
+    gt: GroupType, inline: bool, chunk_size: int = 50, ids: list[str] | None = None, scope: ReadScope = EVERYTHING
+):
+    """Every group of a type (or those of `ids`) that `scope` reads, in id order, fetched in chunks (bounded memory
+    for streaming)."""
+    qs = scope.filter(groups_queryset(gt) if ids is None else groups_queryset(gt).filter(gid__in=ids))
     if inline:
         qs = with_inline(qs, gt)
     return qs.iterator(chunk_size=chunk_size)

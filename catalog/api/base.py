@@ -25,6 +25,7 @@ from registry.filters import apply as apply_filters
 from registry.filters import parse as parse_filters
 from registry.http import fast_reads
 from registry.http.binding import Binding
+from registry.http.permissions import check_read
 from registry.http.problems import problem_body, problem_response_of
 from registry.http.requests import body_bytes, check_flags, json_body, query_epoch
 from registry.http.views import RegistryView, json_response
@@ -193,7 +194,9 @@ class GroupsBase(BindingView):
         """The ids of the groups (`?filter`, `?limit` paging with a `Link` header)."""
         check_flags(request, {"filter", "limit", "page"})
         page = PageRequest.from_params(request.GET)
-        groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, inline=False)
+        groups, total = selectors.group_page(
+            self.gt, request.GET.getlist("filter"), page, inline=False, scope=self.read_scope()
+        )
         return self.list_response(request, [g.gid for g in groups], page, total)
 
 
@@ -393,4 +396,6 @@ class LookupBase(BindingView):
         )
         if version is None or self.version_attributes(version.resource, version)["uri"] != uri:
             return None  # the path matches but the authority does not: another registry's version
+        # the group is named by the query, not the path: its read rule is asked here (public reads off)
+        check_read(self.request, version.resource.path, group=version.resource.group)
         return version.resource, version

@@ -71,6 +71,7 @@ class SchemaCompatibilityView(RegistryView):
     permission_classes = [ReadOnlyCheckPermission]
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     read_only_check = True  # a POST that writes nothing: as public as a read (OpenAPI says so)
+    post_reads = True  # and it reads the group: with public reads off, a role there (registry.http.permissions)
 
     @extend_schema(
         summary="Check a candidate version's compatibility without writing it (dry run of POST .../schemas/S)",

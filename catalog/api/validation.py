@@ -150,6 +150,7 @@ def _described(operation_id: str, summary: str, *, by_type: bool = False, v1: bo
 
 class DefinitionValidateView(RegistryView):
     permission_classes = [ReadPermission]
+    group_plural, post_reads = "definitionGroups", True  # a check reads the group (registry.http.permissions)
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
 
@@ -162,6 +163,7 @@ class DefinitionValidateView(RegistryView):
 
 class GroupValidateView(RegistryView):
     permission_classes = [ReadPermission]
+    group_plural, post_reads = "definitionGroups", True  # a check reads the group (registry.http.permissions)
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
 
@@ -181,6 +183,7 @@ class MessageValidateView(XRegistryView):
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
     v1_group, v1_resource = "messagegroups", "messages"
+    post_reads = True  # a check reads the group (registry.http.permissions)
 
     @_described(
         "post_registry_messagegroups_messages_validate",
@@ -199,6 +202,7 @@ class MessageGroupValidateView(XRegistryView):
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
     v1_group = "messagegroups"
+    post_reads = True  # a check reads the group (registry.http.permissions)
 
     @_described(
         "post_registry_messagegroups_validate",

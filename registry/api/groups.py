@@ -32,7 +32,7 @@ class GroupCollectionView(CoreView):
         check_flags(request, {"inline", "filter", "limit", "page"})
         inline = flag(request, "inline")
         page = PageRequest.from_params(request.GET)
-        groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, inline)
+        groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, inline, self.read_scope())
         if inline:
             check_inline_size(
                 sum(

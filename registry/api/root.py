@@ -18,6 +18,7 @@ from ..http.rendered_answers import rendered_answers
 from ..http.requests import body_bytes, check_flags, flag
 from ..http.views import JSON_CONTENT_TYPE, json_response
 from ..model import registry_model
+from ..read_scope import EVERYTHING, EVERYTHING_KEY, ReadScope
 from ..representations import group_json
 from .binding import CoreView
 from .groups import check_inline_size
@@ -34,24 +35,25 @@ def registry_attributes(base: str) -> dict:
     return out
 
 
-def root_json(base: str) -> dict:
+def root_json(base: str, scope: ReadScope = EVERYTHING) -> dict:
     out = registry_attributes(base)
-    counts = selectors.registry_counts()
+    counts = selectors.registry_counts(scope)
     for gt in registry_model.group_types:
         out[f"{gt.plural}URL"] = f"{base}/{gt.plural}"
         out[f"{gt.plural}Count"] = counts[gt.plural]
     return out
 
 
-def stream_inline(base: str):
-    """The whole registry as one JSON object, written one group at a time (memory bounded by a chunk)."""
-    head = root_json(base)
+def stream_inline(base: str, scope: ReadScope = EVERYTHING):
+    """The whole registry (what `scope` reads of it) as one JSON object, written one group at a time (memory bounded
+    by a chunk)."""
+    head = root_json(base, scope)
     head["model"] = registry_model.as_json()
     yield json.dumps(head, ensure_ascii=False)[:-1]
     for gt in registry_model.group_types:
         yield f", {json.dumps(gt.plural)}: {{"
         first = True
-        for group in selectors.iter_groups(gt, inline=True):
+        for group in selectors.iter_groups(gt, inline=True, scope=scope):
             prefix = "" if first else ", "
             first = False
             yield f"{prefix}{json.dumps(group.gid)}: {json.dumps(group_json(base, gt, group, inline=True), ensure_ascii=False)}"
@@ -67,11 +69,12 @@ class RootView(CoreView):
             return json_response(registry_model.as_json())
         if flag(request, "inline"):
             return self.whole_registry(request, base)
-        return json_response(root_json(base))
+        return json_response(root_json(base, self.read_scope()))
 
     def whole_registry(self, request, base: str):
         """`?inline` or the export: served as rendered under the current change marker, else rendered (and
-        kept, registry/http/rendered_answers.py); the tag is the marker's, so a revalidation costs one query."""
+        kept, registry/http/rendered_answers.py); the tag is the marker's, so a revalidation costs one query. Kept per
+        read scope: a caller who may not read every group gets the answer of those they may read (its own key)."""
         accept = request.headers.get("Accept", "")
         if "application/cloudevents-registry+yaml" in accept:
             variant, content_type = "yaml", "application/cloudevents-registry+yaml; charset=utf-8"
@@ -79,21 +82,22 @@ class RootView(CoreView):
             variant, content_type = "export", "application/cloudevents-registry+json; charset=utf-8"
         else:
             variant, content_type = "inline", JSON_CONTENT_TYPE
-        marker = selectors.change_marker()
-        key = (variant, base, request.get_full_path())
+        marker, scope = selectors.change_marker(), self.read_scope()
+        shows = scope.key()
+        key = (variant, base, request.get_full_path(), shows)
         body = rendered_answers.get(marker, key)
         if body is not None:
             response = HttpResponse(body, content_type=content_type)
         else:
-            check_inline_size(selectors.count_entities())
+            check_inline_size(selectors.count_entities(scope))
             if variant == "yaml":  # rendered in memory by the YAML dumper anyway: answered as bytes
-                body = dump_document(export_document(), yaml_format=True).encode("utf-8")
+                body = dump_document(export_document(scope=scope), yaml_format=True).encode("utf-8")
                 rendered_answers.put(marker, key, body)
                 response = HttpResponse(body, content_type=content_type)
             else:
-                chunks = stream_json_document() if variant == "export" else stream_inline(base)
+                chunks = stream_json_document(scope) if variant == "export" else stream_inline(base, scope)
                 response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks), content_type=content_type)
-        response["ETag"] = stream_etag(request, marker)
+        response["ETag"] = stream_etag(request, marker if shows == EVERYTHING_KEY else f"{marker} {shows}")
         return response
 
     def post(self, request):

@@ -15,6 +15,7 @@ from ..attributes import stored_attributes, version_order
 from ..json_text import exportable, json_document_problem, strict_loads
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
+from ..read_scope import EVERYTHING, ReadScope
 from ..representations import is_json_media_type
 from .formats import SCHEMA_URI
 
@@ -87,13 +88,14 @@ def group_document(gt: GroupType, group: Group) -> dict:
 
 
 def iter_document_parts(
-    group_types: list[GroupType] | None = None, gid: str | None = None
+    group_types: list[GroupType] | None = None, gid: str | None = None, scope: ReadScope = EVERYTHING
 ) -> Iterator[tuple[GroupType, Group, dict]]:
+    """The groups (one, `gid`) as document parts; every group of a type: those `scope` reads."""
     for gt in group_types or registry_model.group_types:
         if gid is not None:
             groups = [selectors.get_group(gt, gid, inline=True)]
         else:
-            groups = selectors.iter_groups(gt, inline=True)
+            groups = selectors.iter_groups(gt, inline=True, scope=scope)
         for group in groups:
             yield gt, group, group_document(gt, group)
 
@@ -102,23 +104,23 @@ def document_head() -> dict:
     return {"$schema": SCHEMA_URI, "specversion": SPEC_VERSION}
 
 
-def export_document(plural: str | None = None, gid: str | None = None) -> dict:
-    """The registry, one group type, or one group as a document (a dict)."""
+def export_document(plural: str | None = None, gid: str | None = None, *, scope: ReadScope = EVERYTHING) -> dict:
+    """The registry, one group type, or one group as a document (a dict); of many groups, those `scope` reads."""
     doc = document_head()
     types = [registry_model[plural]] if plural else registry_model.group_types
     for gt in types:
         doc.setdefault(gt.plural, {})
-    for gt, group, data in iter_document_parts(types, gid):
+    for gt, group, data in iter_document_parts(types, gid, scope):
         doc[gt.plural][group.gid] = data
     return doc
 
 
-def stream_json_document() -> Iterator[str]:
-    """The registry document as JSON text, one group at a time."""
+def stream_json_document(scope: ReadScope = EVERYTHING) -> Iterator[str]:
+    """The registry document (the groups `scope` reads) as JSON text, one group at a time."""
     yield json.dumps(document_head())[:-1]
     current = None
     first = True
-    for gt, group, data in iter_document_parts():
+    for gt, group, data in iter_document_parts(scope=scope):
         if gt is not current:
             if current is not None:
                 yield "}"

@@ -13,9 +13,11 @@ with it, whatever REGISTRY_PUBLIC_READ says.
 """
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from .. import permissions
+from ..read_scope import ReadScope, scope_for
 
 
 def reads_are_public() -> bool:
@@ -46,9 +48,29 @@ class RegistryPermission(BasePermission):
 
 def check_group_read(view, request, kwargs) -> None:
     """With public reads off, a read below a group with owners needs a role there (`reader` at least) or a registry
-    admin (registry/permissions.py): 403 naming the group and the role. Public reads: nothing to check."""
-    if settings.REGISTRY_PUBLIC_READ or request.method not in SAFE_METHODS:
+    admin (registry/permissions.py): 403 naming the group and the role. A read is a GET or HEAD, or a POST of a view
+    whose POSTs only read (`post_reads`: checks, validations). Public reads: nothing to check."""
+    if settings.REGISTRY_PUBLIC_READ:
         return
-    plural, gid = getattr(view, "group_plural", None), kwargs.get("gid")
-    if plural and isinstance(gid, str):
-        permissions.authorize(request.user, "group", "read", f"/{plural}/{gid.removesuffix('$details')}")
+    if request.method not in SAFE_METHODS and not (request.method == "POST" and getattr(view, "post_reads", False)):
+        return
+    gid = kwargs.get("gid", kwargs.get("eid"))
+    plural = getattr(view, "group_plural", None) if isinstance(gid, str) else None
+    if plural:
+        check_read(request, f"/{plural}/{gid.removesuffix('$details')}")
+
+
+def check_read(request, path: str, group=None) -> None:
+    """With public reads off, 403 unless the caller may read the entity at store path `path` (its group's rule;
+    `group`: the stored group when the caller holds it)."""
+    if not settings.REGISTRY_PUBLIC_READ:
+        permissions.authorize(request.user, "group", "read", permissions.group_path_of(path), group=group)
+
+
+def read_scope(request) -> ReadScope:
+    """The groups the caller may read (registry/read_scope.py), decided once per request."""
+    scope = getattr(request, "_registry_read_scope", None)
+    if scope is None:
+        scope = scope_for(getattr(request, "user", None) or AnonymousUser())
+        request._registry_read_scope = scope
+    return scope

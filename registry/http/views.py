@@ -20,7 +20,7 @@ from ..services.references import base_urls
 from . import conditional
 from .binding import Binding, binding_for_path
 from .openapi import RegistryAutoSchema
-from .permissions import check_group_read
+from .permissions import check_group_read, read_scope
 from .problems import problem_for_exception, problem_response
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
@@ -80,6 +80,10 @@ class RegistryView(APIView):
 
     def base_url(self) -> str:
         return self.request.build_absolute_uri("/").rstrip("/")
+
+    def read_scope(self):
+        """The groups the caller may read (registry/read_scope.py): what reads of many groups keep to."""
+        return read_scope(self.request)
 
     def context(self) -> WriteContext:
         return WriteContext.from_request(self.request, door=self.binding.name if self.binding else "")

@@ -43,7 +43,7 @@ class GroupCollectionView(XRegistryView):
         page = PageRequest.from_params(request.GET)
         deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources) or doc_view(request)
         groups, total = selectors.group_page(
-            self.gt, filters(request, self.gm.v1_singular), page_to_load(request, page), deep
+            self.gt, filters(request, self.gm.v1_singular), page_to_load(request, page), deep, self.read_scope()
         )
         body = {g.gid: render_group(base, self.gm, g, inline, doc=doc_view(request)) for g in groups}
         body = sorted_collection(body, request, self.gm.v1_singular, page)

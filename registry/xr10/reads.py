@@ -13,6 +13,7 @@ from .. import selectors
 from ..attributes import stored_attributes, timestamp
 from ..model import registry_model
 from ..models import Group, Resource, Version
+from ..read_scope import EVERYTHING, ReadScope
 from .capabilities import capabilities, model_json, modelsource_json
 from .documents import SPEC_VERSION, mapping_for
 from .flags import Inline
@@ -127,14 +128,17 @@ def render_group(
     return group_json(base, gm, group, counts=counts, inline_resources=inlined)
 
 
-def groups_of(gm: GroupMapping, inline: Inline, *, doc: bool = False):
+def groups_of(gm: GroupMapping, inline: Inline, *, doc: bool = False, scope: ReadScope = EVERYTHING):
     gt = registry_model[gm.plural]
     deep = doc or any(inline.below(gm.v1_plural).wants(rm.v1_plural) for rm in gm.resources)
-    return selectors.iter_groups(gt, inline=deep)
+    return selectors.iter_groups(gt, inline=deep, scope=scope)
 
 
-def registry_json(base: str, inline: Inline, *, doc: bool = False, defaults: bool = False) -> dict:
-    counts = selectors.registry_counts()
+def registry_json(
+    base: str, inline: Inline, *, doc: bool = False, defaults: bool = False, scope: ReadScope = EVERYTHING
+) -> dict:
+    """The registry entity; its groups (counted, inlined) are those `scope` reads."""
+    counts = selectors.registry_counts(scope)
     state = selectors.registry_state()
     out = {
         "specversion": SPEC_VERSION,
@@ -164,7 +168,7 @@ def registry_json(base: str, inline: Inline, *, doc: bool = False, defaults: boo
                 below.all = True
             out[gm.v1_plural] = {
                 g.gid: render_group(base, gm, g, below, doc=doc, defaults=defaults)
-                for g in groups_of(gm, inline, doc=doc)
+                for g in groups_of(gm, inline, doc=doc, scope=scope)
             }
     return out
 
@@ -205,8 +209,8 @@ def _relative(data, base: str):
     return data
 
 
-def export_json(base: str) -> dict:
-    """`GET /registry/export`: `?doc&inline=*,capabilities,modelsource`."""
+def export_json(base: str, scope: ReadScope = EVERYTHING) -> dict:
+    """`GET /registry/export`: `?doc&inline=*,capabilities,modelsource` (the groups `scope` reads)."""
     inline = Inline.__new__(Inline)
     inline.all, inline.paths = True, {("capabilities",), ("modelsource",)}
-    return _relative(registry_json(base, inline, doc=True, defaults=True), base)
+    return _relative(registry_json(base, inline, doc=True, defaults=True, scope=scope), base)

@@ -14,9 +14,11 @@ from django.http import HttpResponse
 
 from .. import selectors
 from ..http.conditional import stream_etag
+from ..http.permissions import read_scope
 from ..http.rendered_answers import rendered_answers
 from ..http.views import JSON_CONTENT_TYPE, json_response
 from ..model import registry_model
+from ..read_scope import EVERYTHING_KEY
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
@@ -30,8 +32,12 @@ from .reads import export_json, registry_json, render_group
 def kept_answer(request, key: str, render, marker: str | None = None) -> HttpResponse:
     """A whole-registry answer, kept rendered per worker until the next committed change (as the 0.5 binding's
     `/?inline`: registry/http/rendered_answers.py), so that a repeated read costs one query. `marker`: what the
-    answer depends on, when that is less than every change (the registry's own state for its root)."""
+    answer depends on, when that is less than every change (the registry's own state for its root). `render`
+    renders what the caller may read (registry/read_scope.py): kept under what that shows, tagged with it."""
     marker = marker or selectors.change_marker()
+    shows = read_scope(request).key()
+    if shows != EVERYTHING_KEY:
+        marker = f"{marker} {shows}"
     cache_key = ("xr10", key, request.build_absolute_uri("/"), request.get_full_path())
     body = rendered_answers.get(marker, cache_key)
     if body is None:
@@ -50,7 +56,7 @@ class RootView(XRegistryView):
         inline = Inline(request)
 
         def render():
-            body = registry_json(self.base_url(), inline, doc=doc_view(request))
+            body = registry_json(self.base_url(), inline, doc=doc_view(request), scope=self.read_scope())
             return (
                 only_collections(body, [gm.v1_plural for gm in ordered_mappings()])
                 if collections_only(request)
@@ -93,7 +99,7 @@ class RootView(XRegistryView):
 class ExportView(XRegistryView):
     def get(self, request):
         check_flags(request)
-        return kept_answer(request, "export", lambda: export_json(self.base_url()))
+        return kept_answer(request, "export", lambda: export_json(self.base_url(), self.read_scope()))
 
 
 class ModelView(XRegistryView):
