@@ -15,10 +15,13 @@ from django.conf import settings
 from django.http import HttpResponse
 from rest_framework.authentication import TokenAuthentication
 
-from registry.http.permissions import RegistryPermission
+from registry.http.permissions import RegistryPermission, check_read, only_reads
 from registry.http.views import RegistryView
 
-from ..errors import INVALID_SUBJECT, ConfluentError
+from .. import selectors
+from ..errors import INVALID_SUBJECT, ConfluentError, schema_not_found
+from ..models import SchemaId
+from ..subjects import GROUPS, parse
 from .binding import CONFLUENT, MEDIA_TYPE
 
 ACCEPTABLE = {MEDIA_TYPE, "application/vnd.schemaregistry+json", "application/json", "*/*", "application/*"}
@@ -94,3 +97,28 @@ class ConfluentView(RegistryView):
             if not offered & ACCEPTABLE:
                 raise ConfluentError(406, f"Not acceptable: this API answers {MEDIA_TYPE}", status=406)
         super().initial(request, *args, **kwargs)  # authentication, permissions, throttles, preconditions
+        if not settings.REGISTRY_PUBLIC_READ and kwargs.get("subject") is not None and only_reads(self, request):
+            # a subject lives in a schema group (its context's): with public reads off, its read rule
+            check_read(request, f"/{GROUPS}/{parse(kwargs['subject'], allow_context=True).group_id}")
+
+    def hidden_groups(self) -> set[str]:
+        """The ids of the schema groups (contexts) the caller may not read (registry/read_scope.py): what lists and
+        schema ids leave out."""
+        return self.read_scope().hidden_ids(GROUPS)
+
+    def readable_subjects(self, names: list[str]) -> list[str]:
+        hidden = self.hidden_groups()
+        return [name for name in names if parse(name, allow_context=True).group_id not in hidden] if hidden else names
+
+    def readable_schema(self, schema_id: str) -> SchemaId:
+        """The schema of an id, when some subject the caller may read has it; else 40403, as an unknown id (ids are
+        global: no group to name in a refusal)."""
+        found = selectors.schema_by_id(schema_id)
+        if self.hidden_groups() and not self.readable_pairs(selectors.versions_of_id(found, deleted=True)):
+            raise schema_not_found(f"Schema {schema_id} not found")
+        return found
+
+    def readable_pairs(self, pairs: list[dict]) -> list[dict]:
+        """The (subject, version) pairs of a schema id in subjects the caller may read."""
+        names = set(self.readable_subjects(sorted({pair["subject"] for pair in pairs})))
+        return [pair for pair in pairs if pair["subject"] in names]

@@ -8,8 +8,9 @@ from registry.http.requests import json_body
 
 from .. import selectors, services
 from ..errors import SCHEMA_NOT_FOUND, ConfluentError
+from ..models import SchemaId
 from ..schema_types import prepare
-from ..subjects import parse
+from ..subjects import context_name, parse
 from . import render
 from .base import ConfluentView, answer, flag, page
 from .inputs import registration
@@ -24,7 +25,7 @@ class SubjectsView(ConfluentView):
         names = selectors.subject_names(
             prefix=prefix, deleted=flag(request, "deleted"), deleted_only=flag(request, "deleted_only")
         )
-        return answer(page(names, request))
+        return answer(page(self.readable_subjects(names), request))
 
 
 class SubjectVersionsView(ConfluentView):
@@ -100,9 +101,13 @@ class ReferencedByView(ConfluentView):
         """The ids of the schemas that reference this version."""
         found = parse(subject)
         _resource, row = selectors.one_version(found, version, deleted=True)
-        return answer(page(selectors.referenced_by(found.name, row.number), request))
+        ids = selectors.referenced_by(found.name, row.number)
+        if self.hidden_groups():  # those some subject the caller may read has
+            ids = [n for n in ids if self.readable_pairs(selectors.versions_of_id(SchemaId(pk=n), deleted=True))]
+        return answer(page(ids, request))
 
 
 class ContextsView(ConfluentView):
     def get(self, request):
-        return answer(page(selectors.context_names(), request))
+        hidden = {context_name(gid) for gid in self.hidden_groups()}
+        return answer(page([name for name in selectors.context_names() if name not in hidden], request))

@@ -50,14 +50,17 @@ def check_group_read(view, request, kwargs) -> None:
     """With public reads off, a read below a group with owners needs a role there (`reader` at least) or a registry
     admin (registry/permissions.py): 403 naming the group and the role. A read is a GET or HEAD, or a POST of a view
     whose POSTs only read (`post_reads`: checks, validations). Public reads: nothing to check."""
-    if settings.REGISTRY_PUBLIC_READ:
-        return
-    if request.method not in SAFE_METHODS and not (request.method == "POST" and getattr(view, "post_reads", False)):
+    if settings.REGISTRY_PUBLIC_READ or not only_reads(view, request):
         return
     gid = kwargs.get("gid", kwargs.get("eid"))
     plural = getattr(view, "group_plural", None) if isinstance(gid, str) else None
     if plural:
         check_read(request, f"/{plural}/{gid.removesuffix('$details')}")
+
+
+def only_reads(view, request) -> bool:
+    """Whether the request only reads: a GET or HEAD, or a POST of a view whose POSTs only read (`post_reads`)."""
+    return request.method in SAFE_METHODS or (request.method == "POST" and getattr(view, "post_reads", False))
 
 
 def check_read(request, path: str, group=None) -> None:
