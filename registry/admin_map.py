@@ -14,22 +14,29 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from . import permissions
 from .catalog_map import MapUnavailable, catalog_map_svg
 from .dashboard import admin_url_of
 from .errors import Problem
+from .read_scope import scope_for
 from .services.references import base_urls
 
 PROLOG = re.compile(rb"^.*?(?=<svg)", re.S)  # the XML declaration and DOCTYPE before <svg>
 
 
 def inline_svg(request, root: str | None) -> str:
-    """The map as an `<svg>` element to place in a page (its links work there, unlike in an `<img>`)."""
+    """The map as an `<svg>` element to place in a page (its links work there, unlike in an `<img>`), of what the
+    user may read."""
+    scope = scope_for(request.user)
     try:
+        if root and scope.hides(root):
+            permissions.authorize(request.user, "group", "read", permissions.group_path_of(root))
         svg = catalog_map_svg(
             root=root,
             base_urls=base_urls(request.build_absolute_uri("/").rstrip("/")),
             link=admin_url_of,
             title=root or f"{settings.REGISTRY_NAME}: the whole registry",
+            scope=scope,
         )
     except MapUnavailable as exc:
         return format_html("<p class='errornote'>{}</p>", str(exc))

@@ -10,6 +10,7 @@ from django.urls import NoReverseMatch, reverse
 
 from . import dashboard, search
 from .models import Group
+from .read_scope import scope_for
 
 LIMIT = 100
 
@@ -34,8 +35,12 @@ def change_url(obj) -> str | None:
 
 def search_view(request):
     query = request.GET.get("q", "").strip()
-    results = search.search(query, LIMIT) if query else None
-    rows = [{"hit": hit, "url": change_url(hit.obj)} for hit in results.hits] if results else []
+    results = search.search(query, LIMIT, scope_for(request.user)) if query else None
+    rows = (
+        [{"hit": hit, "url": change_url(hit.obj), "owners": sorted(hit.owners.items())} for hit in results.hits]
+        if results
+        else []
+    )
     context = {
         **admin.site.each_context(request),
         "title": f"Search: {query}" if query else "Search the registry",

@@ -40,6 +40,7 @@ from . import references
 from .errors import Problem
 from .map_facts import NodeFacts, describers
 from .model import registry_model
+from .read_scope import EVERYTHING, ReadScope
 
 MAX_DETAILED_RESOURCES = 60
 DEFAULT_MAX_NODES = 300  # = REGISTRY_MAP_MAX_NODES's default
@@ -119,9 +120,10 @@ def _canonical(path: str) -> str:
 
 
 class CatalogGraph:
-    """Every group and resource of the registered types, and the references between them."""
+    """Every group and resource of the registered types that `scope` reads, and the references between them (none
+    from or to a group it does not read: no node, no "missing" node either)."""
 
-    def __init__(self, base_urls: list[str]):
+    def __init__(self, base_urls: list[str], scope: ReadScope = EVERYTHING):
         # imported here: apps register their describers from modules that the Spark import's executors load
         # without Django's app registry, where importing the models fails
         from .models import Group, Resource
@@ -131,7 +133,7 @@ class CatalogGraph:
         self.pks: dict[str, tuple[int, int | None]] = {}  # node path -> (group pk, resource pk)
         self.members: dict[str, list[str]] = defaultdict(list)  # group path -> its resource paths
         types = {gt.plural: gt for gt in registry_model.group_types}
-        for group in Group.objects.filter(group_type__in=types).order_by("group_type", "gid"):
+        for group in scope.filter(Group.objects.filter(group_type__in=types)).order_by("group_type", "gid"):
             gt = types[group.group_type]
             node = Node(
                 group.path,
@@ -142,7 +144,7 @@ class CatalogGraph:
             )
             self._add(node, (group.pk, None))
         resources = (
-            Resource.objects.filter(group__group_type__in=types)
+            scope.filter(Resource.objects.filter(group__group_type__in=types), "group__")
             .select_related("group", "latest")
             .only("rid", "resource_type", "extensions", "group__gid", "group__group_type", "latest__extensions")
             .order_by("group__gid", "resource_type", "rid")
@@ -167,6 +169,8 @@ class CatalogGraph:
             self.nodes[group_path].resources += 1
         self.edges: dict[tuple[str, str], Edge] = defaultdict(Edge)
         for ref in references.scan(base_urls):
+            if scope.hides(ref.referrer) or scope.hides(ref.target):
+                continue
             source = self.node_of(ref.referrer)[0]
             target, version = self.node_of(ref.target)
             if source is None:
@@ -417,9 +421,11 @@ def render_svg(source: str, seconds: float) -> bytes:
     return done.stdout
 
 
-def catalog_map_svg(*, root: str | None, base_urls: list[str], link: Link, title: str) -> bytes:
-    """The map around `root` (None: the whole registry) as an SVG document."""
-    graph = CatalogGraph(base_urls)
+def catalog_map_svg(
+    *, root: str | None, base_urls: list[str], link: Link, title: str, scope: ReadScope = EVERYTHING
+) -> bytes:
+    """The map around `root` (None: the whole registry) as an SVG document, of what `scope` reads."""
+    graph = CatalogGraph(base_urls, scope)
     shown = graph.around(root) if root else set(graph.nodes)
     resources = sum(1 for path in shown if not graph.nodes[path].is_group)
     max_nodes = _setting("REGISTRY_MAP_MAX_NODES", DEFAULT_MAX_NODES)

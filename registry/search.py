@@ -9,7 +9,8 @@ of its own whose ids the rest of the search takes as one array parameter; elsewh
 case-insensitive substring test of the document's text.
 
 - `matching_groups(q)`, `matching_resources(q)`, `matching_versions(q)`: querysets, for changelists.
-- `search(q, limit)`: what the search page lists: groups, and resources with the versions that matched.
+- `search(q, limit, scope)`: what the search page lists: groups, and resources with the versions that matched, of the
+  groups `scope` reads (registry/read_scope.py), each with its group's owners.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from django.db.models import BigIntegerField, BooleanField, Count, F, Func, Q, Q
 from django.db.models.functions import Cast
 
 from .models import Group, Resource, Version
+from .permissions import owners_of_group
+from .read_scope import EVERYTHING, ReadScope
 
 MAX_WORDS = 8
 CONFIG = "simple"
@@ -146,6 +149,7 @@ class Hit:
     obj: object  # the Group or Resource
     name: str = ""
     matched: list[str] = field(default_factory=list)  # where the words were found: "id", "document (v2)", ...
+    owners: dict = field(default_factory=dict)  # its group's owners: team -> role
 
 
 @dataclass
@@ -189,18 +193,19 @@ def _where(obj, terms: list[str], version: Version | None = None) -> list[str]:
     return out or ["document"]
 
 
-def search(query: str, limit: int = 50) -> Results:
-    """Groups, then resources, that match every word; `total` counts all, `hits` holds the first `limit`."""
+def search(query: str, limit: int = 50, scope: ReadScope = EVERYTHING) -> Results:
+    """Groups, then resources, that match every word (in the groups `scope` reads); `total` counts all, `hits` holds
+    the first `limit`."""
     started = time.perf_counter()
     terms = words(query)
-    groups = matching_groups(query).order_by("group_type", "gid")
+    groups = scope.filter(matching_groups(query)).order_by("group_type", "gid")
     memo: dict = {}
     resources = (
-        matching_resources(query, memo)
+        scope.filter(matching_resources(query, memo), "group__")
         .select_related("group", "latest")
         .order_by("group__group_type", "group__gid", "rid")
     )
-    hits = [Hit(g.group_type, g.path, g, g.name or "", _where(g, terms)) for g in groups[:limit]]
+    hits = [Hit(g.group_type, g.path, g, g.name or "", _where(g, terms), owners_of_group(g)) for g in groups[:limit]]
     total, room = groups.count() if len(hits) == limit else len(hits), max(limit - len(hits), 0)
     if room:  # the resources and their count in one query (the document ids are sent once)
         chosen = list(resources.annotate(_total=Window(Count("pk")))[:room])
@@ -217,5 +222,7 @@ def search(query: str, limit: int = 50) -> Results:
     for resource in chosen:
         shown = versions.get(resource.pk) or resource.latest
         name = resource.name or (shown.name if shown else "") or ""
-        hits.append(Hit(resource.resource_type, resource.path, resource, name, _where(resource, terms, shown)))
+        hit = Hit(resource.resource_type, resource.path, resource, name, _where(resource, terms, shown))
+        hit.owners = owners_of_group(resource.group)
+        hits.append(hit)
     return Results(query, hits, total, (time.perf_counter() - started) * 1000, full_text())

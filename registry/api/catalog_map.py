@@ -13,6 +13,7 @@ from ..catalog_map import MapUnavailable, catalog_map_svg
 from ..dashboard import admin_url_of
 from ..errors import Problem
 from ..http.openapi import PROBLEM
+from ..http.permissions import check_read
 from ..http.requests import check_flags
 from ..services.references import base_urls
 from ..throttles import AnonymousRateThrottle
@@ -67,12 +68,15 @@ class CatalogMapView(CoreView):
     def get(self, request):
         check_flags(request, allowed={"root"})
         root = map_root(request.GET.get("root"))
+        if root is not None:
+            check_read(request, root)  # with public reads off, the root's group's read rule
         try:
             svg = catalog_map_svg(
                 root=root,
                 base_urls=base_urls(self.base_url()),
                 link=admin_url_of,
                 title=f"{settings.REGISTRY_NAME}: {root or 'the whole registry'}",
+                scope=self.read_scope(),
             )
         except MapUnavailable as exc:  # no dot, dot failed, or past REGISTRY_MAP_SECONDS
             raise Problem("service-unavailable", str(exc), members={"budget": exc.budget} if exc.budget else None)
