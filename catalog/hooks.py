@@ -162,9 +162,15 @@ def check_schema_version(check: VersionCheck) -> None:
         if errors:
             raise Invalid(errors)
         return
-    previous = check.previous_documents()
+    level = effective_compatibility(level, check.group_attributes.get("compatibility")) if not errors else None
+    if level == "none" and check.previous_formats is not None:
+        previous = None  # nothing to compare: the earlier versions' documents are not read, their formats are
+        listed = check.previous_formats()
+    else:
+        previous = check.previous_documents()
+        listed = [prev_format for prev_format, _content in previous]
     formats = []  # each format once, in the versions' order (a list: a stored value need not be hashable)
-    for prev_format, _content in previous:
+    for prev_format in listed:
         if prev_format not in formats:
             formats.append(prev_format)
     for prev_format in formats:
@@ -177,7 +183,6 @@ def check_schema_version(check: VersionCheck) -> None:
     errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit(), references=references)
     if errors:
         raise Invalid(errors)
-    level = effective_compatibility(level, check.group_attributes.get("compatibility"))
     if level == "none" or not previous:
         return
     found = check_compatibility(fmt, level, [c for _f, c in previous], check.document or b"", references)

@@ -27,9 +27,11 @@ from registry.services import (
     update_group_attributes,
 )
 from registry.services.groups import lock_group
+from registry.services.resources import get_group, lock_resource
 
 from . import selectors
 from .errors import (
+    ID_MISMATCH,
     INCOMPATIBLE,
     INVALID_COMPATIBILITY,
     INVALID_SUBJECT,
@@ -43,7 +45,7 @@ from .errors import (
     version_not_found,
 )
 from .models import Setting, SubjectVersion
-from .numbering import next_number, schema_id_for
+from .numbering import ensure_numbered, next_number, schema_id_for
 from .schema_types import Referenced, prepare
 from .subjects import GROUPS, SCHEMAS, Subject, parse
 
@@ -127,18 +129,24 @@ def _ensure_group(ctx: WriteContext, group_id: str) -> Group:
     return group
 
 
-def _existing_match(rows: list[SubjectVersion], key: str) -> SubjectVersion | None:
-    for row in rows:
-        if not row.deleted and row.schema_id.key == key:
-            return row
-    return None
+def _known(match: SubjectVersion | None, inp: Registration) -> dict | None:
+    """The answer to a registration of content the subject already has live (None: not that case)."""
+    if match is None or not (inp.version is None or inp.version == match.number):
+        return None
+    if inp.id is not None and inp.id != match.schema_id_id:
+        raise ConfluentError(ID_MISMATCH, f"Schema already registered with id {match.schema_id_id} instead of {inp.id}")
+    return {"id": match.schema_id_id, "version": match.number}
 
 
 @transaction.atomic
 def register(*, ctx: WriteContext, subject: Subject, data: Registration, importing: bool = False) -> dict:
     """POST /subjects/S/versions: the id and version of the schema in this subject, registering it as a new
     version when the subject has no live version with the same content. `importing` (the import_confluent command,
-    an operator's tool) takes a given id and version whatever the mode."""
+    an operator's tool) takes a given id and version whatever the mode.
+
+    Content the subject has is answered after a few indexed reads (the serializers register at every start); a new
+    version is numbered under the schema's row lock (the lock its write takes anyway), so concurrent registrations
+    to one subject get consecutive numbers, and the same content twice one version."""
     inp = data
     if subject.is_context:
         raise ConfluentError(INVALID_SUBJECT, f"{subject.name!r} names a context, not a subject")
@@ -147,26 +155,29 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
     references = resolve_references(inp.references, subject)
     prepared = prepare(inp.schema_type, inp.schema, references)
     resource = selectors.find_resource(subject)
-    rows = selectors.subject_versions(resource, deleted=True) if resource is not None else []
-    match = _existing_match(rows, prepared.key)
-    if match is not None and (inp.version is None or inp.version == match.number):
-        if inp.id is not None and inp.id != match.schema_id_id:
-            raise ConfluentError(42207, f"Schema already registered with id {match.schema_id_id} instead of {inp.id}")
-        return {"id": match.schema_id_id, "version": match.number}
-    live = [row for row in rows if not row.deleted]
-    if live and live[-1].schema_id.schema_type != prepared.schema_type:
+    if resource is not None:
+        ensure_numbered(resource)
+        known = _known(selectors.with_content(resource, prepared.key), inp)
+        if known is not None:
+            return known
+        resource = lock_resource(get_group(GROUPS, subject.group_id), SCHEMAS, subject.resource_id)
+        known = _known(selectors.with_content(resource, prepared.key), inp)  # registered meanwhile
+        if known is not None:
+            return known
+    top, latest_type = selectors.top_and_latest_type(resource)
+    if latest_type is not None and latest_type != prepared.schema_type:
         raise ConfluentError(
+            ID_MISMATCH,
             INCOMPATIBLE,
             f'Schema being registered is incompatible with an earlier schema for subject "{subject.name}", '
-            f"details: [schemaType {prepared.schema_type} differs from {live[-1].schema_id.schema_type}]",
+            f"details: [schemaType {prepared.schema_type} differs from {latest_type}]",
         )
-    taken = {row.number for row in rows}
     if inp.version is not None:
-        if inp.version in taken:
+        if resource is not None and SubjectVersion.objects.filter(resource=resource, number=inp.version).exists():
             raise ConfluentError(NOT_PERMITTED, f"Version {inp.version} of subject {subject.name} already exists")
         number = inp.version
     else:
-        floor = max([*taken, resource.version_counter if resource is not None else 0])
+        floor = max(top, resource.version_counter if resource is not None else 0)
         number = next_number({floor}, "")
     vid = str(number)
     if resource is not None and resource.versions.filter(vid=vid).exists():

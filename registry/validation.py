@@ -57,6 +57,8 @@ class VersionCheck:
     resource_attributes: the resource-level attributes; group_attributes: the group's.
     previous_documents: earlier versions of the resource, oldest first, as (format, bytes) for
         compatibility checks; excludes the version being replaced by an update.
+    previous_formats: the formats of those versions alone (each once), without reading their documents: for a
+        check that needs no comparison (level `none`); None when only previous_documents can say.
     is_update: the version exists and is being changed in place.
     referenced_documents: documents the version's document refers to by name, resolved by the writer
         (VersionInput.referenced_documents), deepest first; () when the writer gave none.
@@ -75,6 +77,7 @@ class VersionCheck:
     group_attributes: dict[str, Any]
     base_url: str
     previous_documents: Callable[[], list[tuple[str | None, bytes]]] = field(default=lambda: [])
+    previous_formats: Callable[[], list[str | None]] | None = None
     is_update: bool = False
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
     lookup: Callable[[str], dict | None] = field(default=lambda path: None)  # API path -> latest attributes

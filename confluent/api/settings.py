@@ -121,7 +121,7 @@ class CompatibilityView(ConfluentView):
         inp = registration(json_body(request))
         level = selectors.effective_compatibility(found)
         resource = selectors.find_resource(found)
-        rows = selectors.subject_versions(resource) if resource is not None else []
+        rows = selectors.subject_versions(resource, documents=True) if resource is not None else []
         if version is not None:
             number = selectors.parse_version(version)
             if not rows:

@@ -7,8 +7,9 @@ from django.http import HttpResponse
 from registry.http.requests import json_body
 
 from .. import selectors, services
-from ..errors import SCHEMA_NOT_FOUND, ConfluentError
+from ..errors import SCHEMA_NOT_FOUND, ConfluentError, subject_not_found
 from ..models import SchemaId
+from ..numbering import ensure_numbered
 from ..schema_types import prepare
 from ..subjects import context_name, parse
 from . import render
@@ -55,13 +56,18 @@ class SubjectView(ConfluentView):
         deleted = flag(request, "deleted")
         flag(request, "normalize")
         inp = registration(json_body(request))
-        resource, rows = selectors.existing_subject(found, deleted=deleted)
+        resource = selectors.find_resource(found)
+        if resource is None:
+            raise subject_not_found(found.name)
+        ensure_numbered(resource)
         references = services.resolve_references(inp.references, found)
         key = prepare(inp.schema_type, inp.schema, references).key
-        for row in reversed(rows):
-            if row.schema_id.key == key:
-                return answer(render.subject_version(row, found.name, request.GET.get("format")))
-        raise ConfluentError(SCHEMA_NOT_FOUND, "Schema not found")
+        row = selectors.with_content(resource, key, deleted=deleted, newest=True)
+        if row is None:
+            if not selectors.has_versions(resource, deleted=deleted):  # every version soft-deleted
+                raise subject_not_found(found.name)
+            raise ConfluentError(SCHEMA_NOT_FOUND, "Schema not found")
+        return answer(render.subject_version(row, found.name, request.GET.get("format")))
 
     def delete(self, request, subject):
         """Soft-delete the subject's versions, or remove the subject (`?permanent=true`, after a soft delete)."""

@@ -116,6 +116,17 @@ def validate_version(
         )
         return [(fmt or r_attrs.get("format"), bytes(content or b"")) for fmt, content in rows]
 
+    def previous_formats():
+        # the same versions' formats, each once, documents unread (a check under the level `none` compares nothing)
+        rows = (
+            Version.objects.filter(resource=resource, content__isnull=False)
+            .exclude(pk=version.pk)
+            .order_by()
+            .values_list(KT("extensions__format"), flat=True)
+            .distinct()
+        )
+        return [fmt or r_attrs.get("format") for fmt in rows]
+
     check = VersionCheck(
         group_type=resource.group.group_type,
         group_id=resource.group.gid,
@@ -130,6 +141,7 @@ def validate_version(
         group_attributes={**resource.group.extensions},
         base_url=ctx.base_url,
         previous_documents=previous,
+        previous_formats=previous_formats,
         is_update=is_update,
         group_exists=group_exists,
         lookup=entity_attributes,
