@@ -30,6 +30,7 @@ from .errors import Problem
 from .models import OutboxEvent
 
 dashboard.register_panel("admin/registry/search_panel.html", dashboard_panel)
+dashboard.register_panel("admin/registry/my_groups_panel.html", admin_access.my_groups)
 # the governance UI's face: the registry's name (REGISTRY_NAME) instead of "Django administration"
 admin.site.site_header = admin.site.site_title = settings.REGISTRY_NAME
 admin.site.index_title = "Catalog"

@@ -3,18 +3,20 @@ decided by the same rules as every other door (registry/permissions.py).
 
 - A page of an entity asks the rule of that entity's group (object-level add, change, delete and view).
 - Changelists: with public reads off, only what the user may read (groups without owners, the groups of their
-  teams; everything for registry admins); with public reads on, everything, and the column "edit" marks each row
-  ✎ (the user may change it) or — (read-only; its title says who owns it).
+  teams; everything for registry admins: registry/read_scope.py); with public reads on, everything, and the column
+  "edit" marks each row ✎ (the user may change it) or — (read-only; its title says who owns it).
+- The dashboard's panel "My groups": the groups whose owners name one of the user's teams, with the role they hold.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.db.models import Q
 from django.utils.html import format_html
 
 from . import permissions
+from .dashboard import admin_url_of
 from .models import Group, Resource, Version
+from .read_scope import scope_for
 
 
 def path_and_group(obj) -> tuple[str, Group | None]:
@@ -60,14 +62,37 @@ def may_view(user, obj=None, model_view: bool = False) -> bool:
 
 def readable(queryset, user):
     """With public reads off, the rows of groups `user` may read (see the module docstring)."""
-    if settings.REGISTRY_PUBLIC_READ or permissions.is_registry_admin(user):
-        return queryset
-    prefix = group_prefix(queryset.model)
-    open_groups = ~Q(**{f"{prefix}extensions__has_key": "owners"}) | Q(**{f"{prefix}extensions__owners": {}})
+    return scope_for(user).filter(queryset, group_prefix(queryset.model))
+
+
+MY_GROUPS = 50  # rows of the panel "My groups"
+
+
+def my_groups(user) -> dict:
+    """The dashboard panel "My groups": the groups whose owners name a team of `user` (the first MY_GROUPS by type
+    and id), each with the role held (the highest of the user's teams) and which team holds what."""
     teams = sorted(permissions.teams_of(user))
+    rows, total = [], 0
     if teams:
-        open_groups |= Q(**{f"{prefix}extensions__owners__has_any_keys": teams})
-    return queryset.filter(open_groups)
+        found = Group.objects.filter(extensions__owners__has_any_keys=teams).order_by("group_type", "gid")
+        total = found.count()
+        for group in found.only("pk", "group_type", "gid", "extensions")[:MY_GROUPS]:
+            owners = permissions.owners_of_group(group)
+            rows.append(
+                {
+                    "path": group.path,
+                    "url": admin_url_of(group.path, group.pk, None),
+                    "role": permissions.role_of(user, owners),
+                    "teams": sorted((team, role) for team, role in owners.items() if team in teams),
+                }
+            )
+    return {
+        "groups": rows,
+        "total": total,
+        "more": max(total - len(rows), 0),
+        "teams": teams,
+        "registry_admin": bool(user and permissions.is_registry_admin(user)),
+    }
 
 
 def access_column(user, kind: str):

@@ -17,6 +17,7 @@ from .documents.formats import is_yaml, parse_document
 from .documents.imports import import_document
 from .documents.precheck import check_size
 from .errors import Problem
+from .read_scope import scope_for
 from .services import WriteContext
 
 
@@ -56,7 +57,7 @@ def import_view(request):
 
 
 def export_view(request):
-    document = export_document()
+    document = export_document(scope=scope_for(request.user))  # with public reads off, what the user may read
     response = HttpResponse(
         json.dumps(document, indent=2, ensure_ascii=False), content_type="application/cloudevents-registry+json"
     )

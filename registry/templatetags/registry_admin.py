@@ -10,6 +10,7 @@ from django.urls import reverse
 from registry import dashboard
 from registry.admin_references import admin_url
 from registry.models import Group, OutboxEvent, Resource, Version
+from registry.read_scope import ReadScope, scope_for
 from registry.selectors import registry_counts
 
 register = template.Library()
@@ -18,10 +19,13 @@ RECENT_PATHS = 10  # lines of "Recent changes"
 RECENT_EVENTS = 500  # the latest changes they are grouped from
 
 
-def _counts() -> list[dict]:
-    groups = registry_counts()
-    resources = dict(Resource.objects.order_by().values_list("group__group_type").annotate(c=Count("pk")))
-    versions = dict(Version.objects.order_by().values_list("resource__group__group_type").annotate(c=Count("pk")))
+def _counts(scope: ReadScope) -> list[dict]:
+    """Per type, how many groups, resources and versions (those `scope` reads)."""
+    groups = registry_counts(scope)
+    resources = scope.filter(Resource.objects.order_by(), "group__").values_list("group__group_type")
+    resources = dict(resources.annotate(c=Count("pk")))
+    versions = scope.filter(Version.objects.order_by(), "resource__group__").values_list("resource__group__group_type")
+    versions = dict(versions.annotate(c=Count("pk")))
     rows = []
     for plural, lists in dashboard.admin_lists.items():
         cells, holder_url = [], None
@@ -36,10 +40,13 @@ def _counts() -> list[dict]:
     return rows
 
 
-def _recent() -> list[dict]:
-    """The latest changes, one per path: the newest change of each, with the count and the oldest time."""
+def _recent(scope: ReadScope) -> list[dict]:
+    """The latest changes, one per path: the newest change of each, with the count and the oldest time (of what
+    `scope` reads)."""
     grouped: dict[str, dict] = {}
     for event in OutboxEvent.objects.order_by("-created_at")[:RECENT_EVENTS]:
+        if scope.hides(event.subject):
+            continue
         entry = grouped.get(event.subject)
         if entry is None:
             if len(grouped) == RECENT_PATHS:
@@ -69,10 +76,11 @@ def _change(event: OutboxEvent) -> dict:
 @register.inclusion_tag("admin/registry/dashboard.html", takes_context=True)
 def registry_dashboard(context):
     user = context.get("user")
+    scope = scope_for(user)  # with public reads off, what the user may read
     return {
-        "rows": _counts(),
-        "recent": _recent(),
-        "groups_total": Group.objects.count(),
+        "rows": _counts(scope),
+        "recent": _recent(scope),
+        "groups_total": scope.filter(Group.objects).count(),
         "may_import": bool(user and user.has_perms(["registry.add_group", "registry.change_group"])),
         "events_url": reverse("admin:registry_outboxevent_changelist"),
         "panels": [{"template": panel.template, "context": panel.context(user)} for panel in dashboard.panels],

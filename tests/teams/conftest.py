@@ -4,6 +4,8 @@
 - users: `owner_a`, `editor_a`, `reader_a`, `owner_b` (one team each), `outsider` (the role "Registry editors":
   every model permission, no team), `admin` (the team "Registry admins")
 Each user's client authenticates by token (the real path), as `people["editor_a"]`.
+- `private`: B's secret schema group and definition group (ids no body may hold when hidden), an open group, and public
+  reads off (the tests of reads: test_reads.py and after).
 """
 
 from __future__ import annotations
@@ -55,3 +57,46 @@ def teams(people, su):
         response = su.put(f"/schemaGroups/{gid}", body, format="json")
         assert response.status_code == 201, response.content
     return people
+
+
+# distinctive ids, so that a body that holds any of them leaked it
+SECRET_GROUP, SECRET_SCHEMA, SECRET_DEF_GROUP = "secret-of-b-7f3", "hidden-schema-b-91", "hidden-defs-b-44"
+OPEN_GROUP = "open-to-all-52"
+SECRETS = (SECRET_GROUP, SECRET_SCHEMA, SECRET_DEF_GROUP)
+DOC = b'{"type": "object", "title": "hidden-title-b-13"}'
+CEREG_JSON, CEREG_YAML = "application/cloudevents-registry+json", "application/cloudevents-registry+yaml"
+
+
+@pytest.fixture
+def private(teams, su, settings):
+    """B's secret schema group (a schema) and definition group, an open group, and public reads off."""
+    owners = {"owners": {"team-b": "owner"}}
+    assert su.put(f"/schemaGroups/{SECRET_GROUP}", owners, format="json").status_code == 201
+    response = su.generic(
+        "PUT",
+        f"/schemaGroups/{SECRET_GROUP}/schemas/{SECRET_SCHEMA}",
+        DOC,
+        content_type="application/json",
+        headers={"Registry-format": "JsonSchema/draft-07"},
+    )
+    assert response.status_code == 201, response.content
+    body = {"format": "CloudEvents/1.0", **owners}
+    assert su.put(f"/definitionGroups/{SECRET_DEF_GROUP}", body, format="json").status_code == 201
+    assert su.put(f"/schemaGroups/{OPEN_GROUP}", {}, format="json").status_code == 201
+    settings.REGISTRY_PUBLIC_READ = False
+    return teams
+
+
+def text(response) -> str:
+    assert response.status_code == 200, response.content[:500]
+    return b"".join(response.streaming_content).decode() if response.streaming else response.content.decode()
+
+
+def assert_hidden(body: str) -> None:
+    for secret in SECRETS + ("hidden-title-b-13",):
+        assert secret not in body, (secret, body[:2000])
+
+
+def assert_shown(body: str) -> None:
+    for secret in SECRETS:
+        assert secret in body, (secret, body[:2000])

@@ -8,13 +8,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from .test_reads import (
+from .conftest import (
     OPEN_GROUP,
     SECRET_DEF_GROUP,
     SECRET_GROUP,
     SECRET_SCHEMA,
     assert_hidden,
-    private,  # noqa: F401 - the fixture
 )
 
 DEFINITION = {
@@ -26,7 +25,7 @@ DEFINITION = {
 
 
 @pytest.fixture
-def referenced(private, su, settings):  # noqa: F811 - the fixture imported above
+def referenced(private, su, settings):
     """B's hidden definition group holds a definition whose schema is in the open group."""
     settings.REGISTRY_PUBLIC_READ = True
     response = su.generic(
