@@ -14,6 +14,7 @@ HTTP_SPEC = "https://github.com/xregistry/spec/blob/main/core/http.md#"
 # error's Args and Subject
 TITLES = {
     "bad_flag": "The specified flag (<flag>) is not allowed in this context: <subject>.",
+    "bad_filter": 'For "<subject>", an error was found in "filter" value (<value>): <error_detail>.',
     "bad_ignore": 'For "<subject>", an error was found in "ignore" value (<value>): <error_detail>.',
     "bad_request": "<error_detail>.",
     "bad_sort": 'For "<subject>", an error was found in "sort" value (<value>): <error_detail>.',

@@ -8,7 +8,10 @@
 
 from __future__ import annotations
 
+import re
+
 from .. import filters as filtering
+from ..errors import Problem
 from ..paging import PageRequest
 from .errors import V1Problem
 
@@ -58,7 +61,11 @@ def check_values(request) -> None:
                 )
     ignored(request)
     sort_key(request)
-    filtering.parse(request.GET.getlist("filter"))  # a malformed expression is a 400 wherever it is sent
+    for value in request.GET.getlist("filter"):  # a malformed expression is a 400 wherever it is sent
+        try:
+            filtering.parse([value])
+        except Problem as problem:
+            raise V1Problem("bad_filter", problem.detail, args={"value": value, "error_detail": problem.detail})
     if "setdefaultversionid" in request.GET and not request.GET["setdefaultversionid"]:
         raise V1Problem("bad_flag", "setdefaultversionid needs a version id", args={"flag": "setdefaultversionid"})
 
@@ -100,6 +107,7 @@ class Inline:
 
 
 # 1.0 attribute names in `?filter` -> the stored (0.5) names the selectors filter on
+LEADING_NAME = re.compile(r"^([A-Za-z0-9_$]*)(.*)$", re.DOTALL)
 FILTER_NAMES = {"labels": "tags", "documentation": "docs", "createdat": "createdOn", "modifiedat": "modifiedOn"}
 IGNORABLE = ("capabilities", "defaultversionid", "defaultversionsticky", "epoch", "modelsource", "readonly")
 
@@ -111,11 +119,9 @@ def filters(request, singular: str) -> list[str]:
     for expression in request.GET.getlist("filter"):
         parts = []
         for term in expression.split(","):
-            name, sep, value = term.partition("=")
-            negate = name.endswith("!")
-            head, dot, rest = name.rstrip("!").partition(".")
-            head = "id" if head == f"{singular}id" else FILTER_NAMES.get(head, head)
-            parts.append(f"{head}{dot}{rest}{'!' if negate else ''}{sep}{value}")
+            head, rest = LEADING_NAME.match(term).groups()  # the first key; then dots, brackets, the operator
+            head = "id" if head == f"{singular}id" and rest[:1] in ("=", "!", "<") else FILTER_NAMES.get(head, head)
+            parts.append(f"{head}{rest}")
         out.append(",".join(parts))
     return out
 

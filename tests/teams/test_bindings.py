@@ -2,6 +2,8 @@
 CONTRACT section 17): a team's editor creates, changes and deletes in its group, with no model permission of its
 own, and is refused in another team's group with 403 naming that group and the role needed, nothing written."""
 
+from urllib.parse import urlencode
+
 import pytest
 
 from registry.models import Resource, Version
@@ -134,6 +136,42 @@ def test_a_filter_on_owners(binding, teams):
     body = response.json()
     ids = set(body) if isinstance(body, dict) else {g["id"] for g in body}
     assert ids == {"A"}, body
+
+
+def test_filters_on_owners_in_dot_notation(binding, teams, su):
+    """core/spec.md's filter expressions over the owners map: a role, any role (`=*`), none (`=null`), not a role
+    (`!=`, `<>`), and team names that hold dots or spaces as quoted keys (`owners['team.x']`)."""
+    from django.contrib.auth.models import Group as Team
+
+    Team.objects.create(name="team.dots")
+    Team.objects.create(name="Team Space")
+    body = {"owners": {"team.dots": "owner", "Team Space": "reader"}}
+    assert binding.send(su, "PUT", binding.group("D"), body).status_code == 201
+
+    def ids(expression):
+        response = binding.send(
+            teams["outsider"], "GET", f"{binding.root}{binding.groups}?{urlencode({'filter': expression})}"
+        )
+        assert response.status_code == 200, (expression, response.content)
+        return set(response.json())
+
+    assert ids("owners.team-a=*") == {"A"}
+    assert ids("owners.team-a=owner") == ids("owners.team-a=OWNER") == {"A"}
+    assert ids("owners.team-a-dev=editor") == {"A"} and ids("owners.team-a-dev=owner") == set()
+    assert ids("owners.team-a=null") == {"B", "C", "D"}
+    assert ids("owners.team-a!=owner") == ids("owners.team-a<>owner") == {"B", "C", "D"}
+    assert ids("owners.team-b!=null") == {"B"}
+    assert ids("owners['team.dots']=*") == ids('owners["team.dots"]=owner') == {"D"}
+    assert ids("owners.team.dots=*") == set()  # the key `team`, then `dots`
+    assert ids('owners["Team Space"]=reader') == {"D"}
+    assert ids("owners=null") == {"C"}
+    for bad in ("owners.team-a", "owners.Team Space=*", "owners['x=*", "=x"):
+        response = binding.send(
+            teams["outsider"], "GET", f"{binding.root}{binding.groups}?{urlencode({'filter': bad})}"
+        )
+        assert response.status_code == 400, (bad, response.content)
+        kind = response.json()["type"]
+        assert kind.endswith("#bad_filter" if binding.name == "1.0" else ":bad-request"), (bad, kind)
 
 
 def test_force_deletes_need_the_owner_role(binding, teams, su):
