@@ -11,8 +11,11 @@ no hook; a version updated in place elsewhere (its epoch moved) gets the schema 
 
 from __future__ import annotations
 
-from django.db import IntegrityError, transaction
+import json
+
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from registry.models import Resource, Version
 
@@ -21,11 +24,41 @@ from .models import MAX_SCHEMA_ID, SchemaId, SubjectVersion
 from .schema_types import canonical_of_stored, content_key, type_of_format
 
 
+def _insert_next(key: str, schema_type: str, text: str, references: list[dict]) -> SchemaId | None:
+    """The content inserted under the next id in one statement, or None when nothing was inserted: the content has an
+    id already, a concurrent registration took that id, or every id is taken. ON CONFLICT DO NOTHING turns both
+    conflicts into no row (no failed statement, so no savepoint); Django's ORM has no INSERT ... SELECT, hence the
+    one written-out statement."""
+    quote = connection.ops.quote_name
+    table = quote(SchemaId._meta.db_table)
+    columns = ", ".join(quote(c) for c in ("id", "key", "schema_type", "schema", "references", "created_on"))
+    as_json = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({columns}) SELECT n.next, %s, %s, %s, {as_json}, %s "
+            f"FROM (SELECT COALESCE(MAX({quote('id')}), 0) + 1 AS next FROM {table}) n "
+            f"WHERE n.next <= %s ON CONFLICT DO NOTHING RETURNING {quote('id')}",
+            [
+                *(key, schema_type, text, json.dumps(references)),
+                *(connection.ops.adapt_datetimefield_value(now), MAX_SCHEMA_ID),
+            ],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return SchemaId(id=row[0], key=key, schema_type=schema_type, schema=text, references=references, created_on=now)
+
+
 def schema_id_for(
     *, key: str, schema_type: str, text: str, references: list[dict], given: int | None = None
 ) -> SchemaId:
     """The id of this content: the existing one, `given` (IMPORT) when free, else the next integer."""
     for _attempt in range(8):
+        if given is None:
+            created = _insert_next(key, schema_type, text, references)  # new content: one statement
+            if created is not None:
+                return created
         existing = SchemaId.objects.filter(key=key).first()
         if existing is not None:
             if given is not None and given != existing.id:
@@ -33,21 +66,18 @@ def schema_id_for(
                     ID_MISMATCH, f"Schema already registered with id {existing.id} instead of input id {given}"
                 )
             return existing
-        if given is not None:
-            taken = SchemaId.objects.filter(pk=given).first()
-            if taken is not None:
-                raise ConfluentError(
-                    ID_MISMATCH, f"Overwrite new schema with id {given} is not permitted: the id holds another schema"
-                )
-            number = given
-        else:
-            number = (SchemaId.objects.aggregate(top=Max("id"))["top"] or 0) + 1
-            if number > MAX_SCHEMA_ID:
+        if given is None:
+            if (SchemaId.objects.aggregate(top=Max("id"))["top"] or 0) >= MAX_SCHEMA_ID:
                 raise ConfluentError(50001, "every schema id up to 2147483647 is taken", status=500)
+            continue  # a concurrent registration took the next id: again
+        if SchemaId.objects.filter(pk=given).exists():
+            raise ConfluentError(
+                ID_MISMATCH, f"Overwrite new schema with id {given} is not permitted: the id holds another schema"
+            )
         try:
             with transaction.atomic():
                 return SchemaId.objects.create(
-                    id=number, key=key, schema_type=schema_type, schema=text, references=references
+                    id=given, key=key, schema_type=schema_type, schema=text, references=references
                 )
         except IntegrityError:  # another request took that id or registered that content meanwhile: look again
             continue

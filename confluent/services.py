@@ -46,7 +46,7 @@ from .errors import (
 )
 from .models import Setting, SubjectVersion
 from .numbering import ensure_numbered, next_number, schema_id_for
-from .schema_types import Referenced, prepare
+from .schema_types import Prepared, Referenced, prepare
 from .subjects import GROUPS, SCHEMAS, Subject, parse
 
 MAX_REFERENCE_DEPTH = 32
@@ -123,6 +123,10 @@ def _ensure_group(ctx: WriteContext, group_id: str) -> Group:
         try:
             group = create_group(ctx=ctx, address=EntityAddress(GROUPS), data={"id": group_id})
         except Problem as exc:
+            if exc.kind == "id-exists":  # created meanwhile by a concurrent registration (or differs by case)
+                group = Group.objects.filter(group_type=GROUPS, gid=group_id).first()
+                if group is not None:
+                    return group
             if exc.status != 400:  # forbidden (403), the store busy (503): as for any write
                 raise
             raise ConfluentError(INVALID_SUBJECT, f"the context's schema group {group_id!r}: {exc.detail}")
@@ -146,7 +150,8 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
 
     Content the subject has is answered after a few indexed reads (the serializers register at every start); a new
     version is numbered under the schema's row lock (the lock its write takes anyway), so concurrent registrations
-    to one subject get consecutive numbers, and the same content twice one version."""
+    to one subject get consecutive numbers, and the same content twice one version. A subject (or context) created
+    by a concurrent registration meanwhile is registered to as it then exists."""
     inp = data
     if subject.is_context:
         raise ConfluentError(INVALID_SUBJECT, f"{subject.name!r} names a context, not a subject")
@@ -155,19 +160,31 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
     references = resolve_references(inp.references, subject)
     prepared = prepare(inp.schema_type, inp.schema, references)
     resource = selectors.find_resource(subject)
-    if resource is not None:
-        ensure_numbered(resource)
-        known = _known(selectors.with_content(resource, prepared.key), inp)
-        if known is not None:
-            return known
-        resource = lock_resource(get_group(GROUPS, subject.group_id), SCHEMAS, subject.resource_id)
-        known = _known(selectors.with_content(resource, prepared.key), inp)  # registered meanwhile
-        if known is not None:
-            return known
+    if resource is None:
+        try:
+            with transaction.atomic():
+                return _write(ctx, subject, inp, prepared, None)
+        except Problem as exc:
+            resource = selectors.find_resource(subject) if exc.kind == "id-exists" else None
+            if resource is None:
+                raise
+    ensure_numbered(resource)
+    known = _known(selectors.with_content(resource, prepared.key), inp)
+    if known is not None:
+        return known
+    resource = lock_resource(get_group(GROUPS, subject.group_id), SCHEMAS, subject.resource_id)
+    known = _known(selectors.with_content(resource, prepared.key), inp)  # registered meanwhile
+    if known is not None:
+        return known
+    return _write(ctx, subject, inp, prepared, resource)
+
+
+def _write(ctx: WriteContext, subject: Subject, inp: Registration, prepared: Prepared, resource) -> dict:
+    """A new version of the subject (its first one, creating the schema, when `resource` is None), numbered, with
+    its schema id."""
     top, latest_type = selectors.top_and_latest_type(resource)
     if latest_type is not None and latest_type != prepared.schema_type:
         raise ConfluentError(
-            ID_MISMATCH,
             INCOMPATIBLE,
             f'Schema being registered is incompatible with an earlier schema for subject "{subject.name}", '
             f"details: [schemaType {prepared.schema_type} differs from {latest_type}]",
@@ -180,8 +197,10 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
         floor = max(top, resource.version_counter if resource is not None else 0)
         number = next_number({floor}, "")
     vid = str(number)
-    if resource is not None and resource.versions.filter(vid=vid).exists():
-        vid = None  # an IMPORT's number taken as a version id by another door: the registry picks the id
+    if inp.version is not None and resource is not None and resource.versions.filter(vid=vid).exists():
+        # an IMPORT's number taken as a version id by another door: the registry picks the id (a number given here is
+        # above the resource's version counter, which is above every integer version id)
+        vid = None
     version_input = VersionInput(
         document=prepared.document,
         media_type=prepared.media_type,

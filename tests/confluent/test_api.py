@@ -266,3 +266,12 @@ def test_avro_references_are_checked_with_their_types(registry, http, live_serve
     assert registry.test_compatibility("people", Schema(good, "AVRO", refs)) is True
     second = registry.register_schema_full_response("people", Schema(good, "AVRO", refs))
     assert second.version == 2 and second.schema_id != first
+
+
+def test_another_schema_type_is_incompatible(registry, http):
+    registry.register_schema("typed", Schema(USER, "AVRO"))
+    events, versions = OutboxEvent.objects.count(), Version.objects.count()
+    refused = http.post("/subjects/typed/versions", json={"schema": '{"type": "object"}', "schemaType": "JSON"})
+    assert refused.status_code == 409 and refused.json()["error_code"] == 409, refused.text
+    assert "schemaType JSON differs from AVRO" in refused.json()["message"]
+    assert (OutboxEvent.objects.count(), Version.objects.count()) == (events, versions)
