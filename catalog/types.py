@@ -24,7 +24,8 @@ DEFINITION_GROUPS = GroupType(
     validate=hooks.check_definition_group,
     event_type_prefix="io.cloudevents.messagecatalog",
     body_schema={
-        "properties": {"format": {"type": "string", "pattern": FORMAT_PATTERN.pattern}},
+        # optional, and null removes it as for every attribute (issue 23: one rule through every door)
+        "properties": {"format": {"type": ["string", "null"], "pattern": FORMAT_PATTERN.pattern}},
     },
 )
 

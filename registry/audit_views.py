@@ -104,7 +104,7 @@ class AuditView(RegistryView):
             OpenApiParameter("door", OpenApiTypes.STR, description="the door the changes came through"),
             OpenApiParameter("operation", OpenApiTypes.STR, enum=list(OPERATIONS)),
             OpenApiParameter("limit", OpenApiTypes.INT),
-            OpenApiParameter("page", OpenApiTypes.STR, description="the continuation token of a Link header"),
+            # `page` tokens come from Link headers only: not offered (as for the registry's collections)
         ],
         responses={
             (200, "application/json"): OpenApiResponse(
@@ -117,6 +117,9 @@ class AuditView(RegistryView):
         if not (request.user and request.user.is_authenticated):
             raise NotAuthenticated()
         check_flags(request, {"path", "actor", "since", "door", "operation", "limit", "page"})
+        empty = sorted(name for name in ("path", "actor", "since", "door", "operation") if request.GET.get(name) == "")
+        if empty:
+            raise Problem("bad-request", f"?{empty[0]} needs a value (leave the parameter out to filter nothing)")
         page = PageRequest.from_params(request.GET)
         rows = visible_records(request.user, request.GET.get("path"))
         found = AuditFilter(request.GET, queryset=rows)
