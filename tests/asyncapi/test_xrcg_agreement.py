@@ -23,7 +23,8 @@ from tests.harness.xrcg import run_xrcg
 
 from .conftest import document, get_json, post_asyncapi
 
-pytestmark = [pytest.mark.slow]
+# xrcg reads an exported file: what it writes does not depend on the database, the exports are tested on both
+pytestmark = [pytest.mark.slow, pytest.mark.postgres_run]
 
 # mqtt-sparkplugB: xrcg fetches its external Protobuf schema (GitHub) to render it and fails without the network
 RC4 = [p for p in documents("rc4", "*.xreg.json") if not p.name.startswith("mqtt-sparkplugB")]
