@@ -1,14 +1,17 @@
 """The cost of teams and owners (issue 27) on a document GET and a version POST, side by side in one run: 1,000 schema
-groups (each one schema, one version) and 50 teams, with owners off (no group has any; the writer holds the model
-permissions of "Registry editors") and on (every group owned by one team, edited by another; the writer is in one
-team and holds no model permission). Prints figures; asserts nothing.
+groups owned by teams (each group one team `owner`, the next `editor`, among 50 teams) beside 1,000 groups without
+owners, each group one schema of one version. The caller `bench` is in team-07 and holds the model permissions of
+"Registry editors" (which open the groups without owners, and grant nothing in groups with owners). Prints figures
+and the queries each request makes; asserts nothing.
 
 The requests go through the whole Django stack in this process (django.test.Client, token authentication, the
 middleware, the binding's view, the services), against a throwaway PostgreSQL (or `--sqlite`), so the figures are the
-server's own time without network noise. Scenarios alternate round by round, owners switched between rounds:
+server's own time without network noise. The scenarios are interleaved request by request (owners on, owners off, ...),
+so that the load of a shared machine weighs on each alike:
 
-- document GET `/schemaGroups/G/schemas/s` with `REGISTRY_PUBLIC_READ=1` (no read check at all), and with `0` (the
-  check: the group's owners looked up, the rule evaluated) with owners off and on;
+- document GET `/schemaGroups/G/schemas/s` with `REGISTRY_PUBLIC_READ=1` (no read check: the fast path of
+  registry/http/fast_reads.py, and the whole way with it off), and with `0` (the read check: the group's owners and the
+  caller's teams read, the rule evaluated) in a group without owners ("owners off") and in one of team-07's;
 - version POST `/schemaGroups/G/schemas/s` (a new version; the write's checks, the audit row), owners off and on.
 
     .venv/bin/python bench/permissions.py [--sqlite] [--requests 300] [--rounds 5]
@@ -58,8 +61,8 @@ def setup_database(use_sqlite: bool):
 
 
 def load():
-    """1,000 groups of one schema each, 50 teams, the writer `bench` in team-07 (and, for owners off, a Registry
-    editor)."""
+    """1,000 groups with owners (`g0000`...) and 1,000 without (`h0000`...), one schema each; 50 teams; the caller
+    `bench` in team-07 and a Registry editor."""
     from django.contrib.auth.models import Group as Team
     from django.contrib.auth.models import User
     from rest_framework.authtoken.models import Token
@@ -68,62 +71,40 @@ def load():
     from registry.roles import EDITORS
     from registry.services import WriteContext
 
-    document = {
-        "schemaGroups": {
-            f"g{n:04d}": {
-                "schemas": {
-                    "s": {
-                        "format": "JsonSchema/draft-07",
-                        "versions": {"1": {"format": "JsonSchema/draft-07", "schema": SCHEMA}},
-                    }
-                }
+    teams = [Team.objects.get_or_create(name=f"team-{n:02d}")[0] for n in range(TEAMS)]
+    schema = {
+        "schemas": {
+            "s": {
+                "format": "JsonSchema/draft-07",
+                "versions": {"1": {"format": "JsonSchema/draft-07", "schema": SCHEMA}},
             }
-            for n in range(GROUPS)
         }
     }
+    groups = {f"g{n:04d}": {"owners": owners_of(n), **schema} for n in range(GROUPS)}
+    groups.update({f"h{n:04d}": schema for n in range(GROUPS)})
     began = time.perf_counter()
-    import_document(WriteContext(user="bench", door="import"), document)
-    print(f"loaded {GROUPS} groups in {time.perf_counter() - began:.0f} s")
-    teams = [Team.objects.get_or_create(name=f"team-{n:02d}")[0] for n in range(TEAMS)]
+    import_document(WriteContext(user="bench", door="import"), {"schemaGroups": groups})
+    print(f"loaded {2 * GROUPS} groups in {time.perf_counter() - began:.0f} s")
     user = User.objects.create_user("bench", password="pw")
-    user.groups.add(teams[7])
-    token = Token.objects.create(user=user).key
-    return user, token, Team.objects.get(name=EDITORS)
+    user.groups.add(teams[7], Team.objects.get(name=EDITORS))
+    return Token.objects.create(user=user).key
 
 
 def owners_of(n: int) -> dict:
     return {f"team-{n % TEAMS:02d}": "owner", f"team-{(n + 1) % TEAMS:02d}": "editor"}
 
 
-def switch(owners_on: bool, user, editors) -> None:
-    """Owners on every group (the writer a member of team-07, no model permission) or on none (the writer a
-    Registry editor)."""
-    from registry.models import Group
-
-    groups = list(Group.objects.all())
-    for group in groups:
-        n = int(group.gid[1:])
-        group.extensions = {"owners": owners_of(n)} if owners_on else {}
-    Group.objects.bulk_update(groups, ["extensions"], batch_size=500)
-    if owners_on:
-        user.groups.remove(editors)
-    else:
-        user.groups.add(editors)
-
-
 def team_groups() -> list[str]:
-    """The groups team-07 owns or edits (where the writer writes, owners on or off)."""
+    """The owned groups team-07 owns or edits (where the caller reads and writes with owners on)."""
     return [f"g{n:04d}" for n in range(GROUPS) if 7 in (n % TEAMS, (n + 1) % TEAMS)]
 
 
-def timed(send, count: int) -> list[float]:
-    samples = []
-    for n in range(count):
-        began = time.perf_counter()
-        response = send(n)
-        samples.append((time.perf_counter() - began) * 1e6)
-        assert response.status_code in (200, 201), (response.status_code, response.content[:300])
-    return samples
+def timed(send, n: int) -> float:
+    began = time.perf_counter()
+    response = send(n)
+    elapsed = (time.perf_counter() - began) * 1e6
+    assert response.status_code in (200, 201), (response.status_code, response.content[:300])
+    return elapsed
 
 
 def main():
@@ -135,60 +116,71 @@ def main():
     postgres = setup_database(args.sqlite)
     try:
         from django.conf import settings
+        from django.db import connection
         from django.test import Client
+        from django.test.utils import CaptureQueriesContext
 
-        user, token, editors = load()
-        client = Client(HTTP_AUTHORIZATION=f"Token {token}")
-        mine = team_groups()
+        client = Client(HTTP_AUTHORIZATION=f"Token {load()}")
+        owned = team_groups()
+        plain = [f"h{n:04d}" for n in range(len(owned))]
         version = json.dumps({**SCHEMA, "description": "next"})
 
-        def get(n):
-            return client.get(f"/schemaGroups/{mine[n % len(mine)]}/schemas/s")
+        def reads(groups, public: bool, fast: bool = True):
+            def send(n):
+                settings.REGISTRY_PUBLIC_READ, settings.REGISTRY_FAST_READS = public, fast
+                return client.get(f"/schemaGroups/{groups[n % len(groups)]}/schemas/s")
 
-        def post(n):
-            return client.generic(
-                "POST",
-                f"/schemaGroups/{mine[n % len(mine)]}/schemas/s",
-                version,
-                content_type="application/json",
-            )
+            return send
+
+        def writes(groups):
+            def send(n):
+                path = f"/schemaGroups/{groups[n % len(groups)]}/schemas/s"
+                return client.generic("POST", path, version, content_type="application/json")
+
+            return send
 
         scenarios = {
-            ("GET", "public reads (no check)"): [],
-            ("GET", "owners off"): [],
-            ("GET", "owners on"): [],
-            ("POST", "owners off"): [],
-            ("POST", "owners on"): [],
+            ("GET", "public reads, fast path"): reads(plain, True),
+            ("GET", "public reads, whole way"): reads(plain, True, fast=False),
+            ("GET", "owners off"): reads(plain, False),
+            ("GET", "owners on"): reads(owned, False),
+            ("POST", "owners off"): writes(plain),
+            ("POST", "owners on"): writes(owned),
         }
+        queries = {}
+        for key, send in scenarios.items():
+            send(0)  # warm
+            with CaptureQueriesContext(connection) as captured:
+                send(1)
+            queries[key] = len(captured)
+        samples: dict = {key: [] for key in scenarios}
         for _round in range(args.rounds):
-            for owners_on in (False, True):
-                switch(owners_on, user, editors)
-                user = type(user).objects.get(pk=user.pk)
-                label = "owners on" if owners_on else "owners off"
-                if not owners_on:
-                    settings.REGISTRY_PUBLIC_READ = True
-                    timed(get, 20)  # warm
-                    scenarios[("GET", "public reads (no check)")] += timed(get, args.requests)
-                settings.REGISTRY_PUBLIC_READ = False
-                timed(get, 20)
-                scenarios[("GET", label)] += timed(get, args.requests)
-                scenarios[("POST", label)] += timed(post, max(20, args.requests // 5))
-                settings.REGISTRY_PUBLIC_READ = True
+            for n in range(args.requests):
+                for key, send in scenarios.items():
+                    if key[0] == "GET" or n % 5 == 0:  # a fifth as many POSTs
+                        samples[key].append(timed(send, n + 2))
+        settings.REGISTRY_PUBLIC_READ, settings.REGISTRY_FAST_READS = True, True
         database = "SQLite" if args.sqlite else "PostgreSQL"
-        print(f"\n{database}, {GROUPS} groups, {TEAMS} teams, {args.rounds} rounds (median, p95 in microseconds)")
+        print(
+            f"\n{database}, {GROUPS} groups with owners and {GROUPS} without, {TEAMS} teams, {args.rounds} rounds "
+            "(median and p95 in microseconds, queries per request)"
+        )
         medians = {}
-        for (method, label), samples in scenarios.items():
-            samples.sort()
-            medians[(method, label)] = statistics.median(samples)
-            p95 = samples[int(len(samples) * 0.95) - 1]
-            print(f"  {method:4} {label:26} median {medians[(method, label)]:8.0f}  p95 {p95:8.0f}  n={len(samples)}")
+        for key, values in samples.items():
+            values.sort()
+            medians[key] = statistics.median(values)
+            p95 = values[int(len(values) * 0.95) - 1]
+            method, label = key
+            print(
+                f"  {method:4} {label:26} median {medians[key]:8.0f}  p95 {p95:8.0f}  queries {queries[key]:2d}  n={len(values)}"
+            )
         for method in ("GET", "POST"):
             off, on = medians[(method, "owners off")], medians[(method, "owners on")]
             print(f"  {method}: owners on vs off {100 * (on - off) / off:+.1f}%")
-        public = medians[("GET", "public reads (no check)")]
+        whole = medians[("GET", "public reads, whole way")]
         off = medians[("GET", "owners off")]
         print(
-            f"  GET: the read check itself (public reads off, owners off, vs public reads) {100 * (off - public) / public:+.1f}%"
+            f"  GET: the read check (public reads off, owners off) vs public reads the whole way {100 * (off - whole) / whole:+.1f}%"
         )
     finally:
         if postgres is not None:

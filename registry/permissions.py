@@ -198,6 +198,24 @@ def stored_owners(group_path: str) -> dict | None:
     return row[1] if isinstance(row[1], dict) else {}
 
 
+def owners_for_read(user, group_path: str) -> dict | None:
+    """`stored_owners(group_path)`, and the user's teams with it when they are not known yet (`teams_of` then reads
+    them from the user object): one query for the read check of a signed-in user (registry/read_check.py)."""
+    from .read_check import owners_and_teams
+
+    parts = group_path.split("/")
+    if len(parts) < 3:
+        return None
+    known = not getattr(user, "pk", None) or getattr(user, "_registry_teams", None) is not None
+    found = owners_and_teams(parts[1], parts[2], None if known else user.pk)
+    if found is None:  # a database without the hand-written statement: the ORM's queries
+        return stored_owners(group_path)
+    owners, teams = found
+    if teams is not None:
+        user._registry_teams = teams
+    return owners
+
+
 def roles_held(user) -> dict[str, str]:
     """Group path -> the role `user`'s teams hold there, for every group whose owners name one of them (read once
     per user object)."""

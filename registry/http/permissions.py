@@ -66,8 +66,12 @@ def only_reads(view, request) -> bool:
 def check_read(request, path: str, group=None) -> None:
     """With public reads off, 403 unless the caller may read the entity at store path `path` (its group's rule;
     `group`: the stored group when the caller holds it)."""
-    if not settings.REGISTRY_PUBLIC_READ:
-        permissions.authorize(request.user, "group", "read", permissions.group_path_of(path), group=group)
+    if settings.REGISTRY_PUBLIC_READ:
+        return
+    user, group_path = request.user, permissions.group_path_of(path)
+    # the group's owners and the user's teams in one query (registry/permissions.py `owners_for_read`)
+    owners = permissions.owners_of_group(group) if group is not None else permissions.owners_for_read(user, group_path)
+    permissions.authorize(user, "group", "read", group_path, owners=owners)
 
 
 def read_scope(request) -> ReadScope:

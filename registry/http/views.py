@@ -97,8 +97,9 @@ class RegistryView(APIView):
         return EntityAddress(self.group_plural, gid, rplural, rid, vid)
 
     def referenced_by_response(self, path: str):
-        """`GET PATH?referencedby` (docs/api-contract.md section 14)."""
-        return json_response(selectors.referenced_by(path, base_urls(self.base_url())))
+        """`GET PATH?referencedby` (docs/api-contract.md section 14): the referrers the caller may read."""
+        found, scope = selectors.referenced_by(path, base_urls(self.base_url())), self.read_scope()
+        return json_response({referrer: ref for referrer, ref in found.items() if not scope.hides(referrer)})
 
     def initialize_request(self, request, *args, **kwargs):
         if self.binding is None:

@@ -106,3 +106,10 @@ def test_the_map_around_a_hidden_entity_is_refused(referenced):
     assert "hidden.type.b" not in text
     admin_page = html.unescape(signed_in(referenced, "outsider").get(reverse("registry-admin-map")).content.decode())
     assert "open-schema" in admin_page and "hidden-def-b-8" not in admin_page
+
+
+def test_referenced_by_lists_only_readable_referrers(referenced):
+    path = f"/schemaGroups/{OPEN_GROUP}/schemas/open-schema?referencedby"
+    assert referenced["outsider"].get(path).json() == {}
+    shown = referenced["owner_b"].get(path).json()
+    assert list(shown) == [f"/definitionGroups/{SECRET_DEF_GROUP}/definitions/hidden-def-b-8"], shown
