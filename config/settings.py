@@ -48,7 +48,11 @@ def database_from_url(url: str) -> dict:
     pool_size = env_int("DATABASE_POOL_SIZE", 8)
     if pool_size > 0:
         timeout = float(os.environ.get("DATABASE_POOL_TIMEOUT") or 5)
-        entry["OPTIONS"] = {"pool": {"min_size": 1, "max_size": pool_size, "timeout": timeout}}
+        # prepare_threshold: psycopg prepares a statement sent with server-side parameters after 5 uses on a pooled
+        # connection (only the document reads' statement is: registry/compiled_reads.py; Django's own queries bind
+        # their parameters client-side and are never prepared). Django turns it off by default for poolers like
+        # PgBouncer, which is why it is on only with this pool.
+        entry["OPTIONS"] = {"pool": {"min_size": 1, "max_size": pool_size, "timeout": timeout}, "prepare_threshold": 5}
         entry["CONN_MAX_AGE"] = 0  # a pooled connection goes back to the pool at the end of each request
     return entry
 

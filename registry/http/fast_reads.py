@@ -5,25 +5,26 @@ A document GET through the framework costs about 1 ms of CPU in Python (URL reso
 request, authentication and permissions, the representation, the ETag), ten times the query it needs. The answer
 is a function of what that query reads (the document's version, resource and group rows; in 1.0 also the
 resource's version count and the version before this one) and of the request's URL, scheme, host, method, whether
-the caller signed in, and whether its `If-None-Match` holds the answer's tag. So this middleware runs the query
-(`compiled_reads.document_key`, which also says whether the caller's API token is valid) and, when the row is the
-one an answer was kept for, replays that answer (status, headers, body; a 304 without a body): no view, no DRF, no
-representation. Otherwise (a miss) the request goes the whole way, and the answer it gets is kept under the row it
-was read for. Every answer is thus the full view's own, made by the same code; a write changes the row, so the
-next read, on any worker, is a miss. A write committed between the query and the full view's read keeps a newer
-answer under an older row, which no later read can see again (epochs and modification times only move forward).
+the caller signed in, and whether its `If-None-Match` holds the answer's tag. So this middleware runs one query for
+the document's key (registry/document_keys.py: a small row that changes whenever any of those rows does, and
+whether the caller's API token is valid) and, when the key is the one an answer was kept for, replays that answer
+(status, headers, body; a 304 without a body): no view, no DRF, no representation. Otherwise (a miss) the request
+goes the whole way, and the answer it gets is kept under the key read before it. Every answer is thus the full
+view's own, made by the same code; a write changes the key, so the next read, on any worker, is a miss. A write
+committed between the key's query and the full view's read keeps a newer answer under an older key, which no later
+read sees again (a row's versions only move forward).
 
 It serves only what no rule of the caller's can change: reads are public (`permissions.reads_are_public`),
 the caller is anonymous or sends an API token (`Authorization: Token KEY`) of an active user, no cookie (a
 session, CSRF), no query string, no `If-Match`/`If-Modified-Since`/`If-Unmodified-Since`/`If-Range`/`Range`, a
-host Django accepts. Everything else, and any path the row query finds nothing at (404s), goes the whole way.
-Bindings say which views are document reads and what rows their answers depend on (`register`).
+host Django accepts. Everything else, and any path where the key's query finds no document (404s), goes the whole
+way. Bindings say which views are document reads and what rows their answers depend on (`register`).
 
-Memory: per process, at most REGISTRY_FAST_READ_BYTES of kept answers (bodies, headers and the rows they were
-read for, counted in bytes), least recently used dropped first; the answers of one URL (a document and its
-variants) larger than an eighth of it are not kept. URL resolutions are kept for at most 2,048 paths of at most 1,024 characters. REGISTRY_FAST_READS=0 turns
-the fast path off. Written by hand: Django's cache framework keys answers by URL and headers, not by the rows
-they were read from, so it cannot tell when one is stale without a query of its own per read anyway.
+Memory: per process, at most REGISTRY_FAST_READ_BYTES of kept answers (bodies, headers and keys, counted in bytes),
+least recently used dropped first; the answers of one URL (a document and its variants) larger than an eighth of it
+are not kept. URL resolutions are kept for at most 2,048 paths of at most 1,024 characters. REGISTRY_FAST_READS=0
+turns the fast path off. Written by hand: Django's cache framework keys answers by URL and headers, not by the rows
+they were read from, so it cannot tell when one is stale.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ from django.utils.cache import (  # type: ignore[attr-defined]  # Django's own c
 )
 from django.utils.http import parse_etags
 
-from .. import compiled_reads
 from ..database_errors import is_unavailable, unavailable_response
+from ..document_keys import document_key
 from .permissions import reads_are_public
 
 logger = logging.getLogger(__name__)
@@ -122,7 +123,7 @@ class KeptAnswers:
         budget = settings.REGISTRY_FAST_READ_BYTES
         status, headers, body = answer
         size = len(body) + sum(len(name) + len(value) for name, value in headers.values())
-        rows_size = sum(len(v) for v in rows if isinstance(v, bytes | str))
+        rows_size = sum(len(v) for row in rows if row for v in row if isinstance(v, bytes | str))
         with self._lock:
             kept = self._entries.get(key)
             if kept is None or kept.rows != rows:
@@ -192,7 +193,7 @@ def _caller_token(meta: dict) -> tuple[bool, str | None]:
 
 def _rows(address: DocumentAddress, token: str | None):
     """(rows, token valid) for the address, or None when the path holds no document."""
-    found = compiled_reads.document_key(
+    key = document_key(
         address.group_type,
         address.gid,
         address.resource_type,
@@ -201,21 +202,21 @@ def _rows(address: DocumentAddress, token: str | None):
         history=address.history,
         token=token,
     )
-    if found is None:
+    if key is None or key.version_id is None:
         return None
-    row, caller = found
-    vid = compiled_reads.key_version_id(row)
-    if vid is None:
-        return None
-    rows: tuple = (row,)
-    if address.sticky and address.vid is None:
-        sticky = compiled_reads.key_sticky_default(row)
-        if sticky is not None and sticky != vid:  # the view reads that version instead, when it exists
-            again = compiled_reads.document_key(
-                address.group_type, address.gid, address.resource_type, address.rid, sticky, history=address.history
-            )
-            rows = (row, again[0] if again is not None else None)
-    return rows, caller
+    rows: tuple = (key.row,)
+    if address.sticky and address.vid is None and key.sticky_default not in (None, key.version_id):
+        # the view reads the sticky default version instead, when it exists
+        again = document_key(
+            address.group_type,
+            address.gid,
+            address.resource_type,
+            address.rid,
+            key.sticky_default,
+            history=address.history,
+        )
+        rows = (key.row, again.row if again is not None else None)
+    return rows, key.caller_active
 
 
 def _replay(answer: tuple) -> HttpResponse:

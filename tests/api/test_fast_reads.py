@@ -248,10 +248,10 @@ def test_kept_answers_stay_within_their_budget():
         for n in range(100):
             body = bytes(3000)
             store = {"content-type": ("Content-Type", "text/plain"), "etag": ("ETag", f'"{n}"')}
-            kept.add((f"/p{n}", "http", "h", False), (body,), ("GET", False), (200, store, body), f'"{n}"')
+            kept.add((f"/p{n}", "http", "h", False), ((body,),), ("GET", False), (200, store, body), f'"{n}"')
             assert kept.size <= budget
-        assert kept.get(("/p99", "http", "h", False), (body,)) is not None  # the newest are kept
-        assert kept.get(("/p0", "http", "h", False), (body,)) is None  # the oldest went first
+        assert kept.get(("/p99", "http", "h", False), ((body,),)) is not None  # the newest are kept
+        assert kept.get(("/p0", "http", "h", False), ((body,),)) is None  # the oldest went first
         large = bytes(budget // 8)
         kept.add(("/large", "http", "h", False), (large,), ("GET", False), (200, {}, large), None)
         assert kept.get(("/large", "http", "h", False), (large,)) is None  # larger than an eighth: not kept

@@ -1,0 +1,98 @@
+"""A document's key: one small row that changes whenever anything a document GET reads changes, for the fast path of
+document reads (registry/http/fast_reads.py), which keeps each answer until its key changes.
+
+A document GET reads three rows (the version, its resource, the resource's group: `compiled_reads.document_row`)
+and, in xRegistry 1.0, the resource's version count and the version created before this one. On PostgreSQL the key
+holds each row's id and `xmin`, the id of the transaction that wrote that version of the row: every UPDATE writes a
+new row version with the writing transaction's id, so a committed change to any column (the document's bytes too)
+changes it, without sending the columns themselves (about half the query's cost: no wide row to send and parse,
+no document read from its TOAST table). Two committed states of one row could carry the same `xmin` only after
+4 billion transactions (the counter wraps around), long after a worker's kept answers are gone. On SQLite, in
+process with no network, the key is the whole row as `document_row` reads it.
+
+The same query says whether the caller's API token is a key of an active user (`caller_active`), so a token read
+costs no query of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+
+from django.db import connections, router
+
+from . import compiled_reads
+from .models import Group, Resource, Version
+
+
+@dataclass(frozen=True)
+class DocumentKey:
+    row: tuple  # compared, never read
+    version_id: str | None  # the version read (None: the resource has no version)
+    sticky_default: str | None  # the version the resource names as its sticky default (1.0), None when not sticky
+    caller_active: bool | None  # the token's user is active (None: no such token, or none given)
+
+
+def _postgresql_columns(qn) -> str:
+    """Ids and row versions of the three rows, the version's id and the resource's sticky default (jsonb values,
+    read by Python's rules below as the 1.0 binding reads them)."""
+    extensions = f"r.{qn(Resource._meta.get_field('extensions').column)}"
+    return (
+        f"r.{qn('id')}, r.xmin::text, g.{qn('id')}, g.xmin::text, v.{qn('id')}, v.xmin::text, v.{qn('vid')}, "
+        f"{extensions} -> 'defaultversionsticky', {extensions} -> 'defaultversionid'"
+    )
+
+
+@cache
+def _statement(vendor: str, by_version: bool, history: bool) -> str:
+    if vendor != "postgresql":
+        return compiled_reads._statement(vendor, by_version, history, caller=True)
+    qn = connections[router.db_for_read(Resource)].ops.quote_name
+    history_sql = f", {compiled_reads.history_columns(vendor)}" if history else ""
+    return (
+        f"SELECT {_postgresql_columns(qn)}{history_sql}, {compiled_reads.caller_column(vendor)} "
+        f"{compiled_reads.from_where(vendor, by_version)}"
+    )
+
+
+@cache
+def _whole_row_positions() -> tuple[int, int]:
+    """(version id, resource extensions) positions in a whole row (`compiled_reads._statement`)."""
+    resource = [f.name for f in Resource._meta.concrete_fields]
+    group_width = len(Group._meta.concrete_fields)
+    vid = len(resource) + group_width + [f.name for f in Version._meta.concrete_fields].index("vid")
+    return vid, resource.index("extensions")
+
+
+def document_key(
+    group_type: str,
+    gid: str,
+    resource_type: str,
+    rid: str,
+    vid: str | None = None,
+    *,
+    history: bool = False,
+    token: str | None = None,
+) -> DocumentKey | None:
+    """The key of the document at the path (latest, or version `vid`; `history`: with the 1.0 columns), and whether
+    `token` is valid; None when the path matches nothing."""
+    vendor = connections[router.db_for_read(Resource)].vendor
+    params = [token, group_type, gid, resource_type, rid] + ([vid] if vid is not None else [])  # SELECT list's first
+    _db, _connection, found = compiled_reads.fetch_one(
+        _statement(vendor, vid is not None, history), params, binary=True
+    )
+    if found is None:
+        return None
+    row, caller = tuple(found[:-1]), found[-1]
+    if vendor == "postgresql":
+        version_id, sticky, sticky_id = row[6], row[7], row[8]
+    else:
+        vid_at, extensions_at = _whole_row_positions()
+        extensions = row[extensions_at]
+        if isinstance(extensions, str):  # SQLite keeps JSON as text
+            extensions = json.loads(extensions)
+        version_id = row[vid_at]
+        sticky = extensions.get("defaultversionsticky") if isinstance(extensions, dict) else None
+        sticky_id = extensions.get("defaultversionid") if isinstance(extensions, dict) else None
+    return DocumentKey(row, version_id, sticky_id if sticky else None, caller)
