@@ -15,6 +15,7 @@ from ..documents.precheck import check_size
 from ..errors import Problem
 from ..http.conditional import stream_etag
 from ..http.rendered_answers import rendered_answers
+from ..http.rendered_groups import group_parts, joined
 from ..http.requests import body_bytes, check_flags, flag
 from ..http.views import JSON_CONTENT_TYPE, json_response
 from ..model import registry_model
@@ -46,17 +47,18 @@ def root_json(base: str, scope: ReadScope = EVERYTHING) -> dict:
 
 def stream_inline(base: str, scope: ReadScope = EVERYTHING):
     """The whole registry (what `scope` reads of it) as one JSON object, written one group at a time (memory bounded
-    by a chunk)."""
+    by a chunk), each group's part kept until the group changes (registry/http/rendered_groups.py)."""
     head = root_json(base, scope)
     head["model"] = registry_model.as_json()
     yield json.dumps(head, ensure_ascii=False)[:-1]
     for gt in registry_model.group_types:
         yield f", {json.dumps(gt.plural)}: {{"
-        first = True
-        for group in selectors.iter_groups(gt, inline=True, scope=scope):
-            prefix = "" if first else ", "
-            first = False
-            yield f"{prefix}{json.dumps(group.gid)}: {json.dumps(group_json(base, gt, group, inline=True), ensure_ascii=False)}"
+
+        def render(group, gt=gt) -> bytes:
+            data = group_json(base, gt, group, inline=True)
+            return f"{json.dumps(group.gid)}: {json.dumps(data, ensure_ascii=False)}".encode()
+
+        yield from joined(group_parts(("inline", base), gt, render, scope=scope))
         yield "}"
     yield "}"
 
@@ -95,7 +97,7 @@ class RootView(CoreView):
                 rendered_answers.put(marker, key, body)
                 response = HttpResponse(body, content_type=content_type)
             else:
-                chunks = stream_json_document(scope) if variant == "export" else stream_inline(base, scope)
+                chunks = stream_json_document(scope, group_parts) if variant == "export" else stream_inline(base, scope)
                 response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks), content_type=content_type)
         response["ETag"] = stream_etag(request, marker if shows == EVERYTHING_KEY else f"{marker} {shows}")
         return response

@@ -115,19 +115,31 @@ def export_document(plural: str | None = None, gid: str | None = None, *, scope:
     return doc
 
 
-def stream_json_document(scope: ReadScope = EVERYTHING) -> Iterator[str]:
-    """The registry document (the groups `scope` reads) as JSON text, one group at a time."""
+def rendered_group_parts(
+    variant: tuple, gt: GroupType, render, states=None, scope: ReadScope = EVERYTHING
+) -> Iterator[tuple[str, bytes]]:
+    """(id, part) of each group of `gt` that `scope` reads, as `render` writes it, rendered now (the default of
+    `stream_json_document`; registry/http/rendered_groups.py keeps them)."""
+    for group in selectors.iter_groups(gt, inline=True, scope=scope):
+        yield group.gid, render(group)
+
+
+def stream_json_document(scope: ReadScope = EVERYTHING, parts=rendered_group_parts) -> Iterator[str | bytes]:
+    """The registry document (the groups `scope` reads) as JSON text, one group at a time: `parts(variant, group
+    type, render, scope=)` gives each group's part (registry/http/rendered_groups.py keeps them until their group
+    changes)."""
     yield json.dumps(document_head())[:-1]
-    current = None
-    first = True
-    for gt, group, data in iter_document_parts(scope=scope):
-        if gt is not current:
-            if current is not None:
-                yield "}"
-            yield f", {json.dumps(gt.plural)}: {{"
-            current, first = gt, True
-        yield ("" if first else ", ") + f"{json.dumps(group.gid)}: {json.dumps(data, ensure_ascii=False)}"
-        first = False
-    if current is not None:
-        yield "}"
+    for gt in registry_model.group_types:
+
+        def render(group, gt=gt) -> bytes:
+            return f"{json.dumps(group.gid)}: {json.dumps(group_document(gt, group), ensure_ascii=False)}".encode()
+
+        first = True
+        for _gid, part in parts(("document",), gt, render, scope=scope):
+            if first:  # a group type without groups is left out
+                yield f", {json.dumps(gt.plural)}: {{"
+            yield part if first else b", " + part
+            first = False
+        if not first:
+            yield "}"
     yield "}"

@@ -6,11 +6,16 @@ is shown, since its default version, `ancestorid` and `versionscount` come from 
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Callable, Iterator
+
 from django.conf import settings
 from django.db.models import Prefetch
 
 from .. import selectors
 from ..attributes import stored_attributes, timestamp
+from ..group_states import group_states
 from ..model import registry_model
 from ..models import Group, Resource, Version
 from ..read_scope import EVERYTHING, ReadScope
@@ -135,9 +140,16 @@ def groups_of(gm: GroupMapping, inline: Inline, *, doc: bool = False, scope: Rea
 
 
 def registry_json(
-    base: str, inline: Inline, *, doc: bool = False, defaults: bool = False, scope: ReadScope = EVERYTHING
+    base: str,
+    inline: Inline,
+    *,
+    doc: bool = False,
+    defaults: bool = False,
+    scope: ReadScope = EVERYTHING,
+    groups: Callable | None = None,
 ) -> dict:
-    """The registry entity; its groups (counted, inlined) are those `scope` reads."""
+    """The registry entity; its groups (counted, inlined) are those `scope` reads; `groups(gm, below)` stands for
+    each inlined group collection when given (the export)."""
     counts = selectors.registry_counts(scope)
     state = selectors.registry_state()
     out = {
@@ -166,10 +178,14 @@ def registry_json(
             below = inline.below(gm.v1_plural)
             if doc:
                 below.all = True
-            out[gm.v1_plural] = {
-                g.gid: render_group(base, gm, g, below, doc=doc, defaults=defaults)
-                for g in groups_of(gm, inline, doc=doc, scope=scope)
-            }
+            out[gm.v1_plural] = (
+                groups(gm, below)
+                if groups is not None
+                else {
+                    g.gid: render_group(base, gm, g, below, doc=doc, defaults=defaults)
+                    for g in groups_of(gm, inline, doc=doc, scope=scope)
+                }
+            )
     return out
 
 
@@ -209,8 +225,62 @@ def _relative(data, base: str):
     return data
 
 
-def export_json(base: str, scope: ReadScope = EVERYTHING) -> dict:
-    """`GET /registry/export`: `?doc&inline=*,capabilities,modelsource` (the groups `scope` reads)."""
+def _export_inline() -> Inline:
+    """`?doc&inline=*,capabilities,modelsource`."""
     inline = Inline.__new__(Inline)
     inline.all, inline.paths = True, {("capabilities",), ("modelsource",)}
-    return _relative(registry_json(base, inline, doc=True, defaults=True, scope=scope), base)
+    return inline
+
+
+def export_json(base: str, scope: ReadScope = EVERYTHING) -> dict:
+    """`GET /registry/export`: `?doc&inline=*,capabilities,modelsource` (the groups `scope` reads); `export_chunks`
+    writes its JSON."""
+    return _relative(registry_json(base, _export_inline(), doc=True, defaults=True, scope=scope), base)
+
+
+PLACEHOLDER = re.compile(r'\{"\\u0000groups:([^"]*)": 0\}')
+
+
+def export_chunks(base: str, parts, scope: ReadScope = EVERYTHING) -> Iterator[bytes]:
+    """The bytes of `json.dumps(export_json(base, scope), ensure_ascii=False)`, each group written by `parts(variant,
+    group type, render, states, scope=)` (registry/http/rendered_groups.py keeps each until its group changes): the
+    registry's own members are written as the whole answer would be, with a stand-in for each group collection (an
+    object whose only member's name starts with a NUL, which no stored text holds), and the groups in its place."""
+    collections = {}
+
+    def stand_in(gm: GroupMapping, below: Inline) -> dict:
+        collections[gm.v1_plural] = (gm, below)
+        return {f"\x00groups:{gm.v1_plural}": 0}
+
+    text = json.dumps(
+        _relative(registry_json(base, _export_inline(), doc=True, defaults=True, scope=scope, groups=stand_in), base),
+        ensure_ascii=False,
+    )
+    pieces = PLACEHOLDER.split(text)
+    yield pieces[0].encode()
+    for plural, after in zip(pieces[1::2], pieces[2::2], strict=True):
+        gm, below = collections[plural]
+        gt = registry_model[gm.plural]
+        hidden = scope.hidden_ids(gt.plural) if not scope.everything else set()
+        states = {gid: state for gid, state in group_states(gt).items() if gid not in hidden}
+        # as `_relative` reads a map of groups: a group whose id is another's with `url` or `count` after it is left
+        # out (taken for that group's link or count)
+        dropped = {
+            g for g in states if g.endswith("url") and g[:-3] in states or g.endswith("count") and g[:-5] in states
+        }
+
+        def render(group, gm=gm, below=below) -> bytes:
+            data = _relative(render_group(base, gm, group, below, doc=True, defaults=True), base)
+            return f"{json.dumps(group.gid)}: {json.dumps(data, ensure_ascii=False)}".encode()
+
+        written = (
+            (gid, part)
+            for gid, part in parts(("xr10-export", base), gt, render, states, scope=scope)
+            if gid not in dropped
+        )
+        yield b"{"
+        first = True
+        for _gid, part in written:
+            yield part if first else b", " + part
+            first = False
+        yield b"}" + after.encode()

@@ -16,6 +16,7 @@ from .. import selectors
 from ..http.conditional import stream_etag
 from ..http.permissions import read_scope
 from ..http.rendered_answers import rendered_answers
+from ..http.rendered_groups import group_parts
 from ..http.views import JSON_CONTENT_TYPE, json_response
 from ..model import registry_model
 from ..read_scope import EVERYTHING_KEY
@@ -26,7 +27,7 @@ from .capabilities import capabilities, capabilities_offered, model_json, models
 from .errors import V1Problem
 from .flags import Inline, check_flags, collections_only, doc_view, only_collections
 from .mapping import ordered_mappings
-from .reads import export_json, registry_json, render_group
+from .reads import export_chunks, registry_json, render_group
 
 
 def kept_answer(request, key: str, render, marker: str | None = None) -> HttpResponse:
@@ -41,7 +42,8 @@ def kept_answer(request, key: str, render, marker: str | None = None) -> HttpRes
     cache_key = ("xr10", key, request.build_absolute_uri("/"), request.get_full_path())
     body = rendered_answers.get(marker, cache_key)
     if body is None:
-        body = json.dumps(render(), ensure_ascii=False).encode()
+        rendered = render()  # a dict, or the bytes of one (the export, written group by group)
+        body = rendered if isinstance(rendered, bytes) else json.dumps(rendered, ensure_ascii=False).encode()
         rendered_answers.put(marker, cache_key, body)
     response = HttpResponse(body, content_type=JSON_CONTENT_TYPE)
     response["ETag"] = stream_etag(request, marker)
@@ -99,7 +101,9 @@ class RootView(XRegistryView):
 class ExportView(XRegistryView):
     def get(self, request):
         check_flags(request)
-        return kept_answer(request, "export", lambda: export_json(self.base_url(), self.read_scope()))
+        # each group's part kept until the group changes (registry/http/rendered_groups.py)
+        scope = self.read_scope()
+        return kept_answer(request, "export", lambda: b"".join(export_chunks(self.base_url(), group_parts, scope)))
 
 
 class ModelView(XRegistryView):
