@@ -117,6 +117,9 @@ class OutboxEvent(models.Model):
     # the CloudEvents `authcontext` of the change: "user" or "system", and the user's name or the system's source
     authtype = models.CharField(max_length=32, blank=True, default="")
     authid = models.CharField(max_length=150, blank=True, default="")
+    # the owners of the entity's group when the change was made (None: none): with public reads off, who may be
+    # told of it (subscriptions' deliveries), even once the group is gone
+    owners = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["created_at"]

@@ -8,15 +8,25 @@ the unique (event, subscription) constraint makes a second relay of the same eve
 A subscription's filters see the event it receives: those of a subscription with `config.eventformat`
 `xregistry-1.0` are matched against the 1.0 event's `type` and `subject` (`io.xregistry.group.updated`,
 `/schemagroups/g`), the others against the 0.5 event's. One index per event format in use.
+
+With public reads off, a subscription is told only of what its owner (the user who wrote it) may read
+(docs/teams.md): an event about a group that had owners when the change was made (the outbox row keeps them, so a
+deleted group's last events too) matches only subscriptions whose owner's teams held a role there, or who is a
+registry admin; a subscription without an owner only events of groups without owners. Checked here, at match time,
+so that it holds for every filter (one naming no group as well) and whatever the owner's teams are when it is
+relayed.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
 from registry.models import OutboxEvent
+from registry.read_scope import ReadScope, scope_for
 
 from .delivery import policy
 from .delivery.events import attributes, event_format
@@ -24,6 +34,7 @@ from .matching import SubscriptionIndex
 from .models import Delivery, Subscription
 
 BATCH = 500
+NO_TEAM = ReadScope(frozenset())  # a subscription without an owner (or whose owner is gone): groups without owners
 _cache: dict = {}
 
 
@@ -52,6 +63,29 @@ def matching_subscriptions(event: OutboxEvent, indexes: dict[str, SubscriptionIn
     return out
 
 
+class Readers:
+    """Whether a subscription's owner may read what an event is about (see the module docstring): the owners' read
+    scopes are looked up once per batch, in one query, and only when reads are not public and some event's group
+    had owners."""
+
+    def __init__(self, by_id: dict):
+        self.by_id = by_id
+        self.scopes: dict | None = None
+
+    def __call__(self, subscription: Subscription, event: OutboxEvent) -> bool:
+        if settings.REGISTRY_PUBLIC_READ or not event.owners:
+            return True
+        if self.scopes is None:
+            names = {s.created_by for s in self.by_id.values() if s.created_by}
+            users = get_user_model().objects.filter(username__in=names).prefetch_related("groups")
+            self.scopes = {}
+            for user in users:
+                user._registry_teams = frozenset(team.name for team in user.groups.all())
+                self.scopes[user.get_username()] = scope_for(user) if user.is_active else NO_TEAM
+        scope = self.scopes.get(subscription.created_by) or NO_TEAM
+        return scope.may_read(event.owners if isinstance(event.owners, dict) else {})
+
+
 def relay_batch() -> tuple[int, list[int]]:
     """Relay up to BATCH pending events; returns (events relayed, ids of the deliveries created)."""
     indexes, by_id = subscription_index()
@@ -64,9 +98,12 @@ def relay_batch() -> tuple[int, list[int]]:
             return 0, []
         now = timezone.now()
         deliveries = []
+        may_read = Readers(by_id)
         for event in events:
             for sid in matching_subscriptions(event, indexes):
                 subscription = by_id[sid]
+                if not may_read(subscription, event):
+                    continue
                 deliveries.append(
                     Delivery(
                         event=event, subscription_id=sid, next_attempt_at=now, deadline=now + policy.ttl(subscription)

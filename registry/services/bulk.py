@@ -29,6 +29,7 @@ from ..documents.flatten import EntityRecord
 from ..errors import Problem
 from ..model import registry_model
 from ..models import AuditRecord, Group, Resource, Version
+from ..permissions import owners_of_group
 from .context import WriteContext
 from .events import emit_updated
 from .registry_state import touch_registry
@@ -146,6 +147,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                 (record.path, "create" if status == "new" else "update", (group.epoch - 1 or None, group.epoch))
             )
             group_ids[record.path] = group.pk
+            ctx.owners_seen[record.path] = owners_of_group(group)  # for its events (no look-up)
             changed_groups.add(record.path)
 
         def group_pk(path):

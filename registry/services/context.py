@@ -75,11 +75,16 @@ class WriteContext:
         if self.actor is None:
             return
         if owners is ...:
-            group_path = group_path_of(path)
-            if group_path not in self.owners_seen:
-                self.owners_seen[group_path] = stored_owners(group_path)
-            owners = self.owners_seen[group_path]
+            owners = self.group_owners(path)
         authorize(self.actor, kind, operation, path, owners=owners)
+
+    def group_owners(self, path: str) -> dict | None:
+        """The owners of the group of the entity at `path` as this context last saw them (looked up once; None: no
+        such group)."""
+        group_path = group_path_of(path)
+        if group_path not in self.owners_seen:
+            self.owners_seen[group_path] = stored_owners(group_path)
+        return self.owners_seen[group_path]
 
     @property
     def audit_door(self) -> str:

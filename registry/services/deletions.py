@@ -12,6 +12,7 @@ from django.db import transaction
 from ..errors import Problem, not_found
 from ..model import registry_model
 from ..models import Group, Resource, Version
+from ..permissions import owners_of_group
 from ..references import within
 from .address import EntityAddress
 from .context import WriteContext
@@ -33,6 +34,8 @@ def _delete_resource(ctx: WriteContext, resource: Resource):
 
 def _remove(ctx: WriteContext, entity, path: str) -> None:
     """Delete a row and announce it; the caller keeps the object, with its primary key, as the last state."""
+    if isinstance(entity, Group):  # its events name the owners it had (looked up once, before it goes)
+        ctx.owners_seen[path] = owners_of_group(entity)
     pk = entity.pk
     entity.delete()
     entity.pk = pk

@@ -33,6 +33,7 @@ def _emit(ctx: WriteContext, path: str, action: str, time, operation: str | None
         time=time,
         authtype=authtype,
         authid=authid,
+        owners=ctx.group_owners(path) or None,  # who may be told of it when reads are not public
     )
     if operation is not None:  # its audit row, in the same transaction (registry/audit.py)
         audit.record(ctx, path, operation, epochs, event, time)
