@@ -193,3 +193,18 @@ def endpoints_by_group(base_urls=()) -> dict[str, list[Endpoint]]:
         for gid in dict.fromkeys(endpoint.references):
             out.setdefault(gid, []).append(endpoint)
     return out
+
+
+def readable(scope, groups: list[MessageGroup], endpoints: list[Endpoint], referrers: dict[str, list[Endpoint]]):
+    """With public reads off, what an export may hold for a caller who reads `scope` (registry/read_scope.py): the
+    groups and endpoints it names are checked by the view; what they lead to in groups the caller may not read (an
+    endpoint's message groups, a referencing endpoint, a payload schema) is left out."""
+    if scope.everything:
+        return
+    for group in [*groups, *(g for endpoint in endpoints for g in endpoint.groups)]:
+        group.schemas = {rid: s for rid, s in group.schemas.items() if not scope.hides(f"/schemaGroups/{s.group}")}
+    for endpoint in endpoints:
+        endpoint.groups = [g for g in endpoint.groups if not scope.hides(f"/definitionGroups/{g.gid}")]
+        endpoint.references = [gid for gid in endpoint.references if not scope.hides(f"/definitionGroups/{gid}")]
+    for gid, referencing in referrers.items():
+        referrers[gid] = [e for e in referencing if not scope.hides(f"/endpoints/{e.eid}")]

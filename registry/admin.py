@@ -28,6 +28,7 @@ from .admin_search import SearchAdminMixin, dashboard_panel
 from .documents.exports import export_document
 from .errors import Problem
 from .models import OutboxEvent
+from .read_scope import scope_for
 
 dashboard.register_panel("admin/registry/search_panel.html", dashboard_panel)
 dashboard.register_panel("admin/registry/my_groups_panel.html", admin_access.my_groups)
@@ -431,6 +432,10 @@ class OutboxEventAdmin(admin.ModelAdmin):
     @admin.display(description="relayed", ordering="relayed_at")
     def relayed(self, event):
         return shown_time(event.relayed_at)
+
+    def get_queryset(self, request):
+        """With public reads off, the events of the groups the user may read (their owners when made)."""
+        return super().get_queryset(request).filter(scope_for(request.user).q_of_events())
 
     def has_add_permission(self, request):
         return False

@@ -47,6 +47,16 @@ class ReadScope:
             readable |= Q(**{f"{owners}__has_any_keys": sorted(self.teams)})
         return readable
 
+    def q_of_events(self, field: str = "owners") -> Q:
+        """The change events (`field`: the path to OutboxEvent.owners, the owners their group had) this scope
+        reads."""
+        if self.everything:
+            return Q()
+        readable = Q(**{f"{field}__isnull": True}) | Q(**{field: {}})
+        if self.teams:
+            readable |= Q(**{f"{field}__has_any_keys": sorted(self.teams)})
+        return readable
+
     def filter(self, queryset, prefix: str = ""):
         return queryset if self.everything else queryset.filter(self.q(prefix))
 

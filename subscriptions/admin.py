@@ -22,6 +22,7 @@ from registry import dashboard
 from registry.admin import ServiceAdmin
 from registry.admin_forms import JSONField, ServiceForm
 from registry.admin_links import breakable, shown_time
+from registry.read_scope import scope_for
 
 from . import services
 from .delivery import policy
@@ -241,6 +242,11 @@ class DeliveryAdmin(admin.ModelAdmin):
     list_filter = ("status", "subscription__protocol")
     search_fields = ("event__subject", "subscription__id")  # not the sink: its secrets must not be searchable
     list_select_related = ("event", "subscription")
+
+    def get_queryset(self, request):
+        """With public reads off, the deliveries of events the user may read (registry/read_scope.py)."""
+        return super().get_queryset(request).filter(scope_for(request.user).q_of_events("event__owners"))
+
     fields = (
         "event_subject",
         "event_type",
@@ -330,6 +336,11 @@ class DeliveryAttemptAdmin(admin.ModelAdmin):
     list_filter = ("status_code", "delivery__subscription__protocol")
     search_fields = ("delivery__event__subject", "delivery__subscription__id", "error")
     list_select_related = ("delivery", "delivery__event")
+
+    def get_queryset(self, request):
+        """With public reads off, the attempts of deliveries of events the user may read."""
+        return super().get_queryset(request).filter(scope_for(request.user).q_of_events("delivery__event__owners"))
+
     fields = ("delivery", "number", "started_at", "status_code", "latency", "shown_error")
     readonly_fields = fields
 

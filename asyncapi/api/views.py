@@ -20,6 +20,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from registry.errors import Problem
+from registry.http.permissions import check_read
 from registry.http.requests import body_bytes
 from registry.http.views import json_response
 from registry.services.references import base_urls
@@ -199,10 +200,14 @@ class AsyncAPIView(XRegistryView):
             raise V1Problem(
                 "bad_request", "name at least one messagegroup or endpoint", args={"error_detail": "no entity"}
             )
+        for path in [f"/definitionGroups/{gid}" for gid in gids] + [f"/endpoints/{eid}" for eid in eids]:
+            check_read(request, path)  # named in the query, not the path: their read rule (public reads off)
         bases = base_urls(request.build_absolute_uri("/").rstrip("/"))
         referrers = export_reads.endpoints_by_group(bases) if gids else {}
-        groups = [(g, referrers.get(g.gid, [])) for g in export_reads.message_groups(gids, bases)]
+        named = export_reads.message_groups(gids, bases)
         endpoints = export_reads.endpoints(eids, bases)
+        export_reads.readable(self.read_scope(), named, endpoints, referrers)
+        groups = [(g, referrers.get(g.gid, [])) for g in named]
         document = export_asyncapi(groups=groups, endpoints=endpoints, role=role, title=settings.REGISTRY_NAME)
         return asyncapi_response(request, document)
 
@@ -224,9 +229,11 @@ class MessageGroupAsyncAPIView(XRegistryView):
         role = _role(request)
         bases = base_urls(request.build_absolute_uri("/").rstrip("/"))
         (group,) = export_reads.message_groups([gid], bases)
+        referrers = export_reads.endpoints_by_group(bases)
+        export_reads.readable(self.read_scope(), [group], [], referrers)
         title = group.attributes.get("name") or group.gid
         document = export_asyncapi(
-            groups=[(group, export_reads.endpoints_by_group(bases).get(group.gid, []))],
+            groups=[(group, referrers.get(group.gid, []))],
             endpoints=[],
             role=role,
             title=title,
@@ -249,6 +256,7 @@ class EndpointAsyncAPIView(XRegistryView):
     def get(self, request, eid):
         _flags(request, {"role", "format"})
         (endpoint,) = export_reads.endpoints([eid], base_urls(request.build_absolute_uri("/").rstrip("/")))
+        export_reads.readable(self.read_scope(), [], [endpoint], {})
         usage = endpoint.attributes.get("usage") or []
         role = _role(request, "producer" if "producer" in usage else "consumer")
         title = endpoint.attributes.get("name") or endpoint.eid

@@ -77,3 +77,16 @@ def test_public_reads_on_count_everything(teams, name, settings):
     page = signed_in(teams, name).get(reverse("admin:index")).content.decode()
     counts = re.search(r'id="registry-counts">(.*?)</table>', page, flags=re.S).group(1)
     assert "<strong>3</strong> schema groups" in counts.lower(), counts
+
+
+def test_with_public_reads_off_the_change_events_list_only_what_the_user_may_read(private):
+    page = signed_in(private, "outsider").get(reverse("admin:registry_outboxevent_changelist"))
+    assert page.status_code == 200
+    text = page.content.decode().replace("<wbr>", "")
+    assert_hidden(text)
+    assert "/schemaGroups/C" in text or "open-to-all-52" in text
+    from django.contrib.auth.models import Permission
+
+    private.users["owner_b"].user_permissions.add(Permission.objects.get(codename="view_outboxevent"))
+    text = signed_in(private, "owner_b").get(reverse("admin:registry_outboxevent_changelist")).content.decode()
+    assert SECRET_SCHEMA in text.replace("<wbr>", "")
