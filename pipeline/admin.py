@@ -69,18 +69,7 @@ class ImportRunAdmin(admin.ModelAdmin):
         "started",
         "finished",
     )
-    readonly_fields = (
-        "input",
-        "status",
-        "steps",
-        "summary",
-        "pretty_report",
-        "error",
-        "created_by",
-        "created",
-        "started",
-        "finished",
-    )
+    readonly_fields = tuple(name for name in fields if name != "dry_run")
 
     @admin.display(description="input")
     def input(self, run):

@@ -22,19 +22,10 @@ def actor_of(ctx) -> tuple[str, str]:
 
 def record(ctx, path: str, operation: str, epochs: tuple, event, time) -> AuditRecord:
     """One audit row for one change (called by the services' event writer, in the change's transaction)."""
-    authid, authtype = actor_of(ctx)
-    return AuditRecord.objects.create(
-        time=time,
-        actor=authid,
-        authtype=authtype,
-        door=ctx.audit_door,
-        path=path,
-        group_path=group_path_of(path),
-        operation=operation,
-        epoch_before=epochs[0],
-        epoch_after=epochs[1],
-        event=event.id if event is not None else None,
-    )
+    (row,) = rows(ctx, [(path, operation, epochs)], time)
+    row.event = event.id if event is not None else None
+    row.save(force_insert=True)
+    return row
 
 
 def rows(ctx, changes: list[tuple[str, str, tuple]], time) -> list[AuditRecord]:

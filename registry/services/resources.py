@@ -93,6 +93,20 @@ def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str,
     if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
         raise Problem("id-exists", "{subject} already exists", subject=f"{group.path}/{rt.plural}/{rid}")
     guard(ctx, group)
+    resource = _saved_new_resource(ctx, group, rt, rid, {})
+    version = new_version(ctx, resource, rt, inp, {}, inp.version_id)
+    resource.latest = version
+    resource.save(update_fields=["latest"])
+    emit_updated(ctx, resource.path, version.modified_on, created=True, epochs=(None, resource.epoch))
+    emit_updated(
+        ctx, f"{resource.path}/versions/{version.vid}", version.modified_on, created=True, epochs=(None, version.epoch)
+    )
+    return resource
+
+
+def _saved_new_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, attrs: dict) -> Resource:
+    """A new resource row, written by `ctx`'s user; a concurrent insert of the same id (or one differing only by
+    case) is the kernel's 409, not the database's error."""
     resource = Resource(
         group=group,
         resource_type=rt.plural,
@@ -103,18 +117,12 @@ def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str,
         modified_on=ctx.now,
         origin=ctx.origin,
     )
+    set_resource_attributes(resource, attrs)
     try:
         with transaction.atomic():
             resource.save()
     except IntegrityError as exc:
         raise insert_refused(exc, constraint="resource_id_unique_ci", path=f"{group.path}/{rt.plural}/{rid}")
-    version = new_version(ctx, resource, rt, inp, {}, inp.version_id)
-    resource.latest = version
-    resource.save(update_fields=["latest"])
-    emit_updated(ctx, resource.path, version.modified_on, created=True, epochs=(None, resource.epoch))
-    emit_updated(
-        ctx, f"{resource.path}/versions/{version.vid}", version.modified_on, created=True, epochs=(None, version.epoch)
-    )
     return resource
 
 
@@ -371,18 +379,7 @@ def replace_resource(
             raise Problem("id-exists", f"{{subject}} differs only by case from an existing {rt.singular}", subject=path)
         guard(ctx, group)
         ctx.authorize("resource", "create", path)
-        resource = Resource(
-            group=group,
-            resource_type=rt.plural,
-            rid=rid,
-            created_by=ctx.user,
-            created_on=ctx.now,
-            modified_by=ctx.user,
-            modified_on=ctx.now,
-            origin=ctx.origin,
-        )
-        set_resource_attributes(resource, attrs)
-        resource.save()
+        resource = _saved_new_resource(ctx, group, rt, rid, attrs)
         emit_updated(ctx, path, resource.modified_on, created=True, epochs=(None, resource.epoch))
         return resource, "created"
     resource.group = group
