@@ -75,10 +75,11 @@ def finalize_read(request, response: HttpResponse, marker=None) -> HttpResponse:
     patch_vary_headers(response, ("Accept", "Authorization", "Cookie"))
     conditional = get_conditional_response(request, etag=response["ETag"], response=response)
     if conditional is not None and conditional.status_code == 412:  # a GET with an If-Match that fails
-        return problem_response(
-            Problem("precondition-failed", f"If-Match failed: the current tag of {request.path} is {response['ETag']}"),
-            request,
+        problem = Problem(
+            "precondition-failed", f"If-Match failed: the current tag of {request.path} is {response['ETag']}"
         )
+        binding = binding_of(request)
+        return binding.render_problem(problem, request) if binding is not None else problem_response(problem, request)
     return conditional if conditional is not None else response
 
 

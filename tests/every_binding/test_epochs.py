@@ -172,3 +172,10 @@ def test_of_writers_racing_with_one_precondition_exactly_one_wins(binding, preco
         thread.join()
     assert sum(200 <= s < 300 for s in statuses) == 1, statuses
     assert all(s < 500 for s in statuses), statuses
+
+
+def test_a_read_whose_if_match_fails_is_the_bindings_problem(su, binding, schema):
+    """A GET with an `If-Match` naming another tag is 412 in the binding's own error words (it was the 0.5-wip
+    dialect in every binding)."""
+    response = su.get(binding.schema("g1", "s1"), HTTP_IF_MATCH='"not-the-tag"')
+    binding.assert_problem(response, 412, "precondition-failed")
