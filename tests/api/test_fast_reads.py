@@ -256,3 +256,16 @@ def test_kept_answers_stay_within_their_budget():
         kept.add(("/large", "http", "h", False), (large,), ("GET", False), (200, {}, large), None)
         assert kept.get(("/large", "http", "h", False), (large,)) is None  # larger than an eighth: not kept
         assert kept.size <= budget
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_as_under_gunicorn(registry, caplog):
+    """Committed data, no transaction open: on PostgreSQL the key is read on a connection of its own from the pool
+    (registry/document_keys.py); the answers and their freshness are the same."""
+    anon = APIClient()
+    for path in PATHS[:2] + PATHS[6:10] + PATHS[11:13]:
+        full, first, again, fast = full_and_fast(anon, "GET", path, caplog)
+        assert fast and answer(first) == answer(full) and answer(again) == answer(full), path
+    new_version(registry, "g1", "s1", body=b"fourth")
+    assert anon.get(PATHS[0]).content == b"fourth"
+    assert anon.get("/registry/schemagroups/g1/schemas/s1")["xRegistry-versionscount"] == "4"
