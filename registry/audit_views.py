@@ -25,6 +25,9 @@ from .paging import PageRequest, link_header
 from .xr10.mapping import store_path, v1_path
 
 OPERATIONS = ("create", "update", "delete")
+# What the parameters accept, declared in the OpenAPI document as the view checks it: an empty filter is refused
+NON_EMPTY = {"type": "string", "minLength": 1}
+PATH_PATTERN = r"^/*[^/]+/+[^/]+(/.*)?$"
 
 
 class AuditFilter(django_filters.FilterSet):
@@ -98,10 +101,14 @@ class AuditView(RegistryView):
         summary="The audit trail: one record per committed change",
         tags=["audit"],
         parameters=[
-            OpenApiParameter("path", OpenApiTypes.STR, description="an entity's path: its records and those beneath"),
-            OpenApiParameter("actor", OpenApiTypes.STR, description="a user's name or a system source"),
+            OpenApiParameter(
+                "path",
+                {"type": "string", "pattern": PATH_PATTERN},
+                description="an entity's path (a group, a resource or a version): its records and those beneath",
+            ),
+            OpenApiParameter("actor", NON_EMPTY, description="a user's name or a system source"),
             OpenApiParameter("since", OpenApiTypes.DATETIME, description="records at or after this time"),
-            OpenApiParameter("door", OpenApiTypes.STR, description="the door the changes came through"),
+            OpenApiParameter("door", NON_EMPTY, description="the door the changes came through"),
             OpenApiParameter("operation", OpenApiTypes.STR, enum=list(OPERATIONS)),
             OpenApiParameter("limit", OpenApiTypes.INT),
             # `page` tokens come from Link headers only: not offered (as for the registry's collections)
