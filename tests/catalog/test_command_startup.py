@@ -132,4 +132,10 @@ print(json.dumps([panel.template.split("/")[1] for panel in dashboard.panels]))
         [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.splitlines()[-1]) == ["registry", "registry", "subscriptions", "subscriptions", "asyncapi"]
+    assert json.loads(result.stdout.splitlines()[-1]) == [
+        "registry",
+        "registry",
+        "subscriptions",
+        "subscriptions",
+        "asyncapi",
+    ]
