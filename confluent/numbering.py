@@ -6,7 +6,8 @@ the same id forever. A version number is given to each version of a subject in c
 its id when the version id is a positive integer above the subject's numbers (so `/registry/.../versions/3` is
 Confluent version 3 wherever it can be), else the next number. Versions written through other doors are numbered
 when the API first reads their subject (`ensure_numbered`), derived from the stored versions, so the registry needs
-no hook; a version updated in place elsewhere (its epoch moved) gets the schema id of its new content.
+no hook; a version updated in place elsewhere (its epoch moved) gets the schema id of its new content. A version's
+references are its `references` attribute (confluent.references), copied into `SubjectVersion.references`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from registry.models import Resource, Version
 
 from .errors import ID_MISMATCH, ConfluentError
 from .models import MAX_SCHEMA_ID, SchemaId, SubjectVersion
-from .schema_types import canonical_of_stored, content_key, type_of_format
+from .schema_types import attribute_references, canonical_of_stored, content_key, type_of_format
 
 
 def _insert_next(key: str, schema_type: str, text: str, references: list[dict]) -> SchemaId | None:
@@ -144,10 +145,12 @@ def ensure_numbered(resource: Resource) -> None:
                     row.epoch = version.epoch
                     row.save(update_fields=["epoch"])
                 continue
+            references = attribute_references(version.extensions)  # what every binding shows (confluent.references)
             if row is not None:
-                row.schema_id = _schema_id_of_stored(version, schema_type, row.references)
+                row.schema_id = _schema_id_of_stored(version, schema_type, references)
                 row.epoch = version.epoch
-                row.save(update_fields=["schema_id", "epoch"])
+                row.references = references
+                row.save(update_fields=["schema_id", "epoch", "references"])
                 continue
             number = next_number(taken, version.vid)
             taken.add(number)
@@ -155,6 +158,7 @@ def ensure_numbered(resource: Resource) -> None:
                 version=version,
                 resource=resource,
                 number=number,
-                schema_id=_schema_id_of_stored(version, schema_type, []),
+                schema_id=_schema_id_of_stored(version, schema_type, references),
                 epoch=version.epoch,
+                references=references,
             )

@@ -36,6 +36,37 @@ JSON_DRAFTS = {
 }
 
 
+REFERENCES = "references"  # the version attribute holding its Confluent references (confluent.references)
+REFERENCE_KEYS = ("name", "subject", "version")
+MAX_VERSION = 2**31 - 1
+
+
+def references_problem(value) -> str | None:
+    """What is wrong with a value of the `references` attribute, None when it is a list of {name, subject,
+    version} (non-empty strings, a version number)."""
+    if not isinstance(value, list):
+        return "must be an array of {name, subject, version}"
+    for index, ref in enumerate(value):
+        if not isinstance(ref, dict) or set(ref) != set(REFERENCE_KEYS):
+            return f"[{index}] must be an object with exactly name, subject and version"
+        for key in ("name", "subject"):
+            if not isinstance(ref[key], str) or not ref[key]:
+                return f"[{index}].{key} must be a non-empty string"
+        version = ref["version"]
+        if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= MAX_VERSION:
+            return f"[{index}].version must be a version number (1 to {MAX_VERSION}), not {version!r}"
+    return None
+
+
+def attribute_references(attributes: dict | None) -> list[dict]:
+    """The references a stored version's `references` attribute holds, in their order ([] without one, or with one
+    of another shape: a schema of a format Confluent has no type for keeps whatever it was given)."""
+    value = (attributes or {}).get(REFERENCES)
+    if value is None or references_problem(value) is not None:
+        return []
+    return [{key: ref[key] for key in REFERENCE_KEYS} for ref in value]
+
+
 def type_of_format(fmt) -> str | None:
     """The schemaType of a stored format, None for formats Confluent has no type for (XSD, unknown)."""
     if not isinstance(fmt, str):

@@ -40,17 +40,14 @@ from .errors import (
     SUBJECT_NOT_SOFT_DELETED,
     VERSION_NOT_SOFT_DELETED,
     ConfluentError,
-    invalid_schema,
     subject_not_found,
     version_not_found,
 )
 from .models import Setting, SubjectVersion
 from .numbering import ensure_numbered, next_number, schema_id_for
-from .schema_types import Prepared, Referenced, prepare
+from .references import resolve_references, resolve_stored_references  # noqa: F401 - the API's and protobuf's
+from .schema_types import REFERENCES, Prepared, prepare, referenced_documents
 from .subjects import GROUPS, SCHEMAS, Subject, parse
-
-MAX_REFERENCE_DEPTH = 32
-MAX_REFERENCES = 256
 
 
 @dataclass
@@ -65,45 +62,6 @@ class Registration:
     rule_set: dict | None = None
     id: int | None = None
     version: int | None = None
-
-
-def _resolve(references: list[dict], path: tuple, budget: list[int]) -> list[Referenced]:
-    """The referenced versions, with theirs, depth first; 42201 for a missing one, a cycle or too many."""
-    out = []
-    for ref in references:
-        budget[0] += 1
-        if budget[0] > MAX_REFERENCES:
-            raise invalid_schema(f"more than {MAX_REFERENCES} references (with the references' own)")
-        if len(path) >= MAX_REFERENCE_DEPTH:
-            raise invalid_schema(f"references nested deeper than {MAX_REFERENCE_DEPTH} levels")
-        key = (ref["subject"], ref["version"])
-        if key in path:
-            raise invalid_schema(f"reference cycle through subject {ref['subject']!r} version {ref['version']}")
-        subject = parse(ref["subject"])
-        try:
-            _resource, row = selectors.one_version(subject, str(ref["version"]), deleted=True)
-        except ConfluentError:
-            raise invalid_schema(
-                f"reference {ref['name']!r}: subject {ref['subject']!r} has no version {ref['version']}"
-            )
-        schema_type = row.schema_id.schema_type
-        text = bytes(row.version.content or b"").decode("utf-8", "replace")
-        nested = _resolve(row.references or [], (*path, key), budget)
-        out.append(Referenced(ref["name"], ref["subject"], row.number, schema_type, text, nested))
-    return out
-
-
-def resolve_references(references: list[dict], subject: Subject, number: int | None = None) -> list[Referenced]:
-    start = ((subject.name, number),) if number is not None else ()
-    for ref in references:
-        if ref["subject"] == subject.name and number is None:
-            raise invalid_schema(f"reference {ref['name']!r} names the subject being registered: a cycle")
-    return _resolve(references, start, [0])
-
-
-def resolve_stored_references(references: list[dict]) -> list[Referenced]:
-    """The references kept with a stored version, resolved for reading (a Protobuf descriptor's imports)."""
-    return _resolve(references, (), [0])
 
 
 def _check_mode(subject: Subject, inp: Registration | None = None) -> str:
@@ -159,6 +117,7 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
         _check_mode(subject, inp)
     references = resolve_references(inp.references, subject)
     prepared = prepare(inp.schema_type, inp.schema, references)
+    prepared.referenced = prepared.referenced or referenced_documents(references)  # resolved here, not again
     resource = selectors.find_resource(subject)
     if resource is None:
         try:
@@ -204,7 +163,9 @@ def _write(ctx: WriteContext, subject: Subject, inp: Registration, prepared: Pre
     version_input = VersionInput(
         document=prepared.document,
         media_type=prepared.media_type,
-        attributes={"format": prepared.format},
+        # the references as a version attribute, which every binding shows, exports and imports (None: none, not
+        # those of the version it would inherit from)
+        attributes={"format": prepared.format, REFERENCES: prepared.references or None},
         version_id=vid,
         referenced_documents=prepared.referenced,  # the catalog's check knows the referenced Avro named types
     )

@@ -34,6 +34,12 @@ class Invalid(Exception):
         super().__init__("; ".join(self.errors))
 
 
+class Unresolved(Invalid):
+    """A reference names no stored entity (a version's referenced documents, registry.referenced_documents): the
+    write is refused as invalid (400); a document import tries it again after the document's other entities, which
+    may hold what it references."""
+
+
 @dataclass
 class GroupCheck:
     """What a group type's validator sees: the group's attributes after the write."""
@@ -60,8 +66,9 @@ class VersionCheck:
     previous_formats: the formats of those versions alone (each once), without reading their documents: for a
         check that needs no comparison (level `none`); None when only previous_documents can say.
     is_update: the version exists and is being changed in place.
-    referenced_documents: documents the version's document refers to by name, resolved by the writer
-        (VersionInput.referenced_documents), deepest first; () when the writer gave none.
+    referenced_documents: documents the version's document refers to by name, deepest first: resolved by the
+        writer (VersionInput.referenced_documents), else by the resolvers apps register for the type
+        (registry.referenced_documents) from the version's attributes; () when neither gave any.
     """
 
     group_type: str

@@ -5,6 +5,8 @@ inside one transaction; an entity equal to what is stored is left alone (no epoc
 importing an export changes nothing. Every invalid entity is reported (path and reason) before the whole
 import is rolled back. A reference that names no entity (in the document or the store) is not an error but a
 warning of the report: the store keeps such references after a forced delete, and its exports must import.
+A resource whose version's document needs another's (an Avro schema naming a type of another schema: its resolver
+raises `validation.Unresolved`) and comes before it in the document is written again after the rest.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..services import resources as resource_services
 from ..services import versions as version_services
 from ..services.context import WriteContext
 from ..services.inputs import VersionInput, absorb_document
-from ..validation import Invalid, VersionCheck
+from ..validation import Invalid, Unresolved, VersionCheck
 from .flatten import default_media_type, flatten
 from .precheck import precheck
 from .references import check_references
@@ -62,6 +64,8 @@ class _Importer:
         self.errors: list[dict] = []
         self.groups: dict[tuple[str, str], Group] = {}  # the document's stored groups, loaded and locked
         self.group_ids_lower: dict[str, set[str]] = {}  # every stored group id of a type, lower case
+        self.deferring = True  # a resource whose reference names nothing stored yet is tried again at the end
+        self.deferred: list[tuple] = []  # the arguments of `resource` of those
 
     def preload_groups(self, gt: GroupType, gids: list) -> None:
         """Load and lock the document's stored groups of one type in a few queries (instead of two queries a
@@ -75,17 +79,41 @@ class _Importer:
             Group.objects.filter(group_type=gt.plural).annotate(low=Lower("gid")).values_list("low", flat=True)
         )
 
+    def report_lists(self) -> tuple[list, ...]:
+        return (self.report.created, self.report.updated, self.report.unchanged)
+
+    def retry_deferred(self) -> None:
+        """Write again the resources that referenced what was not stored yet, while each round writes some; the last
+        round records the failures of those that still reference nothing."""
+        while self.deferred:
+            pending, self.deferred = self.deferred, []
+            for args in pending:
+                self.resource(*args)
+            if len(self.deferred) == len(pending):  # no progress: they reference nothing the document holds
+                self.deferring = False
+                for args in self.deferred:
+                    self.resource(*args)
+                self.deferred = []
+
     def fail(self, path: str, reason: str) -> None:
         self.errors.append({"path": path, "reason": reason})
 
-    def attempt(self, path: str, fn, *args):
-        """Run one entity's write in a savepoint; record the failure and go on to find every error."""
+    def attempt(self, path: str, fn, *args, later: tuple | None = None):
+        """Run one entity's write in a savepoint; record the failure and go on to find every error. `later`: the
+        arguments of `resource` to try it again after the document's other entities when it failed on a reference to
+        nothing stored yet (validation.Unresolved: the document may define what it references further on)."""
+        counts = [len(entries) for entries in self.report_lists()]
         try:
             with transaction.atomic():
                 return fn(*args)
         except Problem as problem:
+            for entries, count in zip(self.report_lists(), counts, strict=True):
+                del entries[count:]  # what the rolled-back write reported
             if problem.kind == "forbidden":  # not the document's fault: the whole import is refused, naming the entity
                 raise
+            if later is not None and self.deferring and isinstance(problem.__cause__, Unresolved):
+                self.deferred.append(later)
+                return None
             reasons = (
                 problem.errors
                 if problem.errors and all(isinstance(e, str) for e in problem.errors)
@@ -174,10 +202,11 @@ class _Importer:
         if "id" in data and data["id"] != rid:
             self.fail(path, f"id {data['id']!r} does not match the map key {rid!r}")
             return
+        later = (group, rt, rid, data)
         if rt.shared_attributes and "versions" not in data:
-            self.attempt(path, self._flat_resource, group, rt, rid, data)
+            self.attempt(path, self._flat_resource, group, rt, rid, data, later=later)
         else:
-            self.attempt(path, self._versioned_resource, group, rt, rid, data)
+            self.attempt(path, self._versioned_resource, group, rt, rid, data, later=later)
 
     def _flat_resource(self, group: Group, rt: ResourceType, rid: str, data: dict) -> None:
         check_id(rid)
@@ -319,6 +348,7 @@ def _import(ctx: WriteContext, doc: dict) -> ImportReport:
                         continue
                     for rid, rdata in resources.items():
                         importer.resource(group, rt, rid, rdata)
+    importer.retry_deferred()
     if importer.errors:
         transaction.set_rollback(True)
         _refuse(importer.errors)

@@ -17,6 +17,7 @@ from ..errors import Problem
 from ..json_text import json_document_problem
 from ..model import ResourceType
 from ..models import Resource, Version
+from ..referenced_documents import resolve as resolve_referenced
 from ..representations import is_json_media_type
 from ..selectors import entity_attributes, exists_ignoring_case, reference_resolves
 from ..validation import Invalid, VersionCheck
@@ -151,11 +152,13 @@ def validate_version(
         referenced_documents=referenced_documents,
     )
     try:
+        check.referenced_documents = resolve_referenced(check)  # the writer's, else the attributes'
         rt.validate(check)
     except Invalid as exc:
         # incompatibilities are listed with their details (path, change, reason); other errors as the hook gave them
         detail = "{subject}: " + "; ".join(exc.errors) if exc.details else "{subject}: {errors}"
-        raise Problem(exc.kind, detail, subject=path, errors=exc.details or exc.errors, status=exc.status)
+        # `from exc`: a document import tells an unresolved reference (validation.Unresolved) by the cause
+        raise Problem(exc.kind, detail, subject=path, errors=exc.details or exc.errors, status=exc.status) from exc
 
 
 def merge_attributes(base: dict, inp: VersionInput) -> dict:
