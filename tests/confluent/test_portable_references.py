@@ -214,3 +214,21 @@ def test_a_cycle_through_the_attribute_is_refused(referenced, core):
     )
     assert answer.status_code == 400 and "cycle" in answer.text, answer.text
     assert state() == before
+
+
+def test_the_migration_copies_earlier_references_into_the_attribute(referenced, registry):
+    """Versions registered before the attribute kept their references in the Confluent table alone: the migration
+    (confluent 0002) copies them, without a change event or a new epoch."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("confluent.migrations.0002_references_attribute")
+    for version in Version.objects.all():  # as registered before: no attribute
+        version.extensions.pop("references", None)
+        version.save(update_fields=["extensions"])
+    epochs, events = sorted(Version.objects.values_list("pk", "epoch")), OutboxEvent.objects.count()
+    migration.copy_references(apps, None)
+    by_schema = {v.resource.rid: v.extensions.get("references") for v in Version.objects.select_related("resource")}
+    assert by_schema == {"z-address": None, "m-person": PERSON_REFS, "a-order": ORDER_REFS}
+    assert sorted(Version.objects.values_list("pk", "epoch")) == epochs and OutboxEvent.objects.count() == events
