@@ -3,15 +3,16 @@ effective compatibility level and mode (docs/confluent.md)."""
 
 from __future__ import annotations
 
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 
 from registry.model import effective_compatibility as default_or
-from registry.models import Group, Resource
+from registry.models import Group, Resource, Version
 
 from . import subjects
 from .errors import ConfluentError, schema_not_found, subject_not_found, version_not_found
 from .models import MAX_SCHEMA_ID, SchemaId, Setting, SubjectVersion
 from .numbering import ensure_numbered
+from .schema_types import REFERENCES
 from .subjects import GROUPS, SCHEMAS, Subject
 
 MODES = ("READWRITE", "READONLY", "IMPORT")
@@ -197,8 +198,26 @@ def versions_of_id(schema: SchemaId, *, deleted: bool = False, subject: str | No
     return sorted(out, key=lambda item: (item["subject"], item["version"]))
 
 
+def _number_referrers() -> None:
+    """Number the schemas whose versions carry references (their `references` attribute, confluent.references) but
+    have no up-to-date row: written through another door since this API last read them. One query when none."""
+    stale = (
+        Version.objects.filter(
+            resource__group__group_type=GROUPS,
+            resource__resource_type=SCHEMAS,
+            extensions__has_key=REFERENCES,
+        )
+        .exclude(confluent__epoch=F("epoch"))
+        .values_list("resource_id", flat=True)
+        .distinct()
+    )
+    for resource in Resource.objects.filter(pk__in=list(stale)):
+        ensure_numbered(resource)
+
+
 def referenced_by(subject_name: str, number: int) -> list[int]:
-    """The schema ids whose registrations reference this subject version."""
+    """The schema ids whose versions reference this subject version (wherever they were written)."""
+    _number_referrers()
     found = set()
     for row in SubjectVersion.objects.exclude(references=[]).only("schema_id", "references"):
         for ref in row.references or []:

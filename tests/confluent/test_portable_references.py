@@ -12,6 +12,7 @@ import pytest
 from confluent_kafka.schema_registry import Schema, SchemaReference
 from django.core.management import call_command
 
+from confluent.models import SubjectVersion
 from registry.models import Group, OutboxEvent, Resource, Version
 from tests.confluent.test_errors import state
 
@@ -232,3 +233,24 @@ def test_the_migration_copies_earlier_references_into_the_attribute(referenced, 
     by_schema = {v.resource.rid: v.extensions.get("references") for v in Version.objects.select_related("resource")}
     assert by_schema == {"z-address": None, "m-person": PERSON_REFS, "a-order": ORDER_REFS}
     assert sorted(Version.objects.values_list("pk", "epoch")) == epochs and OutboxEvent.objects.count() == events
+
+
+def test_references_written_elsewhere_hold_back_a_confluent_delete(registry, core, http):
+    """A schema created through the 1.0 binding referencing y-address (its attribute) counts for /confluent's
+    referencedby and refuses the delete of what it references (42206), before /confluent ever read that schema."""
+    from tests.confluent.test_errors import refused
+
+    registry.register_schema("y-address", Schema(ADDRESS, "AVRO"))
+    references = [{"name": "acme.Address", "subject": "y-address", "version": 1}]
+    created = core.put(
+        "/registry/schemagroups/confluent/schemas/b-person/versions/1$details",
+        content=json.dumps({"format": "Avro/1.11.0", "references": references, "schema": json.loads(PERSON)}),
+        headers={"Content-Type": "application/json"},
+    )
+    assert created.status_code == 201, created.text
+    assert SubjectVersion.objects.filter(version__resource__rid="b-person").count() == 0  # not read here yet
+    ids = http.get("/subjects/y-address/versions/1/referencedby").json()
+    assert ids == [registry.lookup_schema("b-person", Schema(PERSON, "AVRO", refs(references))).schema_id], ids
+    before = state()
+    refused(http.delete("/subjects/y-address/versions/1"), 422, 42206)
+    assert state() == before
