@@ -157,7 +157,8 @@ def put_group(
     common, extensions = _body_parts(gt, body, gid)
     body_epoch = body.get("epoch")
     if group is None:
-        if exists_ignoring_case(Group.objects.filter(group_type=plural), "gid", gid):
+        # the same id committed since the read above is not "another case": the insert's refusal below handles it
+        if exists_ignoring_case(Group.objects.filter(group_type=plural).exclude(gid=gid), "gid", gid):
             raise Problem(
                 "id-exists", "{subject} differs only by case from an existing group", subject=f"/{plural}/{gid}"
             )

@@ -375,7 +375,8 @@ def replace_resource(
     resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
     path = f"{group.path}/{rt.plural}/{rid}"
     if resource is None:
-        if exists_ignoring_case(Resource.objects.filter(group=group, resource_type=rt.plural), "rid", rid):
+        same_type = Resource.objects.filter(group=group, resource_type=rt.plural)
+        if exists_ignoring_case(same_type.exclude(rid=rid), "rid", rid):  # the same id: the insert refuses it
             raise Problem("id-exists", f"{{subject}} differs only by case from an existing {rt.singular}", subject=path)
         guard(ctx, group)
         ctx.authorize("resource", "create", path)
