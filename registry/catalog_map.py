@@ -181,7 +181,9 @@ class CatalogGraph:
             edge = self.edges[(source, target)]
             edge.count += 1
             edge.attributes.add(ref.attribute)
-            suffix = ref.written.rsplit("/", 1)[-1].partition(":")[2]
+            # a URL's `:Name` suffix (a reference in an app's own terms, a Confluent one, has none)
+            url = references.resolve(ref.written, base_urls) is not None
+            suffix = ref.written.rsplit("/", 1)[-1].partition(":")[2] if url else ""
             label = ":".join(part for part in (f"v{version}" if version else "", suffix) if part)
             if label:
                 edge.labels.add(_text(label))

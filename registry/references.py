@@ -5,12 +5,18 @@ attribute of any app).
   holds as `[(attribute name, reference as written), ...]`. With `resource_plural=None` it is called with a
   group's attributes (its extension attributes and the common ones); otherwise with each stored version's
   document when that is a JSON object (a definition's `schemaurl`). It never raises for odd shapes.
+- `register_attribute_reference_extractor(group_plural, resource_plural, attribute, fn)`: for references held in
+  a version's attribute `attribute` in an app's own terms rather than as URLs (a Confluent subject and version
+  number): `fn` is called with the attributes (extension and common ones, and `id`) of each stored version holding
+  that attribute, and returns `[(reference as written, entity path it names or None), ...]`, the app resolving
+  them itself; it may read the store, and never raises for odd shapes.
 - `resolve(reference, base_urls)`: the entity path a reference names in this registry (`#/G/g/R/r`,
   `/G/g/R/r/versions/v`, `<registry URL>/G/g`, with an optional `:Name` suffix naming a record or message
   inside a schema), or None for a reference elsewhere or to no entity path.
 - `scan(base_urls)`: every reference held in the registry, resolved. It reads every group and version of the
-  registered types on each call: fine for registries of thousands of entities (the demo registry is small);
-  an index table kept by the writes would be the next step for large ones.
+  registered types on each call (and each version holding an attribute of an attribute extractor, which may read
+  the store once for it): fine for registries of thousands of entities (the demo registry is small); an index
+  table kept by the writes would be the next step for large ones.
 """
 
 from __future__ import annotations
@@ -23,12 +29,22 @@ from urllib.parse import urljoin, urlsplit
 from .model import registry_model
 
 Extractor = Callable[[dict], list[tuple[str, str]]]
+AttributeExtractor = Callable[[dict], list[tuple[str, str | None]]]
 
 extractors: dict[tuple[str, str | None], list[Extractor]] = {}
+attribute_extractors: dict[tuple[str, str, str], list[AttributeExtractor]] = {}
 
 
 def register_reference_extractor(group_plural: str, resource_plural: str | None, fn: Extractor) -> None:
     found = extractors.setdefault((group_plural, resource_plural), [])
+    if fn not in found:
+        found.append(fn)
+
+
+def register_attribute_reference_extractor(
+    group_plural: str, resource_plural: str, attribute: str, fn: AttributeExtractor
+) -> None:
+    found = attribute_extractors.setdefault((group_plural, resource_plural, attribute), [])
     if fn not in found:
         found.append(fn)
 
@@ -112,28 +128,64 @@ def _extract(fns: list[Extractor], data: dict) -> list[tuple[str, str]]:
     return found
 
 
+def _common(entity, entity_id: str) -> dict:
+    """An entity's attributes as extractors read them: its id, its common attributes and its extension ones."""
+    return {
+        "id": entity_id,
+        "name": entity.name,
+        "description": entity.description,
+        "tags": entity.tags,
+        "docs": entity.docs,
+        **(entity.extensions or {}),
+    }
+
+
+def _attribute_references() -> list[Reference]:
+    """The references held in versions' attributes in apps' own terms (register_attribute_reference_extractor)."""
+    from .models import Version
+
+    out: list[Reference] = []
+    for (gplural, rplural, attribute), fns in attribute_extractors.items():
+        gt = registry_model.get(gplural)
+        rt = gt.resources_by_plural.get(rplural) if gt is not None else None
+        if rt is None or not fns:
+            continue
+        versions = (
+            Version.objects.filter(
+                resource__group__group_type=gplural, resource__resource_type=rplural, extensions__has_key=attribute
+            )
+            .select_related("resource__group")
+            .defer("content")
+        )
+        for version in versions:
+            resource = version.resource
+            if rt.versions == 0 and resource.latest_id not in (None, version.pk):
+                continue
+            referrer = resource.path if rt.versions == 0 else f"{resource.path}/versions/{version.vid}"
+            attributes = _common(version, version.vid)
+            for fn in fns:
+                try:
+                    found = list(fn(attributes) or ())
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    continue  # a malformed stored value holds no reference we can read
+                out += [Reference(referrer, attribute, w, t) for w, t in found if isinstance(w, str) and t]
+    return out
+
+
 def scan(base_urls: Iterable[str] = ()) -> list[Reference]:
     """Every resolvable in-registry reference held by a group or a version, in path order."""
     from .models import Group, Version  # here: catalog/types.py registers extractors from this module, and
     # the Spark import's executors load it without Django's app registry, where importing the models fails
 
     base_urls = [b for b in base_urls if b]
-    out: list[Reference] = []
+    out: list[Reference] = _attribute_references()
     for (gplural, rplural), fns in extractors.items():
         gt = registry_model.get(gplural)
         if gt is None or not fns:
             continue
         if rplural is None:
             for group in Group.objects.filter(group_type=gplural).order_by("gid"):
-                attributes = {
-                    "id": group.gid,
-                    "name": group.name,
-                    "description": group.description,
-                    "tags": group.tags,
-                    "docs": group.docs,
-                    **(group.extensions or {}),
-                }
-                for attribute, written in _extract(fns, attributes):
+                for attribute, written in _extract(fns, _common(group, group.gid)):
                     target = resolve(written, base_urls)
                     if target:
                         out.append(Reference(group.path, attribute, written, target))
