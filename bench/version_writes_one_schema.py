@@ -6,12 +6,15 @@ that differs each time, compatible with the previous ones) to the same schema, a
 For each count in `--existing` (default 10,100,1000) and each server, a fresh schema is made with that many versions
 (the first through the API, the others inserted as copies of it with other descriptions: filling through the API
 would check each against all before it), then written to for `--seconds` (the count grows while it runs: printed).
-Prints versions/s per server (the median of the rounds) and the ratio. Without CELERY_BROKER_URL the relay runs in
+Both servers run at once; each count's figures of the two are measured one after the other (in turn first), so
+that they see the same load. Prints versions/s per server (the median of the rounds), the ratio, the 1-minute load
+average while each figure was measured and the CPU milliseconds per write of the server's processes and of
+PostgreSQL's (a figure the machine's load moves less). Without CELERY_BROKER_URL the relay runs in
 the request after each commit (eager), as in `make run`; `--broker redis` starts a throwaway Redis as the broker (no
 worker: the relay is queued, as in production, and never runs). Asserts nothing.
 
     .venv/bin/python bench/version_writes_one_schema.py --baseline ../main-baseline [--existing 10,100,1000]
-        [--broker redis] [--seconds 5 --rounds 2]
+        [--broker redis] [--workers 4] [--seconds 5 --rounds 2]
 """
 
 import os
@@ -69,21 +72,49 @@ def manage(env: dict, *args: str, **more: str) -> str:
     ).stdout
 
 
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU seconds of these processes so far (0 for one that is gone)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / HZ
+    return total
+
+
+def tree(pid: int) -> list[int]:
+    """A process and its children (gunicorn's master and workers)."""
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [pid, *(int(c) for c in children)]
+
+
+def postgres_pids() -> list[int]:
+    return [int(p) for p in subprocess.run(["pgrep", "-x", "postgres"], capture_output=True, text=True).stdout.split()]
+
+
+def option(name: str, default):
+    if name in sys.argv:
+        at = sys.argv.index(name)
+        value = sys.argv[at + 1]
+        del sys.argv[at : at + 2]
+        return value
+    return default
+
+
 def main():
     from tests.harness import services
 
-    existing, broker = [10, 100, 1000], None
-    for option in ("--existing", "--broker"):
-        if option in sys.argv:
-            at = sys.argv.index(option)
-            value = sys.argv[at + 1]
-            del sys.argv[at : at + 2]
-            if option == "--existing":
-                existing = [int(n) for n in value.split(",")]
-            else:
-                broker = value
+    existing = [int(n) for n in option("--existing", "10,100,1000").split(",")]
+    broker = option("--broker", None)
+    workers = int(option("--workers", "4"))
     args, postgres, var, env = side_by_side_setup(__doc__, "bench-writes-one-")
     redis = None
+    servers: dict[str, tuple[subprocess.Popen, str]] = {}
     try:
         if broker == "redis":
             redis = services.start_redis()
@@ -97,58 +128,76 @@ def main():
             "u = get_user_model().objects.create_superuser('bench', 'b@example.com', 'pw'); "
             "print(Token.objects.create(user=u).key)",
         ).splitlines()[-1]
-        port = services.free_port()
-        base = f"http://127.0.0.1:{port}"
         auth = {"Authorization": f"Token {token}"}
-        results: dict[int, dict[str, list[float]]] = {n: {"baseline": [], "this": []} for n in existing}
+        labels = ("baseline", "this")
+        for label, checkout in zip(labels, (args.baseline.resolve(), ROOT), strict=True):
+            port = services.free_port()
+            servers[label] = (serve(checkout, env, port, workers=workers), f"http://127.0.0.1:{port}")
+        httpx.put(f"{servers['this'][1]}/schemaGroups/bench", json={}, headers=auth)
+        # per count and server: writes/s, the load average while measured, server and PostgreSQL CPU ms per write
+        results: dict[int, dict[str, list[tuple[float, float, float]]]] = {n: {k: [] for k in labels} for n in existing}
         ended: dict[int, dict[str, int]] = {n: {} for n in existing}
         for round_ in range(args.rounds):
-            for label, checkout in (("baseline", args.baseline.resolve()), ("this", ROOT)):
-                server = serve(checkout, env, port)
-                try:
-                    httpx.put(f"{base}/schemaGroups/bench", json={}, headers=auth)
-                    for count in existing:
-                        schema = f"s{count}-{label}-{round_}"
-                        first = httpx.post(
-                            f"{base}/schemaGroups/bench/schemas",
-                            headers={
-                                **auth,
-                                "Content-Type": "application/json",
-                                "Registry-id": schema,
-                                "Registry-format": "JsonSchema/draft-07",
-                            },
-                            content=b'{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", '
-                            b'"properties": {"a": {"type": "string"}, "n": {"type": "integer"}}}',
-                        )
-                        assert first.status_code == 201, first.text
-                        manage(env, "shell", "-c", FILL, FILL_SCHEMA=schema, FILL_COUNT=str(count))
-                        script = var / "post.lua"
-                        script.write_text(LUA.replace("TOKEN", token).replace("SCHEMA", schema))
-                        out = subprocess.run(
-                            ["wrk", "-t", "2", "-c", "8", "-d", f"{args.seconds}s", "-s", str(script), base + "/"],
-                            capture_output=True,
-                            text=True,
-                        ).stdout
-                        rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-                        if "Non-2xx or 3xx responses" in out:
-                            print(f"  ({label}, {count} versions: some answers were not 201)")
-                        results[count][label].append(rate)
-                        listed = httpx.get(f"{base}/schemaGroups/bench/schemas?limit=1000", headers=auth).json()
-                        ended[count][label] = listed.get(schema, {}).get("versionsCount", 0)
-                finally:
-                    os.killpg(server.pid, 15)
-                    server.wait(timeout=30)
+            for count in existing:
+                # both servers' figures of one count one after the other: under the same load
+                for label in labels if round_ % 2 == 0 else labels[::-1]:
+                    server, base = servers[label]
+                    schema = f"s{count}-{label}-{round_}"
+                    first = httpx.post(
+                        f"{base}/schemaGroups/bench/schemas",
+                        headers={
+                            **auth,
+                            "Content-Type": "application/json",
+                            "Registry-id": schema,
+                            "Registry-format": "JsonSchema/draft-07",
+                        },
+                        content=b'{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", '
+                        b'"properties": {"a": {"type": "string"}, "n": {"type": "integer"}}}',
+                    )
+                    assert first.status_code == 201, first.text
+                    manage(env, "shell", "-c", FILL, FILL_SCHEMA=schema, FILL_COUNT=str(count))
+                    script = var / "post.lua"
+                    script.write_text(LUA.replace("TOKEN", token).replace("SCHEMA", schema))
+                    pids, pg_pids = tree(server.pid), postgres_pids()
+                    load, cpu, pg_cpu = os.getloadavg()[0], cpu_seconds(pids), cpu_seconds(pg_pids)
+                    out = subprocess.run(
+                        ["wrk", "-t", "2", "-c", "8", "-d", f"{args.seconds}s", "-s", str(script), base + "/"],
+                        capture_output=True,
+                        text=True,
+                    ).stdout
+                    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+                    writes = max(1.0, rate * args.seconds)
+                    cpu, pg_cpu = cpu_seconds(pids) - cpu, cpu_seconds(pg_pids) - pg_cpu
+                    load = (load + os.getloadavg()[0]) / 2
+                    if "Non-2xx or 3xx responses" in out:
+                        print(f"  ({label}, {count} versions: some answers were not 201)")
+                    results[count][label].append((rate, load, cpu * 1000 / writes, pg_cpu * 1000 / writes))
+                    listed = httpx.get(f"{base}/schemaGroups/bench/schemas?limit=1000", headers=auth).json()
+                    ended[count][label] = listed.get(schema, {}).get("versionsCount", 0)
         print(
-            f"wrk -t2 -c8 -d{args.seconds}s POSTing new versions to one schema (backward_transitive), gunicorn 4 "
-            f"workers, PostgreSQL, {'a Redis broker' if broker else 'eager relay (no broker)'}; median of "
-            f"{args.rounds} rounds; this machine ({os.cpu_count()} cores)"
+            f"wrk -t2 -c8 -d{args.seconds}s POSTing new versions to one schema (backward_transitive), gunicorn "
+            f"{workers} workers x {os.environ.get('GUNICORN_THREADS', 4)} threads, PostgreSQL, "
+            f"{'a Redis broker' if broker else 'eager relay (no broker)'}; median of {args.rounds} rounds; this "
+            f"machine ({os.cpu_count()} cores); load: the 1-minute load average while measured; CPU: ms per write of "
+            "the server's processes + PostgreSQL's"
         )
-        print(f"{'existing versions':>18} {'baseline':>10} {'this':>10} {'ratio':>7}   versions at the end")
+        print(f"{'existing versions':>18} {'baseline':>34} {'this':>34} {'ratio':>7}   versions at the end")
         for count, by in results.items():
-            before, after = statistics.median(by["baseline"]), statistics.median(by["this"])
+            cells = []
+            for label in labels:
+                figures = by[label]
+                rate = statistics.median(f[0] for f in figures)
+                loads = "/".join(f"{f[1]:.1f}" for f in figures)
+                cpu = statistics.median(f[2] for f in figures)
+                pg = statistics.median(f[3] for f in figures)
+                cells.append(f"{rate:6.0f}/s (load {loads}; CPU {cpu:4.1f}+{pg:3.1f})")
+            before, after = (statistics.median(f[0] for f in by[label]) for label in labels)
             ends = ", ".join(f"{k} {v}" for k, v in ended[count].items())
-            print(f"{count:>18} {before:8.0f}/s {after:8.0f}/s {after / before if before else 0:6.2f}x   {ends}")
+            print(f"{count:>18} {cells[0]:>34} {cells[1]:>34} {after / before if before else 0:6.2f}x   {ends}")
     finally:
+        for server, _base in servers.values():
+            os.killpg(server.pid, 15)
+            server.wait(timeout=30)
         postgres.stop()
         if redis is not None:
             redis.stop()

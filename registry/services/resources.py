@@ -16,6 +16,7 @@ from ..attributes import check_id
 from ..errors import Problem, not_found
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
+from ..permissions import owners_of_group
 from ..selectors import exists_ignoring_case
 from .address import EntityAddress
 from .context import WriteContext
@@ -30,6 +31,7 @@ from .versions import (
     prepared_version,
     refresh_latest,
     resource_attributes,
+    save_new_version_state,
     set_resource_attributes,
     set_version_attributes,
     validate_version,
@@ -238,14 +240,15 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     plural, gid, rplural, rid, inp = *_resource_parts(address), data
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
+    ctx.owners_seen.setdefault(group.path, owners_of_group(group))  # read with the group: no query of their own
     resource = lock_resource(group, rplural, rid)
     ctx.authorize("version", "create", f"{resource.path}/versions")
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
-    version = new_version(ctx, resource, rt, inp, base, inp.version_id)
+    version = new_version(ctx, resource, rt, inp, base, inp.version_id, save_resource=False)
     emit_updated(
         ctx, f"{resource.path}/versions/{version.vid}", version.modified_on, created=True, epochs=(None, version.epoch)
     )
-    refresh_latest(resource)
+    save_new_version_state(resource, version)
     if apply_retention(ctx, resource, rt):
         refresh_latest(resource)
     return resource, version

@@ -85,6 +85,17 @@ class _ParsedDocuments:
         self._bytes = 0
         self._lock = threading.Lock()
 
+    def get(self, key: tuple[str, bytes, tuple[bytes, ...]]) -> tuple[object, bytes] | None:
+        """The kept parse of `key`, or None; without the lock (one dict operation each; a transitive check asks
+        for each of hundreds of kept documents on every write)."""
+        item = self._items.get(key)
+        if item is not None:
+            try:
+                self._items.move_to_end(key)
+            except KeyError:  # dropped meanwhile by another thread: still a good answer
+                pass
+        return item
+
     def load(self, family: str, content: bytes, references: tuple[bytes, ...] = ()) -> tuple[object, bytes]:
         key = (family, content, references)
         with self._lock:
@@ -124,6 +135,9 @@ def _parsed(family: str, content: bytes, references: tuple[bytes, ...] = ()):
 
 
 def _parsed_and_identity(family: str, content: bytes, references: tuple[bytes, ...] = ()) -> tuple[object, bytes]:
+    kept = _parsed_documents.get((family, content, references))
+    if kept is not None:
+        return kept
     if _size(content, references) > PARSED_CACHE_MAX_BYTES:
         return _parse(family, content, references)
     return _parsed_documents.load(family, content, references)

@@ -1,0 +1,122 @@
+"""Issue 29: a new version is checked against the earlier versions as they are stored now, although each process
+keeps the documents it read (registry/earlier_documents.py): a version changed in place, deleted, or written by
+another connection since is what the next check reads. On SQLite every document is read each time; the same
+answers are expected."""
+
+import json
+import threading
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection, connections
+from rest_framework.test import APIClient
+
+from registry.models import Version
+from tests.helpers import snapshot
+
+FORMAT = "JsonSchema/draft-07"
+STRING_ID = {"type": "object", "properties": {"id": {"type": "string"}}}
+INTEGER_ID = {"type": "object", "properties": {"id": {"type": "integer"}}}
+SCHEMA = "/schemaGroups/g/schemas/s"
+
+
+def described(schema: dict, note: str) -> bytes:
+    return json.dumps({**schema, "description": note}).encode()
+
+
+def post(client, body: bytes):
+    return client.post(SCHEMA, body, content_type="application/json")
+
+
+def level(client, value: str):
+    assert client.put("/schemaGroups/g", {"compatibility": value}, format="json").status_code == 200
+
+
+@pytest.fixture
+def schema(su):
+    """A schema of two compatible versions (the second write read the first, so its document is kept)."""
+    assert su.put("/schemaGroups/g", {}, format="json").status_code in (200, 201)
+    first = su.post(
+        "/schemaGroups/g/schemas",
+        described(STRING_ID, "one"),
+        content_type="application/json",
+        HTTP_REGISTRY_ID="s",
+        HTTP_REGISTRY_FORMAT=FORMAT,
+    )
+    assert first.status_code == 201, first.content
+    assert post(su, described(STRING_ID, "two")).status_code == 201
+
+
+def test_a_version_changed_in_place_is_read_as_it_is_now(su, schema):
+    level(su, "none")  # version 1 becomes what a new version with a string id can no longer read
+    changed = su.put(f"{SCHEMA}/versions/1", described(INTEGER_ID, "one"), content_type="application/json")
+    assert changed.status_code == 200, changed.content
+    level(su, "backward_transitive")
+    before = snapshot()
+    refused = post(su, described(STRING_ID, "three"))
+    assert refused.status_code == 409, refused.content
+    assert refused.json()["type"].endswith("incompatible-version")
+    assert "earlier version 1 of 2" in json.dumps(refused.json())
+    assert snapshot() == before
+
+
+def test_a_deleted_version_is_not_compared(su, schema):
+    level(su, "none")
+    assert su.put(f"{SCHEMA}/versions/1", described(INTEGER_ID, "one"), content_type="application/json").status_code
+    level(su, "backward_transitive")
+    assert post(su, described(STRING_ID, "three")).status_code == 409
+    assert su.delete(f"{SCHEMA}/versions/1").status_code in (200, 204)
+    created = post(su, described(STRING_ID, "three"))
+    assert created.status_code == 201, created.content
+    assert sorted(Version.objects.filter(resource__rid="s").values_list("vid", flat=True)) == ["2", "3"]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_versions_written_by_other_connections_are_compared():
+    """Versions added and changed through other connections (as other workers would) between two writes of this
+    process: each check reads them; a version that breaks one written meanwhile is refused."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the kept documents are PostgreSQL's (REGISTRY_TEST_DB=postgres)")
+    user = get_user_model().objects.create_superuser("writer", "w@example.com", "pw")
+    here = APIClient()
+    here.force_authenticate(user)
+    assert here.put("/schemaGroups/g", {}, format="json").status_code == 201
+    created = here.post(
+        "/schemaGroups/g/schemas",
+        described(STRING_ID, "one"),
+        content_type="application/json",
+        HTTP_REGISTRY_ID="s",
+        HTTP_REGISTRY_FORMAT=FORMAT,
+    )
+    assert created.status_code == 201
+    assert post(here, described(STRING_ID, "two")).status_code == 201  # this process keeps versions 1 and 2
+
+    def elsewhere(*steps):
+        """Requests on a connection of another thread (committed before this thread's next request)."""
+        results = []
+
+        def run():
+            there = APIClient()
+            there.force_authenticate(user)
+            for method, path, body in steps:
+                results.append(getattr(there, method)(path, body, content_type="application/json").status_code)
+            connections.close_all()
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join(timeout=60)
+        return results
+
+    assert elsewhere(("post", SCHEMA, described(STRING_ID, "three"))) == [201]
+    assert elsewhere(
+        ("put", "/schemaGroups/g", json.dumps({"compatibility": "none"}).encode()),
+        ("put", f"{SCHEMA}/versions/3", described(INTEGER_ID, "three")),
+        ("put", "/schemaGroups/g", json.dumps({"compatibility": "backward_transitive"}).encode()),
+    ) == [200, 200, 200]
+    refused = post(here, described(STRING_ID, "four"))
+    assert refused.status_code == 409, refused.content
+    assert "earlier version 3 of 3" in json.dumps(refused.json())
+    assert elsewhere(("delete", f"{SCHEMA}/versions/3", b"")) in ([200], [204])
+    assert post(here, described(STRING_ID, "four")).status_code == 201
+    assert sorted(Version.objects.filter(resource__rid="s").values_list("vid", flat=True), key=int) == ["1", "2", "4"]
