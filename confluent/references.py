@@ -13,7 +13,7 @@ from the store, for the catalog's Avro check.
   nothing, forms a cycle, or there are too many).
 - `stored_documents(check)`: the documents a version's attribute names, deepest first; 400 naming the reference
   (`validation.Unresolved`, which a document import tries again after the rest of the document) otherwise.
-- `referenced_versions(attributes)`: the registry's reference extractor of the attribute (registry.references,
+- `referenced_versions(holders)`: the registry's reference extractor of the attribute (registry.references,
   registered with the resolver): each reference, as its JSON text, and the entity path of the subject version it
   names. So the registry's delete rule (409 unless `?force=true`), `?referencedby` and the admin's references
   count Confluent references through every door, as /confluent's own 42206 does.
@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-
-from django.db.models import Q
 
 from registry.validation import Invalid, Unresolved, VersionCheck, at
 
@@ -126,37 +124,44 @@ def stored_documents(check: VersionCheck) -> tuple[bytes, ...]:
     return referenced_documents(resolved)
 
 
-def referenced_versions(attributes: dict) -> list[tuple[str, str | None]]:
-    """The references of a stored version's `references` attribute as the registry's delete rule reads them
-    (registry.references): `(the reference's JSON text, the path of the version it names)`, one query. Read on
-    versions of the formats this API serves only, as the resolver does. A subject version's number is the one this
-    API gave it (`SubjectVersion`: the version a reference names was numbered when the reference was checked); a
-    number without a row (a subject not numbered since, or a version gone) names the version of that id, the id a
-    subject's versions are numbered by where they can be (confluent.numbering)."""
-    if type_of_format(attributes.get("format")) is None:
-        return []
-    named = []
-    for ref in attribute_references(attributes):
-        try:
-            named.append((ref, parse(ref["subject"])))
-        except ConfluentError:
-            continue  # not a subject's name: it names no version
-    if not named:
-        return []
-    which = Q()
-    for ref, subject in named:
-        which |= Q(resource__group__gid=subject.group_id, resource__rid=subject.resource_id, number=ref["version"])
-    numbered = {
-        (gid, rid, number): vid
-        for gid, rid, number, vid in SubjectVersion.objects.filter(
-            which, resource__group__group_type=GROUPS, resource__resource_type=SCHEMAS
+def referenced_versions(holders: list[dict]) -> list[list[tuple[str, str | None]]]:
+    """The references of stored versions' `references` attributes as the registry's delete rule reads them
+    (registry.references): for each version's attributes, `(the reference's JSON text, the path of the version it
+    names)`; one query for all. Read on versions of the formats this API serves only, as the resolver does. A
+    subject version's number is the one this API gave it (`SubjectVersion`: the version a reference names was
+    numbered when the reference was checked); a number without a row (a subject not numbered since, or a version
+    gone) names the version of that id, the id a subject's versions are numbered by where they can be
+    (confluent.numbering)."""
+    named: list[list[tuple[dict, Subject]]] = []
+    for attributes in holders:
+        mine = []
+        if type_of_format(attributes.get("format")) is not None:
+            for ref in attribute_references(attributes):
+                try:
+                    mine.append((ref, parse(ref["subject"])))
+                except ConfluentError:
+                    continue  # not a subject's name: it names no version
+        named.append(mine)
+    subjects = {subject for mine in named for _ref, subject in mine}
+    numbered = {}
+    if subjects:
+        rows = SubjectVersion.objects.filter(
+            resource__group__group_type=GROUPS,
+            resource__group__gid__in={s.group_id for s in subjects},
+            resource__resource_type=SCHEMAS,
+            resource__rid__in={s.resource_id for s in subjects},
         ).values_list("resource__group__gid", "resource__rid", "number", "version__vid")
-    }
-    out: list[tuple[str, str | None]] = []
-    for ref, subject in named:
-        vid = numbered.get((subject.group_id, subject.resource_id, ref["version"]), str(ref["version"]))
-        path = f"/{GROUPS}/{subject.group_id}/{SCHEMAS}/{subject.resource_id}/versions/{vid}"
-        out.append((json.dumps(ref), path))
+        # (groups x ids may read other subjects' rows too: the keys are exact)
+        numbered = {(gid, rid, number): vid for gid, rid, number, vid in rows}
+    out: list[list[tuple[str, str | None]]] = []
+    for mine in named:
+        found: list[tuple[str, str | None]] = []
+        for ref, subject in mine:
+            vid = numbered.get((subject.group_id, subject.resource_id, ref["version"]), str(ref["version"]))
+            found.append(
+                (json.dumps(ref), f"/{GROUPS}/{subject.group_id}/{SCHEMAS}/{subject.resource_id}/versions/{vid}")
+            )
+        out.append(found)
     return out
 
 

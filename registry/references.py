@@ -7,15 +7,15 @@ attribute of any app).
   document when that is a JSON object (a definition's `schemaurl`). It never raises for odd shapes.
 - `register_attribute_reference_extractor(group_plural, resource_plural, attribute, fn)`: for references held in
   a version's attribute `attribute` in an app's own terms rather than as URLs (a Confluent subject and version
-  number): `fn` is called with the attributes (extension and common ones, and `id`) of each stored version holding
-  that attribute, and returns `[(reference as written, entity path it names or None), ...]`, the app resolving
-  them itself; it may read the store, and never raises for odd shapes.
+  number). `fn` is called once per scan with a list: the attributes (extension and common ones, and `id`) of each
+  stored version holding that attribute; it returns one list per version, in the same order, of
+  `(reference as written, entity path it names or None)`, the app resolving them itself (reading the store once
+  for all of them, say). It never raises for odd shapes.
 - `resolve(reference, base_urls)`: the entity path a reference names in this registry (`#/G/g/R/r`,
   `/G/g/R/r/versions/v`, `<registry URL>/G/g`, with an optional `:Name` suffix naming a record or message
   inside a schema), or None for a reference elsewhere or to no entity path.
 - `scan(base_urls)`: every reference held in the registry, resolved. It reads every group and version of the
-  registered types on each call (and each version holding an attribute of an attribute extractor, which may read
-  the store once for it): fine for registries of thousands of entities (the demo registry is small); an index
+  registered types on each call (and the versions holding an attribute extractor's attribute): fine for registries of thousands of entities (the demo registry is small); an index
   table kept by the writes would be the next step for large ones.
 """
 
@@ -29,7 +29,7 @@ from urllib.parse import urljoin, urlsplit
 from .model import registry_model
 
 Extractor = Callable[[dict], list[tuple[str, str]]]
-AttributeExtractor = Callable[[dict], list[tuple[str, str | None]]]
+AttributeExtractor = Callable[[list[dict]], list[list[tuple[str, str | None]]]]
 
 extractors: dict[tuple[str, str | None], list[Extractor]] = {}
 attribute_extractors: dict[tuple[str, str, str], list[AttributeExtractor]] = {}
@@ -157,18 +157,18 @@ def _attribute_references() -> list[Reference]:
             .select_related("resource__group")
             .defer("content")
         )
+        referrers, holders = [], []
         for version in versions:
             resource = version.resource
             if rt.versions == 0 and resource.latest_id not in (None, version.pk):
                 continue
-            referrer = resource.path if rt.versions == 0 else f"{resource.path}/versions/{version.vid}"
-            attributes = _common(version, version.vid)
-            for fn in fns:
-                try:
-                    found = list(fn(attributes) or ())
-                except (TypeError, ValueError, AttributeError, KeyError):
-                    continue  # a malformed stored value holds no reference we can read
-                out += [Reference(referrer, attribute, w, t) for w, t in found if isinstance(w, str) and t]
+            referrers.append(resource.path if rt.versions == 0 else f"{resource.path}/versions/{version.vid}")
+            holders.append(_common(version, version.vid))
+        if not holders:
+            continue
+        for fn in fns:
+            for referrer, found in zip(referrers, fn(holders), strict=True):
+                out += [Reference(referrer, attribute, w, t) for w, t in found or () if isinstance(w, str) and t]
     return out
 
 
