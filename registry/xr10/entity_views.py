@@ -64,7 +64,7 @@ class GroupCollectionView(XRegistryView):
 
     def delete(self, request):
         check_flags(request)
-        writes.delete_groups(self.context(), self.gm, json_body(request, required=False))
+        writes.delete_groups(self.context(), self.gm, json_body(request, required=False), force=flag(request, "force"))
         return HttpResponse(status=204)
 
 
@@ -154,7 +154,8 @@ class ResourceCollectionView(XRegistryView):
 
     def delete(self, request, gid):
         check_flags(request)
-        writes.delete_resources(self.context(), self.gm, self.rm, gid, json_body(request, required=False))
+        body = json_body(request, required=False)
+        writes.delete_resources(self.context(), self.gm, self.rm, gid, body, force=flag(request, "force"))
         return HttpResponse(status=204)
 
 
@@ -322,7 +323,8 @@ class VersionCollectionView(ResourceView):
 
     def delete(self, request, gid, rid):
         check_flags(request)
-        writes.delete_versions(self.context(), self.gm, self.rm, gid, rid, json_body(request, required=False))
+        body = json_body(request, required=False)
+        writes.delete_versions(self.context(), self.gm, self.rm, gid, rid, body, force=flag(request, "force"))
         return HttpResponse(status=204)
 
 
@@ -373,7 +375,9 @@ class VersionView(ResourceView):
     def delete(self, request, gid, rid, vid):
         check_flags(request)
         vid, _details = split_details(vid)
-        writes.delete_version(self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request))
+        writes.delete_version(
+            self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request), force=flag(request, "force")
+        )
         return HttpResponse(status=204)
 
 

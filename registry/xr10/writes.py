@@ -225,8 +225,9 @@ def _deletions(body: dict | None, singular: str, *, resources: bool = False) -> 
     return items
 
 
-def delete_groups(ctx, gm: GroupMapping, body: dict | None) -> None:
-    services.delete_groups(ctx=ctx, address=_at(gm), items=_deletions(body, gm.v1_singular), missing_ok=True)
+def delete_groups(ctx, gm: GroupMapping, body: dict | None, *, force: bool = False) -> None:
+    items = _deletions(body, gm.v1_singular)
+    services.delete_groups(ctx=ctx, address=_at(gm), items=items, missing_ok=True, force=force)
 
 
 # resources and versions ---------------------------------------------------------------------------------
@@ -393,17 +394,16 @@ def delete_resource(ctx, gm, rm, gid: str, rid: str, epoch, *, force: bool = Fal
     services.delete_resource(ctx=ctx, address=_at(gm, gid, rm, rid), expected_meta_epoch=epoch, force=force)
 
 
-def delete_resources(ctx, gm, rm, gid: str, body: dict | None) -> None:
-    services.delete_resources(
-        ctx=ctx, address=_at(gm, gid, rm), items=_deletions(body, rm.v1_singular, resources=True), missing_ok=True
-    )
+def delete_resources(ctx, gm, rm, gid: str, body: dict | None, *, force: bool = False) -> None:
+    items = _deletions(body, rm.v1_singular, resources=True)
+    services.delete_resources(ctx=ctx, address=_at(gm, gid, rm), items=items, missing_ok=True, force=force)
 
 
-def delete_version(ctx, gm, rm, gid: str, rid: str, vid: str, epoch) -> None:
-    services.delete_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), expected_epoch=epoch)
+def delete_version(ctx, gm, rm, gid: str, rid: str, vid: str, epoch, *, force: bool = False) -> None:
+    services.delete_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), expected_epoch=epoch, force=force)
 
 
-def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict | None) -> None:
+def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict | None, *, force: bool = False) -> None:
     items = _deletions(body, "version")
     services.delete_versions(
         ctx=ctx,
@@ -411,4 +411,5 @@ def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict | None) -> None:
         items=None if items is None else [{"version": i["id"], **({"epoch": i["epoch"]} if "epoch" in i else {})}
                                           for i in items],
         missing_ok=True,
+        force=force,
     )  # fmt: skip
