@@ -128,6 +128,15 @@ def test_force_deletes_and_the_reference_dangles(referenced, core, door):
     assert answer.status_code in (200, 204), answer.text
     assert not Resource.objects.filter(rid="z-address").exists()
     assert Version.objects.filter(resource__rid="m-person").count() == 1  # the referrer stays
+    # its dangling reference is refused when the version is written again (the Avro check reads what it names)
+    before = state()
+    answer = core.put(
+        "/registry/schemagroups/shop/schemas/m-person/versions/1",
+        content=PERSON,
+        headers={"Content-Type": "application/json"},
+    )
+    assert answer.status_code == 400 and "z-address" in answer.text, answer.text
+    assert state() == before
     assert core.delete(f"{prefix}{groups}/confluent", params={"force": "true"}).status_code in (200, 204)
 
 
