@@ -75,16 +75,21 @@ def manage(env: dict, *args: str, **more: str) -> str:
 HZ = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """User and system CPU seconds of these processes so far (0 for one that is gone)."""
-    total = 0.0
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """User and system CPU seconds of each of these processes so far (those still running)."""
+    seconds = {}
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / HZ
-    return total
+        seconds[pid] = (int(fields[11]) + int(fields[12])) / HZ
+    return seconds
+
+
+def cpu_since(before: dict[int, float], pids: list[int]) -> float:
+    """CPU seconds these processes spent since `before` (a process started since: all of its own)."""
+    return sum(t - before.get(pid, 0.0) for pid, t in cpu_seconds(pids).items())
 
 
 def tree(pid: int) -> list[int]:
@@ -93,8 +98,10 @@ def tree(pid: int) -> list[int]:
     return [pid, *(int(c) for c in children)]
 
 
-def postgres_pids() -> list[int]:
-    return [int(p) for p in subprocess.run(["pgrep", "-x", "postgres"], capture_output=True, text=True).stdout.split()]
+def postgres_pids(postgres) -> list[int]:
+    """The throwaway PostgreSQL's processes (its postmaster and their backends), not another one's on the machine."""
+    postmaster = int((Path(postgres.directory) / "data" / "postmaster.pid").read_text().split()[0])
+    return tree(postmaster)
 
 
 def option(name: str, default):
@@ -104,6 +111,33 @@ def option(name: str, default):
         del sys.argv[at : at + 2]
         return value
     return default
+
+
+def new_schema(base: str, auth: dict, schema: str) -> None:
+    first = httpx.post(
+        f"{base}/schemaGroups/bench/schemas",
+        headers={
+            **auth,
+            "Content-Type": "application/json",
+            "Registry-id": schema,
+            "Registry-format": "JsonSchema/draft-07",
+        },
+        content=b'{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", '
+        b'"properties": {"a": {"type": "string"}, "n": {"type": "integer"}}}',
+        timeout=60,
+    )
+    assert first.status_code == 201, first.text
+
+
+def write_for(seconds: int, base: str, var: Path, token: str, schema: str) -> str:
+    """wrk's report of `seconds` of new versions of `schema` from 8 connections."""
+    script = var / "post.lua"
+    script.write_text(LUA.replace("TOKEN", token).replace("SCHEMA", schema))
+    return subprocess.run(
+        ["wrk", "-t", "2", "-c", "8", "-d", f"{seconds}s", "-s", str(script), base + "/"],
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 def main():
@@ -133,7 +167,10 @@ def main():
         for label, checkout in zip(labels, (args.baseline.resolve(), ROOT), strict=True):
             port = services.free_port()
             servers[label] = (serve(checkout, env, port, workers=workers), f"http://127.0.0.1:{port}")
-        httpx.put(f"{servers['this'][1]}/schemaGroups/bench", json={}, headers=auth)
+        httpx.put(f"{servers['this'][1]}/schemaGroups/bench", json={}, headers=auth, timeout=60)
+        for label in labels:  # every worker's first requests import and cache what writes use: not measured
+            new_schema(servers[label][1], auth, f"warm-{label}")
+            write_for(2, servers[label][1], var, token, f"warm-{label}")
         # per count and server: writes/s, the load average while measured, server and PostgreSQL CPU ms per write
         results: dict[int, dict[str, list[tuple[float, float, float]]]] = {n: {k: [] for k in labels} for n in existing}
         ended: dict[int, dict[str, int]] = {n: {} for n in existing}
@@ -143,36 +180,19 @@ def main():
                 for label in labels if round_ % 2 == 0 else labels[::-1]:
                     server, base = servers[label]
                     schema = f"s{count}-{label}-{round_}"
-                    first = httpx.post(
-                        f"{base}/schemaGroups/bench/schemas",
-                        headers={
-                            **auth,
-                            "Content-Type": "application/json",
-                            "Registry-id": schema,
-                            "Registry-format": "JsonSchema/draft-07",
-                        },
-                        content=b'{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", '
-                        b'"properties": {"a": {"type": "string"}, "n": {"type": "integer"}}}',
-                    )
-                    assert first.status_code == 201, first.text
+                    new_schema(base, auth, schema)
                     manage(env, "shell", "-c", FILL, FILL_SCHEMA=schema, FILL_COUNT=str(count))
-                    script = var / "post.lua"
-                    script.write_text(LUA.replace("TOKEN", token).replace("SCHEMA", schema))
-                    pids, pg_pids = tree(server.pid), postgres_pids()
-                    load, cpu, pg_cpu = os.getloadavg()[0], cpu_seconds(pids), cpu_seconds(pg_pids)
-                    out = subprocess.run(
-                        ["wrk", "-t", "2", "-c", "8", "-d", f"{args.seconds}s", "-s", str(script), base + "/"],
-                        capture_output=True,
-                        text=True,
-                    ).stdout
+                    pids = tree(server.pid)
+                    load, cpu, pg_cpu = os.getloadavg()[0], cpu_seconds(pids), cpu_seconds(postgres_pids(postgres))
+                    out = write_for(args.seconds, base, var, token, schema)
                     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
                     writes = max(1.0, rate * args.seconds)
-                    cpu, pg_cpu = cpu_seconds(pids) - cpu, cpu_seconds(pg_pids) - pg_cpu
+                    cpu, pg_cpu = cpu_since(cpu, pids), cpu_since(pg_cpu, postgres_pids(postgres))
                     load = (load + os.getloadavg()[0]) / 2
                     if "Non-2xx or 3xx responses" in out:
                         print(f"  ({label}, {count} versions: some answers were not 201)")
                     results[count][label].append((rate, load, cpu * 1000 / writes, pg_cpu * 1000 / writes))
-                    listed = httpx.get(f"{base}/schemaGroups/bench/schemas?limit=1000", headers=auth).json()
+                    listed = httpx.get(f"{base}/schemaGroups/bench/schemas?limit=1000", headers=auth, timeout=60).json()
                     ended[count][label] = listed.get(schema, {}).get("versionsCount", 0)
         print(
             f"wrk -t2 -c8 -d{args.seconds}s POSTing new versions to one schema (backward_transitive), gunicorn "

@@ -244,7 +244,7 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     resource = lock_resource(group, rplural, rid)
     ctx.authorize("version", "create", f"{resource.path}/versions")
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
-    version = new_version(ctx, resource, rt, inp, base, inp.version_id, save_resource=False)
+    version = new_version(ctx, resource, rt, inp, base, inp.version_id, save_resource=False, savepoint=False)
     emit_updated(
         ctx, f"{resource.path}/versions/{version.vid}", version.modified_on, created=True, epochs=(None, version.epoch)
     )

@@ -265,12 +265,15 @@ def new_version(
     vid: str | None,
     *,
     save_resource: bool = True,
+    savepoint: bool = True,
 ) -> Version:
     """A new version of `resource`, validated and inserted; `save_resource=False`: the caller saves the resource's
-    counter and modification (`save_new_version_state`)."""
+    counter and modification (`save_new_version_state`). `savepoint=False`: the insert is not wrapped in a savepoint
+    (two round trips less), for a caller that holds the resource's lock, so that its id, checked free, stays free;
+    should the insert still meet the unique constraint, the 409 it raises rolls back the caller's transaction."""
     version = prepared_version(ctx, resource, rt, inp, base, vid)
     try:
-        with transaction.atomic():
+        with transaction.atomic(savepoint=savepoint):
             version.save()
     except IntegrityError as exc:
         raise insert_refused(exc, constraint="version_id_unique_ci", path=f"{resource.path}/versions/{version.vid}")
