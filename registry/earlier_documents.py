@@ -66,8 +66,13 @@ def _read_all(resource_id: int) -> list[tuple]:
     return [(None, pk, fmt, bytes(content)) for pk, fmt, content in rows]
 
 
+def _order(row: tuple) -> tuple:
+    return row[0], row[1]  # created_on, id: `registry.attributes.version_order`
+
+
 def _row_hash(qn) -> str:
-    return f"hashtextextended(v.{qn('id')}::text || '.' || v.xmin::text || '.' || v.ctid::text, 0)::numeric"
+    # the row's id seeds the hash of its xmin and ctid (`(block,offset)`); SUM of bigints is a numeric (no overflow)
+    return f"hashtextextended(v.xmin::text || v.ctid::text, v.{qn('id')})"
 
 
 def _postgresql(resource_id: int) -> tuple | list:
@@ -102,14 +107,18 @@ def _postgresql(resource_id: int) -> tuple | list:
     new_rows = [(created, pk_, fmt, bytes(document)) for created, pk_, fmt, document, _n, _h in later]
     if kept is not None and not new_rows:
         return kept.rows
-    rows = sorted((*(kept.rows if kept is not None else ()), *new_rows), key=lambda row: (row[0], row[1]))
-    size = sum(len(row[3]) + ROW_OVERHEAD for row in rows)
+    new_rows.sort(key=_order)
+    if kept is not None and kept.rows and _order(new_rows[0]) < _order(kept.rows[-1]):
+        rows = tuple(sorted((*kept.rows, *new_rows), key=_order))  # a new row older than a kept one: merged
+    else:
+        rows = (*(kept.rows if kept is not None else ()), *new_rows)  # the usual case: the new rows come last
+    size = (kept.size if kept is not None else 0) + sum(len(row[3]) + ROW_OVERHEAD for row in new_rows)
     if size > DOCUMENT_BYTES:
         return rows
     total = (int(kept.digest) if kept is not None else 0) + sum(int(h) for *_row, h in later)
     entry = _Kept(
-        rows=tuple(rows),
-        last_id=max(row[1] for row in rows) if rows else -1,
+        rows=rows,
+        last_id=max((kept.last_id if kept is not None else -1, *(row[1] for row in new_rows))),
         count=len(rows),
         digest=str(total),
         size=size,

@@ -77,7 +77,21 @@ def get_group(plural: str, gid: str) -> Group:
 
 
 def lock_resource(group: Group, rplural: str, rid: str) -> Resource:
-    resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
+    """The resource, its row locked FOR UPDATE until this transaction ends (writes of its versions wait for each
+    other). On PostgreSQL one written-out statement: every write of a version waits for the lock and then holds it
+    while it works, and the ORM's compilation of this query was a tenth of that time (issue 29)."""
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        table, group_column = (connection.ops.quote_name(n) for n in (Resource._meta.db_table, "group_id"))
+        found = list(
+            Resource.objects.raw(
+                f"SELECT * FROM {table} WHERE {group_column} = %s AND resource_type = %s AND rid = %s "
+                "ORDER BY id LIMIT 1 FOR UPDATE",
+                [group.pk, rplural, rid],
+            )
+        )
+        resource = found[0] if found else None
+    else:
+        resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
     if resource is None:
         raise not_found(f"{group.path}/{rplural}/{rid}")
     resource.group = group
@@ -243,6 +257,11 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     ctx.owners_seen.setdefault(group.path, owners_of_group(group))  # read with the group: no query of their own
     resource = lock_resource(group, rplural, rid)
     ctx.authorize("version", "create", f"{resource.path}/versions")
+    if resource.latest_id is not None:  # the version it inherits from, by one written-out query under the lock
+        table = connection.ops.quote_name(Version._meta.db_table)
+        found = list(Version.objects.raw(f"SELECT * FROM {table} WHERE id = %s", [resource.latest_id]))
+        if found:
+            resource.latest = found[0]
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
     version = new_version(ctx, resource, rt, inp, base, inp.version_id, save_resource=False, savepoint=False)
     emit_updated(

@@ -198,7 +198,13 @@ def next_version_id(resource: Resource) -> str:
     counter = resource.version_counter
     while True:
         candidates = [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
-        taken = set(Version.objects.filter(resource=resource, vid__in=candidates).values_list("vid", flat=True))
+        with connection.cursor() as cursor:  # written out: the ORM's compilation cost more than the query
+            cursor.execute(
+                f"SELECT vid FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE resource_id = %s "
+                f"AND vid IN ({', '.join(['%s'] * len(candidates))})",
+                [resource.pk, *candidates],
+            )
+            taken = {vid for (vid,) in cursor.fetchall()}
         for candidate in candidates:
             if candidate not in taken:
                 resource.version_counter = int(candidate)
