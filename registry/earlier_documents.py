@@ -13,8 +13,8 @@ that commits after a later one): the rows after it are added to the kept ones. O
 different sets give the same count and sum by chance about once in 2^64. A transaction sees its own uncommitted
 rows; when it rolls back they no longer count and the next read reads all again.
 
-Memory: at most DOCUMENT_BYTES of documents (and their rows) per process, the resources read least recently dropped first; a
-resource whose documents alone exceed it is read whole each time and not kept. SQLite (in process, no network)
+Memory: at most DOCUMENT_BYTES of documents (and their rows) per process, the resources read least recently
+dropped first; a resource whose documents alone exceed it is read whole each time and not kept. SQLite (in process, no network)
 reads every document each time, as before.
 """
 

@@ -15,8 +15,9 @@ attribute of any app).
   `/G/g/R/r/versions/v`, `<registry URL>/G/g`, with an optional `:Name` suffix naming a record or message
   inside a schema), or None for a reference elsewhere or to no entity path.
 - `scan(base_urls)`: every reference held in the registry, resolved. It reads every group and version of the
-  registered types on each call (and the versions holding an attribute extractor's attribute): fine for registries of thousands of entities (the demo registry is small); an index
-  table kept by the writes would be the next step for large ones.
+  registered types on each call (and the versions holding an attribute extractor's attribute): fine for registries
+  of thousands of entities (the demo registry is small); an index table kept by the writes would be the next step
+  for large ones.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 registered hook), an existing one replaced, the latest-version rule and retention.
 
 Every write path (the services in resources.py that both bindings call, the document importer, the Spark
-import's retention) builds and checks versions here, so validation, epochs and change events are the same whichever door a version comes in
-by. These functions run inside the caller's transaction.
+import's retention) builds and checks versions here, so validation, epochs and change events are the same whichever
+door a version comes in by. These functions run inside the caller's transaction.
 """
 
 from __future__ import annotations
