@@ -34,3 +34,12 @@ def http(base_url, writer):
 
     with httpx.Client(base_url=base_url, auth=("carol", "pw"), timeout=30) as client:
         yield client
+
+
+@pytest.fixture
+def core(live_server, writer):
+    """A plain HTTP client of the registry's other bindings (0.5 at /, 1.0 at /registry), as the same user."""
+    import httpx
+
+    with httpx.Client(base_url=live_server.url, auth=("carol", "pw"), timeout=30) as client:
+        yield client

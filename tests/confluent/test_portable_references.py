@@ -7,7 +7,6 @@ reference to no subject version is refused, naming it, with nothing written."""
 
 import json
 
-import httpx
 import pytest
 from confluent_kafka.schema_registry import Schema, SchemaReference
 from django.core.management import call_command
@@ -36,12 +35,6 @@ def refs(items: list[dict]) -> list[SchemaReference]:
 
 def as_json(references) -> list[dict]:
     return [{"name": r.name, "subject": r.subject, "version": r.version} for r in references]
-
-
-@pytest.fixture
-def core(live_server, writer):
-    with httpx.Client(base_url=live_server.url, auth=("carol", "pw"), timeout=30) as client:
-        yield client
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ and referenced together works; `?referencedby` and the admin's "Referenced by" l
 
 import json
 
-import httpx
 import pytest
 from confluent_kafka.schema_registry import Schema, SchemaReference
 from django.urls import reverse
@@ -34,12 +33,6 @@ ENTRY = {REFERRER: {"attribute": "references", "reference": json.dumps(REFERENCE
 VERSION_05 = "/schemaGroups/confluent/schemas/z-address/versions/1"
 TARGETS_05 = (VERSION_05, "/schemaGroups/confluent/schemas/z-address", "/schemaGroups/confluent")
 TARGETS_10 = tuple(p.replace("/schemaGroups", "/registry/schemagroups") for p in TARGETS_05)
-
-
-@pytest.fixture
-def core(live_server, writer):
-    with httpx.Client(base_url=live_server.url, auth=("carol", "pw"), timeout=30) as client:
-        yield client
 
 
 @pytest.fixture
