@@ -6,3 +6,10 @@ from django.apps import AppConfig
 class OperationsConfig(AppConfig):
     name = "operations"
     verbose_name = "Operations"
+
+    def ready(self):
+        from registry.http import fast_reads
+
+        from .middleware import replayed
+
+        fast_reads.observe_replays(replayed)  # the fast path's replays get a request id, metrics and a log record

@@ -66,10 +66,20 @@ LATENCY = Histogram(
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
+# (route, method, status) -> the two series of that label set: prometheus-client's `labels()` checks and looks
+# them up under a lock at each call; routes, methods and statuses are few, so they are kept
+_series: dict[tuple[str, str, int], tuple] = {}
+
+
 def observe_request(*, route: str, method: str, status: int, seconds: float) -> None:
-    labels = {"route": route, "method": method if method in METHODS else "OTHER", "status": str(status)}
-    REQUESTS.labels(**labels).inc()
-    LATENCY.labels(**labels).observe(seconds)
+    if method not in METHODS:
+        method = "OTHER"
+    series = _series.get((route, method, status))
+    if series is None:
+        labels = {"route": route, "method": method, "status": str(status)}
+        series = _series[(route, method, status)] = (REQUESTS.labels(**labels), LATENCY.labels(**labels))
+    series[0].inc()
+    series[1].observe(seconds)
 
 
 class BacklogCollector(Collector):

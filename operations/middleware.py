@@ -31,36 +31,50 @@ def route_of(request) -> str:
     return "/" + match.route
 
 
+def record(request, *, request_id: str, status: int, seconds: float) -> None:
+    """Count the answer and its latency by route, method and status, and write its access log record."""
+    route = route_of(request)
+    metrics.observe_request(route=route, method=request.method, status=status, seconds=seconds)
+    if access_log.isEnabledFor(logging.INFO):
+        access_log.info(
+            "%s %s %s",
+            request.method,
+            request.path,
+            status,
+            extra={
+                "method": request.method,
+                "path": request.path,
+                "route": route,
+                "status": status,
+                "duration_ms": round(seconds * 1000, 1),
+                "request_id": request_id,
+            },
+        )
+
+
 class RequestContextMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        request_id = request.request_id = logs.request_id_for(request.headers.get(logs.HEADER))
+        request_id = request.request_id = logs.request_id_for(request.META.get(logs.META_KEY))
         token = logs.current_request_id.set(request_id)
         started = time.perf_counter()
         try:
             response = self.get_response(request)
-            seconds = time.perf_counter() - started
             response[logs.HEADER] = request_id
-            route = route_of(request)
-            metrics.observe_request(route=route, method=request.method, status=response.status_code, seconds=seconds)
-            access_log.info(
-                "%s %s %s",
-                request.method,
-                request.path,
-                response.status_code,
-                extra={
-                    "method": request.method,
-                    "path": request.path,
-                    "route": route,
-                    "status": response.status_code,
-                    "duration_ms": round(seconds * 1000, 1),
-                },
-            )
+            record(request, request_id=request_id, status=response.status_code, seconds=time.perf_counter() - started)
             return response
         finally:
             logs.current_request_id.reset(token)
+
+
+def replayed(request, status: int, seconds: float) -> list[tuple[str, str]]:
+    """What this middleware gives an answer, for one the fast path's WSGI layer replays before any middleware runs
+    (registry/http/fast_reads.py; registered in apps.py): its request id, counted and logged."""
+    request_id = request.request_id = logs.request_id_for(request.META.get(logs.META_KEY))
+    record(request, request_id=request_id, status=status, seconds=seconds)
+    return [(logs.HEADER, request_id)]
 
 
 class OperationsMiddleware:

@@ -69,18 +69,35 @@ def _whole_row_positions() -> tuple[int, int]:
     return vid, resource.index("extensions")
 
 
+@cache
+def _alias() -> str:
+    return router.db_for_read(Resource)
+
+
+def reads_keys_apart() -> bool:
+    """Whether the key's query runs on a connection of its own from the pool (PostgreSQL with the pool, outside a
+    transaction), not on Django's connection of the request."""
+    connection = connections[_alias()]
+    return connection.vendor == "postgresql" and connection.pool is not None and not connection.in_atomic_block
+
+
 def _fetch_one(statement: str, params: list):
-    connection = connections[router.db_for_read(Resource)]
-    pool = connection.pool if connection.vendor == "postgresql" else None
-    if pool is None or connection.in_atomic_block:
+    connection = connections[_alias()]
+    if connection.vendor != "postgresql" or connection.in_atomic_block or (pool := connection.pool) is None:
         return compiled_reads.fetch_one(statement, params, binary=True)[2]
     import psycopg
 
     with connection.wrap_database_errors:  # psycopg's errors (the pool's timeout too) as Django's
         pool.open()  # as Django opens it for its first connection (nothing when it is open)
-        with pool.connection() as raw, psycopg.Cursor(raw) as cursor:
-            cursor.execute(statement, params, prepare=True, binary=True)
-            return cursor.fetchone()
+        # getconn/putconn rather than the pool's `connection()`: the same without its context managers (a tenth of
+        # the query's Python); in autocommit mode there is no transaction to end
+        raw = pool.getconn()
+        try:
+            with psycopg.Cursor(raw) as cursor:
+                cursor.execute(statement, params, prepare=True, binary=True)
+                return cursor.fetchone()
+        finally:
+            pool.putconn(raw)
 
 
 def document_key(
@@ -95,7 +112,7 @@ def document_key(
 ) -> DocumentKey | None:
     """The key of the document at the path (latest, or version `vid`; `history`: with the 1.0 columns), and whether
     `token` is valid; None when the path matches nothing."""
-    vendor = connections[router.db_for_read(Resource)].vendor
+    vendor = connections[_alias()].vendor
     params = [token, group_type, gid, resource_type, rid] + ([vid] if vid is not None else [])  # SELECT list's first
     found = _fetch_one(_statement(vendor, vid is not None, history), params)
     if found is None:

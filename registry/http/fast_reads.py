@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,16 +39,17 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
+from django.core.handlers.wsgi import WSGIRequest
 from django.core.signals import setting_changed
 from django.http import HttpResponse
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, ResolverMatch, resolve
 from django.utils.cache import (  # type: ignore[attr-defined]  # Django's own comparison: 304s as its views'
     _if_none_match_passes,
 )
 from django.utils.http import parse_etags
 
 from ..database_errors import is_unavailable, unavailable_response
-from ..document_keys import document_key
+from ..document_keys import document_key, reads_keys_apart
 from .permissions import reads_are_public
 
 logger = logging.getLogger(__name__)
@@ -121,7 +123,7 @@ class KeptAnswers:
 
     def add(self, key: tuple, rows: tuple, variant: tuple, answer: tuple, etag: str | None) -> None:
         budget = settings.REGISTRY_FAST_READ_BYTES
-        status, headers, body = answer
+        status, headers, body = answer[:3]
         size = len(body) + sum(len(name) + len(value) for name, value in headers.values())
         rows_size = sum(len(v) for row in rows if row for v in row if isinstance(v, bytes | str))
         with self._lock:
@@ -220,7 +222,7 @@ def _rows(address: DocumentAddress, token: str | None):
 
 
 def _replay(answer: tuple) -> HttpResponse:
-    status, store, body = answer
+    status, store, body, _wsgi = answer
     response = HttpResponse(body, status=status)
     # the kept headers as they were, without setting each through HttpResponse's checks again (they passed them
     # when the view answered; tests compare the two answers header by header): a fifth of the replay's time
@@ -244,9 +246,78 @@ def _storable(value: str | None) -> bool:
     return True
 
 
+@dataclass
+class Probe:
+    """What the key's query found for a request the fast path serves: where its answer is kept (`key`), the rows
+    it is kept under, and the kept answer to this request (None: a miss)."""
+
+    key: tuple
+    rows: tuple
+    if_none_match: str | None
+    match: ResolverMatch  # the URL's
+    answer: tuple | None = None
+
+
+def probe(request) -> Probe | None:
+    """The fast path's look-up for `request` (one query), or None when the request goes the whole way. Raises what
+    the query raises."""
+    meta = request.META
+    method = request.method
+    if (
+        (method != "GET" and method != "HEAD")
+        or meta.get("QUERY_STRING")
+        or not settings.REGISTRY_FAST_READS
+        or not reads_are_public()
+        or settings.DISALLOWED_USER_AGENTS
+        or meta.get("HTTP_COOKIE")
+        or any(name in meta for name in DEFERRING_HEADERS)
+    ):
+        return None
+    path_info = request.path_info
+    if len(path_info) > MAX_PATH:
+        return None
+    resolved = _resolved(path_info)
+    if resolved is None:
+        return None
+    match, addresser = resolved
+    address = addresser(match.func.view_initkwargs, match.kwargs)
+    if address is None or not all(_storable(v) for v in (address.gid, address.rid, address.vid)):
+        return None
+    ours, token = _caller_token(meta)
+    if not ours or not _storable(token):
+        return None
+    try:
+        host = request.get_host()
+    except DisallowedHost:
+        return None  # the whole way answers it (400)
+    found = _rows(address, token)
+    if found is None:
+        return None
+    rows, caller = found
+    if token is not None and not caller:
+        return None  # an unknown key or an inactive user: the whole way answers 401
+    key = (request.path, request.scheme, host, token is not None)
+    if_none_match = meta.get("HTTP_IF_NONE_MATCH")
+    found_probe = Probe(key, rows, if_none_match, match)
+    kept = kept_answers.get(key, rows)
+    if kept is not None:
+        not_modified = (
+            if_none_match is not None
+            and kept.etag is not None
+            and not _if_none_match_passes(kept.etag, parse_etags(if_none_match))
+        )
+        found_probe.answer = kept.answers.get((method, not_modified))
+    return found_probe
+
+
+# the probe of a request the WSGI layer found no kept answer for, handed to the middleware so that it does not
+# run the query again
+PROBED = "registry.fast_reads.probe"
+
+
 class FastDocumentReads:
     """The middleware (config/settings.py puts it after the request id, the operations endpoints and the database
-    guard, before the rest): a kept answer when the row is the same, else the whole way."""
+    guard, before the rest): a kept answer when the row is the same, else the whole way, whose answer it keeps."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -256,72 +327,87 @@ class FastDocumentReads:
         return served if served is not None else self.get_response(request)
 
     def serve(self, request):
-        meta = request.META
-        method = request.method
-        if (
-            (method != "GET" and method != "HEAD")
-            or meta.get("QUERY_STRING")
-            or not settings.REGISTRY_FAST_READS
-            or not reads_are_public()
-            or settings.DISALLOWED_USER_AGENTS
-            or meta.get("HTTP_COOKIE")
-            or any(name in meta for name in DEFERRING_HEADERS)
-        ):
-            return None
-        path_info = request.path_info
-        if len(path_info) > MAX_PATH:
-            return None
-        resolved = _resolved(path_info)
-        if resolved is None:
-            return None
-        match, addresser = resolved
-        address = addresser(match.func.view_initkwargs, match.kwargs)
-        if address is None or not all(_storable(v) for v in (address.gid, address.rid, address.vid)):
-            return None
-        ours, token = _caller_token(meta)
-        if not ours or not _storable(token):
-            return None
-        try:
-            host = request.get_host()
-        except DisallowedHost:
-            return None  # the whole way answers it (400)
-        try:
-            found = _rows(address, token)
-        except Exception as exc:
-            if is_unavailable(exc):
-                return unavailable_response(request, exc)
-            raise
+        found = request.META.pop(PROBED, None)
         if found is None:
-            return None
-        rows, caller = found
-        if token is not None and not caller:
-            return None  # an unknown key or an inactive user: the whole way answers 401
-        key = (request.path, request.scheme, host, token is not None)
-        kept = kept_answers.get(key, rows)
-        if_none_match = meta.get("HTTP_IF_NONE_MATCH")
-        if kept is not None:
-            not_modified = (
-                if_none_match is not None
-                and kept.etag is not None
-                and not _if_none_match_passes(kept.etag, parse_etags(if_none_match))
-            )
-            answer = kept.answers.get((method, not_modified))
-            if answer is not None:
-                request.resolver_match = match  # the route the request metrics count it under
+            try:
+                found = probe(request)
+            except Exception as exc:
+                if is_unavailable(exc):
+                    return unavailable_response(request, exc)
+                raise
+            if found is None:
+                return None
+            if found.answer is not None:
+                request.resolver_match = found.match  # the route the request metrics count it under
                 if logger.isEnabledFor(logging.DEBUG):
-                    logger.debug("kept answer of %s %s", method, request.path)
-                return _replay(answer)
+                    logger.debug("kept answer of %s %s", request.method, request.path)
+                return _replay(found.answer)
         response = self.get_response(request)
-        self.keep(request, key, rows, if_none_match, response)
+        self.keep(request, found, response)
         return response
 
     @staticmethod
-    def keep(request, key: tuple, rows: tuple, if_none_match: str | None, response) -> None:
+    def keep(request, found: Probe, response) -> None:
         status = response.status_code
         if status not in KEPT_STATUSES or response.streaming or response.cookies:
             return
-        if status == 304 and if_none_match is None:
+        if status == 304 and found.if_none_match is None:
             return
         store = {name.lower(): (name, value) for name, value in response.items()}
-        answer = (status, store, response.content)
-        kept_answers.add(key, rows, (request.method, status == 304), answer, response.get("ETag"))
+        # the WSGI layer's form of it: the status line and the header list, as Django's handler writes them
+        wsgi = (f"{status} {response.reason_phrase}", list(store.values()))
+        answer = (status, store, response.content, wsgi)
+        kept_answers.add(found.key, found.rows, (request.method, status == 304), answer, response.get("ETag"))
+
+
+# Called for each answer the WSGI layer replays (which no middleware sees): observer(request, status, seconds) ->
+# headers to add to the answer. The operations app registers its request id, metrics and access log here
+# (operations/apps.py), which its middleware gives every other answer.
+_replay_observers: list[Callable] = []
+
+
+def observe_replays(observer: Callable) -> None:
+    if observer not in _replay_observers:
+        _replay_observers.append(observer)
+
+
+class FastReadsApp:
+    """The WSGI layer of the fast path (config/wsgi.py puts it in front of Django's handler): a kept answer written
+    out before the framework runs at all (no request signals, no middleware, no response object: about half of a
+    replay's CPU through the middleware), else Django's handler, whose FastDocumentReads middleware takes this
+    probe instead of running the query again.
+
+    It serves only when the key's query runs on a connection of its own from PostgreSQL's pool
+    (`document_keys.reads_keys_apart`): otherwise (SQLite, no pool) the query needs Django's connection of the
+    request, which the request signals open and close, and the middleware serves kept answers as before. An error
+    of the query sends the request the whole way, whose middleware answers it."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        if environ.get("REQUEST_METHOD") not in ("GET", "HEAD") or environ.get("QUERY_STRING"):
+            return self.app(environ, start_response)
+        started = time.perf_counter()
+        try:
+            if not reads_keys_apart():
+                return self.app(environ, start_response)
+            request = WSGIRequest(environ)
+            found = probe(request)
+        except Exception:  # noqa: BLE001 - the whole way answers it (a 503 when the database is unavailable)
+            logger.debug("the fast path's probe failed; the whole way answers", exc_info=True)
+            return self.app(environ, start_response)
+        if found is None:
+            return self.app(environ, start_response)
+        if found.answer is None:
+            environ[PROBED] = found
+            return self.app(environ, start_response)
+        status, _store, body, (status_line, headers) = found.answer
+        request.resolver_match = found.match
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("kept answer of %s %s (before the framework)", request.method, request.path)
+        seconds = time.perf_counter() - started
+        for observer in _replay_observers:
+            headers = headers + observer(request, status, seconds)
+        start_response(status_line, headers)
+        return [body]

@@ -15,10 +15,11 @@ import base64
 import logging
 
 import pytest
-from django.test import override_settings
+from django.test import RequestFactory, override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from config.wsgi import application  # sets Django up again, logging too: at import, not in a test (caplog)
 from registry.http.fast_reads import KeptAnswers
 from tests.conftest import token_client
 from tests.helpers import (
@@ -269,3 +270,74 @@ def test_outside_a_transaction_as_under_gunicorn(registry, caplog):
     new_version(registry, "g1", "s1", body=b"fourth")
     assert anon.get(PATHS[0]).content == b"fourth"
     assert anon.get("/registry/schemagroups/g1/schemas/s1")["xRegistry-versionscount"] == "4"
+
+
+def through_wsgi(method: str, path: str, **headers):
+    """(status, headers but X-Request-ID, body, X-Request-ID) of `config.wsgi.application`, the WSGI entry point
+    gunicorn serves: the fast path's WSGI layer in front of Django's handler."""
+    environ = RequestFactory().generic(method, path, headers=headers).environ
+    started = []
+    body = b"".join(application(environ, lambda status, response_headers: started.append((status, response_headers))))
+    status, response_headers = started[0]
+    request_id = [v for k, v in response_headers if k.lower() == "x-request-id"]
+    kept = sorted((k.lower(), v) for k, v in response_headers if k.lower() != "x-request-id")
+    return int(status.split()[0]), kept, body, request_id
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("caller", ["anonymous", "token"])
+def test_the_wsgi_layer_answers_as_the_full_view(registry, caller, caplog, settings):
+    """Through the WSGI entry point, committed data (as under gunicorn): every route's answers equal the full
+    view's. On PostgreSQL (the key read on a pool connection) the kept answers are written out before the framework
+    runs; elsewhere the layer hands every request to Django, whose middleware replays them."""
+    headers = {} if caller == "anonymous" else {"Authorization": registry._credentials["HTTP_AUTHORIZATION"]}
+    client = APIClient() if caller == "anonymous" else registry
+    early = settings.DATABASES["default"]["ENGINE"].endswith("postgresql") and "pool" in settings.DATABASES[
+        "default"
+    ].get("OPTIONS", {})
+    for path in PATHS:
+        tag = client.get(path).get("ETag")
+        variants = [("GET", {}), ("HEAD", {})] + ([("GET", {"If-None-Match": tag})] if tag else [])
+        for method, extra in variants:
+            with override_settings(REGISTRY_FAST_READS=False):
+                full = answer(read(client, method, path, **extra))
+            first = through_wsgi(method, path, **headers, **extra)  # kept by the middleware
+            caplog.clear()
+            with caplog.at_level(logging.DEBUG, logger=LOGGER):
+                again = through_wsgi(method, path, **headers, **extra)
+            where = (caller, method, path, extra)
+            assert first[:3] == full and again[:3] == full, where
+            assert len(again[3]) == 1 and len(again[3][0]) == 32 and again[3] != first[3], where  # a new id each
+            messages = [r.getMessage() for r in caplog.records if r.name == LOGGER]
+            assert any(m.startswith("kept answer") for m in messages), where
+            assert any(m.endswith("(before the framework)") for m in messages) == early, where
+    # a write shows in the next read through the WSGI layer too
+    new_version(registry, "g1", "s1", body=b"fourth")
+    assert through_wsgi("GET", PATHS[0], **headers)[2] == b"fourth"
+    assert ("xregistry-versionscount", "4") in through_wsgi("GET", "/registry/schemagroups/g1/schemas/s1", **headers)[1]
+    # a request id sent by a proxy is kept, a malformed one replaced
+    assert through_wsgi("GET", PATHS[0], **headers, **{"X-Request-ID": "trace-7"})[3] == ["trace-7"]
+    assert through_wsgi("GET", PATHS[0], **headers, **{"X-Request-ID": "bad id"})[3] != ["bad id"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_wsgi_layer_hands_everything_else_to_django(registry, caplog):
+    """What the fast path does not serve goes through Django's handler unchanged (its own answers: 401, 404, a flag,
+    a write)."""
+    cases = [
+        ("GET", PATHS[0] + "?meta", {}),
+        ("GET", "/schemaGroups/g1/schemas/nope", {}),
+        ("GET", PATHS[0], {"Authorization": "Token " + "0" * 40}),
+        ("GET", PATHS[0], {"Host": "evil.example"}),
+    ]
+    anon = APIClient()
+    for method, path, headers in cases:
+        expected = answer(anon.generic(method, path, headers=headers))
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger=LOGGER):
+            got = through_wsgi(method, path, **headers)
+        assert got[:3] == expected, (path, headers)
+        assert not any(r.name == LOGGER and "kept answer" in r.getMessage() for r in caplog.records), (path, headers)
+    assert expected[0] == 400  # the host Django does not accept
+    posted = through_wsgi("DELETE", PATHS[0])
+    assert posted[0] == 401 and APIClient().get(PATHS[0]).status_code == 200  # nothing deleted

@@ -29,6 +29,10 @@ from tests.harness.services import free_port, start_process, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "scrape-token-for-tests"
+MAKE_TOKEN = (
+    "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
+    "u = get_user_model().objects.create_superuser('ops', 'o@example.com', 'pw'); print(Token.objects.create(user=u).key)"
+)
 
 pytestmark = pytest.mark.slow
 
@@ -212,6 +216,69 @@ def test_workers_count_together_and_log_json_with_request_ids(own_database, tmp_
     # Django's own warning about the 404 was written during the same request, so it carries the same id
     assert any(r["logger"] == "django.request" and r["request_id"] == "trace-4242" for r in records)
     assert [r["status"] for r in access if r["request_id"] == generated] == [200]
+
+
+def test_document_reads_are_fresh_counted_and_logged_on_every_worker(own_database, tmp_path):
+    """Public document reads, which on PostgreSQL the fast path's WSGI layer answers before any middleware runs
+    (registry/http/fast_reads.py): after each write every worker answers the new document at once, and each
+    answer carries its request id, is counted in the metrics and written in the access log as the others."""
+    own_database.migrate()
+    token = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", MAKE_TOKEN],
+        cwd=ROOT,
+        env=server_env(own_database.env),
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout.split()[-1]
+    metrics_dir = tmp_path / "prometheus"
+    env = {
+        **own_database.env,
+        "REGISTRY_METRICS_TOKEN": TOKEN,
+        "LOG_FORMAT": "json",
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+    }
+    process, base = start_server(env, workers=3, threads=1)
+    auth = {"Authorization": f"Token {token}", "Content-Type": "text/plain"}
+    path = "/schemaGroups/g/schemas/s"
+    reads, ids = 0, set()
+    try:
+        group = httpx.put(f"{base}/schemaGroups/g", json={}, headers={"Authorization": f"Token {token}"}, timeout=30)
+        assert group.status_code in (200, 201), group.text
+        first = {"Registry-id": "s", "Registry-format": "Custom/1"}
+        for round_ in range(6):
+            to = f"{base}/schemaGroups/g/schemas" if round_ == 0 else f"{base}{path}"
+            sent = httpx.post(to, content=f"v{round_}", headers={**auth, **(first if round_ == 0 else {})}, timeout=30)
+            assert sent.status_code in (200, 201), sent.text
+            # new connections, eight at a time: the workers take turns accepting them
+            with ThreadPoolExecutor(8) as pool:
+                answers = list(
+                    pool.map(
+                        lambda _i: httpx.get(f"{base}{path}", headers={"Connection": "close"}, timeout=30), range(12)
+                    )
+                )
+            assert [a.text for a in answers] == [f"v{round_}"] * 12
+            assert {a.headers["Registry-version"] for a in answers} == {str(round_ + 1)}
+            reads += len(answers)
+            ids |= {a.headers["X-Request-ID"] for a in answers}
+        assert len(ids) == reads
+        tagged = httpx.get(f"{base}{path}", headers={"X-Request-ID": "trace-doc"}, timeout=30)
+        assert tagged.status_code == 200 and tagged.headers["X-Request-ID"] == "trace-doc"
+        reads += 1
+        labels = frozenset(
+            {"route": "/schemaGroups/<str:gid>/schemas/<str:rid>", "method": "GET", "status": "200"}.items()
+        )
+        samples = scrape(base)
+        assert samples[("registry_http_requests_total", labels)] == reads
+        assert samples[("registry_http_request_duration_seconds_count", labels)] == reads
+    finally:
+        process.stop()
+    records = [json.loads(line) for line in process.output().splitlines() if line.startswith("{")]
+    access = [r for r in records if r["logger"] == "operations.access" and r["path"] == path and r["method"] == "GET"]
+    assert len(access) == reads
+    assert {r["request_id"] for r in access} == ids | {"trace-doc"}
+    assert all(r["status"] == 200 and r["route"] == "/schemaGroups/<str:gid>/schemas/<str:rid>" for r in access)
 
 
 @pytest.mark.redis
