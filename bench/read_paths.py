@@ -10,7 +10,7 @@ the 0.5 binding, xRegistry 1.0 and the Schema Registry binding, anonymous and wi
 the ratio, the CPU each request cost in gunicorn's and PostgreSQL's processes, and the machine's load average before
 and after (everything shares its cores: wrk, PostgreSQL, gunicorn, and whatever else runs). Asserts nothing.
 
-    .venv/bin/python bench/read_paths.py --baseline ../main-baseline [--seconds 10 --rounds 2]
+    .venv/bin/python bench/read_paths.py --baseline ../main-baseline [--seconds 10 --rounds 2 --workers 4 --threads N]
 
 The baseline is any other checkout of this project (e.g. `git worktree add ../main-baseline main`); it runs
 with this checkout's .venv.
@@ -98,6 +98,13 @@ def side_by_side_setup(description: str, prefix: str):
     parser.add_argument("--baseline", required=True, type=Path, help="another checkout of this project")
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=4,
+        help="gunicorn workers of each server (default 4; the deployment's: 2 x CPUs + 1)",
+    )
+    parser.add_argument("--threads", type=int, help="threads per worker (default: each checkout's gunicorn.conf.py)")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is needed (apt-get install wrk)")
@@ -112,6 +119,8 @@ def side_by_side_setup(description: str, prefix: str):
         "PYTHONPATH": "",
     }
     env.pop("CELERY_BROKER_URL", None)  # eager relay in both servers
+    if args.threads:
+        env["GUNICORN_THREADS"] = str(args.threads)
     return args, postgres, var, env
 
 
@@ -179,7 +188,9 @@ def main():
         try:
             # both servers up (an idle one costs nothing), so that each path is measured on both in turn, close in
             # time, whatever else the machine does meanwhile
-            servers = {label: serve(checkout, env, ports[label]) for label, checkout in checkouts.items()}
+            servers = {
+                label: serve(checkout, env, ports[label], workers=args.workers) for label, checkout in checkouts.items()
+            }
             create_numbered(bases["this"], group, numbered, token)  # this checkout's migrations are the database's
             load_before = os.getloadavg()
             for n in range(args.rounds):
@@ -199,8 +210,10 @@ def main():
             for server in servers.values():
                 os.killpg(server.pid, 15)
                 server.wait(timeout=30)
+        threads = args.threads or "the checkout's gunicorn.conf.py's"
         print(
-            f"wrk -t2 -c8 -d{args.seconds}s, gunicorn 4 workers each, PostgreSQL, demo registry; median of "
+            f"wrk -t2 -c8 -d{args.seconds}s, gunicorn {args.workers} workers x "
+            f"{threads} threads each, PostgreSQL, demo registry; median of "
             f"{args.rounds} rounds, each path on both servers in turn; everything on this machine ({os.cpu_count()} "
             f"cores); load average {load_before[0]:.1f} before, {load_after[0]:.1f} after. CPU: microseconds of CPU "
             "per request in gunicorn's processes and PostgreSQL's (less sensitive to what else runs than requests/s)"
