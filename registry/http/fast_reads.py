@@ -310,8 +310,8 @@ def probe(request) -> Probe | None:
     return found_probe
 
 
-# the probe of a request the WSGI layer found no kept answer for, handed to the middleware so that it does not
-# run the query again
+# the probe of a request the WSGI layer found no kept answer for (False: nothing the fast path serves), handed to
+# the middleware so that it does not run the query again
 PROBED = "registry.fast_reads.probe"
 
 
@@ -328,6 +328,8 @@ class FastDocumentReads:
 
     def serve(self, request):
         found = request.META.pop(PROBED, None)
+        if found is False:  # the WSGI layer's probe found nothing to serve: the whole way, without asking again
+            return None
         if found is None:
             try:
                 found = probe(request)
@@ -390,17 +392,15 @@ class FastReadsApp:
             return self.app(environ, start_response)
         started = time.perf_counter()
         try:
-            if not reads_keys_apart():
-                return self.app(environ, start_response)
-            request = WSGIRequest(environ)
-            found = probe(request)
+            request = WSGIRequest(environ) if reads_keys_apart() else None
+            found = probe(request) if request is not None else None
         except Exception:  # noqa: BLE001 - the whole way answers it (a 503 when the database is unavailable)
             logger.debug("the fast path's probe failed; the whole way answers", exc_info=True)
             return self.app(environ, start_response)
-        if found is None:
+        if request is None:
             return self.app(environ, start_response)
-        if found.answer is None:
-            environ[PROBED] = found
+        if found is None or found.answer is None:
+            environ[PROBED] = found if found is not None else False
             return self.app(environ, start_response)
         status, _store, body, (status_line, headers) = found.answer
         request.resolver_match = found.match
