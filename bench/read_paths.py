@@ -10,7 +10,7 @@ the 0.5 binding, xRegistry 1.0 and the Schema Registry binding, anonymous and wi
 the ratio, the CPU each request cost in gunicorn's and PostgreSQL's processes, and the machine's load average before
 and after (everything shares its cores: wrk, PostgreSQL, gunicorn, and whatever else runs). Asserts nothing.
 
-    .venv/bin/python bench/read_paths.py --baseline ../main-baseline [--seconds 10 --rounds 2 --workers 4 --threads N]
+    .venv/bin/python bench/read_paths.py --baseline ../main-baseline [--seconds 10 --rounds 2 --workers 4 --threads N --baseline-threads M]
 
 The baseline is any other checkout of this project (e.g. `git worktree add ../main-baseline main`); it runs
 with this checkout's .venv.
@@ -105,6 +105,7 @@ def side_by_side_setup(description: str, prefix: str):
         help="gunicorn workers of each server (default 4; the deployment's: 2 x CPUs + 1)",
     )
     parser.add_argument("--threads", type=int, help="threads per worker (default: each checkout's gunicorn.conf.py)")
+    parser.add_argument("--baseline-threads", type=int, help="the baseline's threads per worker, if not --threads")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is needed (apt-get install wrk)")
@@ -188,8 +189,13 @@ def main():
         try:
             # both servers up (an idle one costs nothing), so that each path is measured on both in turn, close in
             # time, whatever else the machine does meanwhile
+            shapes = {
+                "baseline": {**env, "GUNICORN_THREADS": str(args.baseline_threads)} if args.baseline_threads else env,
+                "this": env,
+            }
             servers = {
-                label: serve(checkout, env, ports[label], workers=args.workers) for label, checkout in checkouts.items()
+                label: serve(checkout, shapes[label], ports[label], workers=args.workers)
+                for label, checkout in checkouts.items()
             }
             create_numbered(bases["this"], group, numbered, token)  # this checkout's migrations are the database's
             load_before = os.getloadavg()
@@ -211,6 +217,8 @@ def main():
                 os.killpg(server.pid, 15)
                 server.wait(timeout=30)
         threads = args.threads or "the checkout's gunicorn.conf.py's"
+        if args.baseline_threads:
+            threads = f"{threads} (the baseline's: {args.baseline_threads})"
         print(
             f"wrk -t2 -c8 -d{args.seconds}s, gunicorn {args.workers} workers x "
             f"{threads} threads each, PostgreSQL, demo registry; median of "
