@@ -14,6 +14,13 @@ view's own, made by the same code; a write changes the key, so the next read, on
 committed between the key's query and the full view's read keeps a newer answer under an older key, which no later
 read sees again (a row's versions only move forward).
 
+Two doors serve kept answers. Behind gunicorn on PostgreSQL, `FastReadsApp`, a WSGI layer in front of Django's
+handler (config/wsgi.py), writes a kept answer out before the framework runs at all; the operations app adds what
+its middleware gives every other answer (request id, metrics, access log) through `observe_replays`. Elsewhere (the
+key read on Django's connection of the request: SQLite, no pool, a test's transaction) the middleware
+`FastDocumentReads` does, after the middleware before it. On a miss the middleware runs the full view and keeps its
+answer, with the probe the WSGI layer made when there was one.
+
 It serves only what no rule of the caller's can change: reads are public (`permissions.reads_are_public`),
 the caller is anonymous or sends an API token (`Authorization: Token KEY`) of an active user, no cookie (a
 session, CSRF), no query string, no `If-Match`/`If-Modified-Since`/`If-Unmodified-Since`/`If-Range`/`Range`, a
