@@ -1,7 +1,8 @@
 """Change events: written to the outbox in the writing transaction, announced after commit.
 
 `emit_updated` / `emit_deleted` add one outbox row per entity path written (docs/api-contract.md sections 8 and 9),
-with its actor (the CloudEvents `authcontext`), and the change's audit row (registry/audit.py).
+with its actor (the CloudEvents `authcontext`), and the change's audit row (registry/audit.py). Their statements read
+nothing back, so that a caller can send them with its own in one round trip (registry/sent_together.py).
 Apps that deliver events (subscriptions/) register a callback with `register_on_commit`
 (registry/commit_listeners.py); the engine itself knows nothing of delivery.
 """
@@ -16,6 +17,7 @@ from ..commit_listeners import announce as _announce
 from ..commit_listeners import on_commit_listeners, register_on_commit  # noqa: F401  (re-exported)
 from ..model import registry_model
 from ..models import OutboxEvent
+from ..sent_together import insert
 from .context import WriteContext
 
 
@@ -26,7 +28,7 @@ def _event_type(path: str, action: str) -> str:
 
 def _emit(ctx: WriteContext, path: str, action: str, time, operation: str | None, epochs: tuple) -> OutboxEvent:
     authid, authtype = audit.actor_of(ctx)
-    event = OutboxEvent.objects.create(
+    event = OutboxEvent(
         type=_event_type(path, action),
         source=ctx.base_url or "/",
         subject=path,
@@ -35,6 +37,7 @@ def _emit(ctx: WriteContext, path: str, action: str, time, operation: str | None
         authid=authid,
         owners=ctx.group_owners(path) or None,  # who may be told of it when reads are not public
     )
+    insert(event).done()  # its id is its own (a UUID): nothing to wait for, so it can be sent with others
     if operation is not None:  # its audit row, in the same transaction (registry/audit.py)
         audit.record(ctx, path, operation, epochs, event, time)
     ctx.emitted += 1

@@ -18,6 +18,7 @@ from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..permissions import owners_of_group
 from ..selectors import exists_ignoring_case
+from ..sent_together import insert, sent_together
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
@@ -31,7 +32,7 @@ from .versions import (
     prepared_version,
     refresh_latest,
     resource_attributes,
-    save_new_version_state,
+    send_new_version_state,
     set_resource_attributes,
     set_version_attributes,
     validate_version,
@@ -263,11 +264,20 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
         if found:
             resource.latest = found[0]
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
-    version = new_version(ctx, resource, rt, inp, base, inp.version_id, save_resource=False, savepoint=False)
-    emit_updated(
-        ctx, f"{resource.path}/versions/{version.vid}", version.modified_on, created=True, epochs=(None, version.epoch)
-    )
-    save_new_version_state(resource, version)
+    version = prepared_version(ctx, resource, rt, inp, base, inp.version_id)
+    path = f"{resource.path}/versions/{version.vid}"
+    try:
+        # what every new version writes, in one round trip under the lock (registry/sent_together.py): the version
+        # (no savepoint: the lock keeps its checked id free; should the insert still meet the unique constraint, the
+        # 409 rolls the whole write back), its event and audit row, the change count, the resource's state
+        with sent_together():
+            inserted = insert(version)
+            emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch))
+            saved = send_new_version_state(resource, version)
+    except IntegrityError as exc:
+        raise insert_refused(exc, constraint="version_id_unique_ci", path=path)
+    inserted.done()
+    saved()
     if apply_retention(ctx, resource, rt):
         refresh_latest(resource)
     return resource, version

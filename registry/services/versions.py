@@ -8,6 +8,8 @@ door a version comes in by. These functions run inside the caller's transaction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db import IntegrityError, connection, transaction
 from django.db.models.fields.json import KT
 
@@ -225,27 +227,37 @@ def refresh_latest(resource: Resource) -> None:
         resource.save(update_fields=["latest"])
 
 
-def save_new_version_state(resource: Resource, new: Version) -> None:
-    """After `new` was inserted: the resource's counter and modification, and its latest version by
-    `refresh_latest`'s rule, in one UPDATE (three statements otherwise: the save, the newest's query, its update)."""
+def send_new_version_state(resource: Resource, new: Version) -> Callable[[], None]:
+    """With or after `new`'s insert: the resource's counter and modification, and its latest version by
+    `refresh_latest`'s rule, in one UPDATE (three statements otherwise: the save, the newest's query, its update),
+    sent; the function returned reads its answer, so that the UPDATE can go in a `sent_together()` block (call it
+    after the block). A sticky default version is saved through the ORM when the function is called."""
     if resource.extensions.get("defaultversionsticky"):
-        resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
-        refresh_latest(resource)
-        return
+
+        def saved_sticky() -> None:
+            resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
+            refresh_latest(resource)
+
+        return saved_sticky
     resources, versions = (connection.ops.quote_name(m._meta.db_table) for m in (Resource, Version))
     modified_on = connection.ops.adapt_datetimefield_value(resource.modified_on)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {resources} SET version_counter = %s, modified_on = %s, modified_by = %s, latest_id = "
-            f"(SELECT id FROM {versions} WHERE resource_id = %s ORDER BY created_on DESC, id DESC LIMIT 1) "
-            "WHERE id = %s RETURNING latest_id",
-            [resource.version_counter, modified_on, resource.modified_by, resource.pk, resource.pk],
-        )
+    cursor = connection.cursor()
+    cursor.execute(
+        f"UPDATE {resources} SET version_counter = %s, modified_on = %s, modified_by = %s, latest_id = "
+        f"(SELECT id FROM {versions} WHERE resource_id = %s ORDER BY created_on DESC, id DESC LIMIT 1) "
+        "WHERE id = %s RETURNING latest_id",
+        [resource.version_counter, modified_on, resource.modified_by, resource.pk, resource.pk],
+    )
+
+    def saved() -> None:
         (latest_id,) = cursor.fetchone()
-    if resource.latest_id != latest_id:
-        resource.latest_id = latest_id  # (a different id: the cached `latest` object is dropped with it)
-        if latest_id == new.pk:
-            resource.latest = new
+        cursor.close()
+        if resource.latest_id != latest_id:
+            resource.latest_id = latest_id  # (a different id: the cached `latest` object is dropped with it)
+            if latest_id == new.pk:
+                resource.latest = new
+
+    return saved
 
 
 def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> bool:
@@ -263,28 +275,16 @@ def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> 
 
 
 def new_version(
-    ctx: WriteContext,
-    resource: Resource,
-    rt: ResourceType,
-    inp: VersionInput,
-    base: dict,
-    vid: str | None,
-    *,
-    save_resource: bool = True,
-    savepoint: bool = True,
+    ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict, vid: str | None
 ) -> Version:
-    """A new version of `resource`, validated and inserted; `save_resource=False`: the caller saves the resource's
-    counter and modification (`save_new_version_state`). `savepoint=False`: the insert is not wrapped in a savepoint
-    (two round trips less), for a caller that holds the resource's lock, so that its id, checked free, stays free;
-    should the insert still meet the unique constraint, the 409 it raises rolls back the caller's transaction."""
+    """A new version of `resource`, validated and inserted; the resource's counter and modification saved."""
     version = prepared_version(ctx, resource, rt, inp, base, vid)
     try:
-        with transaction.atomic(savepoint=savepoint):
+        with transaction.atomic():
             version.save()
     except IntegrityError as exc:
         raise insert_refused(exc, constraint="version_id_unique_ci", path=f"{resource.path}/versions/{version.vid}")
-    if save_resource:
-        resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
+    resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
     return version
 
 

@@ -1,0 +1,163 @@
+"""The round trips of one new version and the time its schema's row lock is held (issue 29), in process, one client,
+on a throwaway PostgreSQL: a schema of each count of `--existing` versions (filled as version_writes_one_schema.py
+does), then `--writes` POSTs of new versions through Django's test client. Each statement the connection sends is
+timed through `connection.execute_wrapper`, the commit too; the lock is the resource's `FOR UPDATE`. Prints, per
+count, the medians per write: statements sent and, of those after the lock is granted, the round trips (statements sent together
+in a pipeline count as one; `|` in `--show`), the time from the lock granted to the commit's end (what a queue of writers of one schema waits for),
+and the whole request's time. Asserts nothing; profiles the checkout it is in.
+
+    .venv/bin/python bench/write_lock_profile.py [--existing 10,100,1000] [--writes 200] [--show]
+"""
+
+import argparse
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+BODY = (
+    '{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": '
+    '{"a": {"type": "string"}, "n": {"type": "integer", "description": "v%d"}}}'
+)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--existing", default="10,100,1000")
+    parser.add_argument("--writes", type=int, default=200)
+    parser.add_argument("--show", action="store_true", help="print the statements of the last write")
+    parser.add_argument("--broker", choices=["redis"], help="a throwaway Redis as the broker (the relay is queued)")
+    parser.add_argument("--cprofile", action="store_true", help="print where the writes' Python time goes (cProfile)")
+    args = parser.parse_args()
+    from tests.harness import services
+
+    postgres = services.start_postgres()
+    os.environ.update(
+        DATABASE_URL=postgres.url,
+        REGISTRY_VAR_DIR=tempfile.mkdtemp(prefix="bench-lock-"),
+        DJANGO_DEBUG="0",
+        DJANGO_SETTINGS_MODULE="config.settings",
+    )
+    os.environ.pop("CELERY_BROKER_URL", None)
+    redis = services.start_redis() if args.broker else None
+    if redis is not None:
+        os.environ["CELERY_BROKER_URL"] = redis.url
+    os.chdir(ROOT)
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from rest_framework.authtoken.models import Token
+
+    from bench.version_writes_one_schema import FILL
+
+    call_command("migrate", verbosity=0)
+    user = get_user_model().objects.create_superuser("bench", "b@example.com", "pw")
+    client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.put("/schemaGroups/bench", "{}", content_type="application/json")
+    events: list[tuple[str, float, float, object]] = []  # (sql, start, end, the pipeline it was queued in or None)
+
+    def timed(execute, sql, params, many, context):
+        began = time.perf_counter()
+        pipeline = getattr(connection.connection, "_pipeline", None)  # psycopg's (private): a bench's look
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            events.append((sql, began, time.perf_counter(), pipeline, time.thread_time()))
+
+    def round_trips(sent: list) -> int:
+        """Statements sent alone, and each pipeline's statements as one."""
+        return sum(1 for i, e in enumerate(sent) if e[3] is None or i == 0 or sent[i - 1][3] is not e[3])
+
+    try:
+        for count in [int(n) for n in args.existing.split(",")]:
+            schema = f"s{count}"
+            answer = client.post(
+                "/schemaGroups/bench/schemas",
+                BODY % 0,
+                content_type="application/json",
+                HTTP_REGISTRY_ID=schema,
+                HTTP_REGISTRY_FORMAT="JsonSchema/draft-07",
+            )
+            assert answer.status_code == 201, answer.content
+            os.environ.update(FILL_SCHEMA=schema, FILL_COUNT=str(count))
+            exec(FILL, {})
+            rows = []
+            profile = cProfile.Profile() if args.cprofile else None
+            for n in range(args.writes):
+                events.clear()
+                with connection.execute_wrapper(timed):
+                    original = connection._commit
+
+                    def commit(original=original):
+                        began = time.perf_counter()
+                        try:
+                            return original()
+                        finally:
+                            events.append(("COMMIT", began, time.perf_counter(), None, time.thread_time()))
+
+                    connection._commit = commit
+                    began = time.perf_counter()
+                    if profile is not None:
+                        profile.enable()
+                    answer = client.post(
+                        f"/schemaGroups/bench/schemas/{schema}", BODY % (n + 1), content_type="application/json"
+                    )
+                    if profile is not None:
+                        profile.disable()
+                    ended = time.perf_counter()
+                    del connection._commit
+                assert answer.status_code == 201, answer.content
+                locks = [i for i, (sql, *_t) in enumerate(events) if "FOR UPDATE" in sql and "resource" in sql]
+                lock = locks[0]
+                commit_at = next(i for i, (sql, *_t) in enumerate(events) if sql == "COMMIT" and i > lock)
+                after = events[lock + 1 : commit_at + 1]
+                rows.append(
+                    (
+                        len(events),
+                        len(after),
+                        round_trips(after),
+                        (events[commit_at][2] - events[lock][2]) * 1000,
+                        sum(e - b for _s, b, e, _p, _c in after) * 1000,
+                        (events[commit_at][4] - events[lock][4]) * 1000,
+                        (ended - began) * 1000,
+                    )
+                )
+            print(
+                f"{count:>6} versions: {statistics.median(r[0] for r in rows):.0f} statements, "
+                f"{statistics.median(r[1] for r in rows):.0f} after the lock in "
+                f"{statistics.median(r[2] for r in rows):.0f} round trips; lock held "
+                f"{statistics.median(r[3] for r in rows):.2f} ms (in execute and commit "
+                f"{statistics.median(r[4] for r in rows):.2f}, this thread's CPU {statistics.median(r[5] for r in rows):.2f}); "
+                f"request {statistics.median(r[6] for r in rows):.2f} ms"
+            )
+            if profile is not None:
+                pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative")).print_stats(
+                    int(os.environ.get("TOP", "40"))
+                )
+            if args.show:
+                t0 = events[0][1]
+                c0 = events[0][4]
+                for sql, b, e, p, c in events:
+                    print(
+                        f"   {(b - t0) * 1000:7.2f} +{(e - b) * 1000:5.2f} cpu {(c - c0) * 1000:6.2f} {'|' if p else ' '} {sql[:120]}"
+                    )
+    finally:
+        connection.close()
+        postgres.stop()
+        if redis is not None:
+            redis.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Statements sent to the database together, in one round trip, and the row inserts written for it (issue 29).
+
+Every write of a schema's versions holds the schema's row lock until it commits, so the round trips it makes under
+the lock bound how many versions of one schema can be written per second. Inside `sent_together()`, on PostgreSQL,
+statements are queued (psycopg 3's pipeline mode) and sent with the block's end, which waits once for all their
+answers; elsewhere (SQLite: in process, no network) each runs at once as usual, so code inside works the same on both.
+
+What code inside must respect (psycopg learns a statement's outcome only from its answer):
+
+- read a statement's rows (`fetchone`) after the block: a fetch inside waits for the answers so far (correct, but a
+  round trip of its own);
+- never read `cursor.rowcount` inside (it is -1 until the answer came): the ORM's `save()` of an existing row and
+  `QuerySet.update()` read it, so they do not belong in a block; `insert` below and written-out statements do;
+- a statement's error (a unique violation) is raised when the block ends, as Django's error (django.db.IntegrityError);
+  the statements queued after it are not run, and the transaction is aborted, as it would be anyway.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connection
+from django.db.models import Model
+from django.db.models.sql import InsertQuery
+
+
+@contextmanager
+def sent_together() -> Iterator[None]:
+    """The statements executed inside sent in one round trip when the block ends (module docstring)."""
+    if connection.vendor == "postgresql":
+        connection.ensure_connection()
+        pipeline = getattr(connection.connection, "pipeline", None)  # psycopg 3's (psycopg2 has none)
+        if pipeline is not None:
+            with connection.wrap_database_errors, pipeline():
+                yield
+            return
+    yield
+
+
+class Inserted:
+    """A row's INSERT, sent; `done()` after the answer came reads its generated primary key back into the object."""
+
+    def __init__(self, obj: Model, cursor):
+        self.obj, self.cursor = obj, cursor
+
+    def done(self) -> Model:
+        obj = self.obj
+        if self.cursor is not None:
+            (obj.pk,) = self.cursor.fetchone()
+            self.cursor.close()
+            self.cursor = None
+        obj._state.adding, obj._state.db = False, connection.alias  # as Model.save() leaves it
+        return obj
+
+
+def insert(obj: Model, *, returning_pk: bool = True) -> Inserted:
+    """Send `obj`'s row as `obj.save(force_insert=True)` writes it (each field's `pre_save` and database preparation,
+    as Django's INSERT), without waiting for the answer, so that it can go in a `sent_together()` block;
+    `returning_pk=False`: nobody reads a generated primary key back (none is asked for). Call `done()` on the
+    result once the answer came (after the block). No model signals are sent (none of the models written so has
+    receivers)."""
+    meta = obj._meta
+    generated = meta.auto_field is not None and obj.pk is None
+    returning = generated and returning_pk
+    if returning and not connection.features.can_return_columns_from_insert:
+        obj.save(force_insert=True)  # (a database that cannot say the new id in the INSERT's answer)
+        return Inserted(obj, None)
+    fields, sql = _insert_statement(type(obj), connection.vendor, generated, returning)
+    cursor = connection.cursor()
+    cursor.execute(sql, [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields])
+    if returning:
+        return Inserted(obj, cursor)
+    cursor.close()
+    return Inserted(obj, None)
+
+
+@functools.cache
+def _insert_statement(model: type[Model], vendor: str, generated: bool, returning: bool) -> tuple[list, str]:
+    """The fields and the INSERT of a row of `model` (without its generated key), compiled once: Django's compiler
+    builds the same statement for every row, at a cost near the statement's own on the database."""
+    meta = model._meta
+    fields = [f for f in meta.local_concrete_fields if not (generated and f is meta.auto_field)]
+    query = InsertQuery(model)
+    query.insert_values(fields, [model()])  # one row: the placeholders of its values
+    compiler = query.get_compiler(connection=connection)
+    compiler.returning_fields = [meta.auto_field] if returning else None
+    ((sql, _params),) = compiler.as_sql()
+    return fields, sql
