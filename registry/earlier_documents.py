@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import connection
@@ -54,6 +55,28 @@ def earlier_documents(resource_id: int, exclude_id: int | None) -> list[tuple[st
         rows = _postgresql(resource_id)
     else:
         rows = _read_all(resource_id)
+    return _without(rows, exclude_id)
+
+
+def earlier_documents_sent(resource_id: int) -> Callable[[int | None], list[tuple[str | None, bytes]]] | None:
+    """When this process keeps the resource's documents (on PostgreSQL, after a write that read them): their check
+    sent now, so that it can go in a `sent_together()` block (registry/sent_together.py) with the write's other
+    reads; the function returned gives what `earlier_documents(resource_id, exclude_id)` would, from its answer
+    (call it after the block, in the same transaction). None when nothing is kept: nothing is sent (a write whose
+    check reads no documents never reads them)."""
+    if connection.vendor != "postgresql":
+        return None
+    with _lock:
+        kept = _kept.get(resource_id)
+        if kept is not None:
+            _kept.move_to_end(resource_id)
+    if kept is None:
+        return None
+    cursor = _send(resource_id, kept.last_id)
+    return lambda exclude_id: _without(_postgresql(resource_id, (kept, cursor)), exclude_id)
+
+
+def _without(rows, exclude_id: int | None) -> list[tuple[str | None, bytes]]:
     return [(fmt, document) for _created, pk, fmt, document in rows if pk != exclude_id]
 
 
@@ -75,16 +98,11 @@ def _row_hash(qn) -> str:
     return f"hashtextextended(v.xmin::text || v.ctid::text, v.{qn('id')})"
 
 
-def _postgresql(resource_id: int) -> tuple | list:
-    global _kept_bytes
-    with _lock:
-        kept = _kept.get(resource_id)
-        if kept is not None:
-            _kept.move_to_end(resource_id)
+def _statement() -> str:
+    """One row: the count and sum of the rows up to the id given; then every row after it (all of them for -1)."""
     qn = connection.ops.quote_name
     table, fk, pk = qn(Version._meta.db_table), qn(Version._meta.get_field("resource").column), qn("id")
-    # one row: the count and sum of the rows up to the id given; then every row after it (all of them for -1)
-    statement = (
+    return (
         f"SELECT NULL, NULL, NULL, NULL, COUNT(*), COALESCE(SUM({_row_hash(qn)}), 0)::text "
         f"FROM {table} v WHERE v.{fk} = %s AND v.{qn('content')} IS NOT NULL AND v.{pk} <= %s "
         "UNION ALL "
@@ -93,17 +111,39 @@ def _postgresql(resource_id: int) -> tuple | list:
         f"WHERE v.{fk} = %s AND v.{qn('content')} IS NOT NULL AND v.{pk} > %s) AS later"
     )
 
-    def read(after: int) -> tuple[tuple, list[tuple]]:
-        with connection.cursor() as cursor:
-            cursor.execute(statement, [resource_id, after, resource_id, after])
-            result = cursor.fetchall()
-        (state,) = [row[4:] for row in result if row[4] is not None]  # the one row of the count and sum
-        return state, [row for row in result if row[4] is None]
 
-    (count, digest), later = read(kept.last_id if kept is not None else -1)
+def _send(resource_id: int, after: int):
+    cursor = connection.cursor()
+    cursor.execute(_statement(), [resource_id, after, resource_id, after])
+    return cursor
+
+
+def _answer(cursor) -> tuple[tuple, list[tuple]]:
+    """The count and sum, and the rows after the id, of a statement sent by `_send`."""
+    try:
+        result = cursor.fetchall()
+    finally:
+        cursor.close()
+    (state,) = [row[4:] for row in result if row[4] is not None]  # the one row of the count and sum
+    return state, [row for row in result if row[4] is None]
+
+
+def _postgresql(resource_id: int, sent: tuple | None = None) -> tuple | list:
+    """The rows, from the kept ones and the rows after them when the kept ones are as they were; `sent`: the kept
+    entry and the cursor of a check already sent (`earlier_documents_sent`)."""
+    global _kept_bytes
+    if sent is None:
+        with _lock:
+            kept = _kept.get(resource_id)
+            if kept is not None:
+                _kept.move_to_end(resource_id)
+        cursor = _send(resource_id, kept.last_id if kept is not None else -1)
+    else:
+        kept, cursor = sent
+    (count, digest), later = _answer(cursor)
     if kept is not None and (count, digest) != (kept.count, kept.digest):
         kept = None  # a kept row changed or went, or a lower id appeared: read them all
-        _state, later = read(-1)
+        _state, later = _answer(_send(resource_id, -1))
     new_rows = [(created, pk_, fmt, bytes(document)) for created, pk_, fmt, document, _n, _h in later]
     if kept is not None and not new_rows:
         return kept.rows

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from django.db import connection
 from django.db.models import Model
-from django.db.models.sql import InsertQuery
+from django.db.models.sql import InsertQuery, Query
 
 
 @contextmanager
@@ -74,6 +74,44 @@ def insert(obj: Model, *, returning_pk: bool = True) -> Inserted:
         return Inserted(obj, cursor)
     cursor.close()
     return Inserted(obj, None)
+
+
+class Selected:
+    """A query's rows, sent; `instances()` after the answer came: the rows as model instances."""
+
+    def __init__(self, model: type[Model], cursor):
+        self.model, self.cursor = model, cursor
+
+    def instances(self) -> list:
+        """The rows as `Model.objects.raw()` gives them (each column's database converters applied)."""
+        try:
+            names = [column[0] for column in self.cursor.description]
+            rows = self.cursor.fetchall()
+        finally:
+            self.cursor.close()
+        meta = self.model._meta
+        by_column = {f.column: f for f in meta.concrete_fields}
+        fields = [by_column[name] for name in names]
+        compiler = connection.ops.compiler("SQLCompiler")(Query(self.model), connection, connection.alias)
+        converters = compiler.get_converters([f.get_col(meta.db_table) for f in fields])
+        if converters:
+            rows = compiler.apply_converters(rows, converters)
+        # `from_db` takes the values in the model's field order (the table's may differ)
+        at = {f.attname: i for i, f in enumerate(fields)}
+        order = [at.get(f.attname) for f in meta.concrete_fields]
+        attnames = [f.attname for f in meta.concrete_fields if f.attname in at]
+        return [
+            self.model.from_db(connection.alias, attnames, tuple(row[i] for i in order if i is not None))
+            for row in rows
+        ]
+
+
+def select(model: type[Model], sql: str, params: list) -> Selected:
+    """Send a query of `model`'s rows (every column a field's) without waiting for the answer, so that it can go in a
+    `sent_together()` block; call `instances()` on the result after the block."""
+    cursor = connection.cursor()
+    cursor.execute(sql, params)
+    return Selected(model, cursor)
 
 
 @functools.cache

@@ -13,12 +13,13 @@ from collections.abc import Callable
 from django.db import IntegrityError, connection, transaction
 
 from ..attributes import check_id
+from ..earlier_documents import earlier_documents_sent
 from ..errors import Problem, not_found
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..permissions import owners_of_group
 from ..selectors import exists_ignoring_case
-from ..sent_together import insert, sent_together
+from ..sent_together import insert, select, sent_together
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
@@ -29,6 +30,7 @@ from .versions import (
     apply_input,
     apply_retention,
     new_version,
+    next_version_id_sent,
     prepared_version,
     refresh_latest,
     resource_attributes,
@@ -258,13 +260,20 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     ctx.owners_seen.setdefault(group.path, owners_of_group(group))  # read with the group: no query of their own
     resource = lock_resource(group, rplural, rid)
     ctx.authorize("version", "create", f"{resource.path}/versions")
-    if resource.latest_id is not None:  # the version it inherits from, by one written-out query under the lock
-        table = connection.ops.quote_name(Version._meta.db_table)
-        found = list(Version.objects.raw(f"SELECT * FROM {table} WHERE id = %s", [resource.latest_id]))
-        if found:
-            resource.latest = found[0]
+    # what a new version reads under the lock, in one round trip (registry/sent_together.py): the version it inherits
+    # from (one written-out query), the numbers after the counter, the check of the earlier documents kept
+    with sent_together():
+        latest = (
+            select(Version, f"SELECT * FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE id = %s", [lid])
+            if (lid := resource.latest_id) is not None
+            else None
+        )
+        next_id = next_version_id_sent(resource) if inp.version_id is None else None
+        earlier = earlier_documents_sent(resource.pk)
+    if latest is not None and (found := latest.instances()):
+        resource.latest = found[0]
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
-    version = prepared_version(ctx, resource, rt, inp, base, inp.version_id)
+    version = prepared_version(ctx, resource, rt, inp, base, inp.version_id, next_id=next_id, earlier=earlier)
     path = f"{resource.path}/versions/{version.vid}"
     try:
         # what every new version writes, in one round trip under the lock (registry/sent_together.py): the version

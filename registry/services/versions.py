@@ -83,10 +83,12 @@ def validate_version(
     is_update: bool,
     stored_document: bytes | None = None,
     referenced_documents: tuple[bytes, ...] = (),
+    earlier: Callable | None = None,
 ) -> None:
     """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
     (format, schema validity, compatibility with the earlier versions, references): a Problem naming what is
-    wrong. `stored_document`: an update's document before the write (a hook keeps what was already stored)."""
+    wrong. `stored_document`: an update's document before the write (a hook keeps what was already stored).
+    `earlier`: the answer of `earlier_documents_sent`, when the caller sent it."""
     errors = check_common(attrs)
     if version.resource_uri and (error := link_error(rt.uri_attribute, version.resource_uri)):
         errors.append(error)
@@ -112,7 +114,8 @@ def validate_version(
     def previous():
         # oldest first (`version_order`: created_on, pk), the format as text (formats are strings): a transitive
         # check reads every version, kept per process (registry/earlier_documents.py)
-        return [(fmt or r_attrs.get("format"), content) for fmt, content in earlier_documents(resource.pk, version.pk)]
+        documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)
+        return [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
 
     def previous_formats():
         # the same versions' formats, each once, documents unread (a check under the level `none` compares nothing)
@@ -197,21 +200,44 @@ def next_version_id(resource: Resource) -> str:
     """The first number after the resource's counter that no version of it holds as its id (the counter moved to it
     in memory). A number's lowercase is itself, so an exact match is the case-insensitive one; the few numbers
     after the counter are looked up by the (resource, vid) index, not every id of a long history read."""
+    return next_version_id_sent(resource)()
+
+
+def next_version_id_sent(resource: Resource) -> Callable[[], str]:
+    """`next_version_id`'s query sent, so that it can go in a `sent_together()` block; the function returned gives
+    the id from its answer (call it after the block)."""
     counter = resource.version_counter
-    while True:
-        candidates = [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
-        with connection.cursor() as cursor:  # written out: the ORM's compilation cost more than the query
-            cursor.execute(
-                f"SELECT vid FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE resource_id = %s "
-                f"AND vid IN ({', '.join(['%s'] * len(candidates))})",
-                [resource.pk, *candidates],
-            )
+    cursor = _send_candidates(resource, counter)
+
+    def answer() -> str:
+        nonlocal counter, cursor
+        while True:
+            candidates = _candidates(counter)
             taken = {vid for (vid,) in cursor.fetchall()}
-        for candidate in candidates:
-            if candidate not in taken:
-                resource.version_counter = int(candidate)
-                return candidate
-        counter += NEXT_ID_CANDIDATES
+            cursor.close()
+            for candidate in candidates:
+                if candidate not in taken:
+                    resource.version_counter = int(candidate)
+                    return candidate
+            counter += NEXT_ID_CANDIDATES
+            cursor = _send_candidates(resource, counter)
+
+    return answer
+
+
+def _candidates(counter: int) -> list[str]:
+    return [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
+
+
+def _send_candidates(resource: Resource, counter: int):
+    candidates = _candidates(counter)
+    cursor = connection.cursor()  # written out: the ORM's compilation cost more than the query
+    cursor.execute(
+        f"SELECT vid FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE resource_id = %s "
+        f"AND vid IN ({', '.join(['%s'] * len(candidates))})",
+        [resource.pk, *candidates],
+    )
+    return cursor
 
 
 def refresh_latest(resource: Resource) -> None:
@@ -289,11 +315,20 @@ def new_version(
 
 
 def prepared_version(
-    ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict, vid: str | None
+    ctx: WriteContext,
+    resource: Resource,
+    rt: ResourceType,
+    inp: VersionInput,
+    base: dict,
+    vid: str | None,
+    *,
+    next_id: Callable[[], str] | None = None,
+    earlier: Callable | None = None,
 ) -> Version:
-    """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory)."""
+    """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory). `next_id`,
+    `earlier`: the answers of `next_version_id_sent` and `earlier_documents_sent`, when the caller sent them."""
     if vid is None:
-        vid = next_version_id(resource)
+        vid = next_id() if next_id is not None else next_version_id(resource)
     else:
         check_id(vid, "version")
         if exists_ignoring_case(Version.objects.filter(resource=resource), "vid", vid):
@@ -312,7 +347,16 @@ def prepared_version(
     if inp.document is None and inp.resource_uri in (UNSET, None, ""):
         inp.document = b""
     attrs = apply_input(version, rt, inp, base, replace_document=True)
-    validate_version(ctx, resource, rt, version, attrs, is_update=False, referenced_documents=inp.referenced_documents)
+    validate_version(
+        ctx,
+        resource,
+        rt,
+        version,
+        attrs,
+        is_update=False,
+        referenced_documents=inp.referenced_documents,
+        earlier=earlier,
+    )
     return version
 
 
