@@ -1,12 +1,15 @@
-"""The round trips of one new version and the time its schema's row lock is held (issue 29), in process, one client,
-on a throwaway PostgreSQL: a schema of each count of `--existing` versions (filled as version_writes_one_schema.py
-does), then `--writes` POSTs of new versions through Django's test client. Each statement the connection sends is
-timed through `connection.execute_wrapper`, the commit too; the lock is the resource's `FOR UPDATE`. Prints, per
-count, the medians per write: statements sent and, of those after the lock is granted, the round trips (statements sent together
-in a pipeline count as one; `|` in `--show`), the time from the lock granted to the commit's end (what a queue of writers of one schema waits for),
-and the whole request's time. Asserts nothing; profiles the checkout it is in.
+"""The round trips of one new version and the time its schema's row lock is held (issue 29), in process, one
+client, on a throwaway PostgreSQL: a schema of each count of `--existing` versions (filled as
+version_writes_one_schema.py does), then `--writes` POSTs of new versions through Django's test client. Each
+statement the connection sends is timed through `connection.execute_wrapper`, the commit too; the lock is the
+resource's `FOR UPDATE`. Prints, per count, the medians per write: statements sent; of those after the lock, the
+round trips (statements sent together in a pipeline count as one, marked `|` in `--show`); the time from the lock
+to the commit's end, which a queue of writers of one schema waits for (from the lock's answer, or from its sending
+when it is sent in a pipeline with what follows: then its own round trip counts too), the part of it spent in
+`execute` and the commit, and this thread's CPU time in it; the whole request's time. `--cprofile`: where the
+Python time goes. Asserts nothing; profiles the checkout it is in.
 
-    .venv/bin/python bench/write_lock_profile.py [--existing 10,100,1000] [--writes 200] [--show]
+    .venv/bin/python bench/write_lock_profile.py [--existing 10,100,1000] [--writes 200] [--broker redis] [--show]
 """
 
 import argparse
@@ -34,7 +37,11 @@ def main():
     parser.add_argument("--writes", type=int, default=200)
     parser.add_argument("--show", action="store_true", help="print the statements of the last write")
     parser.add_argument("--broker", choices=["redis"], help="a throwaway Redis as the broker (the relay is queued)")
-    parser.add_argument("--cprofile", action="store_true", help="print where the writes' Python time goes (cProfile)")
+    parser.add_argument(
+        "--cprofile",
+        choices=["request", "lock"],
+        help="print where the Python time goes (cProfile) in the whole request, or from the lock to the commit",
+    )
     args = parser.parse_args()
     from tests.harness import services
 
@@ -66,6 +73,7 @@ def main():
     client = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     client.put("/schemaGroups/bench", "{}", content_type="application/json")
     events: list[tuple[str, float, float, object]] = []  # (sql, start, end, the pipeline it was queued in or None)
+    profile = cProfile.Profile() if args.cprofile else None
 
     def timed(execute, sql, params, many, context):
         began = time.perf_counter()
@@ -74,6 +82,8 @@ def main():
             return execute(sql, params, many, context)
         finally:
             events.append((sql, began, time.perf_counter(), pipeline, time.thread_time()))
+            if args.cprofile == "lock" and "FOR UPDATE" in sql and "resource" in sql:
+                profile.enable()
 
     def round_trips(sent: list) -> int:
         """Statements sent alone, and each pipeline's statements as one."""
@@ -93,7 +103,6 @@ def main():
             os.environ.update(FILL_SCHEMA=schema, FILL_COUNT=str(count))
             exec(FILL, {})
             rows = []
-            profile = cProfile.Profile() if args.cprofile else None
             for n in range(args.writes):
                 events.clear()
                 with connection.execute_wrapper(timed):
@@ -105,15 +114,17 @@ def main():
                             return original()
                         finally:
                             events.append(("COMMIT", began, time.perf_counter(), None, time.thread_time()))
+                            if args.cprofile == "lock":
+                                profile.disable()
 
                     connection._commit = commit
                     began = time.perf_counter()
-                    if profile is not None:
+                    if args.cprofile == "request":
                         profile.enable()
                     answer = client.post(
                         f"/schemaGroups/bench/schemas/{schema}", BODY % (n + 1), content_type="application/json"
                     )
-                    if profile is not None:
+                    if args.cprofile == "request":
                         profile.disable()
                     ended = time.perf_counter()
                     del connection._commit
@@ -126,7 +137,7 @@ def main():
                     (
                         len(events),
                         len(after),
-                        round_trips(after),
+                        round_trips(events[lock : commit_at + 1]) - 1,  # (the lock's own is not after it)
                         (events[commit_at][2] - events[lock][2]) * 1000,
                         sum(e - b for _s, b, e, _p, _c in after) * 1000,
                         (events[commit_at][4] - events[lock][4]) * 1000,
@@ -142,6 +153,7 @@ def main():
                 f"request {statistics.median(r[6] for r in rows):.2f} ms"
             )
             if profile is not None:
+                profile.create_stats()
                 pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative")).print_stats(
                     int(os.environ.get("TOP", "40"))
                 )

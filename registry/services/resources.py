@@ -13,24 +13,23 @@ from collections.abc import Callable
 from django.db import IntegrityError, connection, transaction
 
 from ..attributes import check_id
-from ..earlier_documents import earlier_documents_sent
 from ..errors import Problem, not_found
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..permissions import owners_of_group
 from ..selectors import exists_ignoring_case
-from ..sent_together import insert, select, sent_together
+from ..sent_together import insert, sent_together
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
 from .events import emit_updated
 from .inputs import VersionInput, absorb_document, inherited
 from .integrity import insert_refused
+from .locked_reads import lock_for_new_version, lock_resource_sent
 from .versions import (
     apply_input,
     apply_retention,
     new_version,
-    next_version_id_sent,
     prepared_version,
     refresh_latest,
     resource_attributes,
@@ -81,24 +80,8 @@ def get_group(plural: str, gid: str) -> Group:
 
 def lock_resource(group: Group, rplural: str, rid: str) -> Resource:
     """The resource, its row locked FOR UPDATE until this transaction ends (writes of its versions wait for each
-    other). On PostgreSQL one written-out statement: every write of a version waits for the lock and then holds it
-    while it works, and the ORM's compilation of this query was a tenth of that time (issue 29)."""
-    if connection.vendor == "postgresql" and connection.in_atomic_block:
-        table, group_column = (connection.ops.quote_name(n) for n in (Resource._meta.db_table, "group_id"))
-        found = list(
-            Resource.objects.raw(
-                f"SELECT * FROM {table} WHERE {group_column} = %s AND resource_type = %s AND rid = %s "
-                "ORDER BY id LIMIT 1 FOR UPDATE",
-                [group.pk, rplural, rid],
-            )
-        )
-        resource = found[0] if found else None
-    else:
-        resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
-    if resource is None:
-        raise not_found(f"{group.path}/{rplural}/{rid}")
-    resource.group = group
-    return resource
+    other); 404 when there is none (registry/services/locked_reads.py)."""
+    return lock_resource_sent(group, rplural, rid)()
 
 
 def guard(ctx: WriteContext, group: Group, resource: Resource | None = None) -> None:
@@ -258,20 +241,10 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     ctx.owners_seen.setdefault(group.path, owners_of_group(group))  # read with the group: no query of their own
-    resource = lock_resource(group, rplural, rid)
+    # the lock, and what a new version reads under it, in one round trip (registry/services/locked_reads.py)
+    reads = lock_for_new_version(group, rplural, rid, new_id=inp.version_id is None)
+    resource, next_id, earlier = reads.resource, reads.next_id, reads.earlier
     ctx.authorize("version", "create", f"{resource.path}/versions")
-    # what a new version reads under the lock, in one round trip (registry/sent_together.py): the version it inherits
-    # from (one written-out query), the numbers after the counter, the check of the earlier documents kept
-    with sent_together():
-        latest = (
-            select(Version, f"SELECT * FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE id = %s", [lid])
-            if (lid := resource.latest_id) is not None
-            else None
-        )
-        next_id = next_version_id_sent(resource) if inp.version_id is None else None
-        earlier = earlier_documents_sent(resource.pk)
-    if latest is not None and (found := latest.instances()):
-        resource.latest = found[0]
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
     version = prepared_version(ctx, resource, rt, inp, base, inp.version_id, next_id=next_id, earlier=earlier)
     path = f"{resource.path}/versions/{version.vid}"

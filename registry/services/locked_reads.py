@@ -1,0 +1,145 @@
+"""A resource's row lock, and what a new version reads under it sent with the lock in one round trip (issue 29).
+
+Every write of a resource's versions takes the resource's row lock (`SELECT ... FOR UPDATE`) and holds it until it
+commits, so the round trips it makes under the lock bound how many versions of one resource are written per second.
+A new version reads, under the lock, the version it inherits from, the numbers after the resource's version counter
+(its id) and the check of the earlier documents this process keeps (registry/earlier_documents.py).
+
+On PostgreSQL they are sent with the lock (registry/sent_together.py): the server runs a connection's statements one
+after the other and, at the default isolation level (READ COMMITTED), each one sees what was committed when it
+starts, so reads queued behind the lock run once it is granted and see what its previous holder committed, as they
+would in a round trip of their own. They are keyed by the resource's id, which only the lock's answer gives: the id
+this process last locked at the same group, type and id is sent with the lock, and when the answer names another
+(the first write here, a resource deleted and made again) the reads are sent again with the right one. The version
+and the counter are read through the resource's row (a subquery), as the lock left it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import connection
+
+from ..earlier_documents import earlier_documents_sent
+from ..errors import not_found
+from ..models import Group, Resource, Version
+from ..sent_together import Selected, select, sent_together
+from .versions import NEXT_ID_CANDIDATES, next_version_id, next_version_id_sent
+
+_ids: dict[tuple[int, str, str], int] = {}  # (group's id, resource type, resource id) -> the resource row's id
+IDS = 10_000  # at most so many kept (then forgotten at once: the next write of each sends its reads again)
+
+
+def lock_resource_sent(group: Group, rplural: str, rid: str) -> Callable[[], Resource]:
+    """`lock_resource`'s statement sent (on PostgreSQL, in a transaction: to go in a `sent_together()` block); the
+    function returned gives the locked resource from its answer (404 when there is none)."""
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        # written out: every write of a version waits for the lock and then holds it while it works, and the ORM's
+        # compilation of this query was a tenth of that time
+        table, group_column = (connection.ops.quote_name(n) for n in (Resource._meta.db_table, "group_id"))
+        selected = select(
+            Resource,
+            f"SELECT * FROM {table} WHERE {group_column} = %s AND resource_type = %s AND rid = %s "
+            "ORDER BY id LIMIT 1 FOR UPDATE",
+            [group.pk, rplural, rid],
+        )
+        return lambda: _found(group, rplural, rid, selected.instances())
+    found = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
+    return lambda: _found(group, rplural, rid, [found] if found is not None else [])
+
+
+def _found(group: Group, rplural: str, rid: str, found: list) -> Resource:
+    if not found:
+        raise not_found(f"{group.path}/{rplural}/{rid}")
+    resource = found[0]
+    resource.group = group
+    return resource
+
+
+@dataclass
+class LockedReads:
+    """The locked resource (its `latest` read), the function that gives its next version id (None when the write
+    names one) and the one that gives its earlier documents (None: `earlier_documents` reads them)."""
+
+    resource: Resource
+    next_id: Callable[[], str] | None
+    earlier: Callable | None
+
+
+def lock_for_new_version(group: Group, rplural: str, rid: str, *, new_id: bool) -> LockedReads:
+    """The resource locked, and what a new version of it reads under the lock (module docstring); `new_id`: the
+    write names no version id (the next number is read)."""
+    key = (group.pk, rplural, rid)
+    guess = _ids.get(key) if connection.vendor == "postgresql" else None
+    with sent_together():
+        locked = lock_resource_sent(group, rplural, rid)
+        guessed = _reads_by_row(guess, new_id) if guess is not None else None
+    resource = locked()
+    if guessed is not None and guess == resource.pk:
+        return guessed(resource)
+    if len(_ids) >= IDS:
+        _ids.clear()
+    _ids[key] = resource.pk
+    with sent_together():  # the same reads, by the values the lock's answer gave
+        latest = (
+            select(Version, f"SELECT * FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE id = %s", [lid])
+            if (lid := resource.latest_id) is not None
+            else None
+        )
+        next_id = next_version_id_sent(resource) if new_id else None
+        earlier = earlier_documents_sent(resource.pk)
+    _set_latest(resource, latest)
+    return LockedReads(resource, next_id, earlier)
+
+
+def _set_latest(resource: Resource, latest: Selected | None) -> None:
+    found = latest.instances() if latest is not None else []
+    if found and found[0].pk == resource.latest_id:
+        resource.latest = found[0]
+
+
+def _reads_by_row(resource_id: int, new_id: bool) -> Callable[[Resource], LockedReads]:
+    """The reads of the resource with this row id, through its row (PostgreSQL), sent; the function returned gives
+    them once the lock's answer is in, for that resource."""
+    qn = connection.ops.quote_name
+    resources, versions = qn(Resource._meta.db_table), qn(Version._meta.db_table)
+    latest = select(
+        Version, f"SELECT * FROM {versions} WHERE id = (SELECT latest_id FROM {resources} WHERE id = %s)", [resource_id]
+    )
+    taken = None
+    if new_id:  # the counter, and which of the numbers after it are ids already (as `next_version_id` asks)
+        taken = connection.cursor()
+        taken.execute(
+            f"SELECT r.version_counter, v.vid FROM {resources} r LEFT JOIN {versions} v ON v.resource_id = r.id "
+            "AND v.vid IN (SELECT (r.version_counter + n)::text FROM generate_series(1, %s) AS n) WHERE r.id = %s",
+            [NEXT_ID_CANDIDATES, resource_id],
+        )
+    earlier = earlier_documents_sent(resource_id)
+
+    def answers(resource: Resource) -> LockedReads:
+        _set_latest(resource, latest)
+        next_id = None
+        if taken is not None:
+            rows = taken.fetchall()
+            taken.close()
+            next_id = _next_id(resource, rows)
+        return LockedReads(resource, next_id, earlier)
+
+    return answers
+
+
+def _next_id(resource: Resource, rows: list[tuple]) -> Callable[[], str]:
+    """`next_version_id` from the answer of `_reads_by_row`'s query."""
+
+    def answer() -> str:
+        counter = resource.version_counter
+        if rows and rows[0][0] == counter:
+            ids = {vid for _counter, vid in rows if vid is not None}
+            for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES):
+                if str(n) not in ids:
+                    resource.version_counter = n
+                    return str(n)
+        return next_version_id(resource)  # every number asked for is taken (ids given by writers): further ones
+
+    return answer
