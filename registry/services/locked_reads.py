@@ -110,9 +110,11 @@ def _reads_by_row(resource_id: int, new_id: bool) -> Callable[[Resource], Locked
     taken = None
     if new_id:  # the counter, and which of the numbers after it are ids already (as `next_version_id` asks)
         taken = connection.cursor()
+        # (the numbers as an array: looked up by the (resource, vid) index, not by a scan of every version)
         taken.execute(
-            f"SELECT r.version_counter, v.vid FROM {resources} r LEFT JOIN {versions} v ON v.resource_id = r.id "
-            "AND v.vid IN (SELECT (r.version_counter + n)::text FROM generate_series(1, %s) AS n) WHERE r.id = %s",
+            f"SELECT r.version_counter, v.vid FROM {resources} r LEFT JOIN LATERAL (SELECT vid FROM {versions} "
+            "WHERE resource_id = r.id AND vid = ANY (ARRAY(SELECT (r.version_counter + n)::text "
+            "FROM generate_series(1, %s) AS n))) v ON true WHERE r.id = %s",
             [NEXT_ID_CANDIDATES, resource_id],
         )
     earlier = earlier_documents_sent(resource_id)
