@@ -66,7 +66,7 @@ def main():
     from django.test import Client
     from rest_framework.authtoken.models import Token
 
-    from bench.version_writes_one_schema import FILL
+    from bench.version_writes_one_schema import FILL, cpu_seconds, cpu_since, postgres_pids
 
     call_command("migrate", verbosity=0)
     user = get_user_model().objects.create_superuser("bench", "b@example.com", "pw")
@@ -103,6 +103,7 @@ def main():
             os.environ.update(FILL_SCHEMA=schema, FILL_COUNT=str(count))
             exec(FILL, {})
             rows = []
+            pg_before = cpu_seconds(postgres_pids(postgres))
             for n in range(args.writes):
                 events.clear()
                 with connection.execute_wrapper(timed):
@@ -144,13 +145,14 @@ def main():
                         (ended - began) * 1000,
                     )
                 )
+            pg_ms = cpu_since(pg_before, postgres_pids(postgres)) * 1000 / args.writes
             print(
                 f"{count:>6} versions: {statistics.median(r[0] for r in rows):.0f} statements, "
                 f"{statistics.median(r[1] for r in rows):.0f} after the lock in "
                 f"{statistics.median(r[2] for r in rows):.0f} round trips; lock held "
                 f"{statistics.median(r[3] for r in rows):.2f} ms (in execute and commit "
                 f"{statistics.median(r[4] for r in rows):.2f}, this thread's CPU {statistics.median(r[5] for r in rows):.2f}); "
-                f"request {statistics.median(r[6] for r in rows):.2f} ms"
+                f"request {statistics.median(r[6] for r in rows):.2f} ms; PostgreSQL's CPU {pg_ms:.2f} ms a write"
             )
             if profile is not None:
                 profile.create_stats()

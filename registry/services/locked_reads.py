@@ -11,7 +11,8 @@ starts, so reads queued behind the lock run once it is granted and see what its 
 would in a round trip of their own. They are keyed by the resource's id, which only the lock's answer gives: the id
 this process last locked at the same group, type and id is sent with the lock, and when the answer names another
 (the first write here, a resource deleted and made again) the reads are sent again with the right one. The version
-and the counter are read through the resource's row (a subquery), as the lock left it.
+it inherits from is read through the resource's row (a subquery), as the lock left it; the ids asked about are the
+numbers after the counter this process last saw there, enough of them for the versions others wrote meanwhile.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from ..earlier_documents import earlier_documents_sent
 from ..errors import not_found
 from ..models import Group, Resource, Version
 from ..sent_together import Selected, select, sent_together
-from .versions import NEXT_ID_CANDIDATES, next_version_id, next_version_id_sent
+from .versions import NEXT_ID_CANDIDATES, next_version_id, next_version_id_sent, send_taken_ids
 
-_ids: dict[tuple[int, str, str], int] = {}  # (group's id, resource type, resource id) -> the resource row's id
+# (group's id, resource type, resource id) -> the resource row's id and the version counter this process last saw
+_ids: dict[tuple[int, str, str], tuple[int, int]] = {}
 IDS = 10_000  # at most so many kept (then forgotten at once: the next write of each sends its reads again)
+GUESSED_IDS = 32  # the numbers after the counter last seen that a write asks about with the lock
 
 
 def lock_resource_sent(group: Group, rplural: str, rid: str) -> Callable[[], Resource]:
@@ -74,13 +77,13 @@ def lock_for_new_version(group: Group, rplural: str, rid: str, *, new_id: bool) 
     guess = _ids.get(key) if connection.vendor == "postgresql" else None
     with sent_together():
         locked = lock_resource_sent(group, rplural, rid)
-        guessed = _reads_by_row(guess, new_id) if guess is not None else None
+        guessed = _reads_by_row(*guess, new_id) if guess is not None else None
     resource = locked()
-    if guessed is not None and guess == resource.pk:
-        return guessed(resource)
     if len(_ids) >= IDS:
         _ids.clear()
-    _ids[key] = resource.pk
+    _ids[key] = (resource.pk, resource.version_counter)
+    if guessed is not None and guess is not None and guess[0] == resource.pk:
+        return guessed(resource)
     with sent_together():  # the same reads, by the values the lock's answer gave
         latest = (
             select(Version, f"SELECT * FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE id = %s", [lid])
@@ -99,49 +102,45 @@ def _set_latest(resource: Resource, latest: Selected | None) -> None:
         resource.latest = found[0]
 
 
-def _reads_by_row(resource_id: int, new_id: bool) -> Callable[[Resource], LockedReads]:
-    """The reads of the resource with this row id, through its row (PostgreSQL), sent; the function returned gives
-    them once the lock's answer is in, for that resource."""
+def _reads_by_row(resource_id: int, counter: int, new_id: bool) -> Callable[[Resource], LockedReads]:
+    """The reads of the resource with this row id (PostgreSQL), sent; the function returned gives them once the
+    lock's answer is in, for that resource. The version it inherits from is read through the locked row; the ids
+    asked about are the GUESSED_IDS numbers after `counter`, the counter this process last saw there (the locked
+    row's counter is only known from the lock's answer; asking about numbers given as values keeps the query on the
+    (resource, vid) index whatever the planner knows of the table)."""
     qn = connection.ops.quote_name
     resources, versions = qn(Resource._meta.db_table), qn(Version._meta.db_table)
     latest = select(
         Version, f"SELECT * FROM {versions} WHERE id = (SELECT latest_id FROM {resources} WHERE id = %s)", [resource_id]
     )
-    taken = None
-    if new_id:  # the counter, and which of the numbers after it are ids already (as `next_version_id` asks)
-        taken = connection.cursor()
-        # (the numbers as an array: looked up by the (resource, vid) index, not by a scan of every version)
-        taken.execute(
-            f"SELECT r.version_counter, v.vid FROM {resources} r LEFT JOIN LATERAL (SELECT vid FROM {versions} "
-            "WHERE resource_id = r.id AND vid = ANY (ARRAY(SELECT (r.version_counter + n)::text "
-            "FROM generate_series(1, %s) AS n))) v ON true WHERE r.id = %s",
-            [NEXT_ID_CANDIDATES, resource_id],
-        )
+    asked = [str(n) for n in range(counter + 1, counter + 1 + GUESSED_IDS)] if new_id else []
+    taken = send_taken_ids(resource_id, asked) if new_id else None
     earlier = earlier_documents_sent(resource_id)
 
     def answers(resource: Resource) -> LockedReads:
         _set_latest(resource, latest)
         next_id = None
         if taken is not None:
-            rows = taken.fetchall()
+            ids = {vid for (vid,) in taken.fetchall()}
             taken.close()
-            next_id = _next_id(resource, rows)
+            next_id = _next_id(resource, set(asked), ids)
         return LockedReads(resource, next_id, earlier)
 
     return answers
 
 
-def _next_id(resource: Resource, rows: list[tuple]) -> Callable[[], str]:
-    """`next_version_id` from the answer of `_reads_by_row`'s query."""
+def _next_id(resource: Resource, asked: set[str], taken: set[str]) -> Callable[[], str]:
+    """`next_version_id` from the answer of `_reads_by_row`'s query, when it asked about every number it needs (the
+    others wrote fewer than GUESSED_IDS - NEXT_ID_CANDIDATES versions here since this process last did)."""
 
     def answer() -> str:
         counter = resource.version_counter
-        if rows and rows[0][0] == counter:
-            ids = {vid for _counter, vid in rows if vid is not None}
-            for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES):
-                if str(n) not in ids:
-                    resource.version_counter = n
-                    return str(n)
-        return next_version_id(resource)  # every number asked for is taken (ids given by writers): further ones
+        candidates = [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
+        if all(candidate in asked for candidate in candidates):
+            for candidate in candidates:
+                if candidate not in taken:
+                    resource.version_counter = int(candidate)
+                    return candidate
+        return next_version_id(resource)  # numbers it did not ask about, or all taken (ids given by writers)
 
     return answer

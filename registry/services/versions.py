@@ -207,7 +207,7 @@ def next_version_id_sent(resource: Resource) -> Callable[[], str]:
     """`next_version_id`'s query sent, so that it can go in a `sent_together()` block; the function returned gives
     the id from its answer (call it after the block)."""
     counter = resource.version_counter
-    cursor = _send_candidates(resource, counter)
+    cursor = send_taken_ids(resource.pk, _candidates(counter))
 
     def answer() -> str:
         nonlocal counter, cursor
@@ -220,7 +220,7 @@ def next_version_id_sent(resource: Resource) -> Callable[[], str]:
                     resource.version_counter = int(candidate)
                     return candidate
             counter += NEXT_ID_CANDIDATES
-            cursor = _send_candidates(resource, counter)
+            cursor = send_taken_ids(resource.pk, _candidates(counter))
 
     return answer
 
@@ -229,13 +229,13 @@ def _candidates(counter: int) -> list[str]:
     return [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
 
 
-def _send_candidates(resource: Resource, counter: int):
-    candidates = _candidates(counter)
+def send_taken_ids(resource_id: int, candidates: list[str]):
+    """The query of which of these ids the resource's versions hold, sent (its cursor: `fetchall` the answer)."""
     cursor = connection.cursor()  # written out: the ORM's compilation cost more than the query
     cursor.execute(
         f"SELECT vid FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE resource_id = %s "
         f"AND vid IN ({', '.join(['%s'] * len(candidates))})",
-        [resource.pk, *candidates],
+        [resource_id, *candidates],
     )
     return cursor
 
