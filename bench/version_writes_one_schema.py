@@ -9,12 +9,13 @@ would check each against all before it), then written to for `--seconds` (the co
 Both servers run at once; each count's figures of the two are measured one after the other (in turn first), so
 that they see the same load. Prints versions/s per server (the median of the rounds), the ratio, the 1-minute load
 average while each figure was measured and the CPU milliseconds per write of the server's processes and of
-PostgreSQL's (a figure the machine's load moves less). Without CELERY_BROKER_URL the relay runs in
-the request after each commit (eager), as in `make run`; `--broker redis` starts a throwaway Redis as the broker (no
-worker: the relay is queued, as in production, and never runs). Asserts nothing.
+PostgreSQL's (a figure the machine's load moves less); `--lock-times`: also the median time each server's writes
+held the schema's row lock and the holder's CPU time in it, measured in the servers (bench/lock_probe). Without
+CELERY_BROKER_URL the relay runs in the request after each commit (eager), as in `make run`; `--broker redis` starts
+a throwaway Redis as the broker (no worker: the relay is queued, as in production, and never runs). Asserts nothing.
 
     .venv/bin/python bench/version_writes_one_schema.py --baseline ../main-baseline [--existing 10,100,1000]
-        [--broker redis] [--workers 4] [--seconds 5 --rounds 2]
+        [--broker redis] [--workers 4] [--seconds 5 --rounds 2] [--lock-times]
 """
 
 import os
@@ -22,6 +23,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -104,6 +106,16 @@ def postgres_pids(postgres) -> list[int]:
     return tree(postmaster)
 
 
+def held_while(path: Path, began: float, ended: float) -> tuple[float, float]:
+    """The median milliseconds the lock was held, and the holder's CPU milliseconds in that time, of the writes
+    that committed between `began` and `ended` (bench/lock_probe)."""
+    rows = [line.split() for line in path.read_text().splitlines()] if path.exists() else []
+    rows = [(float(wall), float(cpu)) for at, wall, cpu in rows if began <= float(at) <= ended]
+    if not rows:
+        return 0.0, 0.0
+    return statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows)
+
+
 def option(name: str, default):
     if name in sys.argv:
         at = sys.argv.index(name)
@@ -145,6 +157,9 @@ def main():
 
     existing = [int(n) for n in option("--existing", "10,100,1000").split(",")]
     broker = option("--broker", None)
+    lock_times = "--lock-times" in sys.argv
+    if lock_times:
+        sys.argv.remove("--lock-times")
     workers = int(option("--workers", "4"))
     args, postgres, var, env = side_by_side_setup(__doc__, "bench-writes-one-")
     redis = None
@@ -166,7 +181,11 @@ def main():
         labels = ("baseline", "this")
         for label, checkout in zip(labels, (args.baseline.resolve(), ROOT), strict=True):
             port = services.free_port()
-            servers[label] = (serve(checkout, env, port, workers=workers), f"http://127.0.0.1:{port}")
+            own = {**env, "PYTHONPATH": str(ROOT / "bench" / "lock_probe"), "LOCK_PROBE": str(var / f"locks-{label}")}
+            servers[label] = (
+                serve(checkout, own if lock_times else env, port, workers=workers),
+                f"http://127.0.0.1:{port}",
+            )
         httpx.put(f"{servers['this'][1]}/schemaGroups/bench", json={}, headers=auth, timeout=60)
         for label in labels:  # every worker's first requests import and cache what writes use: not measured
             new_schema(servers[label][1], auth, f"warm-{label}")
@@ -183,6 +202,7 @@ def main():
                     new_schema(base, auth, schema)
                     manage(env, "shell", "-c", FILL, FILL_SCHEMA=schema, FILL_COUNT=str(count))
                     pids = tree(server.pid)
+                    began = time.time()
                     load, cpu, pg_cpu = os.getloadavg()[0], cpu_seconds(pids), cpu_seconds(postgres_pids(postgres))
                     out = write_for(args.seconds, base, var, token, schema)
                     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
@@ -191,7 +211,8 @@ def main():
                     load = (load + os.getloadavg()[0]) / 2
                     if "Non-2xx or 3xx responses" in out:
                         print(f"  ({label}, {count} versions: some answers were not 201)")
-                    results[count][label].append((rate, load, cpu * 1000 / writes, pg_cpu * 1000 / writes))
+                    held = held_while(var / f"locks-{label}", began, time.time()) if lock_times else (0.0, 0.0)
+                    results[count][label].append((rate, load, cpu * 1000 / writes, pg_cpu * 1000 / writes, *held))
                     listed = httpx.get(f"{base}/schemaGroups/bench/schemas?limit=1000", headers=auth, timeout=60).json()
                     ended[count][label] = listed.get(schema, {}).get("versionsCount", 0)
         print(
@@ -211,6 +232,10 @@ def main():
                 cpu = statistics.median(f[2] for f in figures)
                 pg = statistics.median(f[3] for f in figures)
                 cells.append(f"{rate:6.0f}/s (load {loads}; CPU {cpu:4.1f}+{pg:3.1f})")
+                if lock_times:
+                    held = statistics.median(f[4] for f in figures)
+                    held_cpu = statistics.median(f[5] for f in figures)
+                    cells[-1] = cells[-1][:-1] + f"; lock {held:.1f} ms, its CPU {held_cpu:.1f})"
             before, after = (statistics.median(f[0] for f in by[label]) for label in labels)
             ends = ", ".join(f"{k} {v}" for k, v in ended[count].items())
             print(f"{count:>18} {cells[0]:>34} {cells[1]:>34} {after / before if before else 0:6.2f}x   {ends}")
