@@ -32,11 +32,19 @@ def sent_together() -> Iterator[None]:
     if connection.vendor == "postgresql":
         connection.ensure_connection()
         pipeline = getattr(connection.connection, "pipeline", None)  # psycopg 3's (psycopg2 has none)
-        if pipeline is not None:
+        if pipeline is not None and _pipelines_supported():
             with connection.wrap_database_errors, pipeline():
                 yield
             return
     yield
+
+
+@functools.cache
+def _pipelines_supported() -> bool:
+    """psycopg 3 built on a libpq with pipeline mode (14 or later; psycopg[binary] brings its own)."""
+    import psycopg
+
+    return psycopg.Pipeline.is_supported()
 
 
 class Inserted:
