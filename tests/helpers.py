@@ -56,6 +56,13 @@ def send_json(client, method, path, body=None):
     return client.generic(method, path, data, content_type="application/json")
 
 
+def put_json(client, path: str, body) -> object:
+    """PUT `body` (JSON text, or a value to write as JSON) as application/json through an httpx client (a live
+    server's)."""
+    content = body if isinstance(body, str | bytes) else json.dumps(body)
+    return client.put(path, content=content, headers={"Content-Type": "application/json"})
+
+
 def make_group(client, gid="g1", plural="schemaGroups", **attrs):
     response = send_json(client, "POST", f"/{plural}", {"id": gid, **attrs})
     assert response.status_code == 201, response.content

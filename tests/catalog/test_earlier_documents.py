@@ -12,7 +12,7 @@ from django.db import connection, connections
 from rest_framework.test import APIClient
 
 from registry.models import Version
-from tests.helpers import snapshot
+from tests.helpers import make_group, post_schema, snapshot
 
 FORMAT = "JsonSchema/draft-07"
 STRING_ID = {"type": "object", "properties": {"id": {"type": "string"}}}
@@ -35,15 +35,8 @@ def level(client, value: str):
 @pytest.fixture
 def schema(su):
     """A schema of two compatible versions (the second write read the first, so its document is kept)."""
-    assert su.put("/schemaGroups/g", {}, format="json").status_code in (200, 201)
-    first = su.post(
-        "/schemaGroups/g/schemas",
-        described(STRING_ID, "one"),
-        content_type="application/json",
-        HTTP_REGISTRY_ID="s",
-        HTTP_REGISTRY_FORMAT=FORMAT,
-    )
-    assert first.status_code == 201, first.content
+    make_group(su, "g")
+    post_schema(su, "g", "s", described(STRING_ID, "one"), "application/json", FORMAT)
     assert post(su, described(STRING_ID, "two")).status_code == 201
 
 
@@ -81,15 +74,8 @@ def test_versions_written_by_other_connections_are_compared():
     user = get_user_model().objects.create_superuser("writer", "w@example.com", "pw")
     here = APIClient()
     here.force_authenticate(user)
-    assert here.put("/schemaGroups/g", {}, format="json").status_code == 201
-    created = here.post(
-        "/schemaGroups/g/schemas",
-        described(STRING_ID, "one"),
-        content_type="application/json",
-        HTTP_REGISTRY_ID="s",
-        HTTP_REGISTRY_FORMAT=FORMAT,
-    )
-    assert created.status_code == 201
+    make_group(here, "g")
+    post_schema(here, "g", "s", described(STRING_ID, "one"), "application/json", FORMAT)
     assert post(here, described(STRING_ID, "two")).status_code == 201  # this process keeps versions 1 and 2
 
     def elsewhere(*steps):

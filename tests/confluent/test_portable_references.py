@@ -14,6 +14,7 @@ from django.core.management import call_command
 from confluent.models import SubjectVersion
 from registry.models import Group, OutboxEvent, Resource, Version
 from tests.confluent.test_errors import state
+from tests.helpers import put_json
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -122,12 +123,8 @@ def test_an_update_in_place_keeps_the_references(referenced, registry, core, doo
     changed = json.loads(PERSON)
     changed["doc"] = "a person, documented"
     body = json.dumps(changed)
-    if door == "1.0":
-        path = "/registry/schemagroups/confluent/schemas/m-person/versions/1"
-        answer = core.put(path, content=body, headers={"Content-Type": "application/json"})
-    else:
-        path = "/schemaGroups/confluent/schemas/m-person/versions/1"
-        answer = core.put(path, content=body, headers={"Content-Type": "application/json"})
+    prefix = "/registry/schemagroups" if door == "1.0" else "/schemaGroups"
+    answer = put_json(core, f"{prefix}/confluent/schemas/m-person/versions/1", body)
     assert answer.status_code == 200, answer.text
     latest = registry.get_version("m-person", 1)
     assert json.loads(latest.schema.schema_str) == changed
@@ -151,11 +148,7 @@ def test_a_reference_to_nothing_is_refused(referenced, core):
     details = core.get("/registry/schemagroups/confluent/schemas/m-person/versions/1$details").json()
     body = {k: v for k, v in details.items() if not k.endswith("url") and k not in ("self", "xid", "epoch")}
     body.update({"references": dangling, "schema": json.loads(PERSON)})
-    answer = core.put(
-        "/registry/schemagroups/confluent/schemas/m-person/versions/1$details",
-        content=json.dumps(body),
-        headers={"Content-Type": "application/json"},
-    )
+    answer = put_json(core, "/registry/schemagroups/confluent/schemas/m-person/versions/1$details", body)
     assert answer.status_code == 400, answer.text
     assert "no-such-subject" in answer.text and "references" in answer.text, answer.text
     # a new version of a new schema, in a document (0.5) and in one through 1.0
@@ -201,11 +194,7 @@ def test_a_cycle_through_the_attribute_is_refused(referenced, core):
     details = core.get("/registry/schemagroups/confluent/schemas/z-address/versions/1$details").json()
     body = {k: v for k, v in details.items() if not k.endswith("url") and k not in ("self", "xid", "epoch")}
     body.update({"references": cycle, "schema": json.loads(ADDRESS)})
-    answer = core.put(
-        "/registry/schemagroups/confluent/schemas/z-address/versions/1$details",
-        content=json.dumps(body),
-        headers={"Content-Type": "application/json"},
-    )
+    answer = put_json(core, "/registry/schemagroups/confluent/schemas/z-address/versions/1$details", body)
     assert answer.status_code == 400 and "cycle" in answer.text, answer.text
     assert state() == before
 
@@ -235,10 +224,10 @@ def test_references_written_elsewhere_hold_back_a_confluent_delete(registry, cor
 
     registry.register_schema("y-address", Schema(ADDRESS, "AVRO"))
     references = [{"name": "acme.Address", "subject": "y-address", "version": 1}]
-    created = core.put(
+    created = put_json(
+        core,
         "/registry/schemagroups/confluent/schemas/b-person/versions/1$details",
-        content=json.dumps({"format": "Avro/1.11.0", "references": references, "schema": json.loads(PERSON)}),
-        headers={"Content-Type": "application/json"},
+        {"format": "Avro/1.11.0", "references": references, "schema": json.loads(PERSON)},
     )
     assert created.status_code == 201, created.text
     assert SubjectVersion.objects.filter(version__resource__rid="b-person").count() == 0  # not read here yet

@@ -14,6 +14,7 @@ from catalog.models import Schema as SchemaEntity
 from catalog.models import SchemaGroup, SchemaVersion
 from registry.models import Group, Resource, Version
 from tests.confluent.test_errors import refused, state
+from tests.helpers import put_json
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -123,11 +124,7 @@ def test_force_deletes_and_the_reference_dangles(referenced, core, door):
     assert Version.objects.filter(resource__rid="m-person").count() == 1  # the referrer stays
     # its dangling reference is refused when the version is written again (the Avro check reads what it names)
     before = state()
-    answer = core.put(
-        "/registry/schemagroups/shop/schemas/m-person/versions/1",
-        content=PERSON,
-        headers={"Content-Type": "application/json"},
-    )
+    answer = put_json(core, "/registry/schemagroups/shop/schemas/m-person/versions/1", PERSON)
     assert answer.status_code == 400 and "z-address" in answer.text, answer.text
     assert state() == before
     assert core.delete(f"{prefix}{groups}/confluent", params={"force": "true"}).status_code in (200, 204)
@@ -218,17 +215,17 @@ def test_a_reference_names_the_version_by_its_confluent_number(registry, core):
     """x-address's version written through the 1.0 binding with the id `first` is Confluent version 1: a reference
     to version 1 holds back the delete of `first` (and not of `second`, version 2)."""
     for vid, text in (("first", ADDRESS), ("second", ADDRESS_2)):
-        created = core.put(
+        created = put_json(
+            core,
             f"/registry/schemagroups/confluent/schemas/x-address/versions/{vid}$details",
-            content=json.dumps({"format": "Avro/1.11.0", "schema": json.loads(text)}),
-            headers={"Content-Type": "application/json"},
+            {"format": "Avro/1.11.0", "schema": json.loads(text)},
         )
         assert created.status_code == 201, created.text
     references = [{"name": "acme.Address", "subject": "x-address", "version": 1}]
-    created = core.put(
+    created = put_json(
+        core,
         "/registry/schemagroups/shop/schemas/b-person/versions/1$details",
-        content=json.dumps({"format": "Avro/1.11.0", "references": references, "schema": json.loads(PERSON)}),
-        headers={"Content-Type": "application/json"},
+        {"format": "Avro/1.11.0", "references": references, "schema": json.loads(PERSON)},
     )
     assert created.status_code == 201, created.text
     assert referenced_by(core, "/schemaGroups/confluent/schemas/x-address/versions/first") == {

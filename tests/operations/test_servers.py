@@ -149,6 +149,29 @@ def test_readiness_follows_migrations_and_the_database(own_database):
         process.stop()
 
 
+def observed(own_database, metrics_dir: Path) -> dict:
+    """The environment of a server whose metrics (shared by its workers in `metrics_dir`) and JSON log are read."""
+    return {
+        **own_database.env,
+        "REGISTRY_METRICS_TOKEN": TOKEN,
+        "LOG_FORMAT": "json",
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+    }
+
+
+def json_records(process) -> list[dict]:
+    """The server's log records: every line one JSON object."""
+    records = []
+    for line in process.output().splitlines():
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            pytest.fail(f"a log line that is not JSON: {line!r}")
+    return records
+
+
 def scrape(base: str) -> dict:
     response = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
     assert response.status_code == 200, response.text
@@ -162,12 +185,7 @@ def scrape(base: str) -> dict:
 def test_workers_count_together_and_log_json_with_request_ids(own_database, tmp_path):
     own_database.migrate()
     metrics_dir = tmp_path / "prometheus"
-    env = {
-        **own_database.env,
-        "REGISTRY_METRICS_TOKEN": TOKEN,
-        "LOG_FORMAT": "json",
-        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
-    }
+    env = observed(own_database, metrics_dir)
     process, base = start_server(env, workers=2, threads=1)
     try:
         requests = 40
@@ -198,13 +216,7 @@ def test_workers_count_together_and_log_json_with_request_ids(own_database, tmp_
     finally:
         process.stop()
 
-    lines = [line for line in process.output().splitlines() if line.strip()]
-    records = []
-    for line in lines:
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            pytest.fail(f"a log line that is not JSON: {line!r}")
+    records = json_records(process)
     assert any(r["logger"] == "gunicorn.error" and "Booting worker" in r["message"] for r in records)
     access = [r for r in records if r["logger"] == "operations.access"]
     assert len(access) >= requests + 2
@@ -233,12 +245,7 @@ def test_document_reads_are_fresh_counted_and_logged_on_every_worker(own_databas
         timeout=300,
     ).stdout.split()[-1]
     metrics_dir = tmp_path / "prometheus"
-    env = {
-        **own_database.env,
-        "REGISTRY_METRICS_TOKEN": TOKEN,
-        "LOG_FORMAT": "json",
-        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
-    }
+    env = observed(own_database, metrics_dir)
     process, base = start_server(env, workers=3, threads=1)
     auth = {"Authorization": f"Token {token}", "Content-Type": "text/plain"}
     path = "/schemaGroups/g/schemas/s"
@@ -274,7 +281,7 @@ def test_document_reads_are_fresh_counted_and_logged_on_every_worker(own_databas
         assert samples[("registry_http_request_duration_seconds_count", labels)] == reads
     finally:
         process.stop()
-    records = [json.loads(line) for line in process.output().splitlines() if line.startswith("{")]
+    records = json_records(process)
     access = [r for r in records if r["logger"] == "operations.access" and r["path"] == path and r["method"] == "GET"]
     assert len(access) == reads
     assert {r["request_id"] for r in access} == ids | {"trace-doc"}

@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 
 from catalog.validators.compatibility import check_compatibility
 from registry.models import Resource, Version
+from tests.helpers import make_group, post_schema
 
 THREADS = 8
 SCHEMA = "/schemaGroups/g/schemas/s"
@@ -29,15 +30,8 @@ def _setup(first: dict):
     user = get_user_model().objects.create_superuser("racer", "r@example.com", "pw")
     client = APIClient()
     client.force_authenticate(user)
-    assert client.put("/schemaGroups/g", {}, format="json").status_code == 201
-    created = client.post(
-        "/schemaGroups/g/schemas",
-        json.dumps(first).encode(),
-        content_type="application/json",
-        HTTP_REGISTRY_ID="s",
-        HTTP_REGISTRY_FORMAT="JsonSchema/draft-07",
-    )
-    assert created.status_code == 201, created.content
+    make_group(client, "g")
+    post_schema(client, "g", "s", json.dumps(first).encode(), "application/json", "JsonSchema/draft-07")
     return user
 
 
