@@ -73,10 +73,11 @@ def test_an_import_runs_in_the_background_and_shows_its_progress(
     assert "started in the background" in page.inner_text(".messagelist")
     assert page.inner_text(".field-status .readonly") in ("queued", "running")
     shot(page, "import-running")
-    # the page reloads itself until the run ends, each step on it as it happens
+    # the page reloads itself until the run ends, each step on it as it happens (while it loads again, the field is
+    # not there yet: no status)
     page.wait_for_function(
         "() => ['done', 'failed', 'done, with rejected entities']"
-        ".includes(document.querySelector('.field-status .readonly').innerText.trim())",
+        ".includes((document.querySelector('.field-status .readonly')?.innerText ?? '').trim())",
         timeout=180_000,
         polling=1000,
     )
