@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import connection
@@ -58,12 +57,25 @@ def earlier_documents(resource_id: int, exclude_id: int | None) -> list[tuple[st
     return _without(rows, exclude_id)
 
 
-def earlier_documents_sent(resource_id: int) -> Callable[[int | None], list[tuple[str | None, bytes]]] | None:
+class EarlierSent:
+    """The check of a resource's kept documents, sent (`earlier_documents_sent`): called with `exclude_id`, what
+    `earlier_documents(resource_id, exclude_id)` would give, from its answer; `close()` when it is not wanted."""
+
+    def __init__(self, resource_id: int, kept: _Kept, cursor):
+        self.resource_id, self.kept, self.cursor = resource_id, kept, cursor
+
+    def __call__(self, exclude_id: int | None) -> list[tuple[str | None, bytes]]:
+        return _without(_postgresql(self.resource_id, (self.kept, self.cursor)), exclude_id)
+
+    def close(self) -> None:
+        self.cursor.close()
+
+
+def earlier_documents_sent(resource_id: int) -> EarlierSent | None:
     """When this process keeps the resource's documents (on PostgreSQL, after a write that read them): their check
     sent now, so that it can go in a `sent_together()` block (registry/sent_together.py) with the write's other
-    reads; the function returned gives what `earlier_documents(resource_id, exclude_id)` would, from its answer
-    (call it after the block, in the same transaction). None when nothing is kept: nothing is sent (a write whose
-    check reads no documents never reads them)."""
+    reads; call the answer after the block, in the same transaction (EarlierSent). None when nothing is kept:
+    nothing is sent (a write whose check reads no documents never reads them)."""
     if connection.vendor != "postgresql":
         return None
     with _lock:
@@ -72,8 +84,7 @@ def earlier_documents_sent(resource_id: int) -> Callable[[int | None], list[tupl
             _kept.move_to_end(resource_id)
     if kept is None:
         return None
-    cursor = _send(resource_id, kept.last_id)
-    return lambda exclude_id: _without(_postgresql(resource_id, (kept, cursor)), exclude_id)
+    return EarlierSent(resource_id, kept, _send(resource_id, kept.last_id))
 
 
 def _without(rows, exclude_id: int | None) -> list[tuple[str | None, bytes]]:

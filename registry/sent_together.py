@@ -113,6 +113,10 @@ class Selected:
             for row in rows
         ]
 
+    def close(self) -> None:
+        """The answer is not wanted (its rows are dropped)."""
+        self.cursor.close()
+
 
 def select(model: type[Model], sql: str, params: list) -> Selected:
     """Send a query of `model`'s rows (every column a field's) without waiting for the answer, so that it can go in a

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from ..earlier_documents import earlier_documents_sent
+from ..earlier_documents import EarlierSent, earlier_documents_sent
 from ..errors import not_found
 from ..models import Group, Resource, Version
 from ..sent_together import Selected, select, sent_together
@@ -83,7 +83,9 @@ def lock_for_new_version(group: Group, rplural: str, rid: str, *, new_id: bool) 
         _ids.clear()
     _ids[key] = (resource.pk, resource.version_counter)
     if guessed is not None and guess is not None and guess[0] == resource.pk:
-        return guessed(resource)
+        return guessed.answers(resource)
+    if guessed is not None:
+        guessed.close()  # the reads of another row (the first write here, a resource deleted and made again)
     with sent_together():  # the same reads, by the values the lock's answer gave
         latest = (
             select(Version, f"SELECT * FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE id = %s", [lid])
@@ -102,12 +104,35 @@ def _set_latest(resource: Resource, latest: Selected | None) -> None:
         resource.latest = found[0]
 
 
-def _reads_by_row(resource_id: int, counter: int, new_id: bool) -> Callable[[Resource], LockedReads]:
-    """The reads of the resource with this row id (PostgreSQL), sent; the function returned gives them once the
-    lock's answer is in, for that resource. The version it inherits from is read through the locked row; the ids
-    asked about are the GUESSED_IDS numbers after `counter`, the counter this process last saw there (the locked
-    row's counter is only known from the lock's answer; asking about numbers given as values keeps the query on the
-    (resource, vid) index whatever the planner knows of the table)."""
+class _ReadsByRow:
+    """The reads of the resource with a given row id, sent (`_reads_by_row`); `answers(resource)` once the lock's
+    answer is in, for that resource; `close()` when the lock named another row."""
+
+    def __init__(self, latest: Selected, asked: list[str], taken, earlier: EarlierSent | None):
+        self.latest, self.asked, self.taken, self.earlier = latest, asked, taken, earlier
+
+    def answers(self, resource: Resource) -> LockedReads:
+        _set_latest(resource, self.latest)
+        next_id = None
+        if self.taken is not None:
+            ids = {vid for (vid,) in self.taken.fetchall()}
+            self.taken.close()
+            next_id = _next_id(resource, set(self.asked), ids)
+        return LockedReads(resource, next_id, self.earlier)
+
+    def close(self) -> None:
+        self.latest.close()
+        if self.taken is not None:
+            self.taken.close()
+        if self.earlier is not None:
+            self.earlier.close()
+
+
+def _reads_by_row(resource_id: int, counter: int, new_id: bool) -> _ReadsByRow:
+    """The reads of the resource with this row id (PostgreSQL), sent. The version it inherits from is read through
+    the locked row; the ids asked about are the GUESSED_IDS numbers after `counter`, the counter this process last
+    saw there (the locked row's counter is only known from the lock's answer; asking about numbers given as values
+    keeps the query on the (resource, vid) index whatever the planner knows of the table)."""
     qn = connection.ops.quote_name
     resources, versions = qn(Resource._meta.db_table), qn(Version._meta.db_table)
     latest = select(
@@ -115,18 +140,7 @@ def _reads_by_row(resource_id: int, counter: int, new_id: bool) -> Callable[[Res
     )
     asked = [str(n) for n in range(counter + 1, counter + 1 + GUESSED_IDS)] if new_id else []
     taken = send_taken_ids(resource_id, asked) if new_id else None
-    earlier = earlier_documents_sent(resource_id)
-
-    def answers(resource: Resource) -> LockedReads:
-        _set_latest(resource, latest)
-        next_id = None
-        if taken is not None:
-            ids = {vid for (vid,) in taken.fetchall()}
-            taken.close()
-            next_id = _next_id(resource, set(asked), ids)
-        return LockedReads(resource, next_id, earlier)
-
-    return answers
+    return _ReadsByRow(latest, asked, taken, earlier_documents_sent(resource_id))
 
 
 def _next_id(resource: Resource, asked: set[str], taken: set[str]) -> Callable[[], str]:
