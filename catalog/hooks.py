@@ -168,7 +168,8 @@ def check_schema_version(check: VersionCheck) -> None:
         listed = check.previous_formats()
     else:
         previous = check.previous_documents()
-        listed = [prev_format for prev_format, _content in previous]
+        # the versions an early check passed with (check.previous_checked) hold no other format: only the others'
+        listed = [prev_format for prev_format, _content in previous[check.previous_checked :]]
     formats = []  # each format once, in the versions' order (a list: a stored value need not be hashable)
     for prev_format in listed:
         if prev_format not in formats:
@@ -185,7 +186,9 @@ def check_schema_version(check: VersionCheck) -> None:
         raise Invalid(errors)
     if level == "none" or not previous:
         return
-    found = check_compatibility(fmt, level, [c for _f, c in previous], check.document or b"", references)
+    found = check_compatibility(
+        fmt, level, [c for _f, c in previous], check.document or b"", references, checked=check.previous_checked
+    )
     if found:
         details = [i.as_dict() for i in found]
         raise Invalid(

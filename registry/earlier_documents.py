@@ -87,6 +87,13 @@ def earlier_documents_sent(resource_id: int) -> EarlierSent | None:
     return EarlierSent(resource_id, kept, _send(resource_id, kept.last_id))
 
 
+def kept_documents(resource_id: int) -> list[tuple[str | None, bytes]] | None:
+    """What `earlier_documents(resource_id, None)` gave this process when it last read them, without a query (they
+    may have changed since: a guess, for a check whose answer is confirmed later); None when none are kept."""
+    kept = _kept.get(resource_id)
+    return _without(kept.rows, None) if kept is not None else None
+
+
 def _without(rows, exclude_id: int | None) -> list[tuple[str | None, bytes]]:
     return [(fmt, document) for _created, pk, fmt, document in rows if pk != exclude_id]
 

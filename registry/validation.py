@@ -65,6 +65,10 @@ class VersionCheck:
         compatibility checks; excludes the version being replaced by an update.
     previous_formats: the formats of those versions alone (each once), without reading their documents: for a
         check that needs no comparison (level `none`); None when only previous_documents can say.
+    previous_checked: how many of previous_documents, first to last, this same document with these same attributes
+        was already found to pass the check with (a check made before the resource's lock,
+        registry/services/early_checks.py): a hook may compare the document with the others alone, and must answer
+        as if it had compared it with all of them. 0: compare it with all.
     is_update: the version exists and is being changed in place.
     referenced_documents: documents the version's document refers to by name, deepest first: resolved by the
         writer (VersionInput.referenced_documents), else by the resolvers apps register for the type
@@ -85,6 +89,7 @@ class VersionCheck:
     base_url: str
     previous_documents: Callable[[], list[tuple[str | None, bytes]]] = field(default=lambda: [])
     previous_formats: Callable[[], list[str | None]] | None = None
+    previous_checked: int = 0
     is_update: bool = False
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
     lookup: Callable[[str], dict | None] = field(default=lambda path: None)  # API path -> latest attributes

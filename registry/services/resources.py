@@ -21,6 +21,7 @@ from ..selectors import exists_ignoring_case
 from ..sent_together import insert, sent_together
 from .address import EntityAddress
 from .context import WriteContext
+from .early_checks import check_early, remember
 from .epochs import check_epoch
 from .events import emit_updated
 from .inputs import VersionInput, absorb_document, inherited
@@ -241,12 +242,15 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     ctx.owners_seen.setdefault(group.path, owners_of_group(group))  # read with the group: no query of their own
+    early = check_early(ctx, group, rt, rid, inp)  # before the lock (registry/services/early_checks.py)
     # the lock, and what a new version reads under it, in one round trip (registry/services/locked_reads.py)
     reads = lock_for_new_version(group, rplural, rid, new_id=inp.version_id is None)
     resource, next_id, earlier = reads.resource, reads.next_id, reads.earlier
     ctx.authorize("version", "create", f"{resource.path}/versions")
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
-    version = prepared_version(ctx, resource, rt, inp, base, inp.version_id, next_id=next_id, earlier=earlier)
+    version = prepared_version(
+        ctx, resource, rt, inp, base, inp.version_id, next_id=next_id, earlier=earlier, early=early
+    )
     path = f"{resource.path}/versions/{version.vid}"
     try:
         # what every new version writes, in one round trip under the lock (registry/sent_together.py): the version
@@ -262,6 +266,7 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     saved()
     if apply_retention(ctx, resource, rt):
         refresh_latest(resource)
+    remember(group, rid, resource, version)
     return resource, version
 
 

@@ -9,6 +9,7 @@ door a version comes in by. These functions run inside the caller's transaction.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models.fields.json import KT
@@ -84,11 +85,18 @@ def validate_version(
     stored_document: bytes | None = None,
     referenced_documents: tuple[bytes, ...] = (),
     earlier: Callable | None = None,
-) -> None:
+    *,
+    early: Checked | None = None,
+    before_lock: bool = False,
+) -> Checked | None:
     """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
     (format, schema validity, compatibility with the earlier versions, references): a Problem naming what is
     wrong. `stored_document`: an update's document before the write (a hook keeps what was already stored).
-    `earlier`: the answer of `earlier_documents_sent`, when the caller sent it."""
+    `earlier`: the answer of `earlier_documents_sent`, when the caller sent it. `early`: what a check of the same
+    version made before the resource's lock compared (registry/services/early_checks.py): when the check's inputs
+    are the same, the hook is told how many of the earlier documents, first to last, are the ones it passed with.
+    `before_lock`: that check (the earlier documents are `earlier`'s alone, their formats are not read apart).
+    Returns what the hook compared (None when it read no earlier documents)."""
     errors = check_common(attrs)
     if version.resource_uri and (error := link_error(rt.uri_attribute, version.resource_uri)):
         errors.append(error)
@@ -108,14 +116,18 @@ def validate_version(
     if errors:
         raise Problem("invalid-attribute", "{subject}: {errors}", subject=path, errors=errors)
     if rt.validate is None:
-        return
+        return None
     r_attrs = resource_attributes(resource)
+    read: list[tuple[str | None, bytes]] | None = None
 
     def previous():
         # oldest first (`version_order`: created_on, pk), the format as text (formats are strings): a transitive
-        # check reads every version, kept per process (registry/earlier_documents.py)
-        documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)
-        return [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
+        # check reads every version, kept per process (registry/earlier_documents.py); read once per check
+        nonlocal read
+        if read is None:
+            documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)
+            read = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
+        return list(read)
 
     def previous_formats():
         # the same versions' formats, each once, documents unread (a check under the level `none` compares nothing)
@@ -142,7 +154,7 @@ def validate_version(
         group_attributes={**resource.group.extensions},
         base_url=ctx.base_url,
         previous_documents=previous,
-        previous_formats=previous_formats,
+        previous_formats=None if before_lock else previous_formats,
         is_update=is_update,
         group_exists=group_exists,
         lookup=entity_attributes,
@@ -153,12 +165,47 @@ def validate_version(
     )
     try:
         check.referenced_documents = resolve_referenced(check)  # the writer's, else the attributes'
+        inputs = (
+            check.attributes,
+            r_attrs,
+            check.group_attributes,
+            check.document,
+            check.media_type,
+            check.resource_uri,
+            check.referenced_documents,
+        )
+        if early is not None and early.inputs == inputs:
+            check.previous_checked = _same_first(previous(), early.previous)
         rt.validate(check)
     except Invalid as exc:
         # incompatibilities are listed with their details (path, change, reason); other errors as the hook gave them
         detail = "{subject}: " + "; ".join(exc.errors) if exc.details else "{subject}: {errors}"
         # `from exc`: a document import tells an unresolved reference (validation.Unresolved) by the cause
         raise Problem(exc.kind, detail, subject=path, errors=exc.details or exc.errors, status=exc.status) from exc
+    return Checked(inputs, read) if read is not None else None
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What a version's check compared (`validate_version`): its inputs other than the earlier versions (the
+    attributes, the resource's and the group's, the document, its media type and URI, the referenced documents),
+    and the earlier versions it read, as (format, document), oldest first."""
+
+    inputs: tuple
+    previous: list[tuple[str | None, bytes]]
+
+
+def _same_first(now: list, then: list) -> int:
+    """How many of the first items of `now` are those of `then`, in the same places (the earlier documents as they are
+    now and as an early check read them: usually all of `then`, and the versions written since after them)."""
+    if now[: len(then)] == then:
+        return len(then)
+    same = 0
+    for a, b in zip(now, then, strict=False):
+        if a != b:
+            break
+        same += 1
+    return same
 
 
 def merge_attributes(base: dict, inp: VersionInput) -> dict:
@@ -324,9 +371,11 @@ def prepared_version(
     *,
     next_id: Callable[[], str] | None = None,
     earlier: Callable | None = None,
+    early: Checked | None = None,
 ) -> Version:
     """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory). `next_id`,
-    `earlier`: the answers of `next_version_id_sent` and `earlier_documents_sent`, when the caller sent them."""
+    `earlier`: the answers of `next_version_id_sent` and `earlier_documents_sent`, when the caller sent them;
+    `early`: what a check of it before the resource's lock compared (`validate_version`)."""
     if vid is None:
         vid = next_id() if next_id is not None else next_version_id(resource)
     else:
@@ -335,6 +384,26 @@ def prepared_version(
             raise Problem("id-exists", "{subject} already exists", subject=f"{resource.path}/versions/{vid}")
         if vid.isdigit():
             resource.version_counter = max(resource.version_counter, int(vid))
+    version, attrs = unsaved_version(ctx, resource, rt, inp, base, vid)
+    validate_version(
+        ctx,
+        resource,
+        rt,
+        version,
+        attrs,
+        is_update=False,
+        referenced_documents=inp.referenced_documents,
+        earlier=earlier,
+        early=early,
+    )
+    return version
+
+
+def unsaved_version(
+    ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict, vid: str
+) -> tuple[Version, dict]:
+    """A new version `vid` of `resource` as `inp` makes it from the `base` attributes, not checked, and its
+    attributes (`apply_input`)."""
     version = Version(
         resource=resource,
         vid=vid,
@@ -346,18 +415,7 @@ def prepared_version(
     )
     if inp.document is None and inp.resource_uri in (UNSET, None, ""):
         inp.document = b""
-    attrs = apply_input(version, rt, inp, base, replace_document=True)
-    validate_version(
-        ctx,
-        resource,
-        rt,
-        version,
-        attrs,
-        is_update=False,
-        referenced_documents=inp.referenced_documents,
-        earlier=earlier,
-    )
-    return version
+    return version, apply_input(version, rt, inp, base, replace_document=True)
 
 
 def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, vid: str, inp: VersionInput) -> str:

@@ -202,9 +202,13 @@ def check_compatibility(
     previous: list[bytes],
     new: bytes,
     references: tuple[bytes, ...] = (),
+    *,
+    checked: int = 0,
 ) -> list[Incompatibility]:
     """Every incompatibility of `new` with `previous` (earlier versions, oldest first) under `level`; `references`:
-    documents whose named types the Avro documents may use (module docstring).
+    documents whose named types the Avro documents may use (module docstring); `checked`: how many of `previous`,
+    first to last, `new` is known to be compatible with under this level (an earlier check found none): they are not
+    compared again, and the answer is the one a comparison with all of them gives.
 
     [] means compatible. ValueError for a level not in LEVELS.
     """
@@ -214,7 +218,7 @@ def check_compatibility(
     if not directions or not previous or _checker(schema_format_family(format)[0]) is None:
         return []
     with budget.limit("the compatibility check"):
-        return _check_all(format, directions, previous, new, level.endswith("_transitive"), tuple(references))
+        return _check_all(format, directions, previous, new, level.endswith("_transitive"), tuple(references), checked)
 
 
 def _check_all(
@@ -224,14 +228,19 @@ def _check_all(
     new: bytes,
     transitive: bool,
     references: tuple[bytes, ...] = (),
+    checked: int = 0,
 ):
     others = list(previous) if transitive else list(previous[-1:])
+    # the versions known to be compatible (`checked`) give no issues: a comparison with the others alone finds what
+    # one with all finds (no issue of theirs to tell apart, the same numbering); the only one compared (not
+    # transitive) is the last
+    start = checked if transitive else (1 if checked >= len(previous) else 0)
     family = schema_format_family(format)[0]
     references = references if family == "Avro" else ()
     found: list[Incompatibility] = []
     seen: set[tuple[str, str, str]] = set()
     compared: set[bytes] = set()
-    for index, old in enumerate(others):
+    for index, old in enumerate(others[start:], start):
         same = (
             (_identity(family, old, references) if references else _identity(family, old)) if len(others) > 1 else None
         )
