@@ -33,6 +33,7 @@ from django.db.models import Max, Sum
 from django.utils import timezone
 
 from .models import ChangeCount
+from .sent_together import statement_cursor
 
 
 class _Counted:
@@ -74,24 +75,27 @@ def count_change(ctx) -> None:
     now = timezone.now()
     table = connection.ops.quote_name(ChangeCount._meta.db_table)
     value = connection.ops.adapt_datetimefield_value(now)
-    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+    with transaction.atomic(savepoint=False):
         if connection.features.has_select_for_update_skip_locked:
             # PostgreSQL: a row no other transaction holds, else (every row held, or none yet) a row of its own; one
             # statement that reads nothing back, so that it can be sent with the change's others
             # (registry/sent_together.py)
-            cursor.execute(
-                f"WITH bumped AS (UPDATE {table} SET changes = changes + 1, changed_at = %s WHERE id = "
-                f"(SELECT id FROM {table} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id) "
-                f"INSERT INTO {table} (changes, changed_at) SELECT 1, %s WHERE NOT EXISTS (SELECT 1 FROM bumped)",
-                [value, value],
-            )
+            with statement_cursor() as cursor:
+                cursor.execute(
+                    f"WITH bumped AS (UPDATE {table} SET changes = changes + 1, changed_at = %s WHERE id = "
+                    f"(SELECT id FROM {table} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id) "
+                    f"INSERT INTO {table} (changes, changed_at) SELECT 1, %s WHERE NOT EXISTS (SELECT 1 FROM bumped)",
+                    [value, value],
+                )
         else:  # SQLite: one writer at a time, one row
-            cursor.execute(
-                f"UPDATE {table} SET changes = changes + 1, changed_at = %s "
-                f"WHERE id = (SELECT id FROM {table} ORDER BY id LIMIT 1)",
-                [value],
-            )
-            if cursor.rowcount == 0:  # none yet
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"UPDATE {table} SET changes = changes + 1, changed_at = %s "
+                    f"WHERE id = (SELECT id FROM {table} ORDER BY id LIMIT 1)",
+                    [value],
+                )
+                missing = cursor.rowcount == 0
+            if missing:  # none yet
                 ChangeCount.objects.create(changes=1, changed_at=now)
         counted = _Counted(ctx)
         transaction.on_commit(counted)

@@ -20,6 +20,7 @@ reads every document each time, as before.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from django.db import connection
 from django.db.models.fields.json import KT
 
 from .models import Version
+from .sent_together import statement_cursor
 
 DOCUMENT_BYTES = 32 * 1024 * 1024  # per process
 ROW_OVERHEAD = 200  # bytes a kept row takes besides its document (its tuple, date, id, format)
@@ -87,11 +89,18 @@ def earlier_documents_sent(resource_id: int) -> EarlierSent | None:
     return EarlierSent(resource_id, kept, _send(resource_id, kept.last_id))
 
 
-def kept_documents(resource_id: int) -> list[tuple[str | None, bytes]] | None:
+def kept_documents(resource_id: int, written: tuple | None = None) -> list[tuple[str | None, bytes]] | None:
     """What `earlier_documents(resource_id, None)` gave this process when it last read them, without a query (they
-    may have changed since: a guess, for a check whose answer is confirmed later); None when none are kept."""
+    may have changed since: a guess, for a check whose answer is confirmed later); None when none are kept.
+    `written`: a row (created_on, id, format, document) this process wrote after it read them, added last when the
+    kept rows do not hold it (a new version's check reads them before its own insert)."""
     kept = _kept.get(resource_id)
-    return _without(kept.rows, None) if kept is not None else None
+    if kept is None:
+        return None
+    documents = _without(kept.rows, None)
+    if written is not None and written[1] > kept.last_id:
+        documents.append((written[2], written[3]))
+    return documents
 
 
 def _without(rows, exclude_id: int | None) -> list[tuple[str | None, bytes]]:
@@ -116,7 +125,8 @@ def _row_hash(qn) -> str:
     return f"hashtextextended(v.xmin::text || v.ctid::text, v.{qn('id')})"
 
 
-def _statement() -> str:
+@functools.cache
+def _statement(vendor: str) -> str:
     """One row: the count and sum of the rows up to the id given; then every row after it (all of them for -1)."""
     qn = connection.ops.quote_name
     table, fk, pk = qn(Version._meta.db_table), qn(Version._meta.get_field("resource").column), qn("id")
@@ -131,8 +141,8 @@ def _statement() -> str:
 
 
 def _send(resource_id: int, after: int):
-    cursor = connection.cursor()
-    cursor.execute(_statement(), [resource_id, after, resource_id, after])
+    cursor = statement_cursor()
+    cursor.execute(_statement(connection.vendor), [resource_id, after, resource_id, after])
     return cursor
 
 

@@ -47,6 +47,7 @@ class _Seen:
     resource_id: int
     attributes: dict  # the resource's
     latest: dict  # its latest version's
+    written: tuple | None  # that version as an earlier document: (created_on, id, format, document)
 
 
 # (group's id, resource type, resource id) -> the resource as this process's last new version of it left it
@@ -57,7 +58,7 @@ def check_early(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp
     """A new version of the resource `rid` made of `inp`, checked (`validate_version`) against what this process last
     saw of the resource, before its lock: what the check compared, or None (nothing seen, or a problem)."""
     seen = _seen.get((group.pk, rt.plural, rid))
-    documents = kept_documents(seen.resource_id) if seen is not None else None
+    documents = kept_documents(seen.resource_id, seen.written) if seen is not None else None
     if seen is None or documents is None:
         return None
     resource = Resource(pk=seen.resource_id, group=group, resource_type=rt.plural, rid=rid)
@@ -90,4 +91,7 @@ def remember(group: Group, rid: str, resource: Resource, version: Version) -> No
         return
     if len(_seen) >= SEEN:
         _seen.clear()
-    _seen[key] = _Seen(resource.pk, resource_attributes(resource), version_attributes(version))
+    written = None
+    if version.content is not None:
+        written = (version.created_on, version.pk, version.extensions.get("format"), bytes(version.content))
+    _seen[key] = _Seen(resource.pk, resource_attributes(resource), version_attributes(version), written)

@@ -18,7 +18,7 @@ from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..permissions import owners_of_group
 from ..selectors import exists_ignoring_case
-from ..sent_together import insert, sent_together
+from ..sent_together import insert, select, sent_together
 from .address import EntityAddress
 from .context import WriteContext
 from .early_checks import check_early, remember
@@ -63,13 +63,12 @@ def get_group(plural: str, gid: str) -> Group:
     (a 500). Writes below the same group share the lock and do not wait for each other. Django's ORM has no
     FOR KEY SHARE, hence the one raw statement; SQLite serializes writers anyway."""
     if connection.vendor == "postgresql" and connection.in_atomic_block:
-        found = list(
-            Group.objects.raw(
-                f"SELECT * FROM {connection.ops.quote_name(Group._meta.db_table)} "
-                "WHERE group_type = %s AND gid = %s FOR KEY SHARE",
-                [plural, gid],
-            )
-        )
+        found = select(
+            Group,
+            f"SELECT * FROM {connection.ops.quote_name(Group._meta.db_table)} "
+            "WHERE group_type = %s AND gid = %s FOR KEY SHARE",
+            [plural, gid],
+        ).instances()
         if found:
             return found[0]
         raise not_found(f"/{plural}/{gid}")

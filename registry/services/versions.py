@@ -24,6 +24,7 @@ from ..models import Resource, Version
 from ..referenced_documents import resolve as resolve_referenced
 from ..representations import is_json_media_type
 from ..selectors import entity_attributes, exists_ignoring_case, reference_resolves
+from ..sent_together import statement_cursor
 from ..validation import Invalid, VersionCheck
 from .context import WriteContext
 from .events import emit_deleted, emit_updated
@@ -278,7 +279,7 @@ def _candidates(counter: int) -> list[str]:
 
 def send_taken_ids(resource_id: int, candidates: list[str]):
     """The query of which of these ids the resource's versions hold, sent (its cursor: `fetchall` the answer)."""
-    cursor = connection.cursor()  # written out: the ORM's compilation cost more than the query
+    cursor = statement_cursor()  # written out: the ORM's compilation cost more than the query
     cursor.execute(
         f"SELECT vid FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE resource_id = %s "
         f"AND vid IN ({', '.join(['%s'] * len(candidates))})",
@@ -314,7 +315,7 @@ def send_new_version_state(resource: Resource, new: Version) -> Callable[[], Non
         return saved_sticky
     resources, versions = (connection.ops.quote_name(m._meta.db_table) for m in (Resource, Version))
     modified_on = connection.ops.adapt_datetimefield_value(resource.modified_on)
-    cursor = connection.cursor()
+    cursor = statement_cursor()
     cursor.execute(
         f"UPDATE {resources} SET version_counter = %s, modified_on = %s, modified_by = %s, latest_id = "
         f"(SELECT id FROM {versions} WHERE resource_id = %s ORDER BY created_on DESC, id DESC LIMIT 1) "
