@@ -1,17 +1,30 @@
-"""A gunicorn worker (`gthread`) whose own error answers are problem documents (RFC 9457), not HTML.
+"""A gunicorn worker (`gthread`) whose own error answers are problem documents (RFC 9457), not HTML, and that answers
+on its main thread when it has one thread.
 
 gunicorn answers some requests before the application sees them: a malformed request line (400), a URI or
 headers over its limits (414, 431), an unsupported transfer coding (501). It writes those with
 `gunicorn.util.write_error`, which has no hook, so this module replaces that function (written by hand:
 no library does this) when gunicorn loads the worker class named in gunicorn.conf.py.
+
+With one thread (GUNICORN_THREADS=1, behind a buffering proxy: deploy/), gunicorn's `gthread` worker still hands
+every request from its main thread to a pool of one thread and the outcome back through a pipe, and takes a kept-alive
+socket off its poller and puts it back around each request: about a third of gunicorn's CPU per request.
+`InlineThreadWorker` answers on the main thread and leaves a kept-alive socket on the poller (written by hand:
+gunicorn's `sync` worker answers inline but closes every connection, and no other worker of gunicorn's keeps them
+without threads or an event library). A connection waits on the poller until its first bytes arrive, so a client that
+connects and sends nothing holds no worker; one that sends a request slowly holds it, as it holds gthread's only
+thread.
 """
 
 from __future__ import annotations
 
 import json
+import selectors
+import time
+from functools import partial
 
 import gunicorn.util
-from gunicorn.workers.gthread import ThreadWorker
+from gunicorn.workers.gthread import TConn, ThreadWorker
 
 from registry.errors import KINDS, PROBLEM_BASE
 
@@ -36,4 +49,55 @@ gunicorn.util.write_error = write_problem
 
 
 class ProblemThreadWorker(ThreadWorker):
-    """gunicorn's threaded worker; importing this module installs `write_problem`."""
+    """gunicorn's threaded worker; importing this module installs `write_problem`. With one thread, it answers on its
+    main thread (`answer_inline`)."""
+
+    def enqueue_req(self, conn: TConn) -> None:
+        if self.cfg.threads > 1:
+            super().enqueue_req(conn)
+        elif not conn.initialized and not conn.data_ready:
+            self.wait_for_first_bytes(conn)
+        else:
+            self.finish_request(conn, Finished(self.answer_inline(conn)))
+
+    def on_client_socket_readable(self, conn: TConn, client) -> None:
+        """A kept-alive connection's next request, answered at once; the socket stays on the poller after it."""
+        if self.cfg.threads > 1:
+            super().on_client_socket_readable(conn, client)
+            return
+        self.keepalived_conns.remove(conn)
+        keep_alive = self.answer_inline(conn)
+        if keep_alive and self.alive:
+            conn.sock.setblocking(False)
+            conn.set_timeout()
+            self.keepalived_conns.append(conn)  # the latest timeout: the deque stays sorted
+            return
+        self.poller.unregister(client)
+        self.finish_request(conn, Finished(keep_alive))  # a stopping worker: gthread's own way out
+
+    def answer_inline(self, conn: TConn) -> bool:
+        """Answer the connection's request, and any that the parser already read ahead; whether to keep it alive."""
+        keep_alive = self.handle(conn)
+        while keep_alive and conn.parser.unreader.buf.getvalue():
+            keep_alive = self.handle(conn)
+        return bool(keep_alive)
+
+    def wait_for_first_bytes(self, conn: TConn) -> None:
+        """A new connection waits on the poller (gthread's own pending connections), not on the only thread."""
+        conn.sock.setblocking(False)
+        conn.timeout = time.monotonic() + self.cfg.keepalive
+        self.pending_conns.append(conn)
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn))
+
+
+class Finished:
+    """The outcome of a request answered inline, in the shape `ThreadWorker.finish_request` reads of a future."""
+
+    def __init__(self, keep_alive: bool) -> None:
+        self.keep_alive = keep_alive
+
+    def result(self) -> bool:
+        return self.keep_alive
+
+    def cancelled(self) -> bool:
+        return False

@@ -151,3 +151,82 @@ def test_a_write_is_visible_in_the_next_read_on_every_worker(tmp_path):
                     assert whole["schemaGroups"]["g"]["description"] == f"v{round_}"
     finally:
         process.stop()
+
+
+def read_answers(sock: socket.socket, count: int) -> list[tuple[int, dict, bytes]]:
+    """`count` answers with a Content-Length each, read off one connection in order."""
+    data, answers = b"", []
+    while len(answers) < count:
+        if b"\r\n\r\n" in data:
+            head, _, rest = data.partition(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            headers = {k.lower(): v for k, v in (line.split(": ", 1) for line in lines[1:])}
+            length = int(headers["content-length"])
+            if len(rest) >= length:
+                answers.append((int(lines[0].split()[1]), headers, rest[:length]))
+                data = rest[length:]
+                continue
+        chunk = sock.recv(65536)
+        assert chunk, f"the connection closed after {len(answers)} answers"
+        data += chunk
+    return answers
+
+
+@pytest.fixture
+def one_thread(tmp_path):
+    """the deployment's shape (deploy/: GUNICORN_THREADS=1), one worker: it answers on its main thread"""
+    process, base, token = start_gunicorn(tmp_path, workers=1, threads=1, demo=True)
+    yield process, base, token
+    process.stop()
+
+
+GROUP = "/schemaGroups/Contoso.CRM.Events"
+
+
+def test_one_thread_keeps_connections_alive_and_answers_pipelined_requests(one_thread):
+    _process, base, _token = one_thread
+    host, port = base.removeprefix("http://").split(":")
+    expected = httpx.get(base + GROUP, timeout=10)
+    assert expected.status_code == 200
+    request = f"GET {GROUP} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(request * 3)  # three requests in one write: the parser reads ahead past the first
+        answers = read_answers(sock, 3)
+        for _round in range(3):  # the same connection, kept alive, request after request
+            time.sleep(0.2)
+            sock.sendall(request)
+            answers += read_answers(sock, 1)
+        sock.sendall(b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")  # gunicorn's own error, then closed
+        [(status, headers, body)] = read_answers(sock, 1)
+        assert sock.recv(1) == b""
+    assert [answer[0] for answer in answers] == [200] * 6
+    assert all(body == expected.content for _status, _headers, body in answers)
+    assert all(headers["etag"] == expected.headers["etag"] for _status, headers, _body in answers)
+    assert status == 414 and headers["content-type"] == "application/problem+json"
+    assert json.loads(body)["type"].endswith(":uri-too-long")
+
+
+def test_one_thread_is_not_held_by_a_connection_that_sends_nothing(one_thread):
+    """gthread's only thread would wait 5 s for a silent connection's first bytes; the poller waits instead"""
+    _process, base, _token = one_thread
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as silent:
+        time.sleep(0.5)  # accepted by now
+        started = time.monotonic()
+        for _ in range(3):
+            with httpx.Client(base_url=base, timeout=10) as client:  # a new connection each
+                assert client.get(GROUP).status_code == 200
+        assert time.monotonic() - started < 2
+        silent.sendall(f"GET {GROUP} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
+        [(status, _headers, _body)] = read_answers(silent, 1)
+        assert status == 200 and silent.recv(1) == b""
+
+
+def test_one_thread_stops_promptly_with_a_connection_kept_alive(one_thread):
+    process, base, _token = one_thread
+    with httpx.Client(base_url=base, timeout=10) as client:
+        assert client.get(GROUP).status_code == 200  # the connection stays open, idle
+        started = time.monotonic()
+        process.stop()
+        assert process.process.returncode == 0
+        assert time.monotonic() - started < 10  # not the graceful timeout (30 s) nor the keep-alive's
