@@ -159,9 +159,10 @@ def main():
             )
             if profile is not None:
                 profile.create_stats()
-                pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative")).print_stats(
-                    int(os.environ.get("TOP", "40"))
-                )
+                stats = pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative"))
+                stats.print_stats(int(os.environ.get("TOP", "40")))
+                if os.environ.get("CALLERS"):  # who calls the functions whose names match this
+                    stats.print_callers(os.environ["CALLERS"])
             if args.show:
                 t0 = events[0][1]
                 c0 = events[0][4]

@@ -246,7 +246,7 @@ REGISTRY_ASYNCAPI_REMOTE_REFS = os.environ.get("REGISTRY_ASYNCAPI_REMOTE_REFS", 
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "registry.http.token_auth.TokenAuthentication",  # DRF's, its query built once (issue 29)
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["registry.http.permissions.RegistryPermission"],

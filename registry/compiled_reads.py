@@ -1,4 +1,5 @@
-"""The hot read of the registry, a document GET by path, as SQL built once per process.
+"""The hot read of the registry, a document GET by path, as SQL built once per process; and the API token's lookup
+every request with a token makes (`token_and_user`, registry/http/token_auth.py).
 
 A document GET (`GET /GROUPs/g/RESOURCEs/r[/versions/v]`) is one indexed lookup, but building that query through
 the ORM (filters over two joins, `select_related`, compilation) cost about 1.4 ms of the 2.3 ms the whole
@@ -168,3 +169,36 @@ def document_row(
     if history:
         return resource, version, row[-2], row[-1]
     return resource, version
+
+
+@cache
+def _token_statement(vendor: str) -> str:
+    """Every column of a token and of its user, by the token's key."""
+    qn = _qn()
+    user = get_user_model()
+    columns = ", ".join(
+        f"{alias}.{qn(f.column)}" for model, alias in ((Token, "t"), (user, "u")) for f in _fields(model)
+    )
+    return (
+        f"SELECT {columns} FROM {qn(Token._meta.db_table)} t INNER JOIN {qn(user._meta.db_table)} u "
+        f"ON t.{qn(Token._meta.get_field('user').column)} = u.{qn(user._meta.pk.column)} "
+        f"WHERE t.{qn(Token._meta.get_field('key').column)} = %s"
+    )
+
+
+def token_and_user(key: str):
+    """(token, user) of the API token `key`, the token's `user` loaded, as `Token.objects.select_related("user")`
+    gives them; None when there is no such token."""
+    db = router.db_for_read(Token)
+    connection = connections[db]
+    with prepared_cursor(connection) as cursor:
+        cursor.execute(_token_statement(connection.vendor), [key])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    user_model = get_user_model()
+    n_token = len(_fields(Token))
+    token = _instance(Token, db, row[:n_token], connection)
+    user = _instance(user_model, db, row[n_token:], connection)
+    token.user = user
+    return token, user

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from django.http import HttpResponse
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
@@ -22,6 +22,7 @@ from .binding import Binding, binding_for_path
 from .openapi import RegistryAutoSchema
 from .permissions import check_group_read, read_scope
 from .problems import problem_for_exception, problem_response
+from .token_auth import TokenAuthentication
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 

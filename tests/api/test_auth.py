@@ -126,3 +126,35 @@ def test_public_read_off_makes_anonymous_reads_401(anon, su, settings):
         assert_problem(anon.get(path), 401)
     assert anon.head("/schemaGroups/g1").status_code == 401
     assert su.get("/schemaGroups/g1").status_code == 200
+
+
+def test_tokens_are_judged_as_drf_judges_them(django_user_model):
+    """The token authentication with its query built once (registry/http/token_auth.py) answers as DRF's own: the
+    same user and token, the same 401 for an unknown token and for an inactive user's, and nothing written then."""
+    from rest_framework import authentication, exceptions
+
+    from registry.http.token_auth import TokenAuthentication
+
+    active = Token.objects.create(user=django_user_model.objects.create_superuser("ann", "a@example.com", "pw")).key
+    inactive_user = django_user_model.objects.create_superuser("ben", "b@example.com", "pw")
+    inactive_user.is_active = False
+    inactive_user.save()
+    inactive = Token.objects.create(user=inactive_user).key
+    ours, drfs = TokenAuthentication(), authentication.TokenAuthentication()
+    user, token = ours.authenticate_credentials(active)
+    assert (user, token) == drfs.authenticate_credentials(active) and user.username == "ann" and token.key == active
+    for key in (inactive, "not-a-real-token"):
+        with pytest.raises(exceptions.AuthenticationFailed) as expected:
+            drfs.authenticate_credentials(key)
+        with pytest.raises(exceptions.AuthenticationFailed) as refused:
+            ours.authenticate_credentials(key)
+        assert refused.value.detail == expected.value.detail
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+        response = send_json(client, "POST", "/schemaGroups", {"id": "g1"})
+        assert_problem(response, 401)
+        assert str(expected.value.detail) in response.json()["detail"]
+    assert not Group.objects.exists()
+    written = APIClient()
+    written.credentials(HTTP_AUTHORIZATION=f"Token {active}")
+    assert send_json(written, "POST", "/schemaGroups", {"id": "g1"}).status_code == 201

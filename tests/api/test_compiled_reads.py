@@ -79,3 +79,18 @@ def test_a_resource_without_versions_has_no_latest(demo):
     )
     assert found is not None
     assert found[1] is None and found[0].latest is None
+
+
+def test_the_token_lookup_loads_what_the_orm_loads(django_user_model):
+    """registry/http/token_auth.py's query: the token and its user, every field equal with the same types."""
+    from rest_framework.authtoken.models import Token
+
+    user = django_user_model.objects.create_user("dora", "d@example.com", "pw", first_name="Dora")
+    key = Token.objects.create(user=user).key
+    token, loaded = compiled_reads.token_and_user(key)
+    expected = Token.objects.select_related("user").get(key=key)
+    assert fields(token) == fields(expected)
+    assert fields(loaded) == fields(expected.user)
+    assert token.user is loaded
+    assert compiled_reads.token_and_user("0" * 40) is None
+    assert compiled_reads.token_and_user("' OR '1'='1") is None

@@ -6,6 +6,7 @@ exactly the issues, in the same order and wording, as comparing with every versi
 
 import copy
 import json
+from collections import OrderedDict
 
 import pytest
 
@@ -79,3 +80,60 @@ def test_versions_alike_are_compared_once(monkeypatch):
     new["required"] = ["b"]
     found = check_compatibility(JSON_FORMAT, "backward_transitive", earlier, encoded(new))
     assert [i.reason.endswith("(earlier version 1 of 300)") for i in found] == [True]
+
+
+def every_version_compared(patched) -> None:
+    """In this monkeypatch context, a check compares with every version and keeps nothing for the next one."""
+    patched.setattr(compatibility, "_identity", lambda family, content: None)
+    patched.setattr(compatibility, "_frontiers", OrderedDict())
+    patched.setattr(compatibility, "_frontier_bytes", 0)
+
+
+def histories(case) -> list[list[bytes]]:
+    original, updated = case["original"], case["updated"]
+    grown = [
+        encoded(original),
+        encoded(annotated(copy.deepcopy(original), "a")),
+        encoded(updated),
+        encoded(annotated(copy.deepcopy(original), "b")),
+        encoded(annotated(copy.deepcopy(updated), "c")),
+    ]
+    changed = [grown[0], encoded(annotated(copy.deepcopy(updated), "d")), *grown[2:]]  # a version changed in place
+    return [grown, changed]
+
+
+@pytest.mark.parametrize("level", ["backward_transitive", "forward_transitive", "full_transitive"])
+def test_the_checks_of_a_growing_history_answer_as_checks_against_every_version(level, monkeypatch):
+    """Each version of a history checked in turn (the places compared kept from one check to the next, issue 29),
+    and then a history changed in the middle, answer as comparisons with every version."""
+    differ = 0
+    for case in CASES:
+        new = encoded(annotated(copy.deepcopy(case["updated"]), "n"))
+        for history in histories(case):
+            for count in range(1, len(history) + 1):
+                kept = check_compatibility(JSON_FORMAT, level, history[:count], new)
+                with monkeypatch.context() as patched:
+                    every_version_compared(patched)
+                    each = check_compatibility(JSON_FORMAT, level, history[:count], new)
+                assert kept == each, (case["id"], count)
+                differ += bool(each)
+    assert differ > 10
+
+
+@pytest.mark.parametrize("level", ["backward", "full", "backward_transitive", "forward_transitive", "full_transitive"])
+def test_a_check_told_which_versions_are_compatible_answers_as_one_against_every_version(level, monkeypatch):
+    """`checked`: the first versions a new one is known to be compatible with (checked before the schema's lock) are
+    not compared again, and the answer, its numbering included, is the one a comparison with all of them gives."""
+    told = 0
+    for case in CASES:
+        for new in (encoded(case["updated"]), encoded(case["original"])):
+            for history in histories(case):
+                with monkeypatch.context() as patched:
+                    every_version_compared(patched)
+                    each = check_compatibility(JSON_FORMAT, level, history, new)
+                for checked in range(len(history) + 1):
+                    if check_compatibility(JSON_FORMAT, level, history[:checked], new):
+                        continue  # not compatible with those: a caller never says it is
+                    assert check_compatibility(JSON_FORMAT, level, history, new, checked=checked) == each, case["id"]
+                    told += bool(each) and checked > 0
+    assert told > 10  # incompatible with a later version only: the comparison had something to find

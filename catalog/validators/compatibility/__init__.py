@@ -14,7 +14,11 @@ A transitive check compares the new version once per identity of the earlier one
 comparison treats alike (the same document, or for JSON Schema the same less annotations the checker never reads,
 `jsonschema.identity`) give the same incompatibilities, so the later ones would add none to the first one's; a
 checker without `identity` counts a document's bytes as its identity. A schema with hundreds of versions that differ
-in their descriptions is checked in a few comparisons instead of one per version.
+in their descriptions is checked in a few comparisons instead of one per version. The places compared are kept per
+list of earlier versions (`_Frontier`, up to FRONTIER_BYTES of documents per process), so the check of the next version
+looks up the identity of the version added since alone. A check may also be told that the first `checked` earlier
+versions are known to be compatible (checked before the schema's lock, registry/services/early_checks.py): it compares
+the others alone, and its answer, numbering included, is the one a comparison with all gives.
 
 Verdicts are cached too (issue 14): the incompatibilities of (family, old, new, direction) are kept in a
 DigestLRU keyed by the sha256 of both documents, so creating a version under a transitive level does not
@@ -38,6 +42,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 
 from registry.model import COMPATIBILITY_LEVELS
 
@@ -239,15 +244,8 @@ def _check_all(
     references = references if family == "Avro" else ()
     found: list[Incompatibility] = []
     seen: set[tuple[str, str, str]] = set()
-    compared: set[bytes] = set()
-    for index, old in enumerate(others[start:], start):
-        same = (
-            (_identity(family, old, references) if references else _identity(family, old)) if len(others) > 1 else None
-        )
-        if same is not None:
-            if same in compared:
-                continue  # an earlier version alike (module docstring): its issues are in `found` already
-            compared.add(same)
+    for index in _to_compare(family, others, references, start):
+        old = others[index]
         for direction in directions:
             for issue in compare_versions(format, old, new, direction, references):
                 key = (issue.path, issue.change, issue.reason)
@@ -260,3 +258,79 @@ def _check_all(
                     )
                 found.append(issue)
     return found
+
+
+def _to_compare(family: str | None, others: list[bytes], references: tuple[bytes, ...], start: int) -> list[int]:
+    """The places in `others` from `start` on that a check compares the new version with, in order: of several, the
+    first of each identity and every one that does not parse (module docstring). From the first place, through the
+    identities kept for the same earlier versions (`_Frontier`): only the versions added since are looked at."""
+    if len(others) <= 1:
+        return list(range(start, len(others)))
+    if start == 0:
+        return _frontier(family, others, references).places
+    places, identities = [], set()
+    for index in range(start, len(others)):
+        if _new_identity(family, others[index], references, identities):
+            places.append(index)
+    return places
+
+
+def _new_identity(family: str | None, old: bytes, references: tuple[bytes, ...], identities: set[bytes]) -> bool:
+    """Whether `old` is to be compared (an identity not in `identities`, now added; or none: it does not parse)."""
+    same = _identity(family, old, references) if references else _identity(family, old)
+    if same is None:
+        return True
+    if same in identities:
+        return False
+    identities.add(same)
+    return True
+
+
+@dataclass(frozen=True)
+class _Frontier:
+    """The earlier versions of a transitive check (the document objects given, oldest first) and the places a check
+    compares among them, with their identities: a schema's next version is checked against the same versions and
+    the one added, and looking up each version's identity again cost a lookup per version (a millisecond at 1,000)."""
+
+    documents: list[bytes]
+    places: list[int]
+    identities: frozenset[bytes]
+    size: int  # bytes of the documents
+
+
+FRONTIER_BYTES = 16 * 1024 * 1024  # documents the kept frontiers refer to, per process (most are kept elsewhere too)
+_frontiers: OrderedDict[tuple, _Frontier] = OrderedDict()
+_frontier_bytes = 0
+_frontier_lock = threading.Lock()
+
+
+def _frontier(family: str | None, others: list[bytes], references: tuple[bytes, ...]) -> _Frontier:
+    """The places to compare in `others` (all of them from the first): from the frontier kept for a list that `others`
+    begins with (compared item by item: the same objects mostly, so at C speed), looking at the rest alone."""
+    global _frontier_bytes
+    key = (family, references, others[0])  # (another schema with the same first version: one replaces the other)
+    with _frontier_lock:
+        kept = _frontiers.get(key)
+        if kept is not None:
+            _frontiers.move_to_end(key)
+    done = len(kept.documents) if kept is not None else 0
+    if kept is None or done > len(others) or others[:done] != kept.documents:
+        kept, done = None, 0
+    if kept is not None and done == len(others):
+        return kept
+    places = list(kept.places) if kept is not None else []
+    identities = set(kept.identities) if kept is not None else set()
+    for index in range(done, len(others)):
+        if _new_identity(family, others[index], references, identities):
+            places.append(index)
+    size = (kept.size if kept is not None else 0) + sum(len(old) for old in others[done:])
+    frontier = _Frontier(list(others), places, frozenset(identities), size)
+    if size <= FRONTIER_BYTES:
+        with _frontier_lock:
+            old = _frontiers.pop(key, None)
+            _frontier_bytes += size - (old.size if old is not None else 0)
+            _frontiers[key] = frontier
+            while _frontier_bytes > FRONTIER_BYTES and _frontiers:
+                _key, dropped = _frontiers.popitem(last=False)
+                _frontier_bytes -= dropped.size
+    return frontier
