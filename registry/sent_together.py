@@ -105,13 +105,13 @@ def insert(obj: Model, *, returning_pk: bool = True) -> Inserted:
 class Selected:
     """A query's rows, sent; `instances()` after the answer came: the rows as model instances."""
 
-    def __init__(self, model: type[Model], cursor):
-        self.model, self.cursor = model, cursor
+    def __init__(self, model: type[Model], cursor, names: tuple[str, ...] | None = None):
+        self.model, self.cursor, self.names = model, cursor, names
 
     def instances(self) -> list:
         """The rows as `Model.objects.raw()` gives them (each column's database converters applied)."""
         try:
-            names = tuple(column[0] for column in self.cursor.description)
+            names = self.names or tuple(column[0] for column in self.cursor.description)
             rows = self.cursor.fetchall()
         finally:
             self.cursor.close()
@@ -152,10 +152,23 @@ def _reading(model: type[Model], names: tuple[str, ...], vendor: str) -> tuple[l
 
 def select(model: type[Model], sql: str, params: list) -> Selected:
     """Send a query of `model`'s rows (every column a field's) without waiting for the answer, so that it can go in a
-    `sent_together()` block; call `instances()` on the result after the block."""
+    `sent_together()` block; call `instances()` on the result after the block. A query that begins `SELECT * FROM`
+    is sent naming the model's columns (`every_column`), so that their names need not be read from the answer."""
+    names = None
+    if sql.startswith("SELECT * FROM "):
+        listed, names = every_column(model, _connection().vendor)
+        sql = f"SELECT {listed} FROM {sql.removeprefix('SELECT * FROM ')}"
     cursor = statement_cursor()
     cursor.execute(sql, params)
-    return Selected(model, cursor)
+    return Selected(model, cursor, names)
+
+
+@functools.cache
+def every_column(model: type[Model], vendor: str) -> tuple[str, tuple[str, ...]]:
+    """The model's columns, in its fields' order: as a statement lists them, and their names."""
+    names = tuple(f.column for f in model._meta.concrete_fields)
+    qn = _connection().ops.quote_name
+    return ", ".join(qn(name) for name in names), names
 
 
 @functools.cache
