@@ -98,7 +98,12 @@ class Version(Entity):
         constraints = [
             models.UniqueConstraint("resource", Lower("vid"), name="version_id_unique_ci"),
         ]
-        indexes = [models.Index(fields=["resource", "vid"], name="version_resource_vid")]
+        indexes = [
+            models.Index(fields=["resource", "vid"], name="version_resource_vid"),
+            # the newest version of a resource (`version_order`), read under its lock by every new version: one index
+            # entry, not a sort of every version (0.23 -> 0.05 ms at 1,000 versions, issue 29)
+            models.Index(fields=["resource", "created_on", "id"], name="version_resource_created"),
+        ]
 
     def __str__(self):
         return f"{self.resource}/versions/{self.vid}"
