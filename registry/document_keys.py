@@ -21,6 +21,7 @@ runs on Django's connection, which sees that transaction's writes.
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass
 from functools import cache
 
@@ -93,11 +94,19 @@ def _fetch_one(statement: str, params: list):
         # the query's Python); in autocommit mode there is no transaction to end
         raw = pool.getconn()
         try:
-            with psycopg.Cursor(raw) as cursor:
-                cursor.execute(statement, params, prepare=True, binary=True)
-                return cursor.fetchone()
+            cursor = _key_cursors.get(raw)
+            if cursor is None:
+                cursor = _key_cursors[raw] = psycopg.Cursor(raw)
+            cursor.execute(statement, params, prepare=True, binary=True)
+            return cursor.fetchone()
         finally:
             pool.putconn(raw)
+
+
+# one cursor per pool connection, used again by each key's query on it (a connection serves one thread at a time):
+# a new cursor each time, with its own adapters and loaders, cost about as much of the client's CPU as the rest of
+# the query's Python. It goes with its connection.
+_key_cursors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def document_key(
