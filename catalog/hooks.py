@@ -5,6 +5,7 @@ schema group or schema version. They adapt the pure validators in `catalog.valid
 from __future__ import annotations
 
 import json
+from operator import itemgetter
 
 from registry.model import effective_compatibility
 from registry.validation import GroupCheck, Invalid, VersionCheck, at
@@ -169,11 +170,14 @@ def check_schema_version(check: VersionCheck) -> None:
     else:
         previous = check.previous_documents()
         # the versions an early check passed with (check.previous_checked) hold no other format: only the others'
-        listed = [prev_format for prev_format, _content in previous[check.previous_checked :]]
-    formats = []  # each format once, in the versions' order (a list: a stored value need not be hashable)
-    for prev_format in listed:
-        if prev_format not in formats:
-            formats.append(prev_format)
+        listed = list(map(itemgetter(0), previous[check.previous_checked :]))
+    try:
+        formats = list(dict.fromkeys(listed))  # each format once, in the versions' order
+    except TypeError:  # a stored value need not be hashable
+        formats = []
+        for prev_format in listed:
+            if prev_format not in formats:
+                formats.append(prev_format)
     for prev_format in formats:
         if prev_format and fmt and not same_format(prev_format, fmt):
             family, _ = schema_format_family(prev_format)
@@ -187,7 +191,12 @@ def check_schema_version(check: VersionCheck) -> None:
     if level == "none" or not previous:
         return
     found = check_compatibility(
-        fmt, level, [c for _f, c in previous], check.document or b"", references, checked=check.previous_checked
+        fmt,
+        level,
+        list(map(itemgetter(1), previous)),
+        check.document or b"",
+        references,
+        checked=check.previous_checked,
     )
     if found:
         details = [i.as_dict() for i in found]

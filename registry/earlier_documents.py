@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import connection
@@ -38,6 +39,7 @@ ROW_OVERHEAD = 200  # bytes a kept row takes besides its document (its tuple, da
 @dataclass(frozen=True)
 class _Kept:
     rows: tuple  # (created_on, id, format, document), oldest first (created_on, id)
+    documents: tuple  # (format, document) of each row: the same tuples from one entry to the next (compared at once)
     last_id: int
     count: int
     digest: str  # the sum of the rows' hashes, as PostgreSQL prints the numeric
@@ -49,14 +51,16 @@ _kept_bytes = 0
 _lock = threading.Lock()
 
 
-def earlier_documents(resource_id: int, exclude_id: int | None) -> list[tuple[str | None, bytes]]:
+Documents = Sequence[tuple[str | None, bytes]]
+
+
+def earlier_documents(resource_id: int, exclude_id: int | None) -> Documents:
     """(format, document) of every version of the resource that has a document, oldest first (created_on, id),
-    but version `exclude_id`; the format as stored in the version's attributes (None when it has none)."""
+    but version `exclude_id`; the format as stored in the version's attributes (None when it has none). Not to be
+    changed (a kept one is shared)."""
     if connection.vendor == "postgresql":
-        rows = _postgresql(resource_id)
-    else:
-        rows = _read_all(resource_id)
-    return _without(rows, exclude_id)
+        return _documents(_postgresql(resource_id), exclude_id)
+    return _documents(_read_all(resource_id), exclude_id)
 
 
 class EarlierSent:
@@ -66,8 +70,8 @@ class EarlierSent:
     def __init__(self, resource_id: int, kept: _Kept, cursor):
         self.resource_id, self.kept, self.cursor = resource_id, kept, cursor
 
-    def __call__(self, exclude_id: int | None) -> list[tuple[str | None, bytes]]:
-        return _without(_postgresql(self.resource_id, (self.kept, self.cursor)), exclude_id)
+    def __call__(self, exclude_id: int | None) -> Documents:
+        return _documents(_postgresql(self.resource_id, (self.kept, self.cursor)), exclude_id)
 
     def close(self) -> None:
         self.cursor.close()
@@ -89,7 +93,7 @@ def earlier_documents_sent(resource_id: int) -> EarlierSent | None:
     return EarlierSent(resource_id, kept, _send(resource_id, kept.last_id))
 
 
-def kept_documents(resource_id: int, written: tuple | None = None) -> list[tuple[str | None, bytes]] | None:
+def kept_documents(resource_id: int, written: tuple | None = None) -> Documents | None:
     """What `earlier_documents(resource_id, None)` gave this process when it last read them, without a query (they
     may have changed since: a guess, for a check whose answer is confirmed later); None when none are kept.
     `written`: a row (created_on, id, format, document) this process wrote after it read them, added last when the
@@ -97,14 +101,18 @@ def kept_documents(resource_id: int, written: tuple | None = None) -> list[tuple
     kept = _kept.get(resource_id)
     if kept is None:
         return None
-    documents = _without(kept.rows, None)
     if written is not None and written[1] > kept.last_id:
-        documents.append((written[2], written[3]))
-    return documents
+        return (*kept.documents, (written[2], written[3]))
+    return kept.documents
 
 
-def _without(rows, exclude_id: int | None) -> list[tuple[str | None, bytes]]:
-    return [(fmt, document) for _created, pk, fmt, document in rows if pk != exclude_id]
+def _documents(found: _Kept | tuple | list, exclude_id: int | None) -> Documents:
+    """(format, document) of the rows found (a kept entry's own tuple when none is left out)."""
+    if isinstance(found, _Kept):
+        if exclude_id is None:
+            return found.documents
+        found = found.rows
+    return [(fmt, document) for _created, pk, fmt, document in found if pk != exclude_id]
 
 
 def _read_all(resource_id: int) -> list[tuple]:
@@ -156,9 +164,10 @@ def _answer(cursor) -> tuple[tuple, list[tuple]]:
     return state, [row for row in result if row[4] is None]
 
 
-def _postgresql(resource_id: int, sent: tuple | None = None) -> tuple | list:
-    """The rows, from the kept ones and the rows after them when the kept ones are as they were; `sent`: the kept
-    entry and the cursor of a check already sent (`earlier_documents_sent`)."""
+def _postgresql(resource_id: int, sent: tuple | None = None) -> _Kept | tuple:
+    """The rows (as the entry kept of them, unless they are too many to keep), from the kept ones and the rows after
+    them when the kept ones are as they were; `sent`: the kept entry and the cursor of a check already sent
+    (`earlier_documents_sent`)."""
     global _kept_bytes
     if sent is None:
         with _lock:
@@ -174,18 +183,24 @@ def _postgresql(resource_id: int, sent: tuple | None = None) -> tuple | list:
         _state, later = _answer(_send(resource_id, -1))
     new_rows = [(created, pk_, fmt, bytes(document)) for created, pk_, fmt, document, _n, _h in later]
     if kept is not None and not new_rows:
-        return kept.rows
+        return kept
     new_rows.sort(key=_order)
     if kept is not None and kept.rows and _order(new_rows[0]) < _order(kept.rows[-1]):
         rows = tuple(sorted((*kept.rows, *new_rows), key=_order))  # a new row older than a kept one: merged
+        documents = tuple((fmt, document) for _created, _pk, fmt, document in rows)
     else:
         rows = (*(kept.rows if kept is not None else ()), *new_rows)  # the usual case: the new rows come last
+        documents = (
+            *(kept.documents if kept is not None else ()),
+            *((fmt, document) for _created, _pk, fmt, document in new_rows),
+        )
     size = (kept.size if kept is not None else 0) + sum(len(row[3]) + ROW_OVERHEAD for row in new_rows)
     if size > DOCUMENT_BYTES:
         return rows
     total = (int(kept.digest) if kept is not None else 0) + sum(int(h) for *_row, h in later)
     entry = _Kept(
         rows=rows,
+        documents=documents,
         last_id=max((kept.last_id if kept is not None else -1, *(row[1] for row in new_rows))),
         count=len(rows),
         digest=str(total),
@@ -199,4 +214,4 @@ def _postgresql(resource_id: int, sent: tuple | None = None) -> tuple | list:
         while _kept_bytes > DOCUMENT_BYTES and _kept:
             _id, dropped = _kept.popitem(last=False)
             _kept_bytes -= dropped.size
-    return entry.rows
+    return entry

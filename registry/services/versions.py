@@ -8,7 +8,8 @@ door a version comes in by. These functions run inside the caller's transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
@@ -119,15 +120,18 @@ def validate_version(
     if rt.validate is None:
         return None
     r_attrs = resource_attributes(resource)
-    read: list[tuple[str | None, bytes]] | None = None
+    read: Sequence[tuple[str | None, bytes]] | None = None
 
     def previous():
-        # oldest first (`version_order`: created_on, pk), the format as text (formats are strings): a transitive
-        # check reads every version, kept per process (registry/earlier_documents.py); read once per check
+        # oldest first (`version_order`: created_on, pk), the format as text (formats are strings), the resource's
+        # when a version has none: a transitive check reads every version, kept per process
+        # (registry/earlier_documents.py, its tuple as it is when every version names its format); read once per check
         nonlocal read
         if read is None:
             documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)
-            read = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
+            if not all(map(_FORMAT, documents)):
+                documents = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
+            read = documents
         return list(read)
 
     def previous_formats():
@@ -186,6 +190,9 @@ def validate_version(
     return Checked(inputs, read) if read is not None else None
 
 
+_FORMAT = operator.itemgetter(0)
+
+
 @dataclass(frozen=True)
 class Checked:
     """What a version's check compared (`validate_version`): its inputs other than the earlier versions (the
@@ -193,13 +200,13 @@ class Checked:
     and the earlier versions it read, as (format, document), oldest first."""
 
     inputs: tuple
-    previous: list[tuple[str | None, bytes]]
+    previous: Sequence[tuple[str | None, bytes]]
 
 
-def _same_first(now: list, then: list) -> int:
+def _same_first(now: list, then: Sequence) -> int:
     """How many of the first items of `now` are those of `then`, in the same places (the earlier documents as they are
     now and as an early check read them: usually all of `then`, and the versions written since after them)."""
-    if now[: len(then)] == then:
+    if tuple(now[: len(then)]) == tuple(then):  # (the same tuples mostly: compared at C speed)
         return len(then)
     same = 0
     for a, b in zip(now, then, strict=False):
