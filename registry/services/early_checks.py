@@ -13,7 +13,7 @@ by value), the hook is told how many of the earlier documents, first to last, ar
 (`VersionCheck.previous_checked`), and compares the document with the others alone: usually the few versions other
 processes wrote in the meantime.
 
-An early check that fails (any problem) is dropped: the check under the lock compares with every version and answers,
+An early check that fails (any problem, or any error its guessed inputs lead to) is dropped: the check under the lock compares with every version and answers,
 so every answer, refusals included, stays what it was. Nothing is written or locked before the lock. A process's first
 new version of a resource (nothing seen yet) has no early check, nor has a type whose check reads no earlier documents.
 
@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from django.db import DatabaseError
+
 from ..earlier_documents import kept_documents
-from ..errors import Problem
 from ..model import ResourceType
 from ..models import Group, Resource, Version
 from .context import WriteContext
@@ -79,7 +80,9 @@ def check_early(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp
             earlier=lambda _exclude: documents,
             before_lock=True,
         )
-    except Problem:
+    except DatabaseError:
+        raise  # (the transaction cannot go on)
+    except Exception:  # noqa: BLE001 - a problem, or anything the guessed inputs led to: the check under the lock answers
         return None
 
 
