@@ -17,12 +17,14 @@ An early check that fails (any problem, or any error its guessed inputs lead to)
 so every answer, refusals included, stays what it was. Nothing is written or locked before the lock. A process's first
 new version of a resource (nothing seen yet) has no early check, nor has a type whose check reads no earlier documents.
 
-Memory: per process, the attributes of at most SEEN resources (then forgotten at once).
+Memory: per process, the attributes of at most SEEN resources and at most SEEN_BYTES of their last documents (then all
+are forgotten at once).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import threading
 
 from django.db import DatabaseError
 
@@ -41,6 +43,7 @@ from .versions import (
 )
 
 SEEN = 10_000
+SEEN_BYTES = 8 * 1024 * 1024
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,9 +53,15 @@ class _Seen:
     latest: dict  # its latest version's
     written: tuple | None  # that version as an earlier document: (created_on, id, format, document)
 
+    @property
+    def size(self) -> int:
+        return len(self.written[3]) if self.written is not None else 0
+
 
 # (group's id, resource type, resource id) -> the resource as this process's last new version of it left it
 _seen: dict[tuple[int, str, str], _Seen] = {}
+_seen_bytes = 0
+_seen_lock = threading.Lock()
 
 
 def check_early(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp: VersionInput) -> Checked | None:
@@ -88,13 +97,21 @@ def check_early(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp
 
 def remember(group: Group, rid: str, resource: Resource, version: Version) -> None:
     """What a new version of the resource `rid` (written, under its lock) leaves for the next one's early check."""
+    global _seen_bytes
     key = (group.pk, resource.resource_type, rid)
-    if resource.latest_id != version.pk:  # (a sticky default version: not the new one)
-        _seen.pop(key, None)
-        return
-    if len(_seen) >= SEEN:
-        _seen.clear()
-    written = None
-    if version.content is not None:
-        written = (version.created_on, version.pk, version.extensions.get("format"), bytes(version.content))
-    _seen[key] = _Seen(resource.pk, resource_attributes(resource), version_attributes(version), written)
+    seen = None
+    if resource.latest_id == version.pk:  # (not so under a sticky default version: nothing is kept)
+        written = None
+        if version.content is not None and len(version.content) <= SEEN_BYTES // 16:
+            written = (version.created_on, version.pk, version.extensions.get("format"), bytes(version.content))
+        seen = _Seen(resource.pk, resource_attributes(resource), version_attributes(version), written)
+    with _seen_lock:
+        old = _seen.pop(key, None)
+        _seen_bytes -= old.size if old is not None else 0
+        if seen is None:
+            return
+        if len(_seen) >= SEEN or _seen_bytes + seen.size > SEEN_BYTES:
+            _seen.clear()
+            _seen_bytes = 0
+        _seen[key] = seen
+        _seen_bytes += seen.size
