@@ -4,7 +4,9 @@ document again (issue 29): on PostgreSQL 1,000 documents cost about 5 ms to read
 the query below about 1 ms.
 
 Each process keeps, per resource, the rows it last read (id, created_on, format, document, oldest first) with the
-highest id among them, their count and the sum of a 64-bit hash of each row's id, `xmin` and `ctid`. A read asks
+highest id among them, their count and the sum of a 64-bit hash of each row's id, `xmin` and `ctid`; and their
+(format, document) pairs as one tuple, the same pairs from one entry to the next, which readers get as it is (not to
+be changed) so that a check before the lock and the one under it compare them at once (issue 29). A read asks
 in one statement for the count and sum of the resource's rows up to that id, and for the rows after it. When both
 match, every kept row is as it was (a committed change of any column moves `xmin`, registry/group_states.py says
 more; `ctid`, the place of the row's version, moves with each change too, also when one transaction changes a row
