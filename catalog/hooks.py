@@ -193,7 +193,7 @@ def check_schema_version(check: VersionCheck) -> None:
     found = check_compatibility(
         fmt,
         level,
-        list(map(itemgetter(1), previous)),
+        tuple(map(itemgetter(1), previous)),
         check.document or b"",
         references,
         checked=check.previous_checked,

@@ -9,7 +9,7 @@ each binding names the attribute in its own words.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,8 +61,8 @@ class VersionCheck:
     document: the bytes (None with a RESOURCEURI); media_type: as sent.
     attributes: the version's metadata after the write (inherited ones included), `format` among them.
     resource_attributes: the resource-level attributes; group_attributes: the group's.
-    previous_documents: earlier versions of the resource, oldest first, as (format, bytes) for
-        compatibility checks; excludes the version being replaced by an update.
+    previous_documents: earlier versions of the resource, oldest first, as (format, bytes) for compatibility
+        checks (a sequence, not to be changed); excludes the version being replaced by an update.
     previous_formats: the formats of those versions alone (each once), without reading their documents: for a
         check that needs no comparison (level `none`); None when only previous_documents can say.
     previous_checked: how many of previous_documents, first to last, this same document with these same attributes
@@ -87,7 +87,7 @@ class VersionCheck:
     resource_attributes: dict[str, Any]
     group_attributes: dict[str, Any]
     base_url: str
-    previous_documents: Callable[[], list[tuple[str | None, bytes]]] = field(default=lambda: [])
+    previous_documents: Callable[[], Sequence[tuple[str | None, bytes]]] = field(default=lambda: [])
     previous_formats: Callable[[], list[str | None]] | None = None
     previous_checked: int = 0
     is_update: bool = False

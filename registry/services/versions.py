@@ -132,7 +132,7 @@ def validate_version(
             if not all(map(_FORMAT, documents)):
                 documents = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
             read = documents
-        return list(read)
+        return read if isinstance(read, tuple) else list(read)  # (a kept tuple as it is: it cannot be changed)
 
     def previous_formats():
         # the same versions' formats, each once, documents unread (a check under the level `none` compares nothing)
@@ -203,10 +203,10 @@ class Checked:
     previous: Sequence[tuple[str | None, bytes]]
 
 
-def _same_first(now: list, then: Sequence) -> int:
+def _same_first(now: Sequence, then: Sequence) -> int:
     """How many of the first items of `now` are those of `then`, in the same places (the earlier documents as they are
     now and as an early check read them: usually all of `then`, and the versions written since after them)."""
-    if tuple(now[: len(then)]) == tuple(then):  # (the same tuples mostly: compared at C speed)
+    if len(then) <= len(now) and all(map(operator.eq, then, now)):  # (the same tuples mostly: at C speed, no copy)
         return len(then)
     same = 0
     for a, b in zip(now, then, strict=False):

@@ -40,8 +40,10 @@ spend a step per comparison of two subschemas or types and per field; past the b
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from registry.model import COMPATIBILITY_LEVELS
@@ -204,7 +206,7 @@ def _compare_uncached(
 def check_compatibility(
     format: str | None,  # noqa: A002
     level: str,
-    previous: list[bytes],
+    previous: Sequence[bytes],
     new: bytes,
     references: tuple[bytes, ...] = (),
     *,
@@ -235,7 +237,7 @@ def _check_all(
     references: tuple[bytes, ...] = (),
     checked: int = 0,
 ):
-    others = list(previous) if transitive else list(previous[-1:])
+    others = previous if transitive else previous[-1:]  # (not changed here: no copy of a long history)
     # the versions known to be compatible (`checked`) give no issues: a comparison with the others alone finds what
     # one with all finds (no issue of theirs to tell apart, the same numbering); the only one compared (not
     # transitive) is the last
@@ -292,7 +294,7 @@ class _Frontier:
     compares among them, with their identities: a schema's next version is checked against the same versions and
     the one added, and looking up each version's identity again cost a lookup per version (a millisecond at 1,000)."""
 
-    documents: list[bytes]
+    documents: Sequence[bytes]
     places: list[int]
     identities: frozenset[bytes]
     size: int  # bytes of the documents
@@ -304,7 +306,7 @@ _frontier_bytes = 0
 _frontier_lock = threading.Lock()
 
 
-def _frontier(family: str | None, others: list[bytes], references: tuple[bytes, ...]) -> _Frontier:
+def _frontier(family: str | None, others: Sequence[bytes], references: tuple[bytes, ...]) -> _Frontier:
     """The places to compare in `others` (all of them from the first): from the frontier kept for a list that `others`
     begins with (compared item by item: the same objects mostly, so at C speed), looking at the rest alone."""
     global _frontier_bytes
@@ -314,7 +316,7 @@ def _frontier(family: str | None, others: list[bytes], references: tuple[bytes, 
         if kept is not None:
             _frontiers.move_to_end(key)
     done = len(kept.documents) if kept is not None else 0
-    if kept is None or done > len(others) or others[:done] != kept.documents:
+    if kept is None or done > len(others) or not all(map(operator.eq, kept.documents, others)):
         kept, done = None, 0
     if kept is not None and done == len(others):
         return kept
@@ -324,7 +326,7 @@ def _frontier(family: str | None, others: list[bytes], references: tuple[bytes, 
         if _new_identity(family, others[index], references, identities):
             places.append(index)
     size = (kept.size if kept is not None else 0) + sum(len(old) for old in others[done:])
-    frontier = _Frontier(list(others), places, frozenset(identities), size)
+    frontier = _Frontier(others if isinstance(others, tuple) else tuple(others), places, frozenset(identities), size)
     if size <= FRONTIER_BYTES:
         with _frontier_lock:
             old = _frontiers.pop(key, None)
