@@ -13,7 +13,8 @@ This worker answers on its main thread then and leaves a kept-alive socket on th
 gunicorn's `sync` worker answers inline but closes every connection, and no other worker of gunicorn's keeps them
 without threads or an event library). A connection waits on the poller until its first bytes arrive, so a client that
 connects and sends nothing holds no worker; one that sends a request slowly holds it, as it holds gthread's only
-thread.
+thread, and when it stalls for longer than GUNICORN_TIMEOUT the arbiter restarts the worker (its main thread no longer
+reports in), closing its other connections: hence the buffering proxy in front (deploy/).
 """
 
 from __future__ import annotations
