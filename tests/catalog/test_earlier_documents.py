@@ -106,3 +106,115 @@ def test_versions_written_by_other_connections_are_compared():
     assert elsewhere(("delete", f"{SCHEMA}/versions/3", b"")) in ([200], [204])
     assert post(here, described(STRING_ID, "four")).status_code == 201
     assert sorted(Version.objects.filter(resource__rid="s").values_list("vid", flat=True), key=int) == ["1", "2", "4"]
+
+
+def _on_another_connection(*statements: str) -> None:
+    """SQL run and committed on a connection of another thread, as another program would (no service, no lock)."""
+
+    def run():
+        with connections["default"].cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+        connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=60)
+
+
+def _kept_schema(client) -> None:
+    """Group g, schema s of two versions with a string id; this process keeps both documents (the second write and
+    a refused third read them)."""
+    make_group(client, "g")
+    post_schema(client, "g", "s", described(STRING_ID, "one"), "application/json", FORMAT)
+    assert post(client, described(STRING_ID, "two")).status_code == 201
+
+
+def _writer():
+    user = get_user_model().objects.create_superuser("writer", "w@example.com", "pw")
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_versions_changed_by_sql_of_another_program_are_read_as_they_are_now():
+    """PostgreSQL keeps the digest that proves the kept documents unchanged (registry/migrations/0011): a document
+    changed or a version deleted by plain SQL on another connection, past every service, is what the next check
+    compares with."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the kept documents are PostgreSQL's (REGISTRY_TEST_DB=postgres)")
+    here = _writer()
+    _kept_schema(here)
+    integer_id = described(INTEGER_ID, "one").decode().replace("'", "''")
+    _on_another_connection(
+        f"UPDATE registry_version SET content = convert_to('{integer_id}', 'UTF8') "
+        "WHERE vid = '1' AND resource_id = (SELECT id FROM registry_resource WHERE rid = 's')"
+    )
+    before = snapshot()
+    refused = post(here, described(STRING_ID, "three"))
+    assert refused.status_code == 409, refused.content
+    assert "earlier version 1 of 2" in json.dumps(refused.json())
+    assert snapshot() == before
+    _on_another_connection(
+        "DELETE FROM registry_version WHERE vid = '1' AND resource_id = (SELECT id FROM registry_resource WHERE rid = 's')"
+    )
+    created = post(here, described(STRING_ID, "three"))
+    assert created.status_code == 201, created.content
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_schema_made_again_with_the_same_row_ids_is_read_again():
+    """After the tables are emptied with their ids restarted (as a restore might), the same group, schema and
+    version ids get the same row ids: the kept documents of the old schema are not taken for the new one's (its
+    digest starts elsewhere)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the kept documents are PostgreSQL's (REGISTRY_TEST_DB=postgres)")
+    empty = "TRUNCATE registry_version, registry_resource, registry_group RESTART IDENTITY CASCADE"
+    here = _writer()
+    _on_another_connection(empty)
+    _kept_schema(here)
+    _on_another_connection(empty)
+    make_group(here, "g")
+    post_schema(here, "g", "s", described(INTEGER_ID, "one"), "application/json", FORMAT)
+    level(here, "none")
+    assert post(here, described(INTEGER_ID, "two")).status_code == 201
+    level(here, "backward_transitive")
+    assert list(Version.objects.filter(resource__rid="s").order_by("pk").values_list("pk", "vid")) == [
+        (1, "1"),
+        (2, "2"),
+    ]
+    before = snapshot()
+    refused = post(here, described(STRING_ID, "three"))
+    assert refused.status_code == 409, refused.content
+    assert "earlier version 1 of 2" in json.dumps(refused.json())
+    assert snapshot() == before
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_versions_of_a_rolled_back_transaction_are_not_kept():
+    """Two versions written in a transaction that rolls back: the second write read the first (its own, not
+    committed); the next check does not compare with it."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the kept documents are PostgreSQL's (REGISTRY_TEST_DB=postgres)")
+    from django.db import transaction
+
+    here = _writer()
+    _kept_schema(here)
+
+    class RolledBack(Exception):
+        pass
+
+    with pytest.raises(RolledBack), transaction.atomic():
+        assert post(here, described(STRING_ID, "three")).status_code == 201
+        level(here, "none")
+        assert post(here, described(INTEGER_ID, "four")).status_code == 201
+        level(here, "backward_transitive")
+        assert post(here, described(INTEGER_ID, "five")).status_code == 409  # reads "four", its own
+        raise RolledBack
+    created = post(here, described(STRING_ID, "three again"))
+    assert created.status_code == 201, created.content
+    assert sorted(Version.objects.filter(resource__rid="s").values_list("vid", flat=True), key=int) == ["1", "2", "3"]
