@@ -86,7 +86,8 @@ class Resource(Entity):
 class Version(Entity):
     """A version of a resource: a document (bytes and media type) or a RESOURCEURI pointing elsewhere."""
 
-    resource = models.ForeignKey(Resource, on_delete=models.CASCADE, related_name="versions")
+    # no index of its own: `version_resource_id` below leads with it (issue 29)
+    resource = models.ForeignKey(Resource, on_delete=models.CASCADE, related_name="versions", db_index=False)
     vid = models.CharField("version", max_length=128)
     epoch = models.PositiveBigIntegerField(default=1)
     content = models.BinaryField(null=True, blank=True)
@@ -103,6 +104,10 @@ class Version(Entity):
             # the newest version of a resource (`version_order`), read under its lock by every new version: one index
             # entry, not a sort of every version (PostgreSQL 0.23 -> 0.10 ms at 1,000 versions, issue 29)
             models.Index(fields=["resource", "created_on", "id"], name="version_resource_created"),
+            # in place of the foreign key's own index (resource alone), which PostgreSQL's planner took for the reads
+            # a new version sends with its lock (the versions after a kept id, the ids after the counter) and then
+            # read every version of the resource: at 1,000 versions 0.8 ms, 0.004 ms on this one (issue 29)
+            models.Index(fields=["resource", "id"], name="version_resource_id"),
         ]
 
     def __str__(self):
