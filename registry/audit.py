@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .models import AuditRecord
 from .permissions import group_path_of
-from .sent_together import insert
+from .sent_together import Part, insert_part
 
 
 def actor_of(ctx) -> tuple[str, str]:
@@ -21,12 +21,25 @@ def actor_of(ctx) -> tuple[str, str]:
     return ctx.user or f"system:{ctx.audit_door}", "system"
 
 
-def record(ctx, path: str, operation: str, epochs: tuple, event, time) -> AuditRecord:
-    """One audit row for one change (called by the services' event writer, in the change's transaction)."""
-    (row,) = rows(ctx, [(path, operation, epochs)], time)
-    row.event = event.id if event is not None else None
-    # its id is not read back (nobody needs it): the insert can be sent with the change's others in one round trip
-    return insert(row, returning_pk=False).done()
+def record(ctx, path: str, operation: str, epochs: tuple, event_id, time, actor: tuple[str, str] | None = None) -> Part:
+    """The audit row of one change (the services' event writer sends it with the change's outbox row and change
+    count, in the change's transaction: registry/sent_together.py); `actor`: `actor_of(ctx)` when the caller has it."""
+    authid, authtype = actor if actor is not None else actor_of(ctx)
+    return insert_part(
+        AuditRecord,
+        {
+            "time": time,
+            "actor": authid,
+            "authtype": authtype,
+            "door": ctx.audit_door,
+            "path": path,
+            "group_path": group_path_of(path),
+            "operation": operation,
+            "epoch_before": epochs[0],
+            "epoch_after": epochs[1],
+            "event": event_id,
+        },
+    )
 
 
 def rows(ctx, changes: list[tuple[str, str, tuple]], time) -> list[AuditRecord]:

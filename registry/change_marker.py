@@ -33,7 +33,7 @@ from django.db.models import Max, Sum
 from django.utils import timezone
 
 from .models import ChangeCount
-from .sent_together import statement_cursor
+from .sent_together import Part, send
 
 
 class _Counted:
@@ -68,26 +68,37 @@ def _counted_here() -> bool:
     return False
 
 
-def count_change(ctx) -> None:
-    """Add one to a `ChangeCount` row in the current transaction, unless it already did (called per event)."""
+def count_change(ctx, with_parts: tuple[Part, ...] = ()) -> None:
+    """Add one to a `ChangeCount` row in the current transaction, unless it already did (called per event).
+    `with_parts`: statements sent with the addition (`sent_together.send`: on PostgreSQL one statement)."""
     if _counted_here():
+        send(*with_parts)
         return
     now = timezone.now()
     table = connection.ops.quote_name(ChangeCount._meta.db_table)
     value = connection.ops.adapt_datetimefield_value(now)
     with transaction.atomic(savepoint=False):
         if connection.features.has_select_for_update_skip_locked:
-            # PostgreSQL: a row no other transaction holds, else (every row held, or none yet) a row of its own; one
-            # statement that reads nothing back, so that it can be sent with the change's others
+            # PostgreSQL: a row no other transaction holds, else (every row held, or none yet) a row of its own;
+            # statements that read nothing back, so that they can be sent with the change's others
             # (registry/sent_together.py)
-            with statement_cursor() as cursor:
-                cursor.execute(
-                    f"WITH bumped AS (UPDATE {table} SET changes = changes + 1, changed_at = %s WHERE id = "
-                    f"(SELECT id FROM {table} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id) "
-                    f"INSERT INTO {table} (changes, changed_at) SELECT 1, %s WHERE NOT EXISTS (SELECT 1 FROM bumped)",
-                    [value, value],
-                )
+            send(
+                *with_parts,
+                (
+                    "change_bumped",
+                    f"UPDATE {table} SET changes = changes + 1, changed_at = %s WHERE id = "
+                    f"(SELECT id FROM {table} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id",
+                    [value],
+                ),
+                (
+                    None,
+                    f"INSERT INTO {table} (changes, changed_at) SELECT 1, %s "
+                    "WHERE NOT EXISTS (SELECT 1 FROM change_bumped)",
+                    [value],
+                ),
+            )
         else:  # SQLite: one writer at a time, one row
+            send(*with_parts)
             with connection.cursor() as cursor:
                 cursor.execute(
                     f"UPDATE {table} SET changes = changes + 1, changed_at = %s "

@@ -9,6 +9,8 @@ Apps that deliver events (subscriptions/) register a callback with `register_on_
 
 from __future__ import annotations
 
+import uuid
+
 from django.db import transaction
 
 from .. import audit
@@ -17,7 +19,7 @@ from ..commit_listeners import announce as _announce
 from ..commit_listeners import on_commit_listeners, register_on_commit  # noqa: F401  (re-exported)
 from ..model import registry_model
 from ..models import OutboxEvent
-from ..sent_together import insert
+from ..sent_together import insert_part
 from .context import WriteContext
 
 
@@ -26,27 +28,34 @@ def _event_type(path: str, action: str) -> str:
     return f"{group_type.event_type_prefix}.{action}.v1"
 
 
-def _emit(ctx: WriteContext, path: str, action: str, time, operation: str | None, epochs: tuple) -> OutboxEvent:
-    authid, authtype = audit.actor_of(ctx)
-    event = OutboxEvent(
-        type=_event_type(path, action),
-        source=ctx.base_url or "/",
-        subject=path,
-        time=time,
-        authtype=authtype,
-        authid=authid,
-        owners=ctx.group_owners(path) or None,  # who may be told of it when reads are not public
-    )
-    insert(event).done()  # its id is its own (a UUID): nothing to wait for, so it can be sent with others
+def _emit(ctx: WriteContext, path: str, action: str, time, operation: str | None, epochs: tuple) -> None:
+    authid, authtype = actor = audit.actor_of(ctx)
+    event_id = uuid.uuid4()
+    # the rows' values, not model instances (building those cost as much as the rest of their Python), and one
+    # statement with the change count (registry/sent_together.py)
+    parts = [
+        insert_part(
+            OutboxEvent,
+            {
+                "id": event_id,
+                "type": _event_type(path, action),
+                "source": ctx.base_url or "/",
+                "subject": path,
+                "time": time,
+                "authtype": authtype,
+                "authid": authid,
+                "owners": ctx.group_owners(path) or None,  # who may be told of it when reads are not public
+            },
+        )
+    ]
     if operation is not None:  # its audit row, in the same transaction (registry/audit.py)
-        audit.record(ctx, path, operation, epochs, event, time)
+        parts.append(audit.record(ctx, path, operation, epochs, event_id, time, actor))
     ctx.emitted += 1
-    count_change(ctx)  # the change marker moves when this transaction commits (registry/change_marker.py)
+    count_change(ctx, tuple(parts))  # the change marker moves when this transaction commits (registry/change_marker.py)
     if on_commit_listeners and not _announcement_pending():
         # robust: a failing announcement (broker down) must not fail a change that has committed; the
         # periodic sweep relays the outbox anyway
         transaction.on_commit(_announce, robust=True)
-    return event
 
 
 def _announcement_pending() -> bool:
@@ -58,14 +67,14 @@ def _announcement_pending() -> bool:
 
 def emit_updated(
     ctx: WriteContext, path: str, modified_on, *, created: bool = False, epochs: tuple = (None, None), audited=True
-) -> OutboxEvent:
+) -> None:
     """The `updated` event of the entity at `path` and its audit row: a creation (`created`) or an update, with the
     entity's epoch before and after (`epochs`). `audited=False`: the caller records the audit rows itself (the
     bulk writer, whose group events stand for many entities)."""
     operation = ("create" if created else "update") if audited else None
-    return _emit(ctx, path, "updated", modified_on, operation, epochs)
+    _emit(ctx, path, "updated", modified_on, operation, epochs)
 
 
-def emit_deleted(ctx: WriteContext, path: str, *, epoch: int | None = None) -> OutboxEvent:
+def emit_deleted(ctx: WriteContext, path: str, *, epoch: int | None = None) -> None:
     """The `deleted` event of the entity at `path` (its epoch when deleted) and its audit row."""
-    return _emit(ctx, path, "deleted", ctx.now, "delete", (epoch, None))
+    _emit(ctx, path, "deleted", ctx.now, "delete", (epoch, None))
