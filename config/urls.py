@@ -21,6 +21,7 @@ from registry.admin_discovery import discover_admin
 from registry.api.binding import CORE
 from registry.audit_views import AuditView
 from registry.http.binding import mount
+from registry.http.kept_resolutions import KeptResolutions
 from registry.xr10 import views as xr10_views
 from registry.xr10.base import XREGISTRY
 
@@ -62,6 +63,8 @@ if XR10_PATH:  # `/registry` without its slash is the 1.0 root too (documented a
 # the bindings' routes are generated from the model: the one at the root goes last (after every fixed path)
 bindings = [path(XR10_PATH, include("registry.xr10.urls")), path(CORE_PATH, include("registry.api.urls"))]
 urlpatterns += bindings if CORE_PATH == "" else bindings[::-1]
+# the same routes as one include whose resolutions are kept per path (registry/http/kept_resolutions.py)
+urlpatterns = [KeptResolutions(urlpatterns)]
 
 handler404 = "registry.http.problems.not_found_view"
 handler500 = "registry.http.problems.server_error_view"

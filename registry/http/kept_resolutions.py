@@ -1,0 +1,58 @@
+"""URL resolutions kept per path (issue 29): the URL configuration's routes behind one resolver that remembers, per
+path, the route it resolved to.
+
+Django resolves every request's path anew: for a schema's POST or a read that misses the fast path, eleven nested
+resolvers and about sixty patterns tried (a tenth of a write's Python outside the database and the check). Which route
+a path resolves to, and with what arguments, depends on the path alone (the converters here read no database), so
+`KeptResolutions` wraps the root's patterns as one include (`path("", include(...))` of them: the same routes, names,
+namespaces and reversals) and keeps its answer per path. Django's root resolver still builds each request's
+`ResolverMatch` from it. Paths that resolve to nothing (404) are tried each time (nothing kept).
+
+Memory: at most KEPT paths of at most MAX_PATH characters per process (least recently used dropped first). A changed
+setting (tests) forgets them all.
+"""
+
+from __future__ import annotations
+
+import weakref
+from functools import lru_cache
+
+from django.core.signals import setting_changed
+from django.urls import URLResolver
+from django.urls.resolvers import RoutePattern
+
+KEPT = 4096
+MAX_PATH = 1024
+_all: weakref.WeakSet[KeptResolutions] = weakref.WeakSet()  # (a test may load the URL configuration again)
+
+
+class KeptResolutions(URLResolver):
+    """`path("", include(patterns))`, whose resolutions are kept per path (module docstring)."""
+
+    def __init__(self, patterns: list):
+        super().__init__(RoutePattern("", is_endpoint=False), patterns)
+        self._kept = lru_cache(maxsize=KEPT)(self._resolved)  # (a Resolver404 raised is not kept)
+        _all.add(self)
+
+    def resolve(self, path):
+        if isinstance(path, str) and len(path) <= MAX_PATH:
+            return self._kept(path)
+        return super().resolve(path)
+
+    def _resolved(self, path: str):
+        match = super().resolve(path)
+        # the patterns tried before the one that matched (read by Django's debug page of a 404 only, which a match is
+        # not): the root's resolver copies them into each request's match, about sixty here
+        match.tried = []
+        return match
+
+    def forget(self) -> None:
+        self._kept.cache_clear()
+
+
+def _forget(**_kwargs) -> None:
+    for kept in _all:
+        kept.forget()
+
+
+setting_changed.connect(_forget, dispatch_uid="registry.http.kept_resolutions")
