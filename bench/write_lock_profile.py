@@ -6,7 +6,7 @@ resource's `FOR UPDATE`. Prints, per count, the medians per write: statements se
 round trips (statements sent together in a pipeline count as one, marked `|` in `--show`); the time from the lock
 to the commit's end, which a queue of writers of one schema waits for (from the lock's answer, or from its sending
 when it is sent in a pipeline with what follows: then its own round trip counts too), the part of it spent in
-`execute` and the commit, and this thread's CPU time in it; the whole request's time. `--cprofile`: where the
+`execute` and the commit, and this thread's CPU time in it; the whole request's time (and this thread's CPU in it). `--cprofile`: where the
 Python time goes (`--cpu-clock`: its CPU time). Asserts nothing; profiles the checkout it is in.
 
     .venv/bin/python bench/write_lock_profile.py [--existing 10,100,1000] [--writes 200] [--broker redis] [--show]
@@ -122,7 +122,7 @@ def main():
                                 profile.disable()
 
                     connection._commit = commit
-                    began = time.perf_counter()
+                    began, began_cpu = time.perf_counter(), time.thread_time()
                     if args.cprofile == "request":
                         profile.enable()
                     answer = client.post(
@@ -130,7 +130,7 @@ def main():
                     )
                     if args.cprofile == "request":
                         profile.disable()
-                    ended = time.perf_counter()
+                    ended, ended_cpu = time.perf_counter(), time.thread_time()
                     del connection._commit
                 assert answer.status_code == 201, answer.content
                 locks = [i for i, (sql, *_t) in enumerate(events) if "FOR UPDATE" in sql and "resource" in sql]
@@ -146,6 +146,7 @@ def main():
                         sum(e - b for _s, b, e, _p, _c in after) * 1000,
                         (events[commit_at][4] - events[lock][4]) * 1000,
                         (ended - began) * 1000,
+                        (ended_cpu - began_cpu) * 1000,
                     )
                 )
             pg_ms = cpu_since(pg_before, postgres_pids(postgres)) * 1000 / args.writes
@@ -155,7 +156,8 @@ def main():
                 f"{statistics.median(r[2] for r in rows):.0f} round trips; lock held "
                 f"{statistics.median(r[3] for r in rows):.2f} ms (in execute and commit "
                 f"{statistics.median(r[4] for r in rows):.2f}, this thread's CPU {statistics.median(r[5] for r in rows):.2f}); "
-                f"request {statistics.median(r[6] for r in rows):.2f} ms; PostgreSQL's CPU {pg_ms:.2f} ms a write"
+                f"request {statistics.median(r[6] for r in rows):.2f} ms (its CPU {statistics.median(r[7] for r in rows):.2f}); "
+                f"PostgreSQL's CPU {pg_ms:.2f} ms a write"
             )
             if profile is not None:
                 profile.create_stats()
