@@ -33,7 +33,7 @@ from django.db.models import DateTimeField, Model
 from django.db.models.sql import InsertQuery, Query
 from django.utils import timezone
 
-from .compiled_reads import prepared_cursor
+from .compiled_reads import loaded, prepared_cursor
 
 
 @contextmanager
@@ -207,7 +207,8 @@ class Selected:
                     for convert in functions:
                         value = convert(value, expression, connection)
                     row[at] = value
-        return [self.model.from_db(connection.alias, attnames, tuple(row[i] for i in order)) for row in rows]
+        model, alias = self.model, connection.alias
+        return [loaded(model, alias, attnames, tuple(row[i] for i in order)) for row in rows]
 
     def close(self) -> None:
         """The answer is not wanted (its rows are dropped)."""
@@ -237,10 +238,11 @@ def select(model: type[Model], sql: str, params: list) -> Selected:
     `sent_together()` block; call `instances()` on the result after the block. A query that begins `SELECT * FROM`
     is sent naming the model's columns (`every_column`), so that their names need not be read from the answer."""
     names = None
+    connection = _connection()
     if sql.startswith("SELECT * FROM "):
-        listed, names = every_column(model, _connection().vendor)
+        listed, names = every_column(model, connection.vendor)
         sql = f"SELECT {listed} FROM {sql.removeprefix('SELECT * FROM ')}"
-    cursor = statement_cursor()
+    cursor = prepared_cursor(connection)
     cursor.execute(sql, params)
     return Selected(model, cursor, names)
 
