@@ -63,12 +63,14 @@ def get_group(plural: str, gid: str) -> Group:
     (a 500). Writes below the same group share the lock and do not wait for each other. Django's ORM has no
     FOR KEY SHARE, hence the one raw statement; SQLite serializes writers anyway."""
     if connection.vendor == "postgresql" and connection.in_atomic_block:
-        found = select(
-            Group,
-            f"SELECT * FROM {connection.ops.quote_name(Group._meta.db_table)} "
-            "WHERE group_type = %s AND gid = %s FOR KEY SHARE",
-            [plural, gid],
-        ).instances()
+        with sent_together():  # with the transaction's BEGIN, when it is the first statement: one round trip
+            selected = select(
+                Group,
+                f"SELECT * FROM {connection.ops.quote_name(Group._meta.db_table)} "
+                "WHERE group_type = %s AND gid = %s FOR KEY SHARE",
+                [plural, gid],
+            )
+        found = selected.instances()
         if found:
             return found[0]
         raise not_found(f"/{plural}/{gid}")
