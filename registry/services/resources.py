@@ -31,6 +31,7 @@ from .versions import (
     apply_input,
     apply_retention,
     new_version,
+    not_older_than_latest,
     prepared_version,
     refresh_latest,
     resource_attributes,
@@ -248,6 +249,7 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     reads = lock_for_new_version(group, rplural, rid, new_id=inp.version_id is None)
     resource, next_id, earlier = reads.resource, reads.next_id, reads.earlier
     ctx.authorize("version", "create", f"{resource.path}/versions")
+    not_older_than_latest(ctx, resource)
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
     version = prepared_version(
         ctx, resource, rt, inp, base, inp.version_id, next_id=next_id, earlier=earlier, early=early
@@ -308,6 +310,7 @@ def put_version(
         if inp.epoch is not None:
             raise not_found(f"{resource.path}/versions/{vid}")
         ctx.authorize("version", "create", f"{resource.path}/versions/{vid}")
+        not_older_than_latest(ctx, resource)
         base = inherited(version_attributes(resource.latest), inp) if resource.latest else {}
         version = new_version(ctx, resource, rt, inp, base, vid)
         emit_updated(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models.fields.json import KT
@@ -367,6 +368,17 @@ def new_version(
         raise insert_refused(exc, constraint="version_id_unique_ci", path=f"{resource.path}/versions/{version.vid}")
     resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
     return version
+
+
+def not_older_than_latest(ctx: WriteContext, resource: Resource) -> None:
+    """Under the resource's lock, before a new version is made: when the latest version (read with the lock) was
+    stamped after this write's time, this write's time moves just after it. A write's time is taken when its request
+    starts, and the writes of one resource take its lock in turn: one that started later but took the lock first
+    stamped its version later, and the next version, numbered after it, would sort before it (`version_order`:
+    created_on, id) and not become the latest. Equal times are left alone (the id breaks the tie)."""
+    latest = resource.latest if resource.latest_id is not None else None
+    if latest is not None and latest.created_on > ctx.now:
+        ctx.now = latest.created_on + timedelta(microseconds=1)
 
 
 def prepared_version(
