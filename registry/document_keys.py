@@ -21,7 +21,6 @@ runs on Django's connection, which sees that transaction's writes.
 from __future__ import annotations
 
 import json
-import weakref
 from dataclasses import dataclass
 from functools import cache
 
@@ -94,19 +93,19 @@ def _fetch_one(statement: str, params: list):
         # the query's Python); in autocommit mode there is no transaction to end
         raw = pool.getconn()
         try:
-            cursor = _key_cursors.get(raw)
+            cursor = raw.__dict__.get("_registry_key_cursor")
             if cursor is None:
-                cursor = _key_cursors[raw] = psycopg.Cursor(raw)
+                cursor = raw._registry_key_cursor = psycopg.Cursor(raw)
             cursor.execute(statement, params, prepare=True, binary=True)
             return cursor.fetchone()
         finally:
             pool.putconn(raw)
 
 
-# one cursor per pool connection, used again by each key's query on it (a connection serves one thread at a time):
-# a new cursor each time, with its own adapters and loaders, cost about as much of the client's CPU as the rest of
-# the query's Python. It goes with its connection.
-_key_cursors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# one cursor per pool connection (its `_registry_key_cursor`), used again by each key's query on it (a connection
+# serves one thread at a time): a new cursor each time, with its own adapters and loaders, cost about as much of the
+# client's CPU as the rest of the query's Python. An attribute of the connection, so it goes when the connection goes
+# (a weak dictionary keyed by the connection kept both: the cursor refers to its connection).
 
 
 def document_key(
