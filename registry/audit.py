@@ -24,38 +24,27 @@ def actor_of(ctx) -> tuple[str, str]:
 def record(ctx, path: str, operation: str, epochs: tuple, event_id, time, actor: tuple[str, str] | None = None) -> Part:
     """The audit row of one change (the services' event writer sends it with the change's outbox row and change
     count, in the change's transaction: registry/sent_together.py); `actor`: `actor_of(ctx)` when the caller has it."""
-    authid, authtype = actor if actor is not None else actor_of(ctx)
-    return insert_part(
-        AuditRecord,
-        {
-            "time": time,
-            "actor": authid,
-            "authtype": authtype,
-            "door": ctx.audit_door,
-            "path": path,
-            "group_path": group_path_of(path),
-            "operation": operation,
-            "epoch_before": epochs[0],
-            "epoch_after": epochs[1],
-            "event": event_id,
-        },
-    )
+    values = _values(ctx, actor if actor is not None else actor_of(ctx), path, operation, epochs, time)
+    return insert_part(AuditRecord, {**values, "event": event_id})
 
 
 def rows(ctx, changes: list[tuple[str, str, tuple]], time) -> list[AuditRecord]:
     """Unsaved audit rows for many changes of one write ((path, operation, epochs)): the bulk writer's."""
-    authid, authtype = actor_of(ctx)
-    return [
-        AuditRecord(
-            time=time,
-            actor=authid,
-            authtype=authtype,
-            door=ctx.audit_door,
-            path=path,
-            group_path=group_path_of(path),
-            operation=operation,
-            epoch_before=epochs[0],
-            epoch_after=epochs[1],
-        )
-        for path, operation, epochs in changes
-    ]
+    actor = actor_of(ctx)
+    return [AuditRecord(**_values(ctx, actor, path, operation, epochs, time)) for path, operation, epochs in changes]
+
+
+def _values(ctx, actor: tuple[str, str], path: str, operation: str, epochs: tuple, time) -> dict:
+    """An audit row's fields (but its event) for one change."""
+    authid, authtype = actor
+    return {
+        "time": time,
+        "actor": authid,
+        "authtype": authtype,
+        "door": ctx.audit_door,
+        "path": path,
+        "group_path": group_path_of(path),
+        "operation": operation,
+        "epoch_before": epochs[0],
+        "epoch_after": epochs[1],
+    }

@@ -100,7 +100,7 @@ def one_statement(parts) -> tuple[str, list]:
 
 def insert_part(model: type[Model], values: dict) -> Part:
     """The INSERT of one row of `model` as `send` takes it, from its fields' values by attribute name, as
-    `insert(model(**values), returning_pk=False)` writes it (a value not given is the field's default, an `auto_now`
+    `insert(model(**values))` writes it but reading no generated key back (a value not given is the field's default, an `auto_now`
     or `auto_now_add` date is now; each value's database preparation), without building the model instance (about a
     third of the insert's Python). A generated primary key is left to the database."""
     connection = _connection()
@@ -162,15 +162,13 @@ class Inserted:
         return obj
 
 
-def insert(obj: Model, *, returning_pk: bool = True) -> Inserted:
+def insert(obj: Model) -> Inserted:
     """Send `obj`'s row as `obj.save(force_insert=True)` writes it (each field's `pre_save` and database preparation,
-    as Django's INSERT), without waiting for the answer, so that it can go in a `sent_together()` block;
-    `returning_pk=False`: nobody reads a generated primary key back (none is asked for). Call `done()` on the
-    result once the answer came (after the block). No model signals are sent (none of the models written so has
-    receivers)."""
+    as Django's INSERT), without waiting for the answer, so that it can go in a `sent_together()` block. Call
+    `done()` on the result once the answer came (after the block): a generated primary key is read back then. No
+    model signals are sent (none of the models written so has receivers)."""
     meta = obj._meta
-    generated = meta.auto_field is not None and obj.pk is None
-    returning = generated and returning_pk
+    generated = returning = meta.auto_field is not None and obj.pk is None
     connection = _connection()
     if returning and not connection.features.can_return_columns_from_insert:
         obj.save(force_insert=True)  # (a database that cannot say the new id in the INSERT's answer)
