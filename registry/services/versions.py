@@ -263,7 +263,7 @@ def next_version_id_sent(resource: Resource) -> Callable[[], str]:
     """`next_version_id`'s query sent, so that it can go in a `sent_together()` block; the function returned gives
     the id from its answer (call it after the block)."""
     counter = resource.version_counter
-    cursor = send_taken_ids(resource.pk, _candidates(counter))
+    cursor = send_taken_ids(resource.pk, _candidates(counter), counter)
 
     def answer() -> str:
         nonlocal counter, cursor
@@ -276,7 +276,7 @@ def next_version_id_sent(resource: Resource) -> Callable[[], str]:
                     resource.version_counter = int(candidate)
                     return candidate
             counter += NEXT_ID_CANDIDATES
-            cursor = send_taken_ids(resource.pk, _candidates(counter))
+            cursor = send_taken_ids(resource.pk, _candidates(counter), counter)
 
     return answer
 
@@ -285,13 +285,26 @@ def _candidates(counter: int) -> list[str]:
     return [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
 
 
-def send_taken_ids(resource_id: int, candidates: list[str]):
-    """The query of which of these ids the resource's versions hold, sent (its cursor: `fetchall` the answer)."""
+def send_taken_ids(resource_id: int, candidates: list[str], counter: int | None = None):
+    """The query of which of these numbers above the resource's counter its versions hold as ids, sent (its cursor:
+    `fetchall` the answer; numbers at or below the counter may be left out of it). `counter`: the resource's counter as
+    the caller read it, when it may be older than the row's (None: the caller holds the row's lock and read it there).
+    On PostgreSQL the resource's row answers first: when no version id is a number above the counter
+    (`highest_numeric_vid`, kept by a trigger: migration 0013), no version is read, whatever the planner knows of the
+    table."""
     cursor = statement_cursor()  # written out: the ORM's compilation cost more than the query
+    qn = connection.ops.quote_name
+    above, params = "", [resource_id, *candidates]
+    if connection.vendor == "postgresql":
+        floor = "version_counter" if counter is None else "LEAST(version_counter, %s)"
+        above = (
+            f" AND EXISTS (SELECT FROM {qn(Resource._meta.db_table)} WHERE id = %s AND highest_numeric_vid > {floor})"
+        )
+        params += [resource_id] if counter is None else [resource_id, counter]
     cursor.execute(
-        f"SELECT vid FROM {connection.ops.quote_name(Version._meta.db_table)} WHERE resource_id = %s "
-        f"AND vid IN ({', '.join(['%s'] * len(candidates))})",
-        [resource_id, *candidates],
+        f"SELECT vid FROM {qn(Version._meta.db_table)} WHERE resource_id = %s "
+        f"AND vid IN ({', '.join(['%s'] * len(candidates))}){above}",
+        params,
     )
     return cursor
 

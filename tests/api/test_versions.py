@@ -65,6 +65,29 @@ def test_the_next_id_after_many_versions_written_through_another_door(su, s1):
     assert new_version(su)["Registry-version"] == "34"
 
 
+def test_the_next_id_skips_numbers_stored_above_the_counter_by_another_door(su, s1):
+    # versions stored without the services (plain ORM or SQL, a bulk import) leave the counter where it was: a new
+    # version still finds the numbers they took, by insert and by update of an id (on PostgreSQL a trigger marks the
+    # resource then: migration 0013)
+    from registry.models import Resource, Version
+
+    resource = Resource.objects.get(rid="s1")
+    first = Version.objects.get(resource=resource, vid="1")
+
+    def stored(vid):
+        at = first.created_on
+        return Version.objects.create(
+            resource=resource, vid=vid, content=b"x", media_type="text/plain", created_on=at, modified_on=at
+        )
+
+    Version.objects.filter(pk=stored("draft").pk).update(vid="2")  # an id updated to a number
+    assert new_version(su)["Registry-version"] == "3"
+    stored("5")
+    assert [new_version(su)["Registry-version"] for _ in range(2)] == ["4", "6"]
+    stored("0008")  # not the number 8
+    assert [new_version(su)["Registry-version"] for _ in range(2)] == ["7", "8"]
+
+
 def test_version_ids_never_reused_after_delete(su, s1):
     new_version(su)
     new_version(su)
