@@ -185,10 +185,11 @@ def check_schema_version(check: VersionCheck) -> None:
                 errors.append(f"format {fmt!r} differs from the format {prev_format!r} of the schema's other versions")
                 break
     references = check.referenced_documents  # resolved by the writer (the Confluent API's Avro references)
-    errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit(), references=references)
+    if not check.passed_before_lock:  # (else this document passed it before the lock: it reads nothing else)
+        errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit(), references=references)
     if errors:
         raise Invalid(errors)
-    if level == "none" or not previous:
+    if level == "none" or len(previous or ()) <= check.previous_checked:  # (nothing, or nothing new, to compare)
         return
     found = check_compatibility(
         fmt,

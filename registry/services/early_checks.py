@@ -7,11 +7,15 @@ most of that time. So, before the lock, a new version is checked as it would be 
 last saw of the resource, without a query: the resource's and its latest version's attributes as this process's last
 new version of it left them, and the earlier documents this process keeps (registry/earlier_documents.py).
 
-Under the lock the version is built and checked as always, from what is read there. When the check's inputs are those
-of the early check (the attributes, the resource's and the group's, the document, the referenced documents: compared
-by value), the hook is told how many of the earlier documents, first to last, are the ones the early check passed with
-(`VersionCheck.previous_checked`), and compares the document with the others alone: usually the few versions other
-processes wrote in the meantime.
+Under the lock the version is built from what is read there, and checked again where what the check reads differs from
+what the early check read (compared by value): the common rules of every version (`validate_version`: attributes,
+link, a document that parses) when the version's attributes, document, media type or URI differ; the referenced
+documents are resolved again (a resolver may read the database). When all the check's inputs are those of the early
+check (the version's attributes, the resource's and the group's, the document, the referenced documents), the hook is
+told that they passed it (`VersionCheck.passed_before_lock`) and how many of the earlier documents, first to last, are
+the ones the early check passed with (`VersionCheck.previous_checked`): the schemas' hook (catalog/hooks.py) does not
+check the document alone again, and compares it with the others alone: usually the few versions other processes wrote
+in the meantime, often none. What a hook reads from the database it reads again.
 
 An early check that fails (any problem, or any error its guessed inputs lead to) is dropped: the check under the lock compares with every version and answers,
 so every answer, refusals included, stays what it was. Nothing is written or locked before the lock. A process's first

@@ -96,28 +96,19 @@ def validate_version(
     (format, schema validity, compatibility with the earlier versions, references): a Problem naming what is
     wrong. `stored_document`: an update's document before the write (a hook keeps what was already stored).
     `earlier`: the answer of `earlier_documents_sent`, when the caller sent it. `early`: what a check of the same
-    version made before the resource's lock compared (registry/services/early_checks.py): when the check's inputs
-    are the same, the hook is told how many of the earlier documents, first to last, are the ones it passed with.
-    `before_lock`: that check (the earlier documents are `earlier`'s alone, their formats are not read apart).
-    Returns what the hook compared (None when it read no earlier documents)."""
-    errors = check_common(attrs)
-    if version.resource_uri and (error := link_error(rt.uri_attribute, version.resource_uri)):
-        errors.append(error)
+    version made before the resource's lock compared (registry/services/early_checks.py), which passed: the common
+    rules are not checked again when what they read is what that check read (the version's attributes, document,
+    media type and URI: they read nothing else), and when all the check's inputs are the same, the hook is told that
+    they passed it (`VersionCheck.passed_before_lock`) and how many of the earlier documents, first to last, are the
+    ones it passed with (`VersionCheck.previous_checked`). The referenced documents are resolved again (a resolver
+    may read the database). `before_lock`: that check (the earlier documents are `earlier`'s alone, their formats
+    are not read apart). Returns what the hook compared (None when it read no earlier documents)."""
     path = f"{resource.path}/versions/{version.vid}"
-    problem = unstorable(attrs)
-    if problem:
-        errors.append(problem)
-    if version.content and is_json_media_type(version.media_type):
-        # what is stored as JSON is served and exported as JSON: it must parse strictly and be storable
-        problem = json_document_problem(bytes(version.content))
-        if problem:
-            errors.append(f"{problem} (sent as {version.media_type})")
-    elif version.content and is_yaml_media_type(version.media_type):
-        problem = yaml_document_problem(bytes(version.content))
-        if problem:
-            errors.append(f"{problem} (sent as {version.media_type})")
-    if errors:
-        raise Problem("invalid-attribute", "{subject}: {errors}", subject=path, errors=errors)
+    document = bytes(version.content) if version.content is not None else None
+    own = (attrs, document, version.media_type, version.resource_uri)  # what the common rules read
+    same_own = early is not None and early.inputs[0] == own
+    if not same_own:
+        _check_common_rules(rt, path, attrs, version)
     if rt.validate is None:
         return None
     r_attrs = resource_attributes(resource)
@@ -152,7 +143,7 @@ def validate_version(
         resource_type=rt.plural,
         resource_id=resource.rid,
         version_id=version.vid,
-        document=bytes(version.content) if version.content is not None else None,
+        document=document,
         media_type=version.media_type,
         resource_uri=version.resource_uri,
         attributes={**r_attrs, **attrs},
@@ -171,16 +162,9 @@ def validate_version(
     )
     try:
         check.referenced_documents = resolve_referenced(check)  # the writer's, else the attributes'
-        inputs = (
-            check.attributes,
-            r_attrs,
-            check.group_attributes,
-            check.document,
-            check.media_type,
-            check.resource_uri,
-            check.referenced_documents,
-        )
-        if early is not None and early.inputs == inputs:
+        inputs = (own, r_attrs, check.group_attributes, check.referenced_documents)
+        if same_own and early is not None and early.inputs[1:] == inputs[1:]:
+            check.passed_before_lock = True
             check.previous_checked = _same_first(previous(), early.previous)
         rt.validate(check)
     except Invalid as exc:
@@ -191,14 +175,36 @@ def validate_version(
     return Checked(inputs, read) if read is not None else None
 
 
+def _check_common_rules(rt: ResourceType, path: str, attrs: dict, version: Version) -> None:
+    """The rules of every version, whatever its type: the common attributes, a storable value, a link that is one, a
+    JSON or YAML document that parses (a Problem listing what is wrong). They read these arguments alone."""
+    errors = check_common(attrs)
+    if version.resource_uri and (error := link_error(rt.uri_attribute, version.resource_uri)):
+        errors.append(error)
+    problem = unstorable(attrs)
+    if problem:
+        errors.append(problem)
+    if version.content and is_json_media_type(version.media_type):
+        # what is stored as JSON is served and exported as JSON: it must parse strictly and be storable
+        problem = json_document_problem(bytes(version.content))
+        if problem:
+            errors.append(f"{problem} (sent as {version.media_type})")
+    elif version.content and is_yaml_media_type(version.media_type):
+        problem = yaml_document_problem(bytes(version.content))
+        if problem:
+            errors.append(f"{problem} (sent as {version.media_type})")
+    if errors:
+        raise Problem("invalid-attribute", "{subject}: {errors}", subject=path, errors=errors)
+
+
 _FORMAT = operator.itemgetter(0)
 
 
 @dataclass(frozen=True)
 class Checked:
-    """What a version's check compared (`validate_version`): its inputs other than the earlier versions (the
-    attributes, the resource's and the group's, the document, its media type and URI, the referenced documents),
-    and the earlier versions it read, as (format, document), oldest first."""
+    """What a version's check compared (`validate_version`): its inputs other than the earlier versions ((the
+    version's own attributes, its document, media type and URI), the resource's attributes, the group's, the
+    referenced documents), and the earlier versions it read, as (format, document), oldest first."""
 
     inputs: tuple
     previous: Sequence[tuple[str | None, bytes]]
