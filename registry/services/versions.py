@@ -113,16 +113,20 @@ def validate_version(
         return None
     r_attrs = resource_attributes(resource)
     read: Sequence[tuple[str | None, bytes]] | None = None
+    # the early check's earlier documents when they are as it read them, each naming its format (a tuple: see below)
+    named: Sequence = early.previous if early is not None and isinstance(early.previous, tuple) else ()
+    begin_named = False  # whether the documents read begin with those
 
     def previous():
         # oldest first (`version_order`: created_on, pk), the format as text (formats are strings), the resource's
         # when a version has none: a transitive check reads every version, kept per process
         # (registry/earlier_documents.py, its tuple as it is when every version names its format); read once per check
-        nonlocal read
+        nonlocal read, begin_named
         if read is None:
             documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)
-            if not all(map(_FORMAT, documents)):
-                documents = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
+            begin_named = bool(named) and _same_first(documents, named) == len(named)
+            if not all(map(_FORMAT, documents[len(named) :] if begin_named else documents)):
+                documents = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]  # (a list)
             read = documents
         return read if isinstance(read, tuple) else list(read)  # (a kept tuple as it is: it cannot be changed)
 
@@ -165,7 +169,8 @@ def validate_version(
         inputs = (own, r_attrs, check.group_attributes, check.referenced_documents)
         if same_own and early is not None and early.inputs[1:] == inputs[1:]:
             check.passed_before_lock = True
-            check.previous_checked = _same_first(previous(), early.previous)
+            now = previous()
+            check.previous_checked = len(named) if begin_named else _same_first(now, early.previous)
         rt.validate(check)
     except Invalid as exc:
         # incompatibilities are listed with their details (path, change, reason); other errors as the hook gave them
@@ -204,7 +209,8 @@ _FORMAT = operator.itemgetter(0)
 class Checked:
     """What a version's check compared (`validate_version`): its inputs other than the earlier versions ((the
     version's own attributes, its document, media type and URI), the resource's attributes, the group's, the
-    referenced documents), and the earlier versions it read, as (format, document), oldest first."""
+    referenced documents), and the earlier versions it read, as (format, document), oldest first: a tuple when
+    each named its format (then they are as they were read), else a list."""
 
     inputs: tuple
     previous: Sequence[tuple[str | None, bytes]]
@@ -213,8 +219,12 @@ class Checked:
 def _same_first(now: Sequence, then: Sequence) -> int:
     """How many of the first items of `now` are those of `then`, in the same places (the earlier documents as they are
     now and as an early check read them: usually all of `then`, and the versions written since after them)."""
-    if len(then) <= len(now) and all(map(operator.eq, then, now)):  # (the same tuples mostly: at C speed, no copy)
-        return len(then)
+    if len(then) <= len(now):
+        if type(now) is type(then):  # (the same tuples mostly: a slice's comparison, at C speed, costs a sixth)
+            if now[: len(then)] == then:
+                return len(then)
+        elif all(map(operator.eq, then, now)):
+            return len(then)
     same = 0
     for a, b in zip(now, then, strict=False):
         if a != b:
