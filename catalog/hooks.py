@@ -5,8 +5,8 @@ schema group or schema version. They adapt the pure validators in `catalog.valid
 from __future__ import annotations
 
 import json
-from operator import itemgetter
 
+from registry.earlier_pairs import documents_alone, formats_from
 from registry.model import effective_compatibility
 from registry.validation import GroupCheck, Invalid, VersionCheck, at
 
@@ -170,7 +170,7 @@ def check_schema_version(check: VersionCheck) -> None:
     else:
         previous = check.previous_documents()
         # the versions an early check passed with (check.previous_checked) hold no other format: only the others'
-        listed = list(map(itemgetter(0), previous[check.previous_checked :]))
+        listed = formats_from(previous, check.previous_checked)
     try:
         formats = list(dict.fromkeys(listed))  # each format once, in the versions' order
     except TypeError:  # a stored value need not be hashable
@@ -194,7 +194,7 @@ def check_schema_version(check: VersionCheck) -> None:
     found = check_compatibility(
         fmt,
         level,
-        tuple(map(itemgetter(1), previous)),
+        documents_alone(previous),
         check.document or b"",
         references,
         checked=check.previous_checked,

@@ -17,6 +17,9 @@ under the schema's lock). Two different histories give the same digest by chance
 sees its own uncommitted rows and digest; when it rolls back, the committed digest no longer matches and the next
 read reads all again.
 
+What the checks read of them is kept with them, and what proves two of them the same from the first at once
+(registry/earlier_pairs.py).
+
 Memory: at most DOCUMENT_BYTES of documents (and their rows) per process, the resources read least recently
 dropped first; a resource whose documents alone exceed it is read whole each time and not kept. SQLite (in process, no network)
 reads every document each time, as before.
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models.fields.json import KT
 
+from .earlier_pairs import Earlier, extended
 from .models import Resource, Version
 from .sent_together import statement_cursor
 
@@ -43,7 +47,7 @@ ROW_OVERHEAD = 200  # bytes a kept row takes besides its document (its tuple, da
 @dataclass(frozen=True)
 class _Kept:
     rows: tuple  # (created_on, id, format, document), oldest first (created_on, id)
-    documents: tuple  # (format, document) of each row: the same tuples from one entry to the next (compared at once)
+    documents: Earlier  # (format, document) of each row: the same tuples from one entry to the next
     last_id: int
     digest: int  # the resource's versions_digest when these rows were read
     size: int  # bytes of documents and rows
@@ -105,7 +109,7 @@ def kept_documents(resource_id: int, written: tuple | None = None) -> Documents 
     if kept is None:
         return None
     if written is not None and written[1] > kept.last_id:
-        return (*kept.documents, (written[2], written[3]))
+        return extended([(written[2], written[3])], kept.documents, confirmed=False)
     return kept.documents
 
 
@@ -187,13 +191,11 @@ def _postgresql(resource_id: int, sent: tuple | None = None) -> _Kept | tuple:
     new_rows.sort(key=_order)
     if kept is not None and kept.rows and _order(new_rows[0]) < _order(kept.rows[-1]):
         rows = tuple(sorted((*kept.rows, *new_rows), key=_order))  # a new row older than a kept one: merged
-        documents = tuple((fmt, document) for _created, _pk, fmt, document in rows)
+        documents = extended([(fmt, document) for _created, _pk, fmt, document in rows])  # (another lineage)
     else:
         rows = (*(kept.rows if kept is not None else ()), *new_rows)  # the usual case: the new rows come last
-        documents = (
-            *(kept.documents if kept is not None else ()),
-            *((fmt, document) for _created, _pk, fmt, document in new_rows),
-        )
+        pairs = [(fmt, document) for _created, _pk, fmt, document in new_rows]
+        documents = extended(pairs, kept.documents if kept is not None else None)
     size = (kept.size if kept is not None else 0) + sum(len(row[3]) + ROW_OVERHEAD for row in new_rows)
     if size > DOCUMENT_BYTES:
         return rows
@@ -206,6 +208,10 @@ def _postgresql(resource_id: int, sent: tuple | None = None) -> _Kept | tuple:
     )
     with _lock:
         old = _kept.pop(resource_id, None)
+        if old is not kept and kept is not None:
+            # another thread kept other rows after the same ones meanwhile: a lineage's entries must each extend the
+            # one before (module docstring), so these start one of their own (nobody holds them yet)
+            documents.lineage = documents.contents.lineage = object()
         _kept_bytes -= old.size if old is not None else 0
         _kept[resource_id] = entry
         _kept_bytes += size

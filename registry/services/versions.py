@@ -8,7 +8,6 @@ door a version comes in by. These functions run inside the caller's transaction.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -19,6 +18,7 @@ from django.db.models.fields.json import KT
 from ..attributes import check_common, check_id, link_error, unstorable, version_order
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..earlier_documents import earlier_documents
+from ..earlier_pairs import all_named, same_prefix
 from ..errors import Problem
 from ..json_text import json_document_problem
 from ..model import ResourceType
@@ -125,7 +125,7 @@ def validate_version(
         if read is None:
             documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)
             begin_named = bool(named) and _same_first(documents, named) == len(named)
-            if not all(map(_FORMAT, documents[len(named) :] if begin_named else documents)):
+            if not all_named(documents, len(named) if begin_named else 0):
                 documents = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]  # (a list)
             read = documents
         return read if isinstance(read, tuple) else list(read)  # (a kept tuple as it is: it cannot be changed)
@@ -202,9 +202,6 @@ def _check_common_rules(rt: ResourceType, path: str, attrs: dict, version: Versi
         raise Problem("invalid-attribute", "{subject}: {errors}", subject=path, errors=errors)
 
 
-_FORMAT = operator.itemgetter(0)
-
-
 @dataclass(frozen=True)
 class Checked:
     """What a version's check compared (`validate_version`): its inputs other than the earlier versions ((the
@@ -218,19 +215,9 @@ class Checked:
 
 def _same_first(now: Sequence, then: Sequence) -> int:
     """How many of the first items of `now` are those of `then`, in the same places (the earlier documents as they are
-    now and as an early check read them: usually all of `then`, and the versions written since after them)."""
-    if len(then) <= len(now):
-        if type(now) is type(then):  # (the same tuples mostly: a slice's comparison, at C speed, costs a sixth)
-            if now[: len(then)] == then:
-                return len(then)
-        elif all(map(operator.eq, then, now)):
-            return len(then)
-    same = 0
-    for a, b in zip(now, then, strict=False):
-        if a != b:
-            break
-        same += 1
-    return same
+    now and as an early check read them: usually all of `then`, and the versions written since after them; the kept
+    ones compared from where they may differ: registry/earlier_documents.py)."""
+    return same_prefix(now, then)
 
 
 def merge_attributes(base: dict, inp: VersionInput) -> dict:

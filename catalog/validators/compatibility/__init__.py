@@ -40,12 +40,12 @@ spend a step per comparison of two subschemas or types and per field; past the b
 from __future__ import annotations
 
 import functools
-import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from registry.earlier_pairs import same_prefix
 from registry.model import COMPATIBILITY_LEVELS
 
 from .. import budget
@@ -308,7 +308,8 @@ _frontier_lock = threading.Lock()
 
 def _frontier(family: str | None, others: Sequence[bytes], references: tuple[bytes, ...]) -> _Frontier:
     """The places to compare in `others` (all of them from the first): from the frontier kept for a list that `others`
-    begins with (compared item by item: the same objects mostly, so at C speed), looking at the rest alone."""
+    begins with (compared from where they may differ: registry.earlier_documents.same_prefix), looking at the rest
+    alone."""
     global _frontier_bytes
     key = (family, references, others[0])  # (another schema with the same first version: one replaces the other)
     with _frontier_lock:
@@ -316,7 +317,7 @@ def _frontier(family: str | None, others: Sequence[bytes], references: tuple[byt
         if kept is not None:
             _frontiers.move_to_end(key)
     done = len(kept.documents) if kept is not None else 0
-    if kept is None or done > len(others) or not all(map(operator.eq, kept.documents, others)):
+    if kept is None or done > len(others) or same_prefix(kept.documents, others) < done:
         kept, done = None, 0
     if kept is not None and done == len(others):
         return kept
