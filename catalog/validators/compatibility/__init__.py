@@ -308,7 +308,7 @@ _frontier_lock = threading.Lock()
 
 def _frontier(family: str | None, others: Sequence[bytes], references: tuple[bytes, ...]) -> _Frontier:
     """The places to compare in `others` (all of them from the first): from the frontier kept for a list that `others`
-    begins with (compared from where they may differ: registry.earlier_documents.same_prefix), looking at the rest
+    begins with (compared from where they may differ: registry.earlier_pairs.same_prefix), looking at the rest
     alone."""
     global _frontier_bytes
     key = (family, references, others[0])  # (another schema with the same first version: one replaces the other)
