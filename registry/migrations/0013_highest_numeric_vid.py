@@ -20,6 +20,8 @@ The query of the taken numbers asks the resource's row first (registry/services/
 version id is a number above the counter, PostgreSQL answers without reading a version. SQLite: nothing here.
 """
 
+from importlib import import_module
+
 from django.db import migrations
 
 NUMBER = "'^[0-9]+$'"
@@ -54,26 +56,9 @@ $$;
 """
 
 # 0011's function, for the way back
-OLD_FUNCTION = """
-CREATE OR REPLACE FUNCTION registry_versions_digest() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        UPDATE registry_resource SET versions_digest = versions_digest + hashint8extended(NEW.id, 0)
-        WHERE id = NEW.resource_id;
-        RETURN NULL;
-    ELSIF TG_OP = 'UPDATE' THEN
-        UPDATE registry_resource r SET versions_digest = r.versions_digest
-            + hashtextextended(gen_random_uuid()::text, r.id)
-        WHERE r.id IN (SELECT resource_id FROM old_rows UNION SELECT resource_id FROM new_rows);
-    ELSE
-        UPDATE registry_resource r SET versions_digest = r.versions_digest
-            + hashtextextended(gen_random_uuid()::text, r.id)
-        WHERE r.id IN (SELECT resource_id FROM old_rows);
-    END IF;
-    RETURN NULL;
-END
-$$;
-"""
+OLD_FUNCTION = import_module("registry.migrations.0011_versions_digest").FUNCTION.replace(
+    "CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1
+)
 
 FORWARD = [
     "ALTER TABLE registry_resource ADD COLUMN highest_numeric_vid numeric NULL",
