@@ -168,15 +168,15 @@ def insert(obj: Model) -> Inserted:
     `done()` on the result once the answer came (after the block): a generated primary key is read back then. No
     model signals are sent (none of the models written so has receivers)."""
     meta = obj._meta
-    generated = returning = meta.auto_field is not None and obj.pk is None
+    generated = meta.auto_field is not None and obj.pk is None  # (then read back)
     connection = _connection()
-    if returning and not connection.features.can_return_columns_from_insert:
+    if generated and not connection.features.can_return_columns_from_insert:
         obj.save(force_insert=True)  # (a database that cannot say the new id in the INSERT's answer)
         return Inserted(obj, None)
-    fields, sql = _insert_statement(type(obj), connection.vendor, generated, returning)
+    fields, sql = _insert_statement(type(obj), connection.vendor, generated, generated)
     cursor = prepared_cursor(connection)
     cursor.execute(sql, [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields])
-    if returning:
+    if generated:
         return Inserted(obj, cursor)
     cursor.close()
     return Inserted(obj, None)

@@ -55,8 +55,9 @@ END
 $$;
 """
 
+DIGEST = import_module("registry.migrations.0011_versions_digest")
 # 0011's function, for the way back
-OLD_FUNCTION = import_module("registry.migrations.0011_versions_digest").FUNCTION.replace(
+OLD_FUNCTION = DIGEST.FUNCTION.replace(
     "CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1
 )
 
@@ -81,13 +82,7 @@ BACKWARD = [
 ]
 
 
-def _run(statements):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor == "postgresql":
-            for statement in statements:
-                schema_editor.execute(statement)
-
-    return run
+_run = DIGEST._run  # its statements on PostgreSQL only
 
 
 class Migration(migrations.Migration):

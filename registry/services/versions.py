@@ -124,7 +124,7 @@ def validate_version(
         nonlocal read, begin_named
         if read is None:
             documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)
-            begin_named = bool(named) and _same_first(documents, named) == len(named)
+            begin_named = bool(named) and same_prefix(documents, named) == len(named)
             if not all_named(documents, len(named) if begin_named else 0):
                 documents = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]  # (a list)
             read = documents
@@ -170,7 +170,7 @@ def validate_version(
         if same_own and early is not None and early.inputs[1:] == inputs[1:]:
             check.passed_before_lock = True
             now = previous()
-            check.previous_checked = len(named) if begin_named else _same_first(now, early.previous)
+            check.previous_checked = len(named) if begin_named else same_prefix(now, early.previous)
         rt.validate(check)
     except Invalid as exc:
         # incompatibilities are listed with their details (path, change, reason); other errors as the hook gave them
@@ -211,13 +211,6 @@ class Checked:
 
     inputs: tuple
     previous: Sequence[tuple[str | None, bytes]]
-
-
-def _same_first(now: Sequence, then: Sequence) -> int:
-    """How many of the first items of `now` are those of `then`, in the same places (the earlier documents as they are
-    now and as an early check read them: usually all of `then`, and the versions written since after them; the kept
-    ones compared from where they may differ: registry/earlier_documents.py)."""
-    return same_prefix(now, then)
 
 
 def merge_attributes(base: dict, inp: VersionInput) -> dict:
@@ -288,22 +281,21 @@ def _candidates(counter: int) -> list[str]:
     return [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
 
 
-def send_taken_ids(resource_id: int, candidates: list[str], counter: int | None = None):
-    """The query of which of these numbers above the resource's counter its versions hold as ids, sent (its cursor:
-    `fetchall` the answer; numbers at or below the counter may be left out of it). `counter`: the resource's counter as
-    the caller read it, when it may be older than the row's (None: the caller holds the row's lock and read it there).
-    On PostgreSQL the resource's row answers first: when no version id is a number above the counter
-    (`highest_numeric_vid`, kept by a trigger: migration 0013), no version is read, whatever the planner knows of the
-    table."""
+def send_taken_ids(resource_id: int, candidates: list[str], after: int | None = None):
+    """The query of which of these numbers its versions hold as ids, sent (its cursor: `fetchall` the answer).
+    `after`: the number the candidates follow; None: the resource's counter, which the caller read under the row's
+    lock (the candidates may begin below it: those at or below it may be left out of the answer). On PostgreSQL the
+    resource's row answers first: when no version id is a number above that (`highest_numeric_vid`, kept by a trigger:
+    migration 0013), no version is read, whatever the planner knows of the table."""
     cursor = statement_cursor()  # written out: the ORM's compilation cost more than the query
     qn = connection.ops.quote_name
     above, params = "", [resource_id, *candidates]
     if connection.vendor == "postgresql":
-        floor = "version_counter" if counter is None else "LEAST(version_counter, %s)"
+        floor = "version_counter" if after is None else "%s"
         above = (
             f" AND EXISTS (SELECT FROM {qn(Resource._meta.db_table)} WHERE id = %s AND highest_numeric_vid > {floor})"
         )
-        params += [resource_id] if counter is None else [resource_id, counter]
+        params += [resource_id] if after is None else [resource_id, after]
     cursor.execute(
         f"SELECT vid FROM {qn(Version._meta.db_table)} WHERE resource_id = %s "
         f"AND vid IN ({', '.join(['%s'] * len(candidates))}){above}",
