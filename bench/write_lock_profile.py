@@ -88,6 +88,21 @@ def main():
             if args.cprofile == "lock" and "FOR UPDATE" in sql and "resource" in sql:
                 profile.enable()
 
+    from psycopg import _pipeline
+    from psycopg.pq import TransactionStatus
+
+    pipeline_exit = _pipeline.Pipeline.__exit__
+
+    def timed_pipeline_exit(self, *exc):
+        """A COMMIT sent with a pipeline's statements (`sent_together(then_commit=True)`) ends when the pipeline does."""
+        result = pipeline_exit(self, *exc)
+        if self._conn.info.transaction_status == TransactionStatus.IDLE and any(e[3] is self for e in events):
+            now = time.perf_counter()
+            events.append(("COMMIT", now, now, self, time.thread_time()))  # (in the pipeline's round trip)
+        return result
+
+    _pipeline.Pipeline.__exit__ = timed_pipeline_exit
+
     def round_trips(sent: list) -> int:
         """Statements sent alone, and each pipeline's statements as one."""
         return sum(1 for i, e in enumerate(sent) if e[3] is None or i == 0 or sent[i - 1][3] is not e[3])

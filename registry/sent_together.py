@@ -37,8 +37,10 @@ from .compiled_reads import loaded, prepared_cursor
 
 
 @contextmanager
-def sent_together() -> Iterator[None]:
-    """The statements executed inside sent in one round trip when the block ends (module docstring)."""
+def sent_together(*, then_commit: bool = False) -> Iterator[None]:
+    """The statements executed inside sent in one round trip when the block ends (module docstring). `then_commit`:
+    the caller writes nothing after the block, so the transaction's COMMIT may go in the same round trip
+    (`_commit_sent`)."""
     connection = _connection()
     if connection.vendor == "postgresql":
         connection.ensure_connection()
@@ -55,8 +57,23 @@ def sent_together() -> Iterator[None]:
                 finally:
                     connection._sent_later = None
                 _execute(connection, queued)  # (not when the block raised: the write fails anyway)
+                if then_commit:
+                    _commit_sent(connection)
             return
     yield
+
+
+def _commit_sent(connection) -> None:
+    """The COMMIT of the transaction queued after a block's statements, when the block is in the outermost atomic
+    block, which commits when it ends (Django's `atomic`): the statements' answers and the commit's come back together,
+    and a lock taken in the transaction (a resource's, held by every new version of it) is released one round trip
+    earlier, before the Python work that follows. When the atomic block ends, Django's commit finds the transaction
+    ended (psycopg's `commit()` sends nothing then) and runs the on-commit callbacks as usual. Inside another atomic
+    block (a savepoint's, a test's, a document import's) nothing is queued: the outer block commits. Should a statement
+    fail, the server skips the COMMIT queued after it, and the error is raised when the block ends as without it (the
+    atomic block rolls back)."""
+    if len(connection.atomic_blocks) == 1 and not connection.savepoint_ids and connection.commit_on_exit:
+        connection.connection.commit()
 
 
 # A statement given in parts: (the name a later part refers to it by, or None; its SQL; its parameters)

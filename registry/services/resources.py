@@ -32,6 +32,7 @@ from .versions import (
     apply_retention,
     new_version,
     not_older_than_latest,
+    nothing_written_after,
     prepared_version,
     refresh_latest,
     resource_attributes,
@@ -259,7 +260,7 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
         # what every new version writes, in one round trip under the lock (registry/sent_together.py): the version
         # (no savepoint: the lock keeps its checked id free; should the insert still meet the unique constraint, the
         # 409 rolls the whole write back), its event and audit row, the change count, the resource's state
-        with sent_together():
+        with sent_together(then_commit=nothing_written_after(resource, rt)):
             inserted = insert(version)
             emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch))
             saved = send_new_version_state(resource, version)

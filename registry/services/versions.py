@@ -350,6 +350,12 @@ def send_new_version_state(resource: Resource, new: Version) -> Callable[[], Non
     return saved
 
 
+def nothing_written_after(resource: Resource, rt: ResourceType) -> bool:
+    """Whether a new version's state (`send_new_version_state`) and its retention (`apply_retention`) write nothing
+    after the insert's round trip: no sticky default version to save, no versions to delete."""
+    return rt.versions < 0 and not resource.extensions.get("defaultversionsticky")
+
+
 def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> bool:
     """Delete the oldest versions beyond the type's `versions`; True when some were deleted."""
     if rt.versions < 0:
