@@ -13,6 +13,12 @@ this process last locked at the same group, type and id is sent with the lock, a
 (the first write here, a resource deleted and made again) the reads are sent again with the right one. The version
 it inherits from is read through the resource's row (a subquery), as the lock left it; the ids asked about are the
 numbers after the counter this process last saw there, enough of them for the versions others wrote meanwhile.
+
+The group's row is read (and kept from being deleted, `FOR KEY SHARE`) before the resource's lock, in a round trip of
+its own (`resources.get_group`) the first time; after that the group as this process last read it stands for it until
+the lock, and its row is read again with the lock, in the same round trip (`lock_for_new_version(group_again=True)`).
+When the row read is not the one this process kept, the write goes on with the row read (its id changed: the reads are
+sent again with it; no row: 404).
 """
 
 from __future__ import annotations
@@ -30,13 +36,31 @@ from .versions import NEXT_ID_CANDIDATES, next_version_id, next_version_id_sent,
 
 # (group's id, resource type, resource id) -> the resource row's id and the version counter this process last saw
 _ids: dict[tuple[int, str, str], tuple[int, int]] = {}
+# (group type, group id) -> the group's row as this process last read it with a resource's lock (PostgreSQL)
+_groups: dict[tuple[str, str], Group] = {}
 IDS = 10_000  # at most so many kept (then forgotten at once: the next write of each sends its reads again)
 GUESSED_IDS = 32  # the numbers after the counter last seen that a write asks about with the lock
 
 
-def lock_resource_sent(group: Group, rplural: str, rid: str) -> Callable[[], Resource]:
-    """`lock_resource`'s statement sent (on PostgreSQL, in a transaction: to go in a `sent_together()` block); the
-    function returned gives the locked resource from its answer (404 when there is none)."""
+class LockSent:
+    """`lock_resource`'s statement, sent; called once the answer is in: the locked resource (404 when there is none);
+    `close()` when the answer is not wanted."""
+
+    def __init__(self, group: Group, rplural: str, rid: str, selected: Selected | None, found: list):
+        self.group, self.rplural, self.rid, self.selected, self.found = group, rplural, rid, selected, found
+
+    def __call__(self) -> Resource:
+        found = self.selected.instances() if self.selected is not None else self.found
+        return _found(self.group, self.rplural, self.rid, found)
+
+    def close(self) -> None:
+        if self.selected is not None:
+            self.selected.close()
+
+
+def lock_resource_sent(group: Group, rplural: str, rid: str) -> LockSent:
+    """`lock_resource`'s statement sent (on PostgreSQL, in a transaction: to go in a `sent_together()` block); call
+    the result for the locked resource once the answer is in."""
     if connection.vendor == "postgresql" and connection.in_atomic_block:
         # written out: every write of a version waits for the lock and then holds it while it works, and the ORM's
         # compilation of this query was a tenth of that time
@@ -47,9 +71,22 @@ def lock_resource_sent(group: Group, rplural: str, rid: str) -> Callable[[], Res
             "ORDER BY id LIMIT 1 FOR UPDATE",
             [group.pk, rplural, rid],
         )
-        return lambda: _found(group, rplural, rid, selected.instances())
+        return LockSent(group, rplural, rid, selected, [])
     found = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
-    return lambda: _found(group, rplural, rid, [found] if found is not None else [])
+    return LockSent(group, rplural, rid, None, [found] if found is not None else [])
+
+
+def _group_sent(group: Group) -> Selected:
+    """The group's row read again and kept from being deleted until the transaction ends (as `resources.get_group`
+    reads it), sent."""
+    table = connection.ops.quote_name(Group._meta.db_table)
+    return select(
+        Group, f"SELECT * FROM {table} WHERE group_type = %s AND gid = %s FOR KEY SHARE", [group.group_type, group.gid]
+    )
+
+
+def _row(group: Group) -> tuple:
+    return tuple(getattr(group, field.attname) for field in Group._meta.concrete_fields)
 
 
 def _found(group: Group, rplural: str, rid: str, found: list) -> Resource:
@@ -62,23 +99,51 @@ def _found(group: Group, rplural: str, rid: str, found: list) -> Resource:
 
 @dataclass
 class LockedReads:
-    """The locked resource (its `latest` read), the function that gives its next version id (None when the write
-    names one) and the one that gives its earlier documents (None: `earlier_documents` reads them)."""
+    """The locked resource (its `latest` read, its `group` the row read with it or the one given), the function that
+    gives its next version id (None when the write names one) and the one that gives its earlier documents (None:
+    `earlier_documents` reads them)."""
 
     resource: Resource
     next_id: Callable[[], str] | None
     earlier: Callable | None
 
 
-def lock_for_new_version(group: Group, rplural: str, rid: str, *, new_id: bool) -> LockedReads:
+def seen_group(plural: str, gid: str) -> Group | None:
+    """The group as this process last read it with a resource's lock (PostgreSQL), to stand for it until the next lock,
+    which reads it again (`lock_for_new_version(group_again=True)`); None: not seen (read it first)."""
+    return _groups.get((plural, gid)) if connection.vendor == "postgresql" else None
+
+
+def lock_for_new_version(
+    group: Group, rplural: str, rid: str, *, new_id: bool, group_again: bool = False
+) -> LockedReads:
     """The resource locked, and what a new version of it reads under the lock (module docstring); `new_id`: the
-    write names no version id (the next number is read)."""
+    write names no version id (the next number is read); `group_again`: `group` is the one this process kept
+    (`seen_group`), its row is read again with the lock (then `LockedReads.group` is the row read)."""
     key = (group.pk, rplural, rid)
     guess = _ids.get(key) if connection.vendor == "postgresql" else None
     with sent_together():
+        group_read = _group_sent(group) if group_again else None
         locked = lock_resource_sent(group, rplural, rid)
         guessed = _reads_by_row(*guess, new_id) if guess is not None else None
+    if group_read is not None:
+        found = group_read.instances()
+        if not found or found[0].pk != group.pk:  # deleted (and maybe made again) since this process kept it
+            _groups.pop((group.group_type, group.gid), None)
+            locked.close()
+            if guessed is not None:
+                guessed.close()
+            if not found:
+                raise not_found(group.path)
+            return lock_for_new_version(found[0], rplural, rid, new_id=new_id)  # (its key share is taken)
+        if _row(found[0]) != _row(group):
+            group = found[0]  # changed since: the write goes on with the row read
+    if connection.vendor == "postgresql":
+        if len(_groups) >= IDS:
+            _groups.clear()
+        _groups[(group.group_type, group.gid)] = group
     resource = locked()
+    resource.group = group
     if len(_ids) >= IDS:
         _ids.clear()
     _ids[key] = (resource.pk, resource.version_counter)

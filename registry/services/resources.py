@@ -26,7 +26,7 @@ from .epochs import check_epoch
 from .events import emit_updated
 from .inputs import VersionInput, absorb_document, inherited
 from .integrity import insert_refused
-from .locked_reads import lock_for_new_version, lock_resource_sent
+from .locked_reads import lock_for_new_version, lock_resource_sent, seen_group
 from .versions import (
     apply_input,
     apply_retention,
@@ -243,12 +243,18 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     address.need("resource")
     plural, gid, rplural, rid, inp = *_resource_parts(address), data
     _gt, rt = resolve_types(plural, rplural)
-    group = get_group(plural, gid)
-    ctx.owners_seen.setdefault(group.path, owners_of_group(group))  # read with the group: no query of their own
+    # the group as this process last read it stands for it until the lock, which reads it again; the first time, read
+    # in a round trip of its own (registry/services/locked_reads.py)
+    kept = seen_group(plural, gid)
+    group = kept if kept is not None else get_group(plural, gid)
+    ctx.owners_seen[group.path] = owners_of_group(group)  # read with the group: no query of their own
     early = check_early(ctx, group, rt, rid, inp)  # before the lock (registry/services/early_checks.py)
     # the lock, and what a new version reads under it, in one round trip (registry/services/locked_reads.py)
-    reads = lock_for_new_version(group, rplural, rid, new_id=inp.version_id is None)
+    reads = lock_for_new_version(group, rplural, rid, new_id=inp.version_id is None, group_again=kept is not None)
     resource, next_id, earlier = reads.resource, reads.next_id, reads.earlier
+    if resource.group is not group:  # the group's row read with the lock is not the one kept: the check starts again
+        group, early = resource.group, None
+        ctx.owners_seen[group.path] = owners_of_group(group)
     ctx.authorize("version", "create", f"{resource.path}/versions")
     not_older_than_latest(ctx, resource)
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
