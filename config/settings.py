@@ -49,14 +49,13 @@ def database_from_url(url: str) -> dict:
     if pool_size > 0:
         timeout = float(os.environ.get("DATABASE_POOL_TIMEOUT") or 5)
         # prepare_threshold: psycopg prepares a statement sent with server-side parameters after 5 uses on a pooled
-        # connection (only the document reads' statement is: registry/compiled_reads.py; Django's own queries bind
-        # their parameters client-side and are never prepared). Django turns it off by default for poolers like
-        # PgBouncer, which is why it is on only with this pool.
-        # plan_cache_mode: a prepared statement is planned once per connection, not at each call (issue 29). Only the
-        # statements written out are prepared (registry/compiled_reads.py, registry/sent_together.py: look-ups by
-        # keys); two reads of every new version (its earlier documents after a given id, the numbers after the
-        # counter already taken) were planned at every call otherwise (about 0.1 ms of PostgreSQL's CPU each):
-        # PostgreSQL keeps planning a statement whose generic plan it estimates costlier than the custom ones.
+        # connection: the statements written out (registry/compiled_reads.py, registry/sent_together.py: look-ups by
+        # keys, the writes' inserts and updates); Django's own queries bind their parameters client-side and are never
+        # prepared. Django turns it off by default for poolers like PgBouncer, which is why it is on only with this pool.
+        # plan_cache_mode: a prepared statement is planned once per connection, not at each call (issue 29): two reads
+        # of every new version (its earlier documents after a given id, the numbers after the counter already taken)
+        # were planned at every call (about 0.1 ms of PostgreSQL's CPU each), as PostgreSQL keeps planning a statement
+        # whose generic plan it estimates costlier than the custom ones.
         entry["OPTIONS"] = {
             "pool": {"min_size": 1, "max_size": pool_size, "timeout": timeout},
             "prepare_threshold": 5,

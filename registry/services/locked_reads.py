@@ -99,8 +99,8 @@ def _found(group: Group, rplural: str, rid: str, found: list) -> Resource:
 
 @dataclass
 class LockedReads:
-    """The locked resource (its `latest` read, its `group` the row read with it or the one given), the function that
-    gives its next version id (None when the write names one) and the one that gives its earlier documents (None:
+    """The locked resource (its `latest` read; its `group` the row read with the lock, or the one given), the function
+    that gives its next version id (None when the write names one) and the one that gives its earlier documents (None:
     `earlier_documents` reads them)."""
 
     resource: Resource
@@ -119,7 +119,8 @@ def lock_for_new_version(
 ) -> LockedReads:
     """The resource locked, and what a new version of it reads under the lock (module docstring); `new_id`: the
     write names no version id (the next number is read); `group_again`: `group` is the one this process kept
-    (`seen_group`), its row is read again with the lock (then `LockedReads.group` is the row read)."""
+    (`seen_group`), its row is read again with the lock (the resource's `group` is then the row read, the same object
+    when it did not change)."""
     key = (group.pk, rplural, rid)
     guess = _ids.get(key) if connection.vendor == "postgresql" else None
     with sent_together():
