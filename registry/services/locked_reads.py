@@ -76,13 +76,11 @@ def lock_resource_sent(group: Group, rplural: str, rid: str) -> LockSent:
     return LockSent(group, rplural, rid, None, [found] if found is not None else [])
 
 
-def _group_sent(group: Group) -> Selected:
-    """The group's row read again and kept from being deleted until the transaction ends (as `resources.get_group`
-    reads it), sent."""
+def group_sent(plural: str, gid: str) -> Selected:
+    """The group's row, kept from being deleted until the transaction ends (`FOR KEY SHARE`: `resources.get_group`
+    says why), sent (PostgreSQL: to go in a `sent_together()` block)."""
     table = connection.ops.quote_name(Group._meta.db_table)
-    return select(
-        Group, f"SELECT * FROM {table} WHERE group_type = %s AND gid = %s FOR KEY SHARE", [group.group_type, group.gid]
-    )
+    return select(Group, f"SELECT * FROM {table} WHERE group_type = %s AND gid = %s FOR KEY SHARE", [plural, gid])
 
 
 def _row(group: Group) -> tuple:
@@ -124,7 +122,7 @@ def lock_for_new_version(
     key = (group.pk, rplural, rid)
     guess = _ids.get(key) if connection.vendor == "postgresql" else None
     with sent_together():
-        group_read = _group_sent(group) if group_again else None
+        group_read = group_sent(group.group_type, group.gid) if group_again else None
         locked = lock_resource_sent(group, rplural, rid)
         guessed = _reads_by_row(*guess, new_id) if guess is not None else None
     if group_read is not None:

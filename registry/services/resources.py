@@ -18,7 +18,7 @@ from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..permissions import owners_of_group
 from ..selectors import exists_ignoring_case
-from ..sent_together import insert, select, sent_together
+from ..sent_together import insert, sent_together
 from .address import EntityAddress
 from .context import WriteContext
 from .early_checks import check_early, remember
@@ -26,7 +26,7 @@ from .epochs import check_epoch
 from .events import emit_updated
 from .inputs import VersionInput, absorb_document, inherited
 from .integrity import insert_refused
-from .locked_reads import lock_for_new_version, lock_resource_sent, seen_group
+from .locked_reads import group_sent, lock_for_new_version, lock_resource_sent, seen_group
 from .versions import (
     apply_input,
     apply_retention,
@@ -66,12 +66,7 @@ def get_group(plural: str, gid: str) -> Group:
     FOR KEY SHARE, hence the one raw statement; SQLite serializes writers anyway."""
     if connection.vendor == "postgresql" and connection.in_atomic_block:
         with sent_together():  # with the transaction's BEGIN, when it is the first statement: one round trip
-            selected = select(
-                Group,
-                f"SELECT * FROM {connection.ops.quote_name(Group._meta.db_table)} "
-                "WHERE group_type = %s AND gid = %s FOR KEY SHARE",
-                [plural, gid],
-            )
+            selected = group_sent(plural, gid)
         found = selected.instances()
         if found:
             return found[0]
