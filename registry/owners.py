@@ -1,13 +1,14 @@
 """A group's owners: the group attribute `owners`, a map of team name (a Django group) to role (`reader`, `editor`,
 `owner`), as every binding reads and writes it (docs/teams.md). What they allow is registry/permissions.py's; this
-module checks the attribute and gives a new group its default owners when `REGISTRY_REQUIRE_OWNERS` is on."""
+module checks the attribute, keeps a group that has owners with an owner team (unless a registry admin changes it),
+and gives a new group its default owners when `REGISTRY_REQUIRE_OWNERS` is on."""
 
 from __future__ import annotations
 
 from django.conf import settings
 
 from .errors import Problem
-from .permissions import ROLES, admin_team, owners_of_group, teams_of
+from .permissions import ROLES, admin_team, is_registry_admin, owners_of_group, teams_of
 from .roles import EDITORS, VIEWERS
 
 ATTRIBUTE = "owners"
@@ -65,14 +66,28 @@ def changed_group(ctx, group, extensions: dict) -> None:
 
 
 def changed(ctx, path: str, old, new) -> None:
-    """`changed_group` for a group known by its path and its stored and new `owners` values (the Spark import)."""
+    """`changed_group` for a group known by its path and its stored and new `owners` values (the Spark import).
+
+    A group that has owners keeps a team with the role owner unless a registry admin (or the system) changes it
+    (CONTRACT section 19), whatever REGISTRY_REQUIRE_OWNERS says: a PUT replaces the group's attributes, and an
+    owner's PUT without `owners` would otherwise leave the group to model permissions, its owners unable to set
+    them back (only registry admins set the first owners of a group that has none)."""
     owners = old if isinstance(old, dict) else {}
     ctx.authorize("group", "update", path, owners=owners)
     if new != old:
         ctx.authorize("group", "own", path, owners=owners)
-        require = required() and ctx.actor is not None  # the system's own writes are trusted (docs/teams.md)
+        errors = []
+        keep = bool(owners) and ctx.actor is not None and not is_registry_admin(ctx.actor)
+        if keep and (new is None or isinstance(new, dict)) and "owner" not in (new or {}).values():
+            errors.append(
+                f"{ATTRIBUTE}: this change would leave the group without a team with the role owner, which only "
+                "registry admins may do (a PUT replaces the group's attributes: send its owners with it)"
+            )
+        # the system's own writes are trusted (docs/teams.md); the rule above already says what requiring says
+        require = required() and ctx.actor is not None and not errors
         if new is not None or require:
-            _raise(path, errors_of(new if new is not None else {}, require=require))
+            errors += errors_of(new if new is not None else {}, require=require)
+        _raise(path, errors)
 
 
 def remember(ctx, group) -> None:
