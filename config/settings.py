@@ -203,6 +203,10 @@ REGISTRY_MAP_MAX_NODES = env_int("REGISTRY_MAP_MAX_NODES", 300)
 REGISTRY_THROTTLE_ANON_CHECKS = os.environ.get("REGISTRY_THROTTLE_ANON_CHECKS", "60/minute")
 REGISTRY_THROTTLE_ANON_MAP = os.environ.get("REGISTRY_THROTTLE_ANON_MAP", "10/minute")
 REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
+# HTTP Basic (registry/http/basic_auth.py): seconds a process remembers a verified user name and password (0: never),
+# and the failed attempts per client address and per user name past which the hasher is not run (429)
+REGISTRY_BASIC_AUTH_CACHE_SECONDS = float(os.environ.get("REGISTRY_BASIC_AUTH_CACHE_SECONDS") or 120)
+REGISTRY_BASIC_AUTH_FAILURES = os.environ.get("REGISTRY_BASIC_AUTH_FAILURES", "10/minute")
 # teams and owners (registry/permissions.py, docs/teams.md): new groups must name an owning team; the team whose
 # members may do everything everywhere, as superusers may
 REGISTRY_REQUIRE_OWNERS = env_bool("REGISTRY_REQUIRE_OWNERS", False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from django.http import HttpResponse
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
@@ -18,6 +18,7 @@ from ..model import registry_model
 from ..services import EntityAddress, WriteContext
 from ..services.references import base_urls
 from . import conditional
+from .basic_auth import BasicAuthentication
 from .binding import Binding, binding_for_path
 from .openapi import RegistryAutoSchema
 from .permissions import check_group_read, read_scope
