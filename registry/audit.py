@@ -48,3 +48,9 @@ def _values(ctx, actor: tuple[str, str], path: str, operation: str, epochs: tupl
         "epoch_before": epochs[0],
         "epoch_after": epochs[1],
     }
+
+
+def record_now(ctx, path: str, operation: str) -> AuditRecord:
+    """The audit row of a change to something that is not a registry entity and sends no change event (a
+    subscription: `/subscriptions/ID`), written at once in the caller's transaction; no epochs."""
+    return AuditRecord.objects.create(**_values(ctx, actor_of(ctx), path, operation, (None, None), ctx.now))

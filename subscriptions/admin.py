@@ -4,7 +4,9 @@ Subscriptions are created and changed through subscriptions.services (the same v
 settings and filters as the API, and the webhook handshake); credentials in the protocol settings are never
 shown and are kept when an edit does not give new ones; the values of header and property maps (an `X-Api-Key`,
 a cookie) and the sink's secrets are shown as *** and kept unless the edit replaces them (subscriptions.masking). Deliveries show every attempt; dead letters can be
-redelivered.
+redelivered. Every write goes through subscriptions.services with the acting user: only a subscription's creator, the user
+who last set its sink, or a registry admin changes, enables, disables, deletes it or redelivers its dead letters
+(others see its page read-only); with public reads off the list shows a user's own subscriptions (all to admins).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from http import HTTPStatus
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.html import format_html
@@ -22,7 +26,9 @@ from registry import dashboard
 from registry.admin import ServiceAdmin
 from registry.admin_forms import JSONField, ServiceForm
 from registry.admin_links import breakable, shown_time
+from registry.errors import Problem
 from registry.read_scope import scope_for
+from registry.services import WriteContext
 
 from . import services
 from .delivery import policy
@@ -30,7 +36,7 @@ from .health import dashboard_panel as health_panel
 from .health import delivery_health, health_svg
 from .masking import shown_settings, shown_sink
 from .models import Delivery, DeliveryAttempt, Subscription
-from .selectors import dashboard_panel
+from .selectors import dashboard_panel, readable
 from .validators.protocols import PROTOCOLS
 
 dashboard.register_panel("admin/subscriptions/dashboard_panel.html", dashboard_panel)
@@ -73,7 +79,7 @@ class SubscriptionForm(ServiceForm):
         super().__init__(*args, **kwargs)
 
     def perform(self, data):
-        user = self.request.user.get_username() if self.request else None
+        ctx = self.context() if self.request else None
         body = {
             "protocol": data["protocol"],
             "sink": data["sink"],
@@ -83,11 +89,11 @@ class SubscriptionForm(ServiceForm):
         }
         limits = {"max_attempts": data.get("max_attempts"), "ttl_seconds": data.get("ttl_seconds")}
         if self.instance is None:
-            return services.create_subscription(data=body, user=user, limits=limits)
+            return services.create_subscription(data=body, ctx=ctx, limits=limits)
         subscription, _created = services.put_subscription(
             sid=self.instance.pk,
             data=body,
-            user=user,
+            ctx=ctx,
             seen_modified_on=data.get("seen"),
             keep_credentials=True,
             limits=limits,
@@ -97,19 +103,25 @@ class SubscriptionForm(ServiceForm):
 
 @admin.register(Subscription)
 class SubscriptionAdmin(ServiceAdmin):
-    list_display = ("id", "protocol", "shown_sink", "status", "dead_letters", "retrying", "created_by", "modified")
+    list_display = (
+        "id",
+        "protocol",
+        "shown_sink",
+        "status",
+        "dead_letters",
+        "retrying",
+        "created_by",
+        "sink_set_by",
+        "modified",
+    )
     list_filter = ("status", "protocol")
     search_fields = ("id",)  # not the sink: a search for "token=a..." would tell its secrets letter by letter
     actions = ["disable", "enable"]
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                dead=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.DEAD)),
-                retry=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)),
-            )
+        return readable(super().get_queryset(request), request.user).annotate(
+            dead=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.DEAD)),
+            retry=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)),
         )
 
     @admin.display(description="sink", ordering="sink")
@@ -128,6 +140,15 @@ class SubscriptionAdmin(ServiceAdmin):
     def retrying(self, obj):
         return obj.retry
 
+    def has_change_permission(self, request, obj=None):
+        """The model permission, and for one subscription its creator, the user who set its sink or an admin."""
+        allowed = super().has_change_permission(request, obj)
+        return allowed and (obj is None or services.may_change(request.user, obj))
+
+    def has_delete_permission(self, request, obj=None):
+        allowed = super().has_delete_permission(request, obj)
+        return allowed and (obj is None or services.may_change(request.user, obj))
+
     def get_service_form(self, request, obj, data):
         return SubscriptionForm(data, request=request, instance=obj)
 
@@ -137,12 +158,13 @@ class SubscriptionAdmin(ServiceAdmin):
         summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none yet"
         html = format_html(
             "<table><tr><th>status</th><td id='subscription-status'>{}</td></tr><tr><th>reason</th><td>{}</td></tr>"
-            "<tr><th>created</th><td>{} by {}</td></tr><tr><th>deliveries</th><td><a href='{}'>{}</a></td></tr>"
-            "</table>",
+            "<tr><th>created</th><td>{} by {}</td></tr><tr><th>sink set by</th><td>{} (deliveries carry what they may "
+            "read)</td></tr><tr><th>deliveries</th><td><a href='{}'>{}</a></td></tr></table>",
             obj.get_status_display(),
             obj.status_reason or "",
             obj.created_on.strftime("%Y-%m-%d %H:%M:%S"),
             obj.created_by or "unknown",
+            obj.sink_set_by or "unknown",
             deliveries,
             summary,
         )
@@ -155,16 +177,39 @@ class SubscriptionAdmin(ServiceAdmin):
         ]
 
     def delete_model(self, request, obj):
-        services.delete_subscription(sid=obj.pk)
+        try:
+            services.delete_subscription(sid=obj.pk, ctx=WriteContext.from_request(request))
+        except Problem as problem:
+            raise PermissionDenied(problem.detail) from problem
 
     def delete_queryset(self, request, queryset):
-        for subscription in queryset:
-            services.delete_subscription(sid=subscription.pk)
+        ctx = WriteContext.from_request(request)
+        try:
+            with transaction.atomic():  # all or none
+                for pk in list(queryset.values_list("pk", flat=True)):
+                    services.delete_subscription(sid=pk, ctx=ctx)
+        except Problem as problem:
+            raise PermissionDenied(problem.detail) from problem
+
+    def refused(self, request, queryset) -> bool:
+        """Whether some selected subscription is one the user may not change (the action then writes nothing)."""
+        others = [s.pk for s in queryset if not services.may_change(request.user, s)]
+        for sid in others:
+            self.message_user(request, f"Nothing done: {services.refusal(sid).detail}", messages.ERROR)
+        return bool(others)
 
     @admin.action(description="Disable the selected subscriptions", permissions=["change"])
     def disable(self, request, queryset):
-        for subscription in queryset:
-            services.set_status(subscription, Subscription.Status.DISABLED, f"disabled by {request.user}")
+        if self.refused(request, queryset):
+            return
+        ctx = WriteContext.from_request(request)
+        try:
+            with transaction.atomic():  # all or none
+                for pk in list(queryset.values_list("pk", flat=True)):
+                    services.disable_subscription(sid=pk, ctx=ctx, reason=f"disabled by {request.user}")
+        except Problem as problem:
+            self.message_user(request, f"Nothing done: {problem.detail}", messages.ERROR)
+            return
         self.message_user(request, f"Disabled {queryset.count()} subscription(s).")
 
     @admin.action(
@@ -172,9 +217,12 @@ class SubscriptionAdmin(ServiceAdmin):
         permissions=["change"],
     )
     def enable(self, request, queryset):
+        if self.refused(request, queryset):
+            return
+        ctx = WriteContext.from_request(request)
         outcomes: dict[str, list[str]] = {}
         for pk in list(queryset.values_list("pk", flat=True)):
-            subscription = services.revalidate_subscription(sid=pk)
+            subscription = services.revalidate_subscription(sid=pk, ctx=ctx)
             subscription.refresh_from_db()  # the handshake ran after the commit when no worker queue is configured
             reason = f": {subscription.status_reason}" if subscription.status_reason else ""
             outcomes.setdefault(subscription.status, []).append(f"{subscription.pk}{reason}")
@@ -324,7 +372,13 @@ class DeliveryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Redeliver the selected dead letters", permissions=["change"])
     def redeliver(self, request, queryset):
-        count = services.redeliver(delivery_ids=queryset.values_list("pk", flat=True))
+        try:
+            count = services.redeliver(
+                delivery_ids=queryset.values_list("pk", flat=True), ctx=WriteContext.from_request(request)
+            )
+        except Problem as problem:
+            self.message_user(request, f"Nothing done: {problem.detail}", messages.ERROR)
+            return
         self.message_user(request, f"Queued {count} dead letter(s) for delivery again.", messages.SUCCESS)
 
 

@@ -34,6 +34,9 @@ class Subscription(models.Model):
     max_attempts = models.PositiveIntegerField(null=True, blank=True, help_text="overrides the default (20)")
     ttl_seconds = models.PositiveIntegerField(null=True, blank=True, help_text="overrides the default (24 h)")
     created_by = models.CharField(max_length=150, null=True, blank=True)
+    # the user who last set where deliveries go (protocol, sink, protocol settings): deliveries carry only what they
+    # may read (subscriptions/relay.py); they, the creator and registry admins change it (subscriptions/services.py)
+    sink_set_by = models.CharField(max_length=150, null=True, blank=True)
     created_on = models.DateTimeField(auto_now_add=True)
     modified_on = models.DateTimeField(auto_now=True, db_index=True)
 

@@ -1,31 +1,55 @@
-"""Reads of subscriptions and deliveries."""
+"""Reads of subscriptions and deliveries.
+
+Who reads which subscription (besides the model permission "view subscription" the doors ask): with public reads on,
+every one (its secrets masked: subscriptions/masking.py); with them off, a user reads the subscriptions they created
+or whose sink they set, and registry admins read all, since a subscription's filters and sink tell of groups the
+reader may not know of (docs/teams.md)."""
 
 from __future__ import annotations
 
-from django.db.models import Count, Q
+from django.conf import settings
+from django.db.models import Count, Q, QuerySet
 
+from registry import permissions
 from registry.errors import Problem
 from registry.paging import PageRequest
 
 from .models import Delivery, Subscription
 
 
-def subscription_page(page: PageRequest):
-    qs = Subscription.objects.order_by("created_on", "id")
+def readable(queryset: QuerySet, user) -> QuerySet:
+    """The subscriptions of `queryset` that `user` reads (see the module docstring)."""
+    if settings.REGISTRY_PUBLIC_READ or permissions.is_registry_admin(user):
+        return queryset
+    name = user.get_username() if user is not None and getattr(user, "pk", None) and user.is_active else None
+    if not name:
+        return queryset.none()
+    return queryset.filter(Q(created_by=name) | Q(sink_set_by=name))
+
+
+def subscription_page(page: PageRequest, user):
+    qs = readable(Subscription.objects.order_by("created_on", "id"), user)
     return list(qs[page.offset : page.offset + page.limit]), qs.count()
 
 
-def get_subscription(sid: str) -> Subscription:
+def get_subscription(sid: str, user) -> Subscription:
     subscription = Subscription.objects.filter(pk=sid).first()
     if subscription is None:
         raise Problem("not-found", f"/subscriptions/{sid} does not exist")
+    if not readable(Subscription.objects.filter(pk=sid), user).exists():
+        raise Problem(
+            "forbidden",
+            f"/subscriptions/{sid}: with public reads off, only the user who created this subscription, the user who "
+            "set its sink, and registry admins read it",
+        )
     return subscription
 
 
-def failing_subscriptions(limit: int = 10):
-    """Subscriptions with dead letters or retrying deliveries, worst first (for the admin dashboard)."""
+def failing_subscriptions(user, limit: int = 10):
+    """Subscriptions `user` reads with dead letters or retrying deliveries, worst first (for the admin dashboard)."""
     return (
-        Subscription.objects.annotate(
+        readable(Subscription.objects.all(), user)
+        .annotate(
             dead=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.DEAD)),
             retrying=Count("deliveries", filter=Q(deliveries__status=Delivery.Status.RETRYING)),
         )
@@ -37,7 +61,7 @@ def failing_subscriptions(limit: int = 10):
 def dashboard_panel(user) -> dict:
     """The admin dashboard's subscriptions panel: how many, dead letters, the failing ones."""
     return {
-        "subscriptions": Subscription.objects.count(),
+        "subscriptions": readable(Subscription.objects.all(), user).count(),
         "dead": Delivery.objects.filter(status=Delivery.Status.DEAD).count(),
-        "failing": failing_subscriptions(),
+        "failing": failing_subscriptions(user),
     }

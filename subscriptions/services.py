@@ -1,7 +1,15 @@
 """Writes of subscriptions: create, replace, revalidate (the handshake again), delete, disable, redeliver dead
-letters.
+letters; every door (the Subscriptions API, the admin's forms and actions) writes through here with the acting user
+(a `WriteContext`; none: the system itself, trusted).
 
 Validation (protocol, sink, settings, filters, sink address) happens here, for the API and the admin alike.
+
+Who may change a subscription: the user who created it, the user who last set its sink, and registry admins; anyone
+else is refused with 403 and nothing is written (the doors also ask the model permission). Setting the sink (a new
+protocol, sink or protocol settings: where deliveries go) records the acting user in `sink_set_by`, whose rights then
+filter the deliveries (subscriptions/relay.py): an admin who re-points a subscription makes it theirs, and a change of
+filters alone keeps the deliveries to what the sink's owner may read. Every accepted change writes its audit row
+(`/subscriptions/ID`, registry/audit.py) in its transaction.
 """
 
 from __future__ import annotations
@@ -10,14 +18,16 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from registry import audit, permissions
 from registry.attributes import unstorable
 from registry.errors import Problem
+from registry.services import WriteContext
 
 from .delivery import policy
 from .masking import with_masked_values_kept
 from .models import Delivery, Subscription
 from .readable import check_readable
-from .statuses import set_status  # noqa: F401  part of this module's interface (the admin's enable/disable)
+from .statuses import set_status
 from .validators.filters import validate_filters
 from .validators.protocols import CREDENTIALS, canonical_protocol, validate_protocol, with_defaults
 from .validators.sinks import check_sink
@@ -65,17 +75,56 @@ def _after_commit_validate(subscription: Subscription) -> None:
         transaction.on_commit(lambda: validate_webhook.delay(subscription.id))
 
 
+def path_of(sid: str) -> str:
+    """A subscription's path, as the audit trail names it."""
+    return f"/subscriptions/{sid}"
+
+
+def may_change(actor, subscription: Subscription) -> bool:
+    """Whether `actor` (None: the system) may change, revalidate, disable, delete or redeliver `subscription`."""
+    if actor is None or permissions.is_registry_admin(actor):
+        return True
+    if not getattr(actor, "is_active", False) or not getattr(actor, "pk", None):
+        return False
+    return actor.get_username() in {subscription.created_by, subscription.sink_set_by} - {None, ""}
+
+
+def refusal(sid: str) -> Problem:
+    """The 403 of a change refused by `may_change`."""
+    return Problem(
+        "forbidden",
+        f"{path_of(sid)}: only the user who created this subscription, the user who last set its sink, or a registry "
+        "admin may change it",
+    )
+
+
+def check_may_change(ctx: WriteContext, subscription: Subscription) -> None:
+    """403 unless the context's user may change `subscription` (see `may_change`)."""
+    if not may_change(ctx.actor, subscription):
+        raise refusal(subscription.pk)
+
+
+def _context(ctx: WriteContext | None) -> WriteContext:
+    return ctx if ctx is not None else WriteContext(door="system")
+
+
 @transaction.atomic
-def create_subscription(*, data: dict, user: str | None = None, limits: dict | None = None) -> Subscription:
+def create_subscription(*, data: dict, ctx: WriteContext | None = None, limits: dict | None = None) -> Subscription:
     """POST /subscriptions: the id in the body is ignored; the server assigns one. `limits`: the admin's
     `max_attempts` / `ttl_seconds` overrides (not attributes of the Subscriptions API)."""
+    ctx = _context(ctx)
     if isinstance(data, dict):
         data = with_masked_values_kept(data, None, None)  # *** with nothing stored to keep is refused
     fields = _validated(data)
-    check_readable(fields["filters"], user)
+    check_readable(fields["filters"], ctx.user)
     subscription = Subscription.objects.create(
-        **fields, **_limits(limits), status=_initial_status(fields["protocol"]), created_by=user
+        **fields,
+        **_limits(limits),
+        status=_initial_status(fields["protocol"]),
+        created_by=ctx.user,
+        sink_set_by=ctx.user,
     )
+    audit.record_now(ctx, path_of(subscription.pk), "create")
     _after_commit_validate(subscription)
     return subscription
 
@@ -101,19 +150,23 @@ def put_subscription(
     *,
     sid: str,
     data: dict,
-    user: str | None = None,
+    ctx: WriteContext | None = None,
     seen_modified_on: str | None = None,
     keep_credentials: bool = False,
     limits: dict | None = None,
 ) -> tuple[Subscription, bool]:
     """PUT /subscriptions/{id}: replace, or create with that id. A changed sink or protocol is validated again.
     The admin's form adds: `seen_modified_on`, the version it showed (a subscription changed since is a conflict);
-    `keep_credentials`, since it never shows the stored ones; `limits` (see `create_subscription`)."""
+    `keep_credentials`, since it never shows the stored ones; `limits` (see `create_subscription`). Only its creator,
+    the user who last set its sink, or a registry admin replaces an existing subscription (403 otherwise)."""
+    ctx = _context(ctx)
     if not sid or len(sid) > 128 or "/" in sid:
         raise Problem("invalid-id", "a subscription id is 1 to 128 characters without '/'")
     if "id" in data and data["id"] != sid:
         raise Problem("invalid-attribute", f"id {data['id']!r} does not match the URL's id {sid!r}")
     subscription = Subscription.objects.select_for_update().filter(pk=sid).first()
+    if subscription is not None:
+        check_may_change(ctx, subscription)
     if subscription is not None and seen_modified_on and seen_modified_on != subscription.modified_on.isoformat():
         raise Problem("epoch-mismatch", f"/subscriptions/{sid} changed at {subscription.modified_on:%H:%M:%S}")
     if subscription is not None and keep_credentials and isinstance(data.get("protocolsettings"), dict):
@@ -128,11 +181,17 @@ def put_subscription(
         subscription.protocolsettings if subscription is not None else None,
     )
     fields = _validated(data)
-    check_readable(fields["filters"], user)
+    check_readable(fields["filters"], ctx.user)
     if subscription is None:
         subscription = Subscription.objects.create(
-            id=sid, **fields, **_limits(limits), status=_initial_status(fields["protocol"]), created_by=user
+            id=sid,
+            **fields,
+            **_limits(limits),
+            status=_initial_status(fields["protocol"]),
+            created_by=ctx.user,
+            sink_set_by=ctx.user,
         )
+        audit.record_now(ctx, path_of(sid), "create")
         _after_commit_validate(subscription)
         return subscription, True
     # a changed sink or protocol is validated again, and so is a subscription whose validation failed: a PUT of
@@ -140,27 +199,35 @@ def put_subscription(
     revalidate = (subscription.sink, subscription.protocol) != (fields["sink"], fields["protocol"]) or (
         subscription.status == Subscription.Status.FAILED
     )
+    # where deliveries go (the sink, and the settings that name a topic, an address, a header): whoever sets it
+    # receives what the subscription matches, so the deliveries follow their rights from now on
+    destination = ("protocol", "sink", "protocolsettings")
+    if any(getattr(subscription, key) != fields[key] for key in destination):
+        subscription.sink_set_by = ctx.user
     for key, value in {**fields, **_limits(limits)}.items():
         setattr(subscription, key, value)
     if revalidate:
         subscription.status = _initial_status(fields["protocol"])
         subscription.status_reason = ""
     subscription.save()
+    audit.record_now(ctx, path_of(sid), "update")
     if revalidate:
         _after_commit_validate(subscription)
     return subscription, False
 
 
 @transaction.atomic
-def revalidate_subscription(*, sid: str) -> Subscription:
+def revalidate_subscription(*, sid: str, ctx: WriteContext | None = None) -> Subscription:
     """`POST /subscriptions/{id}/revalidate` and the admin's "Enable": validate the subscription again, whatever
     its status (failed, disabled, active). An HTTP subscription runs the webhook handshake again (pending until
     it answers; queued after the commit, at once without workers); one of another protocol, or with the handshake
     off, has its sink checked now (active, or failed with the reason). Returns the subscription as it is after
     the commit's work."""
+    ctx = _context(ctx)
     subscription = Subscription.objects.select_for_update().filter(pk=sid).first()
     if subscription is None:
         raise Problem("not-found", f"/subscriptions/{sid} does not exist")
+    check_may_change(ctx, subscription)
     status = _initial_status(subscription.protocol)
     reason = ""
     if status == Subscription.Status.ACTIVE:
@@ -170,33 +237,70 @@ def revalidate_subscription(*, sid: str) -> Subscription:
         status = Subscription.Status.FAILED if reason else Subscription.Status.ACTIVE
     subscription.status, subscription.status_reason = status, reason or ""
     subscription.save(update_fields=["status", "status_reason", "modified_on"])
+    audit.record_now(ctx, path_of(sid), "update")
     _after_commit_validate(subscription)
     return subscription
 
 
 @transaction.atomic
-def delete_subscription(*, sid: str) -> Subscription:
-    subscription = Subscription.objects.filter(pk=sid).first()
+def disable_subscription(*, sid: str, ctx: WriteContext | None = None, reason: str = "") -> Subscription:
+    """The admin's "Disable": nothing more is delivered to it until it is enabled (revalidated) again."""
+    ctx = _context(ctx)
+    subscription = Subscription.objects.select_for_update().filter(pk=sid).first()
     if subscription is None:
         raise Problem("not-found", f"/subscriptions/{sid} does not exist")
-    subscription.delete()
-    subscription.id = sid
+    check_may_change(ctx, subscription)
+    set_status(subscription, Subscription.Status.DISABLED, reason)
+    audit.record_now(ctx, path_of(sid), "update")
     return subscription
 
 
 @transaction.atomic
-def redeliver(*, delivery_ids) -> int:
+def delete_subscription(*, sid: str, ctx: WriteContext | None = None) -> Subscription:
+    ctx = _context(ctx)
+    subscription = Subscription.objects.select_for_update().filter(pk=sid).first()
+    if subscription is None:
+        raise Problem("not-found", f"/subscriptions/{sid} does not exist")
+    check_may_change(ctx, subscription)
+    subscription.delete()
+    subscription.id = sid
+    audit.record_now(ctx, path_of(sid), "delete")
+    return subscription
+
+
+@transaction.atomic
+def redeliver_subscription(*, sid: str, ctx: WriteContext | None = None) -> int:
+    """`POST /subscriptions/{id}/redeliver`: the subscription's dead letters back in the queue (see `redeliver`)."""
+    ctx = _context(ctx)
+    subscription = Subscription.objects.select_for_update().filter(pk=sid).first()
+    if subscription is None:
+        raise Problem("not-found", f"/subscriptions/{sid} does not exist")
+    check_may_change(ctx, subscription)
+    dead = subscription.deliveries.filter(status=Delivery.Status.DEAD).values_list("pk", flat=True)
+    return redeliver(delivery_ids=list(dead), ctx=ctx)
+
+
+@transaction.atomic
+def redeliver(*, delivery_ids, ctx: WriteContext | None = None) -> int:
     """Put dead deliveries (only those: others are still being tried) back in the queue with a fresh attempt
-    budget and deadline, dispatched after the commit; returns how many."""
+    budget and deadline, dispatched after the commit; returns how many. 403 (nothing queued) when one of them is of
+    a subscription the context's user may not change."""
+    ctx = _context(ctx)
     now = timezone.now()
-    ids = list(
-        Delivery.objects.filter(pk__in=list(delivery_ids), status=Delivery.Status.DEAD).values_list("pk", flat=True)
+    dead = list(
+        Delivery.objects.filter(pk__in=list(delivery_ids), status=Delivery.Status.DEAD).select_related("subscription")
     )
-    for delivery in Delivery.objects.filter(pk__in=ids).select_related("subscription"):
+    subscriptions = {delivery.subscription_id: delivery.subscription for delivery in dead}
+    for subscription in subscriptions.values():
+        check_may_change(ctx, subscription)
+    ids = [delivery.pk for delivery in dead]
+    for delivery in dead:
         delivery.status, delivery.attempts, delivery.next_attempt_at = Delivery.Status.PENDING, 0, now
         delivery.leased_until = None
         delivery.deadline = now + policy.ttl(delivery.subscription)
         delivery.save(update_fields=["status", "attempts", "next_attempt_at", "leased_until", "deadline"])
+    for sid in sorted(subscriptions):
+        audit.record_now(ctx, path_of(sid), "update")
     if ids:
         from .tasks import dispatch
 

@@ -11,6 +11,7 @@ from registry.http.openapi import problem_responses
 from registry.http.requests import body_bytes, check_flags, loads_strict
 from registry.http.views import RegistryView, json_response
 from registry.paging import PageRequest, link_header
+from registry.services import WriteContext
 
 from .. import selectors, services
 from ..masking import shown_settings, shown_sink
@@ -62,8 +63,9 @@ def subscription_body(request) -> dict:
     return data
 
 
-def _user(request):
-    return request.user.get_username() if request.user.is_authenticated else None
+def _context(request) -> WriteContext:
+    """The acting user of a write through the Subscriptions API (the audit trail's door "subscriptions")."""
+    return WriteContext.from_request(request, door="subscriptions")
 
 
 class SubscriptionCollectionView(RegistryView):
@@ -84,7 +86,7 @@ class SubscriptionCollectionView(RegistryView):
     def get(self, request):
         check_flags(request, {"limit", "page"})
         page = PageRequest.from_params(request.GET)
-        subscriptions, total = selectors.subscription_page(page)
+        subscriptions, total = selectors.subscription_page(page, request.user)
         link = link_header(request, page, total)
         return json_response(
             [subscription_json(request, s) for s in subscriptions], headers={"Link": link} if link else None
@@ -98,7 +100,7 @@ class SubscriptionCollectionView(RegistryView):
     )
     def post(self, request):
         check_flags(request, set())
-        subscription = services.create_subscription(data=subscription_body(request), user=_user(request))
+        subscription = services.create_subscription(data=subscription_body(request), ctx=_context(request))
         subscription.refresh_from_db()  # the status after the handshake, when it ran at once (no worker queue)
         data = subscription_json(request, subscription)
         return json_response(data, status=201, headers={"Location": data["self"]})
@@ -119,7 +121,7 @@ class SubscriptionView(RegistryView):
     )
     def get(self, request, sid):
         check_flags(request, set())
-        return json_response(subscription_json(request, selectors.get_subscription(sid)))
+        return json_response(subscription_json(request, selectors.get_subscription(sid, request.user)))
 
     @extend_schema(
         summary="Replace a subscription, or create it with this id",
@@ -133,7 +135,9 @@ class SubscriptionView(RegistryView):
     )
     def put(self, request, sid):
         check_flags(request, set())
-        subscription, created = services.put_subscription(sid=sid, data=subscription_body(request), user=_user(request))
+        subscription, created = services.put_subscription(
+            sid=sid, data=subscription_body(request), ctx=_context(request)
+        )
         subscription.refresh_from_db()  # the status after the handshake, when it ran at once (no worker queue)
         data = subscription_json(request, subscription)
         return json_response(
@@ -150,7 +154,7 @@ class SubscriptionView(RegistryView):
     )
     def delete(self, request, sid):
         check_flags(request, set())
-        return json_response(subscription_json(request, services.delete_subscription(sid=sid)))
+        return json_response(subscription_json(request, services.delete_subscription(sid=sid, ctx=_context(request))))
 
     @extend_schema(exclude=True)
     def options(self, request, *args, **kwargs):
@@ -170,7 +174,7 @@ class RevalidateView(RegistryView):
     )
     def post(self, request, sid):
         check_flags(request, set())
-        subscription = services.revalidate_subscription(sid=sid)
+        subscription = services.revalidate_subscription(sid=sid, ctx=_context(request))
         subscription.refresh_from_db()  # the handshake ran after the commit when no worker queue is configured
         return json_response(subscription_json(request, subscription))
 
@@ -188,6 +192,4 @@ class RedeliverView(RegistryView):
     )
     def post(self, request, sid):
         check_flags(request, set())
-        subscription = selectors.get_subscription(sid)
-        dead = subscription.deliveries.filter(status="dead").values_list("pk", flat=True)
-        return json_response({"redelivered": services.redeliver(delivery_ids=list(dead))})
+        return json_response({"redelivered": services.redeliver_subscription(sid=sid, ctx=_context(request))})

@@ -267,6 +267,7 @@ def test_deprecation_removal_before_effective_is_refused(editor):
 
 
 def test_subscriptions_are_written_through_the_services(editor, settings):
+    from registry.services import WriteContext
     from subscriptions.models import Subscription
     from subscriptions.services import create_subscription
 
@@ -293,7 +294,7 @@ def test_subscriptions_are_written_through_the_services(editor, settings):
             "sink": "mqtt://127.0.0.1:1883",
             "protocolsettings": {"topicname": "s", "password": "hunter2"},
         },
-        user="api",
+        ctx=WriteContext(user="api"),
     )
     change = reverse("admin:subscriptions_subscription_change", args=[secret.pk])
     page = editor.get(change).content.decode()
