@@ -73,7 +73,8 @@ ALLOWED_HOSTS = [
     if h.strip()
 ]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
-if env_bool("DJANGO_TRUST_FORWARDED", False):
+TRUST_FORWARDED = env_bool("DJANGO_TRUST_FORWARDED", False)
+if TRUST_FORWARDED:
     USE_X_FORWARDED_HOST = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # HTTPS in production (README, "Production"): cookies sent over HTTPS only, plain HTTP redirected (behind a proxy
@@ -265,6 +266,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "registry.http.problems.problem_exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # the client address that throttles count by (DRF's get_ident: the anonymous checks and map, failed Basic
+    # sign-ins): the socket's (REMOTE_ADDR) unless the proxy is trusted, then the address the one proxy in front
+    # appended to X-Forwarded-For (its last entry; what a client wrote before it is ignored). DRF's default (None)
+    # would take the whole header as the client sends it: a new value each request, never throttled
+    "NUM_PROXIES": 1 if TRUST_FORWARDED else 0,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "CloudEvents Registry",

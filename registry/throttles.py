@@ -2,8 +2,9 @@
 caller's schema or data, or draw the whole catalog, could be called in a loop by anyone.
 
 `AnonymousRateThrottle` is DRF's `SimpleRateThrottle` for one scope, named by the view's `throttle_scope`, that
-counts anonymous requests per client address (DRF's `get_ident`: `REMOTE_ADDR`, or the `X-Forwarded-For` hop
-DRF's `NUM_PROXIES` setting names) and lets signed-in users through. Each scope's rate is a setting read at
+counts anonymous requests per client address (DRF's `get_ident`: `REMOTE_ADDR`, or with `DJANGO_TRUST_FORWARDED=1`
+the last `X-Forwarded-For` entry, the one the proxy appended: DRF's `NUM_PROXIES`, 0 or 1, config/settings.py) and
+lets signed-in users through. Each scope's rate is a setting read at
 request time, `"N/second|minute|hour|day"` or `off`:
 
 - `checks`: the message validation routes of both bindings, the compatibility dry run and the diff
