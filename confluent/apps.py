@@ -1,5 +1,6 @@
 """App configuration of the Confluent-compatible Schema Registry API: registers the resolver of schema versions'
-`references` attribute with the registry (confluent.references)."""
+`references` attribute with the registry (confluent.references), and the attributes that keep this API's settings
+on schema groups and schemas (confluent.attributes)."""
 
 from django.apps import AppConfig
 
@@ -9,6 +10,7 @@ class ConfluentConfig(AppConfig):
     verbose_name = "Confluent-compatible Schema Registry API"
 
     def ready(self):
-        from . import references
+        from . import attributes, references
 
         references.register()
+        attributes.register()

@@ -6,9 +6,9 @@
   creation order), its schema id, whether it is soft-deleted, and the Confluent-only parts of a registration
   (references, metadata, ruleSet). Versions written through other doors get theirs when the API first reads the
   subject (`services.numbering`); the row goes with the version when the version is deleted.
-- `Setting`: a mode (READWRITE, READONLY, IMPORT) per scope (the whole registry, a context or a subject), and the
-  compatibility level of a subject that does not exist yet (once it exists, the level is the schema's own
-  `compatibility` attribute, which every binding shows).
+
+Config and mode are not kept here: they are attributes of the schema group or schema they describe
+(confluent/attributes.py; the migration 0003 moved the rows of the former `Setting` table onto them).
 """
 
 from django.db import models
@@ -50,17 +50,3 @@ class SubjectVersion(models.Model):
 
     def __str__(self):
         return f"{self.resource_id} version {self.number}"
-
-
-class Setting(models.Model):
-    """scope: "" for the whole registry, ":.ctx:" for a context, the qualified subject name for a subject."""
-
-    scope = models.CharField(max_length=512, unique=True)
-    mode = models.CharField(max_length=16, null=True, blank=True)
-    compatibility = models.CharField(max_length=32, null=True, blank=True)
-
-    class Meta:
-        verbose_name = "Confluent setting"
-
-    def __str__(self):
-        return f"{self.scope or '(global)'}: mode {self.mode}, compatibility {self.compatibility}"

@@ -9,18 +9,18 @@ from registry.model import effective_compatibility as default_or
 from registry.models import Group, Resource, Version
 
 from . import subjects
+from .attributes import COMPATIBILITY, DEFAULT_MODE, MODE, MODES, PENDING  # noqa: F401 - MODES: the API's
 from .errors import ConfluentError, schema_not_found, subject_not_found, version_not_found
-from .models import MAX_SCHEMA_ID, SchemaId, Setting, SubjectVersion
+from .models import MAX_SCHEMA_ID, SchemaId, SubjectVersion
 from .numbering import ensure_numbered
 from .schema_types import REFERENCES
 from .subjects import GROUPS, SCHEMAS, Subject
 
-MODES = ("READWRITE", "READONLY", "IMPORT")
+NOT_READ = object()  # a schema the caller has not looked for (None: it looked, and there is none)
 _SCHEMA_BY_ID = (
     f"SELECT s.* FROM {SchemaId._meta.db_table} s WHERE s.id = %s AND EXISTS "
     f"(SELECT 1 FROM {SubjectVersion._meta.db_table} v WHERE v.schema_id_id = s.id)"
 )
-DEFAULT_MODE = "READWRITE"
 
 
 def find_resource(subject: Subject) -> Resource | None:
@@ -226,22 +226,38 @@ def referenced_by(subject_name: str, number: int) -> list[int]:
     return sorted(found)
 
 
-def setting(scope: str) -> Setting | None:
-    return Setting.objects.filter(scope=scope).first()
+def group_extensions(group_id: str) -> dict | None:
+    """A context's schema group's attributes (None: no such group)."""
+    return Group.objects.filter(group_type=GROUPS, gid=group_id).values_list("extensions", flat=True).first()
+
+
+def pending_settings(extensions: dict | None, subject: Subject) -> dict:
+    """The settings kept for a subject that has no schema yet, by its group (confluent.attributes)."""
+    found = ((extensions or {}).get(PENDING) or {}).get(subject.resource_id)
+    return found if isinstance(found, dict) else {}
+
+
+def subject_setting(subject: Subject, name: str, resource=NOT_READ) -> str | None:
+    """The subject's own `compatibility` or `confluentmode`: its schema's attribute, or the one its group keeps for
+    it while it has no schema (`resource`: the schema, when the caller found it)."""
+    if resource is NOT_READ:
+        resource = find_resource(subject)
+    if resource is not None:
+        return resource.extensions.get(name)
+    return pending_settings(group_extensions(subject.group_id), subject).get(name)
 
 
 def group_compatibility(group_id: str) -> str | None:
-    group = Group.objects.filter(group_type=GROUPS, gid=group_id).only("extensions").first()
-    return group.extensions.get("compatibility") if group is not None else None
+    return (group_extensions(group_id) or {}).get(COMPATIBILITY)
+
+
+def group_mode(group_id: str) -> str | None:
+    return (group_extensions(group_id) or {}).get(MODE)
 
 
 def subject_compatibility(subject: Subject) -> str | None:
-    """The level set for the subject itself (the schema's `compatibility`, or the setting kept until it exists)."""
-    resource = find_resource(subject)
-    if resource is not None:
-        return resource.extensions.get("compatibility")
-    found = setting(subject.scope)
-    return found.compatibility if found is not None else None
+    """The level set for the subject itself (the schema's `compatibility`, or the one kept until it exists)."""
+    return subject_setting(subject, COMPATIBILITY)
 
 
 def global_compatibility() -> str:
@@ -254,15 +270,18 @@ def effective_compatibility(subject: Subject) -> str:
     return default_or(subject_compatibility(subject), group_compatibility(subject.group_id))
 
 
-def effective_mode(subject: Subject | None) -> str:
-    scopes = []
-    if subject is not None:
-        if not subject.is_context:
-            scopes.append(subject.scope)
-        scopes.append(f":.{subject.group_id}:")
-    scopes.append("")
-    found = {s.scope: s.mode for s in Setting.objects.filter(scope__in=scopes).exclude(mode=None)}
-    for scope in scopes:
-        if found.get(scope):
-            return found[scope]
-    return DEFAULT_MODE
+def effective_mode(subject: Subject | None, resource=NOT_READ) -> str:
+    """The mode that applies: the subject's own (its schema's `confluentmode`, or the one kept until it exists),
+    else its context's (the group's `confluentmode`), else READWRITE. The global mode (`subject` None) is the default
+    context's; like the level, it is not inherited by the other contexts (each its own group, its owners' to set).
+    `resource`: the subject's schema with its group, when the caller found it (no query then)."""
+    if subject is None:
+        return group_mode(subjects.default_group()) or DEFAULT_MODE
+    if subject.is_context:
+        return group_mode(subject.group_id) or DEFAULT_MODE
+    if resource is NOT_READ:
+        resource = find_resource(subject)
+    if resource is not None:
+        return resource.extensions.get(MODE) or resource.group.extensions.get(MODE) or DEFAULT_MODE
+    extensions = group_extensions(subject.group_id)
+    return pending_settings(extensions, subject).get(MODE) or (extensions or {}).get(MODE) or DEFAULT_MODE

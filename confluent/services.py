@@ -1,9 +1,10 @@
 """Writes of the Confluent API, keyword-only, each in one transaction; every change of the store goes through
 `registry.services` (which writes the change events), so a registration here is the same write as any other door's.
 
-Soft deletes and modes are this API's own state (`SubjectVersion.deleted`, `Setting`): they change no registry
-entity and emit no change event. A permanent delete removes the registry version (or the schema, with its last
-version) through `registry.services`, which announces it.
+Config and mode are attributes of the schema group or schema they describe (confluent.attributes), written through
+`registry.services` like any other attribute. Soft deletes are this API's own mark (`SubjectVersion.deleted`): they
+change no registry entity and emit no change event. A permanent delete removes the registry version (or the schema,
+with its last version) through `registry.services`, which announces it.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from registry.services import (
     create_version,
     delete_resource,
     delete_version,
+    set_group_extensions,
     set_resource_meta,
-    update_group_attributes,
 )
-from registry.services.groups import lock_group
 from registry.services.resources import get_group, lock_resource
 
 from . import selectors
+from .attributes import COMPATIBILITY, MODE, PENDING, SUBJECT_SETTINGS
 from .errors import (
     ID_MISMATCH,
     INCOMPATIBLE,
@@ -43,7 +44,7 @@ from .errors import (
     subject_not_found,
     version_not_found,
 )
-from .models import Setting, SubjectVersion
+from .models import SubjectVersion
 from .numbering import ensure_numbered, next_number, schema_id_for
 from .references import resolve_references, resolve_stored_references  # noqa: F401 - the API's and protobuf's
 from .schema_types import REFERENCES, Prepared, prepare, referenced_documents
@@ -64,8 +65,8 @@ class Registration:
     version: int | None = None
 
 
-def _check_mode(subject: Subject, inp: Registration | None = None) -> str:
-    mode = selectors.effective_mode(subject)
+def _check_mode(subject: Subject, inp: Registration | None = None, resource=selectors.NOT_READ) -> str:
+    mode = selectors.effective_mode(subject, resource)
     if mode == "READONLY":
         raise ConfluentError(NOT_PERMITTED, f"Subject {subject.name} is in read-only mode")
     if inp is not None and mode != "IMPORT" and (inp.id is not None or inp.version is not None):
@@ -113,12 +114,12 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
     inp = data
     if subject.is_context:
         raise ConfluentError(INVALID_SUBJECT, f"{subject.name!r} names a context, not a subject")
+    resource = selectors.find_resource(subject)
     if not importing:
-        _check_mode(subject, inp)
+        _check_mode(subject, inp, resource)
     references = resolve_references(inp.references, subject)
     prepared = prepare(inp.schema_type, inp.schema, references)
     prepared.referenced = prepared.referenced or referenced_documents(references)  # resolved here, not again
-    resource = selectors.find_resource(subject)
     if resource is None:
         try:
             with transaction.atomic():
@@ -169,23 +170,18 @@ def _write(ctx: WriteContext, subject: Subject, inp: Registration, prepared: Pre
         version_id=vid,
         referenced_documents=prepared.referenced,  # the catalog's check knows the referenced Avro named types
     )
-    address = EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
-    pending_level = selectors.setting(subject.scope) if resource is None else None
+    address = _subject_address(subject)
     # a refusal of the store (invalid, incompatible, forbidden, past the check's budget) is a Problem that the
     # binding writes in Confluent's words (confluent.errors.code_of), and the transaction rolls back
     if resource is None:
-        _ensure_group(ctx, subject.group_id)
+        group = _ensure_group(ctx, subject.group_id)
+        pending = selectors.pending_settings(group.extensions, subject)
         resource = create_resource(ctx=ctx, address=address, data=version_input)
         version = resource.latest
-        if pending_level is not None and pending_level.compatibility:
-            set_resource_meta(
-                ctx=ctx, address=address, meta={"compatibility": pending_level.compatibility}, announced=True
-            )
+        if pending:
+            _take_pending(ctx, subject, pending)
     else:
         _resource, version = create_version(ctx=ctx, address=address, data=version_input)
-    if pending_level is not None:
-        pending_level.compatibility = None
-        pending_level.save(update_fields=["compatibility"])
     schema = schema_id_for(
         key=prepared.key,
         schema_type=prepared.schema_type,
@@ -235,8 +231,7 @@ def delete_subject(*, ctx: WriteContext, subject: Subject, permanent: bool) -> l
             f"Subject '{subject.name}' was not deleted first before being permanently deleted",
         )
     _referenced(subject, rows)
-    delete_resource(ctx=ctx, address=EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id))
-    Setting.objects.filter(scope=subject.scope).delete()
+    delete_resource(ctx=ctx, address=_subject_address(subject))  # its settings (attributes) go with it
     return [row.number for row in rows]
 
 
@@ -271,7 +266,7 @@ def delete_subject_version(*, ctx: WriteContext, subject: Subject, version: str,
             VERSION_NOT_SOFT_DELETED,
             f"Subject '{subject.name}' Version {row.number} was not deleted first before being permanently deleted",
         )
-    address = EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
+    address = _subject_address(subject)
     if len(rows) == 1 and resource.versions.count() == 1:
         delete_resource(ctx=ctx, address=address)
     else:
@@ -279,74 +274,102 @@ def delete_subject_version(*, ctx: WriteContext, subject: Subject, version: str,
     return row.number
 
 
-def _group_for_config(ctx: WriteContext, group_id: str) -> Group:
-    _ensure_group(ctx, group_id)
-    return lock_group(GROUPS, group_id)
+def _subject_address(subject: Subject) -> EntityAddress:
+    return EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
+
+
+def _set_setting(ctx: WriteContext, subject: Subject, name: str, value: str | None) -> None:
+    """One of a context's or a subject's settings (confluent.attributes): the group's or the schema's attribute
+    `name`, or the entry its group keeps for a subject without a schema; None removes it. Written through the
+    registry's services, which authorize it (a group's own attribute: its owners'; a subject's: an editor's, as the
+    schema's level), record its audit row and emit its event."""
+    if subject.is_context:
+        if value is None and not Group.objects.filter(group_type=GROUPS, gid=subject.group_id).exists():
+            return
+        _ensure_group(ctx, subject.group_id)
+        set_group_extensions(ctx=ctx, address=EntityAddress(GROUPS, subject.group_id), changes={name: value})
+        return
+    address = _subject_address(subject)
+    resource = selectors.find_resource(subject)
+    if resource is not None:
+        if name == COMPATIBILITY:
+            # the schema's level: removing it takes set_resource_meta's replace (a level given equal to the one the
+            # schema inherits is not kept either: it keeps inheriting), the other meta attributes kept as they are
+            kept = ("defaultversionid", "defaultversionsticky", *SUBJECT_SETTINGS)
+            meta = {k: v for k, v in resource.extensions.items() if k in kept and k != name}
+            if value is not None:
+                meta[name] = value
+            set_resource_meta(ctx=ctx, address=address, meta=meta, replace=True)
+        else:
+            set_resource_meta(ctx=ctx, address=address, meta={name: value})
+        return
+    if value is None and not Group.objects.filter(group_type=GROUPS, gid=subject.group_id).exists():
+        return
+    _ensure_group(ctx, subject.group_id)
+
+    def pending(extensions: dict) -> dict:
+        kept = dict(extensions.get(PENDING) or {})
+        entry = {k: v for k, v in (kept.get(subject.resource_id) or {}).items() if k != name}
+        if value is not None:
+            entry[name] = value
+        if entry:
+            kept[subject.resource_id] = entry
+        else:
+            kept.pop(subject.resource_id, None)
+        return {PENDING: kept or None}
+
+    # kept by the group for the schema it becomes: authorized as the write of that schema's attribute
+    set_group_extensions(
+        ctx=ctx,
+        address=EntityAddress(GROUPS, subject.group_id),
+        changes=pending,
+        authorized_as=("resource", address.path),
+    )
+
+
+def _take_pending(ctx: WriteContext, subject: Subject, settings: dict) -> None:
+    """A new schema takes the settings its group kept for its subject (they leave the group)."""
+    address = _subject_address(subject)
+    set_resource_meta(ctx=ctx, address=address, meta=dict(settings), announced=True)
+
+    def without(extensions: dict) -> dict:
+        kept = {k: v for k, v in (extensions.get(PENDING) or {}).items() if k != subject.resource_id}
+        return {PENDING: kept or None}
+
+    set_group_extensions(
+        ctx=ctx,
+        address=EntityAddress(GROUPS, subject.group_id),
+        changes=without,
+        authorized_as=("resource", address.path),
+    )
 
 
 @transaction.atomic
 def set_compatibility(*, ctx: WriteContext, subject: Subject | None, level: str | None) -> None:
     """PUT (level) or DELETE (None) /config[/S]: the schema's `compatibility`, the context's group's, or kept for a
     subject that does not exist yet. `subject` None is the default context (the global level)."""
-    from registry.services.versions import resource_attributes
-
     if subject is None:
         subject = parse(":.:", allow_context=True)
-    if subject.is_context:
-        group = _group_for_config(ctx, subject.group_id)
-        common = {k: getattr(group, k) for k in ("name", "description", "docs") if getattr(group, k) is not None}
-        if group.tags:
-            common["tags"] = group.tags
-        extensions = {k: v for k, v in group.extensions.items() if k != "compatibility"}
-        if level is not None:
-            extensions["compatibility"] = level
-        try:
-            update_group_attributes(ctx, group, common, extensions)
-        except Problem as exc:
-            if exc.status != 400:
-                raise
-            raise ConfluentError(INVALID_COMPATIBILITY, exc.detail)
-        return
-    resource = selectors.find_resource(subject)
-    if resource is None:
-        # kept for the schema it becomes: the write of that schema's attribute (registry.permissions)
-        ctx.authorize("resource", "update", f"/{GROUPS}/{subject.group_id}/{SCHEMAS}/{subject.resource_id}")
-        Setting.objects.update_or_create(scope=subject.scope, defaults={"compatibility": level})
-        return
-    meta = {k: v for k, v in resource_attributes(resource).items() if k in ("defaultversionid", "defaultversionsticky")}
-    if level is not None:
-        meta["compatibility"] = level
     try:
-        set_resource_meta(
-            ctx=ctx,
-            address=EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id),
-            meta=meta,
-            replace=True,
-        )
+        _set_setting(ctx, subject, COMPATIBILITY, level)
     except Problem as exc:
-        if exc.status != 400:
+        if exc.status != 400 or exc.kind == "id-exists" or isinstance(exc, ConfluentError):
             raise
         raise ConfluentError(INVALID_COMPATIBILITY, exc.detail)
 
 
 @transaction.atomic
-def set_mode(*, subject: Subject | None, mode: str | None, force: bool = False) -> None:
-    """PUT (mode) or DELETE (None) /mode[/S]. IMPORT on a scope that holds subjects needs `force`."""
-    scope = "" if subject is None else subject.scope
+def set_mode(*, ctx: WriteContext, subject: Subject | None, mode: str | None, force: bool = False) -> None:
+    """PUT (mode) or DELETE (None) /mode[/S]: the `confluentmode` of the schema, of the context's group (the global
+    mode: the default context's), or kept for a subject that does not exist yet. IMPORT on a scope that holds
+    subjects needs `force`."""
+    if subject is None:
+        subject = parse(":.:", allow_context=True)
     if mode == "IMPORT" and not force:
-        names = selectors.subject_names()
-        if subject is not None and not subject.is_context:
-            names = [n for n in names if n == subject.name]
-        elif subject is not None:
-            names = [n for n in names if parse(n).group_id == subject.group_id]
-        if names:
+        found = [parse(name) for name in selectors.subject_names()]  # those with live versions
+        holds = [s for s in found if s.group_id == subject.group_id and subject.resource_id in (None, s.resource_id)]
+        if holds:
             raise ConfluentError(
                 NOT_PERMITTED, "Cannot import since found existing subjects; use ?force=true to switch to IMPORT anyway"
             )
-    found = Setting.objects.filter(scope=scope).first()
-    if found is None:
-        if mode is not None:
-            Setting.objects.create(scope=scope, mode=mode)
-        return
-    found.mode = mode
-    found.save(update_fields=["mode"])
+    _set_setting(ctx, subject, MODE, mode)

@@ -8,13 +8,12 @@ from registry.http.requests import json_body
 from registry.throttles import AnonymousRateThrottle
 
 from .. import selectors, services
+from ..attributes import MODE
 from ..errors import INVALID_COMPATIBILITY, INVALID_MODE, ConfluentError, version_not_found
 from ..schema_types import prepare
 from ..subjects import parse
 from .base import ConfluentView, answer, flag
 from .inputs import registration
-
-SETTINGS_PERMISSIONS = {"PUT": "registry.change_group", "DELETE": "registry.change_group"}
 
 
 def level_in(body: dict) -> str:
@@ -74,32 +73,37 @@ class ConfigView(ConfluentView):
 
 
 class ModeView(ConfluentView):
-    write_permissions = SETTINGS_PERMISSIONS
+    # modes are attributes of groups and schemas (confluent.attributes): the services check each write
 
     def get(self, request, subject=None):
+        """The mode: global (the default context's), a context's (`:.ctx:`) or a subject's (40409 when it has none of
+        its own, unless `?defaultToGlobal=true`)."""
         if subject is None:
             return answer({"mode": selectors.effective_mode(None)})
         found = parse(subject, allow_context=True)
-        own = selectors.setting(found.scope)
-        if (own is None or own.mode is None) and not flag(request, "defaultToGlobal"):
+        if own_mode(found) is None and not flag(request, "defaultToGlobal"):
             raise ConfluentError(40409, f"Subject '{subject}' does not have subject-level mode configured")
         return answer({"mode": selectors.effective_mode(found)})
 
     def put(self, request, subject=None):
         mode = mode_in(json_body(request))
         found = parse(subject, allow_context=True) if subject is not None else None
-        services.set_mode(subject=found, mode=mode, force=flag(request, "force"))
+        services.set_mode(ctx=self.context(), subject=found, mode=mode, force=flag(request, "force"))
         return answer({"mode": mode})
 
     def delete(self, request, subject=None):
         if subject is None:
             raise ConfluentError(405, "the global mode cannot be deleted; PUT READWRITE instead", status=405)
         found = parse(subject, allow_context=True)
-        own = selectors.setting(found.scope)
-        if own is None or own.mode is None:
+        own = own_mode(found)
+        if own is None:
             raise ConfluentError(40409, f"Subject '{subject}' does not have subject-level mode configured")
-        services.set_mode(subject=found, mode=None)
-        return answer({"mode": own.mode})
+        services.set_mode(ctx=self.context(), subject=found, mode=None)
+        return answer({"mode": own})
+
+
+def own_mode(found) -> str | None:
+    return selectors.group_mode(found.group_id) if found.is_context else selectors.subject_setting(found, MODE)
 
 
 class CompatibilityView(ConfluentView):

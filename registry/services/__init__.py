@@ -11,7 +11,7 @@ from .deletions import (
     delete_version,
     delete_versions,
 )
-from .groups import create_group, ensure_parents, put_group, update_group_attributes
+from .groups import create_group, ensure_parents, put_group, set_group_extensions, update_group_attributes
 from .inputs import UNSET, VersionInput
 from .meta import set_resource_meta
 from .resources import (
@@ -44,6 +44,7 @@ __all__ = [
     "put_meta",
     "put_resource",
     "put_version",
+    "set_group_extensions",
     "set_resource_meta",
     "update_group_attributes",
 ]

@@ -8,11 +8,12 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
-from .. import owners
+from .. import extension_attributes, owners
 from ..attributes import check_common, check_id, split_attributes, stored_attributes
 from ..errors import Problem, not_found
 from ..model import GroupType, registry_model
 from ..models import Group, Resource
+from ..permissions import group_path_of, owners_of_group
 from ..selectors import exists_ignoring_case
 from ..validation import GroupCheck, Invalid
 from .address import EntityAddress
@@ -29,6 +30,7 @@ def group_exists(plural: str, gid: str) -> bool:
 
 def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict, existing: Group | None):
     errors = check_common({**common, **extensions})  # names of extension attributes are checked too
+    errors += extension_attributes.errors_of(gt.plural, None, extensions)  # those apps give a meaning to
     if errors:
         raise Problem("invalid-attribute", "{subject}: {errors}", subject=f"/{gt.plural}/{gid}", errors=errors)
     if gt.validate is None:
@@ -198,9 +200,56 @@ def update_group_attributes(ctx: WriteContext, group: Group, common: dict, exten
     return True
 
 
-def _change(ctx: WriteContext, gt: GroupType, group: Group, common: dict, extensions: dict) -> None:
-    """A stored group's new attributes, validated: epoch + 1, modified by and on, its `updated` event."""
-    owners.changed_group(ctx, group, extensions)
+@transaction.atomic
+def set_group_extensions(
+    *,
+    ctx: WriteContext,
+    address: EntityAddress,
+    changes: dict | Callable[[dict], dict],
+    authorized_as: tuple[str, str] | None = None,
+) -> Group:
+    """Change some of a group's extension attributes, the others kept (a value None removes one), under the group's
+    row lock: epoch + 1 and its `updated` event when something changed. `changes` may be a function of the stored
+    extension attributes (called under the lock: a read-merge-write that concurrent writers do not undo).
+
+    The write is the group's update (its owners' where it has some); with `authorized_as` (kind, store path) it is
+    authorized as the update of that entity of the group instead: an app's setting of an entity that does not exist
+    yet, which the group keeps for it (the Confluent API's settings of a subject that has no schema yet:
+    confluent/attributes.py). Owners are not changed this way."""
+    address.need("group")
+    group = lock_group(address.group_type, address.gid)
+    if callable(changes):
+        changes = changes(dict(group.extensions))
+    if "owners" in changes:
+        raise ValueError("a group's owners are changed by put_group or update_group_attributes")
+    extensions = dict(group.extensions)
+    for name, value in changes.items():
+        if value is None:
+            extensions.pop(name, None)
+        else:
+            extensions[name] = value
+    if extensions == group.extensions:
+        return group
+    ctx.guard(group.path, group)
+    if authorized_as is not None:
+        kind, path = authorized_as
+        if group_path_of(path) != group.path:
+            raise ValueError(f"{path} is not in {group.path}")
+        ctx.authorize(kind, "update", path, owners=owners_of_group(group))
+    common = {k: getattr(group, k) for k in ("name", "description", "docs") if getattr(group, k) is not None}
+    if group.tags:
+        common["tags"] = group.tags
+    _change(ctx, registry_model[group.group_type], group, common, extensions, authorized=authorized_as is not None)
+    return group
+
+
+def _change(
+    ctx: WriteContext, gt: GroupType, group: Group, common: dict, extensions: dict, *, authorized: bool = False
+) -> None:
+    """A stored group's new attributes, validated: epoch + 1, modified by and on, its `updated` event. `authorized`:
+    the caller authorized the write (set_group_extensions), which leaves the owners as they are."""
+    if not authorized:
+        owners.changed_group(ctx, group, extensions)
     _validate(ctx, gt, group.gid, common, extensions, group)
     _apply(group, common, extensions)
     group.epoch += 1

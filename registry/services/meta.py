@@ -1,6 +1,7 @@
-"""The resource-level `meta` attributes of xRegistry 1.0: the sticky default version and the compatibility.
+"""The resource-level `meta` attributes of xRegistry 1.0: the sticky default version and the compatibility, and the
+resource-level attributes apps register (registry/extension_attributes.py: the Confluent API's `confluentmode`).
 
-Stored on the resource (its `extensions`: `defaultversionid`, `defaultversionsticky`, `compatibility`), shown
+Stored on the resource (its `extensions`: `defaultversionid`, `defaultversionsticky`, `compatibility`, ...), shown
 by the 1.0 binding in the `meta` entity and by the 0.5 binding as extension attributes of the resource.
 `readonly` is the server's (a resource synced from elsewhere is read-only); `xref` is not offered.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from .. import extension_attributes
 from ..errors import Problem
 from ..model import COMPATIBILITY_LEVELS, effective_compatibility
 from ..models import Version
@@ -30,7 +32,8 @@ def set_resource_meta(
     replace: bool = False,
     announced: bool = False,
 ) -> None:
-    """Set `defaultversionid`/`defaultversionsticky`/`compatibility` of a resource (PUT or PATCH of `meta`).
+    """Set `defaultversionid`/`defaultversionsticky`/`compatibility` of a resource (PUT or PATCH of `meta`), and the
+    resource-level attributes apps register (a value None removes one; `replace` removes those not given).
 
     `announced`: the caller's write already emitted this resource's `updated` event in this transaction (it
     created the resource), so the change of its meta is part of that change, not a second event.
@@ -50,9 +53,18 @@ def set_resource_meta(
         raise Problem("bad-request", "{subject}: xref is not offered by this server", subject=resource.path)
     if meta.get("readonly") not in (None, False, bool(resource.origin)):
         raise Problem("invalid-attribute", "{subject}: readonly is set by the server", subject=resource.path)
+    registered = extension_attributes.meta_names(address.rtype)
+    errors = extension_attributes.errors_of(address.group_type, address.rtype, meta)
+    if errors:
+        raise Problem("invalid-attribute", "{subject}: " + "; ".join(errors), subject=resource.path, errors=errors)
     extensions = dict(resource.extensions)
     if replace:
-        for key in ("defaultversionid", "defaultversionsticky", "compatibility"):
+        for key in ("defaultversionid", "defaultversionsticky", "compatibility", *registered):
+            extensions.pop(key, None)
+    for key in registered:
+        if meta.get(key) is not None:
+            extensions[key] = meta[key]
+        elif key in meta:
             extensions.pop(key, None)
     vid = meta.get("defaultversionid")
     sticky = meta.get("defaultversionsticky")

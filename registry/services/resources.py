@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, connection, transaction
 
+from .. import extension_attributes
 from ..attributes import check_id
 from ..errors import Problem, not_found
 from ..model import GroupType, ResourceType, registry_model
@@ -399,6 +400,9 @@ def replace_resource(
     "unchanged". Synced groups and resources change only through their sync; a sync adopts what it brings."""
     resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
     path = f"{group.path}/{rt.plural}/{rid}"
+    errors = extension_attributes.errors_of(group.group_type, rt.plural, attrs)  # those apps give a meaning to
+    if errors:
+        raise Problem("invalid-attribute", "{subject}: " + "; ".join(errors), subject=path, errors=errors)
     if resource is None:
         same_type = Resource.objects.filter(group=group, resource_type=rt.plural)
         if exists_ignoring_case(same_type.exclude(rid=rid), "rid", rid):  # the same id: the insert refuses it

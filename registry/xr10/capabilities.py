@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+from ..extension_attributes import resource_attributes
 from ..model import COMPATIBILITY_LEVELS, effective_compatibility
 from .flags import FLAGS, SPEC_VERSIONS
 from .mapping import v1_mappings
@@ -62,12 +63,16 @@ def _with_core(attributes: dict, id_name: str, extra: dict | None = None) -> dic
 
 def meta_attributes(plural: str, rplural: str) -> dict:
     """The `meta` attributes of a resource type, `compatibility`'s default the one that applies when a resource and
-    its group set none: the registry's (REGISTRY_DEFAULT_COMPATIBILITY) for types with compatibility rules."""
+    its group set none: the registry's (REGISTRY_DEFAULT_COMPATIBILITY) for types with compatibility rules; and the
+    attributes apps register for it (registry/extension_attributes.py)."""
     out = copy.deepcopy(META_ATTRIBUTES)
     gm = v1_mappings.get(plural)
     rm = gm.by_v1_plural.get(rplural) if gm is not None else None
     fixed = rm.default_compatibility if rm is not None else "none"
     out["compatibility"]["default"] = fixed if fixed is not None else effective_compatibility()
+    if rm is not None:
+        for name, attribute in resource_attributes(rm.plural).items():
+            out[name] = {"name": name, **copy.deepcopy(attribute.model)}
     return out
 
 

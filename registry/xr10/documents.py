@@ -9,6 +9,7 @@ from the stored rows where a view needs them.
 
 from __future__ import annotations
 
+from ..extension_attributes import meta_names
 from .errors import DocumentError
 from .mapping import (
     GroupMapping,
@@ -42,6 +43,12 @@ SERVER_OWNED = {
     "compatibilityvalidatedreason",
 }
 META_ATTRIBUTES = ("defaultversionid", "defaultversionsticky", "readonly", "compatibility", "xref")
+
+
+def meta_attribute_names(rm: ResourceMapping) -> tuple[str, ...]:
+    """The attributes of a resource type's `meta`: the core's, and those apps register for it
+    (registry/extension_attributes.py)."""
+    return META_ATTRIBUTES + meta_names(rm.plural)
 
 
 def _strip(attrs: dict, collections: set[str], *extra: str) -> dict:
@@ -99,7 +106,8 @@ def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
                 vid: {"id": vid, rm.singular05: {k: v for k, v in data.items() if k != "id"}}
                 for vid, data in out["versions"].items()
             }
-    for key in ("defaultversionid", "defaultversionsticky", "compatibility", "xref"):  # `readonly` is the server's
+    # `readonly` is the server's
+    for key in ("defaultversionid", "defaultversionsticky", "compatibility", "xref", *meta_names(rm.plural)):
         value = meta.get(key, data.get(key) if key != "defaultversionid" or data.get("defaultversionsticky") else None)
         if key == "defaultversionid" and not (meta.get("defaultversionsticky") or data.get("defaultversionsticky")):
             continue  # a default that is not sticky is the newest version: nothing to keep
@@ -177,4 +185,5 @@ __all__ = [
     "SPEC_VERSION",
     "SERVER_OWNED",
     "META_ATTRIBUTES",
+    "meta_attribute_names",
 ]

@@ -12,7 +12,7 @@ from ..http.headers import prefixed_headers
 from ..http.requests import body_bytes, expected_epoch
 from ..services.inputs import UNSET, VersionInput
 from .bodies import json_body
-from .documents import META_ATTRIBUTES, DocumentError, _strip, _version_to_v05
+from .documents import DocumentError, _strip, _version_to_v05, meta_attribute_names
 from .errors import V1Problem
 from .mapping import ResourceMapping
 
@@ -82,7 +82,8 @@ def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) ->
         inp.media_type = content_type or "application/octet-stream"
     elif uri is not UNSET:
         inp.resource_uri = uri
-    inp.attributes = {k: v for k, v in converted.items() if k not in META_ATTRIBUTES}
+    meta = meta_attribute_names(rm)
+    inp.attributes = {k: v for k, v in converted.items() if k not in meta}
     return inp
 
 

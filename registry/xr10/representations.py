@@ -13,12 +13,13 @@ import json
 from contextvars import ContextVar
 
 from ..attributes import stored_attributes, timestamp, version_order
+from ..extension_attributes import meta_names
 from ..http.headers import metadata_headers
 from ..json_text import load_json_document
 from ..model import effective_compatibility
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
-from .documents import META_ATTRIBUTES, group_to_v10, version_to_v10
+from .documents import group_to_v10, meta_attribute_names, version_to_v10
 from .mapping import GroupMapping, ResourceMapping
 
 
@@ -67,7 +68,8 @@ def default_version(resource: Resource, versions: list[Version]) -> Version | No
 
 def _version_attributes(rm: ResourceMapping, resource: Resource, version: Version) -> dict:
     """The version's attributes in 1.0 names (resource-level stored attributes first, the version's over them)."""
-    stored = {k: v for k, v in stored_attributes(resource).items() if k not in META_ATTRIBUTES}
+    meta = meta_attribute_names(rm)
+    stored = {k: v for k, v in stored_attributes(resource).items() if k not in meta}
     stored.update(stored_attributes(version))
     if not rm.hasdocument and version.content is not None and not version.resource_uri:
         doc, problem = load_json_document(bytes(version.content))
@@ -186,6 +188,9 @@ def meta_json(
     out["defaultversionsticky"] = bool(resource.extensions.get("defaultversionsticky"))
     if resource.extensions.get("xref"):
         out["xref"] = resource.extensions["xref"]
+    for name in meta_names(rm.plural):  # those apps register (registry/extension_attributes.py)
+        if resource.extensions.get(name) is not None:
+            out[name] = resource.extensions[name]
     return out
 
 

@@ -23,9 +23,9 @@ from ..services.meta import set_resource_meta
 from .bodies import json_body
 from .capabilities import capabilities
 from .documents import (
-    META_ATTRIBUTES,
     _group_to_v05,
     group_to_v10,
+    meta_attribute_names,
     to_v05_document,
 )
 from .errors import V1Problem
@@ -245,10 +245,10 @@ def _at(
     return EntityAddress(gm.plural, gid, rm.plural if rm is not None else None, rid, vid)
 
 
-def _meta_of(data: dict) -> dict:
+def _meta_of(rm: ResourceMapping, data: dict) -> dict:
     """A resource body's `meta` attributes (in `meta`, or beside the default version's as the spec allows)."""
     meta = dict(data["meta"]) if isinstance(data.get("meta"), dict) else {}
-    for key in META_ATTRIBUTES:
+    for key in meta_attribute_names(rm):
         if key in data and key not in meta:
             meta[key] = data[key]
     return meta
@@ -280,10 +280,11 @@ def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: s
     if isinstance(versions, dict) and versions:
         created = _write_versions(ctx, gm, rm, gid, rid, versions)
     else:
-        own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in META_ATTRIBUTES}
+        names = meta_attribute_names(rm)
+        own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in names}
         data_of = _input(rm, rid, None, own, epoch, patch)
         _resource, _version, created = services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=data_of)
-    meta = _meta_of(data)
+    meta = _meta_of(rm, data)
     if meta:
         meta_epoch = parse_epoch(meta.pop("epoch", None), "meta.epoch")
         set_resource_meta(
@@ -373,11 +374,12 @@ def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: 
 
 
 def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool, epoch=None) -> None:
-    meta = {k: v for k, v in body.items() if k in META_ATTRIBUTES}
+    names = meta_attribute_names(rm)
+    meta = {k: v for k, v in body.items() if k in names}
     unknown = [
         k
         for k in body
-        if k not in META_ATTRIBUTES
+        if k not in names
         and k not in {f"{rm.v1_singular}id", "self", "xid", "epoch", "createdat", "modifiedat", "defaultversionurl"}
     ]
     if unknown:

@@ -9,8 +9,8 @@ import pytest
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 
-from confluent.models import SchemaId, Setting, SubjectVersion
-from registry.models import Group, OutboxEvent, Resource, Version
+from confluent.models import SchemaId, SubjectVersion
+from registry.models import AuditRecord, Group, OutboxEvent, Resource, Version
 
 pytestmark = pytest.mark.django_db(transaction=True)
 USER = '{"type": "record", "name": "User", "fields": [{"name": "name", "type": "string"}]}'
@@ -25,7 +25,11 @@ def state():
         SchemaId.objects.count(),
         SubjectVersion.objects.count(),
         OutboxEvent.objects.count(),
-        list(Setting.objects.values_list("scope", "mode", "compatibility")),
+        AuditRecord.objects.count(),
+        # the settings: attributes of the groups and schemas (confluent.attributes); soft deletes
+        sorted(Group.objects.values_list("gid", "epoch", "extensions")),
+        sorted(Resource.objects.values_list("rid", "epoch", "extensions")),
+        sorted(SubjectVersion.objects.values_list("version_id", "deleted")),
     )
 
 
