@@ -23,6 +23,12 @@ from .services import WriteContext
 
 class ImportForm(forms.Form):
     document = forms.FileField(help_text="a CloudEvents Registry document: .cereg (JSON) or .cereg.yaml (YAML)")
+    drop_owners = forms.BooleanField(
+        required=False,
+        label="Leave the owners out",
+        help_text="a copy from another organisation: its groups' owners are not imported (groups already here keep "
+        "theirs); otherwise a registry admin's import makes the teams they name that do not exist, empty",
+    )
 
 
 @permission_required(
@@ -43,7 +49,8 @@ def import_view(request):
         try:
             document = parse_document(upload.read(), yaml_format=is_yaml(filename=upload.name))
             check_size(document, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
-            report = import_document(WriteContext.from_request(request), document)
+            owners = "drop" if form.cleaned_data["drop_owners"] else "keep"
+            report = import_document(WriteContext.from_request(request), document, owners=owners)
         except Problem as exc:
             problem = exc
     context = {

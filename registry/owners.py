@@ -1,7 +1,8 @@
 """A group's owners: the group attribute `owners`, a map of team name (a Django group) to role (`reader`, `editor`,
 `owner`), as every binding reads and writes it (docs/teams.md). What they allow is registry/permissions.py's; this
 module checks the attribute, keeps a group that has owners with an owner team (unless a registry admin changes it),
-and gives a new group its default owners when `REGISTRY_REQUIRE_OWNERS` is on."""
+gives a new group its default owners when `REGISTRY_REQUIRE_OWNERS` is on, and makes the teams a registry admin's (or
+the system's) document import names (docs/deploy.md: the portable copy restores its owners)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,27 @@ def errors_of(value, *, require: bool | None = None) -> list[str]:
             + (" (this change would leave the group without one)" if value else "")
         )
     return errors
+
+
+def may_make_teams(ctx) -> bool:
+    """Whether this write may make the teams its owners name: a registry admin's or the system's (a command)."""
+    return ctx.actor is None or is_registry_admin(ctx.actor)
+
+
+def make_missing_teams(ctx, names) -> list[str]:
+    """Before a document import: the teams among `names` that do not exist are made, empty (no members, no
+    permissions), when the importer is a registry admin or the system; their names, sorted. Anyone else's import names
+    teams that exist (`errors_of`: 400). A name no team can have (empty, too long) is left to `errors_of` to report."""
+    if not may_make_teams(ctx):
+        return []
+    from django.contrib.auth.models import Group as Team
+
+    longest = Team._meta.get_field("name").max_length
+    wanted = {name for name in names if isinstance(name, str) and name.strip() and len(name) <= longest}
+    missing = sorted(wanted - set(Team.objects.filter(name__in=wanted).values_list("name", flat=True)))
+    # a concurrent import may make the same team meanwhile: it is there either way
+    Team.objects.bulk_create([Team(name=name) for name in missing], ignore_conflicts=True)
+    return missing
 
 
 def _raise(path: str, errors: list[str]) -> None:

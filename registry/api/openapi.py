@@ -32,6 +32,12 @@ REFERENCEDBY = _query(
     "answer with the entities that reference this one or "
     "something beneath it, as {path: {attribute, reference}} (JSON)",
 )
+OWNERS = _query(
+    "owners",
+    OpenApiTypes.STR,
+    "the groups' owners: `keep` (the default; a registry admin's import makes the teams they name that do not exist, "
+    "empty) or `drop` (left out: a copy into another organisation; groups already here keep theirs)",
+)
 FORCE = _query(
     "force",
     OpenApiTypes.STR,
@@ -66,11 +72,13 @@ ROOT = {
     "post": extend_schema(
         summary="Import a registry document (JSON as described; the same in YAML as "
         "application/cloudevents-registry+yaml)",
+        parameters=[OWNERS],
         request={"application/json": ENTITY, "application/cloudevents-registry+json": ENTITY},
         responses=_ok(
             200,
             ENTITY,
-            "the import report: created, updated and unchanged paths, and warnings ({path, reason}: references that name nothing)",
+            "the import report: created, updated and unchanged paths, warnings ({path, reason}: references that name "
+            "nothing) and teamsCreated (the teams the owners named that were made)",
             True,
         ),
         tags=["registry"],

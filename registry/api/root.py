@@ -10,7 +10,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from .. import selectors
 from ..documents.exports import SPEC_VERSION, export_document, stream_json_document
 from ..documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
-from ..documents.imports import import_document
+from ..documents.imports import import_document, owners_mode
 from ..documents.precheck import check_size
 from ..errors import Problem
 from ..http.conditional import stream_etag
@@ -103,8 +103,10 @@ class RootView(CoreView):
         return response
 
     def post(self, request):
-        """Import a registry document (JSON or YAML by media type): all or nothing."""
-        check_flags(request, set())
+        """Import a registry document (JSON or YAML by media type): all or nothing. `?owners=drop` leaves the groups'
+        owners out (registry/documents/imports.py)."""
+        check_flags(request, {"owners"})
+        owners = owners_mode(request.GET.get("owners"))
         content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
         if content_type and content_type not in JSON_MEDIA_TYPES + YAML_MEDIA_TYPES:
             raise Problem("unsupported-media-type", f"a registry document is JSON or YAML, not {content_type}")
@@ -113,5 +115,5 @@ class RootView(CoreView):
             raise Problem("bad-request", "the body must be a registry document")
         doc = parse_document(raw, yaml_format=is_yaml(content_type))
         check_size(doc, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
-        report = import_document(self.context(), doc)
+        report = import_document(self.context(), doc, owners=owners)
         return json_response(report.as_json())

@@ -7,6 +7,11 @@ import is rolled back. A reference that names no entity (in the document or the 
 warning of the report: the store keeps such references after a forced delete, and its exports must import.
 A resource whose version's document needs another's (an Avro schema naming a type of another schema: its resolver
 raises `validation.Unresolved`) and comes before it in the document is written again after the rest.
+
+Groups' `owners` (docs/deploy.md, docs/teams.md): kept as the document says (`keep`), the teams they name made when the
+importer is a registry admin or the system (`registry/owners.py`; the report lists them), or left out (`drop`: a copy
+into another organisation, whose teams are not this one's; a new group then gets what REGISTRY_REQUIRE_OWNERS gives
+it, a stored group keeps its own).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models.functions import Lower
 
+from .. import owners as group_owners
 from ..attributes import check_id, split_attributes
 from ..errors import Finding, Problem
 from ..model import GroupType, ResourceType, registry_model
@@ -33,6 +39,19 @@ from .precheck import precheck
 from .references import check_references
 
 PRELOAD_CHUNK = 500  # ids per query when the stored groups of a document are loaded and locked
+OWNERS_MODES = ("keep", "drop")  # what an import does with its groups' `owners` (`?owners=`, `--owners=`)
+
+
+def owners_mode(value: str | None) -> str:
+    """The `owners` parameter of an import (`?owners=drop`): `keep` when absent; 400 naming it when unknown."""
+    if value is None or value == "":
+        return "keep"
+    if value not in OWNERS_MODES:
+        raise Problem(
+            "bad-request",
+            f"owners={value[:40]!r}: the owners parameter of an import is one of {', '.join(OWNERS_MODES)}",
+        )
+    return value
 
 
 @dataclass
@@ -41,6 +60,7 @@ class ImportReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)  # {path, reason}: references that name no entity
+    teams_created: list[str] = field(default_factory=list)  # the teams its owners named that were made (empty)
 
     def as_json(self) -> dict:
         return {
@@ -48,6 +68,7 @@ class ImportReport:
             "updated": self.updated,
             "unchanged": self.unchanged,
             "warnings": self.warnings,
+            "teamsCreated": self.teams_created,
         }
 
     def merge(self, other: ImportReport) -> None:
@@ -55,11 +76,13 @@ class ImportReport:
         self.updated += other.updated
         self.unchanged += other.unchanged
         self.warnings += other.warnings
+        self.teams_created += other.teams_created
 
 
 class _Importer:
-    def __init__(self, ctx: WriteContext):
+    def __init__(self, ctx: WriteContext, owners: str = "keep"):
         self.ctx = ctx
+        self.drop_owners = owners == "drop"
         self.report = ImportReport()
         self.errors: list[dict] = []
         self.groups: dict[tuple[str, str], Group] = {}  # the document's stored groups, loaded and locked
@@ -141,6 +164,10 @@ class _Importer:
         common.pop("id", None)
         group = self.groups.get((gt.plural, gid))
         path = f"/{gt.plural}/{gid}"
+        if self.drop_owners:  # the document's owners are left out; a stored group keeps its own
+            extensions.pop(group_owners.ATTRIBUTE, None)
+            if group is not None and group_owners.ATTRIBUTE in group.extensions:
+                extensions[group_owners.ATTRIBUTE] = group.extensions[group_owners.ATTRIBUTE]
         if group is None:
             lower_ids = self.group_ids_lower.setdefault(gt.plural, set())
             if gid.lower() in lower_ids:
@@ -311,19 +338,32 @@ def _refuse(errors: list[dict]) -> None:
     )
 
 
-def import_document(ctx: WriteContext, doc: dict) -> ImportReport:
+def named_teams(doc: dict) -> set[str]:
+    """The teams the `owners` of the document's groups name."""
+    names: set[str] = set()
+    for gt in registry_model.group_types:
+        groups = doc.get(gt.plural)
+        for gdata in groups.values() if isinstance(groups, dict) else ():
+            owners = gdata.get(group_owners.ATTRIBUTE) if isinstance(gdata, dict) else None
+            if isinstance(owners, dict):
+                names.update(owners)
+    return names
+
+
+def import_document(ctx: WriteContext, doc: dict, *, owners: str = "keep") -> ImportReport:
     """Create or update every entity of the document; Problem with every error (nothing written) if any fails.
-    References that name no entity are accepted and listed in the report's `warnings`."""
+    References that name no entity are accepted and listed in the report's `warnings`. `owners`: what is done with the
+    groups' owners (OWNERS_MODES; the module's docstring)."""
     dangling, ctx.dangling_references = ctx.dangling_references, True
     try:
-        return _import(ctx, doc)
+        return _import(ctx, doc, owners)
     finally:
         ctx.dangling_references = dangling
 
 
 @transaction.atomic
-def _import(ctx: WriteContext, doc: dict) -> ImportReport:
-    importer = _Importer(ctx)
+def _import(ctx: WriteContext, doc: dict, owners: str) -> ImportReport:
+    importer = _Importer(ctx, owners)
     errors = precheck(doc)
     if errors:
         # refused before any write; the versions' own formats are still checked so that every error is listed
@@ -333,6 +373,8 @@ def _import(ctx: WriteContext, doc: dict) -> ImportReport:
                 importer.check_orphans(gt, gid, gdata)
         _refuse(importer.errors)
     importer.report.warnings = check_references(doc, ctx.base_url)
+    if not importer.drop_owners:  # made in this transaction: a refused import leaves none
+        importer.report.teams_created = group_owners.make_missing_teams(ctx, named_teams(doc))
     for gt in _import_order():
         if isinstance(doc.get(gt.plural), dict):
             importer.preload_groups(gt, list(doc[gt.plural]))

@@ -35,9 +35,10 @@ EXPLICIT = {"capabilities", "model", "modelsource"}
 SPEC_VERSIONS = ("1.0-rc4", "1.0-rc3", "1.0-rc2", "1.0-rc1", "1.0")
 
 
-def check_flags(request) -> None:
+def check_flags(request, also: frozenset[str] = frozenset()) -> None:
+    """400 for a flag the binding does not know (`also`: the operation's own, such as an import's `owners`)."""
     for name in request.GET:
-        if name not in FLAGS:
+        if name not in FLAGS and name not in also:
             raise V1Problem("bad_flag", f"the flag {name!r} is not supported here", args={"flag": name})
     version = request.GET.get("specversion")
     if version is not None and version not in SPEC_VERSIONS:

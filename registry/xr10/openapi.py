@@ -26,6 +26,11 @@ LIMIT = _flag("limit", "page size (pages are linked by `Link: <...>;rel=next;cou
 SETDEFAULT = _flag("setdefaultversionid", "make this version the sticky default")
 COLLECTIONS = _flag("collections", "only the nested collection maps, everything below inlined (registry and groups)")
 SORT = _flag("sort", "ATTR[=asc|desc]: the whole collection in that order, then paged")
+OWNERS = _flag(
+    "owners",
+    "an import's groups' owners: `keep` (the default; a registry admin's import makes the teams they name that do not "
+    "exist) or `drop` (left out: a copy into another organisation)",
+)
 READ = [INLINE, DOC, FILTER, LIMIT]
 ERRORS = {
     (code, "application/problem+json"): OpenApiResponse(PROBLEM, text)
@@ -54,8 +59,10 @@ def _ops(
     methods: tuple[str, ...] = ("get",),
     document: bool = False,
     created: tuple[str, ...] = ("put", "patch"),
+    post_flags: tuple = (),
 ):
-    """Operations of one view: `created` names the methods that answer 201 when they create the entity."""
+    """Operations of one view: `created` names the methods that answer 201 when they create the entity; `post_flags`
+    are the POST's own flags."""
     ops = {}
     for method in methods:
         if method == "get":
@@ -92,7 +99,7 @@ def _ops(
                 responses = _json(summary, *statuses)
             ops[method] = extend_schema(
                 summary=f"{method.upper()}: {summary}",
-                parameters=[EPOCH, SETDEFAULT],
+                parameters=[EPOCH, SETDEFAULT, *(post_flags if method == "post" else ())],
                 request=request,
                 responses=responses,
                 tags=TAG,
@@ -106,6 +113,7 @@ OPERATIONS = {
         read=[*READ, COLLECTIONS],
         methods=("get", "post", "put", "patch"),
         created=(),
+        post_flags=(OWNERS,),
     ),
     "ExportView": _ops("The registry as a 1.0 document (?doc&inline=*,capabilities,modelsource)"),
     "ModelView": _ops(

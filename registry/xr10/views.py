@@ -13,6 +13,8 @@ import json
 from django.http import HttpResponse
 
 from .. import selectors
+from ..documents.imports import owners_mode
+from ..errors import Problem
 from ..http.conditional import stream_etag
 from ..http.permissions import read_scope
 from ..http.rendered_answers import rendered_answers
@@ -73,10 +75,15 @@ class RootView(XRegistryView):
         return kept_answer(request, "root", render)
 
     def post(self, request):
-        """`POST /registry/`: a 1.0 document (its groups, as `xr import` sends it), all or nothing."""
-        check_flags(request)
+        """`POST /registry/`: a 1.0 document (its groups, as `xr import` sends it), all or nothing; `?owners=drop`
+        leaves the groups' owners out (registry/documents/imports.py)."""
+        check_flags(request, also=frozenset({"owners"}))
+        try:
+            owners = owners_mode(request.GET.get("owners"))
+        except Problem as problem:
+            raise V1Problem("bad_flag", problem.detail, args={"flag": "owners"})
         doc = json_body(request)
-        writes.import_v10(self.context(), doc)
+        writes.import_v10(self.context(), doc, owners=owners)
         # core/http.md `POST /`: the groups processed, by group type, and nothing else (`xr` reads every member of
         # the answer as a map of groups)
         base, inline = self.base_url(), Inline(request)

@@ -22,7 +22,7 @@ def test_post_root_imports_json_and_reports_paths(writer):
     response = writer.post("/", body, content_type="application/cloudevents-registry+json")
     assert response.status_code == 200, response.content
     report = response.json()
-    assert set(report) == {"created", "updated", "unchanged", "warnings"}
+    assert set(report) == {"created", "updated", "unchanged", "warnings", "teamsCreated"}
     assert all(p.startswith("/") for p in report["created"])
     again = writer.post("/", body, content_type="application/cloudevents-registry+json").json()
     assert again["created"] == [] and again["updated"] == []

@@ -1,11 +1,13 @@
-"""`manage.py import_registry PATH...`: import registry documents (JSON or YAML), each all or nothing."""
+"""`manage.py import_registry [--owners=keep|drop] PATH...`: import registry documents (JSON or YAML), each all or
+nothing. The system imports: the teams the groups' owners name are made when missing (and printed); `--owners=drop`
+leaves the owners out (a copy into another organisation: docs/deploy.md)."""
 
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from registry.documents.formats import is_yaml, parse_document
-from registry.documents.imports import ImportReport, import_document
+from registry.documents.imports import OWNERS_MODES, ImportReport, import_document
 from registry.errors import Problem
 from registry.progress import progress
 from registry.services import WriteContext
@@ -29,8 +31,15 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+", help="document files")
         parser.add_argument("--user", default=None, help="name recorded as createdBy/modifiedBy")
         parser.add_argument("--base-url", default=None, help="the registry's public URL (event source)")
+        parser.add_argument(
+            "--owners",
+            choices=OWNERS_MODES,
+            default="keep",
+            help="the groups' owners: keep them (making the teams they name that do not exist, empty) or drop them "
+            "(a copy into another organisation: new groups get none, groups already here keep theirs)",
+        )
 
-    def handle(self, *args, paths=(), user=None, base_url=None, **options):
+    def handle(self, *args, paths=(), user=None, base_url=None, owners="keep", **options):
         total = ImportReport()
         failed = 0
         files = [Path(p) for p in paths]
@@ -39,7 +48,8 @@ class Command(BaseCommand):
                 raise CommandError(f"{path}: no such file")
             try:
                 doc = parse_document(path.read_bytes(), yaml_format=is_yaml(filename=path.name))
-                report = import_document(WriteContext(user=user, base_url=base_url or "", door="import"), doc)
+                ctx = WriteContext(user=user, base_url=base_url or "", door="import")
+                report = import_document(ctx, doc, owners=owners)
                 for warning in report.warnings:
                     self.stderr.write(f"{path}: warning: {warning['path']}: {warning['reason']}")
                 total.merge(report)
@@ -57,5 +67,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"total: created {len(total.created)}, updated {len(total.updated)}, unchanged {len(total.unchanged)}"
         )
+        if total.teams_created:
+            self.stdout.write(f"teams created: {', '.join(total.teams_created)} (empty: add their members)")
         if failed:
             raise CommandError(f"{failed} of {len(files)} document(s) were rejected")
