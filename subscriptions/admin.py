@@ -7,6 +7,7 @@ a cookie) and the sink's secrets are shown as *** and kept unless the edit repla
 redelivered. Every write goes through subscriptions.services with the acting user: only a subscription's creator, the user
 who last set its sink, or a registry admin changes, enables, disables, deletes it or redelivers its dead letters
 (others see its page read-only); with public reads off the list shows a user's own subscriptions (all to admins).
+Deliveries and their attempts are deleted only with their subscription, never on their own.
 """
 
 from __future__ import annotations
@@ -256,6 +257,13 @@ class AttemptInline(admin.TabularInline):
         return error_text(attempt.error, attempt.status_code)
 
 
+def undeletable_alone(model_admin, request, obj) -> bool:
+    """Deliveries and their attempts are the record of what was sent: they go with their subscription (through the
+    services, audited), never on their own. Django asks this of each of them when a subscription is deleted (`obj`:
+    the model permission, as before); without `obj` (the list's delete action) and on their own delete pages, no."""
+    return obj is not None and admin.ModelAdmin.has_delete_permission(model_admin, request, obj)
+
+
 def shown_latency(ms: float | None) -> str:
     return "" if ms is None else f"{ms:.1f} ms"
 
@@ -370,6 +378,15 @@ class DeliveryAdmin(admin.ModelAdmin):
         """A delivery's page only shows (nothing on it is edited); the list's redeliver action needs the permission."""
         return obj is None and super().has_change_permission(request, obj)
 
+    def has_delete_permission(self, request, obj=None):
+        return undeletable_alone(self, request, obj)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        raise PermissionDenied("deliveries are deleted with their subscription")
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "show_delete": False})
+
     @admin.action(description="Redeliver the selected dead letters", permissions=["change"])
     def redeliver(self, request, queryset):
         try:
@@ -424,3 +441,12 @@ class DeliveryAttemptAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return undeletable_alone(self, request, obj)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        raise PermissionDenied("attempts are deleted with their subscription")
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "show_delete": False})

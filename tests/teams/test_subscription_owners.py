@@ -6,6 +6,7 @@ subscriptions (registry admins all)."""
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from registry.models import AuditRecord
 from subscriptions.models import Delivery, Subscription
@@ -136,6 +137,7 @@ def test_the_admins_forms_and_actions_refuse_another_users_subscription(teams, s
     relay_pending()
     Delivery.objects.filter(subscription_id=sid).update(status=Delivery.Status.DEAD)  # a dead letter to redeliver
     dead = Delivery.objects.filter(subscription_id=sid).order_by("pk").first()
+    dead.attempt_log.create(number=1, started_at=timezone.now(), error="connection refused")
     client.force_login(teams.users["owner_b"])
     change = reverse("admin:subscriptions_subscription_change", args=[sid])
     changelist = reverse("admin:subscriptions_subscription_changelist")
@@ -155,6 +157,15 @@ def test_the_admins_forms_and_actions_refuse_another_users_subscription(teams, s
     assert (
         client.post(reverse("admin:subscriptions_subscription_delete", args=[sid]), {"post": "yes"}).status_code == 403
     )
+    # deliveries and their attempts are not deleted on their own (they go with their subscription)
+    deliveries_list = reverse("admin:subscriptions_delivery_changelist")
+    client.post(deliveries_list, {"action": "delete_selected", "_selected_action": [dead.pk], "post": "yes"})
+    assert (
+        client.post(reverse("admin:subscriptions_delivery_delete", args=[dead.pk]), {"post": "yes"}).status_code == 403
+    )
+    attempt_delete = reverse("admin:subscriptions_deliveryattempt_delete", args=[dead.attempt_log.get().pk])
+    assert client.post(attempt_delete, {"post": "yes"}).status_code == 403
+    assert everything() == before
     redeliver = {"action": "redeliver", "_selected_action": [dead.pk]}
     response = client.post(reverse("admin:subscriptions_delivery_changelist"), redeliver, follow=True)
     assert any(REFUSED in message for message in messages_of(response)), messages_of(response)
@@ -171,12 +182,18 @@ def test_the_admins_forms_and_actions_refuse_another_users_subscription(teams, s
     seen = client.get(change).context["form"].initial["seen"]
     assert client.post(change, {**form, "sink": SINK_ADMIN, "seen": seen}).status_code == 302
     assert Subscription.objects.get(pk=sid).sink_set_by == "admin"
+    # its creator deletes it, its deliveries with it
+    client.force_login(teams.users["owner_a"])
+    response = client.post(reverse("admin:subscriptions_subscription_delete", args=[sid]), {"post": "yes"})
+    assert response.status_code == 302
+    assert not Subscription.objects.filter(pk=sid).exists() and not Delivery.objects.filter(pk=dead.pk).exists()
     assert audit_trail(teams["admin"], sid) == [
         ("owner_a", "subscriptions", "create"),
         ("owner_a", "admin", "update"),
         ("owner_a", "admin", "update"),
         ("owner_a", "admin", "update"),
         ("admin", "admin", "update"),
+        ("owner_a", "admin", "delete"),
     ]
 
 
