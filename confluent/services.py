@@ -3,8 +3,9 @@
 
 Config and mode are attributes of the schema group or schema they describe (confluent.attributes), written through
 `registry.services` like any other attribute. Soft deletes are this API's own mark (`SubjectVersion.deleted`): they
-change no registry entity and emit no change event. A permanent delete removes the registry version (or the schema,
-with its last version) through `registry.services`, which announces it.
+change no registry entity and emit no change event, and are authorized and audited here as the deletes they stand for
+(every write of this API names its user and the door `confluent` in the audit trail). A permanent delete removes the
+registry version (or the schema, with its last version) through `registry.services`, which announces it.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
+from registry import audit
 from registry.errors import Problem
-from registry.models import Group
+from registry.models import AuditRecord, Group
 from registry.services import (
     EntityAddress,
     VersionInput,
@@ -202,6 +204,15 @@ def _write(ctx: WriteContext, subject: Subject, inp: Registration, prepared: Pre
     return {"id": schema.id, "version": number}
 
 
+def _soft_delete(ctx: WriteContext, resource, rows: list[SubjectVersion]) -> None:
+    """Mark versions soft-deleted (the caller authorized it as their delete): this API's own mark, which changes no
+    registry entity and emits no change event, with an audit row per version (an update, its epoch unchanged), naming
+    the user and the door, in this transaction."""
+    SubjectVersion.objects.filter(pk__in=[row.pk for row in rows], deleted=False).update(deleted=True)
+    changes = [(f"{resource.path}/versions/{row.version.vid}", "update", (row.version.epoch,) * 2) for row in rows]
+    AuditRecord.objects.bulk_create(audit.rows(ctx, changes, ctx.now))
+
+
 def _referenced(subject: Subject, rows: list[SubjectVersion]) -> None:
     for row in rows:
         if selectors.referenced_by(subject.name, row.number):
@@ -217,13 +228,14 @@ def delete_subject(*, ctx: WriteContext, subject: Subject, permanent: bool) -> l
     _check_mode(subject)
     resource, rows = selectors.existing_subject(subject, deleted=True)
     if not permanent:
+        ctx.authorize("resource", "delete", resource.path)  # as the permanent delete (registry.permissions)
         live = [row for row in rows if not row.deleted]
         if not live:
             raise ConfluentError(
                 40404, f"Subject '{subject.name}' was soft deleted. Set permanent=true to delete permanently"
             )
         _referenced(subject, live)
-        SubjectVersion.objects.filter(pk__in=[row.pk for row in live]).update(deleted=True)
+        _soft_delete(ctx, resource, live)
         return [row.number for row in live]
     if any(not row.deleted for row in rows):
         raise ConfluentError(
@@ -251,6 +263,8 @@ def delete_subject_version(*, ctx: WriteContext, subject: Subject, version: str,
         row = next((r for r in rows if r.number == number), None)
         if row is None:
             raise version_not_found(subject.name, number)
+    if not permanent:
+        ctx.authorize("version", "delete", f"{resource.path}/versions/{row.version.vid}")  # as the permanent delete
     _referenced(subject, [row])
     if not permanent:
         if row.deleted:
@@ -258,8 +272,7 @@ def delete_subject_version(*, ctx: WriteContext, subject: Subject, version: str,
                 40406,
                 f"Subject '{subject.name}' Version {row.number} was soft deleted. Set permanent=true to delete permanently",
             )
-        row.deleted = True
-        row.save(update_fields=["deleted"])
+        _soft_delete(ctx, resource, [row])
         return row.number
     if not row.deleted:
         raise ConfluentError(
