@@ -90,7 +90,7 @@ class DefinitionGroupForm(GroupForm):
     def __init__(self, *args, instance=None, **kwargs):
         super().__init__(*args, instance=instance, **kwargs)
         if instance is not None and not self.is_bound:
-            extensions = dict(instance.extensions)
+            extensions = {k: v for k, v in instance.extensions.items() if k != "owners"}  # the Owners field's
             self.initial["format"] = extensions.pop("format", "")
             self.initial["attributes"] = extensions
 

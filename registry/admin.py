@@ -71,6 +71,13 @@ class GroupForm(ServiceForm):
         if instance is not None:
             self.fields["gid"].disabled = True
 
+    def clean_attributes(self):
+        """The owners are the Owners field's: in the attributes too, one of the two would be lost without a word."""
+        attributes = self.cleaned_data.get("attributes") or {}
+        if "owners" in attributes:
+            raise forms.ValidationError("owners: set them in the Owners field, not among the attributes")
+        return attributes
+
     def perform(self, data):
         body = {k: data[k] for k in ("name", "description", "docs") if data.get(k)}
         if data.get("tags"):

@@ -201,3 +201,37 @@ def test_a_spark_import_as_an_owner(teams, tmp_path, capsys):
     rejected = {r["path"]: r["reason"] for r in json.loads(report.read_text())["rejected"]}
     assert "without a team with the role owner" in rejected["/schemaGroups/A"], rejected
     assert snapshot() == before
+
+
+def _as_shown(page, **changes) -> dict:
+    """The change page's form as the browser posts it back, with `changes` typed in."""
+    form = page.context["form"]
+    data = {}
+    for name, field in form.fields.items():
+        value = field.prepare_value(form[name].value())
+        data[name] = "" if value is None else value
+    return {**data, **changes}
+
+
+@pytest.mark.parametrize("name", ["owner_a", "admin"])
+def test_the_definition_group_form_holds_the_owners_in_its_owners_field_only(with_definitions, name):
+    """The Owners field is where the owners are: the attributes' JSON does not carry them too (emptying the Owners
+    field then did nothing), and owners typed into the attributes' JSON are refused, naming the field to use."""
+    group = Group.objects.get(gid="D")
+    url = reverse("admin:catalog_definitiongroup_change", args=[group.pk])
+    client = _admin_client(with_definitions, name)
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "owners" not in json.loads(_as_shown(page)["attributes"]), _as_shown(page)["attributes"]
+    before = snapshot()
+    typed = client.post(url, _as_shown(page, owners="{}", attributes=json.dumps({"owners": {"team-a": "owner"}})))
+    assert typed.status_code == 200 and "set them in the Owners field" in typed.content.decode()
+    assert snapshot() == before
+    emptied = client.post(url, _as_shown(page, owners="{}"))
+    if name == "owner_a":
+        assert emptied.status_code == 200
+        assert "without a team with the role owner" in emptied.content.decode()
+        assert snapshot() == before
+    else:
+        assert emptied.status_code == 302, emptied.content
+        assert "owners" not in Group.objects.get(gid="D").extensions
