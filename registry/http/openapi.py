@@ -1,9 +1,11 @@
 """OpenAPI pieces every binding's descriptions share (drf-spectacular): the problem document, error responses,
-and the AutoSchema of the kernel's views (operation ids from the path, optional authentication on public reads)."""
+the AutoSchema of the kernel's views (operation ids from the path, optional authentication on public reads), and
+the security scheme of the kernel's HTTP Basic authentication."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from drf_spectacular.authentication import BasicScheme
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
@@ -55,6 +57,13 @@ PROBLEM_DESCRIPTIONS = {
 def problem_responses(*codes: int) -> dict:
     """Responses for these error statuses, as `application/problem+json` documents (for extend_schema)."""
     return {(code, "application/problem+json"): _problem(PROBLEM_DESCRIPTIONS[code]) for code in codes}
+
+
+class RegistryBasicScheme(BasicScheme):
+    """`basicAuth`, as drf-spectacular describes DRF's own HTTP Basic, for registry/http/basic_auth.py's (DRF's, its
+    verified credentials remembered): drf-spectacular matches DRF's class only, not its subclasses."""
+
+    target_class = "registry.http.basic_auth.BasicAuthentication"
 
 
 class RegistryAutoSchema(AutoSchema):
