@@ -124,14 +124,33 @@ def _format_checker(cls):
     return checker
 
 
+_bounded_classes: set = set()
+
+
+def _bounded_validator_for(schema, default):
+    """jsonschema's `validator_for` as the bounded classes' `evolve` calls it: the bounded class of the draft a
+    subschema's `$schema` names. jsonschema's own would answer its plain class, and the subschema and everything
+    below it would be checked without the budget and with Python's backtracking `re` (where a `pattern` such as
+    `^(a+)+$` takes exponential time: tests/catalog/test_check_budgets.py)."""
+    from jsonschema.validators import validator_for
+
+    found = validator_for(schema, default=default)
+    return found if found in _bounded_classes else bounded_validator_class(found)
+
+
 @functools.cache
 def bounded_validator_class(cls):
-    """jsonschema's validator class `cls`, extended as the module docstring says (built once per draft)."""
+    """jsonschema's validator class `cls`, extended as the module docstring says (built once per draft); a
+    subschema that names a draft in `$schema` is checked by that draft's bounded class too."""
     from jsonschema.validators import extend
 
+    if cls in _bounded_classes:
+        return cls
     keywords = {name: _guarded(name, _linear(fn)) for name, fn in cls.VALIDATORS.items()}
     bounded = extend(cls, validators=keywords)
     bounded.FORMAT_CHECKER = _format_checker(cls)
+    bounded.evolve = _rebind(bounded.evolve, {"validator_for": _bounded_validator_for})
+    _bounded_classes.add(bounded)
     return bounded
 
 

@@ -79,9 +79,22 @@ def test_backtracking_patterns_are_matched_in_linear_time(define, anon, v1):
         },
         schemaformat="JsonSchema/2020-12",
     )
+    # a subschema that names its draft in `$schema` (directly, or where a `$ref` leads) was checked by jsonschema's
+    # plain class: no budget, Python's re (issue 37)
+    drafted = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string", "pattern": evil}
+    define(
+        "drafted",
+        {
+            "type": "object",
+            "properties": {"a": drafted, "b": {"$ref": "#/definitions/b"}},
+            "definitions": {"b": {**drafted, "$schema": "http://json-schema.org/draft-07/schema#"}},
+        },
+    )
     before = snapshot()
     body = verdict_of(anon, "pattern", event(text), v1=v1)
     assert body["valid"] is False and "does not match" in body["errors"][0]["reason"], body
+    body = verdict_of(anon, "drafted", event({"a": text, "b": text}), v1=v1)
+    assert [e["path"] for e in body["errors"]] == ["data.a", "data.b"], body
     body = verdict_of(anon, "names", event({text: 1}), v1=v1)
     assert body["valid"] is False and body["errors"][0]["path"] == "data", body
     body = verdict_of(anon, "unevaluated", event({text: 1}), v1=v1)
