@@ -26,6 +26,7 @@ from registry.admin_forms import DocumentField, DocumentFormMixin, ServiceForm, 
 from registry.admin_links import breakable, shown_time
 from registry.admin_references import ReferencesAdminMixin
 from registry.admin_search import SearchAdminMixin
+from registry.read_scope import scope_for
 from registry.services import VersionInput
 from registry.services.versions import version_attributes
 
@@ -303,7 +304,9 @@ class DefinitionAdmin(ResourceAdmin):
         form = MessageForm(
             request.POST if request.method == "POST" else None, initial=message_initial(resource, base_url)
         )
-        verdict = form.verdict(resource, base_url) if form.is_bound and form.is_valid() else None
+        verdict = (
+            form.verdict(resource, base_url, scope_for(request.user)) if form.is_bound and form.is_valid() else None
+        )
         sections = [message_verdict_section(verdict, resource.path)] if verdict else []
         return self.render_form(
             request,

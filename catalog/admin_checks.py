@@ -47,13 +47,14 @@ class MessageForm(forms.Form):
         except Problem as problem:
             raise forms.ValidationError(problem.detail)
 
-    def verdict(self, resource, base_url: str) -> dict | None:
+    def verdict(self, resource, base_url: str, scope) -> dict | None:
+        """The check's verdict (`scope`: what the admin user may read), or None with the form's error."""
         try:
             doc = message_checks.definition_document(resource.group.gid, resource.rid)
             message = message_checks.parse_message(
                 self.cleaned_data.get("kind") or "application/json", self.cleaned_data["message"]
             )
-            return message_checks.check_message(doc, message, base_url)
+            return message_checks.check_message(doc, message, base_url, scope)
         except Problem as problem:
             self.add_error("message", problem.detail)
             return None

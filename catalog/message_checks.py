@@ -27,7 +27,11 @@ cached per digest of format and document) and Avro (fastavro validation of the J
 non-JSON datacontenttype is read as the Avro binary encoding and must decode exactly), Protobuf (the base64
 binary of the named message, decoded by hand: catalog.validators.message_data) and XSD (XML text, xmlschema with
 no file or network access and entities defused). A schema outside this registry is not fetched and other schema
-formats are not checked: a note says so, no error. A check that could not run (a stored schema that cannot be
+formats are not checked: a note says so, no error. A `$ref` inside a JSON Schema resolves only inside this registry
+(catalog.validators.json_references): to its own document, or to a JSON Schema stored here, named by its registry
+path or an absolute URL under this server; nothing is ever fetched, and any other reference is reported as not
+checked, naming it. Schemas are read with the caller's read scope: one in a group hidden from the caller is as if it
+were not there. A check that could not run (a stored schema that cannot be
 applied, a keyword that fails on a value, XML over its size limit) is never a pass: an error marked
 `"unchecked": true` names it, next to the other errors found (issue 24). The whole check runs within the time
 budget of catalog.validators.budget (REGISTRY_CHECK_SECONDS), past which it answers 503.
@@ -41,9 +45,12 @@ import base64
 import binascii
 import json
 
+from django.conf import settings
+
 from catalog.message_report import Message, Report
 from catalog.validators import budget
 from catalog.validators.format_names import message_format_family, schema_format_family
+from catalog.validators.json_references import stored_schemas
 from catalog.validators.message_formats import (
     show,
 )
@@ -55,11 +62,13 @@ from catalog.validators.message_metadata import (
     format_types,
     template_matches,
 )
+from catalog.validators.schemas import DRAFTS
 from registry import selectors
 from registry.errors import Problem
 from registry.json_text import load_json_document
 from registry.model import registry_model
 from registry.models import Resource, Version
+from registry.read_scope import EVERYTHING, ReadScope
 
 STRUCTURED = "application/cloudevents+json"
 CE_DATA_MEMBERS = ("data", "data_base64")
@@ -158,8 +167,52 @@ def _schema_path(url: str, base_url: str) -> str | None:
     return None
 
 
-def resolve_schema(doc: dict, base_url: str, report: Report) -> tuple[str | None, bytes | None]:
-    """(schema format, document bytes) of the definition's schema, or (format, None) with a note."""
+def _schema_ids(path: str) -> tuple[str, str, str | None] | None:
+    """(group id, schema id, version id or None) of a registry path of a schema or schema version, in either
+    binding's words (`/schemaGroups/G/schemas/S/versions/V`, `/registry/schemagroups/G/schemas/S`; a `:Name` or
+    `?query` after it ignored), or None when it names no schema."""
+    parts = [p for p in path.split("?")[0].split(":", 1)[0].split("/") if p]
+    for mount in (settings.REGISTRY_CORE_PATH, settings.REGISTRY_XR10_PATH):
+        prefix = [p for p in (mount or "").split("/") if p]
+        if prefix and parts[: len(prefix)] == prefix:
+            parts = parts[len(prefix) :]
+            break
+    if (
+        len(parts) not in (4, 6)
+        or parts[0] not in ("schemaGroups", "schemagroups")
+        or parts[2] != "schemas"
+        or (len(parts) == 6 and parts[4] != "versions")
+    ):
+        return None
+    return parts[1], parts[3], parts[5] if len(parts) == 6 else None
+
+
+def _stored_schema(gid: str, sid: str, vid: str | None, scope: ReadScope) -> tuple[Resource, Version] | None:
+    """The schema and its version (the latest when `vid` is None), or None when there is none the caller's read
+    scope shows (a group hidden from the caller is as if it were not there)."""
+    resource = (
+        scope.filter(Resource.objects.all(), "group__")
+        .filter(group__group_type="schemaGroups", group__gid=gid, resource_type="schemas", rid=sid)
+        .select_related("latest")
+        .first()
+    )
+    if resource is None:
+        return None
+    version = resource.latest if vid is None else Version.objects.filter(resource=resource, vid=vid).first()
+    return None if version is None else (resource, version)
+
+
+def _format_of(resource: Resource, version: Version) -> str | None:
+    return (version.extensions or {}).get("format") or ((resource.latest and resource.latest.extensions) or {}).get(
+        "format"
+    )
+
+
+def resolve_schema(
+    doc: dict, base_url: str, report: Report, scope: ReadScope = EVERYTHING
+) -> tuple[str | None, bytes | None]:
+    """(schema format, document bytes) of the definition's schema, or (format, None) with a note. `scope`: what
+    the caller may read (a schema in a group hidden from them is as if it were not there)."""
     fmt = doc.get("schemaformat") if isinstance(doc.get("schemaformat"), str) else None
     if "schema" in doc:
         schema = doc["schema"]
@@ -173,45 +226,62 @@ def resolve_schema(doc: dict, base_url: str, report: Report) -> tuple[str | None
         report.notes.append(f"data not checked: schema {url} is outside this registry")
         return fmt, None
     # `:Payload` names a message of the schema, `:messages/STATE` a JSON pointer into it (ids hold no ':')
-    parts = [p for p in path.split("?")[0].split(":", 1)[0].split("/") if p]
-    if (
-        len(parts) not in (4, 6)
-        or parts[0] != "schemaGroups"
-        or parts[2] != "schemas"
-        or (len(parts) == 6 and parts[4] != "versions")
-    ):
+    ids = _schema_ids(path)
+    if ids is None:
         report.notes.append(f"data not checked: schemaurl {url} names no schema of this registry")
         return fmt, None
-    resource = (
-        Resource.objects.filter(
-            group__group_type="schemaGroups", group__gid=parts[1], resource_type="schemas", rid=parts[3]
-        )
-        .select_related("latest")
-        .first()
-    )
-    version = None
-    if resource is not None:
-        version = (
-            resource.latest if len(parts) == 4 else Version.objects.filter(resource=resource, vid=parts[5]).first()
-        )
-    if version is None:
+    found = _stored_schema(*ids, scope)
+    if found is None:
         report.notes.append(f"data not checked: schema {url} does not exist in this registry")
         return fmt, None
+    resource, version = found
     if version.resource_uri:
         report.notes.append(f"data not checked: schema {url} is outside this registry ({version.resource_uri})")
         return fmt, None
     if fmt is None:
-        fmt = (version.extensions or {}).get("format") or (resource.latest.extensions or {}).get("format")
+        fmt = _format_of(resource, version)
     return fmt, bytes(version.content or b"")
+
+
+def stored_json_schema_lookup(base_url: str, scope: ReadScope):
+    """The lookup of catalog.validators.json_references for one check: a `$ref`'s URI (a registry path, or an
+    absolute URL under `base_url`) -> the stored JSON Schema it names, read with the caller's `scope`, or None
+    (then the reference is unresolvable). Each URI is read once per check."""
+    memo: dict[str, tuple | None] = {}
+
+    def lookup(uri: str):
+        if uri not in memo:
+            memo[uri] = _lookup_json_schema(uri, base_url, scope)
+        return memo[uri]
+
+    return lookup
+
+
+def _lookup_json_schema(uri: str, base_url: str, scope: ReadScope):
+    path = _schema_path(uri, base_url) if not uri.startswith("#") else None
+    ids = _schema_ids(path) if path is not None and ":" not in path else None
+    found = _stored_schema(*ids, scope) if ids is not None else None
+    if found is None or found[1].resource_uri:
+        return None
+    resource, version = found
+    family, draft = schema_format_family(_format_of(resource, version))
+    if family != "JsonSchema":
+        return None
+    value, problem = load_json_document(bytes(version.content or b""))
+    if problem is not None or not isinstance(value, dict | bool):
+        return None
+    return value, DRAFTS.get((draft or "").lower())
 
 
 # --- data -------------------------------------------------------------------------------------------------------
 
 
-def _check_data(doc: dict, message: Message, content_type: str | None, base_url: str, report: Report) -> None:
+def _check_data(
+    doc: dict, message: Message, content_type: str | None, base_url: str, report: Report, scope: ReadScope
+) -> None:
     if "schema" not in doc and "schemaurl" not in doc:
         return
-    fmt, content = resolve_schema(doc, base_url, report)
+    fmt, content = resolve_schema(doc, base_url, report, scope)
     if content is None:
         return
     family, version = schema_format_family(fmt)
@@ -309,15 +379,16 @@ def _json_content_type(value: str) -> bool:
 # --- the entry point --------------------------------------------------------------------------------------------
 
 
-def check_message(doc: dict, message: Message, base_url: str = "") -> dict:
+def check_message(doc: dict, message: Message, base_url: str = "", scope: ReadScope = EVERYTHING) -> dict:
     """The verdict on `message` against definition document `doc`: `{"valid", "errors", "notes"}`; an error that
     a check could not run is marked `"unchecked": true`. Within the check budget (REGISTRY_CHECK_SECONDS: past
-    it, the 503 problem of catalog.validators.budget)."""
-    with budget.limit("the message check"):
-        return _check_message(doc, message, base_url)
+    it, the 503 problem of catalog.validators.budget). `scope`: what the caller may read (the schemas a
+    `schemaurl` or a `$ref` names are read with it); the system's checks read everything."""
+    with budget.limit("the message check"), stored_schemas(stored_json_schema_lookup(base_url, scope)):
+        return _check_message(doc, message, base_url, scope)
 
 
-def _check_message(doc: dict, message: Message, base_url: str) -> dict:
+def _check_message(doc: dict, message: Message, base_url: str, scope: ReadScope) -> dict:
     report = Report()
     family, version = message_format_family(doc.get("format") if isinstance(doc.get("format"), str) else None)
     metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
@@ -344,7 +415,7 @@ def _check_message(doc: dict, message: Message, base_url: str) -> dict:
         check_generic(metadata, message.properties, report, format_types(family, version))
     else:
         report.notes.append(f"metadata not checked: format {doc.get('format')!r} is not a known message format")
-    _check_data(doc, message, content_type, base_url, report)
+    _check_data(doc, message, content_type, base_url, report, scope)
     out = {"valid": not report.errors, "errors": report.errors}
     if report.notes:
         out["notes"] = report.notes

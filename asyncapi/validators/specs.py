@@ -6,7 +6,8 @@ and version (`specs/README.md`). `jsonschema` decides and words the errors; `jso
 checked by `jsonschema` for the errors and their paths.
 
 The document is checked as written: a Reference Object (`{"$ref": ...}`) is valid wherever the specification
-allows one, and what a reference points to is checked where the importer reads it.
+allows one, and what a reference points to is checked where the importer reads it. The official schemas hold every
+definition they refer to: their validators fetch nothing (catalog.validators.json_references).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 import jsonschema
 import jsonschema_rs
 from jsonschema.exceptions import best_match
+
+from catalog.validators.json_references import refuse_retrieval, schema_registry
 
 SPECS = Path(__file__).with_name("specs")
 VERSIONS = {"2.6.0": "2.6.0.json", "3.0.0": "3.0.0.json"}
@@ -31,12 +34,12 @@ def _schema(version: str) -> dict:
 
 @functools.cache
 def _fast(version: str):
-    return jsonschema_rs.Draft7Validator(_schema(version))
+    return jsonschema_rs.Draft7Validator(_schema(version), retriever=refuse_retrieval)  # nothing fetched
 
 
 @functools.cache
 def _full(version: str):
-    return jsonschema.Draft7Validator(_schema(version))
+    return jsonschema.Draft7Validator(_schema(version), registry=schema_registry())  # nothing fetched
 
 
 def pointer(path) -> str:

@@ -16,6 +16,7 @@ from rest_framework.permissions import BasePermission
 
 from catalog import message_checks
 from registry.http.openapi import RegistryAutoSchema, problem_responses
+from registry.http.permissions import read_scope
 from registry.http.requests import check_flags, json_body
 from registry.http.views import RegistryView, json_response
 from registry.throttles import AnonymousRateThrottle
@@ -101,7 +102,8 @@ EXAMPLE = OpenApiExample(
 def _verdict_response(request, definition: str, doc: dict, message, *, names=lambda text: text) -> object:
     """The verdict on `message` against `doc`, the definition at path `definition`; `names` writes a text's
     entity paths in the binding's names."""
-    verdict = message_checks.check_message(doc, message, request.build_absolute_uri("/").rstrip("/"))
+    base_url = request.build_absolute_uri("/").rstrip("/")
+    verdict = message_checks.check_message(doc, message, base_url, read_scope(request))
     body = {
         "valid": verdict["valid"],
         "errors": [{**error, "reason": names(error["reason"])} for error in verdict["errors"]],

@@ -11,7 +11,8 @@
 - a keyword that fails (`multipleOf: 0.01` on an integer too large for a float: OverflowError; a RecursionError)
   yields an `UncheckedError` naming what could not be checked, instead of ending the whole validation: the
   other errors are kept, and the caller reports the check as not passed (a check that could not run is never
-  a pass). Each one also counts in `unchecked_count()`, so that an unchecked keyword under `not` or inside an
+  a pass); a `$ref` that does not resolve (nothing is fetched: catalog.validators.json_references) is one of
+  them, naming the reference. Each one also counts in `unchecked_count()`, so that an unchecked keyword under `not` or inside an
   `anyOf` branch, where jsonschema consumes the error, still fails the message.
 
 jsonschema offers no hook for its regular expression engine: its keyword functions call `re.search` (and
@@ -28,6 +29,7 @@ import types
 
 from . import budget
 from .json_canonical import all_unique
+from .json_references import unresolvable_reason
 from .linear_regex import is_regex, linear_re
 
 _unchecked: contextvars.ContextVar[list | None] = contextvars.ContextVar("unchecked_keywords", default=None)
@@ -107,7 +109,9 @@ def _guarded(name: str, fn):
             yield UncheckedError(f"could not be checked against {name!r}: nested too deeply")
         except Exception as exc:  # noqa: BLE001  any failure of the keyword on this value: reported, never a pass
             _note_unchecked()
-            reason = str(exc).splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            reason = unresolvable_reason(exc) or (
+                str(exc).splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            )
             yield UncheckedError(f"could not be checked against {name!r}: {reason}")
 
     keyword.__name__ = fn.__name__

@@ -1,5 +1,6 @@
 """Message data checked as a JSON value (docs/api-contract.md section 12): JSON Schema of the schema's draft
-(jsonschema, optionally the subschema a JSON pointer names) and Avro (fastavro: the Avro JSON encoding, a plain
+(jsonschema, optionally the subschema a JSON pointer names; `$ref`s resolve only inside the registry,
+catalog.validators.json_references) and Avro (fastavro: the Avro JSON encoding, a plain
 datum, or with `binary` the Avro binary encoding, which must decode exactly). Compiled validators and parsed
 schemas are cached per digest of format and document. Errors go into the message check's report with paths such
 as `data.items[2].sku`; a schema that cannot be applied is a note, not an error.
@@ -14,6 +15,7 @@ from catalog.validators import budget
 from catalog.validators.avro_binary import CountError, check_counts, has_zero_width_arrays
 from catalog.validators.digest_cache import DigestLRU, digest
 from catalog.validators.json_engine import UncheckedError, bounded_validator_class, unchecked_count
+from catalog.validators.json_references import schema_registry, unresolvable_reason
 from catalog.validators.message_formats import show
 from catalog.validators.schemas import DRAFTS
 from registry.json_text import load_json_document
@@ -50,16 +52,17 @@ def _json_validator(version: str | None, content: bytes, pointer: str | None = N
         cls = bounded_validator_class(
             validator_for({"$schema": uri} if uri else {}, default=jsonschema.Draft7Validator)
         )
+    registry = schema_registry()  # references resolve only inside the registry: nothing is fetched
     if pointer:
-        from referencing import Registry, Resource
+        from referencing import Resource
         from referencing.jsonschema import specification_with
 
         spec = specification_with(uri or "http://json-schema.org/draft-07/schema#")
         base = "urn:cloudevents-registry:data-schema"
-        registry = Registry().with_resource(base, Resource.from_contents(schema, default_specification=spec))
+        registry = registry.with_resource(base, Resource.from_contents(schema, default_specification=spec))
         validator = cls({"$ref": f"{base}#/{pointer}"}, registry=registry, format_checker=cls.FORMAT_CHECKER)
     else:
-        validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        validator = cls(schema, registry=registry, format_checker=cls.FORMAT_CHECKER)
     _validators.put(key, validator)
     return validator
 
@@ -75,7 +78,8 @@ def check_json_schema(version, content: bytes, data, report: Report, pointer: st
             lambda: sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
         )
     except Exception as exc:  # a failure outside any keyword (referencing, a broken $schema ...)
-        report.unchecked("data", f"could not be checked: the JSON Schema cannot be applied: {_first_line(exc)}")
+        reason = unresolvable_reason(exc) or f"the JSON Schema cannot be applied: {_first_line(exc)}"
+        report.unchecked("data", f"could not be checked: {reason}")
         return
     reported = 0
     for error in found:

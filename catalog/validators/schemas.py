@@ -2,7 +2,9 @@
 
 - JSON Schema (draft-07, 2019-09, 2020-12; older drafts too): UTF-8 JSON, meta-validated against the draft
   named by the format version, else by `$schema`, else draft-07. jsonschema decides and words the errors;
-  jsonschema-rs, about 80 times faster, answers first for drafts 4 to 2020-12 (see `_first_meta_error`).
+  jsonschema-rs, about 80 times faster, answers first for drafts 4 to 2020-12 (see `_first_meta_error`). The
+  document's own `$ref`s are not followed here (a meta-validation reads the document as data), and both validators
+  fetch nothing (catalog.validators.json_references).
 - Avro: the JSON form (`.avsc`; a top-level array is a union), parsed with `fastavro.parse_schema`. A document may
   use named types defined in other documents only when the writer resolved them (`references`: the Confluent API's
   references, deepest first): their named types are parsed first and known while parsing it. Without references a
@@ -39,6 +41,7 @@ from registry.json_text import MAX_DEPTH, nesting_exceeds, parse_json_limited
 from . import budget
 from .digest_cache import DigestLRU, digest
 from .format_names import schema_format_family
+from .json_references import refuse_retrieval, schema_registry
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024  # = REGISTRY_MAX_SCHEMA_BYTES's default; callers pass the setting
 DRAFTS = {
@@ -107,11 +110,14 @@ def _metaschema_validators(cls):
 
     meta_cls = validator_for(cls.META_SCHEMA, default=cls)
     checker = meta_cls.FORMAT_CHECKER
-    reference = meta_cls(schema=cls.META_SCHEMA, format_checker=checker)
+    reference = meta_cls(schema=cls.META_SCHEMA, format_checker=checker, registry=schema_registry())
     if cls.__name__ not in DRAFT_NAMES:
         return reference, None
     formats = {name: functools.partial(checker.conforms, format=name) for name in checker.checkers}
-    return reference, jsonschema_rs.validator_for(cls.META_SCHEMA, formats=formats, validate_formats=True)
+    fast = jsonschema_rs.validator_for(
+        cls.META_SCHEMA, formats=formats, validate_formats=True, retriever=refuse_retrieval
+    )
+    return reference, fast
 
 
 def _first_meta_error(cls, schema, content: bytes):

@@ -5,7 +5,9 @@ model choice and the differences from Apicurio's cases, in docs/schema-compatibi
 an optional property is compatible; removing one is compatible unless the reader closes the object
 (`additionalProperties: false` or a schema the property does not meet); adding `required`, narrowing types,
 enums, bounds, lengths, patterns, formats, items, tuples, property names, pattern properties, dependencies,
-`contains`, `not`, `oneOf` exclusivity and conditionals is not. Local `$ref`s are followed (cycles bounded).
+`contains`, `not`, `oneOf` exclusivity and conditionals is not. Local `$ref`s are followed (cycles bounded); a `$ref`
+to anything outside the document is not (nothing is fetched), and one that only the reader has is an incompatibility
+naming it.
 
 Budget (issue 24): every comparison of two subschemas is a step of the running check (catalog.validators.budget):
 `anyOf` branches that each `$ref` the next level double the work per level (depth 20 took 16 s), so a candidate
@@ -211,6 +213,7 @@ class _Checker:
 
     def compare(self, reader, writer, path: str, depth: int) -> None:
         reader, writer = normal_schema(reader), normal_schema(writer)
+        reader, writer = self.outside_references(reader, writer, path)
         if _strip(reader) == _strip(writer) and not self.has_ref(reader) and not self.has_ref(writer):
             return
         if writer.get("not") == {}:
@@ -243,6 +246,28 @@ class _Checker:
                 self.add(
                     path, f"{keyword} {verb} the {self.r} schema", f"may refuse data that met the {self.w} {keyword}"
                 )
+
+    def outside_references(self, reader: dict, writer: dict, path: str) -> tuple[dict, dict]:
+        """The pair without the `$ref`s that name something outside their documents (`resolve` followed the local
+        ones), which are not followed: nothing is fetched (catalog.validators.json_references), so what they allow
+        is unknown here. The same reference on both sides names the same schema; a reference only the writer has
+        narrows the writer's data, which changes no verdict found without it; one only the reader has (or a
+        different one) may refuse the writer's data: an incompatibility naming it."""
+        ref = reader.get("$ref")
+        outside = isinstance(ref, str) and not ref.startswith("#")
+        w_ref = writer.get("$ref")
+        if outside and ref != w_ref:
+            self.add(
+                path,
+                f"$ref {ref[:300]!r} in the {self.r} schema, not followed",
+                f"may refuse data the {self.w} schema allows: a reference outside the document cannot be "
+                "compared (references resolve only inside the registry; nothing is fetched)",
+            )
+        if outside:
+            reader = _without(reader, "$ref")
+        if isinstance(w_ref, str) and not w_ref.startswith("#"):
+            writer = _without(writer, "$ref")
+        return reader, writer
 
     def combinators(self, reader: dict, writer: dict, path: str, depth: int) -> bool:
         """anyOf / oneOf / allOf; True when the pair was fully decided here."""
