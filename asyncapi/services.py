@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 
+from registry import permissions
 from registry.documents.flatten import default_media_type
 from registry.documents.imports import import_document
 from registry.documents.precheck import check_size
@@ -227,6 +228,24 @@ def _check_compatibility(ctx: WriteContext, doc: dict, places: dict[str, str]) -
         )
 
 
+def _may_write_something(ctx: WriteContext) -> None:
+    """403 before any document is read (and any remote `$ref` with it) unless the caller may write somewhere: model
+    permissions, or a role that writes in some group (registry.permissions). Each entity is still checked when it is
+    written; this keeps a signed-in reader from making the server read the prefixes of REGISTRY_ASYNCAPI_REMOTE_REFS."""
+    actor = ctx.actor
+    if actor is None:  # the system (the command)
+        return
+    if any(
+        permissions.allowed(actor, kind, op) for kind in ("group", "resource", "version") for op in ("create", "update")
+    ):
+        return
+    raise Problem(
+        "forbidden",
+        "importing AsyncAPI documents needs the right to write to this registry: model permissions, or the role "
+        "editor or owner in a group",
+    )
+
+
 def import_asyncapi(
     *,
     ctx: WriteContext,
@@ -239,6 +258,7 @@ def import_asyncapi(
     nothing kept."""
     if not sources:
         raise Problem("bad-request", "no AsyncAPI document to import")
+    _may_write_something(ctx)
     max_entities = settings.REGISTRY_IMPORT_MAX_ENTITIES
     parts, summaries = [], []
     for source in sources:

@@ -1,6 +1,12 @@
 """Reading AsyncAPI documents and following their `$ref`s: inside the document, to files beside it, and (only
 when the setting `REGISTRY_ASYNCAPI_REMOTE_REFS` lists their prefix) to remote URLs.
 
+Remote reads are the one fetch of a document's references the registry makes (CONTRACT.md section 19: what the
+registry checks afterwards fetches nothing; an imported payload schema is stored with its `$ref`s inlined): at import
+time only, from prefixes the operator listed, compared as parsed URLs (`remote_allowed`), by a caller who may write
+to the registry (asyncapi.services), without redirects, environment proxies or credentials, each document within
+REMOTE_TIMEOUT seconds in all and REGISTRY_MAX_BODY_BYTES, all of an import's within REMOTE_TOTAL_SECONDS.
+
 A document is JSON or YAML (YAML through the project's bounded safe loader, `registry/documents/formats.py`);
 every value read must be storable (no NUL, no lone surrogate). Files beside it are read through the caller's
 `read_beside` (the command reads the file system next to the document; an HTTP upload carries them as parts of
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urljoin, urlsplit
@@ -31,7 +38,8 @@ from registry.limits import MAX_DOCUMENT_DEPTH
 
 MAX_CHAIN = 64  # `$ref`s followed one after the other before a reference counts as endless
 MAX_FILES = 200  # files and URLs one import may read besides its documents
-REMOTE_TIMEOUT = 10.0  # seconds per remote document
+REMOTE_TIMEOUT = 10.0  # seconds per remote document, in all (connect, request, every read)
+REMOTE_TOTAL_SECONDS = 30.0  # seconds for all the remote documents one import reads
 YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIXES = (".json", ".avsc")
 
@@ -140,6 +148,36 @@ def remote_prefixes() -> tuple[str, ...]:
     return tuple(p.strip() for p in value.split(",") if p.strip())
 
 
+def _dot_segments(path: str) -> bool:
+    """Whether a decoded URL path holds a `.` or `..` segment (httpx removes those written plainly; these came
+    percent-encoded, `%2e%2e` or `..%2F`, and a server may decode them)."""
+    return any(segment in (".", "..") for segment in path.split("/"))
+
+
+def remote_allowed(url: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether `url` lies under one of the operator's `prefixes`, compared as parsed URLs (the parser that dials
+    it, httpx's), not as text: the same scheme, host and port, no user info (`https://schemas.example.com@evil/`),
+    no `.` or `..` segment left after httpx normalises the path (`/ok/%2e%2e/admin`), and a path inside the prefix's path at a
+    segment boundary (the prefix `https://h/schemas` takes `/schemas/x`, not `/schemas-private/x`)."""
+    try:
+        target = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return False
+    if target.scheme not in ("http", "https") or not target.host or target.userinfo or _dot_segments(target.path):
+        return False
+    for prefix in prefixes:
+        try:
+            allowed = httpx.URL(prefix)
+        except (httpx.InvalidURL, TypeError):
+            continue
+        if (allowed.scheme, allowed.host, allowed.port) != (target.scheme, target.host, target.port):
+            continue
+        base = allowed.path or "/"
+        if target.path == base or target.path.startswith(base if base.endswith("/") else base + "/"):
+            return True
+    return False
+
+
 @dataclass
 class Source:
     """One AsyncAPI document: its name (shown in errors), its bytes, and how to read a file beside it
@@ -165,6 +203,7 @@ class Resolver:
         self.root = parse_text(self.source.raw, yaml_format=yaml_format, what=self.source.name)
         self.files[self.source.name] = self.root
         self.prefixes = remote_prefixes()
+        self.remote_deadline: float | None = None  # set by the first remote read (REMOTE_TOTAL_SECONDS)
 
     @property
     def root_loc(self) -> Loc:
@@ -209,24 +248,49 @@ class Resolver:
             raise AsyncAPIError(str(at), f"$ref to the file {name!r}: {exc}")
 
     def _fetch(self, url: str, at: Loc) -> bytes:
-        if not any(url.startswith(prefix) for prefix in self.prefixes):
+        """A remote document under a prefix the operator listed (`remote_allowed`): GET without redirects, proxies
+        or credentials from the environment, at most REGISTRY_MAX_BODY_BYTES, within REMOTE_TIMEOUT seconds in all
+        (and REMOTE_TOTAL_SECONDS for all the remote documents of one import), else a 400 naming the `$ref`."""
+        if not remote_allowed(url, self.prefixes):
             raise AsyncAPIError(
                 str(at),
                 f"remote $ref {url!r} refused: remote references are read only from the prefixes listed in "
                 "REGISTRY_ASYNCAPI_REMOTE_REFS",
             )
         limit = settings.REGISTRY_MAX_BODY_BYTES
+        started = time.monotonic()
+        if self.remote_deadline is None:
+            self.remote_deadline = started + REMOTE_TOTAL_SECONDS
+        deadline = min(started + REMOTE_TIMEOUT, self.remote_deadline)
+        slow = AsyncAPIError(str(at), f"remote $ref {url!r} was not read within {REMOTE_TIMEOUT:g} s")
+        if deadline <= started:
+            raise AsyncAPIError(
+                str(at), f"remote $ref {url!r} not read: the import's remote documents took {REMOTE_TOTAL_SECONDS} s"
+            )
+        timeout = httpx.Timeout(deadline - started)
         try:
-            with httpx.stream("GET", url, timeout=REMOTE_TIMEOUT, follow_redirects=False) as response:
-                if response.status_code != 200:
-                    raise AsyncAPIError(str(at), f"remote $ref {url!r} answered {response.status_code}")
-                chunks, size = [], 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > limit:
+            with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
+                with client.stream("GET", url) as response:
+                    if response.is_redirect:
+                        raise AsyncAPIError(
+                            str(at), f"remote $ref {url!r} answered {response.status_code}: redirects are not followed"
+                        )
+                    if response.status_code != 200:
+                        raise AsyncAPIError(str(at), f"remote $ref {url!r} answered {response.status_code}")
+                    declared = response.headers.get("content-length", "")
+                    if declared.isdigit() and int(declared) > limit:
                         raise AsyncAPIError(str(at), f"remote $ref {url!r} is larger than {limit} bytes")
-                    chunks.append(chunk)
-                return b"".join(chunks)
+                    chunks, size = [], 0
+                    for chunk in response.iter_bytes():
+                        size += len(chunk)
+                        if size > limit:
+                            raise AsyncAPIError(str(at), f"remote $ref {url!r} is larger than {limit} bytes")
+                        if time.monotonic() > deadline:  # a peer that sends a byte at a time
+                            raise slow
+                        chunks.append(chunk)
+                    return b"".join(chunks)
+        except httpx.TimeoutException:
+            raise slow from None
         except httpx.HTTPError as exc:
             raise AsyncAPIError(str(at), f"remote $ref {url!r} could not be read: {type(exc).__name__}: {exc}")
 

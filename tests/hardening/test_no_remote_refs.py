@@ -18,6 +18,7 @@ import http.server
 import io
 import json
 import threading
+import time
 
 import pytest
 from django.contrib.auth.models import Group as Team
@@ -353,4 +354,112 @@ def test_schema_writes_of_every_format_fetch_nothing(su, anon, remote):
             message["datacontenttype"] = "application/xml" if name == "xsd" else "application/protobuf"
         response = post(anon, f"/definitionGroups/dg/definitions/{name}/validate", message)
         assert response.status_code == 200 and MARKER not in response.content.decode(), (name, response.content)
+    assert hits == []
+
+
+# --- the one fetch: an AsyncAPI import's remote `$ref`s, from the prefixes the operator lists -----------------------
+
+TRAIT_NAME = "cloudevents-headers-kafka-binary.yaml"
+
+
+@pytest.fixture
+def trait_host():
+    """A loopback server of the CloudEvents trait an AsyncAPI example refers to: `/traits/...` serves it,
+    `/redirect/...` redirects there, `/big/...` sends 200,000 bytes, `/slow/...` a byte every 0.1 s; `(base, hits)`."""
+    from tests.asyncapi.conftest import DOCUMENTS
+
+    trait = (DOCUMENTS / "cloudevents" / TRAIT_NAME).read_bytes()
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            kind = self.path.split("/")[1]
+            try:
+                if kind == "redirect":
+                    self.send_response(302)
+                    self.send_header("Location", f"/traits/{TRAIT_NAME}")
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.end_headers()
+                if kind == "big":
+                    self.wfile.write(b"#" * 200_000)
+                elif kind == "slow":
+                    for _ in range(50):
+                        self.wfile.write(b"#")
+                        self.wfile.flush()
+                        time.sleep(0.1)
+                else:
+                    self.wfile.write(trait)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", hits
+    server.shutdown()
+    server.server_close()
+
+
+def light_switch(url: str) -> bytes:
+    """The CloudEvents specification's AsyncAPI example, its trait's `$ref` pointing at `url`."""
+    from tests.asyncapi.conftest import DOCUMENTS
+
+    original = (DOCUMENTS / "cloudevents" / "light-switch-events-binary-kafka.yaml").read_bytes()
+    remote = b"https://raw.githubusercontent.com/cloudevents/spec/main/cloudevents/working-drafts/asyncapi-traits/"
+    return original.replace(remote + TRAIT_NAME.encode(), url.encode())
+
+
+def import_refused(client, url: str, status: int, mention: str) -> None:
+    from tests.asyncapi.conftest import post_asyncapi
+
+    before = snapshot()
+    response = post_asyncapi(client, light_switch(url))
+    assert response.status_code == status, response.content[:2000]
+    assert mention in response.content.decode(), response.content[:2000]
+    assert snapshot() == before
+
+
+def test_asyncapi_remote_refs_are_matched_against_the_prefixes_as_parsed_urls(su, settings, trait_host):
+    """A prefix is compared as a URL (scheme, host, port, path at a segment boundary), not as text: user info, a
+    neighbouring path and percent-encoded dot segments were read as being under it."""
+    base, hits = trait_host
+    port = base.rsplit(":", 1)[1]
+    settings.REGISTRY_ASYNCAPI_REMOTE_REFS = base  # no slash: any path of this host and port
+    import_refused(su, f"{base}@localhost:{port}/traits/{TRAIT_NAME}", 400, "REGISTRY_ASYNCAPI_REMOTE_REFS")
+    settings.REGISTRY_ASYNCAPI_REMOTE_REFS = f"{base}/traits"
+    import_refused(su, f"{base}/traits-private/{TRAIT_NAME}", 400, "REGISTRY_ASYNCAPI_REMOTE_REFS")
+    import_refused(su, f"{base}/traits/%2e%2e/private/{TRAIT_NAME}", 400, "REGISTRY_ASYNCAPI_REMOTE_REFS")
+    import_refused(su, f"http://localhost:{port}/traits/{TRAIT_NAME}", 400, "REGISTRY_ASYNCAPI_REMOTE_REFS")
+    assert hits == []
+    from tests.asyncapi.conftest import post_asyncapi
+
+    response = post_asyncapi(su, light_switch(f"{base}/traits/{TRAIT_NAME}"), query="?dryrun=true")
+    assert response.status_code == 200, response.content[:2000]
+    assert hits == [f"/traits/{TRAIT_NAME}"]
+
+
+def test_asyncapi_remote_reads_follow_no_redirect_and_are_bounded(su, settings, trait_host, monkeypatch):
+    base, hits = trait_host
+    settings.REGISTRY_ASYNCAPI_REMOTE_REFS = f"{base}/"
+    import_refused(su, f"{base}/redirect/{TRAIT_NAME}", 400, "answered 302: redirects are not followed")
+    assert hits == [f"/redirect/{TRAIT_NAME}"]  # the target it names is not read
+    settings.REGISTRY_MAX_BODY_BYTES = 100_000
+    import_refused(su, f"{base}/big/{TRAIT_NAME}", 400, "is larger than 100000 bytes")
+    monkeypatch.setattr("asyncapi.sources.REMOTE_TIMEOUT", 1.0)
+    started = time.monotonic()
+    import_refused(su, f"{base}/slow/{TRAIT_NAME}", 400, "was not read within 1 s")
+    assert time.monotonic() - started < 3
+
+
+def test_a_signed_in_reader_cannot_make_an_import_read_remote_refs(db, settings, trait_host, django_user_model):
+    base, hits = trait_host
+    settings.REGISTRY_ASYNCAPI_REMOTE_REFS = f"{base}/"
+    reader = token_client(django_user_model.objects.create_user("reader", password="pw"))
+    import_refused(reader, f"{base}/traits/{TRAIT_NAME}", 403, "needs the right to write")
     assert hits == []
