@@ -463,3 +463,34 @@ def test_a_signed_in_reader_cannot_make_an_import_read_remote_refs(db, settings,
     reader = token_client(django_user_model.objects.create_user("reader", password="pw"))
     import_refused(reader, f"{base}/traits/{TRAIT_NAME}", 403, "needs the right to write")
     assert hits == []
+
+
+def test_every_module_that_builds_json_schema_validators_uses_the_one_registry():
+    """jsonschema's default registry and its RefResolver fetch remote references: every module of the project that
+    imports jsonschema, jsonschema-rs or referencing takes its registry (or retriever) from
+    catalog.validators.json_references, and none names the fetching ones."""
+    import ast
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    listed = subprocess.run(["git", "ls-files", "*.py"], cwd=root, capture_output=True, text=True, check=True)
+    libraries = {"jsonschema", "jsonschema_rs", "referencing"}
+    offenders = []
+    for relative in sorted(listed.stdout.split()):
+        if relative.startswith("tests/") or relative == "catalog/validators/json_references.py":
+            continue
+        text = (root / relative).read_text(encoding="utf-8-sig")
+        if "RefResolver" in text or "_REMOTE_WARNING_REGISTRY" in text:
+            offenders.append(f"{relative}: names a fetching resolver")
+        imported = set()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                imported.add(("." * node.level) + (node.module or ""))
+        uses = {name.split(".")[0] for name in imported} & libraries
+        one_registry = any(name.endswith("json_references") for name in imported)
+        if uses and not one_registry:
+            offenders.append(f"{relative}: imports {sorted(uses)} without catalog.validators.json_references")
+    assert offenders == []
