@@ -28,10 +28,12 @@ def ensure_model() -> None:
         _registered["done"] = True
         return
     from catalog import types as catalog_types
+    from confluent import attributes as confluent_attributes
     from endpoints import types as endpoint_types
 
     endpoint_types.register()
     catalog_types.register()
+    confluent_attributes.register()  # the attributes it gives a meaning to (registry/extension_attributes.py)
     _registered["done"] = True
 
 
@@ -220,13 +222,14 @@ def validate_group(record: EntityRecord, ctx: CheckContext) -> EntityRecord:
     ensure_model()
     from registry.attributes import check_common, check_id
     from registry.errors import Problem
+    from registry.extension_attributes import errors_of
     from registry.validation import GroupCheck, Invalid
 
     if record.error:
         return record
     try:
         check_id(record.gid)
-        errors = check_common(record.attributes)
+        errors = check_common(record.attributes) + errors_of(record.group_type, None, record.attributes)
         gt = registry_model[record.group_type]
         stored, counts = ctx.stored_groups.get(record.path, (None, {}))
         if record.implicit:
@@ -256,12 +259,13 @@ def validate_resource(record: EntityRecord) -> EntityRecord:
     ensure_model()
     from registry.attributes import check_common, check_id
     from registry.errors import Problem
+    from registry.extension_attributes import errors_of
 
     if record.error:
         return record
     try:
         check_id(record.rid)
-        errors = check_common(record.attributes)
+        errors = check_common(record.attributes) + errors_of(record.group_type, record.resource_type, record.attributes)
     except Problem as exc:
         errors = _problem_text(exc)
     if errors:

@@ -297,6 +297,37 @@ def test_a_group_format_change_is_refused_as_by_every_other_door(tmp_path, capsy
     assert sorted(Version.objects.filter(resource__rid="Order").values_list("vid", flat=True)) == ["1", "2"]
 
 
+def test_the_attributes_apps_give_a_meaning_to_are_checked_on_the_executors(tmp_path, capsys):
+    """Issue 37 item 5: the Confluent API's `confluentmode` (of a schema group or a schema) and `confluentpending` are
+    checked by the bulk import as by every other door (registry/extension_attributes.py): a value the API does not
+    know is rejected with its reason, the rest goes in."""
+    lines = tmp_path / "modes.jsonl"
+    lines.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {"path": "/schemaGroups/ok", "confluentmode": "READONLY"},
+                {"path": "/schemaGroups/bad", "confluentmode": "SOMETIMES"},
+                {"path": "/schemaGroups/pending", "confluentpending": {"s": {"confluentmode": "NEVER"}}},
+                {"path": "/schemaGroups/ok/schemas/s", "confluentmode": "never"},
+                {"path": "/schemaGroups/ok/schemas/s/versions/1", "format": "JsonSchema/draft-07", "schema": {}},
+            ]
+        )
+        + "\n"
+    )
+    report = tmp_path / "report.json"
+    code, out = spark_import(capsys, str(lines), "--report", str(report))
+    assert code == 3, out
+    rejected = {r["path"]: r["reason"] for r in json.loads(report.read_text())["rejected"]}
+    assert {"/schemaGroups/bad", "/schemaGroups/pending", "/schemaGroups/ok/schemas/s"} <= set(rejected), rejected
+    assert (
+        "confluentmode" in rejected["/schemaGroups/bad"] and "confluentmode" in rejected["/schemaGroups/ok/schemas/s"]
+    )
+    assert "confluentpending" in rejected["/schemaGroups/pending"], rejected
+    assert list(Group.objects.values_list("gid", "extensions")) == [("ok", {"confluentmode": "READONLY"})]
+    assert not Resource.objects.exists()
+
+
 def test_an_unchanged_input_is_answered_without_spark(tmp_path, capsys):
     """Issue 14: an input that an import left the registry consistent with, while nothing has changed since,
     is unchanged as a whole (its files' fingerprint); after any change to the registry it is read again."""
