@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` and `make test`. `make setup` creates .venv for both.
 # Variables: PYTHON (the interpreter that creates .venv), PYTEST_ARGS (extra pytest arguments for `make test`),
-# REQUIRE_SERVICES=1 (a missing PostgreSQL/redis-server fails the tests instead of skipping them), PORT (where
-# `make run` serves, default 8000).
+# REQUIRE_SERVICES=1 (a missing PostgreSQL/redis-server, or ../shared's corpus, fails the tests instead of skipping
+# them), PORT (where `make run` serves, default 8000).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python

@@ -3,12 +3,23 @@ and `su` (her client, by DRF token).
 
 The database (SQLite, or a throwaway PostgreSQL with REGISTRY_TEST_DB=postgres) and the `redis_url` fixture
 come from the harness plugin, tests/harness/plugin.py, which pytest loads early (-p in pyproject's addopts).
+Tests marked `corpus` read the shared corpus (tests/corpus.py): they skip, or fail under REQUIRE_SERVICES=1,
+when `../shared` is absent.
 """
 
 import os
 import shutil
 
 import pytest
+
+from tests import corpus
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own skip marks: an empty parameter set would skip unexplained
+def pytest_runtest_setup(item):
+    """A test marked `corpus` (parametrized over tests.corpus.cases) skips naming the corpus when it is absent."""
+    if item.get_closest_marker("corpus"):
+        corpus.shared()
 
 
 @pytest.fixture

@@ -100,3 +100,51 @@ def test_missing_postgres_without_requirement_skips_everything(tmp_path):
     assert result.returncode == 0, output
     assert "1 skipped" in output, output
     assert "PostgreSQL binaries" in output  # the reason, in the -ra summary
+
+
+# --- the shared corpus (tests/corpus.py): a clone without ../shared ----------------------------------------------
+
+CORPUS_MODULES = ["tests/documents/test_document_http.py", "tests/catalog/test_compatibility.py"]
+
+
+def run_pytest_without_the_corpus(tmp_path, require: str) -> subprocess.CompletedProcess:
+    """Two modules that mix corpus tests with others, run in a copy of the repository with no `../shared` beside
+    it (the copy is `tmp_path/clone`; `tmp_path/shared` does not exist), on SQLite."""
+    from tests.readme.test_readme_commands import fresh_copy
+
+    clone = fresh_copy(tmp_path)
+    env = {**os.environ, "REQUIRE_SERVICES": require}
+    for name in ("REGISTRY_TEST_DB", "DATABASE_URL", "DATABASE_CONN_MAX_AGE"):
+        env.pop(name, None)
+    fast = ["-p", "no:cacheprovider", "-p", "no:schemathesis", "-p", "no:hypothesispytest", "-p", "no:anyio"]
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *CORPUS_MODULES, "-q", "-p", "no:randomly", *fast],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.own_sqlite_server
+def test_a_clone_without_the_corpus_skips_its_tests_in_one_line_and_runs_the_others(tmp_path):
+    result = run_pytest_without_the_corpus(tmp_path, "0")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    skipped = [line for line in output.splitlines() if line.startswith("SKIPPED")]
+    assert len(skipped) == 1, output
+    assert "tests/corpus.py" in skipped[0] and f"needs the shared corpus {tmp_path / 'shared'}" in skipped[0]
+    summary = output.strip().splitlines()[-1]
+    assert " passed" in summary and " skipped" in summary and "error" not in summary, summary
+
+
+@pytest.mark.slow
+@pytest.mark.own_sqlite_server
+def test_a_required_corpus_that_is_missing_fails_the_run(tmp_path):
+    result = run_pytest_without_the_corpus(tmp_path, "1")
+    output = result.stdout + result.stderr
+    assert result.returncode not in (0, 5), output
+    assert f"CorpusMissing: REQUIRE_SERVICES=1 but {tmp_path / 'shared'}" in output, output

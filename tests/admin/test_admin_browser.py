@@ -9,7 +9,6 @@ from django.contrib.auth.models import Group as Role
 
 from tests.corpus import corpus
 
-CORPUS = corpus("seed-shape")
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
@@ -99,7 +98,7 @@ def test_governance_journey(page, shot, live_server, django_user_model):
     shot(page, "compare-incompatible")
 
     page.goto(f"{base}/admin/registry/import/")
-    page.set_input_files("#id_document", str(CORPUS / "lightbulb-avro.cereg"))
+    page.set_input_files("#id_document", str(corpus("seed-shape", "lightbulb-avro.cereg")))
     page.click("input[type=submit][value=Import]")
     page.wait_for_selector("#import-report")
     report = page.inner_text("#import-report")

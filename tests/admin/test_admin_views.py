@@ -12,7 +12,6 @@ from registry.models import Group, OutboxEvent, Version
 from tests.corpus import corpus
 
 pytestmark = pytest.mark.django_db
-CORPUS = corpus("seed-shape")
 V1 = {"type": "object", "properties": {"id": {"type": "string"}}}
 
 
@@ -34,7 +33,7 @@ def make_schema(editor):
 
 
 def test_every_list_renders(editor):
-    editor.post("/", (CORPUS / "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
+    editor.post("/", corpus("seed-shape", "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
     for name in (
         "catalog_schemagroup",
         "catalog_schema",
@@ -125,7 +124,7 @@ def test_set_compatibility_is_recorded(editor):
 
 
 def test_deprecate_endpoint(editor):
-    editor.post("/", (CORPUS / "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
+    editor.post("/", corpus("seed-shape", "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
     endpoint = Group.objects.filter(group_type="endpoints").first()
     changelist = reverse("admin:endpoints_endpoint_changelist")
     editor.post(
@@ -150,11 +149,11 @@ def test_deprecate_endpoint(editor):
 
 
 def test_import_and_export(editor):
-    with (CORPUS / "lightbulb-avro.cereg").open("rb") as upload:
+    with corpus("seed-shape", "lightbulb-avro.cereg").open("rb") as upload:
         page = editor.post(reverse("registry-admin-import"), {"document": upload}).content.decode()
     assert "import-report" in page and "created" in page
     assert SchemaGroup.objects.filter(gid="Fabrikam.Lumen").exists()
-    with (CORPUS.parent / "invalid" / "contoso-crm.cereg").open("rb") as upload:
+    with corpus("invalid", "contoso-crm.cereg").open("rb") as upload:
         page = editor.post(reverse("registry-admin-import"), {"document": upload}).content.decode()
     assert "Nothing was imported" in page and "schemaformat" in page
     export = editor.get(reverse("registry-admin-export"))
@@ -244,7 +243,7 @@ def test_metadata_tags_and_filters(editor):
 
 
 def test_deprecation_removal_before_effective_is_refused(editor):
-    editor.post("/", (CORPUS / "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
+    editor.post("/", corpus("seed-shape", "contoso-erp-jsons07.cereg").read_bytes(), content_type="application/json")
     endpoint = Group.objects.filter(group_type="endpoints").first()
     response = editor.post(
         reverse("admin:endpoints_endpoint_changelist"),

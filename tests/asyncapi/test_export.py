@@ -10,11 +10,11 @@ import yaml
 
 from asyncapi.validators.specs import schema_errors
 from registry.models import Group
-from tests.corpus import documents
+from tests.corpus import cases, documents
 
 from .conftest import DOCUMENTS, REAL, document, get_json, post_asyncapi
 
-RC4 = documents("rc4", "*.xreg.json")
+RC4 = cases(lambda: documents("rc4", "*.xreg.json"))
 CLOUDEVENTS = "cloudevents/light-switch-events-binary-kafka-local.yaml"
 # what the server owns or computes: not part of what a round trip must reproduce
 SERVER_OWNED = {
@@ -112,6 +112,7 @@ def test_asyncapi_documents_round_trip(su, name):
     round_trip(su)
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", RC4, ids=[p.name for p in RC4])
 def test_registry_documents_export_and_round_trip(su, settings, path):
     """The nine xRegistry 1.0 documents of the corpus (Avro, Protobuf, JSON Schema, XSD; CloudEvents, Kafka,

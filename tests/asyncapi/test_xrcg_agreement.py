@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.corpus import documents
+from tests.corpus import cases, documents
 from tests.harness.xrcg import run_xrcg
 
 from .conftest import document, get_json, post_asyncapi
@@ -27,7 +27,7 @@ from .conftest import document, get_json, post_asyncapi
 pytestmark = [pytest.mark.slow, pytest.mark.postgres_run]
 
 # mqtt-sparkplugB: xrcg fetches its external Protobuf schema (GitHub) to render it and fails without the network
-RC4 = [p for p in documents("rc4", "*.xreg.json") if not p.name.startswith("mqtt-sparkplugB")]
+RC4 = cases(lambda: [p for p in documents("rc4", "*.xreg.json") if not p.name.startswith("mqtt-sparkplugB")])
 ASYNCAPI = ["3.0-streetlights-kafka.yml", "2.6-streetlights-mqtt.yml", "3.0-rpc-server.yml"]
 
 
@@ -132,6 +132,7 @@ def compare_groups(client, tmp_path: Path):
             assert normalized(ours, None, skip) == normalized(theirs, folder, skip), (gid, role)
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", RC4, ids=[p.name for p in RC4])
 def test_xrcg_and_this_server_describe_the_same_group(su, xrcg, settings, tmp_path, path):
     settings.REGISTRY_DEFAULT_COMPATIBILITY = "none"  # the rc4 documents make no compatibility statement (1.0: none)

@@ -11,9 +11,8 @@ import json
 import pytest
 
 from catalog.validators.compatibility import LEVELS, Incompatibility, check_compatibility
-from tests.corpus import corpus
+from tests.corpus import cases, corpus
 
-CORPUS = corpus("compatibility")
 EXPECTED = {"backward": (True, False), "both": (True, True), "none": (False, False)}
 OPEN_MODEL = (
     "open content model: a property the writer's schema does not declare is assumed not to be "
@@ -29,11 +28,13 @@ JSON_FORMAT, AVRO_FORMAT, PROTO_FORMAT = "JsonSchema/draft-07", "Avro/1.11", "Pr
 
 
 def load_cases(name):
-    return json.loads((CORPUS / name).read_text())["tests"]
+    return json.loads(corpus("compatibility", name).read_text())["tests"]
 
 
 def params(name):
-    return [pytest.param(t, id=f"{i}:{t['id']}") for i, t in enumerate(load_cases(name)) if t.get("enabled", True)]
+    return cases(
+        lambda: [pytest.param(t, id=f"{i}:{t['id']}") for i, t in enumerate(load_cases(name)) if t.get("enabled", True)]
+    )
 
 
 def verdicts(fmt, test):
@@ -47,6 +48,7 @@ def verdicts(fmt, test):
     return backward == [], forward == []
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("test", params("apicurio-json-compatibility.json"))
 def test_apicurio_json_schema(test):
     got = verdicts(JSON_FORMAT, test)
@@ -57,6 +59,7 @@ def test_apicurio_json_schema(test):
         assert got == EXPECTED[test["compatibility"]]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("test", params("apicurio-avro-compatibility.json"))
 def test_apicurio_avro(test):
     assert verdicts(AVRO_FORMAT, test) == EXPECTED[test["compatibility"]]

@@ -5,6 +5,7 @@ combinators and `not`, where the identity keeps them), checked against `updated`
 exactly the issues, in the same order and wording, as comparing with every version one by one."""
 
 import copy
+import functools
 import json
 from collections import OrderedDict
 
@@ -15,8 +16,13 @@ from catalog.validators.compatibility import check_compatibility
 from tests.corpus import corpus
 
 JSON_FORMAT = "JsonSchema/draft-07"
-CASES = [t for t in json.loads((corpus("compatibility") / "apicurio-json-compatibility.json").read_text())["tests"]]
 ANNOTATED = ("properties", "patternProperties", "additionalProperties", "items", "if", "then", "else", "not")
+
+
+@functools.cache
+def apicurio_cases() -> list[dict]:
+    """The corpus's Apicurio JSON Schema cases (read once; the tests that call this skip without ../shared)."""
+    return json.loads(corpus("compatibility", "apicurio-json-compatibility.json").read_text())["tests"]
 
 
 def annotated(schema, note: str, depth: int = 0):
@@ -43,7 +49,7 @@ def encoded(schema) -> bytes:
 @pytest.mark.parametrize("level", ["backward_transitive", "forward_transitive", "full_transitive"])
 def test_one_comparison_per_identity_changes_no_verdict(level, monkeypatch):
     differ = 0
-    for case in CASES:
+    for case in apicurio_cases():
         original, updated = case["original"], case["updated"]
         earlier = [
             encoded(original),
@@ -107,7 +113,7 @@ def test_the_checks_of_a_growing_history_answer_as_checks_against_every_version(
     """Each version of a history checked in turn (the places compared kept from one check to the next, issue 29),
     and then a history changed in the middle, answer as comparisons with every version."""
     differ = 0
-    for case in CASES:
+    for case in apicurio_cases():
         new = encoded(annotated(copy.deepcopy(case["updated"]), "n"))
         for history in histories(case):
             for count in range(1, len(history) + 1):
@@ -125,7 +131,7 @@ def test_a_check_told_which_versions_are_compatible_answers_as_one_against_every
     """`checked`: the first versions a new one is known to be compatible with (checked before the schema's lock) are
     not compared again, and the answer, its numbering included, is the one a comparison with all of them gives."""
     told = 0
-    for case in CASES:
+    for case in apicurio_cases():
         for new in (encoded(case["updated"]), encoded(case["original"])):
             for history in histories(case):
                 with monkeypatch.context() as patched:

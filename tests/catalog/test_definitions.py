@@ -20,10 +20,8 @@ from catalog.validators.message_formats import (
     validate_metadata,
     value_error,
 )
-from tests.corpus import corpus, shared
+from tests.corpus import cases, corpus, documents, shared
 
-CORPUS = corpus()
-SCHEMAS = shared("spec", "0.5-wip")
 CE, HTTP, AMQP, MQTT5, MQTT3, KAFKA, NATS = (
     "CloudEvents/1.0",
     "HTTP/1.1",
@@ -657,7 +655,7 @@ def test_uri_reference(value, ok):
 
 
 def _corpus_definitions():
-    for path in sorted((CORPUS / "seed-shape").glob("*.cereg")):
+    for path in documents("seed-shape", "*.cereg"):
         document = json.loads(path.read_text())
         for kind in ("definitionGroups", "endpoints"):
             for gid, group in (document.get(kind) or {}).items():
@@ -665,20 +663,22 @@ def _corpus_definitions():
                     yield pytest.param(definition, group.get("format"), id=f"{path.stem}:{gid}:{did}")
 
 
-CORPUS_DEFINITIONS = list(_corpus_definitions())
+CORPUS_DEFINITIONS = cases(_corpus_definitions)
 
 
+@pytest.mark.corpus
 def test_corpus_is_present():
     assert len(CORPUS_DEFINITIONS) >= 50
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(("definition", "group_format"), CORPUS_DEFINITIONS)
 def test_every_seed_definition_is_valid(definition, group_format):
     assert validate_definition(definition, group_format=group_format) == []
 
 
 def test_every_seed_group_is_valid():
-    for path in sorted((CORPUS / "seed-shape").glob("*.cereg")):
+    for path in documents("seed-shape", "*.cereg"):
         for group in json.loads(path.read_text())["definitionGroups"].values():
             assert validate_definition_group(group) == [], path.name
 
@@ -686,7 +686,7 @@ def test_every_seed_group_is_valid():
 def test_invalid_corpus_defects_are_reported():
     # invalid/README.md: the group has no format (no longer a defect: a group's format is optional through every
     # door, as a 1.0 message group's envelope); the definitions give schemaurl without schemaformat
-    document = json.loads((CORPUS / "invalid" / "contoso-crm.cereg").read_text())
+    document = json.loads(corpus("invalid", "contoso-crm.cereg").read_text())
     (group,) = document["definitionGroups"].values()
     assert validate_definition_group(group) == []
     assert group["definitions"]
@@ -701,7 +701,7 @@ def test_invalid_corpus_defects_are_reported():
 
 def _schema_registry() -> Registry:
     resources = []
-    for path in SCHEMAS.glob("xregistry_*.json"):
+    for path in shared("spec", "0.5-wip").glob("xregistry_*.json"):
         contents = json.loads(path.read_text())
         if path.name == "xregistry_messagedefinition_registry.json":  # erratum: \x32 meant \x20
             contents["definitions"]["metadataPropertySymbol"]["properties"]["value"]["pattern"] = "^[\\x20-\\x7F]*$"
@@ -742,6 +742,7 @@ def test_agrees_with_0_5_wip_schemas(suffix, name, fmt, metadata, valid):
     assert (validate_definition(document, group_format=fmt) == []) == valid
 
 
+@pytest.mark.corpus
 def test_seed_cloudevents_definitions_agree_with_0_5_wip_schema():
     validator = Draft7Validator(
         {"$ref": "xregistry_messagedefinition_registry_cloudevents.json#/definitions/cloudEventDefinition"},

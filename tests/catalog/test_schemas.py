@@ -8,9 +8,8 @@ import pytest
 
 from catalog.validators.schemas import DEFAULT_MAX_BYTES, validate_schema
 from registry.json_text import parse_json_limited
-from tests.corpus import corpus
+from tests.corpus import cases, documents
 
-SEED = corpus("seed-shape")
 XSD = '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a" type="xs:string"/></xs:schema>'
 XSD11 = (
     '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:complexType name="T"><xs:sequence>'
@@ -74,7 +73,7 @@ def test_schema_formats(fmt, content, error):
 
 
 def seed_versions():
-    for path in sorted(SEED.glob("*.cereg")):
+    for path in documents("seed-shape", "*.cereg"):
         for group in json.loads(path.read_text()).get("schemaGroups", {}).values():
             for schema in group.get("schemas", {}).values():
                 for vid, version in schema.get("versions", {}).items():
@@ -88,14 +87,16 @@ def seed_versions():
                         )
 
 
-SEED_VERSIONS = list(seed_versions())
+SEED_VERSIONS = cases(seed_versions)
 
 
+@pytest.mark.corpus
 def test_seed_corpus_is_present():
     formats = {p.values[0].split("/")[0].lower() for p in SEED_VERSIONS}
     assert {"jsonschema", "avro", "protobuf", "xmlschema"} <= formats
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(("fmt", "content"), SEED_VERSIONS)
 def test_every_seed_schema_version_is_valid(fmt, content):
     assert validate_schema(fmt, content) == []

@@ -16,10 +16,9 @@ from registry.documents.imports import import_document
 from registry.errors import Problem
 from registry.models import Group, OutboxEvent, Resource, Version
 from registry.services import WriteContext
-from tests.corpus import corpus, documents
+from tests.corpus import cases, corpus, documents
 
-CORPUS = corpus()
-SEED = documents("seed-shape", "*.cereg*")
+SEED = cases(lambda: documents("seed-shape", "*.cereg*"))
 
 
 def load(path: Path) -> dict:
@@ -30,6 +29,7 @@ def counts() -> tuple[int, int, int, int]:
     return Group.objects.count(), Resource.objects.count(), Version.objects.count(), OutboxEvent.objects.count()
 
 
+@pytest.mark.corpus
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", SEED, ids=[p.name for p in SEED])
 def test_corpus_file_imports_exports_and_round_trips(path):
@@ -48,7 +48,7 @@ def test_corpus_file_imports_exports_and_round_trips(path):
 
 @pytest.mark.django_db
 def test_import_report_paths_and_events():
-    report = import_document(WriteContext(user="test"), load(CORPUS / "seed-shape" / "lightbulb-avro.cereg"))
+    report = import_document(WriteContext(user="test"), load(corpus("seed-shape", "lightbulb-avro.cereg")))
     assert "/schemaGroups/Fabrikam.Lumen" in report.created
     assert "/definitionGroups/Fabrikam.Lumen/definitions/Fabrikam.Lumen.TurnedOn" in report.created
     assert any(p.endswith("/versions/1") for p in report.created)
@@ -60,7 +60,7 @@ def test_import_report_paths_and_events():
 @pytest.mark.parametrize("name", ["contoso-crm.cereg", "contoso-crm.cereg.yaml"])
 def test_invalid_corpus_documents_are_refused_whole_with_every_error(name):
     with pytest.raises(Problem) as caught:
-        import_document(WriteContext(), load(CORPUS / "invalid" / name))
+        import_document(WriteContext(), load(corpus("invalid", name)))
     problem = caught.value
     assert problem.status == 400
     paths = [e["path"] for e in problem.errors]
@@ -105,7 +105,7 @@ def test_unresolvable_reference_is_a_warning_of_the_import():
 
 @pytest.mark.django_db
 def test_name_suffix_reference_resolves_and_is_kept_as_written():
-    doc = load(CORPUS / "seed-shape" / "mqtt-sparkplugB.cereg")
+    doc = load(corpus("seed-shape", "mqtt-sparkplugB.cereg"))
     import_document(WriteContext(), doc)
     exported = json.dumps(export_document())
     assert ":messages/STATEBirth" in exported
@@ -142,7 +142,7 @@ def test_non_object_document_is_refused():
 
 @pytest.mark.django_db
 def test_import_and_export_commands(tmp_path, capsys):
-    call_command("import_registry", str(CORPUS / "seed-shape" / "inkjet-proto3.cereg"))
+    call_command("import_registry", str(corpus("seed-shape", "inkjet-proto3.cereg")))
     out = capsys.readouterr().out
     assert "schemaGroups: created 1, updated 0, unchanged 0" in out
     assert out.strip().splitlines()[-1].startswith("total: created ")

@@ -7,8 +7,6 @@ from rest_framework.test import APIClient
 from registry.models import Group, OutboxEvent
 from tests.corpus import corpus
 
-CORPUS = corpus()
-
 
 @pytest.fixture
 def writer(db, django_user_model):
@@ -18,7 +16,7 @@ def writer(db, django_user_model):
 
 
 def test_post_root_imports_json_and_reports_paths(writer):
-    body = (CORPUS / "seed-shape" / "windgenerator-kafka-avro.cereg").read_bytes()
+    body = corpus("seed-shape", "windgenerator-kafka-avro.cereg").read_bytes()
     response = writer.post("/", body, content_type="application/cloudevents-registry+json")
     assert response.status_code == 200, response.content
     report = response.json()
@@ -29,14 +27,14 @@ def test_post_root_imports_json_and_reports_paths(writer):
 
 
 def test_post_root_imports_yaml(writer):
-    body = (CORPUS / "seed-shape" / "contoso-crm.cereg.yaml").read_bytes()
+    body = corpus("seed-shape", "contoso-crm.cereg.yaml").read_bytes()
     response = writer.post("/", body, content_type="application/cloudevents-registry+yaml")
     assert response.status_code == 200, response.content
     assert Group.objects.filter(group_type="definitionGroups").exists()
 
 
 def test_invalid_document_is_400_listing_errors_and_writes_nothing(writer):
-    body = (CORPUS / "invalid" / "contoso-crm.cereg").read_bytes()
+    body = corpus("invalid", "contoso-crm.cereg").read_bytes()
     response = writer.post("/", body, content_type="application/json")
     assert response.status_code == 400
     assert response["Content-Type"] == "application/problem+json"
@@ -58,7 +56,7 @@ def test_import_needs_permission(db, django_user_model):
 
 
 def test_export_as_document_json_and_yaml(writer):
-    writer.post("/", (CORPUS / "seed-shape" / "lightbulb-avro.cereg").read_bytes(), content_type="application/json")
+    writer.post("/", corpus("seed-shape", "lightbulb-avro.cereg").read_bytes(), content_type="application/json")
     response = writer.get("/?inline", HTTP_ACCEPT="application/cloudevents-registry+json")
     assert response["Content-Type"].startswith("application/cloudevents-registry+json")
     import json

@@ -18,9 +18,7 @@ from endpoints.validators.protocols import (
     validate_options,
 )
 from endpoints.validators.references import definition_group_ids, is_absolute_uri, is_uri_reference
-from tests.corpus import corpus
-
-CORPUS = corpus()
+from tests.corpus import cases, documents
 
 
 def endpoint(usage="producer", **config):
@@ -671,7 +669,7 @@ def test_never_raises_on_any_shape(shape):
 
 
 def corpus_endpoints():
-    for path in sorted((CORPUS / "seed-shape").iterdir()):
+    for path in documents("seed-shape", "*"):
         if path.name.endswith(".cereg"):
             document = json.loads(path.read_text())
         elif path.name.endswith(".cereg.yaml"):
@@ -683,14 +681,16 @@ def corpus_endpoints():
             yield pytest.param(attributes, groups, id=f"{path.name}:{eid}")
 
 
-CORPUS_ENDPOINTS = list(corpus_endpoints())
+CORPUS_ENDPOINTS = cases(corpus_endpoints)
 
 
+@pytest.mark.corpus
 def test_corpus_has_the_endpoints_the_readme_lists():
     # contoso-crm (1, JSON and YAML), contoso-erp (6), mqtt-sparkplugB (8), waterboiler (2)
     assert len(CORPUS_ENDPOINTS) == 18
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(("attributes", "groups"), CORPUS_ENDPOINTS)
 def test_every_corpus_endpoint_is_valid(attributes, groups):
     assert validate_endpoint(attributes) == []

@@ -14,11 +14,10 @@ import pytest
 from django.core.management import call_command
 
 from registry.models import Group, OutboxEvent, Resource, Version
-from tests.corpus import corpus
+from tests.corpus import documents
 from tests.harness.plugin import services_required
 from tests.harness.spark_cluster import spark_available, start_spark_cluster
 
-CORPUS = corpus("seed-shape")
 pytestmark = [pytest.mark.slow, pytest.mark.postgres_run, pytest.mark.django_db(transaction=True)]
 
 
@@ -58,7 +57,7 @@ def stored() -> dict:
 def test_cluster_import_equals_local_import(cluster, tmp_path, capsys):
     inputs = tmp_path / "in"
     inputs.mkdir()
-    for path in CORPUS.glob("*.cereg"):
+    for path in documents("seed-shape", "*.cereg"):
         shutil.copy(path, inputs / path.name)
 
     # the same input in local mode first (a dry run writes nothing), then on the cluster

@@ -8,9 +8,8 @@ import pytest
 from django.core.management import call_command
 
 from registry.models import Group, OutboxEvent, Resource, Version
-from tests.corpus import corpus
+from tests.corpus import documents
 
-CORPUS = corpus("seed-shape")
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
@@ -28,7 +27,7 @@ def spark_import(capsys, *args) -> tuple[int, list[str]]:
 def test_corpus_then_again_then_a_bad_entity(tmp_path, capsys):
     inputs = tmp_path / "in"
     inputs.mkdir()
-    for path in CORPUS.glob("*.cereg"):
+    for path in documents("seed-shape", "*.cereg"):
         shutil.copy(path, inputs / path.name)
     report = tmp_path / "report.json"
     code, lines = spark_import(capsys, str(inputs), "--report", str(report))

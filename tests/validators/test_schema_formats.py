@@ -6,9 +6,8 @@ import time
 import pytest
 
 from catalog.validators.schemas import validate_schema
-from tests.corpus import corpus
+from tests.corpus import cases, documents
 
-CORPUS = corpus()
 XSD = b'<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a" type="xs:string"/></xs:schema>'
 
 CASES = [
@@ -47,7 +46,7 @@ def test_schema_formats(fmt, content, valid):
 
 
 def corpus_versions():
-    for path in sorted((CORPUS / "seed-shape").glob("*.cereg")):
+    for path in documents("seed-shape", "*.cereg"):
         for group in json.loads(path.read_text()).get("schemaGroups", {}).values():
             for schema in group["schemas"].values():
                 for vid, version in schema["versions"].items():
@@ -59,7 +58,8 @@ def corpus_versions():
                         )
 
 
-@pytest.mark.parametrize(("fmt", "content"), list(corpus_versions()))
+@pytest.mark.corpus
+@pytest.mark.parametrize(("fmt", "content"), cases(corpus_versions))
 def test_every_corpus_schema_is_valid(fmt, content):
     assert validate_schema(fmt, content) == []
 

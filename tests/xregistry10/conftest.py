@@ -7,13 +7,6 @@ import json
 import pytest
 from django.contrib.auth.models import User
 
-from tests.corpus import documents, shared
-
-RC4 = shared("corpus", "rc4")
-SPEC = shared("spec", "1.0-rc4")
-RC4_DOCUMENTS = documents("rc4", "*.xreg.json")
-SEED_DOCUMENTS = documents("seed-shape", "*.cereg")
-
 
 @pytest.fixture
 def writer(client, db):

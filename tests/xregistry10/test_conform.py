@@ -22,6 +22,8 @@ import re
 
 import pytest
 
+from tests.corpus import corpus
+
 REG_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[-+]\d{2}:\d{2})$")
 SPECVERSION = "1.0-rc4"  # common/const.go
 CLOUDEVENTS_GROUPS = {"endpoints", "messagegroups", "schemagroups"}
@@ -408,9 +410,9 @@ def test_root_group_collections(root, loaded, plural):
 def test_root_group_collections_count_content(writer):
     """Rows 51-56 again on a store with content (one rc4 document imported): the counts are the numbers of
     groups, and each url lists them."""
-    from .conftest import RC4, post_json
+    from .conftest import post_json
 
-    doc = json.loads((RC4 / "contoso-erp-jsons07.xreg.json").read_text())
+    doc = json.loads(corpus("rc4", "contoso-erp-jsons07.xreg.json").read_text())
     assert post_json(writer, "/registry/", doc).status_code == 200
     res = get(writer, "/")
     http_status_must_equal(res, 200, "GET /")

@@ -10,9 +10,10 @@ import json
 import httpx
 import pytest
 
+from tests.corpus import documents
 from tests.harness.gunicorn import start_gunicorn
 
-from .conftest import RC4_DOCUMENTS
+RC4_DOCUMENTS = documents("rc4", "*.xreg.json")  # skips the module without ../shared (tests/corpus.py)
 
 
 @pytest.fixture(scope="module", params=["runserver", "gunicorn"])

@@ -23,12 +23,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.corpus import corpus, documents
 from tests.harness.gunicorn import start_gunicorn
 from tests.harness.xrcg import run_xrcg
 
-from .conftest import RC4, RC4_DOCUMENTS
-
 pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite_server]
+
+# the whole module reads the corpus (its live servers hold it): skipped without ../shared (tests/corpus.py)
+RC4 = corpus("rc4")
+RC4_DOCUMENTS = documents("rc4", "*.xreg.json")
 
 EXTERNAL_PROTO = "https://raw.githubusercontent.com/Cirrus-Link/Sparkplug/master/sparkplug_b/sparkplug_b.proto"
 GROUPS = [(path.name, gid) for path in RC4_DOCUMENTS for gid in json.loads(path.read_text()).get("messagegroups", {})]
