@@ -1,5 +1,6 @@
 """The audit trail (docs/teams.md): every committed change records who made it (a user's name, or the system's
-source: a command, a sync), through which door (a binding, the admin, an import, Spark, sync), what (the entity's
+source: a command), through which door (a binding, the admin, an import, Spark, sync: `via` names the sync's source,
+whose owner is the actor), what (the entity's
 store path, create/update/delete, its epoch before and after) and when, in the change's own transaction beside its
 outbox row (registry/services/events.py), so a rollback leaves neither. The same actor travels with the change event
 as the CloudEvents `authcontext` extension (`authtype`, `authid`).
@@ -13,8 +14,8 @@ from .sent_together import Part, insert_part
 
 
 def actor_of(ctx) -> tuple[str, str]:
-    """(authid, authtype) of a write: the signed-in user's name ("user"), or the system's source ("system": the
-    context's user name, such as `sync:NAME`, else `system:DOOR`)."""
+    """(authid, authtype) of a write: the signed-in user's name ("user": a sync's is its source's owner), or the
+    system's source ("system": the context's user name, such as `demo`, else `system:DOOR`)."""
     actor = ctx.actor
     if actor is not None and getattr(actor, "pk", None):
         return actor.get_username(), "user"
@@ -42,6 +43,7 @@ def _values(ctx, actor: tuple[str, str], path: str, operation: str, epochs: tupl
         "actor": authid,
         "authtype": authtype,
         "door": ctx.audit_door,
+        "via": ctx.via,
         "path": path,
         "group_path": group_path_of(path),
         "operation": operation,

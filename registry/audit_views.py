@@ -1,6 +1,6 @@
 """`GET /audit`: the audit trail over HTTP (docs/teams.md), paged like every collection (`?limit`, the `Link`
 header's continuation), oldest first, filtered by django-filter: `path` (an entity and what lies beneath it, in
-either binding's names), `actor`, `since` (RFC 3339), `door`, `operation`.
+either binding's names), `actor`, `since` (RFC 3339), `door`, `via` (a sync's source), `operation`.
 
 It answers registry admins everything and the owners of groups (a team of theirs holds the role `owner`) the rows
 of those groups; anyone else signed in gets 403, and an anonymous request 401, whatever REGISTRY_PUBLIC_READ says.
@@ -32,14 +32,15 @@ PATH_PATTERN = r"^/*[^/]+/+[^/]+(/.*)?$"
 
 class AuditFilter(django_filters.FilterSet):
     path = django_filters.CharFilter(method="within", help_text="an entity's path; its rows and those beneath it")
-    actor = django_filters.CharFilter(field_name="actor", help_text="a user's name, or a system source (sync:NAME)")
+    actor = django_filters.CharFilter(field_name="actor", help_text="a user's name, or a system source (demo)")
     since = django_filters.IsoDateTimeFilter(field_name="time", lookup_expr="gte", help_text="RFC 3339")
     door = django_filters.CharFilter(field_name="door")
+    via = django_filters.CharFilter(field_name="via", help_text="a sync source's name")
     operation = django_filters.ChoiceFilter(choices=[(o, o) for o in OPERATIONS])
 
     class Meta:
         model = AuditRecord
-        fields = ["path", "actor", "since", "door", "operation"]
+        fields = ["path", "actor", "since", "door", "via", "operation"]
 
     def within(self, queryset, _name, value):
         path = as_store_path(value)
@@ -61,6 +62,7 @@ def record_json(row: AuditRecord) -> dict:
         "actor": row.actor,
         "authtype": row.authtype,
         "door": row.door,
+        **({"via": row.via} if row.via else {}),
         "operation": row.operation,
         "path": row.path,
         "xid": v1_path(row.path),
@@ -109,6 +111,7 @@ class AuditView(RegistryView):
             OpenApiParameter("actor", NON_EMPTY, description="a user's name or a system source"),
             OpenApiParameter("since", OpenApiTypes.DATETIME, description="records at or after this time"),
             OpenApiParameter("door", NON_EMPTY, description="the door the changes came through"),
+            OpenApiParameter("via", NON_EMPTY, description="the sync source the changes came from (door sync)"),
             OpenApiParameter("operation", OpenApiTypes.STR, enum=list(OPERATIONS)),
             OpenApiParameter("limit", OpenApiTypes.INT),
             # `page` tokens come from Link headers only: not offered (as for the registry's collections)
@@ -123,8 +126,9 @@ class AuditView(RegistryView):
     def get(self, request):
         if not (request.user and request.user.is_authenticated):
             raise NotAuthenticated()
-        check_flags(request, {"path", "actor", "since", "door", "operation", "limit", "page"})
-        empty = sorted(name for name in ("path", "actor", "since", "door", "operation") if request.GET.get(name) == "")
+        check_flags(request, {"path", "actor", "since", "door", "via", "operation", "limit", "page"})
+        filters = ("path", "actor", "since", "door", "via", "operation")
+        empty = sorted(name for name in filters if request.GET.get(name) == "")
         if empty:
             raise Problem("bad-request", f"?{empty[0]} needs a value (leave the parameter out to filter nothing)")
         page = PageRequest.from_params(request.GET)

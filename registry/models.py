@@ -168,12 +168,15 @@ class ChangeCount(models.Model):
 class AuditRecord(models.Model):
     """One committed change, written in its transaction beside its outbox row (registry/audit.py): who (a user's
     name, or the system's source), through which door, what (the entity's store path, the operation, its epoch
-    before and after), when."""
+    before and after), when; `via` names the sync source of a sync's change."""
 
     time = models.DateTimeField()
     actor = models.CharField(max_length=150)
     authtype = models.CharField(max_length=32)  # "user" or "system" (the CloudEvents authcontext's authtype)
     door = models.CharField(max_length=64)
+    # which one of its door: a sync's source name (its owner is the actor); empty for the other doors. The database's
+    # default too: the Spark writer's COPY leaves the column out
+    via = models.CharField(max_length=128, blank=True, default="", db_default="")
     path = models.CharField(max_length=1024)
     group_path = models.CharField(max_length=300)
     operation = models.CharField(max_length=16)  # create, update, delete

@@ -15,8 +15,8 @@ their own):
 
 Registry admins (superusers and members of the team `REGISTRY_ADMIN_TEAM`) may do everything, everywhere; they alone
 set owners on a group that has none (its creator names the first ones) and leave a group that has owners without an
-`owner` team (registry/owners.py). A write made by the system itself (a
-management command, a sync without a configured user, the demo loader: no actor) is trusted. The HTTP kernel only
+`owner` team (registry/owners.py). A write made by the system itself (a management command, the demo loader: no
+actor) is trusted; a sync writes as its source's owner. The HTTP kernel only
 asks writers to authenticate (401 otherwise); a refusal here is 403 naming the entity, its group and the role or the
 permissions needed, and nothing is written (the service raises before it writes).
 """

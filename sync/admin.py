@@ -1,5 +1,9 @@
 """Admin of sync: sources (with 'sync now' and 'subscribe at the remote' actions) and their runs.
 
+A source's owner is the user its pulls write as (sync/services.py): whoever adds it, and only a registry admin may
+name another (or set one on a source that has none). A source is changed, deleted, synced now and subscribed only by
+its owner or a registry admin: anyone else changing what it pulls would write with the owner's rights.
+
 A source's `token` is write-only: the form never shows it (a blank field keeps the stored one, a checkbox
 removes it) and a page shows only whether one is set; the password in the base URL's user info is shown
 masked, and kept when the URL is posted back as shown."""
@@ -8,8 +12,10 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.urls import reverse
+from django.utils.html import format_html_join
 
 from registry.admin_links import stored_link
+from registry.permissions import is_registry_admin
 
 from . import services
 from .models import SyncRun, SyncSource
@@ -31,7 +37,7 @@ class SyncSourceForm(forms.ModelForm):
 
     class Meta:
         model = SyncSource
-        fields = ("name", "base_url", "token", "scope", "path", "interval_seconds", "enabled", "subscribe", "run_as")
+        fields = ("name", "base_url", "token", "scope", "path", "interval_seconds", "enabled", "subscribe", "owner")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -57,10 +63,35 @@ class SyncRunInline(admin.TabularInline):
     model = SyncRun
     extra = 0
     can_delete = False
-    fields = ("started_at", "trigger", "status", "created", "updated", "deleted", "unchanged", "error")
+    fields = (
+        "started_at",
+        "trigger",
+        "status",
+        "created",
+        "updated",
+        "deleted",
+        "unchanged",
+        "skipped",
+        "skipped_list",
+        "error",
+    )
     readonly_fields = fields
     ordering = ("-started_at",)
     max_num = 0
+
+    @admin.display(description="skipped: why")
+    def skipped_list(self, run):
+        return skipped_lines(run)
+
+
+def skipped_lines(run: SyncRun):
+    """The run's report: each entity it skipped, and why."""
+    return format_html_join("", "<div><code>{}</code>: {}</div>", ((e["path"], e["reason"]) for e in run.report))
+
+
+def may_manage(request, source: SyncSource | None) -> bool:
+    """Whether the request's user may change, delete, run or subscribe `source`: its owner or a registry admin."""
+    return source is None or is_registry_admin(request.user) or source.owner_id == request.user.pk
 
 
 @admin.register(SyncSource)
@@ -74,11 +105,13 @@ class SyncSourceAdmin(admin.ModelAdmin):
         "interval_seconds",
         "enabled",
         "subscribe",
+        "owner",
         "last_run_at",
         "last_status",
     )
     list_filter = ("enabled", "scope", "last_status")
-    readonly_fields = ("remote", "token_state", "remote_subscription_id", "last_run_at", "last_status")
+    readonly_fields = ("remote", "token_state", "remote_subscription_id", "last_run_at", "last_status", "owner_shown")
+    raw_id_fields = ("owner",)
     inlines = [SyncRunInline]
     actions = ["sync_now", "subscribe_at_remote"]
 
@@ -89,6 +122,26 @@ class SyncSourceAdmin(admin.ModelAdmin):
     @admin.display(description="token")
     def token_state(self, source):
         return "set (write-only: not shown)" if source.token else "not set"
+
+    @admin.display(description="owner")
+    def owner_shown(self, source):
+        if source is None or source.pk is None:
+            return "you (its pulls write with your rights)"
+        if source.owner is None:
+            return "none: the source does not run until a registry admin sets one"
+        return source.owner.get_username()
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and may_manage(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and may_manage(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        """The owner: whoever adds the source; a registry admin may name another (the form offers them the field)."""
+        if obj.owner_id is None or not (change or is_registry_admin(request.user)):
+            obj.owner = request.user  # never empty: a registry admin who clears it owns the source
+        super().save_model(request, obj, form, change)
 
     def get_fields(self, request, obj=None):
         writer = self.has_change_permission(request, obj) if obj is not None else self.has_add_permission(request)
@@ -102,29 +155,46 @@ class SyncSourceAdmin(admin.ModelAdmin):
                 "interval_seconds",
                 "enabled",
                 "subscribe",
+                "owner_shown",
                 "remote_subscription_id",
                 "last_run_at",
                 "last_status",
             )
         after = ("remote_subscription_id", "last_run_at", "last_status") if obj is not None else ()
         token = ("token_state", "token", "clear_token") if obj is not None else ("token",)
-        return ("name", "base_url", *token, "scope", "path", "interval_seconds", "enabled", "subscribe", *after)
+        owner = "owner" if is_registry_admin(request.user) else "owner_shown"
+        return ("name", "base_url", *token, "scope", "path", "interval_seconds", "enabled", "subscribe", owner, *after)
+
+    def refused(self, request, source: SyncSource) -> bool:
+        """An action on a source the user may not manage: said, and not run."""
+        if may_manage(request, source):
+            return False
+        self.message_user(request, f"{source.name}: only its owner or a registry admin may run it", messages.ERROR)
+        return True
 
     @admin.action(description="Sync now", permissions=["change"])
     def sync_now(self, request, queryset):
+        """Each source pulls as its owner (sync/services.py), whoever clicks."""
         for source in queryset:
+            if self.refused(request, source):
+                continue
             run = services.run_sync(source, trigger="admin")
-            level = messages.SUCCESS if run.status == SyncRun.Status.OK else messages.ERROR
+            level = {SyncRun.Status.OK: messages.SUCCESS, SyncRun.Status.PARTIAL: messages.WARNING}.get(
+                run.status, messages.ERROR
+            )
+            skipped = "; ".join(f"{e['path']}: {e['reason']}" for e in run.report)
             self.message_user(
                 request,
                 f"{source.name}: {run.status} (created {run.created}, updated {run.updated}, "
-                f"deleted {run.deleted}) {run.error}",
+                f"deleted {run.deleted}, skipped {run.skipped}) {run.error}{skipped}",
                 level,
             )
 
     @admin.action(description="Subscribe at the remote (pull on its change events)", permissions=["change"])
     def subscribe_at_remote(self, request, queryset):
         for source in queryset:
+            if self.refused(request, source):
+                continue
             try:
                 sid = services.subscribe(source, webhook_url(source))
             except Exception as exc:  # shown to the operator
@@ -135,9 +205,24 @@ class SyncSourceAdmin(admin.ModelAdmin):
 
 @admin.register(SyncRun)
 class SyncRunAdmin(admin.ModelAdmin):
-    list_display = ("source", "trigger", "started_at", "status", "created", "updated", "deleted", "unchanged")
+    list_display = (
+        "source",
+        "trigger",
+        "started_at",
+        "status",
+        "created",
+        "updated",
+        "deleted",
+        "unchanged",
+        "skipped",
+    )
     list_filter = ("status", "trigger", "source")
-    readonly_fields = [f.name for f in SyncRun._meta.fields]
+    readonly_fields = [f.name for f in SyncRun._meta.fields if f.name != "report"] + ["skipped_list"]
+    exclude = ("report",)
+
+    @admin.display(description="skipped: why")
+    def skipped_list(self, run):
+        return skipped_lines(run)
 
     def has_add_permission(self, request):
         return False

@@ -1,4 +1,6 @@
-"""Sync sources (a remote registry and what of it to pull) and the record of each sync run."""
+"""Sync sources (a remote registry and what of it to pull, and the user whose rights each pull has: its owner) and the
+record of each sync run (its counts, and the entities it skipped with why: outside the scope, not brought by this
+source, refused to the owner)."""
 
 import secrets
 from urllib.parse import urlsplit
@@ -36,13 +38,14 @@ class SyncSource(models.Model):
     remote_subscription_id = models.CharField(max_length=128, blank=True, default="")
     last_run_at = models.DateTimeField(null=True, blank=True)
     last_status = models.CharField(max_length=16, blank=True, default="")
-    run_as = models.ForeignKey(
+    owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
-        on_delete=models.PROTECT,
+        on_delete=models.SET_NULL,
         related_name="+",
-        help_text="the user whose rights each pulled change needs (docs/teams.md); empty: the system (trusted)",
+        help_text="the user the source's pulls write as: each pulled change needs their rights (docs/teams.md); set "
+        "to whoever creates the source, changed by registry admins only; a source without one does not run",
     )
 
     class Meta:
@@ -65,15 +68,28 @@ class SyncSource(models.Model):
         return parts._replace(netloc=f"{userinfo}@{host}").geturl()
 
     def clean(self):
-        """The remote's URL follows the subscription sink rule (sync.services.base_url_refusal)."""
+        """The remote's URL follows the subscription sink rule (sync.services.base_url_refusal); the path names
+        what the scope says."""
         from django.core.exceptions import ValidationError
 
-        from .services import base_url_refusal
+        from .services import base_url_refusal, path_refusal
 
         super().clean()
+        errors = {}
         reason = base_url_refusal(self.base_url) if self.base_url else None
         if reason:
-            raise ValidationError({"base_url": reason})
+            errors["base_url"] = reason
+        reason = path_refusal(self.scope, self.path)
+        if reason:
+            errors["path"] = reason
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def path_parts(self) -> list[str]:
+        """The path's segments: [group type, group id] for a group, and [resource type, resource id] after them for a
+        resource; [] for the whole registry."""
+        return [p for p in self.path.split("/") if p] if self.scope != self.Scope.REGISTRY else []
 
     @property
     def origin(self) -> str:
@@ -84,6 +100,7 @@ class SyncRun(models.Model):
     class Status(models.TextChoices):
         RUNNING = "running", "running"
         OK = "ok", "ok"
+        PARTIAL = "partial", "partial: some entities skipped (see its report)"
         FAILED = "failed", "failed"
 
     source = models.ForeignKey(SyncSource, on_delete=models.CASCADE, related_name="runs")
@@ -95,6 +112,10 @@ class SyncRun(models.Model):
     updated = models.PositiveIntegerField(default=0)
     deleted = models.PositiveIntegerField(default=0)
     unchanged = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(default=0)
+    # what the run did not write, and why: [{"path": ..., "reason": ...}] (outside the source's scope, not brought by
+    # this source, refused to its owner)
+    report = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True, default="")
 
     class Meta:

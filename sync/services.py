@@ -1,6 +1,14 @@
 """Pulling from a remote registry: fetch its document for the source's scope, import it with the source
 as origin (so local edits to synced entities are refused), and delete what the remote no longer has.
 
+A pull writes as the source's owner (CONTRACT.md section 19, docs/teams.md): its WriteContext's actor is that user,
+so registry/permissions.py decides every write as for any of theirs, and the audit trail names them (door `sync`, `via`
+the source's name). A source without an owner, or whose owner is inactive, does not run (the run fails, saying so).
+A pull stays inside its source's scope and changes only what it brought: every other entity of the remote's document
+(outside the scope, existing here without this source's origin, refused to the owner) is skipped, nothing of it
+written, and listed with why in the run's `report`; it never changes a group's owners (the remote's teams are not
+this registry's: registry/documents/imports.py).
+
 The remote serves registry documents either in the 0.5 shape (`GET /?inline` and `GET /GROUPs/gID?inline`
 with `Accept: application/cloudevents-registry+json`, as this server's `/` does) or as an xRegistry 1.0
 server (its root answers `specversion` 1.x: this server's `/registry`, the reference server): then
@@ -20,9 +28,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from registry.documents.imports import import_document
+from registry.errors import Problem
 from registry.model import registry_model
 from registry.models import Group, Resource
 from registry.services import EntityAddress, WriteContext, delete_group, delete_resource
+from registry.services.context import OriginRefused
 from registry.xr10.documents import DocumentError, to_v05_document
 from registry.xr10.mapping import mappings
 from registry.xr10.writes import without_inherited_levels
@@ -35,9 +45,44 @@ DOCUMENT_MEDIA = "application/cloudevents-registry+json"
 TIMEOUT = 30.0
 
 
+class RunRefused(Exception):
+    """The source may not run (no owner, an inactive owner): the run fails, saying why."""
+
+
 def base_url_refusal(url: str) -> str | None:
     """None when a sync source may pull from `url`, else why not (the sink rule for HTTP)."""
     return check_sink("HTTP", url, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
+
+
+def path_refusal(scope: str, path: str) -> str | None:
+    """None when `path` names what `scope` pulls (in the 0.5-wip binding's names), else why not."""
+    parts = [p for p in path.split("/") if p]
+    if scope == SyncSource.Scope.REGISTRY:
+        return "the whole registry's scope takes no path (leave it empty)" if parts else None
+    plurals = ", ".join(gt.plural for gt in registry_model.group_types)
+    if scope == SyncSource.Scope.GROUP:
+        if len(parts) != 2 or registry_model.get(parts[0]) is None:
+            return f"a group's scope needs the path /GROUPS/ID of one group (GROUPS: {plurals})"
+        return None
+    if len(parts) != 4 or registry_model.get(parts[0]) is None:
+        return f"a resource's scope needs the path /GROUPS/ID/RESOURCES/ID of one resource (GROUPS: {plurals})"
+    gt = registry_model[parts[0]]
+    if parts[2] not in gt.resources_by_plural:
+        return f"{parts[0]} hold {', '.join(r.plural for r in gt.resources)}, not {parts[2]}"
+    return None
+
+
+def owner_of(source: SyncSource):
+    """The user a pull of `source` writes as: its owner, who must be active (RunRefused otherwise)."""
+    owner = source.owner
+    if owner is None:
+        raise RunRefused(
+            f"refused: the source {source.name!r} has no owner, whose rights its pulls would have; a registry admin "
+            "sets one (its Owner field in the admin)"
+        )
+    if not owner.is_active:
+        raise RunRefused(f"refused: the source's owner {owner.get_username()!r} is inactive")
+    return owner
 
 
 def _get(url: str, headers: dict) -> httpx.Response:
@@ -81,11 +126,11 @@ def _fetch_10(source: SyncSource, parts: list[str]) -> dict:
 
 
 def fetch_document(source: SyncSource) -> dict:
-    """The remote's document, narrowed to the source's scope."""
-    reason = base_url_refusal(source.base_url)
+    """The remote's document for the source's scope (as the remote answers: `within_scope` narrows it)."""
+    reason = base_url_refusal(source.base_url) or path_refusal(source.scope, source.path)
     if reason:
-        raise ValueError(f"refused: base_url: {reason}")
-    parts = [p for p in source.path.split("/") if p]
+        raise ValueError(f"refused: {reason}")
+    parts = source.path_parts
     if speaks_xregistry_10(source):
         document = _fetch_10(source, parts)
     else:
@@ -95,24 +140,38 @@ def fetch_document(source: SyncSource) -> dict:
         response = _get(url, headers=_headers(source))
         response.raise_for_status()
         document = response.json()
-    if source.scope == SyncSource.Scope.RESOURCE:
-        group = document[parts[0]][parts[1]]
-        resources = group.get(parts[2], {})
-        group[parts[2]] = {parts[3]: resources[parts[3]]} if parts[3] in resources else {}
+    if not isinstance(document, dict):
+        raise ValueError(f"{source.origin} answered {type(document).__name__}, not a registry document")
     return document
 
 
-def without_owners(document: dict) -> dict:
-    """The remote document less its groups' `owners`: another registry's teams are not this one's (docs/teams.md)."""
-    out = dict(document)
+def within_scope(source: SyncSource, document: dict) -> tuple[dict, list[dict]]:
+    """The remote's document narrowed to the source's scope, and what it held outside it ({path, reason}): a remote
+    answers what it likes, and only the scope's group (or resource) is the source's to write."""
+    if source.scope == SyncSource.Scope.REGISTRY:
+        return document, []
+    parts = source.path_parts
+    why = f"outside the source's scope {source.path}"
+    scoped: dict = {}
+    skipped = []
     for gt in registry_model.group_types:
         groups = document.get(gt.plural)
-        if isinstance(groups, dict):
-            out[gt.plural] = {
-                gid: ({k: v for k, v in group.items() if k != "owners"} if isinstance(group, dict) else group)
-                for gid, group in groups.items()
-            }
-    return out
+        for gid, gdata in (groups if isinstance(groups, dict) else {}).items():
+            path = f"/{gt.plural}/{gid}"
+            if [gt.plural, gid] != parts[:2]:
+                skipped.append({"path": path, "reason": why})
+                continue
+            if source.scope == SyncSource.Scope.RESOURCE and isinstance(gdata, dict):
+                gdata = dict(gdata)
+                for rt in gt.resources:
+                    held = gdata.pop(rt.plural, None)
+                    for rid in held if isinstance(held, dict) else {}:
+                        if [rt.plural, rid] == parts[2:]:
+                            gdata[rt.plural] = {rid: held[rid]}
+                        else:
+                            skipped.append({"path": f"{path}/{rt.plural}/{rid}", "reason": why})
+            scoped[gt.plural] = {gid: gdata}
+    return scoped, skipped
 
 
 def _local_scope(source: SyncSource):
@@ -129,38 +188,60 @@ def _local_scope(source: SyncSource):
     return groups, resources
 
 
+def _remote_paths(document: dict) -> set[str]:
+    paths = set()
+    for gt in registry_model.group_types:
+        groups = document.get(gt.plural)
+        for gid, gdata in (groups if isinstance(groups, dict) else {}).items():
+            paths.add(f"/{gt.plural}/{gid}")
+            for rt in gt.resources:
+                held = gdata.get(rt.plural) if isinstance(gdata, dict) else None
+                for rid in held if isinstance(held, dict) else {}:
+                    paths.add(f"/{gt.plural}/{gid}/{rt.plural}/{rid}")
+    return paths
+
+
+def _delete(ctx: WriteContext, entity, delete, skipped: list[dict]) -> bool:
+    """Delete a synced entity the remote no longer holds (mirroring it: past references); a refusal to the owner is
+    skipped and reported, nothing deleted."""
+    try:
+        with transaction.atomic():
+            delete(ctx=ctx, address=EntityAddress.of(entity), force=True)
+    except Problem as problem:
+        if problem.kind != "forbidden" and not isinstance(problem, OriginRefused):
+            raise
+        skipped.append({"path": entity.path, "reason": problem.detail})
+        return False
+    return True
+
+
 @transaction.atomic
 def apply_document(source: SyncSource, document: dict) -> dict:
-    """Import the remote document and delete local synced entities it no longer holds; returns counts."""
-    actor = source.run_as if source.run_as_id and source.run_as.is_active else None
-    if source.run_as_id and actor is None:
-        raise PermissionError(f"the source's user {source.run_as.get_username()!r} is inactive")
-    ctx = WriteContext(user=f"sync:{source.name}", actor=actor, origin=source.origin, door="sync")
-    report = import_document(ctx, without_owners(document))
-    remote_paths = set()
-    for gt in registry_model.group_types:
-        for gid, gdata in (document.get(gt.plural) or {}).items():
-            remote_paths.add(f"/{gt.plural}/{gid}")
-            for rt in gt.resources:
-                for rid in (gdata.get(rt.plural) or {}) if isinstance(gdata, dict) else {}:
-                    remote_paths.add(f"/{gt.plural}/{gid}/{rt.plural}/{rid}")
+    """Import the remote document as the source's owner, within its scope, and delete local synced entities it no
+    longer holds; returns the counts and what was skipped (`report`: {path, reason})."""
+    owner = owner_of(source)
+    ctx = WriteContext(user=owner.get_username(), actor=owner, origin=source.origin, door="sync", via=source.name)
+    scoped, skipped = within_scope(source, document)
+    report = import_document(ctx, scoped, owners="drop")  # the remote's teams are not this registry's
+    skipped += report.skipped
+    remote_paths = _remote_paths(scoped)
     deleted = 0
     groups, resources = _local_scope(source)
     for group in list(groups):
         if group.path not in remote_paths:
-            delete_group(ctx=ctx, address=EntityAddress.of(group), force=True)  # mirrors the source
-            deleted += 1
+            deleted += _delete(ctx, group, delete_group, skipped)
     for resource in list(resources):
         if not Group.objects.filter(pk=resource.group_id).exists():
             continue
         if resource.path not in remote_paths:
-            delete_resource(ctx=ctx, address=EntityAddress.of(resource), force=True)
-            deleted += 1
+            deleted += _delete(ctx, resource, delete_resource, skipped)
     return {
         "created": len(report.created),
         "updated": len(report.updated),
         "unchanged": len(report.unchanged),
         "deleted": deleted,
+        "skipped": len(skipped),
+        "report": skipped,
     }
 
 
@@ -168,12 +249,15 @@ def run_sync(source: SyncSource, trigger: str = "schedule") -> SyncRun:
     """One pull, recorded as a SyncRun whatever its outcome."""
     run = SyncRun.objects.create(source=source, trigger=trigger)
     try:
+        owner_of(source)  # before anything is fetched
         counts = apply_document(source, fetch_document(source))
+    except RunRefused as exc:
+        run.status, run.error = SyncRun.Status.FAILED, str(exc)
     except Exception as exc:  # recorded on the run and shown in the admin; the schedule goes on
         detail = getattr(exc, "detail", None) or f"{type(exc).__name__}: {exc}"
         run.status, run.error = SyncRun.Status.FAILED, detail
     else:
-        run.status = SyncRun.Status.OK
+        run.status = SyncRun.Status.PARTIAL if counts["skipped"] else SyncRun.Status.OK
         for key, value in counts.items():
             setattr(run, key, value)
     run.finished_at = timezone.now()

@@ -145,7 +145,7 @@ def outbox(since: int = 0) -> list[tuple[str, str]]:
 
 def snapshot():
     """Everything the registry stores, to prove that a failed request wrote nothing."""
-    from registry.models import Group, Resource, Version
+    from registry.models import AuditRecord, Group, Resource, Version
 
     return (
         sorted(
@@ -157,11 +157,18 @@ def snapshot():
                 g.description,
                 g.modified_on,
                 json.dumps(g.extensions, sort_keys=True),
+                g.origin,
             )
             for g in Group.objects.all()
         ),
         sorted(
-            (r.rid, r.latest.vid if r.latest else None, r.version_counter, json.dumps(r.extensions, sort_keys=True))
+            (
+                r.rid,
+                r.latest.vid if r.latest else None,
+                r.version_counter,
+                json.dumps(r.extensions, sort_keys=True),
+                r.origin,
+            )
             for r in Resource.objects.select_related("latest")
         ),
         sorted(
@@ -179,4 +186,5 @@ def snapshot():
             for v in Version.objects.select_related("resource")
         ),
         OutboxEvent.objects.count(),
+        AuditRecord.objects.count(),
     )

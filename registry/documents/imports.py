@@ -12,6 +12,11 @@ Groups' `owners` (docs/deploy.md, docs/teams.md): kept as the document says (`ke
 importer is a registry admin or the system (`registry/owners.py`; the report lists them), or left out (`drop`: a copy
 into another organisation, whose teams are not this one's; a new group then gets what REGISTRY_REQUIRE_OWNERS gives
 it, a stored group keeps its own).
+
+A sync's import (its context has an origin: sync/services.py) differs in three ways (issue 37): an entity its user may
+not write (403) or that exists here without the sync's origin is skipped with what it holds (nothing of it written) and
+listed in the report's `skipped` instead of refusing the import; the document's `owners` are left out (`drop`:
+another registry's teams are not this one's); a stored entity is never taken over (WriteContext.guard).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from ..models import Group, Resource
 from ..services import groups as group_services
 from ..services import resources as resource_services
 from ..services import versions as version_services
-from ..services.context import WriteContext
+from ..services.context import OriginRefused, WriteContext
 from ..services.inputs import VersionInput, absorb_document
 from ..validation import Invalid, Unresolved, VersionCheck
 from .flatten import default_media_type, flatten
@@ -61,6 +66,7 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)  # {path, reason}: references that name no entity
     teams_created: list[str] = field(default_factory=list)  # the teams its owners named that were made (empty)
+    skipped: list[dict] = field(default_factory=list)  # {path, reason}: what a sync's import did not write
 
     def as_json(self) -> dict:
         return {
@@ -77,18 +83,21 @@ class ImportReport:
         self.unchanged += other.unchanged
         self.warnings += other.warnings
         self.teams_created += other.teams_created
+        self.skipped += other.skipped
 
 
 class _Importer:
     def __init__(self, ctx: WriteContext, owners: str = "keep"):
         self.ctx = ctx
-        self.drop_owners = owners == "drop"
+        self.drop_owners = owners == "drop" or bool(ctx.origin)  # a sync's: always left out
         self.report = ImportReport()
         self.errors: list[dict] = []
         self.groups: dict[tuple[str, str], Group] = {}  # the document's stored groups, loaded and locked
         self.group_ids_lower: dict[str, set[str]] = {}  # every stored group id of a type, lower case
         self.deferring = True  # a resource whose reference names nothing stored yet is tried again at the end
         self.deferred: list[tuple] = []  # the arguments of `resource` of those
+        self.skipping = bool(ctx.origin)  # a sync's import skips (and reports) what it may not write
+        self.skipped_paths: set[str] = set()
 
     def preload_groups(self, gt: GroupType, gids: list) -> None:
         """Load and lock the document's stored groups of one type in a few queries (instead of two queries a
@@ -132,6 +141,10 @@ class _Importer:
         except Problem as problem:
             for entries, count in zip(self.report_lists(), counts, strict=True):
                 del entries[count:]  # what the rolled-back write reported
+            if self.skipping and (problem.kind == "forbidden" or isinstance(problem, OriginRefused)):
+                self.skipped_paths.add(path)  # nothing of it was written: the savepoint is rolled back
+                self.report.skipped.append({"path": path, "reason": problem.detail})
+                return None
             if problem.kind == "forbidden":  # not the document's fault: the whole import is refused, naming the entity
                 raise
             if later is not None and self.deferring and isinstance(problem.__cause__, Unresolved):
@@ -168,6 +181,8 @@ class _Importer:
             extensions.pop(group_owners.ATTRIBUTE, None)
             if group is not None and group_owners.ATTRIBUTE in group.extensions:
                 extensions[group_owners.ATTRIBUTE] = group.extensions[group_owners.ATTRIBUTE]
+        if self.ctx.origin and group is not None:
+            self.ctx.guard(path, group)  # a sync never takes a stored group over, changed or not
         if group is None:
             lower_ids = self.group_ids_lower.setdefault(gt.plural, set())
             if gid.lower() in lower_ids:
@@ -179,7 +194,6 @@ class _Importer:
             self.report.updated.append(path)
         else:
             self.report.unchanged.append(path)
-        self.ctx.adopt(path, group)
         return group
 
     def check_orphans(self, gt: GroupType, gid: str, gdata) -> None:
@@ -247,7 +261,8 @@ class _Importer:
             self.report.created += [resource.path, f"{resource.path}/versions/{resource.latest.vid}"]
             return
         resource.group = group
-        self.ctx.adopt(resource.path, resource)
+        if self.ctx.origin:  # a sync skips what it did not bring, changed or not
+            self.ctx.guard(resource.path, group, resource)
         changed = self._upsert_version(resource, rt, resource.latest.vid if resource.latest else "1", inp)
         (self.report.updated if changed else self.report.unchanged).append(resource.path)
 
@@ -381,7 +396,8 @@ def _import(ctx: WriteContext, doc: dict, owners: str) -> ImportReport:
             for gid, gdata in doc[gt.plural].items():
                 group = importer.group(gt, gid, gdata)
                 if group is None:
-                    importer.check_orphans(gt, gid, gdata)
+                    if f"/{gt.plural}/{gid}" not in importer.skipped_paths:
+                        importer.check_orphans(gt, gid, gdata)
                     continue
                 for rt in gt.resources:
                     resources = gdata.get(rt.plural) or {}

@@ -12,19 +12,28 @@ from ..errors import Problem
 from ..permissions import AnonymousActor, authorize, group_path_of, stored_owners
 
 
+class OriginRefused(Problem):
+    """The origin guard's refusal (409): a local write to a synced entity, or a sync's write to an entity it did not
+    bring. A sync skips the entity and reports it (sync/services.py)."""
+
+
 @dataclass
 class WriteContext:
     """The acting user's name and the registry's base URL (event `source`, `self` links).
 
-    origin: set by a sync from another registry; entities it writes record it, and entities that carry
-    an origin can only be changed by a write with the same origin (local edits are refused).
+    origin: set by a sync from another registry; entities it creates record it, entities that carry an origin can
+    only be changed by a write with the same origin (local edits are refused), and a write with an origin changes
+    only entities that carry it (a sync never takes over what it did not create).
 
-    actor: the signed-in user a write is made for (a request's); every write checks the permission it needs
-    (registry.permissions) for this user. None: the system itself (a command, a sync), trusted.
+    actor: the signed-in user a write is made for (a request's, a sync source's owner); every write checks the
+    permission it needs (registry.permissions) for this user. None: the system itself (a command), trusted.
 
     door: where the write came in, as the audit trail records it: a binding's name for HTTP writes
     ("cloudevents-registry-0.5", "xregistry-1.0", "schemaregistry", "messagecatalog", "confluent"), or "admin",
     "asyncapi", "import" (the import commands), "spark", "sync"; empty: the binding's name.
+
+    via: which one of its door the write came through, as the audit trail records it beside the door: a sync's
+    source name.
     """
 
     user: str | None = None
@@ -39,6 +48,7 @@ class WriteContext:
     # warnings), so that an export of a registry holding dangling references (after a forced delete) imports
     dangling_references: bool = False
     door: str = ""
+    via: str = ""
     # the owners of the groups this context's writes touched (group path -> owners, None: no such group), so that
     # an import's thousands of writes look each group's owners up once
     owners_seen: dict = field(default_factory=dict, repr=False)
@@ -49,25 +59,28 @@ class WriteContext:
         self.base_url = self.base_url.rstrip("/")
 
     def guard(self, path: str, *entities) -> None:
-        """Refuse a write to an entity synced from elsewhere unless this write is that sync."""
+        """Refuse a write to an entity synced from elsewhere unless this write is that sync, and a sync's write to an
+        entity it did not bring (`OriginRefused`)."""
         for entity in entities:
             self.guard_origin(path, getattr(entity, "origin", None))
 
     def guard_origin(self, path: str, origin: str | None) -> None:
         """`guard` for an entity known by its origin only (the Spark import reads origins, not rows)."""
-        if origin and origin != self.origin:
-            raise Problem(
+        if (origin or None) == (self.origin or None):
+            return
+        if origin:
+            raise OriginRefused(
                 "conflict",
                 f"{{subject}} is synced from {origin}; change it there (local edits are refused)",
                 subject=path,
             )
-
-    def adopt(self, path: str, entity) -> None:
-        """A sync takes over the entities it brings (recording its origin); another source's are refused."""
-        if self.origin and entity.origin != self.origin:
-            self.guard(path, entity)
-            entity.origin = self.origin
-            entity.save(update_fields=["origin"])
+        # a sync never takes over what exists here without its origin (issue 37): made here, or by another door
+        raise OriginRefused(
+            "conflict",
+            f"{{subject}} exists here and was not brought by the sync from {self.origin}: a sync changes only what it "
+            "created",
+            subject=path,
+        )
 
     def authorize(self, kind: str, operation: str, path: str, *, owners=...) -> None:
         """403 unless this write's actor may do `operation` on the `kind` at `path` (registry.permissions). The

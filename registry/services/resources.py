@@ -397,7 +397,7 @@ def replace_resource(
 ) -> tuple[Resource, str]:
     """A registry document's resource (its versions come after, through `versions.replace_version`): created
     without versions, or its attributes made exactly `attrs`. Returns the resource and "created", "updated" or
-    "unchanged". Synced groups and resources change only through their sync; a sync adopts what it brings."""
+    "unchanged". Synced groups and resources change only through their sync; a sync only what it brought."""
     resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
     path = f"{group.path}/{rt.plural}/{rid}"
     errors = extension_attributes.errors_of(group.group_type, rt.plural, attrs)  # those apps give a meaning to
@@ -413,7 +413,8 @@ def replace_resource(
         emit_updated(ctx, path, resource.modified_on, created=True, epochs=(None, resource.epoch))
         return resource, "created"
     resource.group = group
-    ctx.adopt(path, resource)
+    if ctx.origin:  # a sync skips what it did not bring, changed or not (it never takes it over)
+        guard(ctx, group, resource)
     if resource_attributes(resource) == attrs:
         return resource, "unchanged"
     guard(ctx, group, resource)

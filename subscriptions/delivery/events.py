@@ -10,7 +10,8 @@ A subscription's `config.eventformat` chooses the event (docs/api-contract.md se
   there is no `data.changed` and a creation is announced as `updated`.
 
 Both carry the CloudEvents `authcontext` extension of the change (docs/teams.md): `authtype` `user` (a signed-in
-user's write; `authid` their name) or `system` (a command or a sync; `authid` its source, `sync:NAME`).
+user's write, a sync's as its source's owner; `authid` their name) or `system` (a command; `authid` its source,
+`system:import`).
 """
 
 from __future__ import annotations

@@ -94,10 +94,12 @@ def make_schema(client, group, schema, properties):
     assert response.status_code in (200, 201), response.text
 
 
-def test_pull_sync_creates_updates_and_deletes(remote, settings):
+def test_pull_sync_creates_updates_and_deletes(superuser, remote, settings):
     client, token = remote
     make_schema(client, "orders", "OrderPlaced", {"id": {"type": "string"}})
-    source = SyncSource.objects.create(name="remote", base_url=str(client.base_url).rstrip("/"), token=token)
+    source = SyncSource.objects.create(
+        name="remote", base_url=str(client.base_url).rstrip("/"), token=token, owner=superuser
+    )
     run = run_sync(source)
     assert run.status == "ok", run.error
     group = Group.objects.get(group_type="schemaGroups", gid="orders")
@@ -124,12 +126,14 @@ def test_pull_sync_creates_updates_and_deletes(remote, settings):
     assert not Group.objects.filter(gid="orders").exists()
 
 
-def test_local_edits_to_synced_entities_are_refused(remote, django_user_model):
+def test_local_edits_to_synced_entities_are_refused(superuser, remote, django_user_model):
     from rest_framework.test import APIClient
 
     client, token = remote
     make_schema(client, "billing", "Invoice", {"id": {"type": "string"}})
-    source = SyncSource.objects.create(name="remote", base_url=str(client.base_url).rstrip("/"), token=token)
+    source = SyncSource.objects.create(
+        name="remote", base_url=str(client.base_url).rstrip("/"), token=token, owner=superuser
+    )
     assert run_sync(source).status == "ok"
     local = APIClient()
     local.force_authenticate(django_user_model.objects.create_superuser("local", "l@example.com", "pw"))
@@ -141,11 +145,16 @@ def test_local_edits_to_synced_entities_are_refused(remote, django_user_model):
     assert snapshot() == before
 
 
-def test_event_driven_sync(remote, live_server, settings):
+def test_event_driven_sync(superuser, remote, live_server, settings):
     client, token = remote
     settings.REGISTRY_BASE_URL = live_server.url
     source = SyncSource.objects.create(
-        name="remote", base_url=str(client.base_url).rstrip("/"), token=token, subscribe=True, interval_seconds=3600
+        name="remote",
+        base_url=str(client.base_url).rstrip("/"),
+        token=token,
+        subscribe=True,
+        interval_seconds=3600,
+        owner=superuser,
     )
     from sync.admin import webhook_url
 
@@ -160,7 +169,7 @@ def test_event_driven_sync(remote, live_server, settings):
     assert source.runs.filter(trigger="event", status="ok").exists()
 
 
-def test_pull_sync_from_an_xregistry_10_server(remote):
+def test_pull_sync_from_an_xregistry_10_server(superuser, remote):
     """A source may be any xRegistry 1.0 server: here the remote instance's `/registry` binding."""
     client, token = remote
     assert (
@@ -187,7 +196,7 @@ def test_pull_sync_from_an_xregistry_10_server(remote):
         == 201
     )
     source = SyncSource.objects.create(
-        name="remote10", base_url=str(client.base_url).rstrip("/") + "/registry", token=token
+        name="remote10", base_url=str(client.base_url).rstrip("/") + "/registry", token=token, owner=superuser
     )
     run = run_sync(source)
     assert run.status == "ok", run.error

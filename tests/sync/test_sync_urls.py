@@ -39,11 +39,11 @@ def listener():
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "[::ffff:127.0.0.1]", "192.0.0.8"])
-def test_a_run_from_a_private_base_url_is_refused_and_dials_nothing(settings, listener, host):
+def test_a_run_from_a_private_base_url_is_refused_and_dials_nothing(settings, listener, host, superuser):
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = False
     port, accepted = listener
     # stored as an older release (or a direct database write) could have stored it: the run checks again
-    source = SyncSource.objects.create(name="private", base_url=f"http://{host}:{port}")
+    source = SyncSource.objects.create(name="private", base_url=f"http://{host}:{port}", owner=superuser)
     before = snapshot()
     run = run_sync(source, trigger="admin")
     assert run.status == SyncRun.Status.FAILED
@@ -89,10 +89,10 @@ def test_the_admin_refuses_a_private_base_url(settings, client, superuser, base_
     assert not SyncSource.objects.exists()
 
 
-def test_private_base_urls_are_allowed_when_the_deployment_says_so(settings, listener):
+def test_private_base_urls_are_allowed_when_the_deployment_says_so(settings, listener, superuser):
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = True
     port, accepted = listener
-    source = SyncSource.objects.create(name="local", base_url=f"http://127.0.0.1:{port}")
+    source = SyncSource.objects.create(name="local", base_url=f"http://127.0.0.1:{port}", owner=superuser)
     run = run_sync(source)
     assert run.status == SyncRun.Status.FAILED and "refused" not in run.error  # the listener speaks no HTTP
     assert len(accepted) >= 1

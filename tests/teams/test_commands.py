@@ -1,7 +1,7 @@
 """The commands' doors (issue 27): `spark_import --as USER` writes only what that user may write (each refused
 entity rejected into the report with the API's words, the rest written, each written entity audited as Spark's);
-a sync runs as its source's configured user (a refusal fails the run, nothing written) or, without one, as the
-system; a sync does not bring another registry's owners."""
+a sync runs as its source's owner (a refused entity is skipped and reported, nothing of it written); a sync does not
+bring another registry's owners."""
 
 import json
 import shutil
@@ -71,21 +71,23 @@ def test_spark_import_refuses_an_unknown_user(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_a_sync_runs_as_its_user_and_does_not_bring_owners(remote, teams):
+def test_a_sync_runs_as_its_owner_and_does_not_bring_owners(remote, teams):
     client, token = remote
-    response = client.put("/schemaGroups/B", json={"description": "remote", "owners": {"Registry admins": "owner"}})
+    response = client.put("/schemaGroups/D", json={"description": "remote", "owners": {"Registry admins": "owner"}})
     assert response.status_code in (200, 201), response.text
     base = str(client.base_url).rstrip("/")
-    source = SyncSource.objects.create(name="remote", base_url=base, token=token, run_as=teams.users["editor_a"])
+    source = SyncSource.objects.create(name="remote", base_url=base, token=token, owner=teams.users["editor_a"])
     before = snapshot()
     run = run_sync(source)
-    assert run.status == "failed" and "the role owner in the group /schemaGroups/B" in run.error, run.error
+    assert run.status == "partial" and run.skipped == 1, (run.error, run.report)
+    assert "/schemaGroups/D: to create this group you need the permission registry.add_group" in run.report[0]["reason"]
     assert snapshot() == before
-    source.run_as = None  # the system: trusted, as before teams
+    source.owner = teams.users["admin"]  # a registry admin: may create groups
     source.save()
     AuditRecord.objects.all().delete()
     run = run_sync(source)
-    assert run.status == "ok", run.error
-    group = Group.objects.get(gid="B")
+    assert run.status == "ok", (run.error, run.report)
+    group = Group.objects.get(gid="D")
     assert group.description == "remote" and "owners" not in group.extensions  # the remote's teams are not ours
-    assert set(AuditRecord.objects.values_list("actor", "door", "authtype")) == {("sync:remote", "sync", "system")}
+    audited = set(AuditRecord.objects.values_list("actor", "authtype", "door", "via"))
+    assert audited == {("admin", "user", "sync", "remote")}
