@@ -50,12 +50,23 @@ class SyncSourceForm(forms.ModelForm):
             return self.instance.base_url  # posted back as shown, its password masked: the stored one
         return url
 
+    request_user = None  # the signed-in user (SyncSourceAdmin.get_form)
+
     def clean(self):
         data = super().clean()
         if data.get("clear_token"):
             data["token"] = ""
         elif not data.get("token"):
             data["token"] = self.instance.token  # kept: the form never had it
+        owner = data.get("owner") or self.instance.owner or self.request_user
+        if data.get("base_url") and owner is not None:
+            scope, path = data.get("scope") or self.instance.scope, data.get("path", self.instance.path)
+            other = services.overlapping_source(data["base_url"], scope, path, owner.pk, self.instance.pk)
+            if other is not None:
+                raise forms.ValidationError(
+                    f"the source {other.name!r} of another owner pulls what this scope names from the same remote: "
+                    "what a sync brings is its source's owner's to change (choose another scope, or ask that owner)"
+                )
         return data
 
 
@@ -130,6 +141,11 @@ class SyncSourceAdmin(admin.ModelAdmin):
         if source.owner is None:
             return "none: the source does not run until a registry admin sets one"
         return source.owner.get_username()
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        form.request_user = request.user  # a class of this request's own (modelform_factory)
+        return form
 
     def has_change_permission(self, request, obj=None):
         return super().has_change_permission(request, obj) and may_manage(request, obj)

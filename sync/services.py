@@ -72,6 +72,28 @@ def path_refusal(scope: str, path: str) -> str | None:
     return None
 
 
+def overlaps(scope: str, path: str, other: SyncSource) -> bool:
+    """Whether a source of `scope` and `path` may write what `other` writes (both of one remote): one of them is the
+    whole registry's, or they name one group, or one resource."""
+    if SyncSource.Scope.REGISTRY in (scope, other.scope):
+        return True
+    mine, theirs = [p for p in path.split("/") if p], other.path_parts
+    if mine[:2] != theirs[:2]:
+        return False
+    return SyncSource.Scope.GROUP in (scope, other.scope) or mine == theirs
+
+
+def overlapping_source(base_url: str, scope: str, path: str, owner_id, pk=None) -> SyncSource | None:
+    """Another owner's source whose scope overlaps on the same remote: the entities a sync brings carry the remote's
+    URL as their origin, not the source, so two owners' sources of one remote would each write what the other's brought
+    (a source of one remote's entities has one owner; disjoint scopes may have several)."""
+    origin = base_url.rstrip("/")
+    for other in SyncSource.objects.exclude(pk=pk).exclude(owner_id=owner_id) if owner_id else ():
+        if other.origin == origin and overlaps(scope, path, other):
+            return other
+    return None
+
+
 def owner_of(source: SyncSource):
     """The user a pull of `source` writes as: its owner, who must be active (RunRefused otherwise)."""
     owner = source.owner

@@ -297,7 +297,8 @@ def test_a_source_without_an_active_owner_does_not_run(teams, settings):
 @pytest.mark.django_db
 def test_only_the_owner_or_a_registry_admin_manages_a_source(teams, django_user_model, settings):
     """Another user with the sync permissions may neither change, delete, run nor subscribe a source they do not own
-    (they would write with its owner's rights); a registry admin may, and names its owner."""
+    (they would write with its owner's rights), nor add one whose scope overlaps it on the same remote; a registry
+    admin may, and names its owner."""
     settings.REGISTRY_ALLOW_PRIVATE_SINKS = True
     mallory = sync_user(django_user_model, "mallory")
     eve = sync_user(django_user_model, "eve")
@@ -317,8 +318,26 @@ def test_only_the_owner_or_a_registry_admin_manages_a_source(teams, django_user_
     source.refresh_from_db()
     assert source.base_url == "http://127.0.0.1:9" and source.owner == mallory and not source.runs.exists()
     # a non-admin cannot name another owner: the field is not theirs to post
-    mine = add_source(other, "eves", "http://127.0.0.1:9", "", "registry", "")
+    mine = add_source(other, "eves", "http://127.0.0.1:10", "", "registry", "")
     assert mine.owner == eve
+    # nor pull from mallory's remote what her source pulls: the entities it brought are hers to change
+    response = other.post(
+        CHANGELIST + "add/",
+        {
+            "name": "overlap",
+            "base_url": "http://127.0.0.1:9/",
+            "scope": "group",
+            "path": "/schemaGroups/A",
+            "interval_seconds": 300,
+            "runs-TOTAL_FORMS": 0,
+            "runs-INITIAL_FORMS": 0,
+            "runs-MIN_NUM_FORMS": 0,
+            "runs-MAX_NUM_FORMS": 0,
+        },
+    )
+    assert response.status_code == 200
+    assert "the source &#x27;hers&#x27; of another owner pulls what this scope names" in response.content.decode()
+    assert not SyncSource.objects.filter(name="overlap").exists()
     admin = signed_in(teams.users["admin"])
     teams.users["admin"].user_permissions.add(*Permission.objects.filter(content_type__app_label="sync"))
     page = admin.get(change).content.decode()
