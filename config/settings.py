@@ -34,7 +34,8 @@ def database_from_url(url: str) -> dict:
     if parsed.scheme not in {"postgres", "postgresql", "pgsql"}:
         raise ValueError(f"DATABASE_URL: unsupported scheme {parsed.scheme!r}")
     entry = {
-        "ENGINE": "django.db.backends.postgresql",
+        # Django's, with a pool that does not hand out a connection PostgreSQL has ended (config/postgresql/base.py)
+        "ENGINE": "config.postgresql",
         "NAME": unquote(parsed.path.lstrip("/")),
         "USER": unquote(parsed.username or ""),
         "PASSWORD": unquote(parsed.password or ""),
@@ -62,6 +63,7 @@ def database_from_url(url: str) -> dict:
             "options": "-c plan_cache_mode=force_generic_plan",
         }
         entry["CONN_MAX_AGE"] = 0  # a pooled connection goes back to the pool at the end of each request
+        entry["CONN_HEALTH_CHECKS"] = True  # the pool checks a connection before handing it out (config/postgresql)
     return entry
 
 

@@ -30,7 +30,7 @@ def test_settings_were_built_from_the_throwaway_server():
     assert os.environ["DATABASE_URL"] == harness.postgres.url
     db = settings.DATABASES["default"]
     assert (db["ENGINE"], db["HOST"], db["PORT"]) == (
-        "django.db.backends.postgresql",
+        "config.postgresql",  # Django's PostgreSQL backend, its pool's check replaced (config/postgresql/base.py)
         "127.0.0.1",
         str(harness.postgres.port),
     )

@@ -187,13 +187,24 @@ def start_postgres(timeout: float = 60, max_connections: int = 200) -> Service:
                 stdin=subprocess.DEVNULL,
             )
 
+    def restart() -> None:
+        """Stop the server (every client's connection ends) and start it again, same port and data."""
+        subprocess.run(
+            [*pg_ctl, "-m", "fast", "-l", str(log), "-w", "-t", str(int(timeout)), "restart"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            check=True,
+            timeout=timeout + 30,
+        )
+
     service = Service(
         "postgresql",
         f"postgres://postgres@127.0.0.1:{port}/postgres",
         port,
         directory,
         stop,
-        {"data": str(data), "log": str(log)},
+        {"data": str(data), "log": str(log), "restart": restart},
     )
     atexit.register(service.stop)
     try:
