@@ -7,10 +7,15 @@ Three checks, in order, each named in the answer:
 - broker: with a Celery broker configured (CELERY_BROKER_URL), a connection to it; without one, tasks run in
   the web process and there is nothing to reach.
 A failed check stops the ones after it (no migrations can be read from a database that cannot be reached).
+
+`/readyz` answers anyone (a kubelet, a load balancer): a failed check's answer names the component and the error's
+class, never the error's message, which names hosts, ports, users or databases (issue 37); the message is logged
+(logger `operations.readiness`, WARNING) for the operator.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -18,6 +23,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.executor import MigrationExecutor
 
 BROKER_TIMEOUT_SECONDS = 2.0
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -30,11 +36,10 @@ class Readiness:
         return not self.reason
 
 
-def first_line(exc: Exception) -> str:
-    """An error as the answer shows it: its class and the first line of its message (drivers add hints and
-    context on further lines)."""
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0].strip() if lines else 'no detail'}"
+def failed(what: str, exc: Exception) -> str:
+    """The answer's words for a failed check (the component and the error's class), the whole error logged."""
+    logger.warning("readiness: %s: %s: %s", what, type(exc).__name__, exc)
+    return f"{what} ({type(exc).__name__}; the server's log has the error)"
 
 
 def check_database() -> str | None:
@@ -47,7 +52,7 @@ def check_database() -> str | None:
     except Exception as exc:  # noqa: BLE001 - any driver error means: not reachable
         # a broken connection is not reused by the next check or request
         connection.close_if_unusable_or_obsolete()
-        return f"database unreachable: {first_line(exc)}"
+        return failed("database unreachable", exc)
     return None
 
 
@@ -58,7 +63,7 @@ def check_migrations() -> str | None:
         executor = MigrationExecutor(connection)
         plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
     except Exception as exc:  # noqa: BLE001 - e.g. the migrations table cannot be read
-        return f"migrations unreadable: {first_line(exc)}"
+        return failed("migrations unreadable", exc)
     if not plan:
         return None
     names = [f"{migration.app_label}.{migration.name}" for migration, _backwards in plan]
@@ -78,7 +83,7 @@ def check_broker() -> str | None:
         with app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
             conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT_SECONDS)
     except Exception as exc:  # noqa: BLE001 - any transport error means: not reachable
-        return f"broker unreachable: {first_line(exc)}"
+        return failed("broker unreachable", exc)
     return None
 
 
