@@ -1,7 +1,7 @@
 """Root URL configuration: admin, API docs, and the registry bindings (docs/api-contract.md section 1).
 
 Each binding is mounted at its path and recorded with the kernel (`registry.http.binding.mount`), so that answers
-no view gives (404, 500) are written in the words of the binding the request went to. `REGISTRY_ROOT_BINDING`
+no view gives (400, 404, 500) are written in the words of the binding the request went to. `REGISTRY_ROOT_BINDING`
 chooses which binding answers at the host root: the 0.5-wip core binding (default; xRegistry 1.0 at /registry/)
 or xRegistry 1.0 (the 0.5-wip binding at /v0.5/).
 """
@@ -66,5 +66,6 @@ urlpatterns += bindings if CORE_PATH == "" else bindings[::-1]
 # the same routes as one include whose resolutions are kept per path (registry/http/kept_resolutions.py)
 urlpatterns = [KeptResolutions(urlpatterns)]
 
+handler400 = "registry.http.problems.bad_request_view"
 handler404 = "registry.http.problems.not_found_view"
 handler500 = "registry.http.problems.server_error_view"

@@ -296,3 +296,32 @@ def test_odd_shapes_in_files_beside_the_document_are_refused_not_failed(su):
         )
         refused(response, 400, mention)
     assert snapshot() == before
+
+
+def test_a_multipart_upload_of_more_files_than_django_reads_is_a_problem_document(su, client, superuser):
+    """Django reads at most DATA_UPLOAD_MAX_NUMBER_FILES (100) files of a multipart body; more were answered with
+    Django's HTML 400 page (issue 37). Now a problem document in the binding's words, naming the limit, with
+    nothing written: through the API and the admin's import page."""
+    before = snapshot()
+    doc = SimpleUploadedFile("d.yaml", yaml.safe_dump(STREETLIGHTS).encode())
+    files = [SimpleUploadedFile(f"f{n}.yaml", b"a: 1") for n in range(100)]  # with the document: 101
+    body = refused(
+        su.post("/registry/asyncapi", {"document": doc, "file": files}, format="multipart"),
+        400,
+        "100",
+        "DATA_UPLOAD_MAX_NUMBER_FILES",
+        error="bad_request",
+    )
+    assert body["status"] == 400
+    client.force_login(superuser)
+    doc.seek(0)
+    for item in files:
+        item.seek(0)
+    page = client.post("/admin/asyncapi/import/", {"documents": [doc], "files": files, "group_prefix": "p"})
+    assert page.status_code == 400 and page["Content-Type"].startswith("application/problem+json")
+    assert "DATA_UPLOAD_MAX_NUMBER_FILES" in page.json()["detail"]
+    assert snapshot() == before
+    doc.seek(0)  # and 100 files are read: the document is imported
+    files[0].seek(0)
+    response = su.post("/registry/asyncapi", {"document": doc, "file": files[:1]}, format="multipart")
+    assert response.status_code == 200, response.content[:2000]

@@ -24,7 +24,9 @@ def test_probes_answer_a_pod_address_and_plain_http_the_site_refuses(client, set
     settings.SECURE_SSL_REDIRECT = True
     for path in ("/healthz", "/readyz"):
         assert client.get(path, HTTP_HOST="10.1.2.3:8000").status_code == 200, path
-    assert client.get("/", HTTP_HOST="10.1.2.3:8000").status_code == 400  # the site itself still refuses it
+    refused = client.get("/", HTTP_HOST="10.1.2.3:8000")  # the site itself still refuses it, as a problem document
+    assert refused.status_code == 400 and refused["Content-Type"] == PROBLEM_TYPE
+    assert "DJANGO_ALLOWED_HOSTS" in refused.json()["detail"]
     redirected = client.get("/schemaGroups", HTTP_HOST="registry.example.com")
     assert redirected.status_code == 301
     assert redirected["Location"] == "https://registry.example.com/schemaGroups"
