@@ -13,6 +13,11 @@ TLS. Environment: GUNICORN_BIND, WEB_CONCURRENCY (workers), GUNICORN_THREADS, GU
 PROMETHEUS_MULTIPROC_DIR, LOG_FORMAT (`json`: gunicorn's own log lines are JSON objects too, like the
 application's).
 
+The secret key: gunicorn serves production, where Django signs sessions, CSRF tokens and password reset links with
+DJANGO_SECRET_KEY. Without one, config/settings.py falls back to a development key everyone can read in this
+repository, so gunicorn refuses to start (`Error: DJANGO_SECRET_KEY ...`, exit status 1) unless DJANGO_DEBUG=1, when it
+warns instead; `make run` (Django's development server) still runs without one.
+
 Metrics (operations/metrics.py): the workers count requests in prometheus-client's multiprocess mode, in files
 of one directory that a scrape adds up, whichever worker answers it. PROMETHEUS_MULTIPROC_DIR names it (unset: a
 new temporary directory); it is emptied when gunicorn starts, and a dead worker's files are marked.
@@ -58,8 +63,29 @@ if own_prometheus_dir:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="registry-prometheus-")
 
 
+INSECURE_KEY = "insecure-development-key-set-DJANGO_SECRET_KEY"  # config/settings.py's fallback
+
+
+def insecure_secret_key() -> str | None:
+    """Why the environment's DJANGO_SECRET_KEY must not serve production, or None."""
+    key = os.environ.get("DJANGO_SECRET_KEY") or ""
+    if not key:
+        return (
+            "DJANGO_SECRET_KEY is not set: Django would sign sessions and CSRF tokens with a key published in the code"
+        )
+    if key == INSECURE_KEY or key.startswith("django-insecure-"):
+        return "DJANGO_SECRET_KEY is a development key"
+    return None
+
+
 def on_starting(server):
-    """A previous run's counts are not this one's."""
+    """Refuse to serve production with a development secret key; a previous run's counts are not this one's."""
+    if problem := insecure_secret_key():
+        advice = "set it to 50 or more random characters (README, Production)"
+        if os.environ.get("DJANGO_DEBUG", "").strip().lower() not in {"1", "true", "yes", "on"}:
+            on_exit(server)  # the metrics directory made above
+            raise RuntimeError(f"{problem}; {advice}. gunicorn did not start.")
+        server.log.warning("WARNING: %s; %s. Serving anyway: DJANGO_DEBUG is on.", problem, advice)
     directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob("*.db"):

@@ -24,6 +24,7 @@ this checkout's .venv.
 import argparse
 import os
 import re
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -136,6 +137,7 @@ def main():
         **os.environ,
         "DATABASE_URL": postgres.url,
         "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),  # gunicorn needs one
         "REGISTRY_TEST_FAST_PASSWORDS": "1",
         "CELERY_BROKER_URL": "",
         "PYTHONPATH": "",

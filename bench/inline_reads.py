@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import statistics
 import subprocess
 import sys
@@ -57,6 +58,7 @@ def main():
         "REGISTRY_VAR_DIR": str(var),
         "DJANGO_DEBUG": "0",
         "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),  # gunicorn needs one
         "PYTHONPATH": "",
         "REGISTRY_CHECK_SECONDS": "10",  # the import's checks on a loaded machine
     }

@@ -19,6 +19,7 @@ with this checkout's .venv.
 import argparse
 import os
 import re
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -117,6 +118,7 @@ def side_by_side_setup(description: str, prefix: str):
         "REGISTRY_VAR_DIR": str(var),
         "DJANGO_DEBUG": "0",
         "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),  # gunicorn needs one
         "PYTHONPATH": "",
     }
     env.pop("CELERY_BROKER_URL", None)  # eager relay in both servers

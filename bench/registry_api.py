@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import secrets
 import shutil
 import socket
 import statistics
@@ -110,6 +111,7 @@ def main():
         **os.environ,
         "DATABASE_URL": args.database_url,
         "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),  # gunicorn needs one
         "REGISTRY_VAR_DIR": str(tmp),
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
     }

@@ -68,6 +68,7 @@ def database_from_url(url: str) -> dict:
 
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
+# without DJANGO_SECRET_KEY, a key everyone can read: gunicorn.conf.py refuses to serve with it (DJANGO_DEBUG off)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or "insecure-development-key-set-DJANGO_SECRET_KEY"
 ALLOWED_HOSTS = [
     h.strip()

@@ -9,14 +9,18 @@ the next read on every worker. Each test starts gunicorn on a free loopback port
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 
 import httpx
 import pytest
 
-from tests.harness.gunicorn import start_gunicorn
+from tests.harness.gunicorn import ROOT, start_gunicorn
+from tests.harness.services import free_port, port_open, start_process, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite_server]
 
@@ -230,3 +234,37 @@ def test_one_thread_stops_promptly_with_a_connection_kept_alive(one_thread):
         process.stop()
         assert process.process.returncode == 0
         assert time.monotonic() - started < 10  # not the graceful timeout (30 s) nor the keep-alive's
+
+
+def test_gunicorn_refuses_the_development_secret_key_unless_debug(tmp_path):
+    """Without DJANGO_SECRET_KEY, config/settings.py falls back to a key published in the code; gunicorn started with
+    it without a word (issue 37). Now it refuses, naming the setting, unless DJANGO_DEBUG=1 (then it warns)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SECRET_KEY", "DATABASE_URL", "DJANGO_DEBUG")}
+    env.update(SQLITE_PATH=str(tmp_path / "db.sqlite3"), GUNICORN_BIND=f"127.0.0.1:{free_port()}", WEB_CONCURRENCY="1")
+    gunicorn = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py")]
+    for key in (None, "insecure-development-key-set-DJANGO_SECRET_KEY", "django-insecure-" + "x" * 50):
+        refused = subprocess.run(
+            gunicorn,
+            env={**env, **({"DJANGO_SECRET_KEY": key} if key else {})},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert refused.returncode == 1, refused.stderr[-2000:]
+        assert "DJANGO_SECRET_KEY" in refused.stderr and "gunicorn did not start" in refused.stderr
+        assert "Booting worker" not in refused.stderr
+
+    port = free_port()
+    debugging = start_process(
+        gunicorn,
+        env={**env, "DJANGO_DEBUG": "1", "GUNICORN_BIND": f"127.0.0.1:{port}"},
+        cwd=str(ROOT),
+        ready_check=lambda: port_open(port),
+        timeout=90,
+    )
+    try:
+        wait_for(lambda: "Booting worker" in debugging.output(), 60, "a worker")
+        assert "WARNING: DJANGO_SECRET_KEY is not set" in debugging.output()
+    finally:
+        debugging.stop()

@@ -21,6 +21,7 @@ Fixtures: ``redis_url`` (session; a throwaway Redis started on first use, stoppe
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -113,6 +114,8 @@ def pytest_load_initial_conftests(early_config, parser, args):
     # test users' passwords hashed cheaply, in this process and the servers and workers it starts (they inherit
     # the environment): config/settings.py
     harness.set_env("REGISTRY_TEST_FAST_PASSWORDS", "1")
+    # a secret key of the run's own: the gunicorns the tests start refuse the development key (gunicorn.conf.py)
+    harness.set_env("DJANGO_SECRET_KEY", os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50))
     # anonymous throttling off: the suite's many anonymous checks would run into it (tests/catalog/
     # test_check_budgets.py turns it on where it is tested)
     harness.set_env("REGISTRY_THROTTLE_ANON_CHECKS", "off")
