@@ -44,10 +44,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 
 from django.conf import settings
 
-from catalog.message_report import Message, Report
+from catalog.message_report import Message, Report, as_written
 from catalog.validators import budget
 from catalog.validators.format_names import message_format_family, schema_format_family
 from catalog.validators.json_references import stored_schemas
@@ -152,7 +153,9 @@ def definition_for_type(gid: str, event_type) -> tuple[str, dict]:
     if templated is not None:
         return templated
     raise Problem(
-        "not-found", f"no definition in /definitionGroups/{gid} declares the CloudEvents type {event_type[:200]!r}"
+        "not-found",
+        f"no definition in {{paths}} declares the CloudEvents type {event_type[:200]!r}",
+        paths=[f"/definitionGroups/{gid}"],  # named in each binding's words (the 1.0 binding: /messagegroups/G)
     )
 
 
@@ -223,20 +226,22 @@ def resolve_schema(
         return fmt, None
     path = _schema_path(url, base_url)
     if path is None:
-        report.notes.append(f"data not checked: schema {url} is outside this registry")
+        report.notes.append(f"data not checked: schema {report.reference(url)} is outside this registry")
         return fmt, None
     # `:Payload` names a message of the schema, `:messages/STATE` a JSON pointer into it (ids hold no ':')
     ids = _schema_ids(path)
     if ids is None:
-        report.notes.append(f"data not checked: schemaurl {url} names no schema of this registry")
+        report.notes.append(f"data not checked: schemaurl {report.reference(url)} names no schema of this registry")
         return fmt, None
     found = _stored_schema(*ids, scope)
     if found is None:
-        report.notes.append(f"data not checked: schema {url} does not exist in this registry")
+        report.notes.append(f"data not checked: schema {report.reference(url)} does not exist in this registry")
         return fmt, None
     resource, version = found
     if version.resource_uri:
-        report.notes.append(f"data not checked: schema {url} is outside this registry ({version.resource_uri})")
+        report.notes.append(
+            f"data not checked: schema {report.reference(url)} is outside this registry ({version.resource_uri})"
+        )
         return fmt, None
     if fmt is None:
         fmt = _format_of(resource, version)
@@ -379,17 +384,26 @@ def _json_content_type(value: str) -> bool:
 # --- the entry point --------------------------------------------------------------------------------------------
 
 
-def check_message(doc: dict, message: Message, base_url: str = "", scope: ReadScope = EVERYTHING) -> dict:
+def check_message(
+    doc: dict,
+    message: Message,
+    base_url: str = "",
+    scope: ReadScope = EVERYTHING,
+    reference: Callable[[str], str] = as_written,
+) -> dict:
     """The verdict on `message` against definition document `doc`: `{"valid", "errors", "notes"}`; an error that
     a check could not run is marked `"unchecked": true`. Within the check budget (REGISTRY_CHECK_SECONDS: past
     it, the 503 problem of catalog.validators.budget). `scope`: what the caller may read (the schemas a
-    `schemaurl` or a `$ref` names are read with it); the system's checks read everything."""
+    `schemaurl` or a `$ref` names are read with it); the system's checks read everything. `reference`: the
+    definition's `schemaurl` as the caller's binding shows that attribute, for the notes that quote it (the 1.0
+    binding's `reference_to_v10`); nothing else of the verdict is rewritten: its errors quote the message and the
+    schema as they are."""
     with budget.limit("the message check"), stored_schemas(stored_json_schema_lookup(base_url, scope)):
-        return _check_message(doc, message, base_url, scope)
+        return _check_message(doc, message, base_url, scope, reference)
 
 
-def _check_message(doc: dict, message: Message, base_url: str, scope: ReadScope) -> dict:
-    report = Report()
+def _check_message(doc: dict, message: Message, base_url: str, scope: ReadScope, reference=as_written) -> dict:
+    report = Report(reference=reference)
     family, version = message_format_family(doc.get("format") if isinstance(doc.get("format"), str) else None)
     metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     content_type = None

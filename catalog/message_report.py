@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 MAX_ERRORS = 100
+
+
+def as_written(reference: str) -> str:
+    return reference
 
 
 @dataclass
@@ -24,11 +29,13 @@ class Message:
 class Report:
     """Errors (`{"path", "reason"}`, at most MAX_ERRORS) and notes (what was not checked by design: a schema
     outside this registry, a format no check exists for). A check that could not run is an error marked
-    `"unchecked": true` (`unchecked`), never a note: such a message is not valid (issue 24)."""
+    `"unchecked": true` (`unchecked`), never a note: such a message is not valid (issue 24). `reference` shows the
+    definition's `schemaurl` in a note as the caller's binding shows the attribute."""
 
     errors: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     incomplete: bool = False
+    reference: Callable[[str], str] = as_written
 
     def error(self, path: str, reason: str) -> None:
         if len(self.errors) < MAX_ERRORS:

@@ -15,13 +15,14 @@ from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 
 from catalog import message_checks
+from catalog.message_report import as_written
 from registry.http.openapi import RegistryAutoSchema, problem_responses
 from registry.http.permissions import read_scope
 from registry.http.requests import check_flags, json_body
 from registry.http.views import RegistryView, json_response
 from registry.throttles import AnonymousRateThrottle
 from registry.xr10.base import XRegistryView
-from registry.xr10.mapping import v1_text
+from registry.xr10.mapping import reference_to_v10
 
 TAGS = ["message validation"]
 
@@ -99,18 +100,15 @@ EXAMPLE = OpenApiExample(
 )
 
 
-def _verdict_response(request, definition: str, doc: dict, message, *, names=lambda text: text) -> object:
-    """The verdict on `message` against `doc`, the definition at path `definition`; `names` writes a text's
-    entity paths in the binding's names."""
+def _verdict_response(request, definition: str, doc: dict, message, *, reference=as_written) -> object:
+    """The verdict on `message` against `doc`, the definition at path `definition`; `reference`: the binding's form
+    of the definition's `schemaurl`, which a note may quote (its errors quote the message and the schema as they
+    are: a JSON Schema's own `#/definitions/x` is no registry path)."""
     base_url = request.build_absolute_uri("/").rstrip("/")
-    verdict = message_checks.check_message(doc, message, base_url, read_scope(request))
-    body = {
-        "valid": verdict["valid"],
-        "errors": [{**error, "reason": names(error["reason"])} for error in verdict["errors"]],
-        "definition": definition,
-    }
+    verdict = message_checks.check_message(doc, message, base_url, read_scope(request), reference)
+    body = {"valid": verdict["valid"], "errors": verdict["errors"], "definition": definition}
     if "notes" in verdict:
-        body["notes"] = [names(note) for note in verdict["notes"]]
+        body["notes"] = verdict["notes"]
     return json_response(body)
 
 
@@ -194,7 +192,9 @@ class MessageValidateView(XRegistryView):
     )
     def post(self, request, gid, rid):
         doc = message_checks.definition_document(gid, rid)
-        return _verdict_response(request, f"/messagegroups/{gid}/messages/{rid}", doc, _message(request), names=v1_text)
+        return _verdict_response(
+            request, f"/messagegroups/{gid}/messages/{rid}", doc, _message(request), reference=reference_to_v10
+        )
 
 
 class MessageGroupValidateView(XRegistryView):
@@ -215,4 +215,6 @@ class MessageGroupValidateView(XRegistryView):
     def post(self, request, gid):
         message = _message(request)
         rid, doc = message_checks.definition_for_type(gid, message_checks.event_type(message))
-        return _verdict_response(request, f"/messagegroups/{gid}/messages/{rid}", doc, message, names=v1_text)
+        return _verdict_response(
+            request, f"/messagegroups/{gid}/messages/{rid}", doc, message, reference=reference_to_v10
+        )

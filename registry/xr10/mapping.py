@@ -140,16 +140,6 @@ def v1_attribute_name(path: str):
     return rm.attribute_to_v10 if rm is not None else gm.attribute_to_v10
 
 
-def v1_text(text: str) -> str:
-    """The store paths inside a free text (a check's verdict quotes the references it followed) in 1.0 names.
-    Only for texts that are not errors: problems name their entities structurally (`Problem.subject`)."""
-    for gm in mappings.values():
-        text = text.replace(f"/{gm.plural}/", f"/{gm.v1_plural}/")
-        for rm in gm.resources:
-            text = text.replace(f"/{rm.plural}/", f"/{rm.v1_plural}/")
-    return text
-
-
 def reference_to_v05(value):
     """A 1.0 reference (`/schemagroups/G/schemas/S[/versions/V][:Name]`) as the 0.5 document reference
     (`#/schemaGroups/...`); anything else (absolute URLs, unknown paths) unchanged."""
