@@ -1,11 +1,15 @@
 """The governance UI in a real browser (Playwright + Chromium): log in, curate schemas, see an incompatible
 version refused with its reasons, compare versions, deprecate an endpoint, import a document, and a viewer
-who cannot edit. Screenshots of the main screens go to test-artifacts/screenshots/."""
+who cannot edit. Screenshots of the main screens go to test-artifacts/screenshots/. After a click that loads a
+page, the tests wait for what they assert (Playwright's `expect`, `wait_for_selector`, `wait_for_url`), never for
+a timer: the page before may still be on screen."""
 
 import json
+import re
 
 import pytest
 from django.contrib.auth.models import Group as Role
+from playwright.sync_api import expect
 
 from tests.corpus import corpus
 
@@ -42,7 +46,7 @@ def test_governance_journey(page, shot, live_server, django_user_model):
 
     page.click("text=Create a new version")
     # the editor starts from the latest version, pretty-printed
-    assert '"type": "object"' in page.input_value("#id_document")
+    expect(page.locator("#id_document")).to_have_value(re.compile('"type": "object"'))
     page.fill(
         "#id_document",
         json.dumps({"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}),
@@ -58,10 +62,11 @@ def test_governance_journey(page, shot, live_server, django_user_model):
         ),
     )
     page.click("input[name=_save]")
-    assert "Refused" in page.inner_text(".errorlist.nonfield")
-    reasons = page.inner_text(".field-document .errorlist")
-    assert "properties.id" in reasons and "required by the new schema only" in reasons
-    assert '"total"' in page.input_value("#id_document")  # the refused edit stays on screen
+    expect(page.locator(".errorlist.nonfield")).to_contain_text("Refused")
+    reasons = page.locator(".field-document .errorlist")
+    expect(reasons).to_contain_text("properties.id")
+    expect(reasons).to_contain_text("required by the new schema only")
+    expect(page.locator("#id_document")).to_have_value(re.compile('"total"'))  # the refused edit stays on screen
     shot(page, "incompatible-version")
 
     page.goto(page.url.replace("new-version/", "change/"))
@@ -124,7 +129,7 @@ def test_governance_journey(page, shot, live_server, django_user_model):
     page.fill("#id_effective", "2031-06-01 00:00:00")
     page.fill("#id_removal", "2031-01-01 00:00:00")
     page.click("input[name=apply]")
-    assert "cannot come before" in page.inner_text(".field-removal")
+    expect(page.locator(".field-removal")).to_contain_text("cannot come before")
     page.fill("#id_removal", "2032-01-01 00:00:00")
     page.fill("#id_alternative", "https://example.com/endpoints/next")
     page.click("input[name=apply]")
@@ -151,6 +156,7 @@ def test_viewer_cannot_edit(page, shot, live_server, django_user_model):
     login(page, live_server.url, "viewer", "pw")
     page.goto(f"{live_server.url}/admin/catalog/schemagroup/")
     page.click("text=readonly.group")
+    page.wait_for_url("**/change/")  # and loaded: a count on the list before would say nothing
     assert page.locator("input[name=_save]").count() == 0
     assert page.locator(".readonly").count() > 0
     shot(page, "viewer-readonly")

@@ -1,8 +1,12 @@
 """The governance screens of issue 16 in a real browser (Playwright + Debian's Chromium): "Referenced by", a
 delete refused with its referrers, the search box, and the delivery health chart. Screenshots go to
-test-artifacts/screenshots/."""
+test-artifacts/screenshots/. The tests wait for what they assert (tests/admin/test_admin_browser.py), never for
+a timer."""
+
+import re
 
 import pytest
+from playwright.sync_api import expect
 
 from .governance_seed import seed
 from .health_seed import seed_deliveries
@@ -41,16 +45,16 @@ def test_referenced_by_and_refused_delete(governor, shot, live_server):
     assert "OrderAudited" in warning and "OrderPlaced" in warning and "OrderArchived" not in warning
     shot(page, "refused-delete-confirmation")
     page.click("input[type=submit]")
-    assert "Not deleted" in page.inner_text(".messagelist")
+    expect(page.locator(".messagelist")).to_contain_text("Not deleted")
     assert Schema.objects.filter(rid="Placed").exists()  # nothing deleted
     page.goto(f"{base}/admin/catalog/definitiongroup/")
     page.check("input[name=_selected_action] >> nth=0")
     page.select_option("select[name=action]", "delete_selected")
     page.click("button[name=index]")
-    assert "/endpoints/shop.http" in page.inner_text("#delete-referrers")
+    expect(page.locator("#delete-referrers")).to_contain_text("/endpoints/shop.http")
     page.check("#delete-force")  # "delete anyway", as ?force=true
     page.click("input[type=submit]")
-    assert "Deleted 1" in page.inner_text(".messagelist")
+    expect(page.locator(".messagelist")).to_contain_text("Deleted 1")
 
 
 def test_search_finds_a_word_inside_a_document(governor, shot, live_server):
@@ -59,13 +63,12 @@ def test_search_finds_a_word_inside_a_document(governor, shot, live_server):
     page.goto(f"{live_server.url}/admin/")
     page.fill("#registry-search", "warehouseLocation")
     page.press("#registry-search", "Enter")
-    page.wait_for_selector("#search-results")
-    assert page.locator("#search-results tr").count() == 2  # header + the schema
+    expect(page.locator("#search-results tr")).to_have_count(2)  # header + the schema
     row = page.inner_text("#search-results tr >> nth=1")
     assert "/schemaGroups/Orders/schemas/Placed" in row and "document (version 1)" in row
     page.fill("#registry-search", "order")
     page.press("#registry-search", "Enter")
-    page.wait_for_selector("#search-summary")
+    page.wait_for_url(re.compile(r"[?&]q=order"))  # the second search's page, loaded (the first had a summary too)
     shot(page, "search")
     page.click('#search-results a:has-text("schemas/Placed")')
     page.wait_for_selector("#version-history")
@@ -104,8 +107,7 @@ def test_catalog_map_of_a_demo_endpoint(governor, shot, live_server):
     seed()
     assert page.inner_text("#site-name") == "CloudEvents Registry"  # the header names the registry, not Django
     page.click("#catalog-map-link")  # the dashboard's button: the whole registry
-    page.wait_for_selector("#catalog-map svg")
-    assert page.locator("#catalog-map g.node").count() == 9
+    expect(page.locator("#catalog-map g.node")).to_have_count(9)
     endpoint = Endpoint.objects.get(gid="shop.http")
     page.goto(f"{base}/admin/endpoints/endpoint/{endpoint.pk}/change/")
     boxes = page.locator("#catalog-map g.node title").all_text_contents()

@@ -3,6 +3,7 @@
 the History page lists what every door did. Screenshot: test-artifacts/screenshots/teams-changelist.png."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.teams.conftest import people, teams  # noqa: F401 - the fixtures: two teams' groups and their people
 
@@ -40,10 +41,11 @@ def test_a_team_sees_only_its_group_as_changeable(page, shot, live_server, teams
     assert "owned by team-b (owner)" in titles["B"]
     shot(page, "teams-changelist")
     page.locator("#result_list").get_by_role("link", name="B", exact=True).click()
+    page.wait_for_url("**/change/")  # and loaded: a count on the list before would say nothing
     assert page.locator("input[name=_save]").count() == 0
     page.goto(f"{base}/admin/catalog/schemagroup/")
     page.locator("#result_list").get_by_role("link", name="A", exact=True).click()
-    assert page.locator("input[name=_save]").count() == 1
+    expect(page.locator("input[name=_save]")).to_have_count(1)
     assert "team-a-dev" in page.input_value("#id_owners")
     page.click("text=History")
     page.wait_for_selector("#audit-history")
