@@ -18,8 +18,8 @@ from tests import corpus
 @pytest.hookimpl(tryfirst=True)  # before pytest's own skip marks: an empty parameter set would skip unexplained
 def pytest_runtest_setup(item):
     """A test marked `corpus` (parametrized over tests.corpus.cases) skips naming the corpus when it is absent."""
-    if item.get_closest_marker("corpus"):
-        corpus.shared()
+    if item.get_closest_marker("corpus") and not corpus.PRESENT:
+        corpus.missing(corpus.SHARED)
 
 
 @pytest.fixture
