@@ -257,6 +257,8 @@ REGISTRY_SUBSCRIPTION_SAFE_NAMES = [
 ]
 # the schema group that holds the subjects of the Confluent API's default context (docs/confluent.md)
 REGISTRY_CONFLUENT_GROUP = os.environ.get("REGISTRY_CONFLUENT_GROUP") or "confluent"
+# the secret of the local KMS the DEK registry wraps shared KEKs' DEKs with (confluent/kms.py); empty: none
+REGISTRY_LOCAL_KMS_SECRET = os.environ.get("REGISTRY_LOCAL_KMS_SECRET", "")
 # AsyncAPI imports (asyncapi/): remote $refs are read only from these URL prefixes (comma-separated; empty: none)
 REGISTRY_ASYNCAPI_REMOTE_REFS = os.environ.get("REGISTRY_ASYNCAPI_REMOTE_REFS", "")
 

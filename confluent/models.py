@@ -50,3 +50,6 @@ class SubjectVersion(models.Model):
 
     def __str__(self):
         return f"{self.resource_id} version {self.number}"
+
+
+from .dek_models import Dek, Kek  # noqa: E402,F401 - the DEK registry's tables, in their own module

@@ -4,7 +4,7 @@ other path under /confluent is answered by handler404 in Confluent's words (the 
 
 from django.urls import path
 
-from . import schemas, settings, subjects
+from . import dek, schemas, settings, subjects
 from .base import ConfluentView, answer
 
 
@@ -33,4 +33,5 @@ urlpatterns = [
     path("compatibility/subjects/<path:subject>/versions/<str:version>", settings.CompatibilityView.as_view()),
     path("compatibility/subjects/<path:subject>/versions", settings.CompatibilityView.as_view()),
     path("contexts", subjects.ContextsView.as_view()),
+    *dek.urlpatterns,
 ]

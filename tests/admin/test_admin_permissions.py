@@ -35,6 +35,8 @@ SECRETS = {
     "MQTT password": "mqttpass-s3cr3t",
     "MQTT user property": "userprop-s3cr3t",
     "AMQP link property": "linkprop-s3cr3t",
+    "KEK's KMS credential": "kmsprop-s3cr3t",
+    "DEK key material": "ZGVrLWtleS1tYXRlcmlhbC1zM2NyM3Q=",
 }
 # what an action's intermediate form may ask for (set_compatibility, deprecate): posted so that a second step
 # would apply if the action ran
@@ -45,6 +47,7 @@ def seed_everything(owner) -> None:
     """At least one row for every model the admin lists, secrets included."""
     from rest_framework.authtoken.models import Token
 
+    from confluent.dek_models import Dek, Kek
     from pipeline.models import ImportRun
     from registry.models import OutboxEvent
     from subscriptions.models import Delivery, DeliveryAttempt, Subscription
@@ -102,6 +105,22 @@ def seed_everything(owner) -> None:
     )
     SyncRun.objects.create(source=source, status=SyncRun.Status.OK, finished_at=now)
     ImportRun.objects.create(source="demo.cereg", status=ImportRun.Status.DONE, created_by="seed")
+    kek = Kek.objects.create(
+        name="seed_kek",
+        context="confluent",
+        kms_type="hcvault",
+        kms_key_id="https://vault.example/transit/keys/k",
+        kms_props={"token.id": SECRETS["KEK's KMS credential"]},
+        ts=1,
+    )
+    Dek.objects.create(
+        kek=kek,
+        subject="s",
+        algorithm="AES256_GCM",
+        version=1,
+        encrypted_key_material=SECRETS["DEK key material"],
+        ts=1,
+    )
 
 
 def everything() -> dict:
