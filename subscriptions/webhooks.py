@@ -12,7 +12,7 @@ from django.conf import settings
 
 from .delivery.http import FAILURES, request
 from .models import Subscription
-from .statuses import set_status
+from .statuses import system_sets_status
 from .validators.sink_urls import SinkError
 from .validators.sinks import deliverable
 
@@ -27,7 +27,7 @@ def validate(subscription: Subscription) -> str:
     try:
         sink = deliverable(subscription)
     except SinkError as exc:
-        set_status(subscription, Subscription.Status.FAILED, str(exc))
+        system_sets_status(subscription, Subscription.Status.FAILED, str(exc))
         return subscription.status
     try:
         status, headers, _excerpt = request(
@@ -38,16 +38,16 @@ def validate(subscription: Subscription) -> str:
             settings.REGISTRY_DELIVERY_TIMEOUT,
         )
     except FAILURES as exc:
-        set_status(subscription, Subscription.Status.FAILED, f"handshake failed: {type(exc).__name__}: {exc}")
+        system_sets_status(subscription, Subscription.Status.FAILED, f"handshake failed: {type(exc).__name__}: {exc}")
         return subscription.status
     allowed_header = next(
         (value.decode("latin-1") for name, value in headers if name.lower() == b"webhook-allowed-origin"), None
     )
     allowed = [o.strip() for o in (allowed_header or "").split(",")]
     if 200 <= status < 300 and (origin() in allowed or "*" in allowed):
-        set_status(subscription, Subscription.Status.ACTIVE, "")
+        system_sets_status(subscription, Subscription.Status.ACTIVE, "")
     else:
-        set_status(
+        system_sets_status(
             subscription,
             Subscription.Status.FAILED,
             f"handshake refused: HTTP {status}, WebHook-Allowed-Origin {allowed_header!r}",

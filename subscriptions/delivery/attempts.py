@@ -25,7 +25,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from ..models import Delivery, DeliveryAttempt, Subscription
-from ..statuses import set_status
+from ..statuses import system_sets_status
 from . import policy, senders
 from .outcome import Outcome
 
@@ -166,7 +166,7 @@ def _settle_failure(sent: Sent, retries: Retries) -> tuple[float, datetime] | No
     (None when it will not be: 410 disabled the subscription)."""
     delivery, outcome = sent.delivery, sent.outcome
     if outcome.status_code == 410:
-        set_status(delivery.subscription, Subscription.Status.DISABLED, "the sink answered 410 Gone")
+        system_sets_status(delivery.subscription, Subscription.Status.DISABLED, "the sink answered 410 Gone")
         _finish(delivery, Delivery.Status.DEAD, error=outcome.error, code=410)
         return None
     delay = policy.next_delay(delivery.attempts, outcome.retry_after)
