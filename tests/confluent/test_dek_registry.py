@@ -495,3 +495,74 @@ def test_key_material_stays_out_of_audit_events_exports_and_the_admin(deks, http
         assert "shared_kek" in text or "orders" in text
         for material in materials:
             assert material not in text
+
+
+# --- the clients' ENCRYPT rule against this registry --------------------------------------------------------------
+
+PAYMENT = {
+    "type": "record",
+    "name": "Payment",
+    "fields": [
+        {"name": "id", "type": "string"},
+        {"name": "card", "type": "string", "confluent:tags": ["PII"]},
+    ],
+}
+
+
+def encrypted_round_trip(registry, rule_conf: dict, subject: str = "payments-value") -> tuple[bytes, dict]:
+    """AvroSerializer and AvroDeserializer with an ENCRYPT rule on the PII field (the clients' field encryption
+    executor and local KMS driver, their DEK registry client pointed at this server)."""
+    from confluent_kafka.schema_registry import Schema
+    from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+    from confluent_kafka.schema_registry.rules.encryption.encrypt_executor import FieldEncryptionExecutor
+    from confluent_kafka.schema_registry.rules.encryption.localkms.local_driver import LocalKmsDriver
+    from confluent_kafka.schema_registry.schema_registry_client import Rule, RuleKind, RuleMode, RuleParams, RuleSet
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    FieldEncryptionExecutor.register()
+    LocalKmsDriver.register()
+    params = {"encrypt.kek.name": "payments_kek", "encrypt.kms.type": "local-kms", "encrypt.kms.key.id": "pay-key"}
+    rule = Rule(
+        "encrypt-pii", "", RuleKind.TRANSFORM, RuleMode.WRITEREAD, "ENCRYPT", ["PII"], RuleParams(params),
+        None, None, "ERROR,NONE", False,
+    )  # fmt: skip
+    registry.register_schema(subject, Schema(json.dumps(PAYMENT), "AVRO", [], None, RuleSet(None, [rule])))
+    context = SerializationContext(subject.removesuffix("-value"), MessageField.VALUE)  # the topic-name strategy
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    serializer = AvroSerializer(registry, schema_str=None, conf=conf, rule_conf=rule_conf)
+    raw = serializer({"id": "p1", "card": "4111 1111 1111 1111"}, context)
+    assert b"4111" not in raw  # encrypted on the client
+    return raw, AvroDeserializer(registry, rule_conf=rule_conf)(raw, context)
+
+
+@pytest.mark.parametrize("subject", ["payments-value", ":.team:payments-value"])
+def test_the_clients_encrypt_rule_with_a_kek_they_make(registry, deks, subject):
+    """The producer's executor makes the KEK (not shared) and the DEK with its local KMS; the registry keeps them;
+    the consumer's executor reads them and decrypts. A subject of a context: the executor names the context
+    (`?context=.team`), and the KEK is the context's group's."""
+    _raw, back = encrypted_round_trip(registry, {"secret": SECRET}, subject)
+    assert back == {"id": "p1", "card": "4111 1111 1111 1111"}
+    kek = Kek.objects.get()
+    group = "team" if subject.startswith(":.team:") else "confluent"
+    assert (kek.name, kek.kms_type, kek.kms_key_id, kek.shared, kek.context, kek.group.gid) == (
+        "payments_kek",
+        "local-kms",
+        "pay-key",
+        False,
+        group,
+        group,
+    )
+    dek = Dek.objects.get()
+    assert (dek.subject, dek.version, dek.algorithm) == (subject, 1, "AES256_GCM")
+    assert client_aead().decrypt(base64.b64decode(dek.encrypted_key_material), b"")  # the client's KMS wrapped it
+
+
+def test_the_clients_encrypt_rule_with_a_shared_kek_needs_no_kms_on_the_clients(registry, deks, http):
+    """A shared KEK: the registry makes the DEK and gives its plain key to the (authorised) producer and consumer,
+    which hold no KMS secret at all."""
+    register_subject(http, "orders")  # the default context's group, which the KEK belongs to
+    deks.register_kek("payments_kek", "local-kms", "pay-key", shared=True)
+    _raw, back = encrypted_round_trip(registry, {})
+    assert back == {"id": "p1", "card": "4111 1111 1111 1111"}
+    dek = Dek.objects.get()
+    assert client_aead().decrypt(base64.b64decode(dek.encrypted_key_material), b"")  # the local KMS wrapped it
