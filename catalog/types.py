@@ -33,6 +33,7 @@ SCHEMAS = ResourceType(
     singular="schema",
     plural="schemas",
     versions=-1,
+    attributes=("format",),
     validate=hooks.check_schema_version,
     media_type_for=hooks.schema_media_type,
 )

@@ -7,11 +7,17 @@ checked) and extension attributes (handed to the type's validator).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .errors import Problem
+from .extension_attributes import registered, resource_attributes
 from .limits import MAX_DEPTH, nested_deeper_than
+
+if TYPE_CHECKING:
+    from .model import GroupType, ResourceType
 
 # RFC 3986 segment-nz-nc: unreserved / pct-encoded / sub-delims / "@"
 ID_PATTERN = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=@]|%[0-9A-Fa-f]{2})+$")
@@ -36,6 +42,19 @@ V10_NAMES = {
     "modifiedat": "modifiedOn",
     "xid": None,
 }
+# the group attribute naming its owners (registry/owners.py, docs/teams.md)
+OWNERS = "owners"
+# what the 0.5-wip shape calls a resource's and a version's attributes beyond the common ones, whatever their type:
+# the resource's `meta` (registry/services/meta.py) and its versions' collection (`...Url` in documents)
+RESOURCE_NAMES = (
+    "compatibility",
+    "defaultversionid",
+    "defaultversionsticky",
+    "versions",
+    "versionsURL",
+    "versionsUrl",
+    "versionsCount",
+)
 
 
 def check_id(value, what: str = "id") -> str:
@@ -55,10 +74,45 @@ def check_id(value, what: str = "id") -> str:
     return value
 
 
-def check_common(attrs: dict, prefix: str = "") -> list[str]:
+def group_attribute_names(gt: GroupType) -> frozenset[str]:
+    """The names the store (and the 0.5-wip binding) gives a group of type `gt`: the common and server-owned
+    attributes, `owners`, the type's own attributes, those apps register for it (registry/extension_attributes.py)
+    and its resource collections."""
+    names = {*COMMON, *SERVER_OWNED, OWNERS, *gt.attributes, *registered.get((gt.plural, None), {})}
+    for rt in gt.resources:
+        names |= {rt.plural, f"{rt.plural}URL", f"{rt.plural}Url", f"{rt.plural}Count"}
+    return frozenset(names)
+
+
+def version_attribute_names(rt: ResourceType) -> frozenset[str]:
+    """The names the store (and the 0.5-wip binding) gives a resource or version of type `rt`: the common and
+    server-owned attributes, the resource's meta and versions, the document's (`schema`, `schemaURI`, ...), the
+    type's own attributes and those apps register for its resources."""
+    document = (rt.singular, rt.uri_attribute, rt.base64_attribute, f"{rt.singular}url")
+    own = (*rt.document_attributes, *rt.attributes, *resource_attributes(rt.plural))
+    return frozenset({*COMMON, *SERVER_OWNED, *RESOURCE_NAMES, *document, *own})
+
+
+def attribute_names_of(group_type: str, resource_type: str | None = None) -> frozenset[str]:
+    """`group_attribute_names` of the registered group type (or `version_attribute_names` of its resource type); none
+    for a type that is not registered (its entities are refused for that)."""
+    from .model import registry_model
+
+    gt = registry_model.get(group_type)
+    if gt is None:
+        return frozenset()
+    if resource_type is None:
+        return group_attribute_names(gt)
+    rt = gt.resources_by_plural.get(resource_type)
+    return version_attribute_names(rt) if rt is not None else frozenset()
+
+
+def check_common(attrs: dict, prefix: str = "", known: Collection[str] = ()) -> list[str]:
     """Type errors of the common attributes present in attrs (None values mean 'remove' and pass), and the
     one nesting limit of an entity's attributes (registry.limits.MAX_DEPTH, the attributes object counting as
-    one level): every door's writes come here, so what is stored always fits in an export that imports again."""
+    one level): every door's writes come here, so what is stored always fits in an export that imports again.
+    `known`: the names of the entity's attributes (`group_attribute_names`, `version_attribute_names`), which no
+    other name may differ from only by case (`check_attribute_names`)."""
     errors = []
     if nested_deeper_than(attrs, MAX_DEPTH):
         errors.append(f"{prefix}the attributes are nested deeper than {MAX_DEPTH} levels")
@@ -84,7 +138,7 @@ def check_common(attrs: dict, prefix: str = "") -> list[str]:
                     )
                 if not isinstance(value, str):
                     errors.append(f"{prefix}tags.{key} must be a string")
-    return errors + check_attribute_names(attrs, prefix)
+    return errors + check_attribute_names(attrs, prefix, known)
 
 
 def link_error(name: str, value) -> str | None:
@@ -104,11 +158,14 @@ def link_error(name: str, value) -> str | None:
     return None
 
 
-def check_attribute_names(attrs: dict, prefix: str = "") -> list[str]:
+def check_attribute_names(attrs: dict, prefix: str = "", known: Collection[str] = ()) -> list[str]:
     """Errors of attribute names: letters, digits and `_`, not starting with a digit, at most 63 characters
     (the xRegistry 1.0 rule, widened to the upper case letters the 0.5-wip attributes use, `definitionGroups`),
-    and unique irrespective of case (the core spec's rule: they travel as case-insensitive HTTP headers)."""
+    and unique irrespective of case (the core spec's rule: they travel as case-insensitive HTTP headers), among
+    themselves and against the entity's `known` names and the 1.0 names of the common ones (`V10_NAMES`): `OWNERS`
+    is not an extension beside `owners`, it is refused naming `owners`."""
     errors, seen = [], {}
+    known_lower = {name.lower(): name for name in (*V10_NAMES, *known)}
     for name in attrs:
         if not isinstance(name, str) or not ATTRIBUTE_NAME.fullmatch(name):
             errors.append(
@@ -119,7 +176,17 @@ def check_attribute_names(attrs: dict, prefix: str = "") -> list[str]:
         other = seen.setdefault(name.lower(), name)
         if other != name:
             errors.append(f"{prefix}attributes {other!r} and {name!r} differ only by case")
+        elif name not in known and name not in V10_NAMES and name.lower() in known_lower:
+            match = known_lower[name.lower()]
+            if match not in known:  # a name the 1.0 binding shows beside the extension
+                match += f" (xRegistry 1.0's {V10_NAMES[match] or 'server-owned attribute'})"
+            errors.append(case_error(name, match, prefix))
     return errors
+
+
+def case_error(name: str, known: str, prefix: str = "") -> str:
+    """The error of an attribute name that differs from the entity's attribute `known` only by case."""
+    return f"{prefix}{name} differs from the attribute {known} only by case"
 
 
 def unstorable(value, path: str = "", limit: int = 100_000) -> str | None:
@@ -171,7 +238,7 @@ def split_attributes(body: dict, *, ignore: set[str] = frozenset()) -> tuple[dic
         if key in COMMON:
             common[key] = value
         elif key.lower() in lowered:
-            raise Problem("invalid-attribute", f"{key} differs from the attribute {lowered[key.lower()]} only by case")
+            raise Problem("invalid-attribute", case_error(key, lowered[key.lower()]))
         else:
             extensions[key] = value
     return common, extensions

@@ -46,6 +46,7 @@ class ResourceType:
     shared_attributes: the document is a JSON object that also carries the resource's metadata
         (`id`, `name`, `description`, `tags`, `docs`), as definitions do.
     document_attributes: attributes read from a JSON document and shown as metadata (`format`).
+    attributes: names of the extension attributes this resource type defines on its versions (`format`).
     validate: hook called with a `VersionCheck` before any version is written; raises `Invalid`.
     media_type_for: media type of a document given inline as text in a registry document, from the
         version's attributes (`format`) and its bytes; default: JSON when it parses, else text/plain.
@@ -56,6 +57,7 @@ class ResourceType:
     versions: int = 0
     shared_attributes: bool = False
     document_attributes: tuple[str, ...] = ()
+    attributes: tuple[str, ...] = ()
     validate: Callable[[VersionCheck], None] | None = None
     media_type_for: Callable[[dict, bytes], str] | None = None
 

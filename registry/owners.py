@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from .attributes import OWNERS
 from .errors import Problem
 from .permissions import ROLES, admin_team, is_registry_admin, owners_of_group, teams_of
 from .roles import EDITORS, VIEWERS
 
-ATTRIBUTE = "owners"
+ATTRIBUTE = OWNERS
 
 
 def required() -> bool:

@@ -220,7 +220,7 @@ def validate_group(record: EntityRecord, ctx: CheckContext) -> EntityRecord:
     """The group type's rules, as the services apply them: against the stored group when there is one (an
     implicit group, named only by its entities' paths, changes nothing and is not checked against it)."""
     ensure_model()
-    from registry.attributes import check_common, check_id
+    from registry.attributes import check_common, check_id, group_attribute_names
     from registry.errors import Problem
     from registry.extension_attributes import errors_of
     from registry.validation import GroupCheck, Invalid
@@ -229,8 +229,9 @@ def validate_group(record: EntityRecord, ctx: CheckContext) -> EntityRecord:
         return record
     try:
         check_id(record.gid)
-        errors = check_common(record.attributes) + errors_of(record.group_type, None, record.attributes)
         gt = registry_model[record.group_type]
+        errors = check_common(record.attributes, known=group_attribute_names(gt))
+        errors += errors_of(record.group_type, None, record.attributes)
         stored, counts = ctx.stored_groups.get(record.path, (None, {}))
         if record.implicit:
             stored = None
@@ -257,7 +258,7 @@ def validate_group(record: EntityRecord, ctx: CheckContext) -> EntityRecord:
 
 def validate_resource(record: EntityRecord) -> EntityRecord:
     ensure_model()
-    from registry.attributes import check_common, check_id
+    from registry.attributes import attribute_names_of, check_common, check_id
     from registry.errors import Problem
     from registry.extension_attributes import errors_of
 
@@ -265,7 +266,8 @@ def validate_resource(record: EntityRecord) -> EntityRecord:
         return record
     try:
         check_id(record.rid)
-        errors = check_common(record.attributes) + errors_of(record.group_type, record.resource_type, record.attributes)
+        errors = check_common(record.attributes, known=attribute_names_of(record.group_type, record.resource_type))
+        errors += errors_of(record.group_type, record.resource_type, record.attributes)
     except Problem as exc:
         errors = _problem_text(exc)
     if errors:
@@ -284,7 +286,7 @@ def validate_versions(
     the input does not replace, oldest first) and the input's earlier ones; a rejected version gets its
     `error`. Versions in `known_valid` are taken as they are (only kept as `previous` for the next ones)."""
     ensure_model()
-    from registry.attributes import check_common, check_id, link_error, version_sort_key
+    from registry.attributes import check_common, check_id, link_error, version_attribute_names, version_sort_key
     from registry.errors import Problem
     from registry.validation import Invalid, VersionCheck
 
@@ -300,7 +302,7 @@ def validate_versions(
             continue
         try:
             check_id(record.vid, "version")
-            errors = check_common(record.attributes)
+            errors = check_common(record.attributes, known=version_attribute_names(rt))
             if record.resource_uri and (error := link_error(rt.uri_attribute, record.resource_uri)):
                 errors.append(error)
             if not errors and rt.validate is not None:

@@ -9,7 +9,7 @@ The services still validate everything again when they write: this pass only mak
 
 from __future__ import annotations
 
-from ..attributes import check_common, check_id, unstorable
+from ..attributes import attribute_names_of, check_common, check_id, unstorable
 from ..errors import Problem
 from ..model import registry_model
 from .flatten import flatten
@@ -89,7 +89,7 @@ def precheck(doc: dict) -> list[dict]:
         reasons = _id_errors(record)
         if record.error:
             reasons.append(record.error)
-        reasons += check_common(record.attributes)
+        reasons += check_common(record.attributes, known=attribute_names_of(record.group_type, record.resource_type))
         problem = unstorable(record.attributes)
         if problem:
             reasons.append(problem)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from django.db import IntegrityError, transaction
 
 from .. import extension_attributes, owners
-from ..attributes import check_common, check_id, split_attributes, stored_attributes
+from ..attributes import check_common, check_id, group_attribute_names, split_attributes, stored_attributes
 from ..errors import Problem, not_found
 from ..model import GroupType, registry_model
 from ..models import Group, Resource
@@ -29,7 +29,8 @@ def group_exists(plural: str, gid: str) -> bool:
 
 
 def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict, existing: Group | None):
-    errors = check_common({**common, **extensions})  # names of extension attributes are checked too
+    # names of extension attributes are checked too: none may differ from one of the type's only by case (`OWNERS`)
+    errors = check_common({**common, **extensions}, known=group_attribute_names(gt))
     errors += extension_attributes.errors_of(gt.plural, None, extensions)  # those apps give a meaning to
     if errors:
         raise Problem("invalid-attribute", "{subject}: {errors}", subject=f"/{gt.plural}/{gid}", errors=errors)

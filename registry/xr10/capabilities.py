@@ -49,6 +49,30 @@ def register_model_source(source: dict) -> None:
     _model_source = source
 
 
+def _declared_names(attributes: dict) -> set[str]:
+    """The names of an entity's attributes in a model's `attributes`, with those an attribute's `ifvalues` add
+    beside it (`envelopeoptions` when `envelope` is CloudEvents/1.0); not `*` (any extension)."""
+    names = set()
+    for name, attribute in (attributes or {}).items():
+        if name != "*":
+            names.add(name)
+        for case in ((attribute or {}).get("ifvalues") or {}).values():
+            names |= _declared_names((case or {}).get("siblingattributes") or {})
+    return names
+
+
+def attribute_names(v1_plural: str, rplural: str | None = None) -> set[str]:
+    """The names of the attributes the model gives a group of `v1_plural` (or a version of its `rplural`): the
+    core attributes, the id and the model source's own; a version's also those of versions and its resource's
+    `meta`."""
+    group = _model_source.get("groups", {}).get(v1_plural) or {}
+    if rplural is None:
+        return {f"{group.get('singular')}id", *CORE_ATTRIBUTES, *_declared_names(group.get("attributes") or {})}
+    resource = (group.get("resources") or {}).get(rplural) or {}
+    own = _declared_names(resource.get("attributes") or {})
+    return {f"{resource.get('singular')}id", *CORE_ATTRIBUTES, *VERSION_ATTRIBUTES, *META_ATTRIBUTES, *own}
+
+
 def modelsource_json() -> dict:
     return copy.deepcopy(_model_source)
 

@@ -9,7 +9,9 @@ from the stored rows where a view needs them.
 
 from __future__ import annotations
 
-from ..extension_attributes import meta_names
+from ..attributes import OWNERS, case_error
+from ..extension_attributes import meta_names, registered
+from .capabilities import attribute_names
 from .errors import DocumentError
 from .mapping import (
     GroupMapping,
@@ -51,6 +53,34 @@ def meta_attribute_names(rm: ResourceMapping) -> tuple[str, ...]:
     return META_ATTRIBUTES + meta_names(rm.plural)
 
 
+def group_names(gm: GroupMapping) -> set[str]:
+    """What the 1.0 binding calls a group's attributes: the model's, the server's, `owners` and its collections."""
+    names = attribute_names(gm.v1_plural) | SERVER_OWNED | {OWNERS, *registered.get((gm.plural, None), {})}
+    for rm in gm.resources:
+        names |= {rm.v1_plural, f"{rm.v1_plural}url", f"{rm.v1_plural}count"}
+    return names
+
+
+def version_names(rm: ResourceMapping) -> set[str]:
+    """What the 1.0 binding calls a resource's or version's attributes: the model's, the server's, its `meta` and
+    `versions`, and its document's (`schema`, `schemaurl`, `schemabase64`)."""
+    gm = next(gm for gm in v1_mappings.values() if any(r is rm for r in gm.resources))
+    names = attribute_names(gm.v1_plural, rm.v1_plural) | SERVER_OWNED | {"meta", "versions", *meta_names(rm.plural)}
+    if rm.hasdocument:
+        names |= {rm.v1_singular, f"{rm.v1_singular}url", f"{rm.v1_singular}base64"}
+    return names
+
+
+def refuse_case_variants(attrs: dict, known: set[str], where: str) -> None:
+    """A name that differs from one the 1.0 binding gives the entity only by case (`CreatedAt`, `OWNERS`) is an
+    error naming both, never an extension stored beside the real attribute. Checked against the 1.0 names before
+    the translation; the services check the stored (0.5-wip) names after it."""
+    lowered = {name.lower(): name for name in known}
+    for name in attrs:
+        if isinstance(name, str) and name not in known and name.lower() in lowered:
+            raise DocumentError(where, case_error(name, lowered[name.lower()]))
+
+
 def _strip(attrs: dict, collections: set[str], *extra: str) -> dict:
     """The attributes of a request or document entity less what the server owns (its links and counts)."""
     drop = set(SERVER_OWNED) | set(extra)
@@ -66,6 +96,7 @@ def _own(attrs: dict, collections: set[str], id_name: str) -> dict:
 def _version_to_v05(rm: ResourceMapping, vid: str, data: dict) -> dict:
     if not isinstance(data, dict):
         raise DocumentError(vid, "a version must be an object")
+    refuse_case_variants(data, version_names(rm), vid)
     attrs = _own(data, set(), f"{rm.v1_singular}id")
     refuse_v05_names(attrs, rm.v05_only, vid)
     attrs.pop("versionid", None)
@@ -94,6 +125,8 @@ def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
         versions = {vid: own}
     elif not isinstance(versions, dict):
         raise DocumentError(f"{rid}.versions", "must be a map of versions")
+    else:
+        refuse_case_variants(data, version_names(rm), rid)
     out = {"id": rid, "versions": {}}
     for vid, vdata in versions.items():
         out["versions"][vid] = _version_to_v05(rm, vid, vdata)
@@ -119,6 +152,7 @@ def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
 def _group_to_v05(gm: GroupMapping, gid: str, data: dict) -> dict:
     if not isinstance(data, dict):
         raise DocumentError(gid, "a group must be an object")
+    refuse_case_variants(data, group_names(gm), gid)
     collections = {r.v1_plural for r in gm.resources}
     attrs = _own(data, collections, f"{gm.v1_singular}id")
     refuse_v05_names(attrs, gm.v05_only, gid)

@@ -366,3 +366,36 @@ def test_an_unchanged_input_is_answered_without_spark(tmp_path, capsys):
     assert Group.objects.get(gid="bulk.same").description == "as the input says"
     summary, steps = again()
     assert summary == "created 0, updated 0, unchanged 3, rejected 0" and "nothing to read" in steps
+
+
+def test_a_name_differing_from_a_known_one_only_by_case_is_rejected(tmp_path, capsys):
+    """Issue 37 item 11: on Spark's executors too, `OWNERS` is not an extension beside `owners`, nor `Compatibility`
+    beside a version's `compatibility`: rejected with the name and the known one, nothing written; the other lines go in."""
+    lines = tmp_path / "case.jsonl"
+    lines.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {"path": "/schemaGroups/cased", "OWNERS": {"team-a": "owner"}},
+                {"path": "/schemaGroups/fine", "description": "its schema s is refused, t is not"},
+                {
+                    "path": "/schemaGroups/fine/schemas/s/versions/1",
+                    "format": "Custom/1",
+                    "Compatibility": "x",
+                    "schema": "a",
+                },
+                {"path": "/schemaGroups/fine/schemas/t/versions/1", "format": "Custom/1", "schema": "b"},
+            ]
+        )
+        + "\n"
+    )
+    report = tmp_path / "report.json"
+    code, out = spark_import(capsys, str(lines), "--report", str(report))
+    assert code == 3, out
+    rejected = {r["path"]: r["reason"] for r in json.loads(report.read_text())["rejected"]}
+    assert rejected == {
+        "/schemaGroups/cased": "OWNERS differs from the attribute owners only by case",
+        "/schemaGroups/fine/schemas/s/versions/1": "Compatibility differs from the attribute compatibility only by case",
+    }
+    assert not Group.objects.filter(gid="cased").exists()
+    assert list(Resource.objects.filter(group__gid="fine").values_list("rid", flat=True)) == ["t"]
