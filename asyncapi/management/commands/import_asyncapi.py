@@ -1,5 +1,7 @@
-"""`manage.py import_asyncapi FILE... [--group-prefix P] [--dry-run]`: import AsyncAPI 2.6 / 3.0 documents (JSON or
-YAML), all in one transaction, all or nothing. `$ref`s to files are read next to the document that holds them."""
+"""`manage.py import_asyncapi FILE... [--group-prefix P] [--dry-run] [--user USER]`: import AsyncAPI 2.6 / 3.0
+documents (JSON or YAML), all in one transaction, all or nothing. `$ref`s to files are read next to the document that
+holds them. The system imports; `--user USER`: that user, with their rights (an entity they may not write refuses the
+whole import, naming it)."""
 
 from pathlib import Path
 
@@ -8,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from asyncapi.services import import_asyncapi
 from asyncapi.sources import Source
 from registry.errors import Problem
+from registry.management.acting import acting_user, add_acting_user
 from registry.services import WriteContext
 
 
@@ -37,10 +40,11 @@ class Command(BaseCommand):
             help="prefix of the ids of the groups made (default: each document's title in PascalCase; '' for none)",
         )
         parser.add_argument("--dry-run", action="store_true", help="check and report; write nothing")
-        parser.add_argument("--user", default=None, help="name recorded as the author of the changes")
+        add_acting_user(parser)
         parser.add_argument("--base-url", default=None, help="the registry's public URL (event source)")
 
     def handle(self, *args, files=(), group_prefix=None, dry_run=False, user=None, base_url=None, **options):
+        actor = acting_user(user)
         sources = []
         for name in files:
             path = Path(name)
@@ -49,7 +53,7 @@ class Command(BaseCommand):
             sources.append(Source(path.name, path.read_bytes(), read_beside=beside(path.resolve().parent)))
         try:
             report = import_asyncapi(
-                ctx=WriteContext(user=user, base_url=base_url or "", door="import"),
+                ctx=WriteContext(user=user, actor=actor, base_url=base_url or "", door="import"),
                 sources=sources,
                 group_prefix=group_prefix,
                 dry_run=dry_run,

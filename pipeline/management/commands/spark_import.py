@@ -1,6 +1,6 @@
 """`manage.py spark_import PATH... [--master URL] [--dry-run] [--report PATH] [--as USER]` (docs/api-contract.md
-section 9). `--as USER`: each entity is written only if that user may write it (docs/teams.md); one it may not is
-rejected into the report.
+section 9). `--as USER` (or `--user USER`, as the other commands that write name it): each entity is written only if
+that user may write it (docs/teams.md); one it may not is rejected into the report.
 
 Prints progress (a bar on stderr, plain lines when it is not a terminal; with `-v 2` a line per step with the seconds since the start, to see where
 the time goes), the report's path, and last `created N, updated N, unchanged N, rejected N`.
@@ -13,6 +13,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.services import run_spark_import
+from registry.management.acting import acting_user, add_acting_user
 from registry.progress import progress as progress_bar
 
 
@@ -24,23 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--master", default=None, help="Spark master URL (default: SPARK_MASTER or local[*])")
         parser.add_argument("--dry-run", action="store_true", help="validate and compare, write nothing")
         parser.add_argument("--report", default=None, help="where to write the JSON report")
-        parser.add_argument("--user", default=None, help="name recorded as createdBy/modifiedBy")
-        parser.add_argument(
-            "--as",
-            dest="as_user",
-            default=None,
-            metavar="USER",
-            help="run as this user: each entity needs that user's rights (docs/teams.md); default: the system",
-        )
+        add_acting_user(parser)
 
-    def handle(self, *args, paths=(), master=None, dry_run=False, report=None, user=None, as_user=None, **options):
-        actor = None
-        if as_user is not None:
-            from django.contrib.auth import get_user_model
-
-            actor = get_user_model().objects.filter(username=as_user, is_active=True).first()
-            if actor is None:
-                raise CommandError(f"--as {as_user}: no active user is called {as_user!r}")
+    def handle(self, *args, paths=(), master=None, dry_run=False, report=None, user=None, **options):
+        actor = acting_user(user, "--as")
         timed = options["verbosity"] >= 2
         bar = progress_bar(unit="step", desc="spark_import", disable=options["verbosity"] < 1 or timed)
         started = time.perf_counter()
@@ -57,7 +45,7 @@ class Command(BaseCommand):
                 master=master,
                 dry_run=dry_run,
                 report_path=report,
-                user=user,
+                user=user,  # a name only with its user's rights: a name alone wrote as the system (issue 37)
                 actor=actor,
                 progress=progress,
             )

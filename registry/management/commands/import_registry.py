@@ -1,6 +1,8 @@
-"""`manage.py import_registry [--owners=keep|drop] PATH...`: import registry documents (JSON or YAML), each all or
-nothing. The system imports: the teams the groups' owners name are made when missing (and printed); `--owners=drop`
-leaves the owners out (a copy into another organisation: docs/deploy.md)."""
+"""`manage.py import_registry [--owners=keep|drop] [--user USER] PATH...`: import registry documents (JSON or YAML),
+each all or nothing. The system imports (`--user USER`: that user, with their rights: a document touching an entity
+they may not write is rejected, naming it); a registry admin's or the system's import makes the teams the groups'
+owners name when missing (and prints them); `--owners=drop` leaves the owners out (a copy into another organisation:
+docs/deploy.md)."""
 
 from pathlib import Path
 
@@ -9,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from registry.documents.formats import is_yaml, parse_document
 from registry.documents.imports import OWNERS_MODES, ImportReport, import_document
 from registry.errors import Problem
+from registry.management.acting import acting_user, add_acting_user
 from registry.progress import progress
 from registry.services import WriteContext
 
@@ -29,7 +32,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="+", help="document files")
-        parser.add_argument("--user", default=None, help="name recorded as createdBy/modifiedBy")
+        add_acting_user(parser)
         parser.add_argument("--base-url", default=None, help="the registry's public URL (event source)")
         parser.add_argument(
             "--owners",
@@ -40,6 +43,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, paths=(), user=None, base_url=None, owners="keep", **options):
+        actor = acting_user(user)
         total = ImportReport()
         failed = 0
         files = [Path(p) for p in paths]
@@ -48,7 +52,7 @@ class Command(BaseCommand):
                 raise CommandError(f"{path}: no such file")
             try:
                 doc = parse_document(path.read_bytes(), yaml_format=is_yaml(filename=path.name))
-                ctx = WriteContext(user=user, base_url=base_url or "", door="import")
+                ctx = WriteContext(user=user, actor=actor, base_url=base_url or "", door="import")
                 report = import_document(ctx, doc, owners=owners)
                 for warning in report.warnings:
                     self.stderr.write(f"{path}: warning: {warning['path']}: {warning['reason']}")
