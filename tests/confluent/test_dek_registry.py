@@ -411,6 +411,20 @@ def test_a_kek_of_a_context_without_a_group_is_the_admins(people, live_server): 
     assert admin.post("/dek-registry/v1/keks", params={"context": ".nogroup"}, json=body).status_code == 200
     assert Kek.objects.get().group is None and Kek.objects.get().context == "nogroup"
 
+    # a group's KEK outlives the group (its DEKs protect data already written), and is then the admins'
+    assert editor.post("/subjects/:.gone:s/versions", json={"schema": AVRO}).status_code == 200
+    assert (
+        editor.post("/dek-registry/v1/keks", params={"context": ".gone"}, json={**body, "name": "g"}).status_code == 200
+    )
+    assert editor.put("/dek-registry/v1/keks/g", json={"doc": "mine"}).status_code == 200
+    with httpx.Client(base_url=live_server.url, headers=editor.headers) as core:
+        assert core.delete("/schemaGroups/gone").status_code == 200
+    assert Kek.objects.get(name="g").group is None
+    before = state()
+    refused(editor.put("/dek-registry/v1/keks/g", json={"doc": "still mine?"}), 403, 40301)
+    assert state() == before
+    assert admin.put("/dek-registry/v1/keks/g", json={"doc": "the admins'"}).status_code == 200
+
 
 def token(clients, name: str) -> str:
     return clients[name]._credentials["HTTP_AUTHORIZATION"].split()[1]
@@ -566,3 +580,26 @@ def test_the_clients_encrypt_rule_with_a_shared_kek_needs_no_kms_on_the_clients(
     assert back == {"id": "p1", "card": "4111 1111 1111 1111"}
     dek = Dek.objects.get()
     assert client_aead().decrypt(base64.b64decode(dek.encrypted_key_material), b"")  # the local KMS wrapped it
+
+
+def test_with_public_reads_off_a_group_s_keys_are_its_readers(teams, live_server, settings):  # noqa: F811
+    """Public reads off: a KEK of a group the caller may not read is not found and not listed; an anonymous caller
+    reads nothing."""
+    base = f"{live_server.url}/confluent"
+    client = {
+        name: httpx.Client(base_url=base, headers={"Authorization": f"Token {token(teams, name)}"}, timeout=30)
+        for name in ("owner_a", "reader_a", "owner_b")
+    }
+    assert client["owner_a"].post("/subjects/:.A:orders/versions", json={"schema": AVRO}).status_code == 200
+    kek = {"name": "a_kek", "kmsType": "local-kms", "kmsKeyId": "key-a", "shared": True}
+    assert client["owner_a"].post("/dek-registry/v1/keks", params={"context": ".A"}, json=kek).status_code == 200
+    assert client["owner_a"].post("/dek-registry/v1/keks/a_kek/deks/:.A:orders", json={}).status_code == 200
+    settings.REGISTRY_PUBLIC_READ = False
+    assert client["reader_a"].get("/dek-registry/v1/keks").json() == ["a_kek"]
+    assert client["reader_a"].get("/dek-registry/v1/keks/a_kek/deks/:.A:orders/versions/1").json()["keyMaterial"]
+    assert client["owner_b"].get("/dek-registry/v1/keks").json() == []
+    refused(client["owner_b"].get("/dek-registry/v1/keks/a_kek"), 404, 40470)
+    refused(client["owner_b"].get("/dek-registry/v1/keks/a_kek/deks"), 404, 40470)
+    with httpx.Client(base_url=base, timeout=30) as anonymous:
+        refused(anonymous.get("/dek-registry/v1/keks"), 401, 40101)
+        refused(anonymous.get("/dek-registry/v1/keks/a_kek/deks/:.A:orders/versions/1"), 401, 40101)
