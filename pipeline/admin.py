@@ -134,6 +134,7 @@ class ImportRunAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         if not change:
             obj.created_by = request.user.get_username()
+            obj.started_by = request.user  # whose rights the run writes with (pipeline/tasks.py)
             if obj.upload and not obj.source:
                 obj.source = obj.upload.name
         super().save_model(request, obj, form, change)

@@ -1,6 +1,7 @@
 """Import runs started from the admin (what was imported, by whom, its status and its report), and the inputs
 that imports left the registry consistent with (so the same input again needs no Spark at all)."""
 
+from django.conf import settings
 from django.db import models
 
 
@@ -16,7 +17,12 @@ class ImportRun(models.Model):
     upload = models.FileField(upload_to="imports/", null=True, blank=True)
     dry_run = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    created_by = models.CharField(max_length=150, blank=True, default="")
+    created_by = models.CharField(max_length=150, blank=True, default="")  # the name, as it was when it started
+    # whose rights the run writes with: the user (by id, not by a name another user may take) who started it in the
+    # admin; a run whose user is gone (deleted: null) or inactive fails, never runs as anyone else (pipeline/tasks.py)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", editable=False
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -3,7 +3,8 @@ ImportRun.
 
 `start_import(run_id)` hands the run to a Celery worker when a broker is configured; without one (eager Celery,
 `make run`), to a thread of the web process, so that the request that started it answers at once either way.
-`run_import` writes each step of the import to the run's `progress` as it happens (the run's page shows it)."""
+`run_import` writes each step of the import to the run's `progress` as it happens (the run's page shows it), with the
+rights of the user who started the run (`run_user`)."""
 
 import json
 import threading
@@ -11,7 +12,6 @@ import time
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import connections
 from django.utils import timezone
 
@@ -35,9 +35,23 @@ def _in_thread(run_id: int) -> None:
         connections.close_all()  # this thread's own connections: nobody else closes them
 
 
+def run_user(run: ImportRun):
+    """The user whose rights decide each entity of the run, as for every door (docs/teams.md): the one who started
+    it, by id; PermissionError (the run fails, saying so) when they were deleted (a user made again under their name
+    is someone else) or are inactive, or when the run names nobody: a run is never the system's."""
+    user = run.started_by
+    if user is None:
+        if run.created_by:
+            raise PermissionError(f"the user {run.created_by!r} who started this import no longer exists")
+        raise PermissionError("this import names no user who started it: it runs with nobody's rights")
+    if not user.is_active:
+        raise PermissionError(f"the user {user.get_username()!r} who started this import is inactive")
+    return user
+
+
 @app.task(acks_late=True, ignore_result=True)
 def run_import(run_id: int) -> str | None:
-    run = ImportRun.objects.filter(pk=run_id).first()
+    run = ImportRun.objects.filter(pk=run_id).select_related("started_by").first()
     if run is None:
         return None
     began, lines = time.monotonic(), []
@@ -51,15 +65,8 @@ def run_import(run_id: int) -> str | None:
     try:
         # checked again here: the admin checked when the run was created, but a symlink may have changed since
         path = run.upload.path if run.upload else resolve_server_path(run.source)
-        # the run's user's rights decide each entity, as for every door (docs/teams.md)
-        actor = (
-            get_user_model().objects.filter(username=run.created_by, is_active=True).first() if run.created_by else None
-        )
-        if run.created_by and actor is None:
-            raise PermissionError(
-                f"the user {run.created_by!r} who started this import no longer exists or is inactive"
-            )
-        result = run_spark_import([path], dry_run=run.dry_run, user=run.created_by or None, actor=actor, progress=step)
+        actor = run_user(run)
+        result = run_spark_import([path], dry_run=run.dry_run, user=actor.get_username(), actor=actor, progress=step)
     except Exception as exc:  # recorded on the run, shown in the admin
         run.status, run.error = ImportRun.Status.FAILED, f"{type(exc).__name__}: {exc}"
         step("failed")
