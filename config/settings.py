@@ -369,4 +369,5 @@ CELERY_BEAT_SCHEDULE = {
 # webhook handshake's origin, events written by workers).
 REGISTRY_BASE_URL = os.environ.get("REGISTRY_BASE_URL", "http://127.0.0.1:8000")
 
+# where earlier versions kept the admin's bulk import uploads (now in the database): migration pipeline 0005 reads them
 MEDIA_ROOT = VAR_DIR / "media"

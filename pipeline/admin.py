@@ -1,11 +1,13 @@
 """Admin of bulk imports: start one (upload or server path) in the background (pipeline.tasks.start_import), and
 follow it on its page: status, each step as it happens (the page reloads itself while the run is queued or
-running), then the summary and the report. An uploaded input is downloaded through the admin (the media
-directory is not served)."""
+running), then the summary and the report. An uploaded input is kept in the database (ImportUpload: any web replica
+takes it, any worker reads it) and downloaded from the run's page."""
 
+import io
 import json
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -16,14 +18,15 @@ from django.utils.html import format_html
 
 from registry.admin_links import breakable, shown_time
 
-from .models import ImportRun
+from .models import ImportRun, ImportUpload
 from .services import server_path_error
 
 RELOAD_SECONDS = 2
 
 
 class ImportRunForm(forms.ModelForm):
-    """An upload, or a server path inside REGISTRY_IMPORT_ROOT (pipeline.services.server_path_error)."""
+    """An upload (at most REGISTRY_MAX_IMPORT_BYTES: it is kept in the database), or a server path inside
+    REGISTRY_IMPORT_ROOT (pipeline.services.server_path_error)."""
 
     source = forms.CharField(
         required=False,
@@ -32,11 +35,21 @@ class ImportRunForm(forms.ModelForm):
         help_text="a file, directory or glob inside REGISTRY_IMPORT_ROOT (relative paths are "
         "taken inside it); or upload a file below",
     )
+    upload = forms.FileField(required=False, label="Upload")
 
     class Meta:
         model = ImportRun
-        fields = ("source", "upload", "dry_run")
-        labels = {"upload": "Upload"}
+        fields = ("source", "dry_run")
+
+    def clean_upload(self):
+        upload = self.cleaned_data.get("upload")
+        limit = settings.REGISTRY_MAX_IMPORT_BYTES
+        if upload and upload.size > limit:
+            raise forms.ValidationError(
+                f"{upload.size} bytes: an upload is kept in the database, at most {limit} bytes "
+                "(REGISTRY_MAX_IMPORT_BYTES); import larger inputs by server path"
+            )
+        return upload
 
     def clean(self):
         data = super().clean()
@@ -73,14 +86,14 @@ class ImportRunAdmin(admin.ModelAdmin):
 
     @admin.display(description="input")
     def input(self, run):
-        if not run.upload:
+        if not run.upload_name:
             return format_html("server path <code>{}</code>", breakable(run.source))
         url = reverse("admin:pipeline_importrun_upload", args=[run.pk])
-        return format_html("uploaded file <a href='{}' id='import-upload'>{}</a>", url, breakable(upload_name(run)))
+        return format_html("uploaded file <a href='{}' id='import-upload'>{}</a>", url, breakable(run.upload_name))
 
     @admin.display(description="input")
     def input_name(self, run):
-        return breakable(f"upload {upload_name(run)}" if run.upload else run.source)
+        return breakable(f"upload {run.upload_name}" if run.upload_name else run.source)
 
     @admin.display(description="progress")
     def steps(self, run):
@@ -123,21 +136,24 @@ class ImportRunAdmin(admin.ModelAdmin):
         run = get_object_or_404(ImportRun, pk=pk)
         if not self.has_view_or_change_permission(request, run):
             raise PermissionDenied
-        if not run.upload:
+        if not run.upload_name:
             raise Http404("this run read a server path, not an upload")
-        try:
-            handle = run.upload.open("rb")
-        except FileNotFoundError:
-            raise Http404("the uploaded file is no longer on the server")
-        return FileResponse(handle, as_attachment=True, filename=upload_name(run))
+        content = ImportUpload.objects.filter(run=run).values_list("content", flat=True).first()
+        if content is None:
+            raise Http404("the uploaded file is no longer kept")
+        return FileResponse(io.BytesIO(content), as_attachment=True, filename=run.upload_name)
 
     def save_model(self, request, obj, form, change):
+        upload = form.cleaned_data.get("upload") if not change else None
         if not change:
             obj.created_by = request.user.get_username()
             obj.started_by = request.user  # whose rights the run writes with (pipeline/tasks.py)
-            if obj.upload and not obj.source:
-                obj.source = obj.upload.name
+            if upload:
+                obj.upload_name = upload.name  # Django's upload handlers keep the base name only
+                obj.source = obj.source or upload.name
         super().save_model(request, obj, form, change)
+        if upload:
+            ImportUpload.objects.create(run=obj, content=b"".join(upload.chunks()))
         if not change:
             from .tasks import start_import
 
@@ -153,7 +169,3 @@ class ImportRunAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return obj is None and super().has_change_permission(request, obj)
-
-
-def upload_name(run: ImportRun) -> str:
-    return run.upload.name.rsplit("/", 1)[-1] if run.upload else ""

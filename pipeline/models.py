@@ -1,5 +1,6 @@
-"""Import runs started from the admin (what was imported, by whom, its status and its report), and the inputs
-that imports left the registry consistent with (so the same input again needs no Spark at all)."""
+"""Import runs started from the admin (what was imported, by whom, its status and its report) with their uploaded
+inputs, and the inputs that imports left the registry consistent with (so the same input again needs no Spark at
+all)."""
 
 from django.conf import settings
 from django.db import models
@@ -14,7 +15,9 @@ class ImportRun(models.Model):
         FAILED = "failed", "failed"
 
     source = models.TextField(help_text="a path on the server (file, directory or glob), or the uploaded file's name")
-    upload = models.FileField(upload_to="imports/", null=True, blank=True)
+    upload_name = models.CharField(
+        max_length=255, blank=True, default="", help_text="the uploaded file's name; empty: the run read a server path"
+    )
     dry_run = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     created_by = models.CharField(max_length=150, blank=True, default="")  # the name, as it was when it started
@@ -36,6 +39,18 @@ class ImportRun(models.Model):
 
     def __str__(self):
         return f"import {self.pk}: {self.source}"  # its status changes: shown on its own, not in titles
+
+
+class ImportUpload(models.Model):
+    """The bytes of an import run's uploaded input, in the database: whichever web replica received the upload, any
+    worker reads it, with no volume shared between pods (docs/deploy.md). A table of its own, so that the lists of
+    runs never read them; deleted with the run."""
+
+    run = models.OneToOneField(ImportRun, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    content = models.BinaryField()
+
+    def __str__(self):
+        return f"upload of import {self.run_id}"
 
 
 class ImportedInput(models.Model):

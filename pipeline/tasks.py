@@ -4,9 +4,12 @@ ImportRun.
 `start_import(run_id)` hands the run to a Celery worker when a broker is configured; without one (eager Celery,
 `make run`), to a thread of the web process, so that the request that started it answers at once either way.
 `run_import` writes each step of the import to the run's `progress` as it happens (the run's page shows it), with the
-rights of the user who started the run (`run_user`)."""
+rights of the user who started the run (`run_user`). An uploaded input comes from the database (ImportUpload) and is
+copied, for Spark to read, into a directory of the run's own under REGISTRY_VAR_DIR/imports, removed when the run
+ends."""
 
 import json
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -17,7 +20,7 @@ from django.utils import timezone
 
 from registry.celery import app
 
-from .models import ImportRun
+from .models import ImportRun, ImportUpload
 from .services import resolve_server_path, run_spark_import
 
 
@@ -62,9 +65,10 @@ def run_import(run_id: int) -> str | None:
 
     ImportRun.objects.filter(pk=run_id).update(status=ImportRun.Status.RUNNING, started_at=timezone.now())
     step("started")
+    scratch = Path(settings.VAR_DIR) / "imports" / f"upload-{run_id}"
     try:
         # checked again here: the admin checked when the run was created, but a symlink may have changed since
-        path = run.upload.path if run.upload else resolve_server_path(run.source)
+        path = uploaded_copy(run, scratch) if run.upload_name else resolve_server_path(run.source)
         actor = run_user(run)
         result = run_spark_import([path], dry_run=run.dry_run, user=actor.get_username(), actor=actor, progress=step)
     except Exception as exc:  # recorded on the run, shown in the admin
@@ -75,7 +79,20 @@ def run_import(run_id: int) -> str | None:
         run.summary = result.summary()
         run.report = json.loads(Path(result.report_path).read_text(encoding="utf-8"))
         step(f"done: {run.summary}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     run.finished_at = timezone.now()
     run.progress = "\n".join(lines)
     run.save(update_fields=["status", "error", "summary", "report", "finished_at", "progress"])
     return run.status
+
+
+def uploaded_copy(run: ImportRun, scratch: Path) -> str:
+    """The run's uploaded input as a file under `scratch`, by its own name (the name's suffix says how to read it)."""
+    content = ImportUpload.objects.filter(run_id=run.pk).values_list("content", flat=True).first()
+    if content is None:
+        raise FileNotFoundError(f"the uploaded input {run.upload_name!r} is no longer kept")
+    scratch.mkdir(parents=True, exist_ok=True)
+    path = scratch / Path(run.upload_name).name
+    path.write_bytes(content)
+    return str(path)
