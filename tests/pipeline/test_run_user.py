@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from pipeline.models import ImportRun
+from pipeline.models import ImportRun, ImportUpload
 from pipeline.tasks import run_import
 from tests.helpers import snapshot
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def started(client, django_user_model, settings, tmp_path):
     """A run the superuser `gov` started in the admin (not run yet: the test's transaction never commits)."""
-    settings.MEDIA_ROOT = str(tmp_path)
+    settings.VAR_DIR = tmp_path  # the worker's scratch
     gov = django_user_model.objects.create_superuser("gov", "g@example.com", "pw")
     client.force_login(gov)
     response = client.post(ADD, {"upload": SimpleUploadedFile("lights.cereg", DEMO.read_bytes())})
@@ -61,9 +61,9 @@ def test_an_inactive_user_s_import_does_not_run(started):
 def test_a_run_without_its_user_never_runs_as_the_system(settings, tmp_path, django_user_model):
     """A run made otherwise than by the admin's form (by code, from before runs kept their user) names nobody, or a
     name only: it runs as nobody's, the system's least of all."""
-    settings.MEDIA_ROOT = str(tmp_path)
+    settings.VAR_DIR = tmp_path  # the worker's scratch
     django_user_model.objects.create_superuser("gov", "g@example.com", "pw")
     for name in ("", "gov"):
-        upload = SimpleUploadedFile("lights.cereg", DEMO.read_bytes())
-        run = ImportRun.objects.create(source="lights.cereg", upload=upload, created_by=name)
+        run = ImportRun.objects.create(source="lights.cereg", upload_name="lights.cereg", created_by=name)
+        ImportUpload.objects.create(run=run, content=DEMO.read_bytes())
         fails(run, "no longer exists" if name else "names no user")
