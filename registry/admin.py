@@ -19,7 +19,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
-from . import admin_access, admin_tokens, dashboard, services  # noqa: F401 - the token admin
+from . import admin_access, admin_teams, admin_tokens, dashboard, services  # noqa: F401 - the team and token admins
 from .admin_forms import JSONField, ServiceForm
 from .admin_history import AuditHistoryMixin
 from .admin_links import breakable, shown_time

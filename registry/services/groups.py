@@ -244,11 +244,23 @@ def set_group_extensions(
     return group
 
 
+def replace_owners(ctx: WriteContext, group: Group, new_owners: dict) -> None:
+    """A locked group's owners replaced when a team they name is renamed (registry/services/teams.py, which
+    authorized the change): epoch + 1, its `updated` event and audit row. The origin guard does not apply: a group's
+    owners are this registry's own, never synced (sync/services.py leaves them as they are)."""
+    common = {k: getattr(group, k) for k in ("name", "description", "docs") if getattr(group, k) is not None}
+    if group.tags:
+        common["tags"] = group.tags
+    extensions = {**group.extensions, owners.ATTRIBUTE: new_owners}
+    _change(ctx, registry_model[group.group_type], group, common, extensions, authorized=True)
+
+
 def _change(
     ctx: WriteContext, gt: GroupType, group: Group, common: dict, extensions: dict, *, authorized: bool = False
 ) -> None:
     """A stored group's new attributes, validated: epoch + 1, modified by and on, its `updated` event. `authorized`:
-    the caller authorized the write (set_group_extensions), which leaves the owners as they are."""
+    the caller authorized the write (set_group_extensions, which leaves the owners as they are; replace_owners, which
+    carries a team's new name into them)."""
     if not authorized:
         owners.changed_group(ctx, group, extensions)
     _validate(ctx, gt, group.gid, common, extensions, group)
