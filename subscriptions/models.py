@@ -3,6 +3,7 @@ one row per attempt, so every event's fate is visible and nothing is lost betwee
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 
 from registry.models import OutboxEvent
@@ -37,6 +38,14 @@ class Subscription(models.Model):
     # the user who last set where deliveries go (protocol, sink, protocol settings): deliveries carry only what they
     # may read (subscriptions/relay.py); they, the creator and registry admins change it (subscriptions/services.py)
     sink_set_by = models.CharField(max_length=150, null=True, blank=True)
+    # the same two users by id (the names above are what they were called then, shown): what they decide follows
+    # the users themselves, never whoever has their name later; null when the user was deleted (or the system made it)
+    created_by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", editable=False
+    )
+    sink_set_by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", editable=False
+    )
     created_on = models.DateTimeField(auto_now_add=True)
     modified_on = models.DateTimeField(auto_now=True, db_index=True)
 

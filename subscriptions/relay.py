@@ -10,7 +10,7 @@ A subscription's filters see the event it receives: those of a subscription with
 `/schemagroups/g`), the others against the 0.5 event's. One index per event format in use.
 
 With public reads off, a subscription is told only of what its owner may read (docs/teams.md): the user who last set
-its sink (`sink_set_by`: who chose where the events go; its creator until someone else re-points it). An event about
+its sink (`sink_set_by_user`: who chose where the events go, by id; its creator until someone else re-points it). An event about
 a group that had owners when the change was made (the outbox row keeps them, so a deleted group's last events too)
 matches only subscriptions whose owner's teams held a role there, or who is a registry admin; a subscription without
 an owner only events of groups without owners. Checked here, at match time, so that it holds for every filter (one
@@ -76,13 +76,13 @@ class Readers:
         if settings.REGISTRY_PUBLIC_READ or not event.owners:
             return True
         if self.scopes is None:
-            names = {s.sink_set_by for s in self.by_id.values() if s.sink_set_by}
-            users = get_user_model().objects.filter(username__in=names).prefetch_related("groups")
+            ids = {s.sink_set_by_user_id for s in self.by_id.values() if s.sink_set_by_user_id}
+            users = get_user_model().objects.filter(pk__in=ids).prefetch_related("groups")
             self.scopes = {}
             for user in users:
                 user._registry_teams = frozenset(team.name for team in user.groups.all())
-                self.scopes[user.get_username()] = scope_for(user) if user.is_active else NO_TEAM
-        scope = self.scopes.get(subscription.sink_set_by) or NO_TEAM
+                self.scopes[user.pk] = scope_for(user) if user.is_active else NO_TEAM
+        scope = self.scopes.get(subscription.sink_set_by_user_id) or NO_TEAM
         return scope.may_read(event.owners if isinstance(event.owners, dict) else {})
 
 

@@ -21,10 +21,10 @@ def readable(queryset: QuerySet, user) -> QuerySet:
     """The subscriptions of `queryset` that `user` reads (see the module docstring)."""
     if settings.REGISTRY_PUBLIC_READ or permissions.is_registry_admin(user):
         return queryset
-    name = user.get_username() if user is not None and getattr(user, "pk", None) and user.is_active else None
-    if not name:
+    if user is None or not getattr(user, "pk", None) or not user.is_active:
         return queryset.none()
-    return queryset.filter(Q(created_by=name) | Q(sink_set_by=name))
+    # by id: a user made again under a deleted one's name reads none of the first one's
+    return queryset.filter(Q(created_by_user=user.pk) | Q(sink_set_by_user=user.pk))
 
 
 def subscription_page(page: PageRequest, user):

@@ -86,7 +86,8 @@ def may_change(actor, subscription: Subscription) -> bool:
         return True
     if not getattr(actor, "is_active", False) or not getattr(actor, "pk", None):
         return False
-    return actor.get_username() in {subscription.created_by, subscription.sink_set_by} - {None, ""}
+    # the users themselves (by id), not their names: a user made again under a deleted one's name is someone else
+    return actor.pk in {subscription.created_by_user_id, subscription.sink_set_by_user_id} - {None}
 
 
 def refusal(sid: str) -> Problem:
@@ -108,6 +109,11 @@ def _context(ctx: WriteContext | None) -> WriteContext:
     return ctx if ctx is not None else WriteContext(door="system")
 
 
+def _user(ctx: WriteContext):
+    """The signed-in user a write is made for (None: the system)."""
+    return ctx.actor if getattr(ctx.actor, "pk", None) else None
+
+
 @transaction.atomic
 def create_subscription(*, data: dict, ctx: WriteContext | None = None, limits: dict | None = None) -> Subscription:
     """POST /subscriptions: the id in the body is ignored; the server assigns one. `limits`: the admin's
@@ -116,13 +122,15 @@ def create_subscription(*, data: dict, ctx: WriteContext | None = None, limits: 
     if isinstance(data, dict):
         data = with_masked_values_kept(data, None, None)  # *** with nothing stored to keep is refused
     fields = _validated(data)
-    check_readable(fields["filters"], ctx.user)
+    check_readable(fields["filters"], ctx.actor)
     subscription = Subscription.objects.create(
         **fields,
         **_limits(limits),
         status=_initial_status(fields["protocol"]),
         created_by=ctx.user,
         sink_set_by=ctx.user,
+        created_by_user=_user(ctx),
+        sink_set_by_user=_user(ctx),
     )
     audit.record_now(ctx, path_of(subscription.pk), "create")
     _after_commit_validate(subscription)
@@ -181,7 +189,7 @@ def put_subscription(
         subscription.protocolsettings if subscription is not None else None,
     )
     fields = _validated(data)
-    check_readable(fields["filters"], ctx.user)
+    check_readable(fields["filters"], ctx.actor)
     if subscription is None:
         subscription = Subscription.objects.create(
             id=sid,
@@ -190,6 +198,8 @@ def put_subscription(
             status=_initial_status(fields["protocol"]),
             created_by=ctx.user,
             sink_set_by=ctx.user,
+            created_by_user=_user(ctx),
+            sink_set_by_user=_user(ctx),
         )
         audit.record_now(ctx, path_of(sid), "create")
         _after_commit_validate(subscription)
@@ -203,7 +213,7 @@ def put_subscription(
     # receives what the subscription matches, so the deliveries follow their rights from now on
     destination = ("protocol", "sink", "protocolsettings")
     if any(getattr(subscription, key) != fields[key] for key in destination):
-        subscription.sink_set_by = ctx.user
+        subscription.sink_set_by, subscription.sink_set_by_user = ctx.user, _user(ctx)
     for key, value in {**fields, **_limits(limits)}.items():
         setattr(subscription, key, value)
     if revalidate:
