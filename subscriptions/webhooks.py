@@ -1,7 +1,9 @@
 """The CloudEvents webhook abuse-protection handshake (HTTP 1.1 Web Hooks for Event Delivery, section 4).
 
 Before an HTTP subscription becomes active, the sink is asked with `OPTIONS` and `WebHook-Request-Origin`;
-it must answer 2xx with `WebHook-Allowed-Origin` naming our origin (or `*`).
+it must answer 2xx with `WebHook-Allowed-Origin` naming our origin (or `*`). A refusal's status reason (shown in
+the answer to the POST that created the subscription) says what the sink answered and what it must answer: a
+plain webhook receiver knows nothing of the handshake.
 """
 
 from __future__ import annotations
@@ -47,9 +49,20 @@ def validate(subscription: Subscription) -> str:
     if 200 <= status < 300 and (origin() in allowed or "*" in allowed):
         system_sets_status(subscription, Subscription.Status.ACTIVE, "")
     else:
-        system_sets_status(
-            subscription,
-            Subscription.Status.FAILED,
-            f"handshake refused: HTTP {status}, WebHook-Allowed-Origin {allowed_header!r}",
-        )
+        system_sets_status(subscription, Subscription.Status.FAILED, refusal(subscription, status, allowed_header))
     return subscription.status
+
+
+def refusal(subscription: Subscription, status: int, allowed_header: str | None) -> str:
+    """Why the sink's answer to the handshake is a refusal, and the answer that would have been an acceptance."""
+    if not 200 <= status < 300:
+        answered = f"the sink answered the handshake's OPTIONS request with HTTP {status}"
+    elif allowed_header is None:
+        answered = f"the sink's answer to the handshake's OPTIONS request (HTTP {status}) has no WebHook-Allowed-Origin"
+    else:
+        answered = f"the sink's WebHook-Allowed-Origin {allowed_header!r} does not name this registry ({origin()!r})"
+    return (
+        f"handshake refused: {answered}. The CloudEvents webhook abuse-protection handshake: the receiver answers an "
+        f"OPTIONS request carrying 'WebHook-Request-Origin: {origin()}' with a 2xx status and the header "
+        f"'WebHook-Allowed-Origin: {origin()}' (or '*'); then POST /subscriptions/{subscription.pk}/revalidate"
+    )

@@ -12,7 +12,8 @@ class Sink:
     def __init__(self):
         self.requests: list[dict] = []
         self.statuses: list[int] = []
-        self.handshake = "allow"  # allow | refuse
+        # allow | refuse (2xx without WebHook-Allowed-Origin) | other (another origin allowed) | a status (no header)
+        self.handshake: str | int = "allow"
         self.headers: dict[str, str] = {}
         self.delay = 0.0
         self.server = None
@@ -37,9 +38,11 @@ def serve(state: Sink):
             state.requests.append(
                 {"method": "OPTIONS", "headers": {k.lower(): v for k, v in self.headers.items()}, "body": b""}
             )
-            self.send_response(200)
+            self.send_response(state.handshake if isinstance(state.handshake, int) else 200)
             if state.handshake == "allow":
                 self.send_header("WebHook-Allowed-Origin", self.headers.get("WebHook-Request-Origin", "*"))
+            elif state.handshake == "other":
+                self.send_header("WebHook-Allowed-Origin", "elsewhere.example")
             self.end_headers()
 
         def _receive(self):

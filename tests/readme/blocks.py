@@ -9,7 +9,8 @@ Every fenced block opened with ```sh is a block of commands. An HTML comment on 
   of 5672; `needs xrcg`: once the harness made `.venv-xrcg`; `needs java`: only where Java is installed.
 
 Ports written in the README are replaced by the ones the test uses (8000: the server `make run` started;
-5672: the RabbitMQ node; 9092 and 7077: free ports for the Kafka broker and the Spark master a block starts).
+5672: the RabbitMQ node; 9092, 7077 and 9999: free ports for the Kafka broker, the Spark master and the webhook
+receiver a block starts).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 FENCE = re.compile(r"^```sh\s*$")
 TAG = re.compile(r"^<!--\s*readme-test:\s*(.*?)\s*-->\s*$")
 NEEDS = {"rabbitmq", "xrcg", "java"}
-PORTS = ("8000", "5672", "9092", "7077")
+PORTS = ("8000", "5672", "9092", "7077", "9999")
 HOST_PORT = re.compile(r"\b(127\.0\.0\.1|localhost):(" + "|".join(PORTS) + r")\b")
 PORT_FLAG = re.compile(r"(--port\s+)(" + "|".join(PORTS) + r")\b")
 

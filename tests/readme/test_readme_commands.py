@@ -135,7 +135,7 @@ def test_every_readme_shell_block_runs_against_a_live_server(tmp_path):
             capture_output=True,
             text=True,
         ).stdout.split()[2]
-        ports = {"8000": port, "9092": free_port(), "7077": free_port()}
+        ports = {"8000": port, "9092": free_port(), "7077": free_port(), "9999": free_port()}
         available = {"java"} if shutil.which("java") else set()
         unavailable: dict[str, str] = {}
         needed = set().union(*(b.needs for b in blocks if b.skip is None))
