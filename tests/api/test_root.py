@@ -170,7 +170,7 @@ def test_import_document_all_or_nothing(su):
     response = su.generic("POST", "/", json.dumps(IMPORT_DOC), content_type="application/json")
     assert response.status_code == 200, response.content
     report = response.json()
-    assert set(report) == {"created", "updated", "unchanged", "warnings"}
+    assert set(report) == {"created", "updated", "unchanged", "warnings", "teamsCreated"}
     assert "/schemaGroups/ig" in report["created"]
     assert "/schemaGroups/ig/schemas/s1/versions/1" in report["created"]
     assert "/definitionGroups/idg" in report["created"]
