@@ -43,7 +43,7 @@ class MultipleFileField(forms.FileField):
 
 
 class AsyncAPIImportForm(forms.Form):
-    documents = MultipleFileField(help_text="AsyncAPI 2.6 or 3.0 documents (.yaml, .yml, .json)")
+    documents = MultipleFileField(help_text="AsyncAPI 2.6, 3.0 or 3.1 documents (.yaml, .yml, .json)")
     files = MultipleFileField(
         required=False, help_text="the files their $refs name (schemas, traits), matched by file name"
     )

@@ -4,10 +4,11 @@ options as a server's protocol and bindings: the reverse of `protocols.py`."""
 
 from __future__ import annotations
 
+from .protocols import binding_version, const_of
+
 CE_PREFIX = {"KAFKA": "ce_", "HTTP": "ce-", "AMQP": "cloudEvents:", "MQTT": "", "NATS": "ce-"}
-# the message binding (and its version in the AsyncAPI 3.0 schema) that says which protocol a message is for
+# the message binding (its version: protocols.BINDING_VERSIONS) that says which protocol a message is for
 PROTOCOL_BINDINGS = {"KAFKA": "kafka", "MQTT": "mqtt", "AMQP": "amqp", "HTTP": "http", "NATS": "nats"}
-BINDING_VERSIONS = {"kafka": "0.5.0", "mqtt": "0.2.0", "amqp": "0.3.0", "http": "0.3.0", "nats": "0.1.0"}
 
 
 def protocol_family(message: dict) -> str | None:
@@ -91,14 +92,29 @@ def server_bindings(family: str, options: dict) -> dict:
     return out
 
 
+def kept_bindings(attributes: dict) -> dict:
+    """The bindings an import kept in an entity's `asyncapibindings` (protocol -> binding object)."""
+    kept = attributes.get("asyncapibindings")
+    if not isinstance(kept, dict):
+        return {}
+    return {name: dict(binding) for name, binding in kept.items() if isinstance(binding, dict)}
+
+
 def message_bindings(message: dict) -> dict:
-    """The message binding of its protocol (present even when empty: it says which protocol it is for)."""
+    """The message's bindings: those its import kept, and the binding of its protocol (present even when empty: it
+    says which protocol the message is for) with the fields its protocol options give."""
+    out = kept_bindings(message)
     family = protocol_family(message)
     name = PROTOCOL_BINDINGS.get(family or "")
     if name is None:
-        return {}
-    binding = binding_fields(message)
-    return {name: {**binding, "bindingVersion": BINDING_VERSIONS[name]}}
+        return out
+    kept = out.get(name, {})
+    fields = binding_fields(message)
+    if "key" in fields and const_of(kept.get("key")) == fields["key"]["const"]:
+        del fields["key"]  # the key schema as the import read it says the same, and more
+    binding = {**kept, **fields}
+    out[name] = {**binding, "bindingVersion": kept.get("bindingVersion", binding_version(name, binding))}
+    return out
 
 
 def binding_fields(message: dict) -> dict:

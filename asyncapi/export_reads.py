@@ -146,8 +146,10 @@ def message_groups(gids: list[str], base_urls=(), *, missing_ok: bool = False) -
             document = _json(resource.latest)
             if not isinstance(document, dict):
                 continue
-            # the shared attributes (name, description, tags, docs) are the version's, the rest its document
-            document = {**version_attributes(resource.latest), **document}
+            # the shared attributes (name, description, tags, docs) are the version's, in their 1.0 names (labels,
+            # documentation), the rest its document
+            shared = {COMMON_V10.get(k, k): v for k, v in version_attributes(resource.latest).items()}
+            document = {**shared, **document}
             message = definition_to_v10({k: v for k, v in document.items() if k != "id"})
             groups[resource.group.gid].messages[resource.rid] = message
             if isinstance(message.get("dataschemauri"), str):

@@ -1,4 +1,4 @@
-"""AsyncAPI 3.0 documents of message groups and endpoints (docs/asyncapi.md, "Export").
+"""AsyncAPI 3.0 (or 3.1, on request) documents of message groups and endpoints (docs/asyncapi.md, "Export").
 
 The shape follows xrcg's `asyncapi` templates, so that the two describe the same thing: a channel per message
 group (its key the group id without dots), a component message per message (its id without dots, in PascalCase),
@@ -15,11 +15,13 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from registry import owners
 from registry.attributes import version_sort_key
 
 from . import export_bindings as bindings
 from .export_reads import Endpoint, MessageGroup, SchemaVersion
 from .payloads import registry_format
+from .validators.specs import VERSIONS, valid_part
 
 KEY = re.compile(r"[^A-Za-z0-9_\-]")
 COMPONENT_KEY = re.compile(r"[^A-Za-z0-9_.\-]")
@@ -37,6 +39,14 @@ TYPE_SCHEMAS = {
     "string": {"type": "string"},
 }
 ROLE_ACTIONS = {"producer": "send", "consumer": "receive"}
+# an endpoint's attributes that its servers say (the message groups: by the channels that list the server), or
+# that an export does not carry (its owners: an import keeps the stored ones); the others are carried whole in
+# `x-xregistry-attributes` (usage, URIs, options, envelope, ...: a server says them only in part)
+SERVER_SAYS = {"protocol", "description", "messagegroups", owners.ATTRIBUTE}
+# the AsyncAPI versions an export is written in (the 3.x versions whose official schema is shipped, which the
+# exports are tested against); 3.1 adds nothing this export writes, so the two differ by their `asyncapi` only
+EXPORT_VERSIONS = tuple(v for v in VERSIONS if v.startswith("3."))
+DEFAULT_EXPORT_VERSION = "3.0.0"
 
 
 def pascal(text: str) -> str:
@@ -125,11 +135,22 @@ def documented(out: dict, attrs: dict) -> None:
         out["x-xregistry-labels"] = attrs["labels"]
 
 
+def split_bindings(value: dict, version: str, definition: str) -> tuple[dict, dict]:
+    """(bindings valid in AsyncAPI `version`, the others): an import keeps bindings as written, which an older
+    version's schema let through (a 2.6 binding of a version or a field 3.x refuses); the export writes those in
+    `x-xregistry-bindings`, which an import reads back, so that the document stays valid."""
+    valid, other = {}, {}
+    for name, binding in value.items():
+        (valid if valid_part({name: binding}, version, definition) else other)[name] = binding
+    return valid, other
+
+
 class Exporter:
-    def __init__(self, role: str):
+    def __init__(self, role: str, version: str = DEFAULT_EXPORT_VERSION):
         self.role = role
         self.action = ROLE_ACTIONS[role]
-        self.doc: dict = {"asyncapi": "3.0.0"}
+        self.version = version
+        self.doc: dict = {"asyncapi": version}
         self.servers: dict = {}
         self.channels: dict = {}
         self.operations: dict = {}
@@ -169,9 +190,14 @@ class Exporter:
             if isinstance(attrs.get("description"), str) and attrs["description"]:
                 server["description"] = attrs["description"]
             server_bindings = bindings.server_bindings(family.upper(), attrs.get("protocoloptions") or {})
+            # those the export's version refuses are left out: `x-xregistry-attributes` carries the options whole
+            server_bindings, _ = split_bindings(server_bindings, self.version, "serverBindingsObject")
             if server_bindings:
                 server["bindings"] = server_bindings
             server["x-xregistry-endpoint"] = endpoint.eid
+            carried = {k: v for k, v in attrs.items() if k not in SERVER_SAYS}
+            if carried:
+                server["x-xregistry-attributes"] = carried  # what a server cannot say, for an import back
             self.servers[key] = server
             keys.append(key)
         self.server_keys[endpoint.eid] = keys
@@ -233,9 +259,6 @@ class Exporter:
         return out
 
     def message(self, group: MessageGroup, mid: str, message: dict, address_written: bool) -> str:
-        key = message_key(mid)
-        if key in self.messages and self.messages[key].get("x-xregistry-message") != mid:
-            key = f"{channel_key(group.gid)}_{key}"
         out: dict = {"name": mid}
         if isinstance(message.get("name"), str) and message["name"] != mid:
             out["title"] = message["name"]
@@ -252,23 +275,39 @@ class Exporter:
         payload = self.payload(mid, message, group.schemas.get(mid))
         if payload:
             out["payload"] = payload
-        message_bindings = bindings.message_bindings(message)
+        message_bindings, other = split_bindings(
+            bindings.message_bindings(message), self.version, "messageBindingsObject"
+        )
         if message_bindings:
             out["bindings"] = message_bindings
+        if other:
+            out["x-xregistry-bindings"] = other
         if isinstance(message.get("protocol"), str):
             out["x-xregistry-protocol"] = message["protocol"]
             rest = bindings.unexpressed_options(message, address_written)
             if rest:
                 out["x-xregistry-protocoloptions"] = rest
         if isinstance(message.get("envelope"), str) and message["envelope"].lower().startswith("cloudevents"):
+            # a trait's summary or description would be the description of every message that has none when the
+            # document is read (traits apply to what the message leaves out): the trait says what it is by its tag
             self.traits["CloudEvents"] = {
                 "name": "cloudevents",
-                "summary": "CloudEvents binary content mode: the context attributes are headers "
-                "(https://github.com/cloudevents/spec)",
+                "tags": [
+                    {
+                        "name": "cloudevents",
+                        "description": "CloudEvents binary content mode: the context attributes are headers",
+                        "externalDocs": {"url": "https://github.com/cloudevents/spec"},
+                    }
+                ],
             }
             out["traits"] = [{"$ref": "#/components/messageTraits/CloudEvents"}]
         documented(out, message)
         out["x-xregistry-message"] = mid
+        # one component for the same message in several groups; a message of the same id that says something
+        # else (another group's) gets a key of its own
+        key = message_key(mid)
+        if self.messages.get(key, out) != out:
+            key = f"{channel_key(group.gid)}_{key}"
         self.messages[key] = out
         return key
 
@@ -286,6 +325,13 @@ class Exporter:
             channel["title"] = name
         if isinstance(group.attributes.get("description"), str) and group.attributes["description"]:
             channel["description"] = group.attributes["description"]
+        channel_bindings, other = split_bindings(
+            bindings.kept_bindings(group.attributes), self.version, "channelBindingsObject"
+        )
+        if channel_bindings:
+            channel["bindings"] = channel_bindings
+        if other:
+            channel["x-xregistry-bindings"] = other
         channel["messages"] = {}
         self.channels[ckey] = channel
         servers = [key for endpoint in endpoints for key in self.server(endpoint)]
@@ -345,11 +391,17 @@ def uses(endpoint: Endpoint, role: str) -> bool:
 
 
 def export_asyncapi(
-    *, groups: list[tuple[MessageGroup, list[Endpoint]]], endpoints: list[Endpoint], role: str, title: str
+    *,
+    groups: list[tuple[MessageGroup, list[Endpoint]]],
+    endpoints: list[Endpoint],
+    role: str,
+    title: str,
+    version: str = DEFAULT_EXPORT_VERSION,
 ) -> dict:
-    """The AsyncAPI 3.0 document of message groups (each with the endpoints that reference it) and endpoints
-    (each with its message groups), from the point of view of `role` (`producer`: send, `consumer`: receive)."""
-    exporter = Exporter(role)
+    """The AsyncAPI document (`version`, one of EXPORT_VERSIONS) of message groups (each with the endpoints that
+    reference it) and endpoints (each with its message groups), from the point of view of `role` (`producer`:
+    send, `consumer`: receive)."""
+    exporter = Exporter(role, version)
     for group, referrers in groups:
         exporter.group(group, [e for e in referrers if uses(e, role)])
     for endpoint in endpoints:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from catalog.xr10 import message_to_v05
 from endpoints.xr10 import endpoint_to_v05
+from registry import owners
 
 from . import protocols
 from .model import Channel, Document, Message
@@ -119,10 +120,17 @@ def declaration(schema, required: bool) -> dict:
     return out
 
 
+def is_kafka(definition: dict) -> bool:
+    """Whether a mapped definition (0.5 shape) is a Kafka message: its format, or its protocol beside an envelope."""
+    return str(definition.get("format", "")).lower().startswith("kafka/") or definition.get("protocol") == "KAFKA"
+
+
 @dataclass
 class Mapped:
     document: dict
     places: dict[str, str] = field(default_factory=dict)  # entity path (0.5 names) -> AsyncAPI place
+    # endpoints an export described: they keep the stored message groups this document does not name
+    exported_endpoints: set[str] = field(default_factory=set)
 
 
 class Mapper:
@@ -137,6 +145,7 @@ class Mapper:
         self.places: dict[str, str] = {}
         self.schemas: dict[tuple[str, str], dict] = {}  # (group, schema) -> {format, document, place, version}
         self.group_of: dict[str, str] = {}  # channel key -> group id
+        self.exported_endpoints: set[str] = set()  # endpoints of servers an export wrote (`x-xregistry-attributes`)
 
     def exact(self, xid: str) -> str:
         """An id this server wrote in an export (`x-xregistry-*`): kept, under the prefix only when one is given."""
@@ -226,9 +235,18 @@ class Mapper:
         return fmt, reference or f"/schemagroups/{sg}/schemas/{sid}"
 
     # messages and groups ------------------------------------------------------------------------------------
+    def channel_servers(self, channel: Channel) -> list[str]:
+        """The keys of the servers a channel is on: those it lists, else every server of the document (AsyncAPI),
+        except the servers an export of this registry wrote (`x-xregistry-endpoint`): an export lists each
+        channel's servers, so a channel it wrote without any is on none of them (its group has no endpoint of the
+        export's role)."""
+        if channel.servers is not None:
+            return channel.servers
+        return [key for key, server in self.doc.servers.items() if not server.xregistry_id]
+
     def channel_protocol(self, channel: Channel) -> str | None:
         """The registry protocol of every server the channel is on, when they agree on a known one."""
-        keys = channel.servers if channel.servers is not None else list(self.doc.servers)
+        keys = self.channel_servers(channel)
         names = {
             protocols.registry_protocol(self.doc.servers[k].protocol, self.doc.servers[k].protocol_version)
             for k in keys
@@ -261,6 +279,11 @@ class Mapper:
             attrs["protocol"] = protocol
             options = protocols.message_options(fam, channel.address, channel, message, operations, others)
             attrs["protocoloptions"] = protocols.with_extra(options, message.xregistry_options)
+        kept = protocols.kept_message_bindings(
+            message.bindings, protocol.split("/")[0].upper() if protocol else None, attrs.get("protocoloptions") or {}
+        )
+        if kept:
+            attrs["asyncapibindings"] = kept
         schema = self.schema_for(channel, message)
         if schema:
             attrs["dataschemaformat"], attrs["dataschemauri"] = schema
@@ -273,8 +296,13 @@ class Mapper:
     def groups(self) -> None:
         taken: dict[str, str] = {}
         groups = {}
-        for channel in self.doc.channels.values():
-            gid = self.exact(channel.xregistry_id) if channel.xregistry_id else join(self.prefix, to_id(channel.key))
+        channels = [*self.doc.channels.values(), *([self.doc.unused] if self.doc.unused else [])]
+        for channel in channels:
+            gid = (
+                self.exact(channel.xregistry_id)
+                if channel.xregistry_id
+                else join(self.prefix, to_id(channel.name or channel.key))
+            )
             base, n = gid, 1
             while gid.lower() in taken:
                 n += 1
@@ -293,6 +321,9 @@ class Mapper:
                 group["name"] = channel.title
             if channel.description or channel.summary:
                 group["description"] = channel.description or channel.summary
+            kept = protocols.kept_channel_bindings(channel, any(map(is_kafka, definitions.values())))
+            if kept:
+                group["asyncapibindings"] = kept
             formats = {json.dumps(d.get("format")) for d in definitions.values()}
             if len(formats) == 1 and definitions and next(iter(definitions.values())).get("format"):
                 group["format"] = next(iter(definitions.values()))["format"]
@@ -325,11 +356,7 @@ class Mapper:
                 operations = [
                     o
                     for o in self.doc.operations.values()
-                    if o.action == action
-                    and (
-                        self.doc.channels[o.channel].servers is None
-                        or server.key in self.doc.channels[o.channel].servers
-                    )
+                    if o.action == action and server.key in self.channel_servers(self.doc.channels[o.channel])
                 ]
                 if operations:
                     roles.append((role, operations))
@@ -356,6 +383,14 @@ class Mapper:
                         groups.append(f"/messagegroups/{gid}")
                 if options:
                     attrs["protocoloptions"] = options
+                if server.xregistry_attributes is not None:
+                    # an export's endpoint: its attributes as carried (usage, URIs, options, envelope, ...) rather
+                    # than what the server says of them in part; its message groups are those of this document
+                    # added to the stored ones (an export of some groups lists no other)
+                    attrs = {k: v for k, v in attrs.items() if k in ("protocol", "description")}
+                    carried = server.xregistry_attributes
+                    attrs.update({k: v for k, v in carried.items() if k not in ("messagegroups", owners.ATTRIBUTE)})
+                    self.exported_endpoints.add(eid)
                 attrs["messagegroups"] = groups
                 endpoints[eid] = {"id": eid, **endpoint_to_v05(attrs)}
                 self.places[f"/endpoints/{eid}"] = str(server.loc)
@@ -366,7 +401,7 @@ class Mapper:
         self.groups()
         self.schema_groups()
         self.endpoints()
-        return Mapped(self.out, self.places)
+        return Mapped(self.out, self.places, self.exported_endpoints)
 
 
 def map_document(doc: Document, resolver: Resolver, *, prefix: str | None = None) -> Mapped:

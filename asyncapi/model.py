@@ -1,4 +1,4 @@
-"""One shape for AsyncAPI 2.6 and 3.0 documents, as the importer reads them (`reading.py` fills it).
+"""One shape for AsyncAPI 2.6 and 3.x documents, as the importer reads them (`reading.py` fills it).
 
 3.0 words are used for both: channels hold messages, operations `send` or `receive` messages of a channel.
 A 2.6 `subscribe` operation is a `send` (the application sends), a `publish` a `receive`, as the AsyncAPI 2-to-3
@@ -23,6 +23,7 @@ class Server:
     bindings: dict  # protocol name -> binding object (references followed)
     loc: Loc
     xregistry_id: str | None = None  # `x-xregistry-endpoint`, as this server's exports write it
+    xregistry_attributes: dict | None = None  # `x-xregistry-attributes`: the endpoint's, as an export carries them
 
 
 @dataclass
@@ -73,6 +74,7 @@ class Channel:
     xregistry_id: str | None = None  # `x-xregistry-messagegroup`
     documentation: str | None = None  # externalDocs.url
     labels: dict | None = None  # `x-xregistry-labels`
+    name: str | None = None  # what its group's id is made of, when not its key
 
 
 @dataclass
@@ -88,7 +90,7 @@ class Operation:
 @dataclass
 class Document:
     name: str  # the source's name (file name), for errors
-    version: str  # "2.6.0" or "3.0.0"
+    version: str  # "2.6.0", "3.0.0", "3.1.0"
     title: str
     info_version: str
     description: str | None
@@ -97,3 +99,5 @@ class Document:
     channels: dict[str, Channel] = field(default_factory=dict)
     operations: dict[str, Operation] = field(default_factory=dict)
     schema_groups: dict[str, dict] = field(default_factory=dict)  # `x-xregistry-schemagroups`: their attributes
+    # the component messages no channel holds, as a channel of no address on no server (None: there are none)
+    unused: Channel | None = None

@@ -9,6 +9,11 @@ endpoint options, and a message's protocol options (the xRegistry 1.0 names of `
 | `http`, `https` | `HTTP` | `http://host/path`, `https://...` |
 | `nats` | `NATS` | `nats://host:port` (port 4222 when none is given) |
 | anything else (`ws`, `jms`, ...) | its name (`/protocolVersion`), an extension protocol | `NAME://host/path` |
+
+What a channel's and a message's bindings say that no registry attribute holds (a Kafka key schema, a topic's
+partitions, replicas and configuration, an AMQP queue's properties, ...) is kept as written, in the extension
+attribute `asyncapibindings` of the message group and of the message (`kept_channel_bindings`,
+`kept_message_bindings`), so that an export writes it back.
 """
 
 from __future__ import annotations
@@ -33,6 +38,18 @@ DEFAULT_PORTS = {"kafka": 9092, "SSL": 9093, "nats": 4222}
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
 KAFKA_TOPIC = re.compile(r"^[A-Za-z0-9._\-]+$")
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+# the `bindingVersion` of each message binding an export writes (the newest the AsyncAPI 3.0 schema knows)
+BINDING_VERSIONS = {"kafka": "0.5.0", "mqtt": "0.2.0", "amqp": "0.3.0", "http": "0.3.0", "nats": "0.1.0"}
+# message binding fields that become protocol options: family -> (binding field, option path)
+MAPPED_MESSAGE_FIELDS = {
+    "KAFKA": (("key", ("key",)),),
+    "MQTT": (
+        ("payloadFormatIndicator", ("payload_format_indicator",)),
+        ("messageExpiryInterval", ("message_expiry_interval",)),
+        ("responseTopic", ("response_topic",)),
+    ),
+    "AMQP": (("contentEncoding", ("properties", "content-encoding")),),
+}
 
 
 def family(protocol: str) -> str | None:
@@ -119,6 +136,67 @@ def _operation_binding(operations, protocol: str) -> dict:
     return {}
 
 
+AVRO_TYPES = {"record", "enum", "fixed", "map"}  # Avro's complex types that JSON Schema has not
+
+
+def binding_version(name: str, binding: dict) -> str | None:
+    """The `bindingVersion` an export writes for a message binding: the newest the AsyncAPI 3.0 schema knows, but
+    Kafka 0.4.0 for a key that is an Avro schema (0.5.0 allows a JSON Schema only)."""
+    key = binding.get("key")
+    if name == "kafka" and (isinstance(key, list) or isinstance(key, dict) and key.get("type") in AVRO_TYPES):
+        return "0.4.0"
+    return BINDING_VERSIONS.get(name)
+
+
+def kafka_topic(channel, address: str | None) -> str | None:
+    """The Kafka topic of a channel: its kafka binding's `topic`, else its address, when it is a topic name."""
+    topic = (channel.bindings.get("kafka") or {}).get("topic") or address
+    if isinstance(topic, str) and KAFKA_TOPIC.fullmatch(without_placeholders(topic)) and len(topic) <= 249:
+        return topic
+    return None
+
+
+def kept_channel_bindings(channel, kafka: bool) -> dict:
+    """A channel's bindings as written, less the Kafka `topic` its messages' options hold (`kafka`: they are
+    Kafka messages): what the message group keeps in `asyncapibindings`."""
+    out = {name: dict(binding) for name, binding in channel.bindings.items()}
+    topic = (out.get("kafka") or {}).get("topic")
+    if kafka and topic is not None and topic == kafka_topic(channel, None):
+        del out["kafka"]["topic"]
+        if not out["kafka"]:
+            del out["kafka"]
+    return out
+
+
+def _option(options: dict, path: tuple):
+    value = options
+    for name in path:
+        value = value.get(name) if isinstance(value, dict) else None
+    return value.get("value") if isinstance(value, dict) and set(value) == {"value"} else value
+
+
+def kept_message_bindings(bindings: dict, fam: str | None, options: dict) -> dict:
+    """A message's bindings as written, less what its protocol options hold: the fields of its protocol's
+    binding that became options (a Kafka key schema that says one value only), and a `bindingVersion` equal to
+    the one an export writes. What the message keeps in `asyncapibindings`."""
+    out = {name: dict(binding) for name, binding in bindings.items()}
+    own = out.get((fam or "").lower())
+    if own is None:
+        return out
+    for field, path in MAPPED_MESSAGE_FIELDS.get(fam or "", ()):
+        if field not in own or _option(options, path) is None:
+            continue
+        value = own[field]
+        if field == "key" and not (isinstance(value, dict) and set(value) - {"type"} <= {"const", "enum"}):
+            continue  # a key schema that says more than its one value: kept whole
+        del own[field]
+    if own.get("bindingVersion") == binding_version(fam.lower(), own):
+        del own["bindingVersion"]
+    if not own:
+        del out[fam.lower()]
+    return out
+
+
 def message_options(fam: str, address: str | None, channel, message, operations, headers: list) -> dict:
     """A message's `protocoloptions` (1.0 names) for protocol family `fam`: the channel's address where the
     protocol has a place for it, the bindings the message spec has names for, and the message's headers (a list
@@ -126,8 +204,8 @@ def message_options(fam: str, address: str | None, channel, message, operations,
     opts: dict = {}
     mb = message.bindings.get(fam.lower(), {}) if isinstance(message.bindings, dict) else {}
     if fam == "KAFKA":
-        topic = (channel.bindings.get("kafka") or {}).get("topic") or address
-        if isinstance(topic, str) and KAFKA_TOPIC.fullmatch(without_placeholders(topic)) and len(topic) <= 249:
+        topic = kafka_topic(channel, address)
+        if topic:
             opts["topic"] = topic
         key = const_of(mb.get("key"))
         if isinstance(key, str) and key:

@@ -1,4 +1,4 @@
-"""An AsyncAPI 2.6 or 3.0 document (already valid against its official schema) read into `model.Document`.
+"""An AsyncAPI 2.6 or 3.x document (already valid against its official schema) read into `model.Document`.
 
 References are followed with the resolver of `sources.py`; traits are merged into their message or operation
 (3.0: a trait never overrides what the object itself says; 2.6: JSON Merge Patch in the order given, as each
@@ -11,6 +11,7 @@ import re
 from urllib.parse import urlsplit
 
 from .model import Channel, Document, Message, Operation, Payload, Server
+from .payloads import bundle_json_schema
 from .sources import AsyncAPIError, Loc, Resolver
 
 VARIABLE = re.compile(r"\{([^{}]*)\}")
@@ -76,17 +77,22 @@ class Reader:
 
         return VARIABLE.sub(value, text)
 
-    def bindings(self, node, at: Loc) -> dict:
-        if node is None:
-            return {}
-        obj, loc = self.deref(node, at, "a bindings object")
+    def bindings(self, node, at: Loc, kept=None) -> dict:
+        """A bindings object (protocol -> binding, references inlined), with `kept`: the bindings an export wrote in
+        `x-xregistry-bindings` (of `obj`), which its version's schema would refuse where AsyncAPI puts them."""
         out = {}
+        if isinstance(kept, dict):
+            out.update({k: v for k, v in kept.items() if isinstance(k, str) and isinstance(v, dict)})
+        if node is None:
+            return out
+        obj, loc = self.deref(node, at, "a bindings object")
         for protocol, binding in obj.items():
             if protocol.startswith("x-"):
                 continue
-            value, _ = self.resolver.deref(binding, loc / protocol)
+            value, vloc = self.resolver.deref(binding, loc / protocol)
             if isinstance(value, dict):
-                out[protocol] = value
+                # kept as written with what its `$ref`s name (a Kafka key's Avro schema in a file): inlined
+                out[protocol] = bundle_json_schema(self.resolver, value, vloc)
         return out
 
     def servers(self) -> dict[str, Server]:
@@ -117,6 +123,9 @@ class Reader:
                 bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
                 loc=loc,
                 xregistry_id=obj.get(XREG + "endpoint") if isinstance(obj.get(XREG + "endpoint"), str) else None,
+                xregistry_attributes=obj.get(XREG + "attributes")
+                if isinstance(obj.get(XREG + "attributes"), dict)
+                else None,
             )
         return out
 
@@ -232,7 +241,7 @@ class Reader:
             headers_loc=loc / "headers" if headers is not None else None,
             correlation_id=correlation or None,
             payload=self.payload(obj, loc),
-            bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
+            bindings=self.bindings(obj.get("bindings"), loc / "bindings", obj.get(XREG + "bindings")),
             cloudevents_trait=cloudevents,
             xregistry_id=xid if isinstance(xid, str) else None,
             xregistry_protocol=xprotocol if isinstance(xprotocol, str) else None,
@@ -271,7 +280,7 @@ class Reader:
                 description=self.text(obj, "description"),
                 messages=messages,
                 servers=self.server_keys(obj["servers"], loc / "servers") if obj.get("servers") is not None else None,
-                bindings=self.bindings(obj.get("bindings"), loc / "bindings"),
+                bindings=self.bindings(obj.get("bindings"), loc / "bindings", obj.get(XREG + "bindings")),
                 loc=loc,
                 xregistry_id=xid if isinstance(xid, str) else None,
                 documentation=self.docs(obj, loc),
@@ -381,6 +390,39 @@ class Reader:
         messages[key] = self.message(node, at, key, doc.default_content_type)
         return key
 
+    def unused_messages(self, doc: Document) -> Channel | None:
+        """The messages of `components.messages` that no channel holds (the specification: a component has no
+        effect until something refers to it), as a channel of their own: a registry keeps every message it is
+        given. Keyed as in a channel (2.6: `messageId`, else the component's name)."""
+        components = self.root.get("components")
+        nodes = components.get("messages") if isinstance(components, dict) else None
+        if not isinstance(nodes, dict):
+            return None
+        used = {message.loc for channel in doc.channels.values() for message in channel.messages.values()}
+        messages: dict[str, Message] = {}
+        for key, node in nodes.items():
+            at = self.at / "components" / "messages" / key
+            obj, loc = self.deref(node, at, "a Message Object")
+            if loc in used:
+                continue
+            mkey = (None if self.v3 else self.text(obj, "messageId")) or key
+            if mkey not in messages:
+                messages[mkey] = self.message(node, at, mkey, doc.default_content_type)
+        if not messages:
+            return None
+        return Channel(
+            key="#/components/messages",
+            address=None,
+            title=None,
+            summary=None,
+            description="The messages of the AsyncAPI document's components that no channel holds",
+            messages=messages,
+            servers=[],
+            bindings={},
+            loc=self.at / "components" / "messages",
+            name="components",
+        )
+
     def read(self) -> Document:
         info = self.root["info"]
         doc = Document(
@@ -403,6 +445,7 @@ class Reader:
             for key in channel.servers or []:
                 if key not in doc.servers:
                     raise AsyncAPIError(str(channel.loc / "servers"), f"there is no server {key!r}")
+        doc.unused = self.unused_messages(doc)
         return doc
 
 

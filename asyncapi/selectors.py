@@ -2,7 +2,10 @@
 
 Attributes an AsyncAPI document never carries (labels, documentation, owners, a schema's compatibility level,
 deprecation, ...) stay as they are stored when the document is imported again; a payload whose schema equals the
-stored latest version adds no version, whatever `info.version` says.
+stored latest version adds no version, whatever `info.version` says. What the document says as the store already
+has it is written as the store has it (the order of a message's or schema's keys, a schema's format named by its
+version rather than by the schema), so that an import that changes nothing writes nothing (CONTRACT section 16):
+the services compare what is written with what is stored byte for byte.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from registry.representations import is_json_media_type
 from registry.services.versions import resource_attributes, version_attributes
 
 OWNED = {  # the attributes an AsyncAPI document decides, present or not
-    "definitionGroups": {"id", "name", "description", "format", "definitions"},
+    "definitionGroups": {"id", "name", "description", "format", "definitions", "asyncapibindings"},
     "schemaGroups": {"id", "schemas"},
     "endpoints": {"id", "name", "description", "usage", "config", "format", "definitionGroups"},
 }
@@ -35,6 +38,7 @@ DEFINITION_OWNED = {
     "envelopemetadata",
     "datacontenttype",
     "correlationid",
+    "asyncapibindings",
 }
 
 
@@ -56,6 +60,22 @@ def _same_schema(version: Version, stored_format: str | None, fmt: str, document
     return is_json_media_type(version.media_type) and _json(version) == document
 
 
+def like(value, stored):
+    """`value` with the keys of each of its objects in the order the stored value has them (its other keys after):
+    JSON equal to what is stored is then written as the same bytes."""
+    if isinstance(value, dict) and isinstance(stored, dict):
+        keys = [k for k in stored if k in value] + [k for k in value if k not in stored]
+        return {k: like(value[k], stored.get(k)) for k in keys}
+    if isinstance(value, list) and isinstance(stored, list) and len(value) == len(stored):
+        return [like(v, s) for v, s in zip(value, stored, strict=True)]
+    return value
+
+
+def _replace(entry: dict, value: dict) -> None:
+    entry.clear()
+    entry.update(value)
+
+
 def _keep(stored: dict, data: dict, owned: set) -> None:
     for key, value in stored.items():
         if key not in owned and key not in data:
@@ -67,7 +87,7 @@ def _chunks(values: list, size: int = 500):
         yield values[start : start + size]
 
 
-def with_stored_state(doc: dict) -> None:
+def with_stored_state(doc: dict, *, exported_endpoints: set[str] = frozenset()) -> None:
     """Complete a mapped registry document (in place) with what the store holds that the AsyncAPI document does
     not decide, and drop payload versions equal to their schema's latest stored version. A few queries whatever
     the number of groups (a thousand channels are a thousand groups)."""
@@ -77,11 +97,26 @@ def with_stored_state(doc: dict) -> None:
         for chunk in _chunks(list(groups)):
             stored.update({g.gid: g for g in Group.objects.filter(group_type=plural, gid__in=chunk)})
         for gid, group in stored.items():
-            _keep(stored_attributes(group), groups[gid], owned)
+            attributes = stored_attributes(group)
+            _keep(attributes, groups[gid], owned)
+            if plural == "endpoints":
+                _same_groups_as_stored(groups[gid], attributes, gid in exported_endpoints)
         if plural == "schemaGroups":
             _schemas(stored, groups)
         elif plural == "definitionGroups":
             _definitions(stored, groups)
+
+
+def _same_groups_as_stored(endpoint: dict, stored: dict, exported: bool) -> None:
+    """An endpoint's message groups in their stored order when they are the stored ones (a list that says a set);
+    an endpoint an export described (`exported`) keeps the stored ones the document does not name."""
+    written, kept = endpoint.get("definitionGroups"), stored.get("definitionGroups")
+    if not (isinstance(written, list) and isinstance(kept, list)):
+        return
+    if exported:
+        endpoint["definitionGroups"] = kept + [g for g in written if g not in kept]
+    elif sorted(map(str, written)) == sorted(map(str, kept)):
+        endpoint["definitionGroups"] = kept
 
 
 def _resources(stored: dict[str, Group], groups: dict, rplural: str):
@@ -95,12 +130,33 @@ def _resources(stored: dict[str, Group], groups: dict, rplural: str):
                 yield resource, entries[resource.rid]
 
 
+def _as_stored(entry: dict, version: dict, stored: Version, resource_format: str | None) -> None:
+    """A schema and its version that the store holds, written as stored where they say the same: the format where
+    the store names it (the version, or the schema), the schema document's keys in its stored order."""
+    fmt = entry.get("format")
+    version_format = stored.extensions.get("format")
+    if isinstance(fmt, str):
+        if resource_format and same_format(resource_format, fmt):
+            entry["format"] = resource_format
+        elif not resource_format and version_format and same_format(version_format, fmt):
+            del entry["format"]
+            version["format"] = version_format
+    if isinstance(version.get("schema"), dict | list) and is_json_media_type(stored.media_type):
+        version["schema"] = like(version["schema"], _json(stored))
+
+
 def _schemas(stored: dict[str, Group], groups: dict) -> None:
     found = list(_resources(stored, groups, "schemas"))
     vids: dict[int, set[str]] = {}
     for chunk in _chunks([resource.pk for resource, _ in found]):
         for pk, vid in Version.objects.filter(resource_id__in=chunk).values_list("resource_id", "vid"):
             vids.setdefault(pk, set()).add(vid.lower())
+    written = sorted({(resource.pk, vid) for resource, entry in found for vid in (entry.get("versions") or {})})
+    versions: dict[tuple[int, str], Version] = {}  # the stored versions the document writes again
+    for chunk in _chunks(written):
+        pks, names = {pk for pk, _ in chunk}, {vid for _, vid in chunk}
+        for version in Version.objects.filter(resource_id__in=pks, vid__in=names):
+            versions[version.resource_id, version.vid.lower()] = version
     for resource, entry in found:
         attrs = resource_attributes(resource)
         _keep(attrs, entry, SCHEMA_OWNED)
@@ -109,7 +165,11 @@ def _schemas(stored: dict[str, Group], groups: dict) -> None:
             continue
         ((vid, version),) = entry["versions"].items()
         if vid.lower() in vids.get(resource.pk, set()):
-            continue  # that version is written as the document has it (an update goes through the usual checks)
+            # that version is written as the document has it (an update goes through the usual checks), in the
+            # stored spelling where it says the same
+            if (resource.pk, vid.lower()) in versions:
+                _as_stored(entry, version, versions[resource.pk, vid.lower()], attrs.get("format"))
+            continue
         stored_format = latest.extensions.get("format") or attrs.get("format")
         if _same_schema(latest, stored_format, entry.get("format") or "", version.get("schema")):
             entry["versions"] = {}
@@ -120,6 +180,7 @@ def _definitions(stored: dict[str, Group], groups: dict) -> None:
         document = _json(resource.latest)
         if isinstance(document, dict):
             _keep({**version_attributes(resource.latest), **document}, entry, DEFINITION_OWNED)
+            _replace(entry, like(entry, document))
 
 
 def stored_versions(sg: str, sids: list[str]) -> dict[str, set[str]]:

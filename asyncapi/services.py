@@ -77,7 +77,7 @@ def _component_count(root: dict) -> int:
 
 def read_source(source: Source, *, group_prefix: str | None, max_entities: int) -> tuple[Mapped, dict]:
     """One AsyncAPI document as a mapped registry document, with a summary of it; AsyncAPIError/Problem when it
-    is not a valid AsyncAPI 2.6 or 3.0 document or cannot be mapped."""
+    is not a valid AsyncAPI document of a version in VERSIONS (2.6, 3.0, 3.1) or cannot be mapped."""
     resolver = Resolver(source)
     root = resolver.root
     if not isinstance(root, dict):
@@ -86,7 +86,7 @@ def read_source(source: Source, *, group_prefix: str | None, max_entities: int) 
     if version not in VERSIONS:
         raise AsyncAPIError(
             f"{source.name}#/asyncapi",
-            f"AsyncAPI {version!r} is not supported: the registry imports AsyncAPI {' and '.join(VERSIONS)}",
+            f"AsyncAPI {version!r} is not supported: the registry imports AsyncAPI {', '.join(VERSIONS)}",
         )
     count = _component_count(root)
     if count > max_entities:
@@ -113,8 +113,9 @@ def merge_mapped(parts: list[Mapped]) -> Mapped:
     """The registry documents of several AsyncAPI documents as one; the same entity twice must be the same."""
     if len(parts) == 1:
         return parts[0]
-    out = Mapped(dict(parts[0].document), dict(parts[0].places))
+    out = Mapped(dict(parts[0].document), dict(parts[0].places), set(parts[0].exported_endpoints))
     for part in parts[1:]:
+        out.exported_endpoints |= part.exported_endpoints
         for plural, groups in part.document.items():
             if not isinstance(groups, dict):
                 continue
@@ -270,7 +271,7 @@ def import_asyncapi(
     ctx.binding = "xregistry-1.0"  # the AsyncAPI door speaks the 1.0 binding's names (its answers, its errors)
     report = AsyncAPIReport(documents=summaries, dry_run=dry_run)
     with transaction.atomic():
-        selectors.with_stored_state(mapped.document)
+        selectors.with_stored_state(mapped.document, exported_endpoints=mapped.exported_endpoints)
         _check_compatibility(ctx, mapped.document, mapped.places)
         try:
             result = import_document(ctx, mapped.document)

@@ -1,10 +1,11 @@
 """AsyncAPI at `/registry` (the xRegistry 1.0 binding's door: its errors, its Basic auth):
 
-- `POST /registry/asyncapi[?prefix=P][&dryrun=true]`: import AsyncAPI 2.6 / 3.0 documents (`asyncapi.services`);
+- `POST /registry/asyncapi[?prefix=P][&dryrun=true]`: import AsyncAPI 2.6 / 3.x documents (`asyncapi.services`);
   the body is one document (JSON or YAML), or `multipart/form-data` with `document` parts and the files they refer
   to as `file` parts (named by their file name);
 - `GET /registry/messagegroups/G/asyncapi?role=producer|consumer`, `GET /registry/endpoints/E/asyncapi[?role=...]`
-  and `GET /registry/asyncapi?messagegroup=G&endpoint=E...&role=...`: AsyncAPI 3.0, JSON or YAML by `Accept`.
+  and `GET /registry/asyncapi?messagegroup=G&endpoint=E...&role=...`: AsyncAPI 3.0 (`?version=3.1.0`: 3.1), JSON
+  or YAML by `Accept`.
 
 Thin: the import service (`services.py`), the export's reads (`export_reads.py`) and `exporting.py` do the work.
 """
@@ -29,7 +30,7 @@ from registry.xr10.errors import V1Problem
 from registry.xr10.openapi import ERRORS
 
 from .. import export_reads
-from ..exporting import export_asyncapi
+from ..exporting import DEFAULT_EXPORT_VERSION, EXPORT_VERSIONS, export_asyncapi
 from ..services import import_asyncapi
 from ..sources import Source
 
@@ -51,6 +52,18 @@ def _role(request, default: str = "producer") -> str:
     if role not in ROLES:
         raise V1Problem("bad_flag", f"role must be producer or consumer, not {role!r}", args={"flag": "role"})
     return role
+
+
+def _version(request) -> str:
+    version = request.GET.get("version", DEFAULT_EXPORT_VERSION)
+    if version not in EXPORT_VERSIONS:
+        raise V1Problem(
+            "bad_flag",
+            f"version must be one of {', '.join(EXPORT_VERSIONS)} (the AsyncAPI versions an export is written in), "
+            f"not {version!r}",
+            args={"flag": "version"},
+        )
+    return version
 
 
 def _true(request, name: str) -> bool:
@@ -102,7 +115,7 @@ def uploaded(files) -> callable:
 
 
 DESCRIPTION_IMPORT = (
-    "Imports AsyncAPI 2.6 and 3.0 documents (docs/asyncapi.md): servers become endpoints, channels message groups, "
+    "Imports AsyncAPI 2.6, 3.0 and 3.1 documents (docs/asyncapi.md): servers become endpoints, channels message groups, "
     "messages message definitions (CloudEvents when their headers or traits say so), payloads schemas whose version "
     "is `info.version`. The body is one document (JSON or YAML), or `multipart/form-data` with `document` parts and "
     "the files their `$ref`s name as `file` parts. All or nothing; re-importing the same document changes nothing. "
@@ -111,7 +124,7 @@ DESCRIPTION_IMPORT = (
 )
 REPORT = OpenApiResponse(OpenApiTypes.OBJECT, "{created: [paths], updated: [paths], unchanged: [paths]}")
 ASYNCAPI = {
-    (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "an AsyncAPI 3.0 document"),
+    (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "an AsyncAPI 3.0 (or 3.1) document"),
     (200, "application/yaml"): OpenApiResponse(
         OpenApiTypes.OBJECT, "the same document as YAML (Accept: application/yaml)"
     ),
@@ -121,6 +134,13 @@ ROLE = OpenApiParameter(
 )
 FORMAT = OpenApiParameter(
     "format", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=["json", "yaml"], description="instead of Accept"
+)
+VERSION = OpenApiParameter(
+    "version",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    enum=list(EXPORT_VERSIONS),
+    description=f"the AsyncAPI version of the document (default {DEFAULT_EXPORT_VERSION})",
 )
 
 
@@ -183,18 +203,19 @@ class AsyncAPIView(XRegistryView):
     @extend_schema(
         tags=TAGS,
         operation_id="get_registry_asyncapi",
-        summary="AsyncAPI 3.0 of several message groups and endpoints",
+        summary="AsyncAPI 3.0 or 3.1 of several message groups and endpoints",
         parameters=[
             OpenApiParameter("messagegroup", OpenApiTypes.STR, OpenApiParameter.QUERY, many=True),
             OpenApiParameter("endpoint", OpenApiTypes.STR, OpenApiParameter.QUERY, many=True),
             ROLE,
             FORMAT,
+            VERSION,
         ],
         responses={**ASYNCAPI, **ERRORS},
     )
     def get(self, request):
-        _flags(request, {"messagegroup", "endpoint", "role", "format"})
-        role = _role(request)
+        _flags(request, {"messagegroup", "endpoint", "role", "format", "version"})
+        role, version = _role(request), _version(request)
         gids, eids = request.GET.getlist("messagegroup"), request.GET.getlist("endpoint")
         if not gids and not eids:
             raise V1Problem(
@@ -208,7 +229,9 @@ class AsyncAPIView(XRegistryView):
         endpoints = export_reads.endpoints(eids, bases)
         export_reads.readable(self.read_scope(), named, endpoints, referrers)
         groups = [(g, referrers.get(g.gid, [])) for g in named]
-        document = export_asyncapi(groups=groups, endpoints=endpoints, role=role, title=settings.REGISTRY_NAME)
+        document = export_asyncapi(
+            groups=groups, endpoints=endpoints, role=role, title=settings.REGISTRY_NAME, version=version
+        )
         return asyncapi_response(request, document)
 
 
@@ -218,15 +241,15 @@ class MessageGroupAsyncAPIView(XRegistryView):
     @extend_schema(
         tags=TAGS,
         operation_id="get_registry_messagegroups_asyncapi",
-        summary="AsyncAPI 3.0 of a message group",
+        summary="AsyncAPI 3.0 or 3.1 of a message group",
         description="A channel with the group's messages, an operation per message (`send` for role=producer, "
         "`receive` for consumer), the payload schemas, and the endpoints that reference the group as servers.",
-        parameters=[ROLE, FORMAT],
+        parameters=[ROLE, FORMAT, VERSION],
         responses={**ASYNCAPI, **ERRORS},
     )
     def get(self, request, gid):
-        _flags(request, {"role", "format"})
-        role = _role(request)
+        _flags(request, {"role", "format", "version"})
+        role, version = _role(request), _version(request)
         bases = base_urls(request.build_absolute_uri("/").rstrip("/"))
         (group,) = export_reads.message_groups([gid], bases)
         referrers = export_reads.endpoints_by_group(bases)
@@ -237,6 +260,7 @@ class MessageGroupAsyncAPIView(XRegistryView):
             endpoints=[],
             role=role,
             title=title,
+            version=version,
         )
         return asyncapi_response(request, document)
 
@@ -247,18 +271,19 @@ class EndpointAsyncAPIView(XRegistryView):
     @extend_schema(
         tags=TAGS,
         operation_id="get_registry_endpoints_asyncapi",
-        summary="AsyncAPI 3.0 of an endpoint",
+        summary="AsyncAPI 3.0 or 3.1 of an endpoint",
         description="The endpoint as the server, a channel per message group it references; the role defaults to "
         "the endpoint's usage.",
-        parameters=[ROLE, FORMAT],
+        parameters=[ROLE, FORMAT, VERSION],
         responses={**ASYNCAPI, **ERRORS},
     )
     def get(self, request, eid):
-        _flags(request, {"role", "format"})
+        _flags(request, {"role", "format", "version"})
+        version = _version(request)
         (endpoint,) = export_reads.endpoints([eid], base_urls(request.build_absolute_uri("/").rstrip("/")))
         export_reads.readable(self.read_scope(), [], [endpoint], {})
         usage = endpoint.attributes.get("usage") or []
         role = _role(request, "producer" if "producer" in usage else "consumer")
         title = endpoint.attributes.get("name") or endpoint.eid
-        document = export_asyncapi(groups=[], endpoints=[endpoint], role=role, title=title)
+        document = export_asyncapi(groups=[], endpoints=[endpoint], role=role, title=title, version=version)
         return asyncapi_response(request, document)

@@ -1,4 +1,4 @@
-"""An AsyncAPI document against the official AsyncAPI JSON Schema of its version (2.6.0 or 3.0.0).
+"""An AsyncAPI document against the official AsyncAPI JSON Schema of its version (2.6.0, 3.0.0, 3.1.0).
 
 The schemas are those of the npm package `@asyncapi/specs` (Apache-2.0), shipped in `specs/` with their licence
 and version (`specs/README.md`). `jsonschema` decides and words the errors; `jsonschema-rs` answers first
@@ -23,7 +23,8 @@ from jsonschema.exceptions import best_match
 from catalog.validators.json_references import refuse_retrieval, schema_registry
 
 SPECS = Path(__file__).with_name("specs")
-VERSIONS = {"2.6.0": "2.6.0.json", "3.0.0": "3.0.0.json"}
+# the versions whose schema is shipped in `specs/`: a 3.x schema added there is a version the importer takes
+VERSIONS = {path.stem: path.name for path in sorted(SPECS.glob("*.json"))}
 MAX_ERRORS = 50  # reported per document; the rest are counted
 
 
@@ -40,6 +41,19 @@ def _fast(version: str):
 @functools.cache
 def _full(version: str):
     return jsonschema.Draft7Validator(_schema(version), registry=schema_registry())  # nothing fetched
+
+
+@functools.cache
+def _part(version: str, definition: str):
+    schema = _schema(version)
+    fragment = {"$ref": f"#/definitions/{definition}", "definitions": schema["definitions"]}
+    return jsonschema_rs.Draft7Validator(fragment, retriever=refuse_retrieval)  # nothing fetched
+
+
+def valid_part(value, version: str, definition: str) -> bool:
+    """Whether `value` is valid as the official schema's definition `definition` (`messageBindingsObject`, ...)
+    of AsyncAPI `version`: what an export checks before it writes something kept as an import read it."""
+    return _part(version, definition).is_valid(value)
 
 
 def pointer(path) -> str:

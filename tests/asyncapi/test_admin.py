@@ -74,7 +74,7 @@ def test_import_page_shows_every_error_and_writes_nothing(client, superuser):
     )
     assert response.status_code == 400
     assert b"Nothing was imported" in response.content
-    assert b"adeo.yml#/components/messages/costingRequestV1/payload/schema" in response.content
+    assert b"adeo.yml#/components/messages/costingResponse/bindings/kafka/key" in response.content
     assert snapshot() == before
 
 

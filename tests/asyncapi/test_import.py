@@ -1,5 +1,5 @@
 """AsyncAPI import through `POST /registry/asyncapi` and `manage.py import_asyncapi`: real documents of the AsyncAPI
-specification (2.6 and 3.0, Kafka, MQTT, AMQP) and of the CloudEvents specification become endpoints, message groups,
+specification (2.6, 3.0 and 3.1, Kafka, MQTT, AMQP) and of the CloudEvents specification become endpoints, message groups,
 messages and schemas that both bindings read; the same document again changes nothing; a moved `info.version`
 makes schema versions, not new resources; a changed payload goes through the compatibility checks."""
 

@@ -56,11 +56,11 @@ def test_invalid_documents_name_each_error(su):
     assert snapshot() == before
 
 
-@pytest.mark.parametrize("version", ["2.5.0", "3.1.0", "1.2.0", None])
-def test_versions_other_than_2_6_and_3_0_are_refused(su, version):
+@pytest.mark.parametrize("version", ["2.5.0", "3.2.0", "1.2.0", None])
+def test_versions_the_official_schemas_do_not_know_are_refused(su, version):
     before = snapshot()
     doc = streetlights(asyncapi=version)
-    refused(post_asyncapi(su, doc), 400, "document#/asyncapi", "2.6.0 and 3.0.0")
+    refused(post_asyncapi(su, doc), 400, "document#/asyncapi", "2.6.0, 3.0.0, 3.1.0")
     assert snapshot() == before
 
 
@@ -135,10 +135,16 @@ def test_an_exponential_fan_out_of_refs_is_refused(su):
 
 
 def test_remote_refs_are_refused(su):
-    """The AsyncAPI specification's Adeo example holds remote Avro schemas: refused, naming the first place."""
+    """The AsyncAPI specification's Adeo example holds remote Avro schemas (a message's Kafka key, payloads):
+    refused, naming the first place read."""
     before = snapshot()
     body = refused(
         post_asyncapi(su, document("3.0-adeo-kafka-request-reply.yml")), 400, "REGISTRY_ASYNCAPI_REMOTE_REFS"
+    )
+    assert body["errors"][0]["path"] == "document#/components/messages/costingResponse/bindings/kafka/key"
+    assert "/resources/casestudies/adeo/CostingResponseKey.avsc" in body["detail"]
+    body = refused(
+        post_asyncapi(su, document("3.1-adeo-kafka-request-reply.yml")), 400, "REGISTRY_ASYNCAPI_REMOTE_REFS"
     )
     assert body["errors"][0]["path"] == "document#/components/messages/costingRequestV1/payload/schema"
     assert "https://www.asyncapi.com/resources/casestudies/adeo/CostingRequestPayload.avsc" in body["detail"]

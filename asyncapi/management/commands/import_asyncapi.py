@@ -1,4 +1,4 @@
-"""`manage.py import_asyncapi FILE... [--group-prefix P] [--dry-run] [--user USER]`: import AsyncAPI 2.6 / 3.0
+"""`manage.py import_asyncapi FILE... [--group-prefix P] [--dry-run] [--user USER]`: import AsyncAPI 2.6 / 3.x
 documents (JSON or YAML), all in one transaction, all or nothing. `$ref`s to files are read next to the document that
 holds them. The system imports; `--user USER`: that user, with their rights (an entity they may not write refuses the
 whole import, naming it)."""
@@ -28,7 +28,7 @@ def kind_of(path: str) -> str:
 
 class Command(BaseCommand):
     help = (
-        "Import AsyncAPI 2.6 and 3.0 documents into endpoints, message groups, messages and schemas "
+        "Import AsyncAPI 2.6, 3.0 and 3.1 documents into endpoints, message groups, messages and schemas "
         "(docs/asyncapi.md); prints what was created, updated and left unchanged."
     )
 
