@@ -131,7 +131,9 @@ class ResourceCollectionView(XRegistryView):
         }
         body = {}
         for r in resources:
-            resource = loaded[r.rid]
+            resource = loaded.get(r.rid)
+            if resource is None:  # deleted between the page's read and this one
+                continue
             body[r.rid] = render_resource(
                 base, self.gm, self.rm, group, resource, resource.all_versions, inline, doc=doc_view(request)
             )
@@ -175,6 +177,8 @@ class ResourceView(XRegistryView):
         versions = resource.all_versions
         if self.rm.hasdocument and not details:
             version = default_version(resource, versions)
+            if version is None:  # its versions deleted since the resource was read (its group deleted meanwhile)
+                raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}")
             return document_response(self, group, resource, version, versions, status, resource_form=True)
         data = render_resource(
             self.base_url(),
@@ -248,7 +252,9 @@ class ResourceView(XRegistryView):
         rid, details = split_details(rid)
         vid = writes.post_version(self.context(), self.gm, self.rm, gid, rid, request, details=details)
         group, resource = self.load(gid, rid)
-        version = next(v for v in resource.all_versions if v.vid == vid)
+        version = next((v for v in resource.all_versions if v.vid == vid), None)
+        if version is None:  # deleted since this write committed (its group deleted meanwhile)
+            raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}/versions/{vid}")
         data = version_json(self.base_url(), self.gm, self.rm, group, resource, version, versions=resource.all_versions)
         return json_response(data, status=201, headers={"Location": data["self"]})
 
