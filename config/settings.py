@@ -26,11 +26,23 @@ def env_int(name: str, default: int) -> int:
     return int(value) if value not in (None, "") else default
 
 
+def sqlite_database(name: str) -> dict:
+    """A DATABASES entry of the SQLite file `name`: every transaction begins with BEGIN IMMEDIATE (it waits for the
+    write lock from its first statement, never upgrades a read to a write), writers take turns
+    (registry/sqlite_backend), and a write waits SQLITE_TIMEOUT seconds for its turn, then answers 503
+    (registry.database_errors)."""
+    return {
+        "ENGINE": "registry.sqlite_backend",
+        "NAME": name,
+        "OPTIONS": {"timeout": env_int("SQLITE_TIMEOUT", 20), "transaction_mode": "IMMEDIATE"},
+    }
+
+
 def database_from_url(url: str) -> dict:
     """Turn postgres://user:pass@host:port/name (or sqlite:///path) into a DATABASES entry."""
     parsed = urlparse(url)
     if parsed.scheme in {"sqlite", "sqlite3"}:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": unquote(parsed.path) or ":memory:"}
+        return sqlite_database(unquote(parsed.path) or ":memory:")
     if parsed.scheme not in {"postgres", "postgresql", "pgsql"}:
         raise ValueError(f"DATABASE_URL: unsupported scheme {parsed.scheme!r}")
     entry = {
@@ -152,14 +164,7 @@ if os.environ.get("DATABASE_URL"):
     DATABASES = {"default": database_from_url(os.environ["DATABASE_URL"])}
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": os.environ.get("SQLITE_PATH", str(VAR_DIR / "registry.sqlite3")),
-            # a write waits SQLITE_TIMEOUT seconds for another's lock, then answers 503 (registry.database_errors)
-            "OPTIONS": {"timeout": env_int("SQLITE_TIMEOUT", 20), "transaction_mode": "IMMEDIATE"},
-        }
-    }
+    DATABASES = {"default": sqlite_database(os.environ.get("SQLITE_PATH", str(VAR_DIR / "registry.sqlite3")))}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
