@@ -1,0 +1,631 @@
+"""How the registry's costs grow with its size (issue 40 part B): a registry of N versions made with `spark_import`,
+served by gunicorn with the README's defaults on a throwaway PostgreSQL, and each figure of the issue's table printed
+beside the size and the machine's load average (everything shares this machine's cores: PostgreSQL, gunicorn, the
+client, and whatever else runs). Asserts nothing.
+
+    .venv/bin/python bench/scale.py                        # 10k versions (about 2 minutes)
+    .venv/bin/python bench/scale.py --sizes 10k,100k,1M    # 1M: 10,000 groups, 100,000 schemas
+    .venv/bin/python bench/scale.py --checkout ../baseline # measure another checkout of this project (its migrations,
+                                                           # its server) with this script and the same data
+
+The registry of N versions (shape()): N/100 schema groups of 10 schemas of 10 versions (JSON Schema, each version
+adding an optional property to the one before), one "wide" group of N/100 schemas of one version (deep pages of
+schemas), one "long" schema of N/200 versions (deep pages of versions; its group's compatibility `none`), and one
+definition group per 100 schema groups whose 100 definitions each name a schema by its `schemaurl` (what
+`?referencedby` finds). Generated once per size under `--data` (default var/bench-scale/) and kept.
+
+What is measured, in this order (times are the median of `--samples` sequential requests unless a line says p99):
+the import's rate; Confluent's first `GET /subjects` after the import (every subject new to the API), then again;
+first and deep pages of groups, schemas (of the wide group) and versions (of the long schema) through the 0.5 and
+1.0 bindings (deep: reached by following `Link` with the largest page, then read with the default page size) and
+Confluent's `/subjects` (`offset`); a filter on an attribute, the search (the admin's search page, registry/search.py)
+for a word every document holds and for a rare one, `?referencedby` of a schema (p99); `/registry/export` and
+`GET /?inline` (seconds, versions/s, the answering worker's peak memory); new versions written one after the other;
+the admin's dashboard and changelists; the catalog map (whole and one group); each worker's memory after
+`--mixed-seconds` of mixed reads by 4 clients.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+PYTHON = sys.executable
+SCHEMAS_PER_GROUP = 10
+VERSIONS_PER_SCHEMA = 10
+DEFINITIONS_PER_GROUP = 100
+GROUPS_PER_FILE = 200  # about 20,000 versions a file, as a real bulk import has several
+WIDE, LONG, LONG_SCHEMA = "bench.wide", "bench.long", "Long"
+CLIENT_TIMEOUT = 900.0
+GENERATOR = 2  # the input's version: kept inputs of another are made again
+
+SETUP = """
+import json
+from importlib import import_module
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from rest_framework.authtoken.models import Token
+user = get_user_model().objects.create_superuser("bench", "bench@example.com", "bench-password-not-secret")
+session = import_module(settings.SESSION_ENGINE).SessionStore()
+session[SESSION_KEY] = str(user.pk)
+session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+session.create()
+print(json.dumps({"token": Token.objects.create(user=user).key, "session": session.session_key,
+                  "cookie": settings.SESSION_COOKIE_NAME}))
+"""
+
+
+def parse_size(text: str) -> int:
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmM]?)", text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (10k, 100k, 1M, 5000)")
+    number, unit = float(match.group(1)), match.group(2).lower()
+    return int(number * {"": 1, "k": 1_000, "m": 1_000_000}[unit])
+
+
+def label(size: int) -> str:
+    if size >= 1_000_000 and size % 1_000_000 == 0:
+        return f"{size // 1_000_000}M"
+    if size >= 1_000 and size % 1_000 == 0:
+        return f"{size // 1_000}k"
+    return str(size)
+
+
+def shape(versions: int) -> dict:
+    """How N versions are laid out: see the module's docstring."""
+    wide = max(versions // 100, 10)
+    long = max(versions // 200, 10)
+    groups = max((versions - wide - long) // (SCHEMAS_PER_GROUP * VERSIONS_PER_SCHEMA), 1)
+    return {
+        "groups": groups,
+        "wide": wide,
+        "long": long,
+        "definition_groups": max(groups // 100, 1),
+        "versions": groups * SCHEMAS_PER_GROUP * VERSIONS_PER_SCHEMA + wide + long,
+        "schemas": groups * SCHEMAS_PER_GROUP + wide + 1,
+    }
+
+
+def group_id(n: int) -> str:
+    return f"com.example.group{n:05d}"
+
+
+def schema_document(group: int, schema: int, version: int) -> dict:
+    properties = {"id": {"type": "string"}, "amount": {"type": "number"}}
+    for extra in range(1, version):
+        properties[f"field{extra}"] = {"type": "string", "description": f"added in version {extra + 1}"}
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": f"Event {group}.{schema}",
+        "type": "object",
+        "properties": properties,
+        "required": ["id"],
+    }
+
+
+def schema_groups(first: int, last: int) -> dict:
+    out = {}
+    for g in range(first, last):
+        gid = group_id(g)
+        out[gid] = {
+            "id": gid,
+            "description": f"benchmark group {g}",
+            "tags": {"owner": f"team{g % 7}"},
+            "schemas": {
+                f"Event{s}": {
+                    "id": f"Event{s}",
+                    "format": "JsonSchema/draft-07",
+                    "versions": {
+                        str(v): {"id": str(v), "format": "JsonSchema/draft-07", "schema": schema_document(g, s, v)}
+                        for v in range(1, VERSIONS_PER_SCHEMA + 1)
+                    },
+                }
+                for s in range(SCHEMAS_PER_GROUP)
+            },
+        }
+    return out
+
+
+def generate(size: int, directory: Path) -> Path:
+    """The input files of a registry of `size` versions under `directory` (kept: made once per size)."""
+    layout = {**shape(size), "generator": GENERATOR}
+    out = directory / label(size)
+    done = out / "complete.json"
+    if done.exists() and json.loads(done.read_text()) == layout:
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.cereg"):
+        old.unlink()
+    head = {"$schema": "https://cloudevents.io/schemas/registry", "specversion": "0.5-wip"}
+    for first in range(0, layout["groups"], GROUPS_PER_FILE):
+        last = min(first + GROUPS_PER_FILE, layout["groups"])
+        (out / f"schemas-{first:06d}.cereg").write_text(
+            json.dumps({**head, "schemaGroups": schema_groups(first, last)})
+        )
+    small = {"type": "object", "properties": {"id": {"type": "string"}}}
+    wide = {
+        f"Wide{s:06d}": {
+            "id": f"Wide{s:06d}",
+            "format": "JsonSchema/draft-07",
+            "versions": {"1": {"id": "1", "format": "JsonSchema/draft-07", "schema": small}},
+        }
+        for s in range(layout["wide"])
+    }
+    long_versions = {
+        str(v): {"id": str(v), "format": "JsonSchema/draft-07", "schema": {**small, "description": f"version {v}"}}
+        for v in range(1, layout["long"] + 1)
+    }
+    special = {
+        WIDE: {"id": WIDE, "description": "many schemas", "schemas": wide},
+        LONG: {
+            "id": LONG,
+            "description": "one schema of many versions",
+            "compatibility": "none",
+            "schemas": {LONG_SCHEMA: {"id": LONG_SCHEMA, "format": "JsonSchema/draft-07", "versions": long_versions}},
+        },
+    }
+    (out / "special.cereg").write_text(json.dumps({**head, "schemaGroups": special}))
+    definitions = {}
+    for d in range(layout["definition_groups"]):
+        gid = f"com.example.events{d:04d}"
+        definitions[gid] = {
+            "id": gid,
+            "format": "CloudEvents/1.0",
+            "definitions": {
+                f"Event{n}": {
+                    "format": "CloudEvents/1.0",
+                    "metadata": {"attributes": {"type": {"value": f"com.example.event{d}.{n}"}}},
+                    "schemaformat": "JsonSchema/draft-07",
+                    "schemaurl": f"/schemaGroups/{group_id(min(d * 100 + n // 10, layout['groups'] - 1))}"
+                    f"/schemas/Event{n % 10}",
+                }
+                for n in range(DEFINITIONS_PER_GROUP)
+            },
+        }
+    (out / "definitions.cereg").write_text(json.dumps({**head, "definitionGroups": definitions}))
+    done.write_text(json.dumps(layout))
+    return out
+
+
+# --- measuring -----------------------------------------------------------------------------------------------
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+class Peak:
+    """The workers' highest resident memory while a request runs (sampled every 20 ms)."""
+
+    def __init__(self, arbiter: int):
+        self.arbiter, self.before, self.peak, self.stop = arbiter, {}, {}, threading.Event()
+
+    def __enter__(self):
+        self.before = {pid: rss_mib(pid) for pid in children(self.arbiter)}
+        self.peak = dict(self.before)
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+        return self
+
+    def sample(self):
+        while not self.stop.wait(0.02):
+            for pid in list(self.peak):
+                self.peak[pid] = max(self.peak[pid], rss_mib(pid))
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def worst(self) -> tuple[float, float]:
+        """(the highest peak, its growth over the worker's memory before) in MiB."""
+        if not self.peak:
+            return 0.0, 0.0
+        pid = max(self.peak, key=lambda p: self.peak[p] - self.before.get(p, 0))
+        return self.peak[pid], self.peak[pid] - self.before.get(pid, 0)
+
+
+class Bench:
+    def __init__(self, size: int, base: str, token: str, cookie: tuple[str, str], arbiter: int, samples: int):
+        self.size, self.base, self.samples, self.arbiter = size, base, samples, arbiter
+        self.client = httpx.Client(base_url=base, timeout=CLIENT_TIMEOUT)
+        self.token = {"Authorization": f"Token {token}"}
+        self.admin = httpx.Client(base_url=base, timeout=CLIENT_TIMEOUT, cookies={cookie[0]: cookie[1]})
+        self.rows: list[tuple[str, str, str]] = []
+
+    def report(self, measure: str, figure: str, load_at: float | None = None) -> None:
+        shown = f"load {load() if load_at is None else load_at:4.1f}"
+        self.rows.append((measure, figure, shown))
+        print(f"{label(self.size):>5} | {measure:58} | {figure:>34} | {shown}", flush=True)
+
+    def get(self, path: str, client: httpx.Client | None = None, **kwargs) -> tuple[float, httpx.Response]:
+        started = time.perf_counter()
+        try:
+            response = (client or self.client).get(path, **kwargs)
+        except httpx.HTTPError as exc:
+            return time.perf_counter() - started, httpx.Response(599, text=f"{type(exc).__name__}: {exc}")
+        return time.perf_counter() - started, response
+
+    def times(self, path: str, samples: int | None = None, client=None, **kwargs) -> tuple[list[float], int]:
+        out, status = [], 200
+        for _ in range(samples or self.samples):
+            seconds, response = self.get(path, client, **kwargs)
+            out.append(seconds)
+            if response.status_code >= 400:
+                status = response.status_code
+                break
+        return out, status
+
+    def timed(self, measure: str, path: str, *, p99: bool = False, samples: int | None = None, client=None, **kw):
+        began = load()
+        seconds, status = self.times(path, samples, client, **kw)
+        figure = f"{statistics.median(seconds) * 1000:8.1f} ms median"
+        if p99:
+            figure += f", p99 {percentile(seconds, 99) * 1000:7.1f}"
+        if status >= 400:
+            figure = f"HTTP {status} after {seconds[-1]:.2f} s"
+        self.report(measure, figure, began)
+
+    def deep(self, first: str, total_hint: int) -> str | None:
+        """The URL of a page about 90% of the way through a collection: `Link` followed with the largest page, the
+        last one read with the default size."""
+        url, passed, goal = self.with_params(first, limit="1000"), 0, int(total_hint * 0.9)
+        while passed + 1000 <= goal:
+            _seconds, response = self.get(url)
+            link = response.headers.get("Link", "")
+            match = re.search(r"<([^>]+)>\s*;\s*rel=\"?next\"?", link)
+            if response.status_code != 200 or not match:
+                return None
+            url, passed = match.group(1), passed + 1000
+        return self.with_params(url, limit="100")
+
+    @staticmethod
+    def with_params(url: str, **params) -> str:
+        parts = urlsplit(url)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        query.update(params)
+        return urlunsplit(("", "", parts.path, urlencode(query, safe="*=,:"), ""))
+
+    def whole(self, measure: str, path: str, versions: int, **kwargs) -> None:
+        began = load()
+        with Peak(self.arbiter) as peak:
+            seconds, response = self.get(path, **kwargs)
+            size = len(response.content)
+        top, grown = peak.worst()
+        if response.status_code != 200:
+            detail = response.text[:160].replace("\n", " ")
+            self.report(measure, f"HTTP {response.status_code} in {seconds:.2f} s", began)
+            print(f"      {detail}")
+            return
+        self.report(
+            measure,
+            f"{seconds:6.2f} s, {versions / seconds:7.0f} v/s, {size / 2**20:5.0f} MiB, worker {top:4.0f} MiB (+{grown:.0f})",
+            began,
+        )
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def measure(bench: Bench, layout: dict) -> None:
+    size = layout["versions"]
+    group, schema = group_id(layout["groups"] // 2), "Event3"
+    referenced = group_id(min(5, layout["groups"] - 1))
+
+    # Confluent first (the first read after the import numbers every subject new to the API)
+    began = load()
+    seconds, response = bench.get("/confluent/subjects")
+    subjects = len(response.json()) if response.status_code == 200 else 0
+    figure = f"{seconds:7.2f} s, {subjects} subjects" if response.status_code == 200 else f"HTTP {response.status_code}"
+    bench.report("Confluent GET /subjects, first after the import", figure, began)
+    bench.timed("Confluent GET /subjects, again (all)", "/confluent/subjects", samples=3)
+
+    # pages
+    for binding, prefix, groups in (("0.5", "", "schemaGroups"), ("1.0", "/registry", "schemagroups")):
+        collections = (
+            ("groups", f"{prefix}/{groups}", layout["groups"] + 2),
+            ("schemas", f"{prefix}/{groups}/{WIDE}/schemas", layout["wide"]),
+            ("versions", f"{prefix}/{groups}/{LONG}/schemas/{LONG_SCHEMA}/versions", layout["long"]),
+        )
+        for what, path, total in collections:
+            bench.timed(f"{binding} {what}: first page (100)", f"{path}?limit=100")
+            deep = bench.deep(f"{path}?limit=100", total)
+            if deep is None:
+                bench.report(f"{binding} {what}: deep page (90%)", "no Link to follow")
+            else:
+                bench.timed(f"{binding} {what}: deep page (90%)", deep)
+    bench.timed("Confluent /subjects?offset=0&limit=100", "/confluent/subjects?offset=0&limit=100")
+    deep_offset = int(subjects * 0.9)
+    bench.timed("Confluent /subjects?offset=90%&limit=100", f"/confluent/subjects?offset={deep_offset}&limit=100")
+    bench.timed("Confluent /subjects/LONG/versions", f"/confluent/subjects/:.{LONG}:{LONG_SCHEMA}/versions")
+
+    # filters, search, references
+    bench.timed("0.5 groups ?filter=tags.owner=team3 (p99)", "/schemaGroups?filter=tags.owner=team3", p99=True)
+    bench.timed(
+        "1.0 groups ?filter=description=<one group> (p99)",
+        f"/registry/schemagroups?filter=description=benchmark group {layout['groups'] // 3}",
+        p99=True,
+    )
+    bench.timed(
+        "admin search, a word every document has (p99)",
+        "/admin/registry/search/?q=amount",
+        p99=True,
+        client=bench.admin,
+    )
+    bench.timed(
+        "admin search, a rare word (p99)",
+        f"/admin/registry/search/?q=group{layout['groups'] // 4:05d}",
+        p99=True,
+        client=bench.admin,
+    )
+    bench.timed(
+        "0.5 ?referencedby of a schema (p99)", f"/schemaGroups/{referenced}/schemas/Event3?referencedby", p99=True
+    )
+
+    # whole-registry answers
+    bench.whole("/registry/export", "/registry/export", size)
+    bench.whole("GET /?inline (0.5)", "/?inline", size)
+
+    # writes: each to another schema, one after the other
+    began, times, status = load(), [], 200
+    for n in range(bench.samples):
+        body = schema_document(0, 0, VERSIONS_PER_SCHEMA + 1)
+        body["properties"]["bench"] = {"type": "string", "description": f"write {n} {random.random()}"}
+        target = f"/schemaGroups/{group_id((n * 7919) % layout['groups'])}/schemas/Event{n % 10}"
+        started = time.perf_counter()
+        response = bench.client.post(target, json=body, headers=bench.token)
+        times.append(time.perf_counter() - started)
+        if response.status_code >= 300:
+            status = response.status_code
+            print(f"      {response.text[:200]}")
+            break
+    figure = f"{statistics.median(times) * 1000:8.1f} ms median, p99 {percentile(times, 99) * 1000:.1f}"
+    bench.report("a new version (POST, 0.5)", figure if status < 300 else f"HTTP {status}", began)
+    began = load()
+    seconds, response = bench.get("/confluent/subjects")
+    bench.report("Confluent GET /subjects after those writes", f"{seconds * 1000:8.1f} ms", began)
+
+    # admin
+    for what, path in (
+        ("admin dashboard", "/admin/"),
+        ("admin schema groups changelist", "/admin/catalog/schemagroup/"),
+        ("admin schemas changelist", "/admin/catalog/schema/"),
+        ("admin schema versions changelist", "/admin/catalog/schemaversion/"),
+        ("admin outbox changelist", "/admin/registry/outboxevent/"),
+        ("admin schema versions changelist, page 50", "/admin/catalog/schemaversion/?p=50"),
+    ):
+        bench.timed(what, path, samples=3, client=bench.admin)
+
+    # the catalog map
+    bench.timed("map.svg, the whole registry", "/map.svg", samples=1, headers=bench.token)
+    bench.timed("map.svg, one group", f"/map.svg?root=/schemaGroups/{group}", samples=3, headers=bench.token)
+    bench.timed("admin map page, the whole registry", "/admin/registry/map/", samples=1, client=bench.admin)
+
+    mixed(bench, layout, schema)
+
+
+def mixed(bench: Bench, layout: dict, schema: str) -> None:
+    """Mixed reads by 4 clients for `--mixed-seconds`, then each worker's memory."""
+    deadline = time.monotonic() + bench.mixed_seconds
+    counts = [0]
+
+    def paths():
+        g = group_id(random.randrange(layout["groups"]))
+        s, v = f"Event{random.randrange(10)}", random.randrange(1, 11)
+        return random.choice(
+            [
+                f"/schemaGroups/{g}/schemas/{s}",
+                f"/schemaGroups/{g}/schemas/{s}/versions/{v}",
+                f"/registry/schemagroups/{g}/schemas/{s}/versions/{v}",
+                f"/registry/schemagroups/{g}/schemas/{s}/versions/{v}$details",
+                f"/schemaGroups/{g}/schemas?limit=10",
+                f"/registry/schemagroups/{g}?inline",
+                f"/confluent/subjects/:.{g}:{s}/versions/{v}",
+                f"/confluent/subjects/:.{g}:{s}/versions",
+                f"/schemaGroups?limit=50&filter=tags.owner=team{random.randrange(7)}",
+            ]
+        )
+
+    def client():
+        with httpx.Client(base_url=bench.base, timeout=CLIENT_TIMEOUT) as http:
+            while time.monotonic() < deadline:
+                try:
+                    http.get(paths())
+                except httpx.HTTPError:
+                    pass
+                counts[0] += 1
+
+    began = load()
+    threads = [threading.Thread(target=client) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    workers = sorted(rss_mib(pid) for pid in children(bench.arbiter))
+    bench.report(
+        f"worker memory after {bench.mixed_seconds} s of mixed reads ({counts[0]} reads)",
+        "MiB " + ", ".join(f"{m:.0f}" for m in workers),
+        began,
+    )
+
+
+def answers(base: str, port: int) -> bool:
+    """Whether a worker answers (the arbiter opens the port before its workers have loaded Django)."""
+    from tests.harness import services
+
+    try:
+        return services.port_open(port) and httpx.get(base + "/healthz", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+# --- one size --------------------------------------------------------------------------------------------------
+
+
+def run_size(size: int, args) -> list[tuple[str, str, str]]:
+    from tests.harness import services
+
+    layout = shape(size)
+    print(f"\n== {label(size)} versions: {json.dumps(layout)}; checkout {args.checkout}", flush=True)
+    args.data.mkdir(parents=True, exist_ok=True)
+    print(
+        f"   disk: {subprocess.run(['df', '-h', str(args.data)], capture_output=True, text=True).stdout.splitlines()[-1]}"
+    )
+    started = time.perf_counter()
+    inputs = generate(size, args.data)
+    print(f"   input: {inputs} ({time.perf_counter() - started:.0f} s)", flush=True)
+    postgres = services.start_postgres()
+    var = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    env = {
+        **os.environ,
+        "DATABASE_URL": postgres.url,
+        "REGISTRY_VAR_DIR": str(var),
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PYTHONPATH": "",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+    }
+    env.pop("CELERY_BROKER_URL", None)
+    for name in ("WEB_CONCURRENCY", "GUNICORN_THREADS"):
+        env.pop(name, None)  # the README's defaults
+    server = None
+    try:
+        manage = [PYTHON, "manage.py"]
+        subprocess.run([*manage, "migrate", "--noinput", "-v", "0"], cwd=args.checkout, env=env, check=True)
+        setup = json.loads(
+            subprocess.run(
+                [*manage, "shell", "-v", "0", "-c", SETUP],
+                cwd=args.checkout,
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
+        bench_rows: list[tuple[str, str, str]] = []
+        began = load()
+        started = time.perf_counter()
+        result = subprocess.run(
+            [*manage, "spark_import", str(inputs), "--master", "local[2]", "-v", "0"],
+            cwd=args.checkout,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        seconds = time.perf_counter() - started
+        summary = (result.stdout.strip().splitlines() or ["(no output)"])[-1]
+        figure = f"{seconds:6.0f} s, {layout['versions'] / seconds:5.0f} versions/s"
+        row = ("spark_import local[2]", figure, f"load {began:4.1f}")
+        bench_rows.append(row)
+        print(f"{label(size):>5} | {row[0]:58} | {row[1]:>34} | {row[2]}  ({summary})", flush=True)
+        if result.returncode not in (0, 3):
+            print(result.stderr[-3000:])
+            raise SystemExit("spark_import failed")
+        subprocess.run(
+            ["psql", postgres.url, "-q", "-c", "VACUUM ANALYZE"], check=False, capture_output=True
+        )  # as autovacuum would after a bulk load, so that the planner knows the tables' sizes
+        port = services.free_port()
+        server = subprocess.Popen(
+            [str(Path(PYTHON).parent / "gunicorn"), "-c", "gunicorn.conf.py"],
+            cwd=args.checkout,
+            env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}"},
+            stdout=subprocess.DEVNULL,
+            stderr=open(var / "gunicorn.log", "w"),  # noqa: SIM115 - closed with the process
+            start_new_session=True,
+        )
+        base = f"http://127.0.0.1:{port}"
+        services.wait_for(lambda: answers(base, port), 180, "gunicorn", interval=0.5)
+        bench = Bench(size, base, setup["token"], (setup["cookie"], setup["session"]), server.pid, args.samples)
+        bench.mixed_seconds = args.mixed_seconds
+        bench.rows = bench_rows
+        measure(bench, layout)
+        if args.hold:
+            print(f"holding: DATABASE_URL={postgres.url} server {base} (Ctrl-C ends)", flush=True)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                pass
+        return bench.rows
+    finally:
+        if server is not None:
+            os.killpg(server.pid, 15)
+            try:
+                server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, 9)
+        postgres.stop()
+
+
+def interrupted(*_args) -> None:
+    """SIGTERM as Ctrl-C: the servers are stopped on the way out."""
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10k", help="versions, comma-separated: 10k,100k,1M (default 10k)")
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
+    parser.add_argument("--data", type=Path, default=ROOT / "var" / "bench-scale", help="where inputs are kept")
+    parser.add_argument("--samples", type=int, default=20, help="requests per timed figure (default 20)")
+    parser.add_argument("--mixed-seconds", type=int, default=20, help="mixed reads before the memory figure")
+    parser.add_argument("--hold", action="store_true", help="keep the server and database up after each size")
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, interrupted)
+    args.checkout = args.checkout.resolve()
+    sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+    print(
+        f"bench/scale.py: {os.cpu_count()} cores, load average {load():.1f}; gunicorn with the README's defaults "
+        f"(gunicorn.conf.py: 2 x CPUs + 1 workers x 4 threads), PostgreSQL 15 (durability off), spark_import local[2]"
+    )
+    results = {size: {m: f"{f} ({lo})" for m, f, lo in run_size(size, args)} for size in sizes}
+    measures = list(dict.fromkeys(m for rows in results.values() for m in rows))
+    print("\n| measure | " + " | ".join(label(s) for s in sizes) + " |")
+    print("|---|" + "---|" * len(sizes))
+    for name in measures:
+        print(f"| {name} | " + " | ".join(" ".join(results[s].get(name, "").split()) for s in sizes) + " |")
+
+
+if __name__ == "__main__":
+    main()
