@@ -1,6 +1,7 @@
 """App configuration of the Confluent-compatible Schema Registry API: registers the resolver of schema versions'
-`references` attribute with the registry (confluent.references), and the attributes that keep this API's settings
-on schema groups and schemas (confluent.attributes)."""
+`references` attribute with the registry (confluent.references), the attributes that keep this API's settings
+on schema groups and schemas (confluent.attributes), and the numbering of what every committed write wrote to schemas
+(confluent.numbering.number_written), so that this API's reads find their subjects numbered."""
 
 from django.apps import AppConfig
 
@@ -10,7 +11,10 @@ class ConfluentConfig(AppConfig):
     verbose_name = "Confluent-compatible Schema Registry API"
 
     def ready(self):
-        from . import attributes, references
+        from registry.commit_listeners import register_on_commit_paths
+
+        from . import attributes, numbering, references
 
         references.register()
         attributes.register()
+        register_on_commit_paths(numbering.number_written)

@@ -3,7 +3,7 @@ effective compatibility level and mode (docs/confluent.md)."""
 
 from __future__ import annotations
 
-from django.db.models import Count, F, Q
+from django.db.models import Exists, F, OuterRef
 
 from registry.model import effective_compatibility as default_or
 from registry.models import Group, Resource, Version
@@ -13,7 +13,7 @@ from .attributes import COMPATIBILITY, DEFAULT_MODE, MODE, MODES, PENDING  # noq
 from .errors import ConfluentError, schema_not_found, subject_not_found, version_not_found
 from .models import MAX_SCHEMA_ID, SchemaId, SubjectVersion
 from .numbering import ensure_numbered
-from .schema_types import REFERENCES
+from .schema_types import REFERENCES, type_of_format
 from .subjects import GROUPS, SCHEMAS, Subject
 
 NOT_READ = object()  # a schema the caller has not looked for (None: it looked, and there is none)
@@ -135,38 +135,43 @@ def one_version(subject: Subject, version: str, *, deleted: bool = False) -> tup
 
 def subject_names(*, prefix: str = "", deleted: bool = False, deleted_only: bool = False) -> list[str]:
     """Every subject of every context (schema group), sorted; soft-deleted subjects with `deleted` or alone with
-    `deleted_only`. Schemas never read through this API are numbered first."""
-    resources = (
+    `deleted_only`. Reads only: the writes number what they write (confluent.numbering.number_written); a schema
+    whose numbering has not run yet (another write held it, or a crash came between) is a subject when one of its
+    versions has a document of a Confluent type (none of its versions can be soft-deleted: that takes a number)."""
+    mine = SubjectVersion.objects.filter(resource=OuterRef("pk"))
+    if deleted_only:
+        shown = Exists(mine.filter(deleted=True))
+    elif deleted:
+        shown = Exists(mine)
+    else:
+        shown = Exists(mine.filter(deleted=False))
+    candidates = shown if deleted_only else shown | ~Exists(mine)
+    rows = (
         Resource.objects.filter(group__group_type=GROUPS, resource_type=SCHEMAS)
-        .values_list("pk", "group__gid", "rid")
-        .order_by("group__gid", "rid")
+        .filter(candidates)
+        .annotate(shown=shown)
+        .values_list("pk", "group__gid", "rid", "shown")
     )
-    counts = {
-        row["resource_id"]: row
-        for row in SubjectVersion.objects.values("resource_id").annotate(
-            total=Count("pk"), live=Count("pk", filter=Q(deleted=False))
-        )
-    }
-    names = []
-    for pk, gid, rid in resources:
+    found, unnumbered = {}, []
+    for pk, gid, rid, listed in rows:
         name = subjects.name_of(gid, rid)
         if name is None or not name.startswith(prefix):
             continue
-        count = counts.get(pk)
-        if count is None:
-            resource = Resource.objects.get(pk=pk)
-            ensure_numbered(resource)
-            rows = list(SubjectVersion.objects.filter(resource_id=pk).values_list("deleted", flat=True))
-            count = {"total": len(rows), "live": rows.count(False)}
-        if deleted_only:
-            keep = count["total"] > count["live"]
-        elif deleted:
-            keep = count["total"] > 0
-        else:
-            keep = count["live"] > 0
-        if keep:
-            names.append(name)
-    return sorted(names)
+        found[pk] = name
+        if not listed:
+            unnumbered.append(pk)
+    if unnumbered:
+        typed = {
+            resource_id
+            for resource_id, extensions in Version.objects.filter(
+                resource_id__in=unnumbered, content__isnull=False, resource_uri__isnull=True
+            ).values_list("resource_id", "extensions")
+            if type_of_format((extensions or {}).get("format")) is not None
+        }
+        for pk in unnumbered:
+            if pk not in typed:
+                del found[pk]
+    return sorted(found.values())
 
 
 def context_names() -> list[str]:

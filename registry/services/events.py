@@ -15,8 +15,13 @@ from django.db import transaction
 
 from .. import audit
 from ..change_marker import count_change
+from ..commit_listeners import (
+    WrittenPaths,
+    on_commit_listeners,
+    on_commit_path_listeners,
+    register_on_commit,  # noqa: F401  (re-exported)
+)
 from ..commit_listeners import announce as _announce
-from ..commit_listeners import on_commit_listeners, register_on_commit  # noqa: F401  (re-exported)
 from ..model import registry_model
 from ..models import OutboxEvent
 from ..sent_together import insert_part
@@ -56,6 +61,22 @@ def _emit(ctx: WriteContext, path: str, action: str, time, operation: str | None
         # robust: a failing announcement (broker down) must not fail a change that has committed; the
         # periodic sweep relays the outbox anyway
         transaction.on_commit(_announce, robust=True)
+    if on_commit_path_listeners:
+        _note_written(path)
+
+
+def _note_written(path: str) -> None:
+    """Add `path` to this transaction's paths for the path listeners (registry/commit_listeners.py), registered to
+    run after it commits (robust: what they keep is rebuilt when read, should they fail). Outside a transaction Django
+    runs the callback at once: the path is added before it is registered."""
+    connection = transaction.get_connection()
+    for _savepoints, callback, _robust in connection.run_on_commit:
+        if isinstance(callback, WrittenPaths):
+            callback.paths[path] = None
+            return
+    pending = WrittenPaths()
+    pending.paths[path] = None
+    transaction.on_commit(pending, robust=True)
 
 
 def _announcement_pending() -> bool:
