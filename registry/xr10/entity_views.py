@@ -27,11 +27,20 @@ from .flags import (
     filters,
     only_collections,
     page_to_load,
+    sort_key,
     sorted_collection,
 )
 from .mapping import v1_mappings
 from .reads import render_group, render_resource, resources_of
-from .representations import ancestor_id, default_version, document_headers, meta_json, ordered, version_json
+from .representations import (
+    ancestor_id,
+    ancestor_ids,
+    default_version,
+    document_headers,
+    meta_json,
+    ordered,
+    version_json,
+)
 
 
 class GroupCollectionView(XRegistryView):
@@ -298,8 +307,12 @@ class VersionCollectionView(ResourceView):
         inline = Inline(request)
         versions = resource.all_versions
         default = default_version(resource, versions)
+        ancestors = ancestor_ids(versions)
         base = self.base_url()
-
+        page = PageRequest.from_params(request.GET)
+        shown = ordered(versions)
+        if sort_key(request) is None:  # with ?sort the page is a slice of the sorted collection (sorted_collection)
+            shown = shown[page.offset : page.offset + page.limit]
         body = {
             v.vid: version_json(
                 base,
@@ -311,10 +324,13 @@ class VersionCollectionView(ResourceView):
                 versions=versions,
                 default=default,
                 inline_document=inline.wants(self.rm.v1_singular),
+                ancestor=ancestors[v.pk],
             )
-            for v in ordered(versions)
+            for v in shown
         }
-        return json_response(sorted_collection(body, request, "version"))
+        body = sorted_collection(body, request, "version", page)
+        link = link_header(request, page, len(versions))
+        return json_response(body, headers={"Link": link} if link else None)
 
     def post(self, request, gid, rid):
         check_flags(request)

@@ -134,7 +134,7 @@ def version_json(
     }
     out.update(_version_attributes(rm, resource, version))
     out.update(_times(version))
-    out["ancestorid"] = ancestor if versions is None else ancestor_id(version, versions)
+    out["ancestorid"] = ancestor if ancestor is not None or versions is None else ancestor_id(version, versions)
     if rm.hasdocument:
         if version.media_type and not version.resource_uri:
             out["contenttype"] = version.media_type
@@ -149,6 +149,16 @@ def ancestor_id(version: Version, versions: list[Version]) -> str:
     """The version this one was created after (itself for the first): the store keeps creation order."""
     earlier = [v for v in versions if version_order(v) < version_order(version)]
     return max(earlier, key=version_order).vid if earlier else version.vid
+
+
+def ancestor_ids(versions: list[Version]) -> dict[int, str]:
+    """`ancestor_id` of every version, by primary key, in one pass over them in creation order (rendering a
+    collection of N versions with `ancestor_id` each read them all: 0.8 s at 500 versions, issue 40)."""
+    out, previous = {}, None
+    for version in ordered(versions):
+        out[version.pk] = previous.vid if previous is not None else version.vid
+        previous = version
+    return out
 
 
 def meta_compatibility(rm: ResourceMapping, resource: Resource, default: Version | None, group_attributes: dict) -> str:
@@ -224,9 +234,19 @@ def resource_json(
     out["versionsurl"] = f"{base}{xid}/versions"
     out["versionscount"] = len(versions)
     if inline_versions:
+        ancestors = ancestor_ids(versions)
         out["versions"] = {
             v.vid: version_json(
-                base, gm, rm, group, resource, v, versions=versions, inline_document=inline_document, default=default
+                base,
+                gm,
+                rm,
+                group,
+                resource,
+                v,
+                versions=versions,
+                inline_document=inline_document,
+                default=default,
+                ancestor=ancestors[v.pk],
             )
             for v in ordered(versions)
         }

@@ -324,6 +324,33 @@ def test_sort_comes_before_paging(writer):
         assert list(writer.get(f"{collection}?sort=name=desc&limit=3").json()) == ids[::-1][:3]
 
 
+def test_a_versions_collection_is_paged_and_names_each_ancestor(writer):
+    """Issue 40: `?limit` pages a resource's versions (oldest first) with a `Link` to the next page, as groups and
+    resources; each version's `ancestorid` is the one created before it (the collection is rendered in one pass)."""
+    for n in range(1, 6):
+        answer = writer.put(
+            f"/registry/schemagroups/g/schemas/s/versions/v{n}",
+            data=json.dumps({"title": f"v{n}"}).encode(),
+            content_type="application/json",
+            HTTP_XREGISTRY_FORMAT="JsonSchema/draft-07",
+        )
+        assert answer.status_code in (200, 201), answer.content
+    pages, url = [], "/registry/schemagroups/g/schemas/s/versions?limit=2"
+    while url:
+        answer = writer.get(url)
+        assert answer.status_code == 200
+        pages.append({vid: version["ancestorid"] for vid, version in answer.json().items()})
+        following = [link for link in answer.get("Link", "").split(", ") if link.endswith(";rel=next;count=5")]
+        url = following[0].split(">")[0].lstrip("<") if following else None
+        assert len(pages) <= 3
+    assert pages == [{"v1": "v1", "v2": "v1"}, {"v3": "v2", "v4": "v3"}, {"v5": "v4"}]
+    assert len(writer.get("/registry/schemagroups/g/schemas/s/versions").json()) == 5  # the default page holds 100
+    assert list(writer.get("/registry/schemagroups/g/schemas/s/versions?sort=versionid=desc&limit=2").json()) == [
+        "v5",
+        "v4",
+    ]
+
+
 def test_collections_flag_answers_only_the_collections_and_reimports(writer):
     """core/spec.md "Collections Flag": no attribute of the registry or group, every nested collection inlined;
     the answer of the registry's is a document that POST / imports (here: the registry's own, unchanged)"""
