@@ -10,7 +10,8 @@ import pytest
 
 from . import record
 
-pytestmark = pytest.mark.django_db
+# committed as a server commits: what runs after each commit runs (the Confluent numbering of what a write wrote)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_every_binding_answers_as_recorded():
