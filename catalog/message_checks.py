@@ -52,9 +52,7 @@ from catalog.message_report import Message, Report, as_written
 from catalog.validators import budget
 from catalog.validators.format_names import message_format_family, schema_format_family
 from catalog.validators.json_references import stored_schemas
-from catalog.validators.message_formats import (
-    show,
-)
+from catalog.validators.message_formats.declarations import show
 from catalog.validators.message_json import check_avro, check_json_schema
 from catalog.validators.message_metadata import (
     check_cloudevents,

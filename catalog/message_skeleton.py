@@ -26,8 +26,8 @@ from django.utils import timezone
 from catalog.message_checks import message_name, resolve_schema
 from catalog.message_report import Report
 from catalog.validators.format_names import message_format_family, schema_format_family
-from catalog.validators.message_formats import CURRENT_TIME, canonical_type
 from catalog.validators.message_formats.cloudevents import ALWAYS_REQUIRED, BASE_TYPES
+from catalog.validators.message_formats.declarations import CURRENT_TIME, canonical_type
 from catalog.validators.message_metadata import PLACEHOLDER, format_types
 
 MAX_DEPTH = 6

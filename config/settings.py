@@ -30,7 +30,7 @@ def sqlite_database(name: str) -> dict:
     """A DATABASES entry of the SQLite file `name`: every transaction begins with BEGIN IMMEDIATE (it waits for the
     write lock from its first statement, never upgrades a read to a write), writers take turns
     (registry/sqlite_backend), and a write waits SQLITE_TIMEOUT seconds for its turn, then answers 503
-    (registry.database_errors)."""
+    (registry.http.database_errors)."""
     return {
         "ENGINE": "registry.sqlite_backend",
         "NAME": name,
@@ -57,7 +57,7 @@ def database_from_url(url: str) -> dict:
     }
     # psycopg's connection pool (Django 5.1+): a process holds at most DATABASE_POOL_SIZE connections whatever
     # its threads (the development server starts one per request); a request waits DATABASE_POOL_TIMEOUT seconds
-    # for a free one, then answers 503 (registry.database_errors). 0 turns the pool off (DATABASE_CONN_MAX_AGE).
+    # for a free one, then answers 503 (registry.http.database_errors). 0 turns the pool off (DATABASE_CONN_MAX_AGE).
     pool_size = env_int("DATABASE_POOL_SIZE", 8)
     if pool_size > 0:
         timeout = float(os.environ.get("DATABASE_POOL_TIMEOUT") or 5)
@@ -130,7 +130,7 @@ MIDDLEWARE = [
     # HTTPS redirect (operations/middleware.py)
     "operations.middleware.RequestContextMiddleware",
     "operations.middleware.OperationsMiddleware",
-    "registry.database_errors.DatabaseUnavailableMiddleware",  # a database down or busy: 503, never 500
+    "registry.http.database_errors.DatabaseUnavailableMiddleware",  # a database down or busy: 503, never 500
     "registry.http.fast_reads.FastDocumentReads",  # public document reads: a kept answer after one query
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -66,6 +66,6 @@ urlpatterns += bindings if CORE_PATH == "" else bindings[::-1]
 # the same routes as one include whose resolutions are kept per path (registry/http/kept_resolutions.py)
 urlpatterns = [KeptResolutions(urlpatterns)]
 
-handler400 = "registry.http.problems.bad_request_view"
-handler404 = "registry.http.problems.not_found_view"
-handler500 = "registry.http.problems.server_error_view"
+handler400 = "registry.http.handlers.bad_request_view"
+handler404 = "registry.http.handlers.not_found_view"
+handler500 = "registry.http.handlers.server_error_view"

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import json
 
 from google.protobuf import descriptor_pb2, descriptor_pool
 
@@ -296,10 +295,9 @@ def _descriptor_sent(text: str) -> FDP | None:
     return fdp
 
 
-def prepare_protobuf(text: str, references):
-    """A registration's `.proto` text (as sent, or rendered from a descriptor), checked against its references."""
-    from .schema_types import Prepared
-
+def prepare_protobuf(text: str, references) -> tuple[str, str, str]:
+    """A registration's `.proto` text (as sent, or rendered from a descriptor), checked against its references: (the
+    text stored, its format, the canonical text its schema id is keyed by)."""
     sent = _descriptor_sent(text)
     if sent is not None:
         sent.ClearField("source_code_info")
@@ -310,28 +308,9 @@ def prepare_protobuf(text: str, references):
     full = resolved(fdp, references)
     full.name = ""
     syntax = "2" if (fdp.syntax or "proto2") == "proto2" else "3"
-    return Prepared("PROTOBUF", stored.encode(), f"Protobuf/{syntax}", render(full), [r.as_json() for r in references])
+    return stored, f"Protobuf/{syntax}", render(full)
 
 
 def canonical_text(text: str) -> str:
     """The canonical text of a `.proto` stored through another door (its references unknown: names as written)."""
     return render(descriptor_of_text(text))
-
-
-@functools.lru_cache(maxsize=512)
-def _serialized(text: str, references_json: str) -> str:
-    from . import services
-
-    references = json.loads(references_json)
-    resolved_refs = services.resolve_stored_references(references)
-    fdp = descriptor_of_text(text)
-    try:
-        fdp = resolved(fdp, resolved_refs)
-    except Exception:  # a stored text that no longer resolves: its descriptor as written
-        pass
-    fdp.name = ""
-    return base64.b64encode(fdp.SerializeToString()).decode("ascii")
-
-
-def serialized(text: str, references: list[dict]) -> str:
-    return _serialized(text, json.dumps(references or [], sort_keys=True))

@@ -24,6 +24,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from registry.referenced_documents import register_document_resolver
+from registry.references import register_attribute_reference_extractor
 from registry.validation import Invalid, Unresolved, VersionCheck, at
 
 from . import selectors
@@ -166,8 +168,5 @@ def referenced_versions(holders: list[dict]) -> list[list[tuple[str, str | None]
 
 
 def register() -> None:
-    from registry.referenced_documents import register_document_resolver
-    from registry.references import register_attribute_reference_extractor
-
     register_document_resolver(GROUPS, SCHEMAS, stored_documents)
     register_attribute_reference_extractor(GROUPS, SCHEMAS, REFERENCES, referenced_versions)

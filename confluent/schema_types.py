@@ -20,9 +20,11 @@ import json
 from dataclasses import dataclass, field
 
 from catalog.validators.format_names import schema_format_family
+from catalog.validators.schemas import validate_schema
 from registry.json_text import MAX_DEPTH, nesting_exceeds, strict_loads
 
 from .errors import invalid_schema
+from .protobuf import canonical_text, prepare_protobuf
 
 TYPES = ("AVRO", "JSON", "PROTOBUF")
 FAMILIES = {"Avro": "AVRO", "JsonSchema": "JSON", "Protobuf": "PROTOBUF"}
@@ -181,8 +183,6 @@ def _avro(text: str, references: list[Referenced]) -> Prepared:
 
 
 def _json_schema(text: str, references: list[Referenced]) -> Prepared:
-    from catalog.validators.schemas import validate_schema
-
     value = _json(text, "JSON Schema")
     draft = "draft-07"
     if isinstance(value, dict) and isinstance(value.get("$schema"), str):
@@ -203,9 +203,8 @@ def prepare(schema_type: str, text: str, references: list[Referenced]) -> Prepar
         return _avro(text, references)
     if schema_type == "JSON":
         return _json_schema(text, references)
-    from .protobuf import prepare_protobuf
-
-    return prepare_protobuf(text, references)
+    stored, fmt, canonical = prepare_protobuf(text, references)
+    return Prepared("PROTOBUF", stored.encode(), fmt, canonical, [r.as_json() for r in references])
 
 
 def canonical_of_stored(schema_type: str, text: str) -> str:
@@ -214,8 +213,6 @@ def canonical_of_stored(schema_type: str, text: str) -> str:
     try:
         if schema_type in ("AVRO", "JSON"):
             return compact(strict_loads(text))
-        from .protobuf import canonical_text
-
         return canonical_text(text)
     except Exception:  # a stored document another validator accepted but this one cannot read: keyed as it is
         return text

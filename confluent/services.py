@@ -48,7 +48,7 @@ from .errors import (
 )
 from .models import SubjectVersion
 from .numbering import ensure_numbered, next_number, schema_id_for
-from .references import resolve_references, resolve_stored_references  # noqa: F401 - the API's and protobuf's
+from .references import resolve_references  # noqa: F401 - the API's
 from .schema_types import REFERENCES, Prepared, prepare, referenced_documents
 from .subjects import GROUPS, SCHEMAS, Subject, parse
 

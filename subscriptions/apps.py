@@ -12,6 +12,6 @@ class SubscriptionsConfig(AppConfig):
         # here, not at the top: Django loads app configs before the models
         from registry.commit_listeners import register_on_commit
 
-        from .relay_flag import kick_relay
+        from .relay_kicks import kick_relay
 
         register_on_commit(kick_relay)  # the engine calls it after every commit that wrote change events

@@ -24,12 +24,12 @@ from registry.errors import Problem
 from registry.services import WriteContext
 
 from .delivery import policy
-from .masking import with_masked_values_kept
+from .masking import CREDENTIALS, with_masked_values_kept
 from .models import Delivery, Subscription
 from .readable import check_readable
 from .statuses import set_status
 from .validators.filters import validate_filters
-from .validators.protocols import CREDENTIALS, canonical_protocol, validate_protocol, with_defaults
+from .validators.protocols import canonical_protocol, validate_protocol, with_defaults
 from .validators.sinks import check_sink
 
 WRITABLE = ("protocol", "protocolsettings", "sink", "filters", "config")

@@ -58,9 +58,16 @@ class SyncSourceForm(forms.ModelForm):
             data["token"] = ""
         elif not data.get("token"):
             data["token"] = self.instance.token  # kept: the form never had it
+        scope, path = data.get("scope") or self.instance.scope, data.get("path", self.instance.path)
+        # the remote's URL follows the subscription sink rule; the path names what the scope says (sync/services.py)
+        reason = services.base_url_refusal(data["base_url"]) if data.get("base_url") else None
+        if reason:
+            self.add_error("base_url", reason)
+        reason = services.path_refusal(scope, path or "")
+        if reason:
+            self.add_error("path", reason)
         owner = data.get("owner") or self.instance.owner or self.request_user
         if data.get("base_url") and owner is not None:
-            scope, path = data.get("scope") or self.instance.scope, data.get("path", self.instance.path)
             other = services.overlapping_source(data["base_url"], scope, path, owner.pk, self.instance.pk)
             if other is not None:
                 raise forms.ValidationError(

@@ -67,24 +67,6 @@ class SyncSource(models.Model):
         userinfo = f"{userinfo.split(':', 1)[0]}:{MASK}" if ":" in userinfo else MASK
         return parts._replace(netloc=f"{userinfo}@{host}").geturl()
 
-    def clean(self):
-        """The remote's URL follows the subscription sink rule (sync.services.base_url_refusal); the path names
-        what the scope says."""
-        from django.core.exceptions import ValidationError
-
-        from .services import base_url_refusal, path_refusal
-
-        super().clean()
-        errors = {}
-        reason = base_url_refusal(self.base_url) if self.base_url else None
-        if reason:
-            errors["base_url"] = reason
-        reason = path_refusal(self.scope, self.path)
-        if reason:
-            errors["path"] = reason
-        if errors:
-            raise ValidationError(errors)
-
     @property
     def path_parts(self) -> list[str]:
         """The path's segments: [group type, group id] for a group, and [resource type, resource id] after them for a

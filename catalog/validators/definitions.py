@@ -23,7 +23,8 @@ from registry.attributes import V10_NAMES
 from registry.errors import at
 
 from .format_names import is_valid_format_identifier, message_format_family, same_format
-from .message_formats import format_error, key, show, uri_reference_error, validate_metadata
+from .message_formats import format_error, validate_metadata
+from .message_formats.declarations import key, show, uri_reference_error
 
 KNOWN = (
     "id",

@@ -16,7 +16,7 @@ from catalog.validators.avro_binary import CountError, check_counts, has_zero_wi
 from catalog.validators.digest_cache import DigestLRU, digest
 from catalog.validators.json_engine import UncheckedError, bounded_validator_class, unchecked_count
 from catalog.validators.json_references import schema_registry, unresolvable_reason
-from catalog.validators.message_formats import show
+from catalog.validators.message_formats.declarations import show
 from catalog.validators.schemas import DRAFTS
 from registry.json_text import load_json_document
 

@@ -14,7 +14,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from catalog.validators import linear_regex
-from catalog.validators.message_formats import (
+from catalog.validators.message_formats.cloudevents import ALWAYS_REQUIRED, BASE_TYPES, INT32
+from catalog.validators.message_formats.declarations import (
     CURRENT_TIME,
     DURATION,
     RFC3339,
@@ -23,7 +24,6 @@ from catalog.validators.message_formats import (
     show,
     uri_reference_error,
 )
-from catalog.validators.message_formats.cloudevents import ALWAYS_REQUIRED, BASE_TYPES, INT32
 
 if TYPE_CHECKING:
     from catalog.message_report import Message, Report

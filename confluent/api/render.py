@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import functools
+import json
+
 from .. import subjects
 from ..models import SchemaId, SubjectVersion
+from ..protobuf import descriptor_of_text, resolved
+from ..references import resolve_stored_references
 
 
 def schema_text(row: SubjectVersion) -> str:
@@ -13,8 +19,6 @@ def schema_text(row: SubjectVersion) -> str:
 def formatted(schema_type: str, text: str, references: list[dict], fmt: str | None) -> str:
     """`?format=serialized` gives a PROTOBUF schema as the base64 FileDescriptorProto the serializers read."""
     if schema_type == "PROTOBUF" and fmt == "serialized":
-        from ..protobuf import serialized
-
         return serialized(text, references)
     return text
 
@@ -48,3 +52,20 @@ def schema(found: SchemaId, fmt: str | None = None) -> dict:
 
 def name_of_row(row: SubjectVersion) -> str | None:
     return subjects.name_of(row.resource.group.gid, row.resource.rid)
+
+
+@functools.lru_cache(maxsize=512)
+def _serialized(text: str, references_json: str) -> str:
+    references = json.loads(references_json)
+    resolved_refs = resolve_stored_references(references)
+    fdp = descriptor_of_text(text)
+    try:
+        fdp = resolved(fdp, resolved_refs)
+    except Exception:  # a stored text that no longer resolves: its descriptor as written
+        pass
+    fdp.name = ""
+    return base64.b64encode(fdp.SerializeToString()).decode("ascii")
+
+
+def serialized(text: str, references: list[dict]) -> str:
+    return _serialized(text, json.dumps(references or [], sort_keys=True))

@@ -55,8 +55,8 @@ from django.utils.cache import (  # type: ignore[attr-defined]  # Django's own c
 )
 from django.utils.http import parse_etags
 
-from ..database_errors import is_unavailable, unavailable_response
 from ..document_keys import document_key, reads_keys_apart
+from .database_errors import is_unavailable, unavailable_response
 from .permissions import reads_are_public
 
 logger = logging.getLogger(__name__)

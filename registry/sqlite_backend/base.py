@@ -13,7 +13,7 @@ when released (no sleeping), across processes (gunicorn's workers, Celery, comma
 beside the database (`<database>-writers`), held until the transaction commits, rolls back or its connection closes.
 Waiting processes try for it every few milliseconds, one thread each, far below the time a transaction holds it, so
 whichever waits gets the lock at one of the next few releases. A turn not given within `SQLITE_TIMEOUT` (the same
-bound SQLite's own wait has) is the same 503 as SQLite's lock (registry/database_errors.py). SQLite's own lock still
+bound SQLite's own wait has) is the same 503 as SQLite's lock (registry/http/database_errors.py). SQLite's own lock still
 guards everything else (autocommit statements, other programs on the file). In-memory databases (the tests') have one
 connection per process and take no turn.
 

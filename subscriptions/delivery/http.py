@@ -19,7 +19,7 @@ import httpcore
 from django.conf import settings
 
 from .. import outbound
-from ..masking import redacted_text
+from ..redaction import redacted_text
 from ..validators.sink_urls import Sink, SinkError
 from ..validators.sinks import deliverable
 from .events import event_format, structured

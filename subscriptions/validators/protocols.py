@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..event_formats import EVENT_FORMATS
+from ..masking import CREDENTIALS
 from .sink_urls import SinkError, parse_sink
 
 PROTOCOLS = {"HTTP", "MQTT3", "MQTT5", "AMQP", "KAFKA", "NATS"}
@@ -35,7 +36,6 @@ SETTINGS = {
     "NATS": {"subject": _STRING, "user": _STRING, "password": _STRING, "token": _STRING},
 }
 REQUIRED = {"MQTT3": ("topicname",), "MQTT5": ("topicname",), "KAFKA": ("topicname",), "NATS": ("subject",)}
-CREDENTIALS = {"password", "token", "username", "user", "authorization"}
 HTTP_METHODS = {"POST", "PUT", "PATCH"}
 SETTLEMENT_MODES = ("settled", "unsettled")
 MODES = ("structured", "binary")

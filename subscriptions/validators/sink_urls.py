@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from ..masking import shown_sink
+
 SCHEMES = {
     "HTTP": {"http", "https"},
     "MQTT3": {"mqtt", "mqtts", "tcp", "ssl", "ws", "wss"},
@@ -54,8 +56,6 @@ _QUERY = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*")
 
 def _shown(sink: str) -> str:
     """The sink as errors name it: its secrets masked, as reads show it (an error must not tell them either)."""
-    from ..masking import shown_sink
-
     return shown_sink(sink)
 
 

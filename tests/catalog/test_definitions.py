@@ -13,11 +13,11 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT7
 
 from catalog.validators.definitions import validate_definition, validate_definition_group
-from catalog.validators.message_formats import (
+from catalog.validators.message_formats import validate_metadata
+from catalog.validators.message_formats.declarations import (
     placeholders_error,
     template_error,
     uri_reference_error,
-    validate_metadata,
     value_error,
 )
 from tests.corpus import cases, corpus, documents, shared

@@ -29,8 +29,8 @@ import pytest
 
 from catalog.message_checks import Report, message_name, resolve_schema
 from catalog.validators.format_names import message_format_family, schema_format_family
-from catalog.validators.message_formats import canonical_type
 from catalog.validators.message_formats.cloudevents import ALWAYS_REQUIRED, BASE_TYPES
+from catalog.validators.message_formats.declarations import canonical_type
 from registry.documents.formats import parse_document
 from registry.documents.imports import import_document
 from registry.services import WriteContext

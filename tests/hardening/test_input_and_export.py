@@ -172,7 +172,7 @@ def test_server_errors_have_their_own_problem_type():
     """issue 11 item 9: a 5xx said "Bad request" before"""
     from django.test import RequestFactory
 
-    from registry.http.problems import server_error_view
+    from registry.http.handlers import server_error_view
 
     response = server_error_view(RequestFactory().get("/x"))
     body = json.loads(response.content)

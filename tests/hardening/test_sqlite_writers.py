@@ -23,7 +23,7 @@ import pytest
 from django.db import OperationalError
 from django.db.utils import ConnectionHandler
 
-from registry.database_errors import is_unavailable
+from registry.http.database_errors import is_unavailable
 from tests.harness.gunicorn import start_gunicorn
 
 CREATORS = 8

@@ -12,7 +12,7 @@
 All sections and fields are OPTIONAL.
 """
 
-from . import SYMBOL, check_declarations, check_range, unknown_keys
+from .declarations import SYMBOL, check_declarations, check_range, unknown_keys
 
 PROPERTIES = {
     "message-id": "string",

@@ -14,7 +14,7 @@ The SHOULDs (no `id` value, no `time` value other than "current time") are not e
 
 import re
 
-from . import check_declaration, check_range, declared_type, key, show
+from .declarations import check_declaration, check_range, declared_type, key, show
 
 NAME = re.compile(r"^[a-z0-9]+$")
 BASE_TYPES = {

@@ -15,7 +15,7 @@ every other format and of the 0.5-wip schema.
 import re
 
 from ..http_fields import CONTROL, TOKEN, header_list_errors
-from . import check_declaration, key, literal_parts, placeholders_error, show, template_error, unknown_keys
+from .declarations import check_declaration, key, literal_parts, placeholders_error, show, template_error, unknown_keys
 
 KNOWN = ("headers", "query", "path", "method", "status")
 STATUS = re.compile(r"^[1-5][0-9][0-9]$")

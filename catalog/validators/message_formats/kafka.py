@@ -11,7 +11,15 @@ String values and headers MAY contain level 1 placeholders.
 
 import re
 
-from . import check_declaration, check_declarations, check_range, literal_parts, show, unknown_keys, value_of
+from .declarations import (
+    check_declaration,
+    check_declarations,
+    check_range,
+    literal_parts,
+    show,
+    unknown_keys,
+    value_of,
+)
 
 FIELDS = {"topic": "string", "partition": "integer", "key": "binary", "timestamp": "integer"}
 KNOWN = (*FIELDS, "headers")

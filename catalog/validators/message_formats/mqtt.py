@@ -10,7 +10,7 @@ A topic name in a PUBLISH packet holds no wildcards (`+`, `#`) and no U+0000 (MQ
 the same holds for the response topic. The bare format "MQTT" means MQTT/5.0 (the spec's protocol shorthand).
 """
 
-from . import check_declaration, check_range, key, unknown_keys, value_of
+from .declarations import check_declaration, check_range, key, unknown_keys, value_of
 
 BOTH = {"qos": "integer", "retain": "boolean", "topic-name": "string"}
 V5_ONLY = {

@@ -9,7 +9,7 @@ String values MAY contain level 1 placeholders.
 import re
 
 from ..http_fields import TOKEN
-from . import check_declaration, check_declarations, show, unknown_keys, value_of
+from .declarations import check_declaration, check_declarations, show, unknown_keys, value_of
 
 SUBJECTS = ("subject", "reply-to")
 KNOWN = (*SUBJECTS, "headers")

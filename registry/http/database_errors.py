@@ -3,7 +3,7 @@ locked (SQLite) answers 503 with `Retry-After`, never 500 (issue 24 item 12): th
 the client is told so; nothing was written (the request's transaction rolled back with the error).
 
 `DatabaseUnavailableMiddleware.process_exception` turns such an error raised by a view (both bindings, the
-admin, the API docs) into the problem document; `registry.http.problems.server_error_view` (handler500) does the
+admin, the API docs) into the problem document; `registry.http.handlers.server_error_view` (handler500) does the
 same for one raised outside a view (a middleware reading the session). Django's own `OperationalError` and
 `InterfaceError` are the errors of a connection or a lock, never of a request's content (those are
 `IntegrityError`, `DataError`, `ProgrammingError`), so they are the ones answered this way.
@@ -15,7 +15,8 @@ import logging
 
 from django.db import InterfaceError, OperationalError
 
-from .errors import Problem
+from ..errors import Problem
+from .problems import render_for_request
 
 RETRY_AFTER_SECONDS = 5
 logger = logging.getLogger("registry.database")
@@ -26,8 +27,6 @@ def is_unavailable(exc: BaseException | None) -> bool:
 
 
 def unavailable_response(request, exc: BaseException):
-    from .http.problems import render_for_request
-
     logger.warning("database unavailable for %s %s: %s", request.method, request.path, str(exc).strip()[:300])
     problem = Problem(
         "service-unavailable",
