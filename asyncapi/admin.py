@@ -1,14 +1,14 @@
 """The AsyncAPI app in the admin: a dashboard panel linking to the "Import AsyncAPI" page (asyncapi/admin_views.py),
 and a section on each message group's and endpoint's page with its AsyncAPI 3.0 export (producer and consumer, JSON
-and YAML), registered with the registry's admin when the admin's modules load (registry/admin_discovery.py)."""
+and YAML), registered with the registry's admin when the admin's modules load (registry/governance/discovery.py)."""
 
 from __future__ import annotations
 
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from registry import dashboard
 from registry.admin import register_group_section
+from registry.governance import dashboard
 
 from .admin_views import IMPORT_PERMISSIONS
 

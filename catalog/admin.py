@@ -22,10 +22,10 @@ from registry.admin import (
     ServiceAdmin,
     register_document_lexer,
 )
-from registry.admin_forms import DocumentField, DocumentFormMixin, ServiceForm, pretty_document
-from registry.admin_links import breakable, shown_time
-from registry.admin_references import ReferencesAdminMixin
-from registry.admin_search import SearchAdminMixin
+from registry.governance.forms import DocumentField, DocumentFormMixin, ServiceForm, pretty_document
+from registry.governance.links import breakable, shown_time
+from registry.governance.references import ReferencesAdminMixin
+from registry.governance.search import SearchAdminMixin
 from registry.read_scope import scope_for
 from registry.services import VersionInput
 from registry.services.versions import version_attributes

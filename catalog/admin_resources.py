@@ -11,9 +11,9 @@ from django.utils.html import escape, format_html
 
 from registry import services
 from registry.admin import highlighted
-from registry.admin_forms import DocumentField, DocumentFormMixin, JSONField, ServiceForm
-from registry.admin_links import breakable, stored_link
 from registry.attributes import version_order
+from registry.governance.forms import DocumentField, DocumentFormMixin, JSONField, ServiceForm
+from registry.governance.links import breakable, stored_link
 from registry.models import Group, OutboxEvent, Version
 from registry.services import VersionInput
 from registry.services.versions import version_attributes

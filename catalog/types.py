@@ -1,6 +1,7 @@
 """The catalog's group types, registered with the engine: `definitionGroups` and `schemaGroups`."""
 
-from registry import dashboard, map_facts, references
+from registry import references
+from registry.governance import dashboard, map_facts
 from registry.model import GroupType, ResourceType, registry_model
 
 from . import hooks

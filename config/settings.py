@@ -102,7 +102,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", Fals
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
 
 INSTALLED_APPS = [
-    "registry.admin_discovery.AdminConfig",  # django.contrib.admin, its modules loaded on first use
+    "registry.governance.discovery.AdminConfig",  # django.contrib.admin, its modules loaded on first use
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -204,7 +204,7 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 10000
 REGISTRY_MAX_SCHEMA_BYTES = env_int("REGISTRY_MAX_SCHEMA_BYTES", 4 * 1024 * 1024)
 # the CPU time one check that runs a user's schema or data may take (catalog.validators.budget): past it, 503
 REGISTRY_CHECK_SECONDS = float(os.environ.get("REGISTRY_CHECK_SECONDS", "1"))
-# the catalog map (registry/catalog_map.py): Graphviz's timeout, and the groups above which it draws group types
+# the catalog map (registry/governance/catalog_map.py): Graphviz's timeout, and the groups above which it draws group types
 REGISTRY_MAP_SECONDS = float(os.environ.get("REGISTRY_MAP_SECONDS", "10"))
 REGISTRY_MAP_MAX_NODES = env_int("REGISTRY_MAP_MAX_NODES", 300)
 # anonymous requests per client address to the checks (validate, compatibility dry run, diff) and to the map

@@ -16,10 +16,13 @@ from catalog.api import urls as catalog_urls
 from catalog.api.messagecatalog import MESSAGE_CATALOG
 from catalog.api.schemaregistry import SCHEMA_REGISTRY
 from confluent.api.binding import CONFLUENT
-from registry import admin_map, admin_search, admin_views, api_docs
-from registry.admin_discovery import discover_admin
+from registry import api_docs
 from registry.api.binding import CORE
 from registry.audit_views import AuditView
+from registry.governance import map_section as admin_map
+from registry.governance import pages as admin_views
+from registry.governance import search as admin_search
+from registry.governance.discovery import discover_admin
 from registry.http.binding import mount
 from registry.http.kept_resolutions import KeptResolutions
 from registry.xr10 import views as xr10_views

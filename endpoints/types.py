@@ -2,7 +2,8 @@
 
 from catalog.types import DEFINITIONS, definition_references, format_map_facts
 from catalog.validators.format_names import FORMAT_PATTERN
-from registry import dashboard, map_facts, references
+from registry import references
+from registry.governance import dashboard, map_facts
 from registry.model import GroupType, registry_model
 
 from . import hooks

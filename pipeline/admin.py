@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from registry.admin_links import breakable, shown_time
+from registry.governance.links import breakable, shown_time
 
 from .models import ImportRun, ImportUpload
 from .services import server_path_error

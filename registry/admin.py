@@ -19,14 +19,16 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
-from . import admin_access, admin_teams, admin_tokens, dashboard, services  # noqa: F401 - the team and token admins
-from .admin_forms import JSONField, ServiceForm
-from .admin_history import AuditHistoryMixin
-from .admin_links import breakable, shown_time
-from .admin_references import ReferencesAdminMixin
-from .admin_search import SearchAdminMixin, dashboard_panel
+from . import services  # noqa: F401
 from .documents.exports import export_document
 from .errors import Problem
+from .governance import access as admin_access
+from .governance import dashboard, teams, tokens  # noqa: F401 - the team and token admins
+from .governance.forms import JSONField, ServiceForm
+from .governance.history import AuditHistoryMixin
+from .governance.links import breakable, shown_time
+from .governance.references import ReferencesAdminMixin
+from .governance.search import SearchAdminMixin, dashboard_panel
 from .models import OutboxEvent
 from .read_scope import scope_for
 

@@ -7,4 +7,4 @@ class RegistryConfig(AppConfig):
     name = "registry"
     verbose_name = "Registry"
     # the admin's face (site header, dashboard search panel) is set up with its modules, in registry/admin.py:
-    # they are loaded on first use (registry/admin_discovery.py)
+    # they are loaded on first use (registry/governance/discovery.py)

@@ -23,11 +23,11 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.html import format_html
 
-from registry import dashboard
 from registry.admin import ServiceAdmin
-from registry.admin_forms import JSONField, ServiceForm
-from registry.admin_links import breakable, shown_time
 from registry.errors import Problem
+from registry.governance import dashboard
+from registry.governance.forms import JSONField, ServiceForm
+from registry.governance.links import breakable, shown_time
 from registry.read_scope import scope_for
 from registry.services import WriteContext
 

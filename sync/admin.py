@@ -14,7 +14,7 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html_join
 
-from registry.admin_links import stored_link
+from registry.governance.links import stored_link
 from registry.permissions import is_registry_admin
 
 from . import services

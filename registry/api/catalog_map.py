@@ -1,4 +1,4 @@
-"""`GET /map.svg?root=PATH`: the catalog map (registry/catalog_map.py) as an SVG image, public like other reads,
+"""`GET /map.svg?root=PATH`: the catalog map (registry/governance/catalog_map.py) as an SVG image, public like other reads,
 so that a README or a wiki can embed it. Without `root`, the whole registry."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from .. import references
-from ..catalog_map import MapUnavailable, catalog_map_svg
-from ..dashboard import admin_url_of
 from ..errors import Problem
+from ..governance.catalog_map import MapUnavailable, catalog_map_svg
+from ..governance.dashboard import admin_url_of
 from ..http.openapi import PROBLEM
 from ..http.permissions import check_read
 from ..http.requests import check_flags

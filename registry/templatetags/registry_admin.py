@@ -1,4 +1,4 @@
-"""The admin dashboard: counts per type, recent changes, and the panels apps register (registry/dashboard.py).
+"""The admin dashboard: counts per type, recent changes, and the panels apps register (registry/governance/dashboard.py).
 
 Recent changes are grouped by path: one line per entity among the latest RECENT_EVENTS changes, the newest first,
 with how many changes it had and since when (ten saves of one schema are one line, not the whole list)."""
@@ -7,8 +7,8 @@ from django import template
 from django.db.models import Count
 from django.urls import reverse
 
-from registry import dashboard
-from registry.admin_references import admin_url
+from registry.governance import dashboard
+from registry.governance.references import admin_url
 from registry.models import Group, OutboxEvent, Resource, Version
 from registry.read_scope import ReadScope, scope_for
 from registry.selectors import registry_counts

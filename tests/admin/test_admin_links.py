@@ -130,7 +130,7 @@ def test_no_admin_page_links_a_stored_javascript_or_data_url(client, superuser, 
 
 
 def test_the_link_helper_reads_schemes_as_a_browser_does():
-    from registry.admin_links import safe_href
+    from registry.governance.links import safe_href
 
     for url in (
         "javascript:alert(1)",

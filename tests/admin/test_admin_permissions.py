@@ -17,7 +17,7 @@ from django.contrib.sessions.models import Session
 from django.urls import reverse
 from django.utils import timezone
 
-from registry.admin_actions import admin_actions, undeclared_actions
+from registry.governance.actions import admin_actions, undeclared_actions
 
 from .governance_seed import seed
 

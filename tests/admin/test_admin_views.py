@@ -354,7 +354,7 @@ def test_admin_writes_keep_djangos_history(editor):
     editor.post(url, {"gid": "g", "description": "stale", "tags": "{}", "attributes": "{}", "epoch": 1})  # refused
     entries = list(LogEntry.objects.order_by("action_time").values_list("action_flag", "object_repr", "user__username"))
     assert entries == [(1, str(group), "gov"), (2, str(group), "gov")]
-    # the History page is the audit trail (registry/admin_history.py): the same two writes, through the admin
+    # the History page is the audit trail (registry/governance/history.py): the same two writes, through the admin
     history = editor.get(reverse("admin:catalog_schemagroup_history", args=[group.pk])).content.decode()
     rows = history.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     assert rows.count('class="audit-') == 2 and "audit-create" in rows and "audit-update" in rows, rows

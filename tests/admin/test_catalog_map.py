@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from catalog.models import Schema
 from endpoints.models import Endpoint
-from registry import catalog_map
+from registry.governance import catalog_map
 
 from .governance_seed import seed
 

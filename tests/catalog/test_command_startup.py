@@ -3,7 +3,7 @@ server, the admin or the workers use: the views and the API schema generator, th
 the brokers' clients, Graphviz. Each command runs in a fresh interpreter (this one has loaded everything), on a
 database without tables: the run fails at its first query, after start-up, the system checks and the command's
 own modules. And `manage.py check` still runs the admin's checks on every registered admin, though the admin's
-modules are no longer loaded at start-up (registry/admin_discovery.py).
+modules are no longer loaded at start-up (registry/governance/discovery.py).
 """
 
 from __future__ import annotations
@@ -59,7 +59,10 @@ def server_only(modules: set[str]) -> list[str]:
         and (
             m.split(".")[-1] in ("admin", "tasks", "urls")
             or ".api." in f"{m}."
-            or (m.startswith("registry.admin_") and m not in ("registry.admin_discovery", "registry.admin_actions"))
+            or (
+                m.startswith("registry.admin_")
+                and m not in ("registry.governance.discovery", "registry.governance.actions")
+            )
         )
     )
     return found
@@ -123,7 +126,7 @@ def test_the_dashboard_panels_follow_the_apps_order(tmp_path):
 import django, json
 django.setup()
 import config.urls
-from registry import dashboard
+from registry.governance import dashboard
 print(json.dumps([panel.template.split("/")[1] for panel in dashboard.panels]))
 """
     env = {**os.environ, "SQLITE_PATH": str(tmp_path / "empty.sqlite3"), "DJANGO_SETTINGS_MODULE": "config.settings"}

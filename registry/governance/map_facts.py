@@ -1,4 +1,4 @@
-"""What apps say about their entities on the catalog map (registry/catalog_map.py): `NodeFacts(lines,
+"""What apps say about their entities on the catalog map (registry/governance/catalog_map.py): `NodeFacts(lines,
 deprecated)` per node, from `register_map_describer(group_plural, resource_plural, fn)` where `fn(attributes)`
 returns them (usage, protocol, format; the engine names no attribute).
 

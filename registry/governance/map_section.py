@@ -14,12 +14,12 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from . import permissions
+from .. import permissions
+from ..errors import Problem
+from ..read_scope import scope_for
+from ..services.references import base_urls
 from .catalog_map import MapUnavailable, catalog_map_svg
 from .dashboard import admin_url_of
-from .errors import Problem
-from .read_scope import scope_for
-from .services.references import base_urls
 
 PROLOG = re.compile(rb"^.*?(?=<svg)", re.S)  # the XML declaration and DOCTYPE before <svg>
 

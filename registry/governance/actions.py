@@ -15,7 +15,7 @@ def admin_actions(site: admin.AdminSite | None = None):
     """(model admin, action name, action function) of every action of every admin registered on `site`,
     before any per-request filtering (the site-wide `delete_selected` included)."""
     if site is None:
-        admin.autodiscover()  # the admins are loaded on first use (registry/admin_discovery.py)
+        admin.autodiscover()  # the admins are loaded on first use (registry/governance/discovery.py)
         site = admin.site
     for model_admin in site._registry.values():
         if model_admin.actions is None:

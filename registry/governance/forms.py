@@ -8,9 +8,9 @@ import json
 from django import forms
 from django.db import transaction
 
-from .errors import Problem
-from .representations import is_json_media_type
-from .services import WriteContext
+from ..errors import Problem
+from ..representations import is_json_media_type
+from ..services import WriteContext
 
 
 class JSONField(forms.CharField):

@@ -15,12 +15,12 @@
   thousands in minutes (1,000 groups of each type with 20,000 references drew nothing in 600 s).
 - `dot` runs with a timeout (`REGISTRY_MAP_SECONDS`): a layout that takes longer is killed and the request answers
   503 naming the setting, as it does when `dot` fails or is missing (`MapUnavailable`), never a 500.
-- Apps describe their nodes (`register_map_describer(group_plural, resource_plural, fn)`, registry/map_facts.py):
+- Apps describe their nodes (`register_map_describer(group_plural, resource_plural, fn)`, registry/governance/map_facts.py):
   `fn(attributes)` returns `NodeFacts(lines, deprecated)`, shown on the node (usage, protocol, format); the engine
   names no attribute. A group's attributes are its common and extension attributes; a resource's are its own extension
   attributes overlaid with its latest version's.
 - Every node links to `link(path, group_pk, resource_pk)`: the admin page of the entity
-  (`admin_references.admin_url_of`, without a query per node).
+  (`references.admin_url_of`, without a query per node).
 
 Only the layout is left to a library (Graphviz, through the `graphviz` package); which entities to draw and how
 to label them is the registry's own.
@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 
 import graphviz
 
-from . import references
-from .errors import Problem
+from .. import references
+from ..errors import Problem
+from ..model import registry_model
+from ..read_scope import EVERYTHING, ReadScope
 from .map_facts import NodeFacts, describers
-from .model import registry_model
-from .read_scope import EVERYTHING, ReadScope
 
 MAX_DETAILED_RESOURCES = 60
 DEFAULT_MAX_NODES = 300  # = REGISTRY_MAP_MAX_NODES's default
@@ -126,7 +126,7 @@ class CatalogGraph:
     def __init__(self, base_urls: list[str], scope: ReadScope = EVERYTHING):
         # imported here: apps register their describers from modules that the Spark import's executors load
         # without Django's app registry, where importing the models fails
-        from .models import Group, Resource
+        from ..models import Group, Resource
 
         self.nodes: dict[str, Node] = {}
         self.by_key: dict[str, str] = {}  # lower-cased path -> path as stored (ids are unique whatever the case)

@@ -14,7 +14,7 @@ from django.contrib.admin.apps import SimpleAdminConfig
 from django.contrib.admin.checks import check_admin_app, check_dependencies
 from django.core import checks
 
-from .admin_actions import check_action_permissions
+from .actions import check_action_permissions
 
 
 def discover_admin() -> admin.AdminSite:

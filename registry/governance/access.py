@@ -13,10 +13,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.utils.html import format_html
 
-from . import permissions
+from .. import permissions
+from ..models import Group, Resource, Version
+from ..read_scope import scope_for
 from .dashboard import admin_url_of
-from .models import Group, Resource, Version
-from .read_scope import scope_for
 
 
 def path_and_group(obj) -> tuple[str, Group | None]:

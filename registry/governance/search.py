@@ -8,9 +8,10 @@ from django.db.models import Q
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 
-from . import dashboard, search
-from .models import Group
-from .read_scope import scope_for
+from .. import search
+from ..models import Group
+from ..read_scope import scope_for
+from . import dashboard
 
 LIMIT = 100
 
@@ -53,7 +54,7 @@ def search_view(request):
 
 
 def dashboard_panel(user) -> dict:
-    """The dashboard's search box (a panel: registry/dashboard.py) needs nothing but its template."""
+    """The dashboard's search box (a panel: registry/governance/dashboard.py) needs nothing but its template."""
     return {}
 
 

@@ -2,7 +2,7 @@
 
 - A "Referenced by" section on the change page of every group, resource and version: the entities that point
   at it or into it, each a link to its own admin page (found through the changelists apps register with
-  `registry.dashboard.register_admin_lists`).
+  `registry.governance.dashboard.register_admin_lists`).
 - Deletes follow the API's rule, through the same service (`registry.services.deletions.delete_entities`):
   the confirmation page lists the referrers that stay, and the delete is refused unless "delete anyway"
   (the API's `?force=true`) is ticked; a bulk delete of referrers and referees together succeeds.
@@ -17,15 +17,16 @@ from django.db import transaction
 from django.http import HttpResponseRedirect
 from django.utils.html import format_html, format_html_join
 
-from . import dashboard, references
-from .admin_links import breakable
-from .admin_map import map_section
+from .. import references
+from ..errors import Problem
+from ..models import Group, Resource, Version
+from ..services import WriteContext
+from ..services.deletions import delete_entities
+from ..services.references import base_urls
+from . import dashboard
 from .dashboard import admin_url_of, change_url
-from .errors import Problem
-from .models import Group, Resource, Version
-from .services import WriteContext
-from .services.deletions import delete_entities
-from .services.references import base_urls
+from .links import breakable
+from .map_section import map_section
 
 FORCE_FIELD = "force"
 
