@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from registry import services
 from registry.admin import (
     ServiceAdmin,
+    app_version_sections,
     register_document_lexer,
 )
 from registry.governance.forms import DocumentField, DocumentFormMixin, ServiceForm, pretty_document
@@ -410,4 +411,4 @@ class SchemaVersionAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
                 latest.vid,
             )
         section = document_section(obj, fmt)
-        return [{**section, "html": section["html"] + links}]
+        return [{**section, "html": section["html"] + links}, *app_version_sections(obj.resource.group.group_type, obj)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from registry.compared_versions import compared
 from registry.earlier_pairs import documents_alone, formats_from
 from registry.model import effective_compatibility
 from registry.validation import GroupCheck, Invalid, VersionCheck, at
@@ -189,7 +190,13 @@ def check_schema_version(check: VersionCheck) -> None:
         errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit(), references=references)
     if errors:
         raise Invalid(errors)
-    if level == "none" or len(previous or ()) <= check.previous_checked:  # (nothing, or nothing new, to compare)
+    if level == "none":
+        return
+    checked = check.previous_checked
+    scope = compared(check) if previous else None  # versions an app leaves out (registry/compared_versions.py)
+    if scope is not None and len(scope) == len(previous):
+        previous, checked = [pair for pair, keep in zip(previous, scope, strict=True) if keep], 0
+    if len(previous or ()) <= checked:  # (nothing, or nothing new, to compare)
         return
     found = check_compatibility(
         fmt,
@@ -197,7 +204,7 @@ def check_schema_version(check: VersionCheck) -> None:
         documents_alone(previous),
         check.document or b"",
         references,
-        checked=check.previous_checked,
+        checked=checked,
     )
     if found:
         details = [i.as_dict() for i in found]

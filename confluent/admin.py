@@ -1,11 +1,73 @@
-"""Admin of the DEK registry: KEKs and DEKs, read-only and without any key material (neither a DEK's wrapped key nor
-a KEK's KMS properties, which may hold credentials). They are written through the DEK registry's API alone
-(confluent/dek_services.py, with its authorization and audit); the pages answer those with Django's view
-permission of the model (registry admins)."""
+"""The Confluent API in the admin.
+
+- A schema version's page shows its data contract (its `confluentmetadata` and `confluentruleset` attributes:
+  confluent.contracts): the metadata's properties, tags and sensitive fields, and the rules as a read-only table (phase,
+  name, kind, mode, type, tags, expression, actions, parameters), registered with the registry's admin
+  (`register_version_section`). They are edited as the version's attributes (its document form, the bindings, or
+  this API's registrations).
+- The DEK registry: KEKs and DEKs, read-only and without any key material (neither a DEK's wrapped key nor a KEK's KMS
+  properties, which may hold credentials). They are written through the DEK registry's API alone
+  (confluent/dek_services.py, with its authorization and audit); the pages answer those with Django's view
+  permission of the model (registry admins).
+"""
 
 from django.contrib import admin
+from django.utils.html import format_html, format_html_join
 
+from registry.admin import register_version_section
+
+from .attributes import VERSION_METADATA, VERSION_RULE_SET
+from .contracts import RULE_PHASES
 from .dek_models import Dek, Kek
+from .subjects import GROUPS
+
+RULE_COLUMNS = ("phase", "name", "kind", "mode", "type", "tags", "expr", "onSuccess", "onFailure", "params", "disabled")
+
+
+def _cell(value) -> str:
+    if value is None or value == "" or value == []:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{key}={item}" for key, item in value.items())
+    return str(value)
+
+
+def contract_section(version) -> dict | None:
+    """A schema version's metadata and rules (None when it has neither)."""
+    metadata = version.extensions.get(VERSION_METADATA)
+    rule_set = version.extensions.get(VERSION_RULE_SET)
+    if not isinstance(metadata, dict) and not isinstance(rule_set, dict):
+        return None
+    parts = []
+    if isinstance(metadata, dict):
+        rows = [("property", key, value) for key, value in (metadata.get("properties") or {}).items()]
+        rows += [("tags", path, _cell(tags)) for path, tags in (metadata.get("tags") or {}).items()]
+        rows += [("sensitive", name, "") for name in metadata.get("sensitive") or []]
+        body = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", rows)
+        parts.append(format_html("<h3>Metadata</h3><table class='contract-metadata'><tbody>{}</tbody></table>", body))
+    if isinstance(rule_set, dict):
+        rows = [
+            (phase, *(_cell(rule.get(name)) for name in RULE_COLUMNS[1:]))
+            for phase in RULE_PHASES
+            for rule in rule_set.get(phase) or []
+            if isinstance(rule, dict)
+        ]
+        head = format_html_join("", "<th>{}</th>", ((name,) for name in RULE_COLUMNS))
+        cells = "".join("<td>{}</td>" for _ in RULE_COLUMNS)
+        body = format_html_join("", f"<tr>{cells}</tr>", rows)
+        parts.append(
+            format_html(
+                "<h3>Rules</h3><table class='contract-rules'><thead><tr>{}</tr></thead><tbody>{}</tbody></table>",
+                head,
+                body,
+            )
+        )
+    return {"title": "Data contract (Confluent metadata and rules)", "html": format_html("{}" * len(parts), *parts)}
+
+
+register_version_section(GROUPS, contract_section)
 
 
 class ReadOnly(admin.ModelAdmin):

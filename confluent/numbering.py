@@ -1,6 +1,7 @@
 """Schema ids and subject version numbers (docs/confluent.md).
 
-A schema id is given per distinct content (`SchemaId.key`, a hash of type, canonical text and references), the
+A schema id is given per distinct content (`SchemaId.key`, a hash of type, canonical text, references, metadata and
+rule set), the
 next integer above every id ever given (ids given by an IMPORT count too), and never deleted: the same content gets
 the same id forever. A version number is given to each version of a subject in creation order (primary-key order):
 its id when the version id is a positive integer above the subject's numbers (so `/registry/.../versions/3` is
@@ -9,12 +10,15 @@ when their write commits (`number_written`, which the registry calls after every
 wrote: registry.commit_listeners), derived from the stored versions, in batches (`number_resources`: a bulk import's
 new contents get their ids together); a read numbers what that left out (`ensure_numbered`: a crash between the
 commit and the numbering). A version updated in place elsewhere (its epoch moved) gets the schema id of its new
-content. A version's references are its `references` attribute (confluent.references), copied into `SubjectVersion.references`.
+content. A version's references are its `references` attribute (confluent.references), copied into
+`SubjectVersion.references`; its metadata and rule set its `confluentmetadata` and `confluentruleset` attributes
+(confluent.contracts), read from there.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
@@ -22,44 +26,98 @@ from django.utils import timezone
 
 from registry.models import Resource, Version
 
+from .attributes import VERSION_METADATA, VERSION_RULE_SET
 from .errors import ID_MISMATCH, ConfluentError
 from .models import MAX_SCHEMA_ID, SchemaId, SubjectVersion
 from .schema_types import attribute_references, canonical_of_stored, content_key, type_of_format
 
 
-def _insert_next(key: str, schema_type: str, text: str, references: list[dict]) -> SchemaId | None:
+def contracts_of(extensions: dict | None) -> tuple[dict | None, dict | None]:
+    """A stored version's metadata and rule set (its attributes; None for a value of another shape, which a version of
+    a format Confluent has no type for may hold)."""
+    from .contracts import metadata_problem, normal_metadata, normal_rule_set, rule_set_problem
+
+    metadata, rule_set = (extensions or {}).get(VERSION_METADATA), (extensions or {}).get(VERSION_RULE_SET)
+    metadata = normal_metadata(metadata) if metadata is not None and metadata_problem(metadata) is None else None
+    rule_set = normal_rule_set(rule_set) if rule_set is not None and rule_set_problem(rule_set) is None else None
+    return metadata, rule_set
+
+
+def _insert_next(
+    key: str,
+    schema_type: str,
+    text: str,
+    references: list[dict],
+    metadata: dict | None,
+    rule_set: dict | None,
+    guid: uuid.UUID,
+) -> SchemaId | None:
     """The content inserted under the next id in one statement, or None when nothing was inserted: the content has an
     id already, a concurrent registration took that id, or every id is taken. ON CONFLICT DO NOTHING turns both
     conflicts into no row (no failed statement, so no savepoint); Django's ORM has no INSERT ... SELECT, hence the
     one written-out statement."""
     quote = connection.ops.quote_name
     table = quote(SchemaId._meta.db_table)
-    columns = ", ".join(quote(c) for c in ("id", "key", "schema_type", "schema", "references", "created_on"))
+    names = ("id", "key", "schema_type", "schema", "references", "metadata", "rule_set", "guid", "created_on")
+    columns = ", ".join(quote(c) for c in names)
     as_json = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
     now = timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} ({columns}) SELECT n.next, %s, %s, %s, {as_json}, %s "
+            f"INSERT INTO {table} ({columns}) SELECT n.next, %s, %s, %s, {as_json}, {as_json}, {as_json}, %s, %s "
             f"FROM (SELECT COALESCE(MAX({quote('id')}), 0) + 1 AS next FROM {table}) n "
             f"WHERE n.next <= %s ON CONFLICT DO NOTHING RETURNING {quote('id')}",
             [
                 *(key, schema_type, text, json.dumps(references)),
+                *(_json_or_null(metadata), _json_or_null(rule_set)),
+                SchemaId._meta.get_field("guid").get_db_prep_value(guid, connection),
                 *(connection.ops.adapt_datetimefield_value(now), MAX_SCHEMA_ID),
             ],
         )
         row = cursor.fetchone()
     if row is None:
         return None
-    return SchemaId(id=row[0], key=key, schema_type=schema_type, schema=text, references=references, created_on=now)
+    return SchemaId(
+        id=row[0],
+        key=key,
+        schema_type=schema_type,
+        schema=text,
+        references=references,
+        metadata=metadata,
+        rule_set=rule_set,
+        guid=guid,
+        created_on=now,
+    )
+
+
+def _new_guid(given: uuid.UUID | None) -> uuid.UUID:
+    """A new content's GUID: the one given (an import keeps the source's) when no other content has it, else random."""
+    if given is not None and not SchemaId.objects.filter(guid=given).exists():
+        return given
+    return uuid.uuid4()
+
+
+def _json_or_null(value) -> str | None:
+    return None if value is None else json.dumps(value)
 
 
 def schema_id_for(
-    *, key: str, schema_type: str, text: str, references: list[dict], given: int | None = None
+    *,
+    key: str,
+    schema_type: str,
+    text: str,
+    references: list[dict],
+    metadata: dict | None = None,
+    rule_set: dict | None = None,
+    given: int | None = None,
+    guid: uuid.UUID | None = None,
 ) -> SchemaId:
-    """The id of this content: the existing one, `given` (IMPORT) when free, else the next integer."""
+    """The id of this content: the existing one, `given` (IMPORT) when free, else the next integer; a new one gets
+    the GUID `guid` (an import's) when no other content has it, else a random one."""
     for _attempt in range(8):
         if given is None:
-            created = _insert_next(key, schema_type, text, references)  # new content: one statement
+            # new content: one statement
+            created = _insert_next(key, schema_type, text, references, metadata, rule_set, _new_guid(guid))
             if created is not None:
                 return created
         existing = SchemaId.objects.filter(key=key).first()
@@ -80,7 +138,14 @@ def schema_id_for(
         try:
             with transaction.atomic():
                 return SchemaId.objects.create(
-                    id=given, key=key, schema_type=schema_type, schema=text, references=references
+                    id=given,
+                    key=key,
+                    schema_type=schema_type,
+                    schema=text,
+                    references=references,
+                    metadata=metadata,
+                    rule_set=rule_set,
+                    guid=_new_guid(guid),
                 )
         except IntegrityError:  # another request took that id or registered that content meanwhile: look again
             continue
@@ -93,8 +158,11 @@ def _stored_text(version: Version) -> str:
 
 def _schema_id_of_stored(version: Version, schema_type: str, references: list[dict]) -> SchemaId:
     text = _stored_text(version)
-    key = content_key(schema_type, canonical_of_stored(schema_type, text), references)
-    return schema_id_for(key=key, schema_type=schema_type, text=text, references=references)
+    metadata, rule_set = contracts_of(version.extensions)
+    key = content_key(schema_type, canonical_of_stored(schema_type, text), references, metadata, rule_set)
+    return schema_id_for(
+        key=key, schema_type=schema_type, text=text, references=references, metadata=metadata, rule_set=rule_set
+    )
 
 
 def version_type(version: Version) -> str | None:
@@ -179,17 +247,12 @@ def _number_batch(locked: list[int]) -> None:
         return
     renumbered = [row[0] for row in versions if row[7] is not None]
     rows: dict[int, SubjectVersion] = (
-        {
-            row.version_id: row
-            for row in SubjectVersion.objects.filter(version_id__in=renumbered).defer("metadata", "rule_set")
-        }
-        if renumbered
-        else {}
+        {row.version_id: row for row in SubjectVersion.objects.filter(version_id__in=renumbered)} if renumbered else {}
     )
     taken: dict[int, set[int]] = {row[1]: {row[8] or 0} for row in versions}
     new: list[list] = []  # the columns of NEW_ROWS, the schema id filled in below
     changed: list[SubjectVersion] = []
-    contents: list[tuple[str, str, str, list[dict]]] = []  # (key, type, text, references)
+    contents: list[tuple] = []  # (key, type, text, references, metadata, rule set)
     keyed: list[tuple[SubjectVersion | list, str]] = []  # a row and the key of its content
     for pk, resource_id, vid, epoch, content, resource_uri, extensions, _number, _top in versions:
         row = rows.get(pk)
@@ -202,8 +265,9 @@ def _number_batch(locked: list[int]) -> None:
             continue
         references = attribute_references(extensions)  # what every binding shows (confluent.references)
         text = bytes(content).decode("utf-8", "replace")
-        key = content_key(schema_type, canonical_of_stored(schema_type, text), references)
-        contents.append((key, schema_type, text, references))
+        metadata, rule_set = contracts_of(extensions)
+        key = content_key(schema_type, canonical_of_stored(schema_type, text), references, metadata, rule_set)
+        contents.append((key, schema_type, text, references, metadata, rule_set))
         if row is not None:
             row.epoch, row.references = epoch, references
             changed.append(row)
@@ -227,7 +291,8 @@ def _number_batch(locked: list[int]) -> None:
 
 
 NEW_ROWS = ("version_id", "resource_id", "number", "schema_id_id", "epoch", "deleted", "references")
-NEW_IDS = ("id", "key", "schema_type", "schema", "references", "created_on")
+NEW_IDS = ("id", "key", "schema_type", "schema", "references", "metadata", "rule_set", "guid", "created_on")
+JSON_COLUMNS = ("references", "metadata", "rule_set")
 
 
 def _insert(model, attributes: tuple[str, ...], rows: list) -> None:
@@ -237,26 +302,35 @@ def _insert(model, attributes: tuple[str, ...], rows: list) -> None:
         model.objects.bulk_create([model(**dict(zip(attributes, row, strict=True))) for row in rows], batch_size=1000)
         return
     columns = ", ".join(connection.ops.quote_name(model._meta.get_field(name).column) for name in attributes)
-    json_at = attributes.index("references")
+    json_at = [index for index, name in enumerate(attributes) if name in JSON_COLUMNS]
     with connection.cursor() as cursor:
         raw = cursor.cursor if hasattr(cursor, "cursor") else cursor
         with raw.copy(f"COPY {connection.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN") as copy:
             for row in rows:
                 values = list(row)
-                values[json_at] = json.dumps(values[json_at])
+                for index in json_at:
+                    values[index] = _json_or_null(values[index])
                 copy.write_row(values)
 
 
-def schema_ids_for(contents: list[tuple[str, str, str, list[dict]]]) -> dict[str, int]:
-    """The schema id of each content (key, type, text, references): the existing one, else a new one. A few new
+def schema_ids_for(contents: list[tuple]) -> dict[str, int]:
+    """The schema id of each content (key, type, text, references, metadata, rule set): the existing one, else a new
+    one (with a random GUID). A few new
     ones are given one by one (`schema_id_for`, no lock); many (a bulk import) under a lock on the ids' table
     (PostgreSQL's EXCLUSIVE mode, which lets reads through; SQLite's write transactions are one at a time anyway), the
     next integers above the highest, inserted together."""
     found: dict[str, int] = {}
     missing = {key: rest for key, *rest in contents}
     if len(missing) <= BULK_IDS:  # a write's few: each in one statement when new (schema_id_for)
-        for key, (schema_type, text, references) in missing.items():
-            found[key] = schema_id_for(key=key, schema_type=schema_type, text=text, references=references).id
+        for key, (schema_type, text, references, metadata, rule_set) in missing.items():
+            found[key] = schema_id_for(
+                key=key,
+                schema_type=schema_type,
+                text=text,
+                references=references,
+                metadata=metadata,
+                rule_set=rule_set,
+            ).id
         return found
     keys = list(missing)
     for start in range(0, len(keys), 1000):
@@ -278,8 +352,8 @@ def schema_ids_for(contents: list[tuple[str, str, str, list[dict]]]) -> dict[str
             raise ConfluentError(50001, "every schema id up to 2147483647 is taken", status=500)
         now = timezone.now()
         created = [
-            (top + n, key, schema_type, text, references, now)
-            for n, (key, (schema_type, text, references)) in enumerate(missing.items(), start=1)
+            (top + n, key, schema_type, text, references, metadata, rule_set, uuid.uuid4(), now)
+            for n, (key, (schema_type, text, references, metadata, rule_set)) in enumerate(missing.items(), start=1)
         ]
         _insert(SchemaId, NEW_IDS, created)
         found.update((key, number) for number, key, *_rest in created)

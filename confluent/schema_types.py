@@ -94,20 +94,35 @@ class Referenced:
 
 def referenced_documents(references: list[Referenced]) -> tuple[bytes, ...]:
     """The texts of the references and of theirs, deepest first, each subject version once: what the registry's own
-    check of the registered document (catalog's hook) reads named types from (`VersionInput.referenced_documents`)."""
+    check of the registered document (catalog's hook) reads named types from (`VersionInput.referenced_documents`).
+    A JSON Schema is named by its reference's `name`, which its `$ref`s use (Confluent's clients resolve them so):
+    its document comes with that name as its `$id` (once per name), which the JSON Schema compatibility check reads
+    (catalog.validators.compatibility.jsonschema.load)."""
     out: list[bytes] = []
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple] = set()
 
     def walk(refs: list[Referenced]) -> None:
         for ref in refs:
-            if (ref.subject, ref.version) in seen:
+            key = (ref.subject, ref.version, ref.name if ref.schema_type == "JSON" else None)
+            if key in seen:
                 continue
-            seen.add((ref.subject, ref.version))
+            seen.add(key)
             walk(ref.references)
-            out.append(ref.text.encode())
+            out.append(_named(ref) if ref.schema_type == "JSON" else ref.text.encode())
 
     walk(references)
     return tuple(out)
+
+
+def _named(ref: Referenced) -> bytes:
+    """A referenced JSON Schema with its reference's name as its `$id` (the text as it is when it is no object)."""
+    try:
+        value = strict_loads(ref.text)
+    except ValueError:
+        return ref.text.encode()
+    if not isinstance(value, dict):
+        return ref.text.encode()
+    return compact({**value, "$id": ref.name}).encode()
 
 
 @dataclass
@@ -125,12 +140,31 @@ class Prepared:
 
     @property
     def key(self) -> str:
+        """The key of the content alone (without metadata and rule set)."""
         return content_key(self.schema_type, self.canonical, self.references)
 
+    def key_with(self, metadata: dict | None, rule_set: dict | None) -> str:
+        return extended_key(self.key, metadata, rule_set)
 
-def content_key(schema_type: str, canonical: str, references: list[dict]) -> str:
+
+def content_key(
+    schema_type: str, canonical: str, references: list[dict], metadata: dict | None = None, rule_set: dict | None = None
+) -> str:
+    """The key of a schema id: the type, canonical text and references, and the version's metadata and rule set (as
+    Confluent's ids: the same text with another rule set is another schema), added to the key of the rest
+    (`extended_key`) so that a content without them keeps the key it had before they were part of it."""
     refs = json.dumps(references, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(f"{schema_type}\n{canonical}\n{refs}".encode("utf-8", "surrogatepass")).hexdigest()
+    base = hashlib.sha256(f"{schema_type}\n{canonical}\n{refs}".encode("utf-8", "surrogatepass")).hexdigest()
+    return extended_key(base, metadata, rule_set)
+
+
+def extended_key(base: str, metadata: dict | None, rule_set: dict | None) -> str:
+    from .contracts import key_part
+
+    part = key_part(metadata, rule_set)
+    if not part:
+        return base
+    return hashlib.sha256(f"{base}\n{part}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _json(text: str, what: str):

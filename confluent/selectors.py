@@ -9,7 +9,15 @@ from registry.model import effective_compatibility as default_or
 from registry.models import Group, Resource, Version
 
 from . import subjects
-from .attributes import COMPATIBILITY, DEFAULT_MODE, MODE, MODES, PENDING  # noqa: F401 - MODES: the API's
+from .attributes import (  # noqa: F401 - MODES: the API's
+    COMPATIBILITY,
+    CONFIG_ATTRIBUTES,
+    DEFAULT_MODE,
+    MODE,
+    MODES,
+    PENDING,
+)
+from .contracts import property_of
 from .errors import ConfluentError, schema_not_found, subject_not_found, version_not_found
 from .models import MAX_SCHEMA_ID, SchemaId, SubjectVersion
 from .numbering import ensure_numbered
@@ -191,6 +199,20 @@ def schema_by_id(value: str) -> SchemaId:
     return found
 
 
+def schema_by_guid(value: str) -> SchemaId:
+    """The schema of a GUID while some version of some subject has its content (soft-deleted ones included)."""
+    import uuid
+
+    try:
+        guid = uuid.UUID(value)
+    except ValueError:
+        raise schema_not_found(f"Schema {value[:40]} not found")
+    found = SchemaId.objects.filter(guid=guid, subject_versions__isnull=False).first()
+    if found is None:
+        raise schema_not_found(f"Schema {value} not found")
+    return found
+
+
 def versions_of_id(schema: SchemaId, *, deleted: bool = False, subject: str | None = None) -> list[dict]:
     rows = SubjectVersion.objects.filter(schema_id=schema).select_related("resource__group")
     if not deleted:
@@ -290,3 +312,62 @@ def effective_mode(subject: Subject | None, resource=NOT_READ) -> str:
         return resource.extensions.get(MODE) or resource.group.extensions.get(MODE) or DEFAULT_MODE
     extensions = group_extensions(subject.group_id)
     return pending_settings(extensions, subject).get(MODE) or (extensions or {}).get(MODE) or DEFAULT_MODE
+
+
+def _config_of(attributes: dict | None) -> dict:
+    """The /config members an entity's (or a pending entry's) attributes hold, by their Confluent names."""
+    attributes = attributes or {}
+    return {member: attributes[name] for member, name in CONFIG_ATTRIBUTES.items() if attributes.get(name) is not None}
+
+
+def own_config(subject: Subject, resource=NOT_READ) -> dict:
+    """The config members set for a context (its group's attributes) or a subject itself (its schema's, or those its
+    group keeps until it exists), the level among them as `compatibilityLevel` (upper case) when set."""
+    if subject.is_context:
+        attributes = group_extensions(subject.group_id) or {}
+    else:
+        if resource is NOT_READ:
+            resource = find_resource(subject)
+        if resource is not None:
+            attributes = resource.extensions
+        else:
+            attributes = pending_settings(group_extensions(subject.group_id), subject)
+    out = {}
+    if attributes.get(COMPATIBILITY):
+        out["compatibilityLevel"] = attributes[COMPATIBILITY].upper()
+    out.update(_config_of(attributes))
+    return out
+
+
+def config_in_scope(subject: Subject | None, resource=NOT_READ) -> dict:
+    """The config that applies to a subject (or a context, or with None the default context's), member by member:
+    the subject's own, else its context's (its group's), the level the effective one (`compatibilityLevel`)."""
+    if subject is None:
+        subject = subjects.parse(":.:", allow_context=True)
+    group = _config_of(group_extensions(subject.group_id))
+    if subject.is_context:
+        return {"compatibilityLevel": effective_compatibility(subject).upper(), **group}
+    own = own_config(subject, resource)
+    own.pop("compatibilityLevel", None)
+    return {"compatibilityLevel": effective_compatibility(subject).upper(), **group, **own}
+
+
+def latest_live(resource: Resource) -> SubjectVersion | None:
+    """The subject's newest live version, with its version (attributes), numbered: the one a registration inherits
+    metadata and a rule set from."""
+    return _rows_of(resource).filter(deleted=False).order_by("-number").first()
+
+
+def latest_with_metadata(resource: Resource, wanted: dict[str, str], *, deleted: bool = False) -> SubjectVersion | None:
+    """The newest version (soft-deleted ones too with `deleted`) whose metadata properties hold every pair of
+    `wanted` (GET /subjects/S/metadata, as Confluent's `getLatestWithMetadata`)."""
+    from .attributes import VERSION_METADATA
+
+    rows = _rows_of(resource).defer("version__content", "schema_id__schema").order_by("-number")
+    if not deleted:
+        rows = rows.filter(deleted=False)
+    for row in rows:
+        metadata = row.version.extensions.get(VERSION_METADATA)
+        if metadata and all(property_of(metadata, key) == value for key, value in wanted.items()):
+            return row
+    return None

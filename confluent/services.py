@@ -10,7 +10,8 @@ registry version (or the schema, with its last version) through `registry.servic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import uuid
+from dataclasses import dataclass, field, replace
 
 from django.db import transaction
 
@@ -32,11 +33,25 @@ from registry.services import (
 from registry.services.resources import get_group, lock_resource
 
 from . import selectors
-from .attributes import COMPATIBILITY, MODE, PENDING, SUBJECT_SETTINGS
+from .association_shapes import ATTRIBUTE as ASSOCIATIONS
+from .attributes import COMPATIBILITY, MODE, PENDING, SUBJECT_SETTINGS, VERSION_METADATA, VERSION_RULE_SET
+from .contracts import (
+    merge_metadata,
+    merge_rule_sets,
+    metadata_problem,
+    named,
+    normal_metadata,
+    normal_rule_set,
+    rule_set_problem,
+    with_version,
+)
 from .errors import (
     ID_MISMATCH,
     INCOMPATIBLE,
     INVALID_COMPATIBILITY,
+    INVALID_CONFIG,
+    INVALID_RULE_SET,
+    INVALID_SCHEMA,
     INVALID_SUBJECT,
     NOT_PERMITTED,
     REFERENCE_EXISTS,
@@ -47,7 +62,7 @@ from .errors import (
     version_not_found,
 )
 from .models import SubjectVersion
-from .numbering import ensure_numbered, next_number, schema_id_for
+from .numbering import contracts_of, ensure_numbered, next_number, schema_id_for
 from .references import resolve_references  # noqa: F401 - the API's
 from .schema_types import REFERENCES, Prepared, prepare, referenced_documents
 from .subjects import GROUPS, SCHEMAS, Subject, parse
@@ -55,8 +70,8 @@ from .subjects import GROUPS, SCHEMAS, Subject, parse
 
 @dataclass
 class Registration:
-    """A registration's body: `schema`, `schemaType`, `references`, and what is kept but not enforced (`metadata`,
-    `ruleSet`); `id` and `version` only in IMPORT mode."""
+    """A registration's body: `schema`, `schemaType`, `references`, `metadata` and `ruleSet` (checked and in their
+    normal form: confluent.contracts); `id` and `version` only in IMPORT mode."""
 
     schema: str
     schema_type: str = "AVRO"
@@ -65,6 +80,7 @@ class Registration:
     rule_set: dict | None = None
     id: int | None = None
     version: int | None = None
+    guid: uuid.UUID | None = None  # an import's: the source's GUID, kept for a new content when free
 
 
 def _check_mode(subject: Subject, inp: Registration | None = None, resource=selectors.NOT_READ) -> str:
@@ -94,56 +110,117 @@ def _ensure_group(ctx: WriteContext, group_id: str) -> Group:
     return group
 
 
-def _known(match: SubjectVersion | None, inp: Registration) -> dict | None:
-    """The answer to a registration of content the subject already has live (None: not that case)."""
+def _known(match: SubjectVersion | None, inp: Registration) -> SubjectVersion | None:
+    """The version that answers a registration of content the subject already has live (None: not that case)."""
     if match is None or not (inp.version is None or inp.version == match.number):
         return None
     if inp.id is not None and inp.id != match.schema_id_id:
         raise ConfluentError(ID_MISMATCH, f"Schema already registered with id {match.schema_id_id} instead of {inp.id}")
-    return {"id": match.schema_id_id, "version": match.number}
+    return match
+
+
+def checked_contracts(inp: Registration) -> Registration:
+    """The registration with its metadata and rule set in their normal form; 42201 naming the member of a metadata
+    of another shape, 42210 (Confluent's invalid rule set) that of a rule set."""
+    if inp.metadata is not None and (problem := metadata_problem(inp.metadata)):
+        raise ConfluentError(INVALID_SCHEMA, f"Invalid schema: {named('metadata', problem)}")
+    if inp.rule_set is not None and (problem := rule_set_problem(inp.rule_set)):
+        raise ConfluentError(INVALID_RULE_SET, f"Invalid rule set: {named('ruleSet', problem)}")
+    return replace(inp, metadata=normal_metadata(inp.metadata), rule_set=normal_rule_set(inp.rule_set))
+
+
+@dataclass
+class Contracts:
+    """The metadata and rule set a registration stores (merged with the previous version's and the config's defaults
+    and overrides), and the keys it finds a version it already has by."""
+
+    metadata: dict | None
+    rule_set: dict | None
+    keys: list[str]
+
+
+def contracts(inp: Registration, prepared: Prepared, config: dict, previous, *, merge: bool) -> Contracts:
+    """What Confluent's registry stores for a registration (`maybeSetMetadataRuleSet`): the metadata sent, else the
+    previous version's (`previous`: the subject's latest live version, None without one), under the config's
+    `defaultMetadata` and over it its `overrideMetadata` (each merged member by member); the rule set likewise. Not
+    merged (`merge` False: IMPORT mode) they are as sent. The keys: the content with the metadata and rule set as sent
+    when the config has no defaults or overrides (Confluent looks that up first), then with the merged ones."""
+    if not merge:
+        return Contracts(inp.metadata, inp.rule_set, [prepared.key_with(inp.metadata, inp.rule_set)])
+    earlier_metadata, earlier_rule_set = (
+        contracts_of(previous.version.extensions) if previous is not None else (None, None)
+    )
+    specific_metadata = inp.metadata if inp.metadata is not None else earlier_metadata
+    specific_rule_set = inp.rule_set if inp.rule_set is not None else earlier_rule_set
+    metadata = normal_metadata(
+        merge_metadata(merge_metadata(config.get("defaultMetadata"), specific_metadata), config.get("overrideMetadata"))
+    )
+    rule_set = normal_rule_set(
+        merge_rule_sets(merge_rule_sets(config.get("defaultRuleSet"), specific_rule_set), config.get("overrideRuleSet"))
+    )
+    keys = []
+    if not any(
+        config.get(name) for name in ("defaultMetadata", "overrideMetadata", "defaultRuleSet", "overrideRuleSet")
+    ):
+        keys.append(prepared.key_with(inp.metadata, inp.rule_set))
+    keys.append(prepared.key_with(metadata, rule_set))
+    return Contracts(metadata, rule_set, list(dict.fromkeys(keys)))
+
+
+def _has(resource, found: Contracts, inp: Registration) -> SubjectVersion | None:
+    for key in found.keys:
+        known = _known(selectors.with_content(resource, key), inp)
+        if known is not None:
+            return known
+    return None
 
 
 @transaction.atomic
-def register(*, ctx: WriteContext, subject: Subject, data: Registration, importing: bool = False) -> dict:
-    """POST /subjects/S/versions: the id and version of the schema in this subject, registering it as a new
-    version when the subject has no live version with the same content. `importing` (the import_confluent command,
-    an operator's tool) takes a given id and version whatever the mode.
+def register(*, ctx: WriteContext, subject: Subject, data: Registration, importing: bool = False) -> SubjectVersion:
+    """POST /subjects/S/versions: the subject version of the schema (its id and number), registering it as a new
+    version when the subject has no live version with the same content (the API answers it: api.render.registered).
+    `importing` (the import_confluent command, an operator's tool) takes a given id and version whatever the mode.
 
     Content the subject has is answered after a few indexed reads (the serializers register at every start); a new
     version is numbered under the schema's row lock (the lock its write takes anyway), so concurrent registrations
     to one subject get consecutive numbers, and the same content twice one version. A subject (or context) created
     by a concurrent registration meanwhile is registered to as it then exists."""
-    inp = data
+    inp = checked_contracts(data)
     if subject.is_context:
         raise ConfluentError(INVALID_SUBJECT, f"{subject.name!r} names a context, not a subject")
     resource = selectors.find_resource(subject)
-    if not importing:
-        _check_mode(subject, inp, resource)
+    mode = "IMPORT" if importing else _check_mode(subject, inp, resource)
     references = resolve_references(inp.references, subject)
     prepared = prepare(inp.schema_type, inp.schema, references)
     prepared.referenced = prepared.referenced or referenced_documents(references)  # resolved here, not again
+    config = selectors.config_in_scope(subject, resource)
+    merge = mode != "IMPORT"  # Confluent's IMPORT mode stores a registration as it is sent
     if resource is None:
         try:
             with transaction.atomic():
-                return _write(ctx, subject, inp, prepared, None)
+                return _write(ctx, subject, inp, prepared, None, contracts(inp, prepared, config, None, merge=merge))
         except Problem as exc:
             resource = selectors.find_resource(subject) if exc.kind == "id-exists" else None
             if resource is None:
                 raise
     ensure_numbered(resource)
-    known = _known(selectors.with_content(resource, prepared.key), inp)
+    found = contracts(inp, prepared, config, selectors.latest_live(resource), merge=merge)
+    known = _has(resource, found, inp)
     if known is not None:
         return known
     resource = lock_resource(get_group(GROUPS, subject.group_id), SCHEMAS, subject.resource_id)
-    known = _known(selectors.with_content(resource, prepared.key), inp)  # registered meanwhile
+    found = contracts(inp, prepared, config, selectors.latest_live(resource), merge=merge)  # as it is under the lock
+    known = _has(resource, found, inp)  # registered meanwhile
     if known is not None:
         return known
-    return _write(ctx, subject, inp, prepared, resource)
+    return _write(ctx, subject, inp, prepared, resource, found)
 
 
-def _write(ctx: WriteContext, subject: Subject, inp: Registration, prepared: Prepared, resource) -> dict:
+def _write(
+    ctx: WriteContext, subject: Subject, inp: Registration, prepared: Prepared, resource, found: Contracts
+) -> SubjectVersion:
     """A new version of the subject (its first one, creating the schema, when `resource` is None), numbered, with
-    its schema id."""
+    its schema id and its metadata and rule set (`found`)."""
     top, latest_type = selectors.top_and_latest_type(resource)
     if latest_type is not None and latest_type != prepared.schema_type:
         raise ConfluentError(
@@ -158,6 +235,7 @@ def _write(ctx: WriteContext, subject: Subject, inp: Registration, prepared: Pre
     else:
         floor = max(top, resource.version_counter if resource is not None else 0)
         number = next_number({floor}, "")
+    metadata = with_version(found.metadata, number)  # confluent:version, where the metadata has it
     vid = str(number)
     if inp.version is not None and resource is not None and resource.versions.filter(vid=vid).exists():
         # an IMPORT's number taken as a version id by another door: the registry picks the id (a number given here is
@@ -168,7 +246,12 @@ def _write(ctx: WriteContext, subject: Subject, inp: Registration, prepared: Pre
         media_type=prepared.media_type,
         # the references as a version attribute, which every binding shows, exports and imports (None: none, not
         # those of the version it would inherit from)
-        attributes={"format": prepared.format, REFERENCES: prepared.references or None},
+        attributes={
+            "format": prepared.format,
+            REFERENCES: prepared.references or None,
+            VERSION_METADATA: metadata,
+            VERSION_RULE_SET: found.rule_set,
+        },
         version_id=vid,
         referenced_documents=prepared.referenced,  # the catalog's check knows the referenced Avro named types
     )
@@ -185,23 +268,24 @@ def _write(ctx: WriteContext, subject: Subject, inp: Registration, prepared: Pre
     else:
         _resource, version = create_version(ctx=ctx, address=address, data=version_input)
     schema = schema_id_for(
-        key=prepared.key,
+        key=prepared.key_with(metadata, found.rule_set),
         schema_type=prepared.schema_type,
         text=prepared.document.decode(),
         references=prepared.references,
+        metadata=metadata,
+        rule_set=found.rule_set,
         given=inp.id,
+        guid=inp.guid,
     )
-    SubjectVersion.objects.create(
+    row = SubjectVersion.objects.create(
         version=version,
         resource=resource,
         number=number,
         schema_id=schema,
         epoch=version.epoch,
         references=prepared.references,
-        metadata=inp.metadata,
-        rule_set=inp.rule_set,
     )
-    return {"id": schema.id, "version": number}
+    return row
 
 
 def _soft_delete(ctx: WriteContext, resource, rows: list[SubjectVersion]) -> None:
@@ -227,6 +311,10 @@ def delete_subject(*, ctx: WriteContext, subject: Subject, permanent: bool) -> l
     """DELETE /subjects/S: soft-delete every version, or (`permanent`, after a soft delete) remove the schema."""
     _check_mode(subject)
     resource, rows = selectors.existing_subject(subject, deleted=True)
+    if resource.extensions.get(
+        ASSOCIATIONS
+    ):  # a topic's subject: its associations go first (DELETE /associations/resources/{id})
+        raise ConfluentError(40904, f"An association already exists for subject '{subject.name}'")
     if not permanent:
         ctx.authorize("resource", "delete", resource.path)  # as the permanent delete (registry.permissions)
         live = [row for row in rows if not row.deleted]
@@ -291,40 +379,40 @@ def _subject_address(subject: Subject) -> EntityAddress:
     return EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
 
 
-def _set_setting(ctx: WriteContext, subject: Subject, name: str, value: str | None) -> None:
-    """One of a context's or a subject's settings (confluent.attributes): the group's or the schema's attribute
-    `name`, or the entry its group keeps for a subject without a schema; None removes it. Written through the
-    registry's services, which authorize it (a group's own attribute: its owners'; a subject's: an editor's, as the
-    schema's level), record its audit row and emit its event."""
+def _set_settings(ctx: WriteContext, subject: Subject, changes: dict) -> None:
+    """Some of a context's or a subject's settings (confluent.attributes), each `name -> value` (None removes it): the
+    group's or the schema's attributes, or the entry its group keeps for a subject without a schema; in one write of
+    the entity. Written through the registry's services, which check the values (400 naming the attribute: the
+    views check them first in Confluent's words), authorize the write (a group's own attribute: its owners'; a
+    subject's: an editor's, as the schema's level), record its audit row and emit its event."""
+    removes_only = all(value is None for value in changes.values())
     if subject.is_context:
-        if value is None and not Group.objects.filter(group_type=GROUPS, gid=subject.group_id).exists():
+        if removes_only and not Group.objects.filter(group_type=GROUPS, gid=subject.group_id).exists():
             return
         _ensure_group(ctx, subject.group_id)
-        set_group_extensions(ctx=ctx, address=EntityAddress(GROUPS, subject.group_id), changes={name: value})
+        set_group_extensions(ctx=ctx, address=EntityAddress(GROUPS, subject.group_id), changes=dict(changes))
         return
     address = _subject_address(subject)
     resource = selectors.find_resource(subject)
     if resource is not None:
-        if name == COMPATIBILITY:
+        if COMPATIBILITY in changes:
             # the schema's level: removing it takes set_resource_meta's replace (a level given equal to the one the
             # schema inherits is not kept either: it keeps inheriting), the other meta attributes kept as they are
             kept = ("defaultversionid", "defaultversionsticky", *SUBJECT_SETTINGS)
-            meta = {k: v for k, v in resource.extensions.items() if k in kept and k != name}
-            if value is not None:
-                meta[name] = value
+            meta = {k: v for k, v in resource.extensions.items() if k in kept and k not in changes}
+            meta.update({k: v for k, v in changes.items() if v is not None})
             set_resource_meta(ctx=ctx, address=address, meta=meta, replace=True)
         else:
-            set_resource_meta(ctx=ctx, address=address, meta={name: value})
+            set_resource_meta(ctx=ctx, address=address, meta=dict(changes))
         return
-    if value is None and not Group.objects.filter(group_type=GROUPS, gid=subject.group_id).exists():
+    if removes_only and not Group.objects.filter(group_type=GROUPS, gid=subject.group_id).exists():
         return
     _ensure_group(ctx, subject.group_id)
 
     def pending(extensions: dict) -> dict:
         kept = dict(extensions.get(PENDING) or {})
-        entry = {k: v for k, v in (kept.get(subject.resource_id) or {}).items() if k != name}
-        if value is not None:
-            entry[name] = value
+        entry = {k: v for k, v in (kept.get(subject.resource_id) or {}).items() if k not in changes}
+        entry.update({k: v for k, v in changes.items() if v is not None})
         if entry:
             kept[subject.resource_id] = entry
         else:
@@ -363,12 +451,25 @@ def set_compatibility(*, ctx: WriteContext, subject: Subject | None, level: str 
     subject that does not exist yet. `subject` None is the default context (the global level)."""
     if subject is None:
         subject = parse(":.:", allow_context=True)
+    set_config(ctx=ctx, subject=subject, changes={COMPATIBILITY: level})
+
+
+@transaction.atomic
+def set_config(*, ctx: WriteContext, subject: Subject | None, changes: dict) -> None:
+    """PUT or DELETE /config[/S]: attributes of the config (confluent.attributes.CONFIG_SETTINGS: the level, the
+    defaults and overrides, the compatibility group, normalize, validateFields) of the schema, of the context's group
+    (`subject` None: the default context's, the global config), or kept for a subject that does not exist yet; each
+    `name -> value`, None removing it; one write."""
+    if subject is None:
+        subject = parse(":.:", allow_context=True)
+    if not changes:
+        return
     try:
-        _set_setting(ctx, subject, COMPATIBILITY, level)
+        _set_settings(ctx, subject, changes)
     except Problem as exc:
         if exc.status != 400 or exc.kind == "id-exists" or isinstance(exc, ConfluentError):
             raise
-        raise ConfluentError(INVALID_COMPATIBILITY, exc.detail)
+        raise ConfluentError(INVALID_COMPATIBILITY if set(changes) == {COMPATIBILITY} else INVALID_CONFIG, exc.detail)
 
 
 @transaction.atomic
@@ -385,4 +486,4 @@ def set_mode(*, ctx: WriteContext, subject: Subject | None, mode: str | None, fo
             raise ConfluentError(
                 NOT_PERMITTED, "Cannot import since found existing subjects; use ?force=true to switch to IMPORT anyway"
             )
-    _set_setting(ctx, subject, MODE, mode)
+    _set_settings(ctx, subject, {MODE: mode})

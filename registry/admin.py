@@ -305,6 +305,21 @@ def register_group_section(group_plural: str, fn) -> None:
         found.append(fn)
 
 
+# and to a version's page of a group type's resources: fn(version) -> {"title", "html"} or None (the Confluent API's
+# metadata and rules of a schema version)
+version_sections: dict[str, list] = {}
+
+
+def register_version_section(group_plural: str, fn) -> None:
+    found = version_sections.setdefault(group_plural, [])
+    if fn not in found:
+        found.append(fn)
+
+
+def app_version_sections(group_plural: str, version) -> list[dict]:
+    return [section for fn in version_sections.get(group_plural, []) if (section := fn(version))]
+
+
 class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     entity_kind = "group"
     """Base of the group types' admins (schema groups, definition groups, endpoints)."""

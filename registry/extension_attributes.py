@@ -15,6 +15,10 @@ by a document import's resource. Each calls `errors_of` before it writes, so a v
 - `errors_of(group_plural, resource_plural, attributes)`: the problems of the registered attributes present.
 - `meta_names(resource_plural)`: the resource-level names, which 1.0 shows, takes and exports in `meta`, not among
   the default version's attributes (a resource's own attribute is not a version's).
+- `register_version_attribute(ExtensionAttribute(...))` and `version_errors_of(resource_plural, attributes)`: the same
+  for an attribute of a resource type's versions (the Confluent API's `confluentmetadata` and `confluentruleset` of
+  schema versions), checked with the rules every version's attributes pass (registry/services/versions.py, and the
+  Spark import's executors): a version attribute in both bindings, like any other.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ class ExtensionAttribute:
 
 
 registered: dict[tuple[str, str | None], dict[str, ExtensionAttribute]] = {}
+version_registered: dict[str, dict[str, ExtensionAttribute]] = {}  # resource plural -> name -> attribute
 
 
 def register_extension_attribute(attribute: ExtensionAttribute) -> None:
@@ -64,3 +69,22 @@ def resource_attributes(resource_plural: str) -> dict[str, ExtensionAttribute]:
 
 def meta_names(resource_plural: str) -> tuple[str, ...]:
     return tuple(resource_attributes(resource_plural))
+
+
+def register_version_attribute(attribute: ExtensionAttribute) -> None:
+    """An attribute of the versions of the resources `attribute.resource_plural` (of `attribute.group_plural`)."""
+    assert attribute.resource_plural is not None
+    version_registered.setdefault(attribute.resource_plural, {})[attribute.name] = attribute
+
+
+def version_errors_of(resource_plural: str, attributes: dict) -> list[str]:
+    """What is wrong with the registered attributes among a version's `attributes`, each message starting with the
+    attribute's name."""
+    errors = []
+    for name, attribute in version_registered.get(resource_plural, {}).items():
+        value = attributes.get(name)
+        if value is not None:
+            problem = attribute.check(value)
+            if problem:
+                errors.append(f"{name}: {problem}")
+    return errors

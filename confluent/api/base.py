@@ -118,6 +118,12 @@ class ConfluentView(RegistryView):
             raise schema_not_found(f"Schema {schema_id} not found")
         return found
 
+    def readable_schema_by_guid(self, guid: str) -> SchemaId:
+        found = selectors.schema_by_guid(guid)
+        if self.hidden_groups() and not self.readable_pairs(selectors.versions_of_id(found, deleted=True)):
+            raise schema_not_found(f"Schema {guid} not found")
+        return found
+
     def readable_pairs(self, pairs: list[dict]) -> list[dict]:
         """The (subject, version) pairs of a schema id in subjects the caller may read."""
         names = set(self.readable_subjects(sorted({pair["subject"] for pair in pairs})))

@@ -8,6 +8,7 @@ import json
 
 from .. import subjects
 from ..models import SchemaId, SubjectVersion
+from ..numbering import contracts_of
 from ..protobuf import descriptor_of_text, resolved
 from ..references import resolve_stored_references
 
@@ -24,28 +25,53 @@ def formatted(schema_type: str, text: str, references: list[dict], fmt: str | No
 
 
 def subject_version(row: SubjectVersion, subject_name: str, fmt: str | None = None) -> dict:
+    """A subject version as Confluent's `Schema`: its metadata and rule set are its version's attributes."""
     schema_type = row.schema_id.schema_type
-    out = {"subject": subject_name, "version": row.number, "id": row.schema_id_id}
+    out = {"subject": subject_name, "version": row.number, "id": row.schema_id_id, "guid": str(row.schema_id.guid)}
     if schema_type != "AVRO":
         out["schemaType"] = schema_type
     if row.references:
         out["references"] = row.references
-    if row.metadata:
-        out["metadata"] = row.metadata
-    if row.rule_set:
-        out["ruleSet"] = row.rule_set
+    metadata, rule_set = contracts_of(row.version.extensions)
+    if metadata:
+        out["metadata"] = metadata
+    if rule_set:
+        out["ruleSet"] = rule_set
     out["schema"] = formatted(schema_type, schema_text(row), row.references, fmt)
     if row.deleted:
         out["deleted"] = True
     return out
 
 
-def schema(found: SchemaId, fmt: str | None = None) -> dict:
-    out = {}
+def registered(row: SubjectVersion) -> dict:
+    """A registration's answer (Confluent's `RegisterSchemaResponse`): the id and version, and the schema as stored
+    (its type, references, metadata and rule set: what the registry merged)."""
+    out = {"id": row.schema_id_id, "version": row.number, "guid": str(row.schema_id.guid)}
+    schema_type = row.schema_id.schema_type
+    if schema_type != "AVRO":
+        out["schemaType"] = schema_type
+    if row.references:
+        out["references"] = row.references
+    metadata, rule_set = contracts_of(row.version.extensions)
+    if metadata:
+        out["metadata"] = metadata
+    if rule_set:
+        out["ruleSet"] = rule_set
+    return out
+
+
+def schema(found: SchemaId, fmt: str | None = None, *, with_id: bool = False) -> dict:
+    """A schema by id or GUID (Confluent's `SchemaString`): with its `guid` (and its `id` when read by GUID)."""
+    out: dict = {"id": found.id} if with_id else {}
+    out["guid"] = str(found.guid)
     if found.schema_type != "AVRO":
         out["schemaType"] = found.schema_type
     if found.references:
         out["references"] = found.references
+    if found.metadata:
+        out["metadata"] = found.metadata
+    if found.rule_set:
+        out["ruleSet"] = found.rule_set
     out["schema"] = formatted(found.schema_type, found.schema, found.references, fmt)
     return out
 

@@ -18,6 +18,14 @@ class SchemaByIdView(ConfluentView):
         return answer(render.schema(found, request.GET.get("format")))
 
 
+class SchemaByGuidView(ConfluentView):
+    def get(self, request, guid):
+        """The schema of a GUID (what a message framed with a GUID names: the clients' `get_schema_by_guid`), with
+        its id; 40403 for a GUID no subject the caller may read has."""
+        found = self.readable_schema_by_guid(guid)
+        return answer(render.schema(found, request.GET.get("format"), with_id=True))
+
+
 class SchemaTextByIdView(ConfluentView):
     def get(self, request, schema_id):
         found = self.readable_schema(schema_id)

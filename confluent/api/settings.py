@@ -8,22 +8,68 @@ from registry.http.requests import json_body
 from registry.throttles import AnonymousRateThrottle
 
 from .. import selectors, services
-from ..attributes import MODE
-from ..errors import INVALID_COMPATIBILITY, INVALID_MODE, ConfluentError, version_not_found
-from ..schema_types import prepare
+from ..attributes import COMPATIBILITY, CONFIG_ATTRIBUTES, CONFIG_CHECKS, CONFIG_SETTINGS, MODE
+from ..contracts import named, normal_metadata, normal_rule_set, property_of
+from ..errors import (
+    INVALID_COMPATIBILITY,
+    INVALID_CONFIG,
+    INVALID_MODE,
+    INVALID_RULE_SET,
+    INVALID_SCHEMA,
+    ConfluentError,
+    version_not_found,
+)
+from ..numbering import contracts_of
+from ..schema_types import prepare, referenced_documents
 from ..subjects import parse
 from .base import ConfluentView, answer, flag
 from .inputs import registration
 
 
-def level_in(body: dict) -> str:
-    value = body.get("compatibility", body.get("compatibilityLevel"))
+def level_in(value) -> str:
     if not isinstance(value, str) or value.lower() not in LEVELS:
         raise ConfluentError(
             INVALID_COMPATIBILITY,
             f"Invalid compatibility level {value!r}. Valid values are {', '.join(level.upper() for level in LEVELS)}",
         )
     return value.lower()
+
+
+# Confluent's config members this registry does not keep (aliases, rule validation, compatibility policies): refused
+# rather than accepted and forgotten
+NOT_SERVED = ("alias", "aliasForDeks", "validateNewSchemas", "validateRules", "compatibilityPolicy")
+
+
+def config_changes(body) -> dict:
+    """The attributes a PUT /config body changes (confluent.attributes.CONFIG_SETTINGS -> value, None removing one),
+    as Confluent's `ConfigValue.update`: a member present sets (null: removes) its setting, one absent keeps it; an
+    empty metadata or rule set removes it. 42203 for a level that is none, 42210 for a rule set Confluent refuses,
+    42201 for a metadata of another shape, 422 for another member of another JSON type, each naming the member."""
+    if not isinstance(body, dict):
+        raise ConfluentError(INVALID_CONFIG, "the config must be a JSON object")
+    for name in NOT_SERVED:
+        if body.get(name) is not None:
+            raise ConfluentError(INVALID_CONFIG, f"{name}: not served by this registry (docs/confluent.md)")
+    changes: dict = {}
+    for name in ("compatibilityLevel", "compatibility"):  # the clients send `compatibility`; both are Confluent's
+        if name in body:
+            changes[COMPATIBILITY] = None if body[name] is None else level_in(body[name])
+    for member, attribute in CONFIG_ATTRIBUTES.items():
+        if member not in body:
+            continue
+        value = body[member]
+        if value is not None:
+            problem = CONFIG_CHECKS[member][0](value)
+            if problem:
+                code = {"defaultRuleSet": INVALID_RULE_SET, "overrideRuleSet": INVALID_RULE_SET}.get(member)
+                code = code or (INVALID_SCHEMA if member.endswith("Metadata") else INVALID_CONFIG)
+                raise ConfluentError(code, f"Invalid config: {named(member, problem)}")
+            if member.endswith("Metadata"):
+                value = normal_metadata(value)
+            elif member.endswith("RuleSet"):
+                value = normal_rule_set(value)
+        changes[attribute] = value
+    return changes
 
 
 def mode_in(body: dict) -> str:
@@ -34,42 +80,51 @@ def mode_in(body: dict) -> str:
 
 
 class ConfigView(ConfluentView):
-    # compatibility levels are attributes of groups and schemas: the services check each write (registry.permissions)
-
+    # the config is attributes of groups and schemas: the services check each write (registry.permissions)
     def get(self, request, subject=None):
-        """The level: global (the default context's), a context's (`:.ctx:`) or a subject's (40408 when it has none
-        of its own, unless `?defaultToGlobal=true`)."""
+        """The config: global (the default context's group's), a context's (`:.ctx:`) or a subject's own (40408 when
+        it has none, unless `?defaultToGlobal=true`: then the config that applies to it, member by member)."""
         if subject is None:
-            return answer({"compatibilityLevel": selectors.global_compatibility().upper()})
+            return answer(selectors.config_in_scope(None))
         found = parse(subject, allow_context=True)
+        if flag(request, "defaultToGlobal"):
+            return answer(selectors.config_in_scope(found))
+        own = selectors.own_config(found)
         if found.is_context:
-            own = selectors.group_compatibility(found.group_id)
-        else:
-            own = selectors.subject_compatibility(found)
-        if own is None:
-            if not flag(request, "defaultToGlobal"):
-                raise ConfluentError(40408, f"Subject '{subject}' does not have subject-level compatibility configured")
-            own = selectors.effective_compatibility(found)
-        return answer({"compatibilityLevel": own.upper()})
+            own = {"compatibilityLevel": selectors.effective_compatibility(found).upper(), **own}
+        if not own:
+            raise ConfluentError(40408, f"Subject '{subject}' does not have subject-level compatibility configured")
+        return answer(own)
 
     def put(self, request, subject=None):
-        level = level_in(json_body(request))
+        """Set members of the config (a member absent is kept, null removes it); the answer is the scope's own
+        config after the write, as Confluent's (`compatibility` for the level)."""
+        changes = config_changes(json_body(request))
         found = parse(subject, allow_context=True) if subject is not None else None
-        services.set_compatibility(ctx=self.context(), subject=found, level=level)
-        return answer({"compatibility": level.upper()})
+        services.set_config(ctx=self.context(), subject=found, changes=changes)
+        scope = found or parse(":.:", allow_context=True)
+        own = selectors.own_config(scope)
+        level = own.pop("compatibilityLevel", None)
+        if changes.get(COMPATIBILITY):  # as set (a level equal to the one inherited is not kept: it is inherited)
+            level = changes[COMPATIBILITY].upper()
+        elif scope.is_context:
+            level = selectors.effective_compatibility(scope).upper()
+        return answer({**({"compatibility": level} if level else {}), **own})
 
     def delete(self, request, subject=None):
+        """Remove the config of the scope (every member: the level, defaults, overrides, compatibility group,
+        normalize, validateFields); the answer is the config it had."""
         found = parse(subject, allow_context=True) if subject is not None else None
-        if found is None:
-            old = selectors.global_compatibility()
-        elif found.is_context:
-            old = selectors.group_compatibility(found.group_id) or selectors.effective_compatibility(found)
-        else:
-            old = selectors.subject_compatibility(found)
-            if old is None:
-                raise ConfluentError(40401, f"Subject '{subject}' not found.")
-        services.set_compatibility(ctx=self.context(), subject=found, level=None)
-        return answer({"compatibilityLevel": old.upper()})
+        scope = found or parse(":.:", allow_context=True)
+        old = selectors.own_config(scope)
+        if scope.is_context:
+            old["compatibilityLevel"] = (
+                old.get("compatibilityLevel") or selectors.effective_compatibility(scope).upper()
+            )
+        elif not old:
+            raise ConfluentError(40401, f"Subject '{subject}' not found.")
+        services.set_config(ctx=self.context(), subject=found, changes=dict.fromkeys(CONFIG_SETTINGS))
+        return answer(old)
 
 
 class ModeView(ConfluentView):
@@ -136,12 +191,20 @@ class CompatibilityView(ConfluentView):
             rows, level = [row], level.removesuffix("_transitive")
         references = services.resolve_references(inp.references, found)
         prepared = prepare(inp.schema_type, inp.schema, references)
+        config = selectors.config_in_scope(found, resource)
+        group = config.get("compatibilityGroup")
+        if group and rows:  # only the versions of the candidate's compatibility group (as a registration's check)
+            latest = selectors.latest_live(resource)
+            candidate = services.contracts(services.checked_contracts(inp), prepared, config, latest, merge=True)
+            mine = property_of(candidate.metadata, group)
+            rows = [row for row in rows if property_of(contracts_of(row.version.extensions)[0], group) == mine]
         messages = []
         if rows and rows[-1].schema_id.schema_type != prepared.schema_type:
             messages.append(f"schemaType {prepared.schema_type} differs from {rows[-1].schema_id.schema_type}")
         else:
             previous = [bytes(row.version.content or b"") for row in rows]
-            for issue in check_compatibility(prepared.format, level, previous, prepared.document, prepared.referenced):
+            referenced = prepared.referenced or referenced_documents(references)  # a JSON Schema's too
+            for issue in check_compatibility(prepared.format, level, previous, prepared.document, referenced):
                 messages.append(f"{issue.path}: {issue.change} ({issue.reason})")
         out = {"is_compatible": not messages}
         if verbose:

@@ -43,8 +43,8 @@ class SubjectVersionsView(ConfluentView):
         """Register a schema under the subject: its id (and version); the same content again answers the same."""
         found = parse(subject)
         flag(request, "normalize")
-        result = services.register(ctx=self.context(), subject=found, data=registration(json_body(request)))
-        return answer(result)
+        row = services.register(ctx=self.context(), subject=found, data=registration(json_body(request)))
+        return answer(render.registered(row))
 
 
 class SubjectView(ConfluentView):
@@ -55,14 +55,22 @@ class SubjectView(ConfluentView):
         found = parse(subject)
         deleted = flag(request, "deleted")
         flag(request, "normalize")
-        inp = registration(json_body(request))
+        inp = services.checked_contracts(registration(json_body(request)))
         resource = selectors.find_resource(found)
         if resource is None:
             raise subject_not_found(found.name)
         ensure_numbered(resource)
         references = services.resolve_references(inp.references, found)
-        key = prepare(inp.schema_type, inp.schema, references).key
-        row = selectors.with_content(resource, key, deleted=deleted, newest=True)
+        prepared = prepare(inp.schema_type, inp.schema, references)
+        # as sent, then as a registration would store it (merged with the latest version's metadata and rule set and
+        # the config's defaults and overrides): Confluent's lookUpSchemaUnderSubject
+        latest = selectors.latest_live(resource)
+        merged = services.contracts(inp, prepared, selectors.config_in_scope(found, resource), latest, merge=True)
+        row = None
+        for key in dict.fromkeys([prepared.key_with(inp.metadata, inp.rule_set), *merged.keys]):
+            row = selectors.with_content(resource, key, deleted=deleted, newest=True)
+            if row is not None:
+                break
         if row is None:
             if not selectors.has_versions(resource, deleted=deleted):  # every version soft-deleted
                 raise subject_not_found(found.name)
@@ -74,6 +82,37 @@ class SubjectView(ConfluentView):
         found = parse(subject)
         numbers = services.delete_subject(ctx=self.context(), subject=found, permanent=flag(request, "permanent"))
         return answer(numbers)
+
+
+class SubjectMetadataView(ConfluentView):
+    def get(self, request, subject):
+        """The newest version whose metadata holds the properties `?key=K&value=V` (repeated, paired in order;
+        `?deleted=true`: soft-deleted versions too): 40401 without the subject, 40403 without such a version."""
+        found = parse(subject)
+        deleted = flag(request, "deleted")
+        keys, values = request.GET.getlist("key"), request.GET.getlist("value")
+        wanted = dict(zip(keys, values, strict=False))  # as Confluent: pairs up to the shorter list
+        resource = selectors.find_resource(found)
+        if resource is None:
+            raise subject_not_found(found.name)
+        ensure_numbered(resource)
+        row = selectors.latest_with_metadata(resource, wanted, deleted=deleted)
+        if row is None:
+            if not selectors.has_versions(resource, deleted=deleted):
+                raise subject_not_found(found.name)
+            raise ConfluentError(SCHEMA_NOT_FOUND, "Schema not found")
+        _resource, row = selectors.one_version(found, str(row.number), deleted=True)  # with its document
+        return answer(render.subject_version(row, found.name, request.GET.get("format")))
+
+    # a subject whose name ends in `/metadata` (the Protobuf serializers name subjects after file paths): its lookup and
+    # delete are the subject's
+    post_reads = True
+
+    def post(self, request, subject):
+        return SubjectView.post(self, request, f"{subject}/metadata")
+
+    def delete(self, request, subject):
+        return SubjectView.delete(self, request, f"{subject}/metadata")
 
 
 class VersionView(ConfluentView):

@@ -4,7 +4,7 @@ other path under /confluent is answered by handler404 in Confluent's words (the 
 
 from django.urls import path
 
-from . import dek, schemas, settings, subjects
+from . import associations, dek, schemas, settings, subjects
 from .base import ConfluentView, answer
 
 
@@ -20,12 +20,14 @@ urlpatterns = [
     path("subjects/<path:subject>/versions/<str:version>/referencedby", subjects.ReferencedByView.as_view()),
     path("subjects/<path:subject>/versions/<str:version>", subjects.VersionView.as_view()),
     path("subjects/<path:subject>/versions", subjects.SubjectVersionsView.as_view()),
+    path("subjects/<path:subject>/metadata", subjects.SubjectMetadataView.as_view()),
     path("subjects/<path:subject>", subjects.SubjectView.as_view()),
     path("schemas/types", schemas.SchemaTypesView.as_view()),
     path("schemas/ids/<str:schema_id>/schema", schemas.SchemaTextByIdView.as_view()),
     path("schemas/ids/<str:schema_id>/subjects", schemas.SchemaSubjectsView.as_view()),
     path("schemas/ids/<str:schema_id>/versions", schemas.SchemaVersionsView.as_view()),
     path("schemas/ids/<str:schema_id>", schemas.SchemaByIdView.as_view()),
+    path("schemas/guids/<str:guid>", schemas.SchemaByGuidView.as_view()),
     path("config", settings.ConfigView.as_view()),
     path("config/<path:subject>", settings.ConfigView.as_view()),
     path("mode", settings.ModeView.as_view()),
@@ -33,5 +35,6 @@ urlpatterns = [
     path("compatibility/subjects/<path:subject>/versions/<str:version>", settings.CompatibilityView.as_view()),
     path("compatibility/subjects/<path:subject>/versions", settings.CompatibilityView.as_view()),
     path("contexts", subjects.ContextsView.as_view()),
+    *associations.urlpatterns,
     *dek.urlpatterns,
 ]

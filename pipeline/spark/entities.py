@@ -288,6 +288,7 @@ def validate_versions(
     ensure_model()
     from registry.attributes import check_common, check_id, link_error, version_attribute_names, version_sort_key
     from registry.errors import Problem
+    from registry.extension_attributes import version_errors_of
     from registry.validation import Invalid, VersionCheck
 
     previous = list(previous)
@@ -303,6 +304,7 @@ def validate_versions(
         try:
             check_id(record.vid, "version")
             errors = check_common(record.attributes, known=version_attribute_names(rt))
+            errors += version_errors_of(rt.plural, record.attributes)
             if record.resource_uri and (error := link_error(rt.uri_attribute, record.resource_uri)):
                 errors.append(error)
             if not errors and rt.validate is not None:

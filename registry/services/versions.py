@@ -15,6 +15,7 @@ from datetime import timedelta
 from django.db import IntegrityError, connection, transaction
 from django.db.models.fields.json import KT
 
+from .. import extension_attributes
 from ..attributes import check_common, check_id, link_error, unstorable, version_attribute_names, version_order
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..earlier_documents import earlier_documents
@@ -184,6 +185,7 @@ def _check_common_rules(rt: ResourceType, path: str, attrs: dict, version: Versi
     """The rules of every version, whatever its type: the common attributes, a storable value, a link that is one, a
     JSON or YAML document that parses (a Problem listing what is wrong). They read these arguments alone."""
     errors = check_common(attrs, known=version_attribute_names(rt))
+    errors += extension_attributes.version_errors_of(rt.plural, attrs)  # those apps give a meaning to
     if version.resource_uri and (error := link_error(rt.uri_attribute, version.resource_uri)):
         errors.append(error)
     problem = unstorable(attrs)

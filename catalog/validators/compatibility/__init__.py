@@ -29,7 +29,10 @@ References (issue 25): an Avro document may use named types defined in documents
 API's references, `references`, deepest first): every document of the check, the new one and the earlier ones, is
 parsed knowing their named types. (The earlier versions are read with the new one's references: Confluent keeps each
 version's own, but a type that a referenced subject's later version changed is the only case where they differ.)
-Other formats' checkers do not read them. Without references each document stands alone, as always.
+A JSON Schema may `$ref` the documents of its references by their names (Confluent's clients resolve a reference's
+`name` to its schema): each referenced document comes with its name as its `$id` (confluent.schema_types), and the
+checker reads the `$ref`s that name one as local references into a bundle of them (`jsonschema.load`), at any depth
+and under any keyword. Other formats' checkers do not read them. Without references each document stands alone, as always.
 
 Budget (issue 24): `compare_versions` and `check_compatibility` run within REGISTRY_CHECK_SECONDS
 (catalog.validators.budget; the budget of the enclosing check when there is one, such as a dry run). The checkers
@@ -63,6 +66,7 @@ VERDICT_CACHE_SIZE = 4096  # compatibility verdicts kept per process (a digest a
 _verdicts = DigestLRU(VERDICT_CACHE_SIZE)
 
 __all__ = ["LEVELS", "Incompatibility", "check_compatibility", "compare_versions"]
+REFERRING = ("Avro", "JsonSchema")  # the formats whose checkers read the references (module docstring)
 
 
 @functools.cache
@@ -169,7 +173,7 @@ def compare_versions(
     family = schema_format_family(format)[0]
     if _checker(family) is None:
         return []
-    references = tuple(references) if family == "Avro" else ()
+    references = tuple(references) if family in REFERRING else ()
     key = digest(family, old, new, direction, *references)
     cached = _verdicts.get(key)
     if cached is not None:
@@ -243,7 +247,7 @@ def _check_all(
     # transitive) is the last
     start = checked if transitive else (1 if checked >= len(previous) else 0)
     family = schema_format_family(format)[0]
-    references = references if family == "Avro" else ()
+    references = references if family in REFERRING else ()
     found: list[Incompatibility] = []
     seen: set[tuple[str, str, str]] = set()
     for index in _to_compare(family, others, references, start):

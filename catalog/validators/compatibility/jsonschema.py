@@ -65,12 +65,64 @@ class Schema:
         self.root, self.has_refs = root, _holds_ref(root)
 
 
-def load(content: bytes) -> Schema:
-    """The schema (object or boolean); ValueError when `content` is not one."""
+BUNDLE = "$confluentReferences"  # where `load` puts the documents of the references, in the root
+
+
+def load(content: bytes, references: tuple[bytes, ...] = ()) -> Schema:
+    """The schema (object or boolean); ValueError when `content` is not one. `references`: the documents of the
+    schema's Confluent references at every depth, deepest first, each carrying the reference's name as its `$id`
+    (confluent.schema_types.referenced_documents): bundled into the root (`_bundled`), so that a `$ref` naming one is
+    followed as a local one."""
     value = parse_json_limited(content)
     if not isinstance(value, dict | bool):
         raise ValueError("not a JSON Schema")
+    if references and isinstance(value, dict):
+        value = _bundled(value, references)
     return Schema(value)
+
+
+def _bundled(root: dict, references: tuple[bytes, ...]) -> dict:
+    """The root with the referenced documents under `BUNDLE` (each at `#/BUNDLE/N`), and every `$ref` naming one (its
+    name, with or without a JSON pointer fragment: `address.json`, `address.json#/definitions/zip`) in the root and in
+    them turned into a pointer to it; a referenced document's own local references (`#/definitions/x`) point into it.
+    Names are one flat namespace, the later document of a name taking it, as in Confluent's clients (their
+    `_resolve_named_schema`). No `$ref` is fetched: one naming no reference stays as it is (not followed)."""
+    named: dict[str, object] = {}
+    for document in references:
+        try:
+            parsed = parse_json_limited(document)
+        except ValueError:
+            continue
+        if isinstance(parsed, dict) and isinstance(parsed.get("$id"), str):
+            named[parsed["$id"]] = _without(parsed, "$id")
+    if not named:
+        return root
+    places = {name: f"#/{BUNDLE}/{index}" for index, name in enumerate(named)}
+
+    def pointed(ref: str, base: str) -> str:
+        name, sep, fragment = ref.partition("#")
+        if fragment and not fragment.startswith("/"):
+            return ref  # an anchor of another document: not followed
+        if name == "":
+            return base + fragment if base else ref
+        if name in places:
+            return places[name] + fragment
+        return ref
+
+    def rewrite(node, base: str, depth: int = 0):
+        if depth > MAX_DEPTH * 4:
+            return node
+        if isinstance(node, dict):
+            out = {key: rewrite(value, base, depth + 1) for key, value in node.items()}
+            if isinstance(node.get("$ref"), str):
+                out["$ref"] = pointed(node["$ref"], base)
+            return out
+        if isinstance(node, list):
+            return [rewrite(item, base, depth + 1) for item in node]
+        return node
+
+    bundle = [rewrite(document, places[name]) for name, document in named.items()]
+    return {**rewrite(root, ""), BUNDLE: bundle}
 
 
 # A node holding one of these is compared with a subtree's equality or merged with its parent somewhere (conditionals,
@@ -189,7 +241,9 @@ class _Checker:
                         node = node.get(part) if isinstance(node, dict) else None
                     if node is None:
                         return {}
-            schema = {**node, **rest} if isinstance(node, dict) and rest else node
+            # a `$ref` beside other keywords: both apply (an `allOf` branch merged with the node it names keeps the
+            # required properties of both)
+            schema = merge(node, rest) if isinstance(node, dict) and rest else node
         return schema
 
     # -- the comparison -----------------------------------------------------------------------------------

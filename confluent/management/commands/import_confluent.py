@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
+import uuid
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
@@ -130,6 +131,7 @@ class Command(BaseCommand):
             rule_set=item.get("ruleSet"),
             id=item["id"],
             version=item["version"],
+            guid=_guid(item.get("guid")),
         )
         try:
             services.register(ctx=ctx, subject=subject, data=data, importing=True)
@@ -142,3 +144,11 @@ class Command(BaseCommand):
         wanted = level.lower() if level else None
         if selectors.subject_compatibility(subject) != wanted and (touched or wanted is not None):
             services.set_compatibility(ctx=ctx, subject=subject, level=wanted)
+
+
+def _guid(value) -> uuid.UUID | None:
+    """The source's GUID of a version's content (Confluent answers it with the version), kept when it is one."""
+    try:
+        return uuid.UUID(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
