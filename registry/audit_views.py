@@ -3,7 +3,9 @@ header's continuation), oldest first, filtered by django-filter: `path` (an enti
 either binding's names), `actor`, `since` (RFC 3339), `door`, `via` (a sync's source), `operation`.
 
 It answers registry admins everything and the owners of groups (a team of theirs holds the role `owner`) the rows
-of those groups; anyone else signed in gets 403, and an anonymous request 401, whatever REGISTRY_PUBLIC_READ says.
+of those groups: of the groups as they are, by their row ids (`AuditRecord.group_pk`), so that the owners of a group
+made again with the id of a deleted one do not read the deleted group's rows. Anyone else signed in gets 403, and an
+anonymous request 401, whatever REGISTRY_PUBLIC_READ says. Each row says what changed (`changes`: registry/audit.py).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .errors import Problem
 from .http.openapi import problem_responses
 from .http.requests import check_flags
 from .http.views import RegistryView, json_response
-from .models import AuditRecord
+from .models import AuditRecord, Group
 from .paging import PageRequest, link_header
 from .xr10.mapping import store_path, v1_path
 
@@ -73,6 +75,8 @@ def record_json(row: AuditRecord) -> dict:
         out["epochAfter"] = row.epoch_after
     if row.event is not None:
         out["event"] = str(row.event)
+    if row.changes is not None:  # (rows written before it was recorded have none)
+        out["changes"] = row.changes
     return out
 
 
@@ -82,7 +86,7 @@ def visible_records(user, path: str | None):
     rows = AuditRecord.objects.all()
     if permissions.is_registry_admin(user):
         return rows
-    owned = sorted(group for group, role in permissions.roles_held(user).items() if role == "owner")
+    owned = owned_groups(user)
     if path is not None:
         group = permissions.group_path_of(as_store_path(path))
         if group not in owned:
@@ -93,7 +97,22 @@ def visible_records(user, path: str | None):
             )
     elif not owned:
         raise Problem("forbidden", "the audit trail answers registry admins and the owners of groups")
-    return rows.filter(group_path__in=owned)
+    return rows.filter(group_pk__in=sorted(owned.values()))
+
+
+def owned_groups(user) -> dict[str, int]:
+    """The groups whose owners give one of `user`'s teams the role `owner`: path -> the group's row id."""
+    teams = sorted(permissions.teams_of(user))
+    if not teams:
+        return {}
+    found = Group.objects.filter(extensions__owners__has_any_keys=teams).values_list(
+        "pk", "group_type", "gid", "extensions"
+    )
+    return {
+        f"/{plural}/{gid}": pk
+        for pk, plural, gid, extensions in found
+        if permissions.role_of(user, (extensions or {}).get("owners")) == "owner"
+    }
 
 
 class AuditView(RegistryView):

@@ -168,7 +168,8 @@ class ChangeCount(models.Model):
 class AuditRecord(models.Model):
     """One committed change, written in its transaction beside its outbox row (registry/audit.py): who (a user's
     name, or the system's source), through which door, what (the entity's store path, the operation, its epoch
-    before and after), when; `via` names the sync source of a sync's change."""
+    before and after, the attributes it changed), when, and in which group (its row id: a group made again with the
+    same id is another group); `via` names the sync source of a sync's change."""
 
     time = models.DateTimeField()
     actor = models.CharField(max_length=150)
@@ -183,10 +184,17 @@ class AuditRecord(models.Model):
     epoch_before = models.PositiveBigIntegerField(null=True, blank=True)
     epoch_after = models.PositiveBigIntegerField(null=True, blank=True)
     event = models.UUIDField(null=True, blank=True, help_text="the change event's id (its outbox row)")
+    # attribute -> {"before": ..., "after": ...} (registry/audit.py: documents as digest and size, secrets masked);
+    # null on rows written before it was recorded
+    changes = models.JSONField(null=True, blank=True)
+    # the id of the group's row (not a foreign key: the rows outlive the group); null: outside every group (a
+    # subscription), or a row of a group that was gone when this was recorded (migration 0015)
+    group_pk = models.PositiveBigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
         indexes = [
+            models.Index(fields=["group_pk", "id"], name="audit_group_pk"),
             models.Index(fields=["group_path", "id"], name="audit_group"),
             models.Index(fields=["path", "id"], name="audit_path"),
             models.Index(fields=["actor", "id"], name="audit_actor"),

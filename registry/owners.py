@@ -10,7 +10,7 @@ from django.conf import settings
 
 from .attributes import OWNERS
 from .errors import Problem
-from .permissions import ROLES, admin_team, is_registry_admin, owners_of_group, teams_of
+from .permissions import ROLES, admin_team, is_registry_admin, teams_of
 from .roles import EDITORS, VIEWERS
 
 ATTRIBUTE = OWNERS
@@ -115,4 +115,4 @@ def changed(ctx, path: str, old, new) -> None:
 
 def remember(ctx, group) -> None:
     """After a group is written: later writes of the same context see its owners as they now are."""
-    ctx.owners_seen[group.path] = owners_of_group(group)
+    ctx.saw_group(group)

@@ -182,6 +182,12 @@ def owners_of_group(group) -> dict:
 
 def stored_owners(group_path: str) -> dict | None:
     """The owners of the stored group at `group_path` (None when there is no such group)."""
+    found = stored_group(group_path)
+    return found[1] if found is not None else None
+
+
+def stored_group(group_path: str) -> tuple[int, dict] | None:
+    """The row id and the owners of the stored group at `group_path` (None when there is no such group)."""
     from .models import Group
 
     parts = group_path.split("/")
@@ -196,7 +202,7 @@ def stored_owners(group_path: str) -> dict | None:
     )
     if row is None:
         return None
-    return row[1] if isinstance(row[1], dict) else {}
+    return row[0], row[1] if isinstance(row[1], dict) else {}
 
 
 def owners_for_read(user, group_path: str) -> dict | None:

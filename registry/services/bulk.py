@@ -29,7 +29,6 @@ from ..documents.flatten import EntityRecord
 from ..errors import Problem
 from ..model import registry_model
 from ..models import AuditRecord, Group, Resource, Version
-from ..permissions import owners_of_group
 from .context import WriteContext
 from .events import emit_updated
 from .registry_state import touch_registry
@@ -49,8 +48,21 @@ ENTITY_COLUMNS = (
 )
 RESOURCE_COLUMNS = (*ENTITY_COLUMNS, "group_id", "resource_type", "rid", "version_counter", "epoch")
 VERSION_COLUMNS = (*ENTITY_COLUMNS, "resource_id", "vid", "epoch", "content", "media_type", "resource_uri")
-JSON_COLUMNS = ("tags", "extensions")
-AUDIT_COLUMNS = ("time", "actor", "authtype", "door", "path", "group_path", "operation", "epoch_before", "epoch_after")
+JSON_COLUMNS = ("tags", "extensions", "changes")
+AUDIT_COLUMNS = (
+    "time",
+    "actor",
+    "authtype",
+    "door",
+    "via",
+    "path",
+    "group_path",
+    "group_pk",
+    "operation",
+    "epoch_before",
+    "epoch_after",
+    "changes",
+)
 QUERY_CHUNK = 10_000  # ids per `IN (...)` query, well below the databases' limits on parameters
 
 
@@ -88,7 +100,8 @@ def _insert(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
             for row in rows:
                 values = list(row)
                 for n in json_at:
-                    values[n] = json.dumps(values[n])
+                    if values[n] is not None:
+                        values[n] = json.dumps(values[n])
                 copy.write_row(values)
 
 
@@ -119,7 +132,8 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
     entities to their primary keys."""
     now = ctx.now
     changed_groups: set[str] = set()
-    audited: list[tuple[str, str, tuple]] = []  # (path, operation, epochs): one audit row per entity written
+    # (path, operation, epochs, changes): one audit row per entity written, with what it changed (registry/audit.py)
+    audited: list[tuple[str, str, tuple, dict]] = []
     with transaction.atomic():
         group_ids = {}
         for status, record in (r for r in records if r[1].kind == "group"):
@@ -136,28 +150,34 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                     **fields,
                 )
                 touch_registry(ctx)
+                before = None
             else:
                 group = Group.objects.get(pk=existing[record.path])
+                before = audit.state(group, record.path)
                 for key, value in fields.items():
                     setattr(group, key, value)
                 group.epoch += 1
                 group.modified_by, group.modified_on = ctx.user, now
                 group.save()
-            audited.append(
-                (record.path, "create" if status == "new" else "update", (group.epoch - 1 or None, group.epoch))
-            )
+            operation, epochs = "create" if status == "new" else "update", (group.epoch - 1 or None, group.epoch)
+            audited.append((record.path, operation, epochs, audit.changes(before, audit.state(group, record.path))))
             group_ids[record.path] = group.pk
-            ctx.owners_seen[record.path] = owners_of_group(group)  # for its events (no look-up)
+            ctx.saw_group(group)  # for its events and audit rows (no look-up)
             changed_groups.add(record.path)
 
         def group_pk(path):
             return group_ids.get(path) or existing[path]
 
         new_resources = []
-        for status, record in (r for r in records if r[1].kind == "resource"):
+        resource_records = [r for r in records if r[1].kind == "resource"]
+        stored = _stored_resources([existing[r.path] for s, r in resource_records if s != "new"])
+        for status, record in resource_records:
             fields = _split(record.attributes)
             changed_groups.add(record.group_path)
-            audited.append((record.path, "create" if status == "new" else "update", (None, None)))
+            before = audit.state(stored[existing[record.path]], record.path) if status != "new" else None
+            after = audit.fields_state(record.path, fields, fields["extensions"])
+            operation = "create" if status == "new" else "update"
+            audited.append((record.path, operation, (None, None), audit.changes(before, after)))
             if status == "new":
                 new_resources.append(
                     (*_entity_values(fields, ctx), group_pk(record.group_path), record.resource_type, record.rid, 0, 1)
@@ -186,7 +206,9 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
             touched.add(pk)
             changed_groups.add(record.group_path)
             if status == "new":
-                audited.append((record.path, "create", (None, 1)))
+                document = (record.document, record.media_type, record.resource_uri)
+                created = audit.changes(None, audit.fields_state(record.path, fields, fields["extensions"], document))
+                audited.append((record.path, "create", (None, 1), created))
                 rows.append(
                     (
                         *_entity_values(fields, ctx),
@@ -200,6 +222,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                 )
             else:
                 version = Version.objects.get(pk=existing[record.path])
+                before = audit.state(version, record.path)
                 for key, value in fields.items():
                     setattr(version, key, value)
                 version.content, version.media_type = record.document, record.media_type
@@ -207,7 +230,8 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                 version.epoch += 1
                 version.modified_by, version.modified_on = ctx.user, now
                 version.save()
-                audited.append((record.path, "update", (version.epoch - 1, version.epoch)))
+                changes = audit.changes(before, audit.state(version, record.path))
+                audited.append((record.path, "update", (version.epoch - 1, version.epoch), changes))
         # a resource's new versions are created in version-id order (their creation order: attributes.version_order)
         resource_at, vid_at = VERSION_COLUMNS.index("resource_id"), VERSION_COLUMNS.index("vid")
         rows.sort(key=lambda row: (row[resource_at], version_sort_key(row[vid_at])))
@@ -217,6 +241,14 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
         _insert(AuditRecord, AUDIT_COLUMNS, [_audit_values(row) for row in audit.rows(ctx, audited, now)])
         for path in sorted(changed_groups):
             emit_updated(ctx, path, timezone.now(), audited=False)  # audited entity by entity above
+
+
+def _stored_resources(pks: list[int]) -> dict[int, Resource]:
+    """The stored rows of the resources a batch changes (their attributes before: the audit trail's), by id."""
+    found: dict[int, Resource] = {}
+    for chunk in _chunks(pks):
+        found.update((resource.pk, resource) for resource in Resource.objects.filter(pk__in=chunk))
+    return found
 
 
 def _retain(ctx: WriteContext, resource_ids: list[int]) -> None:

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from ..errors import Problem
-from ..permissions import AnonymousActor, authorize, group_path_of, stored_owners
+from ..permissions import AnonymousActor, authorize, group_path_of, owners_of_group, stored_group
 
 
 class OriginRefused(Problem):
@@ -52,6 +52,8 @@ class WriteContext:
     # the owners of the groups this context's writes touched (group path -> owners, None: no such group), so that
     # an import's thousands of writes look each group's owners up once
     owners_seen: dict = field(default_factory=dict, repr=False)
+    # the row ids of the same groups (group path -> id, None: no such group), which name them in the audit trail
+    group_pks: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if not self.base_url:
@@ -96,8 +98,28 @@ class WriteContext:
         such group)."""
         group_path = group_path_of(path)
         if group_path not in self.owners_seen:
-            self.owners_seen[group_path] = stored_owners(group_path)
+            self._look_up(group_path)
         return self.owners_seen[group_path]
+
+    def group_pk(self, path: str) -> int | None:
+        """The row id of the group of the entity at `path` as this context last saw it (looked up once, with its
+        owners; None: no such group)."""
+        group_path = group_path_of(path)
+        if group_path not in self.group_pks:
+            self._look_up(group_path)
+        return self.group_pks[group_path]
+
+    def saw_group(self, group) -> None:
+        """`group`'s row, read or written by this context: its owners and id as they now are, for the writes that
+        follow (their authorization, events and audit rows look nothing up)."""
+        self.owners_seen[group.path] = owners_of_group(group)
+        self.group_pks[group.path] = group.pk
+
+    def _look_up(self, group_path: str) -> None:
+        # what is known already stays (a group's owners are kept before it is deleted, for its last events)
+        pk, owners = stored_group(group_path) or (None, None)
+        self.owners_seen.setdefault(group_path, owners)
+        self.group_pks.setdefault(group_path, pk)
 
     @property
     def audit_door(self) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from .. import audit
 from ..errors import Problem, not_found
 from ..model import registry_model
 from ..models import Group, Resource, Version
-from ..permissions import owners_of_group
 from ..references import within
 from .address import EntityAddress
 from .context import WriteContext
@@ -27,19 +27,25 @@ from .versions import refresh_latest
 
 def _delete_resource(ctx: WriteContext, resource: Resource):
     guard(ctx, resource.group, resource)
+    # what was there, as reads showed the resource: its default version's attributes and document, and its own
+    latest = resource.latest
+    shown = audit.state(latest, f"{resource.path}/versions/{latest.vid}") if latest is not None else {}
+    shown.update(audit.state(resource, resource.path))
     resource.latest = None
     resource.save(update_fields=["latest"])
-    _remove(ctx, resource, resource.path)
+    _remove(ctx, resource, resource.path, shown)
 
 
-def _remove(ctx: WriteContext, entity, path: str) -> None:
-    """Delete a row and announce it; the caller keeps the object, with its primary key, as the last state."""
+def _remove(ctx: WriteContext, entity, path: str, shown: dict | None = None) -> None:
+    """Delete a row and announce it; the caller keeps the object, with its primary key, as the last state. `shown`:
+    what was there, for the audit trail, when it is more than the entity's own attributes."""
     if isinstance(entity, Group):  # its events name the owners it had (looked up once, before it goes)
-        ctx.owners_seen[path] = owners_of_group(entity)
+        ctx.saw_group(entity)
+    gone = audit.changes(shown if shown is not None else audit.state(entity, path), None)  # what was there
     pk = entity.pk
     entity.delete()
     entity.pk = pk
-    emit_deleted(ctx, path, epoch=entity.__dict__.get("epoch"))  # when loaded: no query
+    emit_deleted(ctx, path, epoch=entity.__dict__.get("epoch"), changes=gone)  # (the epoch when loaded: no query)
 
 
 @transaction.atomic

@@ -33,7 +33,9 @@ def _event_type(path: str, action: str) -> str:
     return f"{group_type.event_type_prefix}.{action}.v1"
 
 
-def _emit(ctx: WriteContext, path: str, action: str, time, operation: str | None, epochs: tuple) -> None:
+def _emit(
+    ctx: WriteContext, path: str, action: str, time, operation: str | None, epochs: tuple, changes: dict | None
+) -> None:
     authid, authtype = actor = audit.actor_of(ctx)
     event_id = uuid.uuid4()
     # the rows' values, not model instances (building those cost as much as the rest of their Python), and one
@@ -54,7 +56,7 @@ def _emit(ctx: WriteContext, path: str, action: str, time, operation: str | None
         )
     ]
     if operation is not None:  # its audit row, in the same transaction (registry/audit.py)
-        parts.append(audit.record(ctx, path, operation, epochs, event_id, time, actor))
+        parts.append(audit.record(ctx, path, operation, epochs, event_id, time, actor, changes))
     ctx.emitted += 1
     count_change(ctx, tuple(parts))  # the change marker moves when this transaction commits (registry/change_marker.py)
     if on_commit_listeners and not _announcement_pending():
@@ -87,15 +89,24 @@ def _announcement_pending() -> bool:
 
 
 def emit_updated(
-    ctx: WriteContext, path: str, modified_on, *, created: bool = False, epochs: tuple = (None, None), audited=True
+    ctx: WriteContext,
+    path: str,
+    modified_on,
+    *,
+    created: bool = False,
+    epochs: tuple = (None, None),
+    changes: dict | None = None,
+    audited=True,
 ) -> None:
     """The `updated` event of the entity at `path` and its audit row: a creation (`created`) or an update, with the
-    entity's epoch before and after (`epochs`). `audited=False`: the caller records the audit rows itself (the
-    bulk writer, whose group events stand for many entities)."""
+    entity's epoch before and after (`epochs`) and what changed (`changes`: registry/audit.py `changes`).
+    `audited=False`: the caller records the audit rows itself (the bulk writer, whose group events stand for many
+    entities)."""
     operation = ("create" if created else "update") if audited else None
-    _emit(ctx, path, "updated", modified_on, operation, epochs)
+    _emit(ctx, path, "updated", modified_on, operation, epochs, changes)
 
 
-def emit_deleted(ctx: WriteContext, path: str, *, epoch: int | None = None) -> None:
-    """The `deleted` event of the entity at `path` (its epoch when deleted) and its audit row."""
-    _emit(ctx, path, "deleted", ctx.now, "delete", (epoch, None))
+def emit_deleted(ctx: WriteContext, path: str, *, epoch: int | None = None, changes: dict | None = None) -> None:
+    """The `deleted` event of the entity at `path` (its epoch when deleted) and its audit row (`changes`: what was
+    there)."""
+    _emit(ctx, path, "deleted", ctx.now, "delete", (epoch, None), changes)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
-from .. import extension_attributes, owners
+from .. import audit, extension_attributes, owners
 from ..attributes import check_common, check_id, group_attribute_names, split_attributes, stored_attributes
 from ..errors import Problem, not_found
 from ..model import GroupType, registry_model
@@ -133,7 +133,8 @@ def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions
         raise insert_refused(exc, constraint="group_id_unique_ci", path=f"/{gt.plural}/{gid}")
     owners.remember(ctx, group)
     touch_registry(ctx)
-    emit_updated(ctx, group.path, group.modified_on, created=True, epochs=(None, group.epoch))
+    changes = audit.changes(None, audit.state(group, group.path))
+    emit_updated(ctx, group.path, group.modified_on, created=True, epochs=(None, group.epoch), changes=changes)
     return group
 
 
@@ -264,13 +265,15 @@ def _change(
     if not authorized:
         owners.changed_group(ctx, group, extensions)
     _validate(ctx, gt, group.gid, common, extensions, group)
+    before = audit.state(group, group.path)
     _apply(group, common, extensions)
     group.epoch += 1
     group.modified_by = ctx.user
     group.modified_on = ctx.now
     group.save()
     owners.remember(ctx, group)
-    emit_updated(ctx, group.path, group.modified_on, epochs=(group.epoch - 1, group.epoch))
+    changes = audit.changes(before, audit.state(group, group.path))
+    emit_updated(ctx, group.path, group.modified_on, epochs=(group.epoch - 1, group.epoch), changes=changes)
 
 
 @transaction.atomic

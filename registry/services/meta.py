@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from .. import extension_attributes
+from .. import audit, extension_attributes
 from ..errors import Problem
 from ..model import COMPATIBILITY_LEVELS, effective_compatibility
 from ..models import Version
@@ -57,6 +57,7 @@ def set_resource_meta(
     errors = extension_attributes.errors_of(address.group_type, address.rtype, meta)
     if errors:
         raise Problem("invalid-attribute", "{subject}: " + "; ".join(errors), subject=resource.path, errors=errors)
+    before = audit.state(resource, resource.path)
     extensions = dict(resource.extensions)
     if replace:
         for key in ("defaultversionid", "defaultversionsticky", "compatibility", *registered):
@@ -106,4 +107,10 @@ def set_resource_meta(
         resource.save(update_fields=["extensions", "epoch", "modified_by", "modified_on"])
         refresh_latest(resource)  # a sticky default is the version both bindings serve as the resource's
         if not announced:
-            emit_updated(ctx, resource.path, resource.modified_on, epochs=(resource.epoch - 1, resource.epoch))
+            emit_updated(
+                ctx,
+                resource.path,
+                resource.modified_on,
+                epochs=(resource.epoch - 1, resource.epoch),
+                changes=audit.changes(before, audit.state(resource, resource.path)),
+            )

@@ -12,12 +12,11 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, connection, transaction
 
-from .. import extension_attributes
+from .. import audit, extension_attributes
 from ..attributes import check_id
 from ..errors import Problem, not_found
 from ..model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
-from ..permissions import owners_of_group
 from ..selectors import exists_ignoring_case
 from ..sent_together import insert, sent_together
 from .address import EntityAddress
@@ -99,10 +98,11 @@ def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str,
     version = new_version(ctx, resource, rt, inp, {}, inp.version_id)
     resource.latest = version
     resource.save(update_fields=["latest"])
-    emit_updated(ctx, resource.path, version.modified_on, created=True, epochs=(None, resource.epoch))
-    emit_updated(
-        ctx, f"{resource.path}/versions/{version.vid}", version.modified_on, created=True, epochs=(None, version.epoch)
-    )
+    created = audit.changes(None, audit.state(resource, resource.path))
+    emit_updated(ctx, resource.path, version.modified_on, created=True, epochs=(None, resource.epoch), changes=created)
+    path = f"{resource.path}/versions/{version.vid}"
+    created = audit.changes(None, audit.state(version, path))
+    emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch), changes=created)
     return resource
 
 
@@ -208,13 +208,15 @@ def _update_version(
     if inp.version_id is not None and inp.version_id != version.vid:
         raise Problem("conflict", f"version {inp.version_id!r} does not match the version {version.vid!r}")
     stored = bytes(version.content) if version.content is not None else None
+    before = audit.state(version, path)
     attrs = apply_input(version, rt, inp, version_attributes(version), replace_document=True)
     validate_version(ctx, resource, rt, version, attrs, is_update=True, stored_document=stored)
     version.epoch += 1
     version.modified_by = ctx.user
     version.modified_on = ctx.now
     version.save()
-    emit_updated(ctx, event_path, version.modified_on, epochs=(version.epoch - 1, version.epoch))
+    changes = audit.changes(before, audit.state(version, path))
+    emit_updated(ctx, event_path, version.modified_on, epochs=(version.epoch - 1, version.epoch), changes=changes)
     return version
 
 
@@ -243,14 +245,14 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     # in a round trip of its own (registry/services/locked_reads.py)
     kept = seen_group(plural, gid)
     group = kept if kept is not None else get_group(plural, gid)
-    ctx.owners_seen[group.path] = owners_of_group(group)  # read with the group: no query of their own
+    ctx.saw_group(group)  # its owners and id, read with the group: no query of their own
     early = check_early(ctx, group, rt, rid, inp)  # before the lock (registry/services/early_checks.py)
     # the lock, and what a new version reads under it, in one round trip (registry/services/locked_reads.py)
     reads = lock_for_new_version(group, rplural, rid, new_id=inp.version_id is None, group_again=kept is not None)
     resource, next_id, earlier = reads.resource, reads.next_id, reads.earlier
     if resource.group is not group:  # the group's row read with the lock is not the one kept: the check starts again
         group, early = resource.group, None
-        ctx.owners_seen[group.path] = owners_of_group(group)
+        ctx.saw_group(group)
     ctx.authorize("version", "create", f"{resource.path}/versions")
     not_older_than_latest(ctx, resource)
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
@@ -264,7 +266,8 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
         # 409 rolls the whole write back), its event and audit row, the change count, the resource's state
         with sent_together(then_commit=nothing_written_after(resource, rt)):
             inserted = insert(version)
-            emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch))
+            created = audit.changes(None, audit.state(version, path))
+            emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch), changes=created)
             saved = send_new_version_state(resource, version)
     except IntegrityError as exc:
         raise insert_refused(exc, constraint="version_id_unique_ci", path=path)
@@ -316,9 +319,9 @@ def put_version(
         not_older_than_latest(ctx, resource)
         base = inherited(version_attributes(resource.latest), inp) if resource.latest else {}
         version = new_version(ctx, resource, rt, inp, base, vid)
-        emit_updated(
-            ctx, f"{resource.path}/versions/{vid}", version.modified_on, created=True, epochs=(None, version.epoch)
-        )
+        path = f"{resource.path}/versions/{vid}"
+        created = audit.changes(None, audit.state(version, path))
+        emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch), changes=created)
         refresh_latest(resource)
         if apply_retention(ctx, resource, rt):
             refresh_latest(resource)
@@ -354,6 +357,7 @@ def put_meta(
         )
     for given in (epoch, body.get("epoch")):
         check_epoch(path, version, given)
+    before = audit.state(version, path)
     ignored = {
         "id",
         "version",
@@ -387,7 +391,11 @@ def put_meta(
     version.modified_on = ctx.now
     version.save()
     emit_updated(
-        ctx, resource.path if vid is None else path, version.modified_on, epochs=(version.epoch - 1, version.epoch)
+        ctx,
+        resource.path if vid is None else path,
+        version.modified_on,
+        epochs=(version.epoch - 1, version.epoch),
+        changes=audit.changes(before, audit.state(version, path)),
     )
     return resource, version
 
@@ -410,7 +418,8 @@ def replace_resource(
         guard(ctx, group)
         ctx.authorize("resource", "create", path)
         resource = _saved_new_resource(ctx, group, rt, rid, attrs)
-        emit_updated(ctx, path, resource.modified_on, created=True, epochs=(None, resource.epoch))
+        created = audit.changes(None, audit.state(resource, path))
+        emit_updated(ctx, path, resource.modified_on, created=True, epochs=(None, resource.epoch), changes=created)
         return resource, "created"
     resource.group = group
     if ctx.origin:  # a sync skips what it did not bring, changed or not (it never takes it over)
@@ -419,8 +428,11 @@ def replace_resource(
         return resource, "unchanged"
     guard(ctx, group, resource)
     ctx.authorize("resource", "update", path)
+    before = audit.state(resource, path)
     set_resource_attributes(resource, attrs)
     resource.modified_by, resource.modified_on = ctx.user, ctx.now
     resource.save()
-    emit_updated(ctx, path, resource.modified_on, epochs=(resource.epoch, resource.epoch))  # its own: no epoch
+    changes = audit.changes(before, audit.state(resource, path))
+    # its own attributes: its epoch stays
+    emit_updated(ctx, path, resource.modified_on, epochs=(resource.epoch, resource.epoch), changes=changes)
     return resource, "updated"

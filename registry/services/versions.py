@@ -15,7 +15,7 @@ from datetime import timedelta
 from django.db import IntegrityError, connection, transaction
 from django.db.models.fields.json import KT
 
-from .. import extension_attributes
+from .. import audit, extension_attributes
 from ..attributes import check_common, check_id, link_error, unstorable, version_attribute_names, version_order
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..earlier_documents import earlier_documents
@@ -69,14 +69,6 @@ def set_version_attributes(version: Version, attrs: dict) -> None:
     version.tags = attrs.get("tags") or {}
     version.docs = attrs.get("docs")
     version.extensions = {k: v for k, v in attrs.items() if k not in COMMON_COLUMNS and v is not None}
-
-
-def ordered_versions(resource: Resource) -> list[Version]:
-    """The resource's versions, oldest first, without their documents (callers order or delete them by id only, and
-    documents are the bulk of a version row)."""
-    return sorted(
-        Version.objects.filter(resource=resource).only("pk", "vid", "resource_id", "created_on"), key=version_order
-    )
 
 
 def validate_version(
@@ -362,13 +354,14 @@ def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> 
     """Delete the oldest versions beyond the type's `versions`; True when some were deleted."""
     if rt.versions < 0:
         return False
-    versions = ordered_versions(resource)
+    # whole rows, for the audit trail's "what was there" (a type that keeps a bounded number has few)
+    versions = sorted(Version.objects.filter(resource=resource), key=version_order)
     excess = versions[: max(0, len(versions) - (rt.versions + 1))]
     for version in excess:
         path = f"{resource.path}/versions/{version.vid}"
-        epoch = version.__dict__.get("epoch")  # when loaded (the retention's query may defer it): no query
+        gone = audit.changes(audit.state(version, path), None)
         version.delete()
-        emit_deleted(ctx, path, epoch=epoch)
+        emit_deleted(ctx, path, epoch=version.epoch, changes=gone)
     return bool(excess)
 
 
@@ -463,7 +456,8 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
         ctx.guard(resource.path, resource.group, resource)
         ctx.authorize("version", "create", path)
         version = new_version(ctx, resource, rt, inp, {}, vid)
-        emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch))
+        created = audit.changes(None, audit.state(version, path))
+        emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch), changes=created)
         refresh_latest(resource)
         return "created"
     new_attrs = {k: v for k, v in inp.attributes.items() if v is not None}
@@ -481,6 +475,7 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
     ctx.guard(resource.path, resource.group, resource)
     ctx.authorize("version", "update", path)
     stored = bytes(version.content) if version.content is not None else None
+    before = audit.state(version, path)
     version.resource_uri = uri
     version.content = None if uri else inp.document
     version.media_type = None if uri else inp.media_type
@@ -489,5 +484,6 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
     version.epoch += 1
     version.modified_by, version.modified_on = ctx.user, ctx.now
     version.save()
-    emit_updated(ctx, path, version.modified_on, epochs=(version.epoch - 1, version.epoch))
+    changes = audit.changes(before, audit.state(version, path))
+    emit_updated(ctx, path, version.modified_on, epochs=(version.epoch - 1, version.epoch), changes=changes)
     return "updated"
