@@ -86,6 +86,18 @@ def shown_settings(protocolsettings: dict) -> dict:
     return out
 
 
+def audited_settings(protocolsettings: dict) -> dict:
+    """The protocol settings as the audit trail shows them (registry/audit.py): as reads show them (`shown_settings`),
+    but with each credential named and masked, so that a changed credential is seen to change, its value not."""
+    shown = shown_settings(protocolsettings)
+    for key, value in (protocolsettings or {}).items():
+        if key.lower() in CREDENTIALS:
+            shown[key] = MASK
+        elif isinstance(value, dict) and isinstance(shown.get(key), dict):
+            shown[key].update({name: MASK for name in value if name.lower() in CREDENTIALS})
+    return shown
+
+
 def _stored_value(stored: dict, name: str):
     """The stored value of `name` in a map, matching its exact spelling first, then case-insensitively."""
     if name in stored:

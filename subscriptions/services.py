@@ -9,7 +9,8 @@ else is refused with 403 and nothing is written (the doors also ask the model pe
 protocol, sink or protocol settings: where deliveries go) records the acting user in `sink_set_by`, whose rights then
 filter the deliveries (subscriptions/relay.py): an admin who re-points a subscription makes it theirs, and a change of
 filters alone keeps the deliveries to what the sink's owner may read. Every accepted change writes its audit row
-(`/subscriptions/ID`, registry/audit.py) in its transaction.
+(`/subscriptions/ID`, registry/audit.py) in its transaction, with what it changed, its secrets masked as reads mask
+them (`audit_changes`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from registry.errors import Problem
 from registry.services import WriteContext
 
 from .delivery import policy
-from .masking import CREDENTIALS, with_masked_values_kept
+from .masking import CREDENTIALS, audited_settings, shown_sink, with_masked_values_kept
 from .models import Delivery, Subscription
 from .readable import check_readable
 from .statuses import set_status
@@ -34,6 +35,30 @@ from .validators.sinks import check_sink
 
 WRITABLE = ("protocol", "protocolsettings", "sink", "filters", "config")
 IGNORED = ("id", "status", "self", "statusReason", "createdOn", "modifiedOn")
+# what the audit trail compares (attribute -> field), and how it shows the values that may hold secrets
+AUDITED = {
+    **{name: name for name in WRITABLE},
+    "status": "status",
+    "sinkSetBy": "sink_set_by",
+    "max_attempts": "max_attempts",
+    "ttl_seconds": "ttl_seconds",
+}
+AUDIT_SHOWN = {"sink": shown_sink, "protocolsettings": audited_settings}
+
+
+def audit_state(subscription: Subscription) -> dict:
+    """A subscription's attributes as the audit trail compares them (registry/audit.py `state`)."""
+    return {
+        name: value
+        for name, field in AUDITED.items()
+        if (value := getattr(subscription, field)) not in (None, "", {}, [])
+    }
+
+
+def audit_changes(before: dict | None, after: dict | None) -> dict:
+    """What changed between two `audit_state`s, the sink and the protocol settings shown as reads show them (their
+    secrets masked: subscriptions/masking.py), every other value by the audit trail's own rule."""
+    return audit.changes(before, after, shown=AUDIT_SHOWN)
 
 
 def _validated(data: dict) -> dict:
@@ -132,7 +157,7 @@ def create_subscription(*, data: dict, ctx: WriteContext | None = None, limits: 
         created_by_user=_user(ctx),
         sink_set_by_user=_user(ctx),
     )
-    audit.record_now(ctx, path_of(subscription.pk), "create")
+    audit.record_now(ctx, path_of(subscription.pk), "create", audit_changes(None, audit_state(subscription)))
     _after_commit_validate(subscription)
     return subscription
 
@@ -201,7 +226,7 @@ def put_subscription(
             created_by_user=_user(ctx),
             sink_set_by_user=_user(ctx),
         )
-        audit.record_now(ctx, path_of(sid), "create")
+        audit.record_now(ctx, path_of(sid), "create", audit_changes(None, audit_state(subscription)))
         _after_commit_validate(subscription)
         return subscription, True
     # a changed sink or protocol is validated again, and so is a subscription whose validation failed: a PUT of
@@ -212,6 +237,7 @@ def put_subscription(
     # where deliveries go (the sink, and the settings that name a topic, an address, a header): whoever sets it
     # receives what the subscription matches, so the deliveries follow their rights from now on
     destination = ("protocol", "sink", "protocolsettings")
+    before = audit_state(subscription)
     if any(getattr(subscription, key) != fields[key] for key in destination):
         subscription.sink_set_by, subscription.sink_set_by_user = ctx.user, _user(ctx)
     for key, value in {**fields, **_limits(limits)}.items():
@@ -220,7 +246,7 @@ def put_subscription(
         subscription.status = _initial_status(fields["protocol"])
         subscription.status_reason = ""
     subscription.save()
-    audit.record_now(ctx, path_of(sid), "update")
+    audit.record_now(ctx, path_of(sid), "update", audit_changes(before, audit_state(subscription)))
     if revalidate:
         _after_commit_validate(subscription)
     return subscription, False
@@ -238,6 +264,7 @@ def revalidate_subscription(*, sid: str, ctx: WriteContext | None = None) -> Sub
     if subscription is None:
         raise Problem("not-found", f"/subscriptions/{sid} does not exist")
     check_may_change(ctx, subscription)
+    before = audit_state(subscription)
     status = _initial_status(subscription.protocol)
     reason = ""
     if status == Subscription.Status.ACTIVE:
@@ -247,7 +274,7 @@ def revalidate_subscription(*, sid: str, ctx: WriteContext | None = None) -> Sub
         status = Subscription.Status.FAILED if reason else Subscription.Status.ACTIVE
     subscription.status, subscription.status_reason = status, reason or ""
     subscription.save(update_fields=["status", "status_reason", "modified_on"])
-    audit.record_now(ctx, path_of(sid), "update")
+    audit.record_now(ctx, path_of(sid), "update", audit_changes(before, audit_state(subscription)))
     _after_commit_validate(subscription)
     return subscription
 
@@ -260,8 +287,9 @@ def disable_subscription(*, sid: str, ctx: WriteContext | None = None, reason: s
     if subscription is None:
         raise Problem("not-found", f"/subscriptions/{sid} does not exist")
     check_may_change(ctx, subscription)
+    before = audit_state(subscription)
     set_status(subscription, Subscription.Status.DISABLED, reason)
-    audit.record_now(ctx, path_of(sid), "update")
+    audit.record_now(ctx, path_of(sid), "update", audit_changes(before, audit_state(subscription)))
     return subscription
 
 
@@ -272,9 +300,10 @@ def delete_subscription(*, sid: str, ctx: WriteContext | None = None) -> Subscri
     if subscription is None:
         raise Problem("not-found", f"/subscriptions/{sid} does not exist")
     check_may_change(ctx, subscription)
+    gone = audit_changes(audit_state(subscription), None)  # what was there
     subscription.delete()
     subscription.id = sid
-    audit.record_now(ctx, path_of(sid), "delete")
+    audit.record_now(ctx, path_of(sid), "delete", gone)
     return subscription
 
 
@@ -310,7 +339,7 @@ def redeliver(*, delivery_ids, ctx: WriteContext | None = None) -> int:
         delivery.deadline = now + policy.ttl(delivery.subscription)
         delivery.save(update_fields=["status", "attempts", "next_attempt_at", "leased_until", "deadline"])
     for sid in sorted(subscriptions):
-        audit.record_now(ctx, path_of(sid), "update")
+        audit.record_now(ctx, path_of(sid), "update", {})  # its dead letters queued again: no attribute changed
     if ids:
         from .tasks import dispatch
 

@@ -120,6 +120,46 @@ def test_secrets_are_never_shown(teams, su):
     assert not any(secret in stored for secret in ("tok-value", "pw-value"))
 
 
+def test_a_subscription_s_changes_never_show_its_credentials(teams, settings):
+    settings.REGISTRY_WEBHOOK_HANDSHAKE = False
+    settings.REGISTRY_ALLOW_PRIVATE_SINKS = True
+    admin = teams["admin"]
+    first = {
+        "protocol": "HTTP",
+        "sink": "http://hook:pw-one-4d1@127.0.0.1:9/a?key=k-one-9e2",
+        "protocolsettings": {"headers": {"Authorization": "Bearer b-one-73c", "X-Api-Key": "h-one-2b8"}},
+    }
+    response = admin.post("/subscriptions", first, format="json")
+    assert response.status_code == 201, response.content
+    sid = response.json()["id"]
+    second = {
+        "protocol": "HTTP",
+        "sink": "http://hook:pw-two-5e7@127.0.0.1:9/b?key=k-two-0a3",
+        "protocolsettings": {"headers": {"Authorization": "Bearer b-two-8f1", "X-Api-Key": "h-two-6c4"}},
+    }
+    response = admin.put(f"/subscriptions/{sid}", second, format="json")
+    assert response.status_code == 200, response.content
+    assert admin.delete(f"/subscriptions/{sid}").status_code in (200, 204)
+
+    answer = admin.get(f"/audit?path=/subscriptions/{sid}")
+    assert answer.status_code == 200, answer.content
+    created, changed, deleted = (row["changes"] for row in answer.json())
+    assert created["sink"] == {"after": "http://hook:***@127.0.0.1:9/a?key=***"}
+    assert changed["sink"] == {
+        "before": "http://hook:***@127.0.0.1:9/a?key=***",
+        "after": "http://hook:***@127.0.0.1:9/b?key=***",
+    }
+    # each header named, none shown: a changed credential is told as changed
+    masked = {"headers": {"Authorization": "***", "X-Api-Key": "***"}, "method": "POST"}
+    assert changed["protocolsettings"]["before"] == changed["protocolsettings"]["after"] == masked
+    assert deleted["sink"] == {"before": "http://hook:***@127.0.0.1:9/b?key=***"}
+    stored = answer.content.decode() + json.dumps(list(AuditRecord.objects.values_list("changes", flat=True)))
+    assert not any(f"-{n}-" in stored for n in ("one", "two")), stored
+    # the rows of a subscription are the registry admins' alone
+    assert teams["owner_a"].get(f"/audit?path=/subscriptions/{sid}").status_code == 403
+    assert not [r for r in teams["owner_a"].get("/audit?limit=1000").json() if r["path"].startswith("/subscriptions")]
+
+
 def test_imports_say_what_they_changed(teams, tmp_path):
     document = {"schemaGroups": {"imp": {"description": "one", "schemas": {"s": {"format": FMT, "versions": {}}}}}}
     document["schemaGroups"]["imp"]["schemas"]["s"]["versions"]["1"] = {"format": FMT, "schema": json.loads(V1)}
