@@ -98,7 +98,7 @@ def _values(ctx, actor: tuple[str, str], path: str, operation: str, epochs: tupl
         "via": ctx.via,
         "path": path,
         "group_path": group_path,
-        "group_pk": ctx.group_pk(group_path) if group_pk is ... else group_pk,
+        "group_pk": (ctx.group_pks.get(group_path) or ctx.group_pk(group_path)) if group_pk is ... else group_pk,
         "operation": operation,
         "epoch_before": epochs[0],
         "epoch_after": epochs[1],
@@ -113,8 +113,11 @@ def state(entity, path: str) -> dict:
     """A registry entity's attributes as the audit trail compares them (attribute -> value): its common attributes
     and extensions; a version's document (as its bytes: `changes` shows a digest), media type (`contenttype`) and
     link (its type's `...URI`). Epochs and the modification stamps are the row's own fields, not attributes here."""
-    document = (entity.content, entity.media_type, entity.resource_uri) if hasattr(entity, "content") else None
-    return fields_state(path, {key: getattr(entity, key) for key in COMMON}, entity.extensions, document)
+    out = {key: value for key in COMMON if (value := getattr(entity, key)) not in (None, {}, "")}
+    out.update(entity.extensions or {})
+    if hasattr(entity, "content"):  # a version
+        _document(out, path, entity.content, entity.media_type, entity.resource_uri)
+    return out
 
 
 def fields_state(path: str, fields: dict, extensions: dict | None, document: tuple | None = None) -> dict:
@@ -123,15 +126,19 @@ def fields_state(path: str, fields: dict, extensions: dict | None, document: tup
     out = {key: value for key in COMMON if (value := fields.get(key)) not in (None, {}, "")}
     out.update(extensions or {})
     if document is not None:
-        content, media_type, link = document
-        document_name, uri_name = _document_names(path)
-        if content is not None and len(content):
-            out[document_name] = bytes(content)
-        if media_type:
-            out["contenttype"] = media_type
-        if link:
-            out[uri_name] = link
+        _document(out, path, *document)
     return out
+
+
+def _document(out: dict, path: str, content, media_type, link) -> None:
+    """A version's document (its bytes), media type and link, in its `state`."""
+    document_name, uri_name = _document_names(path)
+    if content:
+        out[document_name] = content if type(content) is bytes else bytes(content)  # (PostgreSQL's: a memoryview)
+    if media_type:
+        out["contenttype"] = media_type
+    if link:
+        out[uri_name] = link
 
 
 def _document_names(path: str) -> tuple[str, str]:
@@ -153,22 +160,29 @@ def changes(before: dict | None, after: dict | None, shown: dict[str, Shown] | N
     """What differs between an entity's `state` before and after a change (None: it did not exist), as the audit
     row keeps it: attribute -> `{"before": ..., "after": ...}`, a member left out where the attribute was not there.
     Values are shown by `shown[attribute]` when given (a caller's own masking), else by `shown_value`."""
-    before, after = before or {}, after or {}
+    shown = shown or {}
+    if not before:  # a creation: every attribute set (the common case of the writes, kept short)
+        return {
+            key: {"after": show(value) if (show := shown.get(key)) else shown_value(key, value)}
+            for key, value in sorted((after or {}).items())
+        }
+    after = after or {}
     out = {}
     for key in sorted(before.keys() | after.keys()):
         old, new = before.get(key, ABSENT), after.get(key, ABSENT)
         if old == new and type(old) is type(new):
             continue
-        show = (shown or {}).get(key) or functools.partial(shown_value, key)
+        show = shown.get(key)
         entry = {}
         if old is not ABSENT:
-            entry["before"] = show(old)
+            entry["before"] = show(old) if show is not None else shown_value(key, old)
         if new is not ABSENT:
-            entry["after"] = show(new)
+            entry["after"] = show(new) if show is not None else shown_value(key, new)
         out[key] = entry
     return out
 
 
+@functools.lru_cache(maxsize=4096)  # (attribute names repeat: every version of a type has the same few)
 def is_secret_name(name: str) -> bool:
     lowered = name.lower()
     return lowered in SECRET_NAMES or any(word in lowered for word in SECRET_WORDS)
@@ -179,10 +193,10 @@ def shown_value(name: str, value):
     value under a secret's name (`is_secret_name`), at any depth; a URL's password masked in every string."""
     if is_secret_name(name):
         return SECRET
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return {"digest": "sha256:" + hashlib.sha256(value).hexdigest(), "size": len(value)}
     if isinstance(value, str):
         return URL_PASSWORD.sub(rf"\g<head>{SECRET}@", value) if "@" in value else value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"digest": "sha256:" + hashlib.sha256(value).hexdigest(), "size": len(value)}
     if isinstance(value, dict):
         return {key: shown_value(str(key), item) for key, item in value.items()}
     if isinstance(value, list):
