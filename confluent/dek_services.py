@@ -11,8 +11,9 @@ Who may write (registry/permissions.py, the same rules as every door):
 - a KEK whose context has no schema group, or whose group was deleted since, and its DEKs: registry admins alone.
 
 The audit trail records each change (who, the door `confluent`, the key's path `/confluent/dek-registry/keks/NAME`
-or `.../deks/SUBJECT/versions/N/ALGORITHM`, create / update / delete; a soft delete and an undelete are updates):
-never key material, wrapped or plain, nor KMS properties. No change event is sent: keys are not registry entities
+or `.../deks/SUBJECT/versions/N/ALGORITHM`, create / update / delete; a soft delete and an undelete are updates) and
+what it changed (`kek_changes`, `dek_changes`): never key material, wrapped or plain, nor the values of KMS
+properties (each named, `***`). No change event is sent: keys are not registry entities
 (nothing of them reaches events, exports or the admin's material-free pages).
 """
 
@@ -35,6 +36,34 @@ from .dek_models import NAME_MAX_LENGTH, Dek, Kek
 from .subjects import GROUPS
 
 UNSET = object()  # a member a KEK update did not send (kept as it is)
+
+
+def _masked(values: dict) -> dict:
+    return {name: audit.SECRET for name in sorted(values or {})}
+
+
+def _kek_state(kek: Kek | None) -> dict | None:
+    if kek is None:
+        return None
+    state = {"kmsType": kek.kms_type, "kmsKeyId": kek.kms_key_id, "kmsProps": kek.kms_props or {}, "doc": kek.doc}
+    return {**{k: v for k, v in state.items() if v not in (None, "", {})}, "shared": kek.shared, "deleted": kek.deleted}
+
+
+def kek_changes(before: Kek | dict | None, after: Kek | None) -> dict:
+    """What a KEK's change changed, for its audit row (registry/audit.py): its KMS properties named, their values
+    never shown. `before`: the KEK's `_kek_state` before the change (None: created)."""
+    old = _kek_state(before) if isinstance(before, Kek) else before
+    return audit.changes(old, _kek_state(after), shown={"kmsProps": _masked})
+
+
+def dek_changes(before: dict | None, after: Dek | None) -> dict:
+    """What a DEK's change changed, for its audit row: whether it is deleted; its key material only as set (`***`).
+    `before`: its `_dek_state` before the change (None: created)."""
+    return audit.changes(before, _dek_state(after) if after is not None else None)
+
+
+def _dek_state(row: Dek) -> dict:
+    return {"encryptedKeyMaterial": audit.SECRET, "deleted": row.deleted}
 
 
 def kek_path(name: str) -> str:
@@ -152,9 +181,10 @@ def create_kek(*, ctx: WriteContext, data: NewKek, context: str | None = None) -
     if existing is not None:
         if not (existing.deleted and existing.context == gid and _equivalent(existing, kms_type, data, props)):
             raise dek_errors.exists(name)
+        before = _kek_state(existing)
         existing.deleted, existing.ts = False, _ts(ctx)
         existing.save(update_fields=["deleted", "ts"])
-        audit.record_now(ctx, kek_path(name), "update")
+        audit.record_now(ctx, kek_path(name), "update", kek_changes(before, existing))
         return existing
     kek = Kek(
         name=name,
@@ -172,7 +202,7 @@ def create_kek(*, ctx: WriteContext, data: NewKek, context: str | None = None) -
             kek.save()
     except IntegrityError:  # made meanwhile by a concurrent request
         raise dek_errors.exists(name) from None
-    audit.record_now(ctx, kek_path(name), "create")
+    audit.record_now(ctx, kek_path(name), "create", kek_changes(None, kek))
     return kek
 
 
@@ -194,9 +224,10 @@ def update_kek(
     new_shared = kek.shared if shared is UNSET or shared is None else _check_shared(shared, kek.kms_type)
     if (props, new_doc, new_shared) == (kek.kms_props or {}, kek.doc, kek.shared):
         return kek
+    before = _kek_state(kek)
     kek.kms_props, kek.doc, kek.shared, kek.ts = props, new_doc, new_shared, _ts(ctx)
     kek.save(update_fields=["kms_props", "doc", "shared", "ts"])
-    audit.record_now(ctx, kek_path(name), "update")
+    audit.record_now(ctx, kek_path(name), "update", kek_changes(before, kek))
     return kek
 
 
@@ -213,12 +244,14 @@ def delete_kek(*, ctx: WriteContext, name: str, permanent: bool) -> None:
     if permanent:
         if not kek.deleted:
             raise dek_errors.not_soft_deleted(name)
+        gone = kek_changes(kek, None)
         kek.delete()
-        audit.record_now(ctx, kek_path(name), "delete")
+        audit.record_now(ctx, kek_path(name), "delete", gone)
     elif not kek.deleted:
+        before = _kek_state(kek)
         kek.deleted, kek.ts = True, _ts(ctx)
         kek.save(update_fields=["deleted", "ts"])
-        audit.record_now(ctx, kek_path(name), "update")
+        audit.record_now(ctx, kek_path(name), "update", kek_changes(before, kek))
 
 
 @transaction.atomic
@@ -227,9 +260,10 @@ def undelete_kek(*, ctx: WriteContext, name: str) -> None:
     kek = Kek.objects.select_for_update(of=("self",)).select_related("group").get(pk=kek.pk)
     _authorize_kek(ctx, kek.group, kek.context, name)
     if kek.deleted:
+        before = _kek_state(kek)
         kek.deleted, kek.ts = False, _ts(ctx)
         kek.save(update_fields=["deleted", "ts"])
-        audit.record_now(ctx, kek_path(name), "update")
+        audit.record_now(ctx, kek_path(name), "update", kek_changes(before, kek))
 
 
 @dataclass
@@ -283,9 +317,10 @@ def create_dek(*, ctx: WriteContext, kek_name: str, data: NewDek) -> tuple[Kek, 
     if existing is not None:
         if not existing.deleted or material not in (None, existing.encrypted_key_material):
             raise dek_errors.exists(subject)
+        before = _dek_state(existing)
         existing.deleted, existing.ts = False, _ts(ctx)
         existing.save(update_fields=["deleted", "ts"])
-        audit.record_now(ctx, dek_path(existing, kek.name), "update")
+        audit.record_now(ctx, dek_path(existing, kek.name), "update", dek_changes(before, existing))
         return kek, existing
     if material is None:
         if not kek.shared:
@@ -309,7 +344,7 @@ def create_dek(*, ctx: WriteContext, kek_name: str, data: NewDek) -> tuple[Kek, 
             row.save()
     except IntegrityError:  # made meanwhile by a concurrent request
         raise dek_errors.exists(subject) from None
-    audit.record_now(ctx, dek_path(row, kek.name), "create")
+    audit.record_now(ctx, dek_path(row, kek.name), "create", dek_changes(None, row))
     return kek, row
 
 
@@ -343,15 +378,16 @@ def delete_deks(
         if any(not row.deleted for row in rows):
             raise dek_errors.not_soft_deleted(subject)
         for row in rows:
-            path = dek_path(row, kek.name)
+            path, gone = dek_path(row, kek.name), dek_changes(_dek_state(row), None)
             row.delete()
-            audit.record_now(ctx, path, "delete")
+            audit.record_now(ctx, path, "delete", gone)
         return
     for row in rows:
         if not row.deleted:
+            before = _dek_state(row)
             row.deleted, row.ts = True, _ts(ctx)
             row.save(update_fields=["deleted", "ts"])
-            audit.record_now(ctx, dek_path(row, kek.name), "update")
+            audit.record_now(ctx, dek_path(row, kek.name), "update", dek_changes(before, row))
 
 
 @transaction.atomic
@@ -368,6 +404,7 @@ def undelete_deks(
     _authorize_dek(ctx, kek, subject, "create")
     for row in rows:
         if row.deleted:
+            before = _dek_state(row)
             row.deleted, row.ts = False, _ts(ctx)
             row.save(update_fields=["deleted", "ts"])
-            audit.record_now(ctx, dek_path(row, kek.name), "update")
+            audit.record_now(ctx, dek_path(row, kek.name), "update", dek_changes(before, row))

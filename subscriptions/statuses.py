@@ -39,4 +39,5 @@ def system_sets_status(subscription: Subscription, status: str, reason: str = ""
     if stored is None or stored == (status, reason):
         return
     set_status(subscription, status, reason)
-    audit.record_now(WriteContext(door=DOOR), f"/subscriptions/{subscription.pk}", "update")
+    changes = audit.changes({"status": stored[0]}, {"status": status})  # (its reason is not kept: a sink's words)
+    audit.record_now(WriteContext(door=DOOR), f"/subscriptions/{subscription.pk}", "update", changes)

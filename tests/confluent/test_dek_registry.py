@@ -198,6 +198,33 @@ def test_kmsprops_credentials_are_kept_never_answered(http):
     assert "vault-token-5f2" not in json.dumps(list(AuditRecord.objects.values()), default=str)
 
 
+def test_the_audit_trail_says_what_a_key_s_change_changed_never_its_secrets(http, deks):
+    """Issue 37 item 9: each key's audit row says what changed; KMS properties named, their values never shown; a
+    DEK's key material only as set."""
+    register_subject(http, "orders")
+    props = {"token.id": "vault-token-9a3", "namespace": "ns-4c1"}
+    body = {"name": "vault_kek", "kmsType": "hcvault", "kmsKeyId": "https://vault/transit/keys/k", "kmsProps": props}
+    assert http.post("/dek-registry/v1/keks", json=body).status_code == 200
+    http.put("/dek-registry/v1/keks/vault_kek", json={"kmsProps": {"namespace": "ns-8e0"}, "doc": "rotated"})
+    deks.register_kek("k1", "local-kms", "key-1")
+    wrapped = client_wrapped_dek()
+    deks.register_dek("k1", "orders", wrapped)
+    rows = {(r.path, r.operation): r.changes for r in AuditRecord.objects.filter(path__startswith="/confluent/")}
+    kek = "/confluent/dek-registry/keks/vault_kek"
+    assert rows[(kek, "create")]["kmsProps"] == {"after": {"namespace": "***", "token.id": "***"}}
+    assert rows[(kek, "update")] == {
+        "doc": {"after": "rotated"},
+        "kmsProps": {
+            "before": {"namespace": "***", "token.id": "***"},
+            "after": {"namespace": "***", "token.id": "***"},
+        },
+    }
+    dek = "/confluent/dek-registry/keks/k1/deks/orders/versions/1/AES256_GCM"
+    assert rows[(dek, "create")] == {"deleted": {"after": False}, "encryptedKeyMaterial": {"after": "***"}}
+    trail = json.dumps(list(AuditRecord.objects.values()), default=str)
+    assert not any(secret in trail for secret in ("vault-token-9a3", "ns-4c1", "ns-8e0", wrapped))
+
+
 def test_a_shared_kek_needs_a_kms_the_registry_reaches(http, settings):
     register_subject(http, "orders")
     before = state()

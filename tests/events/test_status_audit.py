@@ -42,6 +42,7 @@ def test_the_handshake_s_result_is_audited_as_the_system_s(su, private_sinks, si
     assert [(r["actor"], r["authtype"], r["operation"]) for r in listed.json()] == [
         ("system:delivery", "system", "update")
     ]
+    assert listed.json()[0]["changes"] == {"status": {"before": "pending", "after": "failed"}}  # what changed
 
 
 def test_a_sink_s_410_gone_is_audited_as_the_system_s(su, private_sinks, sink):
