@@ -290,10 +290,18 @@ def _write(
 
 def _soft_delete(ctx: WriteContext, resource, rows: list[SubjectVersion]) -> None:
     """Mark versions soft-deleted (the caller authorized it as their delete): this API's own mark, which changes no
-    registry entity and emits no change event, with an audit row per version (an update, its epoch unchanged), naming
-    the user and the door, in this transaction."""
+    registry entity and emits no change event, with an audit row per version (an update, its epoch unchanged, what
+    changed: Confluent's `deleted` mark), naming the user and the door, in this transaction."""
     SubjectVersion.objects.filter(pk__in=[row.pk for row in rows], deleted=False).update(deleted=True)
-    changes = [(f"{resource.path}/versions/{row.version.vid}", "update", (row.version.epoch,) * 2) for row in rows]
+    changes = [
+        (
+            f"{resource.path}/versions/{row.version.vid}",
+            "update",
+            (row.version.epoch,) * 2,
+            audit.changes({"deleted": row.deleted}, {"deleted": True}),
+        )
+        for row in rows
+    ]
     AuditRecord.objects.bulk_create(audit.rows(ctx, changes, ctx.now))
 
 

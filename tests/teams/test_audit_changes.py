@@ -160,6 +160,20 @@ def test_a_subscription_s_changes_never_show_its_credentials(teams, settings):
     assert not [r for r in teams["owner_a"].get("/audit?limit=1000").json() if r["path"].startswith("/subscriptions")]
 
 
+def test_confluent_s_settings_and_soft_deletes_say_what_changed(teams):
+    editor, owner = teams["editor_a"], teams["owner_a"]
+    response = editor.post("/confluent/subjects/:.A:s1/versions", {"schema": '{"type": "string"}'}, format="json")
+    assert response.status_code == 200, response.content
+    assert owner.put("/confluent/config/:.A:", {"compatibility": "FULL"}, format="json").status_code == 200
+    assert editor.delete("/confluent/subjects/:.A:s1/versions/1").status_code == 200
+    rows = audit(owner, "/schemaGroups/A")
+    config = next(r for r in rows if r["path"] == "/schemaGroups/A" and r["operation"] == "update")
+    assert set(config["changes"]) == {"compatibility"} and config["changes"]["compatibility"]["after"]
+    soft = rows[-1]
+    assert (soft["path"], soft["operation"]) == ("/schemaGroups/A/schemas/s1/versions/1", "update")
+    assert soft["changes"] == {"deleted": {"before": False, "after": True}}
+
+
 def test_imports_say_what_they_changed(teams, tmp_path):
     document = {"schemaGroups": {"imp": {"description": "one", "schemas": {"s": {"format": FMT, "versions": {}}}}}}
     document["schemaGroups"]["imp"]["schemas"]["s"]["versions"]["1"] = {"format": FMT, "schema": json.loads(V1)}
