@@ -25,6 +25,7 @@ def login(page, base, username, password):
 
 
 def test_governance_journey(page, shot, live_server, django_user_model):
+    document = corpus("seed-shape", "lightbulb-avro.cereg")  # first: without ../shared the journey skips at once
     django_user_model.objects.create_superuser("gov", "g@example.com", "pw")
     base = live_server.url
     login(page, base, "gov", "pw")
@@ -103,7 +104,7 @@ def test_governance_journey(page, shot, live_server, django_user_model):
     shot(page, "compare-incompatible")
 
     page.goto(f"{base}/admin/registry/import/")
-    page.set_input_files("#id_document", str(corpus("seed-shape", "lightbulb-avro.cereg")))
+    page.set_input_files("#id_document", str(document))
     page.click("input[type=submit][value=Import]")
     page.wait_for_selector("#import-report")
     report = page.inner_text("#import-report")
