@@ -11,11 +11,13 @@ masked, and kept when the URL is posted back as shown."""
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.db import transaction
 from django.urls import reverse
 from django.utils.html import format_html_join
 
 from registry.governance.links import stored_link
 from registry.permissions import is_registry_admin
+from registry.services import WriteContext
 
 from . import services
 from .models import SyncRun, SyncSource
@@ -161,10 +163,26 @@ class SyncSourceAdmin(admin.ModelAdmin):
         return super().has_delete_permission(request, obj) and may_manage(request, obj)
 
     def save_model(self, request, obj, form, change):
-        """The owner: whoever adds the source; a registry admin may name another (the form offers them the field)."""
+        """The owner: whoever adds the source; a registry admin may name another (the form offers them the field).
+        The change's audit row in the same transaction (the admin's), saying what changed."""
         if obj.owner_id is None or not (change or is_registry_admin(request.user)):
             obj.owner = request.user  # never empty: a registry admin who clears it owns the source
+        stored = SyncSource.objects.filter(pk=obj.pk).first() if change else None
         super().save_model(request, obj, form, change)
+        ctx = WriteContext.from_request(request)
+        services.source_changed(ctx, obj, "update" if change else "create", services.source_state(stored))
+
+    @transaction.atomic
+    def delete_model(self, request, obj):
+        pk, before = obj.pk, services.source_state(obj)
+        super().delete_model(request, obj)
+        obj.pk = pk
+        services.source_changed(WriteContext.from_request(request), obj, "delete", before)
+
+    @transaction.atomic
+    def delete_queryset(self, request, queryset):
+        for source in queryset:  # (one by one: each with its audit row)
+            self.delete_model(request, source)
 
     def get_fields(self, request, obj=None):
         writer = self.has_change_permission(request, obj) if obj is not None else self.has_add_permission(request)

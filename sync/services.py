@@ -18,6 +18,10 @@ document translation, so that the import and its validation are the same.
 The remote's URL follows the subscription sink rule: an http(s) URL without user info or fragment whose host
 resolves to globally reachable addresses only, unless `REGISTRY_ALLOW_PRIVATE_SINKS`; checked when a source is
 saved, before each run, and on the address dialled (requests go through `subscriptions.outbound`).
+
+A source's own changes (added, changed, deleted in the admin) have their audit rows (`/sync/sources/ID`, registry
+admins read them: `source_changed`), saying what changed: its token only as set (`***`), the password in its base
+URL masked, its webhook secret never.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from registry import audit
 from registry.documents.imports import import_document
 from registry.errors import Problem
 from registry.model import registry_model
@@ -43,6 +48,28 @@ from .models import SyncRun, SyncSource
 
 DOCUMENT_MEDIA = "application/cloudevents-registry+json"
 TIMEOUT = 30.0
+
+
+AUDITED = ("name", "base_url", "token", "scope", "path", "interval_seconds", "enabled", "subscribe")
+
+
+def source_state(source: SyncSource | None) -> dict | None:
+    """A source's attributes as the audit trail compares them (registry/audit.py): its token and the base URL's
+    password as they are (`source_changed` shows neither), its owner by name, never its webhook secret."""
+    if source is None:
+        return None
+    state = {key: value for key in AUDITED if (value := getattr(source, key)) not in (None, "")}
+    if source.owner_id is not None:
+        state["owner"] = source.owner.get_username()
+    return state
+
+
+def source_changed(ctx: WriteContext, source: SyncSource, operation: str, before: dict | None) -> None:
+    """The audit row of a source's change (create, update, delete), in the caller's transaction: `before`, its
+    `source_state` before the change (None: created); the source as it is now (deleted: nothing after)."""
+    after = source_state(source) if operation != "delete" else None
+    changes = audit.changes(before, after, shown={"token": lambda _token: audit.SECRET})  # (a URL's password too)
+    audit.record_now(ctx, f"/sync/sources/{source.pk}", operation, changes)
 
 
 class RunRefused(Exception):

@@ -174,6 +174,49 @@ def test_confluent_s_settings_and_soft_deletes_say_what_changed(teams):
     assert soft["changes"] == {"deleted": {"before": False, "after": True}}
 
 
+def test_a_sync_source_s_changes_never_show_its_token(teams, settings):
+    from sync.models import SyncSource
+
+    settings.REGISTRY_ALLOW_PRIVATE_SINKS = True  # remote.example does not resolve here (the sink rule asks that)
+    client = Client()
+    client.force_login(teams.users["admin"])
+    form = {
+        "name": "r",
+        "base_url": "https://remote.example",
+        "scope": "registry",
+        "path": "",
+        "interval_seconds": 60,
+        "runs-TOTAL_FORMS": 0,
+        "runs-INITIAL_FORMS": 0,
+    }
+    response = client.post(reverse("admin:sync_syncsource_add"), {**form, "token": "tok-first-1e5", "enabled": "on"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    source = SyncSource.objects.get(name="r")
+    change = reverse("admin:sync_syncsource_change", args=[source.pk])
+    response = client.post(change, {**form, "token": "tok-second-7b2", "interval_seconds": 120})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    response = client.post(reverse("admin:sync_syncsource_delete", args=[source.pk]), {"post": "yes"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+    rows = audit(teams["admin"], f"/sync/sources/{source.pk}")
+    assert [(r["actor"], r["door"], r["operation"]) for r in rows] == [
+        ("admin", "admin", "create"),
+        ("admin", "admin", "update"),
+        ("admin", "admin", "delete"),
+    ]
+    created, changed, deleted = (r["changes"] for r in rows)
+    assert created["token"] == {"after": "***"} and created["owner"] == {"after": "admin"}
+    assert changed == {
+        "token": {"before": "***", "after": "***"},
+        "enabled": {"before": True, "after": False},
+        "interval_seconds": {"before": 60, "after": 120},
+    }
+    assert deleted["token"] == {"before": "***"} and deleted["base_url"] == {"before": "https://remote.example"}
+    trail = json.dumps(list(AuditRecord.objects.values_list("changes", flat=True)))
+    assert "tok-" not in trail and source.webhook_secret not in trail
+    assert teams["owner_a"].get(f"/audit?path=/sync/sources/{source.pk}").status_code == 403
+
+
 def test_imports_say_what_they_changed(teams, tmp_path):
     document = {"schemaGroups": {"imp": {"description": "one", "schemas": {"s": {"format": FMT, "versions": {}}}}}}
     document["schemaGroups"]["imp"]["schemas"]["s"]["versions"]["1"] = {"format": FMT, "schema": json.loads(V1)}
