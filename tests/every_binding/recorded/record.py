@@ -8,8 +8,8 @@ Catalog APIs, Confluent's at `/confluent`), then reads, writes and refuses acros
 description at `/api/schema/`.
 
 What varies from run to run is written as a stand-in: `Date` and `X-Request-ID` are left out, timestamps read
-`<time>`, each distinct `ETag` is `<etag-N>` numbered by first appearance (so that equal tags stay equal), a
-`Content-Length` is `<n>` (it moves with the timestamps in the body).
+`<time>`, each distinct `ETag` is `<etag-N>` numbered by first appearance (so that equal tags stay equal), each
+distinct UUID (Confluent's schema GUIDs) `<uuid-N>` likewise, a `Content-Length` is `<n>` (it moves with the timestamps in the body).
 
 Run (from the repository's root):
 
@@ -35,6 +35,7 @@ ANSWERS = HERE / "answers.json"
 DEMO = HERE.parents[2] / "catalog" / "demo"
 DROPPED_HEADERS = {"date", "x-request-id"}
 TAG = re.compile(r'"[0-9a-f]{32}"')  # the kernel's tags (registry/http/conditional.py), quoted
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # Confluent's schema GUIDs (random)
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 
 
@@ -45,6 +46,7 @@ class Recorder:
         self.clients = clients  # name -> django.test.Client
         self.answers: list[dict] = []
         self.etags: dict[str, str] = {}
+        self.uuids: dict[str, str] = {}
 
     # normalisation -------------------------------------------------------------------------------------
     def etag(self, value: str) -> str:
@@ -52,6 +54,7 @@ class Recorder:
 
     def text(self, value: str) -> str:
         value = TAG.sub(lambda match: self.etag(match.group(0)), value)
+        value = UUID.sub(lambda match: self.uuids.setdefault(match.group(0), f"<uuid-{len(self.uuids) + 1}>"), value)
         return TIME.sub("<time>", value)
 
     def data(self, value):
