@@ -93,11 +93,11 @@ def on_starting(server):
 
 
 def post_worker_init(worker):
-    """The loaded application's objects (Django's, the libraries', about 120,000) leave the cycle collector's
-    generations (`gc.freeze`, after a collection of what loading left): they live as long as the worker, and every
-    full collection scanned them all. A full collection in a worker that keeps the documents of a schema of 1,000
-    versions: about 68 -> 31 ms, in process (issue 29); while it runs, a worker holding a schema's lock holds up every
-    writer of that schema. Objects freed by their reference counts are freed as before."""
+    """The loaded application's objects (Django's, the libraries') leave the cycle collector's generations
+    (`gc.freeze`, after a collection of what loading left): they live as long as the worker, and every full
+    collection scanned them all (issue 29, docs/performance.md); while a collection runs, a worker holding a
+    schema's lock holds up every writer of that schema. Objects freed by their reference counts are freed as
+    before."""
     import gc
 
     gc.collect()

@@ -8,7 +8,7 @@ no library does this) when gunicorn loads the worker class named in gunicorn.con
 
 With one thread (GUNICORN_THREADS=1, behind a buffering proxy: deploy/), gunicorn's `gthread` worker still hands
 every request from its main thread to a pool of one thread and the outcome back through a pipe, and takes a kept-alive
-socket off its poller and puts it back around each request: about a third of gunicorn's CPU per request.
+socket off its poller and puts it back around each request: a good part of gunicorn's CPU per request.
 This worker answers on its main thread then and leaves a kept-alive socket on the poller (written by hand:
 gunicorn's `sync` worker answers inline but closes every connection, and no other worker of gunicorn's keeps them
 without threads or an event library). A connection waits on the poller until its first bytes arrive, so a client that

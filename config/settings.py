@@ -67,7 +67,7 @@ def database_from_url(url: str) -> dict:
         # prepared. Django turns it off by default for poolers like PgBouncer, which is why it is on only with this pool.
         # plan_cache_mode: a prepared statement is planned once per connection, not at each call (issue 29): two reads
         # of every new version (its earlier documents after a given id, the numbers after the counter already taken)
-        # were planned at every call (about 0.1 ms of PostgreSQL's CPU each), as PostgreSQL keeps planning a statement
+        # were planned at every call, as PostgreSQL keeps planning a statement
         # whose generic plan it estimates costlier than the custom ones.
         entry["OPTIONS"] = {
             "pool": {"min_size": 1, "max_size": pool_size, "timeout": timeout},
@@ -172,7 +172,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 if env_bool("REGISTRY_TEST_FAST_PASSWORDS", False):
-    # the test harness only (tests/harness/plugin.py): the default PBKDF2 costs about 0.2 s a hash, paid for every
+    # the test harness only (tests/harness/plugin.py): the default PBKDF2 is slow by design, paid for every
     # user a test creates and every login; never for real passwords
     PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LANGUAGE_CODE = "en-us"

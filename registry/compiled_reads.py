@@ -2,8 +2,8 @@
 every request with a token makes (`token_and_user`, registry/http/token_auth.py).
 
 A document GET (`GET /GROUPs/g/RESOURCEs/r[/versions/v]`) is one indexed lookup, but building that query through
-the ORM (filters over two joins, `select_related`, compilation) cost about 1.4 ms of the 2.3 ms the whole
-request took (cProfile, issue 14): three times `GET /`. Here the statement is written once per database vendor
+the ORM (filters over two joins, `select_related`, compilation) cost more than half of the whole request
+(issue 14; docs/performance.md). Here the statement is written once per database vendor
 from the models' own metadata (tables, columns, quoting), and the rows become model instances through
 Django's own converters and `Model.from_db`, exactly as a queryset would build them. The ORM has no way to
 keep a compiled query for re-use with new parameters, so this small builder is written by hand.
@@ -13,8 +13,8 @@ The answers are the same objects `selectors.get_document_version` returned from 
 `history_columns`, `caller_column`) also build the fast path's key of a document (registry/document_keys.py).
 
 On PostgreSQL with the connection pool, the statement is sent with server-side parameters, so that psycopg
-prepares it on each pooled connection after a few uses: PostgreSQL then skips parsing and planning it (about 0.15
-ms of its 0.2 ms). Without the pool (`DATABASE_POOL_SIZE=0`, e.g. behind PgBouncer in transaction mode, where a
+prepares it on each pooled connection after a few uses: PostgreSQL then skips parsing and planning it (most of
+its work for this statement). Without the pool (`DATABASE_POOL_SIZE=0`, e.g. behind PgBouncer in transaction mode, where a
 prepared statement may not survive) it is sent as every other query is.
 """
 
@@ -160,8 +160,8 @@ def prepared_cursor(connection, *, binary: bool = False):
     `binary`, PostgreSQL's binary results (no text to parse: for rows that are only compared).
 
     With the pool, closing it gives its psycopg cursor back to the pool connection it was made on (its results
-    dropped) for the next statement there: a new psycopg cursor (its own adapters and loaders) cost about 18 us of the
-    client's CPU, most of what a kept one costs to execute a statement (a new version's ten statements, each on a
+    dropped) for the next statement there: a new psycopg cursor (its own adapters and loaders) cost the client's CPU
+    most of what a kept one costs to execute a statement (a new version's ten statements, each on a
     cursor of its own). At most KEPT_CURSORS per connection and format; a connection serves one thread at a time."""
     if connection.vendor != "postgresql" or not connection.settings_dict.get("OPTIONS", {}).get("pool"):
         return connection.cursor()

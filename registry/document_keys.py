@@ -5,7 +5,7 @@ A document GET reads three rows (the version, its resource, the resource's group
 and, in xRegistry 1.0, the resource's version count and the version created before this one. On PostgreSQL the key
 holds each row's id and `xmin`, the id of the transaction that wrote that version of the row: every UPDATE writes a
 new row version with the writing transaction's id, so a committed change to any column (the document's bytes too)
-changes it, without sending the columns themselves (about half the query's cost: no wide row to send and parse,
+changes it, without sending the columns themselves (no wide row to send and parse,
 no document read from its TOAST table). Two committed states of one row could carry the same `xmin` only after
 4 billion transactions (the counter wraps around), long after a worker's kept answers are gone. On SQLite, in
 process with no network, the key is the whole row as `document_row` reads it.
@@ -14,7 +14,7 @@ The same query says whether the caller's API token is a key of an active user (`
 costs no query of its own. With PostgreSQL's connection pool it runs on a connection taken from the pool for that
 query alone (prepared on it, answered in binary), not through Django's connection of the request: taking it and
 giving it back costs a few microseconds where opening Django's connection and closing it at the end of the request
-cost about ten times that, and a request answered here needs no other query. Inside a transaction (a test's) it
+cost far more, and a request answered here needs no other query. Inside a transaction (a test's) it
 runs on Django's connection, which sees that transaction's writes.
 """
 

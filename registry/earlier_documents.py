@@ -1,7 +1,7 @@
 """The documents of a resource's versions as the check of a new version reads them (a transitive compatibility check
 compares it with every earlier one), kept per process so that a write to a long history does not read every
-document again (issue 29): on PostgreSQL 1,000 documents cost about 5 ms to read (sent as hex text and sorted),
-the query below about 1 ms.
+document again (issue 29): on PostgreSQL a long history's documents (sent as hex text and sorted) cost several
+times the query below to read.
 
 Each process keeps, per resource, the rows it last read (id, created_on, format, document, oldest first) with the
 highest id among them and the resource's `versions_digest` read with them; and their (format, document) pairs as one
@@ -12,7 +12,7 @@ of its id, each update or delete a random value, and a resource's row starts at 
 statement for the resource's digest and for the rows after the highest id kept: when the digest is the kept one
 plus the hashes of those rows, no kept row changed or went and none with a lower id appeared (a transaction that
 commits after a later one), so the rows after it are added to the kept ones; otherwise all are read again. Its cost
-does not grow with the versions (the sum of a hash over every row it replaced cost about 0.5 ms at 1,000 versions,
+does not grow with the versions (the sum of a hash over every row it replaced did,
 under the schema's lock). Two different histories give the same digest by chance about once in 2^64. A transaction
 sees its own uncommitted rows and digest; when it rolls back, the committed digest no longer matches and the next
 read reads all again.

@@ -102,11 +102,11 @@ class Version(Entity):
         indexes = [
             models.Index(fields=["resource", "vid"], name="version_resource_vid"),
             # the newest version of a resource (`version_order`), read under its lock by every new version: one index
-            # entry, not a sort of every version (PostgreSQL 0.23 -> 0.10 ms at 1,000 versions, issue 29)
+            # entry, not a sort of every version (issue 29)
             models.Index(fields=["resource", "created_on", "id"], name="version_resource_created"),
             # in place of the foreign key's own index (resource alone), which PostgreSQL's planner took for the reads
             # a new version sends with its lock (the versions after a kept id, the ids after the counter) and then
-            # read every version of the resource: at 1,000 versions 0.8 ms, 0.004 ms on this one (issue 29)
+            # read every version of the resource (issue 29)
             models.Index(fields=["resource", "id"], name="version_resource_id"),
         ]
 

@@ -2,8 +2,8 @@
 together, as SQL written once per process, so that a read below a group costs one indexed look-up more than a public
 read, whether the group has owners or not.
 
-Built through the ORM, the same query (a UNION of the group's `owners` key and the user's groups) cost about 0.45 ms
-to compile for a 0.05 ms look-up; the ORM keeps no compiled query for re-use with new parameters, so this statement
+Built through the ORM, the same query (a UNION of the group's `owners` key and the user's groups) cost several times
+the look-up to compile; the ORM keeps no compiled query for re-use with new parameters, so this statement
 is written by hand from the models' metadata (tables, columns, quoting), as registry/compiled_reads.py does for the
 document GET. SQLite and PostgreSQL only (the databases this project runs on); another vendor gets None, and the
 caller uses the ORM.

@@ -111,7 +111,7 @@ def matching_versions(query: str, memo: dict | None = None) -> QuerySet:
     for word in terms:
         if full_text():
             # a query of its own, served by the GIN index: inside an OR, even as a subquery, PostgreSQL's planner
-            # tends to scan the table and compute every document's vector (and to JIT-compile that: 1 s at 10,000)
+            # tends to scan the table and compute every document's vector (and to JIT-compile that)
             text = pk_in(_document_ids(word, memo))
         else:
             text = Q(description__icontains=word) | Q(_document__icontains=word)

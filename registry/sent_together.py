@@ -18,7 +18,7 @@ Statements that read nothing back and that nothing in the block reads (a change'
 count: registry/services/events.py) can be given as parts (`send`): in a block on PostgreSQL they are sent at its end
 as one statement (each but the last a data-modifying CTE of it), outside one they are sent at once (on PostgreSQL one
 statement for the parts of one call). PostgreSQL's work per statement (its parse or bind, its snapshot, the executor's
-start and end) and the client's (about 40 us of Python each) are paid once for all of them.
+start and end) and the client's (its Python) are paid once for all of them.
 """
 
 from __future__ import annotations
@@ -152,8 +152,8 @@ def _pipelines_supported() -> bool:
 def statement_cursor():
     """A cursor for a hand-written statement of a write: on PostgreSQL with the connection pool, one with server-side
     parameters, so that psycopg prepares the statement after a few uses on its pooled connection and PostgreSQL no
-    longer parses and plans it (registry/compiled_reads.prepared_cursor): about 0.1 ms of PostgreSQL's CPU for each of
-    the ten statements of a new version, most of them under the schema's lock. Otherwise a plain cursor."""
+    longer parses and plans it (registry/compiled_reads.prepared_cursor), for each of the
+    statements of a new version, most of them under the schema's lock. Otherwise a plain cursor."""
     return prepared_cursor(_connection())
 
 

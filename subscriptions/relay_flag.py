@@ -2,7 +2,7 @@
 
 Every commit that writes change events kicks the relay. Queued one task per commit, a writer committing a
 hundred changes a second cost a hundred relay tasks, each a broker round trip, a claim transaction and its
-queries: about 12 ms of worker CPU per change. Instead, a kick queues a relay only when none is pending,
+queries. Instead, a kick queues a relay only when none is pending,
 marked by a flag in the broker's Redis (`SET NX` with a time-to-live); the relay clears the flag *before* it
 reads the outbox, so an event committed after that read sets the flag again and queues the next relay, and
 none is left behind. A relay task that was lost (worker killed) leaves the flag until it expires

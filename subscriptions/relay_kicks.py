@@ -1,7 +1,7 @@
 """Kicking the outbox relay after a commit (subscriptions/relay_flag.py says when a kick queues one).
 
 With a broker, the kick is not the request's to wait for (issue 37): a broker that is down or slow cost each write
-the client's retries, 0.6-0.8 s, before its answer. A kick only wakes a thread of the process (started at the first
+the client's retries before its answer. A kick only wakes a thread of the process (started at the first
 kick, one per process) that claims the flag and queues the relay; kicks that come while it works are answered by one
 more round. Nothing is lost when the broker cannot be reached: the outbox rows stay and the beat sweep relays them.
 At the process's exit, kicks still pending are sent (for at most `EXIT_WAIT_SECONDS`), so that a command that writes
@@ -30,7 +30,7 @@ def queue_relay() -> None:
     if not relay_flag.claim():
         return
     # imported here, not at the top (no cycle: the tasks import relay_flag, not this module): the tasks load Celery
-    # and the delivery code (0.7 s), which a process needs only once a change has committed (a management command
+    # and the delivery code, which a process needs only once a change has committed (a management command
     # that reads would load them for nothing: start-up time)
     from .tasks import relay_outbox
 

@@ -38,7 +38,7 @@ TAGS = ["asyncapi"]
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/vnd.aai.asyncapi+yaml")
 DOCUMENT_TYPES = ("application/json", "application/vnd.aai.asyncapi+json", "application/vnd.aai.asyncapi", *YAML_TYPES)
 ROLES = ("producer", "consumer")
-YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's, when PyYAML has it: ten times faster
+YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's C emitter, when PyYAML has it: faster
 
 
 def _flags(request, allowed: set[str]) -> None:

@@ -29,7 +29,7 @@ from registry.errors import Problem
 
 DEFAULT_SECONDS = 1.0  # = REGISTRY_CHECK_SECONDS's default; used where no Django settings exist
 SETTING = "REGISTRY_CHECK_SECONDS"
-CLOCK_EVERY = 16  # steps between two readings of the CPU clock (a step costs microseconds, the reading 1.4)
+CLOCK_EVERY = 16  # steps between two readings of the CPU clock (a reading costs about as much as a step)
 
 
 class Exhausted(BaseException):

@@ -1,6 +1,6 @@
 """JSON values in a canonical, hashable form (issue 24), so that sets answer what pairwise comparison answered in
-quadratic time: `uniqueItems` of message data (8,000 objects took 64 s), `enum` lists in the compatibility
-checker and in the diff (two enums of 20,000 values took 10.7 s).
+quadratic time: `uniqueItems` of message data, `enum` lists in the compatibility checker and in the diff (a few
+thousand values held a worker: docs/performance.md).
 
 Equality is JSON Schema's: numbers equal by value (1 and 1.0), booleans distinct from numbers (true is not 1),
 objects equal whatever their key order, arrays equal item by item. Written here: jsonschema's `equal` compares

@@ -2,13 +2,13 @@
 `data`, the envelope's body, or `data_base64`), validated with xmlschema against the stored XSD, both with no
 file or network access (`allow="none"`) and entities defused (`defuse="always"`); errors name the XPath of the
 failing element: `data/order/qty`. XML data longer than MAX_XML_BYTES is not checked: an error marked unchecked
-says so (xmlschema validates about a megabyte a second). Compiled schemas are cached per digest.
+says so (xmlschema validates in pure Python, at a pace docs/performance.md gives). Compiled schemas are cached per digest.
 
 Budget (issue 24, catalog.validators.budget): the schema is built, and the data validated, by the budgeted schema
 classes of catalog.validators.xsd_classes (a step per component built and per value decoded); every element of the
 data is a step too (xmlschema's validation hook), and so is every evaluation of an XPath expression of an XSD 1.1 assertion (`xs:assert`, `xs:assertion`): the
 schema is built with elementpath parsers whose tokens spend a step before they evaluate or select. A nested
-`every ... satisfies` over 200 elements took 105 s; it now ends with the budget's problem.
+`every ... satisfies` over a few hundred elements held a worker; it now ends with the budget's problem.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from . import budget
 from .digest_cache import DigestLRU, digest
 from .xsd_classes import schema_class
 
-MAX_XML_BYTES = 2 * 1024 * 1024  # XML data checked at most (xmlschema validates about 1 MB a second)
+MAX_XML_BYTES = 2 * 1024 * 1024  # XML data checked at most (xmlschema's validation is pure Python)
 CACHE_SIZE = 64
 _cache = DigestLRU(CACHE_SIZE)
 
@@ -29,7 +29,7 @@ _cache = DigestLRU(CACHE_SIZE)
 @functools.cache
 def _started(version: str):
     """The budgeted schema class of `version` (catalog.validators.xsd_classes) and the budgeted XPath parsers
-    made: once per process, outside any check's budget (about a second that no input causes)."""
+    made: once per process, outside any check's budget (a cost no input causes)."""
     cls = schema_class(version)
     with budget.paused():
         maps = cls.meta_schema.maps
@@ -132,8 +132,8 @@ def check_xml(version: str | None, content: bytes, text: str, report) -> None:
         report.unchecked("data", f"could not be checked: the XML Schema cannot be built: {exc}")
         return
     try:
-        # parsed whole (at most MAX_XML_BYTES: about half a second); xmlschema's lazy mode would parse as it
-        # validates, but looks each element up by an XPath query, ten times slower
+        # parsed whole (at most MAX_XML_BYTES); xmlschema's lazy mode would parse as it validates, but looks each
+        # element up by an XPath query, much slower
         resource = xmlschema.XMLResource(text, allow="none", defuse="always")
     except Exception as exc:  # not well-formed, a DTD entity refused, too deep ...
         _not_well_formed(exc, report)

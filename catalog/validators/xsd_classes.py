@@ -1,5 +1,5 @@
 """xmlschema's schema classes with the check budget (issue 24, catalog.validators.budget) in their build: building
-an XML Schema is pure Python, about 20 KB a second on a busy server (a 2 MB document of complex types took 90 s), and
+an XML Schema is pure Python, slow enough that a document of a few megabytes of complex types held a worker, and
 a compatibility dry run builds the candidate of an XSD schema for anyone who may read.
 
 `schema_class("1.0" | "1.1")` is XMLSchema10 or XMLSchema11 whose component builders spend a step before making

@@ -1,7 +1,7 @@
 """First pass of an import: the checks that need no database, run on the whole document before any write.
 
 An invalid import used to be found out entity by entity, each in its own savepoint with its inserts, so a
-document of 20,000 groups with one bad attribute took 30 s before it was refused (issue 11 item 8). These
+document of 20,000 groups with one bad attribute took long before it was refused (issue 11 item 8). These
 checks (shape, ids, common attribute types and names, storability, records that cannot be read) are linear
 in the document and touch no table; when they find errors, the import is refused at once with all of them.
 The services still validate everything again when they write: this pass only makes a bad document fail fast.

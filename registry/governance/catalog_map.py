@@ -12,7 +12,7 @@
   with the references between groups counted, inside one cluster per group type: never one unreadable drawing
   of every resource. Above the node budget (`REGISTRY_MAP_MAX_NODES` groups, or three times as many references
   between groups), one node per group type with its counts: Graphviz lays out hundreds of nodes in seconds,
-  thousands in minutes (1,000 groups of each type with 20,000 references drew nothing in 600 s).
+  thousands in minutes (docs/performance.md).
 - `dot` runs with a timeout (`REGISTRY_MAP_SECONDS`): a layout that takes longer is killed and the request answers
   503 naming the setting, as it does when `dot` fails or is missing (`MapUnavailable`), never a 500.
 - Apps describe their nodes (`register_map_describer(group_plural, resource_plural, fn)`, registry/governance/map_facts.py):

@@ -1,8 +1,8 @@
 """The fast path of public document reads: `GET`/`HEAD` of a document (latest or by version) in every binding that
 registers its document views, answered from the view's own answer kept per URL, after one query.
 
-A document GET through the framework costs about 1 ms of CPU in Python (URL resolution, seven middleware, DRF's
-request, authentication and permissions, the representation, the ETag), ten times the query it needs. The answer
+A document GET through the framework costs many times the query it needs in Python (URL resolution, seven
+middleware, DRF's request, authentication and permissions, the representation, the ETag). The answer
 is a function of what that query reads (the document's version, resource and group rows; in 1.0 also the
 resource's version count and the version before this one) and of the request's URL, scheme, host, method, whether
 the caller signed in, and whether its `If-None-Match` holds the answer's tag. So this middleware runs one query for
@@ -382,7 +382,7 @@ def observe_replays(observer: Callable) -> None:
 
 class FastReadsApp:
     """The WSGI layer of the fast path (config/wsgi.py puts it in front of Django's handler): a kept answer written
-    out before the framework runs at all (no request signals, no middleware, no response object: about half of a
+    out before the framework runs at all (no request signals, no middleware, no response object: much of a
     replay's CPU through the middleware), else Django's handler, whose FastDocumentReads middleware takes this
     probe instead of running the query again.
 

@@ -1,7 +1,6 @@
 """Whole-registry answers (`GET /?inline`, the document export) kept rendered until the next committed change.
 
-Rendering the whole registry costs one query per group type and level and the JSON of every entity (about 20
-ms for the demo registry); it changed only when a write committed. The registry's change marker
+Rendering the whole registry costs one query per group type and level and the JSON of every entity; it changed only when a write committed. The registry's change marker
 (`selectors.change_marker`: it moves with every committed write, and reading it costs one small query whatever
 the registry's history, registry/change_marker.py) says when that happens, so an answer rendered under one marker
 is served again, as bytes, to every request that reads the same marker: a write is visible in the next read, on every worker, since each reads the marker first.

@@ -1,8 +1,8 @@
 """Whole-registry answers (`GET /?inline`, the exports of both bindings) rendered one group at a time, each group's
 part kept per worker until that group changes: the first read after a write renders only the groups it changed.
 
-Rendering the whole registry costs about 60 us of Python per version (loading the rows into models, parsing each
-document, writing JSON): 0.45 s for 7,500 versions. The whole answer is kept under the registry's change marker
+Rendering the whole registry costs Python work for every version (loading the rows into models, parsing each
+document, writing JSON). The whole answer is kept under the registry's change marker
 (rendered_answers.py), so any write anywhere renders it all again. Here each group's part is kept under the group's
 state (registry/group_states.py: one query for every group of a type, a few milliseconds), so after a write only
 the groups whose state moved are loaded and rendered; the others are the bytes rendered before. A part is kept

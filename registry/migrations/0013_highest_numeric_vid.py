@@ -5,9 +5,8 @@ A new version without an id takes the first number after the resource's counter 
 (`registry/services/versions.py:next_version_id`). Only a version stored with a numeric id above the counter by a
 door that does not move the counter (plain SQL or the ORM, a bulk import) can hold one, yet every new version asked
 which of the numbers after the counter are taken, under the schema's lock. With statistics older than the table (a
-bulk import, a schema grown since the last analysis) the planner reads that through every version of the resource:
-in the writes' bench (a schema of 300 versions growing to 1,500), 0.3 ms a call in the median, 0.76-1.0 ms on
-average, up to 4.3 ms under load.
+bulk import, a schema grown since the last analysis) the planner reads that through every version of the resource
+(docs/performance.md).
 
 `registry_resource.highest_numeric_vid` (a column of the database only, not a model field, like `versions_digest`):
 the highest id of the resource's versions that is a number (digits only), NULL when none is. The trigger of 0011 keeps

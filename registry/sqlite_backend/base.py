@@ -2,10 +2,10 @@
 
 Every write transaction begins with `BEGIN IMMEDIATE` (`transaction_mode`, config/settings.py), so no statement upgrades
 a read to a write and fails at once: a transaction waits for SQLite's write lock from its first statement. But SQLite
-makes a waiting writer sleep and retry (1, 2, 5, ... then 100 ms between tries), so a writer that has waited long
+makes a waiting writer sleep and retry (longer and longer between tries), so a writer that has waited long
 sleeps long, and writers arriving meanwhile, which try at once, take the lock before it. Under a steady stream of
-writes (creates racing a delete and re-create of their group: the lock busy nearly all the time, each transaction
-holding it 20-50 ms) a `BEGIN IMMEDIATE` waited 10-15 s and some passed `SQLITE_TIMEOUT` (20 s): 503 "database is
+writes (creates racing a delete and re-create of their group: the lock busy nearly all the time) some `BEGIN
+IMMEDIATE`s waited past `SQLITE_TIMEOUT`: 503 "database is
 locked", while a turn in order would have come within a second.
 
 So a write transaction first takes its turn, then begins: within a process a lock that wakes the next waiting thread

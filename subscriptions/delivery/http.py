@@ -2,8 +2,7 @@
 
 Sent with httpcore, the transport under httpx: a delivery needs one request on a pooled keep-alive
 connection and nothing of httpx's client layer (cookies, redirects, auth, URL and header models), which
-costs as much CPU again as the request itself (measured here: 0.52 ms of CPU per request with httpcore,
-0.97 ms with httpx). Redirects are not followed. The request goes to the parsed sink's host and port (never
+costs as much CPU again as the request itself (docs/performance.md). Redirects are not followed. The request goes to the parsed sink's host and port (never
 the text re-read by another parser) through `outbound`'s pool, which dials only globally reachable addresses;
 the whole attempt (connect, send, answer) ends within `REGISTRY_DELIVERY_TIMEOUT`, and at most
 `ANSWER_EXCERPT` bytes of the answer are read. A sink's user info is sent as HTTP Basic credentials (unless the

@@ -296,7 +296,7 @@ def _new_identity(family: str | None, old: bytes, references: tuple[bytes, ...],
 class _Frontier:
     """The earlier versions of a transitive check (the document objects given, oldest first) and the places a check
     compares among them, with their identities: a schema's next version is checked against the same versions and
-    the one added, and looking up each version's identity again cost a lookup per version (a millisecond at 1,000)."""
+    the one added, and looking up each version's identity again cost a lookup per version."""
 
     documents: Sequence[bytes]
     places: list[int]
