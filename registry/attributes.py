@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .errors import Problem
+from .errors import Problem, at
 from .extension_attributes import registered, resource_attributes
 from .limits import MAX_DEPTH, nested_deeper_than
 
@@ -116,28 +116,32 @@ def check_common(attrs: dict, prefix: str = "", known: Collection[str] = ()) -> 
     errors = []
     if nested_deeper_than(attrs, MAX_DEPTH):
         errors.append(f"{prefix}the attributes are nested deeper than {MAX_DEPTH} levels")
+    # each error names its attribute (a Finding: each binding writes the name in its own words, `tags` as 1.0's
+    # `labels`, `docs` as `documentation`)
     for key in ("name", "description", "docs"):
         value = attrs.get(key)
         if value is not None and not isinstance(value, str):
-            errors.append(f"{prefix}{key} must be a string")
+            errors.append(at(f"{prefix}{key}", " must be a string"))
     if isinstance(attrs.get("name"), str) and attrs["name"] == "":
-        errors.append(f"{prefix}name must not be empty")
+        errors.append(at(f"{prefix}name", " must not be empty"))
     docs = attrs.get("docs")
     if isinstance(docs, str) and not DOCS_PATTERN.fullmatch(docs):
-        errors.append(f"{prefix}docs must be an http or https URL or a relative reference, not {docs[:60]!r}")
+        errors.append(at(f"{prefix}docs", f" must be an http or https URL or a relative reference, not {docs[:60]!r}"))
     tags = attrs.get("tags")
     if tags is not None:
         if not isinstance(tags, dict):
-            errors.append(f"{prefix}tags must be a map of string to string")
+            errors.append(at(f"{prefix}tags", " must be a map of string to string"))
         else:
             for key, value in tags.items():
                 if not TAG_KEY_PATTERN.fullmatch(key):
                     errors.append(
-                        f"{prefix}tags.{key}: tag names are 1-63 letters, digits, '-', '_' or '.', "
-                        "starting with a letter or digit"
+                        at(
+                            f"{prefix}tags.{key}",
+                            ": names are 1-63 letters, digits, '-', '_' or '.', starting with a letter or digit",
+                        )
                     )
                 if not isinstance(value, str):
-                    errors.append(f"{prefix}tags.{key} must be a string")
+                    errors.append(at(f"{prefix}tags.{key}", " must be a string"))
     return errors + check_attribute_names(attrs, prefix, known)
 
 
@@ -205,13 +209,13 @@ def unstorable(value, path: str = "", limit: int = 100_000) -> str | None:
             stack.extend((child, f"{where}[{index}]") for index, child in enumerate(item))
         elif isinstance(item, str):
             texts.append((item, where))
-        for text, at in texts:
+        for text, place in texts:
             if "\x00" in text:
-                return f"{at or 'value'} contains a NUL character"
+                return f"{place or 'value'} contains a NUL character"
             try:
                 text.encode("utf-8")
             except UnicodeEncodeError:
-                return f"{(at or 'value')!r} contains an unpaired surrogate (not valid Unicode)"
+                return f"{(place or 'value')!r} contains an unpaired surrogate (not valid Unicode)"
     return None
 
 

@@ -221,8 +221,27 @@ def merge_attributes(base: dict, inp: VersionInput) -> dict:
     return attrs
 
 
+FORM_MEDIA_TYPE = "application/x-www-form-urlencoded"
+
+
+def refuse_form_body(inp: VersionInput) -> None:
+    """A document sent as a form (curl's `-d` without `-H` sends its bytes as application/x-www-form-urlencoded, which
+    is no document's media type) is refused (415) with the hint of how to send it, before anything is read: stored,
+    it would be served back as a form. A body sent with no media type at all stays accepted (`xr`)."""
+    if inp.document is None or not isinstance(inp.media_type, str):
+        return
+    if inp.media_type.split(";")[0].strip().lower() == FORM_MEDIA_TYPE:
+        raise Problem(
+            "unsupported-media-type",
+            f"a document sent as {FORM_MEDIA_TYPE} (curl -d without a Content-Type) is a form, not a document: send "
+            "it with its media type, e.g. curl -H 'Content-Type: application/json' --data-binary @schema.json",
+        )
+
+
 def apply_input(version: Version, rt: ResourceType, inp: VersionInput, base: dict, *, replace_document: bool) -> dict:
-    """Merge the input into base attributes; set document/URI on the version; return the new attributes."""
+    """Merge the input into base attributes; set document/URI on the version; return the new attributes. A document
+    sent as a form is refused (`refuse_form_body`)."""
+    refuse_form_body(inp)
     attrs = merge_attributes(base, inp)
     if inp.resource_uri is not UNSET:
         version.resource_uri = inp.resource_uri if isinstance(inp.resource_uri, str) and inp.resource_uri else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.http import HttpResponse
 
 from .. import selectors
@@ -169,8 +170,8 @@ class DiscoveryView(XRegistryView):
                 "xregistry": [{"url": root + "/", "specversions": ["1.0-rc4"]}],
                 "registries": [
                     {"url": root + "/", "specversion": "1.0-rc4", "binding": "xregistry-1.0"},
-                    {
-                        "url": request.build_absolute_uri("/"),
+                    {  # at `/`, or at `/v0.5/` when 1.0 is at the root (REGISTRY_ROOT_BINDING)
+                        "url": request.build_absolute_uri(settings.REGISTRY_CORE_PATH),
                         "specversion": "0.5-wip",
                         "binding": "cloudevents-registry-0.5",
                     },
