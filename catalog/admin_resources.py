@@ -164,7 +164,7 @@ def versions_section(resource, version_url, compare_url: str, new_version_url: s
                 version.vid,
                 " (latest)" if version.pk == latest_id else "",
                 version.epoch,
-                version.extensions.get("format") or "",
+                version.extensions.get("format") or resource.extensions.get("format") or "",  # (the schema's)
                 version.created_by or "",
                 version.created_on.strftime("%Y-%m-%d %H:%M:%S"),
                 version.modified_by or "",

@@ -204,8 +204,11 @@ def _stored_schema(gid: str, sid: str, vid: str | None, scope: ReadScope) -> tup
 
 
 def _format_of(resource: Resource, version: Version) -> str | None:
-    return (version.extensions or {}).get("format") or ((resource.latest and resource.latest.extensions) or {}).get(
-        "format"
+    """A version's format: its own, else the latest version's, else the schema's."""
+    return (
+        (version.extensions or {}).get("format")
+        or ((resource.latest and resource.latest.extensions) or {}).get("format")
+        or (resource.extensions or {}).get("format")
     )
 
 

@@ -165,10 +165,11 @@ def _schema_id_of_stored(version: Version, schema_type: str, references: list[di
     )
 
 
-def version_type(version: Version) -> str | None:
+def version_type(version: Version, resource_format: str | None = None) -> str | None:
+    """The Confluent schemaType of a version: of its format, the schema's (`resource_format`) when it names none."""
     if version.content is None or version.resource_uri:
         return None
-    return type_of_format(version.extensions.get("format"))
+    return type_of_format(version.extensions.get("format") or resource_format)
 
 
 def next_number(taken: set[int], vid: str) -> int:
@@ -189,9 +190,11 @@ BULK_IDS = 50  # more new contents than this in one batch: ids given under a tab
 
 def _stale(resource: Resource) -> bool:
     """Whether a version of a Confluent type has no number yet, or changed since its schema id was computed: one
-    query for the versions without an up-to-date row (none, or those of formats Confluent has no type for)."""
+    query for the versions without an up-to-date row (none, or those of formats Confluent has no type for). A version
+    that names no format has the schema's."""
+    resource_format = resource.extensions.get("format")
     return any(
-        version.numbered or type_of_format((version.extensions or {}).get("format"))
+        version.numbered or type_of_format((version.extensions or {}).get("format") or resource_format)
         for version in Version.objects.raw(_STALE, [resource.pk])
     )
 
@@ -209,9 +212,14 @@ def stale_resources(resources: QuerySet) -> list[int]:
     rows = (
         Version.objects.filter(resource__in=resources.values("pk"), content__isnull=False)
         .exclude(confluent__epoch=F("epoch"))
-        .values_list("resource_id", "extensions", "confluent__version_id")
+        .values_list("resource_id", "extensions", "confluent__version_id", "resource__extensions")
     )
-    return sorted({rid for rid, ext, numbered in rows if numbered or type_of_format((ext or {}).get("format"))})
+    return sorted({rid for rid, ext, numbered, own in rows if numbered or type_of_format(_format_of(ext, own))})
+
+
+def _format_of(extensions: dict | None, resource_extensions: dict | None) -> str | None:
+    """A version's format: its own, else its schema's (a document may name the format once, on the schema)."""
+    return (extensions or {}).get("format") or (resource_extensions or {}).get("format")
 
 
 def number_resources(resource_ids: list[int], *, skip_locked: bool = False) -> None:
@@ -240,7 +248,16 @@ def _number_batch(locked: list[int]) -> None:
         .annotate(top=Subquery(top))  # the subject's highest number, which next_number reads (no query of its own)
         .order_by("resource_id", "pk")
         .values_list(
-            "id", "resource_id", "vid", "epoch", "content", "resource_uri", "extensions", "confluent__number", "top"
+            "id",
+            "resource_id",
+            "vid",
+            "epoch",
+            "content",
+            "resource_uri",
+            "extensions",
+            "confluent__number",
+            "top",
+            "resource__extensions",
         )
     )
     if not versions:
@@ -254,10 +271,10 @@ def _number_batch(locked: list[int]) -> None:
     changed: list[SubjectVersion] = []
     contents: list[tuple] = []  # (key, type, text, references, metadata, rule set)
     keyed: list[tuple[SubjectVersion | list, str]] = []  # a row and the key of its content
-    for pk, resource_id, vid, epoch, content, resource_uri, extensions, _number, _top in versions:
+    for pk, resource_id, vid, epoch, content, resource_uri, extensions, _number, _top, own in versions:
         row = rows.get(pk)
         extensions = extensions or {}
-        schema_type = None if content is None or resource_uri else type_of_format(extensions.get("format"))
+        schema_type = None if content is None or resource_uri else type_of_format(_format_of(extensions, own))
         if schema_type is None:
             if row is not None:  # its content became something Confluent has no type for: keep the number
                 row.epoch = epoch

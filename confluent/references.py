@@ -110,7 +110,8 @@ def stored_documents(check: VersionCheck) -> tuple[bytes, ...]:
     the formats this API serves (Avro, JSON Schema, Protobuf) are read; a reference to no subject version is
     `Unresolved` (400 naming it; nothing is written)."""
     value = check.attributes.get(REFERENCES)
-    if value is None or check.resource_uri or type_of_format(check.attributes.get("format")) is None:
+    fmt = check.attributes.get("format") or check.resource_attributes.get("format")  # (the schema's, if it names none)
+    if value is None or check.resource_uri or type_of_format(fmt) is None:
         return ()
     problem = references_problem(value)
     if problem is not None:

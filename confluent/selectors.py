@@ -171,10 +171,11 @@ def subject_names(*, prefix: str = "", deleted: bool = False, deleted_only: bool
     if unnumbered:
         typed = {
             resource_id
-            for resource_id, extensions in Version.objects.filter(
+            for resource_id, extensions, own in Version.objects.filter(
                 resource_id__in=unnumbered, content__isnull=False, resource_uri__isnull=True
-            ).values_list("resource_id", "extensions")
-            if type_of_format((extensions or {}).get("format")) is not None
+            ).values_list("resource_id", "extensions", "resource__extensions")
+            # a version that names no format has its schema's
+            if type_of_format((extensions or {}).get("format") or (own or {}).get("format")) is not None
         }
         for pk in unnumbered:
             if pk not in typed:

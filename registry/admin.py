@@ -369,7 +369,7 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
                     resource.resource_type,
                     latest.vid if latest else "",
                     resource.n,
-                    (latest.extensions.get("format") if latest else "") or "",
+                    ((latest.extensions.get("format") if latest else "") or resource.extensions.get("format")) or "",
                 )
             )
         if not rows:
