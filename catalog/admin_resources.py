@@ -11,7 +11,7 @@ from django.utils.html import escape, format_html
 
 from registry import services
 from registry.admin import highlighted
-from registry.attributes import version_order
+from registry.attributes import version_order, version_sort_key
 from registry.governance.forms import DocumentField, DocumentFormMixin, JSONField, ServiceForm
 from registry.governance.links import breakable, stored_link
 from registry.models import Group, OutboxEvent, Version
@@ -123,9 +123,11 @@ def ordered_versions(resource) -> list[Version]:
 
 
 def compare_form(vids: list[str], compare_url: str, a: str | None = None, b: str | None = None) -> str:
-    """Two version pickers (defaults: the second newest and the newest) and a Compare button."""
-    a = a if a in vids else (vids[-2] if len(vids) > 1 else vids[0] if vids else "")
-    b = b if b in vids else (vids[-1] if vids else "")
+    """Two version pickers (defaults: the latest version, by id (registry.attributes.version_sort_key), and the one
+    before it) and a Compare button."""
+    by_id = sorted(vids, key=version_sort_key)
+    a = a if a in vids else (by_id[-2] if len(by_id) > 1 else by_id[0] if by_id else "")
+    b = b if b in vids else (by_id[-1] if by_id else "")
 
     def select(name, chosen):
         options = "".join(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.db.models import Exists, F, OuterRef
 
+from registry.attributes import version_sort_key
 from registry.model import effective_compatibility as default_or
 from registry.models import Group, Resource, Version
 
@@ -102,6 +103,15 @@ def top_and_latest_type(resource: Resource | None) -> tuple[int, str | None]:
     return top[0], rows.filter(deleted=False).values_list("schema_id__schema_type", flat=True).first()
 
 
+def latest_row(resource: Resource, rows: list[SubjectVersion]) -> SubjectVersion | None:
+    """Of these numbered versions of a subject, the one `versions/latest` names (CONTRACT 18): the registry's latest
+    version of the schema (`Resource.latest`: the greatest version id, or a sticky default) when it is among them,
+    else the one with the greatest version id (`registry.attributes.version_sort_key`); None without any. The
+    numbers stay in the order the versions were created in."""
+    found = next((row for row in rows if row.version_id == resource.latest_id), None)
+    return found or max(rows, key=lambda row: version_sort_key(row.version.vid), default=None)
+
+
 def parse_version(value: str, subject_name: str | None = None) -> int | None:
     """A version in a path: a number in 1..2^31-1, or `latest` / -1 (None); 42202 otherwise."""
     if value == "latest" or value == "-1":
@@ -117,9 +127,9 @@ def parse_version(value: str, subject_name: str | None = None) -> int | None:
 
 
 def one_version(subject: Subject, version: str, *, deleted: bool = False) -> tuple[Resource, SubjectVersion]:
-    """The version `version` (a number, or `latest` / -1: the newest live one, the newest of all with `deleted`) of
+    """The version `version` (a number, or `latest` / -1: `latest_row`'s, of the live ones, of all with `deleted`) of
     a subject: 40401 when the subject has none, 40402 when it has not that one (or it is soft-deleted, unless
-    `deleted`). One query for the row, with its document."""
+    `deleted`). One query for the row, with its document (two when the registry's latest has no number here)."""
     number = parse_version(version)
     resource = find_resource(subject)
     if resource is None:
@@ -127,7 +137,7 @@ def one_version(subject: Subject, version: str, *, deleted: bool = False) -> tup
     ensure_numbered(resource)
     rows = _rows_of(resource)
     if number is None:
-        row = (rows if deleted else rows.filter(deleted=False)).order_by("-number").first()
+        row = _latest_of(resource, rows if deleted else rows.filter(deleted=False))
         if row is None:
             raise subject_not_found(subject.name)
         return resource, row
@@ -354,9 +364,20 @@ def config_in_scope(subject: Subject | None, resource=NOT_READ) -> dict:
 
 
 def latest_live(resource: Resource) -> SubjectVersion | None:
-    """The subject's newest live version, with its version (attributes), numbered: the one a registration inherits
-    metadata and a rule set from."""
-    return _rows_of(resource).filter(deleted=False).order_by("-number").first()
+    """The subject's latest live version (`latest_row`'s), with its version (attributes), numbered: the one a
+    registration inherits metadata and a rule set from."""
+    return _latest_of(resource, _rows_of(resource).filter(deleted=False))
+
+
+def _latest_of(resource: Resource, rows) -> SubjectVersion | None:
+    """`latest_row` of the rows of a query (with their versions and schema ids), reading one row when the registry's
+    latest version is among them (two queries otherwise: the rows' version ids, then the one chosen)."""
+    row = rows.filter(version_id=resource.latest_id).first() if resource.latest_id is not None else None
+    if row is None:  # the registry's latest has no number here (soft-deleted, not of a Confluent type)
+        ids = rows.values_list("pk", "version__vid")
+        chosen = max(ids, key=lambda item: version_sort_key(item[1]), default=None)
+        row = rows.filter(pk=chosen[0]).first() if chosen is not None else None
+    return row
 
 
 def latest_with_metadata(resource: Resource, wanted: dict[str, str], *, deleted: bool = False) -> SubjectVersion | None:

@@ -351,10 +351,9 @@ def delete_subject_version(*, ctx: WriteContext, subject: Subject, version: str,
     number = selectors.parse_version(version)
     resource, rows = selectors.existing_subject(subject, deleted=True)
     if number is None:
-        live = [row for row in rows if not row.deleted]
-        if not live:
+        row = selectors.latest_row(resource, [row for row in rows if not row.deleted])
+        if row is None:
             raise subject_not_found(subject.name)
-        row = live[-1]
     else:
         row = next((r for r in rows if r.number == number), None)
         if row is None:

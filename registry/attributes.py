@@ -256,17 +256,41 @@ def timestamp(value: datetime | None) -> str | None:
 
 
 def version_order(version) -> tuple:
-    """The order of a resource's versions, oldest first: the order they were created in (`createdat`, then the
-    order of insertion for versions created at the same instant). The newest is the latest (the default unless a
-    sticky default is set), so a version created without an id becomes the latest in every binding; the 1.0
-    model declares it as `versionmode: createdat` (docs/xregistry-1.0.md)."""
+    """The order a resource's versions were created in, oldest first (`createdat`, then the order of insertion for
+    versions created at the same instant): the order listings and exports show them in, an import creates them in,
+    and a new version's compatibility check compares it with ("every previous version" of the seed: those created
+    before it). Which version is the latest is `version_sort_key`'s order, not this one."""
     return (version.created_on, version.pk)
 
 
 def version_sort_key(vid: str) -> tuple[int, str]:
-    """Version ids in a stable order for listings that have no rows to order by creation (ids left-padded with
-    spaces to one length, then compared: "10" after "9"). Which version is the latest is `version_order`'s."""
+    """The seed's order of a resource's version ids (CONTRACT 18; rc4's schema spec recommends it too): every id
+    left-padded with spaces to the same length, then compared lexically. The greatest is the resource's latest
+    version (unless a sticky default names another), the one before a version is its 1.0 `ancestorid`. A space sorts
+    before every character an id may hold (`check_id`: ASCII from `!` on), so this is ordering by (length, id): "10"
+    after "9", "abc" after "b" and "c". SQL orders the same way with `version_order_sql`."""
     return (len(vid), vid)
+
+
+def latest_of(versions):
+    """The version of `versions` whose id is the greatest by `version_sort_key` (None when there is none)."""
+    return max(versions, key=lambda v: version_sort_key(v.vid), default=None)
+
+
+def previous_of(version, versions):
+    """The version of `versions` whose id comes just before `version`'s by `version_sort_key` (None for the first):
+    the 1.0 `ancestorid` of `version`."""
+    key = version_sort_key(version.vid)
+    return max(
+        (v for v in versions if version_sort_key(v.vid) < key), key=lambda v: version_sort_key(v.vid), default=None
+    )
+
+
+def version_order_sql(vendor: str, column: str) -> tuple[str, str]:
+    """`version_sort_key` in SQL for the version id column `column` (quoted, with its table's alias): its two terms,
+    compared in this order (length first). The id compares by code point: PostgreSQL's "C" collation (the database's
+    own may order `B` before `a`, or ignore punctuation), SQLite's default BINARY."""
+    return f"length({column})", f'{column} COLLATE "C"' if vendor == "postgresql" else column
 
 
 def stored_attributes(entity) -> dict:

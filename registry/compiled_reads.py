@@ -33,6 +33,7 @@ from django.db.models.query_utils import DeferredAttribute
 from django.db.models.signals import post_init, pre_init
 from rest_framework.authtoken.models import Token
 
+from .attributes import version_order_sql
 from .models import Group, Resource, Version
 
 
@@ -69,14 +70,18 @@ def from_where(vendor: str, by_version: bool) -> str:
 
 @cache
 def history_columns(vendor: str) -> str:
-    """The resource's version count and the id of the version created before this one (no parameters)."""
+    """The resource's version count and the id of the version before this one in the order of the latest version
+    (`attributes.version_sort_key`: its 1.0 `ancestorid`) (no parameters)."""
     qn = _qn()
     version, vfk_resource = qn(Version._meta.db_table), qn(Version._meta.get_field("resource").column)
-    created, pk, vid = qn("created_on"), qn("id"), qn("vid")
+    pk = qn("id")
+    x_length, x_vid = version_order_sql(vendor, f"x.{qn('vid')}")
+    v_length, v_vid = version_order_sql(vendor, f"v.{qn('vid')}")
     return (
         f"(SELECT COUNT(*) FROM {version} x WHERE x.{vfk_resource} = r.{pk}), "
-        f"(SELECT x.{vid} FROM {version} x WHERE x.{vfk_resource} = r.{pk} AND (x.{created} < v.{created} "
-        f"OR (x.{created} = v.{created} AND x.{pk} < v.{pk})) ORDER BY x.{created} DESC, x.{pk} DESC LIMIT 1)"
+        # a row comparison: the index of that order (registry/migrations/0016_version_resource_order.py) finds it
+        f"(SELECT x.{qn('vid')} FROM {version} x WHERE x.{vfk_resource} = r.{pk} AND ({x_length}, {x_vid}) < "
+        f"({v_length}, {v_vid}) ORDER BY {x_length} DESC, {x_vid} DESC LIMIT 1)"
     )
 
 
@@ -230,8 +235,8 @@ def document_row(
     """(resource, version) at the path, with the resource's group loaded; None when the path matches nothing.
 
     Without `vid` the version is the resource's latest (None for a resource without versions). With `history`,
-    the same one query also answers the resource's version count and the id of the version created before
-    this one (None for the first): (resource, version, count, previous id)."""
+    the same one query also answers the resource's version count and the id of the version before this one
+    in the order of the latest version (`history_columns`; None for the first): (resource, version, count, previous id)."""
     vendor = connections[router.db_for_read(Resource)].vendor
     params = [group_type, gid, resource_type, rid] + ([vid] if vid is not None else [])
     db, connection, row = fetch_one(_statement(vendor, vid is not None, history), params)

@@ -2,7 +2,7 @@
 document reads (registry/http/fast_reads.py), which keeps each answer until its key changes.
 
 A document GET reads three rows (the version, its resource, the resource's group: `compiled_reads.document_row`)
-and, in xRegistry 1.0, the resource's version count and the version created before this one. On PostgreSQL the key
+and, in xRegistry 1.0, the resource's version count and the version before this one (its `ancestorid`). On PostgreSQL the key
 holds each row's id and `xmin`, the id of the transaction that wrote that version of the row: every UPDATE writes a
 new row version with the writing transaction's id, so a committed change to any column (the document's bytes too)
 changes it, without sending the columns themselves (no wide row to send and parse,

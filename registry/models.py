@@ -101,9 +101,8 @@ class Version(Entity):
         ]
         indexes = [
             models.Index(fields=["resource", "vid"], name="version_resource_vid"),
-            # the newest version of a resource (`version_order`), read under its lock by every new version: one index
-            # entry, not a sort of every version (issue 29)
-            models.Index(fields=["resource", "created_on", "id"], name="version_resource_created"),
+            # (and `version_resource_order`: the versions in the order of the latest version, an expression index written
+            # per database by migration 0016)
             # in place of the foreign key's own index (resource alone), which PostgreSQL's planner took for the reads
             # a new version sends with its lock (the versions after a kept id, the ids after the counter) and then
             # read every version of the resource (issue 29)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import json
 
-from .attributes import timestamp, version_order
+from .attributes import latest_of, timestamp, version_order
 from .http.headers import metadata_headers
 from .json_text import load_json_document
 from .model import GroupType, ResourceType
@@ -160,7 +160,7 @@ def resource_json(
         else:
             version = resource.latest
         if version is None and versions:
-            version = max(versions, key=version_order)
+            version = latest_of(versions)
     url = resource_url(base, resource, group)
     if version is None:  # no write path leaves one, but one that exists (older data) still reads
         return {"id": resource.rid, "self": url, "versionsURL": f"{url}/versions", "versionsCount": 0}

@@ -25,6 +25,7 @@ from django.db import connection
 from django.db.models import BigIntegerField, BooleanField, Count, F, Func, Q, QuerySet, TextField, Value, Window
 from django.db.models.functions import Cast
 
+from .attributes import version_sort_key
 from .models import Group, Resource, Version
 from .permissions import owners_of_group
 from .read_scope import EVERYTHING, ReadScope
@@ -215,10 +216,13 @@ def search(query: str, limit: int = 50, scope: ReadScope = EVERYTHING) -> Result
         total += resources.count()
     lowered = [t.lower() for t in terms]
     versions = {}
-    for version in Version.objects.filter(resource__in=chosen).order_by("resource_id", "-vid"):
+    for version in Version.objects.filter(resource__in=chosen):
         text = bytes(version.content or b"").decode("utf-8", "replace").lower()
-        if version.resource_id not in versions and any(t in text for t in lowered):
-            versions[version.resource_id] = version  # the newest version whose document holds a word
+        if any(t in text for t in lowered) and (
+            version.resource_id not in versions
+            or version_sort_key(version.vid) > version_sort_key(versions[version.resource_id].vid)
+        ):
+            versions[version.resource_id] = version  # the latest version (the greatest id) whose document holds a word
     for resource in chosen:
         shown = versions.get(resource.pk) or resource.latest
         name = resource.name or (shown.name if shown else "") or ""

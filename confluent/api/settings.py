@@ -185,7 +185,11 @@ class CompatibilityView(ConfluentView):
             number = selectors.parse_version(version)
             if not rows:
                 raise ConfluentError(40401, f"Subject '{subject}' not found.")
-            row = rows[-1] if number is None else next((r for r in rows if r.number == number), None)
+            row = (
+                selectors.latest_row(resource, rows)
+                if number is None
+                else next((r for r in rows if r.number == number), None)
+            )
             if row is None:
                 raise version_not_found(subject, number)
             rows, level = [row], level.removesuffix("_transitive")

@@ -117,7 +117,7 @@ class SubjectMetadataView(ConfluentView):
 
 class VersionView(ConfluentView):
     def get(self, request, subject, version):
-        """One version (`latest` or -1: the newest live one; `?deleted=true` reaches soft-deleted ones)."""
+        """One version (`latest` or -1: the registry's latest among the live ones; `?deleted=true` reaches soft-deleted ones)."""
         found = parse(subject)
         _resource, row = selectors.one_version(found, version, deleted=flag(request, "deleted"))
         return answer(render.subject_version(row, found.name, request.GET.get("format")))

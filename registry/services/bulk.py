@@ -232,7 +232,8 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                 version.save()
                 changes = audit.changes(before, audit.state(version, record.path))
                 audited.append((record.path, "update", (version.epoch - 1, version.epoch), changes))
-        # a resource's new versions are created in version-id order (their creation order: attributes.version_order)
+        # a resource's new versions are created in version-id order (attributes.version_sort_key), so that the order
+        # they were created in (attributes.version_order) is the order they were checked in (pipeline/spark/entities.py)
         resource_at, vid_at = VERSION_COLUMNS.index("resource_id"), VERSION_COLUMNS.index("vid")
         rows.sort(key=lambda row: (row[resource_at], version_sort_key(row[vid_at])))
         _insert(Version, VERSION_COLUMNS, rows)
@@ -275,21 +276,28 @@ def _retain(ctx: WriteContext, resource_ids: list[int]) -> None:
 
 
 def _refresh_latest(resource_ids: list[int]) -> None:
-    """Point each touched resource at its newest version (attributes.version_order) and move its version counter
-    past numeric ids."""
+    """Point each touched resource at its latest version (the sticky default it names, else the greatest id:
+    `services.versions.refresh_latest`'s rule) and move its version counter past numeric ids."""
     versions = defaultdict(list)
     for chunk in _chunks(resource_ids):
-        for pk, resource_id, vid, created_on in Version.objects.filter(resource_id__in=chunk).values_list(
-            "pk", "resource_id", "vid", "created_on"
+        for pk, resource_id, vid in Version.objects.filter(resource_id__in=chunk).values_list(
+            "pk", "resource_id", "vid"
         ):
-            versions[resource_id].append((vid, pk, created_on))
+            versions[resource_id].append((vid, pk))
     counters: dict[int, int] = {}
+    sticky: dict[int, str | None] = {}  # resource -> the version its sticky default names
     for chunk in _chunks(resource_ids):
-        counters.update(Resource.objects.filter(pk__in=chunk).values_list("pk", "version_counter"))
+        for pk, counter, extensions in Resource.objects.filter(pk__in=chunk).values_list(
+            "pk", "version_counter", "extensions"
+        ):
+            counters[pk] = counter
+            if isinstance(extensions, dict) and extensions.get("defaultversionsticky"):
+                sticky[pk] = extensions.get("defaultversionid")
     updates = []
     for resource_id, entries in versions.items():
-        _vid, latest, _created = max(entries, key=lambda e: (e[2], e[1]))
-        counter = max([counters[resource_id], *(int(v) for v, _pk, _c in entries if v.isdigit())])
+        named = [pk for vid, pk in entries if resource_id in sticky and vid == sticky[resource_id]]
+        latest = named[0] if named else max(entries, key=lambda e: version_sort_key(e[0]))[1]
+        counter = max([counters[resource_id], *(int(v) for v, _pk in entries if v.isdigit())])
         updates.append((latest, counter, resource_id))
     if not updates:
         return

@@ -38,8 +38,8 @@ def set_resource_meta(
     `announced`: the caller's write already emitted this resource's `updated` event in this transaction (it
     created the resource), so the change of its meta is part of that change, not a second event.
 
-    A `defaultversionid` makes the default sticky (the spec: setting it pins it); sticky false lets the newest
-    version be the default again. `expected_epoch` is the resource's own epoch (the 1.0 `meta` entity's), which
+    A `defaultversionid` makes the default sticky (the spec: setting it pins it); sticky false lets the latest
+    version (the greatest id) be the default again. `expected_epoch` is the resource's own epoch (the 1.0 `meta` entity's), which
     grows by one with each change of these attributes: checked under the resource's row lock, so of concurrent
     writers with the same precondition exactly one wins."""
     address.need("resource")

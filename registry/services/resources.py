@@ -30,6 +30,7 @@ from .locked_reads import group_sent, lock_for_new_version, lock_resource_sent, 
 from .versions import (
     apply_input,
     apply_retention,
+    latest_after_insert,
     new_version,
     not_older_than_latest,
     nothing_written_after,
@@ -322,7 +323,7 @@ def put_version(
         path = f"{resource.path}/versions/{vid}"
         created = audit.changes(None, audit.state(version, path))
         emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch), changes=created)
-        refresh_latest(resource)
+        latest_after_insert(resource, version)
         if apply_retention(ctx, resource, rt):
             refresh_latest(resource)
         return resource, version, True

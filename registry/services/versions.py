@@ -1,6 +1,12 @@
 """Versions of a resource: their attributes, a new version built and validated (through the resource type's
 registered hook), an existing one replaced, the latest-version rule and retention.
 
+The latest version (CONTRACT 18, the seed) is the one whose id is the greatest after every id of the resource is
+left-padded with spaces to one length (`attributes.version_sort_key`), unless a sticky default version (1.0 `meta`)
+names another; `Resource.latest` points at it, and every write that adds or removes a version moves the pointer
+(`refresh_latest`, `latest_after_insert`, `send_new_version_state`). A new version is compared with the versions
+created before it (`attributes.version_order`), whatever their ids.
+
 Every write path (the services in resources.py that both bindings call, the document importer, the Spark
 import's retention) builds and checks versions here, so validation, epochs and change events are the same whichever
 door a version comes in by. These functions run inside the caller's transaction.
@@ -16,7 +22,16 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models.fields.json import KT
 
 from .. import audit, extension_attributes
-from ..attributes import check_common, check_id, link_error, unstorable, version_attribute_names, version_order
+from ..attributes import (
+    check_common,
+    check_id,
+    link_error,
+    unstorable,
+    version_attribute_names,
+    version_order,
+    version_order_sql,
+    version_sort_key,
+)
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..earlier_documents import earlier_documents
 from ..earlier_pairs import all_named, same_prefix
@@ -319,22 +334,58 @@ def send_taken_ids(resource_id: int, candidates: list[str], after: int | None = 
 
 def refresh_latest(resource: Resource) -> None:
     """Point the resource at its latest (default) version: the one a sticky default names (xRegistry 1.0 `meta`),
-    else the newest (attributes.version_order), so both bindings serve the same version as the resource's."""
+    else the one whose id is the greatest (`attributes.version_sort_key`), so every binding serves the same version
+    as the resource's. Reads the ids of every version (a delete, a sticky default's write: after a new version,
+    `latest_after_insert` compares two)."""
     versions = Version.objects.filter(resource=resource)
     sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
     latest_pk = versions.filter(vid=sticky).values_list("pk", flat=True).first() if sticky else None
     if latest_pk is None:
-        latest_pk = versions.order_by("-created_on", "-pk").values_list("pk", flat=True).first()
+        latest_pk = _greatest_pk(resource.pk)
     if resource.latest_id != latest_pk:
         resource.latest_id = latest_pk
         resource.save(update_fields=["latest"])
 
 
+def _greatest_pk(resource_id: int) -> int | None:
+    """The row id of the resource's version with the greatest id (`attributes.version_sort_key`), None without one."""
+    qn = connection.ops.quote_name
+    length, vid = version_order_sql(connection.vendor, qn("vid"))
+    with connection.cursor() as cursor:  # (the ORM's Collate names no collation SQLite and PostgreSQL share)
+        cursor.execute(
+            f"SELECT id FROM {qn(Version._meta.db_table)} WHERE resource_id = %s ORDER BY {length} DESC, {vid} DESC "
+            "LIMIT 1",
+            [resource_id],
+        )
+        row = cursor.fetchone()
+    return row[0] if row is not None else None
+
+
+def is_later(vid: str, than: Version | None) -> bool:
+    """Whether a version `vid` comes after `than` (the resource's latest: None when it has none) in the order of the
+    latest version (`attributes.version_sort_key`)."""
+    return than is None or version_sort_key(vid) > version_sort_key(than.vid)
+
+
+def latest_after_insert(resource: Resource, new: Version) -> None:
+    """After `new` was inserted: the resource points at it when its id comes after the latest's (`is_later`), without
+    reading the other versions; under a sticky default, `refresh_latest`."""
+    if resource.extensions.get("defaultversionsticky"):
+        refresh_latest(resource)
+        return
+    current = resource.latest if resource.latest_id is not None else None
+    if is_later(new.vid, current):
+        resource.latest = new
+        resource.save(update_fields=["latest"])
+
+
 def send_new_version_state(resource: Resource, new: Version) -> Callable[[], None]:
     """With or after `new`'s insert: the resource's counter and modification, and its latest version by
-    `refresh_latest`'s rule, in one UPDATE (three statements otherwise: the save, the newest's query, its update),
-    sent; the function returned reads its answer, so that the UPDATE can go in a `sent_together()` block (call it
-    after the block). A sticky default version is saved through the ORM when the function is called."""
+    `refresh_latest`'s rule (`new` when its id comes after the latest's, read with the resource's lock), in one
+    UPDATE (three statements otherwise), sent; the function returned reads its answer, so that the UPDATE can go in a
+    `sent_together()` block (call it after the block). The new version's row id is not known before the insert's
+    answer: the UPDATE finds it by its id. A sticky default version is saved through the ORM when the function is
+    called."""
     if resource.extensions.get("defaultversionsticky"):
 
         def saved_sticky() -> None:
@@ -344,12 +395,15 @@ def send_new_version_state(resource: Resource, new: Version) -> Callable[[], Non
         return saved_sticky
     resources, versions = (connection.ops.quote_name(m._meta.db_table) for m in (Resource, Version))
     modified_on = connection.ops.adapt_datetimefield_value(resource.modified_on)
+    later = is_later(new.vid, resource.latest if resource.latest_id is not None else None)
+    latest, params = "latest_id", []
+    if later:
+        latest, params = f"(SELECT id FROM {versions} WHERE resource_id = %s AND vid = %s)", [resource.pk, new.vid]
     cursor = statement_cursor()
     cursor.execute(
-        f"UPDATE {resources} SET version_counter = %s, modified_on = %s, modified_by = %s, latest_id = "
-        f"(SELECT id FROM {versions} WHERE resource_id = %s ORDER BY created_on DESC, id DESC LIMIT 1) "
+        f"UPDATE {resources} SET version_counter = %s, modified_on = %s, modified_by = %s, latest_id = {latest} "
         "WHERE id = %s RETURNING latest_id",
-        [resource.version_counter, modified_on, resource.modified_by, resource.pk, resource.pk],
+        [resource.version_counter, modified_on, resource.modified_by, *params, resource.pk],
     )
 
     def saved() -> None:
@@ -370,12 +424,20 @@ def nothing_written_after(resource: Resource, rt: ResourceType) -> bool:
 
 
 def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> bool:
-    """Delete the oldest versions beyond the type's `versions`; True when some were deleted."""
+    """Delete versions beyond the type's `versions`; True when some were deleted. A type that keeps one version keeps
+    the one created last (the new version: rc4's `maxversions` 1, the 0.5 definitions); otherwise the latest
+    (`Resource.latest`) is kept and the others go from the lowest id up (`attributes.version_sort_key`, rc4: "the
+    oldest Version first, skipping the default")."""
     if rt.versions < 0:
         return False
     # whole rows, for the audit trail's "what was there" (a type that keeps a bounded number has few)
     versions = sorted(Version.objects.filter(resource=resource), key=version_order)
-    excess = versions[: max(0, len(versions) - (rt.versions + 1))]
+    keep = rt.versions + 1
+    if keep == 1:
+        excess = versions[:-1]
+    else:
+        others = sorted((v for v in versions if v.pk != resource.latest_id), key=lambda v: version_sort_key(v.vid))
+        excess = others[: max(0, len(versions) - keep)]
     for version in excess:
         path = f"{resource.path}/versions/{version.vid}"
         gone = audit.changes(audit.state(version, path), None)
@@ -402,8 +464,10 @@ def not_older_than_latest(ctx: WriteContext, resource: Resource) -> None:
     """Under the resource's lock, before a new version is made: when the latest version (read with the lock) was
     stamped after this write's time, this write's time moves just after it. A write's time is taken when its request
     starts, and the writes of one resource take its lock in turn: one that started later but took the lock first
-    stamped its version later, and the next version, numbered after it, would sort before it (`version_order`:
-    created_on, id) and not become the latest. Equal times are left alone (the id breaks the tie)."""
+    stamped its version later, and the next version, numbered after it, would sort before it in creation order
+    (`version_order`: created_on, id), the order a new version's check reads the earlier ones in. Equal times are
+    left alone (the id breaks the tie). The latest is the newest whenever ids grow (the usual case: numbers given
+    by the server)."""
     latest = resource.latest if resource.latest_id is not None else None
     if latest is not None and latest.created_on > ctx.now:
         ctx.now = latest.created_on + timedelta(microseconds=1)
@@ -477,7 +541,7 @@ def replace_version(*, ctx: WriteContext, resource: Resource, rt: ResourceType, 
         version = new_version(ctx, resource, rt, inp, {}, vid)
         created = audit.changes(None, audit.state(version, path))
         emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch), changes=created)
-        refresh_latest(resource)
+        latest_after_insert(resource, version)
         return "created"
     new_attrs = {k: v for k, v in inp.attributes.items() if v is not None}
     uri = inp.resource_uri if isinstance(inp.resource_uri, str) else None

@@ -119,7 +119,9 @@ def model_json() -> dict:
             r = copy.deepcopy(resource)
             r["plural"] = rplural
             r.setdefault("maxversions", 0)
-            r["versionmode"] = "createdat"  # the newest version is the one created last (attributes.version_order)
+            # rc4's default algorithm: the newest version is the one no other names as its ancestor, and each version's
+            # ancestor is the one before it by id (attributes.version_sort_key), so the newest is the seed's latest
+            r["versionmode"] = "manual"
             r.setdefault("setversionid", True)
             r.setdefault("hasdocument", True)
             r.setdefault("singleversionroot", False)
@@ -153,7 +155,7 @@ def capabilities() -> dict:
         "pagination": True,
         "shortself": False,
         "specversions": list(SPEC_VERSIONS[:1]),
-        "versionmodes": ["createdat"],
+        "versionmodes": ["manual"],
     }
 
 

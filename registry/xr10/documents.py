@@ -143,7 +143,7 @@ def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
     for key in ("defaultversionid", "defaultversionsticky", "compatibility", "xref", *meta_names(rm.plural)):
         value = meta.get(key, data.get(key) if key != "defaultversionid" or data.get("defaultversionsticky") else None)
         if key == "defaultversionid" and not (meta.get("defaultversionsticky") or data.get("defaultversionsticky")):
-            continue  # a default that is not sticky is the newest version: nothing to keep
+            continue  # a default that is not sticky is the latest version: nothing to keep
         if value is not None and not (key == "defaultversionsticky" and value is False):
             out[key] = value
     return out

@@ -12,7 +12,7 @@ import base64
 import json
 from contextvars import ContextVar
 
-from ..attributes import stored_attributes, timestamp, version_order
+from ..attributes import latest_of, previous_of, stored_attributes, timestamp, version_order, version_sort_key
 from ..extension_attributes import meta_names
 from ..http.headers import metadata_headers
 from ..json_text import load_json_document
@@ -63,7 +63,7 @@ def default_version(resource: Resource, versions: list[Version]) -> Version | No
         if found is not None:
             return found
     found = next((v for v in versions if v.pk == resource.latest_id), None)
-    return found or (ordered(versions)[-1] if versions else None)
+    return found or latest_of(versions)
 
 
 def _version_attributes(rm: ResourceMapping, resource: Resource, version: Version) -> dict:
@@ -146,16 +146,18 @@ def version_json(
 
 
 def ancestor_id(version: Version, versions: list[Version]) -> str:
-    """The version this one was created after (itself for the first): the store keeps creation order."""
-    earlier = [v for v in versions if version_order(v) < version_order(version)]
-    return max(earlier, key=version_order).vid if earlier else version.vid
+    """The version whose id comes just before this one's in the order of the latest version
+    (`attributes.version_sort_key`; itself for the first): the newest version (`versionmode: manual`: the one no other
+    names as its ancestor) is then the latest, as every binding serves it."""
+    previous = previous_of(version, versions)
+    return previous.vid if previous is not None else version.vid
 
 
 def ancestor_ids(versions: list[Version]) -> dict[int, str]:
-    """`ancestor_id` of every version, by primary key, in one pass over them in creation order (rendering a
-    collection of N versions with `ancestor_id` each read them all, quadratic in the versions: issue 40)."""
+    """`ancestor_id` of every version, by primary key, in one pass over them in the order of the latest version
+    (rendering a collection of N versions with `ancestor_id` each read them all, quadratic in the versions: issue 40)."""
     out, previous = {}, None
-    for version in ordered(versions):
+    for version in sorted(versions, key=lambda v: version_sort_key(v.vid)):
         out[version.pk] = previous.vid if previous is not None else version.vid
         previous = version
     return out

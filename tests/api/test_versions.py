@@ -97,31 +97,34 @@ def test_version_ids_never_reused_after_delete(su, s1):
     assert set(versions(su)) == {"1", "2", "4"}
 
 
-def test_latest_is_the_newest_version(su, s1):
-    """The latest (default) version is the one created last, whatever its id (attributes.version_order): a version
-    created without an id becomes the latest in every binding (issue 23 item 5)."""
+def test_latest_is_the_greatest_id(su, s1):
+    """The latest (default) version is the one whose id is the greatest after every id is left-padded with spaces to
+    one length (CONTRACT 18, the seed), whatever order they were created in (issue 39 item 1; every binding:
+    tests/every_binding/test_latest_version.py)."""
     new_version(su, version="9")
     new_version(su, version="10")
     assert latest(su) == "10"
     assert su.get(S1).content == b"next document"
-    new_version(su, version="2")  # created last: the latest
-    assert latest(su) == "2"
+    new_version(su, version="2")  # created last, not the latest
+    assert latest(su) == "10"
     assert list(versions(su)) == ["1", "9", "10", "2"]  # listed in the order they were created
     # the next server-assigned id continues after the greatest numeric id given, and is the latest
     assert new_version(su)["Registry-version"] == "11"
     assert latest(su) == "11"
 
 
-def test_a_version_without_an_id_is_the_latest_after_a_non_numeric_one(su, s1):
+def test_a_version_without_an_id_after_a_longer_one(su, s1):
     new_version(su, version="1.0")
-    assert new_version(su)["Registry-version"] == "2"
-    assert latest(su) == "2"
-    assert su.get("/registry/schemagroups/g1/schemas/s1$details").json()["versionid"] == "2"
+    assert latest(su) == "1.0"
+    assert new_version(su)["Registry-version"] == "2"  # the next number: "1.0" is longer, still the latest
+    assert latest(su) == "1.0"
+    assert su.get("/registry/schemagroups/g1/schemas/s1$details").json()["versionid"] == "1.0"
 
 
-def test_deleting_the_latest_promotes_the_newest_remaining(su, s1):
+def test_deleting_the_latest_promotes_the_greatest_remaining(su, s1):
     new_version(su, version="9")
     new_version(su, version="10")
+    new_version(su, version="2")
     assert su.delete(S1 + "/versions/10").status_code == 200
     assert latest(su) == "9"
     assert su.get(S1)["Registry-version"] == "9"
