@@ -274,7 +274,7 @@ def import_asyncapi(
         selectors.with_stored_state(mapped.document, exported_endpoints=mapped.exported_endpoints)
         _check_compatibility(ctx, mapped.document, mapped.places)
         try:
-            result = import_document(ctx, mapped.document)
+            result = import_document(ctx, mapped.document, force=True)  # (the mapping's references, as before)
         except Problem as problem:
             if problem.errors:
                 raise _placed(problem, mapped.places) from None

@@ -214,3 +214,33 @@ def check_schema_version(check: VersionCheck) -> None:
             kind="incompatible-version",
             details=details,
         )
+
+
+def schema_part_problem(attributes: dict, document: bytes, name: str) -> str | None:
+    """Why the `:Name` after a reference to a schema (version) names nothing in its document
+    (registry/documents/references.py): an Avro named type (by full or simple name) or a Protobuf message (as a
+    message check finds it: catalog.validators.message_data), the names the seed's schema formats section gives the
+    suffix. None when it names something, or nothing can tell: another format (what follows `:` in a JSON Schema
+    reference is this registry's own reading, a JSON pointer that a message check follows), a document that does not
+    parse."""
+    family, _version = schema_format_family(attributes.get("format"))
+    if family == "Avro":
+        from .validators.message_json import _avro_parsed
+
+        try:
+            names = _avro_parsed(document)[1]
+        except ValueError:
+            return None
+        bare = name.lstrip(".")
+        if bare in names or bare in {full.rsplit(".", 1)[-1] for full in names}:
+            return None
+        return f"the Avro schema defines no named type {name!r}"
+    if family == "Protobuf":
+        from .validators.message_data import proto_schema
+
+        try:
+            found, why = proto_schema(document).find(name)
+        except Exception:  # noqa: BLE001 - a .proto the parser cannot read: nothing to tell
+            return None
+        return None if found else why
+    return None

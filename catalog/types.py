@@ -3,6 +3,7 @@
 from registry import references
 from registry.governance import dashboard, map_facts
 from registry.model import GroupType, ResourceType, registry_model
+from registry.reference_parts import register_part_check
 
 from . import hooks
 from .validators.format_names import FORMAT_PATTERN
@@ -71,6 +72,7 @@ def register() -> None:
     registry_model.register(DEFINITION_GROUPS)
     registry_model.register(SCHEMA_GROUPS)
     references.register_reference_extractor("definitionGroups", "definitions", definition_references)
+    register_part_check("schemaGroups", "schemas", hooks.schema_part_problem)
     for key in (("definitionGroups", None), ("definitionGroups", "definitions"), ("schemaGroups", "schemas")):
         map_facts.register_map_describer(*key, format_map_facts)
     dashboard.register_admin_lists(

@@ -9,6 +9,11 @@ validation spreads over all of them.
 
 Unlike `POST /` and `import_registry` (one document, all or nothing), entities are rejected one by one: a
 rejected group takes its resources and versions with it, a rejected resource its versions.
+
+References (`#/...` and this registry's URLs, a `:Name` after one) are checked on the driver, once the whole input is
+known (`_check_references`, registry/documents/references.py): an entity to be written whose reference names nothing
+in the input or the registry is rejected naming it (CONTRACT 18), unless the import is forced (`force`, `--force`):
+then it is written as it is and the reference is listed in the report's `warnings`.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from django.conf import settings
 from django.db.models import Count
 
 from registry import selectors
-from registry.attributes import stored_attributes, version_order
+from registry.attributes import stored_attributes, version_order, version_sort_key
 from registry.documents.flatten import EntityRecord
 from registry.models import Group, Resource, Version
 from registry.services import WriteContext
@@ -46,12 +51,14 @@ class ImportResult:
     updated: int = 0
     unchanged: int = 0
     rejected: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)  # {path, reason}: references a forced import took as written
     report_path: str = ""
     files: int = 0
 
     def summary(self) -> str:
         return (
             f"created {self.created}, updated {self.updated}, unchanged {self.unchanged}, rejected {len(self.rejected)}"
+            + (f", warnings {len(self.warnings)}" if self.warnings else "")
         )
 
 
@@ -210,10 +217,12 @@ def run_spark_import(
     user: str | None = None,
     actor=None,
     progress=None,
+    force: bool = False,
 ) -> ImportResult:
     """Import the inputs (files, directories, globs). An input that an earlier import left the registry
     consistent with (`ImportedInput`), while no change has been committed since, is unchanged as a whole:
-    its fingerprint (a hash of the files, read at disk speed) answers without Spark."""
+    its fingerprint (a hash of the files, read at disk speed) answers without Spark. `force`: references that name
+    nothing are written as they are, with warnings (otherwise their entities are rejected)."""
     from .spark.session import spark_context
 
     step = progress or (lambda message: None)
@@ -299,6 +308,7 @@ def run_spark_import(
     finally:
         sc.stop()
     step(f"{len(classified)} entities checked")
+    classified = _check_references(classified, stored.pks, force, result)
     # `actor`: the user the import runs as (registry/permissions.py decides each entity); None: the system
     ctx = WriteContext(user=user or (actor.get_username() if actor is not None else None), actor=actor, door="spark")
     known = authorization.Owners(stored.group_attributes)
@@ -312,6 +322,65 @@ def run_spark_import(
         )
     result.report_path = _write_report(result, report_path, dry_run)
     return result
+
+
+def _check_references(classified: list, pks: dict, force: bool, result: ImportResult) -> list:
+    """The classified records with those to be written whose references name nothing (in the input or the registry;
+    a `:Name` naming nothing in its version's document) rejected, naming each; `force`: kept, each reference a warning
+    of the result. Unchanged entities write nothing and are not checked (their documents did not travel back)."""
+    from registry.documents.references import references_in, stored_version, unresolved
+    from registry.model import registry_model
+
+    accepted = [(s, r) for s, r in classified if s != "rejected"]
+    present = set(pks) | {r.path for _s, r in accepted}
+    records = {r.path: r for _s, r in accepted}
+
+    def exists(segments: list[str]) -> bool:
+        gt = registry_model.get(segments[0]) if segments else None
+        if gt is None or len(segments) == 1:
+            return gt is not None or not segments
+        if len(segments) in (3, 5):  # a collection: its parent, and a collection's name of its type
+            named = segments[2] in gt.resources_by_plural if len(segments) == 3 else segments[4] == "versions"
+            return named and exists(segments[:-1])
+        return "/" + "/".join(segments) in present
+
+    def version_of(segments: list[str]):
+        path = "/" + "/".join(segments)
+        record = records.get(path) if len(segments) == 6 else None
+        if len(segments) == 4:
+            mine = [r for r in records.values() if r.kind == "version" and r.resource_path == path]
+            record = max(mine, key=lambda r: version_sort_key(r.vid), default=None)
+            stored = stored_version(segments) if path in pks else None
+            if stored is not None and (record is None or version_sort_key(stored[2]) > version_sort_key(record.vid)):
+                return stored[:2]
+        if record is None or record.document is None:  # (unchanged: its document is the stored one)
+            found = stored_version(segments)
+            return found[:2] if found is not None else None
+        owner = records.get(record.resource_path)
+        return {**(owner.attributes if owner is not None else {}), **record.attributes}, record.document
+
+    out = []
+    for status, record in classified:
+        if status not in ("new", "changed"):
+            out.append((status, record))
+            continue
+        strings = list(references_in(record.attributes, record.path))
+        rt = registry_model[record.group_type].resource_type(record.resource_type) if record.resource_type else None
+        if record.kind == "version" and rt is not None and rt.shared_attributes and record.document is not None:
+            try:
+                strings += references_in(json.loads(record.document), record.path)
+            except ValueError:
+                pass
+        found = {(u.path, u.reference): u for u in unresolved(iter(strings), "", exists=exists, version_of=version_of)}
+        if not found:
+            out.append((status, record))
+        elif force:
+            result.warnings += [u.as_warning() for u in found.values()]
+            out.append((status, record))
+        else:
+            record.error = "; ".join(f"{u.path}: {u.as_error()['reason']}" for u in found.values())
+            out.append(("rejected", record))
+    return out
 
 
 def _cascade_and_write(
@@ -405,6 +474,7 @@ def _write_report(result: ImportResult, report_path: str | None, dry_run: bool) 
         "unchanged": result.unchanged,
         "rejected_count": len(result.rejected),
         "rejected": result.rejected,
+        "warnings": result.warnings,
     }
     Path(report_path).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return report_path

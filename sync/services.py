@@ -271,7 +271,9 @@ def apply_document(source: SyncSource, document: dict) -> dict:
     owner = owner_of(source)
     ctx = WriteContext(user=owner.get_username(), actor=owner, origin=source.origin, door="sync", via=source.name)
     scoped, skipped = within_scope(source, document)
-    report = import_document(ctx, scoped, owners="drop")  # the remote's teams are not this registry's
+    # the remote's teams are not this registry's; a reference that names nothing is taken as the remote holds it (left
+    # dangling there by a forced delete, or naming what the source's scope leaves out), with a warning
+    report = import_document(ctx, scoped, owners="drop", force=True)
     skipped += report.skipped
     remote_paths = _remote_paths(scoped)
     deleted = 0

@@ -245,6 +245,7 @@ def validate_group(record: EntityRecord, ctx: CheckContext) -> EntityRecord:
                     stored_attributes=stored,
                     resource_counts=lambda: counts,
                     group_exists=lambda plural, gid: (plural, gid) in ctx.known_groups,
+                    dangling_references=True,  # references are checked on the driver (pipeline.services)
                 )
             )
     except (Invalid, Problem) as exc:
@@ -323,6 +324,7 @@ def validate_versions(
                         group_attributes=group_attrs,
                         base_url="",
                         previous_documents=lambda prior=list(previous): prior,
+                        dangling_references=True,  # references are checked on the driver (pipeline.services)
                     )
                 )
         except (Invalid, Problem) as exc:

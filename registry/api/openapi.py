@@ -45,6 +45,12 @@ FORCE = _query(
     "what is deleted (without it: 409 with a `referencedby` member naming them); any value but "
     "false/0 turns it on",
 )
+FORCE_IMPORT = _query(
+    "force",
+    OpenApiTypes.STR,
+    "`true` imports references that name nothing (an entity, or a `:Name` in a schema) as written, each a warning "
+    "of the report (without it: 400 naming each, nothing imported); any value but false/0 turns it on",
+)
 COLLECTION = [INLINE, FILTER, LIMIT]  # `page` tokens come from Link headers only: not offered
 
 READ_ERRORS = problem_responses(400, 401, 404)
@@ -72,13 +78,13 @@ ROOT = {
     "post": extend_schema(
         summary="Import a registry document (JSON as described; the same in YAML as "
         "application/cloudevents-registry+yaml)",
-        parameters=[OWNERS],
+        parameters=[OWNERS, FORCE_IMPORT],
         request={"application/json": ENTITY, "application/cloudevents-registry+json": ENTITY},
         responses=_ok(
             200,
             ENTITY,
             "the import report: created, updated and unchanged paths, warnings ({path, reason}: references that name "
-            "nothing) and teamsCreated (the teams the owners named that were made)",
+            "nothing, taken as written by a forced import) and teamsCreated (the teams the owners named that were made)",
             True,
         ),
         tags=["registry"],

@@ -104,8 +104,9 @@ class RootView(CoreView):
 
     def post(self, request):
         """Import a registry document (JSON or YAML by media type): all or nothing. `?owners=drop` leaves the groups'
-        owners out (registry/documents/imports.py)."""
-        check_flags(request, {"owners"})
+        owners out; `?force=true` imports references that name nothing as written, with warnings
+        (registry/documents/imports.py)."""
+        check_flags(request, {"owners", "force"})
         owners = owners_mode(request.GET.get("owners"))
         content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
         if content_type and content_type not in JSON_MEDIA_TYPES + YAML_MEDIA_TYPES:
@@ -115,5 +116,5 @@ class RootView(CoreView):
             raise Problem("bad-request", "the body must be a registry document")
         doc = parse_document(raw, yaml_format=is_yaml(content_type))
         check_size(doc, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
-        report = import_document(self.context(), doc, owners=owners)
+        report = import_document(self.context(), doc, owners=owners, force=flag(request, "force"))
         return json_response(report.as_json())

@@ -3,8 +3,10 @@
 Each entity is written by the same services as the API (same validation, epochs and change events),
 inside one transaction; an entity equal to what is stored is left alone (no epoch change, no event), so
 importing an export changes nothing. Every invalid entity is reported (path and reason) before the whole
-import is rolled back. A reference that names no entity (in the document or the store) is not an error but a
-warning of the report: the store keeps such references after a forced delete, and its exports must import.
+import is rolled back. A reference that names no entity (in the document or the store), or a `:Name` after one
+that names nothing in its document, is an error naming it (CONTRACT 18), unless the import is forced (`force`: the
+HTTP imports' `?force=true`, the commands' `--force`): then it is imported as written and listed in the report's
+warnings (the store keeps such references after a forced delete, and a backup of it must import again).
 A resource whose version's document needs another's (an Avro schema naming a type of another schema: its resolver
 raises `validation.Unresolved`) and comes before it in the document is written again after the rest.
 
@@ -341,13 +343,19 @@ def _import_order() -> list[GroupType]:
     return list(reversed(registry_model.group_types))
 
 
-def _refuse(errors: list[dict]) -> None:
+def _refuse(errors: list[dict], *, forcible: bool = False) -> None:
+    """The import's refusal listing `errors`; `forcible`: references that name nothing are among them."""
     errors = [dict(pair) for pair in dict.fromkeys(tuple(e.items()) for e in errors)]  # once each, in order
     first = errors[0]
     raise Problem(
         "invalid-document",
         f"{len(errors)} error(s) in the document, nothing was imported (each in errors, with its path); the first "
-        "is at {subject}",
+        "is at {subject}"
+        + (
+            ". A forced import (?force=true, --force) takes references that resolve to nothing as written"
+            if forcible
+            else ""
+        ),
         subject=first["path"],
         errors=errors,
     )
@@ -365,29 +373,33 @@ def named_teams(doc: dict) -> set[str]:
     return names
 
 
-def import_document(ctx: WriteContext, doc: dict, *, owners: str = "keep") -> ImportReport:
+def import_document(ctx: WriteContext, doc: dict, *, owners: str = "keep", force: bool = False) -> ImportReport:
     """Create or update every entity of the document; Problem with every error (nothing written) if any fails.
-    References that name no entity are accepted and listed in the report's `warnings`. `owners`: what is done with the
-    groups' owners (OWNERS_MODES; the module's docstring)."""
-    dangling, ctx.dangling_references = ctx.dangling_references, True
+    A reference that names nothing is one of them, unless `force`: then it is accepted and listed in the report's
+    `warnings`. `owners`: what is done with the groups' owners (OWNERS_MODES; the module's docstring)."""
+    dangling, ctx.dangling_references = ctx.dangling_references, True  # (checked here, once, for the document)
     try:
-        return _import(ctx, doc, owners)
+        return _import(ctx, doc, owners, force)
     finally:
         ctx.dangling_references = dangling
 
 
 @transaction.atomic
-def _import(ctx: WriteContext, doc: dict, owners: str) -> ImportReport:
+def _import(ctx: WriteContext, doc: dict, owners: str, force: bool) -> ImportReport:
     importer = _Importer(ctx, owners)
     errors = precheck(doc)
+    references = check_references(doc, ctx.base_url) if not errors or not force else []
     if errors:
         # refused before any write; the versions' own formats are still checked so that every error is listed
-        importer.errors += errors
+        importer.errors += errors + ([] if force else [r.as_error() for r in references])
         for gt in _import_order():
             for gid, gdata in (doc.get(gt.plural) if isinstance(doc.get(gt.plural), dict) else {}).items():
                 importer.check_orphans(gt, gid, gdata)
-        _refuse(importer.errors)
-    importer.report.warnings = check_references(doc, ctx.base_url)
+        _refuse(importer.errors, forcible=bool(references) and not force)
+    if force:
+        importer.report.warnings = [r.as_warning() for r in references]
+    else:
+        importer.errors += [r.as_error() for r in references]  # listed with the entities' errors, found after
     if not importer.drop_owners:  # made in this transaction: a refused import leaves none
         importer.report.teams_created = group_owners.make_missing_teams(ctx, named_teams(doc))
     for gt in _import_order():
@@ -409,5 +421,5 @@ def _import(ctx: WriteContext, doc: dict, owners: str) -> ImportReport:
     importer.retry_deferred()
     if importer.errors:
         transaction.set_rollback(True)
-        _refuse(importer.errors)
+        _refuse(importer.errors, forcible=bool(references) and not force)
     return importer.report

@@ -29,6 +29,12 @@ class ImportForm(forms.Form):
         help_text="a copy from another organisation: its groups' owners are not imported (groups already here keep "
         "theirs); otherwise a registry admin's import makes the teams they name that do not exist, empty",
     )
+    force = forms.BooleanField(
+        required=False,
+        label="Import references that name nothing",
+        help_text="a backup holding references left dangling by a forced delete: they are imported as written and "
+        "listed as warnings; otherwise they refuse the document",
+    )
 
 
 @permission_required(
@@ -50,7 +56,9 @@ def import_view(request):
             document = parse_document(upload.read(), yaml_format=is_yaml(filename=upload.name))
             check_size(document, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
             owners = "drop" if form.cleaned_data["drop_owners"] else "keep"
-            report = import_document(WriteContext.from_request(request), document, owners=owners)
+            report = import_document(
+                WriteContext.from_request(request), document, owners=owners, force=form.cleaned_data["force"]
+            )
         except Problem as exc:
             problem = exc
     context = {

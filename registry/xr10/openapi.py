@@ -31,6 +31,11 @@ OWNERS = _flag(
     "an import's groups' owners: `keep` (the default; a registry admin's import makes the teams they name that do not "
     "exist) or `drop` (left out: a copy into another organisation)",
 )
+FORCE_IMPORT = _flag(
+    "force",
+    "an import's references that name nothing: `true` takes them as written (without it: 400 naming each, nothing "
+    "imported)",
+)
 READ = [INLINE, DOC, FILTER, LIMIT]
 ERRORS = {
     (code, "application/problem+json"): OpenApiResponse(PROBLEM, text)
@@ -113,7 +118,7 @@ OPERATIONS = {
         read=[*READ, COLLECTIONS],
         methods=("get", "post", "put", "patch"),
         created=(),
-        post_flags=(OWNERS,),
+        post_flags=(OWNERS, FORCE_IMPORT),
     ),
     "ExportView": _ops("The registry as a 1.0 document (?doc&inline=*,capabilities,modelsource)"),
     "ModelView": _ops(

@@ -20,6 +20,7 @@ from ..http.conditional import stream_etag
 from ..http.permissions import read_scope
 from ..http.rendered_answers import rendered_answers
 from ..http.rendered_groups import group_parts
+from ..http.requests import flag
 from ..http.views import JSON_CONTENT_TYPE, json_response
 from ..model import registry_model
 from ..read_scope import EVERYTHING_KEY
@@ -77,14 +78,15 @@ class RootView(XRegistryView):
 
     def post(self, request):
         """`POST /registry/`: a 1.0 document (its groups, as `xr import` sends it), all or nothing; `?owners=drop`
-        leaves the groups' owners out (registry/documents/imports.py)."""
+        leaves the groups' owners out; `?force=true` imports references that name nothing as written
+        (registry/documents/imports.py)."""
         check_flags(request, also=frozenset({"owners"}))
         try:
             owners = owners_mode(request.GET.get("owners"))
         except Problem as problem:
             raise V1Problem("bad_flag", problem.detail, args={"flag": "owners"})
         doc = json_body(request)
-        writes.import_v10(self.context(), doc, owners=owners)
+        writes.import_v10(self.context(), doc, owners=owners, force=flag(request, "force"))
         # core/http.md `POST /`: the groups processed, by group type, and nothing else (`xr` reads every member of
         # the answer as a map of groups)
         base, inline = self.base_url(), Inline(request)

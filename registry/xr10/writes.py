@@ -56,10 +56,10 @@ def without_inherited_levels(doc05: dict) -> dict:
     return doc05
 
 
-def import_v10(ctx, doc: dict, *, owners: str = "keep") -> None:
+def import_v10(ctx, doc: dict, *, owners: str = "keep", force: bool = False) -> None:
     doc05 = without_inherited_levels(translate(to_v05_document, doc))
     check_size(doc05, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
-    import_document(ctx, doc05, owners=owners)
+    import_document(ctx, doc05, owners=owners, force=force)
 
 
 def refuse_registry_changes(body: dict) -> None:

@@ -75,8 +75,9 @@ def test_invalid_corpus_documents_are_refused_whole_with_every_error(name):
 
 
 @pytest.mark.django_db
-def test_unresolvable_reference_is_a_warning_of_the_import():
-    """issue 24 item 9: the store keeps dangling references (a forced delete), so an import accepts them too"""
+def test_unresolvable_reference_is_refused_unless_the_import_is_forced():
+    """CONTRACT 18 (issue 39 item 3): refused, naming it; issue 24 item 9: the store keeps dangling references (a
+    forced delete), so a forced import accepts them, each a warning"""
     doc = {
         "specversion": "0.5-wip",
         "definitionGroups": {
@@ -93,7 +94,16 @@ def test_unresolvable_reference_is_a_warning_of_the_import():
             }
         },
     }
-    report = import_document(WriteContext(), doc)
+    with pytest.raises(Problem) as refused:
+        import_document(WriteContext(), doc)
+    assert refused.value.errors == [
+        {
+            "path": "/definitionGroups/g/definitions/d/schemaurl",
+            "reason": "reference '#/schemaGroups/nope/schemas/missing' does not resolve",
+        }
+    ]
+    assert Group.objects.count() == 0
+    report = import_document(WriteContext(), doc, force=True)
     assert report.warnings == [
         {
             "path": "/definitionGroups/g/definitions/d/schemaurl",

@@ -6,13 +6,14 @@
   made `GET /?inline` -> `POST /` fail ("nested deeper than 64 levels"), and PUT accepted a group attribute
   nested 500 levels.
 - Dangling references (left by a documented `?force=true` delete) are kept by the store and still edited; an
-  import accepts them and lists them as warnings of its report (they failed the import before).
+  import refuses them, naming each (CONTRACT 18, issue 39 item 3), and a forced import (`?force=true`, `--force`)
+  accepts them and lists them as warnings of its report (a backup of such a store restores).
 """
 
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from registry.limits import MAX_DEPTH, MAX_DOCUMENT_DEPTH
 from tests.helpers import (
@@ -60,19 +61,19 @@ def deep_schema(levels: int) -> dict:
     return schema
 
 
-def export_and_import(client, kind: str):
-    """(export bytes, the answer of importing them) through one door."""
+def export_and_import(client, kind: str, query: str = ""):
+    """(export bytes, the answer of importing them) through one door; `query`: the import's (`?force=true`)."""
     if kind == "1.0":
         exported = client.get("/registry/export")
         assert exported.status_code == 200, exported.content
         body = b"".join(exported.streaming_content) if exported.streaming else exported.content
-        return body, client.generic("POST", "/registry/", body, content_type="application/json")
+        return body, client.generic("POST", f"/registry/{query}", body, content_type="application/json")
     accept = REGISTRY_YAML if kind == "yaml" else REGISTRY_JSON
     exported = client.get("/?inline", HTTP_ACCEPT=accept)
     assert exported.status_code == 200, exported.content
     body = b"".join(exported.streaming_content) if exported.streaming else exported.content
     media = REGISTRY_YAML if kind == "yaml" else REGISTRY_JSON
-    return body, client.generic("POST", "/", body, content_type=media)
+    return body, client.generic("POST", f"/{query}", body, content_type=media)
 
 
 def wipe(client):
@@ -263,37 +264,59 @@ def test_the_store_keeps_and_edits_entities_holding_dangling_references(su):
 
 
 @pytest.mark.parametrize("kind", ["0.5", "yaml", "1.0"])
-def test_exports_holding_dangling_references_import_with_warnings(su, kind):
+def test_exports_holding_dangling_references_are_refused_unless_forced(su, kind):
     dangling_registry(su)
-    body, again = export_and_import(su, kind)
+    before = snapshot()
+    body, refused = export_and_import(su, kind)
+    assert refused.status_code == 400, refused.content[:600]
+    assert snapshot() == before
+    if kind != "1.0":
+        errors = refused.json()["errors"]
+        assert DANGLING <= {e["path"] for e in errors}, errors
+        assert all("does not resolve" in e["reason"] for e in errors), errors
+        assert "force=true" in refused.json()["detail"]
+    else:
+        assert "does not resolve" in refused.content.decode()
+    _body, again = export_and_import(su, kind, "?force=true")
     assert again.status_code == 200, again.content[:600]
     if kind != "1.0":
         warned = {w["path"] for w in again.json()["warnings"]}
         assert DANGLING <= warned, again.json()["warnings"]
         assert all("does not resolve" in w["reason"] for w in again.json()["warnings"])
     wipe(su)
-    restored = (
-        su.generic("POST", "/registry/", body, content_type="application/json")
+    before = snapshot()
+    path, media = (
+        ("/registry/", "application/json")
         if kind == "1.0"
-        else su.generic("POST", "/", body, content_type=REGISTRY_YAML if kind == "yaml" else REGISTRY_JSON)
+        else ("/", REGISTRY_YAML if kind == "yaml" else REGISTRY_JSON)
     )
+    assert su.generic("POST", path, body, content_type=media).status_code == 400
+    assert snapshot() == before
+    restored = su.generic("POST", f"{path}?force=true", body, content_type=media)
     assert restored.status_code == 200, restored.content[:600]
     assert su.get("/endpoints/e1").json()["definitionGroups"] == ["#/definitionGroups/other"]
     assert su.get("/definitionGroups/dg1/definitions/d1").json()["schemaurl"] == "#/schemaGroups/g1/schemas/s"
 
 
-def test_import_registry_prints_the_warnings_and_succeeds(su, tmp_path, capsys):
+def test_import_registry_refuses_then_prints_the_warnings_when_forced(su, tmp_path, capsys):
     dangling_registry(su)
     path = tmp_path / "registry.cereg"
     call_command("export_registry", "--output", str(path))
     wipe(su)
-    call_command("import_registry", str(path))
+    before = snapshot()
+    with pytest.raises(CommandError):
+        call_command("import_registry", str(path))
+    err = capsys.readouterr().err
+    assert "/endpoints/e1/definitionGroups/0: reference '#/definitionGroups/other' does not resolve" in err
+    assert "warning" not in err
+    assert snapshot() == before
+    call_command("import_registry", "--force", str(path))
     err = capsys.readouterr().err
     assert "warning: /endpoints/e1/definitionGroups/0: reference '#/definitionGroups/other' does not resolve" in err
     assert su.get("/endpoints/e1").status_code == 200
 
 
-def test_an_invalid_document_with_dangling_references_lists_only_the_errors(su):
+def test_an_invalid_document_with_dangling_references_lists_every_error(su):
     before = snapshot()
     doc = {
         "specversion": "0.5-wip",
@@ -304,6 +327,11 @@ def test_an_invalid_document_with_dangling_references_lists_only_the_errors(su):
     }
     response = su.generic("POST", "/", json.dumps(doc), content_type=REGISTRY_JSON)
     body = assert_problem(response, 400, "bad id!")
+    assert [e["path"] for e in body["errors"] if "does not resolve" in e["reason"]] == [
+        "/definitionGroups/dg/definitions/d/uri"
+    ], body["errors"]
+    forced = su.generic("POST", "/?force=true", json.dumps(doc), content_type=REGISTRY_JSON)
+    body = assert_problem(forced, 400, "bad id!")  # forced: the references are no errors, the rest still is
     assert all("does not resolve" not in e["reason"] for e in body["errors"]), body["errors"]
     assert snapshot() == before
 

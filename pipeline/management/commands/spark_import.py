@@ -1,6 +1,8 @@
-"""`manage.py spark_import PATH... [--master URL] [--dry-run] [--report PATH] [--as USER]` (docs/api-contract.md
-section 9). `--as USER` (or `--user USER`, as the other commands that write name it): each entity is written only if
-that user may write it (docs/teams.md); one it may not is rejected into the report.
+"""`manage.py spark_import PATH... [--master URL] [--dry-run] [--report PATH] [--as USER] [--force]`
+(docs/api-contract.md section 9). `--as USER` (or `--user USER`, as the other commands that write name it): each entity
+is written only if that user may write it (docs/teams.md); one it may not is rejected into the report. An entity whose
+reference names nothing is rejected naming it; `--force` writes it as it is and lists the reference in the report's
+`warnings` (a backup holding references left dangling by a forced delete).
 
 Prints progress (a bar on stderr, plain lines when it is not a terminal; with `-v 2` a line per step with the seconds since the start, to see where
 the time goes), the report's path, and last `created N, updated N, unchanged N, rejected N`.
@@ -26,8 +28,14 @@ class Command(BaseCommand):
         parser.add_argument("--dry-run", action="store_true", help="validate and compare, write nothing")
         parser.add_argument("--report", default=None, help="where to write the JSON report")
         add_acting_user(parser)
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="write entities whose references name nothing as they are, each reference a warning of the report "
+            "(without it they are rejected)",
+        )
 
-    def handle(self, *args, paths=(), master=None, dry_run=False, report=None, user=None, **options):
+    def handle(self, *args, paths=(), master=None, dry_run=False, report=None, user=None, force=False, **options):
         actor = acting_user(user, "--as")
         timed = options["verbosity"] >= 2
         bar = progress_bar(unit="step", desc="spark_import", disable=options["verbosity"] < 1 or timed)
@@ -48,6 +56,7 @@ class Command(BaseCommand):
                 user=user,  # a name only with its user's rights: a name alone wrote as the system (issue 37)
                 actor=actor,
                 progress=progress,
+                force=force,
             )
         except FileNotFoundError as exc:
             raise CommandError(f"no such input: {exc}")

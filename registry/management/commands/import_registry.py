@@ -1,8 +1,9 @@
-"""`manage.py import_registry [--owners=keep|drop] [--user USER] PATH...`: import registry documents (JSON or YAML),
-each all or nothing. The system imports (`--user USER`: that user, with their rights: a document touching an entity
-they may not write is rejected, naming it); a registry admin's or the system's import makes the teams the groups'
-owners name when missing (and prints them); `--owners=drop` leaves the owners out (a copy into another organisation:
-docs/deploy.md)."""
+"""`manage.py import_registry [--owners=keep|drop] [--user USER] [--force] PATH...`: import registry documents (JSON or
+YAML), each all or nothing. The system imports (`--user USER`: that user, with their rights: a document touching an
+entity they may not write is rejected, naming it); a registry admin's or the system's import makes the teams the
+groups' owners name when missing (and prints them); `--owners=drop` leaves the owners out (a copy into another
+organisation: docs/deploy.md). A reference that names nothing refuses the document, naming it; `--force` imports it as
+written and prints a warning (a backup holding references left dangling by a forced delete)."""
 
 from pathlib import Path
 
@@ -41,8 +42,14 @@ class Command(BaseCommand):
             help="the groups' owners: keep them (making the teams they name that do not exist, empty) or drop them "
             "(a copy into another organisation: new groups get none, groups already here keep theirs)",
         )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="import references that name nothing as written, with a warning each (a backup that holds references "
+            "left dangling by a forced delete); without it they refuse the document",
+        )
 
-    def handle(self, *args, paths=(), user=None, base_url=None, owners="keep", **options):
+    def handle(self, *args, paths=(), user=None, base_url=None, owners="keep", force=False, **options):
         actor = acting_user(user)
         total = ImportReport()
         failed = 0
@@ -53,7 +60,7 @@ class Command(BaseCommand):
             try:
                 doc = parse_document(path.read_bytes(), yaml_format=is_yaml(filename=path.name))
                 ctx = WriteContext(user=user, actor=actor, base_url=base_url or "", door="import")
-                report = import_document(ctx, doc, owners=owners)
+                report = import_document(ctx, doc, owners=owners, force=force)
                 for warning in report.warnings:
                     self.stderr.write(f"{path}: warning: {warning['path']}: {warning['reason']}")
                 total.merge(report)
