@@ -18,7 +18,7 @@ from .validators.format_names import same_format, schema_format_family
 def check_definition_group(check: GroupCheck) -> None:
     from .validators.definitions import validate_definition_group
 
-    errors = validate_definition_group(check.attributes)
+    errors = validate_definition_group(check.attributes, format_required=check.seed_binding)
     stored = check.stored_attributes
     if stored is not None and not errors:
         old, new = stored.get("format"), check.attributes.get("format")

@@ -52,6 +52,10 @@ class GroupCheck:
     resource_counts: Callable[[], dict[str, int]] = field(default=lambda: {})  # plural -> count of the group
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
     dangling_references: bool = False  # a reference to no entity is accepted (WriteContext.dangling_references)
+    # the group is created or replaced through a binding that follows the 0.5-wip seed (the 0.5 binding, the Message
+    # Catalog API): the attributes the seed makes REQUIRED must be given (CONTRACT 18; other doors: the 1.0 binding,
+    # document imports, the admin, may leave them out)
+    seed_binding: bool = False
 
 
 @dataclass

@@ -213,7 +213,11 @@ class GroupBase(BindingView):
         body = {k: v for k, v in body.items() if k not in ("createdtimeutc", "updatedtimeutc")}
         # the group's format rules (non-empty, frozen while it holds resources) are the type's validation hook's
         group, created = services.put_group(
-            ctx=self.context(), address=self.address(gid), data=body, expected_epoch=query_epoch(request)
+            ctx=self.context(),
+            address=self.address(gid),
+            data=body,
+            expected_epoch=query_epoch(request),
+            seed_binding=True,  # the seed's older bindings: a definition group's format is REQUIRED (CONTRACT 18)
         )
         return json_response(
             self.group_json(group),

@@ -188,15 +188,16 @@ def validate_definition(document, *, group_format: str | None = None) -> list[st
     return errors + _schema(document)
 
 
-def validate_definition_group(attributes) -> list[str]:
-    """A definition group's own attributes: `format`, when given, is NAME/VERSION. It is optional through every
-    door: a 1.0 message group may declare neither an envelope nor a protocol, and what one binding accepts every
-    binding exports and imports again."""
+def validate_definition_group(attributes, *, format_required: bool = False) -> list[str]:
+    """A definition group's own attributes: `format`, when given, is NAME/VERSION. `format_required`: the group is
+    created or replaced through the 0.5 binding or the Message Catalog API, where the seed makes `format` REQUIRED
+    (CONTRACT 18); a 1.0 message group may declare no envelope, and a document import takes such a group as it is, so
+    that what one binding accepts every binding exports and imports again."""
     if not isinstance(attributes, dict):
         return [f"a definition group must be a JSON object, not {show(attributes)}"]
     fmt = attributes.get("format")
     if fmt is None:
-        return []
+        return [at("format", " is REQUIRED for a definition group (e.g. CloudEvents/1.0)")] if format_required else []
     if not is_valid_format_identifier(fmt):
         return [at("format", f" {show(fmt)} must be NAME/VERSION (e.g. CloudEvents/1.0)", fmt)]
     error = format_error(fmt)

@@ -51,7 +51,7 @@ class GroupCollectionView(CoreView):
     def post(self, request):
         check_flags(request, set())
         body = json_body(request)
-        group = services.create_group(ctx=self.context(), address=self.address(), data=body)
+        group = services.create_group(ctx=self.context(), address=self.address(), data=body, seed_binding=True)
         data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
         return json_response(data, status=201, headers={"Location": data["self"]})
 
@@ -93,7 +93,7 @@ class GroupView(CoreView):
         ctx = self.context()
         with transaction.atomic():
             group, created = services.put_group(
-                ctx=ctx, address=self.address(gid), data=body, expected_epoch=query_epoch(request)
+                ctx=ctx, address=self.address(gid), data=body, expected_epoch=query_epoch(request), seed_binding=True
             )
             if nested:
                 import_document(ctx, {self.group_plural: {gid: {**stored_attributes(group), **nested}}})

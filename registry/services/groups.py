@@ -28,7 +28,16 @@ def group_exists(plural: str, gid: str) -> bool:
     return Group.objects.filter(group_type=plural, gid=gid).exists()
 
 
-def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict, existing: Group | None):
+def _validate(
+    ctx: WriteContext,
+    gt: GroupType,
+    gid: str,
+    common: dict,
+    extensions: dict,
+    existing: Group | None,
+    *,
+    seed_binding: bool = False,
+):
     # names of extension attributes are checked too: none may differ from one of the type's only by case (`OWNERS`)
     errors = check_common({**common, **extensions}, known=group_attribute_names(gt))
     errors += extension_attributes.errors_of(gt.plural, None, extensions)  # those apps give a meaning to
@@ -52,6 +61,7 @@ def _validate(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensio
         resource_counts=counts,
         group_exists=group_exists,
         dangling_references=ctx.dangling_references,
+        seed_binding=seed_binding,
     )
     try:
         gt.validate(check)
@@ -91,9 +101,9 @@ def lock_group(plural: str, gid: str) -> Group:
 
 
 @transaction.atomic
-def create_group(*, ctx: WriteContext, address: EntityAddress, data: dict) -> Group:
+def create_group(*, ctx: WriteContext, address: EntityAddress, data: dict, seed_binding: bool = False) -> Group:
     """POST /GROUPs (`address` names the collection): a new group; 409 when the id exists (irrespective of
-    case)."""
+    case). `seed_binding`: written through a binding that follows the seed (`GroupCheck.seed_binding`)."""
     address.need("groups")
     plural = address.group_type
     gt = registry_model[plural]
@@ -103,14 +113,16 @@ def create_group(*, ctx: WriteContext, address: EntityAddress, data: dict) -> Gr
     if exists_ignoring_case(Group.objects.filter(group_type=plural), "gid", gid):
         raise Problem("id-exists", "{subject} already exists", subject=f"/{plural}/{gid}")
     common, extensions = _body_parts(gt, body, None)
-    return insert_group(ctx, gt, gid, common, extensions)
+    return insert_group(ctx, gt, gid, common, extensions, seed_binding=seed_binding)
 
 
-def insert_group(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict) -> Group:
+def insert_group(
+    ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict, *, seed_binding: bool = False
+) -> Group:
     """A new group, validated by its type's hook (the id is checked and free: the caller's part)."""
     ctx.authorize("group", "create", f"/{gt.plural}/{gid}", owners=None)
     owners.new_group(ctx, f"/{gt.plural}/{gid}", extensions)
-    _validate(ctx, gt, gid, common, extensions, None)
+    _validate(ctx, gt, gid, common, extensions, None, seed_binding=seed_binding)
     return _insert(ctx, gt, gid, common, extensions)
 
 
@@ -146,12 +158,14 @@ def put_group(
     data: dict | None = None,
     expected_epoch: int | None = None,
     merge: Callable[[dict | None], dict] | None = None,
+    seed_binding: bool = False,
 ) -> tuple[Group, bool]:
     """PUT /GROUPs/gID: replace the attributes (missing ones removed) or create. Returns (group, created).
 
     `merge` (a PATCH): computes the new attributes from the stored ones (None when the group does not exist yet)
     while the group's row is locked, so concurrent PATCHes each see the other's change (read-merge-write in one
-    locked step); `data` is then not given."""
+    locked step); `data` is then not given. `seed_binding`: written through a binding that follows the seed
+    (`GroupCheck.seed_binding`)."""
     address.need("group")
     plural, gid, epoch = address.group_type, address.gid, expected_epoch
     gt = registry_model[plural]
@@ -170,7 +184,7 @@ def put_group(
             raise not_found(f"/{plural}/{gid}")
         try:
             with transaction.atomic():
-                return insert_group(ctx, gt, gid, common, extensions), True
+                return insert_group(ctx, gt, gid, common, extensions, seed_binding=seed_binding), True
         except Problem as problem:  # another PUT created it meanwhile: this one replaces what that one wrote
             group = Group.objects.select_for_update().filter(group_type=plural, gid=gid).first()
             if problem.kind != "id-exists" or group is None:
@@ -180,7 +194,7 @@ def put_group(
     ctx.guard(group.path, group)
     check_epoch(group.path, group, epoch)
     check_epoch(group.path, group, body_epoch)
-    _change(ctx, gt, group, common, extensions)
+    _change(ctx, gt, group, common, extensions, seed_binding=seed_binding)
     return group, False
 
 
@@ -257,14 +271,21 @@ def replace_owners(ctx: WriteContext, group: Group, new_owners: dict) -> None:
 
 
 def _change(
-    ctx: WriteContext, gt: GroupType, group: Group, common: dict, extensions: dict, *, authorized: bool = False
+    ctx: WriteContext,
+    gt: GroupType,
+    group: Group,
+    common: dict,
+    extensions: dict,
+    *,
+    authorized: bool = False,
+    seed_binding: bool = False,
 ) -> None:
     """A stored group's new attributes, validated: epoch + 1, modified by and on, its `updated` event. `authorized`:
     the caller authorized the write (set_group_extensions, which leaves the owners as they are; replace_owners, which
     carries a team's new name into them)."""
     if not authorized:
         owners.changed_group(ctx, group, extensions)
-    _validate(ctx, gt, group.gid, common, extensions, group)
+    _validate(ctx, gt, group.gid, common, extensions, group, seed_binding=seed_binding)
     before = audit.state(group, group.path)
     _apply(group, common, extensions)
     group.epoch += 1

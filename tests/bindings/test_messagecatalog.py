@@ -49,8 +49,8 @@ def test_group_operations(su, anon):
     assert anon.get(f"{MC}/events").json()["description"] == "all events"
     # the core binding requires NAME/VERSION formats, also through this binding
     assert_problem(su.put(f"{MC}/bare", {"format": "CloudEvents"}, format="json"), 400)
-    # a group without a format is a group of any messages, as an xRegistry 1.0 message group without envelope
-    assert su.put(f"{MC}/none", {}, format="json").status_code == 201
+    # a group's format is REQUIRED here, as in the seed (CONTRACT 18; a 1.0 message group may have no envelope)
+    assert_problem(su.put(f"{MC}/none", {}, format="json"), 400, "format")
     assert su.delete(f"{MC}/devices").json()["id"] == "devices"
     assert_problem(anon.get(f"{MC}/devices"), 404)
 

@@ -99,7 +99,7 @@ def test_force_false_is_false(su, binding):
     """`?force=false` on a referenced group's delete is refused like no force at all (it deleted: issue 24 item 7)."""
     su.put(binding.group("g1"), {}, format="json")
     binding.create_schema(su, "g1", "s1", DOC, FORMAT)
-    su.put("/definitionGroups/d", {}, format="json")
+    su.put("/registry/messagegroups/d", {}, format="json")  # (a group without a format: 1.0's)
     definition = {"schemaformat": FORMAT, "schemaurl": "#/schemaGroups/g1/schemas/s1"}
     assert su.put("/definitionGroups/d/definitions/m", definition, format="json").status_code == 201
     before = snapshot()

@@ -48,7 +48,8 @@ def test_my_groups_shows_the_highest_role_and_every_team(teams, su):
     from django.contrib.auth.models import Group as Team
 
     teams.users["reader_a"].groups.add(Team.objects.get(name="team-a-dev"))
-    response = su.put("/definitionGroups/mine", {"owners": {"team-audit": "owner"}}, format="json")
+    body = {"format": "CloudEvents/1.0", "owners": {"team-audit": "owner"}}  # (REQUIRED in 0.5: CONTRACT 18)
+    response = su.put("/definitionGroups/mine", body, format="json")
     assert response.status_code == 201, response.content
     assert panel(teams, "reader_a") == [
         ("/definitionGroups/mine", "owner", "team-audit (owner)"),
