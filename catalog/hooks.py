@@ -148,6 +148,9 @@ def schema_size_limit() -> int:
 
 
 def check_schema_version(check: VersionCheck) -> None:
+    """A schema version: its format, its document valid in that format, the same format family as the schema's other
+    versions, and compatible with them at the level that applies. An import's history (`check.history`) is checked
+    alone (CONTRACT 18)."""
     from .validators.compatibility import check_compatibility
     from .validators.schemas import validate_schema
 
@@ -165,21 +168,16 @@ def check_schema_version(check: VersionCheck) -> None:
             raise Invalid(errors)
         return
     level = effective_compatibility(level, check.group_attributes.get("compatibility")) if not errors else None
-    if level == "none" and check.previous_formats is not None:
+    if check.history:  # an import's history: stored as given, not compared with the other versions (CONTRACT 18)
+        previous, listed = None, []
+    elif level == "none" and check.previous_formats is not None:
         previous = None  # nothing to compare: the earlier versions' documents are not read, their formats are
         listed = check.previous_formats()
     else:
         previous = check.previous_documents()
         # the versions an early check passed with (check.previous_checked) hold no other format: only the others'
         listed = formats_from(previous, check.previous_checked)
-    try:
-        formats = list(dict.fromkeys(listed))  # each format once, in the versions' order
-    except TypeError:  # a stored value need not be hashable
-        formats = []
-        for prev_format in listed:
-            if prev_format not in formats:
-                formats.append(prev_format)
-    for prev_format in formats:
+    for prev_format in _each_once(listed):
         if prev_format and fmt and not same_format(prev_format, fmt):
             family, _ = schema_format_family(prev_format)
             if family is None or family != schema_format_family(fmt)[0]:
@@ -190,7 +188,7 @@ def check_schema_version(check: VersionCheck) -> None:
         errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit(), references=references)
     if errors:
         raise Invalid(errors)
-    if level == "none":
+    if level == "none" or check.history:
         return
     checked = check.previous_checked
     scope = compared(check) if previous else None  # versions an app leaves out (registry/compared_versions.py)
@@ -244,3 +242,15 @@ def schema_part_problem(attributes: dict, document: bytes, name: str) -> str | N
             return None
         return None if found else why
     return None
+
+
+def _each_once(listed) -> list:
+    """The formats listed, each once, in the versions' order."""
+    try:
+        return list(dict.fromkeys(listed))
+    except TypeError:  # a stored value need not be hashable
+        formats: list = []
+        for prev_format in listed:
+            if prev_format not in formats:
+                formats.append(prev_format)
+        return formats

@@ -190,6 +190,9 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
         raise ConfluentError(INVALID_SUBJECT, f"{subject.name!r} names a context, not a subject")
     resource = selectors.find_resource(subject)
     mode = "IMPORT" if importing else _check_mode(subject, inp, resource)
+    # IMPORT mode (and the import command) brings a subject's history: its versions are stored as given, each checked
+    # alone and not against the subject's other versions (CONTRACT 18)
+    history = mode == "IMPORT"
     references = resolve_references(inp.references, subject)
     prepared = prepare(inp.schema_type, inp.schema, references)
     prepared.referenced = prepared.referenced or referenced_documents(references)  # resolved here, not again
@@ -198,7 +201,8 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
     if resource is None:
         try:
             with transaction.atomic():
-                return _write(ctx, subject, inp, prepared, None, contracts(inp, prepared, config, None, merge=merge))
+                found = contracts(inp, prepared, config, None, merge=merge)
+                return _write(ctx, subject, inp, prepared, None, found, history)
         except Problem as exc:
             resource = selectors.find_resource(subject) if exc.kind == "id-exists" else None
             if resource is None:
@@ -213,14 +217,20 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
     known = _has(resource, found, inp)  # registered meanwhile
     if known is not None:
         return known
-    return _write(ctx, subject, inp, prepared, resource, found)
+    return _write(ctx, subject, inp, prepared, resource, found, history)
 
 
 def _write(
-    ctx: WriteContext, subject: Subject, inp: Registration, prepared: Prepared, resource, found: Contracts
+    ctx: WriteContext,
+    subject: Subject,
+    inp: Registration,
+    prepared: Prepared,
+    resource,
+    found: Contracts,
+    history: bool = False,
 ) -> SubjectVersion:
     """A new version of the subject (its first one, creating the schema, when `resource` is None), numbered, with
-    its schema id and its metadata and rule set (`found`)."""
+    its schema id and its metadata and rule set (`found`); `history`: an import's (VersionInput.history)."""
     top, latest_type = selectors.top_and_latest_type(resource)
     if latest_type is not None and latest_type != prepared.schema_type:
         raise ConfluentError(
@@ -254,6 +264,7 @@ def _write(
         },
         version_id=vid,
         referenced_documents=prepared.referenced,  # the catalog's check knows the referenced Avro named types
+        history=history,
     )
     address = _subject_address(subject)
     # a refusal of the store (invalid, incompatible, forbidden, past the check's budget) is a Problem that the

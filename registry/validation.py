@@ -83,6 +83,8 @@ class VersionCheck:
     referenced_documents: documents the version's document refers to by name, deepest first: resolved by the
         writer (VersionInput.referenced_documents), else by the resolvers apps register for the type
         (registry.referenced_documents) from the version's attributes; () when neither gave any.
+    history: the version is an import's history (made together with its resource, CONTRACT 18): it is checked
+        alone, not against the resource's other versions (previous_documents is not to be read).
     """
 
     group_type: str
@@ -108,3 +110,4 @@ class VersionCheck:
     resolves: Callable[[object], bool] = field(default=lambda reference: True)  # an in-registry reference names one
     stored_document: bytes | None = None  # an update: the version's document before this write
     referenced_documents: tuple[bytes, ...] = ()
+    history: bool = False

@@ -155,6 +155,8 @@ def check_resource(records: list[EntityRecord], ctx: CheckContext) -> Iterator[t
         ctx.group_attributes.get(records[0].group_path, {}),
         [(fmt, document) for vid, fmt, document in stored_versions if vid not in imported],
         known_valid=_known_valid(records, resources, versions, ctx),
+        # a resource the input creates: its versions are history, not checked against each other (CONTRACT 18)
+        history=records[0].resource_path not in ctx.stored_resources,
     )
     for record in records:
         yield classify(record, ctx.stored_prints)
@@ -282,10 +284,12 @@ def validate_versions(
     group_attrs: dict,
     previous: list[tuple[str | None, bytes]],
     known_valid: set[str] = frozenset(),
+    history: bool = False,
 ) -> None:
     """Check the input's versions of one resource oldest first, each against `previous` (the stored versions
     the input does not replace, oldest first) and the input's earlier ones; a rejected version gets its
-    `error`. Versions in `known_valid` are taken as they are (only kept as `previous` for the next ones)."""
+    `error`. Versions in `known_valid` are taken as they are (only kept as `previous` for the next ones). `history`:
+    the input creates the resource, its versions are checked alone (CONTRACT 18)."""
     ensure_model()
     from registry.attributes import check_common, check_id, link_error, version_attribute_names, version_sort_key
     from registry.errors import Problem
@@ -309,24 +313,24 @@ def validate_versions(
             if record.resource_uri and (error := link_error(rt.uri_attribute, record.resource_uri)):
                 errors.append(error)
             if not errors and rt.validate is not None:
-                rt.validate(
-                    VersionCheck(
-                        group_type=record.group_type,
-                        group_id=record.gid,
-                        resource_type=rt.plural,
-                        resource_id=record.rid,
-                        version_id=record.vid,
-                        document=record.document,
-                        media_type=record.media_type,
-                        resource_uri=record.resource_uri,
-                        attributes=attrs,
-                        resource_attributes=resource_attrs,
-                        group_attributes=group_attrs,
-                        base_url="",
-                        previous_documents=lambda prior=list(previous): prior,
-                        dangling_references=True,  # references are checked on the driver (pipeline.services)
-                    )
+                check = VersionCheck(
+                    group_type=record.group_type,
+                    group_id=record.gid,
+                    resource_type=rt.plural,
+                    resource_id=record.rid,
+                    version_id=record.vid,
+                    document=record.document,
+                    media_type=record.media_type,
+                    resource_uri=record.resource_uri,
+                    attributes=attrs,
+                    resource_attributes=resource_attrs,
+                    group_attributes=group_attrs,
+                    base_url="",
+                    previous_documents=lambda prior=list(previous): prior,
+                    history=history,
+                    dangling_references=True,  # references are checked on the driver (pipeline.services)
                 )
+                rt.validate(check)
         except (Invalid, Problem) as exc:
             errors = _problem_text(exc)
         except Exception as exc:  # noqa: BLE001  a validator bug must reject this entity, not the whole import

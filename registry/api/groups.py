@@ -96,7 +96,9 @@ class GroupView(CoreView):
                 ctx=ctx, address=self.address(gid), data=body, expected_epoch=query_epoch(request), seed_binding=True
             )
             if nested:
-                import_document(ctx, {self.group_plural: {gid: {**stored_attributes(group), **nested}}})
+                # one write: its versions are checked against each other (not an import's history)
+                nested_doc = {self.group_plural: {gid: {**stored_attributes(group), **nested}}}
+                import_document(ctx, nested_doc, history=False)
         data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
         return json_response(
             data, status=201 if created else 200, headers={"Location": data["self"]} if created else None

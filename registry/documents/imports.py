@@ -10,6 +10,10 @@ warnings (the store keeps such references after a forced delete, and a backup of
 A resource whose version's document needs another's (an Avro schema naming a type of another schema: its resolver
 raises `validation.Unresolved`) and comes before it in the document is written again after the rest.
 
+Imported history (CONTRACT 18): the versions of a resource the document creates are stored as given, each checked
+alone and not against the others (`VersionInput.history`); the versions it adds to a stored resource are checked as any new version. A single write that nests entities (a group PUT
+with its resources) is not an import: `history=False`.
+
 Groups' `owners` (docs/deploy.md, docs/teams.md): kept as the document says (`keep`), the teams they name made when the
 importer is a registry admin or the system (`registry/owners.py`; the report lists them), or left out (`drop`: a copy
 into another organisation, whose teams are not this one's; a new group then gets what REGISTRY_REQUIRE_OWNERS gives
@@ -89,8 +93,9 @@ class ImportReport:
 
 
 class _Importer:
-    def __init__(self, ctx: WriteContext, owners: str = "keep"):
+    def __init__(self, ctx: WriteContext, owners: str = "keep", history: bool = True):
         self.ctx = ctx
+        self.history = history  # the versions of a resource it creates are history (`import_document`)
         self.drop_owners = owners == "drop" or bool(ctx.origin)  # a sync's: always left out
         self.report = ImportReport()
         self.errors: list[dict] = []
@@ -259,6 +264,7 @@ class _Importer:
         absorb_document(rt, inp, rid)
         resource = Resource.objects.select_for_update().filter(group=group, resource_type=rt.plural, rid=rid).first()
         if resource is None:
+            inp.history = self.history
             resource = resource_services.insert_resource(self.ctx, group, rt, rid, inp)
             self.report.created += [resource.path, f"{resource.path}/versions/{resource.latest.vid}"]
             return
@@ -285,6 +291,7 @@ class _Importer:
         {"created": self.report.created, "updated": self.report.updated, "unchanged": self.report.unchanged}[
             outcome
         ].append(path)
+        history = self.history and outcome == "created"
         for vid in versions:  # in the document's order: the order they are created in (attributes.version_order)
             vdata = versions[vid]
             vpath = f"{path}/versions/{vid}"
@@ -294,7 +301,9 @@ class _Importer:
                 raise Problem(
                     "invalid-document", f"{{subject}}: id {vdata['id']!r} does not match the map key", subject=vpath
                 )
-            self._upsert_version(resource, rt, vid, self._version_input(rt, resource, vdata, document_keys))
+            inp = self._version_input(rt, resource, vdata, document_keys)
+            inp.history = history
+            self._upsert_version(resource, rt, vid, inp)
         version_services.apply_retention(self.ctx, resource, rt)
         version_services.refresh_latest(resource)
 
@@ -373,20 +382,25 @@ def named_teams(doc: dict) -> set[str]:
     return names
 
 
-def import_document(ctx: WriteContext, doc: dict, *, owners: str = "keep", force: bool = False) -> ImportReport:
+def import_document(
+    ctx: WriteContext, doc: dict, *, owners: str = "keep", force: bool = False, history: bool = True
+) -> ImportReport:
     """Create or update every entity of the document; Problem with every error (nothing written) if any fails.
     A reference that names nothing is one of them, unless `force`: then it is accepted and listed in the report's
-    `warnings`. `owners`: what is done with the groups' owners (OWNERS_MODES; the module's docstring)."""
+    `warnings`. `owners`: what is done with the groups' owners (OWNERS_MODES; the module's docstring). `history` (an
+    import, CONTRACT 18): the versions of a resource the document creates are its history, stored as given and not
+    checked against each other (versions it adds to a stored resource are checked as any new version); False: a
+    single write's nested entities (a group PUT with its resources), every version checked."""
     dangling, ctx.dangling_references = ctx.dangling_references, True  # (checked here, once, for the document)
     try:
-        return _import(ctx, doc, owners, force)
+        return _import(ctx, doc, owners, force, history)
     finally:
         ctx.dangling_references = dangling
 
 
 @transaction.atomic
-def _import(ctx: WriteContext, doc: dict, owners: str, force: bool) -> ImportReport:
-    importer = _Importer(ctx, owners)
+def _import(ctx: WriteContext, doc: dict, owners: str, force: bool, history: bool) -> ImportReport:
+    importer = _Importer(ctx, owners, history)
     errors = precheck(doc)
     references = check_references(doc, ctx.base_url) if not errors or not force else []
     if errors:

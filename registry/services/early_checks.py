@@ -92,6 +92,7 @@ def check_early(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, inp
             referenced_documents=mine.referenced_documents,
             earlier=lambda _exclude: documents,
             before_lock=True,
+            history=mine.history,
         )
     except DatabaseError:
         raise  # (the transaction cannot go on)

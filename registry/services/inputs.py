@@ -22,6 +22,8 @@ class VersionInput:
     version_id / epoch / resource_id: what the client said they are (checked, never stored blindly).
     referenced_documents: the documents this one refers to by name, resolved by the writer (the Confluent API's
         references, deepest first); the type's validator may read them (VersionCheck), nothing stores them.
+    history: an import's version made together with its resource (or registered in the Confluent API's IMPORT
+        mode): stored as given, checked alone and not against the resource's other versions (CONTRACT 18).
     """
 
     document: bytes | None = None
@@ -35,6 +37,7 @@ class VersionInput:
     # whose versions each have their own) not from its name, description, docs and tags
     inherit_descriptions: bool = True
     referenced_documents: tuple[bytes, ...] = ()
+    history: bool = False
 
 
 DESCRIPTIVE = ("name", "description", "docs", "tags")

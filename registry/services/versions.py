@@ -99,6 +99,7 @@ def validate_version(
     *,
     early: Checked | None = None,
     before_lock: bool = False,
+    history: bool = False,
 ) -> Checked | None:
     """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
     (format, schema validity, compatibility with the earlier versions, references): a Problem naming what is
@@ -110,7 +111,8 @@ def validate_version(
     they passed it (`VersionCheck.passed_before_lock`) and how many of the earlier documents, first to last, are the
     ones it passed with (`VersionCheck.previous_checked`). The referenced documents are resolved again (a resolver
     may read the database). `before_lock`: that check (the earlier documents are `earlier`'s alone, their formats
-    are not read apart). Returns what the hook compared (None when it read no earlier documents)."""
+    are not read apart). `history`: an import's version made with its resource, checked alone (VersionCheck.history).
+    Returns what the hook compared (None when it read no earlier documents)."""
     path = f"{resource.path}/versions/{version.vid}"
     document = bytes(version.content) if version.content is not None else None
     own = (attrs, document, version.media_type, version.resource_uri)  # what the common rules read
@@ -171,6 +173,7 @@ def validate_version(
         resolves=lambda reference: reference_resolves(reference, base_urls(ctx.base_url)),
         stored_document=stored_document,
         referenced_documents=referenced_documents,
+        history=history,
     )
     try:
         check.referenced_documents = resolve_referenced(check)  # the writer's, else the attributes'
@@ -507,6 +510,7 @@ def prepared_version(
         referenced_documents=inp.referenced_documents,
         earlier=earlier,
         early=early,
+        history=inp.history,
     )
     return version
 

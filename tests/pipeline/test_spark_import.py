@@ -106,8 +106,22 @@ def schema_versions(*extra_properties, id_type="string", required=()):
 
 def test_incompatible_version_after_compatible_ones_is_rejected(tmp_path, capsys):
     # s is whole in one document (checked where it was read); t gets a version from a JSON-lines file too
-    # (its records are keyed together); both have compatible versions, then one breaking them all
+    # (its records are keyed together); both have compatible versions, then one breaking them all. Both are stored
+    # before with their version 1: the versions an import adds to a stored schema are checked; those of a schema it
+    # creates are its history, stored as given (u, CONTRACT 18)
     good = schema_versions("a", "b", "c")
+    stored_first = {
+        "specversion": "0.5-wip",
+        "schemaGroups": {
+            "g": {
+                "schemas": {
+                    sid: {"format": "JsonSchema/draft-07", "versions": {"1": {"schema": good[0]}}} for sid in "st"
+                }
+            }
+        },
+    }
+    (tmp_path / "first.cereg").write_text(json.dumps(stored_first))
+    call_command("import_registry", str(tmp_path / "first.cereg"))
     broken_id = schema_versions("a", id_type="integer")[0]
     later = schema_versions("a", "b", "c", "d")[-1]
     versions = {str(n): {"schema": doc} for n, doc in enumerate(good, 1)}
@@ -121,6 +135,10 @@ def test_incompatible_version_after_compatible_ones_is_rejected(tmp_path, capsys
                     "t": {
                         "format": "JsonSchema/draft-07",
                         "versions": {"1": {"schema": good[0]}, "2": {"schema": good[1]}},
+                    },
+                    "u": {
+                        "format": "JsonSchema/draft-07",
+                        "versions": {"1": {"schema": good[0]}, "2": {"schema": broken_id}},
                     },
                 }
             }
@@ -142,7 +160,7 @@ def test_incompatible_version_after_compatible_ones_is_rejected(tmp_path, capsys
     assert "earlier version 1 of 3" in rejected["/schemaGroups/g/schemas/s/versions/4"]
     assert "required" in rejected["/schemaGroups/g/schemas/t/versions/3"]
     stored = {r.rid: sorted(r.versions.values_list("vid", flat=True)) for r in Resource.objects.all()}
-    assert stored == {"s": ["1", "2", "3", "5"], "t": ["1", "2"]}
+    assert stored == {"s": ["1", "2", "3", "5"], "t": ["1", "2"], "u": ["1", "2"]}
     assert Resource.objects.get(rid="s").latest.vid == "5"
 
 

@@ -18,12 +18,10 @@ RC4_DOCUMENTS = documents("rc4", "*.xreg.json")  # skips the module without ../s
 
 @pytest.fixture(scope="module", params=["runserver", "gunicorn"])
 def server(request, tmp_path_factory):
-    # the rc4 documents make no compatibility statement: under the 1.0 policy they assume (watchkam's version 2
-    # breaks its version 1)
+    # under the default level: watchkam's version 2 breaks its version 1, and an import's history is stored as given
+    # (CONTRACT 18)
     process, base, _token = start_gunicorn(
-        tmp_path_factory.mktemp(request.param),
-        development=request.param == "runserver",
-        REGISTRY_DEFAULT_COMPATIBILITY="none",
+        tmp_path_factory.mktemp(request.param), development=request.param == "runserver"
     )
     yield base
     process.stop()
