@@ -6,7 +6,8 @@ module translates one message's attributes between the two shapes, both ways, an
 1.0 model (`messagegroups`/`messages`, `schemagroups`/`schemas`) with the binding in `registry/xr10/`:
 
 - 1.0 `envelope` + `envelopemetadata` (CloudEvents) = 0.5 `format` + `metadata.attributes`;
-- 1.0 `protocol` + `protocoloptions` (no envelope) = 0.5 `format` + `metadata`, per protocol below;
+- 1.0 `protocol` + `protocoloptions` (no envelope) = 0.5 `format` + `metadata`, per protocol below (AMQP: rc4's
+  `header` fields are values, 0.5's are declarations `{"value": v}`);
 - a message with both an envelope and a protocol keeps `protocol`/`protocoloptions` under their 1.0 names,
   which the 0.5 binding shows as extension attributes of the definition;
 - `dataschemaformat`/`dataschema`/`dataschemauri` = `schemaformat`/`schema`/`schemaurl`, references rewritten
@@ -92,6 +93,9 @@ def _renames(family: str) -> dict[str, str]:
 def options_to_metadata(protocol: str, options) -> object:
     """1.0 `protocoloptions` of a message -> 0.5 `metadata` of its format."""
     family = protocol_family(protocol)
+    if family == "amqp" and isinstance(options, dict) and isinstance(options.get("header"), dict):
+        # rc4's AMQP `header` fields are values (`durable: true`), 0.5's are declarations (`durable: {value: true}`)
+        return {**options, "header": {k: _declared(v) for k, v in options["header"].items()}}
     if not isinstance(options, dict) or family not in SCALAR_OPTIONS:
         return options
     renames = _renames(family)
@@ -115,6 +119,8 @@ def options_to_metadata(protocol: str, options) -> object:
 def metadata_to_options(fmt: str, metadata) -> object:
     """0.5 `metadata` of a message format -> 1.0 `protocoloptions`."""
     family = protocol_family(fmt)
+    if family == "amqp" and isinstance(metadata, dict) and isinstance(metadata.get("header"), dict):
+        return {**metadata, "header": {k: _plain(v) for k, v in metadata["header"].items()}}
     if not isinstance(metadata, dict) or family not in SCALAR_OPTIONS:
         return metadata
     back = {v: k for k, v in _renames(family).items()}
@@ -243,6 +249,22 @@ def group_to_v10(attrs: dict) -> dict:
 MODEL_SOURCE = Path(__file__).with_name("xr10_model.json")  # cloudevents/model.json of 1.0-rc4, includes resolved
 
 
+def message_mapping() -> ResourceMapping:
+    """The 1.0 `messages` of a definition group, and of an endpoint (rc4's endpoint model imports them:
+    `"ximportresources": ["/messagegroups/messages"]`), both the store's `definitions`."""
+    return ResourceMapping(
+        plural="definitions",
+        v1_plural="messages",
+        v1_singular="message",
+        singular05="definition",
+        hasdocument=False,
+        v05_only=("format", "metadata", "schemaformat", "schema", "schemaurl"),
+        to_v05=message_to_v05,
+        to_v10=definition_to_v10,
+        attribute_to_v10=message_attribute_to_v10,
+    )
+
+
 def register() -> None:
     """Called from `CatalogConfig.ready`: the 1.0 names of the catalog's group and resource types, and the
     1.0 model served at `/registry/model` (the CloudEvents registry model; Apache-2.0, xRegistry authors)."""
@@ -256,19 +278,7 @@ def register() -> None:
             to_v10=group_to_v10,
             attribute_to_v10=group_attribute_to_v10,
             v05_only=("format", "definitions"),
-            resources=(
-                ResourceMapping(
-                    plural="definitions",
-                    v1_plural="messages",
-                    v1_singular="message",
-                    singular05="definition",
-                    hasdocument=False,
-                    v05_only=("format", "metadata", "schemaformat", "schema", "schemaurl"),
-                    to_v05=message_to_v05,
-                    to_v10=definition_to_v10,
-                    attribute_to_v10=message_attribute_to_v10,
-                ),
-            ),
+            resources=(message_mapping(),),
         )
     )
     register_mapping(

@@ -7,8 +7,8 @@
 - `envelope` = the endpoint's 0.5 `format` when it is CloudEvents; a 0.5 `format` that only repeats the
   protocol is implied by `protocol` in 1.0;
 - `messagegroups` references = `definitionGroups` references (`/messagegroups/G` = `#/definitionGroups/G`);
-- the 1.0 model gives endpoints no resources: an endpoint's 0.5 `definitions` are not shown at `/registry`
-  (they stay readable and writable through the 0.5 binding).
+- an endpoint's 0.5 `definitions` are its 1.0 `messages` (rc4's endpoint model imports the message type:
+  `"ximportresources": ["/messagegroups/messages"]`), translated as a message group's are (catalog/xr10.py).
 
 Written by hand: no library knows either shape.
 """
@@ -113,6 +113,8 @@ def endpoint_to_v10(attrs: dict) -> dict:
 
 def register() -> None:
     """Called from `EndpointsConfig.ready`."""
+    from catalog.xr10 import message_mapping
+
     register_mapping(
         GroupMapping(
             plural="endpoints",
@@ -120,6 +122,7 @@ def register() -> None:
             v1_singular="endpoint",
             to_v05=endpoint_to_v05,
             to_v10=endpoint_to_v10,
-            v05_only=("config", "definitionGroups"),
+            v05_only=("config", "definitionGroups", "definitions"),
+            resources=(message_mapping(),),
         )
     )

@@ -44,9 +44,37 @@ META_ATTRIBUTES = {
 }
 
 
+_resolved: dict | None = None
+
+
 def register_model_source(source: dict) -> None:
-    global _model_source
+    global _model_source, _resolved
     _model_source = source
+    _resolved = None
+
+
+def resolved_groups() -> dict:
+    """The model source's groups with each `ximportresources` processed: the Resource types it names (`endpoints`
+    import `/messagegroups/messages`) added to the group's own, the directive itself gone (core/model.md: "servers
+    MUST process any `ximportresources` found in the `modelsource` data and the results MUST be reflected in the
+    `model`, but the `ximportresources` directive MUST NOT appear in the `model` serialization"). Computed once;
+    callers do not change it."""
+    global _resolved
+    if _resolved is not None:
+        return _resolved
+    source = _model_source.get("groups", {})
+    out = {}
+    for plural, group in source.items():
+        g = copy.deepcopy(group)
+        imported = g.pop("ximportresources", None) or []
+        for xidtype in imported:
+            parts = xidtype.strip("/").split("/") if isinstance(xidtype, str) else []
+            found = (source.get(parts[0]) or {}).get("resources", {}).get(parts[1]) if len(parts) == 2 else None
+            if found is not None:
+                g.setdefault("resources", {}).setdefault(parts[1], copy.deepcopy(found))
+        out[plural] = g
+    _resolved = out
+    return out
 
 
 def _declared_names(attributes: dict) -> set[str]:
@@ -65,7 +93,7 @@ def attribute_names(v1_plural: str, rplural: str | None = None) -> set[str]:
     """The names of the attributes the model gives a group of `v1_plural` (or a version of its `rplural`): the
     core attributes, the id and the model source's own; a version's also those of versions and its resource's
     `meta`."""
-    group = _model_source.get("groups", {}).get(v1_plural) or {}
+    group = resolved_groups().get(v1_plural) or {}
     if rplural is None:
         return {f"{group.get('singular')}id", *CORE_ATTRIBUTES, *_declared_names(group.get("attributes") or {})}
     resource = (group.get("resources") or {}).get(rplural) or {}
@@ -110,7 +138,7 @@ def model_json() -> dict:
         ),
         "groups": {},
     }
-    for plural, group in _model_source.get("groups", {}).items():
+    for plural, group in resolved_groups().items():
         g = copy.deepcopy(group)
         g["plural"] = plural
         g["attributes"] = _with_core(group.get("attributes"), f"{group['singular']}id")

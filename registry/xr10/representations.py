@@ -2,7 +2,8 @@
 
 Built from already-loaded rows (the selectors of the 0.5 binding load them), nothing here queries. Stored
 attributes are translated by the registered mappings (`mapping.py`); server-owned attributes (`xid`, `self`,
-`epoch`, `createdat`, `modifiedat`, `isdefault`, `ancestorid`, counts and links) come from the rows.
+`epoch`, `createdat`, `modifiedat`, `isdefault`, `ancestorid`, counts and links) come from the rows; the defaults
+the 1.0 model declares are filled in (model_defaults.py), never stored.
 `base` is the binding's root URL (`http://host/registry`).
 """
 
@@ -21,6 +22,7 @@ from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
 from .documents import group_to_v10, meta_attribute_names, version_to_v10
 from .mapping import GroupMapping, ResourceMapping
+from .model_defaults import group_model, resource_model, with_defaults
 
 
 def _times(entity) -> dict:
@@ -42,7 +44,7 @@ def group_json(
     `<RESOURCES>url`/`<RESOURCES>count` (and the collection when `inline_resources` holds it)."""
     xid = group_xid(gm, group)
     out = {f"{gm.v1_singular}id": group.gid, "self": base + xid, "xid": xid, "epoch": group.epoch}
-    out.update(group_to_v10(gm, stored_attributes(group)))
+    out.update(with_defaults(group_model(gm.v1_plural), group_to_v10(gm, stored_attributes(group))))
     out.update(_times(group))
     for rm in gm.resources:
         out[f"{rm.v1_plural}url"] = f"{base}{xid}/{rm.v1_plural}"
@@ -132,7 +134,7 @@ def version_json(
         "epoch": version.epoch,
         "isdefault": is_default,
     }
-    out.update(_version_attributes(rm, resource, version))
+    out.update(with_defaults(resource_model(gm.v1_plural, rm.v1_plural), _version_attributes(rm, resource, version)))
     out.update(_times(version))
     out["ancestorid"] = ancestor if ancestor is not None or versions is None else ancestor_id(version, versions)
     if rm.hasdocument:

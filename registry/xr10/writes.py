@@ -12,12 +12,12 @@ from django.conf import settings
 from django.db import transaction
 
 from .. import services
-from ..attributes import check_id
+from ..attributes import check_id, stored_attributes
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..http.requests import expected_epoch, parse_epoch
 from ..model import effective_compatibility
-from ..models import Group, Resource
+from ..models import Group, Resource, Version
 from ..services.address import EntityAddress
 from ..services.meta import set_resource_meta
 from .bodies import json_body
@@ -31,6 +31,7 @@ from .documents import (
 from .errors import V1Problem
 from .inputs import request_input, translate, version_input
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
+from .model_defaults import declares_defaults, group_model, resource_model, without_shown_defaults
 from .representations import _version_attributes
 
 
@@ -56,7 +57,64 @@ def without_inherited_levels(doc05: dict) -> dict:
     return doc05
 
 
+def _shown_defaults_left_out(gm: GroupMapping, gid: str, group: Group, data: dict) -> dict:
+    """A group of a 1.0 document (and its resources) less the model defaults that a read of the stored group shows
+    without the store holding them (model_defaults.without_shown_defaults)."""
+    model = group_model(gm.v1_plural)
+    out = without_shown_defaults(model, data, group_to_v10(gm, stored_attributes(group)))
+    for rm in gm.resources:
+        resources = data.get(rm.v1_plural)
+        model = resource_model(gm.v1_plural, rm.v1_plural)
+        if not isinstance(resources, dict) or not declares_defaults(model):
+            continue
+        stored = {
+            (v.resource.rid, v.vid): _version_attributes(rm, v.resource, v)
+            for v in Version.objects.filter(
+                resource__group=group, resource__resource_type=rm.plural, resource__rid__in=list(resources)
+            ).select_related("resource")
+        }
+        kept = {}
+        for rid, resource in resources.items():
+            if isinstance(resource, dict) and isinstance(resource.get("versions"), dict):
+                resource = {
+                    **resource,
+                    "versions": {
+                        vid: without_shown_defaults(model, v, stored.get((rid, str(vid))))
+                        for vid, v in resource["versions"].items()
+                    },
+                }
+            elif isinstance(resource, dict) and resource.get("versions") is None:  # the one version's attributes
+                resource = without_shown_defaults(
+                    model, resource, stored.get((rid, str(resource.get("versionid", "1"))))
+                )
+            kept[rid] = resource
+        out[rm.v1_plural] = kept
+    return out
+
+
+def without_shown_defaults_of_stored(doc: dict) -> dict:
+    """A 1.0 document less the defaults a read of the entities it updates shows without the store holding them: a
+    1.0 export imported again changes nothing (a default a client writes for a new entity is stored as given)."""
+    out = dict(doc)
+    for gm in ordered_mappings():
+        groups = doc.get(gm.v1_plural)
+        if not isinstance(groups, dict) or not groups:
+            continue
+        if not declares_defaults(group_model(gm.v1_plural)) and not any(
+            declares_defaults(resource_model(gm.v1_plural, rm.v1_plural)) for rm in gm.resources
+        ):
+            continue
+        stored = {g.gid: g for g in Group.objects.filter(group_type=gm.plural, gid__in=[str(k) for k in groups])}
+        out[gm.v1_plural] = {
+            gid: _shown_defaults_left_out(gm, gid, stored[gid], g) if gid in stored and isinstance(g, dict) else g
+            for gid, g in groups.items()
+        }
+    return out
+
+
 def import_v10(ctx, doc: dict, *, owners: str = "keep", force: bool = False) -> None:
+    if isinstance(doc, dict):
+        doc = without_shown_defaults_of_stored(doc)
     doc05 = without_inherited_levels(translate(to_v05_document, doc))
     check_size(doc05, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
     import_document(ctx, doc05, owners=owners, force=force)
@@ -158,12 +216,15 @@ def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch:
         if patch:
 
             def merged(stored: dict | None) -> dict:
-                current = group_to_v10(gm, stored) if stored is not None else {}
-                return _group_attributes(gm, gid, {k: v for k, v in {**current, **own}.items() if v is not None})
+                current = group_to_v10(gm, stored) if stored is not None else None
+                given = {k: v for k, v in {**(current or {}), **own}.items() if v is not None}
+                return _group_attributes(gm, gid, without_shown_defaults(group_model(gm.v1_plural), given, current))
 
             _group, created = services.put_group(ctx=ctx, address=_at(gm, gid), merge=merged, expected_epoch=epoch)
         else:
-            data = _group_attributes(gm, gid, own)
+            stored = Group.objects.filter(group_type=gm.plural, gid=gid).first()
+            current = group_to_v10(gm, stored_attributes(stored)) if stored is not None else None
+            data = _group_attributes(gm, gid, without_shown_defaults(group_model(gm.v1_plural), own, current))
             _group, created = services.put_group(ctx=ctx, address=_at(gm, gid), data=data, expected_epoch=epoch)
         for rm, resources in nested.items():
             _write_resources(ctx, gm, rm, gid, resources)
@@ -261,11 +322,13 @@ def _write_versions(ctx, gm, rm, gid: str, rid: str, versions: dict) -> bool:
     created = False
     for vid, vdata in versions.items():
         check_id(vid, "versionid")
-        inp = version_input(rm, rid, vid, vdata)
+        inp = _input(gm, rm, rid, vid, vdata, None, False)
         if _exists(gm, rm, gid, rid):
             services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=inp)
         else:
-            services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
+            services.create_resource(
+                ctx=ctx, address=_at(gm, gid, rm, rid), data=inp(None, None) if callable(inp) else inp
+            )
             created = True
     return created
 
@@ -282,7 +345,7 @@ def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: s
     else:
         names = meta_attribute_names(rm)
         own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in names}
-        data_of = _input(rm, rid, None, own, epoch, patch)
+        data_of = _input(gm, rm, rid, None, own, epoch, patch)
         _resource, _version, created = services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=data_of)
     meta = _meta_of(rm, data)
     if meta:
@@ -293,17 +356,21 @@ def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: s
     return created
 
 
-def _input(rm: ResourceMapping, rid: str, vid: str | None, body: dict, epoch, patch: bool):
-    """The services' input of a 1.0 version body; for a PATCH, a function of the stored rows (called under their
-    locks): the stored attributes in 1.0 names with the body's over them, a null removing one."""
-    if not patch:
+def _input(gm: GroupMapping, rm: ResourceMapping, rid: str, vid: str | None, body: dict, epoch, patch: bool):
+    """The services' input of a 1.0 version body; a function of the stored rows (called under their locks) when the
+    stored version matters: for a PATCH, the stored attributes in 1.0 names with the body's over them, a null
+    removing one; and for any write of a type whose model declares defaults, the body less the defaults a read
+    shows without the store holding them (model_defaults.without_shown_defaults)."""
+    model = resource_model(gm.v1_plural, rm.v1_plural)
+    if not patch and not declares_defaults(model):
         inp = version_input(rm, rid, vid, body)
         inp.epoch = epoch if epoch is not None else inp.epoch
         return inp
 
     def merged(resource, version):
-        current = _version_attributes(rm, resource, version) if version is not None else {}
-        inp = version_input(rm, rid, vid, {k: v for k, v in {**current, **body}.items() if v is not None})
+        current = _version_attributes(rm, resource, version) if version is not None else None
+        given = {k: v for k, v in {**(current or {}), **body}.items() if v is not None} if patch else body
+        inp = version_input(rm, rid, vid, without_shown_defaults(model, given, current))
         inp.epoch = epoch if epoch is not None else body.get("epoch")
         return inp
 
@@ -350,7 +417,7 @@ def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: 
         services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
         if details or not rm.hasdocument:
             body = json_body(request, required=False) or {}
-            data = _input(rm, rid, vid, body, expected_epoch(request, body.get("epoch")), patch)
+            data = _input(gm, rm, rid, vid, body, expected_epoch(request, body.get("epoch")), patch)
         else:
             data = request_input(rm, rid, vid, request, details=details)
         if not _exists(gm, rm, gid, rid):

@@ -79,5 +79,40 @@ def test_export_then_import_changes_nothing_through_either_binding(su, name):
     response = su.generic("POST", import_path, json.dumps(exported), content_type="application/json")
     assert response.status_code == 200, response.content[:3000]
     after = _both(su)
-    assert _differences(before[0], after[0]) == [], "read through 0.5"
+    differences = _differences(before[0], after[0])
+    if name == XR10.name:
+        # rc4 serializes a model default like a value given (core/model.md "attributes.<STRING>.default"), so an
+        # entity the 1.0 import creates holds the defaults its export showed: the 0.5 read gains them, loses nothing
+        differences = [d for d in differences if not _a_model_default(d)]
+    assert differences == [], "read through 0.5"
     assert _differences(before[1], after[1]) == [], "read through 1.0"
+
+
+def _model_defaults() -> dict[str, set[str]]:
+    """Every attribute name the rc4 model gives a default, with its defaults as JSON."""
+    from registry.xr10.capabilities import modelsource_json
+
+    found: dict[str, set[str]] = {}
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "default" in node and isinstance(node.get("name"), str):
+                found.setdefault(node["name"], set()).add(json.dumps(node["default"]))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(modelsource_json())
+    return found
+
+
+def _a_model_default(difference: str) -> bool:
+    """`gained .../NAME: VALUE` where VALUE is a default the rc4 model declares for NAME (0.5 names: kebab case)."""
+    if not difference.startswith("gained "):
+        return False
+    path, _, value = difference[len("gained ") :].partition(": ")
+    name = path.rsplit("/", 1)[-1]
+    defaults = _model_defaults()
+    return value in defaults.get(name, set()) | defaults.get(name.replace("-", "_"), set())

@@ -1,0 +1,137 @@
+"""The `default` values a 1.0 model declares, filled into what the 1.0 binding shows (core/model.md
+"attributes.<STRING>.default": "This value MUST be used to populate this attribute's value if one was not provided
+by a client ... this attribute MUST be serialized in responses from servers as part of its owning entity").
+
+Defaults are a property of the 1.0 serialization, not of the store: the 0.5-wip binding shows what was written
+(CONTRACT section 18, "The doc view"), and a 1.0 write strips what the 1.0 read would only have added
+(`without_defaults`), so that a 1.0 export imported again leaves the stored entity, and its 0.5 answers, as they
+were. A value given that differs from the default is stored and shown by both bindings.
+
+The walk follows the model's own structure: an attribute's `attributes` (objects), `item` (maps and arrays), `*`
+(any attribute the model does not name) and `ifvalues` (the `siblingattributes` an attribute's value adds beside
+it: `protocoloptions` of `protocol: "MQTT/5.0"`, `envelopemetadata` of `envelope: "CloudEvents/1.0"`). An
+object's defaults appear only when the object is there ("An attribute with a default value does not mean that its
+owning Object is mandated to be present").
+
+Written by hand: no library reads xRegistry model documents.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from .capabilities import resolved_groups
+
+
+def _with_siblings(attributes: dict, obj: dict) -> dict:
+    """`attributes` with the `siblingattributes` that the values in `obj` select through `ifvalues`, repeatedly (a
+    sibling may have `ifvalues` of its own)."""
+    specs = dict(attributes or {})
+    seen: set[tuple[str, str]] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, spec in list(specs.items()):
+            cases = (spec or {}).get("ifvalues") if isinstance(spec, dict) else None
+            value = obj.get(name)
+            if not cases or not isinstance(value, str) or (name, value) in seen:
+                continue
+            # protocol names are case-insensitive (endpoint/spec.md `protocol`: "MUST be a non-empty case-insensitive
+            # string"); the model's keys are written in upper case
+            case = cases.get(value) or next((c for k, c in cases.items() if k.lower() == value.lower()), None)
+            if case is None:
+                continue
+            seen.add((name, value))
+            for sibling, sibling_spec in ((case or {}).get("siblingattributes") or {}).items():
+                if sibling not in specs:
+                    specs[sibling] = sibling_spec
+                    changed = True
+    return specs
+
+
+def _walk(spec: dict, value, stored, fill: bool):
+    """`value` of an attribute declared by `spec`, defaults filled (`fill`) or stripped where `stored` (the stored
+    value at the same place; None: everything kept) holds none."""
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    if kind == "object" and isinstance(value, dict):
+        return _object(spec.get("attributes") or {}, value, stored, fill)
+    item = spec.get("item") if isinstance(spec, dict) else None
+    if isinstance(item, dict):
+        if kind == "map" and isinstance(value, dict):
+            return {k: _walk(item, v, _member(stored, k), fill) for k, v in value.items()}
+        if kind == "array" and isinstance(value, list):
+            return [_walk(item, v, _member(stored, i), fill) for i, v in enumerate(value)]
+    return value
+
+
+def _member(stored, key):
+    """The stored value under `key` (an absent one is {}: nothing stored there); None when nothing is compared."""
+    if stored is None:
+        return None
+    if isinstance(stored, dict):
+        found = stored.get(key)
+    elif isinstance(stored, list) and isinstance(key, int) and key < len(stored):
+        found = stored[key]
+    else:
+        found = None
+    return found if isinstance(found, (dict, list)) else {}
+
+
+def _object(attributes: dict, obj: dict, stored, fill: bool) -> dict:
+    specs = _with_siblings(attributes, obj)
+    out = {}
+    for name, value in obj.items():
+        spec = specs.get(name) or specs.get("*")
+        if not isinstance(spec, dict):
+            out[name] = value
+            continue
+        if (
+            not fill
+            and stored is not None
+            and name != "*"
+            and "default" in spec
+            and value == spec["default"]
+            and (not isinstance(stored, dict) or stored.get(name) is None)
+        ):
+            continue  # what the read shows anyway, and the store does not hold
+        out[name] = _walk(spec, value, _member(stored, name), fill)
+    if fill:
+        for name, spec in specs.items():
+            if name != "*" and isinstance(spec, dict) and "default" in spec and out.get(name) is None:
+                out[name] = copy.deepcopy(spec["default"])
+    return out
+
+
+def with_defaults(attributes: dict, obj: dict) -> dict:
+    """`obj` (an entity's attributes in 1.0 names) with every default the model's `attributes` declare for it and
+    for the objects it holds filled in where no value was given."""
+    return _object(attributes, obj, None, fill=True) if isinstance(obj, dict) else obj
+
+
+def without_shown_defaults(attributes: dict, given: dict, stored: dict | None) -> dict:
+    """A 1.0 write's attributes `given` for an entity whose stored attributes (1.0 names, no defaults filled) are
+    `stored`: less each value equal to its default where the store holds no value, so that writing back what a read
+    showed changes nothing. A new entity (`stored` None) keeps everything it is given."""
+    if stored is None or not isinstance(given, dict):
+        return given
+    return _object(attributes, given, stored, fill=False)
+
+
+def group_model(v1_plural: str) -> dict:
+    return (resolved_groups().get(v1_plural) or {}).get("attributes") or {}
+
+
+def resource_model(v1_plural: str, v1_rplural: str) -> dict:
+    group = resolved_groups().get(v1_plural) or {}
+    return ((group.get("resources") or {}).get(v1_rplural) or {}).get("attributes") or {}
+
+
+def declares_defaults(attributes) -> bool:
+    """Whether any attribute in `attributes` (at any depth) has a `default`."""
+    if isinstance(attributes, dict):
+        return (
+            "default" in attributes and "name" in attributes or any(declares_defaults(v) for v in attributes.values())
+        )
+    if isinstance(attributes, list):
+        return any(declares_defaults(v) for v in attributes)
+    return False
