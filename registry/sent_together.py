@@ -74,6 +74,29 @@ def _commit_sent(connection) -> None:
     atomic block rolls back)."""
     if len(connection.atomic_blocks) == 1 and not connection.savepoint_ids and connection.commit_on_exit:
         connection.connection.commit()
+        # the rest of the atomic block must send nothing: psycopg would begin a new transaction for it, which Django's
+        # commit at the block's end would commit outside the lock and the write's atomicity (a write added after the
+        # block without `then_commit=False`). Until the transaction's end (Django then replaces `run_on_commit`,
+        # before the on-commit callbacks, which may query), `refuse_after_commit` raises instead of sending.
+        connection._committed_early = connection.run_on_commit
+        if refuse_after_commit not in connection.execute_wrappers:
+            connection.execute_wrappers.insert(0, refuse_after_commit)  # first: `execute_wrapper()` pops the last
+
+
+class StatementAfterCommit(RuntimeError):
+    """A statement sent in an atomic block whose COMMIT was already sent (`sent_together(then_commit=True)`)."""
+
+
+def refuse_after_commit(execute, sql, params, many, context):
+    """Django's execute wrapper (every cursor of the connection, kept ones too): a statement of a transaction whose
+    COMMIT went with a `sent_together` block raises, unsent."""
+    connection = context["connection"]
+    if getattr(connection, "_committed_early", None) is connection.run_on_commit and connection.in_atomic_block:
+        raise StatementAfterCommit(
+            "a statement after a `sent_together(then_commit=True)` block would run after its COMMIT, outside the "
+            f"transaction: give then_commit=False when the write sends more after the block ({sql[:80]!r})"
+        )
+    return execute(sql, params, many, context)
 
 
 # A statement given in parts: (the name a later part refers to it by, or None; its SQL; its parameters)

@@ -10,7 +10,9 @@ statements of the write releases it one round trip earlier. What a user sees sta
   rolls back, the version is gone with it;
 - a statement of the write that the database refuses (here a check constraint on the outbox added for the test)
   skips the COMMIT sent after it: the write is refused with a problem, nothing is written, and the next write on the
-  same connection works.
+  same connection works;
+- a statement sent after such a block, in the same transaction, raises before it is sent (it would run after the
+  COMMIT, in a transaction of its own).
 """
 
 import json
@@ -23,6 +25,7 @@ from psycopg.pq import TransactionStatus
 from rest_framework.test import APIClient
 
 from registry.models import AuditRecord, OutboxEvent, Resource, Version
+from registry.sent_together import StatementAfterCommit, send, sent_together, statement_cursor
 from registry.services import EntityAddress, WriteContext, create_version
 from registry.services import events as engine_events
 from registry.services.inputs import VersionInput
@@ -122,3 +125,29 @@ def test_a_statement_refused_skips_the_commit_sent_after_it(client):
     finally:
         with connection.cursor() as cursor:
             cursor.execute("ALTER TABLE registry_outboxevent DROP CONSTRAINT test_refused")
+
+
+@pytest.mark.parametrize("cursor_of", ["django", "kept"])
+def test_a_statement_after_the_commit_sent_with_the_block_raises_unsent(client, cursor_of):
+    """The atomicity trap (issue 40): once a block has sent the transaction's COMMIT (`then_commit=True`), a write
+    added after it in the same atomic block would begin a new transaction that Django then commits, outside the lock
+    and the write's all-or-nothing. It raises instead, before anything is sent, whichever cursor sends it; what the
+    block sent stays committed, and the on-commit callbacks and the next transaction query as usual."""
+    table = Resource._meta.db_table
+    heard = []
+    with pytest.raises(StatementAfterCommit, match="then_commit=False"):
+        with transaction.atomic():
+            transaction.on_commit(lambda: heard.append(Resource.objects.get(rid="s").description))
+            with sent_together(then_commit=True):
+                send((None, f"UPDATE {table} SET description = %s WHERE rid = %s", ["in the block", "s"]))
+            with connection.cursor() if cursor_of == "django" else statement_cursor() as cursor:
+                cursor.execute(f"UPDATE {table} SET name = %s WHERE rid = %s", ["after the block", "s"])
+    resource = Resource.objects.get(rid="s")
+    assert resource.description == "in the block" and resource.name != "after the block"
+    assert heard == []  # the block raised: Django ran no on-commit callback
+    with transaction.atomic():  # the connection's next transaction sends as usual, its callbacks too
+        transaction.on_commit(lambda: heard.append(Resource.objects.get(rid="s").name))
+        Resource.objects.filter(rid="s").update(name="next")
+    assert heard == ["next"]
+    response = client.post(SCHEMA, document(1), content_type="application/json")  # a new version, as usual
+    assert response.status_code == 201, response.content
