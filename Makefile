@@ -61,19 +61,32 @@ test: setup
 	if [ $$status -ne 0 ]; then echo ""; echo "== make test: FAILED (see the runs above) =="; fi; \
 	exit $$status
 
-# The suite without the tests marked slow (browsers, brokers, Spark, live servers), on SQLite only: the loop of a
-# change in progress. `make test` stays the whole suite. Run in two halves side by side (one a core; each starts its
-# own servers on free ports; FAST_HALF holds about half the time), the second half's output after the first's;
-# with PYTEST_ARGS (e.g. a test's path) one run.
+# The suite without the tests marked slow (browsers, brokers, Spark, live servers): the loop of a change in progress.
+# `make test` stays the whole suite. Three runs side by side (each starts its own servers on free ports): two halves on
+# SQLite (FAST_HALF holds about half the time) and, on a throwaway PostgreSQL, FAST_POSTGRES: the tests that reach the
+# code only PostgreSQL runs (the `vendor == "postgresql"` branches: document keys, compiled reads, group states, kept
+# earlier documents, the queued COMMIT and locked reads of a new version, Confluent numbering, full-text search, the
+# race tests). Those run only there, not on SQLite as well, so the loop's CPU stays about what it was; `make test` runs
+# them on both. The SQLite halves' output, then PostgreSQL's, follow the first half's; with PYTEST_ARGS (e.g. a test's
+# path) one run on SQLite.
 FAST_HALF := tests/catalog tests/endpoints tests/validators tests/documents tests/bindings tests/sync tests/events \
 	tests/confluent
+FAST_POSTGRES := tests/postgres tests/hardening/test_postgres_races.py tests/api/test_fast_reads.py \
+	tests/api/test_compiled_reads.py tests/api/test_rendered_groups.py tests/api/test_change_marker.py \
+	tests/api/test_versions.py tests/catalog/test_earlier_documents.py tests/catalog/test_earlier_pairs.py \
+	tests/confluent/test_numbering.py tests/admin/test_search.py tests/hardening/test_large_imports.py
 test-fast: setup
 	@if [ -n "$(PYTEST_ARGS)" ]; then $(PYTEST) -m "not slow" $(PYTEST_ARGS); exit $$?; fi; \
 	mkdir -p var; status=0; \
-	( $(PYTEST) -m "not slow" $(FAST_HALF) > var/test-fast-half.log 2>&1; echo $$? > var/test-fast-half.rc ) & \
-	$(PYTEST) -m "not slow" tests $(addprefix --ignore=,$(FAST_HALF)) || status=1; \
+	( $(PYTEST) -m "not slow" $(FAST_HALF) $(addprefix --ignore=,$(FAST_POSTGRES)) > var/test-fast-half.log 2>&1; \
+	  echo $$? > var/test-fast-half.rc ) & \
+	( REGISTRY_TEST_DB=postgres $(PYTEST) -m "not slow" $(FAST_POSTGRES) > var/test-fast-postgres.log 2>&1; \
+	  echo $$? > var/test-fast-postgres.rc ) & \
+	$(PYTEST) -m "not slow" tests $(addprefix --ignore=,$(FAST_HALF) $(FAST_POSTGRES)) || status=1; \
 	wait; echo ""; echo "== the other half: $(FAST_HALF) =="; cat var/test-fast-half.log; \
+	echo ""; echo "== on PostgreSQL (throwaway server): $(FAST_POSTGRES) =="; cat var/test-fast-postgres.log; \
 	[ "$$(cat var/test-fast-half.rc)" = 0 ] || status=1; \
+	[ "$$(cat var/test-fast-postgres.rc)" = 0 ] || status=1; \
 	exit $$status
 
 # What CI checks before the tests: ruff's lint rules and its formatting (run `ruff format .` to apply it), and mypy's
