@@ -23,29 +23,63 @@ import copy
 from .capabilities import resolved_groups
 
 
+def _plan(attributes: dict) -> tuple[frozenset[str], tuple[tuple[str, object], ...]]:
+    """(the names in `attributes` that have `ifvalues`, each (name, default) it declares), worked out once per
+    attributes object of the model (kept with it, so that its id is not reused)."""
+    kept = _plans.get(id(attributes))
+    if kept is not None and kept[0] is attributes:
+        return kept[1]
+    plan = (
+        frozenset(n for n, s in attributes.items() if isinstance(s, dict) and s.get("ifvalues")),
+        tuple((n, s["default"]) for n, s in attributes.items() if n != "*" and isinstance(s, dict) and "default" in s),
+    )
+    _plans[id(attributes)] = (attributes, plan)
+    return plan
+
+
+_plans: dict[int, tuple[dict, tuple]] = {}
+_merged: dict[tuple, tuple[dict, dict]] = {}
+
+
+def _case(cases: dict, value) -> str | None:
+    """The key of `cases` (an `ifvalues`) that `value` selects. Protocol names are case-insensitive (endpoint/spec.md
+    `protocol`: "MUST be a non-empty case-insensitive string"); the model writes them in upper case."""
+    if not isinstance(value, str):
+        return None
+    if value in cases:
+        return value
+    return next((k for k in cases if k.lower() == value.lower()), None)
+
+
 def _with_siblings(attributes: dict, obj: dict) -> dict:
     """`attributes` with the `siblingattributes` that the values in `obj` select through `ifvalues`, repeatedly (a
-    sibling may have `ifvalues` of its own)."""
-    specs = dict(attributes or {})
-    seen: set[tuple[str, str]] = set()
+    sibling may have `ifvalues` of its own); the same object for the same selection (so that `_plan` keeps it)."""
+    choosing, _defaults = _plan(attributes)
+    selection = tuple(
+        (name, key) for name in sorted(choosing) if (key := _case(attributes[name]["ifvalues"], obj.get(name)))
+    )
+    if not selection:
+        return attributes
+    kept = _merged.get((id(attributes), selection))
+    if kept is not None and kept[0] is attributes:
+        return kept[1]
+    specs = dict(attributes)
+    seen: set[str] = set()
     changed = True
     while changed:
         changed = False
         for name, spec in list(specs.items()):
-            cases = (spec or {}).get("ifvalues") if isinstance(spec, dict) else None
-            value = obj.get(name)
-            if not cases or not isinstance(value, str) or (name, value) in seen:
+            cases = spec.get("ifvalues") if isinstance(spec, dict) else None
+            key = _case(cases, obj.get(name)) if cases and name not in seen else None
+            if key is None:
                 continue
-            # protocol names are case-insensitive (endpoint/spec.md `protocol`: "MUST be a non-empty case-insensitive
-            # string"); the model's keys are written in upper case
-            case = cases.get(value) or next((c for k, c in cases.items() if k.lower() == value.lower()), None)
-            if case is None:
-                continue
-            seen.add((name, value))
-            for sibling, sibling_spec in ((case or {}).get("siblingattributes") or {}).items():
+            seen.add(name)
+            for sibling, sibling_spec in ((cases[key] or {}).get("siblingattributes") or {}).items():
                 if sibling not in specs:
                     specs[sibling] = sibling_spec
                     changed = True
+    if seen <= choosing:  # what was selected depends on `selection` alone: kept (bounded by the model's cases)
+        _merged[(id(attributes), selection)] = (attributes, specs)
     return specs
 
 
@@ -94,11 +128,11 @@ def _object(attributes: dict, obj: dict, stored, fill: bool) -> dict:
             and (not isinstance(stored, dict) or stored.get(name) is None)
         ):
             continue  # what the read shows anyway, and the store does not hold
-        out[name] = _walk(spec, value, _member(stored, name), fill)
+        out[name] = _walk(spec, value, _member(stored, name), fill) if isinstance(value, (dict, list)) else value
     if fill:
-        for name, spec in specs.items():
-            if name != "*" and isinstance(spec, dict) and "default" in spec and out.get(name) is None:
-                out[name] = copy.deepcopy(spec["default"])
+        for name, default in _plan(specs)[1]:
+            if out.get(name) is None:
+                out[name] = copy.deepcopy(default) if isinstance(default, (dict, list)) else default
     return out
 
 

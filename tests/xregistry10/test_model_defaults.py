@@ -167,3 +167,13 @@ def test_amqp_message_header_defaults(writer):
     assert post_json(writer, "/registry/messagegroups/a/messages/m", {"description": "d"}, "patch").status_code == 200
     definition = writer.get("/definitionGroups/a/definitions/m").json()
     assert definition["metadata"] == stored and definition["description"] == "d"
+
+
+def test_protocol_names_select_their_defaults_in_any_case(writer):
+    """endpoint/spec.md `protocol`: "MUST be a non-empty case-insensitive string"."""
+    body = {"usage": ["consumer"], "protocol": "mqtt/5.0", "protocoloptions": {"topic": "t"}}
+    assert post_json(writer, "/registry/endpoints/e1", body, "put").status_code == 201
+    assert writer.get("/registry/endpoints/e1").json()["protocoloptions"] == {"topic": "t", **MQTT5}
+    body = {"usage": ["consumer"], "protocol": "NOT-A-PROTOCOL", "protocoloptions": {"topic": "t"}}
+    assert post_json(writer, "/registry/endpoints/e2", body, "put").status_code == 201
+    assert writer.get("/registry/endpoints/e2").json()["protocoloptions"] == {"topic": "t"}
