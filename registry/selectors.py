@@ -6,6 +6,7 @@ the versions of those resources, whatever the page size: no query per entity.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce, Lower
@@ -16,6 +17,7 @@ from . import compiled_reads
 from . import filters as filtering
 from .attributes import version_order
 from .errors import Problem, not_found
+from .estimates import planned_rows
 from .model import GroupType, registry_model
 from .models import Group, RegistryState, Resource, Version
 from .paging import PageRequest
@@ -24,9 +26,14 @@ from .references import referrers, resolve
 from .representations import merged_attributes
 
 
-def _count_subquery(model, **filters):
+def count_subquery(model, **filters):
+    """How many rows of `model` match `filters` (an OuterRef among them), as a correlated subquery: counted for the
+    rows a page shows, where an annotated Count joins and groups the whole table (the admin's lists, issue 40)."""
     qs = model.objects.filter(**filters).order_by().values(*filters.keys()).annotate(c=Count("pk")).values("c")
     return Coalesce(Subquery(qs[:1], output_field=IntegerField()), 0)
+
+
+_count_subquery = count_subquery
 
 
 def registry_counts(scope: ReadScope = EVERYTHING) -> dict[str, int]:
@@ -66,13 +73,41 @@ def registry_state() -> RegistryState:
     return state
 
 
-def count_entities(scope: ReadScope = EVERYTHING) -> int:
-    """Groups + resources + versions: what `GET /?inline` would hold (for a caller who reads `scope`)."""
-    return (
-        scope.filter(Group.objects).count()
-        + scope.filter(Resource.objects, "group__").count()
-        + scope.filter(Version.objects, "resource__group__").count()
-    )
+def count_entities(scope: ReadScope = EVERYTHING, levels: int = 3) -> tuple[int, bool]:
+    """Groups, + resources (`levels` 2), + versions (3): what a whole-registry answer would hold (for a caller who
+    reads `scope`), and whether that is the planner's estimate (registry/estimates.py: on PostgreSQL, far enough
+    from the limit of REGISTRY_MAX_INLINE_ENTITIES for the estimate to decide)."""
+    querysets = [
+        scope.filter(Group.objects),
+        scope.filter(Resource.objects, "group__"),
+        scope.filter(Version.objects, "resource__group__"),
+    ][:levels]
+    limit = settings.REGISTRY_MAX_INLINE_ENTITIES
+    planned = [planned_rows(qs) for qs in querysets]
+    if None not in planned and not 0.8 * limit <= sum(planned) <= 1.25 * limit:  # type: ignore[arg-type]
+        return sum(planned), True  # type: ignore[arg-type]
+    return sum(qs.count() for qs in querysets), False
+
+
+def check_whole_registry(scope: ReadScope, collections: list[str], levels: int = 3) -> int:
+    """Refuse a whole-registry answer (`GET /?inline`, the exports) that would hold more than
+    REGISTRY_MAX_INLINE_ENTITIES entities, naming the paged way to read it: such an answer takes minutes to write and
+    hundreds of megabytes in the worker that writes it (docs/performance.md, "A registry of a million versions").
+    `collections`: the URLs of the group collections, which the problem names (in its `alternatives` too). Returns
+    the count (or the estimate)."""
+    limit = settings.REGISTRY_MAX_INLINE_ENTITIES
+    count, estimated = count_entities(scope, levels)
+    if count > limit:
+        first = collections[0]
+        raise Problem(
+            "too-many-entities",
+            f"the answer would hold {'about ' if estimated else ''}{count} entities, more than {limit} "
+            f"(REGISTRY_MAX_INLINE_ENTITIES); page through the group collections instead: GET {first}?limit=100 (and "
+            "each other group collection) and the next pages its Link header names (rel=next), each group with "
+            f"GET {first}/{{id}}?inline; or, on the server, manage.py export_registry (no limit)",
+            members={"alternatives": [f"{url}?limit=100" for url in collections]},
+        )
+    return count
 
 
 def groups_queryset(gt: GroupType):

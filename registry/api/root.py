@@ -22,7 +22,6 @@ from ..model import registry_model
 from ..read_scope import EVERYTHING, EVERYTHING_KEY, ReadScope
 from ..representations import group_json
 from .binding import CoreView
-from .groups import check_inline_size
 
 
 def registry_attributes(base: str) -> dict:
@@ -91,7 +90,7 @@ class RootView(CoreView):
         if body is not None:
             response = HttpResponse(body, content_type=content_type)
         else:
-            check_inline_size(selectors.count_entities(scope))
+            selectors.check_whole_registry(scope, [f"{base}/{gt.plural}" for gt in registry_model.group_types])
             if variant == "yaml":  # rendered in memory by the YAML dumper anyway: answered as bytes
                 body = dump_document(export_document(scope=scope), yaml_format=True).encode("utf-8")
                 rendered_answers.put(marker, key, body)

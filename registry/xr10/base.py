@@ -142,6 +142,12 @@ class XRegistryView(RegistryView):
     def base_url(self) -> str:
         return root_url(self.request)
 
+    def collection_urls(self) -> list[str]:
+        """The URLs of the group collections (the paged way to read what a whole-registry answer would hold)."""
+        from .mapping import ordered_mappings
+
+        return [f"{self.base_url()}/{gm.v1_plural}" for gm in ordered_mappings()]
+
     def context(self):
         ctx = super().context()
         ctx.binding = self.binding.name

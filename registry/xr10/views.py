@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 
 from .. import selectors
 from ..documents.imports import owners_mode
@@ -69,6 +69,17 @@ class RootView(XRegistryView):
                 else body
             )
 
+        levels = max(
+            [
+                1 + inline.wants(gm.v1_plural, rm.v1_plural) + inline.wants(gm.v1_plural, rm.v1_plural, "versions")
+                for gm in ordered_mappings()
+                if inline.wants(gm.v1_plural)
+                for rm in gm.resources
+            ]
+            or [0]
+        )
+        if levels:  # rendered in memory: refused above REGISTRY_MAX_INLINE_ENTITIES
+            selectors.check_whole_registry(self.read_scope(), self.collection_urls(), levels)
         if not (inline.any or doc_view(request)):
             # the registry's own attributes and its groups' counts change only with its state (a group added or
             # removed moves it): kept under that row, one primary-key read instead of the change marker's count
@@ -108,12 +119,34 @@ class RootView(XRegistryView):
         return self.put(request, *args, **kwargs)
 
 
+STREAM_ABOVE = 20_000  # entities: a larger export is streamed, its worker's memory bounded by a group's part
+
+
 class ExportView(XRegistryView):
     def get(self, request):
+        # Streamed group by group, each group's part kept until the group changes (registry/http/rendered_groups.py),
+        # the whole kept under the change marker when it fits REGISTRY_RENDERED_ANSWER_BYTES (a small one, up to
+        # STREAM_ABOVE entities, is answered whole, with its length); refused above REGISTRY_MAX_INLINE_ENTITIES
+        # (the paged collections named instead). A comment, not a docstring: the OpenAPI description would show it.
         check_flags(request)
-        # each group's part kept until the group changes (registry/http/rendered_groups.py)
         scope = self.read_scope()
-        return kept_answer(request, "export", lambda: b"".join(export_chunks(self.base_url(), group_parts, scope)))
+        marker = selectors.change_marker()
+        shows = scope.key()
+        if shows != EVERYTHING_KEY:
+            marker = f"{marker} {shows}"
+        key = ("xr10", "export", request.build_absolute_uri("/"), request.get_full_path())
+        body = rendered_answers.get(marker, key)
+        if body is not None:
+            response = HttpResponse(body, content_type=JSON_CONTENT_TYPE)
+        elif selectors.check_whole_registry(scope, self.collection_urls()) <= STREAM_ABOVE:
+            body = b"".join(export_chunks(self.base_url(), group_parts, scope))  # small: whole, with its length
+            rendered_answers.put(marker, key, body)
+            response = HttpResponse(body, content_type=JSON_CONTENT_TYPE)
+        else:
+            chunks = export_chunks(self.base_url(), group_parts, scope)
+            response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks), content_type=JSON_CONTENT_TYPE)
+        response["ETag"] = stream_etag(request, marker)
+        return response
 
 
 class ModelView(XRegistryView):

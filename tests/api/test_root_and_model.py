@@ -50,6 +50,9 @@ def test_inline_too_large_is_400(anon, su, group, settings):
     response = anon.get("/?inline")
     assert response.status_code == 400
     assert "page through" in response.json()["detail"]
+    # the paged way to read it instead (issue 40): each group collection, and the export command
+    assert "http://testserver/schemaGroups?limit=100" in response.json()["alternatives"]
+    assert "GET http://testserver/" in response.json()["detail"] and "export_registry" in response.json()["detail"]
     assert anon.get("/schemaGroups?inline").status_code == 400
 
 

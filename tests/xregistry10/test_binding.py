@@ -352,6 +352,43 @@ def test_a_versions_collection_is_paged_and_names_each_ancestor(writer):
     ]
 
 
+def test_whole_registry_answers_are_refused_above_the_limit_naming_the_pages(writer, settings):
+    """Issue 40: the export and `?inline` of the registry root hold every entity; above REGISTRY_MAX_INLINE_ENTITIES
+    they are refused (too_large) with the paged collections named, never rendered into a worker's memory."""
+    put_schema(writer)  # a group, a schema, a version: 3 entities
+    settings.REGISTRY_MAX_INLINE_ENTITIES = 2
+    for path in ("/registry/export", "/registry/?inline=*", "/registry/?inline=schemagroups.schemas.versions"):
+        refused = writer.get(path)
+        assert refused.status_code == 406, (path, refused.content)
+        problem = refused.json()
+        assert problem["type"].endswith("#too_large")
+        assert "http://testserver/registry/schemagroups?limit=100" in problem["alternatives"]
+        assert "?limit=100" in problem["detail"] and "rel=next" in problem["detail"]
+    assert writer.get("/registry/?inline=schemagroups.schemas").status_code == 200  # the group and its schema: 2
+    assert writer.get("/registry/schemagroups?limit=1").status_code == 200
+
+
+def test_a_large_export_is_streamed_as_the_whole_one(writer, settings, monkeypatch):
+    """Above views.STREAM_ABOVE entities the export is written group by group as it is read (a worker's memory bounded
+    by a group's part), the same bytes as the whole answer, which is kept for the next read when it fits."""
+    from registry.xr10 import views
+
+    for gid in ("g1", "g2", "g3"):
+        put_schema(writer, gid=gid)
+    assert not writer.get("/registry/export").streaming
+    monkeypatch.setattr(views, "STREAM_ABOVE", 2)
+    put_schema(writer, gid="g4")  # a change: what was kept is not answered again
+    streamed = writer.get("/registry/export")
+    assert streamed.streaming
+    body = b"".join(streamed.streaming_content)
+    assert sorted(json.loads(body)["schemagroups"]) == ["g1", "g2", "g3", "g4"]
+    again = writer.get("/registry/export")  # kept once streamed to its end
+    assert not again.streaming and again.content == body
+    monkeypatch.setattr(views, "STREAM_ABOVE", 10**6)
+    settings.REGISTRY_RENDERED_ANSWER_BYTES = 10**6  # forgets what was kept: rendered whole again
+    assert writer.get("/registry/export").content == body
+
+
 def test_collections_flag_answers_only_the_collections_and_reimports(writer):
     """core/spec.md "Collections Flag": no attribute of the registry or group, every nested collection inlined;
     the answer of the registry's is a document that POST / imports (here: the registry's own, unchanged)"""
