@@ -11,7 +11,7 @@ import json
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import OuterRef
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
@@ -27,7 +27,9 @@ from registry.governance.forms import DocumentField, DocumentFormMixin, ServiceF
 from registry.governance.links import breakable, shown_time
 from registry.governance.references import ReferencesAdminMixin
 from registry.governance.search import SearchAdminMixin
+from registry.models import Version
 from registry.read_scope import scope_for
+from registry.selectors import count_subquery
 from registry.services import VersionInput
 from registry.services.versions import version_attributes
 
@@ -74,7 +76,7 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     list_select_related = ("group", "latest")
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(version_count=Count("versions"))
+        return super().get_queryset(request).annotate(version_count=count_subquery(Version, resource=OuterRef("pk")))
 
     @admin.display(description="id", ordering="rid")
     def resource_id(self, obj):

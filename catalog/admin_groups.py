@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count
+from django.db.models import OuterRef
 from django.utils.html import format_html, format_html_join
 
 from registry import services
@@ -19,6 +19,8 @@ from registry.admin import (
 )
 from registry.errors import Problem
 from registry.model import effective_compatibility
+from registry.models import Resource
+from registry.selectors import count_subquery
 from registry.services import WriteContext
 
 from .admin_filters import GroupFormatFilter
@@ -35,7 +37,7 @@ class SchemaGroupAdmin(GroupAdmin):
     list_filter = (OwnerFilter, TagFilter, "modified_on")
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(schema_count=Count("resources"))
+        return super().get_queryset(request).annotate(schema_count=count_subquery(Resource, group=OuterRef("pk")))
 
     @admin.display(description="schemas", ordering="schema_count")
     def schema_count(self, obj):
@@ -106,7 +108,7 @@ class DefinitionGroupAdmin(GroupAdmin):
     list_filter = (GroupFormatFilter, OwnerFilter, TagFilter)
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(definition_count=Count("resources"))
+        return super().get_queryset(request).annotate(definition_count=count_subquery(Resource, group=OuterRef("pk")))
 
     @admin.display(description="format")
     def group_format(self, obj):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Count
+from django.db.models import OuterRef
 
 from registry import services
 from registry.admin import GroupAdmin, OwnerFilter, TagFilter, action_form
 from registry.errors import Problem
+from registry.models import Resource
+from registry.selectors import count_subquery
 from registry.services import WriteContext
 
 from .models import Endpoint
@@ -77,7 +79,7 @@ class EndpointAdmin(GroupAdmin):
     actions = ["deprecate", "export_document"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(definition_count=Count("resources"))
+        return super().get_queryset(request).annotate(definition_count=count_subquery(Resource, group=OuterRef("pk")))
 
     @admin.display(description="definitions", ordering="definition_count")
     def definition_count(self, obj):

@@ -4,14 +4,14 @@ Recent changes are grouped by path: one line per entity among the latest RECENT_
 with how many changes it had and since when (ten saves of one schema are one line, not the whole list)."""
 
 from django import template
-from django.db.models import Count
 from django.urls import reverse
 
+from registry.estimates import estimated_count
 from registry.governance import dashboard
+from registry.governance.counts import shown_count
 from registry.governance.references import admin_url
 from registry.models import Group, OutboxEvent, Resource, Version
 from registry.read_scope import ReadScope, scope_for
-from registry.selectors import registry_counts
 
 register = template.Library()
 KINDS = {"updated": "changed", "deleted": "deleted"}
@@ -20,21 +20,22 @@ RECENT_EVENTS = 500  # the latest changes they are grouped from
 
 
 def _counts(scope: ReadScope) -> list[dict]:
-    """Per type, how many groups, resources and versions (those `scope` reads)."""
-    groups = registry_counts(scope)
-    resources = scope.filter(Resource.objects.order_by(), "group__").values_list("group__group_type")
-    resources = dict(resources.annotate(c=Count("pk")))
-    versions = scope.filter(Version.objects.order_by(), "resource__group__").values_list("resource__group__group_type")
-    versions = dict(versions.annotate(c=Count("pk")))
+    """Per type, how many groups, resources and versions (those `scope` reads): estimated when large
+    (registry/governance/counts.py), never a count of every version."""
+    levels = (
+        lambda plural: scope.filter(Group.objects.filter(group_type=plural)),
+        lambda plural: scope.filter(Resource.objects.filter(group__group_type=plural), "group__"),
+        lambda plural: scope.filter(Version.objects.filter(resource__group__group_type=plural), "resource__group__"),
+    )
     rows = []
     for plural, lists in dashboard.admin_lists.items():
         cells, holder_url = [], None
-        for entry, counts in zip(lists, (groups, resources, versions), strict=True):
+        for entry, level in zip(lists, levels, strict=True):
             if entry is not None:
                 label, url_name = entry
                 # entities without a list of their own (an endpoint's definitions): the list of their holders
                 url = reverse(url_name) if url_name else holder_url
-                cells.append((label, counts.get(plural, 0), url))
+                cells.append((label, shown_count(level(plural)), url))
                 holder_url = url
         rows.append(cells)
     return rows
@@ -80,7 +81,7 @@ def registry_dashboard(context):
     return {
         "rows": _counts(scope),
         "recent": _recent(scope),
-        "groups_total": scope.filter(Group.objects).count(),
+        "groups_total": estimated_count(scope.filter(Group.objects))[0],
         "may_import": bool(user and user.has_perms(["registry.add_group", "registry.change_group"])),
         "events_url": reverse("admin:registry_outboxevent_changelist"),
         "panels": [{"template": panel.template, "context": panel.context(user)} for panel in dashboard.panels],
