@@ -17,7 +17,7 @@ from . import compiled_reads
 from . import filters as filtering
 from .attributes import version_order
 from .errors import Problem, not_found
-from .estimates import planned_rows
+from .estimates import EXACT_BELOW, planned_rows
 from .model import GroupType, registry_model
 from .models import Group, RegistryState, Resource, Version
 from .paging import PageRequest
@@ -84,8 +84,10 @@ def count_entities(scope: ReadScope = EVERYTHING, levels: int = 3) -> tuple[int,
     ][:levels]
     limit = settings.REGISTRY_MAX_INLINE_ENTITIES
     planned = [planned_rows(qs) for qs in querysets]
-    if None not in planned and not 0.8 * limit <= sum(planned) <= 1.25 * limit:  # type: ignore[arg-type]
-        return sum(planned), True  # type: ignore[arg-type]
+    estimate = sum(planned) if None not in planned else 0  # type: ignore[arg-type]
+    # a small table's estimate may be far off (one never analyzed is taken as 10 pages): only a large one decides
+    if estimate >= EXACT_BELOW and not 0.8 * limit <= estimate <= 1.25 * limit:
+        return estimate, True
     return sum(qs.count() for qs in querysets), False
 
 
