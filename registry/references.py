@@ -14,10 +14,10 @@ attribute of any app).
 - `resolve(reference, base_urls)`: the entity path a reference names in this registry (`#/G/g/R/r`,
   `/G/g/R/r/versions/v`, `<registry URL>/G/g`, with an optional `:Name` suffix naming a record or message
   inside a schema), or None for a reference elsewhere or to no entity path.
-- `scan(base_urls)`: every reference held in the registry, resolved. It reads every group and version of the
-  registered types on each call (and the versions holding an attribute extractor's attribute): fine for registries
-  of thousands of entities (the demo registry is small); an index table kept by the writes would be the next step
-  for large ones.
+- `scan(base_urls, into=None)`: every reference held in the registry, resolved. It reads every group of the
+  registered types and the versions holding an attribute extractor's attribute on each call, and every document of
+  the registered types, or with `into` (what `referrers` asks) only the documents whose text may name one of those
+  paths (a database filter on the ids in the text).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from .model import registry_model
 Extractor = Callable[[dict], list[tuple[str, str]]]
 AttributeExtractor = Callable[[list[dict]], list[list[tuple[str, str | None]]]]
 
+MAX_FILTERED_PATHS = 200  # scan(into=..., held_by=...) names at most this many paths in its query
 extractors: dict[tuple[str, str | None], list[Extractor]] = {}
 attribute_extractors: dict[tuple[str, str, str], list[AttributeExtractor]] = {}
 
@@ -141,8 +142,9 @@ def _common(entity, entity_id: str) -> dict:
     }
 
 
-def _attribute_references() -> list[Reference]:
-    """The references held in versions' attributes in apps' own terms (register_attribute_reference_extractor)."""
+def _attribute_references(held_by=None) -> list[Reference]:
+    """The references held in versions' attributes in apps' own terms (register_attribute_reference_extractor), of
+    the versions `held_by` (a condition on them) when given."""
     from .models import Version
 
     out: list[Reference] = []
@@ -158,6 +160,8 @@ def _attribute_references() -> list[Reference]:
             .select_related("resource__group")
             .defer("content")
         )
+        if held_by is not None:
+            versions = versions.filter(held_by)
         referrers, holders = [], []
         for version in versions:
             resource = version.resource
@@ -173,19 +177,81 @@ def _attribute_references() -> list[Reference]:
     return out
 
 
-def scan(base_urls: Iterable[str] = ()) -> list[Reference]:
-    """Every resolvable in-registry reference held by a group or a version, in path order."""
+def _may_point_into(roots: list[str]):
+    """A condition on versions that holds for every version whose document may hold a reference into one of
+    `roots` (a superset: `resolve` reads each candidate). Such a reference, whichever way it is written (`#/G/g`, a
+    path, the registry's URL, relative), holds each id of the root in its text (`resolve` neither decodes `%XX` nor
+    compares ids but irrespective of case), unless the JSON text spells an id's character as `\\uXXXX`: those
+    documents are candidates too. Without it, `?referencedby` read every document of the types that hold references
+    (issue 40)."""
+    from django.db import connection
+    from django.db.models import Func, Q, TextField, Value
+    from django.db.models.functions import Cast
+
+    if connection.vendor == "postgresql":  # bytea as text: encode() never fails on odd bytes (ids are ASCII)
+        text = Func("content", Value("escape"), function="encode", output_field=TextField())
+    else:
+        text = Cast("content", TextField())
+    condition = Q(_text__contains="\\u")
+    if len(roots) > MAX_FILTERED_PATHS:
+        return None, text  # a condition too long to be worth it: every document is a candidate
+    for root in roots:
+        ids = [s for s in root.split("/") if s][1::2]  # /G/g/R/r/versions/v -> g, r, v
+        if not ids:
+            return None, text  # not an entity path: every document is a candidate
+        every = Q()
+        for ident in ids:
+            every &= Q(_text__icontains=ident)
+        condition |= every
+    return condition, text
+
+
+def _held_by(paths: list[str], prefix: str):
+    """A condition on groups (`prefix` "") or versions (`prefix` "resource__") that holds for the entities at or
+    beneath `paths` (groups and resources; ids irrespective of case), or None when there are too many to name."""
+    from django.db.models import Q
+
+    if len(paths) > MAX_FILTERED_PATHS:
+        return None
+    condition = Q(pk__in=[])
+    group = "group__" if prefix else ""
+    for path in paths:
+        segments = [s for s in path.split("/") if s]
+        if len(segments) < 2:
+            return None
+        named = Q(**{f"{prefix}{group}group_type": segments[0], f"{prefix}{group}gid__iexact": segments[1]})
+        if len(segments) >= 4:
+            if not prefix:
+                continue  # a resource holds no group attribute
+            named &= Q(**{f"{prefix}resource_type": segments[2], f"{prefix}rid__iexact": segments[3]})
+        condition |= named
+    return condition
+
+
+def scan(
+    base_urls: Iterable[str] = (), into: Iterable[str] | None = None, held_by: Iterable[str] | None = None
+) -> list[Reference]:
+    """Every resolvable in-registry reference held by a group or a version, in path order; with `into` (entity
+    paths), at least those that point into one of them (the documents read are the ones that may: see
+    `_may_point_into`); with `held_by` (group and resource paths), at least those held by them or their versions.
+    Either reads only what the database finds for it (up to MAX_FILTERED_PATHS paths; more: everything, as
+    without)."""
     from .models import Group, Version  # here: catalog/types.py registers extractors from this module, and
     # the Spark import's executors load it without Django's app registry, where importing the models fails
 
     base_urls = [b for b in base_urls if b]
-    out: list[Reference] = _attribute_references()
+    candidates, text = _may_point_into(list(into)) if into is not None else (None, None)
+    holders = list(held_by) if held_by is not None else None
+    own_groups = _held_by(holders, "") if holders is not None else None
+    own_versions = _held_by(holders, "resource__") if holders is not None else None
+    out: list[Reference] = _attribute_references(own_versions)
     for (gplural, rplural), fns in extractors.items():
         gt = registry_model.get(gplural)
         if gt is None or not fns:
             continue
         if rplural is None:
-            for group in Group.objects.filter(group_type=gplural).order_by("gid"):
+            groups = Group.objects.filter(group_type=gplural).order_by("gid")
+            for group in groups.filter(own_groups) if own_groups is not None else groups:
                 for attribute, written in _extract(fns, _common(group, group.gid)):
                     target = resolve(written, base_urls)
                     if target:
@@ -209,6 +275,10 @@ def scan(base_urls: Iterable[str] = ()) -> list[Reference]:
             )
             .order_by("resource__group__gid", "resource__rid", "vid")
         )
+        if candidates is not None:
+            versions = versions.alias(_text=text).filter(candidates)
+        if own_versions is not None:
+            versions = versions.filter(own_versions)
         for version in versions:
             resource = version.resource
             if rt.versions == 0 and resource.latest_id not in (None, version.pk):
@@ -234,7 +304,7 @@ def referrers(
     `{referrer path: {"attribute": NAME, "reference": AS_WRITTEN}}` (the first reference of each referrer)."""
     roots = list(roots)
     found: dict[str, dict[str, str]] = {}
-    for ref in scan(base_urls) if references is None else references:
+    for ref in scan(base_urls, into=roots) if references is None else references:
         if ref.referrer in found or any(within(ref.referrer, root) for root in roots):
             continue
         if any(within(ref.target, root) for root in roots):

@@ -3,6 +3,8 @@ entity, `?force=true`, and deletes of referrers and referees together."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.helpers import (
@@ -74,6 +76,25 @@ def test_referencedby_absolute_url_and_path_without_version(su):
         "/definitionGroups/dg1/definitions/b": {"attribute": "schemaurl", "reference": "/schemaGroups/g1/schemas/s1"},
     }
     assert referenced_by(su, f"{SCHEMA}/versions/1") == {}  # the schema, not this version, is named
+
+
+def test_referencedby_finds_ids_escaped_in_the_json_text(su):
+    """`?referencedby` reads only the documents whose text may name the entity (issue 40): one spelling an id's
+    letters as JSON `\\uXXXX` escapes is found all the same; one naming a schema whose id merely starts the same
+    is not."""
+    make_group(su, "g1")
+    post_schema(su)
+    post_schema(su, sid="s10")
+    make_definition_group(su, "dg1")
+    escaped = json.dumps(definition(schemaformat="Custom/1", schemaurl="#/schemaGroups/g1/schemas/SCHEMA"))
+    post_definition(su, did="escaped", doc=escaped.replace("SCHEMA", "\\u0073\\u0031"))
+    post_definition(su, did="other", doc=definition(schemaformat="Custom/1", schemaurl="#/schemaGroups/g1/schemas/s10"))
+    assert referenced_by(su, SCHEMA) == {
+        "/definitionGroups/dg1/definitions/escaped": {
+            "attribute": "schemaurl",
+            "reference": "#/schemaGroups/g1/schemas/s1",
+        },
+    }
 
 
 def test_referencedby_definition_group_from_endpoint(su):
