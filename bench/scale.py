@@ -12,7 +12,9 @@ The registry of N versions (shape()): N/100 schema groups of 10 schemas of 10 ve
 adding an optional property to the one before), one "wide" group of N/100 schemas of one version (deep pages of
 schemas), one "long" schema of N/200 versions (deep pages of versions; its group's compatibility `none`), and one
 definition group per 100 schema groups whose 100 definitions each name a schema by its `schemaurl` (what
-`?referencedby` finds). Generated once per size under `--data` (default var/bench-scale/) and kept.
+`?referencedby` finds). Generated once per size under `--data` (default var/bench-scale/) and kept, with a dump of
+the database after its import: a later run (of this checkout or another whose migrations include the dump's) restores
+it and applies its own migrations instead of importing again (`--no-reuse` imports anew, and measures the import).
 
 What is measured, in this order (times are the median of `--samples` sequential requests unless a line says p99):
 the import's rate; Confluent's first `GET /subjects` after the import (every subject new to the API), then again;
@@ -28,10 +30,12 @@ the admin's dashboard and changelists; the catalog map (whole and one group); ea
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
 import re
+import secrets
 import signal
 import statistics
 import subprocess
@@ -61,6 +65,7 @@ from importlib import import_module
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from rest_framework.authtoken.models import Token
+get_user_model().objects.filter(username="bench").delete()  # a restored dump's
 user = get_user_model().objects.create_superuser("bench", "bench@example.com", "bench-password-not-secret")
 session = import_module(settings.SESSION_ENGINE).SessionStore()
 session[SESSION_KEY] = str(user.pk)
@@ -523,6 +528,7 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "PYTHONPATH": "",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),
     }
     env.pop("CELERY_BROKER_URL", None)
     for name in ("WEB_CONCURRENCY", "GUNICORN_THREADS"):
@@ -530,6 +536,14 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
     server = None
     try:
         manage = [PYTHON, "manage.py"]
+        migrations = sorted(str(m.relative_to(args.checkout)) for m in args.checkout.glob("*/migrations/0*.py"))
+        dump = reusable_dump(inputs, migrations) if args.reuse else None
+        if dump is not None:  # the same data imported by an earlier run: restored, then this checkout's migrations
+            subprocess.run(
+                [str(pg_tool("pg_restore")), "--no-owner", "-d", postgres.url, str(dump)],
+                check=True,
+                capture_output=True,
+            )
         subprocess.run([*manage, "migrate", "--noinput", "-v", "0"], cwd=args.checkout, env=env, check=True)
         setup = json.loads(
             subprocess.run(
@@ -544,24 +558,28 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
             .splitlines()[-1]
         )
         bench_rows: list[tuple[str, str, str]] = []
-        began = load()
-        started = time.perf_counter()
-        result = subprocess.run(
-            [*manage, "spark_import", str(inputs), "--master", "local[2]", "-v", "0"],
-            cwd=args.checkout,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        seconds = time.perf_counter() - started
-        summary = (result.stdout.strip().splitlines() or ["(no output)"])[-1]
-        figure = f"{seconds:6.0f} s, {layout['versions'] / seconds:5.0f} versions/s"
-        row = ("spark_import local[2]", figure, f"load {began:4.1f}")
-        bench_rows.append(row)
-        print(f"{label(size):>5} | {row[0]:58} | {row[1]:>34} | {row[2]}  ({summary})", flush=True)
-        if result.returncode not in (0, 3):
-            print(result.stderr[-3000:])
-            raise SystemExit("spark_import failed")
+        if dump is not None:
+            print(f"   restored {dump} (its import is not measured again; --no-reuse imports anew)", flush=True)
+        else:
+            began = load()
+            started = time.perf_counter()
+            result = subprocess.run(
+                [*manage, "spark_import", str(inputs), "--master", "local[2]", "-v", "0"],
+                cwd=args.checkout,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+            seconds = time.perf_counter() - started
+            summary = (result.stdout.strip().splitlines() or ["(no output)"])[-1]
+            figure = f"{seconds:6.0f} s, {layout['versions'] / seconds:5.0f} versions/s"
+            row = ("spark_import local[2]", figure, f"load {began:4.1f}")
+            bench_rows.append(row)
+            print(f"{label(size):>5} | {row[0]:58} | {row[1]:>34} | {row[2]}  ({summary})", flush=True)
+            if result.returncode not in (0, 3):
+                print(result.stderr[-3000:])
+                raise SystemExit("spark_import failed")
+            keep_dump(inputs, migrations, postgres.url)
         subprocess.run(
             ["psql", postgres.url, "-q", "-c", "VACUUM ANALYZE"], check=False, capture_output=True
         )  # as autovacuum would after a bulk load, so that the planner knows the tables' sizes
@@ -598,6 +616,30 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
         postgres.stop()
 
 
+def pg_tool(name: str) -> Path:
+    from tests.harness import services
+
+    return services.pg_bin() / name
+
+
+def reusable_dump(inputs: Path, migrations: list[str]) -> Path | None:
+    """A dump of this data imported by an earlier run whose migrations this checkout has too (its own are applied
+    after the restore): the import of 100k versions takes minutes on a busy machine, a restore seconds."""
+    for meta in sorted(inputs.glob("db-*.json")):
+        applied = json.loads(meta.read_text())
+        dump = meta.with_suffix(".dump")
+        if dump.exists() and set(applied) <= set(migrations):
+            return dump
+    return None
+
+
+def keep_dump(inputs: Path, migrations: list[str], url: str) -> None:
+    name = "db-" + hashlib.sha1("\n".join(migrations).encode()).hexdigest()[:10]
+    target = inputs / f"{name}.dump"
+    subprocess.run([str(pg_tool("pg_dump")), "-Fc", "-f", str(target), url], check=True)
+    (inputs / f"{name}.json").write_text(json.dumps(migrations))
+
+
 def interrupted(*_args) -> None:
     """SIGTERM as Ctrl-C: the servers are stopped on the way out."""
     raise KeyboardInterrupt
@@ -610,6 +652,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=ROOT / "var" / "bench-scale", help="where inputs are kept")
     parser.add_argument("--samples", type=int, default=20, help="requests per timed figure (default 20)")
     parser.add_argument("--mixed-seconds", type=int, default=20, help="mixed reads before the memory figure")
+    parser.add_argument("--no-reuse", dest="reuse", action="store_false", help="import anew, not from a kept dump")
     parser.add_argument("--hold", action="store_true", help="keep the server and database up after each size")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, interrupted)
