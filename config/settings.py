@@ -207,6 +207,8 @@ REGISTRY_CHECK_SECONDS = float(os.environ.get("REGISTRY_CHECK_SECONDS", "1"))
 # the catalog map (registry/governance/catalog_map.py): Graphviz's timeout, and the groups above which it draws group types
 REGISTRY_MAP_SECONDS = float(os.environ.get("REGISTRY_MAP_SECONDS", "10"))
 REGISTRY_MAP_MAX_NODES = env_int("REGISTRY_MAP_MAX_NODES", 300)
+# the resources above which the whole registry's map is refused (it reads every resource and reference): a group's map
+REGISTRY_MAP_MAX_RESOURCES = env_int("REGISTRY_MAP_MAX_RESOURCES", 5_000)
 # anonymous requests per client address to the checks (validate, compatibility dry run, diff) and to the map
 # (registry/throttles.py): "N/second|minute|hour|day", or "off"
 REGISTRY_THROTTLE_ANON_CHECKS = os.environ.get("REGISTRY_THROTTLE_ANON_CHECKS", "60/minute")

@@ -8,7 +8,9 @@
   node.
 - Around a root (`/G/g`, `/G/g/R/r` or a version path): the root's entities, everything they lead to
   (references, and a group's resources) and everything that leads to them (referrers, and a resource's
-  group). Without a root: the whole registry. Above `MAX_DETAILED_RESOURCES` resources, one node per group
+  group), read from the database a step at a time (`CatalogGraph._neighbourhood`): what it reads depends on the
+  neighbourhood, not on the registry's size. Without a root: the whole registry, refused above
+  `REGISTRY_MAP_MAX_RESOURCES` resources (`check_whole_map`: a problem naming maps of groups to draw instead). Above `MAX_DETAILED_RESOURCES` resources, one node per group
   with the references between groups counted, inside one cluster per group type: never one unreadable drawing
   of every resource. Above the node budget (`REGISTRY_MAP_MAX_NODES` groups, or three times as many references
   between groups), one node per group type with its counts: Graphviz lays out hundreds of nodes in seconds,
@@ -35,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import graphviz
+from django.db.models import Q
+from django.db.models.functions import Lower
 
 from .. import references
 from ..errors import Problem
@@ -45,6 +49,8 @@ from .map_facts import NodeFacts, describers
 MAX_DETAILED_RESOURCES = 60
 DEFAULT_MAX_NODES = 300  # = REGISTRY_MAP_MAX_NODES's default
 DEFAULT_SECONDS = 10.0  # = REGISTRY_MAP_SECONDS's default
+DEFAULT_MAX_RESOURCES = 5_000  # = REGISTRY_MAP_MAX_RESOURCES's default
+ALTERNATIVES = 5  # groups of each type named by the refusal of the whole registry's map
 COMMENT = re.compile(rb"<!--.*?-->\n?", re.S)
 FONT = "Helvetica"
 # fill and border per group type, in the model's order (the engine knows no type by name)
@@ -119,22 +125,87 @@ def _canonical(path: str) -> str:
     return path.lower()
 
 
+def _node_key(path: str) -> str:
+    """The canonical path of the node that draws the entity at `path` (a version is drawn by its resource)."""
+    segments = [s for s in path.split("/") if s]
+    return _canonical("/" + "/".join(segments[:4] if len(segments) >= 4 else segments[:2]))
+
+
 class CatalogGraph:
-    """Every group and resource of the registered types that `scope` reads, and the references between them (none
-    from or to a group it does not read: no node, no "missing" node either)."""
+    """The groups and resources of the registered types that `scope` reads, and the references between them (none
+    from or to a group it does not read: no node, no "missing" node either): every one of them, or with `root` only
+    those connected to it (`around`), read from the database by following the references from and to it a step at
+    a time (`references.scan(into=..., held_by=...)`): a group's map reads its neighbourhood, not the registry."""
 
-    def __init__(self, base_urls: list[str], scope: ReadScope = EVERYTHING):
-        # imported here: apps register their describers from modules that the Spark import's executors load
-        # without Django's app registry, where importing the models fails
-        from ..models import Group, Resource
-
+    def __init__(self, base_urls: list[str], scope: ReadScope = EVERYTHING, root: str | None = None):
+        self.base_urls, self.scope = base_urls, scope
         self.nodes: dict[str, Node] = {}
         self.by_key: dict[str, str] = {}  # lower-cased path -> path as stored (ids are unique whatever the case)
         self.pks: dict[str, tuple[int, int | None]] = {}  # node path -> (group pk, resource pk)
         self.members: dict[str, list[str]] = defaultdict(list)  # group path -> its resource paths
-        types = {gt.plural: gt for gt in registry_model.group_types}
-        for group in scope.filter(Group.objects.filter(group_type__in=types)).order_by("group_type", "gid"):
-            gt = types[group.group_type]
+        self.edges: dict[tuple[str, str], Edge] = defaultdict(Edge)
+        self.shown: set[str] = set()
+        self.missing: dict[str, set[str]] = defaultdict(set)  # node key -> the "missing" nodes' paths
+        self.types = {gt.plural: gt for gt in registry_model.group_types}
+        if root is None:
+            self._load(None)
+            self._connect(references.scan(base_urls))
+            self.shown = set(self.nodes)
+        else:
+            self._neighbourhood(root)
+
+    def _type(self, group_plural: str, resource_plural: str | None = None) -> str:
+        """A type's plural as stored, from its canonical (lower-case) spelling."""
+        gt = next((g for g in self.types.values() if g.plural.lower() == group_plural), None)
+        if gt is None:
+            return group_plural
+        if resource_plural is None:
+            return gt.plural
+        return next((r.plural for r in gt.resources if r.plural.lower() == resource_plural), resource_plural)
+
+    def _typed(self, key: str) -> str:
+        """A canonical path with its types spelled as stored (the ids stay lower-case: compared so)."""
+        seg = [s for s in key.split("/") if s]
+        seg[0] = self._type(seg[0])
+        if len(seg) >= 4:
+            seg[2] = self._type(seg[0].lower(), seg[2])
+        return "/" + "/".join(seg)
+
+    # --- reading the entities --------------------------------------------------------------------------------
+
+    def _load(self, keys: set[str] | None) -> None:
+        """The group and resource nodes (`keys`: their canonical paths; None: all of them)."""
+        # imported here: apps register their describers from modules that the Spark import's executors load
+        # without Django's app registry, where importing the models fails
+        from ..models import Group, Resource
+
+        groups = self.scope.filter(Group.objects.filter(group_type__in=self.types)).order_by("group_type", "gid")
+        resources = (
+            self.scope.filter(Resource.objects.filter(group__group_type__in=self.types), "group__")
+            .select_related("group", "latest")
+            .only("rid", "resource_type", "extensions", "group__gid", "group__group_type", "latest__extensions")
+            .order_by("group__gid", "resource_type", "rid")
+        )
+        if keys is not None:
+            wanted = [[s for s in key.split("/") if s] for key in keys]
+            group_keys = {(seg[0], seg[1]) for seg in wanted}  # a resource's group too
+            groups = groups.annotate(_gid=Lower("gid")).filter(
+                _any(Q(group_type=self._type(t), _gid=g) for t, g in group_keys)
+            )
+            resources = resources.annotate(_gid=Lower("group__gid"), _rid=Lower("rid")).filter(
+                _any(
+                    Q(
+                        group__group_type=self._type(seg[0]),
+                        _gid=seg[1],
+                        resource_type=self._type(seg[0], seg[2]),
+                        _rid=seg[3],
+                    )
+                    for seg in wanted
+                    if len(seg) >= 4
+                )
+            )
+        for group in groups:
+            gt = self.types[group.group_type]
             node = Node(
                 group.path,
                 group.path,
@@ -143,21 +214,15 @@ class CatalogGraph:
                 is_group=True,
             )
             self._add(node, (group.pk, None))
-        resources = (
-            scope.filter(Resource.objects.filter(group__group_type__in=types), "group__")
-            .select_related("group", "latest")
-            .only("rid", "resource_type", "extensions", "group__gid", "group__group_type", "latest__extensions")
-            .order_by("group__gid", "resource_type", "rid")
-        )
         for resource in resources:
-            rt = types[resource.group.group_type].resources_by_plural.get(resource.resource_type)
-            if rt is None:
+            rt = self.types[resource.group.group_type].resources_by_plural.get(resource.resource_type)
+            group_path = resource.group.path
+            if rt is None or group_path not in self.nodes:
                 continue
             attributes = {
                 **(resource.extensions or {}),
                 **((resource.latest.extensions or {}) if resource.latest else {}),
             }
-            group_path = resource.group.path
             node = Node(
                 resource.path,
                 group_path,
@@ -167,9 +232,78 @@ class CatalogGraph:
             self._add(node, (self.pks[group_path][0], resource.pk))
             self.members[group_path].append(resource.path)
             self.nodes[group_path].resources += 1
-        self.edges: dict[tuple[str, str], Edge] = defaultdict(Edge)
-        for ref in references.scan(base_urls):
-            if scope.hides(ref.referrer) or scope.hides(ref.target):
+        if keys is not None:  # every resource of the groups drawn is counted, drawn or not
+            from django.db.models import Count
+
+            pks = {self.pks[path][0]: path for path, node in self.nodes.items() if node.is_group}
+            counts = Resource.objects.filter(group_id__in=pks).values_list("group_id").annotate(n=Count("pk"))
+            for group_pk, count in counts.order_by():
+                self.nodes[pks[group_pk]].resources = count
+
+    def _member_keys(self, group_keys: set[str]) -> set[str]:
+        """The canonical paths of the resources of the groups `group_keys` (that `scope` reads)."""
+        from ..models import Resource
+
+        if not group_keys:
+            return set()
+        named = _any(
+            Q(group__group_type=self._type(seg[0]), _gid=seg[1])
+            for seg in ([s for s in key.split("/") if s] for key in group_keys)
+        )
+        found = (
+            self.scope.filter(Resource.objects.annotate(_gid=Lower("group__gid")).filter(named), "group__")
+            .select_related("group")
+            .only("rid", "resource_type", "group__gid", "group__group_type")
+        )
+        return {_canonical(resource.path) for resource in found}
+
+    def _neighbourhood(self, root: str) -> None:
+        """`around(root)` read from the database: down from the root (what it and its resources lead to), up (what
+        leads to them), a step at a time; then the entities reached and the references between them."""
+        start = _node_key(root)
+        self._load({start})
+        if start not in self.by_key:
+            raise Problem("not-found", f"{root} does not exist, so it has no map")
+        seeds = {start} | (self._member_keys({start}) if start.count("/") == 2 else set())
+        shown = set(seeds)
+        frontier, seen = set(seeds), set(seeds)
+        while frontier:  # down: the references the frontier holds, a group's resources
+            found = set()
+            for ref in self._references(held_by=frontier):
+                if _node_key(ref.referrer) in frontier:
+                    found.add(_node_key(ref.target))
+            found |= self._member_keys({key for key in found if key.count("/") == 2})
+            frontier = found - seen
+            seen |= frontier
+        shown |= seen
+        frontier, seen = set(seeds), set(seeds)
+        while frontier:  # up: what points at the frontier, a resource's group
+            found = {key.rsplit("/", 2)[0] for key in frontier if key.count("/") == 4}
+            for ref in self._references(into=frontier):
+                if _node_key(ref.target) in frontier:
+                    found.add(_node_key(ref.referrer))
+            frontier = found - seen
+            seen |= frontier
+        shown |= seen
+        self._load(shown)
+        self._connect(self._references(held_by=shown), keep=shown)
+        self.shown = {self.by_key[key] for key in shown if key in self.by_key}
+        self.shown |= {path for key in shown for path in self.missing.get(key, ())}
+
+    def _references(self, *, into: set[str] | None = None, held_by: set[str] | None = None):
+        paths = {self.by_key.get(key) or self._typed(key) for key in (into or held_by or ())}
+        if not paths:
+            return []
+        if into is not None:
+            return references.scan(self.base_urls, into=sorted(paths))
+        return references.scan(self.base_urls, held_by=sorted(paths))
+
+    def _connect(self, found: list, keep: set[str] | None = None) -> None:
+        """The edges of the references `found` (those between `keep`'s nodes when given)."""
+        for ref in found:
+            if self.scope.hides(ref.referrer) or self.scope.hides(ref.target):
+                continue
+            if keep is not None and not (_node_key(ref.referrer) in keep and _node_key(ref.target) in keep):
                 continue
             source = self.node_of(ref.referrer)[0]
             target, version = self.node_of(ref.target)
@@ -178,11 +312,12 @@ class CatalogGraph:
             if target is None:
                 target = ref.target
                 self.nodes.setdefault(target, Node(target, target, f"missing {target}", missing=True))
+                self.missing[_node_key(target)].add(target)
             edge = self.edges[(source, target)]
             edge.count += 1
             edge.attributes.add(ref.attribute)
             # a URL's `:Name` suffix (a reference in an app's own terms, a Confluent one, has none)
-            url = references.resolve(ref.written, base_urls) is not None
+            url = references.resolve(ref.written, self.base_urls) is not None
             suffix = ref.written.rsplit("/", 1)[-1].partition(":")[2] if url else ""
             label = ":".join(part for part in (f"v{version}" if version else "", suffix) if part)
             if label:
@@ -197,34 +332,14 @@ class CatalogGraph:
         """The node that draws the entity at `path` (a version is drawn by its resource) and the version id."""
         segments = [s for s in path.split("/") if s]
         version = segments[5] if len(segments) >= 6 else None
-        node = "/" + "/".join(segments[:4]) if len(segments) >= 4 else "/" + "/".join(segments[:2])
-        return self.by_key.get(_canonical(node)), version
+        return self.by_key.get(_node_key(path)), version
 
-    def around(self, root: str) -> set[str]:
-        """The nodes connected to `root`: what it leads to and what leads to it (see the module docstring)."""
-        start, _version = self.node_of(root)
-        if start is None:
-            raise Problem("not-found", f"{root} does not exist, so it has no map")
-        down, up = defaultdict(set), defaultdict(set)
-        for source, target in self.edges:
-            down[source].add(target)
-            up[target].add(source)
-        for group, members in self.members.items():
-            down[group].update(members)
-            for member in members:
-                up[member].add(group)
-        seeds = {start, *self.members.get(start, [])}
-        found = set(seeds)
-        for links in (down, up):
-            queue = list(seeds)
-            seen = set(seeds)
-            while queue:
-                for nxt in links[queue.pop()]:
-                    if nxt not in seen:
-                        seen.add(nxt)
-                        queue.append(nxt)
-            found |= seen
-        return found
+
+def _any(conditions) -> Q:
+    out = Q(pk__in=[])
+    for condition in conditions:
+        out |= condition
+    return out
 
 
 def _node_attrs(node: Node, url: str | None, fill: str, border: str, *, extra: list[str] = ()) -> dict:
@@ -423,12 +538,38 @@ def render_svg(source: str, seconds: float) -> bytes:
     return done.stdout
 
 
+def check_whole_map(scope: ReadScope) -> None:
+    """Refuse the whole registry's map above REGISTRY_MAP_MAX_RESOURCES resources (it reads every resource and
+    every reference, a cost that grows with the registry), naming maps of groups to draw instead."""
+    from ..estimates import estimated_count
+    from ..models import Group, Resource
+
+    limit = _setting("REGISTRY_MAP_MAX_RESOURCES", DEFAULT_MAX_RESOURCES)
+    types = [gt.plural for gt in registry_model.group_types]
+    count, estimated = estimated_count(scope.filter(Resource.objects.filter(group__group_type__in=types), "group__"))
+    if count <= limit:
+        return
+    alternatives = []
+    for plural in types:
+        groups = scope.filter(Group.objects.filter(group_type=plural)).order_by("gid").only("gid", "group_type")
+        alternatives += [f"/map.svg?root={group.path}" for group in groups[:ALTERNATIVES]]
+    raise Problem(
+        "too-many-entities",
+        f"the whole registry's map would draw {'about ' if estimated else ''}{count:,} resources, more than "
+        f"{limit:,} (REGISTRY_MAP_MAX_RESOURCES): draw the map of a group, resource or version instead "
+        f"(GET /map.svg?root=/GROUPS/ID, or the Map section of its page in the admin)",
+        members={"alternatives": alternatives},
+    )
+
+
 def catalog_map_svg(
     *, root: str | None, base_urls: list[str], link: Link, title: str, scope: ReadScope = EVERYTHING
 ) -> bytes:
     """The map around `root` (None: the whole registry) as an SVG document, of what `scope` reads."""
-    graph = CatalogGraph(base_urls, scope)
-    shown = graph.around(root) if root else set(graph.nodes)
+    if root is None:
+        check_whole_map(scope)
+    graph = CatalogGraph(base_urls, scope, root)
+    shown = graph.shown
     resources = sum(1 for path in shown if not graph.nodes[path].is_group)
     max_nodes = _setting("REGISTRY_MAP_MAX_NODES", DEFAULT_MAX_NODES)
     if resources <= MAX_DETAILED_RESOURCES:

@@ -10,6 +10,7 @@ from django.urls import reverse
 from catalog.models import Schema
 from endpoints.models import Endpoint
 from registry.governance import catalog_map
+from tests.helpers import snapshot
 
 from .governance_seed import seed
 
@@ -148,6 +149,31 @@ def test_past_the_node_budget_the_map_draws_group_types(client, monkeypatch, set
     assert "draw ?root=PATH for detail" in response.content.decode()
     settings.REGISTRY_MAP_MAX_NODES = 300
     assert "/definitionGroups/Shop" in nodes(client.get("/map.svg").content)  # within the budget: by group
+
+
+def test_above_its_resource_limit_the_whole_map_is_refused_naming_group_maps(client, admin_client, settings):
+    """issue 40: the whole registry's map read every resource and every reference (0.8 s at 10,000 versions on a
+    busy machine, growing with the registry); above REGISTRY_MAP_MAX_RESOURCES it is refused with a problem naming
+    the maps of groups, which read only what connects to them, and the admin's map page says so."""
+    seed()
+    settings.REGISTRY_MAP_MAX_RESOURCES = 3
+    before = snapshot()
+    response = client.get("/map.svg")
+    assert response.status_code == 400 and response["Content-Type"].startswith("application/problem+json")
+    body = response.json()
+    assert body["type"].endswith(":too-many-entities") and "REGISTRY_MAP_MAX_RESOURCES" in body["detail"], body
+    assert "more than 3" in body["detail"] and "/map.svg?root=" in body["detail"], body
+    assert "/map.svg?root=/schemaGroups/Orders" in body["alternatives"], body
+    assert "/map.svg?root=/endpoints/shop.http" in body["alternatives"], body
+    page = admin_client.get("/admin/registry/map/").content.decode()
+    the_map = page.split("REGISTRY_MAP_MAX_RESOURCES", 1)
+    assert len(the_map) == 2 and "errornote" in the_map[0][-300:] and 'class="node"' not in page, page
+    for alternative in body["alternatives"]:
+        drawn = client.get(alternative)
+        assert drawn.status_code == 200 and drawn["Content-Type"] == "image/svg+xml", alternative
+    assert snapshot() == before
+    settings.REGISTRY_MAP_MAX_RESOURCES = 5_000
+    assert client.get("/map.svg").status_code == 200
 
 
 def test_a_layout_past_its_time_answers_503_naming_the_setting(client, settings):
