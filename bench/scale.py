@@ -274,6 +274,7 @@ class Bench:
         self.token = {"Authorization": f"Token {token}"}
         self.admin = httpx.Client(base_url=base, timeout=CLIENT_TIMEOUT, cookies={cookie[0]: cookie[1]})
         self.rows: list[tuple[str, str, str]] = []
+        self.only: list[str] = []
 
     def report(self, measure: str, figure: str, load_at: float | None = None) -> None:
         shown = f"load {load() if load_at is None else load_at:4.1f}"
@@ -298,7 +299,12 @@ class Bench:
                 break
         return out, status
 
+    def wanted(self, measure: str) -> bool:
+        return not self.only or any(word.lower() in measure.lower() for word in self.only)
+
     def timed(self, measure: str, path: str, *, p99: bool = False, samples: int | None = None, client=None, **kw):
+        if not self.wanted(measure):
+            return
         began = load()
         seconds, status = self.times(path, samples, client, **kw)
         figure = f"{statistics.median(seconds) * 1000:8.1f} ms median"
@@ -329,6 +335,8 @@ class Bench:
         return urlunsplit(("", "", parts.path, urlencode(query, safe="*=,:"), ""))
 
     def whole(self, measure: str, path: str, versions: int, **kwargs) -> None:
+        if not self.wanted(measure):
+            return
         began = load()
         with Peak(self.arbiter) as peak:
             seconds, response = self.get(path, **kwargs)
@@ -372,6 +380,8 @@ def measure(bench: Bench, layout: dict) -> None:
             ("versions", f"{prefix}/{groups}/{LONG}/schemas/{LONG_SCHEMA}/versions", layout["long"]),
         )
         for what, path, total in collections:
+            if not bench.wanted(f"{binding} {what}: first page, deep page"):
+                continue
             bench.timed(f"{binding} {what}: first page (100)", f"{path}?limit=100")
             deep = bench.deep(f"{path}?limit=100", total)
             if deep is None:
@@ -410,6 +420,9 @@ def measure(bench: Bench, layout: dict) -> None:
     bench.whole("/registry/export", "/registry/export", size)
     bench.whole("GET /?inline (0.5)", "/?inline", size)
 
+    if bench.only:
+        map_figures(bench, group)
+        return  # the writes and the mixed reads run in a whole run only
     # writes: each to another schema, one after the other
     began, times, status = load(), [], 200
     for n in range(bench.samples):
@@ -440,12 +453,14 @@ def measure(bench: Bench, layout: dict) -> None:
     ):
         bench.timed(what, path, samples=3, client=bench.admin)
 
-    # the catalog map
+    map_figures(bench, group)
+    mixed(bench, layout, schema)
+
+
+def map_figures(bench: Bench, group: str) -> None:
     bench.timed("map.svg, the whole registry", "/map.svg", samples=1, headers=bench.token)
     bench.timed("map.svg, one group", f"/map.svg?root=/schemaGroups/{group}", samples=3, headers=bench.token)
     bench.timed("admin map page, the whole registry", "/admin/registry/map/", samples=1, client=bench.admin)
-
-    mixed(bench, layout, schema)
 
 
 def mixed(bench: Bench, layout: dict, schema: str) -> None:
@@ -596,6 +611,7 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
         services.wait_for(lambda: answers(base, port), 180, "gunicorn", interval=0.5)
         bench = Bench(size, base, setup["token"], (setup["cookie"], setup["session"]), server.pid, args.samples)
         bench.mixed_seconds = args.mixed_seconds
+        bench.only = [w for w in (args.only or "").split(",") if w.strip()]
         bench.rows = bench_rows
         measure(bench, layout)
         if args.hold:
@@ -652,6 +668,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=ROOT / "var" / "bench-scale", help="where inputs are kept")
     parser.add_argument("--samples", type=int, default=20, help="requests per timed figure (default 20)")
     parser.add_argument("--mixed-seconds", type=int, default=20, help="mixed reads before the memory figure")
+    parser.add_argument("--only", help="measure only the figures whose names hold one of these words (comma-separated)")
     parser.add_argument("--no-reuse", dest="reuse", action="store_false", help="import anew, not from a kept dump")
     parser.add_argument("--hold", action="store_true", help="keep the server and database up after each size")
     args = parser.parse_args()
