@@ -10,7 +10,9 @@ case-insensitive substring test of the document's text.
 
 - `matching_groups(q)`, `matching_resources(q)`, `matching_versions(q)`: querysets, for changelists.
 - `search(q, limit, scope)`: what the search page lists: groups, and resources with the versions that matched, of the
-  groups `scope` reads (registry/read_scope.py), each with its group's owners.
+  groups `scope` reads (registry/read_scope.py), each with its group's owners. On PostgreSQL a word is looked up in
+  at most DOCUMENT_CAP documents (the first the index finds): past that, `capped` says so and the page asks for more
+  words rather than listing them all.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ from .read_scope import EVERYTHING, ReadScope
 
 MAX_WORDS = 8
 CONFIG = "simple"
+DOCUMENT_CAP = (
+    2_000  # documents a word is looked up in (PostgreSQL): a word in every document is not a list of them all
+)
+CAPPED = ("capped",)  # the memo's key: whether a word matched more documents than DOCUMENT_CAP
 
 
 def words(query: str) -> list[str]:
@@ -91,15 +97,19 @@ def _common(word: str, prefix: str = "") -> Q:
 
 
 def _document_ids(word: str, memo: dict | None) -> list[int]:
-    """The versions whose full-text vector matches `word` (one GIN index scan; kept in `memo` for one search)."""
+    """The versions whose full-text vector matches `word` (one GIN index scan; kept in `memo` for one search): at
+    most DOCUMENT_CAP of them, the first found, and `memo[CAPPED]` says when there were more. Every id is sent back
+    as one array parameter: a word found in every document of a large registry made the search as slow as the
+    registry is large (issue 40)."""
     if memo is not None and word in memo:
         return memo[word]
-    ids = list(
-        Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word)).values_list("pk", flat=True)
-    )
+    found = Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word)).order_by()
+    ids = list(found.values_list("pk", flat=True)[: DOCUMENT_CAP + 1])
     if memo is not None:
-        memo[word] = ids
-    return ids
+        memo[word] = ids[:DOCUMENT_CAP]
+        if len(ids) > DOCUMENT_CAP:
+            memo[CAPPED] = True
+    return ids[:DOCUMENT_CAP]
 
 
 def matching_versions(query: str, memo: dict | None = None) -> QuerySet:
@@ -160,6 +170,7 @@ class Results:
     total: int
     ms: float
     full_text: bool
+    capped: bool = False  # a word was in more than DOCUMENT_CAP documents: the results come from the first found
 
 
 def _where(obj, terms: list[str], version: Version | None = None) -> list[str]:
@@ -216,7 +227,8 @@ def search(query: str, limit: int = 50, scope: ReadScope = EVERYTHING) -> Result
         total += resources.count()
     lowered = [t.lower() for t in terms]
     versions = {}
-    for version in Version.objects.filter(resource__in=chosen):
+    found_in = Version.objects.filter(resource__in=chosen)
+    for version in found_in.only("resource_id", "vid", "name", "description", "tags", "extensions", "content"):
         text = bytes(version.content or b"").decode("utf-8", "replace").lower()
         if any(t in text for t in lowered) and (
             version.resource_id not in versions
@@ -229,4 +241,5 @@ def search(query: str, limit: int = 50, scope: ReadScope = EVERYTHING) -> Result
         hit = Hit(resource.resource_type, resource.path, resource, name, _where(resource, terms, shown))
         hit.owners = owners_of_group(resource.group)
         hits.append(hit)
-    return Results(query, hits, total, (time.perf_counter() - started) * 1000, full_text())
+    ms = (time.perf_counter() - started) * 1000
+    return Results(query, hits, total, ms, full_text(), capped=bool(memo.get(CAPPED)))

@@ -49,6 +49,7 @@ def search_view(request):
         "results": results,
         "rows": rows,
         "limit": LIMIT,
+        "capped_documents": f"{search.DOCUMENT_CAP:,}",
     }
     return render(request, "admin/registry/search.html", context)
 

@@ -64,3 +64,20 @@ def test_search_page_and_changelists(seeded, client, django_user_model):
     assert client.get(reverse("registry-admin-search"), {"q": ""}).status_code == 200
     client.logout()
     assert client.get(reverse("registry-admin-search"), {"q": "x"}).status_code == 302  # the admin's login
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'")
+def test_a_word_in_more_documents_than_the_cap_is_said_so(seeded, client, django_user_model, monkeypatch):
+    """issue 40: a word in every document sent every document's id back to the database, a cost that grew with
+    the registry; a word is now looked up in at most DOCUMENT_CAP documents, and the page says when there were more
+    (PostgreSQL's full-text search; SQLite's substring search has no list of ids)."""
+    assert not search.search("type").capped
+    monkeypatch.setattr(search, "DOCUMENT_CAP", 1)
+    results = search.search("type")
+    assert results.capped and results.hits, results
+    assert not search.search("warehouseLocation").capped  # in one document
+    client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
+    page = client.get(reverse("registry-admin-search"), {"q": "type"}).content.decode()
+    assert 'id="search-capped"' in page and "more than 1 documents" in page
+    page = client.get(reverse("registry-admin-search"), {"q": "warehouseLocation"}).content.decode()
+    assert 'id="search-capped"' not in page
