@@ -27,12 +27,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
+from django.db.models import BooleanField, Func, Q, TextField, Value
+
 from .model import registry_model
 
 Extractor = Callable[[dict], list[tuple[str, str]]]
 AttributeExtractor = Callable[[list[dict]], list[list[tuple[str, str | None]]]]
 
-MAX_FILTERED_PATHS = 200  # scan(into=..., held_by=...) names at most this many paths in its query
 extractors: dict[tuple[str, str | None], list[Extractor]] = {}
 attribute_extractors: dict[tuple[str, str, str], list[AttributeExtractor]] = {}
 
@@ -177,55 +178,87 @@ def _attribute_references(held_by=None) -> list[Reference]:
     return out
 
 
+class _LikeAny(Func):
+    """`text ILIKE ANY(patterns)`: one array parameter however many patterns (PostgreSQL)."""
+
+    output_field = BooleanField()
+
+    def as_sql(self, compiler, connection, **extra):
+        lhs, lhs_params = compiler.compile(self.source_expressions[0])
+        rhs, rhs_params = compiler.compile(self.source_expressions[1])
+        return f"{lhs} ILIKE ANY({rhs})", [*lhs_params, *rhs_params]
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def _may_point_into(roots: list[str]):
     """A condition on versions that holds for every version whose document may hold a reference into one of
-    `roots` (a superset: `resolve` reads each candidate). Such a reference, whichever way it is written (`#/G/g`, a
-    path, the registry's URL, relative), holds each id of the root in its text (`resolve` neither decodes `%XX` nor
-    compares ids but irrespective of case), unless the JSON text spells an id's character as `\\uXXXX`: those
-    documents are candidates too. Without it, `?referencedby` read every document of the types that hold references
-    (issue 40)."""
+    `roots` (a superset: `resolve` reads each candidate), or None (every document: on SQLite, or for a root that is
+    no entity path). Such a reference, whichever way it is written (`#/G/g`, a path, the registry's URL, relative to
+    it), holds the ids of the root in its text in their order (`resolve` neither decodes `%XX` nor compares ids but
+    irrespective of case), unless the JSON text spells a character as `\\uXXXX`: those documents are candidates
+    too. One `ILIKE ANY` of one pattern per root (`%g%r%`). Without it, `?referencedby` read every document of the
+    types that hold references (issue 40)."""
+    from django.contrib.postgres.fields import ArrayField
     from django.db import connection
-    from django.db.models import Func, Q, TextField, Value
-    from django.db.models.functions import Cast
 
-    if connection.vendor == "postgresql":  # bytea as text: encode() never fails on odd bytes (ids are ASCII)
-        text = Func("content", Value("escape"), function="encode", output_field=TextField())
-    else:
-        text = Cast("content", TextField())
-    condition = Q(_text__contains="\\u")
-    if len(roots) > MAX_FILTERED_PATHS:
-        return None, text  # a condition too long to be worth it: every document is a candidate
+    if connection.vendor != "postgresql":
+        return None
+    patterns = ["%\\\\u%"]  # a backslash and u in the text as encode(..., 'escape') writes it (doubled)
     for root in roots:
         ids = [s for s in root.split("/") if s][1::2]  # /G/g/R/r/versions/v -> g, r, v
         if not ids:
-            return None, text  # not an entity path: every document is a candidate
-        every = Q()
-        for ident in ids:
-            every &= Q(_text__icontains=ident)
-        condition |= every
-    return condition, text
-
-
-def _held_by(paths: list[str], prefix: str):
-    """A condition on groups (`prefix` "") or versions (`prefix` "resource__") that holds for the entities at or
-    beneath `paths` (groups and resources; ids irrespective of case), or None when there are too many to name."""
-    from django.db.models import Q
-
-    if len(paths) > MAX_FILTERED_PATHS:
-        return None
-    condition = Q(pk__in=[])
-    group = "group__" if prefix else ""
-    for path in paths:
-        segments = [s for s in path.split("/") if s]
-        if len(segments) < 2:
             return None
-        named = Q(**{f"{prefix}{group}group_type": segments[0], f"{prefix}{group}gid__iexact": segments[1]})
-        if len(segments) >= 4:
-            if not prefix:
-                continue  # a resource holds no group attribute
-            named &= Q(**{f"{prefix}resource_type": segments[2], f"{prefix}rid__iexact": segments[3]})
-        condition |= named
-    return condition
+        patterns.append("%" + "%".join(_like(i) for i in ids) + "%")
+    text = Func("content", Value("escape"), function="encode", output_field=TextField())
+    return Q(_LikeAny(text, Value(sorted(set(patterns)), output_field=ArrayField(TextField()))))
+
+
+def entity_pks(paths: Iterable[str]) -> tuple[set[int], set[int]]:
+    """The primary keys of the groups and resources at `paths` (`/G/g`, `/G/g/R/r`; a version path names its
+    resource; ids irrespective of case): two queries however many paths, served by the case-insensitive unique
+    indexes."""
+    from django.db.models.functions import Lower
+
+    from .models import Group, Resource
+
+    groups: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    listed: set[tuple[str, str]] = set()  # groups named by their own path
+    for path in paths:
+        seg = [s for s in path.split("/") if s]
+        if len(seg) < 2:
+            continue
+        gt = next((g for g in registry_model.group_types if g.plural.lower() == seg[0].lower()), None)
+        if gt is None:
+            continue
+        named = groups.setdefault((gt.plural, seg[1].lower()), set())
+        if len(seg) < 4:
+            listed.add((gt.plural, seg[1].lower()))
+        else:
+            rt = next((r for r in gt.resources if r.plural.lower() == seg[2].lower()), None)
+            if rt is not None:
+                named.add((rt.plural, seg[3].lower()))
+    if not groups:
+        return set(), set()
+    found = (
+        Group.objects.annotate(_gid=Lower("gid"))
+        .filter(group_type__in={t for t, _ in groups}, _gid__in={g for _, g in groups})
+        .values_list("pk", "group_type", "_gid")
+    )
+    group_pks = {(t, g): pk for pk, t, g in found if (t, g) in groups}
+    wanted = {group_pks[key]: named for key, named in groups.items() if key in group_pks and named}
+    resource_pks: set[int] = set()
+    if wanted:
+        rids = {r for named in wanted.values() for _, r in named}
+        rows = (
+            Resource.objects.annotate(_rid=Lower("rid"))
+            .filter(group_id__in=wanted, _rid__in=rids)
+            .values_list("pk", "group_id", "resource_type", "_rid")
+        )
+        resource_pks = {pk for pk, g, t, r in rows if (t, r) in wanted[g]}
+    return {pk for key, pk in group_pks.items() if key in listed}, resource_pks
 
 
 def scan(
@@ -234,16 +267,17 @@ def scan(
     """Every resolvable in-registry reference held by a group or a version, in path order; with `into` (entity
     paths), at least those that point into one of them (the documents read are the ones that may: see
     `_may_point_into`); with `held_by` (group and resource paths), at least those held by them or their versions.
-    Either reads only what the database finds for it (up to MAX_FILTERED_PATHS paths; more: everything, as
-    without)."""
+    Either reads only what the database finds for it."""
     from .models import Group, Version  # here: catalog/types.py registers extractors from this module, and
     # the Spark import's executors load it without Django's app registry, where importing the models fails
 
     base_urls = [b for b in base_urls if b]
-    candidates, text = _may_point_into(list(into)) if into is not None else (None, None)
-    holders = list(held_by) if held_by is not None else None
-    own_groups = _held_by(holders, "") if holders is not None else None
-    own_versions = _held_by(holders, "resource__") if holders is not None else None
+    candidates = _may_point_into(list(into)) if into is not None else None
+    own_groups = own_versions = None
+    if held_by is not None:
+        group_pks, resource_pks = entity_pks(held_by)
+        own_groups = Q(pk__in=group_pks)
+        own_versions = Q(resource__group_id__in=group_pks) | Q(resource_id__in=resource_pks)
     out: list[Reference] = _attribute_references(own_versions)
     for (gplural, rplural), fns in extractors.items():
         gt = registry_model.get(gplural)
@@ -276,7 +310,7 @@ def scan(
             .order_by("resource__group__gid", "resource__rid", "vid")
         )
         if candidates is not None:
-            versions = versions.alias(_text=text).filter(candidates)
+            versions = versions.filter(candidates)
         if own_versions is not None:
             versions = versions.filter(own_versions)
         for version in versions:

@@ -37,8 +37,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import graphviz
-from django.db.models import Q
-from django.db.models.functions import Lower
 
 from .. import references
 from ..errors import Problem
@@ -187,23 +185,11 @@ class CatalogGraph:
             .order_by("group__gid", "resource_type", "rid")
         )
         if keys is not None:
-            wanted = [[s for s in key.split("/") if s] for key in keys]
-            group_keys = {(seg[0], seg[1]) for seg in wanted}  # a resource's group too
-            groups = groups.annotate(_gid=Lower("gid")).filter(
-                _any(Q(group_type=self._type(t), _gid=g) for t, g in group_keys)
-            )
-            resources = resources.annotate(_gid=Lower("group__gid"), _rid=Lower("rid")).filter(
-                _any(
-                    Q(
-                        group__group_type=self._type(seg[0]),
-                        _gid=seg[1],
-                        resource_type=self._type(seg[0], seg[2]),
-                        _rid=seg[3],
-                    )
-                    for seg in wanted
-                    if len(seg) >= 4
-                )
-            )
+            group_paths = {"/".join(key.split("/")[:3]) for key in keys}  # a resource's group too
+            group_pks, _ = references.entity_pks(group_paths)
+            _, resource_pks = references.entity_pks(key for key in keys if key.count("/") >= 4)
+            groups = groups.filter(pk__in=group_pks)
+            resources = resources.filter(pk__in=resource_pks)
         for group in groups:
             gt = self.types[group.group_type]
             node = Node(
@@ -246,12 +232,9 @@ class CatalogGraph:
 
         if not group_keys:
             return set()
-        named = _any(
-            Q(group__group_type=self._type(seg[0]), _gid=seg[1])
-            for seg in ([s for s in key.split("/") if s] for key in group_keys)
-        )
+        group_pks, _ = references.entity_pks(group_keys)
         found = (
-            self.scope.filter(Resource.objects.annotate(_gid=Lower("group__gid")).filter(named), "group__")
+            self.scope.filter(Resource.objects.filter(group_id__in=group_pks), "group__")
             .select_related("group")
             .only("rid", "resource_type", "group__gid", "group__group_type")
         )
@@ -333,13 +316,6 @@ class CatalogGraph:
         segments = [s for s in path.split("/") if s]
         version = segments[5] if len(segments) >= 6 else None
         return self.by_key.get(_node_key(path)), version
-
-
-def _any(conditions) -> Q:
-    out = Q(pk__in=[])
-    for condition in conditions:
-        out |= condition
-    return out
 
 
 def _node_attrs(node: Node, url: str | None, fill: str, border: str, *, extra: list[str] = ()) -> dict:
