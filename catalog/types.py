@@ -26,8 +26,10 @@ DEFINITION_GROUPS = GroupType(
     validate=hooks.check_definition_group,
     event_type_prefix="io.cloudevents.messagecatalog",
     body_schema={
-        # optional, and null removes it as for every attribute (issue 23: one rule through every door)
+        # null removes it as for every attribute (issue 23); REQUIRED where a body follows the seed (the 0.5 binding's
+        # and the Message Catalog API's writes, CONTRACT 18), optional in a document import (a 1.0 group may have none)
         "properties": {"format": {"type": ["string", "null"], "pattern": FORMAT_PATTERN.pattern}},
+        "seed_required": ["format"],
     },
 )
 

@@ -81,7 +81,9 @@ class GroupType:
     mutable_resources: plurals of the resource types that `?model` marks `mutable` within this group type
         (the spec's model marks an endpoint's `definitions`, not the endpoint).
     body_schema: a JSON Schema fragment (`properties`, `required`) of this type's own attributes, merged into
-        the OpenAPI description of its group bodies with the common attributes.
+        the OpenAPI description of its group bodies with the common attributes; `seed_required` names those REQUIRED
+        (and not null) in a body written through a binding that follows the seed (`GroupCheck.seed_binding`), not
+        in a document import.
     """
 
     singular: str

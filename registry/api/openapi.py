@@ -16,8 +16,8 @@ ENTITY = OpenApiTypes.OBJECT
 DOCUMENT = {"*/*": OpenApiTypes.BINARY}
 
 
-def _query(name: str, type_, description: str, many: bool = False) -> OpenApiParameter:
-    return OpenApiParameter(name, type_, OpenApiParameter.QUERY, description=description, many=many)
+def _query(name: str, type_, description: str, many: bool = False, enum: list[str] | None = None) -> OpenApiParameter:
+    return OpenApiParameter(name, type_, OpenApiParameter.QUERY, description=description, many=many, enum=enum)
 
 
 INLINE = _query("inline", OpenApiTypes.STR, "include nested entities (any value but false/0 turns it on)")
@@ -37,6 +37,7 @@ OWNERS = _query(
     OpenApiTypes.STR,
     "the groups' owners: `keep` (the default; a registry admin's import makes the teams they name that do not exist, "
     "empty) or `drop` (left out: a copy into another organisation; groups already here keep theirs)",
+    enum=["keep", "drop"],
 )
 FORCE = _query(
     "force",

@@ -73,11 +73,17 @@ def extension_name_pattern(taken) -> str:
     return rf"^(?!(?:{excluded})$)[A-Za-z_][A-Za-z0-9_]{{0,62}}$"
 
 
-def group_body_schema(group_type, *, with_id: bool = True) -> dict:
+def group_body_schema(group_type, *, with_id: bool = True, seed: bool = True) -> dict:
     """A group's body: common attributes, the type's own (declared by its app) and extensions. Without the id
-    when the URL or the document's map key gives it."""
+    when the URL or the document's map key gives it. `seed`: written through a binding that follows the seed, where
+    the type's `seed_required` attributes are REQUIRED and not null (a document import: `seed=False`)."""
     declared = group_type.body_schema or {}
     properties = {**common_properties(), **declared.get("properties", {})}
+    required = list(declared.get("required", []))
+    if seed:
+        for name in declared.get("seed_required", []):
+            properties[name] = {**properties[name], "type": "string"}
+            required.append(name)
     if not with_id:
         properties.pop("id")
     taken = [
@@ -91,7 +97,7 @@ def group_body_schema(group_type, *, with_id: bool = True) -> dict:
     return {
         "type": "object",
         "properties": properties,
-        "required": list(declared.get("required", [])),
+        "required": required,
         "patternProperties": {extension_name_pattern(taken): {}},
         "additionalProperties": False,
     }
@@ -118,7 +124,7 @@ def document_schema() -> dict:
         properties[gt.plural] = {
             "type": "object",
             "propertyNames": dict(ID_SCHEMA),
-            "additionalProperties": group_body_schema(gt, with_id=False),
+            "additionalProperties": group_body_schema(gt, with_id=False, seed=False),
         }
     return {"type": "object", "properties": properties, "additionalProperties": False}
 

@@ -37,8 +37,16 @@ def test_document_states_the_rules_the_server_enforces(tmp_path):
     assert {} not in doc["paths"]["/subscriptions"]["get"]["security"]
     assert "required" in doc["paths"]["/definitionGroups"]["post"]["requestBody"]
     definition_group = doc["paths"]["/definitionGroups"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-    assert "format" not in definition_group.get("required", [])  # optional through every door (issue 23)
+    # REQUIRED and not null where a body follows the seed (issue 39 item 2), optional in a document import
+    assert "format" in definition_group["required"] and definition_group["properties"]["format"]["type"] == "string"
     assert definition_group["properties"]["format"]["pattern"]
+    catalog = doc["paths"]["/messagecatalog/{gid}"]["put"]["requestBody"]["content"]["application/json"]["schema"]
+    assert "format" in catalog["required"]
+    imported = doc["paths"]["/"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    imported_group = imported["properties"]["definitionGroups"]["additionalProperties"]
+    assert "format" not in imported_group["required"] and "null" in imported_group["properties"]["format"]["type"]
+    owners = next(p for p in doc["paths"]["/"]["post"]["parameters"] if p["name"] == "owners")
+    assert sorted(owners["schema"]["enum"]) == ["drop", "keep"]
     assert set(doc["paths"]["/schemaGroups"]["post"]["requestBody"]["content"]) == {"application/json"}
     for path in ("/schemaGroups", "/audit"):  # continuation tokens come from Link headers only
         assert "page" not in {p["name"] for p in doc["paths"][path]["get"]["parameters"]}
