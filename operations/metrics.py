@@ -8,6 +8,8 @@ Two kinds of figure, collected two ways:
   (PROMETHEUS_MULTIPROC_DIR), each process writes its values to files there, and a scrape, whichever worker
   answers it, reads them all. Without that directory (runserver, tests, one process) they are kept in memory.
   Deriving them from the database instead would cost a write per request.
+- The per-process caches (registry/bounded_cache.py): entries, bytes, hits and misses by cache, counted where they
+  happen as the requests are (in multiprocess mode the entries and bytes of the live workers are added up).
 - Backlogs (outbox, deliveries by status and protocol, dead letters, Spark import runs) belong to the whole
   deployment and are already in the database: they are read at each scrape (operations/selectors.py) by a
   custom collector, so they are current and agree across replicas, and no worker or beat process needs an
@@ -26,6 +28,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from pipeline.models import ImportRun
+from registry.bounded_cache import CACHE_METRICS
 from subscriptions.models import Delivery
 
 from . import selectors
@@ -153,8 +156,19 @@ def exposition() -> bytes:
         multiprocess.MultiProcessCollector(registry)
     else:
         registry.register(_InMemoryRequests())
+        registry.register(_InMemory(CACHE_METRICS))
     registry.register(BacklogCollector())
     return generate_latest(registry)
+
+
+class _InMemory(Collector):
+    """The figures of one of this process's registries (one process: no files to add up)."""
+
+    def __init__(self, registry: CollectorRegistry):
+        self.registry = registry
+
+    def collect(self):
+        return self.registry.collect()
 
 
 class _InMemoryRequests(Collector):

@@ -27,9 +27,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import threading
 import time
-from collections import OrderedDict
 from typing import NamedTuple
 
 from django.conf import settings
@@ -38,6 +36,8 @@ from django.core.signals import setting_changed
 from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+from ..bounded_cache import BoundedCache
 
 MAX_ENTRIES = 4096
 OFF = {"", "0", "off", "none"}
@@ -51,8 +51,7 @@ class Remembered(NamedTuple):
     until: float  # time.monotonic()
 
 
-_remembered: OrderedDict[bytes, Remembered] = OrderedDict()
-_lock = threading.Lock()
+_remembered = BoundedCache("basic_auth_pairs", max_entries=MAX_ENTRIES)
 
 
 def _keyed(*parts: str) -> bytes:
@@ -68,8 +67,7 @@ def _row(user) -> bytes:
 
 
 def forget_all(**_kwargs) -> None:
-    with _lock:
-        _remembered.clear()
+    _remembered.clear()
 
 
 setting_changed.connect(forget_all, dispatch_uid="registry.http.basic_auth")
@@ -77,29 +75,22 @@ setting_changed.connect(forget_all, dispatch_uid="registry.http.basic_auth")
 
 def _recall(pair: bytes):
     """The user a remembered pair stands for, if it is remembered, unexpired and the user's row is unchanged."""
-    with _lock:
-        entry = _remembered.get(pair)
-        if entry is None:
-            return None
-        if entry.until <= time.monotonic():
-            del _remembered[pair]
-            return None
-        _remembered.move_to_end(pair)
+    entry = _remembered.get(pair)
+    if entry is None:
+        return None
+    if entry.until <= time.monotonic():
+        _remembered.pop(pair)
+        return None
     user = load_backend(entry.backend).get_user(entry.user_pk)  # None for a deleted or (ModelBackend) inactive user
     if user is None or not user.is_active or not hmac.compare_digest(_row(user), entry.row):
-        with _lock:
-            _remembered.pop(pair, None)
+        _remembered.pop(pair)
         return None
     return user
 
 
 def _remember(pair: bytes, user, seconds: float) -> None:
     entry = Remembered(user.pk, user.backend, _row(user), time.monotonic() + seconds)
-    with _lock:
-        _remembered[pair] = entry
-        _remembered.move_to_end(pair)
-        while len(_remembered) > MAX_ENTRIES:
-            _remembered.popitem(last=False)
+    _remembered.put(pair, entry)
 
 
 class FailureCount(SimpleRateThrottle):

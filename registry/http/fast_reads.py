@@ -37,12 +37,9 @@ they were read from, so it cannot tell when one is stale.
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
@@ -55,6 +52,7 @@ from django.utils.cache import (  # type: ignore[attr-defined]  # Django's own c
 )
 from django.utils.http import parse_etags
 
+from ..bounded_cache import BoundedCache
 from ..document_keys import document_key, reads_keys_apart
 from .database_errors import is_unavailable, unavailable_response
 from .permissions import reads_are_public
@@ -113,64 +111,60 @@ class Kept:
 
 
 class KeptAnswers:
-    """Per process, least recently used first out, at most REGISTRY_FAST_READ_BYTES in all."""
+    """Per process, least recently used first out, at most REGISTRY_FAST_READ_BYTES in all (registry/bounded_cache.py:
+    `fast_read_answers` in the metrics); a URL's answers larger than an eighth of it are not kept."""
 
     def __init__(self):
-        self._lock = threading.Lock()
-        self._entries: OrderedDict[tuple, Kept] = OrderedDict()
-        self._size = 0
+        self._cache = BoundedCache(
+            "fast_read_answers",
+            max_bytes=lambda: settings.REGISTRY_FAST_READ_BYTES,
+            max_item_bytes=lambda: settings.REGISTRY_FAST_READ_BYTES // 8,
+        )
 
     def get(self, key: tuple, rows: tuple) -> Kept | None:
-        with self._lock:
-            kept = self._entries.get(key)
-            if kept is None or kept.rows != rows:
-                return None
-            self._entries.move_to_end(key)
-            return kept
+        return self._cache.get(key, rows)
 
     def add(self, key: tuple, rows: tuple, variant: tuple, answer: tuple, etag: str | None) -> None:
-        budget = settings.REGISTRY_FAST_READ_BYTES
         status, headers, body = answer[:3]
         size = len(body) + sum(len(name) + len(value) for name, value in headers.values())
-        rows_size = sum(len(v) for row in rows if row for v in row if isinstance(v, bytes | str))
-        with self._lock:
-            kept = self._entries.get(key)
-            if kept is None or kept.rows != rows:
-                if kept is not None:
-                    self._size -= kept.size
-                kept = Kept(rows=rows, size=ENTRY_OVERHEAD + rows_size)
-                self._entries[key] = kept
-                self._size += kept.size
-            if variant not in kept.answers:
-                kept.answers[variant] = answer
-                kept.size += size
-                self._size += size
-            if etag is not None:
-                kept.etag = etag
-            self._entries.move_to_end(key)
-            if kept.size > budget // 8:  # too large to keep: read the whole way each time
-                del self._entries[key]
-                self._size -= kept.size
-            while self._size > budget and self._entries:
-                _key, oldest = self._entries.popitem(last=False)
-                self._size -= oldest.size
+        kept = self._cache.get(key, rows, counted=False)
+        if kept is None:
+            rows_size = sum(len(v) for row in rows if row for v in row if isinstance(v, bytes | str))
+            kept = Kept(rows=rows, size=ENTRY_OVERHEAD + rows_size)
+        if variant not in kept.answers:
+            kept.answers[variant] = answer
+            kept.size += size
+        if etag is not None:
+            kept.etag = etag
+        self._cache.put(key, kept, size=kept.size, version=rows)  # (too large to keep: read the whole way each time)
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._size = 0
+        self._cache.clear()
 
     @property
     def size(self) -> int:
-        return self._size
+        return self._cache.size
 
 
 kept_answers = KeptAnswers()
 
 
-@lru_cache(maxsize=2048)
+_resolutions = BoundedCache("fast_read_paths", max_entries=2048)
+
+
 def _resolved(path_info: str):
-    """(resolver match, addresser) of a path whose view registered, else None."""
+    """(resolver match, addresser) of a path whose view registered, else None; kept per path."""
+    found = _resolutions.get(path_info, default=_UNKNOWN)
+    if found is _UNKNOWN:
+        found = _resolve(path_info)
+        _resolutions.put(path_info, found)
+    return found
+
+
+_UNKNOWN = object()
+
+
+def _resolve(path_info: str):
     try:
         match = resolve(path_info)
     except Resolver404:
@@ -182,7 +176,7 @@ def _resolved(path_info: str):
 
 def _forget(**_kwargs) -> None:
     """A changed setting (tests) may change any answer or the URL configuration."""
-    _resolved.cache_clear()
+    _resolutions.clear()
     kept_answers.clear()
 
 

@@ -8,18 +8,19 @@ a path resolves to, and with what arguments, depends on the path alone (the conv
 namespaces and reversals) and keeps its answer per path. Django's root resolver still builds each request's
 `ResolverMatch` from it. Paths that resolve to nothing (404) are tried each time (nothing kept).
 
-Memory: at most KEPT paths of at most MAX_PATH characters per process (least recently used dropped first). A changed
-setting (tests) forgets them all.
+Memory: at most KEPT paths of at most MAX_PATH characters per process (least recently used dropped first: a
+registry/bounded_cache.py cache, `url_resolutions` in the metrics). A changed setting (tests) forgets them all.
 """
 
 from __future__ import annotations
 
 import weakref
-from functools import lru_cache
 
 from django.core.signals import setting_changed
 from django.urls import URLResolver
 from django.urls.resolvers import RoutePattern
+
+from ..bounded_cache import BoundedCache
 
 KEPT = 4096
 MAX_PATH = 1024
@@ -31,12 +32,16 @@ class KeptResolutions(URLResolver):
 
     def __init__(self, patterns: list):
         super().__init__(RoutePattern("", is_endpoint=False), patterns)
-        self._kept = lru_cache(maxsize=KEPT)(self._resolved)  # (a Resolver404 raised is not kept)
+        self._kept = BoundedCache("url_resolutions", max_entries=KEPT)
         _all.add(self)
 
     def resolve(self, path):
         if isinstance(path, str) and len(path) <= MAX_PATH:
-            return self._kept(path)
+            match = self._kept.get(path)
+            if match is None:
+                match = self._resolved(path)  # (a Resolver404 raised is not kept)
+                self._kept.put(path, match)
+            return match
         return super().resolve(path)
 
     def _resolved(self, path: str):
@@ -47,7 +52,7 @@ class KeptResolutions(URLResolver):
         return match
 
     def forget(self) -> None:
-        self._kept.cache_clear()
+        self._kept.clear()
 
 
 def _forget(**_kwargs) -> None:

@@ -5,38 +5,33 @@ Rendering the whole registry costs one query per group type and level and the JS
 the registry's history, registry/change_marker.py) says when that happens, so an answer rendered under one marker
 is served again, as bytes, to every request that reads the same marker: a write is visible in the next read, on every worker, since each reads the marker first.
 
-Per process (each gunicorn worker keeps its own), only answers of the newest marker are kept, and at most
-REGISTRY_RENDERED_ANSWER_BYTES in all: a larger registry streams every time, its memory bounded by a group.
+Per process (each gunicorn worker keeps its own), at most REGISTRY_RENDERED_ANSWER_BYTES in all, least recently used
+dropped first (an answer of an older marker is never served again): a larger registry streams every time, its memory
+bounded by a group. A registry/bounded_cache.py cache, `rendered_answers` in the metrics.
 An answer is kept only when it was streamed to its end (a client that went away leaves nothing behind).
-Written by hand: Django's cache framework stores whole responses under keys it cannot tie to the marker.
+Not Django's cache framework: it stores whole responses under keys it cannot tie to the marker.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator
 
 from django.conf import settings
 
+from ..bounded_cache import BoundedCache
+
 
 class RenderedAnswers:
+    """Whole answers under the change marker they were rendered at (registry/bounded_cache.py)."""
+
     def __init__(self):
-        self._lock = threading.Lock()
-        self._marker: str | None = None
-        self._bodies: dict[tuple, bytes] = {}
-        self._size = 0
+        self._cache = BoundedCache("rendered_answers", max_bytes=lambda: settings.REGISTRY_RENDERED_ANSWER_BYTES)
 
     def get(self, marker: str, key: tuple) -> bytes | None:
-        with self._lock:
-            return self._bodies.get(key) if marker == self._marker else None
+        return self._cache.get(key, marker)
 
     def put(self, marker: str, key: tuple, body: bytes) -> None:
-        with self._lock:
-            if marker != self._marker:
-                self._marker, self._bodies, self._size = marker, {}, 0
-            if key not in self._bodies and self._size + len(body) <= settings.REGISTRY_RENDERED_ANSWER_BYTES:
-                self._bodies[key] = body
-                self._size += len(body)
+        self._cache.put(key, body, size=len(body), version=marker)
 
     def keep(self, marker: str, key: tuple, chunks: Iterable[str | bytes]) -> Iterator[bytes]:
         """Yield the chunks as bytes; when the last one was sent and the whole fits the limit, keep it."""

@@ -10,21 +10,20 @@ under the state read before it was rendered: a write committed in between keeps 
 which no later read sees again (a group's states never come back).
 
 Memory: per process, at most REGISTRY_RENDERED_ANSWER_BYTES of parts (least recently used dropped first; a part
-larger than that is not kept), besides the whole answers rendered_answers.py keeps (as much again). Written by
-hand: no cache library keys entries by a state it reads in bulk for many entries at once.
+larger than that is not kept), besides the whole answers rendered_answers.py keeps (as much again): a
+registry/bounded_cache.py cache, `rendered_groups` in the metrics.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
 from django.conf import settings
 from django.core.signals import setting_changed
 
 from .. import selectors
+from ..bounded_cache import BoundedCache
 from ..group_states import group_states
 from ..model import GroupType
 from ..models import Group
@@ -35,41 +34,23 @@ BATCH = 50  # groups loaded with their resources and versions at a time (memory 
 
 
 class RenderedGroups:
+    """Groups' parts under their states (registry/bounded_cache.py)."""
+
     def __init__(self):
-        self._lock = threading.Lock()
-        self._parts: OrderedDict[tuple, tuple[str, bytes]] = OrderedDict()
-        self._size = 0
+        self._cache = BoundedCache("rendered_groups", max_bytes=lambda: settings.REGISTRY_RENDERED_ANSWER_BYTES)
 
     def get(self, key: tuple, state: str) -> bytes | None:
-        with self._lock:
-            kept = self._parts.get(key)
-            if kept is None or kept[0] != state:
-                return None
-            self._parts.move_to_end(key)
-            return kept[1]
+        return self._cache.get(key, state)
 
     def put(self, key: tuple, state: str, part: bytes) -> None:
-        budget = settings.REGISTRY_RENDERED_ANSWER_BYTES
-        with self._lock:
-            old = self._parts.pop(key, None)
-            if old is not None:
-                self._size -= len(old[1])
-            if len(part) > budget:
-                return
-            self._parts[key] = (state, part)
-            self._size += len(part)
-            while self._size > budget:
-                _key, (_state, oldest) = self._parts.popitem(last=False)
-                self._size -= len(oldest)
+        self._cache.put(key, part, size=len(part), version=state)
 
     def clear(self) -> None:
-        with self._lock:
-            self._parts.clear()
-            self._size = 0
+        self._cache.clear()
 
     @property
     def size(self) -> int:
-        return self._size
+        return self._cache.size
 
 
 rendered_groups = RenderedGroups()

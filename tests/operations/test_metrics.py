@@ -126,3 +126,31 @@ def test_backlogs_come_from_the_database(client, db, settings):
     assert value(samples, "registry_import_runs", status="running") == 1
     assert value(samples, "registry_import_runs", status="queued") == 0
     assert value(samples, "registry_import_last_finished_timestamp_seconds") == pytest.approx(now.timestamp(), abs=1)
+
+
+def test_caches_report_entries_bytes_hits_and_misses(client, su, db, settings):
+    """Every per-process cache is one bounded type (registry/bounded_cache.py) whose size and use are in /metrics:
+    `GET /?inline` read twice without a change is rendered once (a miss, a part per group type kept) and then served
+    from the whole answer kept (a hit); the kept entries and bytes are the cache's."""
+    from registry.bounded_cache import caches
+
+    settings.REGISTRY_METRICS_TOKEN = TOKEN
+    make_group(su, "cached-g")
+    before = scrape(client)
+    first = client.get("/?inline")
+    rendered = b"".join(first.streaming_content)  # rendered and streamed, kept at its end
+    second = client.get("/?inline")
+    assert first.status_code == second.status_code == 200 and second.content == rendered
+    after = scrape(client)
+
+    def delta(name, cache):
+        return value(after, name, cache=cache) - value(before, name, cache=cache)
+
+    assert delta("registry_cache_misses_total", "rendered_answers") == 1
+    assert delta("registry_cache_hits_total", "rendered_answers") == 1
+    assert value(after, "registry_cache_entries", cache="rendered_answers") == len(caches["rendered_answers"]) >= 1
+    assert value(after, "registry_cache_bytes", cache="rendered_answers") == caches["rendered_answers"].size
+    assert caches["rendered_answers"].size >= len(second.content)
+    assert delta("registry_cache_misses_total", "rendered_groups") >= 1  # each group's part rendered the first time
+    for name in ("fast_read_answers", "fast_read_paths", "basic_auth_pairs", "url_resolutions", "rendered_groups"):
+        assert name in caches and ("registry_cache_entries", frozenset({("cache", name)})) in after, name
