@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from confluent.rule_checks import migration_rule_names
 from registry import services
 from registry.admin import (
     ServiceAdmin,
@@ -36,9 +37,11 @@ from registry.services.versions import version_attributes
 from .admin_checks import (
     CandidateForm,
     MessageForm,
+    MigrationForm,
     compatibility_verdict_section,
     message_initial,
     message_verdict_section,
+    migration_section,
 )
 from .admin_filters import FormatFilter, ResourceOwnerFilter, ResourceTagFilter, VersionFormatFilter
 from .admin_groups import compatibility_action  # importing it registers the group admins
@@ -391,6 +394,38 @@ class SchemaVersionAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
 
     def get_service_form(self, request, obj, data):
         return VersionDocumentForm(data, request=request, version=obj)
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:pk>/migrate/", self.admin_site.admin_view(self.migrate_view), name="catalog_schemaversion_migrate"
+            ),
+            *super().get_urls(),
+        ]
+
+    def migrate_view(self, request, pk):
+        """The dry run of a JSONata migration rule of this version's data contract on a pasted message
+        (`catalog.checks.migration_dry_run`): the view permission suffices, nothing is written."""
+        version = get_object_or_404(self.get_queryset(request).select_related("resource__group"), pk=pk)
+        if not self.has_view_or_change_permission(request, version):
+            raise PermissionDenied
+        form = MigrationForm(
+            request.POST if request.method == "POST" else None,
+            rule_names=migration_rule_names(version),
+            initial={"message": "{}"},
+        )
+        result = form.result(version) if form.is_bound and form.is_valid() else None
+        return self.render_form(
+            request,
+            version,
+            f"Dry-run a migration rule of {version.resource.path}/versions/{version.vid}",
+            form,
+            sections=[migration_section(result)] if result else [],
+            submit_label="Run",
+            readonly=False,
+            intro="A consumer's migration of a sample message, as its deserializer runs the version's JSONata rule; "
+            "nothing is saved.",
+        )
 
     def sections(self, request, obj):
         fmt = self.version_format(obj)

@@ -107,14 +107,89 @@ def message_verdict_section(verdict: dict, definition_path: str) -> dict:
     errors = ""
     if verdict["errors"]:
         rows = format_html_join(
-            "", "<tr><td><code>{}</code></td><td>{}</td></tr>", ((e["path"], e["reason"]) for e in verdict["errors"])
+            "",
+            "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td></tr>",
+            ((e["path"], e["reason"], _rule_shown(e.get("rule"))) for e in verdict["errors"]),
         )
-        errors = f"<table id='message-errors'><tr><th>path</th><th>reason</th></tr>{rows}</table>"
+        errors = f"<table id='message-errors'><tr><th>path</th><th>reason</th><th>rule</th></tr>{rows}</table>"
     notes = ""
     if verdict.get("notes"):
         items = format_html_join("", "<li>{}</li>", ((n,) for n in verdict["notes"]))
         notes = f"<h3>Notes</h3><ul id='message-notes'>{items}</ul>"
     return {"title": "Verdict", "html": head + errors + notes}
+
+
+def _rule_shown(rule: dict | None) -> str:
+    """The data contract's rule that refused a message: `name: expression`."""
+    if not rule:
+        return ""
+    return f"{rule.get('name')}: {rule.get('expr', '')}" if rule.get("expr") else str(rule.get("name"))
+
+
+class MigrationForm(forms.Form):
+    """A sample message and a migration rule of a schema version's data contract; `result()` is the dry run
+    (`catalog.checks.migration_dry_run`: nothing written; problems become form errors)."""
+
+    mode = forms.ChoiceField(
+        choices=[
+            ("UPGRADE", "UPGRADE: a message of an earlier major version read as this version's"),
+            ("DOWNGRADE", "DOWNGRADE: a message of this version read as an earlier version's"),
+        ]
+    )
+    rule = forms.ChoiceField(required=False, help_text="blank: every JSONATA migration rule of the mode, in order")
+    expr = forms.CharField(
+        required=False,
+        strip=False,
+        label="Expression",
+        widget=forms.Textarea(attrs={**MONOSPACE, "rows": 4}),
+        help_text="a JSONata expression to try instead of a stored rule (nothing is saved)",
+    )
+    message = forms.CharField(
+        strip=False, widget=forms.Textarea(attrs=MONOSPACE), help_text="the sample message (JSON)"
+    )
+
+    def __init__(self, *args, rule_names=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["rule"].choices = [("", "(every rule of the mode)"), *((name, name) for name in rule_names)]
+
+    def clean_message(self):
+        try:
+            return loads_strict(self.cleaned_data["message"].encode(), "message")
+        except Problem as problem:
+            raise forms.ValidationError(problem.detail)
+
+    def result(self, version) -> dict | None:
+        data = self.cleaned_data
+        body = {"message": data["message"], "mode": data["mode"]}
+        if data.get("rule"):
+            body["rule"] = data["rule"]
+        if data.get("expr"):
+            body["expr"] = data["expr"]
+        resource = version.resource
+        try:
+            return checks.migration_dry_run(resource.group.gid, resource.rid, version.vid, body)
+        except Problem as problem:
+            self.add_error("expr" if data.get("expr") else "message", problem.detail)
+            return None
+
+
+def migration_section(result: dict) -> dict:
+    """The migrated message, the rules that ran, and (UPGRADE) whether it fits this version's schema."""
+    ran = format_html_join(", ", "<code>{}</code>", ((rule["name"],) for rule in result["rules"]))
+    head = format_html("<p id='migration-rules'>{} ran ({})</p>", ran, result["mode"])
+    fits = ""
+    if "valid" in result:
+        fits = format_html(
+            "<p id='migration-fits'>{} this version's schema</p>", _mark(result["valid"], "fits", "does not fit")
+        )
+        if result["errors"]:
+            rows = format_html_join(
+                "", "<tr><td><code>{}</code></td><td>{}</td></tr>", ((e["path"], e["reason"]) for e in result["errors"])
+            )
+            fits += f"<table id='migration-errors'><tr><th>path</th><th>reason</th></tr>{rows}</table>"
+    shown = json.dumps(result["message"], indent=2, ensure_ascii=False)
+    body = format_html("<pre id='migrated-message'>{}</pre>", shown)
+    return {"title": "Migrated message (nothing was saved)", "html": head + fits + body}
 
 
 def compatibility_verdict_section(verdict: dict) -> dict:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 
+from confluent import rule_checks
 from registry import selectors, services
 from registry.attributes import version_order
 from registry.errors import Problem
@@ -429,3 +430,15 @@ def _version_diff(gid: str, sid: str, v1: str, v2: str):
 
 
 __all__ = ["line_diff", "schema_compatibility", "semantic_changes", "version_diff"]
+
+
+# -- migration dry run --------------------------------------------------------------------------------------
+def migration_dry_run(gid: str, sid: str, vid: str, value) -> dict:
+    """`POST .../versions/V/migrate`: a JSONata migration rule of the version's data contract on a sample message
+    (confluent.rule_checks.migration_dry_run), nothing written; 404 naming what is missing, 503 past the check
+    budget."""
+    with budget.limit("the migration dry run"):
+        resource = _resource(gid, sid)
+        version = selectors.get_version(resource, vid)
+        fmt = version.extensions.get("format") or resource_attributes(resource).get("format")
+        return rule_checks.migration_dry_run(f"{resource.path}/versions/{version.vid}", version, fmt, value)

@@ -31,7 +31,9 @@ formats are not checked: a note says so, no error. A `$ref` inside a JSON Schema
 (catalog.validators.json_references): to its own document, or to a JSON Schema stored here, named by its registry
 path or an absolute URL under this server; nothing is ever fetched, and any other reference is reported as not
 checked, naming it. Schemas are read with the caller's read scope: one in a group hidden from the caller is as if it
-were not there. A check that could not run (a stored schema that cannot be
+were not there. When the schema is a version of this registry with a data contract (its `confluentruleset`), the
+CEL and CEL_FIELD rules of its `domainRules` run on data that passed the schema (confluent.rule_checks); a refusal is
+an error naming the rule (`"rule": {"name", "type", "kind", "mode", "expr", "side"}`). A check that could not run (a stored schema that cannot be
 applied, a keyword that fails on a value, XML over its size limit) is never a pass: an error marked
 `"unchecked": true` names it, next to the other errors found (issue 24). The whole check runs within the time
 budget of catalog.validators.budget (REGISTRY_CHECK_SECONDS), past which it answers 503.
@@ -62,6 +64,7 @@ from catalog.validators.message_metadata import (
     template_matches,
 )
 from catalog.validators.schemas import DRAFTS
+from confluent.rule_checks import check_version_rules
 from registry import selectors
 from registry.errors import Problem
 from registry.json_text import load_json_document
@@ -217,36 +220,45 @@ def resolve_schema(
 ) -> tuple[str | None, bytes | None]:
     """(schema format, document bytes) of the definition's schema, or (format, None) with a note. `scope`: what
     the caller may read (a schema in a group hidden from them is as if it were not there)."""
+    fmt, content, _version = _resolve_schema(doc, base_url, report, scope)
+    return fmt, content
+
+
+def _resolve_schema(
+    doc: dict, base_url: str, report: Report, scope: ReadScope
+) -> tuple[str | None, bytes | None, Version | None]:
+    """`resolve_schema`, and the stored schema version it read (None for an inline schema), whose data contract
+    (confluent.rule_checks) the check runs too."""
     fmt = doc.get("schemaformat") if isinstance(doc.get("schemaformat"), str) else None
     if "schema" in doc:
         schema = doc["schema"]
         content = schema.encode() if isinstance(schema, str) else json.dumps(schema).encode()
-        return fmt, content
+        return fmt, content, None
     url = doc.get("schemaurl")
     if not isinstance(url, str):
-        return fmt, None
+        return fmt, None, None
     path = _schema_path(url, base_url)
     if path is None:
         report.notes.append(f"data not checked: schema {report.reference(url)} is outside this registry")
-        return fmt, None
+        return fmt, None, None
     # `:Payload` names a message of the schema, `:messages/STATE` a JSON pointer into it (ids hold no ':')
     ids = _schema_ids(path)
     if ids is None:
         report.notes.append(f"data not checked: schemaurl {report.reference(url)} names no schema of this registry")
-        return fmt, None
+        return fmt, None, None
     found = _stored_schema(*ids, scope)
     if found is None:
         report.notes.append(f"data not checked: schema {report.reference(url)} does not exist in this registry")
-        return fmt, None
+        return fmt, None, None
     resource, version = found
     if version.resource_uri:
         report.notes.append(
             f"data not checked: schema {report.reference(url)} is outside this registry ({version.resource_uri})"
         )
-        return fmt, None
+        return fmt, None, None
     if fmt is None:
         fmt = _format_of(resource, version)
-    return fmt, bytes(version.content or b"")
+    return fmt, bytes(version.content or b""), version
 
 
 def stored_json_schema_lookup(base_url: str, scope: ReadScope):
@@ -287,42 +299,54 @@ def _check_data(
 ) -> None:
     if "schema" not in doc and "schemaurl" not in doc:
         return
-    fmt, content = resolve_schema(doc, base_url, report, scope)
+    fmt, content, stored = _resolve_schema(doc, base_url, report, scope)
     if content is None:
         return
     family, version = schema_format_family(fmt)
+    errors = len(report.errors)
+    checked = _check_schema(family, version, fmt, content, doc, message, content_type, report)
+    if checked is not None and stored is not None and len(report.errors) == errors and not report.incomplete:
+        data, raw = checked
+        check_version_rules(stored, family, content, report, data=data, raw=raw, message_name=message_name(doc))
+
+
+def _check_schema(
+    family, version, fmt, content: bytes, doc: dict, message: Message, content_type: str | None, report: Report
+) -> tuple[object, bytes | None] | None:
+    """The data against the schema; (the JSON value, the binary encoding or None) that was checked, or None when
+    nothing was."""
     if family in ("Protobuf", "XSD"):
-        _check_binary_formats(family, version, content, doc, message, content_type, report)
-        return
+        return _check_binary_formats(family, version, content, doc, message, content_type, report)
     if family not in ("JsonSchema", "Avro"):
         report.notes.append(
             f"data not checked: schema format {fmt!r} is not checked here (JSON Schema, Avro, Protobuf and XSD are)"
         )
-        return
+        return None
     if not message.has_data:
         report.error("data", f"missing: the definition declares a {family} schema for the data")
-        return
+        return None
     data = message.data
     if message.data_base64 is not None:
         try:
             raw = base64.b64decode(message.data_base64, validate=True)
         except (binascii.Error, ValueError, TypeError):
             report.error("data_base64", "is not base64")
-            return
+            return None
         if family == "Avro" and not (content_type and _json_content_type(content_type)):
             check_avro(content, None, report, binary=raw)
-            return
+            return None, raw
         data, problem = load_json_document(raw)
         if problem is not None:
             report.notes.append("data not checked: data_base64 does not hold JSON")
-            return
+            return None
     if content_type and not _json_content_type(content_type):
         report.notes.append(f"data not checked: datacontenttype {content_type!r} is not JSON")
-        return
+        return None
     if family == "JsonSchema":
         check_json_schema(version, content, data, report, message_name(doc))
     else:
         check_avro(content, data, report)
+    return data, None
 
 
 def message_name(doc: dict) -> str | None:
@@ -338,7 +362,7 @@ def message_name(doc: dict) -> str | None:
 
 def _check_binary_formats(
     family: str, version, content: bytes, doc: dict, message: Message, content_type: str | None, report: Report
-) -> None:
+) -> tuple[object, bytes | None] | None:
     """Protobuf (base64 binary of the named message) and XSD (XML text): catalog.validators.message_data and
     message_xml."""
     from catalog.validators.message_data import check_protobuf
@@ -346,7 +370,7 @@ def _check_binary_formats(
 
     if not message.has_data:
         report.error("data", f"missing: the definition declares a {family} schema for the data")
-        return
+        return None
     where, text = ("data_base64", message.data_base64) if message.data_base64 is not None else ("data", message.data)
     if family == "Protobuf":
         if content_type and _json_content_type(content_type) and not isinstance(text, str):
@@ -354,27 +378,28 @@ def _check_binary_formats(
                 f"data not checked: datacontenttype {content_type!r} (the Protobuf JSON mapping) "
                 "is not checked; the binary encoding in base64 is"
             )
-            return
+            return None
         if not isinstance(text, str):
             report.error(where, f"must be the Protobuf binary encoding in base64 (a string), not {show(text)}")
-            return
+            return None
         try:
             raw = base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError):
             report.error(where, "is not base64")
-            return
+            return None
         check_protobuf(content, message_name(doc), raw, report)
-        return
+        return None, raw
     if message.data_base64 is not None:
         try:
             text = base64.b64decode(text, validate=True) if isinstance(text, str) else None
         except (binascii.Error, ValueError):
             report.error(where, "is not base64")
-            return
+            return None
     if not isinstance(text, str | bytes):
         report.error(where, f"must be an XML document (a string), not {show(text)}")
-        return
+        return None
     check_xml(version, content, text, report)
+    return None
 
 
 def _json_content_type(value: str) -> bool:

@@ -41,6 +41,11 @@ class Report:
         if len(self.errors) < MAX_ERRORS:
             self.errors.append({"path": path, "reason": reason})
 
+    def refused(self, path: str, reason: str, rule: dict) -> None:
+        """A data contract's rule refused the message (confluent.rule_checks): the error names the rule."""
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append({"path": path, "reason": reason, "rule": rule})
+
     def unchecked(self, path: str, reason: str) -> None:
         """A check that could not run at `path`: an error that says so (kept even when the list is full)."""
         entry = {"path": path, "reason": reason, "unchecked": True}

@@ -4,7 +4,8 @@
   confluent.contracts): the metadata's properties, tags and sensitive fields, and the rules as a read-only table (phase,
   name, kind, mode, type, tags, expression, actions, parameters), registered with the registry's admin
   (`register_version_section`). They are edited as the version's attributes (its document form, the bindings, or
-  this API's registrations).
+  this API's registrations). A version with JSONATA migration rules links to their dry run on a pasted message
+  (catalog's schema version admin, `migrate/`: confluent.rule_checks.migration_dry_run).
 - The DEK registry: KEKs and DEKs, read-only and without any key material (neither a DEK's wrapped key nor a KEK's KMS
   properties, which may hold credentials). They are written through the DEK registry's API alone
   (confluent/dek_services.py, with its authorization and audit); the pages answer those with Django's view
@@ -12,6 +13,7 @@
 """
 
 from django.contrib import admin
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from registry.admin import register_version_section
@@ -19,6 +21,7 @@ from registry.admin import register_version_section
 from .attributes import VERSION_METADATA, VERSION_RULE_SET
 from .contracts import RULE_PHASES
 from .dek_models import Dek, Kek
+from .rule_checks import migration_rule_names
 from .subjects import GROUPS
 
 RULE_COLUMNS = ("phase", "name", "kind", "mode", "type", "tags", "expr", "onSuccess", "onFailure", "params", "disabled")
@@ -64,6 +67,13 @@ def contract_section(version) -> dict | None:
                 body,
             )
         )
+        if migration_rule_names(version):
+            parts.append(
+                format_html(
+                    "<p><a class='button' id='migration-dry-run-link' href='{}'>Dry-run a migration rule</a></p>",
+                    reverse("admin:catalog_schemaversion_migrate", args=[version.pk]),
+                )
+            )
     return {"title": "Data contract (Confluent metadata and rules)", "html": format_html("{}" * len(parts), *parts)}
 
 

@@ -1,6 +1,8 @@
 """Views of the checks before shipping a schema (docs/api-contract.md section 12): the compatibility dry run
 (`POST /schemaGroups/G/schemas/S/compatibility`) and the diff of two versions
-(`GET /schemaGroups/G/schemas/S/versions/V1/diff/V2`). Both only read: the logic is in `catalog.checks`."""
+(`GET /schemaGroups/G/schemas/S/versions/V1/diff/V2`), and the dry run of a data contract's JSONata migration rule
+on a sample message (`POST /schemaGroups/G/schemas/S/versions/V/migrate`). All only read: the logic is in
+`catalog.checks` (and confluent.rule_checks)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from rest_framework import serializers
 from registry.api.inputs import version_input
 from registry.http.openapi import problem_responses
 from registry.http.permissions import RegistryPermission
-from registry.http.requests import check_flags
+from registry.http.requests import check_flags, json_body
 from registry.http.views import RegistryView, json_response
 from registry.throttles import AnonymousRateThrottle
 
@@ -115,6 +117,46 @@ class SchemaVersionDiffView(RegistryView):
         return json_response(checks.version_diff(gid, rid, vid, other))
 
 
+class MigrationDryRunView(RegistryView):
+    """`POST /schemaGroups/G/schemas/S/versions/V/migrate`: a JSONata migration rule on a sample message."""
+
+    permission_classes = [ReadOnlyCheckPermission]
+    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
+    read_only_check = True  # a POST that writes nothing: as public as a read (OpenAPI says so)
+    post_reads = True
+
+    @extend_schema(
+        summary="Dry-run a JSONata migration rule of this version's data contract on a sample message",
+        description='The body: `{"message": ..., "mode": "UPGRADE"|"DOWNGRADE", "rule": NAME, '
+        '"expr": JSONATA}`. The version\'s `migrationRules` (its `confluentruleset`) of type JSONATA for the '
+        "mode run on the message as a consumer's deserializer runs them (`rule`: only that one; `expr`: an "
+        "expression not stored yet). UPGRADE (the default) reads a message of an earlier major version as this "
+        "version's, and the result is checked against this version's Avro or JSON Schema; DOWNGRADE the other "
+        "way. A rule that fails is 400 naming it. Nothing is written; read permission suffices.",
+        request=OpenApiTypes.OBJECT,
+        responses={
+            (200, "application/json"): OpenApiResponse(
+                inline_serializer(
+                    "MigrationDryRun",
+                    fields={
+                        "mode": serializers.ChoiceField(choices=["UPGRADE", "DOWNGRADE"]),
+                        "rules": serializers.ListField(child=serializers.DictField(child=serializers.CharField())),
+                        "message": serializers.JSONField(),
+                        "valid": serializers.BooleanField(required=False),
+                        "errors": serializers.ListField(child=serializers.DictField(), required=False),
+                    },
+                ),
+                "the migrated message",
+            ),
+            **problem_responses(400, 401, 403, 404, 413, 415, 429, 503),
+        },
+        tags=["checks"],
+    )
+    def post(self, request, gid, rid, vid):
+        check_flags(request, set())
+        return json_response(checks.migration_dry_run(gid, rid, vid, json_body(request, what="dry run")))
+
+
 def urlpatterns_for(group_plural: str = "schemaGroups", resource_plural: str = "schemas") -> list:
     from django.urls import path
 
@@ -125,6 +167,11 @@ def urlpatterns_for(group_plural: str = "schemaGroups", resource_plural: str = "
             f"{base}/compatibility",
             SchemaCompatibilityView.as_view(**kwargs),
             name=f"{group_plural}-{resource_plural}-compatibility",
+        ),
+        path(
+            f"{base}/versions/<str:vid>/migrate",
+            MigrationDryRunView.as_view(**kwargs),
+            name=f"{group_plural}-{resource_plural}-migrate",
         ),
         path(
             f"{base}/versions/<str:vid>/diff/<str:other>",

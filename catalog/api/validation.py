@@ -62,6 +62,21 @@ VERDICT = inline_serializer(
                         required=False,
                         help_text="true when this is a check that could not run (never a pass; issue 24)",
                     ),
+                    "rule": inline_serializer(
+                        "RefusingRule",
+                        required=False,
+                        help_text="the data contract's rule that refused the message (the `confluentruleset` of "
+                        "the schema version the definition names): its name, type, kind, mode, expression and the "
+                        "side (producer, consumer) whose client refuses it",
+                        fields={
+                            "name": serializers.CharField(),
+                            "type": serializers.CharField(),
+                            "kind": serializers.CharField(),
+                            "mode": serializers.CharField(),
+                            "expr": serializers.CharField(required=False),
+                            "side": serializers.ChoiceField(choices=["producer", "consumer"]),
+                        },
+                    ),
                 },
             )
         ),
@@ -84,7 +99,9 @@ MESSAGE_DESCRIPTION = (
     "named as in the definition's metadata (`topic-name`, `qos`; `topic`, `key`, `headers`; `properties`; "
     "`method`, `path`, `query`, `headers`; `subject`) next to `body`. Checked: every declared metadata attribute "
     "(required, type, literal value or template), and the data against the definition's JSON Schema or Avro "
-    "schema, inline or in this registry. Nothing is written; read permission suffices."
+    "schema, inline or in this registry; for a schema version of this registry with a data contract "
+    "(`confluentruleset`), its CEL and CEL_FIELD rules as Confluent's serializers run them (an error names the "
+    "refusing rule). Nothing is written; read permission suffices."
 )
 EXAMPLE = OpenApiExample(
     "structured CloudEvent",
