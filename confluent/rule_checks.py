@@ -447,7 +447,7 @@ def migration_dry_run(path: str, version, fmt: str | None, value) -> dict:
     if "message" not in value:
         raise Problem("bad-request", "message: the sample message to migrate is missing")
     mode = value.get("mode", "UPGRADE")
-    if mode not in DRY_RUN_MODES:
+    if not isinstance(mode, str) or mode not in DRY_RUN_MODES:
         raise Problem("bad-request", f"mode must be UPGRADE or DOWNGRADE, not {str(mode)[:40]!r}")
     name, expr = value.get("rule"), value.get("expr")
     for member, given in (("rule", name), ("expr", expr)):
