@@ -290,6 +290,7 @@ def test_a_jsonata_migration_rule_dry_run_over_the_api(registry, http, admin_cli
     assert "no migration rule named 'nope'" in run({"message": {}, "rule": "nope"}, 404)["detail"]
     assert "runs on UPGRADE, not on DOWNGRADE" in run({"message": {}, "rule": "sizeToHeight", "mode": "DOWNGRADE"}, 400)["detail"]  # fmt: skip
     assert "not a member" in run({"message": {}, "rules": []}, 400)["detail"]
+    assert "mode must be UPGRADE or DOWNGRADE" in run({"message": {}, "mode": ["UPGRADE"]}, 400)["detail"]
     assert (
         "no JSONATA migration rule"
         in admin_client.post(
