@@ -219,16 +219,15 @@ class Target:
         return lambda ctx, transform, message: client_avro.transform(ctx, expanded, message, transform)
 
     def _walk_jsonschema(self):
-        from jsonschema_specifications import REGISTRY as METASCHEMAS
-        from referencing import Registry, Resource
-        from referencing.exceptions import NoSuchResource
+        from referencing import Resource
 
-        def retrieve(uri: str):  # the clients fetch a `$ref` to another document; the registry never fetches
-            raise NoSuchResource(ref=uri)
+        from catalog.validators.json_references import schema_registry
 
+        # the one registry of the project's JSON Schema validators: a `$ref` resolves to a schema stored here (read
+        # with the check's read scope), never fetched, where the clients' walk would fetch it
         schema = json.loads(self._content)
         root = Resource.from_contents(schema, default_specification=client_json.DEFAULT_SPEC)
-        registry = Registry(retrieve=retrieve).combine(METASCHEMAS)
+        registry = schema_registry()
         resolver = registry.resolver_with_root(root)
         return lambda ctx, transform, message: client_json.transform(
             ctx, schema, registry, resolver, "$", message, transform

@@ -43,3 +43,18 @@ def core(live_server, writer):
 
     with httpx.Client(base_url=live_server.url, auth=("carol", "pw"), timeout=30) as client:
         yield client
+
+
+@pytest.fixture(autouse=True)
+def clients_rule_registry():
+    """confluent-kafka's global rule registry as it was before the test: an executor a test registers is configured
+    by the first serializer that meets it with that test's client configuration, and another test's serializers,
+    configured otherwise, would meet it ("executor already configured")."""
+    from confluent_kafka.schema_registry.rule_registry import RuleRegistry
+
+    rules = RuleRegistry.get_global_instance()
+    saved = [dict(getattr(rules, name)) for name in ("_rule_executors", "_rule_actions", "_rule_overrides")]
+    yield
+    for name, value in zip(("_rule_executors", "_rule_actions", "_rule_overrides"), saved, strict=True):
+        getattr(rules, name).clear()
+        getattr(rules, name).update(value)
