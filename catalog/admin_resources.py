@@ -7,6 +7,7 @@ import difflib
 import json
 
 from django import forms
+from django.db.models import Q
 from django.utils.html import escape, format_html
 
 from registry import services
@@ -144,8 +145,6 @@ def compare_form(vids: list[str], compare_url: str, a: str | None = None, b: str
 
 def change_events(resource, limit: int = 20) -> list[OutboxEvent]:
     """The latest change events of a resource and its versions (the outbox keeps every committed write)."""
-    from django.db.models import Q
-
     return list(
         OutboxEvent.objects.filter(
             Q(subject=resource.path) | Q(subject__startswith=resource.path + "/versions/")

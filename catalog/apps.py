@@ -8,6 +8,7 @@ class CatalogConfig(AppConfig):
     verbose_name = "Message and schema catalog"
 
     def ready(self):
+        # in ready(): apps.py loads while Django fills its app registry; what this imports needs every app registered
         from . import xr10
         from .types import register
 

@@ -32,8 +32,9 @@ from registry.services.versions import merge_attributes, resource_attributes, ve
 
 from .selectors import schema_compatibility as level_of
 from .validators import budget
-from .validators.compatibility import DIRECTIONS, compare_versions
+from .validators.compatibility import DIRECTIONS, _checker, compare_versions
 from .validators.compatibility.jsonschema import normal_schema
+from .validators.compatibility.protobuf import _File, _kind
 from .validators.format_names import schema_format_family
 from .validators.json_canonical import canonical, canonical_set
 
@@ -309,8 +310,6 @@ class _AvroDiff:
 
 
 def _proto_diff(old_tree, new_tree) -> list[dict]:
-    from .validators.compatibility.protobuf import _File, _kind
-
     out: list[dict] = []
     old_file, new_file = _File(old_tree), _File(new_tree)
     for name in old_file.messages:
@@ -365,7 +364,6 @@ def semantic_changes(fmt: str | None, old: bytes, new: bytes) -> list[dict] | No
     family = schema_format_family(fmt)[0]
     if family not in SEMANTIC_FAMILIES:
         return None
-    from .validators.compatibility import _checker
 
     checker = _checker(family)
     try:

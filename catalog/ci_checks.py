@@ -19,10 +19,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from django.core import checks
 
+from catalog import checks as schema_checks
+from catalog import message_checks
 from registry.errors import Problem
 from registry.json_text import MAX_DEPTH, nesting_exceeds
+from registry.models import Group
+from registry.services import VersionInput, WriteContext
 
 STRUCTURED = "application/cloudevents+json"
 # the system checks the two commands run first (`requires_system_checks`): Django's, less those of the URLs, the
@@ -120,24 +125,18 @@ class LocalValidator:
     store does not change under a check), so a file of many messages reads each definition once."""
 
     def __init__(self, base_url: str = ""):
-        from django.conf import settings
-
         self.base_url = (base_url or settings.REGISTRY_BASE_URL).rstrip("/")
         self._documents: dict[tuple[str, str], dict] = {}
         self._by_type: dict[tuple[str | None, str], tuple[str, str, dict]] = {}
         self._groups: list[str] | None = None
 
     def _document(self, gid: str, did: str) -> dict:
-        from catalog import message_checks
-
         key = (gid, did)
         if key not in self._documents:
             self._documents[key] = message_checks.definition_document(gid, did)
         return self._documents[key]
 
     def _group_ids(self) -> list[str]:
-        from registry.models import Group
-
         if self._groups is None:
             self._groups = list(
                 Group.objects.filter(group_type="definitionGroups").order_by("gid").values_list("gid", flat=True)
@@ -149,8 +148,6 @@ class LocalValidator:
         return gid in self._group_ids()
 
     def _for_type(self, group: str | None, event_type) -> tuple[str, str, dict]:
-        from catalog import message_checks
-
         if not isinstance(event_type, str):
             raise Problem("bad-request", "the message has no CloudEvents type (a string) to pick a definition by")
         key = (group, event_type)
@@ -175,8 +172,6 @@ class LocalValidator:
         return self._by_type[key]
 
     def check(self, entry: Entry, *, group: str | None = None, definition: str | None = None) -> Outcome:
-        from catalog import message_checks
-
         try:
             message = message_checks.parse_message(content_type(entry.message), entry.message)
             named = entry.definition or definition
@@ -205,12 +200,9 @@ def _outcome(verdict: dict, definition: str) -> Outcome:
 
 def local_compatibility(target: str, document: bytes, media_type: str | None, fmt: str | None) -> dict:
     """The dry run verdict of `document` as a new version of schema `target` (GROUP/SCHEMA); Problem on 4xx."""
-    from catalog import checks
-    from registry.services import VersionInput, WriteContext
-
     gid, sid = split_target(target)
     inp = VersionInput(document=document, media_type=media_type, attributes={"format": fmt} if fmt else {})
-    return checks.schema_compatibility(WriteContext(user=None), gid, sid, inp)
+    return schema_checks.schema_compatibility(WriteContext(user=None), gid, sid, inp)
 
 
 def split_target(target: str) -> tuple[str, str]:
@@ -239,6 +231,7 @@ class RemoteError(Exception):
 
 
 def _client(token: str | None, timeout: float = 30.0):
+    # here: httpx loads only for a check against another server (--registry URL), not for a local one
     import httpx
 
     headers = {"Accept": "application/json"}
@@ -271,6 +264,7 @@ class RemoteValidator:
         self.client.close()
 
     def _post(self, path: str, message):
+        # here: httpx loads only for a check against another server (--registry URL), not for a local one
         import httpx
 
         try:
@@ -285,6 +279,7 @@ class RemoteValidator:
         raise RemoteError(f"{self.url}{path}: HTTP {response.status_code}: {detail}")
 
     def _group_ids(self) -> list[str]:
+        # here: httpx loads only for a check against another server (--registry URL), not for a local one
         import httpx
 
         if self._groups is None:
@@ -345,6 +340,7 @@ def remote_compatibility(
     url: str, token: str | None, target: str, document: bytes, media_type: str | None, fmt: str | None
 ) -> dict:
     """The verdict from another server's `POST .../compatibility`; Problem-like 4xx raised as Problem."""
+    # here: httpx loads only for a check against another server (--registry URL), not for a local one
     import httpx
 
     gid, sid = split_target(target)

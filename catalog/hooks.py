@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
+
 from registry.compared_versions import compared
 from registry.earlier_pairs import documents_alone, formats_from
 from registry.model import effective_compatibility
 from registry.validation import GroupCheck, Invalid, VersionCheck, at
 
 from .validators.compatibility import LEVELS as COMPATIBILITY_LEVELS
+from .validators.compatibility import check_compatibility
+from .validators.definitions import validate_definition, validate_definition_group
 from .validators.format_names import same_format, schema_format_family
+from .validators.schemas import DEFAULT_MAX_BYTES, validate_schema
 
 
 def check_definition_group(check: GroupCheck) -> None:
-    from .validators.definitions import validate_definition_group
-
     errors = validate_definition_group(check.attributes, format_required=check.seed_binding)
     stored = check.stored_attributes
     if stored is not None and not errors:
@@ -45,8 +48,6 @@ def _definition_document(check: VersionCheck) -> dict | None:
 
 
 def check_definition_version(check: VersionCheck) -> None:
-    from .validators.definitions import validate_definition
-
     doc = _definition_document(check)
     if doc is None:
         return
@@ -138,12 +139,8 @@ def check_schema_group(check: GroupCheck) -> None:
 
 def schema_size_limit() -> int:
     try:
-        from django.conf import settings
-
         return settings.REGISTRY_MAX_SCHEMA_BYTES
     except Exception:  # no Django settings (Spark executors): the validator's default
-        from .validators.schemas import DEFAULT_MAX_BYTES
-
         return DEFAULT_MAX_BYTES
 
 
@@ -151,9 +148,6 @@ def check_schema_version(check: VersionCheck) -> None:
     """A schema version: its format, its document valid in that format, the same format family as the schema's other
     versions, and compatible with them at the level that applies. An import's history (`check.history`) is checked
     alone (CONTRACT 18)."""
-    from .validators.compatibility import check_compatibility
-    from .validators.schemas import validate_schema
-
     errors = []
     fmt = check.attributes.get("format")
     if fmt is not None and not isinstance(fmt, str):

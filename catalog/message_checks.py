@@ -54,6 +54,7 @@ from catalog.message_report import Message, Report, as_written
 from catalog.validators import budget
 from catalog.validators.format_names import message_format_family, schema_format_family
 from catalog.validators.json_references import stored_schemas
+from catalog.validators.message_data import check_protobuf
 from catalog.validators.message_formats.declarations import show
 from catalog.validators.message_json import check_avro, check_json_schema
 from catalog.validators.message_metadata import (
@@ -63,6 +64,7 @@ from catalog.validators.message_metadata import (
     format_types,
     template_matches,
 )
+from catalog.validators.message_xml import check_xml
 from catalog.validators.schemas import DRAFTS
 from confluent.rule_checks import check_version_rules
 from registry import selectors
@@ -365,9 +367,6 @@ def _check_binary_formats(
 ) -> tuple[object, bytes | None] | None:
     """Protobuf (base64 binary of the named message) and XSD (XML text): catalog.validators.message_data and
     message_xml."""
-    from catalog.validators.message_data import check_protobuf
-    from catalog.validators.message_xml import check_xml
-
     if not message.has_data:
         report.error("data", f"missing: the definition declares a {family} schema for the data")
         return None

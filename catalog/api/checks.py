@@ -6,6 +6,7 @@ on a sample message (`POST /schemaGroups/G/schemas/S/versions/V/migrate`). All o
 
 from __future__ import annotations
 
+from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -158,8 +159,6 @@ class MigrationDryRunView(RegistryView):
 
 
 def urlpatterns_for(group_plural: str = "schemaGroups", resource_plural: str = "schemas") -> list:
-    from django.urls import path
-
     kwargs = {"group_plural": group_plural, "resource_plural": resource_plural}
     base = f"{group_plural}/<str:gid>/{resource_plural}/<str:rid>"
     return [

@@ -25,6 +25,8 @@ import contextvars
 import os
 import time
 
+from django.conf import settings
+
 from registry.errors import Problem
 
 DEFAULT_SECONDS = 1.0  # = REGISTRY_CHECK_SECONDS's default; used where no Django settings exist
@@ -50,8 +52,6 @@ _current: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("check
 def budget_seconds() -> float:
     """The setting REGISTRY_CHECK_SECONDS; where Django is not configured (a Spark executor), the environment
     variable of that name, else DEFAULT_SECONDS: every door checks with the same budget."""
-    from django.conf import settings
-
     if not settings.configured:
         return float(os.environ.get(SETTING) or DEFAULT_SECONDS)
     return float(getattr(settings, SETTING, DEFAULT_SECONDS))

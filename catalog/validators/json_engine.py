@@ -27,6 +27,10 @@ import contextvars
 import functools
 import types
 
+from jsonschema import FormatChecker, _legacy_keywords, _utils
+from jsonschema.exceptions import ValidationError
+from jsonschema.validators import extend, validator_for
+
 from . import budget
 from .json_canonical import all_unique
 from .json_references import unresolvable_reason
@@ -35,16 +39,8 @@ from .linear_regex import is_regex, linear_re
 _unchecked: contextvars.ContextVar[list | None] = contextvars.ContextVar("unchecked_keywords", default=None)
 
 
-def _error_classes():
-    from jsonschema.exceptions import ValidationError
-
-    class UncheckedError(ValidationError):
-        """A keyword that could not be evaluated on this instance: never a pass."""
-
-    return ValidationError, UncheckedError
-
-
-ValidationError, UncheckedError = _error_classes()
+class UncheckedError(ValidationError):
+    """A keyword that could not be evaluated on this instance: never a pass."""
 
 
 def _rebind(fn, names: dict):
@@ -60,8 +56,6 @@ def _rebind(fn, names: dict):
 @functools.cache
 def _linear_names() -> dict:
     """The globals that jsonschema's keyword functions reach regular expressions through, rebound."""
-    from jsonschema import _legacy_keywords, _utils
-
     names: dict = {"re": linear_re}
     names["find_additional_properties"] = _rebind(_utils.find_additional_properties, {"re": linear_re})
     evaluated = _rebind(
@@ -78,8 +72,6 @@ def _linear_names() -> dict:
 
 def _linear(fn):
     """jsonschema's keyword function `fn`, rebound to the linear regular expressions and the canonical uniq."""
-    from jsonschema import _legacy_keywords
-
     rebound = _linear_names()
     names = dict(rebound["modern"])
     if fn.__globals__ is _legacy_keywords.__dict__:
@@ -120,8 +112,6 @@ def _guarded(name: str, fn):
 
 def _format_checker(cls):
     """The draft's format checker, with `regex` judged by the linear engines."""
-    from jsonschema import FormatChecker
-
     checker = FormatChecker(formats=())
     checker.checkers = dict(cls.FORMAT_CHECKER.checkers)
     checker.checks("regex")(lambda instance: not isinstance(instance, str) or is_regex(instance))
@@ -136,8 +126,6 @@ def _bounded_validator_for(schema, default):
     subschema's `$schema` names. jsonschema's own would answer its plain class, and the subschema and everything
     below it would be checked without the budget and with Python's backtracking `re` (where a `pattern` such as
     `^(a+)+$` takes exponential time: tests/catalog/test_check_budgets.py)."""
-    from jsonschema.validators import validator_for
-
     found = validator_for(schema, default=default)
     return found if found in _bounded_classes else bounded_validator_class(found)
 
@@ -146,8 +134,6 @@ def _bounded_validator_for(schema, default):
 def bounded_validator_class(cls):
     """jsonschema's validator class `cls`, extended as the module docstring says (built once per draft); a
     subschema that names a draft in `$schema` is checked by that draft's bounded class too."""
-    from jsonschema.validators import extend
-
     if cls in _bounded_classes:
         return cls
     keywords = {name: _guarded(name, _linear(fn)) for name, fn in cls.VALIDATORS.items()}

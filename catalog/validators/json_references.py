@@ -47,6 +47,7 @@ REASON = "references resolve only to JSON Schemas stored in this registry; nothi
 def _retrieve(uri: str):
     """The `retrieve` of `schema_registry()`: a stored schema the running check's lookup finds, else NoSuchResource
     (which `referencing` reports as an unresolvable reference)."""
+    # here: referencing loads with the first JSON Schema check, not at the start-up of every process
     from referencing import Resource
     from referencing.exceptions import NoSuchResource
     from referencing.jsonschema import DRAFT7, specification_with
@@ -64,6 +65,7 @@ def _retrieve(uri: str):
 def schema_registry():
     """The one `referencing.Registry` of every JSON Schema validator the registry builds: no retrieval beyond the
     stored schemas of the running check (module docstring). jsonschema adds the drafts' metaschemas to it."""
+    # here: referencing loads with the first JSON Schema check, not at the start-up of every process
     from referencing import Registry
 
     return Registry(retrieve=_retrieve)  # type: ignore[call-arg]
@@ -89,6 +91,7 @@ def stored_schemas(lookup: Lookup) -> Iterator[None]:
 def unresolvable_reason(exc: BaseException) -> str | None:
     """How a check words `exc` when it is a reference that did not resolve (None for any other failure): the
     reference as written, and why; never what any URL would have answered."""
+    # here: referencing loads with the first JSON Schema check, not at the start-up of every process
     from referencing.exceptions import NoSuchAnchor, PointerToNowhere, Unresolvable
 
     if not isinstance(exc, Unresolvable):

@@ -15,6 +15,7 @@ compiles raises `PatternError`.
 from __future__ import annotations
 
 import functools
+import re
 
 from . import budget
 
@@ -28,6 +29,7 @@ class PatternError(ValueError):
 
 @functools.lru_cache(maxsize=1)
 def _re2_options():
+    # here: RE2 loads with the first pattern of a user's schema, not at the start-up of every process
     import re2
 
     options = re2.Options()
@@ -38,12 +40,14 @@ def _re2_options():
 @functools.lru_cache(maxsize=CACHE_SIZE)
 def compiled(pattern: str):
     """(engine, compiled pattern): ("re2", ...) when RE2 takes it, else ("regex", ...); PatternError otherwise."""
+    # here: RE2 and the regex module load with the first pattern of a user's schema, not at start-up
     import re2
 
     try:
         return "re2", re2.compile(pattern, _re2_options())
     except re2.error:
         pass
+    # here: the regex module loads only for a pattern RE2 does not take
     import regex
 
     try:
@@ -84,8 +88,6 @@ class LinearRe:
         return True if search(pattern, string) else None
 
     def __getattr__(self, name):
-        import re
-
         return getattr(re, name)
 
 

@@ -15,6 +15,7 @@ MAX_DEPTH deep, so a recursive message type is bounded), proto2 `required` field
 
 from __future__ import annotations
 
+from .compatibility.protobuf import _File, load
 from .digest_cache import DigestLRU, digest
 
 MAX_DEPTH = 100  # nesting of messages in Protobuf data (the protobuf runtime's default recursion limit)
@@ -49,8 +50,6 @@ class ProtoSchema:
     """A parsed .proto file: messages, enums, fields by number, extension ranges, syntax."""
 
     def __init__(self, content: bytes):
-        from .compatibility.protobuf import _File, load
-
         tree = load(content)  # ValueError when it does not parse
         self.syntax = tree.syntax or "proto2"
         self.file = _File(tree)

@@ -8,7 +8,13 @@ as `data.items[2].sku`; a schema that cannot be applied is a note, not an error.
 
 from __future__ import annotations
 
+import io
 import json
+
+import jsonschema
+from jsonschema.validators import validator_for
+from referencing import Resource
+from referencing.jsonschema import specification_with
 
 from catalog.message_report import MAX_ERRORS, Report
 from catalog.validators import budget
@@ -38,10 +44,6 @@ def _json_validator(version: str | None, content: bytes, pointer: str | None = N
     cached = _validators.get(key)
     if cached is not None:
         return cached
-    with budget.paused():  # the first import in a process
-        import jsonschema
-        from jsonschema.validators import validator_for
-
     schema, problem = load_json_document(content)
     if problem is not None or not isinstance(schema, dict | bool):
         raise ValueError("the schema is not a JSON Schema document")
@@ -54,9 +56,6 @@ def _json_validator(version: str | None, content: bytes, pointer: str | None = N
         )
     registry = schema_registry()  # references resolve only inside the registry: nothing is fetched
     if pointer:
-        from referencing import Resource
-        from referencing.jsonschema import specification_with
-
         spec = specification_with(uri or "http://json-schema.org/draft-07/schema#")
         base = "urn:cloudevents-registry:data-schema"
         registry = registry.with_resource(base, Resource.from_contents(schema, default_specification=spec))
@@ -123,6 +122,7 @@ def _avro_schema(content: bytes):
 
 def _avro_parsed(content: bytes):
     """(parsed schema, its named types, whether it holds arrays of zero-width items), cached per digest."""
+    # here: fastavro loads with the first Avro check, not at the start-up of every process
     import fastavro
 
     key = digest("Avro", None, content)
@@ -152,8 +152,7 @@ def _avro_type_name(schema) -> str:
 def _avro_json_encoding_matches(content: bytes, data, parsed) -> bool:
     """Whether `data` is the Avro JSON encoding of a datum of the schema (unions written `{"type": value}`),
     decoded by fastavro's JSON reader and then validated (the reader alone does not check types)."""
-    import io
-
+    # here: fastavro loads with the first Avro check, not at the start-up of every process
     import fastavro
     from fastavro.validation import validate
 
@@ -167,8 +166,7 @@ def _avro_json_encoding_matches(content: bytes, data, parsed) -> bool:
 def check_avro(content: bytes, data, report: Report, *, binary: bytes | None = None) -> None:
     """The JSON value `data` against the Avro schema, in the Avro JSON encoding (unions wrapped) or as a plain
     datum (unions unwrapped, fastavro's); or, with `binary`, the Avro binary encoding (it must decode exactly)."""
-    import io
-
+    # here: fastavro loads with the first Avro check, not at the start-up of every process
     import fastavro
     from fastavro.validation import ValidationError, validate
 

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from catalog.validators import linear_regex
+from catalog.validators.message_formats import amqp, kafka, mqtt
 from catalog.validators.message_formats.cloudevents import ALWAYS_REQUIRED, BASE_TYPES, INT32
 from catalog.validators.message_formats.declarations import (
     CURRENT_TIME,
@@ -231,8 +232,6 @@ def check_http(metadata: dict, props: dict, report: Report) -> None:
 
 def format_types(family: str, version: str | None) -> dict:
     """The fixed types of a format's properties: {name: type} and {(section, name): type}."""
-    from catalog.validators.message_formats import amqp, kafka, mqtt
-
     if family == "MQTT":
         return {**mqtt.BOTH, **({} if (version or "5").startswith("3") else mqtt.V5_ONLY)}
     if family == "Kafka":

@@ -17,6 +17,8 @@ import decimal
 import functools
 import warnings
 
+import xmlschema
+
 from . import budget
 from .digest_cache import DigestLRU, digest
 from .xsd_classes import schema_class
@@ -117,8 +119,6 @@ def _not_well_formed(exc: Exception, report) -> None:
 
 def check_xml(version: str | None, content: bytes, text: str, report) -> None:
     """The XML document `text` against the XSD `content`: errors into `report` (path `data` + XPath)."""
-    import xmlschema
-
     if len(text) > MAX_XML_BYTES:
         report.unchecked(
             "data",

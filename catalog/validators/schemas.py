@@ -74,6 +74,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _json_schema(version: str | None, content: bytes) -> list[str]:
+    # here: jsonschema loads with the first JSON Schema document, not at the start-up of every process
     import jsonschema
     from jsonschema.validators import validator_for
 
@@ -105,6 +106,7 @@ def _metaschema_validators(cls):
     """The validators of draft `cls`'s metaschema, built once per process: jsonschema's, as `cls.check_schema`
     builds it, and jsonschema-rs's for the drafts in DRAFT_NAMES (None for others), given jsonschema's format
     checks (`regex` is then Python's `re`, as jsonschema checks it)."""
+    # here: jsonschema-rs and jsonschema load with the first JSON Schema document, not at start-up
     import jsonschema_rs
     from jsonschema.validators import validator_for
 
@@ -143,6 +145,7 @@ def _first_meta_error(cls, schema, content: bytes):
 def avro_named_types(references: tuple[bytes, ...] | list[bytes]) -> dict:
     """fastavro's named schemas of the referenced Avro documents (deepest first: each may use the types of the ones
     before it); ValueError naming the first that does not parse."""
+    # here: fastavro loads with the first Avro document, not at the start-up of every process
     import fastavro
 
     names: dict = {}
@@ -157,6 +160,7 @@ def avro_named_types(references: tuple[bytes, ...] | list[bytes]) -> dict:
 
 
 def _avro(content: bytes, references: tuple[bytes, ...] = ()) -> list[str]:
+    # here: fastavro loads with the first Avro document, not at the start-up of every process
     import fastavro
 
     try:
@@ -216,6 +220,7 @@ class _RuleSteps:
 @functools.cache
 def _counting_stream_class():
     """ANTLR's InputStream, spending a budget step every 4096 characters consumed (antlr4 is imported lazily)."""
+    # here: ANTLR's runtime loads with the first Protobuf document, not at the start-up of every process
     from antlr4 import InputStream
 
     class CountingStream(InputStream):
@@ -237,6 +242,7 @@ def _counting_stream(text: str):
 def parse_proto(text: str):
     """The proto-schema-parser AST of `text`; ValueError listing the syntax errors (with line:column). Within
     the running check's budget (catalog.validators.budget): grammar rules and characters read are its steps."""
+    # here: the Protobuf parser loads with the first Protobuf document, not at the start-up of every process
     from proto_schema_parser.parser import Parser
 
     listener = _SyntaxErrors()
@@ -278,7 +284,8 @@ def _protobuf(version: str | None, content: bytes) -> list[str]:
 
 
 def _xsd(version: str | None, content: bytes) -> list[str]:
-    from .xsd_classes import schema_class  # within the check budget: a step per component built and value read
+    # here: xmlschema (xsd_classes: its build counts steps of the check budget) loads with the first XSD document
+    from .xsd_classes import schema_class
 
     cls = schema_class("1.0" if (version or "").startswith("1.0") else "1.1")
     try:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import functools
 
+import xmlschema
+from xmlschema.validators import XsdBuilders
+
 from . import budget
 
 
@@ -56,8 +59,6 @@ def _spending_decode(cls):
 def schema_class(version: str):
     """The budgeted XMLSchema10 (`version` "1.0") or XMLSchema11 (anything else), made once per process."""
     with budget.paused():
-        import xmlschema
-        from xmlschema.validators import XsdBuilders
 
         class BudgetedBuilders(XsdBuilders):
             def __set_name__(self, cls, name):

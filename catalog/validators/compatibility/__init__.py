@@ -72,14 +72,17 @@ REFERRING = ("Avro", "JsonSchema")  # the formats whose checkers read the refere
 @functools.cache
 def _checker(family: str | None):
     if family == "JsonSchema":
+        # here: each format's checker (and its parser library) loads with the first check of that format
         from . import jsonschema
 
         return jsonschema
     if family == "Avro":
+        # here: each format's checker (and its parser library) loads with the first check of that format
         from . import avro
 
         return avro
     if family == "Protobuf":
+        # here: each format's checker (and its parser library) loads with the first check of that format
         from . import protobuf
 
         return protobuf

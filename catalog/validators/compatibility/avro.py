@@ -26,6 +26,7 @@ import fastavro
 from registry.json_text import parse_json_limited
 
 from .. import budget
+from ..schemas import avro_named_types
 from .result import Incompatibility, compare_as_reader
 
 PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
@@ -49,8 +50,6 @@ class Schema:
 def load(content: bytes, references: tuple[bytes, ...] = ()) -> Schema:
     """The parsed schema; ValueError when `content` is not a valid Avro schema in JSON form. `references`: documents
     whose named types it may use (the writer's resolved references, deepest first)."""
-    from ..schemas import avro_named_types
-
     raw = parse_json_limited(content)
     names: dict = avro_named_types(references) if references else {}
     try:
