@@ -14,7 +14,7 @@ from registry.model import effective_compatibility
 from registry.validation import GroupCheck, Invalid, VersionCheck, at
 
 from .validators.compatibility import LEVELS as COMPATIBILITY_LEVELS
-from .validators.compatibility import check_compatibility
+from .validators.compatibility import check_compatibility, offered_levels
 from .validators.definitions import validate_definition, validate_definition_group
 from .validators.format_names import same_format, schema_format_family
 from .validators.schemas import DEFAULT_MAX_BYTES, validate_schema
@@ -144,6 +144,11 @@ def schema_size_limit() -> int:
         return DEFAULT_MAX_BYTES
 
 
+def schema_compatibility_levels(fmt: str | None) -> tuple[str, ...]:
+    """The compatibility levels a schema of this format offers (ResourceType.compatibility_levels)."""
+    return offered_levels(fmt)
+
+
 def check_schema_version(check: VersionCheck) -> None:
     """A schema version: its format, its document valid in that format, the same format family as the schema's other
     versions, and compatible with them at the level that applies. An import's history (`check.history`) is checked
@@ -155,6 +160,9 @@ def check_schema_version(check: VersionCheck) -> None:
     level = check.attributes.get("compatibility")
     if level is not None and level not in COMPATIBILITY_LEVELS:
         errors.append(f"compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}")
+    elif fmt and level not in (None, "none") and level not in offered_levels(fmt):  # a level its format offers
+        # (a version without a format is not checked, whatever the level: rc4 core `format`)
+        errors.append(at("compatibility", f" {level!r}: the format {fmt!r} offers no compatibility level", level))
     if check.resource_uri:
         if check.resource_uri.startswith(check.base_url + "/"):
             errors.append(f"schemaURI {check.resource_uri!r} points into this registry; store the schema instead")
@@ -162,6 +170,8 @@ def check_schema_version(check: VersionCheck) -> None:
             raise Invalid(errors)
         return
     level = effective_compatibility(level, check.group_attributes.get("compatibility")) if not errors else None
+    if level not in offered_levels(fmt):  # (a group's or the registry's level applies to the formats offering it)
+        level = "none"
     if check.history:  # an import's history: stored as given, not compared with the other versions (CONTRACT 18)
         previous, listed = None, []
     elif level == "none" and check.previous_formats is not None:

@@ -293,7 +293,6 @@ def register() -> None:
                     v1_singular="schema",
                     singular05="schema",
                     hasdocument=True,
-                    default_compatibility=None,  # the registry's policy
                     v05_only=("schemaBase64", "schemaURI"),
                 ),
             ),

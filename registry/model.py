@@ -50,6 +50,8 @@ class ResourceType:
     validate: hook called with a `VersionCheck` before any version is written; raises `Invalid`.
     media_type_for: media type of a document given inline as text in a registry document, from the
         version's attributes (`format`) and its bytes; default: JSON when it parses, else text/plain.
+    compatibility_levels: the compatibility levels a format offers (1.0 `capabilities.compatibilities`; `none` is
+        not one, it means no level); None: the type has no compatibility rules (no level shown, none checked).
     """
 
     singular: str
@@ -60,6 +62,7 @@ class ResourceType:
     attributes: tuple[str, ...] = ()
     validate: Callable[[VersionCheck], None] | None = None
     media_type_for: Callable[[dict, bytes], str] | None = None
+    compatibility_levels: Callable[[str | None], tuple[str, ...]] | None = None
 
     @property
     def uri_attribute(self) -> str:
@@ -68,6 +71,19 @@ class ResourceType:
     @property
     def base64_attribute(self) -> str:
         return f"{self.singular}Base64"
+
+
+def applicable_level(rt: ResourceType, fmt, *levels) -> str | None:
+    """The compatibility level that applies to a resource of type `rt` whose versions have the format `fmt`: the
+    first of `levels` given (the version's own, the resource's, its group's), else the registry's default; None when
+    none applies: the type has no compatibility rules, the level is `none`, or the format does not offer it (a
+    resource of a format without compatibility checks shows no level and none is checked, CONTRACT 18)."""
+    if rt.compatibility_levels is None:
+        return None
+    level = effective_compatibility(*levels)
+    if level == "none" or level not in rt.compatibility_levels(fmt if isinstance(fmt, str) else None):
+        return None
+    return level
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from django.db import transaction
 
 from .. import audit, extension_attributes
 from ..errors import Problem
-from ..model import COMPATIBILITY_LEVELS, effective_compatibility
+from ..model import COMPATIBILITY_LEVELS, ResourceType, effective_compatibility
 from ..models import Version
 from .address import EntityAddress
 from .context import WriteContext
@@ -43,7 +43,7 @@ def set_resource_meta(
     grows by one with each change of these attributes: checked under the resource's row lock, so of concurrent
     writers with the same precondition exactly one wins."""
     address.need("resource")
-    resolve_types(address.group_type, address.rtype)
+    _gt, rt = resolve_types(address.group_type, address.rtype)
     group = get_group(address.group_type, address.gid)
     resource = lock_resource(group, address.rtype, address.rid)
     guard(ctx, group, resource)
@@ -94,6 +94,7 @@ def set_resource_meta(
                 f"{{subject}}: compatibility must be one of {', '.join(COMPATIBILITY_LEVELS)}, not {level!r}",
                 subject=resource.path,
             )
+        _refuse_unoffered(rt, resource, level)
         inherited = effective_compatibility(group.extensions.get("compatibility"))
         if level == inherited:  # reads show the effective level: the same level sent back keeps inheriting it
             extensions.pop("compatibility", None)
@@ -114,3 +115,25 @@ def set_resource_meta(
                 epochs=(resource.epoch - 1, resource.epoch),
                 changes=audit.changes(before, audit.state(resource, resource.path)),
             )
+
+
+def _refuse_unoffered(rt: ResourceType, resource, level: str) -> None:
+    """A level is one the resource's format offers (CONTRACT 18): 400 naming `compatibility` for a type without
+    compatibility rules (messages, endpoints) or a format that offers none (XSD, a format this server does not
+    compare); `none` (no level) is always accepted."""
+    if level == "none":
+        return
+    if rt.compatibility_levels is None:
+        raise Problem(
+            "invalid-attribute",
+            f"{{subject}}: compatibility {level!r}: a {rt.singular} has no compatibility level",
+            subject=resource.path,
+        )
+    latest = resource.latest.extensions if resource.latest_id is not None else {}
+    fmt = latest.get("format") or resource.extensions.get("format")
+    if level not in rt.compatibility_levels(fmt):
+        raise Problem(
+            "invalid-attribute",
+            f"{{subject}}: compatibility {level!r}: the format {fmt!r} offers no compatibility level",
+            subject=resource.path,
+        )

@@ -10,11 +10,13 @@ from __future__ import annotations
 import copy
 
 from ..extension_attributes import resource_attributes
-from ..model import COMPATIBILITY_LEVELS, effective_compatibility
+from ..model import COMPATIBILITY_LEVELS, effective_compatibility, registry_model
 from .flags import FLAGS, SPEC_VERSIONS
 from .mapping import v1_mappings
 
 _model_source: dict = {"groups": {}}
+# the formats whose versions are compared for compatibility (catalog.validators.compatibility.CHECKED_FAMILIES)
+COMPARED_FORMATS = ("jsonschema*", "avro*", "protobuf*")
 
 CORE_ATTRIBUTES = {
     "self": {"name": "self", "type": "url", "readonly": True, "immutable": True, "required": True},
@@ -36,7 +38,7 @@ VERSION_ATTRIBUTES = {
 }
 META_ATTRIBUTES = {
     "readonly": {"name": "readonly", "type": "boolean", "readonly": True, "required": True, "default": False},
-    "compatibility": {"name": "compatibility", "type": "string", "required": True, "default": "none"},
+    "compatibility": {"name": "compatibility", "type": "string"},
     "defaultversionid": {"name": "defaultversionid", "type": "string", "required": True},
     "defaultversionurl": {"name": "defaultversionurl", "type": "url", "readonly": True, "required": True},
     "defaultversionsticky": {"name": "defaultversionsticky", "type": "boolean", "required": True, "default": False},
@@ -115,13 +117,14 @@ def _with_core(attributes: dict, id_name: str, extra: dict | None = None) -> dic
 
 def meta_attributes(plural: str, rplural: str) -> dict:
     """The `meta` attributes of a resource type, `compatibility`'s default the one that applies when a resource and
-    its group set none: the registry's (REGISTRY_DEFAULT_COMPATIBILITY) for types with compatibility rules; and the
-    attributes apps register for it (registry/extension_attributes.py)."""
+    its group set none: the registry's (REGISTRY_DEFAULT_COMPATIBILITY) for types with compatibility rules, unless it
+    is `none` (no level, CONTRACT 18); and the attributes apps register for it (registry/extension_attributes.py)."""
     out = copy.deepcopy(META_ATTRIBUTES)
     gm = v1_mappings.get(plural)
     rm = gm.by_v1_plural.get(rplural) if gm is not None else None
-    fixed = rm.default_compatibility if rm is not None else "none"
-    out["compatibility"]["default"] = fixed if fixed is not None else effective_compatibility()
+    rt = registry_model[gm.plural].resource_type(rm.plural) if rm is not None and gm is not None else None
+    if rt is not None and rt.compatibility_levels is not None and effective_compatibility() != "none":
+        out["compatibility"]["default"] = effective_compatibility()
     if rm is not None:
         for name, attribute in resource_attributes(rm.plural).items():
             out[name] = {"name": name, **copy.deepcopy(attribute.model)}
@@ -174,9 +177,8 @@ def capabilities() -> dict:
             "model": {"mutable": False},
             "modelsource": {"mutable": False},
         },
-        "compatibilities": {
-            fmt: list(COMPATIBILITY_LEVELS) for fmt in ("jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*")
-        },
+        # the formats whose versions are compared, and their levels (`none` is no level: CONTRACT 18)
+        "compatibilities": {fmt: [lv for lv in COMPATIBILITY_LEVELS if lv != "none"] for fmt in COMPARED_FORMATS},
         "flags": sorted(f for f in FLAGS if f not in ("page", "force", "offset")),
         "formats": ["jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*"],
         "ignores": [],

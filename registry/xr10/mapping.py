@@ -35,9 +35,6 @@ class ResourceMapping:
     v1_singular: str
     singular05: str = ""
     hasdocument: bool = True
-    # what `meta.compatibility` shows when neither resource nor group sets it: a fixed level ("none" for resources
-    # without compatibility rules), or None for the registry's policy (registry.model.effective_compatibility)
-    default_compatibility: str | None = "none"
     v05_only: tuple[str, ...] = ()  # 0.5 attribute names refused in a 1.0 body (the 1.0 name is different)
     to_v05: Translate = _same
     to_v10: Translate = _same

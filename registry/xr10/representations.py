@@ -17,7 +17,7 @@ from ..attributes import latest_of, previous_of, stored_attributes, timestamp, v
 from ..extension_attributes import meta_names
 from ..http.headers import metadata_headers
 from ..json_text import load_json_document
-from ..model import effective_compatibility
+from ..model import applicable_level, registry_model
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
 from .documents import group_to_v10, meta_attribute_names, version_to_v10
@@ -165,15 +165,31 @@ def ancestor_ids(versions: list[Version]) -> dict[int, str]:
     return out
 
 
-def meta_compatibility(rm: ResourceMapping, resource: Resource, default: Version | None, group_attributes: dict) -> str:
-    """The level `meta` shows: the effective one (the default version's own, the resource's, the group's, the
-    registry's), so that what 1.0 shows is what every door checks; a fixed level for types that have none."""
-    if rm.default_compatibility is not None:
-        return resource.extensions.get("compatibility") or rm.default_compatibility
-    version_level = default.extensions.get("compatibility") if default is not None else None
-    return effective_compatibility(
-        version_level, resource.extensions.get("compatibility"), group_attributes.get("compatibility")
+def _level(gm: GroupMapping, rm: ResourceMapping, resource: Resource, version: Version | None, group_attributes: dict):
+    """The resource type, the version's format (the resource's when it names none) and the compatibility level that
+    applies to it (registry.model.applicable_level: None when none does)."""
+    rt = registry_model[gm.plural].resource_type(rm.plural)
+    own = version.extensions if version is not None else {}
+    fmt = own.get("format") or resource.extensions.get("format")
+    levels = (own.get("compatibility"), resource.extensions.get("compatibility"), group_attributes.get("compatibility"))
+    return rt, fmt, applicable_level(rt, fmt, *levels)
+
+
+def meta_compatibility(
+    gm: GroupMapping, rm: ResourceMapping, resource: Resource, default: Version | None, group_attributes: dict
+) -> str | None:
+    """The level `meta` shows: the one that applies (the default version's own, the resource's, the group's, the
+    registry's), so that what 1.0 shows is what every door checks; None (not shown) when none applies: a type
+    without compatibility rules, a format that offers none, the level `none` (CONTRACT 18). A schema that names
+    `none` itself where it would inherit a level shows `none`: the one way a document says so, for exports to
+    restore it."""
+    rt, fmt, level = _level(gm, rm, resource, default, group_attributes)
+    own = (default.extensions if default is not None else {}).get("compatibility") or resource.extensions.get(
+        "compatibility"
     )
+    if level is None and own == "none" and applicable_level(rt, fmt, group_attributes.get("compatibility")):
+        return "none"
+    return level
 
 
 def meta_json(
@@ -195,7 +211,11 @@ def meta_json(
     }
     out.update(_times(resource))
     out["readonly"] = bool(resource.origin)
-    out["compatibility"] = meta_compatibility(rm, resource, default, group_attributes or {})
+    level = meta_compatibility(
+        gm, rm, resource, default, group.extensions if group_attributes is None else group_attributes
+    )
+    if level is not None:
+        out["compatibility"] = level
     if default is not None:
         out["defaultversionid"] = default.vid
         out["defaultversionurl"] = f"{base}{xid}/versions/{default.vid}"

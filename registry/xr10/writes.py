@@ -16,7 +16,7 @@ from ..attributes import check_id, stored_attributes
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..http.requests import expected_epoch, parse_epoch
-from ..model import effective_compatibility
+from ..model import effective_compatibility, registry_model
 from ..models import Group, Resource, Version
 from ..services.address import EntityAddress
 from ..services.meta import set_resource_meta
@@ -50,10 +50,19 @@ def without_inherited_levels(doc05: dict) -> dict:
                 resources = group.get(rm.plural)
                 if not isinstance(resources, dict):
                     continue
-                level = rm.default_compatibility or inherited  # a fixed level for types without compatibility rules
-                for resource in resources.values():
+                rules = registry_model[gm.plural].resource_type(rm.plural).compatibility_levels is not None
+                level = inherited if rules else "none"  # (`none`: no level, as a type without rules has)
+                for rid, resource in resources.items():
                     if isinstance(resource, dict) and resource.get("compatibility") == level:
                         del resource["compatibility"]
+                    elif isinstance(resource, dict) and not rules and resource.get("compatibility") is not None:
+                        raise V1Problem(
+                            "invalid_attribute",
+                            f"compatibility {resource['compatibility']!r}: a {rm.v1_singular} has no compatibility "
+                            "level",
+                            subject=f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/meta",
+                            args={"name": "compatibility", "error_detail": f"a {rm.v1_singular} has no level"},
+                        )
     return doc05
 
 

@@ -50,7 +50,7 @@ def comparable(doc: dict) -> dict:
             for resources in group.values() if isinstance(group, dict) else ():
                 if isinstance(resources, dict):
                     for resource in resources.values():
-                        if isinstance(resource, dict) and resource.get("compatibility") in (DEFAULT_LEVEL, "none"):
+                        if isinstance(resource, dict) and resource.get("compatibility") == DEFAULT_LEVEL:
                             resource.pop("compatibility")
     return out
 

@@ -65,8 +65,19 @@ PARSED_CACHE_MAX_BYTES = 256 * 1024  # larger documents are parsed on every use,
 VERDICT_CACHE_SIZE = 4096  # compatibility verdicts kept per process (a digest and a tuple each)
 _verdicts = DigestLRU(VERDICT_CACHE_SIZE)
 
-__all__ = ["LEVELS", "Incompatibility", "check_compatibility", "compare_versions"]
+__all__ = ["LEVELS", "Incompatibility", "check_compatibility", "compare_versions", "offered_levels"]
 REFERRING = ("Avro", "JsonSchema")  # the formats whose checkers read the references (module docstring)
+# the formats whose versions are compared (a checker module each), and the levels they offer: every level but `none`,
+# which means no level (CONTRACT 18); the xRegistry 1.0 capability `compatibilities` lists these
+CHECKED_FAMILIES = ("JsonSchema", "Avro", "Protobuf")
+OFFERED = tuple(level for level in LEVELS if level != "none")
+
+
+def offered_levels(format: str | None) -> tuple[str, ...]:  # noqa: A002
+    """The compatibility levels a schema format offers: all of OFFERED for the formats compared here, none for the
+    others (XSD, formats this server does not know, no format): a schema of those shows no level and none is
+    checked."""
+    return OFFERED if schema_format_family(format)[0] in CHECKED_FAMILIES else ()
 
 
 @functools.cache
