@@ -22,255 +22,18 @@ step of the check's budget (catalog.validators.budget): the message's lists and 
 iteration spends, so nested comprehensions over a large message stop at the budget rather than holding a worker.
 cel-python evaluates one expression without a step hook; apart from the message's elements, an expression's work is
 bounded by its own size.
+
+This module is what the checks import; the executors are in confluent.rule_engine, imported once a version has rules
+(the clients' package and cel-python are slow to import: docs/performance.md, "Data contracts' rules").
 """
 
 from __future__ import annotations
-
-import io
-import json
-from collections.abc import Callable
-
-from celpy import celtypes
-from confluent_kafka.schema_registry.common import avro as client_avro
-from confluent_kafka.schema_registry.common import json_schema as client_json
-from confluent_kafka.schema_registry.common import protobuf as client_protobuf
-from confluent_kafka.schema_registry.common.schema_registry_client import (
-    Metadata,
-    Rule,
-    RuleKind,
-    RuleMode,
-    RuleSet,
-    Schema,
-)
-from confluent_kafka.schema_registry.common.serde import FieldContext, RuleConditionError, RuleContext
-from confluent_kafka.schema_registry.rules.cel.cel_executor import (
-    CelExecutor,
-    _CelCache,
-    field_value_to_cel,
-    msg_to_cel,
-)
-from fastavro.schema import expand_schema
 
 from catalog.validators import budget
 
 from .attributes import VERSION_METADATA, VERSION_RULE_SET
 
-CEL_TYPES = ("CEL", "CEL_FIELD")
-RUN_TYPES = (*CEL_TYPES, "JSONATA")
-# compiled CEL programs kept per process (JSONata is compiled per run: its callbacks belong to the compiled expression)
-CACHE_LIMIT = 512
-
-
-class _BoundedCelCache(_CelCache):  # the clients' own cache class (private to them), bounded
-    """The executor's cache of compiled programs, emptied when it reaches CACHE_LIMIT: the clients' cache keeps every
-    (expression, schema) forever, which a client with a few schemas can afford and a registry serving every schema
-    cannot."""
-
-    def set(self, expr, script_type, schema, prog):
-        with self.lock:
-            if len(self.programs) >= CACHE_LIMIT:
-                self.programs.clear()
-            self.programs[(expr, script_type, schema)] = prog
-
-
-_cel = CelExecutor()
-_cel._cache = _BoundedCelCache()
-JSONATA_DEPTH = 200  # nested evaluations of one JSONata expression (its recursion), far below Python's own limit
-
-
-def jsonata_evaluate(expr: str, message):
-    """A JSONata expression on a message, as the clients' JsonataExecutor evaluates it (`Jsonata(expr).evaluate`),
-    each evaluation step spending a step of the check's budget and its nesting bounded by JSONATA_DEPTH (jsonata-python's
-    entry and exit callbacks: its own Timebox counts wall-clock time, the budget CPU time). Compiled per call: the
-    callbacks belong to the compiled expression."""
-    import jsonata
-
-    compiled = jsonata.Jsonata(expr)
-    depth = [0]
-
-    def entry(_expr, _input, env):
-        if not env.is_parallel_call:
-            depth[0] += 1
-            if depth[0] > JSONATA_DEPTH:
-                raise jsonata.JException("D1011", -1)  # jsonata's own "stack overflow" error
-        budget.spend()
-
-    def exit_(_expr, _input, env, _result):
-        if not env.is_parallel_call:
-            depth[0] -= 1
-
-    compiled.environment.set_evaluate_entry_callback(entry)
-    compiled.environment.set_evaluate_exit_callback(exit_)
-    return compiled.evaluate(message)
-
-
-# --- the message as CEL sees it, each element's visit a step of the budget ------------------------------------------
-
-
-class _SpendingList(celtypes.ListType):
-    def __iter__(self):
-        for item in super().__iter__():
-            budget.spend()
-            yield item
-
-
-class _SpendingMap(celtypes.MapType):
-    def __iter__(self):
-        for key in super().__iter__():
-            budget.spend()
-            yield key
-
-
-def _spending(value):
-    """A celpy value with its lists and maps (all the way down) iterating through the budget."""
-    if isinstance(value, celtypes.MapType):
-        out = _SpendingMap()
-        for key, item in dict.items(value):
-            out[key] = _spending(item)
-        return out
-    if isinstance(value, celtypes.ListType):
-        return _SpendingList(_spending(item) for item in list.__iter__(value))
-    return value
-
-
-def _message_rule(ctx: RuleContext, message):
-    """A CEL rule on the whole message: the clients' CelExecutor.transform, its message bound through the budget."""
-    return _cel.execute(ctx, message, {"message": _spending(msg_to_cel(message))})
-
-
-def _field_rule(ctx: RuleContext, field_ctx: FieldContext, value):
-    """A CEL_FIELD rule on one field: the clients' CelFieldExecutor._field_transform, spending a step per field."""
-    budget.spend()
-    if not field_ctx.is_primitive():
-        return value
-    args = {
-        "value": field_value_to_cel(field_ctx, value),
-        "fullName": field_ctx.full_name,
-        "name": field_ctx.name,
-        "typeName": field_ctx.type_name(),
-        "tags": [celtypes.StringType(tag) for tag in field_ctx.tags],
-        "message": _spending(msg_to_cel(field_ctx.containing_message)),
-    }
-    return _cel.execute(ctx, value, args)
-
-
-def _run(ctx: RuleContext, message, fields: list[str]):
-    """What the rule's executor answers: a condition's truth, or a transform's new message. A CEL_FIELD rule walks
-    the fields as the clients' FieldRuleExecutor does (a TRANSFORM with the same tags as an earlier one is skipped);
-    `fields` gets the full name of each field it evaluates (the last one is the one a false condition is about)."""
-    rule = ctx.rule
-    kind = (rule.type or "").upper()
-    if kind == "CEL":
-        return _message_rule(ctx, message)
-    if kind == "JSONATA":
-        return jsonata_evaluate(rule.expr or "", message)
-    if ctx.rule_mode == RuleMode.WRITE:
-        earlier = ctx.rules[: ctx.index]
-    else:
-        earlier = ctx.rules[ctx.index + 1 :]
-    if any(_same_tag_transforms(rule, other) for other in earlier):
-        return message
-
-    def on_field(ctx: RuleContext, field_ctx: FieldContext, value):
-        fields.append(field_ctx.full_name)
-        return _field_rule(ctx, field_ctx, value)
-
-    return ctx.field_transformer(ctx, on_field, message)
-
-
-def _same_tag_transforms(one: Rule, other: Rule) -> bool:
-    return (
-        bool(one.tags)
-        and one.kind == RuleKind.TRANSFORM
-        and (one.kind, one.mode, one.type, one.tags) == (other.kind, other.mode, other.type, other.tags)
-    )
-
-
-# --- the message of a schema version -------------------------------------------------------------------------------
-
-
-class Target:
-    """A schema version as the rules see it: confluent-kafka's `Schema` (its metadata and rule set) and the walk of
-    its fields (`field_transformer`) and inline tags, for one schema format."""
-
-    def __init__(self, family: str, content: bytes, metadata: dict | None, rule_set: dict | None):
-        self.family = family
-        self.schema = Schema(
-            content.decode("utf-8", "replace"),
-            {"Avro": "AVRO", "JsonSchema": "JSON", "Protobuf": "PROTOBUF"}[family],
-            [],
-            Metadata.from_dict(metadata) if metadata else None,
-            RuleSet.from_dict(rule_set) if rule_set else None,
-        )
-        self.inline_tags = None
-        self._transformer: Callable | None = None
-        self._content = content
-
-    def field_transformer(self) -> Callable:
-        """The clients' walk of the fields of a message of this schema (made at the first field rule)."""
-        if self._transformer is None:
-            self._transformer = getattr(self, f"_walk_{self.family.lower()}")()
-        return self._transformer
-
-    def _walk_avro(self):
-        parsed = client_avro.parse_schema_with_repo(self._content.decode(), named_schemas={})
-        expanded = expand_schema(parsed)
-        self.inline_tags = client_avro.get_inline_tags(parsed)
-        return lambda ctx, transform, message: client_avro.transform(ctx, expanded, message, transform)
-
-    def _walk_jsonschema(self):
-        from referencing import Resource
-
-        from catalog.validators.json_references import schema_registry
-
-        # the one registry of the project's JSON Schema validators: a `$ref` resolves to a schema stored here (read
-        # with the check's read scope), never fetched, where the clients' walk would fetch it
-        schema = json.loads(self._content)
-        root = Resource.from_contents(schema, default_specification=client_json.DEFAULT_SPEC)
-        registry = schema_registry()
-        resolver = registry.resolver_with_root(root)
-        return lambda ctx, transform, message: client_json.transform(
-            ctx, schema, registry, resolver, "$", message, transform
-        )
-
-    def _walk_protobuf(self):
-        descriptor = self.protobuf_descriptor
-        return lambda ctx, transform, message: client_protobuf.transform(ctx, descriptor, message, transform)
-
-    protobuf_descriptor = None  # set by `protobuf_message`
-
-
-def protobuf_message(target: Target, message_name: str | None, raw: bytes):
-    """The Protobuf binary `raw` as a message object of the version's .proto (one without imports other than the
-    well-known types), or None with why not."""
-    from google.protobuf import descriptor_pool
-    from google.protobuf.message_factory import GetMessageClass
-
-    from .protobuf import _well_known, descriptor_of_text
-
-    try:
-        fdp = descriptor_of_text(target.schema.schema_str)
-    except Exception as exc:  # the parser's errors: the .proto is the one the data check already read
-        return None, f"its .proto cannot be read here: {type(exc).__name__}"
-    pool = descriptor_pool.DescriptorPool()
-    for blob in _well_known():
-        pool.AddSerializedFile(blob)
-    try:
-        pool.Add(fdp)
-        file = pool.FindFileByName(fdp.name)
-    except Exception as exc:  # an import of another schema: not resolved here
-        return None, f"its .proto imports what is not resolved here ({type(exc).__name__})"
-    name = message_name or (fdp.message_type[0].name if fdp.message_type else None)
-    descriptor = file.message_types_by_name.get((name or "").rsplit(".", 1)[-1])
-    if descriptor is None:
-        return None, f"no message {name!r} in its .proto"
-    message = GetMessageClass(descriptor)()
-    message.ParseFromString(raw)
-    target.protobuf_descriptor = descriptor
-    return message, None
-
-
-# --- running the rules ----------------------------------------------------------------------------------------------
+# --- a version's data contract -------------------------------------------------------------------------------------
 
 
 def version_contract(version) -> tuple[dict | None, dict | None]:
@@ -283,138 +46,20 @@ def has_message_rules(rule_set: dict | None) -> bool:
     return bool(rule_set and rule_set.get("domainRules"))
 
 
-def _action(rule: Rule, side: RuleMode) -> str:
-    """The rule's onFailure for this side (`ERROR,NONE` of a WRITEREAD rule: the first for the write side), as the
-    clients read it; ERROR when none."""
-    action = rule.on_failure or ""
-    if "," in action and rule.mode in (RuleMode.WRITEREAD, RuleMode.UPDOWN):
-        action = action.split(",")[0 if side == RuleMode.WRITE else 1]
-    return action.strip().upper() or "ERROR"
-
-
-def _rule_member(rule: Rule, side: RuleMode) -> dict:
-    out = {"name": rule.name, "type": rule.type, "kind": rule.kind.value, "mode": rule.mode.value}
-    if rule.expr is not None:
-        out["expr"] = rule.expr
-    out["side"] = "producer" if side == RuleMode.WRITE else "consumer"
-    return out
-
-
-def _runs_on(rule: Rule, side: RuleMode) -> bool:
-    if rule.mode == RuleMode.WRITEREAD:
-        return True
-    return rule.mode == side
-
-
-def check_message_rules(target: Target, message, report) -> None:
-    """Run the version's domain rules on `message` (a decoded datum of its schema): refusals and notes into `report`
-    (catalog.message_report.Report)."""
-    rule_set = target.schema.rule_set
-    rules = list(rule_set.domain_rules or []) if rule_set else []
-    if not rules:
-        return
-    if (rule_set.enable_at or "ALL").upper() == "CLIENT":
-        report.notes.append("rules not run: the schema's rule set is enabled at CLIENT only (enableAt)")
-        return
-    skipped = sorted({f"{r.name} ({r.type})" for r in rules if (r.type or "").upper() not in RUN_TYPES})
-    if skipped:
-        report.notes.append(
-            "rules not run here (only CEL, CEL_FIELD and JSONATA are; an ENCRYPT rule needs the producer's keys): "
-            + ", ".join(skipped)
-        )
-    written = _run_side(target, rules, RuleMode.WRITE, message, report)
-    if written is not _REFUSED:
-        _run_side(target, list(reversed(rules)), RuleMode.READ, written, report)
-
-
-_REFUSED = object()
-
-
-def _run_side(target: Target, rules: list[Rule], side: RuleMode, message, report):
-    """One side's rules in order; the message as they leave it, or _REFUSED after a refusal."""
-    for index, rule in enumerate(rules):
-        if rule.disabled or (rule.type or "").upper() not in RUN_TYPES or not _runs_on(rule, side):
-            continue
-        if side == RuleMode.READ and rule.mode == RuleMode.WRITEREAD and rule.kind == RuleKind.CONDITION:
-            continue  # said once, on the producer's side: the same condition on the same message
-        budget.spend()
-        transformer = target.field_transformer() if (rule.type or "").upper() == "CEL_FIELD" else None
-        ctx = RuleContext(
-            None, None, None, target.schema, "", side, rule, index, rules, target.inline_tags, transformer
-        )
-        failure, fields = None, []
-        try:
-            result = _run(ctx, message, fields)
-            if rule.kind == RuleKind.CONDITION and not result:
-                failure = _condition_false(rule, None)
-            elif rule.kind == RuleKind.TRANSFORM:
-                message = result
-        except RuleConditionError:  # a CEL_FIELD condition false on a field
-            failure = _condition_false(rule, fields[-1] if fields else None)
-        except budget.Exhausted:
-            raise
-        except Exception as exc:  # the executors' errors: a CEL or JSONata evaluation error, a bad expression
-            failure = f"its expression failed on this message: {type(exc).__name__}: {str(exc)[:300]}"
-        if failure is None:
-            continue
-        action = _action(rule, side)
-        who = "the producer" if side == RuleMode.WRITE else "a consumer"
-        if action == "NONE":
-            report.notes.append(f"rule {rule.name}: {failure}; its onFailure NONE lets {who} go on")
-            continue
-        consequence = "sends it to the dead letter queue" if action == "DLQ" else "refuses it"
-        reason = f"refused by rule {rule.name} ({rule.type} {rule.kind.value}, {rule.mode.value}): {failure}; {who} {consequence}"
-        report.refused("data", reason, _rule_member(rule, side))
-        return _REFUSED
-    return message
-
-
-def _condition_false(rule: Rule, field: str | None) -> str:
-    where = f" on field {field}" if field is not None else ""
-    said = f" ({rule.doc})" if rule.doc else ""
-    return f"the condition {rule.expr!r} is false{where}{said}"
-
-
 # --- the message checks' entry point -------------------------------------------------------------------------------
 
 
 def check_version_rules(version, family: str, content: bytes, report, *, data=None, raw: bytes | None = None,
                         message_name: str | None = None) -> None:  # fmt: skip
     """The version's domain rules on a message its schema check passed: `data` (Avro or JSON Schema: the JSON value),
-    or `raw` (the Avro or Protobuf binary encoding)."""
+    or `raw` (the Avro or Protobuf binary encoding). The engine (confluent.rule_engine) is imported only here, once a
+    version has rules."""
     metadata, rule_set = version_contract(version)
     if not has_message_rules(rule_set) or family not in ("Avro", "JsonSchema", "Protobuf"):
         return
-    target = Target(family, content, metadata, rule_set)
-    if family == "Avro":
-        try:
-            message = _avro_datum(content, data, raw)
-            target.field_transformer()  # the inline tags of the schema, which every rule context carries
-        except Exception as exc:  # a named type of another schema (a reference): not resolved here
-            why = f"{type(exc).__name__}: {str(exc)[:200]}"
-            report.notes.append(f"rules not run: the data could not be read as a datum of the Avro schema ({why})")
-            return
-    elif family == "Protobuf":
-        message, why = protobuf_message(target, message_name, raw or b"")
-        if message is None:
-            report.notes.append(f"rules not run: {why}")
-            return
-    else:
-        message = data
-    check_message_rules(target, message, report)
+    from .rule_engine import run_version_rules
 
-
-def _avro_datum(content: bytes, data, raw: bytes | None):
-    """The Avro datum of the data (plain JSON, the Avro JSON encoding, or the binary encoding), or None."""
-    import fastavro
-    from fastavro.validation import validate
-
-    parsed = fastavro.parse_schema(json.loads(content))
-    if raw is not None:
-        return fastavro.schemaless_reader(io.BytesIO(raw), parsed, None)
-    if validate(data, parsed, raise_errors=False):
-        return data
-    return next(iter(fastavro.json_reader(io.StringIO(json.dumps(data)), parsed)))
+    run_version_rules(family, content, metadata, rule_set or {}, report, data=data, raw=raw, message_name=message_name)
 
 
 # --- the dry run of a migration rule ---------------------------------------------------------------------------------
@@ -456,6 +101,8 @@ def migration_dry_run(path: str, version, fmt: str | None, value) -> dict:
         rules = [{"name": name or "expr", "expr": expr}]
     else:
         rules = _stored_migrations(path, version, mode, name)
+    from .rule_engine import jsonata_evaluate
+
     message = value["message"]
     for rule in rules:
         try:
