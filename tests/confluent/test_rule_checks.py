@@ -101,6 +101,9 @@ def test_a_cel_condition_refuses_a_message_naming_the_rule(registry, admin_clien
         "side": "producer",
     }
     assert "refused by rule positiveSize" in error["reason"] and "'message.size > 0' is false" in error["reason"]
+    # the xRegistry 1.0 binding's door runs the same check
+    in_10 = validate(admin_client, "/registry/messagegroups/shop/messages/order/validate", event(order(size=0)))
+    assert in_10["errors"] == [error] and in_10["definition"] == "/messagegroups/shop/messages/order"
     # the schema check comes first: data that is no Order is refused by it, the rules do not run on it
     verdict = validate(admin_client, path, event({"id": "o-1"}))
     assert verdict["valid"] is False and all("rule" not in e for e in verdict["errors"])
