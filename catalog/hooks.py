@@ -144,6 +144,11 @@ def schema_size_limit() -> int:
         return DEFAULT_MAX_BYTES
 
 
+def validates_schema_format(fmt: str | None) -> bool:
+    """Whether a schema of this format is validated (`validate_schema`): the formats this server knows."""
+    return schema_format_family(fmt)[0] is not None
+
+
 def schema_compatibility_levels(fmt: str | None) -> tuple[str, ...]:
     """The compatibility levels a schema of this format offers (ResourceType.compatibility_levels)."""
     return offered_levels(fmt)
@@ -151,7 +156,8 @@ def schema_compatibility_levels(fmt: str | None) -> tuple[str, ...]:
 
 def check_schema_version(check: VersionCheck) -> None:
     """A schema version: its format, its document valid in that format, the same format family as the schema's other
-    versions, and compatible with them at the level that applies. An import's history (`check.history`) is checked
+    versions, and compatible with them at the level that applies (`check.checked_level` tells which one it met when
+    it compared them). An import's history (`check.history`) is checked
     alone (CONTRACT 18)."""
     errors = []
     fmt = check.attributes.get("format")
@@ -199,6 +205,7 @@ def check_schema_version(check: VersionCheck) -> None:
     if scope is not None and len(scope) == len(previous):
         previous, checked = [pair for pair, keep in zip(previous, scope, strict=True) if keep], 0
     if len(previous or ()) <= checked:  # (nothing, or nothing new, to compare)
+        check.checked_level = level
         return
     found = check_compatibility(
         fmt,
@@ -216,6 +223,7 @@ def check_schema_version(check: VersionCheck) -> None:
             kind="incompatible-version",
             details=details,
         )
+    check.checked_level = level
 
 
 def schema_part_problem(attributes: dict, document: bytes, name: str) -> str | None:

@@ -40,6 +40,7 @@ SCHEMAS = ResourceType(
     attributes=("format",),
     validate=hooks.check_schema_version,
     media_type_for=hooks.schema_media_type,
+    validates_format=hooks.validates_schema_format,
     compatibility_levels=hooks.schema_compatibility_levels,
 )
 

@@ -26,6 +26,21 @@ COMPATIBILITY_LEVELS = (
 )
 
 
+# `Version.compatibility_check` of a version an import made together with its resource: history, stored as given and
+# not checked against the resource's other versions (CONTRACT 18)
+HISTORY = "history"
+# the levels a version checked at one level also meets (a transitive check compares with every earlier version, the
+# other with the one before; full checks both directions)
+_MEETS = {
+    "backward": {"backward"},
+    "backward_transitive": {"backward", "backward_transitive"},
+    "forward": {"forward"},
+    "forward_transitive": {"forward", "forward_transitive"},
+    "full": {"full", "backward", "forward"},
+    "full_transitive": set(COMPATIBILITY_LEVELS) - {"none"},
+}
+
+
 def effective_compatibility(*levels) -> str:
     """The compatibility level that applies: the first level given (most specific first: a version's own, the
     resource's, its group's), else the registry's default (REGISTRY_DEFAULT_COMPATIBILITY). One policy for every
@@ -50,6 +65,8 @@ class ResourceType:
     validate: hook called with a `VersionCheck` before any version is written; raises `Invalid`.
     media_type_for: media type of a document given inline as text in a registry document, from the
         version's attributes (`format`) and its bytes; default: JSON when it parses, else text/plain.
+    validates_format: whether the hook validates a document of this format (xRegistry 1.0 `validateformat`, and a
+        version's `formatvalidated`); None: the type's versions are not validated by a format.
     compatibility_levels: the compatibility levels a format offers (1.0 `capabilities.compatibilities`; `none` is
         not one, it means no level); None: the type has no compatibility rules (no level shown, none checked).
     """
@@ -62,6 +79,7 @@ class ResourceType:
     attributes: tuple[str, ...] = ()
     validate: Callable[[VersionCheck], None] | None = None
     media_type_for: Callable[[dict, bytes], str] | None = None
+    validates_format: Callable[[str | None], bool] | None = None
     compatibility_levels: Callable[[str | None], tuple[str, ...]] | None = None
 
     @property
@@ -84,6 +102,51 @@ def applicable_level(rt: ResourceType, fmt, *levels) -> str | None:
     if level == "none" or level not in rt.compatibility_levels(fmt if isinstance(fmt, str) else None):
         return None
     return level
+
+
+def validation_attributes(rt: ResourceType, fmt, *, external: bool, level: str | None, checked: str | None) -> dict:
+    """A version's `formatvalidated`, `compatibilityvalidated` and their reasons, as xRegistry 1.0 (rc4 core, "Version
+    attributes"; the schema type's `validateformat` and `validatecompatibility` are true, `strictvalidation` false)
+    requires them: none without a format; `formatvalidated` false when the document is not in the registry
+    (`external`) or its format is not one the server validates; `compatibilityvalidated` only when a level applies
+    (`level`, `applicable_level`), true when the version was checked at a level that meets it when it was written
+    (`checked`: `Version.compatibility_check`), else false saying why."""
+    if rt.validates_format is None or not isinstance(fmt, str) or not fmt:
+        return {}
+    if external:
+        out: dict = {
+            "formatvalidated": False,
+            "formatvalidatedreason": "the document is kept outside the registry (at its URL): the server does not "
+            "read it",
+        }
+    elif not rt.validates_format(fmt):
+        out = {
+            "formatvalidated": False,
+            "formatvalidatedreason": f"the format {fmt!r} is not one this server validates",
+        }
+    else:
+        out = {"formatvalidated": True}
+    if level is None or rt.compatibility_levels is None:
+        return out
+    if external:
+        reason = "the document is kept outside the registry (at its URL): it is not compared with the other versions"
+    elif not out["formatvalidated"]:
+        reason = "its format is not validated, so neither is its compatibility"
+    elif checked == HISTORY:
+        reason = (
+            "imported together with its resource, as history: stored as given, not checked against the resource's "
+            "other versions"
+        )
+    elif checked is not None and level in _MEETS.get(checked, ()):
+        out["compatibilityvalidated"] = True
+        return out
+    elif checked is not None:
+        reason = f"checked at the level {checked!r} when it was written, which does not meet {level!r}"
+    else:
+        reason = "not checked when it was written: no compatibility level applied then"
+    out["compatibilityvalidated"] = False
+    out["compatibilityvalidatedreason"] = reason
+    return out
 
 
 @dataclass(frozen=True)

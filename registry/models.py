@@ -93,6 +93,11 @@ class Version(Entity):
     content = models.BinaryField(null=True, blank=True)
     media_type = models.CharField(max_length=255, null=True, blank=True)
     resource_uri = models.TextField(null=True, blank=True)
+    # how its compatibility was checked when it was written (xRegistry 1.0 `compatibilityvalidated`,
+    # registry.model.validation_attributes): the level it was found to meet against the earlier versions, "history"
+    # (an import's version made together with its resource: stored as given, not checked), or null (not checked: no
+    # level applied, or a format or document the checks do not read)
+    compatibility_check = models.CharField(max_length=32, null=True, blank=True)
 
     class Meta:
         ordering = ["resource_id", "vid"]

@@ -85,6 +85,9 @@ class VersionCheck:
         (registry.referenced_documents) from the version's attributes; () when neither gave any.
     history: the version is an import's history (made together with its resource, CONTRACT 18): it is checked
         alone, not against the resource's other versions (previous_documents is not to be read).
+    checked_level: set by the hook: the compatibility level the version was found to meet against the earlier
+        versions (stored as `Version.compatibility_check`); None when it compared nothing (no level applied, a
+        format it does not check, a document kept elsewhere, history).
     """
 
     group_type: str
@@ -111,3 +114,4 @@ class VersionCheck:
     stored_document: bytes | None = None  # an update: the version's document before this write
     referenced_documents: tuple[bytes, ...] = ()
     history: bool = False
+    checked_level: str | None = None

@@ -288,12 +288,13 @@ def validate_versions(
 ) -> None:
     """Check the input's versions of one resource oldest first, each against `previous` (the stored versions
     the input does not replace, oldest first) and the input's earlier ones; a rejected version gets its
-    `error`. Versions in `known_valid` are taken as they are (only kept as `previous` for the next ones). `history`:
+    `error`, an accepted one its `compatibility_check`. Versions in `known_valid` are taken as they are (only kept as `previous` for the next ones). `history`:
     the input creates the resource, its versions are checked alone (CONTRACT 18)."""
     ensure_model()
     from registry.attributes import check_common, check_id, link_error, version_attribute_names, version_sort_key
     from registry.errors import Problem
     from registry.extension_attributes import version_errors_of
+    from registry.model import HISTORY
     from registry.validation import Invalid, VersionCheck
 
     previous = list(previous)
@@ -312,6 +313,7 @@ def validate_versions(
             errors += version_errors_of(rt.plural, record.attributes)
             if record.resource_uri and (error := link_error(rt.uri_attribute, record.resource_uri)):
                 errors.append(error)
+            record.compatibility_check = HISTORY if history and rt.compatibility_levels is not None else None
             if not errors and rt.validate is not None:
                 check = VersionCheck(
                     group_type=record.group_type,
@@ -331,6 +333,7 @@ def validate_versions(
                     dangling_references=True,  # references are checked on the driver (pipeline.services)
                 )
                 rt.validate(check)
+                record.compatibility_check = check.checked_level or record.compatibility_check
         except (Invalid, Problem) as exc:
             errors = _problem_text(exc)
         except Exception as exc:  # noqa: BLE001  a validator bug must reject this entity, not the whole import

@@ -33,6 +33,7 @@ class EntityRecord:
     resource_uri: str | None = None
     error: str | None = None
     implicit: bool = False  # a parent named only by its children's paths: created if missing, never changed
+    compatibility_check: str | None = None  # a version's, as its check left it (registry.models.Version)
 
     @property
     def group_path(self) -> str:

@@ -47,7 +47,16 @@ ENTITY_COLUMNS = (
     "modified_on",
 )
 RESOURCE_COLUMNS = (*ENTITY_COLUMNS, "group_id", "resource_type", "rid", "version_counter", "epoch")
-VERSION_COLUMNS = (*ENTITY_COLUMNS, "resource_id", "vid", "epoch", "content", "media_type", "resource_uri")
+VERSION_COLUMNS = (
+    *ENTITY_COLUMNS,
+    "resource_id",
+    "vid",
+    "epoch",
+    "content",
+    "media_type",
+    "resource_uri",
+    "compatibility_check",
+)
 JSON_COLUMNS = ("tags", "extensions", "changes")
 AUDIT_COLUMNS = (
     "time",
@@ -218,6 +227,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                         record.document,
                         record.media_type,
                         record.resource_uri,
+                        record.compatibility_check,
                     )
                 )
             else:
@@ -227,6 +237,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                     setattr(version, key, value)
                 version.content, version.media_type = record.document, record.media_type
                 version.resource_uri = record.resource_uri
+                version.compatibility_check = record.compatibility_check
                 version.epoch += 1
                 version.modified_by, version.modified_on = ctx.user, now
                 version.save()

@@ -37,7 +37,7 @@ from ..earlier_documents import earlier_documents
 from ..earlier_pairs import all_named, same_prefix
 from ..errors import Problem
 from ..json_text import json_document_problem
-from ..model import ResourceType
+from ..model import HISTORY, ResourceType
 from ..models import Resource, Version
 from ..referenced_documents import resolve as resolve_referenced
 from ..representations import is_json_media_type
@@ -112,6 +112,8 @@ def validate_version(
     ones it passed with (`VersionCheck.previous_checked`). The referenced documents are resolved again (a resolver
     may read the database). `before_lock`: that check (the earlier documents are `earlier`'s alone, their formats
     are not read apart). `history`: an import's version made with its resource, checked alone (VersionCheck.history).
+    Sets how the version's compatibility was checked (`Version.compatibility_check`: the hook's level, `HISTORY`, or
+    None), stored with the version's row.
     Returns what the hook compared (None when it read no earlier documents)."""
     path = f"{resource.path}/versions/{version.vid}"
     document = bytes(version.content) if version.content is not None else None
@@ -119,6 +121,7 @@ def validate_version(
     same_own = early is not None and early.inputs[0] == own
     if not same_own:
         _check_common_rules(rt, path, attrs, version)
+    version.compatibility_check = HISTORY if history and rt.compatibility_levels is not None else None
     if rt.validate is None:
         return None
     r_attrs = resource_attributes(resource)
@@ -183,6 +186,8 @@ def validate_version(
             now = previous()
             check.previous_checked = len(named) if begin_named else same_prefix(now, early.previous)
         rt.validate(check)
+        if check.checked_level is not None:
+            version.compatibility_check = check.checked_level
     except Invalid as exc:
         # incompatibilities are listed with their details (path, change, reason); other errors as the hook gave them
         detail = "{subject}: " + "; ".join(exc.errors) if exc.details else "{subject}: {errors}"

@@ -71,6 +71,15 @@ def render_resources(
     return out
 
 
+VALIDATION = ("formatvalidated", "formatvalidatedreason", "compatibilityvalidated", "compatibilityvalidatedreason")
+
+
+def _without_validation(entity) -> None:
+    if isinstance(entity, dict):
+        for name in VALIDATION:
+            entity.pop(name, None)
+
+
 def render_resource(
     base,
     gm,
@@ -101,6 +110,10 @@ def render_resource(
         inline_versions=inline.wants("versions") or doc,
         group_attributes=group_attrs,
     )
+    if doc:  # core/spec.md "Doc Flag": without the versions' `formatvalidated` and `compatibilityvalidated`
+        _without_validation(out)
+        for version in (out.get("versions") or {}).values():
+            _without_validation(version)
     if doc and not defaults:
         out = {
             k: v

@@ -17,7 +17,7 @@ from ..attributes import latest_of, previous_of, stored_attributes, timestamp, v
 from ..extension_attributes import meta_names
 from ..http.headers import metadata_headers
 from ..json_text import load_json_document
-from ..model import applicable_level, registry_model
+from ..model import applicable_level, registry_model, validation_attributes
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
 from .documents import group_to_v10, meta_attribute_names, version_to_v10
@@ -135,6 +135,7 @@ def version_json(
         "isdefault": is_default,
     }
     out.update(with_defaults(resource_model(gm.v1_plural, rm.v1_plural), _version_attributes(rm, resource, version)))
+    out.update(validation_json(gm, rm, group, resource, version))
     out.update(_times(version))
     out["ancestorid"] = ancestor if ancestor is not None or versions is None else ancestor_id(version, versions)
     if rm.hasdocument:
@@ -190,6 +191,13 @@ def meta_compatibility(
     if level is None and own == "none" and applicable_level(rt, fmt, group_attributes.get("compatibility")):
         return "none"
     return level
+
+
+def validation_json(gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource, version: Version) -> dict:
+    """rc4's `formatvalidated`, `compatibilityvalidated` and their reasons of a version (registry.model)."""
+    rt, fmt, level = _level(gm, rm, resource, version, group.extensions)
+    checked = version.compatibility_check
+    return validation_attributes(rt, fmt, external=bool(version.resource_uri), level=level, checked=checked)
 
 
 def meta_json(

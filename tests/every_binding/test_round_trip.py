@@ -16,6 +16,8 @@ from .adapters import CORE, XR10
 SERVER_OWNED = {
     "self", "xid", "epoch", "createdat", "modifiedat", "createdOn", "modifiedOn", "createdBy", "modifiedBy",
     "shortself", "metaurl", "versionsurl", "versionscount", "defaultversionurl",
+    # how the server checked a version when it was written: an import's are history (CONTRACT 18)
+    "formatvalidated", "formatvalidatedreason", "compatibilityvalidated", "compatibilityvalidatedreason",
 }  # fmt: skip
 
 

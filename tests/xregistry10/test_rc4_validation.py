@@ -3,6 +3,9 @@
 * A `compatibility` is only ever a level the versions' format offers: messages show none, a registry whose default is
   `none` shows none, and neither `none` nor a format without checks is offered in the capabilities (the reference
   server refuses `meta.compatibility: "none"` on a message: "value (none) must be one of the enum values").
+* `formatvalidated`, `compatibilityvalidated` and their reasons as rc4 core requires them of a schema (its model's
+  `validateformat` and `validatecompatibility` are true, `strictvalidation` false): a version accepted without a
+  check says so; an import's history says it was not checked; the doc view (and the export) leaves them out.
 """
 
 import base64
@@ -10,12 +13,17 @@ import json
 
 import pytest
 
+from registry.models import Version
 from tests.corpus import corpus
 from tests.helpers import snapshot
 
 from .conftest import post_json
 
 GROUP = "Fabrikam.Watchkam"
+SCHEMA = "Fabrikam.Watchkam.MotionDetectedEventData"
+SCHEMA_PATH = f"/registry/schemagroups/{GROUP}/schemas/{SCHEMA}"
+HISTORY_REASON = "imported together with its resource, as history"
+VALIDATION = {"formatvalidated", "formatvalidatedreason", "compatibilityvalidated", "compatibilityvalidatedreason"}
 JSON_SCHEMA = "JsonSchema/draft-07"
 XSD = '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"/>'
 
@@ -110,3 +118,85 @@ def test_a_message_level_in_a_document_is_refused_and_nothing_written(writer):
     assert snapshot() == before
     message["meta"] = {"compatibility": "none"}  # what this server exported before: no level, accepted
     assert xr_import(writer, doc).status_code == 200
+
+
+def assert_history(version: dict) -> None:
+    assert version["formatvalidated"] is True and "formatvalidatedreason" not in version, version
+    assert version["compatibilityvalidated"] is False, version
+    assert version["compatibilityvalidatedreason"].startswith(HISTORY_REASON), version
+
+
+def test_an_imports_history_says_it_was_not_checked(writer):
+    assert xr_import(writer, watchkam()).status_code == 200
+    for vid in ("1", "2"):
+        assert_history(details(writer, f"{SCHEMA_PATH}/versions/{vid}"))
+    assert_history(details(writer, SCHEMA_PATH))  # the resource shows its default version's
+    document = writer.get(SCHEMA_PATH)  # a document GET says it in headers
+    assert document["xRegistry-compatibilityvalidated"] == "false"
+    assert document["xRegistry-formatvalidated"] == "true"
+    # a single write after it is checked, and says so
+    v3 = json.loads(writer.get(f"{SCHEMA_PATH}/versions/2").content)
+    v3["required"].remove("motionType")
+    created = post_json(writer, f"{SCHEMA_PATH}$details", {"schema": v3, "format": JSON_SCHEMA})
+    assert created.status_code == 201, created.content[:1000]
+    assert created.json()["formatvalidated"] is True and created.json()["compatibilityvalidated"] is True
+    assert not VALIDATION & {"formatvalidatedreason", "compatibilityvalidatedreason"} & set(created.json())
+
+
+def test_the_doc_view_and_the_export_leave_them_out(writer):
+    """core/spec.md "Doc Flag": MUST remove the Version `formatvalidated` and `compatibilityvalidated` attributes."""
+    assert xr_import(writer, watchkam()).status_code == 200
+    for path in ("/registry/export", "/registry/schemagroups?doc&inline=*", f"{SCHEMA_PATH}$details?doc&inline=*"):
+        text = writer.get(path).content.decode()
+        assert all(f'"{name}"' not in text for name in VALIDATION), path
+    assert "formatvalidated" in writer.get("/registry/schemagroups?inline=*").content.decode()
+
+
+def test_versions_accepted_without_a_check_say_so(writer, settings):
+    assert post_json(writer, "/registry/schemagroups/g1", {}, "put").status_code == 201
+    checked = put_schema(writer, "checked", {"format": JSON_SCHEMA, "schema": {"type": "object"}})
+    assert checked["formatvalidated"] is True and checked["compatibilityvalidated"] is True
+    assert not {"formatvalidatedreason", "compatibilityvalidatedreason"} & set(checked)
+
+    unknown = put_schema(writer, "unknown", {"format": "Custom/1", "schema": "anything"})
+    assert unknown["formatvalidated"] is False and "Custom/1" in unknown["formatvalidatedreason"]
+    assert "compatibilityvalidated" not in unknown  # no level applies: none stated
+
+    elsewhere = put_schema(writer, "elsewhere", {"format": JSON_SCHEMA, "schemaurl": "https://example.com/s.json"})
+    assert elsewhere["formatvalidated"] is False and "outside the registry" in elsewhere["formatvalidatedreason"]
+    assert elsewhere["compatibilityvalidated"] is False and elsewhere["compatibilityvalidatedreason"]
+
+    xsd = put_schema(writer, "xsd", {"format": "XSD/1.1", "schema": XSD})
+    assert xsd["formatvalidated"] is True and "compatibilityvalidated" not in xsd
+
+    unformatted = put_schema(writer, "unformatted", {"schema": {"type": "object"}})
+    assert not VALIDATION & set(unformatted)  # no format: no format validation (rc4 core `format`)
+
+    settings.REGISTRY_DEFAULT_COMPATIBILITY = "none"
+    unlevelled = put_schema(writer, "unlevelled", {"format": JSON_SCHEMA, "schema": {"type": "object"}})
+    assert unlevelled["formatvalidated"] is True and "compatibilityvalidated" not in unlevelled
+    # written while no level applied, then a level set: it was not checked at that level
+    patched = post_json(
+        writer, "/registry/schemagroups/g1/schemas/unlevelled/meta", {"compatibility": "backward"}, "patch"
+    )
+    assert patched.status_code == 200, patched.content[:500]
+    version = details(writer, "/registry/schemagroups/g1/schemas/unlevelled/versions/1")
+    assert version["compatibilityvalidated"] is False
+    assert "no compatibility level applied" in version["compatibilityvalidatedreason"]
+
+
+def test_validation_attributes_are_the_servers(writer):
+    """Read-only: sent by a client they are ignored, never stored."""
+    assert post_json(writer, "/registry/schemagroups/g1", {}, "put").status_code == 201
+    body = {"format": JSON_SCHEMA, "schema": {"type": "object"}, "compatibilityvalidated": False, "formatvalidated": 1}
+    version = put_schema(writer, "s", body)
+    assert version["formatvalidated"] is True and version["compatibilityvalidated"] is True
+    stored = Version.objects.get(resource__rid="s")
+    assert "formatvalidated" not in stored.extensions and "compatibilityvalidated" not in stored.extensions
+
+
+def test_messages_show_no_validation_attributes(writer):
+    """rc4's message model validates no format (`validateformat` is not set): none shown."""
+    assert xr_import(writer, watchkam()).status_code == 200
+    message = details(writer, f"/registry/messagegroups/{GROUP}/messages/Fabrikam.Watchkam.MotionDetected")
+    assert not VALIDATION & set(message)
