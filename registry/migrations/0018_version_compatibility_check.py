@@ -30,7 +30,7 @@ def levels(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("registry", "0016_version_resource_order"),
+        ("registry", "0017_search_trigrams"),
     ]
 
     operations = [
