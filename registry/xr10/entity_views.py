@@ -19,6 +19,7 @@ from ..paging import PageRequest, link_header
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
+from .document_view import document_view
 from .flags import (
     Inline,
     check_flags,
@@ -50,14 +51,14 @@ class GroupCollectionView(XRegistryView):
         check_flags(request)
         inline, base = Inline(request), self.base_url()
         page = PageRequest.from_params(request.GET)
-        deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources) or doc_view(request)
+        deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources)
         groups, total = selectors.group_page(
             self.gt, filters(request, self.gm.v1_singular), page_to_load(request, page), deep, self.read_scope()
         )
         body = {g.gid: render_group(base, self.gm, g, inline, doc=doc_view(request)) for g in groups}
         body = sorted_collection(body, request, self.gm.v1_singular, page)
         link = link_header(request, page, total)
-        return json_response(body, headers={"Link": link} if link else None)
+        return answer(request, base, body, headers={"Link": link} if link else None)
 
     def post(self, request):
         check_flags(request)
@@ -83,9 +84,10 @@ class GroupView(XRegistryView):
     def render(self, gid, status=200):
         group = selectors.get_group(self.gt, gid)
         data = render_group(self.base_url(), self.gm, group, Inline(self.request), doc=doc_view(self.request))
+        headers = {"Location": data["self"]} if status == 201 else None
+        data = document_view(data, self.base_url()) if doc_view(self.request) else data
         if collections_only(self.request):
             data = only_collections(data, [rm.v1_plural for rm in self.gm.resources])
-        headers = {"Location": data["self"]} if status == 201 else None
         return json_response(data, status=status, headers=headers)
 
     def get(self, request, gid):
@@ -148,7 +150,7 @@ class ResourceCollectionView(XRegistryView):
             )
         body = sorted_collection(body, request, self.rm.v1_singular, page)
         link = link_header(request, page, total)
-        return json_response(body, headers={"Link": link} if link else None)
+        return answer(request, base, body, headers={"Link": link} if link else None)
 
     def post(self, request, gid):
         check_flags(request)
@@ -180,6 +182,7 @@ class ResourceView(XRegistryView):
 
     def render(self, gid, rid, details: bool, status=200):
         request = self.request
+        details = details or doc_view(request)  # the doc flag serializes the metadata view ("Doc Flag")
         if self.rm.hasdocument and not details and status == 200:
             return self.document(gid, rid, None)
         group, resource = self.load(gid, rid)
@@ -201,7 +204,7 @@ class ResourceView(XRegistryView):
             inline_document=Inline(request).wants(self.rm.v1_singular),
         )
         headers = {"Location": data["self"]} if status == 201 else None
-        return json_response(data, status=status, headers=headers)
+        return answer(request, self.base_url(), data, status=status, headers=headers)
 
     def get(self, request, gid, rid):
         check_flags(request)
@@ -282,8 +285,10 @@ class MetaView(ResourceView):
     def get(self, request, gid, rid):
         check_flags(request)
         group, resource = self.load(gid, rid, with_content=False)
-        return json_response(
-            meta_json(self.base_url(), self.gm, self.rm, group, resource, resource.all_versions, group.extensions)
+        return answer(
+            request,
+            self.base_url(),
+            meta_json(self.base_url(), self.gm, self.rm, group, resource, resource.all_versions, group.extensions),
         )
 
     def put(self, request, gid, rid):
@@ -330,7 +335,7 @@ class VersionCollectionView(ResourceView):
         }
         body = sorted_collection(body, request, "version", page)
         link = link_header(request, page, len(versions))
-        return json_response(body, headers={"Link": link} if link else None)
+        return answer(request, base, body, headers={"Link": link} if link else None)
 
     def post(self, request, gid, rid):
         check_flags(request)
@@ -354,6 +359,7 @@ class VersionView(ResourceView):
     http_method_names = ["get", "put", "patch", "delete", "head", "options"]
 
     def render_version(self, gid, rid, vid, details, status=200):
+        details = details or doc_view(self.request)  # the doc flag serializes the metadata view ("Doc Flag")
         if self.rm.hasdocument and not details and status == 200:
             return self.document(gid, rid, vid)
         group, resource = self.load(gid, rid)
@@ -376,7 +382,7 @@ class VersionView(ResourceView):
             inline_document=Inline(self.request).wants(self.rm.v1_singular),
         )
         headers = {"Location": data["self"]} if status == 201 else None
-        return json_response(data, status=status, headers=headers)
+        return answer(self.request, self.base_url(), data, status=status, headers=headers)
 
     def get(self, request, gid, rid, vid):
         check_flags(request)
@@ -401,6 +407,11 @@ class VersionView(ResourceView):
             self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request), force=flag(request, "force")
         )
         return HttpResponse(status=204)
+
+
+def answer(request, base: str, data: dict, **kwargs) -> HttpResponse:
+    """A JSON answer, in rc4's document view when the request says `?doc` (document_view.py)."""
+    return json_response(document_view(data, base) if doc_view(request) else data, **kwargs)
 
 
 def document_response(view, group, resource, version, versions, status=200, *, resource_form: bool) -> HttpResponse:

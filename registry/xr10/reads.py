@@ -20,6 +20,7 @@ from ..model import registry_model
 from ..models import Group, Resource, Version
 from ..read_scope import EVERYTHING, ReadScope
 from .capabilities import capabilities, model_json, modelsource_json
+from .document_view import document_view, pointer_token
 from .documents import SPEC_VERSION, mapping_for
 from .flags import Inline
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
@@ -51,7 +52,6 @@ def render_resources(
     inline: Inline,
     *,
     doc: bool = False,
-    defaults: bool = False,
 ) -> dict:
     group_attrs = stored_attributes(group)
     out = {}
@@ -66,7 +66,6 @@ def render_resources(
             inline,
             group_attrs=group_attrs,
             doc=doc,
-            defaults=defaults,
         )
     return out
 
@@ -92,10 +91,9 @@ def render_resource(
     group_attrs=None,
     doc=False,
     inline_document: bool | None = None,
-    defaults: bool = False,
 ) -> dict:
-    """One resource; in document view (`doc`) without its default version's attributes unless `defaults`
-    (the export keeps them: xrcg and other code generators read `dataschemauri` ... on the resource)."""
+    """One resource; in document view (`doc`) without its default version's attributes (core/spec.md "Doc Flag":
+    "MUST remove the default Version attributes from a Resource's serialization")."""
     if inline_document is None:
         inline_document = inline.wants(rm.v1_singular) or (inline.all and rm.hasdocument)
     out = resource_json(
@@ -106,15 +104,14 @@ def render_resource(
         resource,
         versions,
         inline_document=inline_document,
-        inline_meta=inline.wants("meta") or doc,
-        inline_versions=inline.wants("versions") or doc,
+        inline_meta=inline.wants("meta"),
+        inline_versions=inline.wants("versions"),
         group_attributes=group_attrs,
     )
     if doc:  # core/spec.md "Doc Flag": without the versions' `formatvalidated` and `compatibilityvalidated`
         _without_validation(out)
         for version in (out.get("versions") or {}).values():
             _without_validation(version)
-    if doc and not defaults:
         out = {
             k: v
             for k, v in out.items()
@@ -124,20 +121,16 @@ def render_resource(
     return out
 
 
-def render_group(
-    base: str, gm: GroupMapping, group: Group, inline: Inline, *, doc: bool = False, defaults: bool = False
-) -> dict:
+def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, doc: bool = False) -> dict:
     inlined = {}
     for rm in gm.resources:
-        if inline.wants(rm.v1_plural) or doc:
+        if inline.wants(rm.v1_plural):
             below = inline.below(rm.v1_plural)
-            if doc:
-                below.all = True
             with_content = below.wants(rm.v1_singular) or below.all
             resources = getattr(group, f"inline_{rm.plural}", None)
             if resources is None:
                 resources = resources_of(group, rm.plural, with_content=with_content)
-            inlined[rm.plural] = render_resources(base, gm, rm, group, resources, below, doc=doc, defaults=defaults)
+            inlined[rm.plural] = render_resources(base, gm, rm, group, resources, below, doc=doc)
     counts = {rm.plural: getattr(group, f"count_{rm.plural}", None) for rm in gm.resources}
     if any(v is None for v in counts.values()):
         counts = {
@@ -146,9 +139,9 @@ def render_group(
     return group_json(base, gm, group, counts=counts, inline_resources=inlined)
 
 
-def groups_of(gm: GroupMapping, inline: Inline, *, doc: bool = False, scope: ReadScope = EVERYTHING):
+def groups_of(gm: GroupMapping, inline: Inline, *, scope: ReadScope = EVERYTHING):
     gt = registry_model[gm.plural]
-    deep = doc or any(inline.below(gm.v1_plural).wants(rm.v1_plural) for rm in gm.resources)
+    deep = any(inline.below(gm.v1_plural).wants(rm.v1_plural) for rm in gm.resources)
     return selectors.iter_groups(gt, inline=deep, scope=scope)
 
 
@@ -157,7 +150,6 @@ def registry_json(
     inline: Inline,
     *,
     doc: bool = False,
-    defaults: bool = False,
     scope: ReadScope = EVERYTHING,
     groups: Callable | None = None,
 ) -> dict:
@@ -187,17 +179,12 @@ def registry_json(
     for gm in ordered_mappings():
         out[f"{gm.v1_plural}url"] = f"{base}/{gm.v1_plural}"
         out[f"{gm.v1_plural}count"] = counts.get(gm.plural, 0)
-        if inline.wants(gm.v1_plural) or doc:
+        if inline.wants(gm.v1_plural):
             below = inline.below(gm.v1_plural)
-            if doc:
-                below.all = True
             out[gm.v1_plural] = (
                 groups(gm, below)
                 if groups is not None
-                else {
-                    g.gid: render_group(base, gm, g, below, doc=doc, defaults=defaults)
-                    for g in groups_of(gm, inline, doc=doc, scope=scope)
-                }
+                else {g.gid: render_group(base, gm, g, below, doc=doc) for g in groups_of(gm, inline, scope=scope)}
             )
     return out
 
@@ -213,31 +200,6 @@ __all__ = [
 ]
 
 
-LINK_ATTRIBUTES = ("self", "metaurl", "defaultversionurl", "versionsurl")
-
-
-def _relative(data, base: str):
-    """Document view: links to entities inside the answer become `#/...` JSON pointers, and an inlined
-    collection stands without its `<COLLECTION>url`/`<COLLECTION>count` (the document schema of 1.0-rc4 takes
-    a collection either inlined or linked, not both)."""
-    if isinstance(data, dict):
-        out = {}
-        for key, value in data.items():
-            if key.endswith(("url", "count")) and isinstance(
-                data.get(key[:-3] if key.endswith("url") else key[:-5]), dict
-            ):
-                continue
-            if (
-                isinstance(value, str)
-                and value.startswith(base + "/")
-                and (key in LINK_ATTRIBUTES or key.endswith("url") and key[:-3] in data)
-            ):
-                value = "#" + value[len(base) :]
-            out[key] = _relative(value, base) if isinstance(value, dict) else value
-        return out
-    return data
-
-
 def _export_inline() -> Inline:
     """`?doc&inline=*,capabilities,modelsource`."""
     inline = Inline.__new__(Inline)
@@ -248,7 +210,7 @@ def _export_inline() -> Inline:
 def export_json(base: str, scope: ReadScope = EVERYTHING) -> dict:
     """`GET /registry/export`: `?doc&inline=*,capabilities,modelsource` (the groups `scope` reads); `export_chunks`
     writes its JSON."""
-    return _relative(registry_json(base, _export_inline(), doc=True, defaults=True, scope=scope), base)
+    return document_view(registry_json(base, _export_inline(), doc=True, scope=scope), base)
 
 
 PLACEHOLDER = re.compile(r'\{"\\u0000groups:([^"]*)": 0\}')
@@ -258,7 +220,9 @@ def export_chunks(base: str, parts, scope: ReadScope = EVERYTHING) -> Iterator[b
     """The bytes of `json.dumps(export_json(base, scope), ensure_ascii=False)`, each group written by `parts(variant,
     group type, render, states, scope=)` (registry/http/rendered_groups.py keeps each until its group changes): the
     registry's own members are written as the whole answer would be, with a stand-in for each group collection (an
-    object whose only member's name starts with a NUL, which no stored text holds), and the groups in its place."""
+    object whose only member's name starts with a NUL, which no stored text holds), and the groups in its place.
+    A group's links point inside the group only (its resources' `self`, `metaurl`, `defaultversionurl`), so each is
+    put in document view alone, at its place in the answer."""
     collections = {}
 
     def stand_in(gm: GroupMapping, below: Inline) -> dict:
@@ -266,7 +230,7 @@ def export_chunks(base: str, parts, scope: ReadScope = EVERYTHING) -> Iterator[b
         return {f"\x00groups:{gm.v1_plural}": 0}
 
     text = json.dumps(
-        _relative(registry_json(base, _export_inline(), doc=True, defaults=True, scope=scope, groups=stand_in), base),
+        document_view(registry_json(base, _export_inline(), doc=True, scope=scope, groups=stand_in), base),
         ensure_ascii=False,
     )
     pieces = PLACEHOLDER.split(text)
@@ -276,24 +240,15 @@ def export_chunks(base: str, parts, scope: ReadScope = EVERYTHING) -> Iterator[b
         gt = registry_model[gm.plural]
         hidden = scope.hidden_ids(gt.plural) if not scope.everything else set()
         states = {gid: state for gid, state in group_states(gt).items() if gid not in hidden}
-        # as `_relative` reads a map of groups: a group whose id is another's with `url` or `count` after it is left
-        # out (taken for that group's link or count)
-        dropped = {
-            g for g in states if g.endswith("url") and g[:-3] in states or g.endswith("count") and g[:-5] in states
-        }
 
         def render(group, gm=gm, below=below) -> bytes:
-            data = _relative(render_group(base, gm, group, below, doc=True, defaults=True), base)
+            at = f"/{pointer_token(gm.v1_plural)}/{pointer_token(group.gid)}"
+            data = document_view(render_group(base, gm, group, below, doc=True), base, at=at)
             return f"{json.dumps(group.gid)}: {json.dumps(data, ensure_ascii=False)}".encode()
 
-        written = (
-            (gid, part)
-            for gid, part in parts(("xr10-export", base), gt, render, states, scope=scope)
-            if gid not in dropped
-        )
         yield b"{"
         first = True
-        for _gid, part in written:
+        for _gid, part in parts(("xr10-export", base), gt, render, states, scope=scope):
             yield part if first else b", " + part
             first = False
         yield b"}" + after.encode()

@@ -28,6 +28,7 @@ from . import writes
 from .base import XRegistryView
 from .bodies import json_body
 from .capabilities import capabilities, capabilities_offered, model_json, modelsource_json
+from .document_view import document_view
 from .errors import V1Problem
 from .flags import Inline, check_flags, collections_only, doc_view, only_collections
 from .mapping import ordered_mappings
@@ -54,6 +55,19 @@ def kept_answer(request, key: str, render, marker: str | None = None) -> HttpRes
     return response
 
 
+def inline_levels(inline: Inline) -> int:
+    """How many levels below the registry `inline` asks for (groups, resources, versions), 0 for none."""
+    return max(
+        [
+            1 + inline.wants(gm.v1_plural, rm.v1_plural) + inline.wants(gm.v1_plural, rm.v1_plural, "versions")
+            for gm in ordered_mappings()
+            if inline.wants(gm.v1_plural)
+            for rm in gm.resources
+        ]
+        or [0]
+    )
+
+
 class RootView(XRegistryView):
     takes_collections = True
 
@@ -63,21 +77,14 @@ class RootView(XRegistryView):
 
         def render():
             body = registry_json(self.base_url(), inline, doc=doc_view(request), scope=self.read_scope())
+            body = document_view(body, self.base_url()) if doc_view(request) else body
             return (
                 only_collections(body, [gm.v1_plural for gm in ordered_mappings()])
                 if collections_only(request)
                 else body
             )
 
-        levels = max(
-            [
-                1 + inline.wants(gm.v1_plural, rm.v1_plural) + inline.wants(gm.v1_plural, rm.v1_plural, "versions")
-                for gm in ordered_mappings()
-                if inline.wants(gm.v1_plural)
-                for rm in gm.resources
-            ]
-            or [0]
-        )
+        levels = inline_levels(inline)
         if levels:  # rendered in memory: refused above REGISTRY_MAX_INLINE_ENTITIES
             selectors.check_whole_registry(self.read_scope(), self.collection_urls(), levels)
         if not (inline.any or doc_view(request)):
@@ -128,8 +135,17 @@ class ExportView(XRegistryView):
         # the whole kept under the change marker when it fits REGISTRY_RENDERED_ANSWER_BYTES (a small one, up to
         # STREAM_ABOVE entities, is answered whole, with its length); refused above REGISTRY_MAX_INLINE_ENTITIES
         # (the paged collections named instead). A comment, not a docstring: the OpenAPI description would show it.
+        # `?doc&inline=*,capabilities,modelsource`; an `?inline` given "MUST override the default value" (core/http.md
+        # "GET /export"): rendered whole, as `GET /registry/?doc&inline=...`
         check_flags(request)
         scope = self.read_scope()
+        if "inline" in request.GET:
+            base, inline = self.base_url(), Inline(request)
+            if inline_levels(inline):  # rendered in memory: refused above REGISTRY_MAX_INLINE_ENTITIES
+                selectors.check_whole_registry(scope, self.collection_urls(), inline_levels(inline))
+            return kept_answer(
+                request, "export", lambda: document_view(registry_json(base, inline, doc=True, scope=scope), base)
+            )
         marker = selectors.change_marker()
         shows = scope.key()
         if shows != EVERYTHING_KEY:
