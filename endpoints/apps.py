@@ -8,6 +8,7 @@ class EndpointsConfig(AppConfig):
     verbose_name = "Endpoint registry"
 
     def ready(self):
+        # in ready(): apps.py loads while Django fills its app registry; what this imports needs every app registered
         from . import xr10
         from .types import register
 

@@ -2,11 +2,11 @@
 
 from registry.validation import GroupCheck, Invalid
 
+from .validators.attributes import validate_endpoint
+from .validators.references import definition_group_ids
+
 
 def check_endpoint(check: GroupCheck) -> None:
-    from .validators.attributes import validate_endpoint
-    from .validators.references import definition_group_ids
-
     errors = validate_endpoint(check.attributes)
     ids, ref_errors = definition_group_ids(check.attributes, check.base_url)
     errors += ref_errors

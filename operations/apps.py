@@ -8,6 +8,7 @@ class OperationsConfig(AppConfig):
     verbose_name = "Operations"
 
     def ready(self):
+        # in ready(): apps.py loads while Django fills its app registry; what this imports needs every app registered
         from registry.http import fast_reads
 
         from .middleware import replayed

@@ -77,6 +77,7 @@ def broker_configured() -> bool:
 
 def check_broker() -> str | None:
     """None when the Celery broker accepts a connection, else why not."""
+    # here: Celery loads only when a probe checks the broker, not at the start-up of every process
     from registry.celery import app
 
     try:

@@ -155,6 +155,7 @@ class ImportRunAdmin(admin.ModelAdmin):
         if upload:
             ImportUpload.objects.create(run=obj, content=b"".join(upload.chunks()))
         if not change:
+            # here: the tasks load Celery, which a process needs only once it queues a task (start-up of commands)
             from .tasks import start_import
 
             transaction.on_commit(lambda: start_import(obj.pk))

@@ -223,6 +223,7 @@ def run_spark_import(
     consistent with (`ImportedInput`), while no change has been committed since, is unchanged as a whole:
     its fingerprint (a hash of the files, read at disk speed) answers without Spark. `force`: references that name
     nothing are written as they are, with warnings (otherwise their entities are rejected)."""
+    # here: Spark (pyspark) loads only when an import runs on it (tests/catalog/test_command_startup.py)
     from .spark.session import spark_context
 
     step = progress or (lambda message: None)

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from .errors import Problem, at
 from .extension_attributes import registered, resource_attributes
 from .limits import MAX_DEPTH, nested_deeper_than
+from .model import registry_model
 
 if TYPE_CHECKING:
     from .model import GroupType, ResourceType
@@ -96,8 +97,6 @@ def version_attribute_names(rt: ResourceType) -> frozenset[str]:
 def attribute_names_of(group_type: str, resource_type: str | None = None) -> frozenset[str]:
     """`group_attribute_names` of the registered group type (or `version_attribute_names` of its resource type); none
     for a type that is not registered (its entities are refused for that)."""
-    from .model import registry_model
-
     gt = registry_model.get(group_type)
     if gt is None:
         return frozenset()

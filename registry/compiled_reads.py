@@ -190,6 +190,7 @@ def _kept_cursors(raw_connection, binary: bool) -> list:
 
 
 def _new_cursor(raw_connection, binary: bool):
+    # here: PostgreSQL's backend and psycopg load only where PostgreSQL is the database
     from django.db.backends.postgresql.base import ServerBindingCursor
     from psycopg.pq import Format
 

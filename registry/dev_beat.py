@@ -18,6 +18,8 @@ import time
 from django.conf import settings
 from django.db import close_old_connections
 
+from registry.celery import app
+
 logger = logging.getLogger("registry.dev_beat")
 _started = threading.Event()
 
@@ -29,8 +31,6 @@ def _entries() -> list[tuple[str, float]]:
 def run_due(next_run: dict[str, float], now: float) -> None:
     """Run the schedule's entries due at `now` (monotonic), each in its own try: one failing does not stop the
     others or the thread."""
-    from registry.celery import app
-
     app.loader.import_default_modules()  # the apps' tasks modules, as a worker imports them
     for name, interval in _entries():
         if next_run.get(name, 0.0) > now:

@@ -85,6 +85,7 @@ def _fetch_one(statement: str, params: list):
     connection = connections[_alias()]
     if connection.vendor != "postgresql" or connection.in_atomic_block or (pool := connection.pool) is None:
         return compiled_reads.fetch_one(statement, params, binary=True)[2]
+    # here: psycopg loads only where PostgreSQL is the database
     import psycopg
 
     with connection.wrap_database_errors:  # psycopg's errors (the pool's timeout too) as Django's

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from django.conf import settings
+
 if TYPE_CHECKING:
     from .validation import GroupCheck, VersionCheck
 
@@ -45,8 +47,6 @@ def effective_compatibility(*levels) -> str:
     """The compatibility level that applies: the first level given (most specific first: a version's own, the
     resource's, its group's), else the registry's default (REGISTRY_DEFAULT_COMPATIBILITY). One policy for every
     door and every reader (both bindings, the admin, the checks)."""
-    from django.conf import settings  # the model is imported by settings-free code (Spark executors) too
-
     for level in levels:
         if level:
             return level

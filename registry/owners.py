@@ -29,6 +29,7 @@ def errors_of(value, *, require: bool | None = None) -> list[str]:
     for team, role in value.items():
         if role not in ROLES:
             errors.append(f"{ATTRIBUTE}.{team}: the role must be one of {', '.join(ROLES)}, not {role!r}")
+    # here: settings-free code imports this module, where importing the models fails
     from django.contrib.auth.models import Group as Team
 
     known = set(Team.objects.filter(name__in=list(value)).values_list("name", flat=True))
@@ -52,6 +53,7 @@ def make_missing_teams(ctx, names) -> list[str]:
     teams that exist (`errors_of`: 400). A name no team can have (empty, too long) is left to `errors_of` to report."""
     if not may_make_teams(ctx):
         return []
+    # here: settings-free code imports this module, where importing the models fails
     from django.contrib.auth.models import Group as Team
 
     longest = Team._meta.get_field("name").max_length

@@ -188,6 +188,7 @@ def stored_owners(group_path: str) -> dict | None:
 
 def stored_group(group_path: str) -> tuple[int, dict] | None:
     """The row id and the owners of the stored group at `group_path` (None when there is no such group)."""
+    # here: settings-free code imports this module, where importing the models fails
     from .models import Group
 
     parts = group_path.split("/")
@@ -208,6 +209,7 @@ def stored_group(group_path: str) -> tuple[int, dict] | None:
 def owners_for_read(user, group_path: str) -> dict | None:
     """`stored_owners(group_path)`, and the user's teams with it when they are not known yet (`teams_of` then reads
     them from the user object): one query for the read check of a signed-in user (registry/read_check.py)."""
+    # here: settings-free code imports this module, where importing the models fails
     from .read_check import owners_and_teams
 
     parts = group_path.split("/")
@@ -229,6 +231,7 @@ def roles_held(user) -> dict[str, str]:
     cached = getattr(user, "_registry_roles", None)
     if cached is not None:
         return cached
+    # here: settings-free code imports this module, where importing the models fails
     from .models import Group
 
     teams = sorted(teams_of(user))

@@ -67,6 +67,7 @@ class ReadScope:
     def hidden(self) -> dict[str, tuple[str, int]]:
         """The groups hidden from this scope: lower-cased store path -> (path, primary key); one query, once."""
         if self._hidden is None:
+            # here: settings-free code imports this module, where importing the models fails
             from .models import Group
 
             self._hidden = {}

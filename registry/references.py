@@ -146,6 +146,7 @@ def _common(entity, entity_id: str) -> dict:
 def _attribute_references(held_by=None) -> list[Reference]:
     """The references held in versions' attributes in apps' own terms (register_attribute_reference_extractor), of
     the versions `held_by` (a condition on them) when given."""
+    # here: the Spark import's executors load this module without Django's app registry, where the models fail
     from .models import Version
 
     out: list[Reference] = []

@@ -2,6 +2,8 @@
 browse, registry admins (the team REGISTRY_ADMIN_TEAM, registry/permissions.py) change everything whatever a group's
 owners. Used by the data migrations (with historical models) and by tests."""
 
+from django.conf import settings
+
 APPS = ("registry", "catalog", "endpoints", "subscriptions", "pipeline", "sync")
 EDITORS, VIEWERS = "Registry editors", "Registry viewers"
 
@@ -12,7 +14,6 @@ def ensure_roles(group_model, permission_model) -> None:
     viewers, _ = group_model.objects.get_or_create(name=VIEWERS)
     editors.permissions.set(ours)
     viewers.permissions.set(ours.filter(codename__startswith="view_"))
-    from django.conf import settings
 
     admins, _ = group_model.objects.get_or_create(name=settings.REGISTRY_ADMIN_TEAM)
     admins.permissions.set(ours)

@@ -167,6 +167,7 @@ def _insert_part_statement(model: type[Model], vendor: str) -> tuple[list[tuple]
 @functools.cache
 def _pipelines_supported() -> bool:
     """psycopg 3 built on a libpq with pipeline mode (14 or later; psycopg[binary] brings its own)."""
+    # here: psycopg loads only where PostgreSQL is the database
     import psycopg
 
     return psycopg.Pipeline.is_supported()

@@ -30,6 +30,7 @@ def _redis():
     if settings.CELERY_TASK_ALWAYS_EAGER or not url.startswith(("redis://", "rediss://", "unix://")):
         return None
     if _client.get("url") != url:
+        # here: the Redis client loads only with a Redis broker
         import redis
 
         _client.update(url=url, client=redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2))

@@ -95,6 +95,7 @@ def _initial_status(protocol: str) -> str:
 
 def _after_commit_validate(subscription: Subscription) -> None:
     if subscription.status == Subscription.Status.PENDING:
+        # here: the tasks load Celery, which a process needs only once it queues a task (start-up of commands)
         from .tasks import validate_webhook
 
         transaction.on_commit(lambda: validate_webhook.delay(subscription.id))
@@ -341,6 +342,7 @@ def redeliver(*, delivery_ids, ctx: WriteContext | None = None) -> int:
     for sid in sorted(subscriptions):
         audit.record_now(ctx, path_of(sid), "update", {})  # its dead letters queued again: no attribute changed
     if ids:
+        # here: the tasks load Celery, which a process needs only once it queues a task (start-up of commands)
         from .tasks import dispatch
 
         transaction.on_commit(lambda: dispatch(ids))

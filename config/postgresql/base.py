@@ -38,6 +38,7 @@ def check_connection(conn) -> None:
     poller.register(conn.fileno(), select.POLLIN | select.POLLPRI)
     if not poller.poll(0):
         return
+    # here: psycopg_pool loads only when a pool checks a connection (DATABASE_POOL_SIZE=0 runs without one)
     from psycopg_pool import ConnectionPool
 
     try:

@@ -15,9 +15,25 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from catalog import types as catalog_types
+from confluent import attributes as confluent_attributes
+from endpoints import types as endpoint_types
+from registry.attributes import (
+    attribute_names_of,
+    check_common,
+    check_id,
+    group_attribute_names,
+    link_error,
+    version_attribute_names,
+    version_sort_key,
+)
 from registry.documents.flatten import EntityRecord, flatten
+from registry.documents.formats import is_yaml, parse_document
+from registry.errors import Problem
+from registry.extension_attributes import errors_of, version_errors_of
 from registry.json_text import strict_loads
-from registry.model import registry_model
+from registry.model import HISTORY, registry_model
+from registry.validation import GroupCheck, Invalid, VersionCheck
 
 _registered = {"done": False}
 
@@ -27,9 +43,6 @@ def ensure_model() -> None:
     if _registered["done"] or registry_model.get("schemaGroups") is not None:
         _registered["done"] = True
         return
-    from catalog import types as catalog_types
-    from confluent import attributes as confluent_attributes
-    from endpoints import types as endpoint_types
 
     endpoint_types.register()
     catalog_types.register()
@@ -38,8 +51,6 @@ def ensure_model() -> None:
 
 
 def _parse(path: str, raw: bytes) -> dict:
-    from registry.documents.formats import is_yaml, parse_document
-
     return parse_document(raw, yaml_format=is_yaml(filename=path))
 
 
@@ -222,10 +233,6 @@ def validate_group(record: EntityRecord, ctx: CheckContext) -> EntityRecord:
     """The group type's rules, as the services apply them: against the stored group when there is one (an
     implicit group, named only by its entities' paths, changes nothing and is not checked against it)."""
     ensure_model()
-    from registry.attributes import check_common, check_id, group_attribute_names
-    from registry.errors import Problem
-    from registry.extension_attributes import errors_of
-    from registry.validation import GroupCheck, Invalid
 
     if record.error:
         return record
@@ -261,9 +268,6 @@ def validate_group(record: EntityRecord, ctx: CheckContext) -> EntityRecord:
 
 def validate_resource(record: EntityRecord) -> EntityRecord:
     ensure_model()
-    from registry.attributes import attribute_names_of, check_common, check_id
-    from registry.errors import Problem
-    from registry.extension_attributes import errors_of
 
     if record.error:
         return record
@@ -291,11 +295,6 @@ def validate_versions(
     `error`, an accepted one its `compatibility_check`. Versions in `known_valid` are taken as they are (only kept as `previous` for the next ones). `history`:
     the input creates the resource, its versions are checked alone (CONTRACT 18)."""
     ensure_model()
-    from registry.attributes import check_common, check_id, link_error, version_attribute_names, version_sort_key
-    from registry.errors import Problem
-    from registry.extension_attributes import version_errors_of
-    from registry.model import HISTORY
-    from registry.validation import Invalid, VersionCheck
 
     previous = list(previous)
     for record in sorted(versions, key=lambda r: version_sort_key(r.vid)):

@@ -12,6 +12,8 @@ import os
 import sys
 from pathlib import Path
 
+from pyspark import SparkConf, SparkContext
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
@@ -28,7 +30,6 @@ def spark_context(master: str, app_name: str = "registry-import"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    from pyspark import SparkConf, SparkContext
 
     python_path = os.pathsep.join([str(PROJECT_DIR), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     conf = (

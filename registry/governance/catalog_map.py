@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import graphviz
+from django.conf import settings
 
 from .. import references
 from ..errors import Problem
@@ -487,8 +488,6 @@ def _group_drawing_size(graph: CatalogGraph, shown: set[str]) -> tuple[int, int]
 
 
 def _setting(name: str, default):
-    from django.conf import settings
-
     return type(default)(getattr(settings, name, default)) if settings.configured else default
 
 

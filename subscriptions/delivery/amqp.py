@@ -19,11 +19,16 @@ fails is dropped and the event is sent once more on a new one, so a broker resta
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
+from collections import OrderedDict
 from urllib.parse import unquote
 
 from django.conf import settings
+from proton import ConnectionException, Delivery, Endpoint, Message, ProtonException, Timeout, symbol
+from proton.reactor import AtLeastOnce, AtMostOnce
+from proton.utils import BlockingConnection, LinkDetached
 
 from ..event_formats import DEFAULT_FORMAT
 from ..validators.sink_urls import Sink, SinkError
@@ -46,8 +51,6 @@ def target_address(sink: Sink, options: dict) -> str:
 
 def message_for(event, mode: str, eventformat: str = DEFAULT_FORMAT):
     """The proton Message of `event` in `mode` (structured or binary) and the subscription's event format."""
-    from proton import Message
-
     _headers, body = structured(event, eventformat)
     if mode == "binary":
         attributes = json.loads(body)
@@ -60,8 +63,6 @@ def message_for(event, mode: str, eventformat: str = DEFAULT_FORMAT):
         }
         payload = None
         if data_base64 is not None:
-            import base64
-
             payload = base64.b64decode(data_base64)
         elif data is not None:
             payload = data.encode() if isinstance(data, str) else json.dumps(data).encode()
@@ -91,8 +92,6 @@ class _LinkProperties:
         self.properties = properties
 
     def apply(self, link) -> None:
-        from proton import symbol
-
         link.properties = {symbol(key): value for key, value in self.properties.items()}
 
     def test(self, link) -> bool:
@@ -107,8 +106,6 @@ def _connection_class():
     refused attach with `end` and an error, not `detach`), carrying the broker's reason. Built once."""
     if _connection_classes:
         return _connection_classes[0]
-    from proton import Endpoint
-    from proton.utils import BlockingConnection
 
     class Connection(BlockingConnection):
         def on_session_remote_close(self, event) -> None:
@@ -130,8 +127,6 @@ def _close(connection) -> None:
 
 def _link(key: tuple, url: str, address: str, name, link_options, credentials: dict, timeout: float):
     """This thread's kept (connection, sender) for `key`, opened when there is none."""
-    from collections import OrderedDict
-
     links = getattr(_kept, "links", None)
     if links is None:
         links = _kept.links = OrderedDict()
@@ -161,10 +156,6 @@ class BrokerRefused(Exception):
 
 
 def send(subscription, event) -> Outcome:
-    from proton import ConnectionException, Delivery, ProtonException, Timeout
-    from proton.reactor import AtLeastOnce, AtMostOnce
-    from proton.utils import LinkDetached
-
     try:
         sink = deliverable(subscription)
     except SinkError as exc:

@@ -24,6 +24,8 @@ import threading
 import time
 from collections import OrderedDict
 
+from cloudevents.core.bindings import kafka as binding
+from confluent_kafka import KafkaError, KafkaException, Producer
 from django.conf import settings
 
 from ..validators.sink_urls import Sink, SinkError
@@ -84,8 +86,6 @@ def producer_config(subscription, sink: Sink, timeout: float) -> dict:
 def _producer(config: dict) -> tuple[tuple, object]:
     """(key, the process's producer) for this configuration (created on first use; least recently used
     closed)."""
-    from confluent_kafka import Producer
-
     key = tuple(sorted((k, v) for k, v in config.items() if k != "logger"))
     with _producers_lock:
         producer = _producers.get(key)
@@ -119,8 +119,6 @@ def advertised_refusal(producer, key: tuple, topic: str, timeout: float) -> str 
 
 def message(subscription, event):
     """The KafkaMessage (headers, key, value) of this event for this subscription."""
-    from cloudevents.core.bindings import kafka as binding
-
     options = subscription.protocolsettings or {}
     attribute = options.get("partitionkeyextractor") or "subject"
 
@@ -134,8 +132,6 @@ def message(subscription, event):
 
 
 def send(subscription, event) -> Outcome:
-    from confluent_kafka import KafkaError, KafkaException
-
     try:
         sink = deliverable(subscription)
     except SinkError as exc:

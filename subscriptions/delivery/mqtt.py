@@ -6,7 +6,10 @@ is bounded by `REGISTRY_DELIVERY_TIMEOUT`, and so is the wait for the acknowledg
 
 from __future__ import annotations
 
+import paho.mqtt.client as mqtt
 from django.conf import settings
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from ..validators.protocols import canonical_protocol
 from ..validators.sink_urls import SinkError
@@ -16,10 +19,6 @@ from .outcome import Outcome
 
 
 def send(subscription, event) -> Outcome:
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.packettypes import PacketTypes
-    from paho.mqtt.properties import Properties
-
     try:
         sink = deliverable(subscription)
     except SinkError as exc:

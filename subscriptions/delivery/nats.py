@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import nats
 from django.conf import settings
 
 from ..validators.sink_urls import Sink, SinkError
@@ -33,8 +34,6 @@ def credentials(sink: Sink, options: dict) -> dict:
 
 
 async def _publish(sink: Sink, options: dict, body: bytes, timeout: float) -> None:
-    import nats
-
     path = sink.path if sink.scheme in ("ws", "wss") else ""
     seen: list[BaseException] = []
 

@@ -17,6 +17,7 @@ import socket
 from django.conf import settings
 
 from .addresses import unreachable_reason
+from .protocols import canonical_protocol
 from .sink_urls import Sink, SinkError, parse_sink
 
 
@@ -65,8 +66,6 @@ def check_sink(protocol: str, sink: str, allow_private: bool) -> str | None:
 def deliverable(subscription) -> Sink:
     """The subscription's sink as its sender dials it, checked now (the deployment's setting, today's DNS);
     raises SinkError with the reason it may not be used."""
-    from .protocols import canonical_protocol
-
     parsed = parse_sink(canonical_protocol(subscription.protocol), subscription.sink)
     reason = refusal(parsed, settings.REGISTRY_ALLOW_PRIVATE_SINKS)
     if reason:

@@ -30,6 +30,7 @@ class SyncWebhookView(View):
         source = self._source(source_id, secret)
         if source is None:
             return HttpResponse(status=404)
+        # here: the tasks load Celery, which a process needs only once it queues a task (start-up of commands)
         from ..tasks import sync_source
 
         sync_source.delay(source.pk, "event")

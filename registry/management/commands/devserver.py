@@ -14,7 +14,8 @@ class Command(Runserver):
     )
 
     def inner_run(self, *args, **options):
-        # inner_run is the serving process (under the autoreloader, its child): the thread lives beside the server
+        # here: inner_run is the serving process (under the autoreloader, its child), the only one that needs
+        # dev_beat and Celery: the thread lives beside the server
         from registry import dev_beat
 
         if dev_beat.start():
