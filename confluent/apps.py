@@ -11,6 +11,7 @@ class ConfluentConfig(AppConfig):
     verbose_name = "Confluent-compatible Schema Registry API"
 
     def ready(self):
+        # in ready(): apps.py loads while Django fills its app registry; what this imports needs every app registered
         from registry.commit_listeners import register_on_commit_paths
 
         from . import attributes, numbering, references

@@ -30,10 +30,15 @@ the new version's value (absent counting as a value, as in Confluent).
 
 from __future__ import annotations
 
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DatabaseError
+
+from registry.compared_versions import register_comparison_scope
 from registry.extension_attributes import ExtensionAttribute, register_extension_attribute, register_version_attribute
 from registry.model import COMPATIBILITY_LEVELS
 from registry.validation import VersionCheck
 
+from .association_shapes import ATTRIBUTE, attribute_problem
 from .contracts import metadata_problem, property_of, rule_set_problem
 from .subjects import GROUPS, SCHEMAS
 
@@ -113,9 +118,8 @@ def compared(check: VersionCheck) -> list[bool] | None:
     name = check.resource_attributes.get(COMPATIBILITY_GROUP) or check.group_attributes.get(COMPATIBILITY_GROUP)
     if not isinstance(name, str) or not name:
         return None
-    from django.core.exceptions import ImproperlyConfigured
-    from django.db import DatabaseError
 
+    # here: the Spark import's executors load this module without Django's app registry, where the models fail
     from registry.models import Version
 
     mine = property_of(check.attributes.get(VERSION_METADATA), name)
@@ -139,8 +143,6 @@ def compared(check: VersionCheck) -> list[bool] | None:
 
 
 def register() -> None:
-    from registry.compared_versions import register_comparison_scope
-
     model = {"type": "string", "enum": list(MODES), "strict": True}
     register_extension_attribute(ExtensionAttribute(MODE, GROUPS, None, mode_problem))
     register_extension_attribute(ExtensionAttribute(MODE, GROUPS, SCHEMAS, mode_problem, model))
@@ -152,6 +154,5 @@ def register() -> None:
     register_version_attribute(ExtensionAttribute(VERSION_METADATA, GROUPS, SCHEMAS, metadata_problem))
     register_version_attribute(ExtensionAttribute(VERSION_RULE_SET, GROUPS, SCHEMAS, rule_set_problem))
     register_comparison_scope(GROUPS, SCHEMAS, compared)
-    from .association_shapes import ATTRIBUTE, attribute_problem
 
     register_extension_attribute(ExtensionAttribute(ATTRIBUTE, GROUPS, SCHEMAS, attribute_problem, {"type": "any"}))

@@ -54,6 +54,7 @@ def reachable(kms_type: str) -> str | None:
 
 def _tink():
     """Tink's AEAD and deterministic AEAD, registered once (Tink keeps a process-wide registry)."""
+    # here: Tink loads with the first data encryption key, not at the start-up of every process
     from tink import aead, daead
 
     aead.register()
@@ -63,6 +64,7 @@ def _tink():
 
 def _local_aead():
     """The local KMS's AEAD: AES128-GCM (raw) with the key the clients' local driver derives from the secret."""
+    # here: Tink and cryptography load with the first data encryption key, not at every process's start-up
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.kdf.hkdf import HKDF
     from tink.core import Registry
@@ -89,6 +91,7 @@ def _aead(kms_type: str):
 
 
 def _template(algorithm: str):
+    # here: Tink loads with the first data encryption key, not at the start-up of every process
     from tink.proto import aes_siv_pb2, tink_pb2
 
     aead, daead = _tink()
@@ -106,6 +109,7 @@ def _template(algorithm: str):
 
 def new_dek(kms_type: str, algorithm: str) -> str:
     """A new DEK of `algorithm`, wrapped by the KMS: its `encryptedKeyMaterial` (base64)."""
+    # here: Tink loads with the first data encryption key, not at the start-up of every process
     from tink import TinkError
     from tink.core import Registry
 
@@ -118,6 +122,7 @@ def new_dek(kms_type: str, algorithm: str) -> str:
 
 def unwrap(kms_type: str, encrypted: str) -> str:
     """The plain key (base64) of a DEK's `encryptedKeyMaterial`; KmsError when this KMS did not wrap it."""
+    # here: Tink loads with the first data encryption key, not at the start-up of every process
     from tink import TinkError
 
     try:

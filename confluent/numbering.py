@@ -27,16 +27,16 @@ from django.utils import timezone
 from registry.models import Resource, Version
 
 from .attributes import VERSION_METADATA, VERSION_RULE_SET
+from .contracts import metadata_problem, normal_metadata, normal_rule_set, rule_set_problem
 from .errors import ID_MISMATCH, ConfluentError
 from .models import MAX_SCHEMA_ID, SchemaId, SubjectVersion
 from .schema_types import attribute_references, canonical_of_stored, content_key, type_of_format
+from .subjects import GROUPS, SCHEMAS
 
 
 def contracts_of(extensions: dict | None) -> tuple[dict | None, dict | None]:
     """A stored version's metadata and rule set (its attributes; None for a value of another shape, which a version of
     a format Confluent has no type for may hold)."""
-    from .contracts import metadata_problem, normal_metadata, normal_rule_set, rule_set_problem
-
     metadata, rule_set = (extensions or {}).get(VERSION_METADATA), (extensions or {}).get(VERSION_RULE_SET)
     metadata = normal_metadata(metadata) if metadata is not None and metadata_problem(metadata) is None else None
     rule_set = normal_rule_set(rule_set) if rule_set is not None and rule_set_problem(rule_set) is None else None
@@ -382,8 +382,6 @@ def number_written(paths: list[str]) -> None:
     API's reads find every subject numbered. `paths` are the entity paths it wrote events for: a schema or its
     version, or a whole schema group (the bulk import's events stand for its groups). A schema another write holds
     is skipped: that write numbers it when it commits."""
-    from .subjects import GROUPS, SCHEMAS
-
     groups: set[str] = set()
     schemas = Q()
     for path in paths:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import importlib
 
 from google.protobuf import descriptor_pb2, descriptor_pool
 
@@ -33,6 +34,7 @@ from .proto_text import FDP, LABELS, MAX_RANGE, SCALARS, FieldDP, camel, render
 def _set_options(options, items) -> None:
     """Simple options (`java_package = "x"`, `packed = true`, `optimize_for = SPEED`); custom options
     (`(my.option)`) are kept in the stored text only."""
+    # here: the Protobuf parser loads with the first Protobuf schema, not at the start-up of every process
     from proto_schema_parser import ast
 
     for item in items:
@@ -62,6 +64,7 @@ def _ranges(target, ranges: list[str], exclusive_end: bool = True) -> None:
 
 
 def _field(ast_field, syntax: str, oneof_index: int | None = None) -> FieldDP:
+    # here: the Protobuf parser loads with the first Protobuf schema, not at the start-up of every process
     from proto_schema_parser import ast
 
     out = FieldDP(name=ast_field.name, number=ast_field.number)
@@ -91,6 +94,7 @@ def _field(ast_field, syntax: str, oneof_index: int | None = None) -> FieldDP:
 
 
 def _message(node, syntax: str) -> descriptor_pb2.DescriptorProto:
+    # here: the Protobuf parser loads with the first Protobuf schema, not at the start-up of every process
     from proto_schema_parser import ast
 
     out = descriptor_pb2.DescriptorProto(name=node.name)
@@ -149,6 +153,7 @@ def _message(node, syntax: str) -> descriptor_pb2.DescriptorProto:
 
 
 def _enum(node) -> descriptor_pb2.EnumDescriptorProto:
+    # here: the Protobuf parser loads with the first Protobuf schema, not at the start-up of every process
     from proto_schema_parser import ast
 
     out = descriptor_pb2.EnumDescriptorProto(name=node.name)
@@ -168,6 +173,7 @@ def _enum(node) -> descriptor_pb2.EnumDescriptorProto:
 
 
 def descriptor_of_text(text: str, name: str = "schema.proto") -> FDP:
+    # here: the Protobuf parser loads with the first Protobuf schema, not at the start-up of every process
     from proto_schema_parser import ast
 
     try:
@@ -223,8 +229,6 @@ def descriptor_of_text(text: str, name: str = "schema.proto") -> FDP:
 @functools.cache
 def _well_known() -> tuple[bytes, ...]:
     """The files every pool knows: protobuf's well-known types and Confluent's `confluent/meta.proto`."""
-    import importlib
-
     names = [
         f"google.protobuf.{n}_pb2"
         for n in "any source_context type api descriptor duration empty field_mask struct timestamp wrappers".split()

@@ -23,6 +23,7 @@ from catalog.validators.format_names import schema_format_family
 from catalog.validators.schemas import validate_schema
 from registry.json_text import MAX_DEPTH, nesting_exceeds, strict_loads
 
+from .contracts import key_part
 from .errors import invalid_schema
 from .protobuf import canonical_text, prepare_protobuf
 
@@ -159,8 +160,6 @@ def content_key(
 
 
 def extended_key(base: str, metadata: dict | None, rule_set: dict | None) -> str:
-    from .contracts import key_part
-
     part = key_part(metadata, rule_set)
     if not part:
         return base
@@ -184,6 +183,7 @@ def compact(value) -> str:
 
 def _avro_named(references: list[Referenced], named: dict, seen: set) -> None:
     """Parse the Avro schemas of `references` (their own references first) into fastavro's `named` types."""
+    # here: fastavro loads with the first Avro schema, not at the start-up of every process
     import fastavro
 
     for ref in references:
@@ -201,6 +201,7 @@ def _avro_named(references: list[Referenced], named: dict, seen: set) -> None:
 
 
 def _avro(text: str, references: list[Referenced]) -> Prepared:
+    # here: fastavro loads with the first Avro schema, not at the start-up of every process
     import fastavro
 
     value = _json(text, "Avro schema")

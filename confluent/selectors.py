@@ -3,6 +3,8 @@ effective compatibility level and mode (docs/confluent.md)."""
 
 from __future__ import annotations
 
+import uuid
+
 from django.db.models import Exists, F, OuterRef
 
 from registry.attributes import version_sort_key
@@ -17,6 +19,7 @@ from .attributes import (  # noqa: F401 - MODES: the API's
     MODE,
     MODES,
     PENDING,
+    VERSION_METADATA,
 )
 from .contracts import property_of
 from .errors import ConfluentError, schema_not_found, subject_not_found, version_not_found
@@ -212,8 +215,6 @@ def schema_by_id(value: str) -> SchemaId:
 
 def schema_by_guid(value: str) -> SchemaId:
     """The schema of a GUID while some version of some subject has its content (soft-deleted ones included)."""
-    import uuid
-
     try:
         guid = uuid.UUID(value)
     except ValueError:
@@ -383,8 +384,6 @@ def _latest_of(resource: Resource, rows) -> SubjectVersion | None:
 def latest_with_metadata(resource: Resource, wanted: dict[str, str], *, deleted: bool = False) -> SubjectVersion | None:
     """The newest version (soft-deleted ones too with `deleted`) whose metadata properties hold every pair of
     `wanted` (GET /subjects/S/metadata, as Confluent's `getLatestWithMetadata`)."""
-    from .attributes import VERSION_METADATA
-
     rows = _rows_of(resource).defer("version__content", "schema_id__schema").order_by("-number")
     if not deleted:
         rows = rows.filter(deleted=False)
