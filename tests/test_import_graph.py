@@ -6,6 +6,8 @@ body too); tests, migrations and the benchmarks are not modules of the project."
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,3 +103,60 @@ def test_a_circle_is_found():
     """The check itself: a circle of three, and one through a package's `__init__`."""
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert circles({"p": {"p.x"}, "p.x": {"p"}}) == [["p", "p.x"]]
+
+
+def function_level_imports(path: Path) -> list[tuple[int, bool]]:
+    """(line, explained) of each import inside a function of the file at `path`. An import is explained by a comment
+    on one of its lines or on the line above it; an import that follows another one directly shares its comment."""
+    text = path.read_text(encoding="utf-8")
+    comments = {
+        token.start[0]
+        for token in tokenize.generate_tokens(io.StringIO(text).readline)
+        if token.type == tokenize.COMMENT
+    }
+    found: list[tuple[int, bool]] = []
+
+    def body_imports(statements: list[ast.stmt]) -> None:
+        explained = False
+        previous_was_import = False
+        for statement in statements:
+            if isinstance(statement, ast.Import | ast.ImportFrom):
+                own = any(line in comments for line in range(statement.lineno - 1, (statement.end_lineno or 0) + 1))
+                explained = own or (previous_was_import and explained)
+                found.append((statement.lineno, explained))
+                previous_was_import = True
+            else:
+                previous_was_import = False
+
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for inner in ast.walk(node):
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    statements = getattr(inner, field, None)
+                    if isinstance(statements, list) and statements and isinstance(statements[0], ast.stmt):
+                        body_imports(statements)
+    return sorted(set(found))
+
+
+def test_a_function_level_import_says_why_it_is_not_at_the_top():
+    """An import inside a function hides what a module depends on: it stands there only when the top cannot hold
+    it (an app's `ready()`, a module the Spark executors load without Django's app registry, an optional driver, or
+    a library whose loading would cost every process its start-up), and a comment on its line or the line above
+    says which (issue 38)."""
+    unexplained = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in module_files().values()
+        for line, explained in function_level_imports(path)
+        if not explained
+    ]
+    assert not unexplained, "imports inside a function without a comment saying why:\n" + "\n".join(unexplained)
+
+
+def test_an_unexplained_function_level_import_is_found(tmp_path):
+    """The check itself: an import in a function needs its comment; the one right after it shares it."""
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import json\n\n\ndef f():\n    import re\n\n\ndef g():\n    # the app registry is ready only here\n"
+        "    import io\n    import os\n\n    x = 1\n    import sys  # loads late: start-up\n    import csv\n"
+    )
+    assert function_level_imports(module) == [(5, False), (10, True), (11, True), (14, True), (15, True)]
