@@ -235,6 +235,7 @@ def schema_part_problem(attributes: dict, document: bytes, name: str) -> str | N
     parse."""
     family, _version = schema_format_family(attributes.get("format"))
     if family == "Avro":
+        # here: message_json loads jsonschema, referencing and fastavro, which a process needs only with its first check
         from .validators.message_json import _avro_parsed
 
         try:
@@ -246,6 +247,7 @@ def schema_part_problem(attributes: dict, document: bytes, name: str) -> str | N
             return None
         return f"the Avro schema defines no named type {name!r}"
     if family == "Protobuf":
+        # here: the Protobuf parser loads with the first Protobuf schema, not at the start-up of every process
         from .validators.message_data import proto_schema
 
         try:

@@ -29,7 +29,11 @@ This module is what the checks import; the executors are in confluent.rule_engin
 
 from __future__ import annotations
 
+from catalog.message_report import Report
 from catalog.validators import budget
+from catalog.validators.format_names import schema_format_family
+from catalog.validators.message_json import check_avro, check_json_schema
+from registry.errors import Problem
 
 from .attributes import VERSION_METADATA, VERSION_RULE_SET
 
@@ -57,6 +61,7 @@ def check_version_rules(version, family: str, content: bytes, report, *, data=No
     metadata, rule_set = version_contract(version)
     if not has_message_rules(rule_set) or family not in ("Avro", "JsonSchema", "Protobuf"):
         return
+    # here: the rule engine (the clients' executors, cel-python) loads only once a version has rules
     from .rule_engine import run_version_rules
 
     run_version_rules(family, content, metadata, rule_set or {}, report, data=data, raw=raw, message_name=message_name)
@@ -81,8 +86,6 @@ def migration_dry_run(path: str, version, fmt: str | None, value) -> dict:
     Answers `{"mode", "rules": [{"name", "expr"}], "message"}`; for UPGRADE, the result is also checked against this
     version's Avro or JSON Schema (`valid`, `errors`). A rule whose expression fails is a 400 problem naming the rule
     (`rule`: its name and expression)."""
-    from registry.errors import Problem
-
     if not isinstance(value, dict):
         raise Problem("bad-request", "the body must be a JSON object: {message, mode, rule, expr}")
     unknown = sorted(set(value) - set(DRY_RUN_MEMBERS))
@@ -101,6 +104,7 @@ def migration_dry_run(path: str, version, fmt: str | None, value) -> dict:
         rules = [{"name": name or "expr", "expr": expr}]
     else:
         rules = _stored_migrations(path, version, mode, name)
+    # here: the rule engine (the clients' executors, cel-python) loads only once a migration rule runs
     from .rule_engine import jsonata_evaluate
 
     message = value["message"]
@@ -132,8 +136,6 @@ def migration_rule_names(version) -> list[str]:
 
 
 def _stored_migrations(path: str, version, mode: str, name: str | None) -> list[dict]:
-    from registry.errors import Problem
-
     _metadata, rule_set = version_contract(version)
     stored = [r for r in (rule_set or {}).get("migrationRules") or [] if isinstance(r, dict)]
     if name is not None:
@@ -165,10 +167,6 @@ def _stored_migrations(path: str, version, mode: str, name: str | None) -> list[
 
 def _fits(fmt: str | None, content: bytes, message) -> dict:
     """Whether the migrated message is a datum of the version's schema (Avro, JSON Schema): `{valid, errors}`."""
-    from catalog.message_report import Report
-    from catalog.validators.format_names import schema_format_family
-    from catalog.validators.message_json import check_avro, check_json_schema
-
     family, draft = schema_format_family(fmt)
     report = Report()
     if family == "Avro":

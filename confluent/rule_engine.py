@@ -13,6 +13,8 @@ import io
 import json
 from collections.abc import Callable
 
+import fastavro
+import jsonata
 from celpy import celtypes
 from confluent_kafka.schema_registry.common import avro as client_avro
 from confluent_kafka.schema_registry.common import json_schema as client_json
@@ -33,8 +35,15 @@ from confluent_kafka.schema_registry.rules.cel.cel_executor import (
     msg_to_cel,
 )
 from fastavro.schema import expand_schema
+from fastavro.validation import validate
+from google.protobuf import descriptor_pool
+from google.protobuf.message_factory import GetMessageClass
+from referencing import Resource
 
 from catalog.validators import budget
+from catalog.validators.json_references import schema_registry
+
+from .protobuf import _well_known, descriptor_of_text
 
 CEL_TYPES = ("CEL", "CEL_FIELD")
 RUN_TYPES = (*CEL_TYPES, "JSONATA")
@@ -64,8 +73,6 @@ def jsonata_evaluate(expr: str, message):
     each evaluation step spending a step of the check's budget and its nesting bounded by JSONATA_DEPTH (jsonata-python's
     entry and exit callbacks: its own Timebox counts wall-clock time, the budget CPU time). Compiled per call: the
     callbacks belong to the compiled expression."""
-    import jsonata
-
     compiled = jsonata.Jsonata(expr)
     depth = [0]
 
@@ -200,10 +207,6 @@ class Target:
         return lambda ctx, transform, message: client_avro.transform(ctx, expanded, message, transform)
 
     def _walk_jsonschema(self):
-        from referencing import Resource
-
-        from catalog.validators.json_references import schema_registry
-
         # the one registry of the project's JSON Schema validators: a `$ref` resolves to a schema stored here (read
         # with the check's read scope), never fetched, where the clients' walk would fetch it
         schema = json.loads(self._content)
@@ -224,11 +227,6 @@ class Target:
 def protobuf_message(target: Target, message_name: str | None, raw: bytes):
     """The Protobuf binary `raw` as a message object of the version's .proto (one without imports other than the
     well-known types), or None with why not."""
-    from google.protobuf import descriptor_pool
-    from google.protobuf.message_factory import GetMessageClass
-
-    from .protobuf import _well_known, descriptor_of_text
-
     try:
         fdp = descriptor_of_text(target.schema.schema_str)
     except Exception as exc:  # the parser's errors: the .proto is the one the data check already read
@@ -373,9 +371,6 @@ def run_version_rules(family: str, content: bytes, metadata: dict | None, rule_s
 
 def _avro_datum(content: bytes, data, raw: bytes | None):
     """The Avro datum of the data (plain JSON, the Avro JSON encoding, or the binary encoding), or None."""
-    import fastavro
-    from fastavro.validation import validate
-
     parsed = fastavro.parse_schema(json.loads(content))
     if raw is not None:
         return fastavro.schemaless_reader(io.BytesIO(raw), parsed, None)

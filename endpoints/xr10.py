@@ -15,6 +15,7 @@ Written by hand: no library knows either shape.
 
 from __future__ import annotations
 
+from catalog.xr10 import message_mapping
 from registry.xr10.mapping import (
     GroupMapping,
     moved_with_rest,
@@ -113,8 +114,6 @@ def endpoint_to_v10(attrs: dict) -> dict:
 
 def register() -> None:
     """Called from `EndpointsConfig.ready`."""
-    from catalog.xr10 import message_mapping
-
     register_mapping(
         GroupMapping(
             plural="endpoints",

@@ -32,6 +32,8 @@ from django.db.models import Count
 from registry import selectors
 from registry.attributes import stored_attributes, version_order, version_sort_key
 from registry.documents.flatten import EntityRecord
+from registry.documents.references import references_in, stored_version, unresolved
+from registry.model import registry_model
 from registry.models import Group, Resource, Version
 from registry.services import WriteContext
 from registry.services.bulk import bulk_refusal, bulk_write
@@ -329,9 +331,6 @@ def _check_references(classified: list, pks: dict, force: bool, result: ImportRe
     """The classified records with those to be written whose references name nothing (in the input or the registry;
     a `:Name` naming nothing in its version's document) rejected, naming each; `force`: kept, each reference a warning
     of the result. Unchanged entities write nothing and are not checked (their documents did not travel back)."""
-    from registry.documents.references import references_in, stored_version, unresolved
-    from registry.model import registry_model
-
     accepted = [(s, r) for s, r in classified if s != "rejected"]
     present = set(pks) | {r.path for _s, r in accepted}
     records = {r.path: r for _s, r in accepted}

@@ -30,6 +30,7 @@ from .governance.history import AuditHistoryMixin
 from .governance.links import breakable, shown_time
 from .governance.references import ReferencesAdminMixin
 from .governance.search import SearchAdminMixin, dashboard_panel
+from .model import registry_model
 from .models import OutboxEvent
 from .read_scope import scope_for
 
@@ -447,8 +448,6 @@ class EventTypeFilter(admin.SimpleListFilter):
     parameter_name = "type"
 
     def lookups(self, request, model_admin):
-        from .model import registry_model
-
         types = [
             f"{gt.event_type_prefix}.{action}.v1"
             for gt in registry_model.group_types

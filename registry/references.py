@@ -27,7 +27,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
+from django.db import connection
 from django.db.models import BooleanField, Func, Q, TextField, Value
+from django.db.models.functions import Lower
 
 from .model import registry_model
 
@@ -202,8 +204,8 @@ def _may_point_into(roots: list[str]):
     irrespective of case), unless the JSON text spells a character as `\\uXXXX`: those documents are candidates
     too. One `ILIKE ANY` of one pattern per root (`%g%r%`). Without it, `?referencedby` read every document of the
     types that hold references (issue 40)."""
+    # here: django.contrib.postgres loads only where PostgreSQL is the database
     from django.contrib.postgres.fields import ArrayField
-    from django.db import connection
 
     if connection.vendor != "postgresql":
         return None
@@ -221,8 +223,7 @@ def entity_pks(paths: Iterable[str]) -> tuple[set[int], set[int]]:
     """The primary keys of the groups and resources at `paths` (`/G/g`, `/G/g/R/r`; a version path names its
     resource; ids irrespective of case): two queries however many paths, served by the case-insensitive unique
     indexes."""
-    from django.db.models.functions import Lower
-
+    # here: the Spark import's executors load this module without Django's app registry, where the models fail
     from .models import Group, Resource
 
     groups: dict[tuple[str, str], set[tuple[str, str]]] = {}

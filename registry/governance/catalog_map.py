@@ -41,6 +41,7 @@ from django.conf import settings
 
 from .. import references
 from ..errors import Problem
+from ..estimates import estimated_count
 from ..model import registry_model
 from ..read_scope import EVERYTHING, ReadScope
 from .map_facts import NodeFacts, describers
@@ -229,6 +230,7 @@ class CatalogGraph:
 
     def _member_keys(self, group_keys: set[str]) -> set[str]:
         """The canonical paths of the resources of the groups `group_keys` (that `scope` reads)."""
+        # here: the Spark import's executors load this module without Django's app registry, where the models fail
         from ..models import Resource
 
         if not group_keys:
@@ -516,7 +518,7 @@ def render_svg(source: str, seconds: float) -> bytes:
 def check_whole_map(scope: ReadScope) -> None:
     """Refuse the whole registry's map above REGISTRY_MAP_MAX_RESOURCES resources (it reads every resource and
     every reference, a cost that grows with the registry), naming maps of groups to draw instead."""
-    from ..estimates import estimated_count
+    # here: the Spark import's executors load this module without Django's app registry, where the models fail
     from ..models import Group, Resource
 
     limit = _setting("REGISTRY_MAP_MAX_RESOURCES", DEFAULT_MAX_RESOURCES)

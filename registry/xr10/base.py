@@ -20,7 +20,7 @@ from ..http.views import RegistryView, json_response
 from ..model import registry_model
 from .errors import HTTP_SPEC, SPEC, TITLES, V1Problem, spec_title
 from .flags import check_values, collections_only
-from .mapping import common_attribute_to_v10, v1_attribute_name, v1_mappings, v1_path
+from .mapping import common_attribute_to_v10, ordered_mappings, v1_attribute_name, v1_mappings, v1_path
 from .representations import BINARY
 
 # the kernel's problem kinds -> (1.0 error type, status in the 1.0 binding, the HTTP header it is about)
@@ -144,8 +144,6 @@ class XRegistryView(RegistryView):
 
     def collection_urls(self) -> list[str]:
         """The URLs of the group collections (the paged way to read what a whole-registry answer would hold)."""
-        from .mapping import ordered_mappings
-
         return [f"{self.base_url()}/{gm.v1_plural}" for gm in ordered_mappings()]
 
     def context(self):
