@@ -46,7 +46,10 @@ def test_streetlights_kafka_3_mapping(su):
     assert (
         message["protocoloptions"]["topic"] == "smartylighting.streetlights.1.0.event.{streetlightId}.lighting.measured"
     )
-    assert message["protocoloptions"]["headers"] == {"my-app-header": {"name": "my-app-header", "type": "integer"}}
+    # with rc4's model default `required: false` serialized (issue 39 item 8)
+    assert message["protocoloptions"]["headers"] == {
+        "my-app-header": {"name": "my-app-header", "type": "integer", "required": False}
+    }
     assert message["dataschemaformat"] == "JsonSchema/draft-07"
     assert message["dataschemauri"] == f"/schemagroups/{prefix}/schemas/lightMeasuredPayload"
     assert message["datacontenttype"] == "application/json"
@@ -96,7 +99,12 @@ def test_amqp_rpc_server_correlation_ids(su):
     assert response.status_code == 200, response.content
     message = get_json(su, "/registry/messagegroups/rpc.rpc_queue/messages/sum")
     assert message["protocol"] == "AMQP/1.0"
-    assert message["protocoloptions"]["properties"]["to"] == {"value": "rpc_queue"}
+    # with rc4's model defaults serialized (issue 39 item 8): `type` uritemplate, `required` false
+    assert message["protocoloptions"]["properties"]["to"] == {
+        "value": "rpc_queue",
+        "type": "uritemplate",
+        "required": False,
+    }
     assert message["correlationid"] == {"location": "$message.header#/correlation_id"}
     endpoint = get_json(su, "/registry/endpoints/rpc.production.consumer")
     assert endpoint["endpoints"] == [{"uri": "amqp://rabbitmq.example.org"}]
