@@ -3,6 +3,8 @@ PostgreSQL with REGISTRY_TEST_DB=postgres) and confluent-kafka's own SchemaRegis
 
 import pytest
 
+from tests.harness.services import ServiceUnavailable, require_services, start_kafka
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -58,3 +60,17 @@ def clients_rule_registry():
     for name, value in zip(("_rule_executors", "_rule_actions", "_rule_overrides"), saved, strict=True):
         getattr(rules, name).clear()
         getattr(rules, name).update(value)
+
+
+@pytest.fixture(scope="module")
+def kafka():
+    """A Kafka broker (Tansu) for the module's tests, started by the harness; skipped where none can run (failed
+    with REQUIRE_SERVICES=1)."""
+    try:
+        service = start_kafka()
+    except ServiceUnavailable as exc:
+        if require_services():
+            pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
+        pytest.skip(str(exc))
+    yield service
+    service.stop()

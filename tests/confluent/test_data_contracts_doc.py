@@ -12,24 +12,11 @@ from pathlib import Path
 import pytest
 
 from confluent.dek_models import Dek, Kek
-from tests.harness.services import ServiceUnavailable, require_services, start_kafka
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "data-contracts.md"
 BLOCK = re.compile(r"^```python\n(.*?)^```$", re.DOTALL | re.MULTILINE)
-
-
-@pytest.fixture(scope="module")
-def kafka():
-    try:
-        service = start_kafka()
-    except ServiceUnavailable as exc:
-        if require_services():
-            pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
-        pytest.skip(str(exc))
-    yield service
-    service.stop()
 
 
 def example() -> str:

@@ -10,21 +10,9 @@ from google.protobuf.message_factory import GetMessageClass
 
 from confluent.models import SubjectVersion
 from registry.models import Version
-from tests.harness.services import ServiceUnavailable, create_kafka_topics, require_services, start_kafka
+from tests.harness.services import create_kafka_topics
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def kafka():
-    try:
-        service = start_kafka()
-    except ServiceUnavailable as exc:
-        if require_services():
-            pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
-        pytest.skip(str(exc))
-    yield service
-    service.stop()
 
 
 def round_trip(bootstrap: str, topic: str, serializer, deserializer, value):

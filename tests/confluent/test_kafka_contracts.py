@@ -19,7 +19,7 @@ from google.protobuf.message_factory import GetMessageClass
 
 from confluent.dek_models import Dek, Kek
 from tests.confluent.test_contracts import state
-from tests.harness.services import ServiceUnavailable, create_kafka_topics, require_services, start_kafka
+from tests.harness.services import create_kafka_topics
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -28,18 +28,6 @@ RULE_CONF = {"secret": SECRET}  # the clients' local KMS driver is keyed by it (
 PAYMENT = {"id": "p-1", "amount": 12, "card": "4111 1111 1111 1111"}
 UP = "$merge([$sift($, function($v, $k) {$k != 'amount'}), {'total': $.'amount'}])"
 DOWN = "$merge([$sift($, function($v, $k) {$k != 'total'}), {'amount': $.'total'}])"
-
-
-@pytest.fixture(scope="module")
-def kafka():
-    try:
-        service = start_kafka()
-    except ServiceUnavailable as exc:
-        if require_services():
-            pytest.fail(f"REQUIRE_SERVICES=1 but {exc}")
-        pytest.skip(str(exc))
-    yield service
-    service.stop()
 
 
 @pytest.fixture(autouse=True)
