@@ -26,18 +26,9 @@ def formatted(schema_type: str, text: str, references: list[dict], fmt: str | No
 
 def subject_version(row: SubjectVersion, subject_name: str, fmt: str | None = None) -> dict:
     """A subject version as Confluent's `Schema`: its metadata and rule set are its version's attributes."""
-    schema_type = row.schema_id.schema_type
     out = {"subject": subject_name, "version": row.number, "id": row.schema_id_id, "guid": str(row.schema_id.guid)}
-    if schema_type != "AVRO":
-        out["schemaType"] = schema_type
-    if row.references:
-        out["references"] = row.references
-    metadata, rule_set = contracts_of(row.version.extensions)
-    if metadata:
-        out["metadata"] = metadata
-    if rule_set:
-        out["ruleSet"] = rule_set
-    out["schema"] = formatted(schema_type, schema_text(row), row.references, fmt)
+    out |= _as_stored(row)
+    out["schema"] = formatted(row.schema_id.schema_type, schema_text(row), row.references, fmt)
     if row.deleted:
         out["deleted"] = True
     return out
@@ -46,10 +37,15 @@ def subject_version(row: SubjectVersion, subject_name: str, fmt: str | None = No
 def registered(row: SubjectVersion) -> dict:
     """A registration's answer (Confluent's `RegisterSchemaResponse`): the id and version, and the schema as stored
     (its type, references, metadata and rule set: what the registry merged)."""
-    out = {"id": row.schema_id_id, "version": row.number, "guid": str(row.schema_id.guid)}
-    schema_type = row.schema_id.schema_type
-    if schema_type != "AVRO":
-        out["schemaType"] = schema_type
+    return {"id": row.schema_id_id, "version": row.number, "guid": str(row.schema_id.guid), **_as_stored(row)}
+
+
+def _as_stored(row: SubjectVersion) -> dict:
+    """What a subject version's answers show of it as stored, where present: its type (AVRO left out, as Confluent
+    does), references, metadata and rule set (its version's attributes)."""
+    out: dict = {}
+    if row.schema_id.schema_type != "AVRO":
+        out["schemaType"] = row.schema_id.schema_type
     if row.references:
         out["references"] = row.references
     metadata, rule_set = contracts_of(row.version.extensions)
