@@ -29,6 +29,10 @@ This module is what the checks import; the executors are in confluent.rule_engin
 
 from __future__ import annotations
 
+import json
+
+from django.conf import settings
+
 from catalog.message_report import Report
 from catalog.validators import budget
 from catalog.validators.format_names import schema_format_family
@@ -119,6 +123,13 @@ def migration_dry_run(path: str, version, fmt: str | None, value) -> dict:
                 f"the migration rule {rule['name']} failed on the message: {type(exc).__name__}: {str(exc)[:300]}",
                 members={"rule": rule},
             ) from None
+        if len(json.dumps(message)) > settings.REGISTRY_MAX_BODY_BYTES:  # e.g. `[1..10000000]`: no 80 MB answer
+            raise Problem(
+                "bad-request",
+                f"the migration rule {rule['name']} made a message larger than REGISTRY_MAX_BODY_BYTES "
+                f"({settings.REGISTRY_MAX_BODY_BYTES} bytes as JSON), the largest body this registry takes",
+                members={"rule": rule},
+            )
     out = {"mode": mode, "rules": rules, "message": message}
     if mode == "UPGRADE":
         out.update(_fits(fmt, bytes(version.content or b""), message))

@@ -322,6 +322,22 @@ def test_a_runaway_jsonata_expression_stops(registry, http, admin_client):
     assert state() == before
 
 
+def test_a_migrated_message_larger_than_a_body_is_refused(registry, http, admin_client, settings):
+    """A rule whose result is larger than the largest body the registry takes is a 400 naming it, not a huge answer."""
+    path = migrating_subject(registry, http)
+    settings.REGISTRY_MAX_BODY_BYTES = 1000
+    before = state()
+    body = {"message": {}, "expr": "[1..1000]", "rule": "ranges"}
+    response = admin_client.post(path, json.dumps(body), content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert response.json()["rule"]["name"] == "ranges" and "REGISTRY_MAX_BODY_BYTES" in response.json()["detail"]
+    body["expr"] = "[1..10]"
+    assert admin_client.post(path, json.dumps(body), content_type="application/json").json()["message"] == list(
+        range(1, 11)
+    )
+    assert state() == before
+
+
 def test_a_jsonata_migration_rule_dry_run_in_the_admin(registry, http, admin_client):
     from django.urls import reverse
 
