@@ -8,6 +8,19 @@ from tests.harness.services import ServiceUnavailable, require_services, start_k
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def fresh_kms_clients():
+    """Each test starts as a new client process: Tink keeps the KMS clients the encryption executor registers in
+    one process-wide list and reuses the first that takes a `local-kms://` URI, so a client keyed by an earlier
+    test's secret (tests/confluent/test_data_contracts_doc.py runs the guide's producer with its own) would wrap
+    this test's DEKs."""
+    from tink import _kms_clients
+
+    _kms_clients.reset_kms_clients()  # Tink's own reset (its tests use it); not re-exported at the package's top
+    yield
+    _kms_clients.reset_kms_clients()
+
+
 @pytest.fixture
 def writer(db, django_user_model):
     """A superuser `carol` with password `pw` (HTTP Basic, as the clients send it)."""
