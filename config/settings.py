@@ -6,6 +6,7 @@ no SPARK_MASTER means local[*]. Every variable is listed in the README's configu
 
 import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
@@ -367,7 +368,7 @@ REGISTRY_SWEEP_SECONDS = float(os.environ.get("REGISTRY_SWEEP_SECONDS", "10"))
 REGISTRY_SWEEP_GRACE_SECONDS = float(os.environ.get("REGISTRY_SWEEP_GRACE_SECONDS", "15"))
 # countdowns longer than this stay in the database and are picked up by the beat sweep
 REGISTRY_MAX_COUNTDOWN_SECONDS = env_int("REGISTRY_MAX_COUNTDOWN_SECONDS", 300)
-CELERY_BEAT_SCHEDULE = {
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {  # (Celery's shape: each entry's task name and period)
     "sweep-outbox-and-deliveries": {"task": "subscriptions.tasks.sweep", "schedule": REGISTRY_SWEEP_SECONDS},
     "sync-due-sources": {"task": "sync.tasks.sync_due", "schedule": REGISTRY_SWEEP_SECONDS},
 }

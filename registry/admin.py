@@ -116,16 +116,17 @@ class TagFilter(admin.SimpleListFilter):
     field = "tags"
 
     def lookups(self, request, model_admin):
-        pairs = set()
+        pairs: set[str] = set()
         for tags in model_admin.get_queryset(request).values_list(self.field, flat=True)[:500]:
             if isinstance(tags, dict):
                 pairs.update(f"{k}={v}" for k, v in tags.items() if isinstance(v, str))
         return [(p, p) for p in sorted(pairs)[:100]]
 
     def queryset(self, request, queryset):
-        if not self.value() or "=" not in self.value():
+        chosen = self.value()
+        if not chosen or "=" not in chosen:
             return queryset
-        key, value = self.value().split("=", 1)
+        key, value = chosen.split("=", 1)
         return queryset.alias(_tag=tag_value(key, self.field)).filter(_tag=value)
 
 
@@ -168,6 +169,7 @@ class ServiceAdmin(AuditHistoryMixin, admin.ModelAdmin):
 
     def _may(self, request, operation: str, obj=None) -> bool:
         kind = self.entity_kind
+        assert kind is not None  # (asked only of an admin with an entity kind: the callers check)
         if kind == "resource" and operation == "update":
             kind = "version"
         return admin_access.may(request.user, kind, operation, obj)

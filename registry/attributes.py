@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from collections.abc import Set as AbstractSet
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -167,7 +168,8 @@ def check_attribute_names(attrs: dict, prefix: str = "", known: Collection[str] 
     and unique irrespective of case (the core spec's rule: they travel as case-insensitive HTTP headers), among
     themselves and against the entity's `known` names and the 1.0 names of the common ones (`V10_NAMES`): `OWNERS`
     is not an extension beside `owners`, it is refused naming `owners`."""
-    errors, seen = [], {}
+    errors: list[str] = []
+    seen: dict[str, str] = {}
     known_lower = {name.lower(): name for name in (*V10_NAMES, *known)}
     for name in attrs:
         if not isinstance(name, str) or not ATTRIBUTE_NAME.fullmatch(name):
@@ -218,7 +220,7 @@ def unstorable(value, path: str = "", limit: int = 100_000) -> str | None:
     return None
 
 
-def split_attributes(body: dict, *, ignore: set[str] = frozenset()) -> tuple[dict, dict]:
+def split_attributes(body: dict, *, ignore: AbstractSet[str] = frozenset()) -> tuple[dict, dict]:
     """(common, extensions) from a JSON object; server-owned keys and `ignore` are dropped.
 
     Extension names must differ from the common ones irrespective of case.

@@ -119,7 +119,9 @@ def count_change(ctx, with_parts: tuple[Part, ...] = ()) -> None:
 def change_marker() -> str:
     """`SUM:NEWEST` of the committed additions (module docstring)."""
     if connection.in_atomic_block:
-        connection._change_marker_read = True  # the transaction's next write adds one again (`_counted_here`)
+        # the transaction's next write adds one again (`_counted_here`); the marker's state per connection rides on
+        # Django's connection object, whose type declares no such attribute
+        connection._change_marker_read = True  # type: ignore[attr-defined]
     with connection.cursor() as cursor:  # written out: compiling the ORM's aggregate() cost more than the query
         cursor.execute(_MARKER_SQL)
         total, newest = cursor.fetchone()

@@ -142,7 +142,8 @@ def _plainly_loaded(model) -> bool:
     """Whether `loaded` may build `model`'s rows: its constructor and `from_db` are Django's, and each field's attribute
     is Django's deferred-value one (setting it is storing the value in the instance; a foreign key's also drops a
     cached related object, which a new instance has not)."""
-    if model.__init__ is not Model.__init__ or model.from_db.__func__ is not Model.from_db.__func__:
+    # (`from_db` is a classmethod: the function in Model's namespace is the one a subclass inherits unless it overrides)
+    if model.__init__ is not Model.__init__ or inspect.getattr_static(model, "from_db") is not vars(Model)["from_db"]:
         return False
     plain = (DeferredAttribute, ForeignKeyDeferredAttribute)
     return all(type(inspect.getattr_static(model, f.attname, None)) in plain for f in model._meta.concrete_fields)
@@ -191,7 +192,8 @@ def _kept_cursors(raw_connection, binary: bool) -> list:
 
 def _new_cursor(raw_connection, binary: bool):
     # here: PostgreSQL's backend and psycopg load only where PostgreSQL is the database
-    from django.db.backends.postgresql.base import ServerBindingCursor
+    # (defined only when psycopg 3 is installed, which django-stubs does not model)
+    from django.db.backends.postgresql.base import ServerBindingCursor  # type: ignore[attr-defined]
     from psycopg.pq import Format
 
     raw = ServerBindingCursor(raw_connection)

@@ -78,12 +78,21 @@ def reads_keys_apart() -> bool:
     """Whether the key's query runs on a connection of its own from the pool (PostgreSQL with the pool, outside a
     transaction), not on Django's connection of the request."""
     connection = connections[_alias()]
-    return connection.vendor == "postgresql" and connection.pool is not None and not connection.in_atomic_block
+    # (`pool`: PostgreSQL's wrapper has it since Django 5.1, django-stubs does not declare it)
+    return (
+        connection.vendor == "postgresql"
+        and getattr(connection, "pool", None) is not None
+        and not connection.in_atomic_block
+    )
 
 
 def _fetch_one(statement: str, params: list):
     connection = connections[_alias()]
-    if connection.vendor != "postgresql" or connection.in_atomic_block or (pool := connection.pool) is None:
+    if (
+        connection.vendor != "postgresql"
+        or connection.in_atomic_block
+        or (pool := getattr(connection, "pool", None)) is None
+    ):
         return compiled_reads.fetch_one(statement, params, binary=True)[2]
     # here: psycopg loads only where PostgreSQL is the database
     import psycopg

@@ -90,7 +90,7 @@ def apply(queryset, filters: list[Filter], *, id_column: str, prefixes: tuple[st
                     path = keys[1:] if base == "tags" else keys
                     # KT("latest__extensions__x") would read `latest` as the JSON column: nest transforms
                     # on F() so that the JSON column is reached through the relation
-                    expr = F(f"{prefix}{base}")
+                    expr: F | KeyTransform = F(f"{prefix}{base}")
                     for key in path[:-1]:
                         expr = KeyTransform(key, expr)
                     queryset = queryset.alias(**{alias: Cast(KeyTextTransform(path[-1], expr), TextField())})

@@ -209,7 +209,7 @@ class RegistryModel:
         """The model as `GET /?model` serves it."""
         groups = []
         for g in self.group_types:
-            entry = {"singular": g.singular, "plural": g.plural}
+            entry: dict[str, object] = {"singular": g.singular, "plural": g.plural}
             entry["resources"] = [
                 {
                     "singular": r.singular,

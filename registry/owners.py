@@ -57,7 +57,9 @@ def make_missing_teams(ctx, names) -> list[str]:
     from django.contrib.auth.models import Group as Team
 
     longest = Team._meta.get_field("name").max_length
-    wanted = {name for name in names if isinstance(name, str) and name.strip() and len(name) <= longest}
+    wanted = {
+        name for name in names if isinstance(name, str) and name.strip() and (longest is None or len(name) <= longest)
+    }
     missing = sorted(wanted - set(Team.objects.filter(name__in=wanted).values_list("name", flat=True)))
     # a concurrent import may make the same team meanwhile: it is there either way
     Team.objects.bulk_create([Team(name=name) for name in missing], ignore_conflicts=True)

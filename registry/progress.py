@@ -7,7 +7,7 @@ writes one plain line per step (`import_registry: 2/5 files: b.cereg`)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 
 from tqdm import tqdm
 
@@ -17,7 +17,7 @@ class PlainProgress:
 
     def __init__(self, iterable: Iterable | None, *, desc: str, unit: str, total: int | None, file):
         self.iterable, self.desc, self.unit, self.file = iterable, desc, unit, file
-        self.total = total if total is not None else (len(iterable) if hasattr(iterable, "__len__") else None)
+        self.total = total if total is not None else (len(iterable) if isinstance(iterable, Sized) else None)
         self.n, self.postfix = 0, ""
 
     def _line(self) -> None:

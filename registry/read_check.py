@@ -16,6 +16,7 @@ from functools import cache
 
 from django.contrib.auth import get_user_model
 from django.db import connections, router
+from django.db.models import Field
 
 from .models import Group
 
@@ -34,10 +35,14 @@ def _statement(vendor: str, teams: bool) -> str | None:
     sql = f"SELECT 'o', {owners} FROM {qn(Group._meta.db_table)} WHERE {qn('group_type')} = %s AND {qn('gid')} = %s"
     if teams:
         field = get_user_model()._meta.get_field("groups")
-        through = field.remote_field.through._meta
-        team = field.related_model._meta
-        user_column = through.get_field(field.m2m_field_name()).column
-        team_column = through.get_field(field.m2m_reverse_field_name()).column
+        through_model, team_model = field.remote_field.through, field.related_model
+        # narrowing: both are model classes once the apps are loaded (a string only before)
+        assert through_model is not None and not isinstance(team_model, str)
+        through, team = through_model._meta, team_model._meta
+        user_field = through.get_field(field.m2m_field_name())
+        team_field = through.get_field(field.m2m_reverse_field_name())
+        assert isinstance(user_field, Field) and isinstance(team_field, Field) and team.pk is not None
+        user_column, team_column = user_field.column, team_field.column
         sql += (
             f" UNION ALL SELECT 't', t.{qn('name')} FROM {qn(team.db_table)} t INNER JOIN {qn(through.db_table)} m "
             f"ON m.{qn(team_column)} = t.{qn(team.pk.column)} WHERE m.{qn(user_column)} = %s"

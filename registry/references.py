@@ -25,11 +25,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from django.db import connection
 from django.db.models import BooleanField, Func, Q, TextField, Value
 from django.db.models.functions import Lower
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models.sql.compiler import SQLCompiler, _AsSqlType
 
 from .model import registry_model
 
@@ -186,7 +191,7 @@ class _LikeAny(Func):
 
     output_field = BooleanField()
 
-    def as_sql(self, compiler, connection, **extra):
+    def as_sql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, *args: Any, **extra: Any) -> _AsSqlType:
         lhs, lhs_params = compiler.compile(self.source_expressions[0])
         rhs, rhs_params = compiler.compile(self.source_expressions[1])
         return f"{lhs} ILIKE ANY({rhs})", [*lhs_params, *rhs_params]
@@ -320,7 +325,7 @@ def scan(
             if rt.versions == 0 and resource.latest_id not in (None, version.pk):
                 continue
             try:
-                document = json.loads(bytes(version.content))
+                document = json.loads(bytes(version.content or b""))  # (never None: excluded above)
             except (ValueError, UnicodeDecodeError):
                 continue
             if not isinstance(document, dict):

@@ -20,12 +20,17 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connection
 from django.db.models import BigIntegerField, BooleanField, Count, F, Func, Q, QuerySet, TextField, Value, Window
 from django.db.models.functions import Cast
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models.sql.compiler import SQLCompiler, _AsSqlType
 
 from .attributes import version_sort_key
 from .models import Group, Resource, Version
@@ -76,7 +81,7 @@ class InArray(Func):
 
     output_field = BooleanField()
 
-    def as_sql(self, compiler, connection, **extra):
+    def as_sql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, *args: Any, **extra: Any) -> _AsSqlType:
         lhs, lhs_params = compiler.compile(self.source_expressions[0])
         rhs, rhs_params = compiler.compile(self.source_expressions[1])
         return f"{lhs} = ANY({rhs})", [*lhs_params, *rhs_params]
@@ -226,7 +231,7 @@ def search(query: str, limit: int = 50, scope: ReadScope = EVERYTHING) -> Result
         chosen = []
         total += resources.count()
     lowered = [t.lower() for t in terms]
-    versions = {}
+    versions: dict[int, Version] = {}
     found_in = Version.objects.filter(resource__in=chosen)
     for version in found_in.only("resource_id", "vid", "name", "description", "tags", "extensions", "content"):
         text = bytes(version.content or b"").decode("utf-8", "replace").lower()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 
@@ -256,6 +256,7 @@ def reference_resolves(reference, base_urls: list[str] | tuple[str, ...] = ()) -
     if path is None:
         return True
     parts = [p for p in path.split("/") if p]
+    rows: QuerySet[Group] | QuerySet[Resource] | QuerySet[Version]
     rows = Group.objects.filter(group_type=parts[0], gid=parts[1])
     if len(parts) >= 4:
         rows = Resource.objects.filter(

@@ -51,7 +51,8 @@ def sent_together(*, then_commit: bool = False) -> Iterator[None]:
                 if outer is not None:  # (a block inside another: its parts go with the outer one's)
                     yield
                     return
-                connection._sent_later = queued = []
+                queued: list[Part] = []
+                connection._sent_later = queued
                 try:
                     yield
                 finally:

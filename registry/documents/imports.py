@@ -212,6 +212,8 @@ class _Importer:
         for record in flatten(registry_model, {gt.plural: {gid: gdata}}):
             if record.kind != "version":
                 continue
+            # (a version's record names its resource and itself)
+            assert record.resource_type is not None and record.rid is not None and record.vid is not None
             rt = gt.resource_type(record.resource_type)
             if record.error:
                 self.fail(record.path, record.error)
@@ -266,6 +268,7 @@ class _Importer:
         if resource is None:
             inp.history = self.history
             resource = resource_services.insert_resource(self.ctx, group, rt, rid, inp)
+            assert resource.latest is not None  # (made with its first version)
             self.report.created += [resource.path, f"{resource.path}/versions/{resource.latest.vid}"]
             return
         resource.group = group
@@ -407,7 +410,8 @@ def _import(ctx: WriteContext, doc: dict, owners: str, force: bool, history: boo
         # refused before any write; the versions' own formats are still checked so that every error is listed
         importer.errors += errors + ([] if force else [r.as_error() for r in references])
         for gt in _import_order():
-            for gid, gdata in (doc.get(gt.plural) if isinstance(doc.get(gt.plural), dict) else {}).items():
+            groups = doc.get(gt.plural)
+            for gid, gdata in (groups if isinstance(groups, dict) else {}).items():
                 importer.check_orphans(gt, gid, gdata)
         _refuse(importer.errors, forcible=bool(references) and not force)
     if force:

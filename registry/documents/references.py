@@ -118,12 +118,16 @@ def references_in(node, path: str = "") -> Iterator[tuple[str, str]]:
             yield path, node
 
 
+# (attributes, document) of a version, and maybe more after them (`stored_version`'s id), or None: not known here
+VersionOf = Callable[[list[str]], tuple[dict, bytes | None] | tuple[dict, bytes | None, str] | None]
+
+
 def unresolved(
     strings: Iterator[tuple[str, str]],
     base_url: str,
     *,
     exists: Callable[[list[str]], bool],
-    version_of: Callable[[list[str]], tuple[dict, bytes | None] | None],
+    version_of: VersionOf,
 ) -> list[Unresolved]:
     """The references among `strings` ((path, value) pairs: `references_in`) that name nothing: an entity that
     `exists` (its path's segments) says is not there, or a `:Name` that names nothing in the document of the version
@@ -150,12 +154,12 @@ def unresolved(
     return sorted(found, key=lambda u: (u.path, u.reference))
 
 
-def _part_problem(segments: list[str], name: str, version_of) -> str | None:
+def _part_problem(segments: list[str], name: str, version_of: VersionOf) -> str | None:
     if len(segments) not in (4, 6):
         return None
     gt = registry_model.get(segments[0])
     rt = gt.resources_by_plural.get(segments[2]) if gt is not None else None
-    check = part_checks.get((gt.plural, rt.plural)) if rt is not None else None
+    check = part_checks.get((gt.plural, rt.plural)) if gt is not None and rt is not None else None
     if check is None:
         return None
     version = version_of(segments)
@@ -180,7 +184,7 @@ def document_version(doc: dict, segments: list[str]) -> tuple[dict, bytes | None
     holds it (None when it does not hold it; the document None when it is kept elsewhere or cannot be read)."""
     gt = registry_model.get(segments[0])
     rt = gt.resources_by_plural.get(segments[2]) if gt is not None else None
-    if rt is None:
+    if gt is None or rt is None:
         return None
     group = (doc.get(gt.plural) or {}).get(segments[1]) if isinstance(doc.get(gt.plural), dict) else None
     resources = group.get(rt.plural) if isinstance(group, dict) else None

@@ -11,6 +11,7 @@ decided by the same rules as every other door (registry/permissions.py).
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import admin
 from django.utils.html import format_html
 
 from .. import permissions
@@ -98,12 +99,12 @@ def my_groups(user) -> dict:
 def access_column(user, kind: str):
     """The changelists' column "edit": ✎ where `user` may change the row, else — (read-only)."""
 
+    @admin.display(description="edit")
     def access(obj):
         if may(user, kind, "update", obj):
             return format_html('<span class="access-change" title="{}">{}</span>', "you may change it", "\u270e")
         return format_html('<span class="access-readonly" title="read-only: {}">{}</span>', _why(obj), "\u2014")
 
-    access.short_description = "edit"
     return access
 
 

@@ -20,7 +20,8 @@ def admin_actions(site: admin.AdminSite | None = None):
     for model_admin in site._registry.values():
         if model_admin.actions is None:
             continue
-        for func, name, _description in model_admin._get_base_actions():
+        # Django's private list of an admin's actions before the per-request filtering, which django-stubs omits
+        for func, name, _description in model_admin._get_base_actions():  # type: ignore[attr-defined]
             yield model_admin, name, func
 
 

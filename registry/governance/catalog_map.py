@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import subprocess
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import graphviz
@@ -321,7 +321,7 @@ class CatalogGraph:
         return self.by_key.get(_node_key(path)), version
 
 
-def _node_attrs(node: Node, url: str | None, fill: str, border: str, *, extra: list[str] = ()) -> dict:
+def _node_attrs(node: Node, url: str | None, fill: str, border: str, *, extra: Sequence[str] = ()) -> dict:
     lines = [node.title, *node.facts.lines, *extra]
     if node.facts.deprecated:
         lines.append("deprecated")
@@ -470,7 +470,10 @@ def _by_type(graph: CatalogGraph, shown: set[str], link: Link, title: str):
     between: dict[tuple[str, str], Edge] = defaultdict(Edge)
     for (source, target), edge in graph.edges.items():
         if source in shown and target in shown:
-            kinds = tuple("missing" if graph.nodes[p].missing else p.split("/")[1] for p in (source, target))
+            source_kind, target_kind = (
+                "missing" if graph.nodes[p].missing else p.split("/")[1] for p in (source, target)
+            )
+            kinds = (source_kind, target_kind)
             between[kinds].count += edge.count
             between[kinds].attributes |= edge.attributes
     for (source, target), edge in sorted(between.items()):

@@ -4,6 +4,7 @@ name, an epoch conflict (someone saved meanwhile) is a clear message and the use
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from django import forms
 from django.db import transaction
@@ -81,7 +82,13 @@ class DocumentField(forms.CharField):
         super().__init__(*args, **kwargs)
 
 
-class DocumentFormMixin:
+if TYPE_CHECKING:
+    _Form = forms.BaseForm  # (the form class the mixin comes before)
+else:
+    _Form = object
+
+
+class DocumentFormMixin(_Form):
     """clean_document(): a JSON media type requires a parseable JSON document (the error names the line)."""
 
     def clean_document(self):

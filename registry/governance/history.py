@@ -7,6 +7,7 @@ those of a group deleted before it that had the same id."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from django.contrib.admin.utils import unquote
 from django.db.models import Q
@@ -51,7 +52,24 @@ def _text(change: dict, side: str) -> str:
     return text if len(text) <= LONGEST else text[: LONGEST - 1] + "…"
 
 
-class AuditHistoryMixin:
+if TYPE_CHECKING:
+    from django.contrib.admin import ModelAdmin
+    from django.db.models.options import Options
+    from django.http import HttpRequest, HttpResponseRedirect
+
+    class _Admin(ModelAdmin):
+        """The ModelAdmin the mixin comes before, with the private method of Django's it calls (as Django's own
+        change and history views do), which django-stubs does not declare."""
+
+        def _get_obj_does_not_exist_redirect(
+            self, request: HttpRequest, opts: Options, object_id: str
+        ) -> HttpResponseRedirect: ...
+
+else:
+    _Admin = object
+
+
+class AuditHistoryMixin(_Admin):
     """A ModelAdmin of registry entities whose History page is the audit trail."""
 
     def history_view(self, request, object_id, extra_context=None):

@@ -10,11 +10,15 @@
 
 from __future__ import annotations
 
-from django.contrib import messages
+from typing import TYPE_CHECKING, overload
+
+from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.actions import delete_selected as django_delete_selected
 from django.db import transaction
+from django.db.models import QuerySet
 from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
 
 from .. import references
@@ -28,10 +32,19 @@ from .dashboard import admin_url_of, change_url
 from .links import breakable
 from .map_section import map_section
 
+if TYPE_CHECKING:
+    from django.contrib.admin import ModelAdmin
+    from django.db.models import Model
+    from django.http import HttpRequest
+
 FORCE_FIELD = "force"
 
 
-def entity_path(obj) -> str | None:
+@overload
+def entity_path(obj: Group | Resource | Version) -> str: ...
+@overload
+def entity_path(obj: object) -> str | None: ...
+def entity_path(obj: object) -> str | None:
     """The entity path of a group, resource or version (None for other models)."""
     if isinstance(obj, Group | Resource):
         return obj.path
@@ -93,7 +106,18 @@ def rows_html(rows: list[dict], html_id: str) -> str:
     )
 
 
-class ReferencesAdminMixin:
+if TYPE_CHECKING:
+
+    class _EntityAdmin(ModelAdmin):
+        """What the mixin takes from the ServiceAdmin it comes before (registry/admin.py, which imports this module)."""
+
+        def page_sections(self, request: HttpRequest, obj: Model) -> list[dict]: ...
+
+else:
+    _EntityAdmin = object
+
+
+class ReferencesAdminMixin(_EntityAdmin):
     """For a ServiceAdmin of groups, resources or versions: the "Referenced by" section and checked deletes."""
 
     delete_confirmation_template = "admin/registry/delete_confirmation.html"
@@ -117,10 +141,10 @@ class ReferencesAdminMixin:
     def delete_paths(self, request, paths: list[str]) -> list[str]:
         return delete_entities(ctx=WriteContext.from_request(request), paths=paths, force=self.forced(request))
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request, obj: Group | Resource | Version):
         self.delete_paths(request, [entity_path(obj)])
 
-    def delete_queryset(self, request, queryset):
+    def delete_queryset(self, request, queryset: QuerySet[Group] | QuerySet[Resource] | QuerySet[Version]):
         self.delete_paths(request, [entity_path(obj) for obj in queryset])
 
     def delete_view(self, request, object_id, extra_context=None):
@@ -139,12 +163,13 @@ class ReferencesAdminMixin:
 
     def get_actions(self, request):
         actions = super().get_actions(request)
-        if "delete_selected" in actions:
-            _func, name, description = actions["delete_selected"]
+        if (delete_selected := actions.get("delete_selected")) is not None:
+            _func, name, description = delete_selected
             actions["delete_selected"] = (checked_delete_selected, name, description)
         return actions
 
 
+@admin.action(permissions=("delete",))
 def checked_delete_selected(modeladmin, request, queryset):
     """Django's "delete selected" with the registry's rule: the confirmation lists the referrers outside the
     selection; the delete goes through the service, all or none."""
@@ -166,7 +191,7 @@ def checked_delete_selected(modeladmin, request, queryset):
         )
         return None
     response = django_delete_selected(modeladmin, request, queryset)
-    if getattr(response, "context_data", None) is not None:
+    if isinstance(response, TemplateResponse) and response.context_data is not None:
         paths = [entity_path(obj) for obj in queryset]
         response.context_data.update(
             {
@@ -176,6 +201,3 @@ def checked_delete_selected(modeladmin, request, queryset):
             }
         )
     return response
-
-
-checked_delete_selected.allowed_permissions = ("delete",)

@@ -22,7 +22,8 @@ class TeamAdmin(GroupAdmin):
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)
 
-        class TeamForm(form):
+        # (a class on the form class Django's admin builds per request: mypy takes no variable as a base)
+        class TeamForm(form):  # type: ignore[valid-type,misc]
             """Django's group form, whose rename (or new name) is made through the team services once the form is
             otherwise valid; a refusal is an error next to the name, with nothing written."""
 

@@ -27,6 +27,7 @@ import fcntl
 import os
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from django.db.backends.sqlite3 import base
 from django.db.utils import OperationalError
@@ -54,7 +55,21 @@ def _forked() -> None:
 os.register_at_fork(after_in_child=_forked)
 
 
-class DatabaseWrapper(base.DatabaseWrapper):
+if TYPE_CHECKING:
+
+    class _Backend(base.DatabaseWrapper):
+        """Django's private transaction methods this backend wraps, which django-stubs does not declare."""
+
+        def _start_transaction_under_autocommit(self) -> None: ...
+        def _commit(self) -> None: ...
+        def _rollback(self) -> None: ...
+        def _close(self) -> None: ...
+
+else:
+    _Backend = base.DatabaseWrapper
+
+
+class DatabaseWrapper(_Backend):
     _turn_file: int | None = None  # this connection's descriptor of the turn file (a flock is per descriptor)
     _turn: threading.Lock | None = None  # this process's lock of the file, while this connection holds its turn
     _turn_pid = 0  # the process that took it

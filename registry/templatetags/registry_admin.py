@@ -19,7 +19,7 @@ RECENT_PATHS = 10  # lines of "Recent changes"
 RECENT_EVENTS = 500  # the latest changes they are grouped from
 
 
-def _counts(scope: ReadScope) -> list[dict]:
+def _counts(scope: ReadScope) -> list[list[tuple[str, str, str | None]]]:
     """Per type, how many groups, resources and versions (those `scope` reads): estimated when large
     (registry/governance/counts.py), never a count of every version."""
     levels = (

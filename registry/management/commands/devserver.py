@@ -2,9 +2,14 @@
 static files by WhiteNoise) plus, without CELERY_BROKER_URL, celery beat's schedule in the server's process
 (registry.dev_beat): failed deliveries are retried and due syncs pulled, as in production. `make run` runs it."""
 
+from typing import TYPE_CHECKING
+
 from django.core.management import get_commands, load_command_class
 
-Runserver = type(load_command_class(get_commands()["runserver"], "runserver"))
+if TYPE_CHECKING:  # (at run time: whichever app's `runserver` wins, as `manage.py runserver` would run it)
+    from django.core.management.commands.runserver import Command as Runserver
+else:
+    Runserver = type(load_command_class(get_commands()["runserver"], "runserver"))
 
 
 class Command(Runserver):
