@@ -90,7 +90,7 @@ test-fast: setup
 	exit $$status
 
 # What CI checks before the tests: ruff's lint rules and its formatting (run `ruff format .` to apply it), and mypy's
-# types of the write services and the HTTP kernel (pyproject.toml [tool.mypy] names them).
+# types of the engine, registry/ (pyproject.toml [tool.mypy] names what it checks).
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
