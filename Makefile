@@ -69,12 +69,13 @@ test: setup
 # race tests). Those run only there, not on SQLite as well, so the loop's CPU stays about what it was; `make test` runs
 # them on both. The SQLite halves' output, then PostgreSQL's, follow the first half's; with PYTEST_ARGS (e.g. a test's
 # path) one run on SQLite.
-FAST_HALF := tests/catalog tests/endpoints tests/validators tests/documents tests/bindings tests/sync tests/events \
+FAST_HALF := tests/catalog tests/endpoints tests/registry/documents tests/bindings/older tests/sync tests/subscriptions \
 	tests/confluent
-FAST_POSTGRES := tests/postgres tests/hardening/test_postgres_races.py tests/api/test_fast_reads.py \
-	tests/api/test_compiled_reads.py tests/api/test_rendered_groups.py tests/api/test_change_marker.py \
-	tests/api/test_versions.py tests/catalog/test_earlier_documents.py tests/catalog/test_earlier_pairs.py \
-	tests/confluent/test_numbering.py tests/admin/test_search.py tests/hardening/test_large_imports.py
+FAST_POSTGRES := tests/registry/postgres tests/registry/hardening/test_postgres_races.py \
+	tests/bindings/v05/test_fast_reads.py tests/bindings/v05/test_compiled_reads.py tests/bindings/v05/test_rendered_groups.py \
+	tests/bindings/v05/test_change_marker.py tests/bindings/v05/test_versions.py tests/catalog/test_earlier_documents.py \
+	tests/catalog/test_earlier_pairs.py tests/confluent/test_numbering.py tests/registry/admin/test_search.py \
+	tests/registry/hardening/test_large_imports.py
 test-fast: setup
 	@if [ -n "$(PYTEST_ARGS)" ]; then $(PYTEST) -m "not slow" $(PYTEST_ARGS); exit $$?; fi; \
 	mkdir -p var; status=0; \

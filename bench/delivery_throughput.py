@@ -105,7 +105,7 @@ def kafka_subjects(bootstrap: str, topic: str) -> set[str]:
     """The subjects of every event in the topic, read from its start."""
     import json
 
-    from tests.events.test_delivery_kafka import read_back
+    from tests.subscriptions.test_delivery_kafka import read_back
 
     return {json.loads(m.value())["subject"] for m in read_back(bootstrap, topic, count=10**9, timeout=5)}
 

@@ -104,7 +104,7 @@ def test_missing_postgres_without_requirement_skips_everything(tmp_path):
 
 # --- the shared corpus (tests/corpus.py): a clone without ../shared ----------------------------------------------
 
-CORPUS_MODULES = ["tests/documents/test_document_http.py", "tests/catalog/test_compatibility.py"]
+CORPUS_MODULES = ["tests/registry/documents/test_document_http.py", "tests/catalog/test_compatibility.py"]
 
 
 def run_pytest_without_the_corpus(tmp_path, require: str) -> subprocess.CompletedProcess:

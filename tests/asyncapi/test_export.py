@@ -119,7 +119,7 @@ def test_registry_documents_export_and_round_trip(su, settings, path):
     MQTT): their message groups exported as one AsyncAPI document, imported into an empty store, give the same
     groups, messages and schemas. mqtt-sparkplugB's Protobuf schema is kept elsewhere (a URI): it stays that URI.
     The rc4 documents make no compatibility statement, which in 1.0 means none (watchkam's version 2 breaks its
-    version 1): imported under that policy, as tests/xregistry10/test_corpus.py does."""
+    version 1): imported under that policy, as tests/bindings/v10/test_corpus.py does."""
     settings.REGISTRY_DEFAULT_COMPATIBILITY = "none"
     response = su.post("/registry/", data=path.read_bytes(), content_type="application/json")
     assert response.status_code == 200, response.content[:2000]

@@ -17,7 +17,7 @@ from django.core.management import call_command
 
 from confluent.dek_models import Dek, Kek
 from registry.models import AuditRecord, OutboxEvent
-from tests.teams.conftest import people, teams  # noqa: F401 - the fixtures: teams and their people
+from tests.registry.teams.conftest import people, teams  # noqa: F401 - the fixtures: teams and their people
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -144,7 +144,7 @@ def test_a_version_forced_away(referenced, core, door):
 def test_the_map_draws_the_reference(referenced, client):
     """The catalog map (GET /map.svg) draws the referrer's edge to the schema, labelled with the version alone (a
     Confluent reference has no URL `:Name` suffix)."""
-    from tests.admin.test_catalog_map import edges
+    from tests.registry.admin.test_catalog_map import edges
 
     response = client.get("/map.svg", {"root": "/schemaGroups/confluent/schemas/z-address"})
     assert response.status_code == 200

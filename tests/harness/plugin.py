@@ -120,7 +120,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
     # test_check_budgets.py turns it on where it is tested)
     harness.set_env("REGISTRY_THROTTLE_ANON_CHECKS", "off")
     harness.set_env("REGISTRY_THROTTLE_ANON_MAP", "off")
-    # failed HTTP Basic sign-ins too: schemathesis sends wrong credentials to every operation (tests/api/
+    # failed HTTP Basic sign-ins too: schemathesis sends wrong credentials to every operation (tests/bindings/v05/
     # test_basic_auth.py turns it on where it is tested)
     harness.set_env("REGISTRY_BASIC_AUTH_FAILURES", "off")
     if want_postgres() and not (getattr(known, "help", False) or getattr(known, "version", False)):

@@ -248,12 +248,12 @@ def test_synced_entities_are_refused_and_retention_applies_as_through_the_api(tm
 
 
 def test_the_same_accepted_change_gives_the_same_schema_as_every_other_door(tmp_path, capsys):
-    """Issue 12: the Spark door of tests/hardening/test_every_door.py's comparison. The same new Avro schema
+    """Issue 12: the Spark door of tests/registry/hardening/test_every_door.py's comparison. The same new Avro schema
     gives the same versions, epoch, document and format as through the APIs, the admin and a document; its
     change events are coalesced to the group's one `updated` event (a bulk import's documented difference)."""
     from registry.documents.imports import import_document
     from registry.services import WriteContext
-    from tests.hardening.test_every_door import AVRO_1, stored_schema
+    from tests.registry.hardening.test_every_door import AVRO_1, stored_schema
 
     import_document(WriteContext(user="seed"), {"schemaGroups": {"g": {"format": "Avro/1.11"}}})
     OutboxEvent.objects.all().delete()
@@ -276,7 +276,7 @@ def test_a_group_format_change_is_refused_as_by_every_other_door(tmp_path, capsy
     that only names the group in its path (an implicit group) is not a change and its new version goes in."""
     from registry.documents.imports import import_document
     from registry.services import WriteContext
-    from tests.hardening.test_every_door import AVRO_1
+    from tests.registry.hardening.test_every_door import AVRO_1
 
     import_document(
         WriteContext(user="seed"),
