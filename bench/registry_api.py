@@ -212,7 +212,7 @@ def run_measurements(base: str, token: str, server_pid: int, args) -> None:
             f"GET /?inline: {inline_s:.2f} s for {size / 1e6:.1f} MB (goal <= 0.5 s); worker peak RSS "
             f"{rss_before / 1024:.0f} MiB before, {rss_after / 1024:.0f} MiB after"
         )
-        # each worker renders once per committed change and keeps the answer (registry/api/rendered_answers.py)
+        # each worker renders once per committed change and keeps the answer (registry/http/rendered_answers.py)
         p50, p95 = timed(lambda: client.get(base + "/?inline").raise_for_status(), 16)
         print(
             f"GET /?inline again, no change in between (16 reads over the workers): p50 {p50:.0f} ms, "

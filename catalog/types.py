@@ -6,7 +6,7 @@ from registry.model import GroupType, ResourceType, registry_model
 from registry.reference_parts import register_part_check
 
 from . import hooks
-from .validators.format_names import FORMAT_PATTERN
+from .validators.format_names import FORMAT_PATTERN, same_format
 
 DEFINITIONS = ResourceType(
     singular="definition",
@@ -42,6 +42,7 @@ SCHEMAS = ResourceType(
     media_type_for=hooks.schema_media_type,
     validates_format=hooks.validates_schema_format,
     compatibility_levels=hooks.schema_compatibility_levels,
+    same_format=same_format,
 )
 
 SCHEMA_GROUPS = GroupType(

@@ -192,7 +192,7 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
-# Request bodies: the registry enforces its own limit (413) in registry.api; Django's own
+# Request bodies: the registry enforces its own limit (413) in registry.http; Django's own
 # in-memory cap must not trip before it.
 REGISTRY_MAX_BODY_BYTES = env_int("REGISTRY_MAX_BODY_BYTES", 10 * 1024 * 1024)
 # A registry document (POST /): an export holds every entity, each up to the limit above, so it gets its own,
@@ -303,7 +303,7 @@ SPECTACULAR_SETTINGS = {
     "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "registry.api.openapi_document.postprocess",
+        "registry.bindings.v05.openapi_document.postprocess",
     ],
 }
 

@@ -13,12 +13,12 @@ from drf_spectacular.views import SpectacularAPIView
 
 from asyncapi import admin_views as asyncapi_admin_views
 from catalog.api import urls as catalog_urls
-from catalog.api.messagecatalog import MESSAGE_CATALOG
-from catalog.api.schemaregistry import SCHEMA_REGISTRY
 from confluent.api.binding import CONFLUENT
 from registry import api_docs
-from registry.api.binding import CORE
 from registry.audit_views import AuditView
+from registry.bindings.older.messagecatalog import MESSAGE_CATALOG
+from registry.bindings.older.schemaregistry import SCHEMA_REGISTRY
+from registry.bindings.v05.binding import CORE
 from registry.governance import map_section as admin_map
 from registry.governance import pages as admin_views
 from registry.governance import search as admin_search
@@ -55,7 +55,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("api/docs/", api_docs.DocsView.as_view(url_name="openapi-schema"), name="openapi-docs"),
     path("", include("subscriptions.api.urls")),
-    path("", include(catalog_urls.urlpatterns)),
+    path("", include("registry.bindings.older.urls")),
     path("", include("sync.api.urls")),
     path(XR10_PATH, include(catalog_urls.xr10_urlpatterns)),
     path(XR10_PATH, include("asyncapi.api.urls")),  # before the 1.0 binding's routes, which would take its paths
@@ -64,7 +64,7 @@ urlpatterns = [
 if XR10_PATH:  # `/registry` without its slash is the 1.0 root too (documented as /registry/)
     urlpatterns.append(path(XR10_PATH.rstrip("/"), xr10_views.RootView.as_view(schema=None), name="xr10-root-bare"))
 # the bindings' routes are generated from the model: the one at the root goes last (after every fixed path)
-bindings = [path(XR10_PATH, include("registry.xr10.urls")), path(CORE_PATH, include("registry.api.urls"))]
+bindings = [path(XR10_PATH, include("registry.xr10.urls")), path(CORE_PATH, include("registry.bindings.v05.urls"))]
 urlpatterns += bindings if CORE_PATH == "" else bindings[::-1]
 # the same routes as one include whose resolutions are kept per path (registry/http/kept_resolutions.py)
 urlpatterns = [KeptResolutions(urlpatterns)]

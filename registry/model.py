@@ -69,6 +69,8 @@ class ResourceType:
         version's `formatvalidated`); None: the type's versions are not validated by a format.
     compatibility_levels: the compatibility levels a format offers (1.0 `capabilities.compatibilities`; `none` is
         not one, it means no level); None: the type has no compatibility rules (no level shown, none checked).
+    same_format: whether two format identifiers name the same format (aliases folded, as the Schema Registry API's
+        group format rule compares them); None: the same text, ignoring case.
     """
 
     singular: str
@@ -81,6 +83,7 @@ class ResourceType:
     media_type_for: Callable[[dict, bytes], str] | None = None
     validates_format: Callable[[str | None], bool] | None = None
     compatibility_levels: Callable[[str | None], tuple[str, ...]] | None = None
+    same_format: Callable[[str, str], bool] | None = None
 
     @property
     def uri_attribute(self) -> str:

@@ -1,2 +1,2 @@
-"""The older bindings over the same store as the core binding: the CNCF Schema Registry API
-(`schemaregistry.py`) and the Message Catalog API (`messagecatalog.py`); routes in `urls.py`."""
+"""The catalog's own HTTP endpoints: the compatibility dry run, the version diff and message validation
+(`checks.py`, `validation.py`), mounted below the bindings' paths; routes in `urls.py`."""

@@ -11,7 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
-from registry.api.inputs import version_input
+from registry.bindings.v05.inputs import version_input
 from registry.http.openapi import problem_responses
 from registry.http.permissions import RegistryPermission
 from registry.http.requests import check_flags, json_body

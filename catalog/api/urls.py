@@ -1,19 +1,11 @@
-"""Routes of the older bindings (`urlpatterns`): the Schema Registry API at `/schemaregistry/...` and the Message
-Catalog API at `/messagecatalog/...` (docs/api-contract.md sections 1 and 8). Version segments are matched as strings
-so that a non-integer answers with a problem document naming it. Also the checks of docs/api-contract.md section 12
-below the core binding's paths (`core_urlpatterns`: compatibility dry run and version diff in `checks.py`, message
-validation in `validation.py`) and below the 1.0 binding's (`xr10_urlpatterns`); config/urls.py mounts each."""
+"""Routes of the catalog's checks (docs/api-contract.md section 12): below the core binding's paths
+(`core_urlpatterns`: compatibility dry run and version diff in `checks.py`, message validation in `validation.py`)
+and below the 1.0 binding's (`xr10_urlpatterns`); config/urls.py mounts each. The older bindings' routes are in
+registry/bindings/older/urls.py."""
 
 from django.urls import path
 
-from registry.api.openapi_document import register_group_body
-
 from . import checks, validation
-from . import messagecatalog as mc
-from . import schemaregistry as sr
-
-SR = "schemaregistry/schemagroups"
-MC = "messagecatalog"
 
 # the checks of docs/api-contract.md section 12, below the core binding's paths (mounted where that binding is)
 core_urlpatterns = [
@@ -40,39 +32,3 @@ xr10_urlpatterns = [
         name="xr10-messagegroups-messages-validate",
     ),
 ]
-urlpatterns = [
-    path(SR, sr.SchemaGroupsView.as_view(), name="schemaregistry-groups"),
-    path("schemaregistry/schema", sr.SchemaLookupView.as_view(), name="schemaregistry-lookup"),
-    path(f"{SR}/<str:gid>", sr.SchemaGroupView.as_view(), name="schemaregistry-group"),
-    path(f"{SR}/<str:gid>/schemas", sr.SchemasView.as_view(), name="schemaregistry-schemas"),
-    path(f"{SR}/<str:gid>/schemas/<str:rid>", sr.SchemaView.as_view(), name="schemaregistry-schema"),
-    path(f"{SR}/<str:gid>/schemas/<str:rid>/versions", sr.SchemaVersionsView.as_view(), name="schemaregistry-versions"),
-    path(
-        f"{SR}/<str:gid>/schemas/<str:rid>/versions/<str:version>",
-        sr.SchemaVersionView.as_view(),
-        name="schemaregistry-version",
-    ),
-    path(MC, mc.MessageCatalogView.as_view(), name="messagecatalog-groups"),
-    path(f"{MC}/{mc.LOOKUP_SEGMENT}", mc.MessageDefinitionLookupView.as_view(), name="messagecatalog-lookup"),
-    path(f"{MC}/<str:gid>", mc.MessageGroupView.as_view(), name="messagecatalog-group"),
-    path(f"{MC}/<str:gid>/messagedefinitions", mc.MessageDefinitionsView.as_view(), name="messagecatalog-definitions"),
-    path(
-        f"{MC}/<str:gid>/messagedefinitions/<str:rid>",
-        mc.MessageDefinitionView.as_view(),
-        name="messagecatalog-definition",
-    ),
-    path(
-        f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions",
-        mc.MessageDefinitionVersionsView.as_view(),
-        name="messagecatalog-versions",
-    ),
-    path(
-        f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions/<str:version>",
-        mc.MessageDefinitionVersionView.as_view(),
-        name="messagecatalog-version",
-    ),
-]
-
-# the older bindings' group PUTs take a core group body (its id from the URL): described as such
-register_group_body(f"/{SR}/{{gid}}", "put", "schemaGroups")
-register_group_body(f"/{MC}/{{gid}}", "put", "definitionGroups")

@@ -13,12 +13,12 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from registry import selectors
-from registry.api.root import root_json
+from registry.bindings.v05.representations import group_json
+from registry.bindings.v05.root import root_json
 from registry.documents.exports import document_head, group_document
 from registry.http.rendered_answers import rendered_answers
 from registry.http.rendered_groups import RenderedGroups, rendered_groups
 from registry.model import registry_model
-from registry.representations import group_json
 from registry.xr10.reads import export_json
 from tests.helpers import TEXT, make_group, new_version, post_schema, send, send_json
 
@@ -28,7 +28,7 @@ EXPORT_05 = {"HTTP_ACCEPT": "application/cloudevents-registry+json"}
 
 
 def inline_as_before() -> bytes:
-    """`GET /?inline` as registry/api/root.py wrote it before its groups were kept (the whole render)."""
+    """`GET /?inline` as registry/bindings/v05/root.py wrote it before its groups were kept (the whole render)."""
     head = root_json(BASE)
     head["model"] = registry_model.as_json()
     text = json.dumps(head, ensure_ascii=False)[:-1]

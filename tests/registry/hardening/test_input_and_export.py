@@ -183,7 +183,7 @@ def test_server_errors_have_their_own_problem_type():
 
 def test_an_unforeseen_failure_answers_the_server_error_problem(settings, monkeypatch):
     """issue 11 item 9, through the whole stack: a view that fails answers the 5xx problem document"""
-    from registry.api import root
+    from registry.bindings.v05 import root
 
     def broken(base):
         raise RuntimeError("a bug")

@@ -11,13 +11,11 @@ or in headers of those names; `?epoch=N` (or `Registry-epoch`) as on every write
 
 from __future__ import annotations
 
-from catalog.validators.format_names import same_format
-from registry.errors import Problem
-from registry.http import fast_reads
-from registry.http.requests import check_flags
-from registry.models import Group, Resource
-from registry.representations import merged_attributes
-
+from ...errors import Problem
+from ...http import fast_reads
+from ...http.requests import check_flags
+from ...models import Group, Resource
+from ...representations import merged_attributes
 from .base import (
     GroupBase,
     GroupsBase,
@@ -48,11 +46,16 @@ class SchemaRegistryBinding:
     names = SCHEMA_REGISTRY
     binding = SCHEMA_REGISTRY.declaration()
 
+    def same_format(self, a: str, b: str) -> bool:
+        """The schema type's comparison of format identifiers (aliases folded); without one, ignoring case."""
+        compare = self.rt.same_format
+        return compare(a, b) if compare is not None else a.lower() == b.lower()
+
     def prepare(self, group: Group, resource: Resource | None, inp) -> None:
         group_format = group.extensions.get("format")
         given = inp.attributes.get("format")
         if group_format:
-            if given and not same_format(given, group_format):
+            if given and not self.same_format(given, group_format):
                 raise Problem(
                     "invalid-attribute", f"format {given!r} differs from the schema group's format {group_format!r}"
                 )

@@ -18,20 +18,20 @@ from dataclasses import dataclass
 from django.db.models.functions import Length
 from django.http import HttpResponse
 
-from registry import selectors, services
-from registry.attributes import timestamp
-from registry.errors import Problem
-from registry.filters import apply as apply_filters
-from registry.filters import parse as parse_filters
-from registry.http import fast_reads
-from registry.http.binding import Binding
-from registry.http.permissions import check_read
-from registry.http.problems import problem_body, problem_response_of
-from registry.http.requests import body_bytes, check_flags, json_body, query_epoch
-from registry.http.views import RegistryView, json_response
-from registry.models import Group, Resource, Version
-from registry.paging import PageRequest, link_header
-from registry.representations import document_bytes, merged_attributes
+from ... import selectors, services
+from ...attributes import timestamp
+from ...errors import Problem
+from ...filters import apply as apply_filters
+from ...filters import parse as parse_filters
+from ...http import fast_reads
+from ...http.binding import Binding
+from ...http.permissions import check_read
+from ...http.problems import problem_body, problem_response_of
+from ...http.requests import body_bytes, check_flags, json_body, query_epoch
+from ...http.views import RegistryView, json_response
+from ...models import Group, Resource, Version
+from ...paging import PageRequest, link_header
+from ...representations import document_bytes, merged_attributes
 
 INTEGER_ID = re.compile(r"^(0|[1-9][0-9]*)$")
 URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")

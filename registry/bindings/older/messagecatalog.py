@@ -25,15 +25,14 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from registry import selectors, services
-from registry.errors import Problem
-from registry.http import fast_reads
-from registry.http.openapi import problem_responses
-from registry.http.requests import body_bytes, check_flags, loads_strict, query_epoch
-from registry.http.views import json_response
-from registry.models import Group, Resource
-from registry.representations import is_json_media_type
-
+from ... import selectors, services
+from ...errors import Problem
+from ...http import fast_reads
+from ...http.openapi import problem_responses
+from ...http.requests import body_bytes, check_flags, loads_strict, query_epoch
+from ...http.views import json_response
+from ...models import Group, Resource
+from ...representations import is_json_media_type
 from .base import (
     GroupBase,
     GroupsBase,

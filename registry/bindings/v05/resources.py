@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 
-from .. import selectors, services
-from ..http import fast_reads
-from ..http.requests import check_flags, flag, json_body, query_epoch
-from ..http.views import json_response
-from ..paging import PageRequest, link_header
-from ..representations import document_bytes, registry_headers, resource_json, version_json, version_meta
+from ... import selectors, services
+from ...http import fast_reads
+from ...http.requests import check_flags, flag, json_body, query_epoch
+from ...http.views import json_response
+from ...paging import PageRequest, link_header
+from ...representations import document_bytes
 from .binding import CoreView
 from .groups import check_inline_size
 from .inputs import version_input
+from .representations import registry_headers, resource_json, version_json, version_meta
 
 
 class ResourceTypeView(CoreView):

@@ -1,5 +1,5 @@
 """The OpenAPI descriptions of the older bindings' operations (the Schema Registry and Message Catalog APIs):
-one set of descriptions per base view of catalog/api/base.py, attached to each binding's concrete views."""
+one set of descriptions per base view of base.py, attached to each binding's concrete views."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from registry.api.openapi import EPOCH, FILTER, LIMIT, problem_responses
+from ..v05.openapi import EPOCH, FILTER, LIMIT, problem_responses
 
 if TYPE_CHECKING:
     from .base import Binding

@@ -1,6 +1,6 @@
 """OpenAPI descriptions of the core binding's operations (drf-spectacular), kept apart from the views.
 
-`document(view_class, operations)` decorates each view class once (registry/api/urls.py); every group type's
+`document(view_class, operations)` decorates each view class once (urls.py); every group type's
 routes share them. Rules that hold for the whole document (ids, parameter bounds, bodies from the model) are
 applied afterwards by the postprocessing hook in openapi_document.py.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from ..http.openapi import problem_responses
+from ...http.openapi import problem_responses
 
 ENTITY = OpenApiTypes.OBJECT
 DOCUMENT = {"*/*": OpenApiTypes.BINARY}

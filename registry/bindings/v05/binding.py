@@ -4,9 +4,9 @@ start where the binding is mounted (REGISTRY_CORE_PATH: the host root, or /v0.5/
 
 from django.conf import settings
 
-from ..http.binding import Binding
-from ..http.problems import problem_response
-from ..http.views import RegistryView
+from ...http.binding import Binding
+from ...http.problems import problem_response
+from ...http.views import RegistryView
 
 CORE = Binding(name="cloudevents-registry-0.5", render_problem=problem_response, header_prefix="Registry")
 

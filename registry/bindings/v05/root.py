@@ -7,21 +7,21 @@ import json
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
-from .. import selectors
-from ..documents.exports import SPEC_VERSION, export_document, stream_json_document
-from ..documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
-from ..documents.imports import import_document, owners_mode
-from ..documents.precheck import check_size
-from ..errors import Problem
-from ..http.conditional import stream_etag
-from ..http.rendered_answers import rendered_answers
-from ..http.rendered_groups import group_parts, joined
-from ..http.requests import body_bytes, check_flags, flag
-from ..http.views import JSON_CONTENT_TYPE, json_response
-from ..model import registry_model
-from ..read_scope import EVERYTHING, EVERYTHING_KEY, ReadScope
-from ..representations import group_json
+from ... import selectors
+from ...documents.exports import SPEC_VERSION, export_document, stream_json_document
+from ...documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
+from ...documents.imports import import_document, owners_mode
+from ...documents.precheck import check_size
+from ...errors import Problem
+from ...http.conditional import stream_etag
+from ...http.rendered_answers import rendered_answers
+from ...http.rendered_groups import group_parts, joined
+from ...http.requests import body_bytes, check_flags, flag
+from ...http.views import JSON_CONTENT_TYPE, json_response
+from ...model import registry_model
+from ...read_scope import EVERYTHING, EVERYTHING_KEY, ReadScope
 from .binding import CoreView
+from .representations import group_json
 
 
 def registry_attributes(base: str) -> dict:

@@ -1,1 +1,0 @@
-"""The HTTP binding of the registry engine, generated from the registered model."""

@@ -1,0 +1,147 @@
+"""How the 0.5-wip binding shows entities: the JSON of groups, resources and versions, and `Registry-*` headers.
+
+Built from already-loaded rows: nothing here queries the database.
+"""
+
+from __future__ import annotations
+
+import base64
+
+from ...attributes import latest_of, timestamp, version_order
+from ...http.headers import metadata_headers
+from ...json_text import load_json_document
+from ...model import GroupType, ResourceType
+from ...models import Group, Resource, Version
+from ...representations import is_json_media_type, merged_attributes, shared_document
+
+
+def _common(entity, default_name: str) -> dict:
+    out = {"name": entity.name or default_name}
+    if entity.description:
+        out["description"] = entity.description
+    if entity.tags:
+        out["tags"] = entity.tags
+    if entity.docs:
+        out["docs"] = entity.docs
+    return out
+
+
+def _audit(entity) -> dict:
+    out = {}
+    if entity.created_by:
+        out["createdBy"] = entity.created_by
+    out["createdOn"] = timestamp(entity.created_on)
+    if entity.modified_by:
+        out["modifiedBy"] = entity.modified_by
+    out["modifiedOn"] = timestamp(entity.modified_on)
+    return out
+
+
+def group_url(base: str, group: Group) -> str:
+    return f"{base}/{group.group_type}/{group.gid}"
+
+
+def group_json(base: str, gt: GroupType, group: Group, inline: bool = False) -> dict:
+    out = {
+        "id": group.gid,
+        **_common(group, group.gid),
+        **group.extensions,
+        "epoch": group.epoch,
+        "self": group_url(base, group),
+        **_audit(group),
+    }
+    for rt in gt.resources:
+        out[f"{rt.plural}URL"] = f"{group_url(base, group)}/{rt.plural}"
+        out[f"{rt.plural}Count"] = getattr(group, f"count_{rt.plural}", 0)
+        if inline:
+            resources = getattr(group, f"inline_{rt.plural}", [])
+            out[rt.plural] = {r.rid: resource_json(base, rt, r, group=group, inline=True) for r in resources}
+    return out
+
+
+def resource_url(base: str, resource: Resource, group: Group | None = None) -> str:
+    group = group or resource.group
+    return f"{group_url(base, group)}/{resource.resource_type}/{resource.rid}"
+
+
+def version_meta(base: str, rt: ResourceType, resource: Resource, version: Version, group: Group | None = None) -> dict:
+    """The `?meta` view of one version: `id` is the resource id, `version` the version id."""
+    attrs = merged_attributes(resource, version)
+    out = {"id": resource.rid, "name": attrs.pop("name", resource.rid)}
+    for key in ("description", "tags", "docs"):
+        if key in attrs:
+            out[key] = attrs.pop(key)
+    out.update(attrs)
+    out["version"] = version.vid
+    out["epoch"] = version.epoch
+    out["self"] = f"{resource_url(base, resource, group)}/versions/{version.vid}"
+    out.update(_audit(version))
+    if version.resource_uri:
+        out[rt.uri_attribute] = version.resource_uri
+    return out
+
+
+def document_value(rt: ResourceType, resource: Resource, version: Version) -> tuple[str, object] | None:
+    """(`RESOURCE`, parsed JSON) or (`RESOURCEBase64`, text) for inlining; None with a RESOURCEURI."""
+    if version.resource_uri or version.content is None:
+        return None
+    content = bytes(version.content)
+    if rt.shared_attributes or is_json_media_type(version.media_type):
+        # whatever was stored (before today's write-time checks too) exports: what does not parse strictly,
+        # nests too deep or holds text JSON output cannot carry is inlined as base64 instead
+        doc, problem = load_json_document(content)
+        if problem is None:
+            if rt.shared_attributes and isinstance(doc, dict):
+                doc = shared_document(resource, version, doc)
+            return rt.singular, doc
+    return rt.base64_attribute, base64.b64encode(content).decode()
+
+
+def resource_json(
+    base: str,
+    rt: ResourceType,
+    resource: Resource,
+    group: Group | None = None,
+    inline: bool = False,
+    version: Version | None = None,
+) -> dict:
+    """A resource as listed: the latest version's metadata plus `versionsURL`/`versionsCount`;
+    with inline, the document and the `versions` map."""
+    versions = getattr(resource, "all_versions", None)
+    if version is None:
+        if versions is not None:  # prefetched: take the latest from them rather than query it per resource
+            version = next((v for v in versions if v.pk == resource.latest_id), None)
+        else:
+            version = resource.latest
+        if version is None and versions:
+            version = latest_of(versions)
+    url = resource_url(base, resource, group)
+    if version is None:  # no write path leaves one, but one that exists (older data) still reads
+        return {"id": resource.rid, "self": url, "versionsURL": f"{url}/versions", "versionsCount": 0}
+    out = version_meta(base, rt, resource, version, group)
+    out["versionsURL"] = f"{url}/versions"
+    out["versionsCount"] = getattr(resource, "versions_count", len(versions or []))
+    if inline:
+        doc = document_value(rt, resource, version)
+        if doc is not None:
+            out[doc[0]] = doc[1]
+        if versions is not None:
+            ordered = sorted(versions, key=version_order)
+            out["versions"] = {v.vid: version_json(base, rt, resource, v, group, inline=True) for v in ordered}
+    return out
+
+
+def version_json(
+    base: str, rt: ResourceType, resource: Resource, version: Version, group: Group | None = None, inline: bool = False
+) -> dict:
+    out = version_meta(base, rt, resource, version, group)
+    if inline:
+        doc = document_value(rt, resource, version)
+        if doc is not None:
+            out[doc[0]] = doc[1]
+    return out
+
+
+def registry_headers(meta: dict) -> dict[str, str]:
+    """Every scalar metadata attribute as a `Registry-ATTR` header; tags as `Registry-tags-KEY`."""
+    return metadata_headers("Registry", "tags", meta)
