@@ -21,6 +21,12 @@ from .model import registry_model
 if TYPE_CHECKING:
     from .model import GroupType, ResourceType
 
+# An entity's attributes or a body's members, as a JSON object: name -> JSON value (each value is checked where it is
+# used: `check_common`, the types' validators)
+Attributes = dict[str, object]
+# A group's owners: team name -> role (registry/owners.py checks them on every write)
+Owners = dict[str, str]
+
 # RFC 3986 segment-nz-nc: unreserved / pct-encoded / sub-delims / "@"
 ID_PATTERN = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=@]|%[0-9A-Fa-f]{2})+$")
 ID_MAX_LENGTH = 128

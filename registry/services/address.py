@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import Problem
+from ..models import Group, Resource, Version
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +22,7 @@ class EntityAddress:
     resource_id: str | None = None
     version_id: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         parts = (self.group_type, self.group_id, self.resource_type, self.resource_id, self.version_id)
         seen_gap = False
         for part in parts:
@@ -45,11 +46,11 @@ class EntityAddress:
         return cls(*ids)
 
     @classmethod
-    def of(cls, entity) -> EntityAddress:
+    def of(cls, entity: Group | Resource | Version) -> EntityAddress:
         """The address of a stored group, resource or version (model instances)."""
-        if hasattr(entity, "vid"):
+        if isinstance(entity, Version):
             return cls.of(entity.resource).version(entity.vid)
-        if hasattr(entity, "rid"):
+        if isinstance(entity, Resource):
             return cls(entity.group.group_type, entity.group.gid, entity.resource_type, entity.rid)
         return cls(entity.group_type, entity.gid)
 

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import EllipsisType
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.utils import timezone
 
+from ..attributes import Owners
 from ..errors import Problem
 from ..permissions import AnonymousActor, authorize, group_path_of, owners_of_group, stored_group
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
+
+    from ..models import Group
 
 
 class OriginRefused(Problem):
@@ -51,16 +59,16 @@ class WriteContext:
     via: str = ""
     # the owners of the groups this context's writes touched (group path -> owners, None: no such group), so that
     # an import's thousands of writes look each group's owners up once
-    owners_seen: dict = field(default_factory=dict, repr=False)
+    owners_seen: dict[str, Owners | None] = field(default_factory=dict, repr=False)
     # the row ids of the same groups (group path -> id, None: no such group), which name them in the audit trail
-    group_pks: dict = field(default_factory=dict, repr=False)
+    group_pks: dict[str, int | None] = field(default_factory=dict, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.base_url:
             self.base_url = getattr(settings, "REGISTRY_BASE_URL", "http://127.0.0.1:8000")
         self.base_url = self.base_url.rstrip("/")
 
-    def guard(self, path: str, *entities) -> None:
+    def guard(self, path: str, *entities: object) -> None:
         """Refuse a write to an entity synced from elsewhere unless this write is that sync, and a sync's write to an
         entity it did not bring (`OriginRefused`)."""
         for entity in entities:
@@ -84,7 +92,7 @@ class WriteContext:
             subject=path,
         )
 
-    def authorize(self, kind: str, operation: str, path: str, *, owners=...) -> None:
+    def authorize(self, kind: str, operation: str, path: str, *, owners: Owners | None | EllipsisType = ...) -> None:
         """403 unless this write's actor may do `operation` on the `kind` at `path` (registry.permissions). The
         group's owners are looked up once per context (`owners`: the caller knows them)."""
         if self.actor is None:
@@ -93,7 +101,7 @@ class WriteContext:
             owners = self.group_owners(path)
         authorize(self.actor, kind, operation, path, owners=owners)
 
-    def group_owners(self, path: str) -> dict | None:
+    def group_owners(self, path: str) -> Owners | None:
         """The owners of the group of the entity at `path` as this context last saw them (looked up once; None: no
         such group)."""
         group_path = group_path_of(path)
@@ -109,7 +117,7 @@ class WriteContext:
             self._look_up(group_path)
         return self.group_pks[group_path]
 
-    def saw_group(self, group) -> None:
+    def saw_group(self, group: Group) -> None:
         """`group`'s row, read or written by this context: its owners and id as they now are, for the writes that
         follow (their authorization, events and audit rows look nothing up)."""
         self.owners_seen[group.path] = owners_of_group(group)
@@ -126,7 +134,7 @@ class WriteContext:
         return self.door or self.binding
 
     @classmethod
-    def from_request(cls, request, *, door: str = "") -> WriteContext:
+    def from_request(cls, request: HttpRequest, *, door: str = "") -> WriteContext:
         """The context of a request's writes; the admin's requests are the door "admin"."""
         signed_in = bool(request.user and request.user.is_authenticated)
         user = request.user.get_username() if signed_in else None

@@ -3,10 +3,15 @@ the entity is at that epoch; any other value (not an unsigned integer, or anothe
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import epoch_mismatch
 
+if TYPE_CHECKING:
+    from ..models import Group, Resource, Version
 
-def check_epoch(path: str, entity, epoch) -> None:
+
+def check_epoch(path: str, entity: Group | Resource | Version, epoch: object) -> None:
     """409 unless `epoch` is None (not named) or the entity's current epoch."""
     if epoch is None:
         return

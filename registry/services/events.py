@@ -10,10 +10,12 @@ Apps that deliver events (subscriptions/) register a callback with `register_on_
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from django.db import transaction
 
 from .. import audit
+from ..attributes import Attributes
 from ..change_marker import count_change
 from ..commit_listeners import (
     WrittenPaths,
@@ -27,6 +29,9 @@ from ..models import OutboxEvent
 from ..sent_together import insert_part
 from .context import WriteContext
 
+# an entity's epoch before and after a change (None: it was not there, or is not any more)
+Epochs = tuple[int | None, int | None]
+
 
 def _event_type(path: str, action: str) -> str:
     group_type = registry_model[path.split("/")[1]]
@@ -34,7 +39,13 @@ def _event_type(path: str, action: str) -> str:
 
 
 def _emit(
-    ctx: WriteContext, path: str, action: str, time, operation: str | None, epochs: tuple, changes: dict | None
+    ctx: WriteContext,
+    path: str,
+    action: str,
+    time: datetime,
+    operation: str | None,
+    epochs: Epochs,
+    changes: Attributes | None,
 ) -> None:
     authid, authtype = actor = audit.actor_of(ctx)
     event_id = uuid.uuid4()
@@ -91,12 +102,12 @@ def _announcement_pending() -> bool:
 def emit_updated(
     ctx: WriteContext,
     path: str,
-    modified_on,
+    modified_on: datetime,
     *,
     created: bool = False,
-    epochs: tuple = (None, None),
-    changes: dict | None = None,
-    audited=True,
+    epochs: Epochs = (None, None),
+    changes: Attributes | None = None,
+    audited: bool = True,
 ) -> None:
     """The `updated` event of the entity at `path` and its audit row: a creation (`created`) or an update, with the
     entity's epoch before and after (`epochs`) and what changed (`changes`: registry/audit.py `changes`).
@@ -106,7 +117,7 @@ def emit_updated(
     _emit(ctx, path, "updated", modified_on, operation, epochs, changes)
 
 
-def emit_deleted(ctx: WriteContext, path: str, *, epoch: int | None = None, changes: dict | None = None) -> None:
+def emit_deleted(ctx: WriteContext, path: str, *, epoch: int | None = None, changes: Attributes | None = None) -> None:
     """The `deleted` event of the entity at `path` (its epoch when deleted) and its audit row (`changes`: what was
     there)."""
     _emit(ctx, path, "deleted", ctx.now, "delete", (epoch, None), changes)

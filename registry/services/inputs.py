@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ..attributes import Attributes
 from ..errors import Problem
 from ..json_text import json_document_problem, strict_loads
 from ..model import ResourceType
@@ -28,7 +29,7 @@ class VersionInput:
 
     document: bytes | None = None
     media_type: str | None = None
-    attributes: dict = field(default_factory=dict)
+    attributes: Attributes = field(default_factory=dict)
     resource_uri: object = UNSET
     version_id: str | None = None
     epoch: int | None = None
@@ -43,7 +44,7 @@ class VersionInput:
 DESCRIPTIVE = ("name", "description", "docs", "tags")
 
 
-def inherited(latest_attributes: dict, inp: VersionInput) -> dict:
+def inherited(latest_attributes: Attributes, inp: VersionInput) -> Attributes:
     """The attributes a new version inherits from the latest one."""
     if inp.inherit_descriptions:
         return latest_attributes

@@ -11,9 +11,10 @@ from __future__ import annotations
 from django.db import transaction
 
 from .. import audit, extension_attributes
+from ..attributes import Attributes
 from ..errors import Problem
 from ..model import COMPATIBILITY_LEVELS, ResourceType, effective_compatibility
-from ..models import Version
+from ..models import Resource, Version
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
@@ -27,7 +28,7 @@ def set_resource_meta(
     *,
     ctx: WriteContext,
     address: EntityAddress,
-    meta: dict,
+    meta: Attributes,
     expected_epoch: int | None = None,
     replace: bool = False,
     announced: bool = False,
@@ -117,7 +118,7 @@ def set_resource_meta(
             )
 
 
-def _refuse_unoffered(rt: ResourceType, resource, level: str) -> None:
+def _refuse_unoffered(rt: ResourceType, resource: Resource, level: str) -> None:
     """A level is one the resource's format offers (CONTRACT 18): 400 naming `compatibility` for a type without
     compatibility rules (messages, endpoints) or a format that offers none (XSD, a format this server does not
     compare); `none` (no level) is always accepted."""
@@ -129,7 +130,7 @@ def _refuse_unoffered(rt: ResourceType, resource, level: str) -> None:
             f"{{subject}}: compatibility {level!r}: a {rt.singular} has no compatibility level",
             subject=resource.path,
         )
-    latest = resource.latest.extensions if resource.latest_id is not None else {}
+    latest = resource.latest.extensions if resource.latest is not None else {}
     fmt = latest.get("format") or resource.extensions.get("format")
     if level not in rt.compatibility_levels(fmt):
         raise Problem(

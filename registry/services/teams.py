@@ -23,6 +23,7 @@ from __future__ import annotations
 from django.contrib.auth.models import Group as Team
 from django.db import transaction
 
+from ..attributes import Owners
 from ..errors import Problem
 from ..models import Group
 from ..permissions import RANK, admin_team, is_registry_admin, owners_of_group, permits
@@ -92,10 +93,10 @@ def rename_team(*, ctx: WriteContext, team_pk: int, name: str) -> list[str]:
     return [group.path for group in groups]
 
 
-def _renamed(owners: dict, old: str, new: str) -> dict:
+def _renamed(owners: Owners, old: str, new: str) -> Owners:
     """`owners` with the team `old` called `new`, in its place; where `new` is named too (a team of that name deleted
     before), the higher of the two roles."""
-    out: dict = {}
+    out: Owners = {}
     for team, role in owners.items():
         key = new if team == old else team
         if key not in out or RANK.get(role, 0) > RANK.get(out[key], 0):
