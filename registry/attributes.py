@@ -195,6 +195,13 @@ def check_attribute_names(attrs: dict, prefix: str = "", known: Collection[str] 
     return errors
 
 
+def text_of(attrs: Attributes, name: str) -> str | None:
+    """A common text attribute (`name`, `description`, `docs`) of attributes `check_common` accepted: a string or
+    absent."""
+    value = attrs.get(name)
+    return value if isinstance(value, str) else None
+
+
 def case_error(name: str, known: str, prefix: str = "") -> str:
     """The error of an attribute name that differs from the entity's attribute `known` only by case."""
     return f"{prefix}{name} differs from the attribute {known} only by case"

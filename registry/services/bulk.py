@@ -18,21 +18,26 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterator
+from typing import TypeVar, cast
 
 from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
 from .. import audit
-from ..attributes import version_sort_key
+from ..attributes import Attributes, version_sort_key
 from ..documents.flatten import EntityRecord
 from ..errors import Problem
 from ..model import registry_model
 from ..models import AuditRecord, Group, Resource, Version
 from .context import WriteContext
-from .events import emit_updated
+from .events import Epochs, emit_updated
 from .registry_state import touch_registry
 from .versions import apply_retention, refresh_latest
+
+_T = TypeVar("_T")
+_Row = TypeVar("_Row", Resource, Version, AuditRecord)
 
 COMMON = ("name", "description", "tags", "docs")
 ENTITY_COLUMNS = (
@@ -75,14 +80,15 @@ AUDIT_COLUMNS = (
 QUERY_CHUNK = 10_000  # ids per `IN (...)` query, well below the databases' limits on parameters
 
 
-def _split(attributes: dict) -> dict:
+def _split(attributes: Attributes) -> tuple[dict[str, object], Attributes]:
+    """(an entity's column values, its extension attributes among them as `extensions`; those extensions)"""
     fields = {k: attributes.get(k) for k in COMMON}
     fields["tags"] = fields["tags"] or {}
-    fields["extensions"] = {k: v for k, v in attributes.items() if k not in COMMON}
-    return fields
+    fields["extensions"] = extensions = {k: v for k, v in attributes.items() if k not in COMMON}
+    return fields, extensions
 
 
-def _entity_values(fields: dict, ctx: WriteContext) -> tuple:
+def _entity_values(fields: dict[str, object], ctx: WriteContext) -> tuple[object, ...]:
     return (
         fields["name"],
         fields["description"],
@@ -96,7 +102,7 @@ def _entity_values(fields: dict, ctx: WriteContext) -> tuple:
     )
 
 
-def _insert(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
+def _insert(model: type[_Row], columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
     """Insert new rows: with COPY on PostgreSQL (Django has no COPY; psycopg's is used directly), with
     bulk_create elsewhere."""
     if connection.vendor != "postgresql":
@@ -114,11 +120,11 @@ def _insert(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
                 copy.write_row(values)
 
 
-def _audit_values(row: AuditRecord) -> tuple:
+def _audit_values(row: AuditRecord) -> tuple[object, ...]:
     return tuple(getattr(row, column) for column in AUDIT_COLUMNS)
 
 
-def _chunks(items: list, size: int = QUERY_CHUNK):
+def _chunks(items: list[_T], size: int = QUERY_CHUNK) -> Iterator[list[_T]]:
     return (items[n : n + size] for n in range(0, len(items), size))
 
 
@@ -142,11 +148,11 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
     now = ctx.now
     changed_groups: set[str] = set()
     # (path, operation, epochs, changes): one audit row per entity written, with what it changed (registry/audit.py)
-    audited: list[tuple[str, str, tuple, dict]] = []
+    audited: list[tuple[str, str, Epochs, Attributes]] = []
     with transaction.atomic():
-        group_ids = {}
+        group_ids: dict[str, int] = {}
         for status, record in (r for r in records if r[1].kind == "group"):
-            fields = _split(record.attributes)
+            fields, _extensions = _split(record.attributes)
             if status == "new":
                 group = Group.objects.create(
                     group_type=record.group_type,
@@ -174,20 +180,22 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
             ctx.saw_group(group)  # for its events and audit rows (no look-up)
             changed_groups.add(record.path)
 
-        def group_pk(path):
+        def group_pk(path: str) -> int:
             return group_ids.get(path) or existing[path]
 
-        new_resources = []
+        new_resources: list[tuple[object, ...]] = []
+        new_groups: set[int] = set()  # the groups of the new resources
         resource_records = [r for r in records if r[1].kind == "resource"]
         stored = _stored_resources([existing[r.path] for s, r in resource_records if s != "new"])
         for status, record in resource_records:
-            fields = _split(record.attributes)
+            fields, extensions = _split(record.attributes)
             changed_groups.add(record.group_path)
             before = audit.state(stored[existing[record.path]], record.path) if status != "new" else None
-            after = audit.fields_state(record.path, fields, fields["extensions"])
+            after = audit.fields_state(record.path, fields, extensions)
             operation = "create" if status == "new" else "update"
             audited.append((record.path, operation, (None, None), audit.changes(before, after)))
             if status == "new":
+                new_groups.add(group_pk(record.group_path))
                 new_resources.append(
                     (*_entity_values(fields, ctx), group_pk(record.group_path), record.resource_type, record.rid, 0, 1)
                 )
@@ -196,27 +204,28 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
                     modified_by=ctx.user, modified_on=now, **fields
                 )
         _insert(Resource, RESOURCE_COLUMNS, new_resources)
-        resource_ids = {}
-        for chunk in _chunks(sorted({row[RESOURCE_COLUMNS.index("group_id")] for row in new_resources})):
+        resource_ids: dict[tuple[int, str | None, str | None], int] = {}
+        for chunk in _chunks(sorted(new_groups)):
             for pk, group_id, resource_type, rid in Resource.objects.filter(group_id__in=chunk).values_list(
                 "pk", "group_id", "resource_type", "rid"
             ):
                 resource_ids[(group_id, resource_type, rid)] = pk
 
-        def resource_pk(record):
+        def resource_pk(record: EntityRecord) -> int:
             if record.resource_path in existing:
                 return existing[record.resource_path]
             return resource_ids[(group_pk(record.group_path), record.resource_type, record.rid)]
 
-        rows, touched = [], set()
+        rows: list[tuple[object, ...]] = []
+        touched: set[int] = set()
         for status, record in (r for r in records if r[1].kind == "version"):
-            fields = _split(record.attributes)
+            fields, extensions = _split(record.attributes)
             pk = resource_pk(record)
             touched.add(pk)
             changed_groups.add(record.group_path)
             if status == "new":
                 document = (record.document, record.media_type, record.resource_uri)
-                created = audit.changes(None, audit.fields_state(record.path, fields, fields["extensions"], document))
+                created = audit.changes(None, audit.fields_state(record.path, fields, extensions, document))
                 audited.append((record.path, "create", (None, 1), created))
                 rows.append(
                     (
@@ -246,7 +255,8 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
         # a resource's new versions are created in version-id order (attributes.version_sort_key), so that the order
         # they were created in (attributes.version_order) is the order they were checked in (pipeline/spark/entities.py)
         resource_at, vid_at = VERSION_COLUMNS.index("resource_id"), VERSION_COLUMNS.index("vid")
-        rows.sort(key=lambda row: (row[resource_at], version_sort_key(row[vid_at])))
+        # (the columns' values: a resource's row id and a version id)
+        rows.sort(key=lambda row: (cast(int, row[resource_at]), version_sort_key(cast(str, row[vid_at]))))
         _insert(Version, VERSION_COLUMNS, rows)
         _refresh_latest(sorted(touched))
         _retain(ctx, sorted(touched))

@@ -7,9 +7,12 @@ section 9); a synced entity is deleted only by its sync (the origin guard).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import transaction
 
 from .. import audit
+from ..attributes import Attributes
 from ..errors import Problem, not_found
 from ..model import registry_model
 from ..models import Group, Resource, Version
@@ -25,7 +28,7 @@ from .resources import get_group, guard, lock_resource, resolve_types
 from .versions import refresh_latest
 
 
-def _delete_resource(ctx: WriteContext, resource: Resource):
+def _delete_resource(ctx: WriteContext, resource: Resource) -> None:
     guard(ctx, resource.group, resource)
     # what was there, as reads showed the resource: its default version's attributes and document, and its own
     latest = resource.latest
@@ -36,7 +39,7 @@ def _delete_resource(ctx: WriteContext, resource: Resource):
     _remove(ctx, resource, resource.path, shown)
 
 
-def _remove(ctx: WriteContext, entity, path: str, shown: dict | None = None) -> None:
+def _remove(ctx: WriteContext, entity: Group | Resource | Version, path: str, shown: Attributes | None = None) -> None:
     """Delete a row and announce it; the caller keeps the object, with its primary key, as the last state. `shown`:
     what was there, for the audit trail, when it is more than the entity's own attributes."""
     if isinstance(entity, Group):  # its events name the owners it had (looked up once, before it goes)
@@ -80,7 +83,7 @@ def delete_resources(
     *,
     ctx: WriteContext,
     address: EntityAddress,
-    items: list | None,
+    items: Sequence[object] | None,
     force: bool | str = False,
     missing_ok: bool = False,
 ) -> list[tuple[Resource, Version | None]]:
@@ -144,7 +147,7 @@ def delete_versions(
     *,
     ctx: WriteContext,
     address: EntityAddress,
-    items: list | None,
+    items: Sequence[object] | None,
     force: bool | str = False,
     missing_ok: bool = False,
 ) -> list[tuple[Resource, Version]]:
@@ -156,7 +159,7 @@ def delete_versions(
 def _delete_versions(
     ctx: WriteContext,
     address: EntityAddress,
-    items: list | None,
+    items: Sequence[object] | None,
     *,
     single: bool,
     force: bool | str,
@@ -225,7 +228,7 @@ def delete_group(
     return group
 
 
-def _delete_group(ctx: WriteContext, group: Group):
+def _delete_group(ctx: WriteContext, group: Group) -> None:
     Resource.objects.filter(group=group).update(latest=None)
     _remove(ctx, group, group.path)
     touch_registry(ctx)
@@ -236,7 +239,7 @@ def delete_groups(
     *,
     ctx: WriteContext,
     address: EntityAddress,
-    items: list | None,
+    items: Sequence[object] | None,
     force: bool | str = False,
     missing_ok: bool = False,
 ) -> list[Group]:

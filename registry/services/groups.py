@@ -9,7 +9,16 @@ from collections.abc import Callable
 from django.db import IntegrityError, transaction
 
 from .. import audit, extension_attributes, owners
-from ..attributes import check_common, check_id, group_attribute_names, split_attributes, stored_attributes
+from ..attributes import (
+    Attributes,
+    Owners,
+    check_common,
+    check_id,
+    group_attribute_names,
+    split_attributes,
+    stored_attributes,
+    text_of,
+)
 from ..errors import Problem, not_found
 from ..model import GroupType, registry_model
 from ..models import Group, Resource
@@ -32,12 +41,12 @@ def _validate(
     ctx: WriteContext,
     gt: GroupType,
     gid: str,
-    common: dict,
-    extensions: dict,
+    common: Attributes,
+    extensions: Attributes,
     existing: Group | None,
     *,
     seed_binding: bool = False,
-):
+) -> None:
     # names of extension attributes are checked too: none may differ from one of the type's only by case (`OWNERS`)
     errors = check_common({**common, **extensions}, known=group_attribute_names(gt))
     errors += extension_attributes.errors_of(gt.plural, None, extensions)  # those apps give a meaning to
@@ -47,7 +56,7 @@ def _validate(
         return
     attributes = {**{k: v for k, v in common.items() if v is not None}, **extensions}
 
-    def counts():
+    def counts() -> dict[str, int]:
         if existing is None:
             return {}
         return {r.plural: Resource.objects.filter(group=existing, resource_type=r.plural).count() for r in gt.resources}
@@ -75,7 +84,7 @@ def _validate(
         )
 
 
-def _body_parts(gt: GroupType, body: dict, gid: str | None):
+def _body_parts(gt: GroupType, body: Attributes, gid: str | None) -> tuple[Attributes, Attributes]:
     if "id" in body and gid is not None and body["id"] != gid:
         raise Problem("invalid-attribute", f"id {body['id']!r} in the body does not match the URL's id {gid!r}")
     ignore = {r.plural for r in gt.resources}
@@ -85,11 +94,11 @@ def _body_parts(gt: GroupType, body: dict, gid: str | None):
     return common, extensions
 
 
-def _apply(group: Group, common: dict, extensions: dict):
-    group.name = common.get("name")
-    group.description = common.get("description")
+def _apply(group: Group, common: Attributes, extensions: Attributes) -> None:
+    group.name = text_of(common, "name")
+    group.description = text_of(common, "description")
     group.tags = common.get("tags") or {}
-    group.docs = common.get("docs")
+    group.docs = text_of(common, "docs")
     group.extensions = extensions
 
 
@@ -101,7 +110,7 @@ def lock_group(plural: str, gid: str) -> Group:
 
 
 @transaction.atomic
-def create_group(*, ctx: WriteContext, address: EntityAddress, data: dict, seed_binding: bool = False) -> Group:
+def create_group(*, ctx: WriteContext, address: EntityAddress, data: Attributes, seed_binding: bool = False) -> Group:
     """POST /GROUPs (`address` names the collection): a new group; 409 when the id exists (irrespective of
     case). `seed_binding`: written through a binding that follows the seed (`GroupCheck.seed_binding`)."""
     address.need("groups")
@@ -117,7 +126,13 @@ def create_group(*, ctx: WriteContext, address: EntityAddress, data: dict, seed_
 
 
 def insert_group(
-    ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict, *, seed_binding: bool = False
+    ctx: WriteContext,
+    gt: GroupType,
+    gid: str,
+    common: Attributes,
+    extensions: Attributes,
+    *,
+    seed_binding: bool = False,
 ) -> Group:
     """A new group, validated by its type's hook (the id is checked and free: the caller's part)."""
     ctx.authorize("group", "create", f"/{gt.plural}/{gid}", owners=None)
@@ -126,7 +141,7 @@ def insert_group(
     return _insert(ctx, gt, gid, common, extensions)
 
 
-def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: dict, extensions: dict) -> Group:
+def _insert(ctx: WriteContext, gt: GroupType, gid: str, common: Attributes, extensions: Attributes) -> Group:
     group = Group(
         group_type=gt.plural,
         gid=gid,
@@ -155,9 +170,9 @@ def put_group(
     *,
     ctx: WriteContext,
     address: EntityAddress,
-    data: dict | None = None,
+    data: Attributes | None = None,
     expected_epoch: int | None = None,
-    merge: Callable[[dict | None], dict] | None = None,
+    merge: Callable[[Attributes | None], Attributes] | None = None,
     seed_binding: bool = False,
 ) -> tuple[Group, bool]:
     """PUT /GROUPs/gID: replace the attributes (missing ones removed) or create. Returns (group, created).
@@ -198,7 +213,7 @@ def put_group(
     return group, False
 
 
-def update_group_attributes(ctx: WriteContext, group: Group, common: dict, extensions: dict) -> bool:
+def update_group_attributes(ctx: WriteContext, group: Group, common: Attributes, extensions: Attributes) -> bool:
     """Set a locked group's attributes as an import does; True when something changed (epoch + 1, event)."""
     gt = registry_model[group.group_type]
     new_tags = common.get("tags") or {}
@@ -221,7 +236,7 @@ def set_group_extensions(
     *,
     ctx: WriteContext,
     address: EntityAddress,
-    changes: dict | Callable[[dict], dict],
+    changes: Attributes | Callable[[Attributes], Attributes],
     authorized_as: tuple[str, str] | None = None,
 ) -> Group:
     """Change some of a group's extension attributes, the others kept (a value None removes one), under the group's
@@ -259,7 +274,7 @@ def set_group_extensions(
     return group
 
 
-def replace_owners(ctx: WriteContext, group: Group, new_owners: dict) -> None:
+def replace_owners(ctx: WriteContext, group: Group, new_owners: Owners) -> None:
     """A locked group's owners replaced when a team they name is renamed (registry/services/teams.py, which
     authorized the change): epoch + 1, its `updated` event and audit row. The origin guard does not apply: a group's
     owners are this registry's own, never synced (sync/services.py leaves them as they are)."""
@@ -274,8 +289,8 @@ def _change(
     ctx: WriteContext,
     gt: GroupType,
     group: Group,
-    common: dict,
-    extensions: dict,
+    common: Attributes,
+    extensions: Attributes,
     *,
     authorized: bool = False,
     seed_binding: bool = False,
