@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.services import WriteContext
 
 from .api.views import uploaded

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 from catalog.xr10 import definition_to_v10, group_to_v10
 from endpoints.xr10 import endpoint_to_v10
-from registry.attributes import stored_attributes
-from registry.errors import not_found
+from registry.domain.attributes import stored_attributes
+from registry.domain.errors import not_found
+from registry.domain.references import resolve
 from registry.models import Group, Resource, Version
-from registry.references import resolve
 from registry.representations import is_json_media_type
 from registry.services.versions import version_attributes
 

@@ -16,7 +16,7 @@ import re
 from urllib.parse import urlsplit
 
 from registry import owners
-from registry.attributes import version_sort_key
+from registry.domain.attributes import version_sort_key
 
 from . import export_bindings as bindings
 from .export_reads import Endpoint, MessageGroup, SchemaVersion

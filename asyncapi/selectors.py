@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from catalog.validators.format_names import same_format
-from registry.attributes import stored_attributes
+from registry.domain.attributes import stored_attributes
 from registry.models import Group, Resource, Version
 from registry.representations import is_json_media_type
 from registry.services.versions import resource_attributes, version_attributes

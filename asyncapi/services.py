@@ -20,8 +20,8 @@ from registry import permissions
 from registry.documents.flatten import default_media_type
 from registry.documents.imports import import_document
 from registry.documents.precheck import check_size
-from registry.errors import Problem
-from registry.model import registry_model
+from registry.domain.errors import Problem
+from registry.domain.model import registry_model
 from registry.services import EntityAddress, VersionInput, WriteContext, check_new_version
 
 from . import selectors

@@ -30,11 +30,11 @@ import httpx
 import yaml
 from django.conf import settings
 
-from registry.attributes import unstorable
 from registry.documents.formats import _BoundedLoader, _depth_ok
-from registry.errors import Problem
-from registry.json_text import TooDeep, strict_loads
-from registry.limits import MAX_DOCUMENT_DEPTH
+from registry.domain.attributes import unstorable
+from registry.domain.errors import Problem
+from registry.domain.json_text import TooDeep, strict_loads
+from registry.domain.limits import MAX_DOCUMENT_DEPTH
 
 MAX_CHAIN = 64  # `$ref`s followed one after the other before a reference counts as endless
 MAX_FILES = 200  # files and URLs one import may read besides its documents

@@ -9,7 +9,7 @@ import json
 from django import forms
 from django.utils.html import escape, format_html, format_html_join
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.governance.forms import DocumentField, DocumentFormMixin, attach_problem
 from registry.http.requests import loads_strict
 from registry.services import VersionInput, WriteContext

@@ -17,8 +17,8 @@ from registry.admin import (
     action_form,
     group_body,
 )
-from registry.errors import Problem
-from registry.model import effective_compatibility
+from registry.domain.errors import Problem
+from registry.domain.model import effective_compatibility
 from registry.models import Resource
 from registry.selectors import count_subquery
 from registry.services import WriteContext

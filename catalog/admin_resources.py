@@ -12,7 +12,7 @@ from django.utils.html import escape, format_html
 
 from registry import services
 from registry.admin import highlighted
-from registry.attributes import version_order, version_sort_key
+from registry.domain.attributes import version_order, version_sort_key
 from registry.governance.forms import DocumentField, DocumentFormMixin, JSONField, ServiceForm
 from registry.governance.links import breakable, stored_link
 from registry.models import Group, OutboxEvent, Version
@@ -124,7 +124,7 @@ def ordered_versions(resource) -> list[Version]:
 
 
 def compare_form(vids: list[str], compare_url: str, a: str | None = None, b: str | None = None) -> str:
-    """Two version pickers (defaults: the latest version, by id (registry.attributes.version_sort_key), and the one
+    """Two version pickers (defaults: the latest version, by id (registry.domain.attributes.version_sort_key), and the one
     before it) and a Compare button."""
     by_id = sorted(vids, key=version_sort_key)
     a = a if a in vids else (by_id[-2] if len(by_id) > 1 else by_id[0] if by_id else "")

@@ -24,9 +24,9 @@ import difflib
 
 from confluent import rule_checks
 from registry import selectors, services
-from registry.attributes import version_order
-from registry.errors import Problem
-from registry.model import registry_model
+from registry.domain.attributes import version_order
+from registry.domain.errors import Problem
+from registry.domain.model import registry_model
 from registry.models import Version
 from registry.services.versions import merge_attributes, resource_attributes, version_attributes
 

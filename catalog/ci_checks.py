@@ -5,7 +5,7 @@ against another server of this kind (`--registry URL`, through its validate and 
 Message files: JSON lines (one message a line; blank lines skipped) or one JSON message per file (it may span
 lines). A message is a structured CloudEvent or an envelope `{"headers": ..., "body": ...}`, as the validate
 endpoints take it, optionally wrapped `{"definition": "G/D", "message": {...}}` to name its definition. A message
-nested deeper than registry.json_text.MAX_DEPTH levels is not read (Python's parser would recurse past its
+nested deeper than registry.domain.json_text.MAX_DEPTH levels is not read (Python's parser would recurse past its
 limit): it is reported as not checked.
 
 An outcome is `unchecked` when a check could not run (an error the verdict marks `"unchecked": true`, the check
@@ -24,8 +24,8 @@ from django.core import checks
 
 from catalog import checks as schema_checks
 from catalog import message_checks
-from registry.errors import Problem
-from registry.json_text import MAX_DEPTH, nesting_exceeds
+from registry.domain.errors import Problem
+from registry.domain.json_text import MAX_DEPTH, nesting_exceeds
 from registry.models import Group
 from registry.services import VersionInput, WriteContext
 

@@ -8,10 +8,10 @@ import json
 
 from django.conf import settings
 
-from registry.compared_versions import compared
+from registry.domain.compared_versions import compared
+from registry.domain.model import effective_compatibility
+from registry.domain.validation import GroupCheck, Invalid, VersionCheck, at
 from registry.earlier_pairs import documents_alone, formats_from
-from registry.model import effective_compatibility
-from registry.validation import GroupCheck, Invalid, VersionCheck, at
 
 from .validators.compatibility import LEVELS as COMPATIBILITY_LEVELS
 from .validators.compatibility import check_compatibility, offered_levels
@@ -201,7 +201,7 @@ def check_schema_version(check: VersionCheck) -> None:
     if level == "none" or check.history:
         return
     checked = check.previous_checked
-    scope = compared(check) if previous else None  # versions an app leaves out (registry/compared_versions.py)
+    scope = compared(check) if previous else None  # versions an app leaves out (registry/domain/compared_versions.py)
     if scope is not None and len(scope) == len(previous):
         previous, checked = [pair for pair, keep in zip(previous, scope, strict=True) if keep], 0
     if len(previous or ()) <= checked:  # (nothing, or nothing new, to compare)

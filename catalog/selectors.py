@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from registry.model import effective_compatibility
+from registry.domain.model import effective_compatibility
 from registry.models import Resource
 
 

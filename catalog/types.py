@@ -1,9 +1,9 @@
 """The catalog's group types, registered with the engine: `definitionGroups` and `schemaGroups`."""
 
-from registry import references
+from registry.domain import references
+from registry.domain.model import GroupType, ResourceType, registry_model
+from registry.domain.reference_parts import register_part_check
 from registry.governance import dashboard, map_facts
-from registry.model import GroupType, ResourceType, registry_model
-from registry.reference_parts import register_part_check
 
 from . import hooks
 from .validators.format_names import FORMAT_PATTERN, same_format

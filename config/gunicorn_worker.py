@@ -34,7 +34,7 @@ from functools import partial
 import gunicorn.util
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
-from registry.errors import KINDS, PROBLEM_BASE
+from registry.domain.errors import KINDS, PROBLEM_BASE
 
 KIND_BY_STATUS = {status: kind for kind, (status, _title) in reversed(KINDS.items())}
 KIND_BY_STATUS[400] = "bad-request"

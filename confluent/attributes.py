@@ -24,7 +24,7 @@ be taken for a definition's message `metadata` (docs/confluent.md, "Metadata and
 checks, so that every door refuses a value of another shape (400 naming the attribute).
 
 `compatibilityGroup` narrows the versions the catalog's compatibility check compares a new schema version with, through
-every door (`compared`, registered with registry.compared_versions): those whose metadata property of that name has
+every door (`compared`, registered with registry.domain.compared_versions): those whose metadata property of that name has
 the new version's value (absent counting as a value, as in Confluent).
 """
 
@@ -33,10 +33,14 @@ from __future__ import annotations
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError
 
-from registry.compared_versions import register_comparison_scope
-from registry.extension_attributes import ExtensionAttribute, register_extension_attribute, register_version_attribute
-from registry.model import COMPATIBILITY_LEVELS
-from registry.validation import VersionCheck
+from registry.domain.compared_versions import register_comparison_scope
+from registry.domain.extension_attributes import (
+    ExtensionAttribute,
+    register_extension_attribute,
+    register_version_attribute,
+)
+from registry.domain.model import COMPATIBILITY_LEVELS
+from registry.domain.validation import VersionCheck
 
 from .association_shapes import ATTRIBUTE, attribute_problem
 from .contracts import metadata_problem, property_of, rule_set_problem
@@ -114,7 +118,7 @@ def pending_problem(value) -> str | None:
 def compared(check: VersionCheck) -> list[bool] | None:
     """The earlier versions a schema version is compared with under a compatibility group (the schema's
     `confluentcompatibilitygroup`, else its group's): those whose metadata property of that name has the value of the
-    version's (registry/compared_versions.py). None without a compatibility group."""
+    version's (registry/domain/compared_versions.py). None without a compatibility group."""
     name = check.resource_attributes.get(COMPATIBILITY_GROUP) or check.group_attributes.get(COMPATIBILITY_GROUP)
     if not isinstance(name, str) or not name:
         return None
@@ -132,7 +136,7 @@ def compared(check: VersionCheck) -> list[bool] | None:
             content__isnull=False,
         )
         .exclude(vid=check.version_id)
-        .order_by("created_on", "pk")  # the order of previous_documents (registry.attributes.version_order)
+        .order_by("created_on", "pk")  # the order of previous_documents (registry.domain.attributes.version_order)
         .values_list("extensions", flat=True)
     )
     try:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 
 from registry import audit
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.models import Group
 from registry.permissions import is_registry_admin
 from registry.services import WriteContext

@@ -8,7 +8,7 @@ and nowhere else. `confluent.api.binding` writes either as Confluent's error doc
 
 from __future__ import annotations
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 
 SUBJECT_NOT_FOUND = 40401
 VERSION_NOT_FOUND = 40402
@@ -37,7 +37,7 @@ STORE_ERROR = 50001
 TIMEOUT = 50002  # the store busy or down (503 with Retry-After), or a check past REGISTRY_CHECK_SECONDS (503)
 FORWARDING = 50003  # never answered: there is no primary to forward to (every worker writes the one database)
 
-# the kernel's problem kinds (registry.errors.KINDS) in Confluent's codes; a kind not listed keeps its HTTP status
+# the kernel's problem kinds (registry.domain.errors.KINDS) in Confluent's codes; a kind not listed keeps its HTTP status
 # as its code (400 malformed body, 404 unknown path, 405, 406, 411, 412, 415, 429), as Confluent answers those
 KIND_CODES = {
     "unauthorized": UNAUTHORIZED,

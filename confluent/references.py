@@ -6,14 +6,14 @@ which the Confluent API writes when it registers a version and the 0.5 and 1.0 b
 like any other attribute (the Confluent tables keep a copy, `SubjectVersion.references`, in step with it:
 confluent.numbering). So that a version written through any other door (an update in place, a document import, the
 admin) is checked as a registration here is, `stored_documents` is the registry's resolver of the schema type
-(registry.referenced_documents, registered by ConfluentConfig.ready): it reads the documents the attribute names
+(registry.domain.referenced_documents, registered by ConfluentConfig.ready): it reads the documents the attribute names
 from the store, for the catalog's Avro check.
 
 - `resolve_references`, `resolve_stored_references`: a registration's references, resolved (42201 when one names
   nothing, forms a cycle, or there are too many).
 - `stored_documents(check)`: the documents a version's attribute names, deepest first; 400 naming the reference
   (`validation.Unresolved`, which a document import tries again after the rest of the document) otherwise.
-- `referenced_versions(holders)`: the registry's reference extractor of the attribute (registry.references,
+- `referenced_versions(holders)`: the registry's reference extractor of the attribute (registry.domain.references,
   registered with the resolver): each reference, as its JSON text, and the entity path of the subject version it
   names. So the registry's delete rule (409 unless `?force=true`), `?referencedby` and the admin's references
   count Confluent references through every door, as /confluent's own 42206 does.
@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from registry.referenced_documents import register_document_resolver
-from registry.references import register_attribute_reference_extractor
-from registry.validation import Invalid, Unresolved, VersionCheck, at
+from registry.domain.referenced_documents import register_document_resolver
+from registry.domain.references import register_attribute_reference_extractor
+from registry.domain.validation import Invalid, Unresolved, VersionCheck, at
 
 from . import selectors
 from .errors import ConfluentError, invalid_schema
@@ -105,7 +105,7 @@ def _unresolved(text: str) -> Unresolved:
 
 
 def stored_documents(check: VersionCheck) -> tuple[bytes, ...]:
-    """The registry's resolver of a schema version's `references` attribute (registry.referenced_documents), called
+    """The registry's resolver of a schema version's `references` attribute (registry.domain.referenced_documents), called
     when the writer gave no documents: those the references name, from the store, deepest first. Only versions of
     the formats this API serves (Avro, JSON Schema, Protobuf) are read; a reference to no subject version is
     `Unresolved` (400 naming it; nothing is written)."""
@@ -129,7 +129,7 @@ def stored_documents(check: VersionCheck) -> tuple[bytes, ...]:
 
 def referenced_versions(holders: list[dict]) -> list[list[tuple[str, str | None]]]:
     """The references of stored versions' `references` attributes as the registry's delete rule reads them
-    (registry.references): for each version's attributes, `(the reference's JSON text, the path of the version it
+    (registry.domain.references): for each version's attributes, `(the reference's JSON text, the path of the version it
     names)`; one query for all. Read on versions of the formats this API serves only, as the resolver does. A
     subject version's number is the one this API gave it (`SubjectVersion`: the version a reference names was
     numbered when the reference was checked); a number without a row (a subject not numbered since, or a version

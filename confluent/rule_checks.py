@@ -37,7 +37,7 @@ from catalog.message_report import Report
 from catalog.validators import budget
 from catalog.validators.format_names import schema_format_family
 from catalog.validators.message_json import check_avro, check_json_schema
-from registry.errors import Problem
+from registry.domain.errors import Problem
 
 from .attributes import VERSION_METADATA, VERSION_RULE_SET
 

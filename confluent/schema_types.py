@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from catalog.validators.format_names import schema_format_family
 from catalog.validators.schemas import validate_schema
-from registry.json_text import MAX_DEPTH, nesting_exceeds, strict_loads
+from registry.domain.json_text import MAX_DEPTH, nesting_exceeds, strict_loads
 
 from .contracts import key_part
 from .errors import invalid_schema

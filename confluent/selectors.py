@@ -7,8 +7,8 @@ import uuid
 
 from django.db.models import Exists, F, OuterRef
 
-from registry.attributes import version_sort_key
-from registry.model import effective_compatibility as default_or
+from registry.domain.attributes import version_sort_key
+from registry.domain.model import effective_compatibility as default_or
 from registry.models import Group, Resource, Version
 
 from . import subjects
@@ -109,7 +109,7 @@ def top_and_latest_type(resource: Resource | None) -> tuple[int, str | None]:
 def latest_row(resource: Resource, rows: list[SubjectVersion]) -> SubjectVersion | None:
     """Of these numbered versions of a subject, the one `versions/latest` names (CONTRACT 18): the registry's latest
     version of the schema (`Resource.latest`: the greatest version id, or a sticky default) when it is among them,
-    else the one with the greatest version id (`registry.attributes.version_sort_key`); None without any. The
+    else the one with the greatest version id (`registry.domain.attributes.version_sort_key`); None without any. The
     numbers stay in the order the versions were created in."""
     found = next((row for row in rows if row.version_id == resource.latest_id), None)
     return found or max(rows, key=lambda row: version_sort_key(row.version.vid), default=None)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from django.db import transaction
 
 from registry import audit
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.models import AuditRecord, Group
 from registry.services import (
     EntityAddress,

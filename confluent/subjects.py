@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote
 
 from django.conf import settings
 
-from registry.attributes import ID_MAX_LENGTH, ID_PATTERN
+from registry.domain.attributes import ID_MAX_LENGTH, ID_PATTERN
 
 from .errors import INVALID_SUBJECT, ConfluentError
 

@@ -8,7 +8,7 @@ from django.db.models import OuterRef
 
 from registry import services
 from registry.admin import GroupAdmin, OwnerFilter, TagFilter, action_form
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.models import Resource
 from registry.selectors import count_subquery
 from registry.services import WriteContext

@@ -1,6 +1,6 @@
 """The endpoint validation hook: attribute and protocol checks, and `definitionGroups` references that must resolve."""
 
-from registry.validation import GroupCheck, Invalid
+from registry.domain.validation import GroupCheck, Invalid
 
 from .validators.attributes import validate_endpoint
 from .validators.references import definition_group_ids

@@ -2,9 +2,9 @@
 
 from catalog.types import DEFINITIONS, definition_references, format_map_facts
 from catalog.validators.format_names import FORMAT_PATTERN
-from registry import references
+from registry.domain import references
+from registry.domain.model import GroupType, registry_model
 from registry.governance import dashboard, map_facts
-from registry.model import GroupType, registry_model
 
 from . import hooks
 from .validators.attributes import USAGES

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 
 from . import logs, metrics
 from .views import ENDPOINTS, problem_response

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 
 from . import metrics
 from .readiness import readiness

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from registry import owners as group_owners
 from registry.documents.flatten import EntityRecord
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.services import WriteContext
 
 

@@ -30,10 +30,10 @@ from django.conf import settings
 from django.db.models import Count
 
 from registry import selectors
-from registry.attributes import stored_attributes, version_order, version_sort_key
 from registry.documents.flatten import EntityRecord
 from registry.documents.references import references_in, stored_version, unresolved
-from registry.model import registry_model
+from registry.domain.attributes import stored_attributes, version_order, version_sort_key
+from registry.domain.model import registry_model
 from registry.models import Group, Resource, Version
 from registry.services import WriteContext
 from registry.services.bulk import bulk_refusal, bulk_write

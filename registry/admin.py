@@ -21,7 +21,8 @@ from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
 from . import services  # noqa: F401
 from .documents.exports import export_document
-from .errors import Problem
+from .domain.errors import Problem
+from .domain.model import registry_model
 from .governance import access as admin_access
 from .governance import dashboard, teams, tokens  # noqa: F401 - the team and token admins
 from .governance.counts import EstimatedCountPaginator
@@ -30,7 +31,6 @@ from .governance.history import AuditHistoryMixin
 from .governance.links import breakable, shown_time
 from .governance.references import ReferencesAdminMixin
 from .governance.search import SearchAdminMixin, dashboard_panel
-from .model import registry_model
 from .models import OutboxEvent
 from .read_scope import scope_for
 

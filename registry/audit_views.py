@@ -17,8 +17,8 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.exceptions import NotAuthenticated
 
 from . import permissions
-from .attributes import timestamp
-from .errors import Problem
+from .domain.attributes import timestamp
+from .domain.errors import Problem
 from .http.openapi import problem_responses
 from .http.requests import check_flags
 from .http.views import RegistryView, json_response

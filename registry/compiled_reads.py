@@ -33,7 +33,7 @@ from django.db.models.query_utils import DeferredAttribute
 from django.db.models.signals import post_init, pre_init
 from rest_framework.authtoken.models import Token
 
-from .attributes import version_order_sql
+from .domain.attributes import version_order_sql
 from .models import Group, Resource, Version
 
 

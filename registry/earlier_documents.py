@@ -132,7 +132,7 @@ def _read_all(resource_id: int) -> list[tuple]:
 
 
 def _order(row: tuple) -> tuple:
-    return row[0], row[1]  # created_on, id: `registry.attributes.version_order`
+    return row[0], row[1]  # created_on, id: `registry.domain.attributes.version_order`
 
 
 @functools.cache

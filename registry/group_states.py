@@ -18,7 +18,7 @@ import hashlib
 
 from django.db import connections, router
 
-from .model import GroupType
+from .domain.model import GroupType
 from .models import Group, Resource, Version
 
 

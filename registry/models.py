@@ -94,7 +94,7 @@ class Version(Entity):
     media_type = models.CharField(max_length=255, null=True, blank=True)
     resource_uri = models.TextField(null=True, blank=True)
     # how its compatibility was checked when it was written (xRegistry 1.0 `compatibilityvalidated`,
-    # registry.model.validation_attributes): the level it was found to meet against the earlier versions, "history"
+    # registry.domain.model.validation_attributes): the level it was found to meet against the earlier versions, "history"
     # (an import's version made together with its resource: stored as given, not checked), or null (not checked: no
     # level applied, or a format or document the checks do not read)
     compatibility_check = models.CharField(max_length=32, null=True, blank=True)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from .attributes import OWNERS
-from .errors import Problem
+from .domain.attributes import OWNERS
+from .domain.errors import Problem
 from .permissions import ROLES, admin_team, is_registry_admin, teams_of
 from .roles import EDITORS, VIEWERS
 

@@ -30,7 +30,7 @@ import rules
 from django.conf import settings
 from django.db.models.fields.json import KeyTransform
 
-from .errors import Problem
+from .domain.errors import Problem
 
 # (entity kind, operation) -> the model permissions it needs in a group without owners. Creating a resource creates
 # its first version. "own": set a group's owners; "force": delete past references that still point at the entity.

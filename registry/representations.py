@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from .json_text import load_json_document
-from .model import ResourceType
+from .domain.json_text import load_json_document
+from .domain.model import ResourceType
 from .models import Resource, Version
 
 JSON_MEDIA = ("application/json",)

@@ -15,14 +15,14 @@ from django.utils import timezone
 from . import change_marker as marker
 from . import compiled_reads
 from . import filters as filtering
-from .attributes import version_order
-from .errors import Problem, not_found
+from .domain.attributes import version_order
+from .domain.errors import Problem, not_found
+from .domain.model import GroupType, registry_model
+from .domain.references import referrers, resolve
 from .estimates import EXACT_BELOW, planned_rows
-from .model import GroupType, registry_model
 from .models import Group, RegistryState, Resource, Version
 from .paging import PageRequest
 from .read_scope import EVERYTHING, ReadScope
-from .references import referrers, resolve
 from .representations import merged_attributes
 
 
@@ -271,5 +271,5 @@ def referenced_by(path: str, base_urls: list[str] | tuple[str, ...] = ()) -> dic
     """`GET PATH?referencedby` (docs/api-contract.md section 14): the entities outside `path` that point at it or
     into it (a reference to a schema version counts for the schema and its group), as
     `{referrer path: {"attribute": NAME, "reference": AS_WRITTEN}}`. Every reference in the registry is read
-    per call (registry/references.py: fine at the demo registry's size)."""
+    per call (registry/domain/references.py: fine at the demo registry's size)."""
     return referrers([path], base_urls)

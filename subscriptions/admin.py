@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from registry.admin import ServiceAdmin
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.governance import dashboard
 from registry.governance.forms import JSONField, ServiceForm
 from registry.governance.links import breakable, shown_time

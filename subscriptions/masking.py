@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 
 MASK = "***"
 # names of the settings and headers that carry credentials: never shown, whatever REGISTRY_SUBSCRIPTION_SAFE_NAMES says

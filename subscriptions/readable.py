@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from registry import permissions
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.xr10.mapping import store_path
 
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
 from registry import permissions
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.paging import PageRequest
 
 from .models import Delivery, Subscription

@@ -20,8 +20,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from registry import audit, permissions
-from registry.attributes import unstorable
-from registry.errors import Problem
+from registry.domain.attributes import unstorable
+from registry.domain.errors import Problem
 from registry.services import WriteContext
 
 from .delivery import policy

@@ -33,8 +33,8 @@ from django.utils import timezone
 
 from registry import audit
 from registry.documents.imports import import_document
-from registry.errors import Problem
-from registry.model import registry_model
+from registry.domain.errors import Problem
+from registry.domain.model import registry_model
 from registry.models import Group, Resource
 from registry.services import EntityAddress, WriteContext, delete_group, delete_resource
 from registry.services.context import OriginRefused

@@ -20,7 +20,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.http.permissions import check_read
 from registry.http.requests import body_bytes
 from registry.http.views import json_response

@@ -27,7 +27,7 @@ import time
 
 from django.conf import settings
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 
 DEFAULT_SECONDS = 1.0  # = REGISTRY_CHECK_SECONDS's default; used where no Django settings exist
 SETTING = "REGISTRY_CHECK_SECONDS"

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from registry.attributes import V10_NAMES
-from registry.errors import at
+from registry.domain.attributes import V10_NAMES
+from registry.domain.errors import at
 
 from .format_names import is_valid_format_identifier, message_format_family, same_format
 from .message_formats import format_error, validate_metadata

@@ -24,7 +24,7 @@ from catalog.validators.json_engine import UncheckedError, bounded_validator_cla
 from catalog.validators.json_references import schema_registry, unresolvable_reason
 from catalog.validators.message_formats.declarations import show
 from catalog.validators.schemas import DRAFTS
-from registry.json_text import load_json_document
+from registry.domain.json_text import load_json_document
 
 VALIDATOR_CACHE_SIZE = 256
 _validators = DigestLRU(VALIDATOR_CACHE_SIZE)

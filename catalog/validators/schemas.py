@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import warnings
 
-from registry.json_text import MAX_DEPTH, nesting_exceeds, parse_json_limited
+from registry.domain.json_text import MAX_DEPTH, nesting_exceeds, parse_json_limited
 
 from . import budget
 from .digest_cache import DigestLRU, digest

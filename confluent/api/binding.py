@@ -10,7 +10,7 @@ import json
 
 from django.http import HttpResponse
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.http.binding import Binding
 
 from .. import subjects

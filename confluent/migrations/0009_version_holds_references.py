@@ -1,5 +1,5 @@
 """A partial index of the versions that hold Confluent references (the version attribute `references`) on
-PostgreSQL; nothing on other databases. registry.references reads those versions for `?referencedby`, the delete
+PostgreSQL; nothing on other databases. registry.domain.references reads those versions for `?referencedby`, the delete
 rule and the catalog map: without it each read scanned every version of the registry (issue 40)."""
 
 from django.db import migrations

@@ -18,7 +18,9 @@ from pathlib import Path
 from catalog import types as catalog_types
 from confluent import attributes as confluent_attributes
 from endpoints import types as endpoint_types
-from registry.attributes import (
+from registry.documents.flatten import EntityRecord, flatten
+from registry.documents.formats import is_yaml, parse_document
+from registry.domain.attributes import (
     attribute_names_of,
     check_common,
     check_id,
@@ -27,13 +29,11 @@ from registry.attributes import (
     version_attribute_names,
     version_sort_key,
 )
-from registry.documents.flatten import EntityRecord, flatten
-from registry.documents.formats import is_yaml, parse_document
-from registry.errors import Problem
-from registry.extension_attributes import errors_of, version_errors_of
-from registry.json_text import strict_loads
-from registry.model import HISTORY, registry_model
-from registry.validation import GroupCheck, Invalid, VersionCheck
+from registry.domain.errors import Problem
+from registry.domain.extension_attributes import errors_of, version_errors_of
+from registry.domain.json_text import strict_loads
+from registry.domain.model import HISTORY, registry_model
+from registry.domain.validation import GroupCheck, Invalid, VersionCheck
 
 _registered = {"done": False}
 
@@ -46,7 +46,7 @@ def ensure_model() -> None:
 
     endpoint_types.register()
     catalog_types.register()
-    confluent_attributes.register()  # the attributes it gives a meaning to (registry/extension_attributes.py)
+    confluent_attributes.register()  # the attributes it gives a meaning to (registry/domain/extension_attributes.py)
     _registered["done"] = True
 
 

@@ -12,7 +12,7 @@ import base64
 import json
 from dataclasses import dataclass, field
 
-from ..model import GroupType, RegistryModel, ResourceType
+from ..domain.model import GroupType, RegistryModel, ResourceType
 
 COMMON = ("name", "description", "tags", "docs")
 SHARED = ("id", "name", "description", "tags", "docs")

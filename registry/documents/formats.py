@@ -1,7 +1,7 @@
 """Reading and writing registry documents as JSON or YAML, within bounds.
 
 YAML is read with PyYAML's safe loader, refusing documents that use more than a few aliases (an alias
-"bomb" expands exponentially once serialized); nesting depth is bounded for both by registry.limits's
+"bomb" expands exponentially once serialized); nesting depth is bounded for both by registry.domain.limits's
 MAX_DOCUMENT_DEPTH: one entity's limit and the levels a document puts around it, so an export always imports.
 """
 
@@ -11,10 +11,10 @@ import json
 
 import yaml
 
-from ..attributes import unstorable
-from ..errors import Problem
-from ..json_text import TooDeep, strict_loads
-from ..limits import MAX_DOCUMENT_DEPTH
+from ..domain.attributes import unstorable
+from ..domain.errors import Problem
+from ..domain.json_text import TooDeep, strict_loads
+from ..domain.limits import MAX_DOCUMENT_DEPTH
 
 JSON_MEDIA_TYPES = ("application/cloudevents-registry+json", "application/json")
 YAML_MEDIA_TYPES = ("application/cloudevents-registry+yaml", "application/yaml", "application/x-yaml", "text/yaml")
@@ -41,7 +41,7 @@ MAX_NODES = 2_000_000
 
 
 def _depth_ok(value, limit: int = MAX_DOCUMENT_DEPTH) -> bool:
-    """Nesting within `limit` (as registry.limits counts it: `{}` is depth 1) and, aliases expanded, at most
+    """Nesting within `limit` (as registry.domain.limits counts it: `{}` is depth 1) and, aliases expanded, at most
     MAX_NODES values (an alias bomb is refused).
 
     Walked level by level, visiting containers only: each one's children are counted at once (about twice as

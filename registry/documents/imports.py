@@ -35,16 +35,16 @@ from django.db import transaction
 from django.db.models.functions import Lower
 
 from .. import owners as group_owners
-from ..attributes import check_id, split_attributes
-from ..errors import Finding, Problem
-from ..model import GroupType, ResourceType, registry_model
+from ..domain.attributes import check_id, split_attributes
+from ..domain.errors import Finding, Problem
+from ..domain.model import GroupType, ResourceType, registry_model
+from ..domain.validation import Invalid, Unresolved, VersionCheck
 from ..models import Group, Resource
 from ..services import groups as group_services
 from ..services import resources as resource_services
 from ..services import versions as version_services
 from ..services.context import OriginRefused, WriteContext
 from ..services.inputs import VersionInput, absorb_document
-from ..validation import Invalid, Unresolved, VersionCheck
 from .flatten import default_media_type, flatten
 from .precheck import precheck
 from .references import check_references
@@ -162,7 +162,7 @@ class _Importer:
                 if problem.errors and all(isinstance(e, str) for e in problem.errors)
                 else [problem.detail]
             )
-            for reason in reasons:  # a Finding (registry.errors) stays one: each binding names its attribute
+            for reason in reasons:  # a Finding (registry.domain.errors) stays one: each binding names its attribute
                 self.fail(path, reason if isinstance(reason, Finding) else reason.removeprefix(f"{path}: "))
             return None
 

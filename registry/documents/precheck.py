@@ -9,9 +9,9 @@ The services still validate everything again when they write: this pass only mak
 
 from __future__ import annotations
 
-from ..attributes import attribute_names_of, check_common, check_id, unstorable
-from ..errors import Problem
-from ..model import registry_model
+from ..domain.attributes import attribute_names_of, check_common, check_id, unstorable
+from ..domain.errors import Problem
+from ..domain.model import registry_model
 from .flatten import flatten
 
 TOP_LEVEL = {"$schema", "specversion", "id", "name", "description", "docs", "tags"}

@@ -3,7 +3,7 @@
 A reference may end in `:Name` (an Avro named type or a Protobuf message inside a schema); ids cannot hold `:`, so
 the suffix is stripped to find the entity, and then the name must name something in that version's document (the
 latest version's, when the reference names a schema): a check the app of the resource type registers
-(registry/reference_parts.py), which says what it cannot tell (another format) as found. A pointer that does not resolve
+(registry/domain/reference_parts.py), which says what it cannot tell (another format) as found. A pointer that does not resolve
 inside the document may name an entity already stored. References are kept as written. One that names nothing is
 refused by an import (CONTRACT 18: 400 naming each), or, when the import is forced (`?force=true`, `--force`),
 imported as written and listed in the report's warnings: the store holds such references after a forced delete, and
@@ -18,10 +18,10 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..attributes import version_sort_key
-from ..model import registry_model
+from ..domain.attributes import version_sort_key
+from ..domain.model import registry_model
+from ..domain.reference_parts import part_checks
 from ..models import Group, Resource, Version
-from ..reference_parts import part_checks
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 - Nodes are groups and resources. A reference to a version is drawn to its resource, with the version id (and
   a `:Name` suffix) on the edge. Each group is a cluster holding its group node and its resources, so a map
   reads group by group.
-- Edges are the references apps register (`registry.references`): an endpoint -> its definition groups, a
+- Edges are the references apps register (`registry.domain.references`): an endpoint -> its definition groups, a
   definition -> its schema version. A reference to an entity that does not exist is drawn to a red "missing"
   node.
 - Around a root (`/G/g`, `/G/g/R/r` or a version path): the root's entities, everything they lead to
@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 import graphviz
 from django.conf import settings
 
-from .. import references
-from ..errors import Problem
+from ..domain import references
+from ..domain.errors import Problem
+from ..domain.model import registry_model
 from ..estimates import estimated_count
-from ..model import registry_model
 from ..read_scope import EVERYTHING, ReadScope
 from .map_facts import NodeFacts, describers
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from django import forms
 from django.db import transaction
 
-from ..errors import Problem
+from ..domain.errors import Problem
 from ..representations import is_json_media_type
 from ..services import WriteContext
 

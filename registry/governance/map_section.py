@@ -15,7 +15,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from .. import permissions
-from ..errors import Problem
+from ..domain.errors import Problem
 from ..read_scope import scope_for
 from ..services.references import base_urls
 from .catalog_map import MapUnavailable, catalog_map_svg

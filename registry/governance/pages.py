@@ -16,7 +16,7 @@ from ..documents.exports import export_document
 from ..documents.formats import is_yaml, parse_document
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
-from ..errors import Problem
+from ..domain.errors import Problem
 from ..read_scope import scope_for
 from ..services import WriteContext
 

@@ -21,8 +21,8 @@ from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
 
-from .. import references
-from ..errors import Problem
+from ..domain import references
+from ..domain.errors import Problem
 from ..models import Group, Resource, Version
 from ..services import WriteContext
 from ..services.deletions import delete_entities

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group as Team
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
-from ..errors import Problem
+from ..domain.errors import Problem
 from ..services import WriteContext
 from ..services import teams as team_services
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest, HttpResponse
 
-from ..errors import Problem
+from ..domain.errors import Problem
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from django.http import HttpResponse
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import parse_etags
 
-from ..errors import Problem
+from ..domain.errors import Problem
 from .binding import binding_of
 from .problems import problem_response
 from .requests import query_epoch

@@ -15,7 +15,7 @@ import logging
 
 from django.db import InterfaceError, OperationalError
 
-from ..errors import Problem
+from ..domain.errors import Problem
 from .problems import render_for_request
 
 RETRY_AFTER_SECONDS = 5

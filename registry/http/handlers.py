@@ -8,7 +8,7 @@ import sys
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, TooManyFieldsSent, TooManyFilesSent
 
-from ..errors import Problem
+from ..domain.errors import Problem
 from .database_errors import is_unavailable, unavailable_response
 from .problems import render_for_request
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import Problem
+from ..domain.errors import Problem
 
 PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
 QUOTED_PAIR = re.compile(r"\\(.)")

@@ -7,7 +7,7 @@ import json
 from django.http import Http404, HttpResponse
 from rest_framework import exceptions
 
-from ..errors import Finding, Problem, same_name
+from ..domain.errors import Finding, Problem, same_name
 from .binding import binding_for_path, binding_of
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"

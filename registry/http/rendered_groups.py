@@ -24,8 +24,8 @@ from django.core.signals import setting_changed
 
 from .. import selectors
 from ..bounded_cache import BoundedCache
+from ..domain.model import GroupType
 from ..group_states import group_states
-from ..model import GroupType
 from ..models import Group
 from ..read_scope import EVERYTHING, ReadScope
 

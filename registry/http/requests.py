@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from ..attributes import unstorable
-from ..errors import Problem
-from ..json_text import TooDeep, strict_loads
+from ..domain.attributes import unstorable
+from ..domain.errors import Problem
+from ..domain.json_text import TooDeep, strict_loads
 from .binding import binding_of
 
 # Django's development server reports a request without Content-Type as `text/plain` (gunicorn reports none)
@@ -98,14 +98,14 @@ def body_bytes(request, *, limit: int | None = None, setting: str = "REGISTRY_MA
 
 def loads_strict(raw: bytes, what: str = "body"):
     """Strict JSON of untrusted bytes: UTF-8, no NaN/Infinity/1e999, no duplicate keys, nesting within
-    registry.limits.MAX_DOCUMENT_DEPTH, no NUL character or lone surrogate in any key or string. A 400 names the first fault."""
+    registry.domain.limits.MAX_DOCUMENT_DEPTH, no NUL character or lone surrogate in any key or string. A 400 names the first fault."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise Problem("malformed-json", f"the {what} is not UTF-8")
     try:
         value = strict_loads(text)
-    except TooDeep as exc:  # registry.limits.MAX_DOCUMENT_DEPTH, the limit of every door
+    except TooDeep as exc:  # registry.domain.limits.MAX_DOCUMENT_DEPTH, the limit of every door
         raise Problem("malformed-json", f"the {what} {exc}")
     except RecursionError:
         raise Problem("malformed-json", f"the {what} is nested too deeply")

@@ -13,8 +13,8 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from .. import selectors
-from ..errors import Problem
-from ..model import registry_model
+from ..domain.errors import Problem
+from ..domain.model import registry_model
 from ..services import EntityAddress, WriteContext
 from ..services.references import base_urls
 from . import conditional

@@ -1,5 +1,5 @@
 """The index of a resource's versions in the order of the latest version (CONTRACT 18, issue 39): the version ids
-left-padded with spaces to one length and compared (`registry.attributes.version_sort_key`: length, then the id by code
+left-padded with spaces to one length and compared (`registry.domain.attributes.version_sort_key`: length, then the id by code
 point), in place of the index of their creation order (0010), which found the newest version, read under the
 schema's lock by every new version, and the 1.0 `ancestorid` (the version created before). The latest is now the
 greatest id: a new version compares its id with the latest's (registry/services/versions.py), and a document GET in

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import Problem
+from ..domain.errors import Problem
 from ..models import Group, Resource, Version
 
 

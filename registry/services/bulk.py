@@ -26,10 +26,10 @@ from django.db.models import Count
 from django.utils import timezone
 
 from .. import audit
-from ..attributes import Attributes, version_sort_key
 from ..documents.flatten import EntityRecord
-from ..errors import Problem
-from ..model import registry_model
+from ..domain.attributes import Attributes, version_sort_key
+from ..domain.errors import Problem
+from ..domain.model import registry_model
 from ..models import AuditRecord, Group, Resource, Version
 from .context import WriteContext
 from .events import Epochs, emit_updated

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.utils import timezone
 
-from ..attributes import Owners
-from ..errors import Problem
+from ..domain.attributes import Owners
+from ..domain.errors import Problem
 from ..permissions import AnonymousActor, authorize, group_path_of, owners_of_group, stored_group
 
 if TYPE_CHECKING:

@@ -32,8 +32,8 @@ import threading
 
 from django.db import DatabaseError
 
+from ..domain.model import ResourceType
 from ..earlier_documents import kept_documents
-from ..model import ResourceType
 from ..models import Group, Resource, Version
 from .context import WriteContext
 from .inputs import VersionInput, absorb_document, inherited

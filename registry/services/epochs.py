@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import epoch_mismatch
+from ..domain.errors import epoch_mismatch
 
 if TYPE_CHECKING:
     from ..models import Group, Resource, Version

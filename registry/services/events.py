@@ -15,7 +15,6 @@ from datetime import datetime
 from django.db import transaction
 
 from .. import audit
-from ..attributes import Attributes
 from ..change_marker import count_change
 from ..commit_listeners import (
     WrittenPaths,
@@ -24,7 +23,8 @@ from ..commit_listeners import (
     register_on_commit,  # noqa: F401  (re-exported)
 )
 from ..commit_listeners import announce as _announce
-from ..model import registry_model
+from ..domain.attributes import Attributes
+from ..domain.model import registry_model
 from ..models import OutboxEvent
 from ..sent_together import insert_part
 from .context import WriteContext

@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
-from .. import audit, extension_attributes, owners
-from ..attributes import (
+from .. import audit, owners
+from ..domain import extension_attributes
+from ..domain.attributes import (
     Attributes,
     Owners,
     check_common,
@@ -19,12 +20,12 @@ from ..attributes import (
     stored_attributes,
     text_of,
 )
-from ..errors import Problem, not_found
-from ..model import GroupType, registry_model
+from ..domain.errors import Problem, not_found
+from ..domain.model import GroupType, registry_model
+from ..domain.validation import GroupCheck, Invalid
 from ..models import Group, Resource
 from ..permissions import group_path_of, owners_of_group
 from ..selectors import exists_ignoring_case
-from ..validation import GroupCheck, Invalid
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from ..attributes import Attributes
-from ..errors import Problem
-from ..json_text import json_document_problem, strict_loads
-from ..model import ResourceType
+from ..domain.attributes import Attributes
+from ..domain.errors import Problem
+from ..domain.json_text import json_document_problem, strict_loads
+from ..domain.model import ResourceType
 
 UNSET = object()
 SHARED = ("id", "name", "description", "tags", "docs")

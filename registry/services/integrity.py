@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError
 
-from ..errors import Problem
+from ..domain.errors import Problem
 
 
 def insert_refused(exc: IntegrityError, *, constraint: str, path: str) -> Problem:

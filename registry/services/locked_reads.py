@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from ..domain.errors import not_found
 from ..earlier_documents import EarlierSent, earlier_documents_sent
-from ..errors import not_found
 from ..models import Group, Resource, Version
 from ..sent_together import Selected, select, sent_together
 from .versions import NEXT_ID_CANDIDATES, next_version_id, next_version_id_sent, send_taken_ids

@@ -1,5 +1,5 @@
 """The resource-level `meta` attributes of xRegistry 1.0: the sticky default version and the compatibility, and the
-resource-level attributes apps register (registry/extension_attributes.py: the Confluent API's `confluentmode`).
+resource-level attributes apps register (registry/domain/extension_attributes.py: the Confluent API's `confluentmode`).
 
 Stored on the resource (its `extensions`: `defaultversionid`, `defaultversionsticky`, `compatibility`, ...), shown
 by the 1.0 binding in the `meta` entity and by the 0.5 binding as extension attributes of the resource.
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from .. import audit, extension_attributes
-from ..attributes import Attributes
-from ..errors import Problem
-from ..model import COMPATIBILITY_LEVELS, ResourceType, effective_compatibility
+from .. import audit
+from ..domain import extension_attributes
+from ..domain.attributes import Attributes
+from ..domain.errors import Problem
+from ..domain.model import COMPATIBILITY_LEVELS, ResourceType, effective_compatibility
 from ..models import Resource, Version
 from .address import EntityAddress
 from .context import WriteContext

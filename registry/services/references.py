@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from .. import references
-from ..errors import Problem
+from ..domain import references
+from ..domain.errors import Problem
 from .context import WriteContext
 
 

@@ -12,10 +12,11 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, connection, transaction
 
-from .. import audit, extension_attributes
-from ..attributes import check_id
-from ..errors import Problem, not_found
-from ..model import GroupType, ResourceType, registry_model
+from .. import audit
+from ..domain import extension_attributes
+from ..domain.attributes import check_id
+from ..domain.errors import Problem, not_found
+from ..domain.model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..selectors import exists_ignoring_case
 from ..sent_together import insert, sent_together

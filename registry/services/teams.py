@@ -23,8 +23,8 @@ from __future__ import annotations
 from django.contrib.auth.models import Group as Team
 from django.db import transaction
 
-from ..attributes import Owners
-from ..errors import Problem
+from ..domain.attributes import Owners
+from ..domain.errors import Problem
 from ..models import Group
 from ..permissions import RANK, admin_team, is_registry_admin, owners_of_group, permits
 from .context import WriteContext

@@ -21,8 +21,10 @@ from datetime import timedelta
 from django.db import IntegrityError, connection, transaction
 from django.db.models.fields.json import KT
 
-from .. import audit, extension_attributes
-from ..attributes import (
+from .. import audit
+from ..documents.formats import is_yaml_media_type, yaml_document_problem
+from ..domain import extension_attributes
+from ..domain.attributes import (
     check_common,
     check_id,
     link_error,
@@ -32,18 +34,17 @@ from ..attributes import (
     version_order_sql,
     version_sort_key,
 )
-from ..documents.formats import is_yaml_media_type, yaml_document_problem
+from ..domain.errors import Problem
+from ..domain.json_text import json_document_problem
+from ..domain.model import HISTORY, ResourceType
+from ..domain.referenced_documents import resolve as resolve_referenced
+from ..domain.validation import Invalid, VersionCheck
 from ..earlier_documents import earlier_documents
 from ..earlier_pairs import all_named, same_prefix
-from ..errors import Problem
-from ..json_text import json_document_problem
-from ..model import HISTORY, ResourceType
 from ..models import Resource, Version
-from ..referenced_documents import resolve as resolve_referenced
 from ..representations import is_json_media_type
 from ..selectors import entity_attributes, exists_ignoring_case, reference_resolves
 from ..sent_together import statement_cursor
-from ..validation import Invalid, VersionCheck
 from .context import WriteContext
 from .events import emit_deleted, emit_updated
 from .groups import group_exists

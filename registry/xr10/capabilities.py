@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import copy
 
-from ..extension_attributes import resource_attributes
-from ..model import COMPATIBILITY_LEVELS, effective_compatibility, registry_model
+from ..domain.extension_attributes import resource_attributes
+from ..domain.model import COMPATIBILITY_LEVELS, effective_compatibility, registry_model
 from .flags import FLAGS, SPEC_VERSIONS
 from .mapping import v1_mappings
 
@@ -118,7 +118,7 @@ def _with_core(attributes: dict, id_name: str, extra: dict | None = None) -> dic
 def meta_attributes(plural: str, rplural: str) -> dict:
     """The `meta` attributes of a resource type, `compatibility`'s default the one that applies when a resource and
     its group set none: the registry's (REGISTRY_DEFAULT_COMPATIBILITY) for types with compatibility rules, unless it
-    is `none` (no level, CONTRACT 18); and the attributes apps register for it (registry/extension_attributes.py)."""
+    is `none` (no level, CONTRACT 18); and the attributes apps register for it (registry/domain/extension_attributes.py)."""
     out = copy.deepcopy(META_ATTRIBUTES)
     gm = v1_mappings.get(plural)
     rm = gm.by_v1_plural.get(rplural) if gm is not None else None

@@ -9,8 +9,8 @@ from the stored rows where a view needs them.
 
 from __future__ import annotations
 
-from ..attributes import OWNERS, case_error
-from ..extension_attributes import meta_names, registered
+from ..domain.attributes import OWNERS, case_error
+from ..domain.extension_attributes import meta_names, registered
 from .capabilities import attribute_names
 from .errors import DocumentError
 from .mapping import (
@@ -49,7 +49,7 @@ META_ATTRIBUTES = ("defaultversionid", "defaultversionsticky", "readonly", "comp
 
 def meta_attribute_names(rm: ResourceMapping) -> tuple[str, ...]:
     """The attributes of a resource type's `meta`: the core's, and those apps register for it
-    (registry/extension_attributes.py)."""
+    (registry/domain/extension_attributes.py)."""
     return META_ATTRIBUTES + meta_names(rm.plural)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 
 from .. import compiled_reads, selectors
-from ..errors import Problem, not_found
+from ..domain.errors import Problem, not_found
 from ..http import fast_reads
 from ..http.requests import expected_epoch, flag, query_epoch
 from ..http.views import json_response

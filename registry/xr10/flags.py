@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .. import filters as filtering
-from ..errors import Problem
+from ..domain.errors import Problem
 from ..paging import PageRequest
 from .errors import V1Problem
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..model import registry_model
+from ..domain.model import registry_model
 from .errors import DocumentError
 
 Translate = Callable[[dict], dict]
@@ -38,7 +38,7 @@ class ResourceMapping:
     v05_only: tuple[str, ...] = ()  # 0.5 attribute names refused in a 1.0 body (the 1.0 name is different)
     to_v05: Translate = _same
     to_v10: Translate = _same
-    # a validation error's attribute path (store names) in 1.0 names, given the attribute's value (registry.errors)
+    # a validation error's attribute path (store names) in 1.0 names, given the attribute's value (registry.domain.errors)
     attribute_to_v10: Callable[[str, object], str] = common_attribute_to_v10
 
 

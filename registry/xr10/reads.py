@@ -14,9 +14,9 @@ from django.conf import settings
 from django.db.models import Prefetch
 
 from .. import selectors
-from ..attributes import stored_attributes, timestamp
+from ..domain.attributes import stored_attributes, timestamp
+from ..domain.model import registry_model
 from ..group_states import group_states
-from ..model import registry_model
 from ..models import Group, Resource, Version
 from ..read_scope import EVERYTHING, ReadScope
 from .capabilities import capabilities, model_json, modelsource_json

@@ -13,11 +13,11 @@ import base64
 import json
 from contextvars import ContextVar
 
-from ..attributes import latest_of, previous_of, stored_attributes, timestamp, version_order, version_sort_key
-from ..extension_attributes import meta_names
+from ..domain.attributes import latest_of, previous_of, stored_attributes, timestamp, version_order, version_sort_key
+from ..domain.extension_attributes import meta_names
+from ..domain.json_text import load_json_document
+from ..domain.model import applicable_level, registry_model, validation_attributes
 from ..http.headers import metadata_headers
-from ..json_text import load_json_document
-from ..model import applicable_level, registry_model, validation_attributes
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
 from .documents import group_to_v10, meta_attribute_names, version_to_v10
@@ -168,7 +168,7 @@ def ancestor_ids(versions: list[Version]) -> dict[int, str]:
 
 def _level(gm: GroupMapping, rm: ResourceMapping, resource: Resource, version: Version | None, group_attributes: dict):
     """The resource type, the version's format (the resource's when it names none) and the compatibility level that
-    applies to it (registry.model.applicable_level: None when none does)."""
+    applies to it (registry.domain.model.applicable_level: None when none does)."""
     rt = registry_model[gm.plural].resource_type(rm.plural)
     own = version.extensions if version is not None else {}
     fmt = own.get("format") or resource.extensions.get("format")
@@ -194,7 +194,7 @@ def meta_compatibility(
 
 
 def validation_json(gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource, version: Version) -> dict:
-    """rc4's `formatvalidated`, `compatibilityvalidated` and their reasons of a version (registry.model)."""
+    """rc4's `formatvalidated`, `compatibilityvalidated` and their reasons of a version (registry.domain.model)."""
     rt, fmt, level = _level(gm, rm, resource, version, group.extensions)
     checked = version.compatibility_check
     return validation_attributes(rt, fmt, external=bool(version.resource_uri), level=level, checked=checked)
@@ -230,7 +230,7 @@ def meta_json(
     out["defaultversionsticky"] = bool(resource.extensions.get("defaultversionsticky"))
     if resource.extensions.get("xref"):
         out["xref"] = resource.extensions["xref"]
-    for name in meta_names(rm.plural):  # those apps register (registry/extension_attributes.py)
+    for name in meta_names(rm.plural):  # those apps register (registry/domain/extension_attributes.py)
         if resource.extensions.get(name) is not None:
             out[name] = resource.extensions[name]
     return out

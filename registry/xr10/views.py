@@ -15,14 +15,14 @@ from django.http import HttpResponse, StreamingHttpResponse
 
 from .. import selectors
 from ..documents.imports import owners_mode
-from ..errors import Problem
+from ..domain.errors import Problem
+from ..domain.model import registry_model
 from ..http.conditional import stream_etag
 from ..http.permissions import read_scope
 from ..http.rendered_answers import rendered_answers
 from ..http.rendered_groups import group_parts
 from ..http.requests import flag
 from ..http.views import JSON_CONTENT_TYPE, json_response
-from ..model import registry_model
 from ..read_scope import EVERYTHING_KEY
 from . import writes
 from .base import XRegistryView

@@ -12,11 +12,11 @@ from django.conf import settings
 from django.db import transaction
 
 from .. import services
-from ..attributes import check_id, stored_attributes
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
+from ..domain.attributes import check_id, stored_attributes
+from ..domain.model import effective_compatibility, registry_model
 from ..http.requests import expected_epoch, parse_epoch
-from ..model import effective_compatibility, registry_model
 from ..models import Group, Resource, Version
 from ..services.address import EntityAddress
 from ..services.meta import set_resource_meta
@@ -36,7 +36,7 @@ from .representations import _version_attributes
 
 
 def without_inherited_levels(doc05: dict) -> dict:
-    """A 1.0 document shows every resource's effective `meta.compatibility` (registry.model.effective_compatibility),
+    """A 1.0 document shows every resource's effective `meta.compatibility` (registry.domain.model.effective_compatibility),
     so an export re-imported names the level of resources that only inherit it: a level equal to what the resource
     inherits (its group's, in the document or stored, else the registry's) is left out, and the resource keeps
     inheriting. What was read is written back unchanged."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.http.openapi import problem_responses
 from registry.http.requests import body_bytes, check_flags, loads_strict
 from registry.http.views import RegistryView, json_response

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from catalog.validators.schemas import DEFAULT_MAX_BYTES, validate_schema
-from registry.json_text import parse_json_limited
+from registry.domain.json_text import parse_json_limited
 from tests.corpus import cases, documents
 
 XSD = '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"><xs:element name="a" type="xs:string"/></xs:schema>'

@@ -36,4 +36,4 @@ def test_operations_reads_the_registry():
     imported = set()
     for path in (ROOT / "operations").glob("*.py"):
         imported |= imported_modules(path.read_text(encoding="utf-8"))
-    assert {"registry.errors", "registry.models"} <= imported
+    assert {"registry.domain.errors", "registry.models"} <= imported

@@ -316,7 +316,7 @@ def test_a_group_format_change_is_refused_as_by_every_other_door(tmp_path, capsy
 
 def test_the_attributes_apps_give_a_meaning_to_are_checked_on_the_executors(tmp_path, capsys):
     """Issue 37 item 5: the Confluent API's `confluentmode` (of a schema group or a schema) and `confluentpending` are
-    checked by the bulk import as by every other door (registry/extension_attributes.py): a value the API does not
+    checked by the bulk import as by every other door (registry/domain/extension_attributes.py): a value the API does not
     know is rejected with its reason, the rest goes in."""
     lines = tmp_path / "modes.jsonl"
     lines.write_text(

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from asyncapi.services import import_asyncapi
 from asyncapi.sources import Source
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.management.acting import acting_user, add_acting_user
 from registry.services import WriteContext
 

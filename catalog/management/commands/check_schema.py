@@ -12,7 +12,7 @@ from catalog.ci_checks import (
     media_type_for,
     remote_compatibility,
 )
-from registry.errors import Problem
+from registry.domain.errors import Problem
 
 
 class Command(BaseCommand):

@@ -48,8 +48,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from registry.domain.model import COMPATIBILITY_LEVELS
 from registry.earlier_pairs import same_prefix
-from registry.model import COMPATIBILITY_LEVELS
 
 from .. import budget
 from ..digest_cache import DigestLRU, digest

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import fastavro
 
-from registry.json_text import parse_json_limited
+from registry.domain.json_text import parse_json_limited
 
 from .. import budget
 from ..schemas import avro_named_types

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from registry.json_text import parse_json_limited
+from registry.domain.json_text import parse_json_limited
 
 from .. import budget
 from ..json_canonical import canonical, canonical_set

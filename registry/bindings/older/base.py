@@ -19,8 +19,8 @@ from django.db.models.functions import Length
 from django.http import HttpResponse
 
 from ... import selectors, services
-from ...attributes import timestamp
-from ...errors import Problem
+from ...domain.attributes import timestamp
+from ...domain.errors import Problem
 from ...filters import apply as apply_filters
 from ...filters import parse as parse_filters
 from ...http import fast_reads

@@ -26,7 +26,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from ... import selectors, services
-from ...errors import Problem
+from ...domain.errors import Problem
 from ...http import fast_reads
 from ...http.openapi import problem_responses
 from ...http.requests import body_bytes, check_flags, loads_strict, query_epoch

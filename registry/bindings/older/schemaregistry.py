@@ -11,7 +11,7 @@ or in headers of those names; `?epoch=N` (or `Registry-epoch`) as on every write
 
 from __future__ import annotations
 
-from ...errors import Problem
+from ...domain.errors import Problem
 from ...http import fast_reads
 from ...http.requests import check_flags
 from ...models import Group, Resource

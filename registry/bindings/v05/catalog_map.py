@@ -8,8 +8,8 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from ... import references
-from ...errors import Problem
+from ...domain import references
+from ...domain.errors import Problem
 from ...governance.catalog_map import MapUnavailable, catalog_map_svg
 from ...governance.dashboard import admin_url_of
 from ...http.openapi import PROBLEM

@@ -6,10 +6,10 @@ from django.conf import settings
 from django.db import transaction
 
 from ... import selectors, services
-from ...attributes import stored_attributes
 from ...documents.exports import export_document
 from ...documents.imports import import_document
-from ...errors import Problem
+from ...domain.attributes import stored_attributes
+from ...domain.errors import Problem
 from ...http.requests import check_flags, flag, json_body, query_epoch
 from ...http.views import json_response
 from ...paging import PageRequest, link_header

@@ -3,11 +3,11 @@ from the body (docs/api-contract.md section 5)."""
 
 from __future__ import annotations
 
-from ...attributes import V10_NAMES
-from ...errors import Problem
+from ...domain.attributes import V10_NAMES
+from ...domain.errors import Problem
+from ...domain.model import ResourceType
 from ...http.headers import prefixed_headers
 from ...http.requests import body_bytes, parse_epoch, query_epoch
-from ...model import ResourceType
 from ...services.inputs import UNSET, VersionInput
 
 KNOWN_ATTRIBUTES = {

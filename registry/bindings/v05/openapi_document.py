@@ -13,10 +13,10 @@ says what the server does (issue 11, checked by schemathesis with all its checks
 
 from __future__ import annotations
 
-from ...attributes import COMMON, DOCS_PATTERN, ID_MAX_LENGTH, ID_PATTERN, SERVER_OWNED, TAG_KEY_PATTERN
-from ...model import registry_model
+from ...domain.attributes import COMMON, DOCS_PATTERN, ID_MAX_LENGTH, ID_PATTERN, SERVER_OWNED, TAG_KEY_PATTERN
+from ...domain.model import registry_model
 
-# the server's own patterns (registry.attributes), which are also valid ECMAScript patterns
+# the server's own patterns (registry.domain.attributes), which are also valid ECMAScript patterns
 ID_SCHEMA = {
     "type": "string",
     "minLength": 1,

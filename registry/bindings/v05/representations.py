@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import base64
 
-from ...attributes import latest_of, timestamp, version_order
+from ...domain.attributes import latest_of, timestamp, version_order
+from ...domain.json_text import load_json_document
+from ...domain.model import GroupType, ResourceType
 from ...http.headers import metadata_headers
-from ...json_text import load_json_document
-from ...model import GroupType, ResourceType
 from ...models import Group, Resource, Version
 from ...representations import is_json_media_type, merged_attributes, shared_document
 

@@ -12,13 +12,13 @@ from ...documents.exports import SPEC_VERSION, export_document, stream_json_docu
 from ...documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
 from ...documents.imports import import_document, owners_mode
 from ...documents.precheck import check_size
-from ...errors import Problem
+from ...domain.errors import Problem
+from ...domain.model import registry_model
 from ...http.conditional import stream_etag
 from ...http.rendered_answers import rendered_answers
 from ...http.rendered_groups import group_parts, joined
 from ...http.requests import body_bytes, check_flags, flag
 from ...http.views import JSON_CONTENT_TYPE, json_response
-from ...model import registry_model
 from ...read_scope import EVERYTHING, EVERYTHING_KEY, ReadScope
 from .binding import CoreView
 from .representations import group_json

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from ...model import registry_model
+from ...domain.model import registry_model
 from . import openapi
 from .catalog_map import CatalogMapView
 from .groups import GroupCollectionView, GroupView

@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from registry.documents.exports import export_document
 from registry.documents.formats import dump_document
-from registry.errors import Problem
-from registry.model import registry_model
+from registry.domain.errors import Problem
+from registry.domain.model import registry_model
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """Each binding writes a problem in its own words (issue 23 item 12): the entity by its path in that binding, and
 the attribute a validation error is about by that binding's name of it (a 1.0 message's `envelope`, not the 0.5
-`format`), from structured problems (registry.errors: subject, Finding), never by rewriting English text."""
+`format`), from structured problems (registry.domain.errors: subject, Finding), never by rewriting English text."""
 
 import json
 

@@ -56,7 +56,7 @@ def test_event_fields(su, box):
     event = OutboxEvent.objects.get()
     assert event.source == "http://testserver"
     assert event.subject == "/schemaGroups/g1"
-    from registry.attributes import timestamp
+    from registry.domain.attributes import timestamp
 
     assert timestamp(event.time) == body["modifiedOn"]
     make_group(su, "g2")

@@ -208,6 +208,6 @@ def test_bulk_delete_of_referrers_and_referees_together(su):
     ],
 )
 def test_resolve(reference, path):
-    from registry.references import resolve
+    from registry.domain.references import resolve
 
     assert resolve(reference, ["http://testserver", "https://reg.example/prefix"]) == path

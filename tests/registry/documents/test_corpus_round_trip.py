@@ -13,7 +13,7 @@ from django.core.management import call_command
 from registry.documents.exports import export_document
 from registry.documents.formats import dump_document, parse_document
 from registry.documents.imports import import_document
-from registry.errors import Problem
+from registry.domain.errors import Problem
 from registry.models import Group, OutboxEvent, Resource, Version
 from registry.services import WriteContext
 from tests.corpus import cases, corpus, documents

@@ -1,6 +1,6 @@
 """Issue 24 item 9: whatever the store holds, its exports import again.
 
-- One nesting limit for every door (registry.limits): an entity's JSON nests at most MAX_DEPTH levels, whether
+- One nesting limit for every door (registry.domain.limits): an entity's JSON nests at most MAX_DEPTH levels, whether
   it comes through the 0.5 or the 1.0 binding or a document; the exports put at most ENVELOPE_DEPTH levels around
   it and every importer accepts that much. Before, a schema nested 201 levels or a group attribute nested 70
   made `GET /?inline` -> `POST /` fail ("nested deeper than 64 levels"), and PUT accepted a group attribute
@@ -15,7 +15,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from registry.limits import MAX_DEPTH, MAX_DOCUMENT_DEPTH
+from registry.domain.limits import MAX_DEPTH, MAX_DOCUMENT_DEPTH
 from tests.helpers import (
     assert_problem,
     definition,

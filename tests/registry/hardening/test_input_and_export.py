@@ -205,7 +205,7 @@ def test_a_problem_quoting_a_lone_surrogate_is_still_json():
     """issue 11 item 7: a detail that quotes client input holding a lone surrogate failed to encode (500)"""
     from django.test import RequestFactory
 
-    from registry.errors import Problem
+    from registry.domain.errors import Problem
     from registry.http.problems import problem_response
 
     response = problem_response(Problem("invalid-id", "id 'g\udc00' is not allowed"), RequestFactory().get("/x"))

@@ -154,7 +154,7 @@ def _attribute_references(held_by=None) -> list[Reference]:
     """The references held in versions' attributes in apps' own terms (register_attribute_reference_extractor), of
     the versions `held_by` (a condition on them) when given."""
     # here: the Spark import's executors load this module without Django's app registry, where the models fail
-    from .models import Version
+    from ..models import Version
 
     out: list[Reference] = []
     for (gplural, rplural, attribute), fns in attribute_extractors.items():
@@ -229,7 +229,7 @@ def entity_pks(paths: Iterable[str]) -> tuple[set[int], set[int]]:
     resource; ids irrespective of case): two queries however many paths, served by the case-insensitive unique
     indexes."""
     # here: the Spark import's executors load this module without Django's app registry, where the models fail
-    from .models import Group, Resource
+    from ..models import Group, Resource
 
     groups: dict[tuple[str, str], set[tuple[str, str]]] = {}
     listed: set[tuple[str, str]] = set()  # groups named by their own path
@@ -275,7 +275,7 @@ def scan(
     paths), at least those that point into one of them (the documents read are the ones that may: see
     `_may_point_into`); with `held_by` (group and resource paths), at least those held by them or their versions.
     Either reads only what the database finds for it."""
-    from .models import Group, Version  # here: catalog/types.py registers extractors from this module, and
+    from ..models import Group, Version  # here: catalog/types.py registers extractors from this module, and
     # the Spark import's executors load it without Django's app registry, where importing the models fails
 
     base_urls = [b for b in base_urls if b]

@@ -35,7 +35,7 @@ class Invalid(Exception):
 
 
 class Unresolved(Invalid):
-    """A reference names no stored entity (a version's referenced documents, registry.referenced_documents): the
+    """A reference names no stored entity (a version's referenced documents, registry.domain.referenced_documents): the
     write is refused as invalid (400); a document import tries it again after the document's other entities, which
     may hold what it references."""
 
@@ -82,7 +82,7 @@ class VersionCheck:
     is_update: the version exists and is being changed in place.
     referenced_documents: documents the version's document refers to by name, deepest first: resolved by the
         writer (VersionInput.referenced_documents), else by the resolvers apps register for the type
-        (registry.referenced_documents) from the version's attributes; () when neither gave any.
+        (registry.domain.referenced_documents) from the version's attributes; () when neither gave any.
     history: the version is an import's history (made together with its resource, CONTRACT 18): it is checked
         alone, not against the resource's other versions (previous_documents is not to be read).
     checked_level: set by the hook: the compatibility level the version was found to meet against the earlier

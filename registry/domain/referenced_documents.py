@@ -8,7 +8,7 @@ and a resolver registered for its type turns that into the documents:
 
 - `register_document_resolver(group_plural, resource_plural, fn)`: `fn(check)` is called with the `VersionCheck`
   of a version about to be written whose writer gave no documents, and returns the documents its attributes
-  refer to, deepest first (`()` when they refer to none). It raises `Unresolved` (registry.validation) naming a
+  refer to, deepest first (`()` when they refer to none). It raises `Unresolved` (registry.domain.validation) naming a
   reference that names nothing stored, `Invalid` for a reference it cannot read.
 - `resolve(check)`: the documents of `check` (the writer's, else every registered resolver's).
 """

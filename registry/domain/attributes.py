@@ -84,7 +84,7 @@ def check_id(value, what: str = "id") -> str:
 
 def group_attribute_names(gt: GroupType) -> frozenset[str]:
     """The names the store (and the 0.5-wip binding) gives a group of type `gt`: the common and server-owned
-    attributes, `owners`, the type's own attributes, those apps register for it (registry/extension_attributes.py)
+    attributes, `owners`, the type's own attributes, those apps register for it (registry/domain/extension_attributes.py)
     and its resource collections."""
     names = {*COMMON, *SERVER_OWNED, OWNERS, *gt.attributes, *registered.get((gt.plural, None), {})}
     for rt in gt.resources:
@@ -115,7 +115,7 @@ def attribute_names_of(group_type: str, resource_type: str | None = None) -> fro
 
 def check_common(attrs: dict, prefix: str = "", known: Collection[str] = ()) -> list[str]:
     """Type errors of the common attributes present in attrs (None values mean 'remove' and pass), and the
-    one nesting limit of an entity's attributes (registry.limits.MAX_DEPTH, the attributes object counting as
+    one nesting limit of an entity's attributes (registry.domain.limits.MAX_DEPTH, the attributes object counting as
     one level): every door's writes come here, so what is stored always fits in an export that imports again.
     `known`: the names of the entity's attributes (`group_attribute_names`, `version_attribute_names`), which no
     other name may differ from only by case (`check_attribute_names`)."""

@@ -1,7 +1,7 @@
 """JSON from untrusted bytes within bounds: nesting depth is checked on the text before parsing, without
 recursion, so a deeply nested document cannot exhaust the stack of any library; and whether a stored JSON
 document can be served and exported again (`json_document_problem`). Used by the engine and by the catalog's
-format validators. The limits are registry.limits's: `MAX_DEPTH` for one entity's JSON, `MAX_DOCUMENT_DEPTH` for
+format validators. The limits are registry.domain.limits's: `MAX_DEPTH` for one entity's JSON, `MAX_DOCUMENT_DEPTH` for
 what carries entities (request bodies, registry documents)."""
 
 import json

@@ -1,8 +1,8 @@
 """How deep JSON may nest, one rule for every door (issue 24 item 9).
 
 - `MAX_DEPTH`: one entity's JSON, its attributes as an object or its document (a schema, a definition), nests at
-  most this many objects and arrays. The services check it on every write (`registry.attributes.check_common`,
-  `registry.json_text.json_document_problem`), whichever door the write came through: the 0.5 and 1.0
+  most this many objects and arrays. The services check it on every write (`registry.domain.attributes.check_common`,
+  `registry.domain.json_text.json_document_problem`), whichever door the write came through: the 0.5 and 1.0
   bindings, the admin, a document import, sync, `spark_import`.
 - `MAX_DOCUMENT_DEPTH`: what carries entities (a request body, a registry document, an export) puts at most
   `ENVELOPE_DEPTH` levels around them: registry, group map, group, resource map, resource, version map, version,
