@@ -4,7 +4,7 @@ default: the change events of a registry's past, already relayed).
 
 Every whole-registry read (`GET /?inline`, the exports, the 1.0 export) first reads the registry's change marker to
 know whether its kept rendered answer is still current. The baseline counted the outbox for it; this checkout reads
-a handful of counter rows (registry/change_marker.py). Prints, per server, `GET /?inline` (kept answer) and its
+a handful of counter rows (registry/store/change_marker.py). Prints, per server, `GET /?inline` (kept answer) and its
 revalidation (`If-None-Match`: 304) in requests/s with wrk (2 threads, 8 connections; the median of the rounds), and
 the marker query alone, timed in this process against the same database (old and new query, median of 20).
 Asserts nothing.

@@ -20,7 +20,7 @@ What is measured, in this order (times are the median of `--samples` sequential 
 the import's rate; Confluent's first `GET /subjects` after the import (every subject new to the API), then again;
 first and deep pages of groups, schemas (of the wide group) and versions (of the long schema) through the 0.5 and
 1.0 bindings (deep: reached by following `Link` with the largest page, then read with the default page size) and
-Confluent's `/subjects` (`offset`); a filter on an attribute, the search (the admin's search page, registry/search.py)
+Confluent's `/subjects` (`offset`); a filter on an attribute, the search (the admin's search page, registry/store/search.py)
 for a word every document holds and for a rare one, `?referencedby` of a schema (p99); `/registry/export` and
 `GET /?inline` (seconds, versions/s, the answering worker's peak memory); new versions written one after the other;
 the admin's dashboard and changelists; the catalog map (whole and one group); each worker's memory after

@@ -1,4 +1,4 @@
-"""The registry's search (registry/search.py, the admin's search box) over 10,000 schemas, on SQLite and on a
+"""The registry's search (registry/store/search.py, the admin's search box) over 10,000 schemas, on SQLite and on a
 throwaway PostgreSQL (its full-text search and GIN index). Prints the median latency of `search.search(q)`
 (counting every match and listing the first 100, as the search page does) per query and database. The goal
 (issue 16): under 200 ms. Asserts nothing.
@@ -88,9 +88,9 @@ def worker(groups: int, schemas: int, runs: int) -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from registry import search
     from registry.documents.imports import import_document
     from registry.services import WriteContext
+    from registry.store import search
 
     call_command("migrate", verbosity=0)
     started = time.perf_counter()

@@ -30,9 +30,9 @@ from registry.governance.references import ReferencesAdminMixin
 from registry.governance.search import SearchAdminMixin
 from registry.models import Version
 from registry.read_scope import scope_for
-from registry.selectors import count_subquery
 from registry.services import VersionInput
 from registry.services.versions import version_attributes
+from registry.store.selectors import count_subquery
 
 from .admin_checks import (
     CandidateForm,

@@ -20,8 +20,8 @@ from registry.admin import (
 from registry.domain.errors import Problem
 from registry.domain.model import effective_compatibility
 from registry.models import Resource
-from registry.selectors import count_subquery
 from registry.services import WriteContext
+from registry.store.selectors import count_subquery
 
 from .admin_filters import GroupFormatFilter
 from .models import DefinitionGroup, SchemaGroup

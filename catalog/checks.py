@@ -23,12 +23,13 @@ from __future__ import annotations
 import difflib
 
 from confluent import rule_checks
-from registry import selectors, services
+from registry import services
 from registry.domain.attributes import version_order
 from registry.domain.errors import Problem
 from registry.domain.model import registry_model
 from registry.models import Version
 from registry.services.versions import merge_attributes, resource_attributes, version_attributes
+from registry.store import selectors
 
 from .selectors import schema_compatibility as level_of
 from .validators import budget

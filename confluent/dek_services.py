@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
-from registry import audit
 from registry.domain.errors import Problem
 from registry.models import Group
 from registry.permissions import is_registry_admin
 from registry.services import WriteContext
+from registry.store import audit
 
 from . import dek_errors, dek_selectors, kms
 from .dek_models import NAME_MAX_LENGTH, Dek, Kek
@@ -50,7 +50,7 @@ def _kek_state(kek: Kek | None) -> dict | None:
 
 
 def kek_changes(before: Kek | dict | None, after: Kek | None) -> dict:
-    """What a KEK's change changed, for its audit row (registry/audit.py): its KMS properties named, their values
+    """What a KEK's change changed, for its audit row (registry/store/audit.py): its KMS properties named, their values
     never shown. `before`: the KEK's `_kek_state` before the change (None: created)."""
     old = _kek_state(before) if isinstance(before, Kek) else before
     return audit.changes(old, _kek_state(after), shown={"kmsProps": _masked})

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 
 from django.db import transaction
 
-from registry import audit
 from registry.domain.errors import Problem
 from registry.models import AuditRecord, Group
 from registry.services import (
@@ -31,6 +30,7 @@ from registry.services import (
     set_resource_meta,
 )
 from registry.services.resources import get_group, lock_resource
+from registry.store import audit
 
 from . import selectors
 from .association_shapes import ATTRIBUTE as ASSOCIATIONS

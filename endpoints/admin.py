@@ -10,8 +10,8 @@ from registry import services
 from registry.admin import GroupAdmin, OwnerFilter, TagFilter, action_form
 from registry.domain.errors import Problem
 from registry.models import Resource
-from registry.selectors import count_subquery
 from registry.services import WriteContext
+from registry.store.selectors import count_subquery
 
 from .models import Endpoint
 

@@ -8,7 +8,7 @@ Two kinds of figure, collected two ways:
   (PROMETHEUS_MULTIPROC_DIR), each process writes its values to files there, and a scrape, whichever worker
   answers it, reads them all. Without that directory (runserver, tests, one process) they are kept in memory.
   Deriving them from the database instead would cost a write per request.
-- The per-process caches (registry/bounded_cache.py): entries, bytes, hits and misses by cache, counted where they
+- The per-process caches (registry/store/bounded_cache.py): entries, bytes, hits and misses by cache, counted where they
   happen as the requests are (in multiprocess mode the entries and bytes of the live workers are added up).
 - Backlogs (outbox, deliveries by status and protocol, dead letters, Spark import runs) belong to the whole
   deployment and are already in the database: they are read at each scrape (operations/selectors.py) by a
@@ -28,7 +28,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from pipeline.models import ImportRun
-from registry.bounded_cache import CACHE_METRICS
+from registry.store.bounded_cache import CACHE_METRICS
 from subscriptions.models import Delivery
 
 from . import selectors

@@ -29,7 +29,6 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Count
 
-from registry import selectors
 from registry.documents.flatten import EntityRecord
 from registry.documents.references import references_in, stored_version, unresolved
 from registry.domain.attributes import stored_attributes, version_order, version_sort_key
@@ -38,6 +37,7 @@ from registry.models import Group, Resource, Version
 from registry.services import WriteContext
 from registry.services.bulk import bulk_refusal, bulk_write
 from registry.services.versions import resource_attributes, version_attributes
+from registry.store import selectors
 
 from . import authorization
 from .models import ImportedInput

@@ -5,7 +5,7 @@ either binding's names), `actor`, `since` (RFC 3339), `door`, `via` (a sync's so
 It answers registry admins everything and the owners of groups (a team of theirs holds the role `owner`) the rows
 of those groups: of the groups as they are, by their row ids (`AuditRecord.group_pk`), so that the owners of a group
 made again with the id of a deleted one do not read the deleted group's rows. Anyone else signed in gets 403, and an
-anonymous request 401, whatever REGISTRY_PUBLIC_READ says. Each row says what changed (`changes`: registry/audit.py).
+anonymous request 401, whatever REGISTRY_PUBLIC_READ says. Each row says what changed (`changes`: registry/store/audit.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .http.openapi import problem_responses
 from .http.requests import check_flags
 from .http.views import RegistryView, json_response
 from .models import AuditRecord, Group
-from .paging import PageRequest, link_header
+from .store.paging import PageRequest, link_header
 from .xr10.mapping import store_path, v1_path
 
 OPERATIONS = ("create", "update", "delete")

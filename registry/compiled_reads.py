@@ -10,7 +10,7 @@ keep a compiled query for re-use with new parameters, so this small builder is w
 
 The answers are the same objects `selectors.get_document_version` returned from the ORM: a Resource with
 `.group` and `.latest` loaded, or a Version with `.resource` and `.resource.group` loaded. Its parts (`from_where`,
-`history_columns`, `caller_column`) also build the fast path's key of a document (registry/document_keys.py).
+`history_columns`, `caller_column`) also build the fast path's key of a document (registry/store/document_keys.py).
 
 On PostgreSQL with the connection pool, the statement is sent with server-side parameters, so that psycopg
 prepares it on each pooled connection after a few uses: PostgreSQL then skips parsing and planning it (most of

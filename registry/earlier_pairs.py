@@ -1,5 +1,5 @@
 """The (format, document) pairs of a resource's earlier versions as a new version's check reads them, kept per process
-(registry/earlier_documents.py), with what the checks read of them kept alongside (issue 29): a transitive check
+(registry/store/earlier_documents.py), with what the checks read of them kept alongside (issue 29): a transitive check
 reads every earlier version, and its passes over every pair (the documents alone, their formats, which of them an
 early check already compared) made a new version's CPU grow with the versions.
 

@@ -6,7 +6,7 @@ functional unique constraints on `Lower(id)`). Extension attributes live in `ext
 validated by the group or resource type's hook before any write. Version ids are assigned per resource
 from `Resource.version_counter`: there is no global counter row. `RegistryState` is the registry entity's one row,
 written only when a group is added or removed. `ChangeCount` holds the change marker's counts
-(registry/change_marker.py). `AuditRecord` is the audit trail: one row per committed change (registry/audit.py).
+(registry/store/change_marker.py). `AuditRecord` is the audit trail: one row per committed change (registry/store/audit.py).
 """
 
 import uuid
@@ -160,7 +160,7 @@ class RegistryState(models.Model):
 
 class ChangeCount(models.Model):
     """Committed changes, counted in a few rows that writers share without waiting for each other: each write
-    transaction adds one to a row no other transaction holds (registry/change_marker.py)."""
+    transaction adds one to a row no other transaction holds (registry/store/change_marker.py)."""
 
     changes = models.PositiveBigIntegerField(default=0)
     changed_at = models.DateTimeField()
@@ -170,7 +170,7 @@ class ChangeCount(models.Model):
 
 
 class AuditRecord(models.Model):
-    """One committed change, written in its transaction beside its outbox row (registry/audit.py): who (a user's
+    """One committed change, written in its transaction beside its outbox row (registry/store/audit.py): who (a user's
     name, or the system's source), through which door, what (the entity's store path, the operation, its epoch
     before and after, the attributes it changed), when, and in which group (its row id: a group made again with the
     same id is another group); `via` names the sync source of a sync's change."""
@@ -188,7 +188,7 @@ class AuditRecord(models.Model):
     epoch_before = models.PositiveBigIntegerField(null=True, blank=True)
     epoch_after = models.PositiveBigIntegerField(null=True, blank=True)
     event = models.UUIDField(null=True, blank=True, help_text="the change event's id (its outbox row)")
-    # attribute -> {"before": ..., "after": ...} (registry/audit.py: documents as digest and size, secrets masked);
+    # attribute -> {"before": ..., "after": ...} (registry/store/audit.py: documents as digest and size, secrets masked);
     # null on rows written before it was recorded
     changes = models.JSONField(null=True, blank=True)
     # the id of the group's row (not a foreign key: the rows outlive the group); null: outside every group (a

@@ -87,7 +87,7 @@ def shown_settings(protocolsettings: dict) -> dict:
 
 
 def audited_settings(protocolsettings: dict) -> dict:
-    """The protocol settings as the audit trail shows them (registry/audit.py): as reads show them (`shown_settings`),
+    """The protocol settings as the audit trail shows them (registry/store/audit.py): as reads show them (`shown_settings`),
     but with each credential named and masked, so that a changed credential is seen to change, its value not."""
     shown = shown_settings(protocolsettings)
     for key, value in (protocolsettings or {}).items():

@@ -12,7 +12,7 @@ from django.db.models import Count, Q, QuerySet
 
 from registry import permissions
 from registry.domain.errors import Problem
-from registry.paging import PageRequest
+from registry.store.paging import PageRequest
 
 from .models import Delivery, Subscription
 

@@ -9,7 +9,7 @@ else is refused with 403 and nothing is written (the doors also ask the model pe
 protocol, sink or protocol settings: where deliveries go) records the acting user in `sink_set_by`, whose rights then
 filter the deliveries (subscriptions/relay.py): an admin who re-points a subscription makes it theirs, and a change of
 filters alone keeps the deliveries to what the sink's owner may read. Every accepted change writes its audit row
-(`/subscriptions/ID`, registry/audit.py) in its transaction, with what it changed, its secrets masked as reads mask
+(`/subscriptions/ID`, registry/store/audit.py) in its transaction, with what it changed, its secrets masked as reads mask
 them (`audit_changes`).
 """
 
@@ -19,10 +19,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from registry import audit, permissions
+from registry import permissions
 from registry.domain.attributes import unstorable
 from registry.domain.errors import Problem
 from registry.services import WriteContext
+from registry.store import audit
 
 from .delivery import policy
 from .masking import CREDENTIALS, audited_settings, shown_sink, with_masked_values_kept
@@ -47,7 +48,7 @@ AUDIT_SHOWN = {"sink": shown_sink, "protocolsettings": audited_settings}
 
 
 def audit_state(subscription: Subscription) -> dict:
-    """A subscription's attributes as the audit trail compares them (registry/audit.py `state`)."""
+    """A subscription's attributes as the audit trail compares them (registry/store/audit.py `state`)."""
     return {
         name: value
         for name, field in AUDITED.items()

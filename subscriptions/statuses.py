@@ -11,8 +11,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from registry import audit
 from registry.services import WriteContext
+from registry.store import audit
 
 from .models import Subscription
 

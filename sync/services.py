@@ -31,13 +31,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from registry import audit
 from registry.documents.imports import import_document
 from registry.domain.errors import Problem
 from registry.domain.model import registry_model
 from registry.models import Group, Resource
 from registry.services import EntityAddress, WriteContext, delete_group, delete_resource
 from registry.services.context import OriginRefused
+from registry.store import audit
 from registry.xr10.documents import DocumentError, to_v05_document
 from registry.xr10.mapping import mappings
 from registry.xr10.writes import without_inherited_levels
@@ -54,7 +54,7 @@ AUDITED = ("name", "base_url", "token", "scope", "path", "interval_seconds", "en
 
 
 def source_state(source: SyncSource | None) -> dict | None:
-    """A source's attributes as the audit trail compares them (registry/audit.py): its token and the base URL's
+    """A source's attributes as the audit trail compares them (registry/store/audit.py): its token and the base URL's
     password as they are (`source_changed` shows neither), its owner by name, never its webhook secret."""
     if source is None:
         return None

@@ -10,13 +10,13 @@ import base64
 import json
 from collections.abc import Iterator
 
-from .. import selectors
 from ..domain.attributes import stored_attributes, version_order
 from ..domain.json_text import exportable, json_document_problem, strict_loads
 from ..domain.model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..read_scope import EVERYTHING, ReadScope
 from ..representations import is_json_media_type
+from ..store import selectors
 from .formats import SCHEMA_URI
 
 SPEC_VERSION = "0.5-wip"

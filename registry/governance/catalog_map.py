@@ -42,8 +42,8 @@ from django.conf import settings
 from ..domain import references
 from ..domain.errors import Problem
 from ..domain.model import registry_model
-from ..estimates import estimated_count
 from ..read_scope import EVERYTHING, ReadScope
+from ..store.estimates import estimated_count
 from .map_facts import NodeFacts, describers
 
 MAX_DETAILED_RESOURCES = 60

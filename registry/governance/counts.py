@@ -1,5 +1,5 @@
 """The governance UI's counts at any size (issue 40): a changelist's paginator and the dashboard's counts per type
-use `registry.estimates` (the planner's estimate on PostgreSQL when it is large, else an exact count), never a
+use `registry.store.estimates` (the planner's estimate on PostgreSQL when it is large, else an exact count), never a
 `COUNT(*)` of a large table.
 
 - `EstimatedCountPaginator`: Django's paginator with that count; the last pages of an estimated list may be empty
@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.core.paginator import Paginator
 from django.utils.functional import cached_property
 
-from registry.estimates import estimated_count
+from registry.store.estimates import estimated_count
 
 
 def shown_count(queryset) -> str:

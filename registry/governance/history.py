@@ -1,7 +1,7 @@
 """One history for every entity in the admin (docs/teams.md): the History page of a group, resource or version lists
 the audit trail of that entity and of what lies beneath it, newest first, whatever door each change came through (an
 API, an import, Spark, a sync, the admin), instead of Django's log of the admin's own writes only: each row with what
-it changed (attribute, before, after; registry/audit.py). It lists the rows of the group as it is (its row id): not
+it changed (attribute, before, after; registry/store/audit.py). It lists the rows of the group as it is (its row id): not
 those of a group deleted before it that had the same id."""
 
 from __future__ import annotations

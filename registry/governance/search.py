@@ -1,4 +1,4 @@
-"""The governance UI's search (registry/search.py): the results page behind the dashboard's search box, the
+"""The governance UI's search (registry/store/search.py): the results page behind the dashboard's search box, the
 dashboard panel holding that box, and the changelists' own search boxes (`SearchAdminMixin`)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from django.db.models import Q
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 
-from .. import search
 from ..models import Group
 from ..read_scope import scope_for
+from ..store import search
 from . import dashboard
 
 LIMIT = 100

@@ -37,7 +37,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
-from ..bounded_cache import BoundedCache
+from ..store.bounded_cache import BoundedCache
 
 MAX_ENTRIES = 4096
 OFF = {"", "0", "off", "none"}

@@ -7,7 +7,7 @@ the answer and revalidate it each time); `If-None-Match` with a current tag answ
   changes: the entity, an inlined child, a count, a header-borne attribute (`Registry-*` headers are hashed
   too, since a document GET carries its metadata there).
 - A streamed answer (`GET /?inline`, the export) is never held in memory, so its tag is a hash of the
-  registry's change marker (it moves with every committed write: registry/change_marker.py) with everything
+  registry's change marker (it moves with every committed write: registry/store/change_marker.py) with everything
   that selects the variant (path, query, `Accept`, host).
 
 Writes accept `If-Match` as an alternative to `?epoch`: the current representation of the same URL (as a GET

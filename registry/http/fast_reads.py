@@ -6,7 +6,7 @@ middleware, DRF's request, authentication and permissions, the representation, t
 is a function of what that query reads (the document's version, resource and group rows; in 1.0 also the
 resource's version count and the version before this one) and of the request's URL, scheme, host, method, whether
 the caller signed in, and whether its `If-None-Match` holds the answer's tag. So this middleware runs one query for
-the document's key (registry/document_keys.py: a small row that changes whenever any of those rows does, and
+the document's key (registry/store/document_keys.py: a small row that changes whenever any of those rows does, and
 whether the caller's API token is valid) and, when the key is the one an answer was kept for, replays that answer
 (status, headers, body; a 304 without a body): no view, no DRF, no representation. Otherwise (a miss) the request
 goes the whole way, and the answer it gets is kept under the key read before it. Every answer is thus the full
@@ -52,8 +52,8 @@ from django.utils.cache import (  # type: ignore[attr-defined]  # Django's own c
 )
 from django.utils.http import parse_etags
 
-from ..bounded_cache import BoundedCache
-from ..document_keys import document_key, reads_keys_apart
+from ..store.bounded_cache import BoundedCache
+from ..store.document_keys import document_key, reads_keys_apart
 from .database_errors import is_unavailable, unavailable_response
 from .permissions import reads_are_public
 
@@ -111,7 +111,7 @@ class Kept:
 
 
 class KeptAnswers:
-    """Per process, least recently used first out, at most REGISTRY_FAST_READ_BYTES in all (registry/bounded_cache.py:
+    """Per process, least recently used first out, at most REGISTRY_FAST_READ_BYTES in all (registry/store/bounded_cache.py:
     `fast_read_answers` in the metrics); a URL's answers larger than an eighth of it are not kept."""
 
     def __init__(self):

@@ -9,7 +9,7 @@ namespaces and reversals) and keeps its answer per path. Django's root resolver 
 `ResolverMatch` from it. Paths that resolve to nothing (404) are tried each time (nothing kept).
 
 Memory: at most KEPT paths of at most MAX_PATH characters per process (least recently used dropped first: a
-registry/bounded_cache.py cache, `url_resolutions` in the metrics). A changed setting (tests) forgets them all.
+registry/store/bounded_cache.py cache, `url_resolutions` in the metrics). A changed setting (tests) forgets them all.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from django.core.signals import setting_changed
 from django.urls import URLResolver
 from django.urls.resolvers import RoutePattern
 
-from ..bounded_cache import BoundedCache
+from ..store.bounded_cache import BoundedCache
 
 KEPT = 4096
 MAX_PATH = 1024

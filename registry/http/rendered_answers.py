@@ -2,12 +2,12 @@
 
 Rendering the whole registry costs one query per group type and level and the JSON of every entity; it changed only when a write committed. The registry's change marker
 (`selectors.change_marker`: it moves with every committed write, and reading it costs one small query whatever
-the registry's history, registry/change_marker.py) says when that happens, so an answer rendered under one marker
+the registry's history, registry/store/change_marker.py) says when that happens, so an answer rendered under one marker
 is served again, as bytes, to every request that reads the same marker: a write is visible in the next read, on every worker, since each reads the marker first.
 
 Per process (each gunicorn worker keeps its own), at most REGISTRY_RENDERED_ANSWER_BYTES in all, least recently used
 dropped first (an answer of an older marker is never served again): a larger registry streams every time, its memory
-bounded by a group. A registry/bounded_cache.py cache, `rendered_answers` in the metrics.
+bounded by a group. A registry/store/bounded_cache.py cache, `rendered_answers` in the metrics.
 An answer is kept only when it was streamed to its end (a client that went away leaves nothing behind).
 Not Django's cache framework: it stores whole responses under keys it cannot tie to the marker.
 """
@@ -18,11 +18,11 @@ from collections.abc import Iterable, Iterator
 
 from django.conf import settings
 
-from ..bounded_cache import BoundedCache
+from ..store.bounded_cache import BoundedCache
 
 
 class RenderedAnswers:
-    """Whole answers under the change marker they were rendered at (registry/bounded_cache.py)."""
+    """Whole answers under the change marker they were rendered at (registry/store/bounded_cache.py)."""
 
     def __init__(self):
         self._cache = BoundedCache("rendered_answers", max_bytes=lambda: settings.REGISTRY_RENDERED_ANSWER_BYTES)

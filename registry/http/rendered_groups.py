@@ -4,14 +4,14 @@ part kept per worker until that group changes: the first read after a write rend
 Rendering the whole registry costs Python work for every version (loading the rows into models, parsing each
 document, writing JSON). The whole answer is kept under the registry's change marker
 (rendered_answers.py), so any write anywhere renders it all again. Here each group's part is kept under the group's
-state (registry/group_states.py: one query for every group of a type, a few milliseconds), so after a write only
+state (registry/store/group_states.py: one query for every group of a type, a few milliseconds), so after a write only
 the groups whose state moved are loaded and rendered; the others are the bytes rendered before. A part is kept
 under the state read before it was rendered: a write committed in between keeps a newer part under an older state,
 which no later read sees again (a group's states never come back).
 
 Memory: per process, at most REGISTRY_RENDERED_ANSWER_BYTES of parts (least recently used dropped first; a part
 larger than that is not kept), besides the whole answers rendered_answers.py keeps (as much again): a
-registry/bounded_cache.py cache, `rendered_groups` in the metrics.
+registry/store/bounded_cache.py cache, `rendered_groups` in the metrics.
 """
 
 from __future__ import annotations
@@ -22,19 +22,19 @@ from collections.abc import Callable, Iterator
 from django.conf import settings
 from django.core.signals import setting_changed
 
-from .. import selectors
-from ..bounded_cache import BoundedCache
 from ..domain.model import GroupType
-from ..group_states import group_states
 from ..models import Group
 from ..read_scope import EVERYTHING, ReadScope
+from ..store import selectors
+from ..store.bounded_cache import BoundedCache
+from ..store.group_states import group_states
 
 logger = logging.getLogger(__name__)
 BATCH = 50  # groups loaded with their resources and versions at a time (memory while rendering)
 
 
 class RenderedGroups:
-    """Groups' parts under their states (registry/bounded_cache.py)."""
+    """Groups' parts under their states (registry/store/bounded_cache.py)."""
 
     def __init__(self):
         self._cache = BoundedCache("rendered_groups", max_bytes=lambda: settings.REGISTRY_RENDERED_ANSWER_BYTES)

@@ -12,11 +12,11 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
-from .. import selectors
 from ..domain.errors import Problem
 from ..domain.model import registry_model
 from ..services import EntityAddress, WriteContext
 from ..services.references import base_urls
+from ..store import selectors
 from . import conditional
 from .basic_auth import BasicAuthentication
 from .binding import Binding, binding_for_path

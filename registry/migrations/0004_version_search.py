@@ -1,4 +1,4 @@
-"""The GIN index of the full-text search (registry/search.py) on PostgreSQL; nothing on other databases."""
+"""The GIN index of the full-text search (registry/store/search.py) on PostgreSQL; nothing on other databases."""
 from django.db import migrations
 
 INDEX = "version_search"
@@ -9,7 +9,7 @@ def add_index(apps, schema_editor):
         return
     from django.contrib.postgres.indexes import GinIndex
 
-    from registry.search import search_vector
+    from registry.store.search import search_vector
 
     schema_editor.add_index(apps.get_model("registry", "Version"), GinIndex(search_vector(), name=INDEX))
 

@@ -1,5 +1,5 @@
 """A per-resource digest of its versions that PostgreSQL keeps itself (issue 29), so that a process proves the
-documents it keeps of a resource's versions unchanged in O(1) (registry/earlier_documents.py) instead of summing a
+documents it keeps of a resource's versions unchanged in O(1) (registry/store/earlier_documents.py) instead of summing a
 hash over every version under the schema's lock.
 
 `registry_resource.versions_digest` (a column of the database only, not a model field: no code but these triggers

@@ -5,7 +5,7 @@ schema's lock by every new version, and the 1.0 `ancestorid` (the version create
 greatest id: a new version compares its id with the latest's (registry/services/versions.py), and a document GET in
 1.0 reads its `ancestorid`, the version before it in this order (`compiled_reads.history_columns`), from this index
 (one entry, not a sort of every version of the resource). Nothing else reads versions in creation order by the
-database: the earlier documents are read by row id (registry/earlier_documents.py), then sorted.
+database: the earlier documents are read by row id (registry/store/earlier_documents.py), then sorted.
 
 An expression index, written per database: PostgreSQL's collation "C" orders ids by code point as Python does (the
 database's own collation may not), SQLite's default BINARY does too.

@@ -1,4 +1,4 @@
-"""Trigram indexes for the search's substring matches (registry/search.py) on PostgreSQL; nothing elsewhere.
+"""Trigram indexes for the search's substring matches (registry/store/search.py) on PostgreSQL; nothing elsewhere.
 
 The search matches a word inside the id, name, description, tag values and format of resources and the name, tag
 values and format of versions as Django writes `__icontains` (`UPPER(column::text) LIKE UPPER(%word%)`): without an

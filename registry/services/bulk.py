@@ -25,12 +25,12 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from .. import audit
 from ..documents.flatten import EntityRecord
 from ..domain.attributes import Attributes, version_sort_key
 from ..domain.errors import Problem
 from ..domain.model import registry_model
 from ..models import AuditRecord, Group, Resource, Version
+from ..store import audit
 from .context import WriteContext
 from .events import Epochs, emit_updated
 from .registry_state import touch_registry
@@ -147,7 +147,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
     entities to their primary keys."""
     now = ctx.now
     changed_groups: set[str] = set()
-    # (path, operation, epochs, changes): one audit row per entity written, with what it changed (registry/audit.py)
+    # (path, operation, epochs, changes): one audit row per entity written, with what it changed (registry/store/audit.py)
     audited: list[tuple[str, str, Epochs, Attributes]] = []
     with transaction.atomic():
         group_ids: dict[str, int] = {}

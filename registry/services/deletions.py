@@ -11,12 +11,12 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from .. import audit
 from ..domain.attributes import Attributes
 from ..domain.errors import Problem, not_found
 from ..domain.model import registry_model
 from ..domain.references import within
 from ..models import Group, Resource, Version
+from ..store import audit
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch

@@ -5,7 +5,7 @@ Every write of a resource's versions holds the resource's row lock until it comm
 and the check of the new document against the earlier versions (under `backward_transitive`, every one of them) was
 most of that time. So, before the lock, a new version is checked as it would be under it, against what this process
 last saw of the resource, without a query: the resource's and its latest version's attributes as this process's last
-new version of it left them, and the earlier documents this process keeps (registry/earlier_documents.py).
+new version of it left them, and the earlier documents this process keeps (registry/store/earlier_documents.py).
 
 Under the lock the version is built from what is read there, and checked again where what the check reads differs from
 what the early check read (compared by value): the common rules of every version (`validate_version`: attributes,
@@ -33,8 +33,8 @@ import threading
 from django.db import DatabaseError
 
 from ..domain.model import ResourceType
-from ..earlier_documents import kept_documents
 from ..models import Group, Resource, Version
+from ..store.earlier_documents import kept_documents
 from .context import WriteContext
 from .inputs import VersionInput, absorb_document, inherited
 from .versions import (

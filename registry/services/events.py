@@ -1,7 +1,7 @@
 """Change events: written to the outbox in the writing transaction, announced after commit.
 
 `emit_updated` / `emit_deleted` add one outbox row per entity path written (docs/api-contract.md sections 8 and 9),
-with its actor (the CloudEvents `authcontext`), and the change's audit row (registry/audit.py). Their statements read
+with its actor (the CloudEvents `authcontext`), and the change's audit row (registry/store/audit.py). Their statements read
 nothing back, so that a caller can send them with its own in one round trip (registry/sent_together.py).
 Apps that deliver events (subscriptions/) register a callback with `register_on_commit`
 (registry/commit_listeners.py); the engine itself knows nothing of delivery.
@@ -14,8 +14,6 @@ from datetime import datetime
 
 from django.db import transaction
 
-from .. import audit
-from ..change_marker import count_change
 from ..commit_listeners import (
     WrittenPaths,
     on_commit_listeners,
@@ -27,6 +25,8 @@ from ..domain.attributes import Attributes
 from ..domain.model import registry_model
 from ..models import OutboxEvent
 from ..sent_together import insert_part
+from ..store import audit
+from ..store.change_marker import count_change
 from .context import WriteContext
 
 # an entity's epoch before and after a change (None: it was not there, or is not any more)
@@ -66,10 +66,12 @@ def _emit(
             },
         )
     ]
-    if operation is not None:  # its audit row, in the same transaction (registry/audit.py)
+    if operation is not None:  # its audit row, in the same transaction (registry/store/audit.py)
         parts.append(audit.record(ctx, path, operation, epochs, event_id, time, actor, changes))
     ctx.emitted += 1
-    count_change(ctx, tuple(parts))  # the change marker moves when this transaction commits (registry/change_marker.py)
+    count_change(
+        ctx, tuple(parts)
+    )  # the change marker moves when this transaction commits (registry/store/change_marker.py)
     if on_commit_listeners and not _announcement_pending():
         # robust: a failing announcement (broker down) must not fail a change that has committed; the
         # periodic sweep relays the outbox anyway
@@ -110,7 +112,7 @@ def emit_updated(
     audited: bool = True,
 ) -> None:
     """The `updated` event of the entity at `path` and its audit row: a creation (`created`) or an update, with the
-    entity's epoch before and after (`epochs`) and what changed (`changes`: registry/audit.py `changes`).
+    entity's epoch before and after (`epochs`) and what changed (`changes`: registry/store/audit.py `changes`).
     `audited=False`: the caller records the audit rows itself (the bulk writer, whose group events stand for many
     entities)."""
     operation = ("create" if created else "update") if audited else None

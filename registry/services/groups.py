@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
-from .. import audit, owners
+from .. import owners
 from ..domain import extension_attributes
 from ..domain.attributes import (
     Attributes,
@@ -25,7 +25,8 @@ from ..domain.model import GroupType, registry_model
 from ..domain.validation import GroupCheck, Invalid
 from ..models import Group, Resource
 from ..permissions import group_path_of, owners_of_group
-from ..selectors import exists_ignoring_case
+from ..store import audit
+from ..store.selectors import exists_ignoring_case
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch

@@ -3,7 +3,7 @@
 Every write of a resource's versions takes the resource's row lock (`SELECT ... FOR UPDATE`) and holds it until it
 commits, so the round trips it makes under the lock bound how many versions of one resource are written per second.
 A new version reads, under the lock, the version it inherits from, the numbers after the resource's version counter
-(its id) and the check of the earlier documents this process keeps (registry/earlier_documents.py).
+(its id) and the check of the earlier documents this process keeps (registry/store/earlier_documents.py).
 
 On PostgreSQL they are sent with the lock (registry/sent_together.py): the server runs a connection's statements one
 after the other and, at the default isolation level (READ COMMITTED), each one sees what was committed when it
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from django.db import connection
 
 from ..domain.errors import not_found
-from ..earlier_documents import EarlierSent, earlier_documents_sent
 from ..models import Group, Resource, Version
 from ..sent_together import Selected, select, sent_together
+from ..store.earlier_documents import EarlierSent, earlier_documents_sent
 from .versions import NEXT_ID_CANDIDATES, next_version_id, next_version_id_sent, send_taken_ids
 
 # (group's id, resource type, resource id) -> the resource row's id and the version counter this process last saw

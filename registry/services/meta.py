@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from .. import audit
 from ..domain import extension_attributes
 from ..domain.attributes import Attributes
 from ..domain.errors import Problem
 from ..domain.model import COMPATIBILITY_LEVELS, ResourceType, effective_compatibility
 from ..models import Resource, Version
+from ..store import audit
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch

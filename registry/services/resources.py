@@ -12,14 +12,14 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, connection, transaction
 
-from .. import audit
 from ..domain import extension_attributes
 from ..domain.attributes import check_id
 from ..domain.errors import Problem, not_found
 from ..domain.model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
-from ..selectors import exists_ignoring_case
 from ..sent_together import insert, sent_together
+from ..store import audit
+from ..store.selectors import exists_ignoring_case
 from .address import EntityAddress
 from .context import WriteContext
 from .early_checks import check_early, remember

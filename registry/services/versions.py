@@ -21,7 +21,6 @@ from datetime import timedelta
 from django.db import IntegrityError, connection, transaction
 from django.db.models.fields.json import KT
 
-from .. import audit
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..domain import extension_attributes
 from ..domain.attributes import (
@@ -39,12 +38,13 @@ from ..domain.json_text import json_document_problem
 from ..domain.model import HISTORY, ResourceType
 from ..domain.referenced_documents import resolve as resolve_referenced
 from ..domain.validation import Invalid, VersionCheck
-from ..earlier_documents import earlier_documents
 from ..earlier_pairs import all_named, same_prefix
 from ..models import Resource, Version
 from ..representations import is_json_media_type
-from ..selectors import entity_attributes, exists_ignoring_case, reference_resolves
 from ..sent_together import statement_cursor
+from ..store import audit
+from ..store.earlier_documents import earlier_documents
+from ..store.selectors import entity_attributes, exists_ignoring_case, reference_resolves
 from .context import WriteContext
 from .events import emit_deleted, emit_updated
 from .groups import group_exists
@@ -134,7 +134,7 @@ def validate_version(
     def previous():
         # oldest first (`version_order`: created_on, pk), the format as text (formats are strings), the resource's
         # when a version has none: a transitive check reads every version, kept per process
-        # (registry/earlier_documents.py, its tuple as it is when every version names its format); read once per check
+        # (registry/store/earlier_documents.py, its tuple as it is when every version names its format); read once per check
         nonlocal read, begin_named
         if read is None:
             documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from .. import filters as filtering
 from ..domain.errors import Problem
-from ..paging import PageRequest
+from ..store import filters as filtering
+from ..store.paging import PageRequest
 from .errors import V1Problem
 
 FLAGS = {

@@ -13,7 +13,6 @@ import json
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
-from .. import selectors
 from ..documents.imports import owners_mode
 from ..domain.errors import Problem
 from ..domain.model import registry_model
@@ -24,6 +23,7 @@ from ..http.rendered_groups import group_parts
 from ..http.requests import flag
 from ..http.views import JSON_CONTENT_TYPE, json_response
 from ..read_scope import EVERYTHING_KEY
+from ..store import selectors
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body

@@ -10,8 +10,8 @@ from registry.domain.errors import Problem
 from registry.http.openapi import problem_responses
 from registry.http.requests import body_bytes, check_flags, loads_strict
 from registry.http.views import RegistryView, json_response
-from registry.paging import PageRequest, link_header
 from registry.services import WriteContext
+from registry.store.paging import PageRequest, link_header
 
 from .. import selectors, services
 from ..masking import shown_settings, shown_sink

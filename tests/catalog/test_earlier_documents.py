@@ -1,5 +1,5 @@
 """Issue 29: a new version is checked against the earlier versions as they are stored now, although each process
-keeps the documents it read (registry/earlier_documents.py): a version changed in place, deleted, or written by
+keeps the documents it read (registry/store/earlier_documents.py): a version changed in place, deleted, or written by
 another connection since is what the next check reads. On SQLite every document is read each time; the same
 answers are expected."""
 

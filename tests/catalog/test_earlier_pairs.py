@@ -1,7 +1,7 @@
 """Issue 29: the earlier documents' pairs as kept (registry/earlier_pairs.py). Two of one lineage are compared from
 where they may differ, never before it; a pair this process wrote and has not read again is compared; what the checks
 read of them (the documents alone, the formats) is the plain computation's. And the keeper starts a new lineage when
-another read kept other rows after the same ones meanwhile (registry/earlier_documents.py)."""
+another read kept other rows after the same ones meanwhile (registry/store/earlier_documents.py)."""
 
 import json
 
@@ -61,7 +61,7 @@ def test_what_the_checks_read_is_the_plain_computation():
 def test_rows_kept_after_the_same_ones_by_another_read_start_a_lineage(su):
     if connection.vendor != "postgresql":
         pytest.skip("the kept documents are PostgreSQL's (REGISTRY_TEST_DB=postgres)")
-    from registry import earlier_documents
+    from registry.store import earlier_documents
 
     make_group(su, "g")
     post_schema(su, "g", "s", json.dumps({"type": "object"}).encode(), "application/json", "JsonSchema/draft-07")

@@ -129,10 +129,10 @@ def test_backlogs_come_from_the_database(client, db, settings):
 
 
 def test_caches_report_entries_bytes_hits_and_misses(client, su, db, settings):
-    """Every per-process cache is one bounded type (registry/bounded_cache.py) whose size and use are in /metrics:
+    """Every per-process cache is one bounded type (registry/store/bounded_cache.py) whose size and use are in /metrics:
     `GET /?inline` read twice without a change is rendered once (a miss, a part per group type kept) and then served
     from the whole answer kept (a hit); the kept entries and bytes are the cache's."""
-    from registry.bounded_cache import caches
+    from registry.store.bounded_cache import caches
 
     settings.REGISTRY_METRICS_TOKEN = TOKEN
     make_group(su, "cached-g")

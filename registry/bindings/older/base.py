@@ -1,6 +1,6 @@
 """What the two older bindings (Schema Registry API, Message Catalog API) share: the `Binding` naming a
 binding's paths and core types, and the base views of their operations over `registry.services` and
-`registry.selectors` (their OpenAPI descriptions are in `binding_openapi.py`). The concrete views are in
+`registry.store.selectors` (their OpenAPI descriptions are in `binding_openapi.py`). The concrete views are in
 `schemaregistry.py` and `messagecatalog.py`; the mapping is described in docs/older-bindings.md.
 
 Lists are JSON arrays of ids or of version numbers. A version is the integer N of the stored version id
@@ -18,11 +18,9 @@ from dataclasses import dataclass
 from django.db.models.functions import Length
 from django.http import HttpResponse
 
-from ... import selectors, services
+from ... import services
 from ...domain.attributes import timestamp
 from ...domain.errors import Problem
-from ...filters import apply as apply_filters
-from ...filters import parse as parse_filters
 from ...http import fast_reads
 from ...http.binding import Binding
 from ...http.permissions import check_read
@@ -30,8 +28,11 @@ from ...http.problems import problem_body, problem_response_of
 from ...http.requests import body_bytes, check_flags, json_body, query_epoch
 from ...http.views import RegistryView, json_response
 from ...models import Group, Resource, Version
-from ...paging import PageRequest, link_header
 from ...representations import document_bytes, merged_attributes
+from ...store import selectors
+from ...store.filters import apply as apply_filters
+from ...store.filters import parse as parse_filters
+from ...store.paging import PageRequest, link_header
 
 INTEGER_ID = re.compile(r"^(0|[1-9][0-9]*)$")
 URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")

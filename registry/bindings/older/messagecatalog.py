@@ -25,7 +25,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from ... import selectors, services
+from ... import services
 from ...domain.errors import Problem
 from ...http import fast_reads
 from ...http.openapi import problem_responses
@@ -33,6 +33,7 @@ from ...http.requests import body_bytes, check_flags, loads_strict, query_epoch
 from ...http.views import json_response
 from ...models import Group, Resource
 from ...representations import is_json_media_type
+from ...store import selectors
 from .base import (
     GroupBase,
     GroupsBase,

@@ -5,14 +5,15 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
-from ... import selectors, services
+from ... import services
 from ...documents.exports import export_document
 from ...documents.imports import import_document
 from ...domain.attributes import stored_attributes
 from ...domain.errors import Problem
 from ...http.requests import check_flags, flag, json_body, query_epoch
 from ...http.views import json_response
-from ...paging import PageRequest, link_header
+from ...store import selectors
+from ...store.paging import PageRequest, link_header
 from .binding import CoreView
 from .representations import group_json
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 
-from ... import selectors, services
+from ... import services
 from ...http import fast_reads
 from ...http.requests import check_flags, flag, json_body, query_epoch
 from ...http.views import json_response
-from ...paging import PageRequest, link_header
 from ...representations import document_bytes
+from ...store import selectors
+from ...store.paging import PageRequest, link_header
 from .binding import CoreView
 from .groups import check_inline_size
 from .inputs import version_input

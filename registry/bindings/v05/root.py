@@ -7,7 +7,6 @@ import json
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
-from ... import selectors
 from ...documents.exports import SPEC_VERSION, export_document, stream_json_document
 from ...documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
 from ...documents.imports import import_document, owners_mode
@@ -20,6 +19,7 @@ from ...http.rendered_groups import group_parts, joined
 from ...http.requests import body_bytes, check_flags, flag
 from ...http.views import JSON_CONTENT_TYPE, json_response
 from ...read_scope import EVERYTHING, EVERYTHING_KEY, ReadScope
+from ...store import selectors
 from .binding import CoreView
 from .representations import group_json
 

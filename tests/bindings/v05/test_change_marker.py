@@ -1,4 +1,4 @@
-"""Issue 29: the change marker (registry/change_marker.py), read in constant time by every whole-registry read, moves
+"""Issue 29: the change marker (registry/store/change_marker.py), read in constant time by every whole-registry read, moves
 when a change commits through any door, not when a write is refused or rolled back, and writers do not wait for
 each other to move it (PostgreSQL)."""
 
@@ -11,8 +11,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.urls import reverse
 
-from registry import selectors, services
+from registry import services
 from registry.services import EntityAddress, WriteContext
+from registry.store import selectors
 from tests.asyncapi.conftest import DOCUMENTS
 from tests.corpus import corpus
 from tests.helpers import make_group, new_version, post_schema, send_json, snapshot

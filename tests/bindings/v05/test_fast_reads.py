@@ -262,7 +262,7 @@ def test_kept_answers_stay_within_their_budget():
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_as_under_gunicorn(registry, caplog):
     """Committed data, no transaction open: on PostgreSQL the key is read on a connection of its own from the pool
-    (registry/document_keys.py); the answers and their freshness are the same."""
+    (registry/store/document_keys.py); the answers and their freshness are the same."""
     anon = APIClient()
     for path in PATHS[:2] + PATHS[6:10] + PATHS[11:13]:
         full, first, again, fast = full_and_fast(anon, "GET", path, caplog)

@@ -1,5 +1,5 @@
 """The admin's lists and dashboard never count a whole table of entities (issue 40): on PostgreSQL the planner's
-estimate stands for a large count (registry/estimates.py), shown as "about N"; small counts, and every count on
+estimate stands for a large count (registry/store/estimates.py), shown as "about N"; small counts, and every count on
 SQLite, are exact. The filters offer the formats and owners of the newest entries without reading every row."""
 
 import io
@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from registry import estimates
+from registry.store import estimates
 
 LISTS = ("schemagroup", "schema", "schemaversion", "definitiongroup", "definition")
 COUNTED = re.compile(r'COUNT\(\*\)[^"]*FROM "registry_(group|resource|version|outboxevent)"', re.S)

@@ -1,4 +1,4 @@
-"""The registry's search (registry/search.py) through the selector and the admin pages: ids, names,
+"""The registry's search (registry/store/search.py) through the selector and the admin pages: ids, names,
 descriptions, tag values, formats and words inside documents; every word must match. Runs on SQLite and, with
 REGISTRY_TEST_DB=postgres, on PostgreSQL's full-text search."""
 
@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from registry import search
+from registry.store import search
 
 from .governance_seed import seed
 

@@ -12,18 +12,18 @@ from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, 
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 
+from .. import compiled_reads
+from ..domain.attributes import version_order
+from ..domain.errors import Problem, not_found
+from ..domain.model import GroupType, registry_model
+from ..domain.references import referrers, resolve
+from ..models import Group, RegistryState, Resource, Version
+from ..read_scope import EVERYTHING, ReadScope
+from ..representations import merged_attributes
 from . import change_marker as marker
-from . import compiled_reads
 from . import filters as filtering
-from .domain.attributes import version_order
-from .domain.errors import Problem, not_found
-from .domain.model import GroupType, registry_model
-from .domain.references import referrers, resolve
 from .estimates import EXACT_BELOW, planned_rows
-from .models import Group, RegistryState, Resource, Version
 from .paging import PageRequest
-from .read_scope import EVERYTHING, ReadScope
-from .representations import merged_attributes
 
 
 def count_subquery(model, **filters):
@@ -59,7 +59,7 @@ def exists_ignoring_case(queryset, field: str, value: str) -> bool:
 
 
 def change_marker() -> str:
-    """Changes whenever a change is committed, read in constant time (registry/change_marker.py). For the kept
+    """Changes whenever a change is committed, read in constant time (registry/store/change_marker.py). For the kept
     whole-registry answers and the tags of answers too large to hash (`registry/http/conditional.py`)."""
     return marker.change_marker()
 
@@ -75,7 +75,7 @@ def registry_state() -> RegistryState:
 
 def count_entities(scope: ReadScope = EVERYTHING, levels: int = 3) -> tuple[int, bool]:
     """Groups, + resources (`levels` 2), + versions (3): what a whole-registry answer would hold (for a caller who
-    reads `scope`), and whether that is the planner's estimate (registry/estimates.py: on PostgreSQL, far enough
+    reads `scope`), and whether that is the planner's estimate (registry/store/estimates.py: on PostgreSQL, far enough
     from the limit of REGISTRY_MAX_INLINE_ENTITIES for the estimate to decide)."""
     querysets = [
         scope.filter(Group.objects),

@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
     from django.db.models.sql.compiler import SQLCompiler, _AsSqlType
 
-from .domain.attributes import version_sort_key
-from .models import Group, Resource, Version
-from .permissions import owners_of_group
-from .read_scope import EVERYTHING, ReadScope
+from ..domain.attributes import version_sort_key
+from ..models import Group, Resource, Version
+from ..permissions import owners_of_group
+from ..read_scope import EVERYTHING, ReadScope
 
 MAX_WORDS = 8
 CONFIG = "simple"

@@ -17,7 +17,7 @@ from django.db.models import F, Q, TextField
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.functions import Cast
 
-from .domain.errors import Problem
+from ..domain.errors import Problem
 
 NAME = r"[A-Za-z0-9_$][A-Za-z0-9_$-]*"
 QUOTED = r"""\['([^']*)'\]|\["([^"]*)"\]"""  # a key holding any other character: `owners['team.payments']`

@@ -26,8 +26,8 @@ from functools import cache
 
 from django.db import connections, router
 
-from . import compiled_reads
-from .models import Group, Resource, Version
+from .. import compiled_reads
+from ..models import Group, Resource, Version
 
 
 @dataclass(frozen=True)

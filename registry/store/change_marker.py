@@ -34,8 +34,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from .models import ChangeCount
-from .sent_together import Part, send
+from ..models import ChangeCount
+from ..sent_together import Part, send
 
 
 class _Counted:

@@ -23,10 +23,10 @@ import hashlib
 import re
 from collections.abc import Callable
 
-from .domain.model import registry_model
-from .models import AuditRecord
-from .permissions import group_path_of
-from .sent_together import Part, insert_part
+from ..domain.model import registry_model
+from ..models import AuditRecord
+from ..permissions import group_path_of
+from ..sent_together import Part, insert_part
 
 SECRET = "***"
 # names (any part of them, irrespective of case) whose values are secrets: a sync source's `token`, a sink's

@@ -18,8 +18,8 @@ import hashlib
 
 from django.db import connections, router
 
-from .domain.model import GroupType
-from .models import Group, Resource, Version
+from ..domain.model import GroupType
+from ..models import Group, Resource, Version
 
 
 def _tables(qn) -> tuple[str, str, str, str, str]:

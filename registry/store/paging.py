@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from .domain.errors import Problem
+from ..domain.errors import Problem
 
 
 @dataclass

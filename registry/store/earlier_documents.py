@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models.fields.json import KT
 
-from .earlier_pairs import Earlier, extended
-from .models import Resource, Version
-from .sent_together import statement_cursor
+from ..earlier_pairs import Earlier, extended
+from ..models import Resource, Version
+from ..sent_together import statement_cursor
 
 DOCUMENT_BYTES = 32 * 1024 * 1024  # per process
 ROW_OVERHEAD = 200  # bytes a kept row takes besides its document (its tuple, date, id, format)
