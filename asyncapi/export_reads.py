@@ -198,7 +198,7 @@ def endpoints_by_group(base_urls=()) -> dict[str, list[Endpoint]]:
 
 
 def readable(scope, groups: list[MessageGroup], endpoints: list[Endpoint], referrers: dict[str, list[Endpoint]]):
-    """With public reads off, what an export may hold for a caller who reads `scope` (registry/read_scope.py): the
+    """With public reads off, what an export may hold for a caller who reads `scope` (registry/access/read_scope.py): the
     groups and endpoints it names are checked by the view; what they lead to in groups the caller may not read (an
     endpoint's message groups, a referencing endpoint, a payload schema) is left out."""
     if scope.everything:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from registry import owners
+from registry.access import owners
 from registry.domain.attributes import version_sort_key
 
 from . import export_bindings as bindings

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from catalog.xr10 import message_to_v05
 from endpoints.xr10 import endpoint_to_v05
-from registry import owners
+from registry.access import owners
 
 from . import protocols
 from .model import Channel, Document, Message

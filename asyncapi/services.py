@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 
-from registry import permissions
+from registry.access import permissions
 from registry.documents.flatten import default_media_type
 from registry.documents.imports import import_document
 from registry.documents.precheck import check_size
@@ -231,7 +231,7 @@ def _check_compatibility(ctx: WriteContext, doc: dict, places: dict[str, str]) -
 
 def _may_write_something(ctx: WriteContext) -> None:
     """403 before any document is read (and any remote `$ref` with it) unless the caller may write somewhere: model
-    permissions, or a role that writes in some group (registry.permissions). Each entity is still checked when it is
+    permissions, or a role that writes in some group (registry.access.permissions). Each entity is still checked when it is
     written; this keeps a signed-in reader from making the server read the prefixes of REGISTRY_ASYNCAPI_REMOTE_REFS."""
     actor = ctx.actor
     if actor is None:  # the system (the command)

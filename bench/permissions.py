@@ -67,8 +67,8 @@ def load():
     from django.contrib.auth.models import User
     from rest_framework.authtoken.models import Token
 
+    from registry.access.roles import EDITORS
     from registry.documents.imports import import_document
-    from registry.roles import EDITORS
     from registry.services import WriteContext
 
     teams = [Team.objects.get_or_create(name=f"team-{n:02d}")[0] for n in range(TEAMS)]

@@ -19,6 +19,7 @@ from django.utils.html import format_html
 
 from confluent.rule_checks import migration_rule_names
 from registry import services
+from registry.access.read_scope import scope_for
 from registry.admin import (
     ServiceAdmin,
     app_version_sections,
@@ -29,7 +30,6 @@ from registry.governance.links import breakable, shown_time
 from registry.governance.references import ReferencesAdminMixin
 from registry.governance.search import SearchAdminMixin
 from registry.models import Version
-from registry.read_scope import scope_for
 from registry.services import VersionInput
 from registry.services.versions import version_attributes
 from registry.store.selectors import count_subquery

@@ -67,11 +67,11 @@ from catalog.validators.message_metadata import (
 from catalog.validators.message_xml import check_xml
 from catalog.validators.schemas import DRAFTS
 from confluent.rule_checks import check_version_rules
+from registry.access.read_scope import EVERYTHING, ReadScope
 from registry.domain.errors import Problem
 from registry.domain.json_text import load_json_document
 from registry.domain.model import registry_model
 from registry.models import Resource, Version
-from registry.read_scope import EVERYTHING, ReadScope
 from registry.store import selectors
 
 STRUCTURED = "application/cloudevents+json"

@@ -211,7 +211,7 @@ REGISTRY_MAP_MAX_NODES = env_int("REGISTRY_MAP_MAX_NODES", 300)
 # the resources above which the whole registry's map is refused (it reads every resource and reference): a group's map
 REGISTRY_MAP_MAX_RESOURCES = env_int("REGISTRY_MAP_MAX_RESOURCES", 5_000)
 # anonymous requests per client address to the checks (validate, compatibility dry run, diff) and to the map
-# (registry/throttles.py): "N/second|minute|hour|day", or "off"
+# (registry/access/throttles.py): "N/second|minute|hour|day", or "off"
 REGISTRY_THROTTLE_ANON_CHECKS = os.environ.get("REGISTRY_THROTTLE_ANON_CHECKS", "60/minute")
 REGISTRY_THROTTLE_ANON_MAP = os.environ.get("REGISTRY_THROTTLE_ANON_MAP", "10/minute")
 REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
@@ -219,7 +219,7 @@ REGISTRY_PUBLIC_READ = env_bool("REGISTRY_PUBLIC_READ", True)
 # and the failed attempts per client address and per user name past which the hasher is not run (429)
 REGISTRY_BASIC_AUTH_CACHE_SECONDS = float(os.environ.get("REGISTRY_BASIC_AUTH_CACHE_SECONDS") or 120)
 REGISTRY_BASIC_AUTH_FAILURES = os.environ.get("REGISTRY_BASIC_AUTH_FAILURES", "10/minute")
-# teams and owners (registry/permissions.py, docs/teams.md): new groups must name an owning team; the team whose
+# teams and owners (registry/access/permissions.py, docs/teams.md): new groups must name an owning team; the team whose
 # members may do everything everywhere, as superusers may
 REGISTRY_REQUIRE_OWNERS = env_bool("REGISTRY_REQUIRE_OWNERS", False)
 REGISTRY_ADMIN_TEAM = os.environ.get("REGISTRY_ADMIN_TEAM") or "Registry admins"

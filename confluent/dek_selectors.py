@@ -3,7 +3,7 @@ callers may see them, who may have a DEK's plain key material, and the answers' 
 
 from __future__ import annotations
 
-from registry.permissions import is_registry_admin, permits
+from registry.access.permissions import is_registry_admin, permits
 
 from . import dek_errors, kms
 from .dek_models import ALGORITHMS, Dek, Kek

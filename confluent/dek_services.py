@@ -1,7 +1,7 @@
 """Writes of the DEK registry (docs/data-contracts.md, "The DEK registry"), keyword-only, each in one transaction
 with its audit row, with the acting user's `WriteContext`.
 
-Who may write (registry/permissions.py, the same rules as every door):
+Who may write (registry/access/permissions.py, the same rules as every door):
 
 - a KEK (create, update, soft or permanent delete, undelete) is its schema group's policy, as the group's own
   attributes are: the role `owner` where the group has owners, else the permission `registry.change_group`;
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
+from registry.access.permissions import is_registry_admin
 from registry.domain.errors import Problem
 from registry.models import Group
-from registry.permissions import is_registry_admin
 from registry.services import WriteContext
 from registry.store import audit
 

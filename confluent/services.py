@@ -335,7 +335,7 @@ def delete_subject(*, ctx: WriteContext, subject: Subject, permanent: bool) -> l
     ):  # a topic's subject: its associations go first (DELETE /associations/resources/{id})
         raise ConfluentError(40904, f"An association already exists for subject '{subject.name}'")
     if not permanent:
-        ctx.authorize("resource", "delete", resource.path)  # as the permanent delete (registry.permissions)
+        ctx.authorize("resource", "delete", resource.path)  # as the permanent delete (registry.access.permissions)
         live = [row for row in rows if not row.deleted]
         if not live:
             raise ConfluentError(

@@ -1,12 +1,12 @@
-"""Who may write what a Spark import brings (docs/teams.md): the services' rules (registry/permissions.py) asked on
+"""Who may write what a Spark import brings (docs/teams.md): the services' rules (registry/access/permissions.py) asked on
 the driver for each entity it is about to write, for the import's user (`spark_import --as USER`, the admin's
 bulk imports run as the user who started them); the system's own imports (no user) are trusted. A group's `owners`
-are checked as every door checks them (registry/owners.py). An entity refused is rejected into the report, like an
+are checked as every door checks them (registry/access/owners.py). An entity refused is rejected into the report, like an
 invalid one, with the API's words; what lies beneath a refused group or resource is rejected with it."""
 
 from __future__ import annotations
 
-from registry import owners as group_owners
+from registry.access import owners as group_owners
 from registry.documents.flatten import EntityRecord
 from registry.domain.errors import Problem
 from registry.services import WriteContext

@@ -312,7 +312,7 @@ def run_spark_import(
         sc.stop()
     step(f"{len(classified)} entities checked")
     classified = _check_references(classified, stored.pks, force, result)
-    # `actor`: the user the import runs as (registry/permissions.py decides each entity); None: the system
+    # `actor`: the user the import runs as (registry/access/permissions.py decides each entity); None: the system
     ctx = WriteContext(user=user or (actor.get_username() if actor is not None else None), actor=actor, door="spark")
     known = authorization.Owners(stored.group_attributes)
     _cascade_and_write(result, classified, stored.pks, dry_run, ctx, step, origins=stored.origins, known=known)

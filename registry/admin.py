@@ -20,6 +20,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
 from . import services  # noqa: F401
+from .access.read_scope import scope_for
 from .documents.exports import export_document
 from .domain.errors import Problem
 from .domain.model import registry_model
@@ -32,7 +33,6 @@ from .governance.links import breakable, shown_time
 from .governance.references import ReferencesAdminMixin
 from .governance.search import SearchAdminMixin, dashboard_panel
 from .models import OutboxEvent
-from .read_scope import scope_for
 
 dashboard.register_panel("admin/registry/search_panel.html", dashboard_panel)
 dashboard.register_panel("admin/registry/my_groups_panel.html", admin_access.my_groups)
@@ -158,7 +158,7 @@ class OwnerFilter(admin.SimpleListFilter):
 
 class ServiceAdmin(AuditHistoryMixin, admin.ModelAdmin):
     """Add and change pages render a service form; deletes go through the services too. What a user may do is the
-    services' one table (registry/permissions.py), as for every binding: `entity_kind` names the kind of entity the
+    services' one table (registry/access/permissions.py), as for every binding: `entity_kind` names the kind of entity the
     admin's model is (its add, change and delete are that kind's create, update and delete; a resource's change
     page changes its latest version)."""
 

@@ -16,7 +16,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotAuthenticated
 
-from . import permissions
+from .access import permissions
 from .domain.attributes import timestamp
 from .domain.errors import Problem
 from .http.openapi import problem_responses

@@ -23,12 +23,12 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.html import format_html
 
+from registry.access.read_scope import scope_for
 from registry.admin import ServiceAdmin
 from registry.domain.errors import Problem
 from registry.governance import dashboard
 from registry.governance.forms import JSONField, ServiceForm
 from registry.governance.links import breakable, shown_time
-from registry.read_scope import scope_for
 from registry.services import WriteContext
 
 from . import services
@@ -300,7 +300,7 @@ class DeliveryAdmin(admin.ModelAdmin):
     list_select_related = ("event", "subscription")
 
     def get_queryset(self, request):
-        """With public reads off, the deliveries of events the user may read (registry/read_scope.py)."""
+        """With public reads off, the deliveries of events the user may read (registry/access/read_scope.py)."""
         return super().get_queryset(request).filter(scope_for(request.user).q_of_events("event__owners"))
 
     fields = (

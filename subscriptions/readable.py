@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from registry import permissions
+from registry.access import permissions
 from registry.domain.errors import Problem
 from registry.xr10.mapping import store_path
 

@@ -25,8 +25,8 @@ from django.db import connection, transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
+from registry.access.read_scope import ReadScope, scope_for
 from registry.models import OutboxEvent
-from registry.read_scope import ReadScope, scope_for
 
 from .delivery import policy
 from .delivery.events import attributes, event_format

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
-from registry import permissions
+from registry.access import permissions
 from registry.domain.errors import Problem
 from registry.store.paging import PageRequest
 

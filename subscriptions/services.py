@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from registry import permissions
+from registry.access import permissions
 from registry.domain.attributes import unstorable
 from registry.domain.errors import Problem
 from registry.services import WriteContext

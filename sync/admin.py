@@ -15,8 +15,8 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils.html import format_html_join
 
+from registry.access.permissions import is_registry_admin
 from registry.governance.links import stored_link
-from registry.permissions import is_registry_admin
 from registry.services import WriteContext
 
 from . import services

@@ -2,7 +2,7 @@
 as origin (so local edits to synced entities are refused), and delete what the remote no longer has.
 
 A pull writes as the source's owner (CONTRACT.md section 19, docs/teams.md): its WriteContext's actor is that user,
-so registry/permissions.py decides every write as for any of theirs, and the audit trail names them (door `sync`, `via`
+so registry/access/permissions.py decides every write as for any of theirs, and the audit trail names them (door `sync`, `via`
 the source's name). A source without an owner, or whose owner is inactive, does not run (the run fails, saying so).
 A pull stays inside its source's scope and changes only what it brought: every other entity of the remote's document
 (outside the scope, existing here without this source's origin, refused to the owner) is skipped, nothing of it

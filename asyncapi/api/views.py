@@ -147,7 +147,7 @@ VERSION = OpenApiParameter(
 class AsyncAPIView(XRegistryView):
     """`POST /registry/asyncapi` imports; `GET` exports the message groups and endpoints named in the query."""
 
-    # an import writes through the registry's services, which check each entity's permission (registry.permissions)
+    # an import writes through the registry's services, which check each entity's permission (registry.access.permissions)
 
     @extend_schema(
         tags=TAGS,

@@ -11,12 +11,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
+from registry.access.throttles import AnonymousRateThrottle
 from registry.bindings.v05.inputs import version_input
 from registry.http.openapi import problem_responses
 from registry.http.permissions import RegistryPermission
 from registry.http.requests import check_flags, json_body
 from registry.http.views import RegistryView, json_response
-from registry.throttles import AnonymousRateThrottle
 
 from .. import checks
 from ..validators.compatibility import LEVELS

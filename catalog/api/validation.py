@@ -16,11 +16,11 @@ from rest_framework.permissions import BasePermission
 
 from catalog import message_checks
 from catalog.message_report import as_written
+from registry.access.throttles import AnonymousRateThrottle
 from registry.http.openapi import RegistryAutoSchema, problem_responses
 from registry.http.permissions import read_scope
 from registry.http.requests import check_flags, json_body
 from registry.http.views import RegistryView, json_response
-from registry.throttles import AnonymousRateThrottle
 from registry.xr10.base import XRegistryView
 from registry.xr10.mapping import reference_to_v10
 

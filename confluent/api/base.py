@@ -102,7 +102,7 @@ class ConfluentView(RegistryView):
             check_read(request, f"/{GROUPS}/{parse(kwargs['subject'], allow_context=True).group_id}")
 
     def hidden_groups(self) -> set[str]:
-        """The ids of the schema groups (contexts) the caller may not read (registry/read_scope.py): what lists and
+        """The ids of the schema groups (contexts) the caller may not read (registry/access/read_scope.py): what lists and
         schema ids leave out."""
         return self.read_scope().hidden_ids(GROUPS)
 

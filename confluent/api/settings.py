@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from catalog.validators import budget
 from catalog.validators.compatibility import LEVELS, check_compatibility
+from registry.access.throttles import AnonymousRateThrottle
 from registry.http.requests import json_body
-from registry.throttles import AnonymousRateThrottle
 
 from .. import selectors, services
 from ..attributes import COMPATIBILITY, CONFIG_ATTRIBUTES, CONFIG_CHECKS, CONFIG_SETTINGS, MODE
@@ -80,7 +80,7 @@ def mode_in(body: dict) -> str:
 
 
 class ConfigView(ConfluentView):
-    # the config is attributes of groups and schemas: the services check each write (registry.permissions)
+    # the config is attributes of groups and schemas: the services check each write (registry.access.permissions)
     def get(self, request, subject=None):
         """The config: global (the default context's group's), a context's (`:.ctx:`) or a subject's own (40408 when
         it has none, unless `?defaultToGlobal=true`: then the config that applies to it, member by member)."""

@@ -10,11 +10,11 @@ import base64
 import json
 from collections.abc import Iterator
 
+from ..access.read_scope import EVERYTHING, ReadScope
 from ..domain.attributes import stored_attributes, version_order
 from ..domain.json_text import exportable, json_document_problem, strict_loads
 from ..domain.model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
-from ..read_scope import EVERYTHING, ReadScope
 from ..representations import is_json_media_type
 from ..store import selectors
 from .formats import SCHEMA_URI

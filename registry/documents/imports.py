@@ -15,7 +15,7 @@ alone and not against the others (`VersionInput.history`); the versions it adds 
 with its resources) is not an import: `history=False`.
 
 Groups' `owners` (docs/deploy.md, docs/teams.md): kept as the document says (`keep`), the teams they name made when the
-importer is a registry admin or the system (`registry/owners.py`; the report lists them), or left out (`drop`: a copy
+importer is a registry admin or the system (`registry/access/owners.py`; the report lists them), or left out (`drop`: a copy
 into another organisation, whose teams are not this one's; a new group then gets what REGISTRY_REQUIRE_OWNERS gives
 it, a stored group keeps its own).
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models.functions import Lower
 
-from .. import owners as group_owners
+from ..access import owners as group_owners
 from ..domain.attributes import check_id, split_attributes
 from ..domain.errors import Finding, Problem
 from ..domain.model import GroupType, ResourceType, registry_model

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # An entity's attributes or a body's members, as a JSON object: name -> JSON value (each value is checked where it is
 # used: `check_common`, the types' validators)
 Attributes = dict[str, object]
-# A group's owners: team name -> role (registry/owners.py checks them on every write)
+# A group's owners: team name -> role (registry/access/owners.py checks them on every write)
 Owners = dict[str, str]
 
 # RFC 3986 segment-nz-nc: unreserved / pct-encoded / sub-delims / "@"
@@ -50,7 +50,7 @@ V10_NAMES = {
     "modifiedat": "modifiedOn",
     "xid": None,
 }
-# the group attribute naming its owners (registry/owners.py, docs/teams.md)
+# the group attribute naming its owners (registry/access/owners.py, docs/teams.md)
 OWNERS = "owners"
 # what the 0.5-wip shape calls a resource's and a version's attributes beyond the common ones, whatever their type:
 # the resource's `meta` (registry/services/meta.py) and its versions' collection (`...Url` in documents)

@@ -1,9 +1,9 @@
 """The admin's side of teams and owners (docs/teams.md): what each user may see and change in the governance UI,
-decided by the same rules as every other door (registry/permissions.py).
+decided by the same rules as every other door (registry/access/permissions.py).
 
 - A page of an entity asks the rule of that entity's group (object-level add, change, delete and view).
 - Changelists: with public reads off, only what the user may read (groups without owners, the groups of their
-  teams; everything for registry admins: registry/read_scope.py); with public reads on, everything, and the column
+  teams; everything for registry admins: registry/access/read_scope.py); with public reads on, everything, and the column
   "edit" marks each row ✎ (the user may change it) or — (read-only; its title says who owns it).
 - The dashboard's panel "My groups": the groups whose owners name one of the user's teams, with the role they hold.
 """
@@ -14,9 +14,9 @@ from django.conf import settings
 from django.contrib import admin
 from django.utils.html import format_html
 
-from .. import permissions
+from ..access import permissions
+from ..access.read_scope import scope_for
 from ..models import Group, Resource, Version
-from ..read_scope import scope_for
 from .dashboard import admin_url_of
 
 

@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 import graphviz
 from django.conf import settings
 
+from ..access.read_scope import EVERYTHING, ReadScope
 from ..domain import references
 from ..domain.errors import Problem
 from ..domain.model import registry_model
-from ..read_scope import EVERYTHING, ReadScope
 from ..store.estimates import estimated_count
 from .map_facts import NodeFacts, describers
 

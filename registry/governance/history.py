@@ -14,8 +14,8 @@ from django.db.models import Q
 from django.shortcuts import render
 from django.urls import reverse
 
+from ..access.permissions import group_path_of
 from ..models import AuditRecord
-from ..permissions import group_path_of
 from . import access as admin_access
 
 SHOWN = 500  # the newest rows a page shows; GET /audit?path=... pages through all of them

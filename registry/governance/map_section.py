@@ -14,9 +14,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from .. import permissions
+from ..access import permissions
+from ..access.read_scope import scope_for
 from ..domain.errors import Problem
-from ..read_scope import scope_for
 from ..services.references import base_urls
 from .catalog_map import MapUnavailable, catalog_map_svg
 from .dashboard import admin_url_of

@@ -12,12 +12,12 @@ from django.contrib.auth.decorators import permission_required
 from django.http import HttpResponse
 from django.shortcuts import render
 
+from ..access.read_scope import scope_for
 from ..documents.exports import export_document
 from ..documents.formats import is_yaml, parse_document
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..domain.errors import Problem
-from ..read_scope import scope_for
 from ..services import WriteContext
 
 

@@ -8,8 +8,8 @@ from django.db.models import Q
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 
+from ..access.read_scope import scope_for
 from ..models import Group
-from ..read_scope import scope_for
 from ..store import search
 from . import dashboard
 

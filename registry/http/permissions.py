@@ -1,6 +1,6 @@
 """The HTTP side of who may do what: reads are public unless REGISTRY_PUBLIC_READ is off; writes need a signed-in
 user (401 otherwise), and which registry writes that user may make is decided by the services, from one table
-(registry/permissions.py), for every binding and the admin alike: no view of a registry entity holds a map of its
+(registry/access/permissions.py), for every binding and the admin alike: no view of a registry entity holds a map of its
 own.
 
 With public reads off, a read of a group or of what it holds needs the role `reader` there when the group has owners
@@ -16,8 +16,8 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from .. import permissions
-from ..read_scope import ReadScope, scope_for
+from ..access import permissions
+from ..access.read_scope import ReadScope, scope_for
 
 
 def reads_are_public() -> bool:
@@ -41,14 +41,14 @@ class RegistryPermission(BasePermission):
         if not signed_in:
             return False
         needed = getattr(view, "write_permissions", {}).get(request.method)
-        if needed is None:  # a registry write: registry.permissions, checked by the services
+        if needed is None:  # a registry write: registry.access.permissions, checked by the services
             return True
         return user.has_perms((needed,) if isinstance(needed, str) else needed)
 
 
 def check_group_read(view, request, kwargs) -> None:
     """With public reads off, a read below a group with owners needs a role there (`reader` at least) or a registry
-    admin (registry/permissions.py): 403 naming the group and the role. A read is a GET or HEAD, or a POST of a view
+    admin (registry/access/permissions.py): 403 naming the group and the role. A read is a GET or HEAD, or a POST of a view
     whose POSTs only read (`post_reads`: checks, validations). Public reads: nothing to check."""
     if settings.REGISTRY_PUBLIC_READ or not only_reads(view, request):
         return
@@ -69,13 +69,13 @@ def check_read(request, path: str, group=None) -> None:
     if settings.REGISTRY_PUBLIC_READ:
         return
     user, group_path = request.user, permissions.group_path_of(path)
-    # the group's owners and the user's teams in one query (registry/permissions.py `owners_for_read`)
+    # the group's owners and the user's teams in one query (registry/access/permissions.py `owners_for_read`)
     owners = permissions.owners_of_group(group) if group is not None else permissions.owners_for_read(user, group_path)
     permissions.authorize(user, "group", "read", group_path, owners=owners)
 
 
 def read_scope(request) -> ReadScope:
-    """The groups the caller may read (registry/read_scope.py), decided once per request."""
+    """The groups the caller may read (registry/access/read_scope.py), decided once per request."""
     scope = getattr(request, "_registry_read_scope", None)
     if scope is None:
         scope = scope_for(getattr(request, "user", None) or AnonymousUser())

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterator
 from django.conf import settings
 from django.core.signals import setting_changed
 
+from ..access.read_scope import EVERYTHING, ReadScope
 from ..domain.model import GroupType
 from ..models import Group
-from ..read_scope import EVERYTHING, ReadScope
 from ..store import selectors
 from ..store.bounded_cache import BoundedCache
 from ..store.group_states import group_states

@@ -84,7 +84,7 @@ class RegistryView(APIView):
         return self.request.build_absolute_uri("/").rstrip("/")
 
     def read_scope(self):
-        """The groups the caller may read (registry/read_scope.py): what reads of many groups keep to."""
+        """The groups the caller may read (registry/access/read_scope.py): what reads of many groups keep to."""
         return read_scope(self.request)
 
     def context(self) -> WriteContext:

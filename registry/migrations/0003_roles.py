@@ -8,7 +8,7 @@ def create_roles(apps, schema_editor):
         config.models_module = True
         create_permissions(config, apps=apps, verbosity=0)
         config.models_module = None
-    from registry.roles import ensure_roles
+    from registry.access.roles import ensure_roles
 
     ensure_roles(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))
 

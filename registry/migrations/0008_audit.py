@@ -48,7 +48,7 @@ def create_admin_team(apps, schema_editor):
     apps, as the other roles of 0003_roles."""
     from django.conf import settings
 
-    from registry.roles import APPS
+    from registry.access.roles import APPS
 
     team, _ = apps.get_model("auth", "Group").objects.get_or_create(name=settings.REGISTRY_ADMIN_TEAM)
     team.permissions.set(apps.get_model("auth", "Permission").objects.filter(content_type__app_label__in=APPS))

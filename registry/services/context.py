@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.utils import timezone
 
+from ..access.permissions import AnonymousActor, authorize, group_path_of, owners_of_group, stored_group
 from ..domain.attributes import Owners
 from ..domain.errors import Problem
-from ..permissions import AnonymousActor, authorize, group_path_of, owners_of_group, stored_group
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -34,7 +34,7 @@ class WriteContext:
     only entities that carry it (a sync never takes over what it did not create).
 
     actor: the signed-in user a write is made for (a request's, a sync source's owner); every write checks the
-    permission it needs (registry.permissions) for this user. None: the system itself (a command), trusted.
+    permission it needs (registry.access.permissions) for this user. None: the system itself (a command), trusted.
 
     door: where the write came in, as the audit trail records it: a binding's name for HTTP writes
     ("cloudevents-registry-0.5", "xregistry-1.0", "schemaregistry", "messagecatalog", "confluent"), or "admin",
@@ -93,7 +93,7 @@ class WriteContext:
         )
 
     def authorize(self, kind: str, operation: str, path: str, *, owners: Owners | None | EllipsisType = ...) -> None:
-        """403 unless this write's actor may do `operation` on the `kind` at `path` (registry.permissions). The
+        """403 unless this write's actor may do `operation` on the `kind` at `path` (registry.access.permissions). The
         group's owners are looked up once per context (`owners`: the caller knows them)."""
         if self.actor is None:
             return

@@ -8,7 +8,8 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
-from .. import owners
+from ..access import owners
+from ..access.permissions import group_path_of, owners_of_group
 from ..domain import extension_attributes
 from ..domain.attributes import (
     Attributes,
@@ -24,7 +25,6 @@ from ..domain.errors import Problem, not_found
 from ..domain.model import GroupType, registry_model
 from ..domain.validation import GroupCheck, Invalid
 from ..models import Group, Resource
-from ..permissions import group_path_of, owners_of_group
 from ..store import audit
 from ..store.selectors import exists_ignoring_case
 from .address import EntityAddress

@@ -23,7 +23,7 @@ KINDS = {3: "group", 5: "resource", 7: "version"}
 
 def check_unreferenced(ctx: WriteContext, paths: list[str], force: bool | str = False) -> None:
     """409 when an entity outside `paths` (and outside what lies beneath them) references one of them. Forcing a
-    delete past such references is the operation "force" of registry.permissions (a group owner's, in a group with
+    delete past such references is the operation "force" of registry.access.permissions (a group owner's, in a group with
     owners)."""
     if force == CHECKED or not paths or (force and ctx.actor is None):
         return

@@ -1,5 +1,5 @@
 """Writes of teams (Django groups) that the registry's groups name: a group's owners name teams by name
-(registry/owners.py), so a team's name is part of every group it holds a role in (docs/teams.md, "Teams and roles").
+(registry/access/owners.py), so a team's name is part of every group it holds a role in (docs/teams.md, "Teams and roles").
 
 - `rename_team`: the new name is carried into the owners of every group that names the team, each group's update
   made through the group services as the context's actor (authorized as a change of its owners, audited, with its
@@ -23,10 +23,10 @@ from __future__ import annotations
 from django.contrib.auth.models import Group as Team
 from django.db import transaction
 
+from ..access.permissions import RANK, admin_team, is_registry_admin, owners_of_group, permits
 from ..domain.attributes import Owners
 from ..domain.errors import Problem
 from ..models import Group
-from ..permissions import RANK, admin_team, is_registry_admin, owners_of_group, permits
 from .context import WriteContext
 from .groups import replace_owners
 

@@ -23,9 +23,9 @@ import hashlib
 import re
 from collections.abc import Callable
 
+from ..access.permissions import group_path_of
 from ..domain.model import registry_model
 from ..models import AuditRecord
-from ..permissions import group_path_of
 from ..sent_together import Part, insert_part
 
 SECRET = "***"

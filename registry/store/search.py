@@ -10,7 +10,7 @@ case-insensitive substring test of the document's text.
 
 - `matching_groups(q)`, `matching_resources(q)`, `matching_versions(q)`: querysets, for changelists.
 - `search(q, limit, scope)`: what the search page lists: groups, and resources with the versions that matched, of the
-  groups `scope` reads (registry/read_scope.py), each with its group's owners. On PostgreSQL a word is looked up in
+  groups `scope` reads (registry/access/read_scope.py), each with its group's owners. On PostgreSQL a word is looked up in
   at most DOCUMENT_CAP documents (the first the index finds): past that, `capped` says so and the page asks for more
   words rather than listing them all.
 """
@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
     from django.db.models.sql.compiler import SQLCompiler, _AsSqlType
 
+from ..access.permissions import owners_of_group
+from ..access.read_scope import EVERYTHING, ReadScope
 from ..domain.attributes import version_sort_key
 from ..models import Group, Resource, Version
-from ..permissions import owners_of_group
-from ..read_scope import EVERYTHING, ReadScope
 
 MAX_WORDS = 8
 CONFIG = "simple"

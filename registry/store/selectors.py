@@ -13,12 +13,12 @@ from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 
 from .. import compiled_reads
+from ..access.read_scope import EVERYTHING, ReadScope
 from ..domain.attributes import version_order
 from ..domain.errors import Problem, not_found
 from ..domain.model import GroupType, registry_model
 from ..domain.references import referrers, resolve
 from ..models import Group, RegistryState, Resource, Version
-from ..read_scope import EVERYTHING, ReadScope
 from ..representations import merged_attributes
 from . import change_marker as marker
 from . import filters as filtering

@@ -6,11 +6,11 @@ with how many changes it had and since when (ten saves of one schema are one lin
 from django import template
 from django.urls import reverse
 
+from registry.access.read_scope import ReadScope, scope_for
 from registry.governance import dashboard
 from registry.governance.counts import shown_count
 from registry.governance.references import admin_url
 from registry.models import Group, OutboxEvent, Resource, Version
-from registry.read_scope import ReadScope, scope_for
 from registry.store.estimates import estimated_count
 
 register = template.Library()

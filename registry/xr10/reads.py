@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator
 from django.conf import settings
 from django.db.models import Prefetch
 
+from ..access.read_scope import EVERYTHING, ReadScope
 from ..domain.attributes import stored_attributes, timestamp
 from ..domain.model import registry_model
 from ..models import Group, Resource, Version
-from ..read_scope import EVERYTHING, ReadScope
 from ..store import selectors
 from ..store.group_states import group_states
 from .capabilities import capabilities, model_json, modelsource_json

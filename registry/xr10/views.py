@@ -13,6 +13,7 @@ import json
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
+from ..access.read_scope import EVERYTHING_KEY
 from ..documents.imports import owners_mode
 from ..domain.errors import Problem
 from ..domain.model import registry_model
@@ -22,7 +23,6 @@ from ..http.rendered_answers import rendered_answers
 from ..http.rendered_groups import group_parts
 from ..http.requests import flag
 from ..http.views import JSON_CONTENT_TYPE, json_response
-from ..read_scope import EVERYTHING_KEY
 from ..store import selectors
 from . import writes
 from .base import XRegistryView
@@ -39,7 +39,7 @@ def kept_answer(request, key: str, render, marker: str | None = None) -> HttpRes
     """A whole-registry answer, kept rendered per worker until the next committed change (as the 0.5 binding's
     `/?inline`: registry/http/rendered_answers.py), so that a repeated read costs one query. `marker`: what the
     answer depends on, when that is less than every change (the registry's own state for its root). `render`
-    renders what the caller may read (registry/read_scope.py): kept under what that shows, tagged with it."""
+    renders what the caller may read (registry/access/read_scope.py): kept under what that shows, tagged with it."""
     marker = marker or selectors.change_marker()
     shows = read_scope(request).key()
     if shows != EVERYTHING_KEY:

@@ -8,6 +8,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
+from ...access.throttles import AnonymousRateThrottle
 from ...domain import references
 from ...domain.errors import Problem
 from ...governance.catalog_map import MapUnavailable, catalog_map_svg
@@ -16,7 +17,6 @@ from ...http.openapi import PROBLEM
 from ...http.permissions import check_read
 from ...http.requests import check_flags
 from ...services.references import base_urls
-from ...throttles import AnonymousRateThrottle
 from ...xr10.mapping import reference_to_v05
 from .binding import CoreView
 from .openapi import READ_ERRORS

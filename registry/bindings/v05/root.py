@@ -7,6 +7,7 @@ import json
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
+from ...access.read_scope import EVERYTHING, EVERYTHING_KEY, ReadScope
 from ...documents.exports import SPEC_VERSION, export_document, stream_json_document
 from ...documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
 from ...documents.imports import import_document, owners_mode
@@ -18,7 +19,6 @@ from ...http.rendered_answers import rendered_answers
 from ...http.rendered_groups import group_parts, joined
 from ...http.requests import body_bytes, check_flags, flag
 from ...http.views import JSON_CONTENT_TYPE, json_response
-from ...read_scope import EVERYTHING, EVERYTHING_KEY, ReadScope
 from ...store import selectors
 from .binding import CoreView
 from .representations import group_json

@@ -1,4 +1,4 @@
-"""One permission table (registry/permissions.py) for every door (issue 23 item 11): the same write needs the same
+"""One permission table (registry/access/permissions.py) for every door (issue 23 item 11): the same write needs the same
 model permissions through each binding (creating a resource by PUT needed `add_resource` under /registry but not
 under /), a refusal is 403 naming what is missing, and nothing is written."""
 
@@ -71,7 +71,7 @@ def test_the_admin_offers_what_the_table_allows(django_user_model, su, client):
     BINDINGS[0].create_schema(su, "g1", "s1", DOC, FORMAT)
     from django.contrib.auth.models import Group as Team
 
-    from registry.roles import VIEWERS
+    from registry.access.roles import VIEWERS
 
     user, _client = user_with(django_user_model, "viewer")
     user.groups.add(Team.objects.get(name=VIEWERS))

@@ -150,7 +150,7 @@ def test_viewer_cannot_edit(page, shot, live_server, django_user_model):
     viewer = django_user_model.objects.create_user("viewer", "v@example.com", "pw", is_staff=True)
     from django.contrib.auth.models import Permission
 
-    from registry.roles import VIEWERS, ensure_roles
+    from registry.access.roles import VIEWERS, ensure_roles
 
     ensure_roles(Role, Permission)  # a transactional test before this one flushed what the migration created
     viewer.groups.add(Role.objects.get(name=VIEWERS))

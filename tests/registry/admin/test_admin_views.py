@@ -164,7 +164,7 @@ def test_viewer_can_browse_not_edit(client, django_user_model):
     viewer = django_user_model.objects.create_user("viewer", "v@example.com", "pw", is_staff=True)
     from django.contrib.auth.models import Permission
 
-    from registry.roles import VIEWERS, ensure_roles
+    from registry.access.roles import VIEWERS, ensure_roles
 
     ensure_roles(Role, Permission)  # idempotent: what the migration created, in case a flush removed it
     viewer.groups.add(Role.objects.get(name=VIEWERS))
@@ -314,7 +314,7 @@ def test_subscriptions_are_written_through_the_services(editor, settings):
 def test_dashboard_counts_and_roles():
     from django.contrib.auth.models import Permission
 
-    from registry.roles import EDITORS, VIEWERS, ensure_roles
+    from registry.access.roles import EDITORS, VIEWERS, ensure_roles
 
     ensure_roles(Role, Permission)
     viewers = set(Role.objects.get(name=VIEWERS).permissions.values_list("codename", flat=True))

@@ -14,7 +14,7 @@ import pytest
 from django.contrib.auth.models import Group as Team
 from django.contrib.auth.models import Permission
 
-from registry.roles import EDITORS, ensure_roles
+from registry.access.roles import EDITORS, ensure_roles
 from tests.conftest import token_client
 from tests.sync.test_sync import remote  # noqa: F401 - the fixture: another instance of this server (a sync's remote)
 

@@ -17,8 +17,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from registry.access.roles import EDITORS
 from registry.models import Group
-from registry.roles import EDITORS
 from tests.helpers import snapshot
 
 from .conftest import OWNERS_A

@@ -1,4 +1,4 @@
-"""The read check's one query (registry/read_check.py): with public reads off, a read below a group costs one query
+"""The read check's one query (registry/access/read_check.py): with public reads off, a read below a group costs one query
 more than a public read, whether the group has owners or not (the group's owners and the caller's teams together),
 and decides as the rule does: tested through HTTP, with the queries counted."""
 
@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from registry.read_check import owners_and_teams
+from registry.access.read_check import owners_and_teams
 
 DOC = b'{"type": "object"}'
 

@@ -22,8 +22,8 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from registry.access.roles import EDITORS
 from registry.models import AuditRecord, Group, Resource
-from registry.roles import EDITORS
 from sync.models import SyncRun, SyncSource
 from sync.tasks import sync_due, sync_source
 from tests.helpers import snapshot

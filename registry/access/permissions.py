@@ -15,7 +15,7 @@ their own):
 
 Registry admins (superusers and members of the team `REGISTRY_ADMIN_TEAM`) may do everything, everywhere; they alone
 set owners on a group that has none (its creator names the first ones) and leave a group that has owners without an
-`owner` team (registry/owners.py). A write made by the system itself (a management command, the demo loader: no
+`owner` team (registry/access/owners.py). A write made by the system itself (a management command, the demo loader: no
 actor) is trusted; a sync writes as its source's owner. The HTTP kernel only
 asks writers to authenticate (401 otherwise); a refusal here is 403 naming the entity, its group and the role or the
 permissions needed, and nothing is written (the service raises before it writes).
@@ -30,7 +30,7 @@ import rules
 from django.conf import settings
 from django.db.models.fields.json import KeyTransform
 
-from .domain.errors import Problem
+from ..domain.errors import Problem
 
 # (entity kind, operation) -> the model permissions it needs in a group without owners. Creating a resource creates
 # its first version. "own": set a group's owners; "force": delete past references that still point at the entity.
@@ -189,7 +189,7 @@ def stored_owners(group_path: str) -> dict | None:
 def stored_group(group_path: str) -> tuple[int, dict] | None:
     """The row id and the owners of the stored group at `group_path` (None when there is no such group)."""
     # here: settings-free code imports this module, where importing the models fails
-    from .models import Group
+    from ..models import Group
 
     parts = group_path.split("/")
     if len(parts) < 3:
@@ -208,7 +208,7 @@ def stored_group(group_path: str) -> tuple[int, dict] | None:
 
 def owners_for_read(user, group_path: str) -> dict | None:
     """`stored_owners(group_path)`, and the user's teams with it when they are not known yet (`teams_of` then reads
-    them from the user object): one query for the read check of a signed-in user (registry/read_check.py)."""
+    them from the user object): one query for the read check of a signed-in user (registry/access/read_check.py)."""
     # here: settings-free code imports this module, where importing the models fails
     from .read_check import owners_and_teams
 
@@ -232,7 +232,7 @@ def roles_held(user) -> dict[str, str]:
     if cached is not None:
         return cached
     # here: settings-free code imports this module, where importing the models fails
-    from .models import Group
+    from ..models import Group
 
     teams = sorted(teams_of(user))
     held = {}

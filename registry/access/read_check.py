@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.db import connections, router
 from django.db.models import Field
 
-from .models import Group
+from ..models import Group
 
 OWNERS_KEY = {
     "postgresql": "({column} -> 'owners')::text",

@@ -1,5 +1,5 @@
 """The roles of the governance UI: "Registry editors" change the registry and subscriptions, "Registry viewers"
-browse, registry admins (the team REGISTRY_ADMIN_TEAM, registry/permissions.py) change everything whatever a group's
+browse, registry admins (the team REGISTRY_ADMIN_TEAM, registry/access/permissions.py) change everything whatever a group's
 owners. Used by the data migrations (with historical models) and by tests."""
 
 from django.conf import settings

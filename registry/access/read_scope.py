@@ -5,7 +5,7 @@ without owners, and the groups with owners where one of the caller's teams holds
 The reads of many groups at once (the collections of groups, `GET /?inline`, the exports, search, the catalog map,
 the Confluent API's lists, the admin's changelists) take the caller's `ReadScope` and keep to it: a group outside it
 is left out with everything it holds, as if it were not there. A read of one group or of what it holds asks the
-group's rule instead (registry/permissions.py `group.read`: 403 naming the group).
+group's rule instead (registry/access/permissions.py `group.read`: 403 naming the group).
 
 `ReadScope.key()` names what a scope shows, so that an answer rendered for one caller (registry/http/
 rendered_answers.py) is served again only to callers who see the same: `"all"` for everyone who may read every group
@@ -68,7 +68,7 @@ class ReadScope:
         """The groups hidden from this scope: lower-cased store path -> (path, primary key); one query, once."""
         if self._hidden is None:
             # here: settings-free code imports this module, where importing the models fails
-            from .models import Group
+            from ..models import Group
 
             self._hidden = {}
             if not self.everything:

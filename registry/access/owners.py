@@ -1,5 +1,5 @@
 """A group's owners: the group attribute `owners`, a map of team name (a Django group) to role (`reader`, `editor`,
-`owner`), as every binding reads and writes it (docs/teams.md). What they allow is registry/permissions.py's; this
+`owner`), as every binding reads and writes it (docs/teams.md). What they allow is registry/access/permissions.py's; this
 module checks the attribute, keeps a group that has owners with an owner team (unless a registry admin changes it),
 gives a new group its default owners when `REGISTRY_REQUIRE_OWNERS` is on, and makes the teams a registry admin's (or
 the system's) document import names (docs/deploy.md: the portable copy restores its owners)."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from .domain.attributes import OWNERS
-from .domain.errors import Problem
+from ..domain.attributes import OWNERS
+from ..domain.errors import Problem
 from .permissions import ROLES, admin_team, is_registry_admin, teams_of
 from .roles import EDITORS, VIEWERS
 
