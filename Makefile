@@ -24,7 +24,7 @@ $(STAMP): $(REQUIREMENTS)
 	@touch $(STAMP)
 
 # devserver: Django's runserver plus, without CELERY_BROKER_URL, celery beat's schedule in its process (delivery
-# retries, due syncs: registry/dev_beat.py). Events written outside a request name the port served.
+# retries, due syncs: registry/management/dev_beat.py). Events written outside a request name the port served.
 run: export REGISTRY_BASE_URL ?= http://127.0.0.1:$(PORT)
 run: setup
 	$(PY) manage.py migrate --noinput

@@ -1,5 +1,5 @@
 """Issue 26: `make run PORT=N` serves on that port, and under it (no broker: eager Celery) a failed delivery is
-retried: the development server runs celery beat's schedule in its process (registry/dev_beat.py). Before, the
+retried: the development server runs celery beat's schedule in its process (registry/management/dev_beat.py). Before, the
 port was fixed at 8000 and a failed delivery stayed `retrying` for ever."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.services import run_spark_import
 from registry.management.acting import acting_user, add_acting_user
-from registry.progress import progress as progress_bar
+from registry.management.progress import progress as progress_bar
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """`manage.py devserver [addrport]`: the development server (`runserver`, as the installed apps define it:
 static files by WhiteNoise) plus, without CELERY_BROKER_URL, celery beat's schedule in the server's process
-(registry.dev_beat): failed deliveries are retried and due syncs pulled, as in production. `make run` runs it."""
+(registry.management.dev_beat): failed deliveries are retried and due syncs pulled, as in production. `make run` runs it."""
 
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,7 @@ class Command(Runserver):
     def inner_run(self, *args, **options):
         # here: inner_run is the serving process (under the autoreloader, its child), the only one that needs
         # dev_beat and Celery: the thread lives beside the server
-        from registry import dev_beat
+        from registry.management import dev_beat
 
         if dev_beat.start():
             self.stdout.write("Celery beat's schedule (delivery retries, due syncs) runs in this process.")

@@ -13,7 +13,7 @@ from registry.documents.formats import is_yaml, parse_document
 from registry.documents.imports import OWNERS_MODES, ImportReport, import_document
 from registry.domain.errors import Problem
 from registry.management.acting import acting_user, add_acting_user
-from registry.progress import progress
+from registry.management.progress import progress
 from registry.services import WriteContext
 
 

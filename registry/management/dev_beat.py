@@ -20,7 +20,7 @@ from django.db import close_old_connections
 
 from registry.celery import app
 
-logger = logging.getLogger("registry.dev_beat")
+logger = logging.getLogger("registry.dev_beat")  # the name its log lines have always carried
 _started = threading.Event()
 
 
