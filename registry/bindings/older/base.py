@@ -118,12 +118,13 @@ class BindingView(RegistryView):
 
     names: OlderBinding  # set by each binding's views (`binding`, the kernel's declaration, comes from it)
 
+    # (the kernel's attributes that the URL configuration sets for a 0.5 view; this binding's names give them here)
     @property
-    def group_plural(self):
+    def group_plural(self):  # type: ignore[override]
         return self.names.group_plural
 
     @property
-    def resource_plural(self):
+    def resource_plural(self):  # type: ignore[override]
         return self.names.resource_plural
 
     def api_url(self) -> str:
@@ -140,7 +141,7 @@ class BindingView(RegistryView):
         return self.api_url() + self.relative_version_id(resource, vid)
 
     def group_json(self, group: Group) -> dict:
-        out = {"id": group.gid}
+        out: dict[str, object] = {"id": group.gid}
         for key in ("name", "description", "tags", "docs"):
             if getattr(group, key):
                 out[key] = getattr(group, key)
@@ -316,7 +317,9 @@ class ResourceBase(BindingView):
                     "does not exist (an epoch was given)",
                 )
             resource = services.create_resource(ctx=ctx, address=self.address(gid, rid, resources=True), data=inp)
-            version = resource.latest
+            latest = resource.latest
+            assert latest is not None  # (made with its first version)
+            version = latest
         response = self.document(resource, version, status=201)
         response["Location"] = self.version_url(resource, version.vid)
         return response

@@ -100,7 +100,8 @@ class ResourceView(ResourceTypeView):
             group = self.group(gid)
             resource = selectors.get_resource(group, self.resource_plural, rid, inline=inline)
             if inline:
-                check_inline_size(1 + len(resource.all_versions))
+                # (prefetched by get_resource(inline=True): Prefetch's to_attr, which mypy knows of querysets only)
+                check_inline_size(1 + len(resource.all_versions))  # type: ignore[attr-defined]
             data = resource_json(self.base_url(), self.rt, resource, group=group, inline=inline)
             return json_response(data, headers={"Content-Location": data["self"]})
         resource, latest = selectors.get_document_version(self.gt, gid, self.resource_plural, rid)
