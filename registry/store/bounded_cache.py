@@ -48,7 +48,6 @@ MISSES = Counter(
 )
 
 caches: dict[str, BoundedCache] = {}
-_MISSING = object()
 
 
 class BoundedCache:
@@ -73,15 +72,15 @@ class BoundedCache:
         """The value kept under `key` for `version`, else `default`. `counted`: a look-up of a request's (a hit or a
         miss in the metrics), not one of the code that is about to put."""
         with self._lock:
-            entry = self._entries.get(key, _MISSING)
-            if entry is _MISSING or entry[0] != version:  # type: ignore[index]
+            entry = self._entries.get(key)  # (None: absent; an entry is a tuple)
+            if entry is None or entry[0] != version:
                 if counted:
                     self._misses.inc()
                 return default
             self._entries.move_to_end(key)
         if counted:
             self._hits.inc()
-        return entry[1]  # type: ignore[index]
+        return entry[1]
 
     def put(self, key: Hashable, value: Any, *, size: int = 1, version: Any = None) -> bool:
         """Keep `value` under `key` for `version` (replacing what was there); whether it was kept (not too large)."""

@@ -84,7 +84,8 @@ def count_entities(scope: ReadScope = EVERYTHING, levels: int = 3) -> tuple[int,
     ][:levels]
     limit = settings.REGISTRY_MAX_INLINE_ENTITIES
     planned = [planned_rows(qs) for qs in querysets]
-    estimate = sum(planned) if None not in planned else 0  # type: ignore[arg-type]
+    known = [rows for rows in planned if rows is not None]
+    estimate = sum(known) if len(known) == len(planned) else 0
     # a small table's estimate may be far off (one never analyzed is taken as 10 pages): only a large one decides
     if estimate >= EXACT_BELOW and not 0.8 * limit <= estimate <= 1.25 * limit:
         return estimate, True
