@@ -83,7 +83,7 @@ def checked_addresses(host: str, port: int) -> list[str]:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise httpcore.ConnectError(f"{host} does not resolve: {exc}") from None
-    addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
     for text in addresses:
         reason = unreachable_reason(ipaddress.ip_address(text.split("%")[0]))
         if reason:

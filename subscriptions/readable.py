@@ -19,9 +19,9 @@ def subjects(expression) -> list[str]:
             out += subjects(item)
     elif isinstance(expression, dict):
         if expression.get("dialect") == "basic":
-            if str(expression.get("property", "")).lower() == "subject" and expression.get("type") != "suffix":
-                out.append(expression.get("value"))
-            return [s for s in out if isinstance(s, str)]
+            value = expression.get("value")
+            subject = str(expression.get("property", "")).lower() == "subject" and expression.get("type") != "suffix"
+            return [value] if subject and isinstance(value, str) else []
         for dialect in ("exact", "prefix"):
             values = expression.get(dialect)
             if isinstance(values, dict):

@@ -25,6 +25,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
+from registry.access.permissions import remember_teams
 from registry.access.read_scope import ReadScope, scope_for
 from registry.models import OutboxEvent
 
@@ -41,8 +42,8 @@ _cache: dict = {}
 def subscription_index() -> tuple[dict[str, SubscriptionIndex], dict]:
     """The indexes of active subscriptions, one per event format in use, rebuilt only when subscriptions
     changed (per process)."""
-    stamp = Subscription.objects.aggregate(n=Count("pk"), m=Max("modified_on"))
-    stamp = (stamp["n"], stamp["m"])
+    counted = Subscription.objects.aggregate(n=Count("pk"), m=Max("modified_on"))
+    stamp = (counted["n"], counted["m"])
     if _cache.get("stamp") != stamp:
         indexes: dict[str, SubscriptionIndex] = {}
         by_id = {}
@@ -80,7 +81,7 @@ class Readers:
             users = get_user_model().objects.filter(pk__in=ids).prefetch_related("groups")
             self.scopes = {}
             for user in users:
-                user._registry_teams = frozenset(team.name for team in user.groups.all())
+                remember_teams(user, frozenset(team.name for team in user.groups.all()))
                 self.scopes[user.pk] = scope_for(user) if user.is_active else NO_TEAM
         scope = self.scopes.get(subscription.sink_set_by_user_id) or NO_TEAM
         return scope.may_read(event.owners if isinstance(event.owners, dict) else {})

@@ -44,7 +44,7 @@ AUDITED = {
     "max_attempts": "max_attempts",
     "ttl_seconds": "ttl_seconds",
 }
-AUDIT_SHOWN = {"sink": shown_sink, "protocolsettings": audited_settings}
+AUDIT_SHOWN: dict[str, audit.Shown] = {"sink": shown_sink, "protocolsettings": audited_settings}
 
 
 def audit_state(subscription: Subscription) -> dict:
@@ -268,7 +268,7 @@ def revalidate_subscription(*, sid: str, ctx: WriteContext | None = None) -> Sub
     check_may_change(ctx, subscription)
     before = audit_state(subscription)
     status = _initial_status(subscription.protocol)
-    reason = ""
+    reason: str | None = ""
     if status == Subscription.Status.ACTIVE:
         reason = check_sink(
             canonical_protocol(subscription.protocol), subscription.sink, settings.REGISTRY_ALLOW_PRIVATE_SINKS

@@ -106,8 +106,14 @@ def teams_of(user) -> frozenset[str]:
     cached = getattr(user, "_registry_teams", None)
     if cached is None:
         cached = frozenset(user.groups.values_list("name", flat=True))
-        user._registry_teams = cached
+        remember_teams(user, cached)
     return cached
+
+
+def remember_teams(user, teams: frozenset[str]) -> None:
+    """Keep `user`'s team names on the user object, where `teams_of` reads them (for callers that read them
+    along with other rows)."""
+    user._registry_teams = teams
 
 
 def role_of(user, owners: dict | None) -> str | None:
@@ -221,7 +227,7 @@ def owners_for_read(user, group_path: str) -> dict | None:
         return stored_owners(group_path)
     owners, teams = found
     if teams is not None:
-        user._registry_teams = teams
+        remember_teams(user, teams)
     return owners
 
 

@@ -22,6 +22,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Callable
+from typing import Any
 
 from ..access.permissions import group_path_of
 from ..domain.model import registry_model
@@ -38,7 +39,8 @@ URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^@/\s
 ABSENT = object()
 COMMON = ("name", "description", "tags", "docs")
 
-Shown = Callable[[object], object]
+# how a caller shows one attribute's value; each takes the type its attribute holds (a sink's str, a settings dict)
+Shown = Callable[[Any], object]
 
 
 def actor_of(ctx) -> tuple[str, str]:

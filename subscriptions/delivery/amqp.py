@@ -27,7 +27,7 @@ from urllib.parse import unquote
 
 from django.conf import settings
 from proton import ConnectionException, Delivery, Endpoint, Message, ProtonException, Timeout, symbol
-from proton.reactor import AtLeastOnce, AtMostOnce
+from proton.reactor import AtLeastOnce, AtMostOnce, LinkOption
 from proton.utils import BlockingConnection, LinkDetached
 
 from ..event_formats import DEFAULT_FORMAT
@@ -85,7 +85,7 @@ def _describe(condition) -> str:
     return text
 
 
-class _LinkProperties:
+class _LinkProperties(LinkOption):
     """A proton LinkOption: the sender link's properties (symbol keys)."""
 
     def __init__(self, properties: dict):
@@ -166,7 +166,9 @@ def send(subscription, event) -> Outcome:
     credentials = {}
     if sink.username is not None:
         credentials = {"user": sink.username, "password": sink.password or "", "allow_insecure_mechs": True}
-    link_options = [AtMostOnce() if options.get("sendersettlementmode") == "settled" else AtLeastOnce()]
+    link_options: list[LinkOption] = [
+        AtMostOnce() if options.get("sendersettlementmode") == "settled" else AtLeastOnce()
+    ]
     if options.get("linkproperties"):
         link_options.append(_LinkProperties(options["linkproperties"]))
     timeout = settings.REGISTRY_DELIVERY_TIMEOUT

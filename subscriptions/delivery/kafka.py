@@ -46,7 +46,7 @@ SECURITY = {
 MAX_PRODUCERS = 32
 BROKER_CHECK_SECONDS = 30.0
 
-_producers: OrderedDict[tuple, object] = OrderedDict()
+_producers: OrderedDict[tuple, Producer] = OrderedDict()
 _producers_lock = threading.Lock()
 _brokers_checked: dict[tuple, float] = {}  # producer key -> when its cluster's brokers were last checked
 
@@ -54,9 +54,10 @@ _brokers_checked: dict[tuple, float] = {}  # producer key -> when its cluster's 
 def producer_config(subscription, sink: Sink, timeout: float) -> dict:
     """librdkafka's configuration for this subscription's producer."""
     options = subscription.protocolsettings or {}
+    security = SECURITY.get(sink.scheme, "PLAINTEXT")
     config = {
         "bootstrap.servers": ",".join(Sink.hostport(host, port) for host, port in sink.servers),
-        "security.protocol": SECURITY.get(sink.scheme, "PLAINTEXT"),
+        "security.protocol": security,
         "client.id": options.get("clientid") or "cloudevents-registry",
         "acks": str(options.get("acks", "all")),
         "message.timeout.ms": max(1, int(timeout * 1000)),
@@ -72,7 +73,7 @@ def producer_config(subscription, sink: Sink, timeout: float) -> dict:
         "reconnect.backoff.max.ms": 1000,
         "logger": logger,
     }
-    if config["security.protocol"].startswith("SASL"):
+    if security.startswith("SASL"):
         config.update(
             {
                 "sasl.mechanism": options.get("saslmechanism", "PLAIN"),
@@ -83,7 +84,7 @@ def producer_config(subscription, sink: Sink, timeout: float) -> dict:
     return config
 
 
-def _producer(config: dict) -> tuple[tuple, object]:
+def _producer(config: dict) -> tuple[tuple, Producer]:
     """(key, the process's producer) for this configuration (created on first use; least recently used
     closed)."""
     key = tuple(sorted((k, v) for k, v in config.items() if k != "logger"))

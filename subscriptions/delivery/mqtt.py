@@ -6,6 +6,8 @@ is bounded by `REGISTRY_DELIVERY_TIMEOUT`, and so is the wait for the acknowledg
 
 from __future__ import annotations
 
+from typing import Literal
+
 import paho.mqtt.client as mqtt
 from django.conf import settings
 from paho.mqtt.packettypes import PacketTypes
@@ -26,7 +28,7 @@ def send(subscription, event) -> Outcome:
     options = subscription.protocolsettings or {}
     v5 = canonical_protocol(subscription.protocol) == "MQTT5"
     tls = sink.scheme in ("mqtts", "ssl", "wss")
-    transport = "websockets" if sink.scheme in ("ws", "wss") else "tcp"
+    transport: Literal["websockets", "tcp"] = "websockets" if sink.scheme in ("ws", "wss") else "tcp"
     _headers, body = structured(event, event_format(subscription))
     timeout = settings.REGISTRY_DELIVERY_TIMEOUT
     client = mqtt.Client(

@@ -63,7 +63,8 @@ async def _publish(sink: Sink, options: dict, body: bytes, timeout: float) -> No
             connection.publish(options["subject"], body, headers={"Content-Type": "application/cloudevents+json"}),
             timeout,
         )
-        await connection.flush(timeout=timeout)
+        # nats-py annotates the timeout as int; it hands it to asyncio.wait_for, which takes the float
+        await connection.flush(timeout=timeout)  # type: ignore[arg-type]
     finally:
         try:
             await asyncio.wait_for(connection.close(), timeout)

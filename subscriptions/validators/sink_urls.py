@@ -151,8 +151,9 @@ def _server(text: str, sink: str, protocol: str, scheme: str) -> tuple[str, int]
     return host, default
 
 
-def parse_sink(protocol: str, sink) -> Sink:
-    """The sink of a subscription with this (canonical) protocol, or SinkError naming what is wrong."""
+def parse_sink(protocol: str | None, sink) -> Sink:
+    """The sink of a subscription with this (canonical) protocol, or SinkError naming what is wrong (None: a
+    protocol that is not one, refused like any protocol without sinks)."""
     if protocol not in SCHEMES:
         raise SinkError(f"protocol {protocol!r} has no sinks this server dials")
     if not isinstance(sink, str) or not sink:

@@ -24,7 +24,7 @@ from .sink_urls import Sink, SinkError, parse_sink
 def resolve(host: str, port: int) -> list[str]:
     """Every address `host` resolves to for TCP (raises OSError when it does not resolve)."""
     infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
-    return sorted({info[4][0] for info in infos})
+    return sorted({str(info[4][0]) for info in infos})
 
 
 def address_refusal(host: str, port: int) -> str | None:
@@ -54,7 +54,7 @@ def refusal(sink: Sink, allow_private: bool) -> str | None:
     return None
 
 
-def check_sink(protocol: str, sink: str, allow_private: bool) -> str | None:
+def check_sink(protocol: str | None, sink: str, allow_private: bool) -> str | None:
     """None when the sink may be used by a subscription of this (canonical) protocol, else the reason."""
     try:
         parsed = parse_sink(protocol, sink)
