@@ -51,7 +51,7 @@ def contract_section(version) -> dict | None:
         body = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", rows)
         parts.append(format_html("<h3>Metadata</h3><table class='contract-metadata'><tbody>{}</tbody></table>", body))
     if isinstance(rule_set, dict):
-        rows = [
+        rule_rows = [
             (phase, *(_cell(rule.get(name)) for name in RULE_COLUMNS[1:]))
             for phase in RULE_PHASES
             for rule in rule_set.get(phase) or []
@@ -59,7 +59,7 @@ def contract_section(version) -> dict | None:
         ]
         head = format_html_join("", "<th>{}</th>", ((name,) for name in RULE_COLUMNS))
         cells = "".join("<td>{}</td>" for _ in RULE_COLUMNS)
-        body = format_html_join("", f"<tr>{cells}</tr>", rows)
+        body = format_html_join("", f"<tr>{cells}</tr>", rule_rows)
         parts.append(
             format_html(
                 "<h3>Rules</h3><table class='contract-rules'><thead><tr>{}</tr></thead><tbody>{}</tbody></table>",

@@ -69,7 +69,7 @@ def associations(
     resource_type: str | None = TOPIC,
     types: list[str] | None = None,
     lifecycle: str | None = None,
-    hidden: set[str] = frozenset(),
+    hidden: frozenset[str] | set[str] = frozenset(),
 ) -> list[Found]:
     """The associations kept by the schemas of every context, filtered: a topic's name and cluster (`-` for either:
     any), its id, a subject, the resource type, the association types, the lifecycle; those of the schema groups in

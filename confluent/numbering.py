@@ -194,7 +194,8 @@ def _stale(resource: Resource) -> bool:
     that names no format has the schema's."""
     resource_format = resource.extensions.get("format")
     return any(
-        version.numbered or type_of_format((version.extensions or {}).get("format") or resource_format)
+        version.numbered  # type: ignore[attr-defined]  # a column of the raw query, not a field of Version
+        or type_of_format((version.extensions or {}).get("format") or resource_format)
         for version in Version.objects.raw(_STALE, [resource.pk])
     )
 
@@ -275,7 +276,7 @@ def _number_batch(locked: list[int]) -> None:
         row = rows.get(pk)
         extensions = extensions or {}
         schema_type = None if content is None or resource_uri else type_of_format(_format_of(extensions, own))
-        if schema_type is None:
+        if content is None or schema_type is None:
             if row is not None:  # its content became something Confluent has no type for: keep the number
                 row.epoch = epoch
                 changed.append(row)
@@ -296,11 +297,11 @@ def _number_batch(locked: list[int]) -> None:
         new.append([pk, resource_id, number, None, epoch, False, references])
         keyed.append((new[-1], key))
     ids = schema_ids_for(contents)
-    for row, key in keyed:
-        if isinstance(row, list):
-            row[3] = ids[key]
+    for kept, key in keyed:
+        if isinstance(kept, list):
+            kept[3] = ids[key]
         else:
-            row.schema_id_id = ids[key]
+            kept.schema_id_id = ids[key]
     if changed:
         SubjectVersion.objects.bulk_update(changed, ["schema_id", "epoch", "references"], batch_size=1000)
     if new:

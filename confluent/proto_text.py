@@ -3,10 +3,13 @@ output for a resolved descriptor is the canonical text a PROTOBUF schema id is k
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 from google.protobuf import descriptor_pb2
 
-FDP = descriptor_pb2.FileDescriptorProto
-FieldDP = descriptor_pb2.FieldDescriptorProto
+# aliases (descriptor_pb2 builds its classes when imported, so mypy knows them only as Any)
+FDP: TypeAlias = descriptor_pb2.FileDescriptorProto
+FieldDP: TypeAlias = descriptor_pb2.FieldDescriptorProto
 SCALARS = {
     name: getattr(FieldDP, f"TYPE_{name.upper()}")
     for name in (

@@ -74,7 +74,7 @@ def _field(ast_field, syntax: str, oneof_index: int | None = None) -> FieldDP:
     else:
         out.type_name = type_name
     cardinality = ast_field.cardinality.value if ast_field.cardinality else None
-    out.label = LABELS.get(cardinality, FieldDP.LABEL_OPTIONAL)
+    out.label = LABELS.get(cardinality or "", FieldDP.LABEL_OPTIONAL)
     if syntax == "proto3" and cardinality == "OPTIONAL":
         out.proto3_optional = True
     if oneof_index is not None:

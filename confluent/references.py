@@ -146,7 +146,7 @@ def referenced_versions(holders: list[dict]) -> list[list[tuple[str, str | None]
                     continue  # not a subject's name: it names no version
         named.append(mine)
     subjects = {subject for mine in named for _ref, subject in mine}
-    numbered = {}
+    numbered: dict[tuple, str] = {}
     if subjects:
         rows = SubjectVersion.objects.filter(
             resource__group__group_type=GROUPS,

@@ -140,7 +140,7 @@ def migration_rule_names(version) -> list[str]:
     """The names of the version's JSONATA migration rules (what the admin's dry run offers)."""
     _metadata, rule_set = version_contract(version)
     return [
-        r.get("name")
+        r["name"]
         for r in (rule_set or {}).get("migrationRules") or []
         if isinstance(r, dict) and (r.get("type") or "").upper() == "JSONATA" and isinstance(r.get("name"), str)
     ]

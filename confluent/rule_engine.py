@@ -190,7 +190,7 @@ class Target:
             Metadata.from_dict(metadata) if metadata else None,
             RuleSet.from_dict(rule_set) if rule_set else None,
         )
-        self.inline_tags = None
+        self.inline_tags: dict[str, set[str]] | None = None
         self._transformer: Callable | None = None
         self._content = content
 
@@ -228,7 +228,7 @@ def protobuf_message(target: Target, message_name: str | None, raw: bytes):
     """The Protobuf binary `raw` as a message object of the version's .proto (one without imports other than the
     well-known types), or None with why not."""
     try:
-        fdp = descriptor_of_text(target.schema.schema_str)
+        fdp = descriptor_of_text(target.schema.schema_str or "")
     except Exception as exc:  # the parser's errors: the .proto is the one the data check already read
         return None, f"its .proto cannot be read here: {type(exc).__name__}"
     pool = descriptor_pool.DescriptorPool()
@@ -261,8 +261,12 @@ def _action(rule: Rule, side: RuleMode) -> str:
     return action.strip().upper() or "ERROR"
 
 
+def _value(member: RuleKind | RuleMode | None) -> str | None:
+    return member.value if member is not None else None
+
+
 def _rule_member(rule: Rule, side: RuleMode) -> dict:
-    out = {"name": rule.name, "type": rule.type, "kind": rule.kind.value, "mode": rule.mode.value}
+    out = {"name": rule.name, "type": rule.type, "kind": _value(rule.kind), "mode": _value(rule.mode)}
     if rule.expr is not None:
         out["expr"] = rule.expr
     out["side"] = "producer" if side == RuleMode.WRITE else "consumer"
@@ -279,9 +283,9 @@ def check_message_rules(target: Target, message, report) -> None:
     """Run the version's domain rules on `message` (a decoded datum of its schema): refusals and notes into `report`
     (catalog.message_report.Report)."""
     rule_set = target.schema.rule_set
-    rules = list(rule_set.domain_rules or []) if rule_set else []
-    if not rules:
+    if rule_set is None or not rule_set.domain_rules:
         return
+    rules = list(rule_set.domain_rules)
     if (rule_set.enable_at or "ALL").upper() == "CLIENT":
         report.notes.append("rules not run: the schema's rule set is enabled at CLIENT only (enableAt)")
         return
@@ -308,10 +312,22 @@ def _run_side(target: Target, rules: list[Rule], side: RuleMode, message, report
             continue  # said once, on the producer's side: the same condition on the same message
         budget.spend()
         transformer = target.field_transformer() if (rule.type or "").upper() == "CEL_FIELD" else None
+        # no Kafka message here: the rules run without the clients' serialization context (nor its topic)
         ctx = RuleContext(
-            None, None, None, target.schema, "", side, rule, index, rules, target.inline_tags, transformer
+            None,
+            None,  # type: ignore[arg-type]
+            None,
+            target.schema,
+            "",
+            side,
+            rule,
+            index,
+            rules,
+            target.inline_tags,
+            transformer,
         )
-        failure, fields = None, []
+        failure: str | None = None
+        fields: list[str] = []
         try:
             result = _run(ctx, message, fields)
             if rule.kind == RuleKind.CONDITION and not result:
@@ -332,7 +348,7 @@ def _run_side(target: Target, rules: list[Rule], side: RuleMode, message, report
             report.notes.append(f"rule {rule.name}: {failure}; its onFailure NONE lets {who} go on")
             continue
         consequence = "sends it to the dead letter queue" if action == "DLQ" else "refuses it"
-        reason = f"refused by rule {rule.name} ({rule.type} {rule.kind.value}, {rule.mode.value}): {failure}; {who} {consequence}"
+        reason = f"refused by rule {rule.name} ({rule.type} {_value(rule.kind)}, {_value(rule.mode)}): {failure}; {who} {consequence}"
         report.refused("data", reason, _rule_member(rule, side))
         return _REFUSED
     return message

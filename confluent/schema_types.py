@@ -74,7 +74,8 @@ def type_of_format(fmt) -> str | None:
     """The schemaType of a stored format, None for formats Confluent has no type for (XSD, unknown)."""
     if not isinstance(fmt, str):
         return None
-    return FAMILIES.get(schema_format_family(fmt)[0])
+    family = schema_format_family(fmt)[0]
+    return FAMILIES.get(family) if family is not None else None
 
 
 @dataclass

@@ -186,7 +186,7 @@ def register(*, ctx: WriteContext, subject: Subject, data: Registration, importi
     to one subject get consecutive numbers, and the same content twice one version. A subject (or context) created
     by a concurrent registration meanwhile is registered to as it then exists."""
     inp = checked_contracts(data)
-    if subject.is_context:
+    if subject.resource_id is None:  # a context
         raise ConfluentError(INVALID_SUBJECT, f"{subject.name!r} names a context, not a subject")
     resource = selectors.find_resource(subject)
     mode = "IMPORT" if importing else _check_mode(subject, inp, resource)
@@ -246,7 +246,7 @@ def _write(
         floor = max(top, resource.version_counter if resource is not None else 0)
         number = next_number({floor}, "")
     metadata = with_version(found.metadata, number)  # confluent:version, where the metadata has it
-    vid = str(number)
+    vid: str | None = str(number)
     if inp.version is not None and resource is not None and resource.versions.filter(vid=vid).exists():
         # an IMPORT's number taken as a version id by another door: the registry picks the id (a number given here is
         # above the resource's version counter, which is above every integer version id)

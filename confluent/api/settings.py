@@ -183,7 +183,7 @@ class CompatibilityView(ConfluentView):
         rows = selectors.subject_versions(resource, documents=True) if resource is not None else []
         if version is not None:
             number = selectors.parse_version(version)
-            if not rows:
+            if resource is None or not rows:
                 raise ConfluentError(40401, f"Subject '{subject}' not found.")
             row = (
                 selectors.latest_row(resource, rows)
@@ -197,7 +197,9 @@ class CompatibilityView(ConfluentView):
         prepared = prepare(inp.schema_type, inp.schema, references)
         config = selectors.config_in_scope(found, resource)
         group = config.get("compatibilityGroup")
-        if group and rows:  # only the versions of the candidate's compatibility group (as a registration's check)
+        if (
+            group and rows and resource is not None
+        ):  # only the versions of the candidate's compatibility group (as a registration's check)
             latest = selectors.latest_live(resource)
             candidate = services.contracts(services.checked_contracts(inp), prepared, config, latest, merge=True)
             mine = property_of(candidate.metadata, group)
@@ -210,7 +212,7 @@ class CompatibilityView(ConfluentView):
             referenced = prepared.referenced or referenced_documents(references)  # a JSON Schema's too
             for issue in check_compatibility(prepared.format, level, previous, prepared.document, referenced):
                 messages.append(f"{issue.path}: {issue.change} ({issue.reason})")
-        out = {"is_compatible": not messages}
+        out: dict[str, object] = {"is_compatible": not messages}
         if verbose:
             out["messages"] = messages
         return answer(out)

@@ -52,7 +52,9 @@ def move_settings(apps, schema_editor):
             global_mode = row.mode
             continue
         parts = _split(row.scope)
-        found = group(parts[0]) if parts is not None else None
+        if parts is None:
+            continue
+        found = group(parts[0])
         if found is None:
             continue
         gid, rest = parts
@@ -107,7 +109,8 @@ def move_back(apps, schema_editor):
     Group = apps.get_model("registry", "Group")
     Resource = apps.get_model("registry", "Resource")
     default = settings.REGISTRY_CONFLUENT_GROUP
-    rows, changed = {}, []
+    rows: dict = {}
+    changed: list = []
     for found in Group.objects.filter(group_type=GROUPS):
         extensions = dict(found.extensions)
         mode, pending = extensions.pop(MODE, None), extensions.pop(PENDING, None)

@@ -35,7 +35,7 @@ class Source:
         auth = None
         if parts.username is not None:
             auth = (parts.username, parts.password or "")
-            parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
+            parts = parts._replace(netloc=(parts.hostname or "") + (f":{parts.port}" if parts.port else ""))
         self.client = httpx.Client(base_url=urlunsplit(parts).rstrip("/"), auth=auth, timeout=60)
 
     def get(self, path: str, **params):
