@@ -288,7 +288,8 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "CloudEvents Registry",
     "DESCRIPTION": "xRegistry core binding of the CloudEvents Registry (spec 0.5-wip), "
-    "the Subscriptions API and the older Schema Registry and Message Catalog bindings.",
+    "the Subscriptions API, the older Schema Registry and Message Catalog bindings and the Confluent Schema Registry "
+    "API (/confluent).",
     "VERSION": "0.5-wip",
     "SERVE_INCLUDE_SCHEMA": False,
     # /api/schema/ and /api/docs/ are reads like the others: public unless REGISTRY_PUBLIC_READ=0

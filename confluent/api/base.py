@@ -13,8 +13,13 @@ from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
 from django.http import HttpResponse
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.plumbing import build_bearer_security_scheme_object
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.authentication import TokenAuthentication
 
+from registry.http.openapi import RegistryAutoSchema
 from registry.http.permissions import RegistryPermission, check_read, only_reads
 from registry.http.views import RegistryView
 
@@ -31,6 +36,16 @@ class BearerTokenAuthentication(TokenAuthentication):
     """`Authorization: Bearer KEY` with the same API tokens (the Confluent clients' bearer auth sends this form)."""
 
     keyword = "Bearer"
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    """`bearerAuth` in the OpenAPI document (drf-spectacular would describe it as a second `tokenAuth`)."""
+
+    target_class = BearerTokenAuthentication
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema):
+        return build_bearer_security_scheme_object(header_name="Authorization", token_prefix="Bearer")
 
 
 class ConfluentPermission(RegistryPermission):
@@ -74,11 +89,50 @@ def page(items: list, request) -> list:
     return items[offset:] if limit < 0 else items[offset : offset + limit]
 
 
+def _path(name: str, kind, description: str) -> OpenApiParameter:
+    return OpenApiParameter(name, kind, OpenApiParameter.PATH, description=description)
+
+
+# the path parameters of the routes (confluent.api.urls), as the OpenAPI document describes them
+PATH_PARAMETERS = {
+    "subject": _path("subject", OpenApiTypes.STR, "a subject (`:.ctx:name` in a context; may hold `/`)"),
+    "version": _path(
+        "version",
+        {"type": "string", "pattern": "^(latest|-1|[0-9]+)$"},
+        "a version number, `latest` or -1 (the newest)",
+    ),
+    "schema_id": _path("schema_id", OpenApiTypes.INT, "a schema id"),
+    "guid": _path("guid", OpenApiTypes.STR, "a schema's GUID"),
+    "name": _path("name", OpenApiTypes.STR, "a KEK's name (the DEK registry), a topic's (associations)"),
+    "namespace": _path("namespace", OpenApiTypes.STR, "a topic's cluster id (`-`: any)"),
+    "resource_id": _path("resource_id", OpenApiTypes.STR, "a topic's id"),
+}
+
+
+class ConfluentAutoSchema(RegistryAutoSchema):
+    """The kernel's AutoSchema for the Confluent API (its operations are described in confluent.api.openapi): the
+    path parameters described, the POSTs that only read (a lookup, a compatibility test: `post_reads`) as public as
+    reads."""
+
+    def get_override_parameters(self):
+        described = [PATH_PARAMETERS[name] for name in PATH_PARAMETERS if "{" + name + "}" in self.path]
+        return [*described, *super().get_override_parameters()]
+
+    def get_auth(self):
+        if self.method == "POST" and getattr(self.view, "post_reads", False):
+            self.method = "GET"  # the kernel's rule for reads (REGISTRY_PUBLIC_READ) decides
+            try:
+                return super().get_auth()
+            finally:
+                self.method = "POST"
+        return super().get_auth()
+
+
 class ConfluentView(RegistryView):
     binding = CONFLUENT
     authentication_classes = [*RegistryView.authentication_classes, BearerTokenAuthentication]
     permission_classes = [ConfluentPermission]
-    schema = None  # not in the OpenAPI document of the registry's own API: Confluent's API is documented by Confluent
+    schema = ConfluentAutoSchema()  # the operations' descriptions: confluent.api.openapi
     post_reads = False
 
     def initial(self, request, *args, **kwargs):

@@ -84,10 +84,11 @@ class ConfigView(ConfluentView):
     def get(self, request, subject=None):
         """The config: global (the default context's group's), a context's (`:.ctx:`) or a subject's own (40408 when
         it has none, unless `?defaultToGlobal=true`: then the config that applies to it, member by member)."""
+        default_to_global = flag(request, "defaultToGlobal")  # read (400 when not a boolean) wherever it is given
         if subject is None:
             return answer(selectors.config_in_scope(None))
         found = parse(subject, allow_context=True)
-        if flag(request, "defaultToGlobal"):
+        if default_to_global:
             return answer(selectors.config_in_scope(found))
         own = selectors.own_config(found)
         if found.is_context:
@@ -133,10 +134,11 @@ class ModeView(ConfluentView):
     def get(self, request, subject=None):
         """The mode: global (the default context's), a context's (`:.ctx:`) or a subject's (40409 when it has none of
         its own, unless `?defaultToGlobal=true`)."""
+        default_to_global = flag(request, "defaultToGlobal")  # read (400 when not a boolean) wherever it is given
         if subject is None:
             return answer({"mode": selectors.effective_mode(None)})
         found = parse(subject, allow_context=True)
-        if own_mode(found) is None and not flag(request, "defaultToGlobal"):
+        if own_mode(found) is None and not default_to_global:
             raise ConfluentError(40409, f"Subject '{subject}' does not have subject-level mode configured")
         return answer({"mode": selectors.effective_mode(found)})
 
@@ -146,15 +148,24 @@ class ModeView(ConfluentView):
         services.set_mode(ctx=self.context(), subject=found, mode=mode, force=flag(request, "force"))
         return answer({"mode": mode})
 
-    def delete(self, request, subject=None):
-        if subject is None:
-            raise ConfluentError(405, "the global mode cannot be deleted; PUT READWRITE instead", status=405)
+    def delete(self, request, subject):
         found = parse(subject, allow_context=True)
         own = own_mode(found)
         if own is None:
             raise ConfluentError(40409, f"Subject '{subject}' does not have subject-level mode configured")
         services.set_mode(ctx=self.context(), subject=found, mode=None)
         return answer({"mode": own})
+
+
+class GlobalModeView(ModeView):
+    """`/mode`: the global mode is read and set, never deleted (405, its `Allow` without DELETE)."""
+
+    http_method_names = [name for name in ModeView.http_method_names if name != "delete"]
+
+    def http_method_not_allowed(self, request, *args, **kwargs):
+        if request.method == "DELETE":
+            raise ConfluentError(405, "the global mode cannot be deleted; PUT READWRITE instead", status=405)
+        return super().http_method_not_allowed(request, *args, **kwargs)
 
 
 def own_mode(found) -> str | None:

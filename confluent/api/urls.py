@@ -4,13 +4,16 @@ other path under /confluent is answered by handler404 in Confluent's words (the 
 
 from django.urls import path
 
-from . import associations, dek, schemas, settings, subjects
+from . import associations, dek, openapi, schemas, settings, subjects
 from .base import ConfluentView, answer
 
 
 class RootView(ConfluentView):
     def get(self, request):
         return answer({})
+
+
+openapi.describe(RootView, "get", "The API's root (an empty object)", responses=openapi.ok({"type": "object"}, "{}"))
 
 
 urlpatterns = [
@@ -30,7 +33,7 @@ urlpatterns = [
     path("schemas/guids/<str:guid>", schemas.SchemaByGuidView.as_view()),
     path("config", settings.ConfigView.as_view()),
     path("config/<path:subject>", settings.ConfigView.as_view()),
-    path("mode", settings.ModeView.as_view()),
+    path("mode", settings.GlobalModeView.as_view()),
     path("mode/<path:subject>", settings.ModeView.as_view()),
     path("compatibility/subjects/<path:subject>/versions/<str:version>", settings.CompatibilityView.as_view()),
     path("compatibility/subjects/<path:subject>/versions", settings.CompatibilityView.as_view()),

@@ -175,7 +175,7 @@ def postprocess(result, generator, request, public):
                 name, where = parameter.get("name"), parameter.get("in")
                 if where == "path" and name in PATH_IDS:
                     parameter["schema"] = dict(PATH_ID_SCHEMA)
-                if where == "query" and name in QUERY_SCHEMAS:
+                if where == "query" and name in QUERY_SCHEMAS and not path.startswith("/confluent/"):  # Confluent's own
                     parameter["schema"] = dict(QUERY_SCHEMAS[name])
                     if name == "uri":
                         parameter["required"] = True
