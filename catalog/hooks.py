@@ -11,7 +11,6 @@ from django.conf import settings
 from registry.domain.compared_versions import compared
 from registry.domain.model import effective_compatibility
 from registry.domain.validation import GroupCheck, Invalid, VersionCheck, at
-from registry.earlier_pairs import documents_alone, formats_from
 
 from .validators.compatibility import LEVELS as COMPATIBILITY_LEVELS
 from .validators.compatibility import check_compatibility, offered_levels
@@ -185,8 +184,7 @@ def check_schema_version(check: VersionCheck) -> None:
         listed = check.previous_formats()
     else:
         previous = check.previous_documents()
-        # the versions an early check passed with (check.previous_checked) hold no other format: only the others'
-        listed = formats_from(previous, check.previous_checked)
+        listed = [fmt for fmt, _document in previous]
     for prev_format in _each_once(listed):
         if prev_format and fmt and not same_format(prev_format, fmt):
             family, _ = schema_format_family(prev_format)
@@ -194,26 +192,23 @@ def check_schema_version(check: VersionCheck) -> None:
                 errors.append(f"format {fmt!r} differs from the format {prev_format!r} of the schema's other versions")
                 break
     references = check.referenced_documents  # resolved by the writer (the Confluent API's Avro references)
-    if not check.passed_before_lock:  # (else this document passed it before the lock: it reads nothing else)
-        errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit(), references=references)
+    errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit(), references=references)
     if errors:
         raise Invalid(errors)
     if level == "none" or check.history:
         return
-    checked = check.previous_checked
     scope = compared(check) if previous else None  # versions an app leaves out (registry/domain/compared_versions.py)
     if scope is not None and len(scope) == len(previous):
-        previous, checked = [pair for pair, keep in zip(previous, scope, strict=True) if keep], 0
-    if len(previous or ()) <= checked:  # (nothing, or nothing new, to compare)
+        previous = [pair for pair, keep in zip(previous, scope, strict=True) if keep]
+    if not previous:  # (nothing to compare)
         check.checked_level = level
         return
     found = check_compatibility(
         fmt,
         level,
-        documents_alone(previous),
+        [document for _fmt, document in previous],
         check.document or b"",
         references,
-        checked=checked,
     )
     if found:
         details = [i.as_dict() for i in found]

@@ -69,16 +69,6 @@ class VersionCheck:
         checks (a sequence, not to be changed); excludes the version being replaced by an update.
     previous_formats: the formats of those versions alone (each once), without reading their documents: for a
         check that needs no comparison (level `none`); None when only previous_documents can say.
-    previous_checked: how many of previous_documents, first to last, this same document with these same attributes
-        was already found to pass the check with (a check made before the resource's lock,
-        registry/services/early_checks.py): a hook may compare the document with the others alone, and must answer
-        as if it had compared it with all of them. 0: compare it with all.
-    passed_before_lock: this same check, on these same inputs (the attributes, the resource's and the group's, the
-        document, its media type and URI, the referenced documents; compared by value), passed this hook before the
-        resource's lock (registry/services/early_checks.py) with the first `previous_checked` earlier versions: a
-        hook may skip what reads nothing but these inputs (not version_id, which differs), and must still run what
-        reads the database (group_exists, lookup, resolves, previous_formats) or the other earlier versions; it
-        answers as if it had run everything. False: check everything.
     is_update: the version exists and is being changed in place.
     referenced_documents: documents the version's document refers to by name, deepest first: resolved by the
         writer (VersionInput.referenced_documents), else by the resolvers apps register for the type
@@ -104,8 +94,6 @@ class VersionCheck:
     base_url: str
     previous_documents: Callable[[], Sequence[tuple[str | None, bytes]]] = field(default=lambda: [])
     previous_formats: Callable[[], list[str | None]] | None = None
-    previous_checked: int = 0
-    passed_before_lock: bool = False
     is_update: bool = False
     group_exists: Callable[[str, str], bool] = field(default=lambda plural, gid: False)
     lookup: Callable[[str], dict | None] = field(default=lambda path: None)  # API path -> latest attributes

@@ -22,7 +22,6 @@ from ..store import audit
 from ..store.selectors import exists_ignoring_case
 from .address import EntityAddress
 from .context import WriteContext
-from .early_checks import check_early, remember
 from .epochs import check_epoch
 from .events import emit_updated
 from .inputs import VersionInput, absorb_document, inherited
@@ -248,19 +247,16 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     kept = seen_group(plural, gid)
     group = kept if kept is not None else get_group(plural, gid)
     ctx.saw_group(group)  # its owners and id, read with the group: no query of their own
-    early = check_early(ctx, group, rt, rid, inp)  # before the lock (registry/services/early_checks.py)
     # the lock, and what a new version reads under it, in one round trip (registry/services/locked_reads.py)
     reads = lock_for_new_version(group, rplural, rid, new_id=inp.version_id is None, group_again=kept is not None)
     resource, next_id, earlier = reads.resource, reads.next_id, reads.earlier
-    if resource.group is not group:  # the group's row read with the lock is not the one kept: the check starts again
-        group, early = resource.group, None
+    if resource.group is not group:  # the group's row read with the lock is not the one kept
+        group = resource.group
         ctx.saw_group(group)
     ctx.authorize("version", "create", f"{resource.path}/versions")
     not_older_than_latest(ctx, resource)
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
-    version = prepared_version(
-        ctx, resource, rt, inp, base, inp.version_id, next_id=next_id, earlier=earlier, early=early
-    )
+    version = prepared_version(ctx, resource, rt, inp, base, inp.version_id, next_id=next_id, earlier=earlier)
     path = f"{resource.path}/versions/{version.vid}"
     try:
         # what every new version writes, in one round trip under the lock (registry/sent_together.py): the version
@@ -277,7 +273,6 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     saved()
     if apply_retention(ctx, resource, rt):
         refresh_latest(resource)
-    remember(group, rid, resource, version)
     return resource, version
 
 

@@ -15,7 +15,6 @@ door a version comes in by. These functions run inside the caller's transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import IntegrityError, connection, transaction
@@ -38,7 +37,6 @@ from ..domain.json_text import json_document_problem
 from ..domain.model import HISTORY, ResourceType
 from ..domain.referenced_documents import resolve as resolve_referenced
 from ..domain.validation import Invalid, VersionCheck
-from ..earlier_pairs import all_named, same_prefix
 from ..models import Resource, Version
 from ..representations import is_json_media_type
 from ..sent_together import statement_cursor
@@ -98,51 +96,33 @@ def validate_version(
     referenced_documents: tuple[bytes, ...] = (),
     earlier: Callable | None = None,
     *,
-    early: Checked | None = None,
-    before_lock: bool = False,
     history: bool = False,
-) -> Checked | None:
+) -> None:
     """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
     (format, schema validity, compatibility with the earlier versions, references): a Problem naming what is
     wrong. `stored_document`: an update's document before the write (a hook keeps what was already stored).
-    `earlier`: the answer of `earlier_documents_sent`, when the caller sent it. `early`: what a check of the same
-    version made before the resource's lock compared (registry/services/early_checks.py), which passed: the common
-    rules are not checked again when what they read is what that check read (the version's attributes, document,
-    media type and URI: they read nothing else), and when all the check's inputs are the same, the hook is told that
-    they passed it (`VersionCheck.passed_before_lock`) and how many of the earlier documents, first to last, are the
-    ones it passed with (`VersionCheck.previous_checked`). The referenced documents are resolved again (a resolver
-    may read the database). `before_lock`: that check (the earlier documents are `earlier`'s alone, their formats
-    are not read apart). `history`: an import's version made with its resource, checked alone (VersionCheck.history).
-    Sets how the version's compatibility was checked (`Version.compatibility_check`: the hook's level, `HISTORY`, or
-    None), stored with the version's row.
-    Returns what the hook compared (None when it read no earlier documents)."""
+    `earlier`: a function giving the earlier documents (`earlier_documents`' signature without the resource), when
+    the caller read them already. `history`: an import's version made with its resource, checked alone
+    (VersionCheck.history). Sets how the version's compatibility was checked (`Version.compatibility_check`: the
+    hook's level, `HISTORY`, or None), stored with the version's row."""
     path = f"{resource.path}/versions/{version.vid}"
     document = bytes(version.content) if version.content is not None else None
-    own = (attrs, document, version.media_type, version.resource_uri)  # what the common rules read
-    same_own = early is not None and early.inputs[0] == own
-    if not same_own:
-        _check_common_rules(rt, path, attrs, version)
+    _check_common_rules(rt, path, attrs, version)
     version.compatibility_check = HISTORY if history and rt.compatibility_levels is not None else None
     if rt.validate is None:
-        return None
+        return
     r_attrs = resource_attributes(resource)
     read: Sequence[tuple[str | None, bytes]] | None = None
-    # the early check's earlier documents when they are as it read them, each naming its format (a tuple: see below)
-    named: Sequence = early.previous if early is not None and isinstance(early.previous, tuple) else ()
-    begin_named = False  # whether the documents read begin with those
 
     def previous():
         # oldest first (`version_order`: created_on, pk), the format as text (formats are strings), the resource's
         # when a version has none: a transitive check reads every version, kept per process
-        # (registry/store/earlier_documents.py, its tuple as it is when every version names its format); read once per check
-        nonlocal read, begin_named
+        # (registry/store/earlier_documents.py); read once per check
+        nonlocal read
         if read is None:
             documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)
-            begin_named = bool(named) and same_prefix(documents, named) == len(named)
-            if not all_named(documents, len(named) if begin_named else 0):
-                documents = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]  # (a list)
-            read = documents
-        return read if isinstance(read, tuple) else list(read)  # (a kept tuple as it is: it cannot be changed)
+            read = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
+        return read
 
     def previous_formats():
         # the same versions' formats, each once, documents unread (a check under the level `none` compares nothing)
@@ -169,7 +149,7 @@ def validate_version(
         group_attributes={**resource.group.extensions},
         base_url=ctx.base_url,
         previous_documents=previous,
-        previous_formats=None if before_lock else previous_formats,
+        previous_formats=previous_formats,
         is_update=is_update,
         group_exists=group_exists,
         lookup=entity_attributes,
@@ -181,11 +161,6 @@ def validate_version(
     )
     try:
         check.referenced_documents = resolve_referenced(check)  # the writer's, else the attributes'
-        inputs = (own, r_attrs, check.group_attributes, check.referenced_documents)
-        if same_own and early is not None and early.inputs[1:] == inputs[1:]:
-            check.passed_before_lock = True
-            now = previous()
-            check.previous_checked = len(named) if begin_named else same_prefix(now, early.previous)
         rt.validate(check)
         if check.checked_level is not None:
             version.compatibility_check = check.checked_level
@@ -194,7 +169,6 @@ def validate_version(
         detail = "{subject}: " + "; ".join(exc.errors) if exc.details else "{subject}: {errors}"
         # `from exc`: a document import tells an unresolved reference (validation.Unresolved) by the cause
         raise Problem(exc.kind, detail, subject=path, errors=exc.details or exc.errors, status=exc.status) from exc
-    return Checked(inputs, read) if read is not None else None
 
 
 def _check_common_rules(rt: ResourceType, path: str, attrs: dict, version: Version) -> None:
@@ -218,17 +192,6 @@ def _check_common_rules(rt: ResourceType, path: str, attrs: dict, version: Versi
             errors.append(f"{problem} (sent as {version.media_type})")
     if errors:
         raise Problem("invalid-attribute", "{subject}: {errors}", subject=path, errors=errors)
-
-
-@dataclass(frozen=True)
-class Checked:
-    """What a version's check compared (`validate_version`): its inputs other than the earlier versions ((the
-    version's own attributes, its document, media type and URI), the resource's attributes, the group's, the
-    referenced documents), and the earlier versions it read, as (format, document), oldest first: a tuple when
-    each named its format (then they are as they were read), else a list."""
-
-    inputs: tuple
-    previous: Sequence[tuple[str | None, bytes]]
 
 
 def merge_attributes(base: dict, inp: VersionInput) -> dict:
@@ -492,11 +455,9 @@ def prepared_version(
     *,
     next_id: Callable[[], str] | None = None,
     earlier: Callable | None = None,
-    early: Checked | None = None,
 ) -> Version:
     """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory). `next_id`,
-    `earlier`: the answers of `next_version_id_sent` and `earlier_documents_sent`, when the caller sent them;
-    `early`: what a check of it before the resource's lock compared (`validate_version`)."""
+    `earlier`: the answers of `next_version_id_sent` and `earlier_documents_sent`, when the caller sent them."""
     if vid is None:
         vid = next_id() if next_id is not None else next_version_id(resource)
     else:
@@ -515,7 +476,6 @@ def prepared_version(
         is_update=False,
         referenced_documents=inp.referenced_documents,
         earlier=earlier,
-        early=early,
         history=inp.history,
     )
     return version

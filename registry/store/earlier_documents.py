@@ -5,8 +5,7 @@ times the query below to read.
 
 Each process keeps, per resource, the rows it last read (id, created_on, format, document, oldest first) with the
 highest id among them and the resource's `versions_digest` read with them; and their (format, document) pairs as one
-tuple, the same pairs from one entry to the next, which readers get as it is (not to be changed) so that a check
-before the lock and the one under it compare them at once (issue 29). PostgreSQL keeps that digest itself, whatever
+tuple, which readers get as it is (not to be changed). PostgreSQL keeps that digest itself, whatever
 changes the versions (registry/migrations/0011_versions_digest.py): each insert of a row with a document adds a hash
 of its id, each update or delete a random value, and a resource's row starts at a random value. A read asks in one
 statement for the resource's digest and for the rows after the highest id kept: when the digest is the kept one
@@ -16,9 +15,6 @@ does not grow with the versions (the sum of a hash over every row it replaced di
 under the schema's lock). Two different histories give the same digest by chance about once in 2^64. A transaction
 sees its own uncommitted rows and digest; when it rolls back, the committed digest no longer matches and the next
 read reads all again.
-
-What the checks read of them is kept with them, and what proves two of them the same from the first at once
-(registry/earlier_pairs.py).
 
 Memory: at most DOCUMENT_BYTES of documents (and their rows) per process, the resources read least recently
 dropped first; a resource whose documents alone exceed it is read whole each time and not kept. SQLite (in process, no network)
@@ -36,7 +32,6 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models.fields.json import KT
 
-from ..earlier_pairs import Earlier, extended
 from ..models import Resource, Version
 from ..sent_together import statement_cursor
 
@@ -47,7 +42,7 @@ ROW_OVERHEAD = 200  # bytes a kept row takes besides its document (its tuple, da
 @dataclass(frozen=True)
 class _Kept:
     rows: tuple  # (created_on, id, format, document), oldest first (created_on, id)
-    documents: Earlier  # (format, document) of each row: the same tuples from one entry to the next
+    documents: tuple  # (format, document) of each row
     last_id: int
     digest: int  # the resource's versions_digest when these rows were read
     size: int  # bytes of documents and rows
@@ -98,19 +93,6 @@ def earlier_documents_sent(resource_id: int) -> EarlierSent | None:
     if kept is None:
         return None
     return EarlierSent(resource_id, kept, _send(resource_id, kept.last_id))
-
-
-def kept_documents(resource_id: int, written: tuple | None = None) -> Documents | None:
-    """What `earlier_documents(resource_id, None)` gave this process when it last read them, without a query (they
-    may have changed since: a guess, for a check whose answer is confirmed later); None when none are kept.
-    `written`: a row (created_on, id, format, document) this process wrote after it read them, added last when the
-    kept rows do not hold it (a new version's check reads them before its own insert)."""
-    kept = _kept.get(resource_id)
-    if kept is None:
-        return None
-    if written is not None and written[1] > kept.last_id:
-        return extended([(written[2], written[3])], kept.documents, confirmed=False)
-    return kept.documents
 
 
 def _documents(found: _Kept | tuple | list, exclude_id: int | None) -> Documents:
@@ -191,11 +173,11 @@ def _postgresql(resource_id: int, sent: tuple | None = None) -> _Kept | tuple:
     new_rows.sort(key=_order)
     if kept is not None and kept.rows and _order(new_rows[0]) < _order(kept.rows[-1]):
         rows = tuple(sorted((*kept.rows, *new_rows), key=_order))  # a new row older than a kept one: merged
-        documents = extended([(fmt, document) for _created, _pk, fmt, document in rows])  # (another lineage)
+        documents = tuple((fmt, document) for _created, _pk, fmt, document in rows)
     else:
         rows = (*(kept.rows if kept is not None else ()), *new_rows)  # the usual case: the new rows come last
         pairs = [(fmt, document) for _created, _pk, fmt, document in new_rows]
-        documents = extended(pairs, kept.documents if kept is not None else None)
+        documents = (*(kept.documents if kept is not None else ()), *pairs)
     size = (kept.size if kept is not None else 0) + sum(len(row[3]) + ROW_OVERHEAD for row in new_rows)
     if size > DOCUMENT_BYTES:
         return rows
@@ -208,10 +190,6 @@ def _postgresql(resource_id: int, sent: tuple | None = None) -> _Kept | tuple:
     )
     with _lock:
         old = _kept.pop(resource_id, None)
-        if old is not kept and kept is not None:
-            # another thread kept other rows after the same ones meanwhile: a lineage's entries must each extend the
-            # one before (module docstring), so these start one of their own (nobody holds them yet)
-            documents.lineage = documents.contents.lineage = object()
         _kept_bytes -= old.size if old is not None else 0
         _kept[resource_id] = entry
         _kept_bytes += size

@@ -16,9 +16,7 @@ comparison treats alike (the same document, or for JSON Schema the same less ann
 checker without `identity` counts a document's bytes as its identity. A schema with hundreds of versions that differ
 in their descriptions is checked in a few comparisons instead of one per version. The places compared are kept per
 list of earlier versions (`_Frontier`, up to FRONTIER_BYTES of documents per process), so the check of the next version
-looks up the identity of the version added since alone. A check may also be told that the first `checked` earlier
-versions are known to be compatible (checked before the schema's lock, registry/services/early_checks.py): it compares
-the others alone, and its answer, numbering included, is the one a comparison with all gives.
+looks up the identity of the version added since alone.
 
 Verdicts are cached too (issue 14): the incompatibilities of (family, old, new, direction) are kept in a
 DigestLRU keyed by the sha256 of both documents, so creating a version under a transitive level does not
@@ -43,13 +41,13 @@ spend a step per comparison of two subschemas or types and per field; past the b
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from registry.domain.model import COMPATIBILITY_LEVELS
-from registry.earlier_pairs import same_prefix
 
 from .. import budget
 from ..digest_cache import DigestLRU, digest
@@ -227,13 +225,9 @@ def check_compatibility(
     previous: Sequence[bytes],
     new: bytes,
     references: tuple[bytes, ...] = (),
-    *,
-    checked: int = 0,
 ) -> list[Incompatibility]:
     """Every incompatibility of `new` with `previous` (earlier versions, oldest first) under `level`; `references`:
-    documents whose named types the Avro documents may use (module docstring); `checked`: how many of `previous`,
-    first to last, `new` is known to be compatible with under this level (an earlier check found none): they are not
-    compared again, and the answer is the one a comparison with all of them gives.
+    documents whose named types the Avro documents may use (module docstring).
 
     [] means compatible. ValueError for a level not in LEVELS.
     """
@@ -243,7 +237,7 @@ def check_compatibility(
     if not directions or not previous or _checker(schema_format_family(format)[0]) is None:
         return []
     with budget.limit("the compatibility check"):
-        return _check_all(format, directions, previous, new, level.endswith("_transitive"), tuple(references), checked)
+        return _check_all(format, directions, previous, new, level.endswith("_transitive"), tuple(references))
 
 
 def _check_all(
@@ -253,18 +247,13 @@ def _check_all(
     new: bytes,
     transitive: bool,
     references: tuple[bytes, ...] = (),
-    checked: int = 0,
 ):
     others = previous if transitive else previous[-1:]  # (not changed here: no copy of a long history)
-    # the versions known to be compatible (`checked`) give no issues: a comparison with the others alone finds what
-    # one with all finds (no issue of theirs to tell apart, the same numbering); the only one compared (not
-    # transitive) is the last
-    start = checked if transitive else (1 if checked >= len(previous) else 0)
     family = schema_format_family(format)[0]
     references = references if family in REFERRING else ()
     found: list[Incompatibility] = []
     seen: set[tuple[str, str, str]] = set()
-    for index in _to_compare(family, others, references, start):
+    for index in _to_compare(family, others, references):
         old = others[index]
         for direction in directions:
             for issue in compare_versions(format, old, new, direction, references):
@@ -280,19 +269,13 @@ def _check_all(
     return found
 
 
-def _to_compare(family: str | None, others: list[bytes], references: tuple[bytes, ...], start: int) -> list[int]:
-    """The places in `others` from `start` on that a check compares the new version with, in order: of several, the
-    first of each identity and every one that does not parse (module docstring). From the first place, through the
-    identities kept for the same earlier versions (`_Frontier`): only the versions added since are looked at."""
+def _to_compare(family: str | None, others: list[bytes], references: tuple[bytes, ...]) -> list[int]:
+    """The places in `others` that a check compares the new version with, in order: of several, the first of each
+    identity and every one that does not parse (module docstring), through the identities kept for the same earlier
+    versions (`_Frontier`): only the versions added since are looked at."""
     if len(others) <= 1:
-        return list(range(start, len(others)))
-    if start == 0:
-        return _frontier(family, others, references).places
-    places, identities = [], set()
-    for index in range(start, len(others)):
-        if _new_identity(family, others[index], references, identities):
-            places.append(index)
-    return places
+        return list(range(len(others)))
+    return _frontier(family, others, references).places
 
 
 def _new_identity(family: str | None, old: bytes, references: tuple[bytes, ...], identities: set[bytes]) -> bool:
@@ -326,8 +309,7 @@ _frontier_lock = threading.Lock()
 
 def _frontier(family: str | None, others: Sequence[bytes], references: tuple[bytes, ...]) -> _Frontier:
     """The places to compare in `others` (all of them from the first): from the frontier kept for a list that `others`
-    begins with (compared from where they may differ: registry.earlier_pairs.same_prefix), looking at the rest
-    alone."""
+    begins with, looking at the rest alone."""
     global _frontier_bytes
     key = (family, references, others[0])  # (another schema with the same first version: one replaces the other)
     with _frontier_lock:
@@ -335,7 +317,8 @@ def _frontier(family: str | None, others: Sequence[bytes], references: tuple[byt
         if kept is not None:
             _frontiers.move_to_end(key)
     done = len(kept.documents) if kept is not None else 0
-    if kept is None or done > len(others) or same_prefix(kept.documents, others) < done:
+    # (the same document objects from one check to the next, registry/earlier_documents.py: compared by identity first)
+    if kept is None or done > len(others) or not all(map(operator.eq, kept.documents, others)):
         kept, done = None, 0
     if kept is not None and done == len(others):
         return kept

@@ -1,17 +1,14 @@
-"""A new version checked before its schema's lock against what its process last saw, and under the lock against the
-versions written since alone (issue 29, registry/services/early_checks.py), answers as a check against every version.
+"""A new version written by a process that saw the schema's earlier versions answers as a check against every version,
+whatever another process wrote since (issue 29; the check before the lock these tests were written for is gone, issue
+40: they stay, as the guarantee it had to keep).
 
 This process writes version 2, so it keeps versions 1 and 2 as it last saw them; another process then writes version 3.
 A version compatible with 1 and 2 but not with 3 passes this process's early check (it does not know version 3), so
 the check under the lock must find version 3 incompatible and refuse it: the same 409, with the same incompatibility
 numbered "earlier version 3 of 3", that the other process answers (it saw all three versions: its own check compares
 with every version), and nothing written. A version compatible with all three is accepted by both.
-
-What the early check passed on the very same inputs is not checked again under the lock (the document's parse and
-schema check, the common attribute rules): when another process changed what the check reads in between (the
-schema's compatibility in its `meta`, the latest version's attributes, which the new one inherits), the check under
-the lock runs in full and answers as the other process does. The document checks' calls are counted (the real ones,
-wrapped) to show what runs once and what runs again.
+When another process changed what the check reads in between (the schema's compatibility in its `meta`, the latest
+version's attributes, which the new one inherits), the check answers as the other process does.
 """
 
 import json
@@ -26,10 +23,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from rest_framework.test import APIClient
 
-from catalog import hooks
-from catalog.validators import schemas
 from registry.models import Version
-from registry.services import versions
 from tests.helpers import make_group, post_schema, send
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -181,45 +175,3 @@ def test_an_attribute_inherited_from_a_version_changed_since_the_early_check_is_
     assert refused.status_code == 400, refused.content
     assert refused.json() == others_answer[1]
     assert len(stored()) == 2
-
-
-@pytest.fixture
-def document_checks(monkeypatch) -> dict[str, int]:
-    """How many times the checks of a new document alone ran: its JSON parse (the engine's) and its schema check
-    (the schemas' hook), counted around the real functions."""
-    counts = {"parse": 0, "schema": 0}
-
-    def counted(name, function):
-        def wrapper(*args, **kwargs):
-            counts[name] += 1
-            return function(*args, **kwargs)
-
-        return wrapper
-
-    monkeypatch.setattr(versions, "json_document_problem", counted("parse", versions.json_document_problem))
-    # where the schemas' hook looks it up (catalog/hooks.py imports it by name since e44784b)
-    monkeypatch.setattr(hooks, "validate_schema", counted("schema", schemas.validate_schema))
-    return counts
-
-
-def test_the_document_alone_is_checked_once_when_the_early_check_passed_with_the_same_inputs(document_checks):
-    client = writer_with_two_versions()
-    document_checks.update(parse=0, schema=0)
-
-    assert client.post(SCHEMA, enum("a", "b"), content_type=JSON).status_code == 201
-    assert document_checks == {"parse": 1, "schema": 1}  # before the lock alone: under it, the same inputs
-
-    (others,) = other_process(enum("a", "b", "c"))  # a version written since: compared with under the lock alone
-    assert others[0] == 201, others
-    document_checks.update(parse=0, schema=0)
-    assert client.post(SCHEMA, enum("a", "b", "c", "d"), content_type=JSON).status_code == 201
-    assert document_checks == {"parse": 1, "schema": 1}
-
-    # the schema's level changed since: the schema's hook checks all again; the document's parse reads none of it
-    (changed,) = other_requests(FORWARD_BY_META)
-    assert changed[0] == 200, changed
-    document_checks.update(parse=0, schema=0)
-    refused = client.post(SCHEMA, enum("a", "b", "c", "d", "e"), content_type=JSON)
-    assert refused.status_code == 409, refused.content
-    assert document_checks == {"parse": 1, "schema": 2}
-    assert len(stored()) == 5
