@@ -164,7 +164,9 @@ def main():
             postgres.stop()
         redis.stop()
     load = os.getloadavg()[0]
-    print(f"{args.kind}, {args.existing} existing versions, {args.rounds} x {args.block} requests each, load {load:.1f}")
+    print(
+        f"{args.kind}, {args.existing} existing versions, {args.rounds} x {args.block} requests each, load {load:.1f}"
+    )
     medians = {}
     for name in checkouts:
         wall, cpu, pg = (statistics.median(b[i] for b in blocks[name]) * 1000 / args.block for i in range(3))

@@ -20,17 +20,11 @@ prepared statement may not survive) it is sent as every other query is.
 
 from __future__ import annotations
 
-import inspect
 from functools import cache
 
 from django.contrib.auth import get_user_model
 from django.db import connections, router
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
-from django.db.models import Model
-from django.db.models.base import ModelState
-from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
-from django.db.models.query_utils import DeferredAttribute
-from django.db.models.signals import post_init, pre_init
 from rest_framework.authtoken.models import Token
 
 from .domain.attributes import version_order_sql
@@ -121,34 +115,6 @@ def _converters(vendor: str, model) -> list[tuple]:
     return out
 
 
-def loaded(model, db: str, attnames: list[str], values) -> object:
-    """`model.from_db(db, attnames, values)` (the values in the order of the model's fields), built as Django builds it
-    (its init signals sent, its state a loaded row's) without the generic constructor's work per field (a third of the
-    Python of reading a row): the values go straight into the instance, as the constructor's `setattr` puts them there
-    for the models whose fields' attributes are plain (`_plainly_loaded`); other models go through `from_db`."""
-    if not _plainly_loaded(model):
-        return model.from_db(db, attnames, values)
-    pre_init.send(sender=model, args=values, kwargs={})
-    new = model.__new__(model)
-    state = new._state = ModelState()
-    state.adding, state.db = False, db
-    new.__dict__.update(zip(attnames, values, strict=True))
-    post_init.send(sender=model, instance=new)
-    return new
-
-
-@cache
-def _plainly_loaded(model) -> bool:
-    """Whether `loaded` may build `model`'s rows: its constructor and `from_db` are Django's, and each field's attribute
-    is Django's deferred-value one (setting it is storing the value in the instance; a foreign key's also drops a
-    cached related object, which a new instance has not)."""
-    # (`from_db` is a classmethod: the function in Model's namespace is the one a subclass inherits unless it overrides)
-    if model.__init__ is not Model.__init__ or inspect.getattr_static(model, "from_db") is not vars(Model)["from_db"]:
-        return False
-    plain = (DeferredAttribute, ForeignKeyDeferredAttribute)
-    return all(type(inspect.getattr_static(model, f.attname, None)) in plain for f in model._meta.concrete_fields)
-
-
 def _instance(model, db: str, values: tuple, connection):
     fields = _fields(model)
     if values[0] is None:  # the LEFT JOIN found no row
@@ -158,70 +124,45 @@ def _instance(model, db: str, values: tuple, connection):
         for convert in converters:
             value = convert(value, expression, connection)
         converted.append(value)
-    return loaded(model, db, [f.attname for f in fields], converted)
+    return model.from_db(db, [f.attname for f in fields], converted)
+
+
+@cache
+def _columns(vendor: str, model) -> str:
+    qn = _qn()
+    return ", ".join(qn(f.column) for f in _fields(model))
+
+
+def row_of(model, where: str, params: list, *, lock: str = ""):
+    """The instance of `model` whose row matches `where`, as a queryset builds it, or None; `lock`: a locking clause
+    (`FOR UPDATE`, `FOR KEY SHARE`: left out where the database has none). Written out and prepared: the ORM's
+    compilation of the statements every new version sends (its group's, its resource's lock, its latest version)
+    cost as much as the statements."""
+    connection = connections[router.db_for_read(model)]
+    if not connection.features.has_select_for_update:
+        lock = ""
+    sql = f"SELECT {_columns(connection.vendor, model)} FROM {_qn()(model._meta.db_table)} WHERE {where} {lock}"
+    with prepared_cursor(connection) as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return _instance(model, connection.alias, row, connection) if row is not None else None
 
 
 def prepared_cursor(connection, *, binary: bool = False):
     """A cursor of `connection` whose statements PostgreSQL may keep prepared (see the module's docstring); with
-    `binary`, PostgreSQL's binary results (no text to parse: for rows that are only compared).
-
-    With the pool, closing it gives its psycopg cursor back to the pool connection it was made on (its results
-    dropped) for the next statement there: a new psycopg cursor (its own adapters and loaders) cost the client's CPU
-    most of what a kept one costs to execute a statement (a new version's ten statements, each on a
-    cursor of its own). At most KEPT_CURSORS per connection and format; a connection serves one thread at a time."""
+    `binary`, PostgreSQL's binary results (no text to parse: for rows that are only compared)."""
     if connection.vendor != "postgresql" or not connection.settings_dict.get("OPTIONS", {}).get("pool"):
         return connection.cursor()
-    connection.ensure_connection()
-    raw_connection = connection.connection
-    kept = _kept_cursors(raw_connection, binary)
-    raw = kept.pop() if kept else _new_cursor(raw_connection, binary)
-    return (_KeptDebugCursor if connection.queries_logged else _KeptCursor)(raw, connection)
-
-
-KEPT_CURSORS = 16
-
-
-def _kept_cursors(raw_connection, binary: bool) -> list:
-    # an attribute of the psycopg connection (not a weak dictionary keyed by it: its cursors refer to it, so that it
-    # would never be dropped): they go with it
-    kept = raw_connection.__dict__.get("_registry_kept_cursors")
-    if kept is None:
-        kept = raw_connection._registry_kept_cursors = ([], [])
-    return kept[binary]
-
-
-def _new_cursor(raw_connection, binary: bool):
     # here: PostgreSQL's backend and psycopg load only where PostgreSQL is the database
     # (defined only when psycopg 3 is installed, which django-stubs does not model)
     from django.db.backends.postgresql.base import ServerBindingCursor  # type: ignore[attr-defined]
     from psycopg.pq import Format
 
-    raw = ServerBindingCursor(raw_connection)
+    connection.ensure_connection()
+    raw = ServerBindingCursor(connection.connection)
     if binary:
         raw.format = Format.BINARY
-    return raw
-
-
-def _give_back(wrapper) -> None:
-    """The `close` of a kept cursor's wrapper: its psycopg cursor, its results dropped, kept for the next statement."""
-    raw = wrapper.cursor
-    if raw is None or raw.closed:
-        return
-    wrapper.cursor = None  # (closed twice, it must not give back a cursor someone else has taken since)
-    raw._reset()  # (psycopg's own step of closing a cursor: its rows freed, a large answer not kept alive)
-    kept = _kept_cursors(raw.connection, raw.format == 1)
-    if len(kept) < KEPT_CURSORS and raw not in kept:
-        kept.append(raw)
-    else:
-        raw.close()
-
-
-class _KeptCursor(CursorWrapper):
-    close = _give_back
-
-
-class _KeptDebugCursor(CursorDebugWrapper):
-    close = _give_back
+    return (CursorDebugWrapper if connection.queries_logged else CursorWrapper)(raw, connection)
 
 
 def fetch_one(statement: str, params: list, *, binary: bool = False):

@@ -15,7 +15,7 @@ import): an insert raises it to the new id's number; an update raises it to the 
 delete leaves it as it was: too high is safe (the numbers are looked up as before), too low never happens. Numbers in
 ids with leading zeros count by their value ("0012" as 12), which can only make it higher than needed.
 
-The query of the taken numbers asks the resource's row first (registry/services/versions.py:send_taken_ids): when no
+The query of the taken numbers asks the resource's row first (registry/services/versions.py:taken_ids): when no
 version id is a number above the counter, PostgreSQL answers without reading a version. SQLite: nothing here.
 """
 

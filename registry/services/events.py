@@ -2,7 +2,7 @@
 
 `emit_updated` / `emit_deleted` add one outbox row per entity path written (docs/api-contract.md sections 8 and 9),
 with its actor (the CloudEvents `authcontext`), and the change's audit row (registry/store/audit.py). Their statements read
-nothing back, so that a caller can send them with its own in one round trip (registry/sent_together.py).
+nothing back, so that a caller can send them with its own as one statement (registry/sent_together.py).
 Apps that deliver events (subscriptions/) register a callback with `register_on_commit`
 (registry/commit_listeners.py); the engine itself knows nothing of delivery.
 """

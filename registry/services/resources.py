@@ -12,12 +12,13 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, connection, transaction
 
+from ..compiled_reads import row_of
 from ..domain import extension_attributes
 from ..domain.attributes import check_id
 from ..domain.errors import Problem, not_found
 from ..domain.model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
-from ..sent_together import insert, sent_together
+from ..sent_together import parts_collected
 from ..store import audit
 from ..store.selectors import exists_ignoring_case
 from .address import EntityAddress
@@ -26,22 +27,20 @@ from .epochs import check_epoch
 from .events import emit_updated
 from .inputs import VersionInput, absorb_document, inherited
 from .integrity import insert_refused
-from .locked_reads import group_sent, lock_for_new_version, lock_resource_sent, seen_group
 from .versions import (
     apply_input,
     apply_retention,
     latest_after_insert,
     new_version,
     not_older_than_latest,
-    nothing_written_after,
     prepared_version,
     refresh_latest,
     resource_attributes,
-    send_new_version_state,
     set_resource_attributes,
     set_version_attributes,
     validate_version,
     version_attributes,
+    write_new_version,
 )
 
 # a PATCH's input: computed from the stored resource and version (None when they do not exist) under their locks
@@ -66,11 +65,9 @@ def get_group(plural: str, gid: str) -> Group:
     (a 500). Writes below the same group share the lock and do not wait for each other. Django's ORM has no
     FOR KEY SHARE, hence the one raw statement; SQLite serializes writers anyway."""
     if connection.vendor == "postgresql" and connection.in_atomic_block:
-        with sent_together():  # with the transaction's BEGIN, when it is the first statement: one round trip
-            selected = group_sent(plural, gid)
-        found = selected.instances()
-        if found:
-            return found[0]
+        found = row_of(Group, "group_type = %s AND gid = %s", [plural, gid], lock="FOR KEY SHARE")
+        if found is not None:
+            return found
         raise not_found(f"/{plural}/{gid}")
     try:
         return Group.objects.get(group_type=plural, gid=gid)
@@ -79,9 +76,17 @@ def get_group(plural: str, gid: str) -> Group:
 
 
 def lock_resource(group: Group, rplural: str, rid: str) -> Resource:
-    """The resource, its row locked FOR UPDATE until this transaction ends (writes of its versions wait for each
-    other); 404 when there is none (registry/services/locked_reads.py)."""
-    return lock_resource_sent(group, rplural, rid)()
+    """The resource, its row locked FOR UPDATE until this transaction ends (writes of its versions wait for each other:
+    what they read after it, in statements of their own, is what the previous holder committed); 404 when there is
+    none. Its latest version is read after the lock (`resource.latest`): a version joined in the lock's statement
+    would be read in that statement's snapshot, from before the previous holder committed."""
+    resource = row_of(
+        Resource, "group_id = %s AND resource_type = %s AND rid = %s", [group.pk, rplural, rid], lock="FOR UPDATE"
+    )
+    if resource is None:
+        raise not_found(f"{group.path}/{rplural}/{rid}")
+    resource.group = group
+    return resource
 
 
 def guard(ctx: WriteContext, group: Group, resource: Resource | None = None) -> None:
@@ -164,7 +169,9 @@ def put_resource(
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     check_id(rid)
-    resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
+    resource = row_of(
+        Resource, "group_id = %s AND resource_type = %s AND rid = %s", [group.pk, rplural, rid], lock="FOR UPDATE"
+    )
     version = (
         Version.objects.select_for_update().filter(pk=resource.latest_id).first()
         if resource and resource.latest_id
@@ -181,7 +188,12 @@ def put_resource(
                 resource = insert_resource(ctx, group, rt, rid, inp)
                 return resource, _latest(resource), True
         except Problem as problem:  # another PUT created it meanwhile: this one updates what that one wrote
-            resource = Resource.objects.select_for_update().filter(group=group, resource_type=rplural, rid=rid).first()
+            resource = row_of(
+                Resource,
+                "group_id = %s AND resource_type = %s AND rid = %s",
+                [group.pk, rplural, rid],
+                lock="FOR UPDATE",
+            )
             if problem.kind != "id-exists" or resource is None:
                 raise
     resource.group = group
@@ -242,35 +254,25 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     address.need("resource")
     plural, gid, rplural, rid, inp = *_resource_parts(address), data
     _gt, rt = resolve_types(plural, rplural)
-    # the group as this process last read it stands for it until the lock, which reads it again; the first time, read
-    # in a round trip of its own (registry/services/locked_reads.py)
-    kept = seen_group(plural, gid)
-    group = kept if kept is not None else get_group(plural, gid)
+    group = get_group(plural, gid)
     ctx.saw_group(group)  # its owners and id, read with the group: no query of their own
-    # the lock, and what a new version reads under it, in one round trip (registry/services/locked_reads.py)
-    reads = lock_for_new_version(group, rplural, rid, new_id=inp.version_id is None, group_again=kept is not None)
-    resource, next_id, earlier = reads.resource, reads.next_id, reads.earlier
-    if resource.group is not group:  # the group's row read with the lock is not the one kept
-        group = resource.group
-        ctx.saw_group(group)
+    resource = lock_resource(group, rplural, rid)
+    if resource.latest_id is not None:  # (read after the lock: `lock_resource`)
+        resource.latest = row_of(Version, "id = %s", [resource.latest_id])
     ctx.authorize("version", "create", f"{resource.path}/versions")
     not_older_than_latest(ctx, resource)
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
-    version = prepared_version(ctx, resource, rt, inp, base, inp.version_id, next_id=next_id, earlier=earlier)
+    version = prepared_version(ctx, resource, rt, inp, base, inp.version_id)
     path = f"{resource.path}/versions/{version.vid}"
+    with parts_collected() as parts:  # its event, audit row and change count, written with the version
+        created = audit.changes(None, audit.state(version, path))
+        emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch), changes=created)
     try:
-        # what every new version writes, in one round trip under the lock (registry/sent_together.py): the version
-        # (no savepoint: the lock keeps its checked id free; should the insert still meet the unique constraint, the
-        # 409 rolls the whole write back), its event and audit row, the change count, the resource's state
-        with sent_together(then_commit=nothing_written_after(resource, rt)):
-            inserted = insert(version)
-            created = audit.changes(None, audit.state(version, path))
-            emit_updated(ctx, path, version.modified_on, created=True, epochs=(None, version.epoch), changes=created)
-            saved = send_new_version_state(resource, version)
+        # no savepoint: the lock keeps the checked id free; should the insert still meet the unique constraint, the
+        # 409 rolls the whole write back
+        write_new_version(resource, version, parts)
     except IntegrityError as exc:
         raise insert_refused(exc, constraint="version_id_unique_ci", path=path)
-    inserted.done()
-    saved()
     if apply_retention(ctx, resource, rt):
         refresh_latest(resource)
     return resource, version

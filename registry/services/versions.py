@@ -4,7 +4,7 @@ registered hook), an existing one replaced, the latest-version rule and retentio
 The latest version (CONTRACT 18, the seed) is the one whose id is the greatest after every id of the resource is
 left-padded with spaces to one length (`attributes.version_sort_key`), unless a sticky default version (1.0 `meta`)
 names another; `Resource.latest` points at it, and every write that adds or removes a version moves the pointer
-(`refresh_latest`, `latest_after_insert`, `send_new_version_state`). A new version is compared with the versions
+(`refresh_latest`, `latest_after_insert`, `write_new_version`). A new version is compared with the versions
 created before it (`attributes.version_order`), whatever their ids.
 
 Every write path (the services in resources.py that both bindings call, the document importer, the Spark
@@ -14,12 +14,13 @@ door a version comes in by. These functions run inside the caller's transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
 
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models.fields.json import KT
 
+from ..compiled_reads import prepared_cursor
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..domain import extension_attributes
 from ..domain.attributes import (
@@ -39,7 +40,7 @@ from ..domain.referenced_documents import resolve as resolve_referenced
 from ..domain.validation import Invalid, VersionCheck
 from ..models import Resource, Version
 from ..representations import is_json_media_type
-from ..sent_together import statement_cursor
+from ..sent_together import execute_parts, insert_returning_part
 from ..store import audit
 from ..store.earlier_documents import earlier_documents
 from ..store.selectors import entity_attributes, exists_ignoring_case, reference_resolves
@@ -94,15 +95,13 @@ def validate_version(
     is_update: bool,
     stored_document: bytes | None = None,
     referenced_documents: tuple[bytes, ...] = (),
-    earlier: Callable | None = None,
     *,
     history: bool = False,
 ) -> None:
     """The common attribute rules, a JSON or YAML document that must parse, then the type's registered hook
     (format, schema validity, compatibility with the earlier versions, references): a Problem naming what is
     wrong. `stored_document`: an update's document before the write (a hook keeps what was already stored).
-    `earlier`: a function giving the earlier documents (`earlier_documents`' signature without the resource), when
-    the caller read them already. `history`: an import's version made with its resource, checked alone
+    `history`: an import's version made with its resource, checked alone
     (VersionCheck.history). Sets how the version's compatibility was checked (`Version.compatibility_check`: the
     hook's level, `HISTORY`, or None), stored with the version's row."""
     path = f"{resource.path}/versions/{version.vid}"
@@ -120,7 +119,7 @@ def validate_version(
         # (registry/store/earlier_documents.py); read once per check
         nonlocal read
         if read is None:
-            documents = earlier(version.pk) if earlier is not None else earlier_documents(resource.pk, version.pk)
+            documents = earlier_documents(resource.pk, version.pk)
             read = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
         return read
 
@@ -252,56 +251,34 @@ def next_version_id(resource: Resource) -> str:
     """The first number after the resource's counter that no version of it holds as its id (the counter moved to it
     in memory). A number's lowercase is itself, so an exact match is the case-insensitive one; the few numbers
     after the counter are looked up by the (resource, vid) index, not every id of a long history read."""
-    return next_version_id_sent(resource)()
-
-
-def next_version_id_sent(resource: Resource) -> Callable[[], str]:
-    """`next_version_id`'s query sent, so that it can go in a `sent_together()` block; the function returned gives
-    the id from its answer (call it after the block)."""
     counter = resource.version_counter
-    cursor = send_taken_ids(resource.pk, _candidates(counter), counter)
-
-    def answer() -> str:
-        nonlocal counter, cursor
-        while True:
-            candidates = _candidates(counter)
-            taken = {vid for (vid,) in cursor.fetchall()}
-            cursor.close()
-            for candidate in candidates:
-                if candidate not in taken:
-                    resource.version_counter = int(candidate)
-                    return candidate
-            counter += NEXT_ID_CANDIDATES
-            cursor = send_taken_ids(resource.pk, _candidates(counter), counter)
-
-    return answer
+    while True:
+        candidates = [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
+        taken = taken_ids(resource.pk, candidates, counter)
+        for candidate in candidates:
+            if candidate not in taken:
+                resource.version_counter = int(candidate)
+                return candidate
+        counter += NEXT_ID_CANDIDATES
 
 
-def _candidates(counter: int) -> list[str]:
-    return [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
-
-
-def send_taken_ids(resource_id: int, candidates: list[str], after: int | None = None):
-    """The query of which of these numbers its versions hold as ids, sent (its cursor: `fetchall` the answer).
-    `after`: the number the candidates follow; None: the resource's counter, which the caller read under the row's
-    lock (the candidates may begin below it: those at or below it may be left out of the answer). On PostgreSQL the
-    resource's row answers first: when no version id is a number above that (`highest_numeric_vid`, kept by a trigger:
+def taken_ids(resource_id: int, candidates: list[str], after: int) -> set[str]:
+    """Which of these numbers (those after `after`) the resource's versions hold as ids. On PostgreSQL the resource's
+    row answers first: when no version id is a number above `after` (`highest_numeric_vid`, kept by a trigger:
     migration 0013), no version is read, whatever the planner knows of the table."""
-    cursor = statement_cursor()  # written out: the ORM's compilation cost more than the query
+    connection = connections[DEFAULT_DB_ALIAS]
     qn = connection.ops.quote_name
     above, params = "", [resource_id, *candidates]
     if connection.vendor == "postgresql":
-        floor = "version_counter" if after is None else "%s"
-        above = (
-            f" AND EXISTS (SELECT FROM {qn(Resource._meta.db_table)} WHERE id = %s AND highest_numeric_vid > {floor})"
+        above = f" AND EXISTS (SELECT FROM {qn(Resource._meta.db_table)} WHERE id = %s AND highest_numeric_vid > %s)"
+        params += [resource_id, after]
+    with prepared_cursor(connection) as cursor:  # written out: the ORM's compilation cost more than the query
+        cursor.execute(
+            f"SELECT vid FROM {qn(Version._meta.db_table)} WHERE resource_id = %s "
+            f"AND vid IN ({', '.join(['%s'] * len(candidates))}){above}",
+            params,
         )
-        params += [resource_id] if after is None else [resource_id, after]
-    cursor.execute(
-        f"SELECT vid FROM {qn(Version._meta.db_table)} WHERE resource_id = %s "
-        f"AND vid IN ({', '.join(['%s'] * len(candidates))}){above}",
-        params,
-    )
-    return cursor
+        return {vid for (vid,) in cursor.fetchall()}
 
 
 def refresh_latest(resource: Resource) -> None:
@@ -351,48 +328,42 @@ def latest_after_insert(resource: Resource, new: Version) -> None:
         resource.save(update_fields=["latest"])
 
 
-def send_new_version_state(resource: Resource, new: Version) -> Callable[[], None]:
-    """With or after `new`'s insert: the resource's counter and modification, and its latest version by
-    `refresh_latest`'s rule (`new` when its id comes after the latest's, read with the resource's lock), in one
-    UPDATE (three statements otherwise), sent; the function returned reads its answer, so that the UPDATE can go in a
-    `sent_together()` block (call it after the block). The new version's row id is not known before the insert's
-    answer: the UPDATE finds it by its id. A sticky default version is saved through the ORM when the function is
-    called."""
-    if resource.extensions.get("defaultversionsticky"):
-
-        def saved_sticky() -> None:
-            resource.save(update_fields=["version_counter", "modified_on", "modified_by"])
-            refresh_latest(resource)
-
-        return saved_sticky
-    resources, versions = (connection.ops.quote_name(m._meta.db_table) for m in (Resource, Version))
+def write_new_version(resource: Resource, version: Version, parts: list) -> None:
+    """Write `version`'s row, the statements `parts` (its event, audit row and change count: `parts_collected()` around
+    `emit_updated`) and the resource's counter, modification and latest version by `refresh_latest`'s rule (`version`
+    when its id comes after the latest's, read with the resource's lock): on PostgreSQL one statement
+    (registry/sent_together.py), elsewhere one after the other. A sticky default version is saved through the ORM
+    after it. A unique violation of the version's id raises IntegrityError."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    qn = connection.ops.quote_name
+    resources, versions = qn(Resource._meta.db_table), qn(Version._meta.db_table)
+    if connection.vendor == "postgresql":  # (the statement's CTEs are not seen by its own subqueries' snapshot)
+        new_id, new_params = "(SELECT id FROM new_version)", []
+    else:
+        new_id, new_params = (
+            f"(SELECT id FROM {versions} WHERE resource_id = %s AND vid = %s)",
+            [resource.pk, version.vid],
+        )
+    sticky = resource.extensions.get("defaultversionsticky")
+    later = not sticky and is_later(version.vid, resource.latest if resource.latest_id is not None else None)
+    latest, latest_params = (new_id, new_params) if later else ("latest_id", [])
     modified_on = connection.ops.adapt_datetimefield_value(resource.modified_on)
-    later = is_later(new.vid, resource.latest if resource.latest_id is not None else None)
-    latest, params = "latest_id", []
-    if later:
-        latest, params = f"(SELECT id FROM {versions} WHERE resource_id = %s AND vid = %s)", [resource.pk, new.vid]
-    cursor = statement_cursor()
-    cursor.execute(
+    update = (
+        None,
         f"UPDATE {resources} SET version_counter = %s, modified_on = %s, modified_by = %s, latest_id = {latest} "
-        "WHERE id = %s RETURNING latest_id",
-        [resource.version_counter, modified_on, resource.modified_by, *params, resource.pk],
+        f"WHERE id = %s RETURNING {new_id}, latest_id",
+        [resource.version_counter, modified_on, resource.modified_by, *latest_params, resource.pk, *new_params],
     )
-
-    def saved() -> None:
-        (latest_id,) = cursor.fetchone()
-        cursor.close()
-        if resource.latest_id != latest_id:
-            resource.latest_id = latest_id  # (a different id: the cached `latest` object is dropped with it)
-            if latest_id == new.pk:
-                resource.latest = new
-
-    return saved
-
-
-def nothing_written_after(resource: Resource, rt: ResourceType) -> bool:
-    """Whether a new version's state (`send_new_version_state`) and its retention (`apply_retention`) write nothing
-    after the insert's round trip: no sticky default version to save, no versions to delete."""
-    return rt.versions < 0 and not resource.extensions.get("defaultversionsticky")
+    row = execute_parts([insert_returning_part(version, "new_version"), *parts, update])
+    assert row is not None  # (the resource's row is locked: the UPDATE returns it)
+    version.pk, latest_id = row
+    version._state.adding, version._state.db = False, connection.alias  # as Model.save() leaves it
+    if resource.latest_id != latest_id:
+        resource.latest_id = latest_id  # (a different id: the cached `latest` object is dropped with it)
+        if latest_id == version.pk:
+            resource.latest = version
+    if sticky:
+        refresh_latest(resource)
 
 
 def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> bool:
@@ -452,14 +423,10 @@ def prepared_version(
     inp: VersionInput,
     base: dict,
     vid: str | None,
-    *,
-    next_id: Callable[[], str] | None = None,
-    earlier: Callable | None = None,
 ) -> Version:
-    """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory). `next_id`,
-    `earlier`: the answers of `next_version_id_sent` and `earlier_documents_sent`, when the caller sent them."""
+    """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory)."""
     if vid is None:
-        vid = next_id() if next_id is not None else next_version_id(resource)
+        vid = next_version_id(resource)
     else:
         check_id(vid, "version")
         if exists_ignoring_case(Version.objects.filter(resource=resource), "vid", vid):
@@ -475,7 +442,6 @@ def prepared_version(
         attrs,
         is_update=False,
         referenced_documents=inp.referenced_documents,
-        earlier=earlier,
         history=inp.history,
     )
     return version

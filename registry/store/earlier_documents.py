@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models.fields.json import KT
 
+from ..compiled_reads import prepared_cursor
 from ..models import Resource, Version
-from ..sent_together import statement_cursor
 
 DOCUMENT_BYTES = 32 * 1024 * 1024  # per process
 ROW_OVERHEAD = 200  # bytes a kept row takes besides its document (its tuple, date, id, format)
@@ -63,36 +63,6 @@ def earlier_documents(resource_id: int, exclude_id: int | None) -> Documents:
     if connection.vendor == "postgresql":
         return _documents(_postgresql(resource_id), exclude_id)
     return _documents(_read_all(resource_id), exclude_id)
-
-
-class EarlierSent:
-    """The check of a resource's kept documents, sent (`earlier_documents_sent`): called with `exclude_id`, what
-    `earlier_documents(resource_id, exclude_id)` would give, from its answer; `close()` when it is not wanted."""
-
-    def __init__(self, resource_id: int, kept: _Kept, cursor):
-        self.resource_id, self.kept, self.cursor = resource_id, kept, cursor
-
-    def __call__(self, exclude_id: int | None) -> Documents:
-        return _documents(_postgresql(self.resource_id, (self.kept, self.cursor)), exclude_id)
-
-    def close(self) -> None:
-        self.cursor.close()
-
-
-def earlier_documents_sent(resource_id: int) -> EarlierSent | None:
-    """When this process keeps the resource's documents (on PostgreSQL, after a write that read them): their check
-    sent now, so that it can go in a `sent_together()` block (registry/sent_together.py) with the write's other
-    reads; call the answer after the block, in the same transaction (EarlierSent). None when nothing is kept:
-    nothing is sent (a write whose check reads no documents never reads them)."""
-    if connection.vendor != "postgresql":
-        return None
-    with _lock:
-        kept = _kept.get(resource_id)
-        if kept is not None:
-            _kept.move_to_end(resource_id)
-    if kept is None:
-        return None
-    return EarlierSent(resource_id, kept, _send(resource_id, kept.last_id))
 
 
 def _documents(found: _Kept | tuple | list, exclude_id: int | None) -> Documents:
@@ -134,39 +104,27 @@ def _statement(vendor: str) -> str:
     )
 
 
-def _send(resource_id: int, after: int):
-    cursor = statement_cursor()
-    cursor.execute(_statement(connection.vendor), [resource_id, resource_id, after])
-    return cursor
-
-
-def _answer(cursor) -> tuple[int, list[tuple]]:
-    """The resource's digest, and the rows after the id, of a statement sent by `_send`."""
-    try:
+def _read(resource_id: int, after: int) -> tuple[int, list[tuple]]:
+    """The resource's digest, and its rows after the id `after` (`_statement`)."""
+    with prepared_cursor(connection) as cursor:
+        cursor.execute(_statement(connection.vendor), [resource_id, resource_id, after])
         result = cursor.fetchall()
-    finally:
-        cursor.close()
     (digest,) = [int(row[4]) for row in result if row[1] is None]  # the one row of the digest (a row has an id)
     return digest, [row for row in result if row[1] is not None]
 
 
-def _postgresql(resource_id: int, sent: tuple | None = None) -> _Kept | tuple:
+def _postgresql(resource_id: int) -> _Kept | tuple:
     """The rows (as the entry kept of them, unless they are too many to keep), from the kept ones and the rows after
-    them when the kept ones are as they were; `sent`: the kept entry and the cursor of a check already sent
-    (`earlier_documents_sent`)."""
+    them when the kept ones are as they were."""
     global _kept_bytes
-    if sent is None:
-        with _lock:
-            kept = _kept.get(resource_id)
-            if kept is not None:
-                _kept.move_to_end(resource_id)
-        cursor = _send(resource_id, kept.last_id if kept is not None else -1)
-    else:
-        kept, cursor = sent
-    digest, later = _answer(cursor)
+    with _lock:
+        kept = _kept.get(resource_id)
+        if kept is not None:
+            _kept.move_to_end(resource_id)
+    digest, later = _read(resource_id, kept.last_id if kept is not None else -1)
     if kept is not None and digest != kept.digest + sum(int(row[4]) for row in later):
         kept = None  # a kept row changed or went, or a lower id appeared: read them all
-        digest, later = _answer(_send(resource_id, -1))
+        digest, later = _read(resource_id, -1)
     new_rows = [(created, pk_, fmt, bytes(document)) for created, pk_, fmt, document, _h in later]
     if kept is not None and not new_rows:
         return kept

@@ -55,8 +55,7 @@ def test_server_assigns_increasing_string_ids(su, s1):
 
 
 def test_the_next_id_after_many_versions_written_through_another_door(su, s1):
-    # a new version asks with the lock about the numbers after the counter this process last saw there
-    # (registry/services/locked_reads.py): versions written meanwhile by PUT move the counter beyond them
+    # versions written by PUT move the counter beyond them: the next new version asks about the numbers after it
     assert new_version(su)["Registry-version"] == "2"
     for n in range(3, 33):
         assert send(su, "PUT", f"{S1}/versions/{n}", f"v{n}".encode()).status_code == 201
@@ -356,8 +355,7 @@ def test_incompatible_json_schema_version_is_409(su):
 
 
 def test_a_schema_deleted_and_made_again_is_checked_against_its_own_versions(su):
-    # a new version's reads are sent with the schema's lock, keyed by the schema's row as this process last saw it
-    # (registry/services/locked_reads.py): made again under the same id, the schema is another row
+    # made again under the same id, the schema is another row, whose versions alone the new one is checked against
     make_group(su, "g1")
     js = "/schemaGroups/g1/schemas/js"
     integer_id = {**JSON_SCHEMA_V1, "properties": {"id": {"type": "integer"}}}

@@ -1,13 +1,12 @@
-"""A new version's group read again with its schema's lock (issue 29, registry/services/locked_reads.py `seen_group`).
+"""A new version's group, as its row says when the version is written (issue 29; the group kept per process and read
+again with the lock is gone, issue 40: these are the guarantees it kept).
 
-After a process's first new version in a group, the group as it last read it stands for the group until the lock, and
-the group's row is read in the lock's round trip. What the row says then decides, as if it had been read first:
+After a process's first new version in a group, what the group's row says decides the next one:
 
 - owners changed by another door since (here the ORM): the write is authorized by the owners read with the lock, so
   a team that lost its role is refused (403, nothing written) and the new owners' team writes;
 - the group deleted since: 404 naming the group, nothing written;
-- the group deleted and made again with its schema: the version goes to the new group's schema;
-- the group's row read with the lock: one round trip fewer than a write that reads it first.
+- the group deleted and made again with its schema: the version goes to the new group's schema.
 """
 
 import json
@@ -42,7 +41,7 @@ def make_schema(su, owners: dict | None = None):
 def writers(db, su, django_user_model):
     """`one` (team-one, editor of g) and `two` (team-two, not an owner yet); g/s made by the superuser."""
     if connection.vendor != "postgresql":
-        pytest.skip("the group is kept on PostgreSQL only (REGISTRY_TEST_DB=postgres)")
+        pytest.skip("the group's FOR KEY SHARE is PostgreSQL's (REGISTRY_TEST_DB=postgres)")
     clients = {}
     for name in ("one", "two"):
         user = django_user_model.objects.create_user(name, password="pw", is_staff=True)
@@ -93,29 +92,3 @@ def test_a_group_made_again_since_gets_the_version(writers, su):
         "1",
         "2",
     ]
-
-
-def test_the_group_is_read_with_the_lock(writers, su):
-    from psycopg import _pipeline
-
-    def round_trips(n: int) -> int:
-        ends = []
-        original = _pipeline.Pipeline.__exit__
-
-        def exit_(self, *exc):
-            ends.append(1)
-            return original(self, *exc)
-
-        _pipeline.Pipeline.__exit__ = exit_
-        try:
-            assert post(su, n).status_code == 201
-        finally:
-            _pipeline.Pipeline.__exit__ = original
-        return len(ends)
-
-    from registry.services import locked_reads
-
-    assert post(su, 1).status_code == 201
-    locked_reads._groups.clear()  # the group not kept (the schema's id and counter are)
-    assert round_trips(2) == 3  # the group's, the lock's (and the reads'), the insert's (and the commit's)
-    assert round_trips(3) == 2
