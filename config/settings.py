@@ -304,7 +304,7 @@ SPECTACULAR_SETTINGS = {
     "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "registry.bindings.v05.openapi_document.postprocess",
+        "registry.http.openapi.postprocess",
     ],
 }
 

@@ -1,14 +1,36 @@
-"""OpenAPI pieces every binding's descriptions share (drf-spectacular): the problem document, error responses,
-the AutoSchema of the kernel's views (operation ids from the path, optional authentication on public reads), and
-the security scheme of the kernel's HTTP Basic authentication."""
+"""The OpenAPI description of every binding (drf-spectacular at `/api/schema/`), generated from the bindings'
+declarations.
+
+A binding declares what each of its views' methods does (`operation`: a summary, its flags, its body, its answers,
+its errors in the binding's words) and attaches the table to its views with `describe`; bodies the whole-document
+rules describe from the model it declares with `register_body`. The kernel owns the vocabulary (the problem document,
+error answers, JSON and document answers), the AutoSchema of the kernel's views (operation ids from the path,
+optional authentication on public reads), the security scheme of the kernel's HTTP Basic authentication, and the
+rules that hold for the whole document, applied by `postprocess` after drf-spectacular built it (so that the
+document says what the server does; issue 11, checked by schemathesis with all its checks):
+
+- ids in paths follow the id rule (RFC 3986 segment characters, at most 128, not `.` or `..`);
+- query parameters carry their real bounds (`epoch` an unsigned integer, `limit` at least 1, `filter`
+  ATTRIBUTE=VALUE, `uri` required);
+- every operation may answer 414 and 431 (gunicorn's limits on the request line and headers);
+- the bodies registered with `register_body`: group bodies from the registry model (common attributes, extension
+  attribute names, the attributes a group type's app declares in `GroupType.body_schema`), JSON objects.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from drf_spectacular.authentication import BasicScheme
+from drf_spectacular.drainage import isolate_view_method
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
+
+from ..domain.attributes import COMMON, DOCS_PATTERN, ID_MAX_LENGTH, ID_PATTERN, SERVER_OWNED, TAG_KEY_PATTERN
+from ..domain.model import GroupType, registry_model
 
 PROBLEM = inline_serializer(
     "Problem",
@@ -34,12 +56,6 @@ PROBLEM = inline_serializer(
         ),
     },
 )
-
-
-def _problem(description: str) -> OpenApiResponse:
-    return OpenApiResponse(response=PROBLEM, description=description)
-
-
 PROBLEM_DESCRIPTIONS = {
     400: "invalid request",
     401: "authentication required",
@@ -52,11 +68,53 @@ PROBLEM_DESCRIPTIONS = {
     429: "too many requests (anonymous callers of the checks and the map: REGISTRY_THROTTLE_ANON_*)",
     503: "the check ran past its budget (REGISTRY_CHECK_SECONDS), or a service is unavailable",
 }
+OBJECT = OpenApiTypes.OBJECT  # a body or answer that is a JSON object
+DOCUMENT = OpenApiTypes.BINARY  # a document in its own media type (`*/*`), or JSON metadata
 
 
-def problem_responses(*codes: int) -> dict:
-    """Responses for these error statuses, as `application/problem+json` documents (for extend_schema)."""
-    return {(code, "application/problem+json"): _problem(PROBLEM_DESCRIPTIONS[code]) for code in codes}
+def problem_responses(*codes: int, words: dict[int, str] | None = None) -> dict:
+    """Answers of these error statuses, as `application/problem+json` documents (for extend_schema); `words`: a
+    binding's own description of some of them."""
+    words = {**PROBLEM_DESCRIPTIONS, **(words or {})}
+    return {(code, "application/problem+json"): OpenApiResponse(PROBLEM, words[code]) for code in codes}
+
+
+def flag(name: str, description: str, type_=OpenApiTypes.STR, **options) -> OpenApiParameter:
+    """A query parameter (`many`, `enum`, `required` as drf-spectacular's)."""
+    return OpenApiParameter(name, type_, OpenApiParameter.QUERY, description=description, **options)
+
+
+def answers(*ok: tuple, errors: dict | None = None) -> dict:
+    """An operation's answers: each `(status, shape, description)` of `ok`, the shape OBJECT or a JSON schema (an
+    `application/json` answer), DOCUMENT (a document in its own media type) or None (no body); then `errors`."""
+    out: dict = {}
+    for status, shape, description in ok:
+        if shape is None:
+            out[status] = OpenApiResponse(description=description)
+        else:
+            out[(status, "*/*" if shape is DOCUMENT else "application/json")] = OpenApiResponse(shape, description)
+    return {**out, **(errors or {})}
+
+
+def operation(summary: str, *, ok=(), errors=None, flags=(), body=None, tags=None):
+    """One operation's description: its `answers(*ok, errors=errors)`, its query `flags` and its `body` (a type, or
+    {media type: type})."""
+    given = {"request": body, "tags": tags}  # drf-spectacular tells an absent request from None (no body)
+    return extend_schema(
+        summary=summary,
+        parameters=list(flags),
+        responses=answers(*ok, errors=errors),
+        **{name: value for name, value in given.items() if value is not None},
+    )
+
+
+def describe(view_class, operations: dict):
+    """Attach a binding's operations ({method: operation(...)}) to a view class. A method the class inherits is
+    wrapped first (drf-spectacular's isolate_view_method), so that two views sharing a base method, of one binding
+    or two, keep their own descriptions."""
+    for method, schema in operations.items():
+        schema(isolate_view_method(view_class, method))
+    return view_class
 
 
 class RegistryBasicScheme(BasicScheme):
@@ -85,3 +143,144 @@ class RegistryAutoSchema(AutoSchema):
         item = bool(segments) and segments[-1].startswith("{")
         base = "_".join(names) or "root"
         return f"{self.method.lower()}_{base}{'_item' if item else ''}"
+
+
+# the whole document's rules: the server's own patterns (registry.domain.attributes), which are also ECMAScript patterns
+ID_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": ID_MAX_LENGTH,
+    "not": {"enum": [".", ".."]},
+    "pattern": ID_PATTERN.pattern,
+}
+FILTER_PATTERN = r"^[A-Za-z0-9_$][A-Za-z0-9_$-]*(?:\.[A-Za-z0-9_$-]+)*=[\s\S]*$"
+PATH_IDS = {"gid", "rid", "vid", "sid"}
+# in a path, `%XX` is decoded before the id is read: described without it (send `%` itself as %25)
+PATH_ID_SCHEMA = {**ID_SCHEMA, "pattern": r"^[A-Za-z0-9\-._~!$&'()*+,;=@]+$"}
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+GATEWAY_PROBLEMS = {"414": "request line too long (the server's limit)", "431": "request headers too large"}
+QUERY_SCHEMAS: dict[str, dict] = {
+    "epoch": {"type": "integer", "minimum": 0, "maximum": 10**20 - 1},
+    "limit": {"type": "integer", "minimum": 1},
+    "filter": {"type": "array", "items": {"type": "string", "pattern": FILTER_PATTERN}},
+    # a version URI (the server takes up to 4,096 characters; described up to 2,000 URI characters so that the
+    # request line stays within gunicorn's limit, gunicorn.conf.py)
+    "uri": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 2000,
+        "pattern": r"^[A-Za-z][A-Za-z0-9+.\-]*:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$",
+    },
+}
+
+
+def common_properties() -> dict:
+    """The common attributes every entity body may hold (docs/api-contract.md section 2)."""
+    return {
+        "id": {**ID_SCHEMA, "type": ["string", "null"]},  # none or null: the server assigns one
+        "name": {"type": ["string", "null"], "minLength": 1},  # null removes an attribute
+        "description": {"type": ["string", "null"]},
+        "docs": {"type": ["string", "null"], "pattern": DOCS_PATTERN.pattern},
+        "tags": {
+            "type": ["object", "null"],
+            "propertyNames": {"pattern": TAG_KEY_PATTERN.pattern},
+            "additionalProperties": {"type": "string"},
+        },
+        "epoch": {"description": "ignored on create; on update it must equal the current epoch (409)"},
+    }
+
+
+def _any_case(name: str) -> str:
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in name)
+
+
+def extension_name_pattern(taken) -> str:
+    """Names of extension attributes: ATTRIBUTE_NAME, and none of `taken` in any letter case (a name that
+    differs from an attribute only by case is refused; the attribute's own name is described apart)."""
+    excluded = "|".join(_any_case(name) for name in sorted(set(taken)))
+    return rf"^(?!(?:{excluded})$)[A-Za-z_][A-Za-z0-9_]{{0,62}}$"
+
+
+def group_body_schema(group_type: GroupType, *, with_id: bool = True, seed: bool = True) -> dict:
+    """A group's body: common attributes, the type's own (declared by its app) and extensions. Without the id
+    when the URL or the document's map key gives it. `seed`: written through a binding that follows the seed, where
+    the type's `seed_required` attributes are REQUIRED and not null (a document import: `seed=False`)."""
+    declared = group_type.body_schema or {}
+    properties = {**common_properties(), **declared.get("properties", {})}
+    required = list(declared.get("required", []))
+    if seed:
+        for name in declared.get("seed_required", []):
+            properties[name] = {**properties[name], "type": "string"}
+            required.append(name)
+    if not with_id:
+        properties.pop("id")
+    taken = [
+        *COMMON,
+        *SERVER_OWNED,
+        *declared.get("properties", {}),
+        *group_type.resources_by_plural,
+        "type",
+        *(f"{plural}Url" for plural in group_type.resources_by_plural),
+    ]
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "patternProperties": {extension_name_pattern(taken): {}},
+        "additionalProperties": False,
+    }
+
+
+# (path, method) -> (the JSON schema of the operation's body, whether the body is JSON only): from the bindings
+BODIES: dict[tuple[str, str], tuple[Callable[[], dict], bool]] = {}
+
+
+def register_body(path: str, method: str, schema: Callable[[], dict], *, json_only: bool = False) -> None:
+    """A binding declares the JSON schema of an operation's body (built when the document is: from the model as it
+    is then); `json_only`: the body is that JSON and nothing else (a definition document), not one media type of
+    several."""
+    BODIES[(path, method)] = (schema, json_only)
+
+
+def register_group_body(path: str, method: str, group_plural: str, *, with_id: bool = False) -> None:
+    """A binding declares that an operation takes a group body of this type (the id in it, or from the URL)."""
+    register_body(path, method, lambda: group_body_schema(registry_model[group_plural], with_id=with_id))
+
+
+def postprocess(result, generator, request, public):
+    """drf-spectacular's postprocessing hook (SPECTACULAR_SETTINGS): the whole document's rules of this module's
+    docstring."""
+    for path, operations in result.get("paths", {}).items():
+        for method, op in operations.items():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            for parameter in op.get("parameters", []):
+                name, where = parameter.get("name"), parameter.get("in")
+                if where == "path" and name in PATH_IDS:
+                    parameter["schema"] = dict(PATH_ID_SCHEMA)
+                if where == "query" and name in QUERY_SCHEMAS and not path.startswith("/confluent/"):  # Confluent's own
+                    parameter["schema"] = dict(QUERY_SCHEMAS[name])
+                    if name == "uri":
+                        parameter["required"] = True
+            op["parameters"] = op.get("parameters", [])
+            body = op.get("requestBody")
+            if body and method != "delete" and all("json" in media for media in body.get("content", {})):
+                body["required"] = True  # an empty JSON body is refused (400); a document may be empty
+            for response in op["responses"].values():
+                for media in response.get("content", {}).values():
+                    if media.get("schema") == {"type": "string", "format": "binary"}:
+                        media["schema"] = {}  # a document in its own media type, or JSON metadata (?meta)
+            for status, description in GATEWAY_PROBLEMS.items():
+                op["responses"].setdefault(
+                    status,
+                    {"description": description, "content": {"application/problem+json": {"schema": PROBLEM_REF}}},
+                )
+            if (path, method) in BODIES and "requestBody" in op:
+                schema, json_only = BODIES[(path, method)]
+                content = op["requestBody"]["content"]
+                media_types = ["application/json"] if json_only else [media for media in content if "json" in media]
+                if json_only:
+                    content.clear()
+                for media in media_types:
+                    content[media] = {"schema": schema()}
+    return result

@@ -1,4 +1,5 @@
-"""OpenAPI descriptions of the 1.0 binding's operations (drf-spectacular), applied to its views in urls.py.
+"""The 1.0 binding's OpenAPI declarations, written in the kernel's vocabulary (registry/http/openapi.py) and attached
+to its views in urls.py (`describe`).
 
 Bodies and answers are xRegistry 1.0 entities (JSON objects) or, for a document resource without
 `$details`, the document itself; failures are 1.0 problem documents (`application/problem+json`).
@@ -7,54 +8,37 @@ Bodies and answers are xRegistry 1.0 entities (JSON objects) or, for a document 
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 
-from ..http.openapi import PROBLEM
+from ..http import openapi
+from ..http.openapi import DOCUMENT, OBJECT, flag, operation, problem_responses
 
 TAG = ["xregistry-1.0"]
-
-
-def _flag(name: str, description: str, type_=OpenApiTypes.STR) -> OpenApiParameter:
-    return OpenApiParameter(name, type_, OpenApiParameter.QUERY, description=description)
-
-
-INLINE = _flag("inline", "comma-separated paths to inline (`*`, `messagegroups.messages`, `model`, `capabilities`)")
-DOC = _flag("doc", "document view: relative links, resources without their default version's attributes")
-EPOCH = _flag("epoch", "the entity's current epoch (400 mismatched_epoch when it differs)", OpenApiTypes.INT)
-FILTER = _flag("filter", "ATTR=VALUE in dot notation, `*` wildcards")
-LIMIT = _flag("limit", "page size (pages are linked by `Link: <...>;rel=next;count=N`)", OpenApiTypes.INT)
-SETDEFAULT = _flag("setdefaultversionid", "make this version the sticky default")
-COLLECTIONS = _flag("collections", "only the nested collection maps, everything below inlined (registry and groups)")
-SORT = _flag("sort", "ATTR[=asc|desc]: the whole collection in that order, then paged")
-OWNERS = _flag(
+INLINE = flag("inline", "comma-separated paths to inline (`*`, `messagegroups.messages`, `model`, `capabilities`)")
+DOC = flag("doc", "document view: relative links, resources without their default version's attributes")
+EPOCH = flag("epoch", "the entity's current epoch (400 mismatched_epoch when it differs)", OpenApiTypes.INT)
+FILTER = flag("filter", "ATTR=VALUE in dot notation, `*` wildcards")
+LIMIT = flag("limit", "page size (pages are linked by `Link: <...>;rel=next;count=N`)", OpenApiTypes.INT)
+SETDEFAULT = flag("setdefaultversionid", "make this version the sticky default")
+COLLECTIONS = flag("collections", "only the nested collection maps, everything below inlined (registry and groups)")
+SORT = flag("sort", "ATTR[=asc|desc]: the whole collection in that order, then paged")
+OWNERS = flag(
     "owners",
     "an import's groups' owners: `keep` (the default; a registry admin's import makes the teams they name that do not "
     "exist) or `drop` (left out: a copy into another organisation)",
 )
-FORCE_IMPORT = _flag(
+FORCE_IMPORT = flag(
     "force",
     "an import's references that name nothing: `true` takes them as written (without it: 400 naming each, nothing "
     "imported)",
 )
 READ = [INLINE, DOC, FILTER, LIMIT]
-ERRORS = {
-    (code, "application/problem+json"): OpenApiResponse(PROBLEM, text)
-    for code, text in (
-        (400, "bad request (1.0 error type)"),
-        (401, "authentication required"),
-        (403, "permission denied"),
-        (404, "not_found"),
-        (409, "conflict"),
-        (415, "the body is not of the media type this request takes"),
-    )
+WORDS = {
+    400: "bad request (1.0 error type)",
+    404: "not_found",
+    409: "conflict",
+    415: "the body is not of the media type this request takes",
 }
-
-
-def _json(text: str, *statuses: int) -> dict:
-    return {
-        **{(status, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, text) for status in statuses},
-        **ERRORS,
-    }
+ERRORS = problem_responses(400, 401, 403, 404, 409, 415, words=WORDS)
 
 
 def _ops(
@@ -65,51 +49,37 @@ def _ops(
     document: bool = False,
     created: tuple[str, ...] = ("put", "patch"),
     post_flags: tuple = (),
-):
+) -> dict:
     """Operations of one view: `created` names the methods that answer 201 when they create the entity; `post_flags`
     are the POST's own flags."""
     ops = {}
     for method in methods:
-        if method == "get":
-            responses = (
-                {
-                    (200, "*/*"): OpenApiResponse(
-                        OpenApiTypes.BINARY, "the document, metadata in xRegistry-* headers (JSON with $details)"
-                    ),
-                    303: OpenApiResponse(description="stored elsewhere: Location"),
-                    **ERRORS,
-                }
-                if document
-                else _json(summary, 200)
-            )
-            ops[method] = extend_schema(summary=summary, parameters=read or [], responses=responses, tags=TAG)
-        elif method == "delete":
-            ops[method] = extend_schema(
-                summary=f"Delete: {summary}",
-                parameters=[EPOCH],
-                request=OpenApiTypes.OBJECT,
-                responses={204: OpenApiResponse(description="deleted"), **ERRORS},
+        if method == "get" and document:
+            found = (200, DOCUMENT, "the document, metadata in xRegistry-* headers (JSON with $details)")
+            ops[method] = operation(
+                summary,
+                ok=[found, (303, None, "stored elsewhere: Location")],
+                errors=ERRORS,
+                flags=read or [],
                 tags=TAG,
+            )
+        elif method == "get":
+            ops[method] = operation(summary, ok=[(200, OBJECT, summary)], errors=ERRORS, flags=read or [], tags=TAG)
+        elif method == "delete":
+            ops[method] = operation(
+                f"Delete: {summary}", ok=[(204, None, "deleted")], errors=ERRORS, flags=[EPOCH], body=OBJECT, tags=TAG
             )
         else:
-            statuses = (200, 201) if method in created else (200,)
-            if document and method in ("put", "post"):  # the document itself (JSON metadata with $details)
-                request = {"*/*": OpenApiTypes.BINARY}
-                responses = {
-                    **{(status, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, summary) for status in statuses},
-                    **ERRORS,
-                }
-            else:
-                request = {"application/json": OpenApiTypes.OBJECT}
-                responses = _json(summary, *statuses)
-            ops[method] = extend_schema(
-                summary=f"{method.upper()}: {summary}",
-                parameters=[EPOCH, SETDEFAULT, *(post_flags if method == "post" else ())],
-                request=request,
-                responses=responses,
+            shape = DOCUMENT if document and method in ("put", "post") else OBJECT  # the document, or JSON metadata
+            ops[method] = operation(
+                f"{method.upper()}: {summary}",
+                ok=[(status, shape, summary) for status in ((200, 201) if method in created else (200,))],
+                errors=ERRORS,
+                flags=[EPOCH, SETDEFAULT, *(post_flags if method == "post" else ())],
+                body={"*/*" if shape is DOCUMENT else "application/json": shape},
                 tags=TAG,
             )
-    return extend_schema_view(**ops)
+    return ops
 
 
 OPERATIONS = {
@@ -160,6 +130,6 @@ OPERATIONS = {
 
 
 def describe(*view_modules) -> None:
-    """Decorate each view class named in OPERATIONS, from whichever of the modules defines it."""
-    for name, decorate in OPERATIONS.items():
-        decorate(next(getattr(m, name) for m in view_modules if hasattr(m, name)))
+    """Attach each view class's operations, from whichever of the modules defines it."""
+    for name, operations in OPERATIONS.items():
+        openapi.describe(next(getattr(m, name) for m in view_modules if hasattr(m, name)), operations)

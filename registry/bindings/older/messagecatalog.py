@@ -22,13 +22,10 @@ from __future__ import annotations
 import json
 
 from django.http import HttpResponse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from ... import services
 from ...domain.errors import Problem
 from ...http import fast_reads
-from ...http.openapi import problem_responses
 from ...http.requests import body_bytes, check_flags, loads_strict, query_epoch
 from ...http.views import json_response
 from ...models import Group, Resource
@@ -45,7 +42,6 @@ from .base import (
     VersionsBase,
     fast_read_addressers,
 )
-from .binding_openapi import described, operations, post_parameters
 
 MESSAGE_CATALOG = OlderBinding(
     "messagecatalog",
@@ -155,72 +151,6 @@ class MessageDefinitionLookupView(MessageCatalogBinding, LookupBase, GroupBase):
     def delete(self, request, *args, **kwargs):
         return GroupBase.delete(self, request, LOOKUP_SEGMENT)
 
-
-MC = operations("definition", MESSAGE_CATALOG, TAGS)
-FEATURES = OpenApiResponse(
-    {
-        "type": "object",
-        "required": ["filterattributes"],
-        "properties": {
-            "filterattributes": {"type": "array", "items": {"type": "string"}},
-            "pagination": {"type": "boolean"},
-            "update": {"type": "boolean"},
-        },
-    },
-    "the features document",
-)
-OPTIONAL_URI = OpenApiParameter(
-    "uri",
-    OpenApiTypes.STR,
-    OpenApiParameter.QUERY,
-    description="a version URI; without it, the group named messagedefinition",
-)
-
-described(
-    MessageCatalogView,
-    {
-        **MC["groups"],
-        "options": extend_schema(
-            summary="The catalog's features", responses={(200, "application/json"): FEATURES}, tags=TAGS
-        ),
-    },
-)
-described(MessageGroupView, MC["group"])
-described(
-    MessageDefinitionsView,
-    {
-        **MC["resources"],
-        "post": extend_schema(
-            summary="Add a definition version from a definition object with its id (the first creates it)",
-            parameters=post_parameters(MESSAGE_CATALOG),
-            request={"application/json": OpenApiTypes.OBJECT},
-            tags=TAGS,
-            responses={
-                (201, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, "created"),
-                **problem_responses(400, 401, 403, 404, 409, 413, 415),
-            },
-        ),
-    },
-)
-described(MessageDefinitionView, MC["resource"])
-described(MessageDefinitionVersionsView, MC["versions"])
-described(MessageDefinitionVersionView, MC["version"])
-described(
-    MessageDefinitionLookupView,
-    {
-        "get": extend_schema(
-            summary="A definition version by its version URI",
-            parameters=[OPTIONAL_URI],
-            responses={
-                (200, "*/*"): OpenApiResponse(OpenApiTypes.BINARY, "the document, with attributes as headers"),
-                **problem_responses(400, 401, 404),
-            },
-            tags=TAGS,
-        ),
-        "put": MC["group"]["put"],
-        "delete": MC["group"]["delete"],
-    },
-)
 
 _latest, _by_version = fast_read_addressers(MESSAGE_CATALOG)
 fast_reads.register(MessageDefinitionView, _latest)

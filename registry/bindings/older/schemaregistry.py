@@ -27,7 +27,6 @@ from .base import (
     VersionsBase,
     fast_read_addressers,
 )
-from .binding_openapi import described, operations
 
 SCHEMA_REGISTRY = OlderBinding(
     "schemaregistry",
@@ -98,18 +97,6 @@ class SchemaLookupView(SchemaRegistryBinding, LookupBase):
         check_flags(request, {"uri"})
         return self.lookup(request)
 
-
-SR = operations("schema", SCHEMA_REGISTRY, TAGS)
-for _view, _key in (
-    (SchemaGroupsView, "groups"),
-    (SchemaGroupView, "group"),
-    (SchemasView, "resources"),
-    (SchemaView, "resource"),
-    (SchemaVersionsView, "versions"),
-    (SchemaVersionView, "version"),
-    (SchemaLookupView, "lookup"),
-):
-    described(_view, SR[_key])
 
 _latest, _by_version = fast_read_addressers(SCHEMA_REGISTRY)
 fast_reads.register(SchemaView, _latest)

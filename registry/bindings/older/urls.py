@@ -4,8 +4,8 @@ so that a non-integer answers with a problem document naming it; config/urls.py 
 
 from django.urls import path
 
-from ..v05.openapi_document import register_group_body
 from . import messagecatalog as mc
+from . import openapi
 from . import schemaregistry as sr
 
 SR = "schemaregistry/schemagroups"
@@ -44,6 +44,4 @@ urlpatterns = [
     ),
 ]
 
-# the older bindings' group PUTs take a core group body (its id from the URL): described as such
-register_group_body(f"/{SR}/{{gid}}", "put", "schemaGroups")
-register_group_body(f"/{MC}/{{gid}}", "put", "definitionGroups")
+openapi.declare()

@@ -1,207 +1,188 @@
-"""OpenAPI descriptions of the core binding's operations (drf-spectacular), kept apart from the views.
-
-`document(view_class, operations)` decorates each view class once (urls.py); every group type's
-routes share them. Rules that hold for the whole document (ids, parameter bounds, bodies from the model) are
-applied afterwards by the postprocessing hook in openapi_document.py.
-"""
+"""The 0.5-wip binding's OpenAPI declarations: what each of its views' methods does, written in the kernel's
+vocabulary (registry/http/openapi.py), which builds the description from them. `declare()` attaches them to the
+views and declares the bodies the kernel describes from the model (urls.py calls it once; every group type's routes
+share the views)."""
 
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
-from ...http.openapi import problem_responses
-
-ENTITY = OpenApiTypes.OBJECT
-DOCUMENT = {"*/*": OpenApiTypes.BINARY}
-
-
-def _query(name: str, type_, description: str, many: bool = False, enum: list[str] | None = None) -> OpenApiParameter:
-    return OpenApiParameter(name, type_, OpenApiParameter.QUERY, description=description, many=many, enum=enum)
-
-
-INLINE = _query("inline", OpenApiTypes.STR, "include nested entities (any value but false/0 turns it on)")
-META = _query("meta", OpenApiTypes.STR, "metadata as JSON instead of the document")
-EPOCH = _query("epoch", OpenApiTypes.INT, "the entity's current epoch; 409 when it differs")
-FILTER = _query("filter", OpenApiTypes.STR, "ATTR=VALUE, '*' wildcards, dotted paths; repeatable (AND)", many=True)
-LIMIT = _query("limit", OpenApiTypes.INT, "page size")
-MODEL = _query("model", OpenApiTypes.STR, "answer with the registry model")
-REFERENCEDBY = _query(
-    "referencedby",
-    OpenApiTypes.STR,
-    "answer with the entities that reference this one or "
-    "something beneath it, as {path: {attribute, reference}} (JSON)",
+from ...domain.model import registry_model
+from ...http.openapi import (
+    DOCUMENT,
+    ID_SCHEMA,
+    OBJECT,
+    common_properties,
+    describe,
+    flag,
+    group_body_schema,
+    operation,
+    problem_responses,
+    register_body,
+    register_group_body,
 )
-OWNERS = _query(
+
+INLINE = flag("inline", "include nested entities (any value but false/0 turns it on)")
+META = flag("meta", "metadata as JSON instead of the document")
+EPOCH = flag("epoch", "the entity's current epoch; 409 when it differs", OpenApiTypes.INT)
+FILTER = flag("filter", "ATTR=VALUE, '*' wildcards, dotted paths; repeatable (AND)", many=True)
+LIMIT = flag("limit", "page size", OpenApiTypes.INT)
+MODEL = flag("model", "answer with the registry model")
+REFERENCEDBY = flag(
+    "referencedby",
+    "answer with the entities that reference this one or something beneath it, as {path: {attribute, reference}} "
+    "(JSON)",
+)
+OWNERS = flag(
     "owners",
-    OpenApiTypes.STR,
     "the groups' owners: `keep` (the default; a registry admin's import makes the teams they name that do not exist, "
     "empty) or `drop` (left out: a copy into another organisation; groups already here keep theirs)",
     enum=["keep", "drop"],
 )
-FORCE = _query(
+FORCE = flag(
     "force",
-    OpenApiTypes.STR,
-    "`true` deletes even when entities outside this request still reference "
-    "what is deleted (without it: 409 with a `referencedby` member naming them); any value but "
-    "false/0 turns it on",
+    "`true` deletes even when entities outside this request still reference what is deleted (without it: 409 with "
+    "a `referencedby` member naming them); any value but false/0 turns it on",
 )
-FORCE_IMPORT = _query(
+FORCE_IMPORT = flag(
     "force",
-    OpenApiTypes.STR,
     "`true` imports references that name nothing (an entity, or a `:Name` in a schema) as written, each a warning "
     "of the report (without it: 400 naming each, nothing imported); any value but false/0 turns it on",
 )
 COLLECTION = [INLINE, FILTER, LIMIT]  # `page` tokens come from Link headers only: not offered
-
 READ_ERRORS = problem_responses(400, 401, 404)
 WRITE_ERRORS = problem_responses(400, 401, 403, 404, 409, 413, 415)
+ELSEWHERE = (307, None, "stored elsewhere: Location")
 
 
-def _ok(status: int, response, description: str, writes: bool) -> dict:
-    errors = WRITE_ERRORS if writes else READ_ERRORS
-    if response is DOCUMENT:
-        return {(status, "*/*"): OpenApiResponse(response=OpenApiTypes.BINARY, description=description), **errors}
-    return {(status, "application/json"): OpenApiResponse(response=response, description=description), **errors}
+def read(summary: str, *ok, flags=(), **options):
+    return operation(summary, ok=ok, errors=READ_ERRORS, flags=flags, **options)
 
 
-def _doc(status: int, description: str) -> dict:
-    return {(status, "*/*"): OpenApiResponse(response=OpenApiTypes.BINARY, description=description)}
+def write(summary: str, *ok, flags=(), **options):
+    return operation(summary, ok=ok, errors=WRITE_ERRORS, flags=flags, **options)
 
 
 ROOT = {
-    "get": extend_schema(
-        summary="Registry root, model (?model) or everything (?inline)",
-        parameters=[MODEL, INLINE],
-        responses=_ok(200, ENTITY, "registry", False),
+    "get": read(
+        "Registry root, model (?model) or everything (?inline)",
+        (200, OBJECT, "registry"),
+        flags=[MODEL, INLINE],
         tags=["registry"],
     ),
-    "post": extend_schema(
-        summary="Import a registry document (JSON as described; the same in YAML as "
-        "application/cloudevents-registry+yaml)",
-        parameters=[OWNERS, FORCE_IMPORT],
-        request={"application/json": ENTITY, "application/cloudevents-registry+json": ENTITY},
-        responses=_ok(
+    "post": write(
+        "Import a registry document (JSON as described; the same in YAML as application/cloudevents-registry+yaml)",
+        (
             200,
-            ENTITY,
+            OBJECT,
             "the import report: created, updated and unchanged paths, warnings ({path, reason}: references that name "
             "nothing, taken as written by a forced import) and teamsCreated (the teams the owners named that were made)",
-            True,
         ),
+        flags=[OWNERS, FORCE_IMPORT],
+        body={"application/json": OBJECT, "application/cloudevents-registry+json": OBJECT},
         tags=["registry"],
     ),
 }
 GROUPS = {
-    "get": extend_schema(
-        summary="List groups (map id -> group)", parameters=COLLECTION, responses=_ok(200, ENTITY, "groups", False)
-    ),
-    "post": extend_schema(summary="Create a group", request=ENTITY, responses=_ok(201, ENTITY, "created", True)),
-    "delete": extend_schema(
-        summary="Delete listed groups, or all",
-        request=OpenApiTypes.ANY,
-        parameters=[FORCE],
-        responses=_ok(200, ENTITY, "deleted groups", True),
+    "get": read("List groups (map id -> group)", (200, OBJECT, "groups"), flags=COLLECTION),
+    "post": write("Create a group", (201, OBJECT, "created"), body=OBJECT),
+    "delete": write(
+        "Delete listed groups, or all", (200, OBJECT, "deleted groups"), flags=[FORCE], body=OpenApiTypes.ANY
     ),
 }
 GROUP = {
-    "get": extend_schema(
-        summary="Get a group (or ?referencedby)",
-        parameters=[INLINE, REFERENCEDBY],
-        responses=_ok(200, ENTITY, "group", False),
+    "get": read("Get a group (or ?referencedby)", (200, OBJECT, "group"), flags=[INLINE, REFERENCEDBY]),
+    "put": write(
+        "Replace or create a group", (200, OBJECT, "updated"), (201, OBJECT, "created"), flags=[EPOCH], body=OBJECT
     ),
-    "put": extend_schema(
-        summary="Replace or create a group",
-        parameters=[EPOCH],
-        request=ENTITY,
-        responses={**_ok(200, ENTITY, "updated", True), (201, "application/json"): OpenApiResponse(ENTITY, "created")},
-    ),
-    "delete": extend_schema(
-        summary="Delete a group and everything beneath",
-        parameters=[EPOCH, FORCE],
-        responses=_ok(200, ENTITY, "last state", True),
-    ),
+    "delete": write("Delete a group and everything beneath", (200, OBJECT, "last state"), flags=[EPOCH, FORCE]),
 }
 RESOURCES = {
-    "get": extend_schema(
-        summary="List resources (map id -> metadata)",
-        parameters=COLLECTION,
-        responses=_ok(200, ENTITY, "resources", False),
+    "get": read("List resources (map id -> metadata)", (200, OBJECT, "resources"), flags=COLLECTION),
+    "post": write(
+        "Create a resource with its first version (document in the body, metadata in Registry-* headers)",
+        (201, DOCUMENT, "created"),
+        body={"*/*": DOCUMENT},
     ),
-    "post": extend_schema(
-        summary="Create a resource with its first version (document in the body, metadata in Registry-* headers)",
-        request=DOCUMENT,
-        responses=_ok(201, DOCUMENT, "created", True),
-    ),
-    "delete": extend_schema(
-        summary="Delete listed resources, or all",
-        request=OpenApiTypes.ANY,
-        parameters=[FORCE],
-        responses=_ok(200, ENTITY, "deleted", True),
-    ),
+    "delete": write("Delete listed resources, or all", (200, OBJECT, "deleted"), flags=[FORCE], body=OpenApiTypes.ANY),
 }
 RESOURCE = {
-    "get": extend_schema(
-        summary="The latest version's document (or ?meta, ?referencedby)",
-        parameters=[META, INLINE, REFERENCEDBY],
-        responses={
-            **_ok(200, DOCUMENT, "document or metadata", False),
-            (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location"),
-        },
+    "get": read(
+        "The latest version's document (or ?meta, ?referencedby)",
+        (200, DOCUMENT, "document or metadata"),
+        ELSEWHERE,
+        flags=[META, INLINE, REFERENCEDBY],
     ),
-    "put": extend_schema(
-        summary="Update the latest version (or ?meta), or create the resource",
-        parameters=[META, EPOCH],
-        request=DOCUMENT,
-        responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")},
+    "put": write(
+        "Update the latest version (or ?meta), or create the resource",
+        (200, DOCUMENT, "updated"),
+        (201, DOCUMENT, "created"),
+        flags=[META, EPOCH],
+        body={"*/*": DOCUMENT},
     ),
-    "post": extend_schema(
-        summary="Create a new version",
-        parameters=[EPOCH],
-        request=DOCUMENT,
-        responses=_ok(201, DOCUMENT, "created", True),
-    ),
-    "delete": extend_schema(
-        summary="Delete the resource with all versions",
-        parameters=[EPOCH, FORCE],
-        responses=_ok(200, ENTITY, "last state", True),
-    ),
+    "post": write("Create a new version", (201, DOCUMENT, "created"), flags=[EPOCH], body={"*/*": DOCUMENT}),
+    "delete": write("Delete the resource with all versions", (200, OBJECT, "last state"), flags=[EPOCH, FORCE]),
 }
 VERSIONS = {
-    "get": extend_schema(
-        summary="List versions (map version id -> metadata)",
-        parameters=COLLECTION,
-        responses=_ok(200, ENTITY, "versions", False),
-    ),
-    "delete": extend_schema(
-        summary="Delete listed versions, or all but the latest",
-        request=OpenApiTypes.ANY,
-        parameters=[FORCE],
-        responses=_ok(200, ENTITY, "deleted", True),
+    "get": read("List versions (map version id -> metadata)", (200, OBJECT, "versions"), flags=COLLECTION),
+    "delete": write(
+        "Delete listed versions, or all but the latest", (200, OBJECT, "deleted"), flags=[FORCE], body=OpenApiTypes.ANY
     ),
 }
 VERSION = {
-    "get": extend_schema(
-        summary="A version's document (or ?meta, ?referencedby)",
-        parameters=[META, REFERENCEDBY],
-        responses={
-            **_ok(200, DOCUMENT, "document or metadata", False),
-            (307, "*/*"): OpenApiResponse(description="stored elsewhere: Location"),
-        },
+    "get": read(
+        "A version's document (or ?meta, ?referencedby)",
+        (200, DOCUMENT, "document or metadata"),
+        ELSEWHERE,
+        flags=[META, REFERENCEDBY],
     ),
-    "put": extend_schema(
-        summary="Update the version (or ?meta), or create it",
-        parameters=[META, EPOCH],
-        request=DOCUMENT,
-        responses={**_ok(200, DOCUMENT, "updated", True), **_doc(201, "created")},
+    "put": write(
+        "Update the version (or ?meta), or create it",
+        (200, DOCUMENT, "updated"),
+        (201, DOCUMENT, "created"),
+        flags=[META, EPOCH],
+        body={"*/*": DOCUMENT},
     ),
-    "delete": extend_schema(
-        summary="Delete the version", parameters=[EPOCH, FORCE], responses=_ok(200, ENTITY, "last state", True)
-    ),
+    "delete": write("Delete the version", (200, OBJECT, "last state"), flags=[EPOCH, FORCE]),
 }
 
 
-def document(view_class, operations: dict):
-    """Apply the operations' descriptions to a view class's methods."""
-    for method, decorator in operations.items():
-        setattr(view_class, method, decorator(getattr(view_class, method)))
-    return view_class
+def document_schema() -> dict:
+    """A registry document (`POST /`): the top-level attributes and a map of id to group for each type."""
+    properties = {
+        "$schema": {"type": "string"},
+        "specversion": {"type": "string"},
+        **{k: v for k, v in common_properties().items() if k != "epoch"},
+        "id": {"description": "the exporting registry's id; not imported"},
+    }
+    for gt in registry_model.group_types:
+        properties[gt.plural] = {
+            "type": "object",
+            "propertyNames": dict(ID_SCHEMA),
+            "additionalProperties": group_body_schema(gt, with_id=False, seed=False),
+        }
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def declare(root, groups, group, resources, resource, versions, version) -> None:
+    """Attach the operations to the binding's views, and declare the bodies described from the model: group bodies,
+    definition documents (JSON objects: resource types with shared attributes) and the registry document."""
+    for view, operations in (
+        (root, ROOT),
+        (groups, GROUPS),
+        (group, GROUP),
+        (resources, RESOURCES),
+        (resource, RESOURCE),
+        (versions, VERSIONS),
+        (version, VERSION),
+    ):
+        describe(view, operations)
+    register_body("/", "post", document_schema)
+    for gt in registry_model.group_types:
+        register_group_body(f"/{gt.plural}", "post", gt.plural, with_id=True)
+        register_group_body(f"/{gt.plural}/{{gid}}", "put", gt.plural)
+        for rt in (rt for rt in gt.resources if rt.shared_attributes):
+            base = f"/{gt.plural}/{{gid}}/{rt.plural}"
+            for path, method in ((base, "post"), (base + "/{rid}", "put"), (base + "/{rid}", "post")):
+                register_body(path, method, lambda: {"type": "object"}, json_only=True)
+            register_body(base + "/{rid}/versions/{vid}", "put", lambda: {"type": "object"}, json_only=True)

@@ -9,13 +9,9 @@ from .groups import GroupCollectionView, GroupView
 from .resources import ResourceCollectionView, ResourceView, VersionCollectionView, VersionView
 from .root import RootView
 
-openapi.document(RootView, openapi.ROOT)
-openapi.document(GroupCollectionView, openapi.GROUPS)
-openapi.document(GroupView, openapi.GROUP)
-openapi.document(ResourceCollectionView, openapi.RESOURCES)
-openapi.document(ResourceView, openapi.RESOURCE)
-openapi.document(VersionCollectionView, openapi.VERSIONS)
-openapi.document(VersionView, openapi.VERSION)
+openapi.declare(
+    RootView, GroupCollectionView, GroupView, ResourceCollectionView, ResourceView, VersionCollectionView, VersionView
+)
 
 
 def build_urlpatterns():

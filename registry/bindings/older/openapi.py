@@ -1,0 +1,112 @@
+"""The older bindings' OpenAPI declarations (the Schema Registry and Message Catalog APIs), written in the kernel's
+vocabulary (registry/http/openapi.py): one table per base view of base.py, the same for both bindings but for their
+words and attributes, and the Message Catalog's own operations. `declare()` attaches them (urls.py calls it)."""
+
+from __future__ import annotations
+
+from ...http.openapi import DOCUMENT, OBJECT, describe, flag, operation, problem_responses, register_group_body
+from ..v05.openapi import EPOCH, FILTER, LIMIT
+from . import messagecatalog as mc
+from . import schemaregistry as sr
+from .base import OlderBinding
+
+IDS = (200, {"type": "array", "items": {"type": "string"}}, "ids")
+NUMBERS = (200, {"type": "array", "items": {"type": "integer"}}, "versions")
+ATTRIBUTES = (200, OBJECT, "attributes")
+FOUND = ((200, DOCUMENT, "the document, with attributes as headers"), (307, None, "stored elsewhere: Location"))
+READ = problem_responses(400, 401, 404)
+WRITE = problem_responses(400, 401, 403, 404, 409, 413, 415)
+LIST = [FILTER, LIMIT]
+URI = flag("uri", "a version URI (authority + version id)", required=True)
+FEATURES = {
+    "type": "object",
+    "required": ["filterattributes"],
+    "properties": {
+        "filterattributes": {"type": "array", "items": {"type": "string"}},
+        "pagination": {"type": "boolean"},
+        "update": {"type": "boolean"},
+    },
+}
+
+
+def post_flags(binding: OlderBinding) -> list:
+    return [EPOCH, *(flag(name, f"the {name} attribute (or a header of that name)") for name in binding.attributes)]
+
+
+def operations(what: str, binding: OlderBinding, tags: list[str]) -> dict:
+    """The descriptions of each base view's operations for one binding (`what`: "schema", "definition")."""
+
+    def read(summary: str, *ok, flags=()):
+        return operation(summary, ok=ok, errors=READ, flags=flags, tags=tags)
+
+    def write(summary: str, *ok, flags=(), **options):
+        return operation(summary, ok=ok, errors=WRITE, flags=flags, tags=tags, **options)
+
+    return {
+        "groups": {"get": read(f"List {what} group ids", IDS, flags=LIST)},
+        "group": {
+            "get": read(f"Get a {what} group", ATTRIBUTES),
+            "put": write(f"Create or update a {what} group", ATTRIBUTES, (201, OBJECT, ""), flags=[EPOCH], body=OBJECT),
+            "delete": write(f"Delete a {what} group", ATTRIBUTES, flags=[EPOCH]),
+        },
+        "resources": {
+            "get": read(f"List {what} ids of a group", IDS, flags=LIST),
+            "delete": write(f"Delete all {what}s of a group", IDS),
+        },
+        "resource": {
+            "get": read(f"The latest version of a {what}", *FOUND),
+            "post": write(
+                f"Add a {what} version (the first creates the {what})",
+                (201, DOCUMENT, "created"),
+                flags=post_flags(binding),
+                body={"*/*": DOCUMENT},
+            ),
+            "delete": write(f"Delete a {what} with all versions", ATTRIBUTES, flags=[EPOCH]),
+        },
+        "versions": {"get": read(f"List the version numbers of a {what}", NUMBERS, flags=LIST)},
+        "version": {
+            "get": read(f"A {what} version", *FOUND),
+            "delete": write(f"Delete a {what} version", ATTRIBUTES, flags=[EPOCH]),
+        },
+        "lookup": {"get": read(f"A {what} version by its version URI", *FOUND, flags=[URI])},
+    }
+
+
+def declare() -> None:
+    """Attach the operations to both bindings' views; their group PUTs take a core group body (its id from the URL)."""
+    schemas = operations("schema", sr.SCHEMA_REGISTRY, sr.TAGS)
+    for view, key in (
+        (sr.SchemaGroupsView, "groups"),
+        (sr.SchemaGroupView, "group"),
+        (sr.SchemasView, "resources"),
+        (sr.SchemaView, "resource"),
+        (sr.SchemaVersionsView, "versions"),
+        (sr.SchemaVersionView, "version"),
+        (sr.SchemaLookupView, "lookup"),
+    ):
+        describe(view, schemas[key])
+    definitions = operations("definition", mc.MESSAGE_CATALOG, mc.TAGS)
+    features = operation("The catalog's features", ok=[(200, FEATURES, "the features document")], tags=mc.TAGS)
+    describe(mc.MessageCatalogView, {**definitions["groups"], "options": features})
+    describe(mc.MessageGroupView, definitions["group"])
+    post = operation(
+        "Add a definition version from a definition object with its id (the first creates it)",
+        ok=[(201, OBJECT, "created")],
+        errors=WRITE,
+        flags=post_flags(mc.MESSAGE_CATALOG),
+        body={"application/json": OBJECT},
+        tags=mc.TAGS,
+    )
+    describe(mc.MessageDefinitionsView, {**definitions["resources"], "post": post})
+    describe(mc.MessageDefinitionView, definitions["resource"])
+    describe(mc.MessageDefinitionVersionsView, definitions["versions"])
+    describe(mc.MessageDefinitionVersionView, definitions["version"])
+    optional_uri = flag("uri", "a version URI; without it, the group named messagedefinition")
+    lookup = operation(
+        "A definition version by its version URI", ok=FOUND[:1], errors=READ, flags=[optional_uri], tags=mc.TAGS
+    )
+    describe(mc.MessageDefinitionLookupView, {"get": lookup, **{m: definitions["group"][m] for m in ("put", "delete")}})
+    register_group_body(
+        f"/{sr.SCHEMA_REGISTRY.api_base}/{sr.SCHEMA_REGISTRY.groups_path}/{{gid}}", "put", "schemaGroups"
+    )
+    register_group_body(f"/{mc.MESSAGE_CATALOG.api_base}/{{gid}}", "put", "definitionGroups")
