@@ -14,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 
 from ..compiled_reads import row_of
 from ..domain import extension_attributes
-from ..domain.attributes import check_id
+from ..domain.attributes import Attributes, check_id
 from ..domain.errors import Problem, not_found
 from ..domain.model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
@@ -112,7 +112,7 @@ def insert_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str,
     return resource
 
 
-def _saved_new_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, attrs: dict) -> Resource:
+def _saved_new_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: str, attrs: Attributes) -> Resource:
     """A new resource row, written by `ctx`'s user; a concurrent insert of the same id (or one differing only by
     case) is the kernel's 409, not the database's error."""
     resource = Resource(
@@ -134,7 +134,7 @@ def _saved_new_resource(ctx: WriteContext, group: Group, rt: ResourceType, rid: 
     return resource
 
 
-def _check_input_ids(inp: VersionInput, rid: str, vid: str | None = None):
+def _check_input_ids(inp: VersionInput, rid: str, vid: str | None = None) -> None:
     if inp.resource_id is not None and inp.resource_id != rid:
         raise Problem("invalid-attribute", f"id {inp.resource_id!r} does not match the URL's id {rid!r}")
     if vid is not None and inp.version_id is not None and inp.version_id != vid:
@@ -235,7 +235,7 @@ def _update_version(
 
 def _new_version_base(
     ctx: WriteContext, group: Group, resource: Resource, rt: ResourceType, rid: str, inp: VersionInput
-) -> dict:
+) -> Attributes:
     """What a new version of a resource starts from, after the checks every new version passes (origin guard,
     ids, the document read, the expected epoch): the latest version's attributes."""
     guard(ctx, group, resource)
@@ -331,7 +331,7 @@ def put_version(
 
 @transaction.atomic
 def put_meta(
-    *, ctx: WriteContext, address: EntityAddress, data: dict, expected_epoch: int | None = None
+    *, ctx: WriteContext, address: EntityAddress, data: Attributes, expected_epoch: int | None = None
 ) -> tuple[Resource, Version]:
     """PUT ...?meta: replace a version's metadata (missing attributes removed), no new version, epoch + 1. A
     resource's address means its latest version."""
@@ -400,7 +400,7 @@ def put_meta(
 
 
 def replace_resource(
-    *, ctx: WriteContext, group: Group, rt: ResourceType, rid: str, attrs: dict
+    *, ctx: WriteContext, group: Group, rt: ResourceType, rid: str, attrs: Attributes
 ) -> tuple[Resource, str]:
     """A registry document's resource (its versions come after, through `versions.replace_version`): created
     without versions, or its attributes made exactly `attrs`. Returns the resource and "created", "updated" or

@@ -24,9 +24,11 @@ from ..compiled_reads import prepared_cursor
 from ..documents.formats import is_yaml_media_type, yaml_document_problem
 from ..domain import extension_attributes
 from ..domain.attributes import (
+    Attributes,
     check_common,
     check_id,
     link_error,
+    text_of,
     unstorable,
     version_attribute_names,
     version_order,
@@ -40,7 +42,7 @@ from ..domain.referenced_documents import resolve as resolve_referenced
 from ..domain.validation import Invalid, VersionCheck
 from ..models import Resource, Version
 from ..representations import is_json_media_type
-from ..sent_together import execute_parts, insert_returning_part
+from ..sent_together import Part, execute_parts, insert_returning_part
 from ..store import audit
 from ..store.earlier_documents import earlier_documents
 from ..store.selectors import entity_attributes, exists_ignoring_case, reference_resolves
@@ -54,35 +56,36 @@ from .references import base_urls
 COMMON_COLUMNS = ("name", "description", "tags", "docs")
 
 
-def version_attributes(version: Version) -> dict:
+def version_attributes(version: Version) -> Attributes:
     """A version's own metadata as one dict (common columns and extensions)."""
     attrs = {k: getattr(version, k) for k in COMMON_COLUMNS if getattr(version, k) not in (None, {})}
     attrs.update(version.extensions)
     return attrs
 
 
-def resource_attributes(resource: Resource) -> dict:
+def resource_attributes(resource: Resource) -> Attributes:
     """A resource's own attributes as one dict (common columns and extensions)."""
     attrs = {k: getattr(resource, k) for k in COMMON_COLUMNS if getattr(resource, k) not in (None, {})}
     attrs.update(resource.extensions)
     return attrs
 
 
-def set_resource_attributes(resource: Resource, attrs: dict) -> None:
+TEXT_COLUMNS = ("name", "description", "docs")
+
+
+def set_resource_attributes(resource: Resource, attrs: Attributes) -> None:
     """Store a resource's attributes: the common ones in their columns, the others as extensions."""
-    resource.name = attrs.get("name")
-    resource.description = attrs.get("description")
+    for column in TEXT_COLUMNS:  # (whatever the attributes hold: the columns store its text)
+        setattr(resource, column, attrs.get(column))
     resource.tags = attrs.get("tags") or {}
-    resource.docs = attrs.get("docs")
     resource.extensions = {k: v for k, v in attrs.items() if k not in COMMON_COLUMNS}
 
 
-def set_version_attributes(version: Version, attrs: dict) -> None:
+def set_version_attributes(version: Version, attrs: Attributes) -> None:
     """Store a version's attributes: the common ones in their columns, the others (not null) as extensions."""
-    version.name = attrs.get("name")
-    version.description = attrs.get("description")
+    for column in TEXT_COLUMNS:  # (whatever the attributes hold: the columns store its text)
+        setattr(version, column, attrs.get(column))
     version.tags = attrs.get("tags") or {}
-    version.docs = attrs.get("docs")
     version.extensions = {k: v for k, v in attrs.items() if k not in COMMON_COLUMNS and v is not None}
 
 
@@ -91,7 +94,7 @@ def validate_version(
     resource: Resource,
     rt: ResourceType,
     version: Version,
-    attrs: dict,
+    attrs: Attributes,
     is_update: bool,
     stored_document: bytes | None = None,
     referenced_documents: tuple[bytes, ...] = (),
@@ -111,19 +114,21 @@ def validate_version(
     if rt.validate is None:
         return
     r_attrs = resource_attributes(resource)
+    # the resource's format (a string: the types' hooks refuse any other), for the versions that name none
+    r_format = text_of(r_attrs, "format")
     read: Sequence[tuple[str | None, bytes]] | None = None
 
-    def previous():
+    def previous() -> Sequence[tuple[str | None, bytes]]:
         # oldest first (`version_order`: created_on, pk), the format as text (formats are strings), the resource's
         # when a version has none: a transitive check reads every version, kept per process
         # (registry/store/earlier_documents.py); read once per check
         nonlocal read
         if read is None:
             documents = earlier_documents(resource.pk, version.pk)
-            read = [(fmt or r_attrs.get("format"), content) for fmt, content in documents]
+            read = [(fmt or r_format, content) for fmt, content in documents]
         return read
 
-    def previous_formats():
+    def previous_formats() -> list[str | None]:
         # the same versions' formats, each once, documents unread (a check under the level `none` compares nothing)
         rows = (
             Version.objects.filter(resource=resource, content__isnull=False)
@@ -132,7 +137,7 @@ def validate_version(
             .values_list(KT("extensions__format"), flat=True)
             .distinct()
         )
-        return [fmt or r_attrs.get("format") for fmt in rows]
+        return [fmt or r_format for fmt in rows]
 
     check = VersionCheck(
         group_type=resource.group.group_type,
@@ -170,7 +175,7 @@ def validate_version(
         raise Problem(exc.kind, detail, subject=path, errors=exc.details or exc.errors, status=exc.status) from exc
 
 
-def _check_common_rules(rt: ResourceType, path: str, attrs: dict, version: Version) -> None:
+def _check_common_rules(rt: ResourceType, path: str, attrs: Attributes, version: Version) -> None:
     """The rules of every version, whatever its type: the common attributes, a storable value, a link that is one, a
     JSON or YAML document that parses (a Problem listing what is wrong). They read these arguments alone."""
     errors = check_common(attrs, known=version_attribute_names(rt))
@@ -193,7 +198,7 @@ def _check_common_rules(rt: ResourceType, path: str, attrs: dict, version: Versi
         raise Problem("invalid-attribute", "{subject}: {errors}", subject=path, errors=errors)
 
 
-def merge_attributes(base: dict, inp: VersionInput) -> dict:
+def merge_attributes(base: Attributes, inp: VersionInput) -> Attributes:
     """Base attributes (the latest version's, for a new one) with the input's: an empty or null value removes
     one; ids, epoch and self are not attributes to merge."""
     attrs = dict(base)
@@ -224,7 +229,9 @@ def refuse_form_body(inp: VersionInput) -> None:
         )
 
 
-def apply_input(version: Version, rt: ResourceType, inp: VersionInput, base: dict, *, replace_document: bool) -> dict:
+def apply_input(
+    version: Version, rt: ResourceType, inp: VersionInput, base: Attributes, *, replace_document: bool
+) -> Attributes:
     """Merge the input into base attributes; set document/URI on the version; return the new attributes. A document
     sent as a form is refused (`refuse_form_body`)."""
     refuse_form_body(inp)
@@ -328,7 +335,7 @@ def latest_after_insert(resource: Resource, new: Version) -> None:
         resource.save(update_fields=["latest"])
 
 
-def write_new_version(resource: Resource, version: Version, parts: list) -> None:
+def write_new_version(resource: Resource, version: Version, parts: list[Part]) -> None:
     """Write `version`'s row, the statements `parts` (its event, audit row and change count: `parts_collected()` around
     `emit_updated`) and the resource's counter, modification and latest version by `refresh_latest`'s rule (`version`
     when its id comes after the latest's, read with the resource's lock): on PostgreSQL one statement
@@ -390,7 +397,7 @@ def apply_retention(ctx: WriteContext, resource: Resource, rt: ResourceType) -> 
 
 
 def new_version(
-    ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict, vid: str | None
+    ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: Attributes, vid: str | None
 ) -> Version:
     """A new version of `resource`, validated and inserted; the resource's counter and modification saved."""
     version = prepared_version(ctx, resource, rt, inp, base, vid)
@@ -421,7 +428,7 @@ def prepared_version(
     resource: Resource,
     rt: ResourceType,
     inp: VersionInput,
-    base: dict,
+    base: Attributes,
     vid: str | None,
 ) -> Version:
     """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory)."""
@@ -448,8 +455,8 @@ def prepared_version(
 
 
 def unsaved_version(
-    ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: dict, vid: str
-) -> tuple[Version, dict]:
+    ctx: WriteContext, resource: Resource, rt: ResourceType, inp: VersionInput, base: Attributes, vid: str
+) -> tuple[Version, Attributes]:
     """A new version `vid` of `resource` as `inp` makes it from the `base` attributes, not checked, and its
     attributes (`apply_input`)."""
     version = Version(
