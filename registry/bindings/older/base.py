@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.db.models.functions import Length
 from django.http import HttpResponse
@@ -189,6 +190,12 @@ class BindingView(RegistryView):
     def list_response(self, request, items, page, total) -> HttpResponse:
         link = link_header(request, page, total)
         return json_response(items, headers={"Link": link} if link else None)
+
+
+if TYPE_CHECKING:
+    BindingMixin = BindingView  # (each binding's mixin comes before one of the base views below)
+else:
+    BindingMixin = object
 
 
 class GroupsBase(BindingView):

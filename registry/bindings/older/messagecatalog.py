@@ -32,6 +32,7 @@ from ...models import Group, Resource
 from ...representations import is_json_media_type
 from ...store import selectors
 from .base import (
+    BindingMixin,
     GroupBase,
     GroupsBase,
     LookupBase,
@@ -57,7 +58,7 @@ FILTER_ATTRIBUTES = ["id", "name", "description", "format", "authority", "epoch"
 TAGS = ["message catalog API"]
 
 
-class MessageCatalogBinding:
+class MessageCatalogBinding(BindingMixin):
     """Mixin: the Message Catalog API's names and its document rules."""
 
     names = MESSAGE_CATALOG
@@ -68,6 +69,7 @@ class MessageCatalogBinding:
         if not is_json_media_type(media_type):
             raise Problem("unsupported-media-type", f"a message definition is a JSON object, not {media_type}")
         inp.media_type = media_type
+        assert inp.document is not None  # (a POST's body: bytes, maybe empty)
         document = loads_strict(inp.document, "message definition")
         if not isinstance(document, dict):
             raise Problem("invalid-document", "a message definition must be a JSON object")

@@ -17,6 +17,7 @@ from ...http.requests import check_flags
 from ...models import Group, Resource
 from ...representations import merged_attributes
 from .base import (
+    BindingMixin,
     GroupBase,
     GroupsBase,
     LookupBase,
@@ -39,7 +40,7 @@ SCHEMA_REGISTRY = OlderBinding(
 TAGS = ["schema registry API"]
 
 
-class SchemaRegistryBinding:
+class SchemaRegistryBinding(BindingMixin):
     """Mixin: the Schema Registry API's names and its format rule."""
 
     names = SCHEMA_REGISTRY
