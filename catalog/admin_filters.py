@@ -20,7 +20,7 @@ class FormatFilter(admin.SimpleListFilter):
 
     title = "format"
     parameter_name = "format"  # choices: the formats of the newest SAMPLE entries
-    fields = ("latest__extensions__format", "extensions__format")
+    fields: tuple[str, ...] = ("latest__extensions__format", "extensions__format")
 
     def _spellings(self, request, model_admin) -> dict[str, set[str]]:
         """The formats of the newest SAMPLE entries (all of them in a smaller list): a DISTINCT over every row read

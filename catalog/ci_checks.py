@@ -24,6 +24,7 @@ from django.core import checks
 
 from catalog import checks as schema_checks
 from catalog import message_checks
+from catalog.validators.shapes import as_array
 from registry.domain.errors import Problem
 from registry.domain.json_text import MAX_DEPTH, nesting_exceeds
 from registry.models import Group
@@ -246,7 +247,7 @@ def _problem_text(response) -> tuple[str, list]:
     except ValueError:
         return f"HTTP {response.status_code}: {response.text[:300]}", []
     if isinstance(body, dict):
-        errors = body.get("errors") if isinstance(body.get("errors"), list) else []
+        errors = as_array(body.get("errors"))
         return str(body.get("detail") or body.get("title") or f"HTTP {response.status_code}"), errors
     return f"HTTP {response.status_code}", []
 

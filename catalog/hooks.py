@@ -195,7 +195,7 @@ def check_schema_version(check: VersionCheck) -> None:
     errors += validate_schema(fmt, check.document or b"", max_bytes=schema_size_limit(), references=references)
     if errors:
         raise Invalid(errors)
-    if level == "none" or check.history:
+    if level == "none" or check.history or previous is None:  # (previous is None only then)
         return
     scope = compared(check) if previous else None  # versions an app leaves out (registry/domain/compared_versions.py)
     if scope is not None and len(scope) == len(previous):

@@ -66,6 +66,7 @@ from catalog.validators.message_metadata import (
 )
 from catalog.validators.message_xml import check_xml
 from catalog.validators.schemas import DRAFTS
+from catalog.validators.shapes import as_object
 from confluent.rule_checks import check_version_rules
 from registry.access.read_scope import EVERYTHING, ReadScope
 from registry.domain.errors import Problem
@@ -430,7 +431,7 @@ def check_message(
 def _check_message(doc: dict, message: Message, base_url: str, scope: ReadScope, reference=as_written) -> dict:
     report = Report(reference=reference)
     family, version = message_format_family(doc.get("format") if isinstance(doc.get("format"), str) else None)
-    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    metadata = as_object(doc.get("metadata"))
     content_type = None
     if family == "CloudEvents":
         content_type = check_cloudevents(doc, message, report)
@@ -441,7 +442,7 @@ def _check_message(doc: dict, message: Message, base_url: str, scope: ReadScope,
         return {"valid": False, "errors": report.errors}
     elif family == "HTTP":
         check_http(metadata, message.properties, report)
-        headers = message.properties.get("headers") if isinstance(message.properties.get("headers"), dict) else {}
+        headers = as_object(message.properties.get("headers"))
         content_type = next(
             (
                 v

@@ -29,6 +29,7 @@ from catalog.validators.format_names import message_format_family, schema_format
 from catalog.validators.message_formats.cloudevents import ALWAYS_REQUIRED, BASE_TYPES
 from catalog.validators.message_formats.declarations import CURRENT_TIME, canonical_type
 from catalog.validators.message_metadata import PLACEHOLDER, format_types
+from catalog.validators.shapes import as_array, as_object
 
 MAX_DEPTH = 6
 MAX_MEMBERS = 50  # properties of an object, fields of a record
@@ -74,10 +75,10 @@ def _wanted(declaration) -> bool:
 
 def skeleton(doc: dict, base_url: str) -> dict:
     family, _version = message_format_family(doc.get("format") if isinstance(doc.get("format"), str) else None)
-    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    metadata = as_object(doc.get("metadata"))
     data, data_member = _data(doc, base_url)
     if family == "CloudEvents" or family is None:
-        declared = metadata.get("attributes") if isinstance(metadata.get("attributes"), dict) else {}
+        declared = as_object(metadata.get("attributes"))
         event = {}
         for name in dict.fromkeys([*ALWAYS_REQUIRED, *declared]):
             declaration = declared.get(name, {})
@@ -97,11 +98,11 @@ def skeleton(doc: dict, base_url: str) -> dict:
         for name in ("method", "path"):
             if name in metadata:
                 envelope[name] = _declared(metadata[name], "string")
-        headers = metadata.get("headers") if isinstance(metadata.get("headers"), list) else []
+        headers = as_array(metadata.get("headers"))
         envelope["headers"] = {
             h["name"]: _declared(h, "string") for h in headers if isinstance(h, dict) and isinstance(h.get("name"), str)
         }
-        query = metadata.get("query") if isinstance(metadata.get("query"), dict) else {}
+        query = as_object(metadata.get("query"))
         if query:
             envelope["query"] = {name: _declared(d, "string") for name, d in query.items()}
     else:
@@ -191,7 +192,7 @@ def _json(node, root, depth: int):
     if kind is None and isinstance(node.get("properties"), dict):
         kind = "object"
     if kind == "object":
-        properties = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        properties = as_object(node.get("properties"))
         return {name: _json(sub, root, depth + 1) for name, sub in list(properties.items())[:MAX_MEMBERS]}
     if kind == "array":
         item = _json(node.get("items"), root, depth + 1) if isinstance(node.get("items"), dict) else None
@@ -246,7 +247,7 @@ def _avro(node, named: dict, depth: int):
         if isinstance(node.get("namespace"), str):
             named[f"{node['namespace']}.{node['name']}"] = node
     if kind == "record":
-        fields = node.get("fields") if isinstance(node.get("fields"), list) else []
+        fields = as_array(node.get("fields"))
         return {
             f["name"]: f["default"] if "default" in f else _avro(f.get("type"), named, depth + 1)
             for f in fields[:MAX_MEMBERS]

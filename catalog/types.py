@@ -78,8 +78,12 @@ def register() -> None:
     registry_model.register(SCHEMA_GROUPS)
     references.register_reference_extractor("definitionGroups", "definitions", definition_references)
     register_part_check("schemaGroups", "schemas", hooks.schema_part_problem)
-    for key in (("definitionGroups", None), ("definitionGroups", "definitions"), ("schemaGroups", "schemas")):
-        map_facts.register_map_describer(*key, format_map_facts)
+    for group_plural, resource_plural in (
+        ("definitionGroups", None),
+        ("definitionGroups", "definitions"),
+        ("schemaGroups", "schemas"),
+    ):
+        map_facts.register_map_describer(group_plural, resource_plural, format_map_facts)
     dashboard.register_admin_lists(
         "schemaGroups",
         ("Schema groups", "admin:catalog_schemagroup_changelist"),

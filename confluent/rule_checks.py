@@ -57,7 +57,7 @@ def has_message_rules(rule_set: dict | None) -> bool:
 # --- the message checks' entry point -------------------------------------------------------------------------------
 
 
-def check_version_rules(version, family: str, content: bytes, report, *, data=None, raw: bytes | None = None,
+def check_version_rules(version, family: str | None, content: bytes, report, *, data=None, raw: bytes | None = None,
                         message_name: str | None = None) -> None:  # fmt: skip
     """The version's domain rules on a message its schema check passed: `data` (Avro or JSON Schema: the JSON value),
     or `raw` (the Avro or Protobuf binary encoding). The engine (confluent.rule_engine) is imported only here, once a

@@ -131,7 +131,7 @@ def _format(fmt, group_format) -> list[str]:
 
 
 def _schema(document: dict) -> list[str]:
-    errors = []
+    errors: list[str] = []
     has_schema, has_url = "schema" in document, "schemaurl" in document
     if has_schema and has_url:
         errors.append(at("schema", " and schemaurl are mutually exclusive"))

@@ -5,6 +5,7 @@ Formats are stored as written; these helpers only decide which validator applies
 
 import functools
 import re
+from typing import TypeGuard
 
 FORMAT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*/[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
@@ -34,7 +35,7 @@ def split_format(value: str) -> tuple[str, str | None]:
     return name, (version if sep else None)
 
 
-def is_valid_format_identifier(value) -> bool:
+def is_valid_format_identifier(value) -> TypeGuard[str]:
     """True for a `NAME/VERSION` string."""
     return isinstance(value, str) and bool(FORMAT_PATTERN.fullmatch(value))
 

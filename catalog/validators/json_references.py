@@ -55,7 +55,7 @@ def _retrieve(uri: str):
     lookup = _lookup.get()
     found = lookup(uri) if lookup is not None and uri else None
     if found is None:
-        raise NoSuchResource(ref=uri)
+        raise NoSuchResource(uri)
     contents, dialect = found
     default = specification_with(dialect, default=DRAFT7) if dialect else DRAFT7
     return Resource.from_contents(contents, default_specification=default)

@@ -133,7 +133,8 @@ def _avro_parsed(content: bytes):
             raise ValueError("the Avro schema is not JSON")
         names: dict = {}
         try:
-            root = fastavro.parse_schema(schema, named_schemas=names, _write_hint=False)
+            # any JSON value: fastavro refuses what is not a schema (its stub names the shapes a schema has)
+            root = fastavro.parse_schema(schema, named_schemas=names, _write_hint=False)  # type: ignore[arg-type]
         except Exception as exc:
             raise ValueError(str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__) from exc
         parsed = (root, names, has_zero_width_arrays(root, names))

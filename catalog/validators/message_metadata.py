@@ -25,6 +25,7 @@ from catalog.validators.message_formats.declarations import (
     show,
     uri_reference_error,
 )
+from catalog.validators.shapes import as_object
 
 if TYPE_CHECKING:
     from catalog.message_report import Message, Report
@@ -56,7 +57,7 @@ def _timestamp_ok(value: str) -> bool:
         return False
 
 
-def _from_text(kind: str, value):
+def _from_text(kind: str | None, value):
     """A header's text as the value of `kind` (binary mode and protocol headers carry text)."""
     if not isinstance(value, str):
         return value
@@ -166,8 +167,8 @@ def check_cloudevents(doc: dict, message: Message, report: Report) -> str | None
             if name != "headers":
                 report.error(name, "not a member of a binary-mode envelope (headers, body)")
     text = message.kind != "structured"
-    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    declared = metadata.get("attributes") if isinstance(metadata.get("attributes"), dict) else {}
+    metadata = as_object(doc.get("metadata"))
+    declared = as_object(metadata.get("attributes"))
     names = (
         list(declared)
         + [n for n in ALWAYS_REQUIRED if n not in declared]
@@ -210,7 +211,7 @@ def check_http(metadata: dict, props: dict, report: Report) -> None:
         check_property(
             report, f"metadata.headers.{header['name']}", header, name in headers, headers.get(name), text=True
         )
-    query = props.get("query") if isinstance(props.get("query"), dict) else {}
+    query = as_object(props.get("query"))
     for name, declaration in (metadata.get("query") or {}).items():
         declaration = declaration if isinstance(declaration, dict) else {"value": declaration, "required": True}
         check_property(report, f"metadata.query.{name}", declaration, name in query, query.get(name), text=True)
@@ -276,7 +277,7 @@ def check_generic(metadata: dict, props: dict, report: Report, types: dict) -> N
                 report, where, declaration, name in props, props.get(name), default_type=types.get(name, "string")
             )
         elif isinstance(declaration, dict):
-            section = props.get(name) if isinstance(props.get(name), dict) else {}
+            section = as_object(props.get(name))
             for inner, inner_decl in declaration.items():
                 check_property(
                     report,

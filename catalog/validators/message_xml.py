@@ -117,7 +117,7 @@ def _not_well_formed(exc: Exception, report) -> None:
     report.error("data", f"is not a well-formed XML document: {first[0][:300] if first else type(exc).__name__}")
 
 
-def check_xml(version: str | None, content: bytes, text: str, report) -> None:
+def check_xml(version: str | None, content: bytes, text: str | bytes, report) -> None:
     """The XML document `text` against the XSD `content`: errors into `report` (path `data` + XPath)."""
     if len(text) > MAX_XML_BYTES:
         report.unchecked(

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 
 from registry.domain.json_text import MAX_DEPTH, nesting_exceeds, parse_json_limited
 
@@ -115,7 +116,9 @@ def _metaschema_validators(cls):
     reference = meta_cls(schema=cls.META_SCHEMA, format_checker=checker, registry=schema_registry())
     if cls.__name__ not in DRAFT_NAMES:
         return reference, None
-    formats = {name: functools.partial(checker.conforms, format=name) for name in checker.checkers}
+    formats: dict[str, Callable[..., bool]] = {
+        name: functools.partial(checker.conforms, format=name) for name in checker.checkers
+    }
     fast = jsonschema_rs.validator_for(
         cls.META_SCHEMA, formats=formats, validate_formats=True, retriever=refuse_retrieval
     )

@@ -79,7 +79,8 @@ def schema_class(version: str):
             "META_SCHEMA": base.META_SCHEMA,
             "BASE_SCHEMAS": base.BASE_SCHEMAS,
         }
-        cls = type(base)(f"Budgeted{base.__name__}", (base,), members)
+        metaclass: type = type(base)  # xmlschema's schema metaclass builds the class as it builds its own
+        cls = metaclass(f"Budgeted{base.__name__}", (base,), members)
         cls.meta_schema.build()
     return cls
 

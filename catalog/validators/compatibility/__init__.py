@@ -183,7 +183,7 @@ def compare_versions(
 ) -> list[Incompatibility]:
     """The incompatibilities of one step `old` -> `new` in one direction (`backward` or `forward`)."""
     family = schema_format_family(format)[0]
-    if _checker(family) is None:
+    if family is None or _checker(family) is None:
         return []
     references = tuple(references) if family in REFERRING else ()
     key = digest(family, old, new, direction, *references)
@@ -243,13 +243,15 @@ def check_compatibility(
 def _check_all(
     format: str | None,  # noqa: A002
     directions,
-    previous: list[bytes],
+    previous: Sequence[bytes],
     new: bytes,
     transitive: bool,
     references: tuple[bytes, ...] = (),
 ):
     others = previous if transitive else previous[-1:]  # (not changed here: no copy of a long history)
     family = schema_format_family(format)[0]
+    if family is None:  # a format without a checker: check_compatibility answered before
+        return []
     references = references if family in REFERRING else ()
     found: list[Incompatibility] = []
     seen: set[tuple[str, str, str]] = set()
@@ -269,7 +271,7 @@ def _check_all(
     return found
 
 
-def _to_compare(family: str | None, others: list[bytes], references: tuple[bytes, ...]) -> list[int]:
+def _to_compare(family: str, others: Sequence[bytes], references: tuple[bytes, ...]) -> list[int]:
     """The places in `others` that a check compares the new version with, in order: of several, the first of each
     identity and every one that does not parse (module docstring), through the identities kept for the same earlier
     versions (`_Frontier`): only the versions added since are looked at."""
@@ -278,7 +280,7 @@ def _to_compare(family: str | None, others: list[bytes], references: tuple[bytes
     return _frontier(family, others, references).places
 
 
-def _new_identity(family: str | None, old: bytes, references: tuple[bytes, ...], identities: set[bytes]) -> bool:
+def _new_identity(family: str, old: bytes, references: tuple[bytes, ...], identities: set[bytes]) -> bool:
     """Whether `old` is to be compared (an identity not in `identities`, now added; or none: it does not parse)."""
     same = _identity(family, old, references) if references else _identity(family, old)
     if same is None:
@@ -307,7 +309,7 @@ _frontier_bytes = 0
 _frontier_lock = threading.Lock()
 
 
-def _frontier(family: str | None, others: Sequence[bytes], references: tuple[bytes, ...]) -> _Frontier:
+def _frontier(family: str, others: Sequence[bytes], references: tuple[bytes, ...]) -> _Frontier:
     """The places to compare in `others` (all of them from the first): from the frontier kept for a list that `others`
     begins with, looking at the rest alone."""
     global _frontier_bytes

@@ -310,7 +310,7 @@ class _Checker:
         ref = reader.get("$ref")
         outside = isinstance(ref, str) and not ref.startswith("#")
         w_ref = writer.get("$ref")
-        if outside and ref != w_ref:
+        if isinstance(ref, str) and outside and ref != w_ref:
             self.add(
                 path,
                 f"$ref {ref[:300]!r} in the {self.r} schema, not followed",

@@ -81,6 +81,11 @@ def types_of(schema) -> set | None:
     return set(value) if isinstance(value, list) else {value}
 
 
+def _named_types(value) -> set:
+    """The types a `type` keyword names (its value a name or a list of names)."""
+    return set(value) if isinstance(value, list) else {value}
+
+
 def _widen(types: set) -> set:
     return types | {"integer"} if "number" in types else types
 
@@ -88,8 +93,9 @@ def _widen(types: set) -> set:
 def disjoint(branches: list) -> bool:
     """True when no instance can match two `oneOf` branches: their types, or their enum values, never meet."""
     sets = [types_of(b) for b in branches]
-    if all(s is not None for s in sets):
-        widened = [_widen(s) for s in sets]
+    known = [s for s in sets if s is not None]
+    if len(known) == len(sets):
+        widened = [_widen(s) for s in known]
         if all(not (a & b) for i, a in enumerate(widened) for b in widened[i + 1 :]):
             return True
     values = []
@@ -118,7 +124,7 @@ def merge(base, *branches) -> dict:
                     props[name] = merge(props[name], schema) if name in props else schema
                 merged["properties"] = props
             elif key == "type" and "type" in merged:
-                old, new = types_of({"type": merged["type"]}), types_of({"type": value})
+                old, new = _named_types(merged["type"]), _named_types(value)
                 common = old & new
                 if ("integer" in old and "number" in new) or ("number" in old and "integer" in new):
                     common.add("integer")

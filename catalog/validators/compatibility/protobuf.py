@@ -153,6 +153,7 @@ class _Steps:
 
 
 def _type_change(steps: _Steps, where: str, number: int, old: str, new: str) -> None:
+    directions: tuple[str, ...]
     if (old, new) in WIDENINGS:
         directions = ("forward",)
     elif (new, old) in WIDENINGS:
