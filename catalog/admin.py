@@ -219,7 +219,7 @@ class ResourceAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
             else {}
         )
         form = NewVersionForm(request.POST or None, request=request, resource=resource, initial=initial)
-        if request.method == "POST" and form.is_valid() and form.save():
+        if request.method == "POST" and form.is_valid() and form.save() and form.result is not None:
             self.message_user(request, f"Created version {form.result.vid}.", messages.SUCCESS)
             return HttpResponseRedirect(self.url("change", resource.pk))
         return self.render_form(

@@ -5,6 +5,7 @@ semantic diff of two versions (`catalog.checks`). Nothing here writes; the forms
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from django import forms
 from django.utils.html import escape, format_html, format_html_join
@@ -150,7 +151,10 @@ class MigrationForm(forms.Form):
 
     def __init__(self, *args, rule_names=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["rule"].choices = [("", "(every rule of the mode)"), *((name, name) for name in rule_names)]
+        cast(forms.ChoiceField, self.fields["rule"]).choices = [
+            ("", "(every rule of the mode)"),
+            *((name, name) for name in rule_names),
+        ]
 
     def clean_message(self):
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from typing import cast
 
 from django import forms
 from django.db.models import Q
@@ -38,7 +39,9 @@ class ResourceCreateForm(DocumentFormMixin, ServiceForm):
     def __init__(self, *args, group_plural: str, resource_plural: str, **kwargs):
         super().__init__(*args, **kwargs)
         self.group_plural, self.resource_plural = group_plural, resource_plural
-        self.fields["group"].queryset = Group.objects.filter(group_type=group_plural).order_by("gid")
+        cast(forms.ModelChoiceField, self.fields["group"]).queryset = Group.objects.filter(
+            group_type=group_plural
+        ).order_by("gid")
 
     def perform(self, data):
         attributes = {k: data[k] for k in ("format", "description") if data.get(k)}

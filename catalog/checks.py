@@ -416,7 +416,7 @@ def _version_diff(gid: str, sid: str, v1: str, v2: str):
             )
     r_attrs = resource_attributes(resource)
     fmt = new.extensions.get("format") or old.extensions.get("format") or r_attrs.get("format")
-    old_bytes, new_bytes = bytes(old.content), bytes(new.content)
+    old_bytes, new_bytes = bytes(old.content or b""), bytes(new.content or b"")  # (both stored: checked above)
     changes = semantic_changes(fmt, old_bytes, new_bytes)
     if changes is not None:
         return changes

@@ -1,6 +1,8 @@
 """Proxy models of the catalog's entities, so that the admin lists them by what they hold (schema groups,
 schemas, schema versions, definition groups, definitions) over the engine's generic tables."""
 
+from typing import ClassVar
+
 from django.db import models
 
 from registry.models import Group, Resource, Version
@@ -19,7 +21,7 @@ class _TypedManager(models.Manager):
 
 
 class SchemaGroup(Group):
-    objects = _TypedManager(group_type="schemaGroups")
+    objects: ClassVar[_TypedManager] = _TypedManager(group_type="schemaGroups")
 
     class Meta:
         proxy = True
@@ -27,28 +29,28 @@ class SchemaGroup(Group):
 
 
 class Schema(Resource):
-    objects = _TypedManager(resource_type="schemas")
+    objects: ClassVar[_TypedManager] = _TypedManager(resource_type="schemas")
 
     class Meta:
         proxy = True
 
 
 class SchemaVersion(Version):
-    objects = _TypedManager(resource__resource_type="schemas")
+    objects: ClassVar[_TypedManager] = _TypedManager(resource__resource_type="schemas")
 
     class Meta:
         proxy = True
 
 
 class DefinitionGroup(Group):
-    objects = _TypedManager(group_type="definitionGroups")
+    objects: ClassVar[_TypedManager] = _TypedManager(group_type="definitionGroups")
 
     class Meta:
         proxy = True
 
 
 class Definition(Resource):
-    objects = _TypedManager(resource_type="definitions", group__group_type="definitionGroups")
+    objects: ClassVar[_TypedManager] = _TypedManager(resource_type="definitions", group__group_type="definitionGroups")
 
     class Meta:
         proxy = True

@@ -67,7 +67,7 @@ def protocol_to_format(protocol: str) -> str:
 
 def format_to_protocol(fmt: str) -> str:
     family = protocol_family(fmt)
-    return FORMAT_PROTOCOLS.get(family, fmt)
+    return FORMAT_PROTOCOLS.get(family, fmt) if family is not None else fmt
 
 
 def _declared(value):

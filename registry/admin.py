@@ -4,6 +4,7 @@ writes, validation, epochs and events as the API), and the group form shared by 
 from __future__ import annotations
 
 import json
+from typing import ClassVar
 
 from django import forms
 from django.conf import settings
@@ -335,9 +336,9 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     """Base of the group types' admins (schema groups, definition groups, endpoints)."""
 
     group_plural = ""
-    list_display = ("group_id", "name", "description", "epoch", "modified_by", "modified")
+    list_display: tuple[str, ...] = ("group_id", "name", "description", "epoch", "modified_by", "modified")
     search_fields = ("gid", "name", "description")
-    list_filter = ("modified_on",)
+    list_filter: ClassVar[tuple] = ("modified_on",)  # the apps' admins add their filters (classes) to it
     ordering = ("gid",)
     actions = ["export_document"]
 

@@ -80,7 +80,7 @@ class Command(BaseCommand):
         except RemoteError as exc:
             raise CommandError(str(exc), returncode=2) from exc
         finally:
-            if registry:
+            if isinstance(validator, RemoteValidator):  # (a registry's: its HTTP client)
                 validator.close()
         summary = f"{total} messages, {invalid} invalid"
         self.stdout.write(summary + (f", {unchecked} not fully checked" if unchecked else ""))
