@@ -91,7 +91,7 @@ test-fast: setup
 	exit $$status
 
 # What CI checks before the tests: ruff's lint rules and its formatting (run `ruff format .` to apply it), and mypy's
-# types of the engine, registry/ (pyproject.toml [tool.mypy] names what it checks).
+# types of the engine, registry/, and of the apps beside it (pyproject.toml [tool.mypy] names what it checks).
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

@@ -44,6 +44,11 @@ SEMANTIC_FAMILIES = ("JsonSchema", "Avro", "Protobuf")
 
 
 # -- compatibility dry run ----------------------------------------------------------------------------------
+def _format_of(value: object) -> str | None:
+    """A `format` attribute's value (a string: the attribute's rule), None when there is none."""
+    return value if isinstance(value, str) else None
+
+
 def _stored_versions(resource) -> list:
     """The resource's versions, oldest first (the engine's version order)."""
     return sorted(Version.objects.filter(resource=resource), key=version_order)
@@ -76,7 +81,7 @@ def _schema_compatibility(ctx: services.WriteContext, gid: str, sid: str, inp: s
         merged = _merged_attributes(resource, inp)
         attrs.update(merged)
     level = level_of(resource, attrs)
-    fmt = attrs.get("format")
+    fmt = _format_of(attrs.get("format"))
     candidate = bytes(inp.document or b"")
     earlier = [v for v in _stored_versions(resource) if v.content is not None]
     checked = schema_format_family(fmt)[0] in SEMANTIC_FAMILIES
@@ -415,7 +420,7 @@ def _version_diff(gid: str, sid: str, v1: str, v2: str):
                 f"(schemaURI {version.resource_uri!r}), so nothing to compare",
             )
     r_attrs = resource_attributes(resource)
-    fmt = new.extensions.get("format") or old.extensions.get("format") or r_attrs.get("format")
+    fmt = _format_of(new.extensions.get("format") or old.extensions.get("format") or r_attrs.get("format"))
     old_bytes, new_bytes = bytes(old.content or b""), bytes(new.content or b"")  # (both stored: checked above)
     changes = semantic_changes(fmt, old_bytes, new_bytes)
     if changes is not None:
@@ -439,5 +444,5 @@ def migration_dry_run(gid: str, sid: str, vid: str, value) -> dict:
     with budget.limit("the migration dry run"):
         resource = _resource(gid, sid)
         version = selectors.get_version(resource, vid)
-        fmt = version.extensions.get("format") or resource_attributes(resource).get("format")
+        fmt = _format_of(version.extensions.get("format") or resource_attributes(resource).get("format"))
         return rule_checks.migration_dry_run(f"{resource.path}/versions/{version.vid}", version, fmt, value)
