@@ -15,12 +15,15 @@ them (`audit_changes`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, TypedDict, cast
+
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from registry.access import permissions
-from registry.domain.attributes import unstorable
+from registry.domain.attributes import Attributes, unstorable
 from registry.domain.errors import Problem
 from registry.services import WriteContext
 from registry.store import audit
@@ -33,6 +36,9 @@ from .statuses import set_status
 from .validators.filters import validate_filters
 from .validators.protocols import canonical_protocol, validate_protocol, with_defaults
 from .validators.sinks import check_sink
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 WRITABLE = ("protocol", "protocolsettings", "sink", "filters", "config")
 IGNORED = ("id", "status", "self", "statusReason", "createdOn", "modifiedOn")
@@ -47,7 +53,7 @@ AUDITED = {
 AUDIT_SHOWN: dict[str, audit.Shown] = {"sink": shown_sink, "protocolsettings": audited_settings}
 
 
-def audit_state(subscription: Subscription) -> dict:
+def audit_state(subscription: Subscription) -> Attributes:
     """A subscription's attributes as the audit trail compares them (registry/store/audit.py `state`)."""
     return {
         name: value
@@ -56,13 +62,23 @@ def audit_state(subscription: Subscription) -> dict:
     }
 
 
-def audit_changes(before: dict | None, after: dict | None) -> dict:
+def audit_changes(before: Attributes | None, after: Attributes | None) -> Attributes:
     """What changed between two `audit_state`s, the sink and the protocol settings shown as reads show them (their
     secrets masked: subscriptions/masking.py), every other value by the audit trail's own rule."""
     return audit.changes(before, after, shown=AUDIT_SHOWN)
 
 
-def _validated(data: dict) -> dict:
+class Fields(TypedDict):
+    """A subscription body's writable attributes, validated (the columns they are stored in)."""
+
+    protocol: str
+    sink: str
+    protocolsettings: Attributes
+    filters: list[object]
+    config: Attributes
+
+
+def _validated(data: Attributes) -> Fields:
     if not isinstance(data, dict):
         raise Problem("bad-request", "a subscription must be a JSON object")
     errors = [f"{k} is not an attribute of a subscription" for k in data if k not in WRITABLE + IGNORED]
@@ -79,12 +95,14 @@ def _validated(data: dict) -> dict:
             errors.append(f"sink: {reason}")
     if errors:
         raise Problem("invalid-attribute", "; ".join(errors), errors=errors)
+    # the checks above passed: a protocol's name, a sink, objects or nothing, and a list of filters or nothing
+    protocol, settings_given = cast(str, data["protocol"]), cast(Attributes, data.get("protocolsettings") or {})
     return {
-        "protocol": data["protocol"],
-        "sink": data["sink"],
-        "protocolsettings": with_defaults(data["protocol"], data.get("protocolsettings") or {}),
-        "filters": data.get("filters") or [],
-        "config": data.get("config") or {},
+        "protocol": protocol,
+        "sink": cast(str, data["sink"]),
+        "protocolsettings": with_defaults(protocol, settings_given),
+        "filters": cast(list[object], data.get("filters") or []),
+        "config": cast(Attributes, data.get("config") or {}),
     }
 
 
@@ -107,14 +125,15 @@ def path_of(sid: str) -> str:
     return f"/subscriptions/{sid}"
 
 
-def may_change(actor, subscription: Subscription) -> bool:
+def may_change(actor: object, subscription: Subscription) -> bool:
     """Whether `actor` (None: the system) may change, revalidate, disable, delete or redeliver `subscription`."""
     if actor is None or permissions.is_registry_admin(actor):
         return True
-    if not getattr(actor, "is_active", False) or not getattr(actor, "pk", None):
+    pk = getattr(actor, "pk", None)
+    if not getattr(actor, "is_active", False) or not pk:
         return False
     # the users themselves (by id), not their names: a user made again under a deleted one's name is someone else
-    return actor.pk in {subscription.created_by_user_id, subscription.sink_set_by_user_id} - {None}
+    return pk in {subscription.created_by_user_id, subscription.sink_set_by_user_id} - {None}
 
 
 def refusal(sid: str) -> Problem:
@@ -136,13 +155,15 @@ def _context(ctx: WriteContext | None) -> WriteContext:
     return ctx if ctx is not None else WriteContext(door="system")
 
 
-def _user(ctx: WriteContext):
+def _user(ctx: WriteContext) -> User | None:
     """The signed-in user a write is made for (None: the system)."""
-    return ctx.actor if getattr(ctx.actor, "pk", None) else None
+    return cast("User", ctx.actor) if getattr(ctx.actor, "pk", None) else None  # (a user with an id: a stored one)
 
 
 @transaction.atomic
-def create_subscription(*, data: dict, ctx: WriteContext | None = None, limits: dict | None = None) -> Subscription:
+def create_subscription(
+    *, data: Attributes, ctx: WriteContext | None = None, limits: Attributes | None = None
+) -> Subscription:
     """POST /subscriptions: the id in the body is ignored; the server assigns one. `limits`: the admin's
     `max_attempts` / `ttl_seconds` overrides (not attributes of the Subscriptions API)."""
     ctx = _context(ctx)
@@ -164,19 +185,19 @@ def create_subscription(*, data: dict, ctx: WriteContext | None = None, limits: 
     return subscription
 
 
-def _limits(limits: dict | None) -> dict:
+def _limits(limits: Attributes | None) -> Attributes:
     return {key: (limits or {}).get(key) for key in ("max_attempts", "ttl_seconds")} if limits is not None else {}
 
 
-def with_kept_credentials(given: dict, stored: dict) -> dict:
+def with_kept_credentials(given: Attributes, stored: Attributes) -> Attributes:
     """Settings given by a form that never showed the stored credentials, plus those credentials."""
     merged = dict(given)
     for key, value in (stored or {}).items():
         if key.lower() in CREDENTIALS and key not in merged:
             merged[key] = value
-    headers = (stored or {}).get("headers")
-    if isinstance(headers, dict) and isinstance(merged.get("headers"), dict):
-        merged["headers"] = {**{k: v for k, v in headers.items() if k.lower() in CREDENTIALS}, **merged["headers"]}
+    headers, given_headers = (stored or {}).get("headers"), merged.get("headers")
+    if isinstance(headers, dict) and isinstance(given_headers, dict):
+        merged["headers"] = {**{k: v for k, v in headers.items() if k.lower() in CREDENTIALS}, **given_headers}
     return merged
 
 
@@ -184,11 +205,11 @@ def with_kept_credentials(given: dict, stored: dict) -> dict:
 def put_subscription(
     *,
     sid: str,
-    data: dict,
+    data: Attributes,
     ctx: WriteContext | None = None,
     seen_modified_on: str | None = None,
     keep_credentials: bool = False,
-    limits: dict | None = None,
+    limits: Attributes | None = None,
 ) -> tuple[Subscription, bool]:
     """PUT /subscriptions/{id}: replace, or create with that id. A changed sink or protocol is validated again.
     The admin's form adds: `seen_modified_on`, the version it showed (a subscription changed since is a conflict);
@@ -204,11 +225,9 @@ def put_subscription(
         check_may_change(ctx, subscription)
     if subscription is not None and seen_modified_on and seen_modified_on != subscription.modified_on.isoformat():
         raise Problem("epoch-mismatch", f"/subscriptions/{sid} changed at {subscription.modified_on:%H:%M:%S}")
-    if subscription is not None and keep_credentials and isinstance(data.get("protocolsettings"), dict):
-        data = {
-            **data,
-            "protocolsettings": with_kept_credentials(data["protocolsettings"], subscription.protocolsettings),
-        }
+    given_settings = data.get("protocolsettings")
+    if subscription is not None and keep_credentials and isinstance(given_settings, dict):
+        data = {**data, "protocolsettings": with_kept_credentials(given_settings, subscription.protocolsettings)}
     # a client (or the admin form) sends back what it was shown, secrets masked: those stand for the stored ones
     data = with_masked_values_kept(
         data,
@@ -240,9 +259,9 @@ def put_subscription(
     # receives what the subscription matches, so the deliveries follow their rights from now on
     destination = ("protocol", "sink", "protocolsettings")
     before = audit_state(subscription)
-    if any(getattr(subscription, key) != fields[key] for key in destination):
+    if any(getattr(subscription, key) != value for key, value in fields.items() if key in destination):
         subscription.sink_set_by, subscription.sink_set_by_user = ctx.user, _user(ctx)
-    for key, value in {**fields, **_limits(limits)}.items():
+    for key, value in [*fields.items(), *_limits(limits).items()]:
         setattr(subscription, key, value)
     if revalidate:
         subscription.status = _initial_status(fields["protocol"])
@@ -322,7 +341,7 @@ def redeliver_subscription(*, sid: str, ctx: WriteContext | None = None) -> int:
 
 
 @transaction.atomic
-def redeliver(*, delivery_ids, ctx: WriteContext | None = None) -> int:
+def redeliver(*, delivery_ids: Iterable[int], ctx: WriteContext | None = None) -> int:
     """Put dead deliveries (only those: others are still being tried) back in the queue with a fresh attempt
     budget and deadline, dispatched after the commit; returns how many. 403 (nothing queued) when one of them is of
     a subscription the context's user may not change."""

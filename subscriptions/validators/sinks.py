@@ -54,7 +54,7 @@ def refusal(sink: Sink, allow_private: bool) -> str | None:
     return None
 
 
-def check_sink(protocol: str | None, sink: str, allow_private: bool) -> str | None:
+def check_sink(protocol: str | None, sink: object, allow_private: bool) -> str | None:
     """None when the sink may be used by a subscription of this (canonical) protocol, else the reason."""
     try:
         parsed = parse_sink(protocol, sink)
