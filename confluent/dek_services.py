@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 
 from registry.access.permissions import is_registry_admin
+from registry.domain.attributes import Attributes
 from registry.domain.errors import Problem
 from registry.models import Group
 from registry.services import WriteContext
@@ -38,31 +39,31 @@ from .subjects import GROUPS
 UNSET = object()  # a member a KEK update did not send (kept as it is)
 
 
-def _masked(values: dict) -> dict:
+def _masked(values: Attributes) -> Attributes:
     return {name: audit.SECRET for name in sorted(values or {})}
 
 
-def _kek_state(kek: Kek | None) -> dict | None:
+def _kek_state(kek: Kek | None) -> Attributes | None:
     if kek is None:
         return None
     state = {"kmsType": kek.kms_type, "kmsKeyId": kek.kms_key_id, "kmsProps": kek.kms_props or {}, "doc": kek.doc}
     return {**{k: v for k, v in state.items() if v not in (None, "", {})}, "shared": kek.shared, "deleted": kek.deleted}
 
 
-def kek_changes(before: Kek | dict | None, after: Kek | None) -> dict:
+def kek_changes(before: Kek | Attributes | None, after: Kek | None) -> Attributes:
     """What a KEK's change changed, for its audit row (registry/store/audit.py): its KMS properties named, their values
     never shown. `before`: the KEK's `_kek_state` before the change (None: created)."""
     old = _kek_state(before) if isinstance(before, Kek) else before
     return audit.changes(old, _kek_state(after), shown={"kmsProps": _masked})
 
 
-def dek_changes(before: dict | None, after: Dek | None) -> dict:
+def dek_changes(before: Attributes | None, after: Dek | None) -> Attributes:
     """What a DEK's change changed, for its audit row: whether it is deleted; its key material only as set (`***`).
     `before`: its `_dek_state` before the change (None: created)."""
     return audit.changes(before, _dek_state(after) if after is not None else None)
 
 
-def _dek_state(row: Dek) -> dict:
+def _dek_state(row: Dek) -> Attributes:
     return {"encryptedKeyMaterial": audit.SECRET, "deleted": row.deleted}
 
 
@@ -100,7 +101,7 @@ def _authorize_dek(ctx: WriteContext, kek: Kek, subject: str, operation: str) ->
     ctx.authorize("version", operation, f"/{GROUPS}/{kek.group.gid}/schemas/{found.resource_id}")
 
 
-def _check_name(name) -> str:
+def _check_name(name: object) -> str:
     """Confluent's rule for a KEK name: a letter or `_`, then letters, digits, `_` or `-`, at most 256."""
     if (
         not isinstance(name, str)
@@ -113,7 +114,7 @@ def _check_name(name) -> str:
     return name
 
 
-def _check_props(value) -> dict:
+def _check_props(value: object) -> Attributes:
     if value is None:
         return {}
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
@@ -121,13 +122,13 @@ def _check_props(value) -> dict:
     return dict(sorted(value.items()))
 
 
-def _check_doc(value) -> str | None:
+def _check_doc(value: object) -> str | None:
     if value is not None and not isinstance(value, str):
         raise dek_errors.invalid("doc", "a string")
     return value
 
 
-def _check_shared(value, kms_type: str) -> bool:
+def _check_shared(value: object, kms_type: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
@@ -151,7 +152,7 @@ class NewKek:
     shared: object = None
 
 
-def _equivalent(kek: Kek, kms_type: str, inp: NewKek, props: dict) -> bool:
+def _equivalent(kek: Kek, kms_type: str, inp: NewKek, props: Attributes) -> bool:
     return (kek.kms_type, kek.kms_key_id, kek.kms_props or {}, kek.doc, kek.shared) == (
         kms_type,
         inp.kms_key_id,
@@ -208,7 +209,13 @@ def create_kek(*, ctx: WriteContext, data: NewKek, context: str | None = None) -
 
 @transaction.atomic
 def update_kek(
-    *, ctx: WriteContext, name: str, context: str | None = None, kms_props=UNSET, doc=UNSET, shared=UNSET
+    *,
+    ctx: WriteContext,
+    name: str,
+    context: str | None = None,
+    kms_props: object = UNSET,
+    doc: object = UNSET,
+    shared: object = UNSET,
 ) -> Kek:
     """PUT /keks/NAME: its `kmsProps`, `doc` and `shared` (a member not sent is kept; `kmsProps` sent without a
     credential it holds keeps that credential, which answers never show). 40470 for a soft-deleted KEK."""
@@ -276,7 +283,7 @@ class NewDek:
     encrypted_key_material: object = None
 
 
-def _check_version(value) -> int:
+def _check_version(value: object) -> int:
     if value is None:
         return 1
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2**31 - 1:
@@ -284,7 +291,7 @@ def _check_version(value) -> int:
     return value
 
 
-def _check_material(kek: Kek, value) -> str:
+def _check_material(kek: Kek, value: object) -> str:
     """Wrapped key material sent by a client: base64; under a shared KEK, one the registry's KMS unwraps."""
     if not isinstance(value, str) or not value:
         raise dek_errors.invalid("encryptedKeyMaterial", "a base64 string")
@@ -363,7 +370,7 @@ def delete_deks(
     ctx: WriteContext,
     kek_name: str,
     subject: str,
-    algorithm,
+    algorithm: str | None,
     version: int | None = None,
     every: bool,
     permanent: bool,
@@ -392,7 +399,7 @@ def delete_deks(
 
 @transaction.atomic
 def undelete_deks(
-    *, ctx: WriteContext, kek_name: str, subject: str, algorithm, version: int | None = None, every: bool
+    *, ctx: WriteContext, kek_name: str, subject: str, algorithm: str | None, version: int | None = None, every: bool
 ) -> None:
     """POST /keks/NAME/deks/SUBJECT/undelete (`every`) or .../versions/V/undelete; 40472 while the KEK is
     soft-deleted."""

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 from django.db import transaction
 
+from catalog.validators.shapes import as_object
+from registry.domain.attributes import Attributes
 from registry.domain.errors import Problem
-from registry.models import AuditRecord, Group
+from registry.models import AuditRecord, Group, Resource, Version
 from registry.services import (
     EntityAddress,
     VersionInput,
@@ -75,15 +78,15 @@ class Registration:
 
     schema: str
     schema_type: str = "AVRO"
-    references: list[dict] = field(default_factory=list)
-    metadata: dict | None = None
-    rule_set: dict | None = None
+    references: list[Attributes] = field(default_factory=list)
+    metadata: Attributes | None = None
+    rule_set: Attributes | None = None
     id: int | None = None
     version: int | None = None
     guid: uuid.UUID | None = None  # an import's: the source's GUID, kept for a new content when free
 
 
-def _check_mode(subject: Subject, inp: Registration | None = None, resource=selectors.NOT_READ) -> str:
+def _check_mode(subject: Subject, inp: Registration | None = None, resource: object = selectors.NOT_READ) -> str:
     mode = selectors.effective_mode(subject, resource)
     if mode == "READONLY":
         raise ConfluentError(NOT_PERMITTED, f"Subject {subject.name} is in read-only mode")
@@ -134,12 +137,19 @@ class Contracts:
     """The metadata and rule set a registration stores (merged with the previous version's and the config's defaults
     and overrides), and the keys it finds a version it already has by."""
 
-    metadata: dict | None
-    rule_set: dict | None
+    metadata: Attributes | None
+    rule_set: Attributes | None
     keys: list[str]
 
 
-def contracts(inp: Registration, prepared: Prepared, config: dict, previous, *, merge: bool) -> Contracts:
+def _object_member(config: Attributes, name: str) -> Attributes | None:
+    value = config.get(name)
+    return value if isinstance(value, dict) else None  # (the config's members were checked when they were set)
+
+
+def contracts(
+    inp: Registration, prepared: Prepared, config: Attributes, previous: SubjectVersion | None, *, merge: bool
+) -> Contracts:
     """What Confluent's registry stores for a registration (`maybeSetMetadataRuleSet`): the metadata sent, else the
     previous version's (`previous`: the subject's latest live version, None without one), under the config's
     `defaultMetadata` and over it its `overrideMetadata` (each merged member by member); the rule set likewise. Not
@@ -153,10 +163,16 @@ def contracts(inp: Registration, prepared: Prepared, config: dict, previous, *, 
     specific_metadata = inp.metadata if inp.metadata is not None else earlier_metadata
     specific_rule_set = inp.rule_set if inp.rule_set is not None else earlier_rule_set
     metadata = normal_metadata(
-        merge_metadata(merge_metadata(config.get("defaultMetadata"), specific_metadata), config.get("overrideMetadata"))
+        merge_metadata(
+            merge_metadata(_object_member(config, "defaultMetadata"), specific_metadata),
+            _object_member(config, "overrideMetadata"),
+        )
     )
     rule_set = normal_rule_set(
-        merge_rule_sets(merge_rule_sets(config.get("defaultRuleSet"), specific_rule_set), config.get("overrideRuleSet"))
+        merge_rule_sets(
+            merge_rule_sets(_object_member(config, "defaultRuleSet"), specific_rule_set),
+            _object_member(config, "overrideRuleSet"),
+        )
     )
     keys = []
     if not any(
@@ -167,7 +183,7 @@ def contracts(inp: Registration, prepared: Prepared, config: dict, previous, *, 
     return Contracts(metadata, rule_set, list(dict.fromkeys(keys)))
 
 
-def _has(resource, found: Contracts, inp: Registration) -> SubjectVersion | None:
+def _has(resource: Resource, found: Contracts, inp: Registration) -> SubjectVersion | None:
     for key in found.keys:
         known = _known(selectors.with_content(resource, key), inp)
         if known is not None:
@@ -225,7 +241,7 @@ def _write(
     subject: Subject,
     inp: Registration,
     prepared: Prepared,
-    resource,
+    resource: Resource | None,
     found: Contracts,
     history: bool = False,
 ) -> SubjectVersion:
@@ -273,7 +289,7 @@ def _write(
         group = _ensure_group(ctx, subject.group_id)
         pending = selectors.pending_settings(group.extensions, subject)
         resource = create_resource(ctx=ctx, address=address, data=version_input)
-        version = resource.latest
+        version = cast(Version, resource.latest)  # (a schema created with its first version: that one)
         if pending:
             _take_pending(ctx, subject, pending)
     else:
@@ -299,7 +315,7 @@ def _write(
     return row
 
 
-def _soft_delete(ctx: WriteContext, resource, rows: list[SubjectVersion]) -> None:
+def _soft_delete(ctx: WriteContext, resource: Resource, rows: list[SubjectVersion]) -> None:
     """Mark versions soft-deleted (the caller authorized it as their delete): this API's own mark, which changes no
     registry entity and emits no change event, with an audit row per version (an update, its epoch unchanged, what
     changed: Confluent's `deleted` mark), naming the user and the door, in this transaction."""
@@ -397,7 +413,7 @@ def _subject_address(subject: Subject) -> EntityAddress:
     return EntityAddress(GROUPS, subject.group_id, SCHEMAS, subject.resource_id)
 
 
-def _set_settings(ctx: WriteContext, subject: Subject, changes: dict) -> None:
+def _set_settings(ctx: WriteContext, subject: Subject, changes: Attributes) -> None:
     """Some of a context's or a subject's settings (confluent.attributes), each `name -> value` (None removes it): the
     group's or the schema's attributes, or the entry its group keeps for a subject without a schema; in one write of
     the entity. Written through the registry's services, which check the values (400 naming the attribute: the
@@ -427,9 +443,9 @@ def _set_settings(ctx: WriteContext, subject: Subject, changes: dict) -> None:
         return
     _ensure_group(ctx, subject.group_id)
 
-    def pending(extensions: dict) -> dict:
-        kept = dict(extensions.get(PENDING) or {})
-        entry = {k: v for k, v in (kept.get(subject.resource_id) or {}).items() if k not in changes}
+    def pending(extensions: Attributes) -> Attributes:
+        kept = dict(as_object(extensions.get(PENDING)))
+        entry = {k: v for k, v in as_object(kept.get(subject.resource_id)).items() if k not in changes}
         entry.update({k: v for k, v in changes.items() if v is not None})
         if entry:
             kept[subject.resource_id] = entry
@@ -446,13 +462,13 @@ def _set_settings(ctx: WriteContext, subject: Subject, changes: dict) -> None:
     )
 
 
-def _take_pending(ctx: WriteContext, subject: Subject, settings: dict) -> None:
+def _take_pending(ctx: WriteContext, subject: Subject, settings: Attributes) -> None:
     """A new schema takes the settings its group kept for its subject (they leave the group)."""
     address = _subject_address(subject)
     set_resource_meta(ctx=ctx, address=address, meta=dict(settings), announced=True)
 
-    def without(extensions: dict) -> dict:
-        kept = {k: v for k, v in (extensions.get(PENDING) or {}).items() if k != subject.resource_id}
+    def without(extensions: Attributes) -> Attributes:
+        kept = {k: v for k, v in as_object(extensions.get(PENDING)).items() if k != subject.resource_id}
         return {PENDING: kept or None}
 
     set_group_extensions(
@@ -473,7 +489,7 @@ def set_compatibility(*, ctx: WriteContext, subject: Subject | None, level: str 
 
 
 @transaction.atomic
-def set_config(*, ctx: WriteContext, subject: Subject | None, changes: dict) -> None:
+def set_config(*, ctx: WriteContext, subject: Subject | None, changes: Attributes) -> None:
     """PUT or DELETE /config[/S]: attributes of the config (confluent.attributes.CONFIG_SETTINGS: the level, the
     defaults and overrides, the compatibility group, normalize, validateFields) of the schema, of the context's group
     (`subject` None: the default context's, the global config), or kept for a subject that does not exist yet; each
