@@ -4,8 +4,7 @@ Threads (`gthread`): a worker keeps answering while some of its threads wait for
 clients cannot stall every worker. Behind a buffering proxy no client is slow, and one thread a worker answers more
 (the threads of a process contend for its interpreter lock: document reads about 2,500 -> 3,200-3,400 a second on a
 2-core machine with 4 workers of 1 thread instead of 4 workers of 4, docs/performance.md): the files in deploy/ set
-GUNICORN_THREADS=1. With one thread, the worker class answers on its main thread and keeps kept-alive sockets on its
-poller, without gthread's hand-off to a pool thread and back (config/gunicorn_worker.py). gunicorn's own error
+GUNICORN_THREADS=1. gunicorn's own error
 answers (a bad request line, a URI or headers over its limits) are problem documents like the application's,
 through the worker class in config/. Put a
 buffering proxy (nginx, a cloud load balancer) in front in production: it absorbs slow clients and holds

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -179,7 +178,7 @@ def read_answers(sock: socket.socket, count: int) -> list[tuple[int, dict, bytes
 
 @pytest.fixture
 def one_thread(tmp_path):
-    """the deployment's shape (deploy/: GUNICORN_THREADS=1), one worker: it answers on its main thread"""
+    """the deployment's shape (deploy/: GUNICORN_THREADS=1), one worker"""
     process, base, token = start_gunicorn(tmp_path, workers=1, threads=1, demo=True)
     yield process, base, token
     process.stop()
@@ -209,90 +208,6 @@ def test_one_thread_keeps_connections_alive_and_answers_pipelined_requests(one_t
     assert all(headers["etag"] == expected.headers["etag"] for _status, headers, _body in answers)
     assert status == 414 and headers["content-type"] == "application/problem+json"
     assert json.loads(body)["type"].endswith(":uri-too-long")
-
-
-def test_one_thread_is_not_held_by_a_connection_that_sends_nothing(one_thread):
-    """gthread's only thread would wait 5 s for a silent connection's first bytes; the poller waits instead"""
-    _process, base, _token = one_thread
-    host, port = base.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as silent:
-        time.sleep(0.5)  # accepted by now
-        started = time.monotonic()
-        for _ in range(3):
-            with httpx.Client(base_url=base, timeout=10) as client:  # a new connection each
-                assert client.get(GROUP).status_code == 200
-        assert time.monotonic() - started < 2
-        silent.sendall(f"GET {GROUP} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
-        [(status, _headers, _body)] = read_answers(silent, 1)
-        assert status == 200 and silent.recv(1) == b""
-
-
-def workers(master: int) -> list[int]:
-    """The pids of the gunicorn arbiter's children, from /proc."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == master:
-                found.append(int(stat.parent.name))
-        except OSError:
-            continue  # gone meanwhile
-    return found
-
-
-def polls_the_listener(pid: int) -> bool:
-    """Whether a gthread worker runs its loop: its poller (epoll) watches its wake-up pipe and the listening socket,
-    which it registers once the application is loaded (until then another worker takes every connection)."""
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        if os.readlink(fd) == "anon_inode:[eventpoll]":
-            registered = Path(f"/proc/{pid}/fdinfo/{fd.name}").read_text().count("tfd:")
-            return registered >= 2
-    return False
-
-
-def connection_holders(master: int, server_port: int, client_ports: set[int]) -> dict[int, int]:
-    """Which worker process (pid) holds the server's end of each client connection (by its port), read in /proc."""
-    owner_of_inode = {}
-    for pid in workers(master):
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            target = os.readlink(fd)
-            if target.startswith("socket:["):
-                owner_of_inode[int(target[8:-1])] = pid
-    holders = {}
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            local_port, remote_port = (int(address.rsplit(":", 1)[1], 16) for address in fields[1:3])
-            if local_port == server_port and remote_port in client_ports and int(fields[9]) in owner_of_inode:
-                holders[remote_port] = owner_of_inode[int(fields[9])]
-    return holders
-
-
-@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads which process holds a connection in /proc")
-def test_one_thread_workers_share_a_burst_of_connections(tmp_path):
-    """A one-thread worker answers on its main thread and took a connection in microseconds: the first idle worker to
-    wake took a whole burst (a load generator's, a proxy's pool) and answered all of it on one core, the others idle
-    (every connection of `wrk -c8` on one of four workers; GET /?inline at half the rate of two workers). Eight
-    connections opened at once, before any sends a request, are held by both workers (before: all eight by one)."""
-    process, base, _token = start_gunicorn(tmp_path, workers=2, threads=1)
-    try:
-        host, port = base.removeprefix("http://").split(":")
-        master = process.process.pid
-        wait_for(lambda: len([pid for pid in workers(master) if polls_the_listener(pid)]) == 2, 90, "both workers up")
-        sockets = [socket.create_connection((host, int(port)), timeout=10) for _ in range(8)]
-        try:
-            time.sleep(0.5)  # taken by now
-            for sock in sockets:
-                sock.sendall(f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
-            assert all(read_answers(sock, 1)[0][0] == 200 for sock in sockets)
-            holders = connection_holders(master, int(port), {s.getsockname()[1] for s in sockets})
-        finally:
-            for sock in sockets:
-                sock.close()
-    finally:
-        process.stop()
-    assert len(holders) == 8, holders
-    per_worker = sorted(list(holders.values()).count(pid) for pid in set(holders.values()))
-    assert len(per_worker) == 2, per_worker  # on a busy machine a worker may wake late: both, not how evenly
 
 
 def test_one_thread_stops_promptly_with_a_connection_kept_alive(one_thread):
