@@ -66,14 +66,9 @@ def database_from_url(url: str) -> dict:
         # connection: the statements written out (registry/compiled_reads.py, registry/sent_together.py: look-ups by
         # keys, the writes' inserts and updates); Django's own queries bind their parameters client-side and are never
         # prepared. Django turns it off by default for poolers like PgBouncer, which is why it is on only with this pool.
-        # plan_cache_mode: a prepared statement is planned once per connection, not at each call (issue 29): two reads
-        # of every new version (its earlier documents after a given id, the numbers after the counter already taken)
-        # were planned at every call, as PostgreSQL keeps planning a statement
-        # whose generic plan it estimates costlier than the custom ones.
         entry["OPTIONS"] = {
             "pool": {"min_size": 1, "max_size": pool_size, "timeout": timeout},
             "prepare_threshold": 5,
-            "options": "-c plan_cache_mode=force_generic_plan",
         }
         entry["CONN_MAX_AGE"] = 0  # a pooled connection goes back to the pool at the end of each request
         entry["CONN_HEALTH_CHECKS"] = True  # the pool checks a connection before handing it out (config/postgresql)
