@@ -3,7 +3,7 @@
 The store holds definitions in the 0.5-wip shape (a definition is a JSON document: `format`, `metadata`,
 `schemaformat`, `schema`, `schemaurl`), so that the 0.5 validators check what either binding writes. This
 module translates one message's attributes between the two shapes, both ways, and registers the names of the
-1.0 model (`messagegroups`/`messages`, `schemagroups`/`schemas`) with the binding in `registry/xr10/`:
+1.0 model (`messagegroups`/`messages`, `schemagroups`/`schemas`) with the binding in `registry/bindings/v10/`:
 
 - 1.0 `envelope` + `envelopemetadata` (CloudEvents) = 0.5 `format` + `metadata.attributes`;
 - 1.0 `protocol` + `protocoloptions` (no envelope) = 0.5 `format` + `metadata`, per protocol below (AMQP: rc4's
@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from registry.xr10.capabilities import register_model_source
-from registry.xr10.mapping import (
+from registry.bindings.v10.capabilities import register_model_source
+from registry.bindings.v10.mapping import (
     GroupMapping,
     ResourceMapping,
     common_attribute_to_v10,

@@ -19,14 +19,14 @@ from registry.audit_views import AuditView
 from registry.bindings.older.messagecatalog import MESSAGE_CATALOG
 from registry.bindings.older.schemaregistry import SCHEMA_REGISTRY
 from registry.bindings.v05.binding import CORE
+from registry.bindings.v10 import views as xr10_views
+from registry.bindings.v10.base import XREGISTRY
 from registry.governance import map_section as admin_map
 from registry.governance import pages as admin_views
 from registry.governance import search as admin_search
 from registry.governance.discovery import discover_admin
 from registry.http.binding import mount
 from registry.http.kept_resolutions import KeptResolutions
-from registry.xr10 import views as xr10_views
-from registry.xr10.base import XREGISTRY
 
 CORE_PATH = settings.REGISTRY_CORE_PATH.lstrip("/")  # "" or "v0.5/"
 XR10_PATH = settings.REGISTRY_XR10_PATH.lstrip("/")  # "registry/" or ""
@@ -57,14 +57,17 @@ urlpatterns = [
     path("", include("subscriptions.api.urls")),
     path("", include("registry.bindings.older.urls")),
     path("", include("sync.api.urls")),
-    path(XR10_PATH, include(catalog_urls.xr10_urlpatterns)),
+    path(XR10_PATH, include("registry.bindings.v10.checks")),
     path(XR10_PATH, include("asyncapi.api.urls")),  # before the 1.0 binding's routes, which would take its paths
     path(CORE_PATH, include(catalog_urls.core_urlpatterns)),
 ]
 if XR10_PATH:  # `/registry` without its slash is the 1.0 root too (documented as /registry/)
     urlpatterns.append(path(XR10_PATH.rstrip("/"), xr10_views.RootView.as_view(schema=None), name="xr10-root-bare"))
 # the bindings' routes are generated from the model: the one at the root goes last (after every fixed path)
-bindings = [path(XR10_PATH, include("registry.xr10.urls")), path(CORE_PATH, include("registry.bindings.v05.urls"))]
+bindings = [
+    path(XR10_PATH, include("registry.bindings.v10.urls")),
+    path(CORE_PATH, include("registry.bindings.v05.urls")),
+]
 urlpatterns += bindings if CORE_PATH == "" else bindings[::-1]
 # the same routes as one include whose resolutions are kept per path (registry/http/kept_resolutions.py)
 urlpatterns = [KeptResolutions(urlpatterns)]

@@ -16,7 +16,7 @@ Written by hand: no library knows either shape.
 from __future__ import annotations
 
 from catalog.xr10 import message_mapping
-from registry.xr10.mapping import (
+from registry.bindings.v10.mapping import (
     GroupMapping,
     moved_with_rest,
     reference_to_v05,

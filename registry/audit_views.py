@@ -17,6 +17,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.exceptions import NotAuthenticated
 
 from .access import permissions
+from .bindings.v10.mapping import store_path, v1_path
 from .domain.attributes import timestamp
 from .domain.errors import Problem
 from .http.openapi import problem_responses
@@ -24,7 +25,6 @@ from .http.requests import check_flags
 from .http.views import RegistryView, json_response
 from .models import AuditRecord, Group
 from .store.paging import PageRequest, link_header
-from .xr10.mapping import store_path, v1_path
 
 OPERATIONS = ("create", "update", "delete")
 # What the parameters accept, declared in the OpenAPI document as the view checks it: an empty filter is refused

@@ -7,8 +7,8 @@ from __future__ import annotations
 from django.conf import settings
 
 from registry.access import permissions
+from registry.bindings.v10.mapping import store_path
 from registry.domain.errors import Problem
-from registry.xr10.mapping import store_path
 
 
 def subjects(expression) -> list[str]:

@@ -31,6 +31,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from registry.bindings.v10.documents import DocumentError, to_v05_document
+from registry.bindings.v10.mapping import mappings
+from registry.bindings.v10.writes import without_inherited_levels
 from registry.documents.imports import import_document
 from registry.domain.errors import Problem
 from registry.domain.model import registry_model
@@ -38,9 +41,6 @@ from registry.models import Group, Resource
 from registry.services import EntityAddress, WriteContext, delete_group, delete_resource
 from registry.services.context import OriginRefused
 from registry.store import audit
-from registry.xr10.documents import DocumentError, to_v05_document
-from registry.xr10.mapping import mappings
-from registry.xr10.writes import without_inherited_levels
 from subscriptions import outbound
 from subscriptions.validators.sinks import check_sink
 

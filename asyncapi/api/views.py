@@ -20,14 +20,14 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
+from registry.bindings.v10.base import XRegistryView
+from registry.bindings.v10.errors import V1Problem
+from registry.bindings.v10.openapi import ERRORS
 from registry.domain.errors import Problem
 from registry.http.permissions import check_read
 from registry.http.requests import body_bytes
 from registry.http.views import json_response
 from registry.services.references import base_urls
-from registry.xr10.base import XRegistryView
-from registry.xr10.errors import V1Problem
-from registry.xr10.openapi import ERRORS
 
 from .. import export_reads
 from ..exporting import DEFAULT_EXPORT_VERSION, EXPORT_VERSIONS, export_asyncapi

@@ -1,7 +1,7 @@
 """Routes of the catalog's checks (docs/api-contract.md section 12): below the core binding's paths
 (`core_urlpatterns`: compatibility dry run and version diff in `checks.py`, message validation in `validation.py`)
-and below the 1.0 binding's (`xr10_urlpatterns`); config/urls.py mounts each. The older bindings' routes are in
-registry/bindings/older/urls.py."""
+(the 1.0 binding's doors to message validation are in registry/bindings/v10/checks.py); config/urls.py mounts
+them. The older bindings' routes are in registry/bindings/older/urls.py."""
 
 from django.urls import path
 
@@ -17,18 +17,5 @@ core_urlpatterns = [
         "definitionGroups/<str:gid>/definitions/<str:did>/validate",
         validation.DefinitionValidateView.as_view(),
         name="definitionGroups-definitions-validate",
-    ),
-]
-# the same checks in the xRegistry 1.0 binding (mounted where that binding is; its generated routes have none)
-xr10_urlpatterns = [
-    path(
-        "messagegroups/<str:gid>/validate",
-        validation.MessageGroupValidateView.as_view(),
-        name="xr10-messagegroups-validate",
-    ),
-    path(
-        "messagegroups/<str:gid>/messages/<str:rid>/validate",
-        validation.MessageValidateView.as_view(),
-        name="xr10-messagegroups-messages-validate",
     ),
 ]

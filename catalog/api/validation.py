@@ -1,8 +1,7 @@
 """Message validation (docs/api-contract.md section 12): `POST /definitionGroups/G/definitions/D/validate` and
-`POST /definitionGroups/G/validate`, and the same two in the xRegistry 1.0 binding
-(`POST /registry/messagegroups/G/messages/M/validate`, `POST /registry/messagegroups/G/validate`: 1.0 names
-in the verdict, 1.0 errors, Basic auth). Thin views over `catalog.message_checks`: they read the body (size limit,
-strict JSON, an object), find the definition and answer the verdict. Nothing is written; a POST here needs only
+`POST /definitionGroups/G/validate`, and what the xRegistry 1.0 binding's doors to the same check
+(`registry/bindings/v10/checks.py`) share with them. Thin views over `catalog.message_checks`: they read the body
+(size limit, strict JSON, an object), find the definition and answer the verdict. Nothing is written; a POST here needs only
 the permission a read needs.
 """
 
@@ -21,8 +20,6 @@ from registry.http.openapi import RegistryAutoSchema, problem_responses
 from registry.http.permissions import read_scope
 from registry.http.requests import check_flags, json_body
 from registry.http.views import RegistryView, json_response
-from registry.xr10.base import XRegistryView
-from registry.xr10.mapping import reference_to_v10
 
 TAGS = ["message validation"]
 
@@ -117,7 +114,7 @@ EXAMPLE = OpenApiExample(
 )
 
 
-def _verdict_response(request, definition: str, doc: dict, message, *, reference=as_written) -> object:
+def verdict_response(request, definition: str, doc: dict, message, *, reference=as_written) -> object:
     """The verdict on `message` against `doc`, the definition at path `definition`; `reference`: the binding's form
     of the definition's `schemaurl`, which a note may quote (its errors quote the message and the schema as they
     are: a JSON Schema's own `#/definitions/x` is no registry path)."""
@@ -129,7 +126,7 @@ def _verdict_response(request, definition: str, doc: dict, message, *, reference
     return json_response(body)
 
 
-def _message(request):
+def message_of(request):
     value = json_body(request, what="message")
     return message_checks.parse_message(request.META.get("CONTENT_TYPE", ""), value)
 
@@ -144,7 +141,7 @@ IN_10 = (
 )
 
 
-def _described(operation_id: str, summary: str, *, by_type: bool = False, v1: bool = False):
+def described(operation_id: str, summary: str, *, by_type: bool = False, v1: bool = False):
     """The OpenAPI description of one of the four check routes (by definition or by type, in either binding)."""
     return extend_schema(
         tags=TAGS,
@@ -171,11 +168,11 @@ class DefinitionValidateView(RegistryView):
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
 
-    @_described("post_definitionGroups_definitions_validate", "Check a message against this definition")
+    @described("post_definitionGroups_definitions_validate", "Check a message against this definition")
     def post(self, request, gid, did):
         check_flags(request, set())
         doc = message_checks.definition_document(gid, did)
-        return _verdict_response(request, f"/definitionGroups/{gid}/definitions/{did}", doc, _message(request))
+        return verdict_response(request, f"/definitionGroups/{gid}/definitions/{did}", doc, message_of(request))
 
 
 class GroupValidateView(RegistryView):
@@ -184,54 +181,9 @@ class GroupValidateView(RegistryView):
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
 
-    @_described("post_definitionGroups_validate", "Check a CloudEvent against the definition of its type", by_type=True)
+    @described("post_definitionGroups_validate", "Check a CloudEvent against the definition of its type", by_type=True)
     def post(self, request, gid):
         check_flags(request, set())
-        message = _message(request)
+        message = message_of(request)
         did, doc = message_checks.definition_for_type(gid, message_checks.event_type(message))
-        return _verdict_response(request, f"/definitionGroups/{gid}/definitions/{did}", doc, message)
-
-
-class MessageValidateView(XRegistryView):
-    """The 1.0 binding's door to the same check: the definition is the message `rid` of message group `gid`
-    (one store: the same ids), the verdict names it by its 1.0 xid."""
-
-    permission_classes = [ReadPermission]
-    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
-    schema = CheckSchema()
-    v1_group, v1_resource = "messagegroups", "messages"
-    post_reads = True  # a check reads the group (registry.http.permissions)
-
-    @_described(
-        "post_registry_messagegroups_messages_validate",
-        "Check a message against this message definition (xRegistry 1.0 binding)",
-        v1=True,
-    )
-    def post(self, request, gid, rid):
-        doc = message_checks.definition_document(gid, rid)
-        return _verdict_response(
-            request, f"/messagegroups/{gid}/messages/{rid}", doc, _message(request), reference=reference_to_v10
-        )
-
-
-class MessageGroupValidateView(XRegistryView):
-    """`POST /registry/messagegroups/G/validate`: the definition picked by the message's CloudEvents type."""
-
-    permission_classes = [ReadPermission]
-    throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
-    schema = CheckSchema()
-    v1_group = "messagegroups"
-    post_reads = True  # a check reads the group (registry.http.permissions)
-
-    @_described(
-        "post_registry_messagegroups_validate",
-        "Check a CloudEvent against the message definition of its type (xRegistry 1.0 binding)",
-        by_type=True,
-        v1=True,
-    )
-    def post(self, request, gid):
-        message = _message(request)
-        rid, doc = message_checks.definition_for_type(gid, message_checks.event_type(message))
-        return _verdict_response(
-            request, f"/messagegroups/{gid}/messages/{rid}", doc, message, reference=reference_to_v10
-        )
+        return verdict_response(request, f"/definitionGroups/{gid}/definitions/{did}", doc, message)

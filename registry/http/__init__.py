@@ -1,7 +1,7 @@
 """The HTTP kernel every binding is an adapter over: reading requests (strict JSON, limits, media types, headers),
 conditional requests (ETag, If-Match, If-None-Match), problem documents, permissions, and the base view.
 
-A binding (the 0.5-wip core binding in registry/bindings/v05, xRegistry 1.0 in registry/xr10, the older bindings
+A binding (the 0.5-wip core binding in registry/bindings/v05, xRegistry 1.0 in registry/bindings/v10, the older bindings
 in registry/bindings/older, the Confluent API) declares its names, header prefix, epoch sources and error dialect
 (`binding.Binding`) and translates; it holds no write semantics, body rules or permission map of its own.
 """

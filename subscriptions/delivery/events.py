@@ -21,8 +21,8 @@ import hashlib
 from cloudevents.core.bindings.http import to_structured_event
 from cloudevents.core.v1.event import CloudEvent
 
+from registry.bindings.v10.mapping import v1_path
 from registry.models import OutboxEvent
-from registry.xr10.mapping import v1_path
 
 from ..event_formats import DEFAULT_FORMAT, XREGISTRY_10
 

@@ -17,7 +17,7 @@ from ...http.openapi import PROBLEM
 from ...http.permissions import check_read
 from ...http.requests import check_flags
 from ...services.references import base_urls
-from ...xr10.mapping import reference_to_v05
+from ..v10.mapping import reference_to_v05
 from .binding import CoreView
 from .openapi import READ_ERRORS
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from registry.xr10.base import ERROR_TYPES
+from registry.bindings.v10.base import ERROR_TYPES
 
 PROBLEM = "application/problem+json"
 

@@ -92,7 +92,7 @@ def test_export_then_import_changes_nothing_through_either_binding(su, name):
 
 def _model_defaults() -> dict[str, set[str]]:
     """Every attribute name the rc4 model gives a default, with its defaults as JSON."""
-    from registry.xr10.capabilities import modelsource_json
+    from registry.bindings.v10.capabilities import modelsource_json
 
     found: dict[str, set[str]] = {}
 

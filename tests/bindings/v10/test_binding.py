@@ -371,7 +371,7 @@ def test_whole_registry_answers_are_refused_above_the_limit_naming_the_pages(wri
 def test_a_large_export_is_streamed_as_the_whole_one(writer, settings, monkeypatch):
     """Above views.STREAM_ABOVE entities the export is written group by group as it is read (a worker's memory bounded
     by a group's part), the same bytes as the whole answer, which is kept for the next read when it fits."""
-    from registry.xr10 import views
+    from registry.bindings.v10 import views
 
     for gid in ("g1", "g2", "g3"):
         put_schema(writer, gid=gid)

@@ -6,8 +6,8 @@ import json
 import jsonschema
 import pytest
 
-from registry.xr10.documents import to_v05_document
-from registry.xr10.model_defaults import group_model, resource_model, with_defaults
+from registry.bindings.v10.documents import to_v05_document
+from registry.bindings.v10.model_defaults import group_model, resource_model, with_defaults
 from tests.corpus import documents, shared
 
 from .conftest import post_json

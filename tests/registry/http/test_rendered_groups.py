@@ -14,12 +14,12 @@ from rest_framework.test import APIClient
 
 from registry.bindings.v05.representations import group_json
 from registry.bindings.v05.root import root_json
+from registry.bindings.v10.reads import export_json
 from registry.documents.exports import document_head, group_document
 from registry.domain.model import registry_model
 from registry.http.rendered_answers import rendered_answers
 from registry.http.rendered_groups import RenderedGroups, rendered_groups
 from registry.store import selectors
-from registry.xr10.reads import export_json
 from tests.helpers import TEXT, make_group, new_version, post_schema, send, send_json
 
 pytestmark = pytest.mark.django_db

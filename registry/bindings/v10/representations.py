@@ -13,13 +13,13 @@ import base64
 import json
 from contextvars import ContextVar
 
-from ..domain.attributes import latest_of, previous_of, stored_attributes, timestamp, version_order, version_sort_key
-from ..domain.extension_attributes import meta_names
-from ..domain.json_text import load_json_document
-from ..domain.model import applicable_level, registry_model, validation_attributes
-from ..http.headers import metadata_headers
-from ..models import Group, Resource, Version
-from ..representations import is_json_media_type
+from ...domain.attributes import latest_of, previous_of, stored_attributes, timestamp, version_order, version_sort_key
+from ...domain.extension_attributes import meta_names
+from ...domain.json_text import load_json_document
+from ...domain.model import applicable_level, registry_model, validation_attributes
+from ...http.headers import metadata_headers
+from ...models import Group, Resource, Version
+from ...representations import is_json_media_type
 from .documents import group_to_v10, meta_attribute_names, version_to_v10
 from .mapping import GroupMapping, ResourceMapping
 from .model_defaults import group_model, resource_model, with_defaults

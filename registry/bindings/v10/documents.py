@@ -9,8 +9,8 @@ from the stored rows where a view needs them.
 
 from __future__ import annotations
 
-from ..domain.attributes import OWNERS, case_error
-from ..domain.extension_attributes import meta_names, registered
+from ...domain.attributes import OWNERS, case_error
+from ...domain.extension_attributes import meta_names, registered
 from .capabilities import attribute_names
 from .errors import DocumentError
 from .mapping import (

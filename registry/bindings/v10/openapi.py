@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
 
-from ..http import openapi
-from ..http.openapi import DOCUMENT, OBJECT, flag, operation, problem_responses
+from ...http import openapi
+from ...http.openapi import DOCUMENT, OBJECT, flag, operation, problem_responses
 
 TAG = ["xregistry-1.0"]
 INLINE = flag("inline", "comma-separated paths to inline (`*`, `messagegroups.messages`, `model`, `capabilities`)")

@@ -3,7 +3,7 @@ JSON here), the spec's `missing_body` error, and `?ignore` (members an export re
 
 from __future__ import annotations
 
-from ..http import requests
+from ...http import requests
 from .errors import V1Problem
 from .flags import ignored
 

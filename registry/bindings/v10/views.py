@@ -13,17 +13,17 @@ import json
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 
-from ..access.read_scope import EVERYTHING_KEY
-from ..documents.imports import owners_mode
-from ..domain.errors import Problem
-from ..domain.model import registry_model
-from ..http.conditional import stream_etag
-from ..http.permissions import read_scope
-from ..http.rendered_answers import rendered_answers
-from ..http.rendered_groups import group_parts
-from ..http.requests import flag
-from ..http.views import JSON_CONTENT_TYPE, json_response
-from ..store import selectors
+from ...access.read_scope import EVERYTHING_KEY
+from ...documents.imports import owners_mode
+from ...domain.errors import Problem
+from ...domain.model import registry_model
+from ...http.conditional import stream_etag
+from ...http.permissions import read_scope
+from ...http.rendered_answers import rendered_answers
+from ...http.rendered_groups import group_parts
+from ...http.requests import flag
+from ...http.views import JSON_CONTENT_TYPE, json_response
+from ...store import selectors
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body

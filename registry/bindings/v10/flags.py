@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from ..domain.errors import Problem
-from ..store import filters as filtering
-from ..store.paging import PageRequest
+from ...domain.errors import Problem
+from ...store import filters as filtering
+from ...store.paging import PageRequest
 from .errors import V1Problem
 
 FLAGS = {

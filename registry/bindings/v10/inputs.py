@@ -8,9 +8,9 @@ import base64
 import binascii
 import json
 
-from ..http.headers import prefixed_headers
-from ..http.requests import body_bytes, expected_epoch
-from ..services.inputs import UNSET, VersionInput
+from ...http.headers import prefixed_headers
+from ...http.requests import body_bytes, expected_epoch
+from ...services.inputs import UNSET, VersionInput
 from .bodies import json_body
 from .documents import DocumentError, _strip, _version_to_v05, meta_attribute_names
 from .errors import V1Problem

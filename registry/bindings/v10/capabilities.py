@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import copy
 
-from ..domain.extension_attributes import resource_attributes
-from ..domain.model import COMPATIBILITY_LEVELS, effective_compatibility, registry_model
+from ...domain.extension_attributes import resource_attributes
+from ...domain.model import COMPATIBILITY_LEVELS, effective_compatibility, registry_model
 from .flags import FLAGS, SPEC_VERSIONS
 from .mapping import v1_mappings
 

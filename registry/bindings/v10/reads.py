@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterator
 from django.conf import settings
 from django.db.models import Prefetch
 
-from ..access.read_scope import EVERYTHING, ReadScope
-from ..domain.attributes import stored_attributes, timestamp
-from ..domain.model import registry_model
-from ..models import Group, Resource, Version
-from ..store import selectors
-from ..store.group_states import group_states
+from ...access.read_scope import EVERYTHING, ReadScope
+from ...domain.attributes import stored_attributes, timestamp
+from ...domain.model import registry_model
+from ...models import Group, Resource, Version
+from ...store import selectors
+from ...store.group_states import group_states
 from .capabilities import capabilities, model_json, modelsource_json
 from .document_view import document_view, pointer_token
 from .documents import SPEC_VERSION, mapping_for

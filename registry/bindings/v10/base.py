@@ -12,12 +12,12 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import HttpResponse
 
-from ..domain.attributes import check_id
-from ..domain.errors import Problem
-from ..domain.model import registry_model
-from ..http.binding import Binding
-from ..http.problems import problem_body
-from ..http.views import RegistryView, json_response
+from ...domain.attributes import check_id
+from ...domain.errors import Problem
+from ...domain.model import registry_model
+from ...http.binding import Binding
+from ...http.problems import problem_body
+from ...http.views import RegistryView, json_response
 from .errors import HTTP_SPEC, SPEC, TITLES, V1Problem, spec_title
 from .flags import check_values, collections_only
 from .mapping import common_attribute_to_v10, ordered_mappings, v1_attribute_name, v1_mappings, v1_path

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 
-from .. import compiled_reads
-from ..domain.errors import Problem, not_found
-from ..http import fast_reads
-from ..http.requests import expected_epoch, flag, query_epoch
-from ..http.views import json_response
-from ..store import selectors
-from ..store.paging import PageRequest, link_header
+from ... import compiled_reads
+from ...domain.errors import Problem, not_found
+from ...http import fast_reads
+from ...http.requests import expected_epoch, flag, query_epoch
+from ...http.views import json_response
+from ...store import selectors
+from ...store.paging import PageRequest, link_header
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body

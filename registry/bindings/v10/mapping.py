@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..domain.model import registry_model
+from ...domain.model import registry_model
 from .errors import DocumentError
 
 Translate = Callable[[dict], dict]

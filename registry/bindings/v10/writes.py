@@ -11,15 +11,15 @@ import json
 from django.conf import settings
 from django.db import transaction
 
-from .. import services
-from ..documents.imports import import_document
-from ..documents.precheck import check_size
-from ..domain.attributes import check_id, stored_attributes
-from ..domain.model import effective_compatibility, registry_model
-from ..http.requests import expected_epoch, parse_epoch
-from ..models import Group, Resource, Version
-from ..services.address import EntityAddress
-from ..services.meta import set_resource_meta
+from ... import services
+from ...documents.imports import import_document
+from ...documents.precheck import check_size
+from ...domain.attributes import check_id, stored_attributes
+from ...domain.model import effective_compatibility, registry_model
+from ...http.requests import expected_epoch, parse_epoch
+from ...models import Group, Resource, Version
+from ...services.address import EntityAddress
+from ...services.meta import set_resource_meta
 from .bodies import json_body
 from .capabilities import capabilities
 from .documents import (

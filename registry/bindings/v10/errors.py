@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..domain.errors import Problem
+from ...domain.errors import Problem
 
 SPEC = "https://github.com/xregistry/spec/blob/main/core/spec.md#"
 HTTP_SPEC = "https://github.com/xregistry/spec/blob/main/core/http.md#"
