@@ -5,20 +5,18 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
-from django.http import HttpResponse, StreamingHttpResponse
 
-from ...access.read_scope import EVERYTHING, EVERYTHING_KEY, ReadScope
+from ...access.read_scope import EVERYTHING, ReadScope
 from ...documents.exports import SPEC_VERSION, export_document, stream_json_document
 from ...documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_document, is_yaml, parse_document
 from ...documents.imports import import_document, owners_mode
 from ...documents.precheck import check_size
 from ...domain.errors import Problem
 from ...domain.model import registry_model
-from ...http.conditional import stream_etag
-from ...http.rendered_answers import rendered_answers
 from ...http.rendered_groups import group_parts, joined
 from ...http.requests import body_bytes, check_flags, flag
 from ...http.views import JSON_CONTENT_TYPE, json_response
+from ...http.whole_registry import whole_registry_answer
 from ...store import selectors
 from .binding import CoreView
 from .representations import group_json
@@ -73,9 +71,7 @@ class RootView(CoreView):
         return json_response(root_json(base, self.read_scope()))
 
     def whole_registry(self, request, base: str):
-        """`?inline` or the export: served as rendered under the current change marker, else rendered (and
-        kept, registry/http/rendered_answers.py); the tag is the marker's, so a revalidation costs one query. Kept per
-        read scope: a caller who may not read every group gets the answer of those they may read (its own key)."""
+        """`?inline` or the export, kept rendered until the next change (registry/http/whole_registry.py)."""
         accept = request.headers.get("Accept", "")
         if "application/cloudevents-registry+yaml" in accept:
             variant, content_type = "yaml", "application/cloudevents-registry+yaml; charset=utf-8"
@@ -83,23 +79,15 @@ class RootView(CoreView):
             variant, content_type = "export", "application/cloudevents-registry+json; charset=utf-8"
         else:
             variant, content_type = "inline", JSON_CONTENT_TYPE
-        marker, scope = selectors.change_marker(), self.read_scope()
-        shows = scope.key()
-        key = (variant, base, request.get_full_path(), shows)
-        body = rendered_answers.get(marker, key)
-        if body is not None:
-            response = HttpResponse(body, content_type=content_type)
-        else:
+        scope = self.read_scope()
+
+        def render():
             selectors.check_whole_registry(scope, [f"{base}/{gt.plural}" for gt in registry_model.group_types])
             if variant == "yaml":  # rendered in memory by the YAML dumper anyway: answered as bytes
-                body = dump_document(export_document(scope=scope), yaml_format=True).encode("utf-8")
-                rendered_answers.put(marker, key, body)
-                response = HttpResponse(body, content_type=content_type)
-            else:
-                chunks = stream_json_document(scope, group_parts) if variant == "export" else stream_inline(base, scope)
-                response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks), content_type=content_type)
-        response["ETag"] = stream_etag(request, marker if shows == EVERYTHING_KEY else f"{marker} {shows}")
-        return response
+                return dump_document(export_document(scope=scope), yaml_format=True).encode("utf-8")
+            return stream_json_document(scope, group_parts) if variant == "export" else stream_inline(base, scope)
+
+        return whole_registry_answer(request, scope, ("v05", variant), render, content_type=content_type)
 
     def post(self, request):
         """Import a registry document (JSON or YAML by media type): all or nothing. `?owners=drop` leaves the groups'

@@ -8,21 +8,15 @@ events are those of every other way in.
 
 from __future__ import annotations
 
-import json
-
 from django.conf import settings
-from django.http import HttpResponse, StreamingHttpResponse
 
-from ...access.read_scope import EVERYTHING_KEY
 from ...documents.imports import owners_mode
 from ...domain.errors import Problem
 from ...domain.model import registry_model
-from ...http.conditional import stream_etag
-from ...http.permissions import read_scope
-from ...http.rendered_answers import rendered_answers
 from ...http.rendered_groups import group_parts
 from ...http.requests import flag
-from ...http.views import JSON_CONTENT_TYPE, json_response
+from ...http.views import json_response
+from ...http.whole_registry import whole_registry_answer
 from ...store import selectors
 from . import writes
 from .base import XRegistryView
@@ -33,26 +27,6 @@ from .errors import V1Problem
 from .flags import Inline, check_flags, collections_only, doc_view, only_collections
 from .mapping import ordered_mappings
 from .reads import export_chunks, registry_json, render_group
-
-
-def kept_answer(request, key: str, render, marker: str | None = None) -> HttpResponse:
-    """A whole-registry answer, kept rendered per worker until the next committed change (as the 0.5 binding's
-    `/?inline`: registry/http/rendered_answers.py), so that a repeated read costs one query. `marker`: what the
-    answer depends on, when that is less than every change (the registry's own state for its root). `render`
-    renders what the caller may read (registry/access/read_scope.py): kept under what that shows, tagged with it."""
-    marker = marker or selectors.change_marker()
-    shows = read_scope(request).key()
-    if shows != EVERYTHING_KEY:
-        marker = f"{marker} {shows}"
-    cache_key = ("xr10", key, request.build_absolute_uri("/"), request.get_full_path())
-    body = rendered_answers.get(marker, cache_key)
-    if body is None:
-        rendered = render()  # a dict, or the bytes of one (the export, written group by group)
-        body = rendered if isinstance(rendered, bytes) else json.dumps(rendered, ensure_ascii=False).encode()
-        rendered_answers.put(marker, cache_key, body)
-    response = HttpResponse(body, content_type=JSON_CONTENT_TYPE)
-    response["ETag"] = stream_etag(request, marker)
-    return response
 
 
 def inline_levels(inline: Inline) -> int:
@@ -91,8 +65,9 @@ class RootView(XRegistryView):
             # the registry's own attributes and its groups' counts change only with its state (a group added or
             # removed moves it): kept under that row, one primary-key read instead of the change marker's count
             state = selectors.registry_state()
-            return kept_answer(request, "root", render, marker=f"state:{state.epoch}:{state.modified_on.isoformat()}")
-        return kept_answer(request, "root", render)
+            marker = f"state:{state.epoch}:{state.modified_on.isoformat()}"
+            return whole_registry_answer(request, self.read_scope(), ("xr10", "root"), render, marker=marker)
+        return whole_registry_answer(request, self.read_scope(), ("xr10", "root"), render)
 
     def post(self, request):
         """`POST /registry/`: a 1.0 document (its groups, as `xr import` sends it), all or nothing; `?owners=drop`
@@ -143,26 +118,19 @@ class ExportView(XRegistryView):
             base, inline = self.base_url(), Inline(request)
             if inline_levels(inline):  # rendered in memory: refused above REGISTRY_MAX_INLINE_ENTITIES
                 selectors.check_whole_registry(scope, self.collection_urls(), inline_levels(inline))
-            return kept_answer(
-                request, "export", lambda: document_view(registry_json(base, inline, doc=True, scope=scope), base)
+            return whole_registry_answer(
+                request,
+                scope,
+                ("xr10", "export"),
+                lambda: document_view(registry_json(base, inline, doc=True, scope=scope), base),
             )
-        marker = selectors.change_marker()
-        shows = scope.key()
-        if shows != EVERYTHING_KEY:
-            marker = f"{marker} {shows}"
-        key = ("xr10", "export", request.build_absolute_uri("/"), request.get_full_path())
-        body = rendered_answers.get(marker, key)
-        if body is not None:
-            response = HttpResponse(body, content_type=JSON_CONTENT_TYPE)
-        elif selectors.check_whole_registry(scope, self.collection_urls()) <= STREAM_ABOVE:
-            body = b"".join(export_chunks(self.base_url(), group_parts, scope))  # small: whole, with its length
-            rendered_answers.put(marker, key, body)
-            response = HttpResponse(body, content_type=JSON_CONTENT_TYPE)
-        else:
+
+        def render():
+            count = selectors.check_whole_registry(scope, self.collection_urls())
             chunks = export_chunks(self.base_url(), group_parts, scope)
-            response = StreamingHttpResponse(rendered_answers.keep(marker, key, chunks), content_type=JSON_CONTENT_TYPE)
-        response["ETag"] = stream_etag(request, marker)
-        return response
+            return b"".join(chunks) if count <= STREAM_ABOVE else chunks  # small: whole, with its length
+
+        return whole_registry_answer(request, scope, ("xr10", "export"), render)
 
 
 class ModelView(XRegistryView):
