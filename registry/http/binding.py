@@ -31,6 +31,9 @@ class Binding:
         send `application/octet-stream`).
     render_problem: writes a Problem as this binding's error document.
     challenge: the `WWW-Authenticate` of this binding's 401 answers.
+    check_flags: refuses a query flag that the operation does not take, in the binding's words (it is given the
+        request and the flags the view declares for its method: `RegistryView.flags`); None: the kernel's 400
+        naming the unknown flags and the allowed ones (registry/http/requests.py).
     """
 
     name: str
@@ -40,6 +43,7 @@ class Binding:
     bare_body_is_json: bool = False
     json_media_types: tuple[str, ...] = ()
     challenge: str = 'Token realm="registry"'
+    check_flags: Callable[[HttpRequest, frozenset[str]], None] | None = None
 
     @property
     def epoch_header(self) -> str | None:

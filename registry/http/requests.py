@@ -19,7 +19,7 @@ from .binding import binding_of
 DEVELOPMENT_SERVER_STAND_IN = "text/plain"
 
 
-def check_flags(request, allowed: set[str]) -> None:
+def check_flags(request, allowed: set[str] | frozenset[str]) -> None:
     """400 for any query parameter this operation does not know."""
     unknown = sorted(set(request.GET.keys()) - allowed)
     if unknown:

@@ -23,6 +23,7 @@ from .binding import Binding, binding_for_path
 from .openapi import RegistryAutoSchema
 from .permissions import check_group_read, read_scope
 from .problems import problem_for_exception, problem_response
+from .requests import check_flags
 from .token_auth import TokenAuthentication
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
@@ -71,6 +72,9 @@ class RegistryView(APIView):
     schema = RegistryAutoSchema()
     group_plural: str = ""  # set by the URL configuration for views of registry entities
     resource_plural: str = ""
+    # the query flags each method takes (a HEAD those of its GET), checked before the method runs; a method not
+    # named here checks none (or its own)
+    flags: dict[str, frozenset[str]] = {}
 
     @property
     def gt(self):
@@ -127,6 +131,15 @@ class RegistryView(APIView):
         refuse_nul(request, kwargs)
         check_group_read(self, request, kwargs)
         conditional.check_write_preconditions(self, request, kwargs)
+        self.check_request(request, kwargs)
+        method = request.method.lower()
+        if method in self.http_method_names and hasattr(self, method):  # a method the view has not answers 405 first
+            declared = self.flags.get("get" if method == "head" else method)
+            if declared is not None:
+                ((self.binding or UNMOUNTED).check_flags or check_flags)(request, declared)
+
+    def check_request(self, request, kwargs) -> None:
+        """What a binding checks on every request after the kernel's checks and before its flags (none here)."""
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Iterable
 
 from django.http import HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 
 from ..access.read_scope import EVERYTHING_KEY, ReadScope
 from ..store import selectors
@@ -30,7 +31,7 @@ def whole_registry_answer(
     *,
     content_type: str = JSON_CONTENT_TYPE,
     marker: str | None = None,
-) -> HttpResponse:
+) -> HttpResponseBase:
     """The answer `render` gives, kept under `key` (the binding and the variant: the request's host and full path
     are added) until the next committed change. `marker`: what the answer depends on when that is less than every
     change (the registry's own state for its root). `render` is called only when nothing is kept: what must be
@@ -41,6 +42,7 @@ def whole_registry_answer(
         marker = f"{marker} {shows}"
     cache_key = (*key, request.build_absolute_uri("/"), request.get_full_path(), shows)
     body = rendered_answers.get(marker, cache_key)
+    response: HttpResponseBase
     if body is None:
         rendered = render()
         if isinstance(rendered, dict):
@@ -48,10 +50,11 @@ def whole_registry_answer(
         if isinstance(rendered, bytes):
             body = rendered
             rendered_answers.put(marker, cache_key, body)
+        else:
+            response = StreamingHttpResponse(
+                rendered_answers.keep(marker, cache_key, rendered), content_type=content_type
+            )
     if body is not None:
         response = HttpResponse(body, content_type=content_type)
-    else:
-        chunks = rendered_answers.keep(marker, cache_key, rendered)
-        response = StreamingHttpResponse(chunks, content_type=content_type)
     response["ETag"] = stream_etag(request, marker)
     return response

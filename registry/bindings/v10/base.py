@@ -19,7 +19,7 @@ from ...http.binding import Binding
 from ...http.problems import problem_body
 from ...http.views import RegistryView, json_response
 from .errors import HTTP_SPEC, SPEC, TITLES, V1Problem, spec_title
-from .flags import check_values, collections_only
+from .flags import check_flags, check_values, collections_only
 from .mapping import common_attribute_to_v10, ordered_mappings, v1_attribute_name, v1_mappings, v1_path
 from .representations import BINARY
 
@@ -101,6 +101,7 @@ XREGISTRY = Binding(
     percent_encoded_headers=True,
     bare_body_is_json=True,
     challenge='Basic realm="registry"',
+    check_flags=check_flags,
 )
 
 
@@ -151,8 +152,7 @@ class XRegistryView(RegistryView):
         ctx.binding = self.binding.name
         return ctx
 
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
+    def check_request(self, request, kwargs):
         BINARY.set("binary" in request.GET and request.GET.get("binary", "").lower() != "false")
         if request.method.lower() in self.http_method_names and hasattr(self, request.method.lower()):
             check_values(request)  # an undeclared method answers 405 first

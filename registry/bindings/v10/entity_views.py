@@ -22,8 +22,8 @@ from .base import XRegistryView
 from .bodies import json_body
 from .document_view import document_view
 from .flags import (
+    EVERY_METHOD,
     Inline,
-    check_flags,
     collections_only,
     doc_view,
     filters,
@@ -46,10 +46,10 @@ from .representations import (
 
 
 class GroupCollectionView(XRegistryView):
+    flags = EVERY_METHOD
     collection = True
 
     def get(self, request):
-        check_flags(request)
         inline, base = Inline(request), self.base_url()
         page = PageRequest.from_params(request.GET)
         deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources)
@@ -62,7 +62,6 @@ class GroupCollectionView(XRegistryView):
         return answer(request, base, body, headers={"Link": link} if link else None)
 
     def post(self, request):
-        check_flags(request)
         body = json_body(request)
         writes.upsert_groups(self.context(), self.gm, body)
         base = self.base_url()
@@ -74,12 +73,12 @@ class GroupCollectionView(XRegistryView):
         return self.post(request, *args, **kwargs)
 
     def delete(self, request):
-        check_flags(request)
         writes.delete_groups(self.context(), self.gm, json_body(request, required=False), force=flag(request, "force"))
         return HttpResponse(status=204)
 
 
 class GroupView(XRegistryView):
+    flags = EVERY_METHOD
     takes_collections = True
 
     def render(self, gid, status=200):
@@ -92,11 +91,9 @@ class GroupView(XRegistryView):
         return json_response(data, status=status, headers=headers)
 
     def get(self, request, gid):
-        check_flags(request)
         return self.render(gid)
 
     def put(self, request, gid):
-        check_flags(request)
         body = json_body(request, required=False) or {}
         epoch = expected_epoch(request, body.get("epoch"))
         created = writes.put_group(self.context(), self.gm, gid, body, epoch=epoch, patch=request.method == "PATCH")
@@ -107,13 +104,11 @@ class GroupView(XRegistryView):
 
     def post(self, request, gid):
         """`POST /GROUPS/gID`: a map of resource types -> resources, created or updated."""
-        check_flags(request)
         body = json_body(request)
         writes.post_group_resources(self.context(), self.gm, gid, body)
         return self.render(gid)
 
     def delete(self, request, gid):
-        check_flags(request)
         writes.delete_group(self.context(), self.gm, gid, query_epoch(request), force=flag(request, "force"))
         return HttpResponse(status=204)
 
@@ -125,10 +120,10 @@ def split_details(rid: str) -> tuple[str, bool]:
 
 
 class ResourceCollectionView(XRegistryView):
+    flags = EVERY_METHOD
     collection = True
 
     def get(self, request, gid):
-        check_flags(request)
         inline, base = Inline(request), self.base_url()
         group = selectors.get_group(self.gt, gid)
         page = PageRequest.from_params(request.GET)
@@ -154,7 +149,6 @@ class ResourceCollectionView(XRegistryView):
         return answer(request, base, body, headers={"Link": link} if link else None)
 
     def post(self, request, gid):
-        check_flags(request)
         body = json_body(request)
         writes.upsert_resources(self.context(), self.gm, self.rm, gid, body)
         base, group = self.base_url(), selectors.get_group(self.gt, gid)
@@ -167,13 +161,14 @@ class ResourceCollectionView(XRegistryView):
         return self.post(request, *args, **kwargs)
 
     def delete(self, request, gid):
-        check_flags(request)
         body = json_body(request, required=False)
         writes.delete_resources(self.context(), self.gm, self.rm, gid, body, force=flag(request, "force"))
         return HttpResponse(status=204)
 
 
 class ResourceView(XRegistryView):
+    flags = EVERY_METHOD
+
     def load(self, gid, rid, *, with_content=True):
         group = selectors.get_group(self.gt, gid)
         found = resources_of(group, self.rm.plural, with_content=with_content, ids=[rid])
@@ -208,7 +203,6 @@ class ResourceView(XRegistryView):
         return answer(request, self.base_url(), data, status=status, headers=headers)
 
     def get(self, request, gid, rid):
-        check_flags(request)
         rid, details = split_details(rid)
         return self.render(gid, rid, details)
 
@@ -249,7 +243,6 @@ class ResourceView(XRegistryView):
         return document_answer(version, headers)
 
     def put(self, request, gid, rid):
-        check_flags(request)
         rid, details = split_details(rid)
         created = writes.put_resource(
             self.context(), self.gm, self.rm, gid, rid, request, details=details, patch=request.method == "PATCH"
@@ -261,7 +254,6 @@ class ResourceView(XRegistryView):
 
     def post(self, request, gid, rid):
         """A new version of the resource (its id from the body's `versionid`, or the next number)."""
-        check_flags(request)
         rid, details = split_details(rid)
         vid = writes.post_version(self.context(), self.gm, self.rm, gid, rid, request, details=details)
         group, resource = self.load(gid, rid)
@@ -272,7 +264,6 @@ class ResourceView(XRegistryView):
         return json_response(data, status=201, headers={"Location": data["self"]})
 
     def delete(self, request, gid, rid):
-        check_flags(request)
         rid, _details = split_details(rid)
         writes.delete_resource(
             self.context(), self.gm, self.rm, gid, rid, query_epoch(request), force=flag(request, "force")
@@ -284,7 +275,6 @@ class MetaView(ResourceView):
     http_method_names = ["get", "put", "patch", "head", "options"]  # a meta entity goes with its resource
 
     def get(self, request, gid, rid):
-        check_flags(request)
         group, resource = self.load(gid, rid, with_content=False)
         return answer(
             request,
@@ -293,7 +283,6 @@ class MetaView(ResourceView):
         )
 
     def put(self, request, gid, rid):
-        check_flags(request)
         body = json_body(request)
         epoch = expected_epoch(request, body.get("epoch"))
         writes.put_meta(self.context(), self.gm, self.rm, gid, rid, body, patch=request.method == "PATCH", epoch=epoch)
@@ -308,7 +297,6 @@ class VersionCollectionView(ResourceView):
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get(self, request, gid, rid):
-        check_flags(request)
         group, resource = self.load(gid, rid, with_content=Inline(request).wants(self.rm.v1_singular))
         inline = Inline(request)
         versions = resource.all_versions
@@ -339,7 +327,6 @@ class VersionCollectionView(ResourceView):
         return answer(request, base, body, headers={"Link": link} if link else None)
 
     def post(self, request, gid, rid):
-        check_flags(request)
         body = json_body(request)
         writes.upsert_versions(
             self.context(), self.gm, self.rm, gid, rid, body, setdefault=request.GET.get("setdefaultversionid")
@@ -350,7 +337,6 @@ class VersionCollectionView(ResourceView):
         return self.post(request, *args, **kwargs)
 
     def delete(self, request, gid, rid):
-        check_flags(request)
         body = json_body(request, required=False)
         writes.delete_versions(self.context(), self.gm, self.rm, gid, rid, body, force=flag(request, "force"))
         return HttpResponse(status=204)
@@ -386,12 +372,10 @@ class VersionView(ResourceView):
         return answer(self.request, self.base_url(), data, status=status, headers=headers)
 
     def get(self, request, gid, rid, vid):
-        check_flags(request)
         vid, details = split_details(vid)
         return self.render_version(gid, rid, vid, details)
 
     def put(self, request, gid, rid, vid):
-        check_flags(request)
         vid, details = split_details(vid)
         created = writes.put_version(
             self.context(), self.gm, self.rm, gid, rid, vid, request, details=details, patch=request.method == "PATCH"
@@ -402,7 +386,6 @@ class VersionView(ResourceView):
         return self.put(request, *args, **kwargs)
 
     def delete(self, request, gid, rid, vid):
-        check_flags(request)
         vid, _details = split_details(vid)
         writes.delete_version(
             self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request), force=flag(request, "force")

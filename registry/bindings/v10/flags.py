@@ -15,30 +15,20 @@ from ...store import filters as filtering
 from ...store.paging import PageRequest
 from .errors import V1Problem
 
-FLAGS = {
-    "inline",
-    "doc",
-    "epoch",
-    "filter",
-    "sort",
-    "ignore",
-    "binary",
-    "specversion",
-    "collections",
-    "setdefaultversionid",
-    "limit",
-    "offset",
-    "page",
-    "force",
-}
+FLAGS = frozenset(
+    "inline doc epoch filter sort ignore binary specversion collections setdefaultversionid limit offset page force".split()
+)
+# the flags of a view whose every method takes every flag (the entities' views)
+EVERY_METHOD = dict.fromkeys(("get", "put", "patch", "post", "delete"), FLAGS)
 EXPLICIT = {"capabilities", "model", "modelsource"}
 SPEC_VERSIONS = ("1.0-rc4", "1.0-rc3", "1.0-rc2", "1.0-rc1", "1.0")
 
 
-def check_flags(request, also: frozenset[str] = frozenset()) -> None:
-    """400 for a flag the binding does not know (`also`: the operation's own, such as an import's `owners`)."""
+def check_flags(request, allowed: frozenset[str]) -> None:
+    """400 for a flag the operation does not take (`allowed`: FLAGS, with an import's `owners`), or a `specversion`
+    this server does not serve."""
     for name in request.GET:
-        if name not in FLAGS and name not in also:
+        if name not in allowed:
             raise V1Problem("bad_flag", f"the flag {name!r} is not supported here", args={"flag": name})
     version = request.GET.get("specversion")
     if version is not None and version not in SPEC_VERSIONS:

@@ -24,7 +24,7 @@ from .bodies import json_body
 from .capabilities import capabilities, capabilities_offered, model_json, modelsource_json
 from .document_view import document_view
 from .errors import V1Problem
-from .flags import Inline, check_flags, collections_only, doc_view, only_collections
+from .flags import EVERY_METHOD, FLAGS, Inline, collections_only, doc_view, only_collections
 from .mapping import ordered_mappings
 from .reads import export_chunks, registry_json, render_group
 
@@ -43,10 +43,10 @@ def inline_levels(inline: Inline) -> int:
 
 
 class RootView(XRegistryView):
+    flags = {**EVERY_METHOD, "post": FLAGS | {"owners"}}
     takes_collections = True
 
     def get(self, request):
-        check_flags(request)
         inline = Inline(request)
 
         def render():
@@ -73,7 +73,6 @@ class RootView(XRegistryView):
         """`POST /registry/`: a 1.0 document (its groups, as `xr import` sends it), all or nothing; `?owners=drop`
         leaves the groups' owners out; `?force=true` imports references that name nothing as written
         (registry/documents/imports.py)."""
-        check_flags(request, also=frozenset({"owners"}))
         try:
             owners = owners_mode(request.GET.get("owners"))
         except Problem as problem:
@@ -92,7 +91,6 @@ class RootView(XRegistryView):
         return json_response(out)
 
     def put(self, request):
-        check_flags(request)
         body = json_body(request)
         writes.refuse_registry_changes(body)
         return json_response(registry_json(self.base_url(), Inline(request)))
@@ -105,6 +103,8 @@ STREAM_ABOVE = 20_000  # entities: a larger export is streamed, its worker's mem
 
 
 class ExportView(XRegistryView):
+    flags = {"get": FLAGS}
+
     def get(self, request):
         # Streamed group by group, each group's part kept until the group changes (registry/http/rendered_groups.py),
         # the whole kept under the change marker when it fits REGISTRY_RENDERED_ANSWER_BYTES (a small one, up to
@@ -112,7 +112,6 @@ class ExportView(XRegistryView):
         # (the paged collections named instead). A comment, not a docstring: the OpenAPI description would show it.
         # `?doc&inline=*,capabilities,modelsource`; an `?inline` given "MUST override the default value" (core/http.md
         # "GET /export"): rendered whole, as `GET /registry/?doc&inline=...`
-        check_flags(request)
         scope = self.read_scope()
         if "inline" in request.GET:
             base, inline = self.base_url(), Inline(request)
@@ -134,8 +133,9 @@ class ExportView(XRegistryView):
 
 
 class ModelView(XRegistryView):
+    flags = {"get": FLAGS}
+
     def get(self, request):
-        check_flags(request)
         return json_response(model_json())
 
     def put(self, request):
@@ -155,13 +155,13 @@ class ModelView(XRegistryView):
 
 class ModelSourceView(ModelView):
     def get(self, request):
-        check_flags(request)
         return json_response(modelsource_json())
 
 
 class CapabilitiesView(XRegistryView):
+    flags = {"get": FLAGS}
+
     def get(self, request):
-        check_flags(request)
         return json_response(capabilities())
 
     def put(self, request):
@@ -174,8 +174,9 @@ class CapabilitiesView(XRegistryView):
 
 
 class CapabilitiesOfferedView(XRegistryView):
+    flags = {"get": FLAGS}
+
     def get(self, request):
-        check_flags(request)
         return json_response(capabilities_offered())
 
 
