@@ -29,6 +29,11 @@ def check_flags(request, allowed: set[str] | frozenset[str]) -> None:
         )
 
 
+def declared_flags(**methods: str) -> dict[str, frozenset[str]]:
+    """A view's `flags` (registry/http/views.py): per method, the flags it takes, named in one string ("" for none)."""
+    return {method: frozenset(names.split()) for method, names in methods.items()}
+
+
 def flag(request, name: str) -> bool:
     """A boolean flag such as `?inline`, `?meta` or `?force`, read the same way by every binding: present is on,
     unless its value is `false`, `0` or `no` (any case)."""

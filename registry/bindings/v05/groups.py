@@ -10,7 +10,7 @@ from ...documents.exports import export_document
 from ...documents.imports import import_document
 from ...domain.attributes import stored_attributes
 from ...domain.errors import Problem
-from ...http.requests import check_flags, flag, json_body, query_epoch
+from ...http.requests import declared_flags, flag, json_body, query_epoch
 from ...http.views import json_response
 from ...store import selectors
 from ...store.paging import PageRequest, link_header
@@ -29,8 +29,9 @@ def check_inline_size(count: int) -> None:
 
 
 class GroupCollectionView(CoreView):
+    flags = declared_flags(get="inline filter limit page", post="", delete="force")
+
     def get(self, request):
-        check_flags(request, {"inline", "filter", "limit", "page"})
         inline = flag(request, "inline")
         page = PageRequest.from_params(request.GET)
         groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, inline, self.read_scope())
@@ -50,14 +51,12 @@ class GroupCollectionView(CoreView):
         return json_response(body, headers={"Link": link} if link else None)
 
     def post(self, request):
-        check_flags(request, set())
         body = json_body(request)
         group = services.create_group(ctx=self.context(), address=self.address(), data=body, seed_binding=True)
         data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
         return json_response(data, status=201, headers={"Location": data["self"]})
 
     def delete(self, request):
-        check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
         base = self.base_url()
         deleted = services.delete_groups(
@@ -67,8 +66,9 @@ class GroupCollectionView(CoreView):
 
 
 class GroupView(CoreView):
+    flags = declared_flags(get="inline referencedby", put="epoch", delete="epoch force")
+
     def get(self, request, gid):
-        check_flags(request, {"inline", "referencedby"})
         if flag(request, "referencedby"):
             return self.referenced_by_response(selectors.get_group(self.gt, gid).path)
         inline = flag(request, "inline")
@@ -88,7 +88,6 @@ class GroupView(CoreView):
     def put(self, request, gid):
         """Replace or create the group; a collection in the body (`schemas`, `definitions`) is written as a document
         import writes it (its resources created or updated), in the same transaction."""
-        check_flags(request, {"epoch"})
         body = json_body(request)
         nested = {rt.plural: body.pop(rt.plural) for rt in self.gt.resources if rt.plural in body}
         ctx = self.context()
@@ -106,7 +105,6 @@ class GroupView(CoreView):
         )
 
     def delete(self, request, gid):
-        check_flags(request, {"epoch", "force"})
         group = selectors.get_group(self.gt, gid)
         last = group_json(self.base_url(), self.gt, group)
         services.delete_group(

@@ -6,7 +6,7 @@ from django.http import HttpResponse
 
 from ... import services
 from ...http import fast_reads
-from ...http.requests import check_flags, flag, json_body, query_epoch
+from ...http.requests import declared_flags, flag, json_body, query_epoch
 from ...http.views import json_response
 from ...representations import document_bytes
 from ...store import selectors
@@ -55,8 +55,9 @@ class ResourceTypeView(CoreView):
 
 
 class ResourceCollectionView(ResourceTypeView):
+    flags = declared_flags(get="inline filter limit page", post="", delete="force")
+
     def get(self, request, gid):
-        check_flags(request, {"inline", "filter", "limit", "page"})
         inline = flag(request, "inline")
         group = self.group(gid)
         page = PageRequest.from_params(request.GET)
@@ -71,7 +72,6 @@ class ResourceCollectionView(ResourceTypeView):
         return json_response(body, headers={"Link": link} if link else None)
 
     def post(self, request, gid):
-        check_flags(request, set())
         inp = version_input(request, self.rt)
         resource = services.create_resource(
             ctx=self.context(), address=self.address(gid, inp.resource_id, resources=True), data=inp
@@ -81,7 +81,6 @@ class ResourceCollectionView(ResourceTypeView):
         )
 
     def delete(self, request, gid):
-        check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
         deleted = services.delete_resources(
             ctx=self.context(), address=self.address(gid, resources=True), items=items, force=flag(request, "force")
@@ -91,8 +90,9 @@ class ResourceCollectionView(ResourceTypeView):
 
 
 class ResourceView(ResourceTypeView):
+    flags = declared_flags(get="meta inline referencedby", put="meta epoch", post="epoch", delete="epoch force")
+
     def get(self, request, gid, rid):
-        check_flags(request, {"meta", "inline", "referencedby"})
         if flag(request, "referencedby"):
             return self.referenced_by_response(selectors.get_resource(self.group(gid), self.resource_plural, rid).path)
         inline = flag(request, "inline")
@@ -108,7 +108,6 @@ class ResourceView(ResourceTypeView):
         return self.document_response(resource, latest, redirect=True)
 
     def put(self, request, gid, rid):
-        check_flags(request, {"meta", "epoch"})
         ctx = self.context()
         if flag(request, "meta"):
             body = json_body(request)
@@ -122,13 +121,11 @@ class ResourceView(ResourceTypeView):
         return self.document_response(resource, version, status=201 if created else 200, extra=extra)
 
     def post(self, request, gid, rid):
-        check_flags(request, {"epoch"})
         inp = version_input(request, self.rt)
         resource, version = services.create_version(ctx=self.context(), address=self.address(gid, rid), data=inp)
         return self.document_response(resource, version, status=201, extra={"Location": self.resource_url(resource)})
 
     def delete(self, request, gid, rid):
-        check_flags(request, {"epoch", "force"})
         resource, latest = services.delete_resource(
             ctx=self.context(),
             address=self.address(gid, rid),
@@ -140,8 +137,9 @@ class ResourceView(ResourceTypeView):
 
 
 class VersionCollectionView(ResourceTypeView):
+    flags = declared_flags(get="inline filter limit page", delete="force")
+
     def get(self, request, gid, rid):
-        check_flags(request, {"inline", "filter", "limit", "page"})
         inline = flag(request, "inline")
         group = self.group(gid)
         resource = selectors.get_resource(group, self.resource_plural, rid)
@@ -155,7 +153,6 @@ class VersionCollectionView(ResourceTypeView):
         return json_response(body, headers={"Link": link} if link else None)
 
     def delete(self, request, gid, rid):
-        check_flags(request, {"force"})
         items = json_body(request, required=False, kind=list)
         deleted = services.delete_versions(
             ctx=self.context(), address=self.address(gid, rid), items=items, force=flag(request, "force")
@@ -165,8 +162,9 @@ class VersionCollectionView(ResourceTypeView):
 
 
 class VersionView(ResourceTypeView):
+    flags = declared_flags(get="meta referencedby", put="meta epoch", delete="epoch force")
+
     def get(self, request, gid, rid, vid):
-        check_flags(request, {"meta", "referencedby"})
         resource, version = selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid)
         if flag(request, "referencedby"):
             return self.referenced_by_response(f"{resource.path}/versions/{version.vid}")
@@ -175,7 +173,6 @@ class VersionView(ResourceTypeView):
         return self.document_response(resource, version, redirect=True)
 
     def put(self, request, gid, rid, vid):
-        check_flags(request, {"meta", "epoch"})
         ctx = self.context()
         if flag(request, "meta"):
             body = json_body(request)
@@ -193,7 +190,6 @@ class VersionView(ResourceTypeView):
         )
 
     def delete(self, request, gid, rid, vid):
-        check_flags(request, {"epoch", "force"})
         resource, version = services.delete_version(
             ctx=self.context(),
             address=self.address(gid, rid, vid),

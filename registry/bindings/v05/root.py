@@ -14,7 +14,7 @@ from ...documents.precheck import check_size
 from ...domain.errors import Problem
 from ...domain.model import registry_model
 from ...http.rendered_groups import group_parts, joined
-from ...http.requests import body_bytes, check_flags, flag
+from ...http.requests import body_bytes, declared_flags, flag
 from ...http.views import JSON_CONTENT_TYPE, json_response
 from ...http.whole_registry import whole_registry_answer
 from ...store import selectors
@@ -61,8 +61,9 @@ def stream_inline(base: str, scope: ReadScope = EVERYTHING):
 
 
 class RootView(CoreView):
+    flags = declared_flags(get="model inline", post="owners force")
+
     def get(self, request):
-        check_flags(request, {"model", "inline"})
         base = self.base_url()
         if flag(request, "model"):
             return json_response(registry_model.as_json())
@@ -93,7 +94,6 @@ class RootView(CoreView):
         """Import a registry document (JSON or YAML by media type): all or nothing. `?owners=drop` leaves the groups'
         owners out; `?force=true` imports references that name nothing as written, with warnings
         (registry/documents/imports.py)."""
-        check_flags(request, {"owners", "force"})
         owners = owners_mode(request.GET.get("owners"))
         content_type = request.META.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
         if content_type and content_type not in JSON_MEDIA_TYPES + YAML_MEDIA_TYPES:
