@@ -46,6 +46,21 @@ def json_response(data, status: int = 200, headers: dict | None = None) -> HttpR
     return response
 
 
+def document_answer(version, content: bytes, headers: dict, status: int = 200, *, redirect: int | None = None):
+    """A document resource's answer in every binding: the document's bytes (`content`) with its media type, its
+    metadata in `headers` (the binding's names). A document kept elsewhere (the version's `resource_uri`) has no
+    body here; with `redirect` (the binding's status for it), the answer sends the client there."""
+    if version.resource_uri:
+        response = HttpResponse(b"", status=redirect or status)
+        if redirect:
+            response["Location"] = version.resource_uri
+    else:
+        response = HttpResponse(content, status=status, content_type=version.media_type or "application/octet-stream")
+    for name, value in headers.items():
+        response[name] = value
+    return response
+
+
 def refuse_nul(request, path_values: dict) -> None:
     """A NUL character can be in no id (ids are URI segment characters) and no stored text (PostgreSQL refuses
     it): a path holding one names nothing (404), a query parameter holding one is malformed (400), before any

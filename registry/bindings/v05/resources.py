@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from ... import services
 from ...http import fast_reads
 from ...http.requests import declared_flags, flag, json_body, query_epoch
-from ...http.views import json_response
+from ...http.views import document_answer, json_response
 from ...representations import document_bytes
 from ...store import selectors
 from ...store.paging import PageRequest, link_header
@@ -29,20 +29,10 @@ class ResourceTypeView(CoreView):
         headers = registry_headers(meta)
         headers["Content-Location"] = meta["self"]
         headers.update(extra or {})
+        content = b"" if version.resource_uri else document_bytes(self.rt, resource, version)
+        response = document_answer(version, content, headers, status, redirect=307 if redirect else None)
         if version.resource_uri:
-            if redirect:
-                headers["Location"] = version.resource_uri
-                status = 307
-            response = HttpResponse(b"", status=status)
-            del response["Content-Type"]
-        else:
-            response = HttpResponse(
-                document_bytes(self.rt, resource, version),
-                status=status,
-                content_type=version.media_type or "application/octet-stream",
-            )
-        for name, value in headers.items():
-            response[name] = value
+            del response["Content-Type"]  # no body here, so no media type
         return response
 
     def meta_response(self, resource, version, status: int = 200, extra: dict | None = None):

@@ -14,7 +14,7 @@ from ... import compiled_reads
 from ...domain.errors import Problem, not_found
 from ...http import fast_reads
 from ...http.requests import expected_epoch, flag, query_epoch
-from ...http.views import json_response
+from ...http.views import document_answer, json_response
 from ...store import selectors
 from ...store.paging import PageRequest, link_header
 from . import writes
@@ -240,7 +240,7 @@ class ResourceView(XRegistryView):
             ancestor=previous or version.vid,
             resource_form=vid is None,
         )
-        return document_answer(version, headers)
+        return document_answer(version, bytes(version.content or b""), headers, redirect=303)
 
     def put(self, request, gid, rid):
         rid, details = split_details(rid)
@@ -417,20 +417,7 @@ def document_response(view, group, resource, version, versions, status=200, *, r
     )
     if status == 201:
         headers["Location"] = headers["xRegistry-self"]
-    return document_answer(version, headers, status)
-
-
-def document_answer(version, headers: dict, status: int = 200) -> HttpResponse:
-    if version.resource_uri:
-        response = HttpResponse(b"", status=303)
-        response["Location"] = version.resource_uri
-    else:
-        response = HttpResponse(
-            bytes(version.content or b""), status=status, content_type=version.media_type or "application/octet-stream"
-        )
-    for name, value in headers.items():
-        response[name] = value
-    return response
+    return document_answer(version, bytes(version.content or b""), headers, status, redirect=303)
 
 
 def document_address(initkwargs: dict, kwargs: dict) -> fast_reads.DocumentAddress | None:
