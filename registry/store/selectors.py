@@ -184,6 +184,25 @@ def resources_queryset(group: Group, rplural: str, inline: bool):
     return qs
 
 
+def resources_with_versions(
+    group: Group, rplural: str, *, with_content: bool, ids: list[str] | None = None
+) -> list[Resource]:
+    """The group's resources of one type (or those of `ids`) in id order, each with all its versions
+    (`all_versions`), their documents only `with_content`."""
+    versions = Version.objects.all() if with_content else Version.objects.defer("content")
+    qs = (
+        Resource.objects.filter(group=group, resource_type=rplural)
+        .order_by("rid")
+        .prefetch_related(Prefetch("versions", queryset=versions, to_attr="all_versions"))
+    )
+    return list(qs if ids is None else qs.filter(rid__in=ids))
+
+
+def resource_counts(group: Group, rplurals: list[str]) -> dict[str, int]:
+    """How many resources of each type the group holds."""
+    return {r: Resource.objects.filter(group=group, resource_type=r).count() for r in rplurals}
+
+
 def resource_page(group: Group, rplural: str, filter_values: list[str], page: PageRequest, inline: bool):
     qs = filtering.apply(
         resources_queryset(group, rplural, inline),

@@ -33,7 +33,7 @@ from .flags import (
     sorted_collection,
 )
 from .mapping import v1_mappings
-from .reads import render_group, render_resource, resources_of
+from .reads import render_group, render_resource
 from .representations import (
     ancestor_id,
     ancestor_ids,
@@ -132,7 +132,7 @@ class ResourceCollectionView(XRegistryView):
         )
         loaded = {
             r.rid: r
-            for r in resources_of(
+            for r in selectors.resources_with_versions(
                 group, self.rm.plural, with_content=inline.wants(self.rm.v1_singular), ids=[r.rid for r in resources]
             )
         }
@@ -152,7 +152,7 @@ class ResourceCollectionView(XRegistryView):
         body = json_body(request)
         writes.upsert_resources(self.context(), self.gm, self.rm, gid, body)
         base, group = self.base_url(), selectors.get_group(self.gt, gid)
-        loaded = resources_of(group, self.rm.plural, with_content=False, ids=list(body))
+        loaded = selectors.resources_with_versions(group, self.rm.plural, with_content=False, ids=list(body))
         return json_response(
             {r.rid: render_resource(base, self.gm, self.rm, group, r, r.all_versions, Inline(request)) for r in loaded}
         )
@@ -171,7 +171,7 @@ class ResourceView(XRegistryView):
 
     def load(self, gid, rid, *, with_content=True):
         group = selectors.get_group(self.gt, gid)
-        found = resources_of(group, self.rm.plural, with_content=with_content, ids=[rid])
+        found = selectors.resources_with_versions(group, self.rm.plural, with_content=with_content, ids=[rid])
         if not found:
             raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}")
         return group, found[0]

@@ -11,12 +11,11 @@ import re
 from collections.abc import Callable, Iterator
 
 from django.conf import settings
-from django.db.models import Prefetch
 
 from ...access.read_scope import EVERYTHING, ReadScope
 from ...domain.attributes import stored_attributes, timestamp
 from ...domain.model import registry_model
-from ...models import Group, Resource, Version
+from ...models import Group
 from ...store import selectors
 from ...store.group_states import group_states
 from .capabilities import capabilities, model_json, modelsource_json
@@ -25,22 +24,6 @@ from .documents import SPEC_VERSION, mapping_for
 from .flags import Inline
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
 from .representations import _times, group_json, resource_json
-
-
-def versions_prefetch(with_content: bool) -> Prefetch:
-    qs = Version.objects.all() if with_content else Version.objects.defer("content")
-    return Prefetch("versions", queryset=qs, to_attr="all_versions")
-
-
-def resources_of(group: Group, rplural: str, *, with_content: bool, ids: list[str] | None = None):
-    qs = (
-        Resource.objects.filter(group=group, resource_type=rplural)
-        .order_by("rid")
-        .prefetch_related(versions_prefetch(with_content))
-    )
-    if ids is not None:
-        qs = qs.filter(rid__in=ids)
-    return list(qs)
 
 
 def render_resources(
@@ -129,13 +112,11 @@ def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, d
             with_content = below.wants(rm.v1_singular) or below.all
             resources = getattr(group, f"inline_{rm.plural}", None)
             if resources is None:
-                resources = resources_of(group, rm.plural, with_content=with_content)
+                resources = selectors.resources_with_versions(group, rm.plural, with_content=with_content)
             inlined[rm.plural] = render_resources(base, gm, rm, group, resources, below, doc=doc)
     counts = {rm.plural: getattr(group, f"count_{rm.plural}", None) for rm in gm.resources}
     if any(v is None for v in counts.values()):
-        counts = {
-            rm.plural: Resource.objects.filter(group=group, resource_type=rm.plural).count() for rm in gm.resources
-        }
+        counts = selectors.resource_counts(group, [rm.plural for rm in gm.resources])
     return group_json(base, gm, group, counts=counts, inline_resources=inlined)
 
 
@@ -194,7 +175,6 @@ __all__ = [
     "render_group",
     "render_resource",
     "render_resources",
-    "resources_of",
     "mapping_for",
     "_times",
 ]
