@@ -6,6 +6,8 @@ the versions of those resources, whatever the page size: no query per entity.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
@@ -24,6 +26,16 @@ from . import change_marker as marker
 from . import filters as filtering
 from .estimates import EXACT_BELOW, planned_rows
 from .paging import PageRequest
+
+if TYPE_CHECKING:
+    from typing import TypeAlias, TypedDict
+
+    from django_stubs_ext import WithAnnotations
+
+    class _Versions(TypedDict):
+        all_versions: list[Version]  # its versions, prefetched (`Prefetch("versions", to_attr="all_versions")`)
+
+    ResourceWithVersions: TypeAlias = WithAnnotations[Resource, _Versions]
 
 
 def count_subquery(model, **filters):
@@ -186,7 +198,7 @@ def resources_queryset(group: Group, rplural: str, inline: bool):
 
 def resources_with_versions(
     group: Group, rplural: str, *, with_content: bool, ids: list[str] | None = None
-) -> list[Resource]:
+) -> list[ResourceWithVersions]:
     """The group's resources of one type (or those of `ids`) in id order, each with all its versions
     (`all_versions`), their documents only `with_content`."""
     versions = Version.objects.all() if with_content else Version.objects.defer("content")

@@ -118,6 +118,7 @@ class XRegistryView(RegistryView):
 
     @property
     def gm(self):
+        assert self.v1_group is not None  # (set by the generated routes)
         return v1_mappings[self.v1_group]
 
     @property
@@ -132,12 +133,13 @@ class XRegistryView(RegistryView):
     def rt(self):
         return self.gt.resource_type(self.rm.plural)
 
+    # (the kernel's attributes that the URL configuration sets for a 0.5 view; read from the mapping here)
     @property
-    def group_plural(self):
+    def group_plural(self):  # type: ignore[override]
         return self.gm.plural
 
     @property
-    def resource_plural(self):
+    def resource_plural(self):  # type: ignore[override]
         return self.rm.plural if self.v1_resource else None
 
     def base_url(self) -> str:

@@ -18,7 +18,7 @@ _model_source: dict = {"groups": {}}
 # the formats whose versions are compared for compatibility (catalog.validators.compatibility.CHECKED_FAMILIES)
 COMPARED_FORMATS = ("jsonschema*", "avro*", "protobuf*")
 
-CORE_ATTRIBUTES = {
+CORE_ATTRIBUTES: dict[str, dict[str, object]] = {
     "self": {"name": "self", "type": "url", "readonly": True, "immutable": True, "required": True},
     "xid": {"name": "xid", "type": "xid", "readonly": True, "immutable": True, "required": True},
     "epoch": {"name": "epoch", "type": "uinteger", "readonly": True, "required": True},
@@ -30,13 +30,13 @@ CORE_ATTRIBUTES = {
     "createdat": {"name": "createdat", "type": "timestamp", "required": True},
     "modifiedat": {"name": "modifiedat", "type": "timestamp", "required": True},
 }
-VERSION_ATTRIBUTES = {
+VERSION_ATTRIBUTES: dict[str, dict[str, object]] = {
     "versionid": {"name": "versionid", "type": "string", "immutable": True, "required": True},
     "isdefault": {"name": "isdefault", "type": "boolean", "readonly": True, "required": True, "default": False},
     "ancestorid": {"name": "ancestorid", "type": "string", "required": True},
     "contenttype": {"name": "contenttype", "type": "string"},
 }
-META_ATTRIBUTES = {
+META_ATTRIBUTES: dict[str, dict[str, object]] = {
     "readonly": {"name": "readonly", "type": "boolean", "readonly": True, "required": True, "default": False},
     "compatibility": {"name": "compatibility", "type": "string"},
     "defaultversionid": {"name": "defaultversionid", "type": "string", "required": True},

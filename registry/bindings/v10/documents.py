@@ -117,7 +117,8 @@ def _version_to_v05(rm: ResourceMapping, vid: str, data: dict) -> dict:
 def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
     if not isinstance(data, dict):
         raise DocumentError(rid, "a resource must be an object")
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    given_meta = data.get("meta")
+    meta = given_meta if isinstance(given_meta, dict) else {}
     versions = data.get("versions")
     if versions is None:  # the resource holds its one (default) version's attributes
         own = {k: v for k, v in data.items() if k not in ("meta", "versions")}
@@ -127,17 +128,16 @@ def _resource_to_v05(rm: ResourceMapping, rid: str, data: dict) -> dict:
         raise DocumentError(f"{rid}.versions", "must be a map of versions")
     else:
         refuse_case_variants(data, version_names(rm), rid)
-    out = {"id": rid, "versions": {}}
-    for vid, vdata in versions.items():
-        out["versions"][vid] = _version_to_v05(rm, vid, vdata)
+    converted = {vid: _version_to_v05(rm, vid, vdata) for vid, vdata in versions.items()}
+    out: dict[str, object] = {"id": rid, "versions": converted}
     if not rm.hasdocument:  # a definition is its document: flat when it has one version, else each is `RESOURCE`
-        if len(out["versions"]) == 1:
-            ((vid, only),) = out["versions"].items()
+        if len(converted) == 1:
+            ((vid, only),) = converted.items()
             out = {**{k: v for k, v in only.items() if k != "id"}, "id": rid}
         else:
             out["versions"] = {
                 vid: {"id": vid, rm.singular05: {k: v for k, v in data.items() if k != "id"}}
-                for vid, data in out["versions"].items()
+                for vid, data in converted.items()
             }
     # `readonly` is the server's
     for key in ("defaultversionid", "defaultversionsticky", "compatibility", "xref", *meta_names(rm.plural)):
@@ -172,7 +172,7 @@ def to_v05_document(doc: dict) -> dict:
     """A 1.0 registry document -> the 0.5 document of the same entities."""
     if not isinstance(doc, dict):
         raise DocumentError("/", "a registry document must be a JSON object")
-    out = {"$schema": V05_SCHEMA, "specversion": "0.5-wip"}
+    out: dict[str, object] = {"$schema": V05_SCHEMA, "specversion": "0.5-wip"}
     for key, value in doc.items():
         if (
             key in ("$schema", "specversion", "registryid", "capabilities", "model", "modelsource")

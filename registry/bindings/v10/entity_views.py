@@ -371,11 +371,11 @@ class VersionView(ResourceView):
         headers = {"Location": data["self"]} if status == 201 else None
         return answer(self.request, self.base_url(), data, status=status, headers=headers)
 
-    def get(self, request, gid, rid, vid):
+    def get(self, request, gid, rid, vid):  # type: ignore[override]  # (a version's path: one id more)
         vid, details = split_details(vid)
         return self.render_version(gid, rid, vid, details)
 
-    def put(self, request, gid, rid, vid):
+    def put(self, request, gid, rid, vid):  # type: ignore[override]  # (a version's path: one id more)
         vid, details = split_details(vid)
         created = writes.put_version(
             self.context(), self.gm, self.rm, gid, rid, vid, request, details=details, patch=request.method == "PATCH"
@@ -385,7 +385,7 @@ class VersionView(ResourceView):
     def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
         return self.put(request, *args, **kwargs)
 
-    def delete(self, request, gid, rid, vid):
+    def delete(self, request, gid, rid, vid):  # type: ignore[override]  # (a version's path: one id more)
         vid, _details = split_details(vid)
         writes.delete_version(
             self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request), force=flag(request, "force")

@@ -110,7 +110,9 @@ def filters(request, singular: str) -> list[str]:
     for expression in request.GET.getlist("filter"):
         parts = []
         for term in expression.split(","):
-            head, rest = LEADING_NAME.match(term).groups()  # the first key; then dots, brackets, the operator
+            leading = LEADING_NAME.match(term)
+            assert leading is not None  # (the pattern matches any text)
+            head, rest = leading.groups()  # the first key; then dots, brackets, the operator
             head = "id" if head == f"{singular}id" and rest[:1] in ("=", "!", "<") else FILTER_NAMES.get(head, head)
             parts.append(f"{head}{rest}")
         out.append(",".join(parts))

@@ -71,7 +71,7 @@ def _with_siblings(attributes: dict, obj: dict) -> dict:
         for name, spec in list(specs.items()):
             cases = spec.get("ifvalues") if isinstance(spec, dict) else None
             key = _case(cases, obj.get(name)) if cases and name not in seen else None
-            if key is None:
+            if key is None or not cases:  # (a key implies cases)
                 continue
             seen.add(name)
             for sibling, sibling_spec in ((cases[key] or {}).get("siblingattributes") or {}).items():

@@ -114,9 +114,12 @@ def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, d
             if resources is None:
                 resources = selectors.resources_with_versions(group, rm.plural, with_content=with_content)
             inlined[rm.plural] = render_resources(base, gm, rm, group, resources, below, doc=doc)
-    counts = {rm.plural: getattr(group, f"count_{rm.plural}", None) for rm in gm.resources}
-    if any(v is None for v in counts.values()):
-        counts = selectors.resource_counts(group, [rm.plural for rm in gm.resources])
+    annotated = {rm.plural: getattr(group, f"count_{rm.plural}", None) for rm in gm.resources}
+    counts = (
+        selectors.resource_counts(group, [rm.plural for rm in gm.resources])
+        if any(v is None for v in annotated.values())
+        else annotated
+    )
     return group_json(base, gm, group, counts=counts, inline_resources=inlined)
 
 

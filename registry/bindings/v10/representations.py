@@ -124,6 +124,7 @@ def version_json(
     knows them (`is_default`, `ancestor`: a document GET reads them in its one query)."""
     xid = f"{resource_xid(gm, rm, group, resource)}/versions/{version.vid}"
     if is_default is None:
+        assert versions is not None  # (a caller that does not say whether it is the default gives the versions)
         default = default or default_version(resource, versions)
         is_default = default is not None and default.pk == version.pk
     out = {
@@ -252,7 +253,7 @@ def resource_json(
     """A resource with its default version's attributes, `metaurl`, `versionsurl` and `versionscount`."""
     xid = resource_xid(gm, rm, group, resource)
     default = default_version(resource, versions)
-    out = {f"{rm.v1_singular}id": resource.rid}
+    out: dict[str, object] = {f"{rm.v1_singular}id": resource.rid}
     if default is not None:
         body = version_json(
             base, gm, rm, group, resource, default, versions=versions, inline_document=inline_document, default=default

@@ -416,7 +416,9 @@ def post_version(ctx, gm, rm, gid: str, rid: str, request, *, details: bool) -> 
         services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
         inp = request_input(rm, rid, None, request, details=details)
         if not _exists(gm, rm, gid, rid):
-            return services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp).latest.vid
+            latest = services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp).latest
+            assert latest is not None  # (made with its first version)
+            return latest.vid
         _resource, version = services.create_version(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
         return version.vid
 
