@@ -1,6 +1,6 @@
 """The base view of every binding: the binding it belongs to (`binding`, a declaration the kernel reads), auth
 (token, session or HTTP Basic, the same for every binding) and permissions from DRF, problem documents in the
-binding's words, conditional requests, JSON and document responses, HEAD."""
+binding's words, conditional requests, JSON, paged and document responses, HEAD."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ..domain.model import registry_model
 from ..services import EntityAddress, WriteContext
 from ..services.references import base_urls
 from ..store import selectors
+from ..store.paging import PageRequest, link_header
 from . import conditional
 from .basic_auth import BasicAuthentication
 from .binding import Binding, binding_for_path
@@ -59,6 +60,12 @@ def document_answer(version, content: bytes, headers: dict, status: int = 200, *
     for name, value in headers.items():
         response[name] = value
     return response
+
+
+def page_response(request, body, page: PageRequest, total: int) -> HttpResponse:
+    """One page of a collection as JSON, with the `Link` header to the next page when there is one."""
+    link = link_header(request, page, total)
+    return json_response(body, headers={"Link": link} if link else None)
 
 
 def refuse_nul(request, path_values: dict) -> None:

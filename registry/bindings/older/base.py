@@ -1,6 +1,6 @@
 """What the two older bindings (Schema Registry API, Message Catalog API) share: the `Binding` naming a
 binding's paths and core types, and the base views of their operations over `registry.services` and
-`registry.store.selectors` (their OpenAPI descriptions are in `binding_openapi.py`). The concrete views are in
+`registry.store.selectors` (their OpenAPI descriptions are in `openapi.py`). The concrete views are in
 `schemaregistry.py` and `messagecatalog.py`; the mapping is described in docs/older-bindings.md.
 
 Lists are JSON arrays of ids or of version numbers. A version is the integer N of the stored version id
@@ -27,13 +27,13 @@ from ...http.binding import Binding
 from ...http.permissions import check_read
 from ...http.problems import problem_body, problem_response_of
 from ...http.requests import body_bytes, check_flags, json_body, query_epoch
-from ...http.views import RegistryView, json_response
+from ...http.views import RegistryView, document_answer, json_response, page_response
 from ...models import Group, Resource, Version
 from ...representations import document_bytes, merged_attributes
 from ...store import selectors
 from ...store.filters import apply as apply_filters
 from ...store.filters import parse as parse_filters
-from ...store.paging import PageRequest, link_header
+from ...store.paging import PageRequest
 
 INTEGER_ID = re.compile(r"^(0|[1-9][0-9]*)$")
 URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
@@ -48,6 +48,12 @@ class OlderBinding:
     resource_plural: str  # core resource type ("schemas")
     resource_segment: str  # this binding's name of the resource collection ("schemas", "messagedefinitions")
     attributes: tuple[str, ...]  # version attributes accepted in the query string or headers of a POST
+    lookup_segment: str  # the lookup by version URI below the base ("schema": `/schemaregistry/schema?uri=`)
+
+    @property
+    def groups_base(self) -> str:
+        """The path of the groups collection ("schemaregistry/schemagroups", "messagecatalog")."""
+        return "/".join(part for part in (self.api_base, self.groups_path) if part)
 
     def path_name(self, path: str) -> str:
         """A store path (`/schemaGroups/g/schemas/s/versions/1`) in this binding's names
@@ -172,24 +178,13 @@ class BindingView(RegistryView):
 
     def document(self, resource: Resource, version: Version, status: int = 200) -> HttpResponse:
         """The document with the media type it was stored with, byte for byte; attributes as headers."""
+        headers = {name: str(value) for name, value in self.version_attributes(resource, version).items()}
+        headers["Content-Location"] = self.version_url(resource, version.vid)
+        content = b"" if version.resource_uri else document_bytes(self.rt, resource, version)
+        response = document_answer(version, content, headers, status, redirect=307)
         if version.resource_uri:
-            response = HttpResponse(b"", status=307)
-            del response["Content-Type"]
-            response["Location"] = version.resource_uri
-        else:
-            response = HttpResponse(
-                document_bytes(self.rt, resource, version),
-                status=status,
-                content_type=version.media_type or "application/octet-stream",
-            )
-        for name, value in self.version_attributes(resource, version).items():
-            response[name] = str(value)
-        response["Content-Location"] = self.version_url(resource, version.vid)
+            del response["Content-Type"]  # no body here, so no media type
         return response
-
-    def list_response(self, request, items, page, total) -> HttpResponse:
-        link = link_header(request, page, total)
-        return json_response(items, headers={"Link": link} if link else None)
 
 
 if TYPE_CHECKING:
@@ -206,7 +201,7 @@ class GroupsBase(BindingView):
         groups, total = selectors.group_page(
             self.gt, request.GET.getlist("filter"), page, inline=False, scope=self.read_scope()
         )
-        return self.list_response(request, [g.gid for g in groups], page, total)
+        return page_response(request, [g.gid for g in groups], page, total)
 
 
 class GroupBase(BindingView):
@@ -252,7 +247,7 @@ class ResourcesBase(BindingView):
         resources, total = selectors.resource_page(
             group, self.resource_plural, request.GET.getlist("filter"), page, inline=False
         )
-        return self.list_response(request, [r.rid for r in resources], page, total)
+        return page_response(request, [r.rid for r in resources], page, total)
 
     def delete(self, request, gid):
         """Delete everything in the group; answers the deleted ids."""
@@ -354,7 +349,7 @@ class VersionsBase(BindingView):
         qs = apply_filters(integer_versions(resource), parse_filters(request.GET.getlist("filter")), id_column="vid")
         total = qs.count()
         numbers = [int(vid) for vid in qs[page.offset : page.offset + page.limit].values_list("vid", flat=True)]
-        return self.list_response(request, numbers, page, total)
+        return page_response(request, numbers, page, total)
 
 
 class VersionBase(BindingView):

@@ -51,8 +51,8 @@ MESSAGE_CATALOG = OlderBinding(
     "definitions",
     "messagedefinitions",
     ("format", "description", "name", "authority"),
+    "messagedefinition",
 )
-LOOKUP_SEGMENT = "messagedefinition"
 # attributes `?filter=ATTR=VALUE` matches on groups, definitions (their latest version) and versions
 FILTER_ATTRIBUTES = ["id", "name", "description", "format", "authority", "epoch"]
 TAGS = ["message catalog API"]
@@ -145,15 +145,26 @@ class MessageDefinitionLookupView(MessageCatalogBinding, LookupBase, GroupBase):
         if "uri" in request.GET:
             check_flags(request, {"uri"})
             return self.lookup(request)
-        return GroupBase.get(self, request, LOOKUP_SEGMENT)
+        return GroupBase.get(self, request, self.names.lookup_segment)
 
     def put(self, request, *args, **kwargs):
-        return GroupBase.put(self, request, LOOKUP_SEGMENT)
+        return GroupBase.put(self, request, self.names.lookup_segment)
 
     def delete(self, request, *args, **kwargs):
-        return GroupBase.delete(self, request, LOOKUP_SEGMENT)
+        return GroupBase.delete(self, request, self.names.lookup_segment)
 
 
+# the views of each level, in the order of their routes (urls.py; the lookup's path before the groups') and
+# described in openapi.py
+VIEWS = {
+    "groups": MessageCatalogView,
+    "lookup": MessageDefinitionLookupView,
+    "group": MessageGroupView,
+    "resources": MessageDefinitionsView,
+    "resource": MessageDefinitionView,
+    "versions": MessageDefinitionVersionsView,
+    "version": MessageDefinitionVersionView,
+}
 _latest, _by_version = fast_read_addressers(MESSAGE_CATALOG)
 fast_reads.register(MessageDefinitionView, _latest)
 fast_reads.register(MessageDefinitionVersionView, _by_version)

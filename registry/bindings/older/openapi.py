@@ -75,21 +75,11 @@ def operations(what: str, binding: OlderBinding, tags: list[str]) -> dict:
 def declare() -> None:
     """Attach the operations to both bindings' views; their group PUTs take a core group body (its id from the URL)."""
     schemas = operations("schema", sr.SCHEMA_REGISTRY, sr.TAGS)
-    for view, key in (
-        (sr.SchemaGroupsView, "groups"),
-        (sr.SchemaGroupView, "group"),
-        (sr.SchemasView, "resources"),
-        (sr.SchemaView, "resource"),
-        (sr.SchemaVersionsView, "versions"),
-        (sr.SchemaVersionView, "version"),
-        (sr.SchemaLookupView, "lookup"),
-    ):
-        describe(view, schemas[key])
     definitions = operations("definition", mc.MESSAGE_CATALOG, mc.TAGS)
-    features = operation("The catalog's features", ok=[(200, FEATURES, "the features document")], tags=mc.TAGS)
-    describe(mc.MessageCatalogView, {**definitions["groups"], "options": features})
-    describe(mc.MessageGroupView, definitions["group"])
-    post = operation(
+    definitions["groups"]["options"] = operation(
+        "The catalog's features", ok=[(200, FEATURES, "the features document")], tags=mc.TAGS
+    )
+    definitions["resources"]["post"] = operation(
         "Add a definition version from a definition object with its id (the first creates it)",
         ok=[(201, OBJECT, "created")],
         errors=WRITE,
@@ -97,16 +87,21 @@ def declare() -> None:
         body={"application/json": OBJECT},
         tags=mc.TAGS,
     )
-    describe(mc.MessageDefinitionsView, {**definitions["resources"], "post": post})
-    describe(mc.MessageDefinitionView, definitions["resource"])
-    describe(mc.MessageDefinitionVersionsView, definitions["versions"])
-    describe(mc.MessageDefinitionVersionView, definitions["version"])
-    optional_uri = flag("uri", "a version URI; without it, the group named messagedefinition")
-    lookup = operation(
-        "A definition version by its version URI", ok=FOUND[:1], errors=READ, flags=[optional_uri], tags=mc.TAGS
-    )
-    describe(mc.MessageDefinitionLookupView, {"get": lookup, **{m: definitions["group"][m] for m in ("put", "delete")}})
-    register_group_body(
-        f"/{sr.SCHEMA_REGISTRY.api_base}/{sr.SCHEMA_REGISTRY.groups_path}/{{gid}}", "put", "schemaGroups"
-    )
-    register_group_body(f"/{mc.MESSAGE_CATALOG.api_base}/{{gid}}", "put", "definitionGroups")
+    definitions["lookup"] = {  # without `uri`, the group of that id
+        "get": operation(
+            "A definition version by its version URI",
+            ok=FOUND[:1],
+            errors=READ,
+            flags=[flag("uri", "a version URI; without it, the group named messagedefinition")],
+            tags=mc.TAGS,
+        ),
+        "put": definitions["group"]["put"],
+        "delete": definitions["group"]["delete"],
+    }
+    for names, views, described in (
+        (sr.SCHEMA_REGISTRY, sr.VIEWS, schemas),
+        (mc.MESSAGE_CATALOG, mc.VIEWS, definitions),
+    ):
+        for level, view in views.items():
+            describe(view, described[level])
+        register_group_body(f"/{names.groups_base}/{{gid}}", "put", names.group_plural)

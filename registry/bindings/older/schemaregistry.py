@@ -36,6 +36,7 @@ SCHEMA_REGISTRY = OlderBinding(
     "schemas",
     "schemas",
     ("format", "description", "name", "authority", "compatibility"),
+    "schema",
 )
 TAGS = ["schema registry API"]
 
@@ -99,6 +100,16 @@ class SchemaLookupView(SchemaRegistryBinding, LookupBase):
         return self.lookup(request)
 
 
+# the views of each level, in the order of their routes (urls.py) and described in openapi.py
+VIEWS = {
+    "groups": SchemaGroupsView,
+    "lookup": SchemaLookupView,
+    "group": SchemaGroupView,
+    "resources": SchemasView,
+    "resource": SchemaView,
+    "versions": SchemaVersionsView,
+    "version": SchemaVersionView,
+}
 _latest, _by_version = fast_read_addressers(SCHEMA_REGISTRY)
 fast_reads.register(SchemaView, _latest)
 fast_reads.register(SchemaVersionView, _by_version)

@@ -7,41 +7,23 @@ from django.urls import path
 from . import messagecatalog as mc
 from . import openapi
 from . import schemaregistry as sr
+from .base import OlderBinding
 
-SR = "schemaregistry/schemagroups"
-MC = "messagecatalog"
 
-urlpatterns = [
-    path(SR, sr.SchemaGroupsView.as_view(), name="schemaregistry-groups"),
-    path("schemaregistry/schema", sr.SchemaLookupView.as_view(), name="schemaregistry-lookup"),
-    path(f"{SR}/<str:gid>", sr.SchemaGroupView.as_view(), name="schemaregistry-group"),
-    path(f"{SR}/<str:gid>/schemas", sr.SchemasView.as_view(), name="schemaregistry-schemas"),
-    path(f"{SR}/<str:gid>/schemas/<str:rid>", sr.SchemaView.as_view(), name="schemaregistry-schema"),
-    path(f"{SR}/<str:gid>/schemas/<str:rid>/versions", sr.SchemaVersionsView.as_view(), name="schemaregistry-versions"),
-    path(
-        f"{SR}/<str:gid>/schemas/<str:rid>/versions/<str:version>",
-        sr.SchemaVersionView.as_view(),
-        name="schemaregistry-version",
-    ),
-    path(MC, mc.MessageCatalogView.as_view(), name="messagecatalog-groups"),
-    path(f"{MC}/{mc.LOOKUP_SEGMENT}", mc.MessageDefinitionLookupView.as_view(), name="messagecatalog-lookup"),
-    path(f"{MC}/<str:gid>", mc.MessageGroupView.as_view(), name="messagecatalog-group"),
-    path(f"{MC}/<str:gid>/messagedefinitions", mc.MessageDefinitionsView.as_view(), name="messagecatalog-definitions"),
-    path(
-        f"{MC}/<str:gid>/messagedefinitions/<str:rid>",
-        mc.MessageDefinitionView.as_view(),
-        name="messagecatalog-definition",
-    ),
-    path(
-        f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions",
-        mc.MessageDefinitionVersionsView.as_view(),
-        name="messagecatalog-versions",
-    ),
-    path(
-        f"{MC}/<str:gid>/messagedefinitions/<str:rid>/versions/<str:version>",
-        mc.MessageDefinitionVersionView.as_view(),
-        name="messagecatalog-version",
-    ),
-]
+def routes(names: OlderBinding, views: dict) -> list:
+    """One route per level of a binding's `views` ({level: view class}), below its base path."""
+    resources = f"{names.groups_base}/<str:gid>/{names.resource_segment}"
+    paths = {
+        "groups": names.groups_base,
+        "lookup": f"{names.api_base}/{names.lookup_segment}",
+        "group": f"{names.groups_base}/<str:gid>",
+        "resources": resources,
+        "resource": f"{resources}/<str:rid>",
+        "versions": f"{resources}/<str:rid>/versions",
+        "version": f"{resources}/<str:rid>/versions/<str:version>",
+    }
+    return [path(paths[level], view.as_view(), name=f"{names.api_base}-{level}") for level, view in views.items()]
 
+
+urlpatterns = [*routes(sr.SCHEMA_REGISTRY, sr.VIEWS), *routes(mc.MESSAGE_CATALOG, mc.VIEWS)]
 openapi.declare()

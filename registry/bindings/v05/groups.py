@@ -11,9 +11,9 @@ from ...documents.imports import import_document
 from ...domain.attributes import stored_attributes
 from ...domain.errors import Problem
 from ...http.requests import declared_flags, flag, json_body, query_epoch
-from ...http.views import json_response
+from ...http.views import json_response, page_response
 from ...store import selectors
-from ...store.paging import PageRequest, link_header
+from ...store.paging import PageRequest
 from .binding import CoreView
 from .representations import group_json
 
@@ -47,8 +47,7 @@ class GroupCollectionView(CoreView):
             )
         base = self.base_url()
         body = {g.gid: group_json(base, self.gt, g, inline) for g in groups}
-        link = link_header(request, page, total)
-        return json_response(body, headers={"Link": link} if link else None)
+        return page_response(request, body, page, total)
 
     def post(self, request):
         body = json_body(request)

@@ -7,10 +7,10 @@ from django.http import HttpResponse
 from ... import services
 from ...http import fast_reads
 from ...http.requests import declared_flags, flag, json_body, query_epoch
-from ...http.views import document_answer, json_response
+from ...http.views import document_answer, json_response, page_response
 from ...representations import document_bytes
 from ...store import selectors
-from ...store.paging import PageRequest, link_header
+from ...store.paging import PageRequest
 from .binding import CoreView
 from .groups import check_inline_size
 from .inputs import version_input
@@ -58,8 +58,7 @@ class ResourceCollectionView(ResourceTypeView):
             check_inline_size(sum(1 + len(r.all_versions) for r in resources))
         base = self.base_url()
         body = {r.rid: resource_json(base, self.rt, r, group=group, inline=inline) for r in resources}
-        link = link_header(request, page, total)
-        return json_response(body, headers={"Link": link} if link else None)
+        return page_response(request, body, page, total)
 
     def post(self, request, gid):
         inp = version_input(request, self.rt)
@@ -139,8 +138,7 @@ class VersionCollectionView(ResourceTypeView):
             check_inline_size(len(versions))
         base = self.base_url()
         body = {v.vid: version_json(base, self.rt, resource, v, group, inline=inline) for v in versions}
-        link = link_header(request, page, total)
-        return json_response(body, headers={"Link": link} if link else None)
+        return page_response(request, body, page, total)
 
     def delete(self, request, gid, rid):
         items = json_body(request, required=False, kind=list)
