@@ -74,7 +74,7 @@ FAST_HALF := tests/catalog tests/endpoints tests/registry/documents tests/bindin
 FAST_POSTGRES := tests/registry/postgres tests/registry/hardening/test_postgres_races.py \
 	tests/registry/http/test_fast_reads.py tests/registry/http/test_rendered_groups.py \
 	tests/registry/store/test_compiled_reads.py tests/registry/store/test_change_marker.py \
-	tests/bindings/v05/test_versions.py tests/catalog/test_earlier_documents.py tests/catalog/test_earlier_pairs.py \
+	tests/bindings/v05/test_versions.py tests/catalog/test_earlier_documents.py \
 	tests/confluent/test_numbering.py tests/registry/admin/test_search.py tests/registry/hardening/test_large_imports.py
 test-fast: setup
 	@if [ -n "$(PYTEST_ARGS)" ]; then $(PYTEST) -m "not slow" $(PYTEST_ARGS); exit $$?; fi; \

@@ -1,13 +1,13 @@
 """Statements that read nothing back, written as one statement (issue 29; a plain sequence since issue 40).
 
-A change writes its outbox row, its audit row and the change count (registry/services/events.py, registry/audit.py,
-registry/change_marker.py), and a new version its row and its resource's state with them. Their statements are given
-as parts (`send`): outside `parts_collected()` they are sent at once, on PostgreSQL one statement for the parts of
-one call (each but the last a data-modifying CTE of it); inside, they are kept in the block's list and the caller
-sends them with its own (`execute_parts`), on PostgreSQL as one statement, which PostgreSQL runs in full whether or
-not the last part reads the others (elsewhere one after the other: SQLite runs in process). PostgreSQL's work per
-statement (its parse or bind, its snapshot, the executor's start and end) and the client's are paid once for all of
-them. Nothing is pipelined or queued: every statement has its answer before the next one is sent, and the
+A change writes its outbox row, its audit row and the change count (registry/services/events.py,
+registry/store/audit.py, registry/store/change_marker.py), and a new version its row and its resource's state with them.
+Their statements are given as parts (`send`): outside `parts_collected()` they are sent at once, on PostgreSQL one
+statement for the parts of one call (each but the last a data-modifying CTE of it); inside, they are kept in the block's
+list and the caller sends them with its own (`execute_parts`), on PostgreSQL as one statement, which PostgreSQL runs in
+full whether or not the last part reads the others (elsewhere one after the other: SQLite runs in process). PostgreSQL's
+work per statement (its parse or bind, its snapshot, the executor's start and end) and the client's are paid once for
+all of them. Nothing is pipelined or queued: every statement has its answer before the next one is sent, and the
 transaction ends with Django's own COMMIT.
 """
 

@@ -1,7 +1,7 @@
 """The whole-registry answer of every binding (0.5's `GET /?inline` and export, 1.0's root, `?inline` and
 `/export`): served as rendered under the current change marker (registry/http/rendered_answers.py), else rendered
 and kept, so that a repeated read costs one query; tagged with the marker, so that a revalidation costs one query
-too. Kept per read scope (registry/read_scope.py): a caller who may not read every group gets the answer of those
+too. Kept per read scope (registry/access/read_scope.py): a caller who may not read every group gets the answer of those
 he may read, under its own key and tag.
 """
 

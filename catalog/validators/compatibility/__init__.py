@@ -319,7 +319,7 @@ def _frontier(family: str, others: Sequence[bytes], references: tuple[bytes, ...
         if kept is not None:
             _frontiers.move_to_end(key)
     done = len(kept.documents) if kept is not None else 0
-    # (the same document objects from one check to the next, registry/earlier_documents.py: compared by identity first)
+    # (the same document objects from one check to the next, registry/store/earlier_documents.py: compared by identity first)
     if kept is None or done > len(others) or not all(map(operator.eq, kept.documents, others)):
         kept, done = None, 0
     if kept is not None and done == len(others):
