@@ -57,7 +57,7 @@ urlpatterns = [
     path("", include("subscriptions.api.urls")),
     path("", include("registry.bindings.older.urls")),
     path("", include("sync.api.urls")),
-    path(XR10_PATH, include("registry.bindings.v10.checks")),
+    path(XR10_PATH, include("catalog.api.v10_validation")),
     path(XR10_PATH, include("asyncapi.api.urls")),  # before the 1.0 binding's routes, which would take its paths
     path(CORE_PATH, include(catalog_urls.core_urlpatterns)),
 ]

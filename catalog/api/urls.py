@@ -1,6 +1,6 @@
 """Routes of the catalog's checks (docs/api-contract.md section 12): below the core binding's paths
 (`core_urlpatterns`: compatibility dry run and version diff in `checks.py`, message validation in `validation.py`)
-(the 1.0 binding's doors to message validation are in registry/bindings/v10/checks.py); config/urls.py mounts
+(the 1.0 binding's doors to message validation are in catalog/api/v10_validation.py); config/urls.py mounts
 them. The older bindings' routes are in registry/bindings/older/urls.py."""
 
 from django.urls import path

@@ -1,6 +1,6 @@
 """Message validation (docs/api-contract.md section 12): `POST /definitionGroups/G/definitions/D/validate` and
 `POST /definitionGroups/G/validate`, and what the xRegistry 1.0 binding's doors to the same check
-(`registry/bindings/v10/checks.py`) share with them. Thin views over `catalog.message_checks`: they read the body
+(`catalog/api/v10_validation.py`) share with them. Thin views over `catalog.message_checks`: they read the body
 (size limit, strict JSON, an object), find the definition and answer the verdict. Nothing is written; a POST here needs only
 the permission a read needs.
 """

@@ -11,9 +11,8 @@ from django.urls import path
 from catalog import message_checks
 from catalog.api.validation import CheckSchema, ReadPermission, described, message_of, verdict_response
 from registry.access.throttles import AnonymousRateThrottle
-
-from .base import XRegistryView
-from .mapping import reference_to_v10
+from registry.bindings.v10.base import XRegistryView
+from registry.bindings.v10.mapping import reference_to_v10
 
 
 class MessageValidateView(XRegistryView):
