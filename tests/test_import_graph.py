@@ -160,3 +160,19 @@ def test_an_unexplained_function_level_import_is_found(tmp_path):
         "    import io\n    import os\n\n    x = 1\n    import sys  # loads late: start-up\n    import csv\n"
     )
     assert function_level_imports(module) == [(5, False), (10, True), (11, True), (14, True), (15, True)]
+
+
+# the apps that plug into the engine: registry/ may not import them (arrows point into registry/, never out of it)
+PLUGGED_IN = ("asyncapi", "catalog", "confluent", "endpoints", "operations", "pipeline", "subscriptions", "sync")
+
+
+def test_the_engine_imports_no_app_that_plugs_into_it():
+    graph = import_graph()
+    outward = sorted(
+        (name, target)
+        for name, targets in graph.items()
+        if name.split(".")[0] == "registry"
+        for target in targets
+        if target.split(".")[0] in PLUGGED_IN
+    )
+    assert outward == []
