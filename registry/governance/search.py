@@ -3,7 +3,7 @@ dashboard panel holding that box, and the changelists' own search boxes (`Search
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Q
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
@@ -61,19 +61,40 @@ def dashboard_panel(user) -> dict:
 
 class SearchAdminMixin:
     """A registry changelist's search box runs the registry's search: `search_target` says what the list
-    holds ("group", "resource" or "version"); the list's own filters still apply."""
+    holds ("group", "resource" or "version"); the list's own filters still apply. When a word was in more
+    documents than the search looks at (`search.DOCUMENT_CAP`, PostgreSQL), the changelist says so, as the search
+    page does."""
 
     search_target = "group"
 
     def get_search_results(self, request, queryset, search_term):
         if not search.words(search_term):
             return queryset, False
-        matching = {
-            "group": search.matching_groups,
-            "resource": search.matching_resources,
-            "version": search.matching_versions,
-        }[self.search_target](search_term)
+        memo: dict = {}
+        if self.search_target == "group":  # a group has no document
+            matching = search.matching_groups(search_term)
+        elif self.search_target == "resource":
+            matching = search.matching_resources(search_term, memo)
+        else:
+            matching = search.matching_versions(search_term, memo)
+        if memo.get(search.CAPPED):
+            request.registry_search_capped = True  # said on the page by changelist_view
         found = Q(pk__in=matching.values("pk"))
         if self.search_target == "resource":  # a resource list is also searched by its groups' ids, as before
             found |= Q(group__gid__icontains=search_term.replace("\x00", "").strip())  # PostgreSQL refuses NUL
         return queryset.filter(found), False
+
+    def changelist_view(self, request, extra_context=None):
+        response = super().changelist_view(request, extra_context)  # type: ignore[misc]
+        if getattr(request, "registry_search_capped", False) and not getattr(response, "is_rendered", True):
+            # added before the page is rendered, so it is shown on this page (never carried to the next one)
+            messages.warning(request, capped_message())
+        return response
+
+
+def capped_message() -> str:
+    cap = f"{search.DOCUMENT_CAP:,}"
+    return (
+        f"A word of this search is in more than {cap} documents: the list holds what the first {cap} found "
+        "match, not every match. Add words to narrow the search."
+    )

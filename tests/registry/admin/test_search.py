@@ -81,3 +81,20 @@ def test_a_word_in_more_documents_than_the_cap_is_said_so(seeded, client, django
     assert 'id="search-capped"' in page and "more than 1 documents" in page
     page = client.get(reverse("registry-admin-search"), {"q": "warehouseLocation"}).content.decode()
     assert 'id="search-capped"' not in page
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'")
+def test_a_capped_changelist_search_is_said_so(seeded, client, django_user_model, monkeypatch):
+    """issue 40: the schemas' and versions' changelists look a word up in at most DOCUMENT_CAP documents too, and
+    listed what those held without saying so; they now say it on the page, as the search page does (and only on
+    that page: the message is not carried to the next one)."""
+    client.force_login(django_user_model.objects.create_superuser("gov", "g@example.com", "pw"))
+    said, cap = "is in more than 1 documents: the list holds what the first 1 found match", search.DOCUMENT_CAP
+    for changelist in ("admin:catalog_schema_changelist", "admin:catalog_schemaversion_changelist"):
+        assert "is in more than" not in client.get(reverse(changelist), {"q": "type"}).content.decode()
+        monkeypatch.setattr(search, "DOCUMENT_CAP", 1)
+        page = client.get(reverse(changelist), {"q": "type"}).content.decode()
+        assert said in page and "result" in page, changelist
+        assert said not in client.get(reverse(changelist), {"q": "warehouseLocation"}).content.decode()
+        assert said not in client.get(reverse(changelist)).content.decode()  # not carried to the next page
+        monkeypatch.setattr(search, "DOCUMENT_CAP", cap)
