@@ -12,20 +12,35 @@ case-insensitive substring test of the document's text.
 - `search(q, limit, scope)`: what the search page lists: groups, and resources with the versions that matched, of the
   groups `scope` reads (registry/access/read_scope.py), each with its group's owners. On PostgreSQL a word is looked up in
   at most DOCUMENT_CAP documents (the first the index finds): past that, `capped` says so and the page asks for more
-  words rather than listing them all.
+  words rather than listing them all. The page's resources are chosen by one narrow statement (their ids in path order
+  and the count of all, the group's keys read per matching resource rather than joining every group), then only
+  their rows are read, and of their versions only ids and documents until the one shown is known.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.search import SearchQuery, SearchVector
-from django.db import connection
-from django.db.models import BigIntegerField, BooleanField, Count, F, Func, Q, QuerySet, TextField, Value, Window
+from django.db import connection, transaction
+from django.db.models import (
+    BooleanField,
+    Count,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    TextField,
+    Value,
+    Window,
+)
 from django.db.models.functions import Cast
 
 if TYPE_CHECKING:
@@ -77,19 +92,20 @@ def ts_query(word: str):
 
 
 class InArray(Func):
-    """`expression = ANY(array)`: one array parameter however many values (PostgreSQL)."""
+    """`expression = ANY(%s::bigint[])`: one parameter however many values (PostgreSQL), sent as the array's text
+    (`{1,2,3}`): the driver's quoting of a list of 2,000 ids cost more than the query it was part of (issue 40)."""
 
     output_field = BooleanField()
 
     def as_sql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper, *args: Any, **extra: Any) -> _AsSqlType:
         lhs, lhs_params = compiler.compile(self.source_expressions[0])
         rhs, rhs_params = compiler.compile(self.source_expressions[1])
-        return f"{lhs} = ANY({rhs})", [*lhs_params, *rhs_params]
+        return f"{lhs} = ANY(({rhs})::bigint[])", [*lhs_params, *rhs_params]
 
 
 def pk_in(ids) -> Q:
 
-    return Q(InArray(F("pk"), Value(list(ids), output_field=ArrayField(BigIntegerField()))))
+    return Q(InArray(F("pk"), Value("{" + ",".join(str(int(i)) for i in ids) + "}", output_field=TextField())))
 
 
 def _common(word: str, prefix: str = "") -> Q:
@@ -136,16 +152,18 @@ def matching_versions(query: str, memo: dict | None = None) -> QuerySet:
 
 
 def matching_resources(query: str, memo: dict | None = None) -> QuerySet:
-    """Resources whose id, name, description, tags or format hold every word, or one of whose versions does
-    (a word found in the resource, another in its version counts too)."""
+    """Resources whose id, name, description, tags or format hold every word, or one of whose versions does.
+    Each side is a subquery of its own (`pk IN (...) OR pk IN (...)`): with the resource's own conditions inline, the
+    OR with the versions' subquery kept PostgreSQL from its trigram indexes and it tested every resource's five
+    attributes (issue 40)."""
     found = Resource.objects.all()
     terms = words(query)
     if not terms:
         return found.none()
-    own = Q()
+    own = Resource.objects.all()
     for word in terms:
-        own &= Q(rid__icontains=word) | Q(description__icontains=word) | _common(word)
-    return found.filter(own | Q(pk__in=matching_versions(query, memo).values("resource_id")))
+        own = own.filter(Q(rid__icontains=word) | Q(description__icontains=word) | _common(word))
+    return found.filter(Q(pk__in=own.values("pk")) | Q(pk__in=matching_versions(query, memo).values("resource_id")))
 
 
 def matching_groups(query: str) -> QuerySet:
@@ -210,41 +228,67 @@ def _where(obj, terms: list[str], version: Version | None = None) -> list[str]:
     return out or ["document"]
 
 
+@contextmanager
+def without_jit() -> Iterator[None]:
+    """The statements inside in one transaction with PostgreSQL's JIT compilation off: the planner cannot estimate
+    `LIKE '%word%'`, its guess put the search's statements over `jit_above_cost`, and compiling them took 80 ms of a
+    95 ms statement that read 200 rows (issue 40). Elsewhere (SQLite): nothing."""
+    if not full_text():
+        yield
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL jit = off")
+        yield
+
+
 def search(query: str, limit: int = 50, scope: ReadScope = EVERYTHING) -> Results:
     """Groups, then resources, that match every word (in the groups `scope` reads); `total` counts all, `hits` holds
     the first `limit`."""
     started = time.perf_counter()
+    with without_jit():
+        results = _search(query, limit, scope)
+    results.ms = (time.perf_counter() - started) * 1000
+    return results
+
+
+def _search(query: str, limit: int, scope: ReadScope) -> Results:
     terms = words(query)
     groups = scope.filter(matching_groups(query)).order_by("group_type", "gid")
     memo: dict = {}
-    resources = (
-        scope.filter(matching_resources(query, memo), "group__")
-        .select_related("group", "latest")
-        .order_by("group__group_type", "group__gid", "rid")
-    )
+    resources = scope.filter(matching_resources(query, memo), "group__")
     hits = [Hit(g.group_type, g.path, g, g.name or "", _where(g, terms), owners_of_group(g)) for g in groups[:limit]]
     total, room = groups.count() if len(hits) == limit else len(hits), max(limit - len(hits), 0)
-    if room:  # the resources and their count in one query (the document ids are sent once)
-        chosen = list(resources.annotate(_total=Window(Count("pk")))[:room])
-        total += chosen[0]._total if chosen else 0
+    chosen: list[Resource] = []
+    if room:  # the page's ids in path order and the count of all in one narrow query; then only the page's rows
+        groups_of = Group.objects.filter(pk=OuterRef("group_id")).order_by()
+        page = list(
+            resources.annotate(_type=Subquery(groups_of.values("group_type")), _gid=Subquery(groups_of.values("gid")))
+            .order_by("_type", "_gid", "rid")
+            .annotate(_total=Window(Count("pk")))
+            .values_list("pk", "_total")[:room]
+        )
+        total += page[0][1] if page else 0
+        rows = Resource.objects.select_related("group", "latest").in_bulk([pk for pk, _total in page])
+        chosen = [rows[pk] for pk, _total in page]
     else:
-        chosen = []
         total += resources.count()
     lowered = [t.lower() for t in terms]
-    versions: dict[int, Version] = {}
-    found_in = Version.objects.filter(resource__in=chosen)
-    for version in found_in.only("resource_id", "vid", "name", "description", "tags", "extensions", "content"):
-        text = bytes(version.content or b"").decode("utf-8", "replace").lower()
+    best: dict[int, tuple[str, int]] = {}  # resource -> (vid, version id): the latest whose document holds a word
+    for pk, resource_id, vid, content in Version.objects.filter(resource__in=chosen).values_list(
+        "pk", "resource_id", "vid", "content"
+    ):
+        text = bytes(content or b"").decode("utf-8", "replace").lower()
         if any(t in text for t in lowered) and (
-            version.resource_id not in versions
-            or version_sort_key(version.vid) > version_sort_key(versions[version.resource_id].vid)
+            resource_id not in best or version_sort_key(vid) > version_sort_key(best[resource_id][0])
         ):
-            versions[version.resource_id] = version  # the latest version (the greatest id) whose document holds a word
+            best[resource_id] = (vid, pk)
+    shown_versions = Version.objects.only("resource_id", "vid", "name", "description", "tags", "extensions", "content")
+    versions = {v.resource_id: v for v in shown_versions.filter(pk__in=[pk for _vid, pk in best.values()])}
     for resource in chosen:
         shown = versions.get(resource.pk) or resource.latest
         name = resource.name or (shown.name if shown else "") or ""
         hit = Hit(resource.resource_type, resource.path, resource, name, _where(resource, terms, shown))
         hit.owners = owners_of_group(resource.group)
         hits.append(hit)
-    ms = (time.perf_counter() - started) * 1000
-    return Results(query, hits, total, ms, full_text(), capped=bool(memo.get(CAPPED)))
+    return Results(query, hits, total, 0.0, full_text(), capped=bool(memo.get(CAPPED)))

@@ -98,3 +98,16 @@ def test_a_capped_changelist_search_is_said_so(seeded, client, django_user_model
         assert said not in client.get(reverse(changelist), {"q": "warehouseLocation"}).content.decode()
         assert said not in client.get(reverse(changelist)).content.decode()  # not carried to the next page
         monkeypatch.setattr(search, "DOCUMENT_CAP", cap)
+
+
+def test_a_page_is_the_first_hits_in_path_order_and_the_total_counts_all(seeded):
+    """The page's resources are chosen by their ids in path order (issue 40: no longer every matching row joined to
+    its group): a shorter page is the start of a longer one, groups first, then resources by group and id."""
+    everything = search.search("JsonSchema", 1000)
+    assert everything.total == len(everything.hits) >= 3
+    resources = [h.obj for h in everything.hits if not hasattr(h.obj, "gid")]
+    assert resources == sorted(resources, key=lambda r: (r.group.group_type, r.group.gid, r.rid))
+    for limit in range(1, len(everything.hits) + 1):
+        page = search.search("JsonSchema", limit)
+        assert [h.path for h in page.hits] == [h.path for h in everything.hits][:limit]
+        assert page.total == everything.total
