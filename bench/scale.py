@@ -20,8 +20,10 @@ What is measured, in this order (times are the median of `--samples` sequential 
 the import's rate; Confluent's first `GET /subjects` after the import (every subject new to the API), then again;
 first and deep pages of groups, schemas (of the wide group) and versions (of the long schema) through the 0.5 and
 1.0 bindings (deep: reached by following `Link` with the largest page, then read with the default page size) and
-Confluent's `/subjects` (`offset`); a filter on an attribute, the search (the admin's search page, registry/store/search.py)
-for a word every document holds and for a rare one, `?referencedby` of a schema (p99); `/registry/export` and
+Confluent's `/subjects` (`offset`); a filter on an attribute (of groups, of the wide group's schemas, of the long
+schema's versions; 0.5 and 1.0), the search (the admin's search page, registry/store/search.py) for a word every
+document holds, for a rare one and for a format every version has, the schemas' and versions' changelists searched for
+the common word, `?referencedby` of a schema (p99); `/registry/export` and
 `GET /?inline` (seconds, versions/s, the answering worker's peak memory); new versions written one after the other;
 the admin's dashboard and changelists; the catalog map (whole and one group); each worker's memory after
 `--mixed-seconds` of mixed reads by 4 clients.
@@ -403,6 +405,29 @@ def measure(bench: Bench, layout: dict) -> None:
         f"/registry/schemagroups?filter=description=benchmark group {layout['groups'] // 3}",
         p99=True,
     )
+    half = layout["long"] // 2
+    long_versions = f"{LONG}/schemas/{LONG_SCHEMA}/versions"
+    bench.timed(
+        "0.5 versions ?filter=id=<one> of the long schema (p99)",
+        f"/schemaGroups/{long_versions}?filter=id={half}",
+        p99=True,
+    )
+    bench.timed(
+        "1.0 versions ?filter=versionid=<one> of the long schema (p99)",
+        f"/registry/schemagroups/{long_versions}?filter=versionid={half}",
+        p99=True,
+    )
+    wide_one = f"Wide{layout['wide'] // 2:06d}"
+    bench.timed(
+        "0.5 schemas ?filter=id=<one> of the wide group (p99)",
+        f"/schemaGroups/{WIDE}/schemas?filter=id={wide_one}",
+        p99=True,
+    )
+    bench.timed(
+        "1.0 schemas ?filter=schemaid=<one> of the wide group (p99)",
+        f"/registry/schemagroups/{WIDE}/schemas?filter=schemaid={wide_one}",
+        p99=True,
+    )
     bench.timed(
         "admin search, a word every document has (p99)",
         "/admin/registry/search/?q=amount",
@@ -415,6 +440,19 @@ def measure(bench: Bench, layout: dict) -> None:
         p99=True,
         client=bench.admin,
     )
+    bench.timed(
+        "admin search, a format every version has (p99)",
+        "/admin/registry/search/?q=JsonSchema",
+        p99=True,
+        client=bench.admin,
+    )
+    for what, path in (("schemas", "/admin/catalog/schema/"), ("schema versions", "/admin/catalog/schemaversion/")):
+        bench.timed(
+            f"admin {what} changelist search, a word every document has (p99)",
+            f"{path}?q=amount",
+            p99=True,
+            client=bench.admin,
+        )
     bench.timed(
         "0.5 ?referencedby of a schema (p99)", f"/schemaGroups/{referenced}/schemas/Event3?referencedby", p99=True
     )
