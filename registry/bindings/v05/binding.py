@@ -5,14 +5,19 @@ start where the binding is mounted (REGISTRY_CORE_PATH: the host root, or /v0.5/
 from django.conf import settings
 
 from ...http.binding import Binding
+from ...http.entity_views import EntityView
 from ...http.problems import problem_response
-from ...http.views import RegistryView
+from ...http.requests import flag
 
 CORE = Binding(name="cloudevents-registry-0.5", render_problem=problem_response, header_prefix="Registry")
 
 
-class CoreView(RegistryView):
+class CoreView(EntityView):
     binding = CORE
+    limits_inline = True  # an answer `?inline` fills is refused above REGISTRY_MAX_INLINE_ENTITIES
+
+    def inline_below(self) -> bool:
+        return flag(self.request, "inline")
 
     def base_url(self) -> str:
         return self.request.build_absolute_uri(settings.REGISTRY_CORE_PATH).rstrip("/")

@@ -2,52 +2,26 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import transaction
 
 from ... import services
 from ...documents.exports import export_document
 from ...documents.imports import import_document
 from ...domain.attributes import stored_attributes
-from ...domain.errors import Problem
+from ...http import entity_views as kernel
+from ...http.entity_views import check_inline_size, inlined_count
 from ...http.requests import declared_flags, flag, json_body, query_epoch
-from ...http.views import json_response, page_response
+from ...http.views import json_response
 from ...store import selectors
-from ...store.paging import PageRequest
 from .binding import CoreView
 from .representations import group_json
 
 
-def check_inline_size(count: int) -> None:
-    if count > settings.REGISTRY_MAX_INLINE_ENTITIES:
-        raise Problem(
-            "too-many-entities",
-            f"the answer would hold {count} entities, more than "
-            f"{settings.REGISTRY_MAX_INLINE_ENTITIES}; page through the collections "
-            "without ?inline instead",
-        )
-
-
-class GroupCollectionView(CoreView):
+class GroupCollectionView(CoreView, kernel.GroupCollectionView):
     flags = declared_flags(get="inline filter limit page", post="", delete="force")
 
-    def get(self, request):
-        inline = flag(request, "inline")
-        page = PageRequest.from_params(request.GET)
-        groups, total = selectors.group_page(self.gt, request.GET.getlist("filter"), page, inline, self.read_scope())
-        if inline:
-            check_inline_size(
-                sum(
-                    1
-                    + sum(
-                        1 + len(r.all_versions) for rt in self.gt.resources for r in getattr(g, f"inline_{rt.plural}")
-                    )
-                    for g in groups
-                )
-            )
-        base = self.base_url()
-        body = {g.gid: group_json(base, self.gt, g, inline) for g in groups}
-        return page_response(request, body, page, total)
+    def groups_json(self, groups) -> dict:
+        return {g.gid: group_json(self.base, self.gt, g, self.inline_below()) for g in groups}
 
     def post(self, request):
         body = json_body(request)
@@ -76,12 +50,7 @@ class GroupView(CoreView):
             return json_response(document, headers={"Content-Type": "application/cloudevents-registry+json"})
         group = selectors.get_group(self.gt, gid, inline)
         if inline:
-            check_inline_size(
-                1
-                + sum(
-                    1 + len(r.all_versions) for rt in self.gt.resources for r in getattr(group, f"inline_{rt.plural}")
-                )
-            )
+            check_inline_size(inlined_count(group))
         return json_response(group_json(self.base_url(), self.gt, group, inline))
 
     def put(self, request, gid):

@@ -5,14 +5,14 @@ from __future__ import annotations
 from django.http import HttpResponse
 
 from ... import services
+from ...http import entity_views as kernel
 from ...http import fast_reads
+from ...http.entity_views import check_inline_size, inlined_count
 from ...http.requests import declared_flags, flag, json_body, query_epoch
-from ...http.views import document_answer, json_response, page_response
+from ...http.views import document_answer, json_response
 from ...representations import document_bytes
 from ...store import selectors
-from ...store.paging import PageRequest
 from .binding import CoreView
-from .groups import check_inline_size
 from .inputs import version_input
 from .representations import registry_headers, resource_json, version_json, version_meta
 
@@ -44,21 +44,11 @@ class ResourceTypeView(CoreView):
         return f"{self.base_url()}{resource.path}"
 
 
-class ResourceCollectionView(ResourceTypeView):
+class ResourceCollectionView(ResourceTypeView, kernel.ResourceCollectionView):
     flags = declared_flags(get="inline filter limit page", post="", delete="force")
 
-    def get(self, request, gid):
-        inline = flag(request, "inline")
-        group = self.group(gid)
-        page = PageRequest.from_params(request.GET)
-        resources, total = selectors.resource_page(
-            group, self.resource_plural, request.GET.getlist("filter"), page, inline
-        )
-        if inline:
-            check_inline_size(sum(1 + len(r.all_versions) for r in resources))
-        base = self.base_url()
-        body = {r.rid: resource_json(base, self.rt, r, group=group, inline=inline) for r in resources}
-        return page_response(request, body, page, total)
+    def resources_json(self, group, resources) -> dict:
+        return {r.rid: resource_json(self.base, self.rt, r, group=group, inline=self.inline_below()) for r in resources}
 
     def post(self, request, gid):
         inp = version_input(request, self.rt)
@@ -89,8 +79,7 @@ class ResourceView(ResourceTypeView):
             group = self.group(gid)
             resource = selectors.get_resource(group, self.resource_plural, rid, inline=inline)
             if inline:
-                # (prefetched by get_resource(inline=True): Prefetch's to_attr, which mypy knows of querysets only)
-                check_inline_size(1 + len(resource.all_versions))  # type: ignore[attr-defined]
+                check_inline_size(inlined_count(resource))
             data = resource_json(self.base_url(), self.rt, resource, group=group, inline=inline)
             return json_response(data, headers={"Content-Location": data["self"]})
         resource, latest = selectors.get_document_version(self.gt, gid, self.resource_plural, rid)
@@ -125,20 +114,13 @@ class ResourceView(ResourceTypeView):
         return json_response(data, headers=registry_headers(data))
 
 
-class VersionCollectionView(ResourceTypeView):
+class VersionCollectionView(ResourceTypeView, kernel.VersionCollectionView):
     flags = declared_flags(get="inline filter limit page", delete="force")
 
-    def get(self, request, gid, rid):
-        inline = flag(request, "inline")
-        group = self.group(gid)
-        resource = selectors.get_resource(group, self.resource_plural, rid)
-        page = PageRequest.from_params(request.GET)
-        versions, total = selectors.version_page(resource, request.GET.getlist("filter"), page, inline)
-        if inline:
-            check_inline_size(len(versions))
-        base = self.base_url()
-        body = {v.vid: version_json(base, self.rt, resource, v, group, inline=inline) for v in versions}
-        return page_response(request, body, page, total)
+    def versions_json(self, group, resource, versions) -> dict:
+        return {
+            v.vid: version_json(self.base, self.rt, resource, v, group, inline=self.inline_below()) for v in versions
+        }
 
     def delete(self, request, gid, rid):
         items = json_body(request, required=False, kind=list)

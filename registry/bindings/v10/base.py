@@ -9,17 +9,32 @@ challenges, and writes problems in the 1.0 form: `type` URIs of the 1.0 spec ("E
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from django.conf import settings
 from django.http import HttpResponse
 
 from ...domain.attributes import check_id
-from ...domain.errors import Problem
+from ...domain.errors import Problem, not_found
 from ...domain.model import registry_model
 from ...http.binding import Binding
+from ...http.entity_views import EntityView
 from ...http.problems import problem_body
-from ...http.views import RegistryView, json_response
+from ...http.views import json_response
+from ...store import selectors
+from ...store.paging import PageRequest
+from .document_view import document_view
 from .errors import HTTP_SPEC, SPEC, TITLES, V1Problem, spec_title
-from .flags import check_flags, check_values, collections_only
+from .flags import (
+    Inline,
+    check_flags,
+    check_values,
+    collections_only,
+    doc_view,
+    filters,
+    page_to_load,
+    sorted_collection,
+)
 from .mapping import common_attribute_to_v10, ordered_mappings, v1_attribute_name, v1_mappings, v1_path
 from .representations import BINARY
 
@@ -109,12 +124,24 @@ def root_url(request) -> str:
     return request.build_absolute_uri(settings.REGISTRY_XR10_PATH).rstrip("/")
 
 
-class XRegistryView(RegistryView):
+class XRegistryView(EntityView):
     """A view of the 1.0 binding; `v1_group` / `v1_resource` are set by the generated routes."""
 
     binding = XREGISTRY
     v1_group: str | None = None
     v1_resource: str | None = None
+
+    def __init_subclass__(cls, **kwargs):
+        """A view with a PUT, and a collection with a POST, take PATCH the same way (the write reads
+        `request.method` where a PATCH merges): its own function, so that OpenAPI describes it apart."""
+        super().__init_subclass__(**kwargs)
+        target = "put" if "put" in cls.__dict__ else "post" if getattr(cls, "collection", False) else None
+        if target is not None and target in cls.__dict__ and "patch" not in cls.__dict__:
+
+            def patch(self, request, *args, **kwargs):
+                return getattr(self, target)(request, *args, **kwargs)
+
+            cls.patch = patch
 
     @property
     def gm(self):
@@ -141,6 +168,39 @@ class XRegistryView(RegistryView):
     @property
     def resource_plural(self):  # type: ignore[override]
         return self.rm.plural if self.v1_resource else None
+
+    # what the kernel's entity views (registry/http/entity_views.py) read in the 1.0 way
+    @cached_property
+    def inline(self) -> Inline:
+        return Inline(self.request)
+
+    @property
+    def singular(self) -> str:
+        """The 1.0 name of a member of the collection asked for (`<SINGULAR>id` in `?filter` and `?sort`)."""
+        if self.level == "version":
+            return "version"
+        return self.gm.v1_singular if self.level == "group" else self.rm.v1_singular
+
+    def filters(self) -> list[str]:
+        return filters(self.request, self.singular)
+
+    def page_to_load(self, page: PageRequest) -> PageRequest:
+        return page_to_load(self.request, page)
+
+    def arranged(self, body: dict, page: PageRequest) -> dict:
+        return sorted_collection(body, self.request, self.singular, page)
+
+    def shown(self, data: dict) -> dict:
+        """rc4's document view when the request says `?doc` (document_view.py)."""
+        return document_view(data, self.base) if doc_view(self.request) else data
+
+    def load(self, gid, rid, *, with_content=True):
+        """The group and the resource, with its versions (their documents `with_content`)."""
+        group = selectors.get_group(self.gt, gid)
+        found = selectors.resources_with_versions(group, self.rm.plural, with_content=with_content, ids=[rid])
+        if not found:
+            raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}")
+        return group, found[0]
 
     def base_url(self) -> str:
         return root_url(self.request)

@@ -12,25 +12,21 @@ from django.http import HttpResponse
 
 from ... import compiled_reads
 from ...domain.errors import Problem, not_found
+from ...http import entity_views as kernel
 from ...http import fast_reads
 from ...http.requests import expected_epoch, flag, query_epoch
 from ...http.views import document_answer, json_response
 from ...store import selectors
-from ...store.paging import PageRequest, link_header
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
-from .document_view import document_view
 from .flags import (
     EVERY_METHOD,
     Inline,
     collections_only,
     doc_view,
-    filters,
     only_collections,
-    page_to_load,
     sort_key,
-    sorted_collection,
 )
 from .mapping import v1_mappings
 from .reads import render_group, render_resource
@@ -45,21 +41,15 @@ from .representations import (
 )
 
 
-class GroupCollectionView(XRegistryView):
+class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
     flags = EVERY_METHOD
     collection = True
 
-    def get(self, request):
-        inline, base = Inline(request), self.base_url()
-        page = PageRequest.from_params(request.GET)
-        deep = any(inline.wants(rm.v1_plural) for rm in self.gm.resources)
-        groups, total = selectors.group_page(
-            self.gt, filters(request, self.gm.v1_singular), page_to_load(request, page), deep, self.read_scope()
-        )
-        body = {g.gid: render_group(base, self.gm, g, inline, doc=doc_view(request)) for g in groups}
-        body = sorted_collection(body, request, self.gm.v1_singular, page)
-        link = link_header(request, page, total)
-        return answer(request, base, body, headers={"Link": link} if link else None)
+    def inline_below(self) -> bool:
+        return any(self.inline.wants(rm.v1_plural) for rm in self.gm.resources)
+
+    def groups_json(self, groups) -> dict:
+        return {g.gid: render_group(self.base, self.gm, g, self.inline, doc=doc_view(self.request)) for g in groups}
 
     def post(self, request):
         body = json_body(request)
@@ -68,9 +58,6 @@ class GroupCollectionView(XRegistryView):
         return json_response(
             {gid: render_group(base, self.gm, selectors.get_group(self.gt, gid), Inline(request)) for gid in body}
         )
-
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.post(request, *args, **kwargs)
 
     def delete(self, request):
         writes.delete_groups(self.context(), self.gm, json_body(request, required=False), force=flag(request, "force"))
@@ -85,7 +72,7 @@ class GroupView(XRegistryView):
         group = selectors.get_group(self.gt, gid)
         data = render_group(self.base_url(), self.gm, group, Inline(self.request), doc=doc_view(self.request))
         headers = {"Location": data["self"]} if status == 201 else None
-        data = document_view(data, self.base_url()) if doc_view(self.request) else data
+        data = self.shown(data)
         if collections_only(self.request):
             data = only_collections(data, [rm.v1_plural for rm in self.gm.resources])
         return json_response(data, status=status, headers=headers)
@@ -98,9 +85,6 @@ class GroupView(XRegistryView):
         epoch = expected_epoch(request, body.get("epoch"))
         created = writes.put_group(self.context(), self.gm, gid, body, epoch=epoch, patch=request.method == "PATCH")
         return self.render(gid, 201 if created else 200)
-
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.put(request, *args, **kwargs)
 
     def post(self, request, gid):
         """`POST /GROUPS/gID`: a map of resource types -> resources, created or updated."""
@@ -119,34 +103,24 @@ def split_details(rid: str) -> tuple[str, bool]:
     return rid, False
 
 
-class ResourceCollectionView(XRegistryView):
+class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
     flags = EVERY_METHOD
     collection = True
 
-    def get(self, request, gid):
-        inline, base = Inline(request), self.base_url()
-        group = selectors.get_group(self.gt, gid)
-        page = PageRequest.from_params(request.GET)
-        resources, total = selectors.resource_page(
-            group, self.rm.plural, filters(request, self.rm.v1_singular), page_to_load(request, page), False
-        )
+    def resources_json(self, group, resources) -> dict:
+        """The page's resources read again with their versions (their default version, `ancestorid` and
+        `versionscount` come from them); one deleted since the page was read is left out."""
+        with_content = self.inline.wants(self.rm.v1_singular)
+        ids = [r.rid for r in resources]
         loaded = {
             r.rid: r
-            for r in selectors.resources_with_versions(
-                group, self.rm.plural, with_content=inline.wants(self.rm.v1_singular), ids=[r.rid for r in resources]
-            )
+            for r in selectors.resources_with_versions(group, self.rm.plural, with_content=with_content, ids=ids)
         }
-        body = {}
-        for r in resources:
-            resource = loaded.get(r.rid)
-            if resource is None:  # deleted between the page's read and this one
-                continue
-            body[r.rid] = render_resource(
-                base, self.gm, self.rm, group, resource, resource.all_versions, inline, doc=doc_view(request)
-            )
-        body = sorted_collection(body, request, self.rm.v1_singular, page)
-        link = link_header(request, page, total)
-        return answer(request, base, body, headers={"Link": link} if link else None)
+        doc = doc_view(self.request)
+        return {
+            r.rid: render_resource(self.base, self.gm, self.rm, group, r, r.all_versions, self.inline, doc=doc)
+            for r in (loaded[r.rid] for r in resources if r.rid in loaded)
+        }
 
     def post(self, request, gid):
         body = json_body(request)
@@ -157,9 +131,6 @@ class ResourceCollectionView(XRegistryView):
             {r.rid: render_resource(base, self.gm, self.rm, group, r, r.all_versions, Inline(request)) for r in loaded}
         )
 
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.post(request, *args, **kwargs)
-
     def delete(self, request, gid):
         body = json_body(request, required=False)
         writes.delete_resources(self.context(), self.gm, self.rm, gid, body, force=flag(request, "force"))
@@ -168,13 +139,6 @@ class ResourceCollectionView(XRegistryView):
 
 class ResourceView(XRegistryView):
     flags = EVERY_METHOD
-
-    def load(self, gid, rid, *, with_content=True):
-        group = selectors.get_group(self.gt, gid)
-        found = selectors.resources_with_versions(group, self.rm.plural, with_content=with_content, ids=[rid])
-        if not found:
-            raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}")
-        return group, found[0]
 
     def render(self, gid, rid, details: bool, status=200):
         request = self.request
@@ -199,8 +163,7 @@ class ResourceView(XRegistryView):
             doc=doc_view(request),
             inline_document=Inline(request).wants(self.rm.v1_singular),
         )
-        headers = {"Location": data["self"]} if status == 201 else None
-        return answer(request, self.base_url(), data, status=status, headers=headers)
+        return self.answer(data, status=status, headers={"Location": data["self"]} if status == 201 else None)
 
     def get(self, request, gid, rid):
         rid, details = split_details(rid)
@@ -249,9 +212,6 @@ class ResourceView(XRegistryView):
         )
         return self.render(gid, rid, details or not self.rm.hasdocument, 201 if created else 200)
 
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.put(request, *args, **kwargs)
-
     def post(self, request, gid, rid):
         """A new version of the resource (its id from the body's `versionid`, or the next number)."""
         rid, details = split_details(rid)
@@ -276,10 +236,8 @@ class MetaView(ResourceView):
 
     def get(self, request, gid, rid):
         group, resource = self.load(gid, rid, with_content=False)
-        return answer(
-            request,
-            self.base_url(),
-            meta_json(self.base_url(), self.gm, self.rm, group, resource, resource.all_versions, group.extensions),
+        return self.answer(
+            meta_json(self.base, self.gm, self.rm, group, resource, resource.all_versions, group.extensions)
         )
 
     def put(self, request, gid, rid):
@@ -288,53 +246,48 @@ class MetaView(ResourceView):
         writes.put_meta(self.context(), self.gm, self.rm, gid, rid, body, patch=request.method == "PATCH", epoch=epoch)
         return self.get(request, gid, rid)
 
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.put(request, *args, **kwargs)
 
-
-class VersionCollectionView(ResourceView):
+class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
+    flags = EVERY_METHOD
     collection = True
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
-    def get(self, request, gid, rid):
-        group, resource = self.load(gid, rid, with_content=Inline(request).wants(self.rm.v1_singular))
-        inline = Inline(request)
-        versions = resource.all_versions
-        default = default_version(resource, versions)
-        ancestors = ancestor_ids(versions)
-        base = self.base_url()
-        page = PageRequest.from_params(request.GET)
-        shown = ordered(versions)
-        if sort_key(request) is None:  # with ?sort the page is a slice of the sorted collection (sorted_collection)
-            shown = shown[page.offset : page.offset + page.limit]
-        body = {
+    def versions_of(self, gid, rid):
+        return self.load(gid, rid, with_content=self.inline.wants(self.rm.v1_singular))
+
+    def version_page(self, resource, page):
+        """Every version when the collection is sorted (`arranged` pages it), else the page, in version order."""
+        shown = ordered(resource.all_versions)
+        return (shown if sort_key(self.request) else shown[page.offset : page.offset + page.limit]), len(shown)
+
+    def versions_json(self, group, resource, versions) -> dict:
+        every = resource.all_versions
+        default, ancestors = default_version(resource, every), ancestor_ids(every)
+        inline_document = self.inline.wants(self.rm.v1_singular)
+        return {
             v.vid: version_json(
-                base,
+                self.base,
                 self.gm,
                 self.rm,
                 group,
                 resource,
                 v,
-                versions=versions,
+                versions=every,
                 default=default,
-                inline_document=inline.wants(self.rm.v1_singular),
+                inline_document=inline_document,
                 ancestor=ancestors[v.pk],
             )
-            for v in shown
+            for v in versions
         }
-        body = sorted_collection(body, request, "version", page)
-        link = link_header(request, page, len(versions))
-        return answer(request, base, body, headers={"Link": link} if link else None)
 
     def post(self, request, gid, rid):
+        # (the description OpenAPI has shown since this view took it from ResourceView.post's, kept word for word)
+        """A new version of the resource (its id from the body's `versionid`, or the next number)."""
         body = json_body(request)
         writes.upsert_versions(
             self.context(), self.gm, self.rm, gid, rid, body, setdefault=request.GET.get("setdefaultversionid")
         )
         return self.get(request, gid, rid)
-
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.post(request, *args, **kwargs)
 
     def delete(self, request, gid, rid):
         body = json_body(request, required=False)
@@ -368,8 +321,7 @@ class VersionView(ResourceView):
             versions=versions,
             inline_document=Inline(self.request).wants(self.rm.v1_singular),
         )
-        headers = {"Location": data["self"]} if status == 201 else None
-        return answer(self.request, self.base_url(), data, status=status, headers=headers)
+        return self.answer(data, status=status, headers={"Location": data["self"]} if status == 201 else None)
 
     def get(self, request, gid, rid, vid):  # type: ignore[override]  # (a version's path: one id more)
         vid, details = split_details(vid)
@@ -382,20 +334,12 @@ class VersionView(ResourceView):
         )
         return self.render_version(gid, rid, vid, details or not self.rm.hasdocument, 201 if created else 200)
 
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.put(request, *args, **kwargs)
-
     def delete(self, request, gid, rid, vid):  # type: ignore[override]  # (a version's path: one id more)
         vid, _details = split_details(vid)
         writes.delete_version(
             self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request), force=flag(request, "force")
         )
         return HttpResponse(status=204)
-
-
-def answer(request, base: str, data: dict, **kwargs) -> HttpResponse:
-    """A JSON answer, in rc4's document view when the request says `?doc` (document_view.py)."""
-    return json_response(document_view(data, base) if doc_view(request) else data, **kwargs)
 
 
 def document_response(view, group, resource, version, versions, status=200, *, resource_form: bool) -> HttpResponse:

@@ -95,9 +95,6 @@ class RootView(XRegistryView):
         writes.refuse_registry_changes(body)
         return json_response(registry_json(self.base_url(), Inline(request)))
 
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.put(request, *args, **kwargs)
-
 
 STREAM_ABOVE = 20_000  # entities: a larger export is streamed, its worker's memory bounded by a group's part
 
@@ -146,9 +143,6 @@ class ModelView(XRegistryView):
             args={"error_detail": "the model of this registry is fixed"},
         )
 
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.put(request, *args, **kwargs)
-
     def post(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
         return self.put(request, *args, **kwargs)
 
@@ -168,9 +162,6 @@ class CapabilitiesView(XRegistryView):
         body = json_body(request)
         writes.refuse_capability_changes(body, capabilities(), partial=request.method == "PATCH")
         return json_response(capabilities())
-
-    def patch(self, request, *args, **kwargs):  # its own function, so that OpenAPI describes it apart
-        return self.put(request, *args, **kwargs)
 
 
 class CapabilitiesOfferedView(XRegistryView):

@@ -1,0 +1,144 @@
+"""The reads of the registry's entities, one view per level, the same for every xRegistry binding: the group
+collection, the resource collection and the version collection select a page through the selectors (within the
+caller's read scope) and answer it with its `Link` to the next page; an entity answers its JSON, or its document
+with the metadata in headers (`document_answer`).
+
+A binding's views subclass these and declare, once on its base view, what differs between bindings: how `?filter`
+and `?inline` read (`filters`, `inline_below`), how a collection is ordered and paged (`page_to_load`, `arranged`),
+how an answer is shown (`shown`: 1.0's document view), whether inlined entities are counted against
+REGISTRY_MAX_INLINE_ENTITIES, and, on each level, its representation of the rows (`groups_json`, ...). Writes stay
+the binding's methods: they translate its bodies into calls of the services.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from django.conf import settings
+from django.http import HttpResponse
+
+from ..domain.errors import Problem
+from ..domain.model import registry_model
+from ..models import Group
+from ..store import selectors
+from ..store.paging import PageRequest
+from .views import RegistryView, json_response, page_response
+
+
+def check_inline_size(count: int) -> None:
+    """An answer with `count` entities inlined: refused above REGISTRY_MAX_INLINE_ENTITIES (the paged collections
+    are the way to read more)."""
+    if count > settings.REGISTRY_MAX_INLINE_ENTITIES:
+        raise Problem(
+            "too-many-entities",
+            f"the answer would hold {count} entities, more than "
+            f"{settings.REGISTRY_MAX_INLINE_ENTITIES}; page through the collections "
+            "without ?inline instead",
+        )
+
+
+def inlined_count(entity) -> int:
+    """The entities an inlined answer of a group, a resource or a version holds: itself and what is below it."""
+    if hasattr(entity, "all_versions"):  # a resource read with its versions
+        return 1 + len(entity.all_versions)
+    if isinstance(entity, Group):  # a group read with its resources
+        resources = registry_model[entity.group_type].resources
+        return 1 + sum(inlined_count(r) for rt in resources for r in getattr(entity, f"inline_{rt.plural}"))
+    return 1
+
+
+# (comments, not docstrings: the OpenAPI description of a view takes the first class docstring of its bases)
+class EntityView(RegistryView):
+    # A view of one level of the registry's entities (`level`: `group`, `resource` or `version`); the defaults are
+    # a plain reading of the request (`?filter` as given, `?inline` as a switch, pages as asked).
+
+    level = ""
+    limits_inline = False  # whether an inlined answer is refused above REGISTRY_MAX_INLINE_ENTITIES
+
+    @cached_property
+    def base(self) -> str:
+        return self.base_url()
+
+    def filters(self) -> list[str]:
+        """`?filter` expressions in the stored attributes' names."""
+        return self.request.GET.getlist("filter")
+
+    def inline_below(self) -> bool:
+        """Whether a collection's rows are read with what is below them (their resources, their versions)."""
+        return False
+
+    def page_to_load(self, page: PageRequest) -> PageRequest:
+        """The rows to read for the page asked for."""
+        return page
+
+    def arranged(self, body: dict, page: PageRequest) -> dict:
+        """A collection's members in the order answered (the page of a sorted collection)."""
+        return body
+
+    def shown(self, data: dict) -> dict:
+        """An answer's JSON as the request asks to see it."""
+        return data
+
+    def answer(self, data: dict, status: int = 200, headers: dict | None = None) -> HttpResponse:
+        return json_response(self.shown(data), status=status, headers=headers)
+
+    def collection_answer(self, body: dict, page: PageRequest, total: int) -> HttpResponse:
+        return page_response(self.request, self.shown(self.arranged(body, page)), page, total)
+
+    def check_inlined(self, entities) -> None:
+        if self.limits_inline and self.inline_below():
+            check_inline_size(sum(inlined_count(e) for e in entities))
+
+
+class GroupCollectionView(EntityView):
+    level = "group"
+
+    def get(self, request):
+        page = PageRequest.from_params(request.GET)
+        groups, total = selectors.group_page(
+            self.gt, self.filters(), self.page_to_load(page), self.inline_below(), self.read_scope()
+        )
+        self.check_inlined(groups)
+        return self.collection_answer(self.groups_json(groups), page, total)
+
+    def groups_json(self, groups) -> dict:
+        raise NotImplementedError
+
+
+class ResourceCollectionView(EntityView):
+    level = "resource"
+
+    def get(self, request, gid):
+        group = selectors.get_group(self.gt, gid)
+        page = PageRequest.from_params(request.GET)
+        resources, total = selectors.resource_page(
+            group, self.resource_plural, self.filters(), self.page_to_load(page), self.inline_below()
+        )
+        self.check_inlined(resources)
+        return self.collection_answer(self.resources_json(group, resources), page, total)
+
+    def resources_json(self, group, resources) -> dict:
+        raise NotImplementedError
+
+
+class VersionCollectionView(EntityView):
+    level = "version"
+
+    def get(self, request, gid, rid):
+        group, resource = self.versions_of(gid, rid)
+        page = PageRequest.from_params(request.GET)
+        versions, total = self.version_page(resource, page)
+        self.check_inlined(versions)
+        return self.collection_answer(self.versions_json(group, resource, versions), page, total)
+
+    def versions_of(self, gid: str, rid: str) -> tuple:
+        """The group and the resource whose versions are asked for."""
+        group = selectors.get_group(self.gt, gid)
+        return group, selectors.get_resource(group, self.resource_plural, rid)
+
+    def version_page(self, resource, page: PageRequest) -> tuple[list, int]:
+        """The page of the resource's versions, and how many versions it has."""
+        return selectors.version_page(resource, self.filters(), page, self.inline_below())
+
+    def versions_json(self, group, resource, versions) -> dict:
+        raise NotImplementedError
