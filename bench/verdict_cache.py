@@ -1,7 +1,7 @@
 """Benchmark of the verdict caches (issue 14): 200 times, in process, meta-validate the same JSON Schema document
 and check it backward-compatible with the same earlier version, as repeated POSTs of a version do. Prints ms
-per call (the best of 5 rounds of 200) with the caches on and off (`DigestLRU(0)` keeps nothing; the parse cache `_load_cached` stays on
-both times). Asserts nothing. Run from the project root: `.venv/bin/python bench/verdict_cache.py`.
+per call (the best of 5 rounds of 200) with the caches on and off (a `BoundedCache` of 0 entries keeps nothing;
+the parse cache stays on both times). Asserts nothing. Run from the project root: `.venv/bin/python bench/verdict_cache.py`.
 """
 
 import json
@@ -54,9 +54,10 @@ def main():
     if cached:
         on = run()
         print(f"caches on:  {on:.3f} ms per call")
-        from catalog.validators.digest_cache import DigestLRU
+        from registry.store.bounded_cache import BoundedCache
 
-        schemas._verdicts, compatibility._verdicts = DigestLRU(0), DigestLRU(0)
+        schemas._verdicts = BoundedCache("schema_verdicts", max_entries=0)
+        compatibility._verdicts = BoundedCache("compatibility_verdicts", max_entries=0)
     print(f"caches off: {run():.3f} ms per call" if cached else f"no verdict caches: {run():.3f} ms per call")
 
 

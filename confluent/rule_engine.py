@@ -42,6 +42,7 @@ from referencing import Resource
 
 from catalog.validators import budget
 from catalog.validators.json_references import schema_registry
+from registry.store.bounded_cache import BoundedCache
 
 from .protobuf import _well_known, descriptor_of_text
 
@@ -52,15 +53,23 @@ CACHE_LIMIT = 512
 
 
 class _BoundedCelCache(_CelCache):  # the clients' own cache class (private to them), bounded
-    """The executor's cache of compiled programs, emptied when it reaches CACHE_LIMIT: the clients' cache keeps every
+    """The executor's cache of compiled programs, a registry/store/bounded_cache.py cache of CACHE_LIMIT entries
+    (`cel_programs` in the metrics; the key is all a program is built from): the clients' cache keeps every
     (expression, schema) forever, which a client with a few schemas can afford and a registry serving every schema
     cannot."""
 
+    def __init__(self):
+        super().__init__()
+        self._kept = BoundedCache("cel_programs", max_entries=CACHE_LIMIT)
+
     def set(self, expr, script_type, schema, prog):
-        with self.lock:
-            if len(self.programs) >= CACHE_LIMIT:
-                self.programs.clear()
-            self.programs[(expr, script_type, schema)] = prog
+        self._kept.put((expr, script_type, schema), prog)
+
+    def get_program(self, expr, script_type, schema):
+        return self._kept.get((expr, script_type, schema))
+
+    def clear(self):
+        self._kept.clear()
 
 
 _cel = CelExecutor()

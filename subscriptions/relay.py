@@ -28,6 +28,7 @@ from django.utils import timezone
 from registry.access.permissions import remember_teams
 from registry.access.read_scope import ReadScope, scope_for
 from registry.models import OutboxEvent
+from registry.store.bounded_cache import BoundedCache
 
 from .delivery import policy
 from .delivery.events import attributes, event_format
@@ -36,7 +37,8 @@ from .models import Delivery, Subscription
 
 BATCH = 500
 NO_TEAM = ReadScope(frozenset())  # a subscription without an owner (or whose owner is gone): groups without owners
-_cache: dict = {}
+# the indexes under the stamp of the subscriptions they were built from (their count and latest change)
+_kept = BoundedCache("subscription_indexes", max_entries=1)
 
 
 def subscription_index() -> tuple[dict[str, SubscriptionIndex], dict]:
@@ -44,7 +46,8 @@ def subscription_index() -> tuple[dict[str, SubscriptionIndex], dict]:
     changed (per process)."""
     counted = Subscription.objects.aggregate(n=Count("pk"), m=Max("modified_on"))
     stamp = (counted["n"], counted["m"])
-    if _cache.get("stamp") != stamp:
+    kept = _kept.get("indexes", version=stamp)
+    if kept is None:
         indexes: dict[str, SubscriptionIndex] = {}
         by_id = {}
         for subscription in Subscription.objects.filter(status=Subscription.Status.ACTIVE):
@@ -52,8 +55,9 @@ def subscription_index() -> tuple[dict[str, SubscriptionIndex], dict]:
                 subscription.pk, subscription.filters
             )
             by_id[subscription.pk] = subscription
-        _cache.update(stamp=stamp, indexes=indexes, by_id=by_id)
-    return _cache["indexes"], _cache["by_id"]
+        kept = indexes, by_id
+        _kept.put("indexes", kept, version=stamp)
+    return kept
 
 
 def matching_subscriptions(event: OutboxEvent, indexes: dict[str, SubscriptionIndex]) -> list:

@@ -188,3 +188,14 @@ def snapshot():
         OutboxEvent.objects.count(),
         AuditRecord.objects.count(),
     )
+
+
+def cache_use(name: str) -> tuple[float, float]:
+    """(look-ups, entries) of the per-process cache `name` as /metrics reports them (registry/store/bounded_cache.py):
+    look-ups are its hits and misses so far."""
+    from registry.store.bounded_cache import CACHE_METRICS
+
+    def sample(metric: str) -> float:
+        return CACHE_METRICS.get_sample_value(metric, {"cache": name}) or 0.0
+
+    return sample("registry_cache_hits_total") + sample("registry_cache_misses_total"), sample("registry_cache_entries")

@@ -1,11 +1,13 @@
-"""A small thread-safe LRU of verdicts keyed by a sha256 digest of what they were computed from (issue 14).
+"""The sha256 digest that keys verdicts by what they were computed from (issue 14); the verdicts are kept in
+registry/store/bounded_cache.py caches (`schema_verdicts`, `compatibility_verdicts`, and the compiled schemas of
+message checks).
 
 Clients create versions of existing schemas: every POST of a version meta-validates its document and, under a
 transitive compatibility level, compares it with every earlier version, and the next version compares with
 all of them again. Most of those documents are byte-identical to ones already seen (a retried request, an
 import that re-sends unchanged versions, the earlier versions of a transitive check), so the same verdict was
 computed again and again. Schema validation (catalog.validators.schemas) and compatibility comparison
-(catalog.validators.compatibility) keep their verdicts here.
+(catalog.validators.compatibility) key their verdicts with it.
 
 Keys are sha256 digests of the inputs (`digest`), so the cache holds 64 hex characters per entry rather than
 the documents themselves. Values must be immutable (tuples of strings, tuples of frozen dataclasses): callers
@@ -19,11 +21,8 @@ persisted, and a miss only costs the computation it would have cost anyway.
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
-from typing import Any
 
-__all__ = ["DigestLRU", "digest"]
+__all__ = ["digest"]
 
 
 def digest(*parts: bytes | str | None) -> str:
@@ -39,53 +38,3 @@ def digest(*parts: bytes | str | None) -> str:
         h.update(len(data).to_bytes(8, "big"))
         h.update(data)
     return h.hexdigest()
-
-
-class DigestLRU:
-    """At most `maxsize` values, the ones used last, keyed by digests; every method holds one lock.
-
-    `maxsize` 0 keeps nothing (every `get` misses). `get` returns None on a miss, so None is not a value.
-    Two threads missing the same key both compute the verdict; the second `put` replaces the first, which
-    is equal since verdicts are deterministic.
-    """
-
-    def __init__(self, maxsize: int):
-        if maxsize < 0:
-            raise ValueError("maxsize must be 0 or more")
-        self.maxsize = maxsize
-        self._data: OrderedDict[str, Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: str) -> Any | None:
-        """The value stored under `key` (now the most recently used), or None."""
-        with self._lock:
-            value = self._data.get(key)
-            if value is None:
-                self.misses += 1
-                return None
-            self._data.move_to_end(key)
-            self.hits += 1
-            return value
-
-    def put(self, key: str, value: Any) -> None:
-        """Store `value` (not None, immutable) under `key`, dropping the least recently used beyond maxsize."""
-        if value is None:
-            raise ValueError("None cannot be cached (it means a miss)")
-        with self._lock:
-            if self.maxsize == 0:
-                return
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.maxsize:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self.hits = self.misses = 0
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._data)

@@ -3,7 +3,6 @@
 Formats are stored as written; these helpers only decide which validator applies.
 """
 
-import functools
 import re
 from typing import TypeGuard
 
@@ -40,7 +39,6 @@ def is_valid_format_identifier(value) -> TypeGuard[str]:
     return isinstance(value, str) and bool(FORMAT_PATTERN.fullmatch(value))
 
 
-@functools.lru_cache(maxsize=1024)  # called for every pair of versions compared; formats are few
 def schema_format_family(value: str | None) -> tuple[str | None, str | None]:
     """Canonical schema format name and version: `("JsonSchema", "draft-07")`; `(None, v)` when unknown."""
     if not value or not isinstance(value, str):

@@ -17,6 +17,8 @@ from __future__ import annotations
 import functools
 import re
 
+from registry.store.bounded_cache import BoundedCache
+
 from . import budget
 
 REGEX_FALLBACK_SECONDS = 1.0  # the regex module's timeout when no check budget runs
@@ -37,9 +39,20 @@ def _re2_options():
     return options
 
 
-@functools.lru_cache(maxsize=CACHE_SIZE)
+_compiled = BoundedCache("compiled_patterns", max_entries=CACHE_SIZE)  # by the pattern, all they are built from
+
+
 def compiled(pattern: str):
-    """(engine, compiled pattern): ("re2", ...) when RE2 takes it, else ("regex", ...); PatternError otherwise."""
+    """(engine, compiled pattern): ("re2", ...) when RE2 takes it, else ("regex", ...); PatternError otherwise (not
+    kept: raised again)."""
+    found = _compiled.get(pattern)
+    if found is None:
+        found = _compile(pattern)
+        _compiled.put(pattern, found)
+    return found
+
+
+def _compile(pattern: str):
     # here: RE2 and the regex module load with the first pattern of a user's schema, not at start-up
     import re2
 

@@ -15,12 +15,14 @@ MAX_DEPTH deep, so a recursive message type is bounded), proto2 `required` field
 
 from __future__ import annotations
 
+from registry.store.bounded_cache import BoundedCache
+
 from .compatibility.protobuf import _File, load
-from .digest_cache import DigestLRU, digest
+from .digest_cache import digest
 
 MAX_DEPTH = 100  # nesting of messages in Protobuf data (the protobuf runtime's default recursion limit)
 CACHE_SIZE = 128
-_cache = DigestLRU(CACHE_SIZE)
+_cache = BoundedCache("protobuf_data_schemas", max_entries=CACHE_SIZE)  # by digest
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
 WIRE_NAMES = {

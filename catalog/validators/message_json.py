@@ -19,15 +19,16 @@ from referencing.jsonschema import specification_with
 from catalog.message_report import MAX_ERRORS, Report
 from catalog.validators import budget
 from catalog.validators.avro_binary import CountError, check_counts, has_zero_width_arrays
-from catalog.validators.digest_cache import DigestLRU, digest
+from catalog.validators.digest_cache import digest
 from catalog.validators.json_engine import UncheckedError, bounded_validator_class, unchecked_count
 from catalog.validators.json_references import schema_registry, unresolvable_reason
 from catalog.validators.message_formats.declarations import show
 from catalog.validators.schemas import DRAFTS
 from registry.domain.json_text import load_json_document
+from registry.store.bounded_cache import BoundedCache
 
 VALIDATOR_CACHE_SIZE = 256
-_validators = DigestLRU(VALIDATOR_CACHE_SIZE)
+_validators = BoundedCache("message_json_validators", max_entries=VALIDATOR_CACHE_SIZE)  # by digest
 
 
 def _segment_path(parts) -> str:

@@ -19,13 +19,15 @@ import warnings
 
 import xmlschema
 
+from registry.store.bounded_cache import BoundedCache
+
 from . import budget
-from .digest_cache import DigestLRU, digest
+from .digest_cache import digest
 from .xsd_classes import schema_class
 
 MAX_XML_BYTES = 2 * 1024 * 1024  # XML data checked at most (xmlschema's validation is pure Python)
 CACHE_SIZE = 64
-_cache = DigestLRU(CACHE_SIZE)
+_cache = BoundedCache("xml_schemas", max_entries=CACHE_SIZE)  # compiled XSDs by digest
 
 
 @functools.cache

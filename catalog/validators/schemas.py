@@ -25,9 +25,9 @@ limit, or the budget of the check that asks, such as a compatibility dry run); t
 rules and the characters read are its steps, as are an XML Schema's components built and values read
 (catalog.validators.xsd_classes), and past it a 503 problem names the budget. No verdict is cached then.
 
-Verdicts are cached (issue 14): the errors of a (family, version, document) are kept in a DigestLRU keyed by
-the document's sha256, so an unchanged document posted again, as a new version of an existing schema or in a
-retried request, is not validated again. Verdicts reached through RecursionError or MemoryError ("too
+Verdicts are cached (issue 14): the errors of a (family, version, document) are kept in a bounded cache
+(registry/store/bounded_cache.py, `schema_verdicts` in the metrics) keyed by the document's sha256, so an unchanged
+document posted again, as a new version of an existing schema or in a retried request, is not validated again. Verdicts reached through RecursionError or MemoryError ("too
 complex", "nested too deeply") depend on the moment and are not cached.
 """
 
@@ -38,9 +38,10 @@ import warnings
 from collections.abc import Callable
 
 from registry.domain.json_text import MAX_DEPTH, nesting_exceeds, parse_json_limited
+from registry.store.bounded_cache import BoundedCache
 
 from . import budget
-from .digest_cache import DigestLRU, digest
+from .digest_cache import digest
 from .format_names import schema_format_family
 from .json_references import refuse_retrieval, schema_registry
 
@@ -66,7 +67,7 @@ DRAFT_NAMES = {
 FAST_PATH_MAX_DEPTH = 64  # nesting up to which jsonschema-rs may accept a schema (see _first_meta_error)
 VERDICT_CACHE_SIZE = 1024  # verdicts kept per process, the ones used last (a digest and a few strings each)
 _TRANSIENT_MARKERS = ("too complex to", "nested too deeply")  # verdicts of RecursionError / MemoryError
-_verdicts = DigestLRU(VERDICT_CACHE_SIZE)
+_verdicts = BoundedCache("schema_verdicts", max_entries=VERDICT_CACHE_SIZE)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import base64
-import functools
 import json
+
+from registry.store.bounded_cache import BoundedCache
 
 from .. import subjects
 from ..models import SchemaId, SubjectVersion
@@ -76,18 +77,21 @@ def name_of_row(row: SubjectVersion) -> str | None:
     return subjects.name_of(row.resource.group.gid, row.resource.rid)
 
 
-@functools.lru_cache(maxsize=512)
-def _serialized(text: str, references_json: str) -> str:
-    references = json.loads(references_json)
-    resolved_refs = resolve_stored_references(references)
-    fdp = descriptor_of_text(text)
-    try:
-        fdp = resolved(fdp, resolved_refs)
-    except Exception:  # a stored text that no longer resolves: its descriptor as written
-        pass
-    fdp.name = ""
-    return base64.b64encode(fdp.SerializeToString()).decode("ascii")
+# serialized descriptors by (text, references): the key is what they are built from (the references' stored texts
+# are read again at each miss)
+_serialized = BoundedCache("confluent_serialized_schemas", max_entries=512)
 
 
 def serialized(text: str, references: list[dict]) -> str:
-    return _serialized(text, json.dumps(references or [], sort_keys=True))
+    key = (text, json.dumps(references or [], sort_keys=True))
+    found = _serialized.get(key)
+    if found is None:
+        fdp = descriptor_of_text(text)
+        try:
+            fdp = resolved(fdp, resolve_stored_references(references or []))
+        except Exception:  # a stored text that no longer resolves: its descriptor as written
+            pass
+        fdp.name = ""
+        found = base64.b64encode(fdp.SerializeToString()).decode("ascii")
+        _serialized.put(key, found)
+    return found

@@ -105,6 +105,10 @@ class BoundedCache:
             self._report()
         return kept
 
+    def count(self, hit: bool) -> None:
+        """Count a look-up made with `counted=False` whose entry the caller checked itself (a hit when it served)."""
+        (self._hits if hit else self._misses).inc()
+
     def pop(self, key: Hashable) -> None:
         with self._lock:
             old = self._entries.pop(key, None)

@@ -17,15 +17,15 @@ sees its own uncommitted rows and digest; when it rolls back, the committed dige
 read reads all again.
 
 Memory: at most DOCUMENT_BYTES of documents (and their rows) per process, the resources read least recently
-dropped first; a resource whose documents alone exceed it is read whole each time and not kept. SQLite (in process, no network)
+dropped first; a resource whose documents alone exceed it is read whole each time and not kept (a
+registry/store/bounded_cache.py cache, `earlier_documents` in the metrics: an entry carries the digest it was read
+with, its freshness key; a hit is a kept entry used, with or without rows after it). SQLite (in process, no network)
 reads every document each time, as before.
 """
 
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,6 +34,7 @@ from django.db.models.fields.json import KT
 
 from ..compiled_reads import prepared_cursor
 from ..models import Resource, Version
+from .bounded_cache import BoundedCache
 
 DOCUMENT_BYTES = 32 * 1024 * 1024  # per process
 ROW_OVERHEAD = 200  # bytes a kept row takes besides its document (its tuple, date, id, format)
@@ -48,9 +49,7 @@ class _Kept:
     size: int  # bytes of documents and rows
 
 
-_kept: OrderedDict[int, _Kept] = OrderedDict()
-_kept_bytes = 0
-_lock = threading.Lock()
+_kept = BoundedCache("earlier_documents", max_bytes=DOCUMENT_BYTES)
 
 
 Documents = Sequence[tuple[str | None, bytes]]
@@ -113,18 +112,15 @@ def _read(resource_id: int, after: int) -> tuple[int, list[tuple]]:
     return digest, [row for row in result if row[1] is not None]
 
 
-def _postgresql(resource_id: int) -> _Kept | tuple:
-    """The rows (as the entry kept of them, unless they are too many to keep), from the kept ones and the rows after
-    them when the kept ones are as they were."""
-    global _kept_bytes
-    with _lock:
-        kept = _kept.get(resource_id)
-        if kept is not None:
-            _kept.move_to_end(resource_id)
+def _postgresql(resource_id: int) -> _Kept:
+    """The rows (as an entry to keep), from the kept ones and the rows after them when the kept ones are as they
+    were."""
+    kept = _kept.get(resource_id, counted=False)
     digest, later = _read(resource_id, kept.last_id if kept is not None else -1)
     if kept is not None and digest != kept.digest + sum(int(row[4]) for row in later):
         kept = None  # a kept row changed or went, or a lower id appeared: read them all
         digest, later = _read(resource_id, -1)
+    _kept.count(hit=kept is not None)
     new_rows = [(created, pk_, fmt, bytes(document)) for created, pk_, fmt, document, _h in later]
     if kept is not None and not new_rows:
         return kept
@@ -137,8 +133,6 @@ def _postgresql(resource_id: int) -> _Kept | tuple:
         pairs = [(fmt, document) for _created, _pk, fmt, document in new_rows]
         documents = (*(kept.documents if kept is not None else ()), *pairs)
     size = (kept.size if kept is not None else 0) + sum(len(row[3]) + ROW_OVERHEAD for row in new_rows)
-    if size > DOCUMENT_BYTES:
-        return rows
     entry = _Kept(
         rows=rows,
         documents=documents,
@@ -146,12 +140,5 @@ def _postgresql(resource_id: int) -> _Kept | tuple:
         digest=digest,
         size=size,
     )
-    with _lock:
-        old = _kept.pop(resource_id, None)
-        _kept_bytes -= old.size if old is not None else 0
-        _kept[resource_id] = entry
-        _kept_bytes += size
-        while _kept_bytes > DOCUMENT_BYTES and _kept:
-            _id, dropped = _kept.popitem(last=False)
-            _kept_bytes -= dropped.size
+    _kept.put(resource_id, entry, size=size)  # (not kept when larger than DOCUMENT_BYTES alone)
     return entry

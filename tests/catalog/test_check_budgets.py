@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.helpers import assert_problem, make_definition_group, post_definition, snapshot
+from tests.helpers import assert_problem, cache_use, make_definition_group, post_definition, snapshot
 
 STRUCTURED = "application/cloudevents+json"
 # CPU seconds of the test's thread (the test client runs the request in it) a request may take here, whatever the
@@ -90,7 +90,7 @@ def test_backtracking_patterns_are_matched_in_linear_time(define, anon, v1):
             "definitions": {"b": {**drafted, "$schema": "http://json-schema.org/draft-07/schema#"}},
         },
     )
-    before = snapshot()
+    before, (looked_up, _entries) = snapshot(), cache_use("compiled_patterns")
     body = verdict_of(anon, "pattern", event(text), v1=v1)
     assert body["valid"] is False and "does not match" in body["errors"][0]["reason"], body
     body = verdict_of(anon, "drafted", event({"a": text, "b": text}), v1=v1)
@@ -102,6 +102,8 @@ def test_backtracking_patterns_are_matched_in_linear_time(define, anon, v1):
     assert verdict_of(anon, "pattern", event("a" * 27), v1=v1)["valid"] is True
     assert verdict_of(anon, "names", event({"a" * 27: 1}), v1=v1)["valid"] is True
     assert snapshot() == before
+    now, entries = cache_use("compiled_patterns")  # each pattern compiled once, then found by its text
+    assert now - looked_up >= 6 and entries >= 1
 
 
 def test_a_pattern_re2_cannot_run_ends_within_the_budget(define, anon, settings):

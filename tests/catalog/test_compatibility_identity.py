@@ -7,7 +7,6 @@ exactly the issues, in the same order and wording, as comparing with every versi
 import copy
 import functools
 import json
-from collections import OrderedDict
 
 import pytest
 
@@ -91,8 +90,8 @@ def test_versions_alike_are_compared_once(monkeypatch):
 def every_version_compared(patched) -> None:
     """In this monkeypatch context, a check compares with every version and keeps nothing for the next one."""
     patched.setattr(compatibility, "_identity", lambda family, content: None)
-    patched.setattr(compatibility, "_frontiers", OrderedDict())
-    patched.setattr(compatibility, "_frontier_bytes", 0)
+    compatibility._frontiers.clear()
+    patched.setattr(compatibility._frontiers, "max_bytes", 0)
 
 
 def histories(case) -> list[list[bytes]]:

@@ -410,11 +410,17 @@ def test_http_envelope(su, anon):
 
 def test_compiled_validators_are_cached(anon, demo):
     from catalog.validators import message_json
+    from registry.store.bounded_cache import CACHE_METRICS
+
+    def counted():
+        labels = {"cache": "message_json_validators"}
+        return [CACHE_METRICS.get_sample_value(f"registry_cache_{n}_total", labels) or 0 for n in ("misses", "hits")]
 
     message_json._validators.clear()
+    before = counted()
     for _ in range(3):
         verdict(post(anon, f"{CUSTOMER_CREATED}/validate", customer_created()), CUSTOMER_CREATED)
-    assert message_json._validators.misses == 1 and message_json._validators.hits == 2
+    assert [after - then for after, then in zip(counted(), before, strict=True)] == [1, 2]
 
 
 # --- AMQP and NATS envelopes, and a schema whose references loop -------------------------------------------------

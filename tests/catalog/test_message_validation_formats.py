@@ -13,7 +13,7 @@ import time
 import pytest
 
 from tests.catalog.test_message_validation import error_paths, post, verdict
-from tests.helpers import make_definition_group, make_group, post_definition, post_schema, snapshot
+from tests.helpers import cache_use, make_definition_group, make_group, post_definition, post_schema, snapshot
 
 PROTO = b"""syntax = "proto3";
 package com.example;
@@ -154,7 +154,7 @@ def check(client, did: str, message: dict, content_type="application/cloudevents
 
 
 def test_protobuf_valid_message_and_nothing_written(anon, protos):
-    before = snapshot()
+    before, (looked_up, _entries) = snapshot(), cache_use("protobuf_data_schemas")
     for did in ("order", "versioned"):
         body = check(anon, did, event(f"pb.{did}", data_base64=b64(order())))
         assert body == {"valid": True, "errors": [], "definition": f"/definitionGroups/pb/definitions/{did}"}
@@ -173,6 +173,8 @@ def test_protobuf_valid_message_and_nothing_written(anon, protos):
     # the empty message is valid proto3
     assert check(anon, "order", event("pb.order", data_base64=""))["valid"] is True
     assert snapshot() == before
+    now, entries = cache_use("protobuf_data_schemas")  # the parsed schema of each check, kept by digest
+    assert now - looked_up >= 4 and entries >= 1
 
 
 def test_protobuf_wrong_wire_type_is_named(anon, protos):
@@ -246,7 +248,7 @@ def xsd(su):
 
 
 def test_xsd_valid_and_nothing_written(anon, xsd):
-    before = snapshot()
+    before, (looked_up, _entries) = snapshot(), cache_use("xml_schemas")
     assert (
         check(anon, "order", event("x.order", datacontenttype="application/xml", data=VALID_XML), group="x")["valid"]
         is True
@@ -264,6 +266,8 @@ def test_xsd_valid_and_nothing_written(anon, xsd):
     assert check(anon, "order", binary, "application/json", group="x")["valid"] is True
     assert check(anon, "order", event("x.order", data_base64=b64(VALID_XML.encode())), group="x")["valid"] is True
     assert snapshot() == before
+    now, entries = cache_use("xml_schemas")  # the compiled XSD of each check, kept by digest
+    assert now - looked_up >= 3 and entries >= 1
 
 
 def test_xsd_errors_name_the_element(anon, xsd):

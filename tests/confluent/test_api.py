@@ -275,3 +275,23 @@ def test_another_schema_type_is_incompatible(registry, http):
     assert refused.status_code == 409 and refused.json()["error_code"] == 409, refused.text
     assert "schemaType JSON differs from AVRO" in refused.json()["message"]
     assert (OutboxEvent.objects.count(), Version.objects.count()) == (events, versions)
+
+
+def test_a_protobuf_schema_serialized_is_kept_and_counted(registry, http):
+    """`?format=serialized` builds a PROTOBUF schema's FileDescriptorProto once per text and references: the next
+    read is a hit of `confluent_serialized_schemas` (registry/store/bounded_cache.py) in /metrics' counts."""
+    import base64
+
+    from google.protobuf import descriptor_pb2
+
+    from tests.helpers import cache_use
+
+    text = 'syntax = "proto3";\npackage acme;\nmessage Counted {\n  string id = 1;\n}\n'
+    schema_id = registry.register_schema("counted-value", Schema(text, "PROTOBUF"))
+    looked_up, _entries = cache_use("confluent_serialized_schemas")
+    answers = [http.get(f"/schemas/ids/{schema_id}", params={"format": "serialized"}) for _ in range(2)]
+    assert [a.status_code for a in answers] == [200, 200] and answers[0].json() == answers[1].json()
+    descriptor = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(answers[0].json()["schema"]))
+    assert [m.name for m in descriptor.message_type] == ["Counted"]
+    now, entries = cache_use("confluent_serialized_schemas")
+    assert now - looked_up == 2 and entries >= 1

@@ -15,7 +15,7 @@ from confluent_kafka.schema_registry.schema_registry_client import Metadata, Met
 from django.core.management import call_command
 
 from tests.confluent.test_contracts import state
-from tests.helpers import definition, make_definition_group, post_definition
+from tests.helpers import cache_use, definition, make_definition_group, post_definition
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -87,8 +87,11 @@ def test_a_cel_condition_refuses_a_message_naming_the_rule(registry, admin_clien
         "definition": "/definitionGroups/shop/definitions/order",
     }
     before = state()
+    looked_up, _entries = cache_use("cel_programs")
     verdict = validate(admin_client, path, event(order(size=0)))
     assert state() == before  # a check writes nothing
+    now, entries = cache_use("cel_programs")  # the rule's compiled program, kept by expression and schema
+    assert now > looked_up and entries >= 1
     assert verdict["valid"] is False
     [error] = verdict["errors"]
     assert error["path"] == "data"

@@ -1,13 +1,15 @@
 """`/metrics` in process: off by default, a bearer token, the request figures by route and status, and the
 backlogs read from the database (operations/metrics.py). Several gunicorn workers: test_servers.py."""
 
+import json
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.helpers import PROBLEM_TYPE, make_group
+from tests.helpers import PROBLEM_TYPE, make_group, post_schema
 
 TOKEN = "scrape-token-0123456789"
 
@@ -154,3 +156,37 @@ def test_caches_report_entries_bytes_hits_and_misses(client, su, db, settings):
     assert delta("registry_cache_misses_total", "rendered_groups") >= 1  # each group's part rendered the first time
     for name in ("fast_read_answers", "fast_read_paths", "basic_auth_pairs", "url_resolutions", "rendered_groups"):
         assert name in caches and ("registry_cache_entries", frozenset({("cache", name)})) in after, name
+
+
+def test_the_caches_of_a_version_check_report_their_use(client, su, db, settings):
+    """A new version's checks go through the caches of issue 40's second half (registry/store/bounded_cache.py):
+    its document's verdict, the parsed documents and the verdicts of a transitive compatibility check, the frontier
+    of the earlier versions; on PostgreSQL the earlier documents too. Each is counted in /metrics by its name, and
+    its entries are its own. The other caches' use is shown beside their own tests (`tests.helpers.cache_use`)."""
+    from registry.store.bounded_cache import caches
+
+    settings.REGISTRY_METRICS_TOKEN = TOKEN
+    schema = {"type": "object", "properties": {"id": {"type": "string", "pattern": "^[a-z]+$"}}}
+    make_group(su, "cache-g")
+    assert su.put("/schemaGroups/cache-g", {"compatibility": "backward_transitive"}, format="json").status_code == 200
+    before = scrape(client)
+    post_schema(su, "cache-g", "s", json.dumps(schema).encode(), "application/json", "JsonSchema/draft-07")
+    for note in ("two", "three", "four"):
+        body = json.dumps({**schema, "description": note}).encode()
+        response = su.post("/schemaGroups/cache-g/schemas/s", body, content_type="application/json")
+        assert response.status_code == 201, response.content
+    after = scrape(client)
+
+    def delta(name, cache):
+        return value(after, name, cache=cache) - value(before, name, cache=cache)
+
+    used = ["schema_verdicts", "compatibility_verdicts", "parsed_schemas", "compatibility_frontiers"]
+    if connection.vendor == "postgresql":
+        used.append("earlier_documents")
+    for name in used:
+        assert delta("registry_cache_misses_total", name) >= 1, name
+        assert value(after, "registry_cache_entries", cache=name) == len(caches[name]) >= 1, name
+    for name in ("parsed_schemas", "compatibility_frontiers"):  # the next check reuses them
+        assert delta("registry_cache_hits_total", name) >= 1, name
+    if connection.vendor == "postgresql":
+        assert delta("registry_cache_hits_total", "earlier_documents") >= 2  # the third and fourth versions' reads

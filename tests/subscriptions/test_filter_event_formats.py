@@ -10,6 +10,7 @@ import json
 import pytest
 
 from subscriptions.models import Delivery
+from tests.helpers import cache_use
 
 pytestmark = pytest.mark.django_db(transaction=True)
 V10 = "xregistry-1.0"
@@ -92,8 +93,11 @@ def test_one_change_reaches_each_format_by_its_own_spelling(su, private_sinks, s
             "protocolsettings": {"headers": {"X-Format": eventformat}},
         }
         assert su.post("/subscriptions", body, format="json").status_code == 201
+    looked_up, _entries = cache_use("subscription_indexes")
     assert su.put("/schemaGroups/com.acme", {}, format="json").status_code == 201
     received = sorted(
         (r["headers"]["x-format"], json.loads(r["body"])["subject"]) for r in sink.requests if r["method"] == "POST"
     )
     assert received == [(V05, "/schemaGroups/com.acme"), (V10, "/schemagroups/com.acme")]
+    now, entries = cache_use("subscription_indexes")  # the relay's indexes, kept under the subscriptions' stamp
+    assert now > looked_up and entries == 1

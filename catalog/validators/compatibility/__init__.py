@@ -19,7 +19,7 @@ list of earlier versions (`_Frontier`, up to FRONTIER_BYTES of documents per pro
 looks up the identity of the version added since alone.
 
 Verdicts are cached too (issue 14): the incompatibilities of (family, old, new, direction) are kept in a
-DigestLRU keyed by the sha256 of both documents, so creating a version under a transitive level does not
+bounded cache keyed by the sha256 of both documents, so creating a version under a transitive level does not
 compare again the pairs an earlier request already compared. Verdicts reached through RecursionError are not
 cached; callers get a new list each time (its Incompatibility items are frozen).
 
@@ -42,15 +42,14 @@ from __future__ import annotations
 
 import functools
 import operator
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from registry.domain.model import COMPATIBILITY_LEVELS
+from registry.store.bounded_cache import BoundedCache
 
 from .. import budget
-from ..digest_cache import DigestLRU, digest
+from ..digest_cache import digest
 from ..format_names import schema_format_family
 from .result import Incompatibility
 
@@ -61,7 +60,7 @@ DIRECTIONS = {"none": (), "backward": ("backward",), "forward": ("forward",), "f
 PARSED_CACHE_BUDGET_BYTES = 16 * 1024 * 1024
 PARSED_CACHE_MAX_BYTES = 256 * 1024  # larger documents are parsed on every use, to bound the cache's memory
 VERDICT_CACHE_SIZE = 4096  # compatibility verdicts kept per process (a digest and a tuple each)
-_verdicts = DigestLRU(VERDICT_CACHE_SIZE)
+_verdicts = BoundedCache("compatibility_verdicts", max_entries=VERDICT_CACHE_SIZE)
 
 __all__ = ["LEVELS", "Incompatibility", "check_compatibility", "compare_versions", "offered_levels"]
 REFERRING = ("Avro", "JsonSchema")  # the formats whose checkers read the references (module docstring)
@@ -98,48 +97,6 @@ def _checker(family: str | None):
     return None
 
 
-class _ParsedDocuments:
-    """Parsed documents and their identities by (family, bytes), least recently used dropped first beyond the
-    byte budget."""
-
-    def __init__(self, budget: int):
-        self.budget = budget
-        self._items: OrderedDict[tuple[str, bytes, tuple[bytes, ...]], tuple[object, bytes]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, bytes, tuple[bytes, ...]]) -> tuple[object, bytes] | None:
-        """The kept parse of `key`, or None; without the lock (one dict operation each; a transitive check asks
-        for each of hundreds of kept documents on every write)."""
-        item = self._items.get(key)
-        if item is not None:
-            try:
-                self._items.move_to_end(key)
-            except KeyError:  # dropped meanwhile by another thread: still a good answer
-                pass
-        return item
-
-    def load(self, family: str, content: bytes, references: tuple[bytes, ...] = ()) -> tuple[object, bytes]:
-        key = (family, content, references)
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        item = _parse(family, content, references)  # outside the lock; failures raise and are not kept
-        with self._lock:
-            if key not in self._items:
-                self._items[key] = item
-                self._bytes += _size(content, references)
-                while self._bytes > self.budget and self._items:
-                    (_family, old, old_references), _value = self._items.popitem(last=False)
-                    self._bytes -= _size(old, old_references)
-        return item
-
-
-def _size(content: bytes, references: tuple[bytes, ...]) -> int:
-    return len(content) + sum(len(r) for r in references)
-
-
 def _parse(family: str, content: bytes, references: tuple[bytes, ...] = ()) -> tuple[object, bytes]:
     checker = _checker(family)
     parsed = checker.load(content, references) if references else checker.load(content)
@@ -147,7 +104,10 @@ def _parse(family: str, content: bytes, references: tuple[bytes, ...] = ()) -> t
     return parsed, identify(parsed) if identify is not None else content
 
 
-_parsed_documents = _ParsedDocuments(PARSED_CACHE_BUDGET_BYTES)
+# parsed documents and their identities by (family, bytes, references): the key is what they were built from
+_parsed_documents = BoundedCache(
+    "parsed_schemas", max_bytes=PARSED_CACHE_BUDGET_BYTES, max_item_bytes=PARSED_CACHE_MAX_BYTES
+)
 
 
 def _parsed(family: str, content: bytes, references: tuple[bytes, ...] = ()):
@@ -158,12 +118,12 @@ def _parsed(family: str, content: bytes, references: tuple[bytes, ...] = ()):
 
 
 def _parsed_and_identity(family: str, content: bytes, references: tuple[bytes, ...] = ()) -> tuple[object, bytes]:
-    kept = _parsed_documents.get((family, content, references))
-    if kept is not None:
-        return kept
-    if _size(content, references) > PARSED_CACHE_MAX_BYTES:
-        return _parse(family, content, references)
-    return _parsed_documents.load(family, content, references)
+    key = (family, content, references)
+    kept = _parsed_documents.get(key)
+    if kept is None:
+        kept = _parse(family, content, references)  # failures raise and are not kept; larger ones are not kept
+        _parsed_documents.put(key, kept, size=len(content) + sum(len(r) for r in references))
+    return kept
 
 
 def _identity(family: str, content: bytes, references: tuple[bytes, ...] = ()) -> bytes | None:
@@ -304,24 +264,20 @@ class _Frontier:
 
 
 FRONTIER_BYTES = 16 * 1024 * 1024  # documents the kept frontiers refer to, per process (most are kept elsewhere too)
-_frontiers: OrderedDict[tuple, _Frontier] = OrderedDict()
-_frontier_bytes = 0
-_frontier_lock = threading.Lock()
+# by (family, references, first document); an entry is good for the lists that begin with its documents (checked)
+_frontiers = BoundedCache("compatibility_frontiers", max_bytes=FRONTIER_BYTES)
 
 
 def _frontier(family: str, others: Sequence[bytes], references: tuple[bytes, ...]) -> _Frontier:
     """The places to compare in `others` (all of them from the first): from the frontier kept for a list that `others`
     begins with, looking at the rest alone."""
-    global _frontier_bytes
     key = (family, references, others[0])  # (another schema with the same first version: one replaces the other)
-    with _frontier_lock:
-        kept = _frontiers.get(key)
-        if kept is not None:
-            _frontiers.move_to_end(key)
+    kept = _frontiers.get(key, counted=False)
     done = len(kept.documents) if kept is not None else 0
     # (the same document objects from one check to the next, registry/store/earlier_documents.py: compared by identity first)
     if kept is None or done > len(others) or not all(map(operator.eq, kept.documents, others)):
         kept, done = None, 0
+    _frontiers.count(hit=kept is not None)
     if kept is not None and done == len(others):
         return kept
     places = list(kept.places) if kept is not None else []
@@ -331,12 +287,5 @@ def _frontier(family: str, others: Sequence[bytes], references: tuple[bytes, ...
             places.append(index)
     size = (kept.size if kept is not None else 0) + sum(len(old) for old in others[done:])
     frontier = _Frontier(others if isinstance(others, tuple) else tuple(others), places, frozenset(identities), size)
-    if size <= FRONTIER_BYTES:
-        with _frontier_lock:
-            old = _frontiers.pop(key, None)
-            _frontier_bytes += size - (old.size if old is not None else 0)
-            _frontiers[key] = frontier
-            while _frontier_bytes > FRONTIER_BYTES and _frontiers:
-                _key, dropped = _frontiers.popitem(last=False)
-                _frontier_bytes -= dropped.size
+    _frontiers.put(key, frontier, size=size)  # (not kept when larger than FRONTIER_BYTES alone)
     return frontier

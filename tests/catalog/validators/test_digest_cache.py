@@ -1,16 +1,15 @@
-"""Verdict caches of issue 14: DigestLRU itself, and schema validation and compatibility verdicts computed once
+"""Verdict caches of issue 14: the digest that keys them, and schema validation and compatibility verdicts computed once
 per identical input, observed by counting calls to the function the cached path calls (the real one runs)."""
 
 import inspect
 import json
 import sys
-import threading
 
 import pytest
 
 from catalog.validators import compatibility, schemas
 from catalog.validators.compatibility import check_compatibility, compare_versions
-from catalog.validators.digest_cache import DigestLRU, digest
+from catalog.validators.digest_cache import digest
 from catalog.validators.schemas import validate_schema
 
 JSON = "JsonSchema/draft-07"
@@ -41,44 +40,7 @@ def counting(monkeypatch, module, name):
     return calls
 
 
-# DigestLRU and digest
-
-
-def test_lru_returns_what_was_put_and_drops_the_least_recently_used():
-    cache = DigestLRU(2)
-    cache.put("a", (1,))
-    cache.put("b", (2,))
-    assert cache.get("a") == (1,)  # "a" is now the most recently used
-    cache.put("c", (3,))
-    assert cache.get("b") is None
-    assert cache.get("a") == (1,) and cache.get("c") == (3,)
-    assert len(cache) == 2
-
-
-def test_lru_of_size_zero_keeps_nothing_and_none_is_refused():
-    cache = DigestLRU(0)
-    cache.put("a", ())
-    assert cache.get("a") is None and len(cache) == 0
-    with pytest.raises(ValueError):
-        DigestLRU(1).put("a", None)
-    with pytest.raises(ValueError):
-        DigestLRU(-1)
-
-
-def test_lru_stays_bounded_under_threads():
-    cache = DigestLRU(50)
-
-    def work(n):
-        for i in range(2000):
-            cache.put(f"{n}-{i % 100}", (i,))
-            cache.get(f"{n}-{(i * 7) % 100}")
-
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert len(cache) == 50
+# digest
 
 
 def test_digest_separates_parts_and_kinds():
