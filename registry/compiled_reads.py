@@ -80,26 +80,33 @@ def history_columns(vendor: str) -> str:
 
 
 @cache
-def caller_column(vendor: str) -> str:
-    """Whether the API token given as its parameter is a key of an active user (NULL: no such key)."""
+def _token_from_where(vendor: str) -> str:
+    """FROM and WHERE of an API token (`t`) and its user (`u`) by the token's key, its parameter."""
     qn = _qn()
     user = get_user_model()
     return (
-        f"(SELECT u.{qn(user._meta.get_field('is_active').column)} FROM {qn(Token._meta.db_table)} t "
-        f"INNER JOIN {qn(user._meta.db_table)} u ON t.{qn(Token._meta.get_field('user').column)} = "
-        f"u.{qn(user._meta.pk.column)} WHERE t.{qn(Token._meta.get_field('key').column)} = %s)"
+        f"FROM {qn(Token._meta.db_table)} t INNER JOIN {qn(user._meta.db_table)} u "
+        f"ON t.{qn(Token._meta.get_field('user').column)} = u.{qn(user._meta.pk.column)} "
+        f"WHERE t.{qn(Token._meta.get_field('key').column)} = %s"
     )
+
+
+@cache
+def caller_column(vendor: str) -> str:
+    """Whether the API token given as its parameter is a key of an active user (NULL: no such key)."""
+    return f"(SELECT u.{_qn()(get_user_model()._meta.get_field('is_active').column)} {_token_from_where(vendor)})"
+
+
+def _all_columns(*aliased) -> str:
+    """Every column of each (model, alias), in order."""
+    qn = _qn()
+    return ", ".join(f"{alias}.{qn(f.column)}" for model, alias in aliased for f in _fields(model))
 
 
 @cache
 def _statement(vendor: str, by_version: bool, history: bool = False, caller: bool = False) -> str:
     """Every column of the resource, its group and the version (then the history and caller columns)."""
-    qn = _qn()
-    columns = ", ".join(
-        f"{alias}.{qn(f.column)}"
-        for model, alias in ((Resource, "r"), (Group, "g"), (Version, "v"))
-        for f in _fields(model)
-    )
+    columns = _all_columns((Resource, "r"), (Group, "g"), (Version, "v"))
     extra = (f", {history_columns(vendor)}" if history else "") + (f", {caller_column(vendor)}" if caller else "")
     return f"SELECT {columns}{extra} {from_where(vendor, by_version)}"
 
@@ -115,16 +122,23 @@ def _converters(vendor: str, model) -> list[tuple]:
     return out
 
 
-def _instance(model, db: str, values: tuple, connection):
-    fields = _fields(model)
-    if values[0] is None:  # the LEFT JOIN found no row
-        return None
-    converted = []
-    for (expression, converters), value in zip(_converters(connection.vendor, model), values, strict=True):
-        for convert in converters:
-            value = convert(value, expression, connection)
-        converted.append(value)
-    return model.from_db(db, [f.attname for f in fields], converted)
+def _instances(models, db: str, row: tuple, connection) -> list:
+    """An instance of each model, in order, from its columns in `row` one after the other (None for a model whose
+    columns are NULL: the LEFT JOIN found no row)."""
+    out, start = [], 0
+    for model in models:
+        fields = _fields(model)
+        values, start = row[start : start + len(fields)], start + len(fields)
+        if values[0] is None:
+            out.append(None)
+            continue
+        converted = []
+        for (expression, converters), value in zip(_converters(connection.vendor, model), values, strict=True):
+            for convert in converters:
+                value = convert(value, expression, connection)
+            converted.append(value)
+        out.append(model.from_db(db, [f.attname for f in fields], converted))
+    return out
 
 
 @cache
@@ -142,10 +156,8 @@ def row_of(model, where: str, params: list, *, lock: str = ""):
     if not connection.features.has_select_for_update:
         lock = ""
     sql = f"SELECT {_columns(connection.vendor, model)} FROM {_qn()(model._meta.db_table)} WHERE {where} {lock}"
-    with prepared_cursor(connection) as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    return _instance(model, connection.alias, row, connection) if row is not None else None
+    db, connection, row = fetch_one(sql, params, model=model)
+    return _instances([model], db, row, connection)[0] if row is not None else None
 
 
 def prepared_cursor(connection, *, binary: bool = False):
@@ -165,8 +177,9 @@ def prepared_cursor(connection, *, binary: bool = False):
     return (CursorDebugWrapper if connection.queries_logged else CursorWrapper)(raw, connection)
 
 
-def fetch_one(statement: str, params: list, *, binary: bool = False):
-    db = router.db_for_read(Resource)
+def fetch_one(statement: str, params: list, *, binary: bool = False, model=Resource):
+    """(database alias, connection, first row) of a statement sent on the connection that reads `model`."""
+    db = router.db_for_read(model)
     connection = connections[db]
     with prepared_cursor(connection, binary=binary) as cursor:
         cursor.execute(statement, params)
@@ -186,48 +199,26 @@ def document_row(
     db, connection, row = fetch_one(_statement(vendor, vid is not None, history), params)
     if row is None:
         return None
-    n_resource, n_group, n_version = len(_fields(Resource)), len(_fields(Group)), len(_fields(Version))
-    resource = _instance(Resource, db, row[:n_resource], connection)
-    group = _instance(Group, db, row[n_resource : n_resource + n_group], connection)
-    version = _instance(Version, db, row[n_resource + n_group : n_resource + n_group + n_version], connection)
+    resource, group, version = _instances((Resource, Group, Version), db, row, connection)
     resource.group = group
     if version is not None:
         version.resource = resource
     if vid is None:
         resource.latest = version
-    if history:
-        return resource, version, row[-2], row[-1]
-    return resource, version
+    return (resource, version, row[-2], row[-1]) if history else (resource, version)
 
 
 @cache
 def _token_statement(vendor: str) -> str:
-    """Every column of a token and of its user, by the token's key."""
-    qn = _qn()
-    user = get_user_model()
-    columns = ", ".join(
-        f"{alias}.{qn(f.column)}" for model, alias in ((Token, "t"), (user, "u")) for f in _fields(model)
-    )
-    return (
-        f"SELECT {columns} FROM {qn(Token._meta.db_table)} t INNER JOIN {qn(user._meta.db_table)} u "
-        f"ON t.{qn(Token._meta.get_field('user').column)} = u.{qn(user._meta.pk.column)} "
-        f"WHERE t.{qn(Token._meta.get_field('key').column)} = %s"
-    )
+    return f"SELECT {_all_columns((Token, 't'), (get_user_model(), 'u'))} {_token_from_where(vendor)}"
 
 
 def token_and_user(key: str):
     """(token, user) of the API token `key`, the token's `user` loaded, as `Token.objects.select_related("user")`
     gives them; None when there is no such token."""
-    db = router.db_for_read(Token)
-    connection = connections[db]
-    with prepared_cursor(connection) as cursor:
-        cursor.execute(_token_statement(connection.vendor), [key])
-        row = cursor.fetchone()
+    db, connection, row = fetch_one(_token_statement(connections[router.db_for_read(Token)].vendor), [key], model=Token)
     if row is None:
         return None
-    user_model = get_user_model()
-    n_token = len(_fields(Token))
-    token = _instance(Token, db, row[:n_token], connection)
-    user = _instance(user_model, db, row[n_token:], connection)
+    token, user = _instances((Token, get_user_model()), db, row, connection)
     token.user = user
     return token, user

@@ -48,12 +48,11 @@ def send(*parts: Part) -> None:
     """Statements that read nothing back, and that nothing reads before the transaction's end: inside
     `parts_collected()`, kept in its list; otherwise sent at once (module docstring). A part may name an earlier one
     of the same call as a table (its RETURNING rows): PostgreSQL only."""
-    connection = _connection()
-    queued = getattr(connection, "_sent_later", None)
-    if queued is not None:
-        queued.extend(parts)
-    else:
+    queued = getattr(_connection(), "_sent_later", None)
+    if queued is None:
         execute_parts(parts)
+    else:
+        queued.extend(parts)
 
 
 def execute_parts(parts) -> tuple | None:
@@ -62,27 +61,17 @@ def execute_parts(parts) -> tuple | None:
     connection = _connection()
     if not parts:
         return None
-    if connection.vendor == "postgresql":
-        sql, params = one_statement(parts)
-        with prepared_cursor(connection) as cursor:
-            cursor.execute(sql, params)
-            return cursor.fetchone() if cursor.description else None
+    if connection.vendor == "postgresql" and len(parts) > 1:
+        # each part but the last a data-modifying CTE, which PostgreSQL runs once and to its end whether or not the
+        # last reads it; the parameters in the order of the text
+        ctes = ", ".join(f"{name or f'sent_{n}'} AS ({sql})" for n, (name, sql, _params) in enumerate(parts[:-1]))
+        parts = [(None, f"WITH {ctes} {parts[-1][1]}", [value for _name, _sql, params in parts for value in params])]
     row = None
     for _name, sql, params in parts:
-        with connection.cursor() as cursor:
+        with prepared_cursor(connection) as cursor:
             cursor.execute(sql, params)
             row = cursor.fetchone() if cursor.description else None
     return row
-
-
-def one_statement(parts) -> tuple[str, list]:
-    """Parts as one statement (PostgreSQL): each but the last a data-modifying CTE, which PostgreSQL runs once and to
-    its end whether or not the last reads it; the parameters in the order of the text."""
-    if len(parts) == 1:
-        ((_name, sql, params),) = parts
-        return sql, params
-    ctes = ", ".join(f"{name or f'sent_{n}'} AS ({sql})" for n, (name, sql, _params) in enumerate(parts[:-1]))
-    return f"WITH {ctes} {parts[-1][1]}", [value for _name, _sql, params in parts for value in params]
 
 
 def insert_part(model: type[Model], values: dict) -> Part:

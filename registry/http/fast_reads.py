@@ -110,24 +110,22 @@ class Kept:
     size: int = ENTRY_OVERHEAD
 
 
-class KeptAnswers:
+class KeptAnswers(BoundedCache):
     """Per process, least recently used first out, at most REGISTRY_FAST_READ_BYTES in all (registry/store/bounded_cache.py:
-    `fast_read_answers` in the metrics); a URL's answers larger than an eighth of it are not kept."""
+    `fast_read_answers` in the metrics), each URL's `Kept` under its rows (the version); a URL's answers larger than
+    an eighth of it are not kept."""
 
     def __init__(self):
-        self._cache = BoundedCache(
+        super().__init__(
             "fast_read_answers",
             max_bytes=lambda: settings.REGISTRY_FAST_READ_BYTES,
             max_item_bytes=lambda: settings.REGISTRY_FAST_READ_BYTES // 8,
         )
 
-    def get(self, key: tuple, rows: tuple) -> Kept | None:
-        return self._cache.get(key, rows)
-
     def add(self, key: tuple, rows: tuple, variant: tuple, answer: tuple, etag: str | None) -> None:
         status, headers, body = answer[:3]
         size = len(body) + sum(len(name) + len(value) for name, value in headers.values())
-        kept = self._cache.get(key, rows, counted=False)
+        kept = self.get(key, rows, counted=False)
         if kept is None:
             rows_size = sum(len(v) for row in rows if row for v in row if isinstance(v, bytes | str))
             kept = Kept(rows=rows, size=ENTRY_OVERHEAD + rows_size)
@@ -136,42 +134,26 @@ class KeptAnswers:
             kept.size += size
         if etag is not None:
             kept.etag = etag
-        self._cache.put(key, kept, size=kept.size, version=rows)  # (too large to keep: read the whole way each time)
-
-    def clear(self) -> None:
-        self._cache.clear()
-
-    @property
-    def size(self) -> int:
-        return self._cache.size
+        self.put(key, kept, size=kept.size, version=rows)  # (too large to keep: read the whole way each time)
 
 
 kept_answers = KeptAnswers()
-
-
 _resolutions = BoundedCache("fast_read_paths", max_entries=2048)
+_UNKNOWN = object()
 
 
 def _resolved(path_info: str):
     """(resolver match, addresser) of a path whose view registered, else None; kept per path."""
     found = _resolutions.get(path_info, default=_UNKNOWN)
     if found is _UNKNOWN:
-        found = _resolve(path_info)
+        try:
+            match = resolve(path_info)
+        except Resolver404:
+            match = None
+        addresser = _views.get(getattr(match.func, "view_class", None)) if match is not None else None
+        found = (match, addresser) if addresser is not None else None
         _resolutions.put(path_info, found)
     return found
-
-
-_UNKNOWN = object()
-
-
-def _resolve(path_info: str):
-    try:
-        match = resolve(path_info)
-    except Resolver404:
-        return None
-    view_class = getattr(match.func, "view_class", None)
-    addresser = _views.get(view_class) if view_class is not None else None
-    return (match, addresser) if addresser is not None else None
 
 
 def _forget(**_kwargs) -> None:
@@ -195,31 +177,17 @@ def _caller_token(meta: dict) -> tuple[bool, str | None]:
 
 
 def _rows(address: DocumentAddress, token: str | None):
-    """(rows, token valid) for the address, or None when the path holds no document."""
-    key = document_key(
-        address.group_type,
-        address.gid,
-        address.resource_type,
-        address.rid,
-        address.vid,
-        history=address.history,
-        token=token,
-    )
-    if key is None or key.version_id is None:
+    """The rows of the address, or None when the path holds no document or the token given is not the key of an active
+    user (the whole way answers 401)."""
+    path = (address.group_type, address.gid, address.resource_type, address.rid)
+    key = document_key(*path, address.vid, history=address.history, token=token)
+    if key is None or key.version_id is None or (token is not None and not key.caller_active):
         return None
-    rows: tuple = (key.row,)
     if address.sticky and address.vid is None and key.sticky_default not in (None, key.version_id):
         # the view reads the sticky default version instead, when it exists
-        again = document_key(
-            address.group_type,
-            address.gid,
-            address.resource_type,
-            address.rid,
-            key.sticky_default,
-            history=address.history,
-        )
-        rows = (key.row, again.row if again is not None else None)
-    return rows, key.caller_active
+        again = document_key(*path, key.sticky_default, history=address.history)
+        return (key.row, again.row if again is not None else None)
+    return (key.row,)
 
 
 def _replay(answer: tuple) -> HttpResponse:
@@ -234,17 +202,10 @@ def _replay(answer: tuple) -> HttpResponse:
 def _storable(value: str | None) -> bool:
     """Whether a path segment can be a query parameter (PostgreSQL takes no NUL; text must encode as UTF-8): the
     others go the whole way, whose answer names what is wrong."""
-    if value is None:
-        return True
-    if "\x00" in value:
-        return False
-    if value.isascii():
-        return True
-    try:
-        value.encode("utf-8")
+    try:  # (the encoding of a non-empty text is true)
+        return value is None or ("\x00" not in value and bool(value.isascii() or value.encode("utf-8")))
     except UnicodeEncodeError:
         return False
-    return True
 
 
 @dataclass
@@ -274,10 +235,7 @@ def probe(request) -> Probe | None:
         or any(name in meta for name in DEFERRING_HEADERS)
     ):
         return None
-    path_info = request.path_info
-    if len(path_info) > MAX_PATH:
-        return None
-    resolved = _resolved(path_info)
+    resolved = _resolved(request.path_info) if len(request.path_info) <= MAX_PATH else None
     if resolved is None:
         return None
     match, addresser = resolved
@@ -291,12 +249,9 @@ def probe(request) -> Probe | None:
         host = request.get_host()
     except DisallowedHost:
         return None  # the whole way answers it (400)
-    found = _rows(address, token)
-    if found is None:
+    rows = _rows(address, token)
+    if rows is None:
         return None
-    rows, caller = found
-    if token is not None and not caller:
-        return None  # an unknown key or an inactive user: the whole way answers 401
     key = (request.path, request.scheme, host, token is not None)
     if_none_match = meta.get("HTTP_IF_NONE_MATCH")
     found_probe = Probe(key, rows, if_none_match, match)
@@ -324,13 +279,7 @@ class FastDocumentReads:
         self.get_response = get_response
 
     def __call__(self, request):
-        served = self.serve(request)
-        return served if served is not None else self.get_response(request)
-
-    def serve(self, request):
-        found = request.META.pop(PROBED, None)
-        if found is False:  # the WSGI layer's probe found nothing to serve: the whole way, without asking again
-            return None
+        found = request.META.pop(PROBED, None)  # False: the WSGI layer's probe found nothing to serve
         if found is None:
             try:
                 found = probe(request)
@@ -338,29 +287,28 @@ class FastDocumentReads:
                 if is_unavailable(exc):
                     return unavailable_response(request, exc)
                 raise
-            if found is None:
-                return None
-            if found.answer is not None:
+            if found is not None and found.answer is not None:
                 request.resolver_match = found.match  # the route the request metrics count it under
                 if logger.isEnabledFor(logging.DEBUG):
                     logger.debug("kept answer of %s %s", request.method, request.path)
                 return _replay(found.answer)
         response = self.get_response(request)
-        self.keep(request, found, response)
+        if isinstance(found, Probe):
+            _keep(request, found, response)
         return response
 
-    @staticmethod
-    def keep(request, found: Probe, response) -> None:
-        status = response.status_code
-        if status not in KEPT_STATUSES or response.streaming or response.cookies:
-            return
-        if status == 304 and found.if_none_match is None:
-            return
-        store = {name.lower(): (name, value) for name, value in response.items()}
-        # the WSGI layer's form of it: the status line and the header list, as Django's handler writes them
-        wsgi = (f"{status} {response.reason_phrase}", list(store.values()))
-        answer = (status, store, response.content, wsgi)
-        kept_answers.add(found.key, found.rows, (request.method, status == 304), answer, response.get("ETag"))
+
+def _keep(request, found: Probe, response) -> None:
+    status = response.status_code
+    if status not in KEPT_STATUSES or response.streaming or response.cookies:
+        return
+    if status == 304 and found.if_none_match is None:
+        return
+    store = {name.lower(): (name, value) for name, value in response.items()}
+    # the WSGI layer's form of it: the status line and the header list, as Django's handler writes them
+    wsgi = (f"{status} {response.reason_phrase}", list(store.values()))
+    answer = (status, store, response.content, wsgi)
+    kept_answers.add(found.key, found.rows, (request.method, status == 304), answer, response.get("ETag"))
 
 
 # Called for each answer the WSGI layer replays (which no middleware sees): observer(request, status, seconds) ->
@@ -375,30 +323,24 @@ def observe_replays(observer: Callable) -> None:
 
 
 class FastReadsApp:
-    """The WSGI layer of the fast path (config/wsgi.py puts it in front of Django's handler): a kept answer written
-    out before the framework runs at all (no request signals, no middleware, no response object: much of a
-    replay's CPU through the middleware), else Django's handler, whose FastDocumentReads middleware takes this
-    probe instead of running the query again.
-
-    It serves only when the key's query runs on a connection of its own from PostgreSQL's pool
-    (`document_keys.reads_keys_apart`): otherwise (SQLite, no pool) the query needs Django's connection of the
-    request, which the request signals open and close, and the middleware serves kept answers as before. An error
-    of the query sends the request the whole way, whose middleware answers it."""
+    """The WSGI layer of the fast path (config/wsgi.py puts it in front of Django's handler; the module docstring): a
+    kept answer written out before the framework runs (no request signals, middleware or response object), when the
+    key's query runs on a connection of its own (`document_keys.reads_keys_apart`). A miss goes to Django's handler,
+    whose middleware takes this probe instead of running the query again; an error of the query, the whole way."""
 
     def __init__(self, app):
         self.app = app
 
     def __call__(self, environ, start_response):
-        if environ.get("REQUEST_METHOD") not in ("GET", "HEAD") or environ.get("QUERY_STRING"):
+        method = environ.get("REQUEST_METHOD")
+        if (method != "GET" and method != "HEAD") or environ.get("QUERY_STRING") or not reads_keys_apart():
             return self.app(environ, start_response)
         started = time.perf_counter()
         try:
-            request = WSGIRequest(environ) if reads_keys_apart() else None
-            found = probe(request) if request is not None else None
+            request = WSGIRequest(environ)
+            found = probe(request)
         except Exception:  # noqa: BLE001 - the whole way answers it (a 503 when the database is unavailable)
             logger.debug("the fast path's probe failed; the whole way answers", exc_info=True)
-            return self.app(environ, start_response)
-        if request is None:
             return self.app(environ, start_response)
         if found is None or found.answer is None:
             environ[PROBED] = found if found is not None else False

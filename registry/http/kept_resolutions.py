@@ -36,28 +36,21 @@ class KeptResolutions(URLResolver):
         _all.add(self)
 
     def resolve(self, path):
-        if isinstance(path, str) and len(path) <= MAX_PATH:
-            match = self._kept.get(path)
-            if match is None:
-                match = self._resolved(path)  # (a Resolver404 raised is not kept)
-                self._kept.put(path, match)
-            return match
-        return super().resolve(path)
-
-    def _resolved(self, path: str):
-        match = super().resolve(path)
-        # the patterns tried before the one that matched (read by Django's debug page of a 404 only, which a match is
-        # not): the root's resolver copies them into each request's match, about sixty here
-        match.tried = []
+        if not isinstance(path, str) or len(path) > MAX_PATH:
+            return super().resolve(path)
+        match = self._kept.get(path)
+        if match is None:
+            match = super().resolve(path)  # (a Resolver404 raised is not kept)
+            # the patterns tried before the one that matched (read by Django's debug page of a 404 only, which a
+            # match is not): the root's resolver copies them into each request's match, about sixty here
+            match.tried = []
+            self._kept.put(path, match)
         return match
-
-    def forget(self) -> None:
-        self._kept.clear()
 
 
 def _forget(**_kwargs) -> None:
     for kept in _all:
-        kept.forget()
+        kept._kept.clear()
 
 
 setting_changed.connect(_forget, dispatch_uid="registry.http.kept_resolutions")
