@@ -2,15 +2,18 @@
 what it was built from, its size, hits and misses in `/metrics`.
 
 A process (a gunicorn worker) keeps what it rendered, parsed or checked so that the next request costs less: whole
-answers, groups' parts, URL resolutions, remembered HTTP Basic pairs, compatibility frontiers. Each used to have its
-own dictionary, bound and eviction; here they share one type:
+answers, groups' parts, URL resolutions, remembered HTTP Basic pairs, earlier documents, compatibility frontiers,
+parsed schemas and verdicts (the list: docs/performance.md, "Per-process caches"). Each used to have its own
+dictionary, bound and eviction; here they share one type:
 
 - **Bound.** At most `max_entries` entries and at most `max_bytes` bytes (the sizes `put` is given; a callable is
   read at each `put`, so that a setting changed in a test applies); the least recently used entries go first; an
   entry larger than `max_item_bytes` (default: the whole bound) is not kept.
 - **Freshness.** An entry is put with the `version` of what it was built from (a group's state, the registry's change
   marker, a row's digest) and `get` with the version read now: another version is a miss (the entry stays until it
-  is replaced or pushed out). Entries whose key says everything (a URL's resolution) have no version.
+  is replaced or pushed out). Entries whose key says everything (a URL's resolution, a document's digest) have no
+  version; an entry that carries what it was built from, for its user to compare with what it reads now (the earlier
+  documents' digest, a frontier's documents), is looked up with `counted=False` and counted by `count`.
 - **Metrics.** `registry_cache_entries`, `registry_cache_bytes` (summed over live workers under gunicorn),
   `registry_cache_hits_total` and `registry_cache_misses_total`, each labelled with the cache's name
   (operations/metrics.py exposes them).
