@@ -125,7 +125,8 @@ def _converters(vendor: str, model) -> list[tuple]:
 def _instances(models, db: str, row: tuple, connection) -> list:
     """An instance of each model, in order, from its columns in `row` one after the other (None for a model whose
     columns are NULL: the LEFT JOIN found no row)."""
-    out, start = [], 0
+    out: list = []
+    start = 0
     for model in models:
         fields = _fields(model)
         values, start = row[start : start + len(fields)], start + len(fields)

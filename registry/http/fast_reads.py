@@ -88,7 +88,7 @@ class DocumentAddress:
 
 # view class -> the address of a request it answers (None: not a plain document read: it goes the whole way)
 Addresser = Callable[[dict, dict], DocumentAddress | None]
-_views: dict[type, Addresser] = {}
+_views: dict[type | None, Addresser] = {}
 
 
 def register(view_class: type, addresser: Addresser) -> None:
