@@ -21,10 +21,12 @@ import json
 import uuid
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import F, Max, QuerySet
 from django.utils import timezone
 
-from registry.models import Resource, Version
+from registry.compiled_reads import prepared_cursor
+from registry.models import Group, Resource, Version
+from registry.sent_together import execute_parts, insert_part
 
 from .attributes import VERSION_METADATA, VERSION_RULE_SET
 from .contracts import metadata_problem, normal_metadata, normal_rule_set, rule_set_problem
@@ -184,6 +186,23 @@ _STALE = (  # written out: its ORM form (EXISTS, OuterRef, an annotation) compil
     f"AS numbered FROM {Version._meta.db_table} v WHERE v.resource_id = %s AND v.content IS NOT NULL AND NOT EXISTS "
     f"(SELECT 1 FROM {SubjectVersion._meta.db_table} s WHERE s.version_id = v.id AND s.epoch = v.epoch)"
 )
+# The versions of the locked schemas (`%s`: their ids) without an up-to-date row, with the columns `_number_batch`
+# reads: their number if they have one, their subject's highest number (which next_number reads: no query of its own)
+# and their schema's extensions. Written out: its ORM form compiled in about as much CPU as the rest of a numbering.
+_UNNUMBERED = (
+    "SELECT v.id, v.resource_id, v.vid, v.epoch, v.content, v.resource_uri, v.extensions, s.number, "
+    f"(SELECT t.number FROM {SubjectVersion._meta.db_table} t WHERE t.resource_id = v.resource_id "
+    "ORDER BY t.number DESC LIMIT 1), r.extensions "
+    f"FROM {Version._meta.db_table} v JOIN {Resource._meta.db_table} r ON r.id = v.resource_id "
+    f"LEFT JOIN {SubjectVersion._meta.db_table} s ON s.version_id = v.id "
+    "WHERE v.resource_id IN (%s) AND (s.epoch IS NULL OR s.epoch <> v.epoch) ORDER BY v.resource_id, v.id"
+)
+# The ids of the schemas named by (group id, schema id) pairs (`%s`: one condition per pair) whose rows no other
+# transaction holds, locked (`%s`: the locking clause where the database has one). Written out, as above.
+_LOCK_SCHEMAS = (
+    f"SELECT r.id FROM {Resource._meta.db_table} r JOIN {Group._meta.db_table} g ON g.id = r.group_id "
+    "WHERE g.group_type = %%s AND r.resource_type = %%s AND (%s) ORDER BY r.id%s"
+)
 RESOURCES_A_BATCH = 500  # subjects numbered in one transaction (the bulk import's batches hold thousands)
 BULK_IDS = 50  # more new contents than this in one batch: ids given under a table lock, inserted together
 
@@ -242,25 +261,9 @@ def _number_batch(locked: list[int]) -> None:
     models (model instances cost most of a bulk import's numbering: 30,000 for 10,000 versions)."""
     if not locked:
         return
-    top = SubjectVersion.objects.filter(resource_id=OuterRef("resource_id")).order_by("-number").values("number")[:1]
-    versions = list(
-        Version.objects.filter(resource_id__in=locked)
-        .exclude(confluent__epoch=F("epoch"))
-        .annotate(top=Subquery(top))  # the subject's highest number, which next_number reads (no query of its own)
-        .order_by("resource_id", "pk")
-        .values_list(
-            "id",
-            "resource_id",
-            "vid",
-            "epoch",
-            "content",
-            "resource_uri",
-            "extensions",
-            "confluent__number",
-            "top",
-            "resource__extensions",
-        )
-    )
+    with prepared_cursor(connection) as cursor:
+        cursor.execute(_UNNUMBERED % ", ".join(["%s"] * len(locked)), locked)
+        versions = [(*row[:6], _json(row[6]), *row[7:9], _json(row[9])) for row in cursor.fetchall()]
     if not versions:
         return
     renumbered = [row[0] for row in versions if row[7] is not None]
@@ -315,8 +318,13 @@ JSON_COLUMNS = ("references", "metadata", "rule_set")
 
 def _insert(model, attributes: tuple[str, ...], rows: list) -> None:
     """New rows (values in the order of `attributes`): with COPY on PostgreSQL (a bulk import's: several times
-    faster than INSERTs of many rows; Django has no COPY, psycopg's is used directly), with bulk_create elsewhere."""
-    if connection.vendor != "postgresql" or len(rows) < 100:  # COPY's own round trips cost more for a few
+    faster than INSERTs of many rows; Django has no COPY, psycopg's is used directly), with bulk_create elsewhere; a
+    few (a write's) as one statement of INSERTs compiled once (registry.sent_together: bulk_create's compilation cost
+    about as much as the rest of a write's numbering)."""
+    if len(rows) < 10:  # COPY's own round trips cost more for a few
+        execute_parts([insert_part(model, dict(zip(attributes, row, strict=True))) for row in rows])
+        return
+    if connection.vendor != "postgresql" or len(rows) < 100:
         model.objects.bulk_create([model(**dict(zip(attributes, row, strict=True))) for row in rows], batch_size=1000)
         return
     columns = ", ".join(connection.ops.quote_name(model._meta.get_field(name).column) for name in attributes)
@@ -384,13 +392,13 @@ def number_written(paths: list[str]) -> None:
     version, or a whole schema group (the bulk import's events stand for its groups). A schema another write holds
     is skipped: that write numbers it when it commits."""
     groups: set[str] = set()
-    schemas = Q()
+    schemas: set[tuple[str, str]] = set()
     for path in paths:
         parts = path.split("/")
         if len(parts) < 3 or parts[1] != GROUPS:
             continue
         if len(parts) >= 5 and parts[3] == SCHEMAS:
-            schemas |= Q(group__gid=parts[2], rid=parts[4])
+            schemas.add((parts[2], parts[4]))
         elif len(parts) == 3:
             groups.add(parts[2])
     resources = Resource.objects.filter(group__group_type=GROUPS, resource_type=SCHEMAS)
@@ -400,5 +408,19 @@ def number_written(paths: list[str]) -> None:
             number_resources(stale, skip_locked=True)
     if schemas:  # a schema's write wrote a version: no query to find that out first
         with transaction.atomic():
-            locked = resources.filter(schemas).select_for_update(skip_locked=True, of=("self",))
-            _number_batch(list(locked.order_by("pk").values_list("pk", flat=True)))
+            _number_batch(_locked_schemas(sorted(schemas)))
+
+
+def _locked_schemas(schemas: list[tuple[str, str]]) -> list[int]:
+    """The ids of these schemas ((group id, schema id) pairs) that no other transaction holds, their rows locked for
+    this transaction (SKIP LOCKED; on SQLite, whose write transactions are one at a time, all of them)."""
+    lock = " FOR UPDATE OF r SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    sql = _LOCK_SCHEMAS % (" OR ".join(["(g.gid = %s AND r.rid = %s)"] * len(schemas)), lock)
+    with prepared_cursor(connection) as cursor:
+        cursor.execute(sql, [GROUPS, SCHEMAS, *(value for pair in schemas for value in pair)])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _json(text: str | dict | None) -> dict | None:
+    """A JSON column read through a cursor: text (Django has the drivers load it so; JSONField decodes it)."""
+    return json.loads(text) if isinstance(text, str) else text
