@@ -152,18 +152,16 @@ def matching_versions(query: str, memo: dict | None = None) -> QuerySet:
 
 
 def matching_resources(query: str, memo: dict | None = None) -> QuerySet:
-    """Resources whose id, name, description, tags or format hold every word, or one of whose versions does.
-    Each side is a subquery of its own (`pk IN (...) OR pk IN (...)`): with the resource's own conditions inline, the
-    OR with the versions' subquery kept PostgreSQL from its trigram indexes and it tested every resource's five
-    attributes (issue 40)."""
+    """Resources whose id, name, description, tags or format hold every word, or one of whose versions does
+    (a word found in the resource, another in its version counts too)."""
     found = Resource.objects.all()
     terms = words(query)
     if not terms:
         return found.none()
-    own = Resource.objects.all()
+    own = Q()
     for word in terms:
-        own = own.filter(Q(rid__icontains=word) | Q(description__icontains=word) | _common(word))
-    return found.filter(Q(pk__in=own.values("pk")) | Q(pk__in=matching_versions(query, memo).values("resource_id")))
+        own &= Q(rid__icontains=word) | Q(description__icontains=word) | _common(word)
+    return found.filter(own | Q(pk__in=matching_versions(query, memo).values("resource_id")))
 
 
 def matching_groups(query: str) -> QuerySet:
