@@ -13,6 +13,7 @@ from django.conf import settings
 from ..domain.attributes import unstorable
 from ..domain.errors import Problem
 from ..domain.json_text import TooDeep, strict_loads
+from ..services.epochs import parse_epoch
 from .binding import binding_of
 
 # Django's development server reports a request without Content-Type as `text/plain` (gunicorn reports none)
@@ -40,20 +41,6 @@ def flag(request, name: str) -> bool:
     if name not in request.GET:
         return False
     return request.GET.get(name, "").strip().lower() not in ("false", "0", "no")
-
-
-def parse_epoch(value, where: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        if not value.isdigit() or not value.isascii():
-            raise Problem("bad-request", f"{where}: epoch must be an unsigned integer, not {value[:40]!r}")
-        if len(value.lstrip("0")) > 20:  # epochs are unsigned 64-bit integers
-            raise Problem("bad-request", f"{where}: epoch {value[:20]}... is larger than any epoch")
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise Problem("bad-request", f"{where}: epoch must be an unsigned integer, not {str(value)[:40]}")
-    return value
 
 
 def query_epoch(request) -> int | None:

@@ -22,12 +22,23 @@ from .resources import (
     put_resource,
     put_version,
 )
+from .upserts import (
+    ResourceWrite,
+    add_version,
+    put_group_with_resources,
+    put_resource_with_meta,
+    put_resources,
+    put_version_creating,
+    put_versions,
+)
 
 __all__ = [
     "UNSET",
     "EntityAddress",
+    "ResourceWrite",
     "VersionInput",
     "WriteContext",
+    "add_version",
     "check_new_version",
     "create_group",
     "create_resource",
@@ -41,9 +52,14 @@ __all__ = [
     "delete_versions",
     "ensure_parents",
     "put_group",
+    "put_group_with_resources",
     "put_meta",
     "put_resource",
+    "put_resource_with_meta",
+    "put_resources",
     "put_version",
+    "put_version_creating",
+    "put_versions",
     "set_group_extensions",
     "set_resource_meta",
     "update_group_attributes",

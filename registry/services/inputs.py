@@ -51,6 +51,11 @@ def inherited(latest_attributes: Attributes, inp: VersionInput) -> Attributes:
     return {k: v for k, v in latest_attributes.items() if k not in DESCRIPTIVE}
 
 
+def patched(stored: Attributes | None, changes: Attributes) -> Attributes:
+    """A PATCH's attributes: the stored ones with the changes over them, a None among the changes removing one."""
+    return {k: v for k, v in {**(stored or {}), **changes}.items() if v is not None}
+
+
 def absorb_document(rt: ResourceType, inp: VersionInput, rid: str | None) -> None:
     """For resource types whose JSON document carries metadata (definitions): move the shared attributes
     out of the document into `inp.attributes` (400 where a header disagrees) and copy the document

@@ -17,8 +17,9 @@ from ...documents.precheck import check_size
 from ...domain.attributes import check_id, stored_attributes
 from ...domain.model import effective_compatibility, registry_model
 from ...http.requests import expected_epoch, parse_epoch
-from ...models import Group, Resource, Version
+from ...models import Group, Version
 from ...services.address import EntityAddress
+from ...services.inputs import patched
 from ...services.meta import set_resource_meta
 from .bodies import json_body
 from .capabilities import capabilities
@@ -211,32 +212,23 @@ def _group_parts(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
     return own, nested
 
 
-def _group_attributes(gm: GroupMapping, gid: str, own: dict) -> dict:
-    data = translate(_group_to_v05, gm, gid, own)
-    data["id"] = gid
-    return data
-
-
 def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> bool:
-    """PUT (or PATCH: the body's attributes over the stored ones, a null removes one, merged under the group's
-    row lock by the service) of a group, and the resources its body nests."""
+    """PUT (or PATCH: the body's attributes over the stored ones) of a group, and the resources its body nests; the
+    stored attributes are read under the group's row lock by the service."""
     own, nested = _group_parts(gm, gid, body)
-    with transaction.atomic():
-        if patch:
 
-            def merged(stored: dict | None) -> dict:
-                current = group_to_v10(gm, stored) if stored is not None else None
-                given = {k: v for k, v in {**(current or {}), **own}.items() if v is not None}
-                return _group_attributes(gm, gid, without_shown_defaults(group_model(gm.v1_plural), given, current))
+    def attributes(stored: dict | None) -> dict:
+        current = group_to_v10(gm, stored) if stored is not None else None
+        given = patched(current, own) if patch else own
+        data = translate(_group_to_v05, gm, gid, without_shown_defaults(group_model(gm.v1_plural), given, current))
+        return {**data, "id": gid}
 
-            _group, created = services.put_group(ctx=ctx, address=_at(gm, gid), merge=merged, expected_epoch=epoch)
-        else:
-            stored = Group.objects.filter(group_type=gm.plural, gid=gid).first()
-            current = group_to_v10(gm, stored_attributes(stored)) if stored is not None else None
-            data = _group_attributes(gm, gid, without_shown_defaults(group_model(gm.v1_plural), own, current))
-            _group, created = services.put_group(ctx=ctx, address=_at(gm, gid), data=data, expected_epoch=epoch)
-        for rm, resources in nested.items():
-            _write_resources(ctx, gm, rm, gid, resources)
+    resources = (
+        (_at(gm, gid, rm, rid), write) for rm, rs in nested.items() for rid, write in _resources(gm, rm, gid, rs)
+    )
+    _group, created = services.put_group_with_resources(
+        ctx=ctx, address=_at(gm, gid), merge=attributes, expected_epoch=epoch, resources=resources
+    )
     return created
 
 
@@ -301,12 +293,6 @@ def delete_groups(ctx, gm: GroupMapping, body: dict | None, *, force: bool = Fal
 
 
 # resources and versions ---------------------------------------------------------------------------------
-def _exists(gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str) -> bool:
-    return Resource.objects.filter(
-        group__group_type=gm.plural, group__gid=gid, resource_type=rm.plural, rid=rid
-    ).exists()
-
-
 def _at(
     gm: GroupMapping, gid: str | None = None, rm: ResourceMapping | None = None, rid: str | None = None,
     vid: str | None = None,
@@ -324,52 +310,32 @@ def _meta_of(rm: ResourceMapping, data: dict) -> dict:
     return meta
 
 
-def _write_versions(ctx, gm, rm, gid: str, rid: str, versions: dict) -> bool:
-    """A map of versions, created or updated; a resource that does not exist is created with the first. True when
-    this write created the resource."""
+def _versions(gm, rm, gid: str, rid: str, versions: dict):
+    """A 1.0 map of versions as the services' (version id, input) pairs, each translated when the service comes to
+    it (so a refusal of one comes after the writes of those before it, as they are written)."""
     _object(versions, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/versions")
-    created = False
     for vid, vdata in versions.items():
         check_id(vid, "versionid")
-        inp = _input(gm, rm, rid, vid, vdata, None, False)
-        if _exists(gm, rm, gid, rid):
-            services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=inp)
-        else:
-            services.create_resource(
-                ctx=ctx, address=_at(gm, gid, rm, rid), data=inp(None, None) if callable(inp) else inp
-            )
-            created = True
-    return created
+        yield vid, _input(gm, rm, rid, vid, vdata, None, False)
 
 
-def _write_resource(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, rid: str, data: dict, *, epoch=None,
-                    patch: bool = False) -> bool:  # fmt: skip
-    """PUT (or PATCH) semantics for one resource body: its default version's attributes, or a `versions` map,
-    and its `meta`."""
+def _resource_write(gm, rm, gid: str, rid: str, data, *, epoch=None, patch: bool = False) -> services.ResourceWrite:
+    """A 1.0 resource body as the services' write: its `versions` map, or its default version's attributes (PUT or
+    PATCH), and its `meta`."""
     data = _object(data, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}")
-    services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
     versions = data.get("versions")
     if isinstance(versions, dict) and versions:
-        created = _write_versions(ctx, gm, rm, gid, rid, versions)
-    else:
-        names = meta_attribute_names(rm)
-        own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in names}
-        data_of = _input(gm, rm, rid, None, own, epoch, patch)
-        _resource, _version, created = services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=data_of)
-    meta = _meta_of(rm, data)
-    if meta:
-        meta_epoch = parse_epoch(meta.pop("epoch", None), "meta.epoch")
-        set_resource_meta(
-            ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, announced=created, expected_epoch=meta_epoch
-        )
-    return created
+        return services.ResourceWrite(versions=_versions(gm, rm, gid, rid, versions), meta=_meta_of(rm, data))
+    names = meta_attribute_names(rm)
+    own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in names}
+    return services.ResourceWrite(data=_input(gm, rm, rid, None, own, epoch, patch), meta=_meta_of(rm, data))
 
 
 def _input(gm: GroupMapping, rm: ResourceMapping, rid: str, vid: str | None, body: dict, epoch, patch: bool):
     """The services' input of a 1.0 version body; a function of the stored rows (called under their locks) when the
-    stored version matters: for a PATCH, the stored attributes in 1.0 names with the body's over them, a null
-    removing one; and for any write of a type whose model declares defaults, the body less the defaults a read
-    shows without the store holding them (model_defaults.without_shown_defaults)."""
+    stored version matters: for a PATCH, the stored attributes in 1.0 names with the body's over them; and for any
+    write of a type whose model declares defaults, the body less the defaults a read shows without the store
+    holding them (model_defaults.without_shown_defaults)."""
     model = resource_model(gm.v1_plural, rm.v1_plural)
     if not patch and not declares_defaults(model):
         inp = version_input(rm, rid, vid, body)
@@ -378,49 +344,44 @@ def _input(gm: GroupMapping, rm: ResourceMapping, rid: str, vid: str | None, bod
 
     def merged(resource, version):
         current = _version_attributes(rm, resource, version) if version is not None else None
-        given = {k: v for k, v in {**(current or {}), **body}.items() if v is not None} if patch else body
-        inp = version_input(rm, rid, vid, without_shown_defaults(model, given, current))
+        inp = version_input(rm, rid, vid, without_shown_defaults(model, patched(current, body) if patch else body,
+                                                                 current))  # fmt: skip
         inp.epoch = epoch if epoch is not None else body.get("epoch")
         return inp
 
     return merged
 
 
-def _write_resources(ctx, gm, rm, gid, resources: dict) -> None:
+def _resources(gm, rm, gid: str, resources: dict):
+    """A 1.0 map of resources as the services' (resource id, write) pairs, each translated when its turn comes."""
     _object(resources, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}")
     for rid, data in resources.items():
         check_id(rid, f"{rm.v1_singular}id")
-        _write_resource(ctx, gm, rm, gid, rid, data)
+        yield rid, _resource_write(gm, rm, gid, rid, data)
 
 
 def upsert_resources(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, body: dict) -> None:
-    with transaction.atomic():
-        services.ensure_parents(ctx=ctx, address=_at(gm, gid))
-        _write_resources(ctx, gm, rm, gid, body)
+    services.put_resources(ctx=ctx, address=_at(gm, gid, rm), resources=_resources(gm, rm, gid, body))
 
 
 def put_resource(ctx, gm, rm, gid: str, rid: str, request, *, details: bool, patch: bool = False) -> bool:
     with transaction.atomic():
-        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
+        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))  # (before the body is read, as always)
         if rm.hasdocument and not details:
             inp = request_input(rm, rid, None, request, details=False)
             _resource, _version, created = services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
             return created
         body = json_body(request, required=False) or {}
         epoch = expected_epoch(request, body.get("epoch"))
-        return _write_resource(ctx, gm, rm, gid, rid, body, epoch=epoch, patch=patch)
+        write = _resource_write(gm, rm, gid, rid, body, epoch=epoch, patch=patch)
+        return services.put_resource_with_meta(ctx=ctx, address=_at(gm, gid, rm, rid), data=write)
 
 
 def post_version(ctx, gm, rm, gid: str, rid: str, request, *, details: bool) -> str:
     with transaction.atomic():
         services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
         inp = request_input(rm, rid, None, request, details=details)
-        if not _exists(gm, rm, gid, rid):
-            latest = services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp).latest
-            assert latest is not None  # (made with its first version)
-            return latest.vid
-        _resource, version = services.create_version(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
-        return version.vid
+        return services.add_version(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp).vid
 
 
 def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: bool, patch: bool = False) -> bool:
@@ -431,24 +392,13 @@ def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: 
             data = _input(gm, rm, rid, vid, body, expected_epoch(request, body.get("epoch")), patch)
         else:
             data = request_input(rm, rid, vid, request, details=details)
-        if not _exists(gm, rm, gid, rid):
-            services.create_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=data(None, None) if callable(data)
-                                     else data)  # fmt: skip
-            return True
-        _resource, _version, created = services.put_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=data)
-        return created
+        return any(services.put_version_creating(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=data))
 
 
 def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: str | None = None) -> None:
-    with transaction.atomic():
-        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
-        _write_versions(ctx, gm, rm, gid, rid, body)
-        if setdefault:
-            set_resource_meta(
-                ctx=ctx,
-                address=_at(gm, gid, rm, rid),
-                meta={"defaultversionid": setdefault, "defaultversionsticky": True},
-            )
+    services.put_versions(
+        ctx=ctx, address=_at(gm, gid, rm, rid), versions=_versions(gm, rm, gid, rid, body), default_version=setdefault
+    )
 
 
 def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool, epoch=None) -> None:
