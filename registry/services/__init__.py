@@ -23,9 +23,11 @@ from .resources import (
     put_version,
 )
 from .upserts import (
+    GroupWrite,
     ResourceWrite,
     add_version,
     put_group_with_resources,
+    put_groups,
     put_resource_with_meta,
     put_resources,
     put_version_creating,
@@ -35,6 +37,7 @@ from .upserts import (
 __all__ = [
     "UNSET",
     "EntityAddress",
+    "GroupWrite",
     "ResourceWrite",
     "VersionInput",
     "WriteContext",
@@ -53,6 +56,7 @@ __all__ = [
     "ensure_parents",
     "put_group",
     "put_group_with_resources",
+    "put_groups",
     "put_meta",
     "put_resource",
     "put_resource_with_meta",

@@ -135,19 +135,29 @@ def put_resources(*, ctx: WriteContext, address: EntityAddress, resources: Itera
         put_resource_with_meta(ctx=ctx, address=address.resource(address.rtype, rid), data=data)
 
 
+@dataclass
+class GroupWrite:
+    """A group as one write gives it: its attributes as a function of the stored ones (None when it does not exist
+    yet: services.put_group's `merge`, a PUT's or a PATCH's), the epoch it expects, and the resources its body nests
+    (each resource's address and write)."""
+
+    merge: Callable[[Attributes | None], Attributes]
+    expected_epoch: int | None = None
+    resources: Iterable[tuple[EntityAddress, ResourceWrite]] = ()
+
+
 @transaction.atomic
-def put_group_with_resources(
-    *,
-    ctx: WriteContext,
-    address: EntityAddress,
-    data: Attributes | None = None,
-    merge: Callable[[Attributes | None], Attributes] | None = None,
-    expected_epoch: int | None = None,
-    resources: Iterable[tuple[EntityAddress, ResourceWrite]] = (),
-) -> tuple[Group, bool]:
-    """PUT (with `data`) or PATCH (with `merge`: services.put_group) of a group and then the resources its body
-    nests (`resources`: each resource's address and write). Returns (group, created)."""
-    group, created = put_group(ctx=ctx, address=address, data=data, merge=merge, expected_epoch=expected_epoch)
-    for resource_address, resource in resources:
+def put_group_with_resources(*, ctx: WriteContext, address: EntityAddress, data: GroupWrite) -> tuple[Group, bool]:
+    """PUT or PATCH of a group, then the resources its body nests. Returns (group, created)."""
+    group, created = put_group(ctx=ctx, address=address, merge=data.merge, expected_epoch=data.expected_epoch)
+    for resource_address, resource in data.resources:
         put_resource_with_meta(ctx=ctx, address=resource_address, data=resource)
     return group, created
+
+
+@transaction.atomic
+def put_groups(*, ctx: WriteContext, address: EntityAddress, groups: Iterable[tuple[str, GroupWrite]]) -> None:
+    """A map of groups of one type, each created or updated with the resources it nests."""
+    address.need("groups")
+    for gid, group in groups:
+        put_group_with_resources(ctx=ctx, address=EntityAddress(address.group_type, gid), data=group)

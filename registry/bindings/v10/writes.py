@@ -212,9 +212,9 @@ def _group_parts(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
     return own, nested
 
 
-def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> bool:
-    """PUT (or PATCH: the body's attributes over the stored ones) of a group, and the resources its body nests; the
-    stored attributes are read under the group's row lock by the service."""
+def _group_write(gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> services.GroupWrite:
+    """A 1.0 group body as the services' write: PUT (or PATCH: the body's attributes over the stored ones, read under
+    the group's row lock by the service) of its attributes, and the resources it nests."""
     own, nested = _group_parts(gm, gid, body)
 
     def attributes(stored: dict | None) -> dict:
@@ -223,21 +223,25 @@ def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch:
         data = translate(_group_to_v05, gm, gid, without_shown_defaults(group_model(gm.v1_plural), given, current))
         return {**data, "id": gid}
 
-    resources = (
-        (_at(gm, gid, rm, rid), write) for rm, rs in nested.items() for rid, write in _resources(gm, rm, gid, rs)
-    )
-    _group, created = services.put_group_with_resources(
-        ctx=ctx, address=_at(gm, gid), merge=attributes, expected_epoch=epoch, resources=resources
-    )
-    return created
+    resources = ((_at(gm, gid, rm, rid), w) for rm, rs in nested.items() for rid, w in _resources(gm, rm, gid, rs))
+    return services.GroupWrite(merge=attributes, expected_epoch=epoch, resources=resources)
+
+
+def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> bool:
+    write = _group_write(gm, gid, body, epoch=epoch, patch=patch)
+    return services.put_group_with_resources(ctx=ctx, address=_at(gm, gid), data=write)[1]
+
+
+def _groups(gm: GroupMapping, body: dict):
+    """A 1.0 map of groups as the services' (group id, write) pairs, each translated when its turn comes."""
+    for gid, data in body.items():
+        check_id(gid, f"{gm.v1_singular}id")
+        data = _object(data, f"/{gm.v1_plural}/{gid}")
+        yield gid, _group_write(gm, gid, data, epoch=parse_epoch(data.get("epoch"), f"/{gm.v1_plural}/{gid}: epoch"))
 
 
 def upsert_groups(ctx, gm: GroupMapping, body: dict) -> None:
-    with transaction.atomic():
-        for gid, data in body.items():
-            check_id(gid, f"{gm.v1_singular}id")
-            data = _object(data, f"/{gm.v1_plural}/{gid}")
-            put_group(ctx, gm, gid, data, epoch=parse_epoch(data.get("epoch"), f"/{gm.v1_plural}/{gid}: epoch"))
+    services.put_groups(ctx=ctx, address=_at(gm), groups=_groups(gm, body))
 
 
 def post_group_resources(ctx, gm: GroupMapping, gid: str, body: dict) -> None:
