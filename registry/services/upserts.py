@@ -47,11 +47,6 @@ def resource_exists(address: EntityAddress) -> bool:
     ).exists()
 
 
-def _first_input(data: VersionInput | InputOf) -> VersionInput:
-    """The input of a resource's first version (an input computed from stored rows gets none: there are none)."""
-    return data(None, None) if callable(data) else data
-
-
 @transaction.atomic
 def put_version_creating(
     *, ctx: WriteContext, address: EntityAddress, data: VersionInput | InputOf
@@ -60,8 +55,12 @@ def put_version_creating(
     binding calls before it reads the request's body). Returns (the resource was created, the version was
     created)."""
     address.need("version")
+    return _put_version_creating(ctx, address, data)
+
+
+def _put_version_creating(ctx: WriteContext, address: EntityAddress, data: VersionInput | InputOf) -> tuple[bool, bool]:
     if not resource_exists(address):
-        create_resource(ctx=ctx, address=address.resource_address, data=_first_input(data))
+        create_resource(ctx=ctx, address=address.resource_address, data=data(None, None) if callable(data) else data)
         return True, True
     _resource, _version, created = put_version(ctx=ctx, address=address, data=data)
     return False, created
@@ -83,11 +82,7 @@ def add_version(*, ctx: WriteContext, address: EntityAddress, data: VersionInput
 def _put_versions(ctx: WriteContext, address: EntityAddress, versions: VersionWrites) -> bool:
     created = False
     for vid, data in versions:
-        if resource_exists(address):
-            put_version(ctx=ctx, address=address.version(vid), data=data)
-        else:
-            create_resource(ctx=ctx, address=address, data=_first_input(data))
-            created = True
+        created = _put_version_creating(ctx, address.version(vid), data)[0] or created
     return created
 
 
