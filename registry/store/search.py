@@ -229,8 +229,8 @@ def _where(obj, terms: list[str], version: Version | None = None) -> list[str]:
 @contextmanager
 def without_jit() -> Iterator[None]:
     """The statements inside in one transaction with PostgreSQL's JIT compilation off: the planner cannot estimate
-    `LIKE '%word%'`, its guess put the search's statements over `jit_above_cost`, and compiling them took 80 ms of a
-    95 ms statement that read 200 rows (issue 40). Elsewhere (SQLite): nothing."""
+    `LIKE '%word%'`, its guess put the search's statements over `jit_above_cost`, and compiling them took most of a
+    statement that read a few hundred rows (docs/performance.md, issue 40 part B). Elsewhere (SQLite): nothing."""
     if not full_text():
         yield
         return
