@@ -1,18 +1,19 @@
-"""The reads of the registry's entities, one view per level, the same for every xRegistry binding: the group
-collection, the resource collection and the version collection select a page through the selectors (within the
-caller's read scope) and answer it with its `Link` to the next page; an entity answers its JSON, or its document
-with the metadata in headers (`document_answer`).
+"""The reads of the registry's collections, one view per level, the same for every binding (0.5, 1.0, the older
+ones): the groups, a group's resources and a resource's versions, each a page selected through the selectors
+(within the caller's read scope) and answered with its `Link` to the next page (`page_response`).
 
 A binding's views subclass these and declare, once on its base view, what differs between bindings: how `?filter`
 and `?inline` read (`filters`, `inline_below`), how a collection is ordered and paged (`page_to_load`, `arranged`),
 how an answer is shown (`shown`: 1.0's document view), whether inlined entities are counted against
-REGISTRY_MAX_INLINE_ENTITIES, and, on each level, its representation of the rows (`groups_json`, ...). Writes stay
-the binding's methods: they translate its bodies into calls of the services.
+REGISTRY_MAX_INLINE_ENTITIES, and, on each level, its representation of the rows (`groups_json`, ...: a map of
+entities, or a list of ids). Writes stay the binding's methods: they translate its bodies into calls of the
+services.
 """
 
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpResponse
@@ -23,6 +24,10 @@ from ..models import Group
 from ..store import selectors
 from ..store.paging import PageRequest
 from .views import RegistryView, json_response, page_response
+
+# an answer's JSON: a map of entities (xRegistry), or a list of ids (the older bindings' collections); Any, so that
+# each binding's hooks keep the narrower type they take
+Body = Any
 
 
 def check_inline_size(count: int) -> None:
@@ -71,18 +76,18 @@ class EntityView(RegistryView):
         """The rows to read for the page asked for."""
         return page
 
-    def arranged(self, body: dict, page: PageRequest) -> dict:
+    def arranged(self, body: Body, page: PageRequest) -> Body:
         """A collection's members in the order answered (the page of a sorted collection)."""
         return body
 
-    def shown(self, data: dict) -> dict:
+    def shown(self, data: Body) -> Body:
         """An answer's JSON as the request asks to see it."""
         return data
 
-    def answer(self, data: dict, status: int = 200, headers: dict | None = None) -> HttpResponse:
+    def answer(self, data: Body, status: int = 200, headers: dict | None = None) -> HttpResponse:
         return json_response(self.shown(data), status=status, headers=headers)
 
-    def collection_answer(self, body: dict, page: PageRequest, total: int) -> HttpResponse:
+    def collection_answer(self, body: Body, page: PageRequest, total: int) -> HttpResponse:
         return page_response(self.request, self.shown(self.arranged(body, page)), page, total)
 
     def check_inlined(self, entities) -> None:
@@ -101,7 +106,7 @@ class GroupCollectionView(EntityView):
         self.check_inlined(groups)
         return self.collection_answer(self.groups_json(groups), page, total)
 
-    def groups_json(self, groups) -> dict:
+    def groups_json(self, groups) -> Body:
         raise NotImplementedError
 
 
@@ -117,7 +122,7 @@ class ResourceCollectionView(EntityView):
         self.check_inlined(resources)
         return self.collection_answer(self.resources_json(group, resources), page, total)
 
-    def resources_json(self, group, resources) -> dict:
+    def resources_json(self, group, resources) -> Body:
         raise NotImplementedError
 
 
@@ -140,5 +145,5 @@ class VersionCollectionView(EntityView):
         """The page of the resource's versions, and how many versions it has."""
         return selectors.version_page(resource, self.filters(), page, self.inline_below())
 
-    def versions_json(self, group, resource, versions) -> dict:
+    def versions_json(self, group, resource, versions) -> Body:
         raise NotImplementedError

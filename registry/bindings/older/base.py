@@ -22,18 +22,17 @@ from django.http import HttpResponse
 from ... import services
 from ...domain.attributes import timestamp
 from ...domain.errors import Problem
-from ...http import fast_reads
+from ...http import entity_views, fast_reads
 from ...http.binding import Binding
 from ...http.permissions import check_read
 from ...http.problems import problem_body, problem_response_of
 from ...http.requests import body_bytes, check_flags, json_body, query_epoch
-from ...http.views import RegistryView, document_answer, json_response, page_response
+from ...http.views import RegistryView, document_answer, json_response
 from ...models import Group, Resource, Version
 from ...representations import document_bytes, merged_attributes
 from ...store import selectors
 from ...store.filters import apply as apply_filters
 from ...store.filters import parse as parse_filters
-from ...store.paging import PageRequest
 
 INTEGER_ID = re.compile(r"^(0|[1-9][0-9]*)$")
 URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
@@ -193,15 +192,18 @@ else:
     BindingMixin = object
 
 
-class GroupsBase(BindingView):
+LIST = {"get": frozenset({"filter", "limit", "page"})}  # the flags of a list's GET
+
+
+class GroupsBase(BindingView, entity_views.GroupCollectionView):
+    flags = LIST
+
     def get(self, request):
         """The ids of the groups (`?filter`, `?limit` paging with a `Link` header)."""
-        check_flags(request, {"filter", "limit", "page"})
-        page = PageRequest.from_params(request.GET)
-        groups, total = selectors.group_page(
-            self.gt, request.GET.getlist("filter"), page, inline=False, scope=self.read_scope()
-        )
-        return page_response(request, [g.gid for g in groups], page, total)
+        return super().get(request)
+
+    def groups_json(self, groups) -> list[str]:
+        return [g.gid for g in groups]
 
 
 class GroupBase(BindingView):
@@ -238,16 +240,15 @@ class GroupBase(BindingView):
         return json_response(self.group_json(group))
 
 
-class ResourcesBase(BindingView):
+class ResourcesBase(BindingView, entity_views.ResourceCollectionView):
+    flags = LIST
+
     def get(self, request, gid):
         """The ids in the group (`?filter` on the latest version's attributes, `?limit` paging)."""
-        check_flags(request, {"filter", "limit", "page"})
-        group = selectors.get_group(self.gt, gid)
-        page = PageRequest.from_params(request.GET)
-        resources, total = selectors.resource_page(
-            group, self.resource_plural, request.GET.getlist("filter"), page, inline=False
-        )
-        return page_response(request, [r.rid for r in resources], page, total)
+        return super().get(request, gid)
+
+    def resources_json(self, group, resources) -> list[str]:
+        return [r.rid for r in resources]
 
     def delete(self, request, gid):
         """Delete everything in the group; answers the deleted ids."""
@@ -340,16 +341,20 @@ class ResourceBase(BindingView):
         return json_response(out)
 
 
-class VersionsBase(BindingView):
+class VersionsBase(BindingView, entity_views.VersionCollectionView):
+    flags = LIST
+
     def get(self, request, gid, rid):
         """The version numbers, ascending (`?filter`, `?limit` paging)."""
-        check_flags(request, {"filter", "limit", "page"})
-        resource = selectors.get_resource(selectors.get_group(self.gt, gid), self.resource_plural, rid)
-        page = PageRequest.from_params(request.GET)
-        qs = apply_filters(integer_versions(resource), parse_filters(request.GET.getlist("filter")), id_column="vid")
+        return super().get(request, gid, rid)
+
+    def version_page(self, resource, page):
+        qs = apply_filters(integer_versions(resource), parse_filters(self.filters()), id_column="vid")
         total = qs.count()
-        numbers = [int(vid) for vid in qs[page.offset : page.offset + page.limit].values_list("vid", flat=True)]
-        return page_response(request, numbers, page, total)
+        return [int(vid) for vid in qs[page.offset : page.offset + page.limit].values_list("vid", flat=True)], total
+
+    def versions_json(self, group, resource, versions) -> list[int]:
+        return versions
 
 
 class VersionBase(BindingView):

@@ -31,7 +31,6 @@ from .flags import (
 from .mapping import v1_mappings
 from .reads import render_group, render_resource
 from .representations import (
-    ancestor_id,
     ancestor_ids,
     default_version,
     document_headers,
@@ -143,15 +142,10 @@ class ResourceView(XRegistryView):
     def render(self, gid, rid, details: bool, status=200):
         request = self.request
         details = details or doc_view(request)  # the doc flag serializes the metadata view ("Doc Flag")
-        if self.rm.hasdocument and not details and status == 200:
-            return self.document(gid, rid, None)
+        if self.rm.hasdocument and not details:
+            return self.document(gid, rid, None, status)
         group, resource = self.load(gid, rid)
         versions = resource.all_versions
-        if self.rm.hasdocument and not details:
-            version = default_version(resource, versions)
-            if version is None:  # its versions deleted since the resource was read (its group deleted meanwhile)
-                raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}")
-            return document_response(self, group, resource, version, versions, status, resource_form=True)
         data = render_resource(
             self.base_url(),
             self.gm,
@@ -169,9 +163,11 @@ class ResourceView(XRegistryView):
         rid, details = split_details(rid)
         return self.render(gid, rid, details)
 
-    def document(self, gid, rid, vid):
-        """A document GET in two queries: the compiled read of the 0.5 binding (resource, group and the version
-        with its bytes) and the resource's version ids (for `isdefault`, `ancestorid`, `versionscount`)."""
+    def document(self, gid, rid, vid, status=200):
+        """A document resource without `$details`: the document as the body, its metadata as `xRegistry-*` headers
+        in the resource's (`vid` None) or the version's form (a `<RESOURCE>url` version answers 303 to it); a
+        creation (201) says where the new entity is in `Location`. One query: the compiled read of the document
+        with the resource's version count and previous version (two when the resource's default is sticky)."""
         found = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, vid, history=True)
         if found is None or found[1] is None:
             self.load(gid, rid, with_content=False)  # a missing group or resource: its own 404
@@ -203,7 +199,9 @@ class ResourceView(XRegistryView):
             ancestor=previous or version.vid,
             resource_form=vid is None,
         )
-        return document_answer(version, bytes(version.content or b""), headers, redirect=303)
+        if status == 201:
+            headers["Location"] = headers["xRegistry-self"]
+        return document_answer(version, bytes(version.content or b""), headers, status, redirect=303)
 
     def put(self, request, gid, rid):
         rid, details = split_details(rid)
@@ -300,8 +298,8 @@ class VersionView(ResourceView):
 
     def render_version(self, gid, rid, vid, details, status=200):
         details = details or doc_view(self.request)  # the doc flag serializes the metadata view ("Doc Flag")
-        if self.rm.hasdocument and not details and status == 200:
-            return self.document(gid, rid, vid)
+        if self.rm.hasdocument and not details:
+            return self.document(gid, rid, vid, status)
         group, resource = self.load(gid, rid)
         versions = resource.all_versions
         version = next((v for v in versions if v.vid == vid), None)
@@ -309,8 +307,6 @@ class VersionView(ResourceView):
             raise Problem(
                 "not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} does not exist"
             )
-        if self.rm.hasdocument and not details:
-            return document_response(self, group, resource, version, versions, status, resource_form=False)
         data = version_json(
             self.base_url(),
             self.gm,
@@ -340,28 +336,6 @@ class VersionView(ResourceView):
             self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request), force=flag(request, "force")
         )
         return HttpResponse(status=204)
-
-
-def document_response(view, group, resource, version, versions, status=200, *, resource_form: bool) -> HttpResponse:
-    """A document resource without `$details`: the document as the body, its metadata as `xRegistry-*`
-    headers in the resource's or the version's form (a `<RESOURCE>url` version answers 303 to it); a creation
-    (201) says where the new entity is in `Location`."""
-    default = default_version(resource, versions)
-    headers = document_headers(
-        view.base_url(),
-        view.gm,
-        view.rm,
-        group,
-        resource,
-        version,
-        count=len(versions),
-        is_default=default is not None and default.pk == version.pk,
-        ancestor=ancestor_id(version, versions),
-        resource_form=resource_form,
-    )
-    if status == 201:
-        headers["Location"] = headers["xRegistry-self"]
-    return document_answer(version, bytes(version.content or b""), headers, status, redirect=303)
 
 
 def document_address(initkwargs: dict, kwargs: dict) -> fast_reads.DocumentAddress | None:

@@ -20,38 +20,10 @@ from ...store import selectors
 from ...store.group_states import group_states
 from .capabilities import capabilities, model_json, modelsource_json
 from .document_view import document_view, pointer_token
-from .documents import SPEC_VERSION, mapping_for
+from .documents import SPEC_VERSION
 from .flags import Inline
-from .mapping import GroupMapping, ResourceMapping, ordered_mappings
-from .representations import _times, group_json, resource_json
-
-
-def render_resources(
-    base: str,
-    gm: GroupMapping,
-    rm: ResourceMapping,
-    group: Group,
-    resources,
-    inline: Inline,
-    *,
-    doc: bool = False,
-) -> dict:
-    group_attrs = stored_attributes(group)
-    out = {}
-    for resource in resources:
-        out[resource.rid] = render_resource(
-            base,
-            gm,
-            rm,
-            group,
-            resource,
-            resource.all_versions,
-            inline,
-            group_attrs=group_attrs,
-            doc=doc,
-        )
-    return out
-
+from .mapping import GroupMapping, ordered_mappings
+from .representations import group_json, resource_json
 
 VALIDATION = ("formatvalidated", "formatvalidatedreason", "compatibilityvalidated", "compatibilityvalidatedreason")
 
@@ -113,7 +85,11 @@ def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, d
             resources = getattr(group, f"inline_{rm.plural}", None)
             if resources is None:
                 resources = selectors.resources_with_versions(group, rm.plural, with_content=with_content)
-            inlined[rm.plural] = render_resources(base, gm, rm, group, resources, below, doc=doc)
+            group_attrs = stored_attributes(group)
+            inlined[rm.plural] = {
+                r.rid: render_resource(base, gm, rm, group, r, r.all_versions, below, group_attrs=group_attrs, doc=doc)
+                for r in resources
+            }
     annotated = {rm.plural: getattr(group, f"count_{rm.plural}", None) for rm in gm.resources}
     counts = (
         selectors.resource_counts(group, [rm.plural for rm in gm.resources])
@@ -171,16 +147,6 @@ def registry_json(
                 else {g.gid: render_group(base, gm, g, below, doc=doc) for g in groups_of(gm, inline, scope=scope)}
             )
     return out
-
-
-__all__ = [
-    "registry_json",
-    "render_group",
-    "render_resource",
-    "render_resources",
-    "mapping_for",
-    "_times",
-]
 
 
 def _export_inline() -> Inline:
