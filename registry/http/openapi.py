@@ -1,9 +1,11 @@
 """The OpenAPI description of every binding (drf-spectacular at `/api/schema/`), generated from the bindings'
 declarations.
 
-A binding declares what each of its views' methods does (`operation`: a summary, its flags, its body, its answers,
-its errors in the binding's words) and attaches the table to its views with `describe`; bodies the whole-document
-rules describe from the model it declares with `register_body`. The kernel owns the vocabulary (the problem document,
+A binding declares what each of its views' methods does (`operation`: a summary, its body, its answers, its errors
+in the binding's words) and attaches the table to its views with `describe`, with its table of what each query flag
+means: an operation's query parameters are the flags its view declares for the method (`RegistryView.flags`, the
+flags the kernel checks), so that the description and the check cannot disagree; bodies the whole-document rules
+describe from the model it declares with `register_body`. The kernel owns the vocabulary (the problem document,
 error answers, JSON and document answers), the AutoSchema of the kernel's views (operation ids from the path,
 optional authentication on public reads), the security scheme of the kernel's HTTP Basic authentication, and the
 rules that hold for the whole document, applied by `postprocess` after drf-spectacular built it (so that the
@@ -19,9 +21,11 @@ document says what the server does; issue 11, checked by schemathesis with all i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from drf_spectacular.authentication import BasicScheme
 from drf_spectacular.drainage import isolate_view_method
 from drf_spectacular.openapi import AutoSchema
@@ -79,9 +83,18 @@ def problem_responses(*codes: int, words: dict[int, str] | None = None) -> dict:
     return {(code, "application/problem+json"): OpenApiResponse(PROBLEM, words[code]) for code in codes}
 
 
+READ_ERRORS = problem_responses(400, 401, 404)  # the errors of a read and of a write, in the kernel's words
+WRITE_ERRORS = problem_responses(400, 401, 403, 404, 409, 413, 415)
+
+
 def flag(name: str, description: str, type_=OpenApiTypes.STR, **options) -> OpenApiParameter:
     """A query parameter (`many`, `enum`, `required` as drf-spectacular's)."""
     return OpenApiParameter(name, type_, OpenApiParameter.QUERY, description=description, **options)
+
+
+# a binding's table of what each query flag means: name -> its parameter, or None for a flag the description leaves
+# out (paging's `page`, whose tokens come from Link headers only)
+FlagMeanings = Mapping[str, OpenApiParameter | None]
 
 
 def answers(*ok: tuple, errors: dict | None = None) -> dict:
@@ -96,24 +109,53 @@ def answers(*ok: tuple, errors: dict | None = None) -> dict:
     return {**out, **(errors or {})}
 
 
-def operation(summary: str, *, ok=(), errors=None, flags=(), body=None, tags=None):
-    """One operation's description: its `answers(*ok, errors=errors)`, its query `flags` and its `body` (a type, or
-    {media type: type})."""
-    given = {"request": body, "tags": tags}  # drf-spectacular tells an absent request from None (no body)
-    return extend_schema(
-        summary=summary,
-        parameters=list(flags),
-        responses=answers(*ok, errors=errors),
-        **{name: value for name, value in given.items() if value is not None},
-    )
+@dataclass(frozen=True)
+class Operation:
+    """One operation's description: its `answers(*ok, errors=errors)`, its `body` (a type, or {media type: type}),
+    and its query parameters: `flags` when given, else those its view declares for the method (`describe`);
+    `meanings`: this operation's own meaning of some flags (an import's `force`)."""
+
+    summary: str
+    ok: tuple = ()
+    errors: dict | None = None
+    flags: tuple | None = None
+    body: object = None
+    tags: list | None = None
+    meanings: dict = field(default_factory=dict)
 
 
-def describe(view_class, operations: dict):
-    """Attach a binding's operations ({method: operation(...)}) to a view class. A method the class inherits is
-    wrapped first (drf-spectacular's isolate_view_method), so that two views sharing a base method, of one binding
-    or two, keep their own descriptions."""
-    for method, schema in operations.items():
-        schema(isolate_view_method(view_class, method))
+def operation(summary: str, *, ok=(), errors=None, flags=None, body=None, tags=None, meanings=None) -> Operation:
+    return Operation(summary, tuple(ok), errors, None if flags is None else tuple(flags), body, tags, meanings or {})
+
+
+def declared_parameters(view_class, method: str, meanings: FlagMeanings) -> list:
+    """The query parameters of a view's method: the flags it declares (`flags`), as the binding's table says what
+    they mean; a declared flag the table does not know stops the start (it would go undescribed)."""
+    declared = getattr(view_class, "flags", {}).get(method, frozenset())
+    unknown = sorted(name for name in declared if name not in meanings)
+    if unknown:
+        raise ImproperlyConfigured(f"{view_class.__name__}.{method} declares flags no table describes: {unknown}")
+    return [meanings[name] for name in sorted(declared) if meanings[name] is not None]
+
+
+def describe(view_class, operations: dict, meanings: FlagMeanings | None = None):
+    """Attach a binding's operations ({method: operation(...)}) to a view class, each operation's query parameters
+    from the flags the view declares and the binding's `meanings`. A method the class inherits is wrapped first
+    (drf-spectacular's isolate_view_method), so that two views sharing a base method, of one binding or two, keep
+    their own descriptions."""
+    for method, op in operations.items():
+        parameters = (
+            list(op.flags)
+            if op.flags is not None
+            else declared_parameters(view_class, method, {**(meanings or {}), **op.meanings})
+        )
+        given = {"request": op.body, "tags": op.tags}  # drf-spectacular tells an absent request from None (no body)
+        extend_schema(
+            summary=op.summary,
+            parameters=parameters,
+            responses=answers(*op.ok, errors=op.errors),
+            **{name: value for name, value in given.items() if value is not None},
+        )(isolate_view_method(view_class, method))
     return view_class
 
 

@@ -4,7 +4,9 @@ words and attributes, and the Message Catalog's own operations. `declare()` atta
 
 from __future__ import annotations
 
-from ...http.openapi import DOCUMENT, OBJECT, describe, flag, operation, problem_responses, register_group_body
+from ...http.openapi import DOCUMENT, OBJECT, describe, flag, operation, register_group_body
+from ...http.openapi import READ_ERRORS as READ
+from ...http.openapi import WRITE_ERRORS as WRITE
 from ..v05.openapi import EPOCH, FILTER, LIMIT
 from . import messagecatalog as mc
 from . import schemaregistry as sr
@@ -14,8 +16,6 @@ IDS = (200, {"type": "array", "items": {"type": "string"}}, "ids")
 NUMBERS = (200, {"type": "array", "items": {"type": "integer"}}, "versions")
 ATTRIBUTES = (200, OBJECT, "attributes")
 FOUND = ((200, DOCUMENT, "the document, with attributes as headers"), (307, None, "stored elsewhere: Location"))
-READ = problem_responses(400, 401, 404)
-WRITE = problem_responses(400, 401, 403, 404, 409, 413, 415)
 LIST = [FILTER, LIMIT]
 URI = flag("uri", "a version URI (authority + version id)", required=True)
 FEATURES = {

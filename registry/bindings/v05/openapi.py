@@ -1,7 +1,7 @@
-"""The 0.5-wip binding's OpenAPI declarations: what each of its views' methods does, written in the kernel's
-vocabulary (registry/http/openapi.py), which builds the description from them. `declare()` attaches them to the
-views and declares the bodies the kernel describes from the model (urls.py calls it once; every group type's routes
-share the views)."""
+"""The 0.5-wip binding's OpenAPI declarations: what each of its views' methods does and what each query flag means,
+written in the kernel's vocabulary (registry/http/openapi.py), which builds the description from them (an
+operation's flags are those its view declares). `declare()` attaches them to the views and declares the bodies the
+kernel describes from the model (urls.py calls it once; every group type's routes share the views)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from ...http.openapi import (
     DOCUMENT,
     ID_SCHEMA,
     OBJECT,
+    READ_ERRORS,
+    WRITE_ERRORS,
     common_properties,
     describe,
     flag,
     group_body_schema,
     operation,
-    problem_responses,
     register_body,
     register_group_body,
 )
@@ -49,27 +50,23 @@ FORCE_IMPORT = flag(
     "`true` imports references that name nothing (an entity, or a `:Name` in a schema) as written, each a warning "
     "of the report (without it: 400 naming each, nothing imported); any value but false/0 turns it on",
 )
-COLLECTION = [INLINE, FILTER, LIMIT]  # `page` tokens come from Link headers only: not offered
-READ_ERRORS = problem_responses(400, 401, 404)
-WRITE_ERRORS = problem_responses(400, 401, 403, 404, 409, 413, 415)
+MEANINGS = {
+    **{f.name: f for f in (INLINE, META, EPOCH, FILTER, LIMIT, MODEL, REFERENCEDBY, OWNERS, FORCE)},
+    "page": None,  # tokens come from Link headers only: not offered
+}
 ELSEWHERE = (307, None, "stored elsewhere: Location")
 
 
-def read(summary: str, *ok, flags=(), **options):
-    return operation(summary, ok=ok, errors=READ_ERRORS, flags=flags, **options)
+def read(summary: str, *ok, **options):
+    return operation(summary, ok=ok, errors=READ_ERRORS, **options)
 
 
-def write(summary: str, *ok, flags=(), **options):
-    return operation(summary, ok=ok, errors=WRITE_ERRORS, flags=flags, **options)
+def write(summary: str, *ok, **options):
+    return operation(summary, ok=ok, errors=WRITE_ERRORS, **options)
 
 
 ROOT = {
-    "get": read(
-        "Registry root, model (?model) or everything (?inline)",
-        (200, OBJECT, "registry"),
-        flags=[MODEL, INLINE],
-        tags=["registry"],
-    ),
+    "get": read("Registry root, model (?model) or everything (?inline)", (200, OBJECT, "registry"), tags=["registry"]),
     "post": write(
         "Import a registry document (JSON as described; the same in YAML as application/cloudevents-registry+yaml)",
         (
@@ -78,72 +75,56 @@ ROOT = {
             "the import report: created, updated and unchanged paths, warnings ({path, reason}: references that name "
             "nothing, taken as written by a forced import) and teamsCreated (the teams the owners named that were made)",
         ),
-        flags=[OWNERS, FORCE_IMPORT],
+        meanings={"force": FORCE_IMPORT},
         body={"application/json": OBJECT, "application/cloudevents-registry+json": OBJECT},
         tags=["registry"],
     ),
 }
 GROUPS = {
-    "get": read("List groups (map id -> group)", (200, OBJECT, "groups"), flags=COLLECTION),
+    "get": read("List groups (map id -> group)", (200, OBJECT, "groups")),
     "post": write("Create a group", (201, OBJECT, "created"), body=OBJECT),
-    "delete": write(
-        "Delete listed groups, or all", (200, OBJECT, "deleted groups"), flags=[FORCE], body=OpenApiTypes.ANY
-    ),
+    "delete": write("Delete listed groups, or all", (200, OBJECT, "deleted groups"), body=OpenApiTypes.ANY),
 }
 GROUP = {
-    "get": read("Get a group (or ?referencedby)", (200, OBJECT, "group"), flags=[INLINE, REFERENCEDBY]),
-    "put": write(
-        "Replace or create a group", (200, OBJECT, "updated"), (201, OBJECT, "created"), flags=[EPOCH], body=OBJECT
-    ),
-    "delete": write("Delete a group and everything beneath", (200, OBJECT, "last state"), flags=[EPOCH, FORCE]),
+    "get": read("Get a group (or ?referencedby)", (200, OBJECT, "group")),
+    "put": write("Replace or create a group", (200, OBJECT, "updated"), (201, OBJECT, "created"), body=OBJECT),
+    "delete": write("Delete a group and everything beneath", (200, OBJECT, "last state")),
 }
 RESOURCES = {
-    "get": read("List resources (map id -> metadata)", (200, OBJECT, "resources"), flags=COLLECTION),
+    "get": read("List resources (map id -> metadata)", (200, OBJECT, "resources")),
     "post": write(
         "Create a resource with its first version (document in the body, metadata in Registry-* headers)",
         (201, DOCUMENT, "created"),
         body={"*/*": DOCUMENT},
     ),
-    "delete": write("Delete listed resources, or all", (200, OBJECT, "deleted"), flags=[FORCE], body=OpenApiTypes.ANY),
+    "delete": write("Delete listed resources, or all", (200, OBJECT, "deleted"), body=OpenApiTypes.ANY),
 }
 RESOURCE = {
     "get": read(
-        "The latest version's document (or ?meta, ?referencedby)",
-        (200, DOCUMENT, "document or metadata"),
-        ELSEWHERE,
-        flags=[META, INLINE, REFERENCEDBY],
+        "The latest version's document (or ?meta, ?referencedby)", (200, DOCUMENT, "document or metadata"), ELSEWHERE
     ),
     "put": write(
         "Update the latest version (or ?meta), or create the resource",
         (200, DOCUMENT, "updated"),
         (201, DOCUMENT, "created"),
-        flags=[META, EPOCH],
         body={"*/*": DOCUMENT},
     ),
-    "post": write("Create a new version", (201, DOCUMENT, "created"), flags=[EPOCH], body={"*/*": DOCUMENT}),
-    "delete": write("Delete the resource with all versions", (200, OBJECT, "last state"), flags=[EPOCH, FORCE]),
+    "post": write("Create a new version", (201, DOCUMENT, "created"), body={"*/*": DOCUMENT}),
+    "delete": write("Delete the resource with all versions", (200, OBJECT, "last state")),
 }
 VERSIONS = {
-    "get": read("List versions (map version id -> metadata)", (200, OBJECT, "versions"), flags=COLLECTION),
-    "delete": write(
-        "Delete listed versions, or all but the latest", (200, OBJECT, "deleted"), flags=[FORCE], body=OpenApiTypes.ANY
-    ),
+    "get": read("List versions (map version id -> metadata)", (200, OBJECT, "versions")),
+    "delete": write("Delete listed versions, or all but the latest", (200, OBJECT, "deleted"), body=OpenApiTypes.ANY),
 }
 VERSION = {
-    "get": read(
-        "A version's document (or ?meta, ?referencedby)",
-        (200, DOCUMENT, "document or metadata"),
-        ELSEWHERE,
-        flags=[META, REFERENCEDBY],
-    ),
+    "get": read("A version's document (or ?meta, ?referencedby)", (200, DOCUMENT, "document or metadata"), ELSEWHERE),
     "put": write(
         "Update the version (or ?meta), or create it",
         (200, DOCUMENT, "updated"),
         (201, DOCUMENT, "created"),
-        flags=[META, EPOCH],
         body={"*/*": DOCUMENT},
     ),
-    "delete": write("Delete the version", (200, OBJECT, "last state"), flags=[EPOCH, FORCE]),
+    "delete": write("Delete the version", (200, OBJECT, "last state")),
 }
 
 
@@ -176,7 +157,7 @@ def declare(root, groups, group, resources, resource, versions, version) -> None
         (versions, VERSIONS),
         (version, VERSION),
     ):
-        describe(view, operations)
+        describe(view, operations, MEANINGS)
     register_body("/", "post", document_schema)
     for gt in registry_model.group_types:
         register_group_body(f"/{gt.plural}", "post", gt.plural, with_id=True)

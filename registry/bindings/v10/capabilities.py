@@ -11,7 +11,7 @@ import copy
 
 from ...domain.extension_attributes import resource_attributes
 from ...domain.model import COMPATIBILITY_LEVELS, effective_compatibility, registry_model
-from .flags import FLAGS, SPEC_VERSIONS
+from .flags import SPEC_VERSIONS, offered_flags
 from .mapping import v1_mappings
 
 _model_source: dict = {"groups": {}}
@@ -179,7 +179,7 @@ def capabilities() -> dict:
         },
         # the formats whose versions are compared, and their levels (`none` is no level: CONTRACT 18)
         "compatibilities": {fmt: [lv for lv in COMPATIBILITY_LEVELS if lv != "none"] for fmt in COMPARED_FORMATS},
-        "flags": sorted(f for f in FLAGS if f not in ("page", "force", "offset")),
+        "flags": offered_flags(),  # those the views declare (flags.LEVELS), as the OpenAPI description does
         "formats": ["jsonschema*", "avro*", "protobuf*", "xmlschema*", "xsd*"],
         "ignores": [],
         "pagination": True,

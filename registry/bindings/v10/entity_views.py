@@ -21,7 +21,7 @@ from . import writes
 from .base import XRegistryView
 from .bodies import json_body
 from .flags import (
-    EVERY_METHOD,
+    LEVELS,
     Inline,
     collections_only,
     doc_view,
@@ -41,7 +41,7 @@ from .representations import (
 
 
 class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
-    flags = EVERY_METHOD
+    flags = LEVELS["groups"]
     collection = True
 
     def inline_below(self) -> bool:
@@ -64,7 +64,7 @@ class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
 
 
 class GroupView(XRegistryView):
-    flags = EVERY_METHOD
+    flags = LEVELS["group"]
     takes_collections = True
 
     def render(self, gid, status=200):
@@ -103,7 +103,7 @@ def split_details(rid: str) -> tuple[str, bool]:
 
 
 class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
-    flags = EVERY_METHOD
+    flags = LEVELS["resources"]
     collection = True
 
     def resources_json(self, group, resources) -> dict:
@@ -137,7 +137,7 @@ class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
 
 
 class ResourceView(XRegistryView):
-    flags = EVERY_METHOD
+    flags = LEVELS["resource"]
 
     def render(self, gid, rid, details: bool, status=200):
         request = self.request
@@ -230,6 +230,7 @@ class ResourceView(XRegistryView):
 
 
 class MetaView(ResourceView):
+    flags = LEVELS["meta"]
     http_method_names = ["get", "put", "patch", "head", "options"]  # a meta entity goes with its resource
 
     def get(self, request, gid, rid):
@@ -246,7 +247,7 @@ class MetaView(ResourceView):
 
 
 class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
-    flags = EVERY_METHOD
+    flags = LEVELS["versions"]
     collection = True
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
@@ -294,6 +295,7 @@ class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
 
 
 class VersionView(ResourceView):
+    flags = LEVELS["version"]
     http_method_names = ["get", "put", "patch", "delete", "head", "options"]
 
     def render_version(self, gid, rid, vid, details, status=200):

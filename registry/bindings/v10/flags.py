@@ -11,24 +11,53 @@ from __future__ import annotations
 import re
 
 from ...domain.errors import Problem
+from ...http.requests import declared_flags
 from ...store import filters as filtering
 from ...store.paging import PageRequest
 from .errors import V1Problem
 
-FLAGS = frozenset(
-    "inline doc epoch filter sort ignore binary specversion collections setdefaultversionid limit offset page force".split()
+# core/spec.md's flags (what `/capabilities` offers, capabilities.py), and this server's own: paging's tokens, and an
+# import's `force` (`owners` only on an import)
+SPEC_FLAGS = frozenset(
+    "inline doc epoch filter sort ignore binary specversion collections setdefaultversionid limit".split()
 )
-# the flags of a view whose every method takes every flag (the entities' views)
-EVERY_METHOD = dict.fromkeys(("get", "put", "patch", "post", "delete"), FLAGS)
+FLAGS = SPEC_FLAGS | {"offset", "page", "force"}  # taken on every method whose flags are checked (`check_flags`)
 EXPLICIT = {"capabilities", "model", "modelsource"}
 SPEC_VERSIONS = ("1.0-rc4", "1.0-rc3", "1.0-rc2", "1.0-rc1", "1.0")
 
+# The flags each level's methods read, as the views declare them (`RegistryView.flags`): the OpenAPI description's
+# parameters (openapi.py) and `/capabilities`' flags are made from these; every other flag of FLAGS is taken too
+# and changes nothing. Levels: the registry root, its fixed APIs (`export`, `model` ...: their GET), the entities.
+_READ, _WRITE, _DELETE = (
+    "inline doc filter limit binary specversion",
+    "epoch setdefaultversionid ignore specversion",
+    "epoch specversion",
+)
+_COLLECTION = {"get": f"{_READ} sort", "post": _WRITE, "patch": _WRITE, "delete": _DELETE}  # (a PUT answers 405)
+LEVELS: dict[str, dict[str, frozenset[str]]] = {
+    "root": declared_flags(get=f"{_READ} collections", post=f"{_WRITE} owners force", put=_WRITE, patch=_WRITE),
+    "fixed": declared_flags(get="specversion"),
+    "export": declared_flags(get="inline binary specversion"),
+    "groups": declared_flags(**_COLLECTION),
+    "group": declared_flags(get=f"{_READ} collections", put=_WRITE, patch=_WRITE, post=_WRITE, delete=_DELETE),
+    "resources": declared_flags(**_COLLECTION),
+    "resource": declared_flags(get=_READ, put=_WRITE, patch=_WRITE, post=_WRITE, delete=_DELETE),
+    "meta": declared_flags(get="specversion", put=_WRITE, patch=_WRITE),
+    "versions": declared_flags(**_COLLECTION),
+    "version": declared_flags(get=_READ, put=_WRITE, patch=_WRITE, delete=_DELETE),
+}
+
+
+def offered_flags() -> list[str]:
+    """The spec's flags some level reads (`/capabilities`' `flags`)."""
+    return sorted(SPEC_FLAGS & {name for level in LEVELS.values() for names in level.values() for name in names})
+
 
 def check_flags(request, allowed: frozenset[str]) -> None:
-    """400 for a flag the operation does not take (`allowed`: FLAGS, with an import's `owners`), or a `specversion`
-    this server does not serve."""
+    """400 for a flag neither the operation reads (`allowed`) nor this binding takes everywhere (FLAGS), or a
+    `specversion` this server does not serve."""
     for name in request.GET:
-        if name not in allowed:
+        if name not in allowed and name not in FLAGS:
             raise V1Problem("bad_flag", f"the flag {name!r} is not supported here", args={"flag": name})
     version = request.GET.get("specversion")
     if version is not None and version not in SPEC_VERSIONS:

@@ -13,25 +13,35 @@ from ...http import openapi
 from ...http.openapi import DOCUMENT, OBJECT, flag, operation, problem_responses
 
 TAG = ["xregistry-1.0"]
-INLINE = flag("inline", "comma-separated paths to inline (`*`, `messagegroups.messages`, `model`, `capabilities`)")
-DOC = flag("doc", "document view: relative links, resources without their default version's attributes")
-EPOCH = flag("epoch", "the entity's current epoch (400 mismatched_epoch when it differs)", OpenApiTypes.INT)
-FILTER = flag("filter", "ATTR=VALUE in dot notation, `*` wildcards")
-LIMIT = flag("limit", "page size (pages are linked by `Link: <...>;rel=next;count=N`)", OpenApiTypes.INT)
-SETDEFAULT = flag("setdefaultversionid", "make this version the sticky default")
-COLLECTIONS = flag("collections", "only the nested collection maps, everything below inlined (registry and groups)")
-SORT = flag("sort", "ATTR[=asc|desc]: the whole collection in that order, then paged")
-OWNERS = flag(
-    "owners",
-    "an import's groups' owners: `keep` (the default; a registry admin's import makes the teams they name that do not "
-    "exist) or `drop` (left out: a copy into another organisation)",
-)
-FORCE_IMPORT = flag(
-    "force",
-    "an import's references that name nothing: `true` takes them as written (without it: 400 naming each, nothing "
-    "imported)",
-)
-READ = [INLINE, DOC, FILTER, LIMIT]
+# what each flag means; an operation's are those its view declares (flags.LEVELS)
+MEANINGS = {
+    f.name: f
+    for f in (
+        flag("inline", "comma-separated paths to inline (`*`, `messagegroups.messages`, `model`, `capabilities`)"),
+        flag("doc", "document view: relative links, resources without their default version's attributes"),
+        flag("epoch", "the entity's current epoch (400 mismatched_epoch when it differs)", OpenApiTypes.INT),
+        flag("filter", "ATTR=VALUE in dot notation, `*` wildcards"),
+        flag("limit", "page size (pages are linked by `Link: <...>;rel=next;count=N`)", OpenApiTypes.INT),
+        flag("setdefaultversionid", "make this version the sticky default"),
+        flag("collections", "only the nested collection maps, everything below inlined (registry and groups)"),
+        flag("sort", "ATTR[=asc|desc]: the whole collection in that order, then paged"),
+        flag("binary", "inlined documents as `<RESOURCE>base64`, their bytes untouched, whatever their media type"),
+        flag("specversion", "the spec version asked for: 1.0-rc4 (1.0 and its earlier candidates are taken as it)"),
+        flag(
+            "ignore", "comma-separated attributes of the body a write leaves out (`epoch`, `defaultversionid`, ... `*`)"
+        ),
+        flag(
+            "owners",
+            "an import's groups' owners: `keep` (the default; a registry admin's import makes the teams they name "
+            "that do not exist) or `drop` (left out: a copy into another organisation)",
+        ),
+        flag(
+            "force",
+            "an import's references that name nothing: `true` takes them as written (without it: 400 naming each, "
+            "nothing imported)",
+        ),
+    )
+}
 WORDS = {
     400: "bad request (1.0 error type)",
     404: "not_found",
@@ -44,30 +54,23 @@ ERRORS = problem_responses(400, 401, 403, 404, 409, 415, words=WORDS)
 def _ops(
     summary: str,
     *,
-    read: list | None = None,
     methods: tuple[str, ...] = ("get",),
     document: bool = False,
     created: tuple[str, ...] = ("put", "patch"),
-    post_flags: tuple = (),
 ) -> dict:
-    """Operations of one view: `created` names the methods that answer 201 when they create the entity; `post_flags`
-    are the POST's own flags."""
+    """Operations of one view: `created` names the methods that answer 201 when they create the entity."""
     ops = {}
     for method in methods:
         if method == "get" and document:
             found = (200, DOCUMENT, "the document, metadata in xRegistry-* headers (JSON with $details)")
             ops[method] = operation(
-                summary,
-                ok=[found, (303, None, "stored elsewhere: Location")],
-                errors=ERRORS,
-                flags=read or [],
-                tags=TAG,
+                summary, ok=[found, (303, None, "stored elsewhere: Location")], errors=ERRORS, tags=TAG
             )
         elif method == "get":
-            ops[method] = operation(summary, ok=[(200, OBJECT, summary)], errors=ERRORS, flags=read or [], tags=TAG)
+            ops[method] = operation(summary, ok=[(200, OBJECT, summary)], errors=ERRORS, tags=TAG)
         elif method == "delete":
             ops[method] = operation(
-                f"Delete: {summary}", ok=[(204, None, "deleted")], errors=ERRORS, flags=[EPOCH], body=OBJECT, tags=TAG
+                f"Delete: {summary}", ok=[(204, None, "deleted")], errors=ERRORS, body=OBJECT, tags=TAG
             )
         else:
             shape = DOCUMENT if document and method in ("put", "post") else OBJECT  # the document, or JSON metadata
@@ -75,7 +78,6 @@ def _ops(
                 f"{method.upper()}: {summary}",
                 ok=[(status, shape, summary) for status in ((200, 201) if method in created else (200,))],
                 errors=ERRORS,
-                flags=[EPOCH, SETDEFAULT, *(post_flags if method == "post" else ())],
                 body={"*/*" if shape is DOCUMENT else "application/json": shape},
                 tags=TAG,
             )
@@ -85,10 +87,8 @@ def _ops(
 OPERATIONS = {
     "RootView": _ops(
         "Registry root (POST: import a 1.0 document)",
-        read=[*READ, COLLECTIONS],
         methods=("get", "post", "put", "patch"),
         created=(),
-        post_flags=(OWNERS, FORCE_IMPORT),
     ),
     "ExportView": _ops("The registry as a 1.0 document (?doc&inline=*,capabilities,modelsource)"),
     "ModelView": _ops(
@@ -102,27 +102,23 @@ OPERATIONS = {
     ),
     "CapabilitiesOfferedView": _ops("Capabilities offered"),
     "DiscoveryView": _ops("Where the xRegistry 1.0 binding is, and the spec versions served"),
-    "GroupCollectionView": _ops(
-        "Groups (map id -> group)", read=[*READ, SORT], methods=("get", "post", "patch", "delete"), created=()
-    ),
-    "GroupView": _ops("A group", read=[*READ, COLLECTIONS], methods=("get", "put", "patch", "post", "delete")),
+    "GroupCollectionView": _ops("Groups (map id -> group)", methods=("get", "post", "patch", "delete"), created=()),
+    "GroupView": _ops("A group", methods=("get", "put", "patch", "post", "delete")),
     "ResourceCollectionView": _ops(
-        "Resources (map id -> resource)", read=[*READ, SORT], methods=("get", "post", "patch", "delete"), created=()
+        "Resources (map id -> resource)", methods=("get", "post", "patch", "delete"), created=()
     ),
     "ResourceView": _ops(
         "A resource: its default version's document (or metadata with $details)",
-        read=READ,
         methods=("get", "put", "patch", "post", "delete"),
         document=True,
         created=("put", "patch", "post"),
     ),
     "MetaView": _ops("A resource's meta entity", methods=("get", "put", "patch"), created=()),
     "VersionCollectionView": _ops(
-        "Versions (map id -> version)", read=[*READ, SORT], methods=("get", "post", "patch", "delete"), created=()
+        "Versions (map id -> version)", methods=("get", "post", "patch", "delete"), created=()
     ),
     "VersionView": _ops(
         "A version: its document (or metadata with $details)",
-        read=READ,
         methods=("get", "put", "patch", "delete"),
         document=True,
     ),
@@ -132,4 +128,4 @@ OPERATIONS = {
 def describe(*view_modules) -> None:
     """Attach each view class's operations, from whichever of the modules defines it."""
     for name, operations in OPERATIONS.items():
-        openapi.describe(next(getattr(m, name) for m in view_modules if hasattr(m, name)), operations)
+        openapi.describe(next(getattr(m, name) for m in view_modules if hasattr(m, name)), operations, MEANINGS)

@@ -24,7 +24,7 @@ from .bodies import json_body
 from .capabilities import capabilities, capabilities_offered, model_json, modelsource_json
 from .document_view import document_view
 from .errors import V1Problem
-from .flags import EVERY_METHOD, FLAGS, Inline, collections_only, doc_view, only_collections
+from .flags import LEVELS, Inline, collections_only, doc_view, only_collections
 from .mapping import ordered_mappings
 from .reads import export_chunks, registry_json, render_group
 
@@ -43,7 +43,7 @@ def inline_levels(inline: Inline) -> int:
 
 
 class RootView(XRegistryView):
-    flags = {**EVERY_METHOD, "post": FLAGS | {"owners"}}
+    flags = LEVELS["root"]
     takes_collections = True
 
     def get(self, request):
@@ -100,7 +100,7 @@ STREAM_ABOVE = 20_000  # entities: a larger export is streamed, its worker's mem
 
 
 class ExportView(XRegistryView):
-    flags = {"get": FLAGS}
+    flags = LEVELS["export"]
 
     def get(self, request):
         # Streamed group by group, each group's part kept until the group changes (registry/http/rendered_groups.py),
@@ -130,7 +130,7 @@ class ExportView(XRegistryView):
 
 
 class ModelView(XRegistryView):
-    flags = {"get": FLAGS}
+    flags = LEVELS["fixed"]
 
     def get(self, request):
         return json_response(model_json())
@@ -153,7 +153,7 @@ class ModelSourceView(ModelView):
 
 
 class CapabilitiesView(XRegistryView):
-    flags = {"get": FLAGS}
+    flags = LEVELS["fixed"]
 
     def get(self, request):
         return json_response(capabilities())
@@ -165,7 +165,7 @@ class CapabilitiesView(XRegistryView):
 
 
 class CapabilitiesOfferedView(XRegistryView):
-    flags = {"get": FLAGS}
+    flags = LEVELS["fixed"]
 
     def get(self, request):
         return json_response(capabilities_offered())
