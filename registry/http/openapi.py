@@ -92,6 +92,12 @@ def flag(name: str, description: str, type_=OpenApiTypes.STR, **options) -> Open
     return OpenApiParameter(name, type_, OpenApiParameter.QUERY, description=description, **options)
 
 
+# the flags the 0.5 and the older bindings take alike
+EPOCH = flag("epoch", "the entity's current epoch; 409 when it differs", OpenApiTypes.INT)
+FILTER = flag("filter", "ATTR=VALUE, '*' wildcards, dotted paths; repeatable (AND)", many=True)
+LIMIT = flag("limit", "page size", OpenApiTypes.INT)
+
+
 # a binding's table of what each query flag means: name -> its parameter, or None for a flag the description leaves
 # out (paging's `page`, whose tokens come from Link headers only)
 FlagMeanings = Mapping[str, OpenApiParameter | None]

@@ -4,10 +4,9 @@ words and attributes, and the Message Catalog's own operations. `declare()` atta
 
 from __future__ import annotations
 
-from ...http.openapi import DOCUMENT, OBJECT, describe, flag, operation, register_group_body
+from ...http.openapi import DOCUMENT, EPOCH, FILTER, LIMIT, OBJECT, describe, flag, operation, register_group_body
 from ...http.openapi import READ_ERRORS as READ
 from ...http.openapi import WRITE_ERRORS as WRITE
-from ..v05.openapi import EPOCH, FILTER, LIMIT
 from . import messagecatalog as mc
 from . import schemaregistry as sr
 from .base import OlderBinding

@@ -10,7 +10,10 @@ from drf_spectacular.types import OpenApiTypes
 from ...domain.model import registry_model
 from ...http.openapi import (
     DOCUMENT,
+    EPOCH,
+    FILTER,
     ID_SCHEMA,
+    LIMIT,
     OBJECT,
     READ_ERRORS,
     WRITE_ERRORS,
@@ -25,9 +28,6 @@ from ...http.openapi import (
 
 INLINE = flag("inline", "include nested entities (any value but false/0 turns it on)")
 META = flag("meta", "metadata as JSON instead of the document")
-EPOCH = flag("epoch", "the entity's current epoch; 409 when it differs", OpenApiTypes.INT)
-FILTER = flag("filter", "ATTR=VALUE, '*' wildcards, dotted paths; repeatable (AND)", many=True)
-LIMIT = flag("limit", "page size", OpenApiTypes.INT)
 MODEL = flag("model", "answer with the registry model")
 REFERENCEDBY = flag(
     "referencedby",

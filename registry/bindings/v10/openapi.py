@@ -51,16 +51,13 @@ WORDS = {
 ERRORS = problem_responses(400, 401, 403, 404, 409, 415, words=WORDS)
 
 
-def _ops(
-    summary: str,
-    *,
-    methods: tuple[str, ...] = ("get",),
-    document: bool = False,
-    created: tuple[str, ...] = ("put", "patch"),
-) -> dict:
-    """Operations of one view: `created` names the methods that answer 201 when they create the entity."""
+def _ops(view, summary: str, *, document: bool = False, created: tuple[str, ...] = ("put", "patch")) -> dict:
+    """Operations of one view, a method each it answers: `created` names the methods that answer 201 when they
+    create the entity; their query parameters are the flags the view declares (flags.LEVELS)."""
     ops = {}
-    for method in methods:
+    for method in (m for m in ("get", "put", "patch", "post", "delete") if m in view.http_method_names):
+        if not hasattr(view, method):
+            continue
         if method == "get" and document:
             found = (200, DOCUMENT, "the document, metadata in xRegistry-* headers (JSON with $details)")
             ops[method] = operation(
@@ -84,48 +81,30 @@ def _ops(
     return ops
 
 
-OPERATIONS = {
-    "RootView": _ops(
-        "Registry root (POST: import a 1.0 document)",
-        methods=("get", "post", "put", "patch"),
-        created=(),
-    ),
-    "ExportView": _ops("The registry as a 1.0 document (?doc&inline=*,capabilities,modelsource)"),
-    "ModelView": _ops(
-        "The model (fixed: writes answer model_error)", methods=("get", "put", "patch", "post"), created=()
-    ),
-    "ModelSourceView": _ops(
-        "The model source (fixed: writes answer model_error)", methods=("get", "put", "patch", "post"), created=()
-    ),
-    "CapabilitiesView": _ops(
-        "Capabilities (changes the server does not offer are refused)", methods=("get", "put", "patch"), created=()
-    ),
-    "CapabilitiesOfferedView": _ops("Capabilities offered"),
-    "DiscoveryView": _ops("Where the xRegistry 1.0 binding is, and the spec versions served"),
-    "GroupCollectionView": _ops("Groups (map id -> group)", methods=("get", "post", "patch", "delete"), created=()),
-    "GroupView": _ops("A group", methods=("get", "put", "patch", "post", "delete")),
-    "ResourceCollectionView": _ops(
-        "Resources (map id -> resource)", methods=("get", "post", "patch", "delete"), created=()
-    ),
-    "ResourceView": _ops(
+FIXED = {"created": ()}  # a fixed API, or a collection: no write of it creates the entity it addresses
+OPERATIONS: dict[str, tuple[str, dict]] = {  # view class -> its summary, and how its answers are shaped
+    "RootView": ("Registry root (POST: import a 1.0 document)", FIXED),
+    "ExportView": ("The registry as a 1.0 document (?doc&inline=*,capabilities,modelsource)", {}),
+    "ModelView": ("The model (fixed: writes answer model_error)", FIXED),
+    "ModelSourceView": ("The model source (fixed: writes answer model_error)", FIXED),
+    "CapabilitiesView": ("Capabilities (changes the server does not offer are refused)", FIXED),
+    "CapabilitiesOfferedView": ("Capabilities offered", {}),
+    "DiscoveryView": ("Where the xRegistry 1.0 binding is, and the spec versions served", {}),
+    "GroupCollectionView": ("Groups (map id -> group)", FIXED),
+    "GroupView": ("A group", {}),
+    "ResourceCollectionView": ("Resources (map id -> resource)", FIXED),
+    "ResourceView": (
         "A resource: its default version's document (or metadata with $details)",
-        methods=("get", "put", "patch", "post", "delete"),
-        document=True,
-        created=("put", "patch", "post"),
+        {"document": True, "created": ("put", "patch", "post")},
     ),
-    "MetaView": _ops("A resource's meta entity", methods=("get", "put", "patch"), created=()),
-    "VersionCollectionView": _ops(
-        "Versions (map id -> version)", methods=("get", "post", "patch", "delete"), created=()
-    ),
-    "VersionView": _ops(
-        "A version: its document (or metadata with $details)",
-        methods=("get", "put", "patch", "delete"),
-        document=True,
-    ),
+    "MetaView": ("A resource's meta entity", FIXED),
+    "VersionCollectionView": ("Versions (map id -> version)", FIXED),
+    "VersionView": ("A version: its document (or metadata with $details)", {"document": True}),
 }
 
 
 def describe(*view_modules) -> None:
     """Attach each view class's operations, from whichever of the modules defines it."""
-    for name, operations in OPERATIONS.items():
-        openapi.describe(next(getattr(m, name) for m in view_modules if hasattr(m, name)), operations, MEANINGS)
+    for name, (summary, shape) in OPERATIONS.items():
+        view = next(getattr(m, name) for m in view_modules if hasattr(m, name))
+        openapi.describe(view, _ops(view, summary, **shape), MEANINGS)
