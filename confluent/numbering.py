@@ -401,9 +401,9 @@ def number_written(paths: list[str]) -> None:
             schemas.add((parts[2], parts[4]))
         elif len(parts) == 3:
             groups.add(parts[2])
-    resources = Resource.objects.filter(group__group_type=GROUPS, resource_type=SCHEMAS)
     if groups:  # a group's write may have changed none of its schemas (its attributes): only the stale ones
-        stale = stale_resources(resources.filter(group__gid__in=groups))
+        resources = Resource.objects.filter(group__group_type=GROUPS, resource_type=SCHEMAS, group__gid__in=groups)
+        stale = stale_resources(resources)
         if stale:
             number_resources(stale, skip_locked=True)
     if schemas:  # a schema's write wrote a version: no query to find that out first
