@@ -20,24 +20,10 @@ from ...store import selectors
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
-from .flags import (
-    LEVELS,
-    Inline,
-    collections_only,
-    doc_view,
-    only_collections,
-    sort_key,
-)
+from .flags import LEVELS, Inline, collections_only, doc_view, only_collections, sort_key
 from .mapping import v1_mappings
 from .reads import render_group, render_resource
-from .representations import (
-    ancestor_ids,
-    default_version,
-    document_headers,
-    meta_json,
-    ordered,
-    version_json,
-)
+from .representations import ancestor_ids, default_version, document_headers, meta_json, ordered, version_json
 
 
 class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
