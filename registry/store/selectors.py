@@ -243,6 +243,12 @@ def version_page(resource: Resource, filter_values: list[str], page: PageRequest
     return versions[page.offset : page.offset + page.limit], len(versions)
 
 
+def version_ids_matching(resource: Resource, filter_values: list[str]) -> set[int]:
+    """The primary keys of the resource's versions that `?filter` keeps (the expressions in stored names)."""
+    qs = filtering.apply(Version.objects.filter(resource=resource), filtering.parse(filter_values), id_column="vid")
+    return set(qs.values_list("pk", flat=True))
+
+
 def get_version(resource: Resource, vid: str) -> Version:
     version = Version.objects.filter(resource=resource, vid=vid).first()
     if version is None:

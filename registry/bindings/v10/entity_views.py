@@ -241,8 +241,12 @@ class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
         return self.load(gid, rid, with_content=self.inline.wants(self.rm.v1_singular))
 
     def version_page(self, resource, page):
-        """Every version when the collection is sorted (`arranged` pages it), else the page, in version order."""
+        """The versions `?filter` keeps, in version order: all of them when the collection is sorted (`arranged`
+        pages it), else the page."""
         shown = ordered(resource.all_versions)
+        if expressions := self.filters():
+            kept = selectors.version_ids_matching(resource, expressions)
+            shown = [v for v in shown if v.pk in kept]
         return (shown if sort_key(self.request) else shown[page.offset : page.offset + page.limit]), len(shown)
 
     def versions_json(self, group, resource, versions) -> dict:

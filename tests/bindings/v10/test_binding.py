@@ -298,6 +298,19 @@ def test_filter_sort_and_ignore_in_10_names(writer):
     assert writer.get("/registry/schemagroups?ignore=bogus").status_code == 400
 
 
+def test_filter_keeps_only_the_matching_versions(writer):
+    """core/spec.md "Filter Flag": a versions collection is filtered like any other (it was answered whole)."""
+    for n in range(3):
+        doc = {**SCHEMA, "description": f"v{n}"}
+        post_json(writer, "/registry/schemagroups/g/schemas/s/versions", {str(n + 1): {"schema": doc}}, "patch")
+    assert Version.objects.count() == 3
+    versions = "/registry/schemagroups/g/schemas/s/versions"
+    assert set(writer.get(f"{versions}?filter=versionid=2").json()) == {"2"}
+    assert set(writer.get(f"{versions}?filter=versionid=9").json()) == set()
+    assert set(writer.get(f"{versions}?filter=versionid!=2").json()) == {"1", "3"}
+    assert set(writer.get(f"{versions}").json()) == {"1", "2", "3"}
+
+
 def test_sort_comes_before_paging(writer):
     """pagination/spec.md: each page is a slice of the sorted collection, not a sorted slice of id order"""
     post_json(writer, "/registry/schemagroups/s", {"name": "U"}, "put")
