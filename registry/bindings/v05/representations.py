@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import base64
 
-from ...domain.attributes import latest_of, timestamp, version_order
+from ...domain.attributes import latest_of, version_order
 from ...domain.json_text import load_json_document
 from ...domain.model import GroupType, ResourceType
 from ...http.headers import metadata_headers
+from ...http.representation import STORE, represent
 from ...models import Group, Resource, Version
 from ...representations import is_json_media_type, merged_attributes, shared_document
+
+# the order of an entity's members (registry/http/representation.py); names are the store's (`STORE`)
+GROUP = ("id", "attributes", "epoch", "self", "times", "collections")
+VERSION = ("id", "attributes", "version", "epoch", "self", "times", "uri")
 
 
 def _common(entity, default_name: str) -> dict:
@@ -26,37 +31,25 @@ def _common(entity, default_name: str) -> dict:
     return out
 
 
-def _audit(entity) -> dict:
-    out = {}
-    if entity.created_by:
-        out["createdBy"] = entity.created_by
-    out["createdOn"] = timestamp(entity.created_on)
-    if entity.modified_by:
-        out["modifiedBy"] = entity.modified_by
-    out["modifiedOn"] = timestamp(entity.modified_on)
-    return out
-
-
 def group_url(base: str, group: Group) -> str:
     return f"{base}/{group.group_type}/{group.gid}"
 
 
 def group_json(base: str, gt: GroupType, group: Group, inline: bool = False) -> dict:
-    out = {
-        "id": group.gid,
-        **_common(group, group.gid),
-        **group.extensions,
-        "epoch": group.epoch,
-        "self": group_url(base, group),
-        **_audit(group),
-    }
-    for rt in gt.resources:
-        out[f"{rt.plural}URL"] = f"{group_url(base, group)}/{rt.plural}"
-        out[f"{rt.plural}Count"] = getattr(group, f"count_{rt.plural}", 0)
-        if inline:
-            resources = getattr(group, f"inline_{rt.plural}", [])
-            out[rt.plural] = {r.rid: resource_json(base, rt, r, group=group, inline=True) for r in resources}
-    return out
+    url = group_url(base, group)
+    inlined = None
+    if inline:
+        inlined = {
+            rt.plural: {
+                r.rid: resource_json(base, rt, r, group=group, inline=True)
+                for r in getattr(group, f"inline_{rt.plural}", [])
+            }
+            for rt in gt.resources
+        }
+    plurals = [(rt.plural, rt.plural) for rt in gt.resources]
+    attributes = {**_common(group, group.gid), **group.extensions}
+    collections = STORE.collections(url, plurals, group, inlined=inlined)
+    return represent(STORE, GROUP, group, group.gid, url, attributes=attributes, collections=collections)
 
 
 def resource_url(base: str, resource: Resource, group: Group | None = None) -> str:
@@ -67,18 +60,15 @@ def resource_url(base: str, resource: Resource, group: Group | None = None) -> s
 def version_meta(base: str, rt: ResourceType, resource: Resource, version: Version, group: Group | None = None) -> dict:
     """The `?meta` view of one version: `id` is the resource id, `version` the version id."""
     attrs = merged_attributes(resource, version)
-    out = {"id": resource.rid, "name": attrs.pop("name", resource.rid)}
+    attributes = {"name": attrs.pop("name", resource.rid)}
     for key in ("description", "tags", "docs"):
         if key in attrs:
-            out[key] = attrs.pop(key)
-    out.update(attrs)
-    out["version"] = version.vid
-    out["epoch"] = version.epoch
-    out["self"] = f"{resource_url(base, resource, group)}/versions/{version.vid}"
-    out.update(_audit(version))
-    if version.resource_uri:
-        out[rt.uri_attribute] = version.resource_uri
-    return out
+            attributes[key] = attrs.pop(key)
+    attributes.update(attrs)
+    url = f"{resource_url(base, resource, group)}/versions/{version.vid}"
+    uri = {rt.uri_attribute: version.resource_uri} if version.resource_uri else {}
+    version_id = {"version": version.vid}
+    return represent(STORE, VERSION, version, resource.rid, url, attributes=attributes, version=version_id, uri=uri)
 
 
 def document_value(rt: ResourceType, resource: Resource, version: Version) -> tuple[str, object] | None:

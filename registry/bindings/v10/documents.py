@@ -12,8 +12,11 @@ from __future__ import annotations
 from ...domain.attributes import OWNERS, case_error
 from ...domain.extension_attributes import meta_names, registered
 from .capabilities import attribute_names
+from .document_view import VALIDATED
 from .errors import DocumentError
 from .mapping import (
+    COMMON_TO_V05,
+    NAMES,
     GroupMapping,
     ResourceMapping,
     common_to_v05,
@@ -21,29 +24,15 @@ from .mapping import (
     mappings,
     ordered_mappings,
     refuse_v05_names,
+    translated,
     v1_mappings,
 )
 
 V05_SCHEMA = "https://cloudevents.io/schemas/registry"
 SPEC_VERSION = "1.0-rc4"
 # attributes a server owns: ignored when they arrive in a 1.0 request or document
-SERVER_OWNED = {
-    "self",
-    "shortself",
-    "xid",
-    "epoch",
-    "createdat",
-    "modifiedat",
-    "metaurl",
-    "versionsurl",
-    "versionscount",
-    "isdefault",
-    "defaultversionurl",
-    "formatvalidated",
-    "formatvalidatedreason",
-    "compatibilityvalidated",
-    "compatibilityvalidatedreason",
-}
+SERVER_OWNED = {"self", "shortself", "xid", "epoch", NAMES.created, NAMES.modified, "metaurl", "versionsurl",
+                "versionscount", "isdefault", "defaultversionurl", *VALIDATED}  # fmt: skip
 META_ATTRIBUTES = ("defaultversionid", "defaultversionsticky", "readonly", "compatibility", "xref")
 
 
@@ -89,15 +78,11 @@ def _strip(attrs: dict, collections: set[str], *extra: str) -> dict:
     return {k: v for k, v in attrs.items() if k not in drop}
 
 
-def _own(attrs: dict, collections: set[str], id_name: str) -> dict:
-    return _strip(attrs, collections, id_name)
-
-
 def _version_to_v05(rm: ResourceMapping, vid: str, data: dict) -> dict:
     if not isinstance(data, dict):
         raise DocumentError(vid, "a version must be an object")
     refuse_case_variants(data, version_names(rm), vid)
-    attrs = _own(data, set(), f"{rm.v1_singular}id")
+    attrs = _strip(data, set(), f"{rm.v1_singular}id")
     refuse_v05_names(attrs, rm.v05_only, vid)
     attrs.pop("versionid", None)
     attrs.pop("ancestorid", None)
@@ -109,8 +94,7 @@ def _version_to_v05(rm: ResourceMapping, vid: str, data: dict) -> dict:
             if key in out:
                 out[f"{rm.v1_singular}{'Base64' if suffix == 'base64' else 'URI'}"] = out.pop(key)
     else:
-        common = {k: attrs.pop(k) for k in ("name", "description", "documentation", "labels") if k in attrs}
-        out = {**common_to_v05(common), **rm.to_v05(attrs)}
+        out = translated(attrs, rm.to_v05, to_v05=True)
     return {"id": vid, **out}
 
 
@@ -154,10 +138,9 @@ def _group_to_v05(gm: GroupMapping, gid: str, data: dict) -> dict:
         raise DocumentError(gid, "a group must be an object")
     refuse_case_variants(data, group_names(gm), gid)
     collections = {r.v1_plural for r in gm.resources}
-    attrs = _own(data, collections, f"{gm.v1_singular}id")
+    attrs = _strip(data, collections, f"{gm.v1_singular}id")
     refuse_v05_names(attrs, gm.v05_only, gid)
-    common = {k: attrs.pop(k) for k in ("name", "description", "documentation", "labels") if k in attrs}
-    out = {"id": gid, **common_to_v05(common), **gm.to_v05(attrs)}
+    out = {"id": gid, **translated(attrs, gm.to_v05, to_v05=True)}
     for rm in gm.resources:
         resources = data.get(rm.v1_plural)
         if resources is None:
@@ -182,7 +165,7 @@ def to_v05_document(doc: dict) -> dict:
             continue
         gm = v1_mappings.get(key)
         if gm is None:
-            out[{"labels": "tags", "documentation": "docs"}.get(key, key)] = value
+            out[COMMON_TO_V05.get(key, key)] = value
             continue
         if not isinstance(value, dict):
             raise DocumentError(key, "must be a map of groups")
@@ -192,17 +175,11 @@ def to_v05_document(doc: dict) -> dict:
 
 def version_to_v10(rm: ResourceMapping, attrs: dict) -> dict:
     """The stored attributes of one version (0.5 names, no ids) in 1.0 names."""
-    if rm.hasdocument:
-        return common_to_v10(attrs)
-    attrs = dict(attrs)
-    common = {k: attrs.pop(k) for k in ("name", "description", "docs", "tags") if k in attrs}
-    return {**common_to_v10(common), **rm.to_v10(attrs)}
+    return common_to_v10(attrs) if rm.hasdocument else translated(attrs, rm.to_v10, to_v05=False)
 
 
 def group_to_v10(gm: GroupMapping, attrs: dict) -> dict:
-    attrs = dict(attrs)
-    common = {k: attrs.pop(k) for k in ("name", "description", "docs", "tags") if k in attrs}
-    return {**common_to_v10(common), **gm.to_v10(attrs)}
+    return translated(attrs, gm.to_v10, to_v05=False)
 
 
 def mapping_for(plural: str) -> GroupMapping:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...domain.model import registry_model
+from ...http.representation import STORE, Names
 from .errors import DocumentError
 
 Translate = Callable[[dict], dict]
@@ -63,19 +64,14 @@ class GroupMapping:
 mappings: dict[str, GroupMapping] = {}
 v1_mappings: dict[str, GroupMapping] = {}
 
+# what xRegistry 1.0 calls the attributes every entity has (registry/http/representation.py; the store's are 0.5's)
+NAMES = Names(id="{singular}id", labels="labels", documentation="documentation", created="createdat",
+              modified="modifiedat", created_by="", modified_by="", url="url", count="count", specversion="specversion")  # fmt: skip
 # common attributes: 1.0 name -> 0.5 name
-COMMON_TO_V05 = {"labels": "tags", "documentation": "docs"}
+COMMON_TO_V05 = {NAMES.documentation: STORE.documentation, NAMES.labels: STORE.labels}
 COMMON_TO_V10 = {v: k for k, v in COMMON_TO_V05.items()}
-# 0.5 names of common attributes, refused in a 1.0 body with the 1.0 name to use instead
-COMMON_V05_ONLY = {
-    "tags": "labels",
-    "docs": "documentation",
-    "createdOn": "createdat",
-    "modifiedOn": "modifiedat",
-    "createdBy": None,
-    "modifiedBy": None,
-    "specVersion": "specversion",
-}
+# 0.5 names of what every entity has, refused in a 1.0 body with the 1.0 name to use instead (None: the server's)
+COMMON_V05_ONLY = STORE.renames(NAMES)
 
 
 def refuse_v05_names(attrs: dict, own: tuple[str, ...], where: str) -> None:
@@ -161,6 +157,15 @@ def common_to_v05(attrs: dict) -> dict:
 
 def common_to_v10(attrs: dict) -> dict:
     return {COMMON_TO_V10.get(k, k): v for k, v in attrs.items()}
+
+
+def translated(attrs: dict, own: Translate, *, to_v05: bool) -> dict:
+    """An entity's attributes in the other binding's names: the common ones (`name`, `description`, documentation,
+    labels) first and renamed, then the rest through the type's own translation `own`."""
+    renames = COMMON_TO_V05 if to_v05 else COMMON_TO_V10
+    rest = dict(attrs)
+    common = {renames.get(k, k): rest.pop(k) for k in ("name", "description", *renames) if k in rest}
+    return {**common, **own(rest)}
 
 
 def moved_with_rest(source: dict, out: dict, renames: dict, reference: str, convert) -> dict:

@@ -10,23 +10,25 @@ the 1.0 model declares are filled in (model_defaults.py), never stored.
 from __future__ import annotations
 
 import base64
-import json
 from contextvars import ContextVar
+from functools import partial
 
-from ...domain.attributes import latest_of, previous_of, stored_attributes, timestamp, version_order, version_sort_key
+from ...domain.attributes import latest_of, previous_of, stored_attributes, version_order, version_sort_key
 from ...domain.extension_attributes import meta_names
 from ...domain.json_text import load_json_document
 from ...domain.model import applicable_level, registry_model, validation_attributes
 from ...http.headers import metadata_headers
+from ...http.representation import represent
 from ...models import Group, Resource, Version
 from ...representations import is_json_media_type
 from .documents import group_to_v10, meta_attribute_names, version_to_v10
-from .mapping import GroupMapping, ResourceMapping
+from .mapping import NAMES, GroupMapping, ResourceMapping
 from .model_defaults import group_model, resource_model, with_defaults
 
-
-def _times(entity) -> dict:
-    return {"createdat": timestamp(entity.created_on), "modifiedat": timestamp(entity.modified_on)}
+# the order of an entity's members (registry/http/representation.py), in the binding's names (mapping.NAMES)
+GROUP = ("id", "self", "epoch", "attributes", "times", "collections")
+VERSION = ("id", "versionid", "self", "epoch", "isdefault", "attributes", "validation", "times", "ancestor", "document")
+META = ("id", "self", "epoch", "times", "meta")
 
 
 def group_xid(gm: GroupMapping, group: Group) -> str:
@@ -43,15 +45,12 @@ def group_json(
     """A group: its id, server attributes, its own attributes in 1.0 names, and per resource type the
     `<RESOURCES>url`/`<RESOURCES>count` (and the collection when `inline_resources` holds it)."""
     xid = group_xid(gm, group)
-    out = {f"{gm.v1_singular}id": group.gid, "self": base + xid, "xid": xid, "epoch": group.epoch}
-    out.update(with_defaults(group_model(gm.v1_plural), group_to_v10(gm, stored_attributes(group))))
-    out.update(_times(group))
-    for rm in gm.resources:
-        out[f"{rm.v1_plural}url"] = f"{base}{xid}/{rm.v1_plural}"
-        out[f"{rm.v1_plural}count"] = (counts or {}).get(rm.plural, getattr(group, f"count_{rm.plural}", 0))
-        if inline_resources is not None and rm.plural in inline_resources:
-            out[rm.v1_plural] = inline_resources[rm.plural]
-    return out
+    attributes = with_defaults(group_model(gm.v1_plural), group_to_v10(gm, stored_attributes(group)))
+    plurals = [(rm.v1_plural, rm.plural) for rm in gm.resources]
+    return represent(
+        NAMES, GROUP, group, group.gid, base + xid, singular=gm.v1_singular, xid=xid, attributes=attributes,
+        collections=NAMES.collections(base + xid, plurals, group, counts, inline_resources),
+    )  # fmt: skip
 
 
 def ordered(versions) -> list[Version]:
@@ -127,26 +126,23 @@ def version_json(
         assert versions is not None  # (a caller that does not say whether it is the default gives the versions)
         default = default or default_version(resource, versions)
         is_default = default is not None and default.pk == version.pk
-    out = {
-        f"{rm.v1_singular}id": resource.rid,
-        "versionid": version.vid,
-        "self": base + xid,
-        "xid": xid,
-        "epoch": version.epoch,
-        "isdefault": is_default,
-    }
-    out.update(with_defaults(resource_model(gm.v1_plural, rm.v1_plural), _version_attributes(rm, resource, version)))
-    out.update(validation_json(gm, rm, group, resource, version))
-    out.update(_times(version))
-    out["ancestorid"] = ancestor if ancestor is not None or versions is None else ancestor_id(version, versions)
+    document: dict[str, object] = {}
     if rm.hasdocument:
         if version.media_type and not version.resource_uri:
-            out["contenttype"] = version.media_type
+            document["contenttype"] = version.media_type
         if version.resource_uri:
-            out[f"{rm.v1_singular}url"] = version.resource_uri
+            document[f"{rm.v1_singular}url"] = version.resource_uri
         elif inline_document:
-            out.update(document_members(rm, version))
-    return out
+            document.update(document_members(rm, version))
+    return represent(
+        NAMES, VERSION, version, resource.rid, base + xid, singular=rm.v1_singular, xid=xid,
+        versionid={"versionid": version.vid},
+        isdefault={"isdefault": is_default},
+        attributes=with_defaults(resource_model(gm.v1_plural, rm.v1_plural), _version_attributes(rm, resource, version)),
+        validation=validation_json(gm, rm, group, resource, version),
+        ancestor={"ancestorid": ancestor if ancestor is not None or versions is None else ancestor_id(version, versions)},
+        document=document,
+    )  # fmt: skip
 
 
 def ancestor_id(version: Version, versions: list[Version]) -> str:
@@ -212,14 +208,7 @@ def meta_json(
 ) -> dict:
     xid = resource_xid(gm, rm, group, resource)
     default = default_version(resource, versions)
-    out = {
-        f"{rm.v1_singular}id": resource.rid,
-        "self": f"{base}{xid}/meta",
-        "xid": f"{xid}/meta",
-        "epoch": resource.epoch,
-    }
-    out.update(_times(resource))
-    out["readonly"] = bool(resource.origin)
+    out: dict[str, object] = {"readonly": bool(resource.origin)}
     level = meta_compatibility(
         gm, rm, resource, default, group.extensions if group_attributes is None else group_attributes
     )
@@ -234,7 +223,9 @@ def meta_json(
     for name in meta_names(rm.plural):  # those apps register (registry/domain/extension_attributes.py)
         if resource.extensions.get(name) is not None:
             out[name] = resource.extensions[name]
-    return out
+    return represent(
+        NAMES, META, resource, resource.rid, f"{base}{xid}/meta", singular=rm.v1_singular, xid=f"{xid}/meta", meta=out
+    )
 
 
 def resource_json(
@@ -254,10 +245,9 @@ def resource_json(
     xid = resource_xid(gm, rm, group, resource)
     default = default_version(resource, versions)
     out: dict[str, object] = {f"{rm.v1_singular}id": resource.rid}
+    one = partial(version_json, base, gm, rm, group, resource, versions=versions, inline_document=inline_document)
     if default is not None:
-        body = version_json(
-            base, gm, rm, group, resource, default, versions=versions, inline_document=inline_document, default=default
-        )
+        body = one(default, default=default)
         body.pop(f"{rm.v1_singular}id")
         out.update(body)
     out.update({"self": base + xid, "xid": xid})
@@ -268,30 +258,8 @@ def resource_json(
     out["versionscount"] = len(versions)
     if inline_versions:
         ancestors = ancestor_ids(versions)
-        out["versions"] = {
-            v.vid: version_json(
-                base,
-                gm,
-                rm,
-                group,
-                resource,
-                v,
-                versions=versions,
-                inline_document=inline_document,
-                default=default,
-                ancestor=ancestors[v.pk],
-            )
-            for v in ordered(versions)
-        }
+        out["versions"] = {v.vid: one(v, default=default, ancestor=ancestors[v.pk]) for v in ordered(versions)}
     return out
-
-
-def document_bytes(rm: ResourceMapping, version: Version) -> bytes:
-    return bytes(version.content or b"")
-
-
-def dumps(data) -> str:
-    return json.dumps(data, ensure_ascii=False)
 
 
 def document_headers(
