@@ -22,7 +22,6 @@ from .mapping import (
     common_to_v05,
     common_to_v10,
     mappings,
-    ordered_mappings,
     refuse_v05_names,
     translated,
     v1_mappings,
@@ -184,17 +183,3 @@ def group_to_v10(gm: GroupMapping, attrs: dict) -> dict:
 
 def mapping_for(plural: str) -> GroupMapping:
     return mappings[plural]
-
-
-__all__ = [
-    "DocumentError",
-    "to_v05_document",
-    "version_to_v10",
-    "group_to_v10",
-    "ordered_mappings",
-    "mapping_for",
-    "SPEC_VERSION",
-    "SERVER_OWNED",
-    "META_ATTRIBUTES",
-    "meta_attribute_names",
-]

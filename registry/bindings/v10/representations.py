@@ -130,9 +130,7 @@ def version_json(
     if rm.hasdocument:
         if version.media_type and not version.resource_uri:
             document["contenttype"] = version.media_type
-        if version.resource_uri:
-            document[f"{rm.v1_singular}url"] = version.resource_uri
-        elif inline_document:
+        if version.resource_uri or inline_document:  # (a document kept at its URL is named by its URL)
             document.update(document_members(rm, version))
     return represent(
         NAMES, VERSION, version, resource.rid, base + xid, singular=rm.v1_singular, xid=xid,
