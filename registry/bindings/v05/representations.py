@@ -71,10 +71,10 @@ def version_meta(base: str, rt: ResourceType, resource: Resource, version: Versi
     return represent(STORE, VERSION, version, resource.rid, url, attributes=attributes, version=version_id, uri=uri)
 
 
-def document_value(rt: ResourceType, resource: Resource, version: Version) -> tuple[str, object] | None:
-    """(`RESOURCE`, parsed JSON) or (`RESOURCEBase64`, text) for inlining; None with a RESOURCEURI."""
+def document_value(rt: ResourceType, resource: Resource, version: Version) -> dict:
+    """`RESOURCE` (parsed JSON) or `RESOURCEBase64` (text) for inlining; nothing with a RESOURCEURI."""
     if version.resource_uri or version.content is None:
-        return None
+        return {}
     content = bytes(version.content)
     if rt.shared_attributes or is_json_media_type(version.media_type):
         # whatever was stored (before today's write-time checks too) exports: what does not parse strictly,
@@ -83,8 +83,8 @@ def document_value(rt: ResourceType, resource: Resource, version: Version) -> tu
         if problem is None:
             if rt.shared_attributes and isinstance(doc, dict):
                 doc = shared_document(resource, version, doc)
-            return rt.singular, doc
-    return rt.base64_attribute, base64.b64encode(content).decode()
+            return {rt.singular: doc}
+    return {rt.base64_attribute: base64.b64encode(content).decode()}
 
 
 def resource_json(
@@ -112,9 +112,7 @@ def resource_json(
     out["versionsURL"] = f"{url}/versions"
     out["versionsCount"] = getattr(resource, "versions_count", len(versions or []))
     if inline:
-        doc = document_value(rt, resource, version)
-        if doc is not None:
-            out[doc[0]] = doc[1]
+        out.update(document_value(rt, resource, version))
         if versions is not None:
             ordered = sorted(versions, key=version_order)
             out["versions"] = {v.vid: version_json(base, rt, resource, v, group, inline=True) for v in ordered}
@@ -126,9 +124,7 @@ def version_json(
 ) -> dict:
     out = version_meta(base, rt, resource, version, group)
     if inline:
-        doc = document_value(rt, resource, version)
-        if doc is not None:
-            out[doc[0]] = doc[1]
+        out.update(document_value(rt, resource, version))
     return out
 
 
