@@ -36,9 +36,6 @@ class Names:
     count: str
     specversion: str
 
-    def id_name(self, singular: str) -> str:
-        return self.id.format(singular=singular)
-
     def renames(self, other: Names) -> dict[str, str | None]:
         """Each of this table's names of an attribute -> `other`'s name of it (None: `other` shows none); the
         ids and collection suffixes, which are not attribute names of their own, left out."""
@@ -78,7 +75,7 @@ def represent(names: Names, layout: tuple, entity, eid: str, url: str, *, singul
     binding shows one, `epoch`, `times`) and the binding's own `parts`, each where `layout` names it (a member a
     later part repeats keeps its place and takes the later value, as in a dict display)."""
     parts = {
-        "id": {names.id_name(singular): eid},
+        "id": {names.id.format(singular=singular): eid},
         "self": {"self": url} if xid is None else {"self": url, "xid": xid},
         "epoch": {"epoch": entity.epoch},
         "times": names.times(entity),

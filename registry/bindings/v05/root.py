@@ -14,6 +14,7 @@ from ...documents.precheck import check_size
 from ...domain.errors import Problem
 from ...domain.model import registry_model
 from ...http.rendered_groups import group_parts, joined
+from ...http.representation import STORE
 from ...http.requests import body_bytes, declared_flags, flag
 from ...http.views import JSON_CONTENT_TYPE, json_response
 from ...http.whole_registry import whole_registry_answer
@@ -36,9 +37,7 @@ def registry_attributes(base: str) -> dict:
 def root_json(base: str, scope: ReadScope = EVERYTHING) -> dict:
     out = registry_attributes(base)
     counts = selectors.registry_counts(scope)
-    for gt in registry_model.group_types:
-        out[f"{gt.plural}URL"] = f"{base}/{gt.plural}"
-        out[f"{gt.plural}Count"] = counts[gt.plural]
+    out.update(STORE.collections(base, [(gt.plural, gt.plural) for gt in registry_model.group_types], None, counts))
     return out
 
 

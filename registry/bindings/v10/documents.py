@@ -16,11 +16,10 @@ from .document_view import VALIDATED
 from .errors import DocumentError
 from .mapping import (
     COMMON_TO_V05,
+    COMMON_TO_V10,
     NAMES,
     GroupMapping,
     ResourceMapping,
-    common_to_v05,
-    common_to_v10,
     mappings,
     refuse_v05_names,
     translated,
@@ -87,7 +86,7 @@ def _version_to_v05(rm: ResourceMapping, vid: str, data: dict) -> dict:
     attrs.pop("ancestorid", None)
     attrs.pop("contenttype", None)  # the media type of an imported document is found again from its format
     if rm.hasdocument:
-        out = common_to_v05(attrs)
+        out = {COMMON_TO_V05.get(k, k): v for k, v in attrs.items()}
         for suffix in ("base64", "url"):
             key = f"{rm.v1_singular}{suffix}"
             if key in out:
@@ -174,7 +173,9 @@ def to_v05_document(doc: dict) -> dict:
 
 def version_to_v10(rm: ResourceMapping, attrs: dict) -> dict:
     """The stored attributes of one version (0.5 names, no ids) in 1.0 names."""
-    return common_to_v10(attrs) if rm.hasdocument else translated(attrs, rm.to_v10, to_v05=False)
+    if rm.hasdocument:
+        return {COMMON_TO_V10.get(k, k): v for k, v in attrs.items()}
+    return translated(attrs, rm.to_v10, to_v05=False)
 
 
 def group_to_v10(gm: GroupMapping, attrs: dict) -> dict:

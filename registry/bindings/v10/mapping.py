@@ -151,14 +151,6 @@ def reference_to_v10(value):
     return value
 
 
-def common_to_v05(attrs: dict) -> dict:
-    return {COMMON_TO_V05.get(k, k): v for k, v in attrs.items()}
-
-
-def common_to_v10(attrs: dict) -> dict:
-    return {COMMON_TO_V10.get(k, k): v for k, v in attrs.items()}
-
-
 def translated(attrs: dict, own: Translate, *, to_v05: bool) -> dict:
     """An entity's attributes in the other binding's names: the common ones (`name`, `description`, documentation,
     labels) first and renamed, then the rest through the type's own translation `own`."""
