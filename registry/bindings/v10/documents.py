@@ -20,7 +20,6 @@ from .mapping import (
     NAMES,
     GroupMapping,
     ResourceMapping,
-    mappings,
     refuse_v05_names,
     translated,
     v1_mappings,
@@ -180,7 +179,3 @@ def version_to_v10(rm: ResourceMapping, attrs: dict) -> dict:
 
 def group_to_v10(gm: GroupMapping, attrs: dict) -> dict:
     return translated(attrs, gm.to_v10, to_v05=False)
-
-
-def mapping_for(plural: str) -> GroupMapping:
-    return mappings[plural]
