@@ -30,6 +30,7 @@ from django.utils.http import parse_etags
 
 from ..domain.errors import Problem
 from .binding import binding_of
+from .fast_reads import WHOLE_MARKER
 from .problems import problem_response
 from .requests import query_epoch
 
@@ -80,6 +81,8 @@ def finalize_read(request, response: HttpResponse, marker=None) -> HttpResponse:
         )
         binding = binding_of(request)
         return binding.render_problem(problem, request) if binding is not None else problem_response(problem, request)
+    if conditional is not None and hasattr(response, WHOLE_MARKER):  # a whole-registry answer's 304: kept as such
+        setattr(conditional, WHOLE_MARKER, getattr(response, WHOLE_MARKER))
     return conditional if conditional is not None else response
 
 

@@ -21,15 +21,21 @@ key read on Django's connection of the request: SQLite, no pool, a test's transa
 `FastDocumentReads` does, after the middleware before it. On a miss the middleware runs the full view and keeps its
 answer, with the probe the WSGI layer made when there was one.
 
+Whole-registry answers (`GET /?inline`, the exports: registry/http/whole_registry.py) are kept here too, under the
+change marker they were rendered at, per full path (query string included), scheme, host, `Accept` and caller's
+sign-in: the marker's query (with the token's check) decides a replay, as a document's key does. It runs only for a
+request whose answer was kept before, so that other requests (`GET /`, a collection) cost no query here.
+
 It serves only what no rule of the caller's can change: reads are public (`permissions.reads_are_public`),
 the caller is anonymous or sends an API token (`Authorization: Token KEY`) of an active user, no cookie (a
-session, CSRF), no query string, no `If-Match`/`If-Modified-Since`/`If-Unmodified-Since`/`If-Range`/`Range`, a
+session, CSRF), no query string (but a whole-registry answer's), no `If-Match`/`If-Modified-Since`/`If-Unmodified-Since`/`If-Range`/`Range`, a
 host Django accepts. Everything else, and any path where the key's query finds no document (404s), goes the whole
 way. Bindings say which views are document reads and what rows their answers depend on (`register`).
 
 Memory: per process, at most REGISTRY_FAST_READ_BYTES of kept answers (bodies, headers and keys, counted in bytes),
 least recently used dropped first; the answers of one URL (a document and its variants) larger than an eighth of it
-are not kept. URL resolutions are kept for at most 2,048 paths of at most 1,024 characters. REGISTRY_FAST_READS=0
+are not kept (a whole-registry answer above it goes the whole way, which serves it from rendered_answers.py). URL
+resolutions are kept for at most 2,048 paths of at most 1,024 characters. REGISTRY_FAST_READS=0
 turns the fast path off. Written by hand: Django's cache framework keys answers by URL and headers, not by the rows
 they were read from, so it cannot tell when one is stale.
 """
@@ -53,6 +59,7 @@ from django.utils.cache import (  # type: ignore[attr-defined]  # Django's own c
 from django.utils.http import parse_etags
 
 from ..store.bounded_cache import BoundedCache
+from ..store.change_marker import change_marker_and_caller
 from ..store.document_keys import document_key, reads_keys_apart
 from .database_errors import is_unavailable, unavailable_response
 from .permissions import reads_are_public
@@ -102,12 +109,18 @@ def register(view_class: type, addresser: Addresser) -> None:
 
 @dataclass
 class Kept:
-    """The answers kept for one URL variant, valid while its rows are `rows`."""
+    """The answers kept for one URL variant, valid while its rows are `rows` (a whole-registry answer's: its change
+    marker)."""
 
     rows: tuple
     etag: str | None = None
     answers: dict = field(default_factory=dict)  # (method, not modified) -> (status, headers, body)
     size: int = ENTRY_OVERHEAD
+    match: ResolverMatch | None = None  # a whole-registry answer's route (a document's is resolved from its path)
+
+
+WHOLE = "whole"  # the version whole-registry answers are kept under: the marker is in their rows, read after a look
+WHOLE_MARKER = "registry_fast_reads_marker"  # the attribute of a whole-registry answer (whole_registry.py) kept here
 
 
 class KeptAnswers(BoundedCache):
@@ -122,19 +135,31 @@ class KeptAnswers(BoundedCache):
             max_item_bytes=lambda: settings.REGISTRY_FAST_READ_BYTES // 8,
         )
 
-    def add(self, key: tuple, rows: tuple, variant: tuple, answer: tuple, etag: str | None) -> None:
+    def whole(self, key: tuple) -> Kept | None:
+        """The whole-registry answers kept for `key`, whatever marker (not counted: `fresh` counts)."""
+        return self.get(key, WHOLE, counted=False)
+
+    def fresh(self, key: tuple, kept: Kept, rows: tuple) -> bool:
+        """Whether whole-registry answers `kept` are those of `rows` (the marker read now), counted as a hit or a
+        miss."""
+        return self.get(key, WHOLE if kept.rows == rows else rows) is not None
+
+    def add(
+        self, key: tuple, rows: tuple, variant: tuple, answer: tuple, etag: str | None, whole: bool = False, match=None
+    ) -> None:
         status, headers, body = answer[:3]
         size = len(body) + sum(len(name) + len(value) for name, value in headers.values())
-        kept = self.get(key, rows, counted=False)
-        if kept is None:
+        version = WHOLE if whole else rows
+        kept = self.get(key, version, counted=False)
+        if kept is None or kept.rows != rows:
             rows_size = sum(len(v) for row in rows if row for v in row if isinstance(v, bytes | str))
-            kept = Kept(rows=rows, size=ENTRY_OVERHEAD + rows_size)
+            kept = Kept(rows=rows, size=ENTRY_OVERHEAD + rows_size, match=match)
         if variant not in kept.answers:
             kept.answers[variant] = answer
             kept.size += size
         if etag is not None:
             kept.etag = etag
-        self.put(key, kept, size=kept.size, version=rows)  # (too large to keep: read the whole way each time)
+        self.put(key, kept, size=kept.size, version=version)  # (too large to keep: read the whole way each time)
 
 
 kept_answers = KeptAnswers()
@@ -211,13 +236,15 @@ def _storable(value: str | None) -> bool:
 @dataclass
 class Probe:
     """What the key's query found for a request the fast path serves: where its answer is kept (`key`), the rows
-    it is kept under, and the kept answer to this request (None: a miss)."""
+    it is kept under, and the kept answer to this request (None: a miss). `whole`: a request that may have a
+    whole-registry answer (kept under the marker the answer names)."""
 
     key: tuple
     rows: tuple
     if_none_match: str | None
-    match: ResolverMatch  # the URL's
+    match: ResolverMatch | None  # the URL's
     answer: tuple | None = None
+    whole: bool = False
 
 
 def probe(request) -> Probe | None:
@@ -227,7 +254,6 @@ def probe(request) -> Probe | None:
     method = request.method
     if (
         (method != "GET" and method != "HEAD")
-        or meta.get("QUERY_STRING")
         or not settings.REGISTRY_FAST_READS
         or not reads_are_public()
         or settings.DISALLOWED_USER_AGENTS
@@ -235,13 +261,14 @@ def probe(request) -> Probe | None:
         or any(name in meta for name in DEFERRING_HEADERS)
     ):
         return None
-    resolved = _resolved(request.path_info) if len(request.path_info) <= MAX_PATH else None
-    if resolved is None:
+    if len(request.path_info) > MAX_PATH:
         return None
-    match, addresser = resolved
-    address = addresser(match.func.view_initkwargs, match.kwargs)
-    if address is None or not all(_storable(v) for v in (address.gid, address.rid, address.vid)):
-        return None
+    resolved = None if meta.get("QUERY_STRING") else _resolved(request.path_info)
+    if resolved is not None:
+        match, addresser = resolved
+        address = addresser(match.func.view_initkwargs, match.kwargs)
+        if address is None or not all(_storable(v) for v in (address.gid, address.rid, address.vid)):
+            return None
     ours, token = _caller_token(meta)
     if not ours or not _storable(token):
         return None
@@ -249,6 +276,8 @@ def probe(request) -> Probe | None:
         host = request.get_host()
     except DisallowedHost:
         return None  # the whole way answers it (400)
+    if resolved is None:
+        return _probe_whole(request, token, host)
     rows = _rows(address, token)
     if rows is None:
         return None
@@ -257,13 +286,38 @@ def probe(request) -> Probe | None:
     found_probe = Probe(key, rows, if_none_match, match)
     kept = kept_answers.get(key, rows)
     if kept is not None:
-        not_modified = (
-            if_none_match is not None
-            and kept.etag is not None
-            and not _if_none_match_passes(kept.etag, parse_etags(if_none_match))
-        )
-        found_probe.answer = kept.answers.get((method, not_modified))
+        found_probe.answer = _answer(kept, method, if_none_match)
     return found_probe
+
+
+def _answer(kept: Kept, method: str, if_none_match: str | None) -> tuple | None:
+    not_modified = (
+        if_none_match is not None
+        and kept.etag is not None
+        and not _if_none_match_passes(kept.etag, parse_etags(if_none_match))
+    )
+    return kept.answers.get((method, not_modified))
+
+
+def _probe_whole(request, token: str | None, host: str) -> Probe | None:
+    """The look-up of a request that may have a whole-registry answer (registry/http/whole_registry.py: `GET
+    /?inline`, the exports): any other path or query string than a document's. Its answer is a function of the
+    change marker (every caller reads every group: reads are public), the full path, scheme, host, `Accept`, whether
+    the caller signed in and its `If-None-Match`. The marker's query (with the token's) runs only when an answer is
+    kept for the request: a request that never had a whole-registry answer (`GET /`) costs none."""
+    meta = request.META
+    key = (WHOLE, request.get_full_path(), request.scheme, host, token is not None, meta.get("HTTP_ACCEPT"))
+    if_none_match = meta.get("HTTP_IF_NONE_MATCH")
+    found = Probe(key, (), if_none_match, None, whole=True)
+    kept = kept_answers.whole(key)
+    if kept is None:
+        return found
+    marker, caller = change_marker_and_caller(token)
+    if token is not None and not caller:
+        return None  # an unknown key or an inactive user: the whole way answers 401
+    if kept_answers.fresh(key, kept, (marker,)):
+        found.match, found.answer = kept.match, _answer(kept, request.method, if_none_match)
+    return found
 
 
 # the probe of a request the WSGI layer found no kept answer for (False: nothing the fast path serves), handed to
@@ -304,11 +358,17 @@ def _keep(request, found: Probe, response) -> None:
         return
     if status == 304 and found.if_none_match is None:
         return
+    rows, match = found.rows, None
+    if found.whole:  # kept under the marker the answer was rendered at, if a whole-registry answer
+        marker = getattr(response, WHOLE_MARKER, None)
+        if marker is None:
+            return
+        rows, match = (marker,), request.resolver_match
     store = {name.lower(): (name, value) for name, value in response.items()}
     # the WSGI layer's form of it: the status line and the header list, as Django's handler writes them
     wsgi = (f"{status} {response.reason_phrase}", list(store.values()))
     answer = (status, store, response.content, wsgi)
-    kept_answers.add(found.key, found.rows, (request.method, status == 304), answer, response.get("ETag"))
+    kept_answers.add(found.key, rows, (request.method, status == 304), answer, response.get("ETag"), found.whole, match)
 
 
 # Called for each answer the WSGI layer replays (which no middleware sees): observer(request, status, seconds) ->
@@ -333,7 +393,7 @@ class FastReadsApp:
 
     def __call__(self, environ, start_response):
         method = environ.get("REQUEST_METHOD")
-        if (method != "GET" and method != "HEAD") or environ.get("QUERY_STRING") or not reads_keys_apart():
+        if (method != "GET" and method != "HEAD") or not reads_keys_apart():
             return self.app(environ, start_response)
         started = time.perf_counter()
         try:

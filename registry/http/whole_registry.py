@@ -16,6 +16,7 @@ from django.http.response import HttpResponseBase
 from ..access.read_scope import EVERYTHING_KEY, ReadScope
 from ..store import selectors
 from .conditional import stream_etag
+from .fast_reads import WHOLE_MARKER
 from .rendered_answers import rendered_answers
 from .views import JSON_CONTENT_TYPE
 
@@ -36,6 +37,7 @@ def whole_registry_answer(
     are added) until the next committed change. `marker`: what the answer depends on when that is less than every
     change (the registry's own state for its root). `render` is called only when nothing is kept: what must be
     checked before rendering (the size of the answer) is checked there."""
+    changes = marker is None  # kept under the change marker: the fast path's WSGI layer may serve it again
     marker = marker or selectors.change_marker()
     shows = scope.key()
     if shows != EVERYTHING_KEY:
@@ -57,4 +59,6 @@ def whole_registry_answer(
     if body is not None:
         response = HttpResponse(body, content_type=content_type)
     response["ETag"] = stream_etag(request, marker)
+    if changes and shows == EVERYTHING_KEY:
+        setattr(response, WHOLE_MARKER, marker)  # registry/http/fast_reads.py keeps it under the marker
     return response

@@ -29,13 +29,16 @@ else committed a change while it ran.
 from __future__ import annotations
 
 import datetime
+from functools import cache
 
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from ..compiled_reads import caller_column
 from ..models import ChangeCount
 from ..sent_together import Part, send
+from .document_keys import fetch_apart
 
 
 class _Counted:
@@ -118,18 +121,42 @@ def count_change(ctx, with_parts: tuple[Part, ...] = ()) -> None:
 
 def change_marker() -> str:
     """`SUM:NEWEST` of the committed additions (module docstring)."""
+    _note_read()
+    with connection.cursor() as cursor:  # written out: compiling the ORM's aggregate() cost more than the query
+        cursor.execute(_MARKER_SQL)
+        return _marker_text(*cursor.fetchone())
+
+
+def change_marker_and_caller(token: str | None) -> tuple[str, bool | None]:
+    """The marker and whether `token` is an API token of an active user (None: no such token, or none given), in
+    one query on a connection of its own from the pool when there is one (`document_keys.fetch_apart`): the fast
+    path's look-up of a whole-registry answer (registry/http/fast_reads.py)."""
+    _note_read()
+    caller, total, newest = fetch_apart(_marker_and_caller_sql(connection.vendor), [token])
+    return _marker_text(total, newest), caller
+
+
+def _note_read() -> None:
     if connection.in_atomic_block:
         # the transaction's next write adds one again (`_counted_here`); the marker's state per connection rides on
         # Django's connection object, whose type declares no such attribute
         connection._change_marker_read = True  # type: ignore[attr-defined]
-    with connection.cursor() as cursor:  # written out: compiling the ORM's aggregate() cost more than the query
-        cursor.execute(_MARKER_SQL)
-        total, newest = cursor.fetchone()
+
+
+def _marker_text(total, newest) -> str:
     if isinstance(newest, str):  # SQLite answers the largest of a date column as its text, UTC without a zone
         newest = parse_datetime(newest)
-    if newest is not None and timezone.is_naive(newest):
-        newest = timezone.make_aware(newest, datetime.UTC)
+    if newest is not None:
+        # in UTC whatever the connection's time zone (a pool connection read apart may have another)
+        newest = (
+            timezone.make_aware(newest, datetime.UTC) if timezone.is_naive(newest) else newest.astimezone(datetime.UTC)
+        )
     return f"{total or 0}:{newest.isoformat() if newest else '-'}"
 
 
 _MARKER_SQL = f"SELECT SUM(changes), MAX(changed_at) FROM {ChangeCount._meta.db_table}"
+
+
+@cache
+def _marker_and_caller_sql(vendor: str) -> str:
+    return f"SELECT {caller_column(vendor)}, SUM(changes), MAX(changed_at) FROM {ChangeCount._meta.db_table}"

@@ -86,7 +86,9 @@ def reads_keys_apart() -> bool:
     )
 
 
-def _fetch_one(statement: str, params: list):
+def fetch_apart(statement: str, params: list):
+    """The one row `statement` answers, on a connection of its own from the pool (`reads_keys_apart`), else on
+    Django's connection (binary, prepared)."""
     connection = connections[_alias()]
     if (
         connection.vendor != "postgresql"
@@ -132,7 +134,7 @@ def document_key(
     `token` is valid; None when the path matches nothing."""
     vendor = connections[_alias()].vendor
     params = [token, group_type, gid, resource_type, rid] + ([vid] if vid is not None else [])  # SELECT list's first
-    found = _fetch_one(_statement(vendor, vid is not None, history), params)
+    found = fetch_apart(_statement(vendor, vid is not None, history), params)
     if found is None:
         return None
     row, caller = tuple(found[:-1]), found[-1]
