@@ -19,18 +19,16 @@ from ...models import Group
 from ...store import selectors
 from ...store.group_states import group_states
 from .capabilities import capabilities, model_json, modelsource_json
-from .document_view import document_view, pointer_token
+from .document_view import VALIDATED, document_view, pointer_token
 from .documents import SPEC_VERSION
 from .flags import Inline
 from .mapping import GroupMapping, ordered_mappings
 from .representations import group_json, resource_json
 
-VALIDATION = ("formatvalidated", "formatvalidatedreason", "compatibilityvalidated", "compatibilityvalidatedreason")
-
 
 def _without_validation(entity) -> None:
     if isinstance(entity, dict):
-        for name in VALIDATION:
+        for name in VALIDATED:
             entity.pop(name, None)
 
 
