@@ -158,10 +158,10 @@ def matching_resources(query: str, memo: dict | None = None) -> QuerySet:
     terms = words(query)
     if not terms:
         return found.none()
-    own = Q()
     for word in terms:
-        own &= Q(rid__icontains=word) | Q(description__icontains=word) | _common(word)
-    return found.filter(own | Q(pk__in=matching_versions(query, memo).values("resource_id")))
+        own = Q(rid__icontains=word) | Q(description__icontains=word) | _common(word)
+        found = found.filter(own | Q(pk__in=matching_versions(word, memo).values("resource_id")))
+    return found
 
 
 def matching_groups(query: str) -> QuerySet:

@@ -35,6 +35,8 @@ def test_finds_by_each_kind_of_attribute(seeded):
     found = paths("JsonSchema")  # a format
     assert "/schemaGroups/Orders/schemas/Unused" in found and "/schemaGroups/Orders/schemas/Placed" in found
     assert paths("warehouseLocation nosuchword") == []
+    # one word in the resource (its id), the other in a version's document: found
+    assert paths("Unused string") == ["/schemaGroups/Orders/schemas/Unused"]
     assert paths("   ") == [] and search.search("").total == 0
     assert search.search("warehouseLocation").full_text == (connection.vendor == "postgresql")
 
