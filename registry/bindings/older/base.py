@@ -26,7 +26,7 @@ from ...http import entity_views, fast_reads
 from ...http.binding import Binding
 from ...http.permissions import check_read
 from ...http.problems import problem_body, problem_response_of
-from ...http.requests import body_bytes, check_flags, json_body, query_epoch
+from ...http.requests import body_bytes, declared_flags, json_body, query_epoch
 from ...http.views import RegistryView, document_answer, json_response
 from ...models import Group, Resource, Version
 from ...representations import document_bytes, merged_attributes
@@ -37,6 +37,7 @@ from ...store.filters import parse as parse_filters
 INTEGER_ID = re.compile(r"^(0|[1-9][0-9]*)$")
 URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
 MAX_URI_LENGTH = 4096
+ATTRIBUTES = "ATTRIBUTES"  # in a base view's `flags`: the binding's version attributes (`OlderBinding.attributes`)
 
 
 @dataclass(frozen=True)
@@ -124,14 +125,14 @@ class BindingView(RegistryView):
 
     names: OlderBinding  # set by each binding's views (`binding`, the kernel's declaration, comes from it)
 
-    # (the kernel's attributes that the URL configuration sets for a 0.5 view; this binding's names give them here)
-    @property
-    def group_plural(self):  # type: ignore[override]
-        return self.names.group_plural
-
-    @property
-    def resource_plural(self):  # type: ignore[override]
-        return self.names.resource_plural
+    def __init_subclass__(cls, **kwargs):
+        """A binding's view takes the binding's attributes as flags where its base view declares `ATTRIBUTES`."""
+        super().__init_subclass__(**kwargs)
+        names = getattr(cls, "names", None)
+        if names is not None:
+            cls.flags = {
+                m: f - {ATTRIBUTES} | set(names.attributes) if ATTRIBUTES in f else f for m, f in cls.flags.items()
+            }
 
     def api_url(self) -> str:
         return f"{self.base_url()}/{self.names.api_base}"
@@ -192,11 +193,11 @@ else:
     BindingMixin = object
 
 
-LIST = {"get": frozenset({"filter", "limit", "page"})}  # the flags of a list's GET
+LIST = "filter limit page"  # the flags of a list's GET
 
 
 class GroupsBase(BindingView, entity_views.GroupCollectionView):
-    flags = LIST
+    flags = declared_flags(get=LIST)
 
     def get(self, request):
         """The ids of the groups (`?filter`, `?limit` paging with a `Link` header)."""
@@ -207,14 +208,14 @@ class GroupsBase(BindingView, entity_views.GroupCollectionView):
 
 
 class GroupBase(BindingView):
+    flags = declared_flags(get="", put="epoch", delete="epoch")
+
     def get(self, request, gid):
         """The group's attributes."""
-        check_flags(request, set())
         return json_response(self.group_json(selectors.get_group(self.gt, gid)))
 
     def put(self, request, gid):
         """Create (201) or update (200) the group: the body holds its attributes (missing ones are removed)."""
-        check_flags(request, {"epoch"})
         body = json_body(request, required=False) or {}
         body = {k: v for k, v in body.items() if k not in ("createdtimeutc", "updatedtimeutc")}
         # the group's format rules (non-empty, frozen while it holds resources) are the type's validation hook's
@@ -233,7 +234,6 @@ class GroupBase(BindingView):
 
     def delete(self, request, gid):
         """Delete the group and everything in it; answers its last attributes."""
-        check_flags(request, {"epoch"})
         group = services.delete_group(
             ctx=self.context(), address=self.address(gid), expected_epoch=query_epoch(request)
         )
@@ -241,7 +241,7 @@ class GroupBase(BindingView):
 
 
 class ResourcesBase(BindingView, entity_views.ResourceCollectionView):
-    flags = LIST
+    flags = declared_flags(get=LIST, delete="")
 
     def get(self, request, gid):
         """The ids in the group (`?filter` on the latest version's attributes, `?limit` paging)."""
@@ -252,15 +252,15 @@ class ResourcesBase(BindingView, entity_views.ResourceCollectionView):
 
     def delete(self, request, gid):
         """Delete everything in the group; answers the deleted ids."""
-        check_flags(request, set())
         deleted = services.delete_resources(ctx=self.context(), address=self.address(gid, resources=True), items=None)
         return json_response([r.rid for r, _v in deleted])
 
 
 class ResourceBase(BindingView):
+    flags = declared_flags(get="", post=f"epoch {ATTRIBUTES}", delete="epoch")
+
     def get(self, request, gid, rid):
         """The latest version's document with its Content-Type; attributes as headers."""
-        check_flags(request, set())
         resource, latest = selectors.get_document_version(self.gt, gid, self.resource_plural, rid)
         return self.document(resource, latest)
 
@@ -289,7 +289,6 @@ class ResourceBase(BindingView):
 
     def post(self, request, gid, rid):
         """Add the document in the body as a new version; the first POST creates the resource."""
-        check_flags(request, set(self.names.attributes) | {"epoch"})
         raw = body_bytes(request)
         if not raw.strip():
             raise Problem("bad-request", f"the body must be the {self.rt.singular} document")
@@ -329,7 +328,6 @@ class ResourceBase(BindingView):
 
     def delete(self, request, gid, rid):
         """Delete the resource with all its versions; answers its last attributes and version numbers."""
-        check_flags(request, {"epoch"})
         group = selectors.get_group(self.gt, gid)
         numbers = [int(v.vid) for v in integer_versions(selectors.get_resource(group, self.resource_plural, rid))]
         resource, latest = services.delete_resource(
@@ -342,7 +340,7 @@ class ResourceBase(BindingView):
 
 
 class VersionsBase(BindingView, entity_views.VersionCollectionView):
-    flags = LIST
+    flags = declared_flags(get=LIST)
 
     def get(self, request, gid, rid):
         """The version numbers, ascending (`?filter`, `?limit` paging)."""
@@ -358,9 +356,10 @@ class VersionsBase(BindingView, entity_views.VersionCollectionView):
 
 
 class VersionBase(BindingView):
+    flags = declared_flags(get="", delete="epoch")
+
     def get(self, request, gid, rid, version):
         """That version's document with its Content-Type; attributes as headers."""
-        check_flags(request, set())
         resource, found = selectors.get_document_version(
             self.gt, gid, self.resource_plural, rid, version_id_of(version)
         )
@@ -368,7 +367,6 @@ class VersionBase(BindingView):
 
     def delete(self, request, gid, rid, version):
         """Delete that version (not the only one: delete the resource instead); answers its last attributes."""
-        check_flags(request, {"epoch"})
         resource, deleted = services.delete_version(
             ctx=self.context(),
             address=self.address(gid, rid, version_id_of(version)),
@@ -378,6 +376,8 @@ class VersionBase(BindingView):
 
 
 class LookupBase(BindingView):
+    flags = declared_flags(get="uri")
+
     def lookup(self, request):
         """The version whose URI (authority + version id, section 2.2.2) is `?uri=`."""
         uri = request.GET.get("uri")

@@ -26,12 +26,13 @@ from django.http import HttpResponse
 from ... import services
 from ...domain.errors import Problem
 from ...http import fast_reads
-from ...http.requests import body_bytes, check_flags, loads_strict, query_epoch
+from ...http.requests import body_bytes, check_flags, declared_flags, loads_strict, query_epoch
 from ...http.views import json_response
 from ...models import Group, Resource
 from ...representations import is_json_media_type
 from ...store import selectors
 from .base import (
+    ATTRIBUTES,
     BindingMixin,
     GroupBase,
     GroupsBase,
@@ -81,9 +82,10 @@ class MessageCatalogBinding(BindingMixin):
 class MessageCatalogView(MessageCatalogBinding, GroupsBase):
     """`/messagecatalog`: the group ids, and the features document."""
 
+    flags = {**GroupsBase.flags, **declared_flags(options="")}
+
     def options(self, request, *args, **kwargs):
         """The features this catalog supports, for the user asking (section 4.2.1 of the 2022 draft)."""
-        check_flags(request, set())
         user = request.user
         update = bool(user and user.is_authenticated and user.has_perm("registry.add_version"))
         return json_response(
@@ -97,9 +99,10 @@ class MessageGroupView(MessageCatalogBinding, GroupBase):
 
 
 class MessageDefinitionsView(MessageCatalogBinding, ResourcesBase):
+    flags = {**ResourcesBase.flags, **declared_flags(post=f"epoch {ATTRIBUTES}")}
+
     def post(self, request, gid):
         """Add a definition version from a definition object naming its `id` (2022 draft, section 4.3.3)."""
-        check_flags(request, set(self.names.attributes) | {"epoch"})
         raw = body_bytes(request)
         document = loads_strict(raw, "message definition") if raw.strip() else None
         if not isinstance(document, dict):
@@ -140,11 +143,14 @@ class MessageDefinitionVersionView(MessageCatalogBinding, VersionBase):
 class MessageDefinitionLookupView(MessageCatalogBinding, LookupBase, GroupBase):
     """`/messagecatalog/messagedefinition`: with `?uri=` the lookup, else the group of that id."""
 
+    flags = declared_flags(put="epoch", delete="epoch")  # (its GET's flags depend on `uri`: checked by the GET)
+
     def get(self, request, *args, **kwargs) -> HttpResponse:
         """GET `?uri=...`: a definition version by its version URI; without `uri`: the group `messagedefinition`."""
         if "uri" in request.GET:
             check_flags(request, {"uri"})
             return self.lookup(request)
+        check_flags(request, set())
         return GroupBase.get(self, request, self.names.lookup_segment)
 
     def put(self, request, *args, **kwargs):

@@ -1,6 +1,7 @@
 """The older bindings' OpenAPI declarations (the Schema Registry and Message Catalog APIs), written in the kernel's
 vocabulary (registry/http/openapi.py): one table per base view of base.py, the same for both bindings but for their
-words and attributes, and the Message Catalog's own operations. `declare()` attaches them (urls.py calls it)."""
+words, the Message Catalog's own operations, and what each query flag means (an operation's flags are those its view
+declares, `RegistryView.flags`). `declare()` attaches them (urls.py calls it)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,20 @@ from ...http.openapi import READ_ERRORS as READ
 from ...http.openapi import WRITE_ERRORS as WRITE
 from . import messagecatalog as mc
 from . import schemaregistry as sr
-from .base import OlderBinding
 
 IDS = (200, {"type": "array", "items": {"type": "string"}}, "ids")
 NUMBERS = (200, {"type": "array", "items": {"type": "integer"}}, "versions")
 ATTRIBUTES = (200, OBJECT, "attributes")
 FOUND = ((200, DOCUMENT, "the document, with attributes as headers"), (307, None, "stored elsewhere: Location"))
-LIST = [FILTER, LIMIT]
 URI = flag("uri", "a version URI (authority + version id)", required=True)
+MEANINGS = {
+    **{f.name: f for f in (EPOCH, FILTER, LIMIT, URI)},
+    **{
+        name: flag(name, f"the {name} attribute (or a header of that name)")
+        for name in {*sr.SCHEMA_REGISTRY.attributes, *mc.MESSAGE_CATALOG.attributes}
+    },
+    "page": None,  # tokens come from Link headers only: not offered
+}
 FEATURES = {
     "type": "object",
     "required": ["filterattributes"],
@@ -28,28 +35,24 @@ FEATURES = {
 }
 
 
-def post_flags(binding: OlderBinding) -> list:
-    return [EPOCH, *(flag(name, f"the {name} attribute (or a header of that name)") for name in binding.attributes)]
-
-
-def operations(what: str, binding: OlderBinding, tags: list[str]) -> dict:
+def operations(what: str, tags: list[str]) -> dict:
     """The descriptions of each base view's operations for one binding (`what`: "schema", "definition")."""
 
-    def read(summary: str, *ok, flags=()):
-        return operation(summary, ok=ok, errors=READ, flags=flags, tags=tags)
+    def read(summary: str, *ok):
+        return operation(summary, ok=ok, errors=READ, tags=tags)
 
-    def write(summary: str, *ok, flags=(), **options):
-        return operation(summary, ok=ok, errors=WRITE, flags=flags, tags=tags, **options)
+    def write(summary: str, *ok, **options):
+        return operation(summary, ok=ok, errors=WRITE, tags=tags, **options)
 
     return {
-        "groups": {"get": read(f"List {what} group ids", IDS, flags=LIST)},
+        "groups": {"get": read(f"List {what} group ids", IDS)},
         "group": {
             "get": read(f"Get a {what} group", ATTRIBUTES),
-            "put": write(f"Create or update a {what} group", ATTRIBUTES, (201, OBJECT, ""), flags=[EPOCH], body=OBJECT),
-            "delete": write(f"Delete a {what} group", ATTRIBUTES, flags=[EPOCH]),
+            "put": write(f"Create or update a {what} group", ATTRIBUTES, (201, OBJECT, ""), body=OBJECT),
+            "delete": write(f"Delete a {what} group", ATTRIBUTES),
         },
         "resources": {
-            "get": read(f"List {what} ids of a group", IDS, flags=LIST),
+            "get": read(f"List {what} ids of a group", IDS),
             "delete": write(f"Delete all {what}s of a group", IDS),
         },
         "resource": {
@@ -57,24 +60,23 @@ def operations(what: str, binding: OlderBinding, tags: list[str]) -> dict:
             "post": write(
                 f"Add a {what} version (the first creates the {what})",
                 (201, DOCUMENT, "created"),
-                flags=post_flags(binding),
                 body={"*/*": DOCUMENT},
             ),
-            "delete": write(f"Delete a {what} with all versions", ATTRIBUTES, flags=[EPOCH]),
+            "delete": write(f"Delete a {what} with all versions", ATTRIBUTES),
         },
-        "versions": {"get": read(f"List the version numbers of a {what}", NUMBERS, flags=LIST)},
+        "versions": {"get": read(f"List the version numbers of a {what}", NUMBERS)},
         "version": {
             "get": read(f"A {what} version", *FOUND),
-            "delete": write(f"Delete a {what} version", ATTRIBUTES, flags=[EPOCH]),
+            "delete": write(f"Delete a {what} version", ATTRIBUTES),
         },
-        "lookup": {"get": read(f"A {what} version by its version URI", *FOUND, flags=[URI])},
+        "lookup": {"get": read(f"A {what} version by its version URI", *FOUND)},
     }
 
 
 def declare() -> None:
     """Attach the operations to both bindings' views; their group PUTs take a core group body (its id from the URL)."""
-    schemas = operations("schema", sr.SCHEMA_REGISTRY, sr.TAGS)
-    definitions = operations("definition", mc.MESSAGE_CATALOG, mc.TAGS)
+    schemas = operations("schema", sr.TAGS)
+    definitions = operations("definition", mc.TAGS)
     definitions["groups"]["options"] = operation(
         "The catalog's features", ok=[(200, FEATURES, "the features document")], tags=mc.TAGS
     )
@@ -82,7 +84,6 @@ def declare() -> None:
         "Add a definition version from a definition object with its id (the first creates it)",
         ok=[(201, OBJECT, "created")],
         errors=WRITE,
-        flags=post_flags(mc.MESSAGE_CATALOG),
         body={"application/json": OBJECT},
         tags=mc.TAGS,
     )
@@ -102,5 +103,5 @@ def declare() -> None:
         (mc.MESSAGE_CATALOG, mc.VIEWS, definitions),
     ):
         for level, view in views.items():
-            describe(view, described[level])
+            describe(view, described[level], MEANINGS)
         register_group_body(f"/{names.groups_base}/{{gid}}", "put", names.group_plural)

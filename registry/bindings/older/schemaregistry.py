@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from ...domain.errors import Problem
 from ...http import fast_reads
-from ...http.requests import check_flags
 from ...models import Group, Resource
 from ...representations import merged_attributes
 from .base import (
@@ -96,7 +95,6 @@ class SchemaVersionView(SchemaRegistryBinding, VersionBase):
 class SchemaLookupView(SchemaRegistryBinding, LookupBase):
     def get(self, request):
         """GET `/schemaregistry/schema?uri=...`: a schema version by its version URI (section 3.4.3)."""
-        check_flags(request, {"uri"})
         return self.lookup(request)
 
 

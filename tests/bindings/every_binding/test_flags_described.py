@@ -51,6 +51,34 @@ def test_every_0_5_operation_takes_the_flags_it_describes_and_refuses_others(su)
 
 
 @pytest.mark.django_db
+def test_every_older_binding_operation_takes_the_flags_it_describes_and_refuses_others(su):
+    """The Schema Registry and Message Catalog APIs as 0.5 above: an unknown flag is refused (400, nothing written)
+    naming the flags allowed there, those described (a lookup is asked with its `uri`: the Message Catalog's path
+    without it is a group's, which takes no flag)."""
+    before = everything(su)
+    checked = 0
+    for (path, method), names in described(su).items():
+        if not path.startswith(("/schemaregistry/", "/messagecatalog")):
+            continue
+        url = path
+        for placeholder, value in {**IDS, "{version}": "1"}.items():
+            url = url.replace(placeholder, value)
+        query = "uri=urn%3Ax&zzunknown=1" if "uri" in names else "zzunknown=1"
+        response = su.generic(method.upper(), f"{url}?{query}", "{}", "application/json")
+        assert response.status_code == 400, (method, url, response.content)
+        allowed = response.json()["detail"].split("allowed here: ")[1]
+        assert set(allowed.split(", ")) - {"none", "page"} == names, (method, path)
+        checked += 1
+    assert (
+        checked == 2 * 13 + 3
+    )  # each binding's 13 operations; the Message Catalog's POST of a group, lookup's PUT, DELETE
+    # (OPTIONS, the Message Catalog's features, is in no OpenAPI description: drf-spectacular leaves the method out)
+    response = su.options("/messagecatalog?zzunknown=1")
+    assert response.status_code == 400 and response.json()["detail"].endswith("allowed here: none")
+    assert everything(su) == before
+
+
+@pytest.mark.django_db
 def test_the_1_0_capabilities_offer_the_flags_its_operations_describe(client):
     root = settings.REGISTRY_XR10_PATH.rstrip("/")
     offered = client.get(f"{root}/capabilities").json()["flags"]
