@@ -95,22 +95,16 @@ def integer_versions(resource: Resource):
     )
 
 
-def fast_read_addressers(names: OlderBinding):
-    """(latest, by version): what a binding's document GETs depend on, for the fast path (registry/http/fast_reads.py):
-    the row of the document, as `ResourceBase.get` and `VersionBase.get` read it."""
-
-    def latest(_initkwargs, kwargs):
-        return fast_reads.DocumentAddress(names.group_plural, kwargs["gid"], names.resource_plural, kwargs["rid"])
-
-    def by_version(_initkwargs, kwargs):
-        text = kwargs["version"]
-        if not (text.isascii() and text.isdigit()) or len(text) > 20:
-            return None  # a 404 of its own: the whole way
-        return fast_reads.DocumentAddress(
-            names.group_plural, kwargs["gid"], names.resource_plural, kwargs["rid"], version_id_of(text)
-        )
-
-    return latest, by_version
+def document_address(initkwargs: dict, kwargs: dict) -> fast_reads.DocumentAddress | None:
+    """What a document GET (latest, or by `version`) depends on, for the fast path (registry/http/fast_reads.py): the
+    row of the document, as `BindingView.document_read` reads it."""
+    text = kwargs.get("version")
+    if text is not None and (not (text.isascii() and text.isdigit()) or len(text) > 20):
+        return None  # a 404 of its own: the whole way
+    vid = None if text is None else version_id_of(text)
+    return fast_reads.DocumentAddress(
+        initkwargs["group_plural"], kwargs["gid"], initkwargs["resource_plural"], kwargs["rid"], vid
+    )
 
 
 def version_id_of(text: str) -> str:
@@ -184,6 +178,70 @@ class BindingView(RegistryView):
         response = document_answer(version, content, headers, status, redirect=307)
         if version.resource_uri:
             del response["Content-Type"]  # no body here, so no media type
+        return response
+
+    def document_read(self, gid: str, rid: str, version: str | None = None) -> HttpResponse:
+        """The latest version's document, or that of `version` (the path's number)."""
+        vid = None if version is None else version_id_of(version)
+        return self.document(*selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid))
+
+    def request_attributes(self, request) -> dict:
+        """Attributes from the query string or headers of the same name (empty value: remove)."""
+        if "id" in request.GET or request.headers.get("id") is not None:
+            raise Problem(
+                "invalid-attribute",
+                "id: version ids are assigned by this registry (the version URI is authority + the version's path)",
+            )
+        attrs = {}
+        for key in self.names.attributes:
+            query, header = request.GET.get(key), request.headers.get(key)
+            if query is not None and header is not None and query != header:
+                raise Problem("invalid-attribute", f"{key}: the query string and the {key} header disagree")
+            value = query if query is not None else header
+            if value is not None:
+                attrs[key] = value or None
+        authority = attrs.get("authority")
+        if authority is not None and not URI_PATTERN.fullmatch(authority):
+            raise Problem("invalid-attribute", f"authority {authority!r} must be a URI")
+        return attrs
+
+    def prepare(self, group: Group, resource: Resource | None, inp: services.VersionInput) -> None:
+        """The binding's own rules on a new version's input, before the services validate it."""
+
+    def write_version(self, request, gid: str, rid: str | None, raw: bytes) -> HttpResponse:
+        """Add the document `raw` as a new version of `rid` (its attributes from the request); the first creates the
+        resource (`rid` None: with an id the services give)."""
+        inp = services.VersionInput(
+            document=raw,
+            media_type=request.META.get("CONTENT_TYPE") or None,
+            attributes=self.request_attributes(request),
+            epoch=query_epoch(request),
+        )
+        group = selectors.get_group(self.gt, gid)
+        resource = None
+        if rid is not None:
+            resource = (
+                Resource.objects.select_related("latest")
+                .filter(group=group, resource_type=self.resource_plural, rid=rid)
+                .first()
+            )
+        self.prepare(group, resource, inp)
+        ctx = self.context()
+        if resource is not None:
+            resource, version = services.create_version(ctx=ctx, address=self.address(gid, rid), data=inp)
+        else:
+            if inp.epoch is not None:
+                raise Problem(
+                    "not-found",
+                    f"{self.groups_url()}/{gid}/{self.names.resource_segment}/{rid} "
+                    "does not exist (an epoch was given)",
+                )
+            resource = services.create_resource(ctx=ctx, address=self.address(gid, rid, resources=True), data=inp)
+            latest = resource.latest
+            assert latest is not None  # (made with its first version)
+            version = latest
+        response = self.document(resource, version, status=201)
+        response["Location"] = self.version_url(resource, version.vid)
         return response
 
 
@@ -261,70 +319,14 @@ class ResourceBase(BindingView):
 
     def get(self, request, gid, rid):
         """The latest version's document with its Content-Type; attributes as headers."""
-        resource, latest = selectors.get_document_version(self.gt, gid, self.resource_plural, rid)
-        return self.document(resource, latest)
-
-    def request_attributes(self, request) -> dict:
-        """Attributes from the query string or headers of the same name (empty value: remove)."""
-        if "id" in request.GET or request.headers.get("id") is not None:
-            raise Problem(
-                "invalid-attribute",
-                "id: version ids are assigned by this registry (the version URI is authority + the version's path)",
-            )
-        attrs = {}
-        for key in self.names.attributes:
-            query, header = request.GET.get(key), request.headers.get(key)
-            if query is not None and header is not None and query != header:
-                raise Problem("invalid-attribute", f"{key}: the query string and the {key} header disagree")
-            value = query if query is not None else header
-            if value is not None:
-                attrs[key] = value or None
-        authority = attrs.get("authority")
-        if authority is not None and not URI_PATTERN.fullmatch(authority):
-            raise Problem("invalid-attribute", f"authority {authority!r} must be a URI")
-        return attrs
-
-    def prepare(self, group: Group, resource: Resource | None, inp: services.VersionInput) -> None:
-        """The binding's own rules on a new version's input, before the services validate it."""
+        return self.document_read(gid, rid)
 
     def post(self, request, gid, rid):
         """Add the document in the body as a new version; the first POST creates the resource."""
         raw = body_bytes(request)
         if not raw.strip():
             raise Problem("bad-request", f"the body must be the {self.rt.singular} document")
-        inp = services.VersionInput(
-            document=raw,
-            media_type=request.META.get("CONTENT_TYPE") or None,
-            attributes=self.request_attributes(request),
-            epoch=query_epoch(request),
-        )
-        group = selectors.get_group(self.gt, gid)
-        resource = (
-            Resource.objects.select_related("latest")
-            .filter(group=group, resource_type=self.resource_plural, rid=rid)
-            .first()
-        )
-        self.prepare(group, resource, inp)
-        return self.add_version(gid, rid, inp, exists=resource is not None)
-
-    def add_version(self, gid: str, rid: str | None, inp: services.VersionInput, exists: bool) -> HttpResponse:
-        ctx = self.context()
-        if exists:
-            resource, version = services.create_version(ctx=ctx, address=self.address(gid, rid), data=inp)
-        else:
-            if inp.epoch is not None:
-                raise Problem(
-                    "not-found",
-                    f"{self.groups_url()}/{gid}/{self.names.resource_segment}/{rid} "
-                    "does not exist (an epoch was given)",
-                )
-            resource = services.create_resource(ctx=ctx, address=self.address(gid, rid, resources=True), data=inp)
-            latest = resource.latest
-            assert latest is not None  # (made with its first version)
-            version = latest
-        response = self.document(resource, version, status=201)
-        response["Location"] = self.version_url(resource, version.vid)
-        return response
+        return self.write_version(request, gid, rid, raw)
 
     def delete(self, request, gid, rid):
         """Delete the resource with all its versions; answers its last attributes and version numbers."""
@@ -360,10 +362,7 @@ class VersionBase(BindingView):
 
     def get(self, request, gid, rid, version):
         """That version's document with its Content-Type; attributes as headers."""
-        resource, found = selectors.get_document_version(
-            self.gt, gid, self.resource_plural, rid, version_id_of(version)
-        )
-        return self.document(resource, found)
+        return self.document_read(gid, rid, version)
 
     def delete(self, request, gid, rid, version):
         """Delete that version (not the only one: delete the resource instead); answers its last attributes."""

@@ -25,12 +25,10 @@ from django.http import HttpResponse
 
 from ... import services
 from ...domain.errors import Problem
-from ...http import fast_reads
-from ...http.requests import body_bytes, check_flags, declared_flags, loads_strict, query_epoch
+from ...http.requests import body_bytes, check_flags, declared_flags, loads_strict
 from ...http.views import json_response
 from ...models import Group, Resource
 from ...representations import is_json_media_type
-from ...store import selectors
 from .base import (
     ATTRIBUTES,
     BindingMixin,
@@ -42,7 +40,6 @@ from .base import (
     ResourcesBase,
     VersionBase,
     VersionsBase,
-    fast_read_addressers,
 )
 
 MESSAGE_CATALOG = OlderBinding(
@@ -110,22 +107,7 @@ class MessageDefinitionsView(MessageCatalogBinding, ResourcesBase):
         rid = document.get("id")
         if rid is not None and not isinstance(rid, str):
             raise Problem("invalid-attribute", "id must be a string")
-        inp = services.VersionInput(
-            document=raw,
-            media_type=request.META.get("CONTENT_TYPE") or None,
-            attributes=ResourceBase.request_attributes(self, request),
-            epoch=query_epoch(request),
-        )
-        group = selectors.get_group(self.gt, gid)
-        resource = None
-        if rid is not None:
-            resource = (
-                Resource.objects.select_related("latest")
-                .filter(group=group, resource_type=self.resource_plural, rid=rid)
-                .first()
-            )
-        self.prepare(group, resource, inp)
-        return ResourceBase.add_version(self, gid, rid, inp, exists=resource is not None)
+        return self.write_version(request, gid, rid, raw)
 
 
 class MessageDefinitionView(MessageCatalogBinding, ResourceBase):
@@ -171,6 +153,3 @@ VIEWS = {
     "versions": MessageDefinitionVersionsView,
     "version": MessageDefinitionVersionView,
 }
-_latest, _by_version = fast_read_addressers(MESSAGE_CATALOG)
-fast_reads.register(MessageDefinitionView, _latest)
-fast_reads.register(MessageDefinitionVersionView, _by_version)

@@ -12,7 +12,6 @@ or in headers of those names; `?epoch=N` (or `Registry-epoch`) as on every write
 from __future__ import annotations
 
 from ...domain.errors import Problem
-from ...http import fast_reads
 from ...models import Group, Resource
 from ...representations import merged_attributes
 from .base import (
@@ -25,7 +24,6 @@ from .base import (
     ResourcesBase,
     VersionBase,
     VersionsBase,
-    fast_read_addressers,
 )
 
 SCHEMA_REGISTRY = OlderBinding(
@@ -108,6 +106,3 @@ VIEWS = {
     "versions": SchemaVersionsView,
     "version": SchemaVersionView,
 }
-_latest, _by_version = fast_read_addressers(SCHEMA_REGISTRY)
-fast_reads.register(SchemaView, _latest)
-fast_reads.register(SchemaVersionView, _by_version)

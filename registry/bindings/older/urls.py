@@ -6,11 +6,12 @@ host root."""
 
 from django.urls import path
 
+from ...http import fast_reads
 from ...http.routes import entity_routes
 from . import messagecatalog as mc
 from . import openapi
 from . import schemaregistry as sr
-from .base import OlderBinding
+from .base import OlderBinding, document_address
 
 
 def routes(names: OlderBinding, views: dict) -> list:
@@ -19,6 +20,8 @@ def routes(names: OlderBinding, views: dict) -> list:
     plurals = {"group_plural": names.group_plural, "resource_plural": names.resource_plural}
     lookup = views["lookup"].as_view(**plurals)
     levels = {level: view for level, view in views.items() if level != "lookup"}
+    for level in ("resource", "version"):  # a document GET without a query string is the fast path's
+        fast_reads.register(views[level], document_address)
     return [
         path(f"{names.api_base}/{names.lookup_segment}", lookup, name=f"{names.api_base}-lookup"),
         *entity_routes(
