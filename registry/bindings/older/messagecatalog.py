@@ -25,6 +25,7 @@ from django.http import HttpResponse
 
 from ... import services
 from ...domain.errors import Problem
+from ...http.permissions import check_group_read
 from ...http.requests import body_bytes, check_flags, declared_flags, loads_strict
 from ...http.views import json_response
 from ...models import Group, Resource
@@ -126,6 +127,10 @@ class MessageDefinitionLookupView(MessageCatalogBinding, LookupBase, GroupBase):
     """`/messagecatalog/messagedefinition`: with `?uri=` the lookup, else the group of that id."""
 
     flags = declared_flags(put="epoch", delete="epoch")  # (its GET's flags depend on `uri`: checked by the GET)
+
+    def check_request(self, request, kwargs) -> None:
+        if "uri" not in request.GET:  # the group of that id: read under its rule, as through the path of any group
+            check_group_read(self, request, {"gid": self.names.lookup_segment})
 
     def get(self, request, *args, **kwargs) -> HttpResponse:
         """GET `?uri=...`: a definition version by its version URI; without `uri`: the group `messagedefinition`."""

@@ -148,3 +148,15 @@ def test_checks_that_only_read_need_a_role_in_a_hidden_group(private, method, pa
     assert "the role reader in the group" in response.content.decode()
     allowed = private["owner_b"].generic(method, path, body, content_type="application/json", headers=headers)
     assert allowed.status_code != 403, allowed.content
+
+
+def test_the_message_catalog_group_named_as_its_lookup_is_read_under_its_rule(private, su):
+    """`/messagecatalog/messagedefinition` without `?uri` is the group of that id: its rule applies as to any group
+    (403 for a caller with no role there), and its owners' team reads it."""
+    body = {"format": "CloudEvents/1.0", "description": "hidden-title-b-13", "owners": {"team-b": "owner"}}
+    assert su.put("/definitionGroups/messagedefinition", body, format="json").status_code == 201
+    for path in ("/messagecatalog/messagedefinition", "/messagecatalog/messagedefinition/messagedefinitions"):
+        response = private["outsider"].get(path)
+        assert response.status_code == 403, (path, response.content)
+        assert "hidden-title-b-13" not in response.content.decode()
+        assert private["owner_b"].get(path).status_code == 200
