@@ -23,7 +23,15 @@ from .bodies import json_body
 from .flags import LEVELS, Inline, collections_only, doc_view, only_collections, sort_key
 from .mapping import v1_mappings
 from .reads import render_group, render_resource
-from .representations import ancestor_ids, default_version, document_headers, meta_json, ordered, version_json
+from .representations import (
+    Place,
+    ancestor_ids,
+    default_version,
+    document_headers,
+    meta_json,
+    ordered,
+    version_json,
+)
 
 
 class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
@@ -174,11 +182,7 @@ class ResourceView(XRegistryView):
                 resource, version, count, previous = again
         is_default = version.vid == sticky if sticky is not None else version.pk == resource.latest_id
         headers = document_headers(
-            self.base_url(),
-            self.gm,
-            self.rm,
-            resource.group,
-            resource,
+            Place(self.base_url(), self.gm, self.rm, resource.group, resource),
             version,
             count=count,
             is_default=is_default,
@@ -204,7 +208,8 @@ class ResourceView(XRegistryView):
         version = next((v for v in resource.all_versions if v.vid == vid), None)
         if version is None:  # deleted since this write committed (its group deleted meanwhile)
             raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}/versions/{vid}")
-        data = version_json(self.base_url(), self.gm, self.rm, group, resource, version, versions=resource.all_versions)
+        place = Place(self.base_url(), self.gm, self.rm, group, resource)
+        data = version_json(place, version, versions=resource.all_versions)
         return json_response(data, status=201, headers={"Location": data["self"]})
 
     def delete(self, request, gid, rid):
@@ -222,7 +227,7 @@ class MetaView(ResourceView):
     def get(self, request, gid, rid):
         group, resource = self.load(gid, rid, with_content=False)
         return self.answer(
-            meta_json(self.base, self.gm, self.rm, group, resource, resource.all_versions, group.extensions)
+            meta_json(Place(self.base, self.gm, self.rm, group, resource), resource.all_versions, group.extensions)
         )
 
     def put(self, request, gid, rid):
@@ -253,13 +258,10 @@ class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
         every = resource.all_versions
         default, ancestors = default_version(resource, every), ancestor_ids(every)
         inline_document = self.inline.wants(self.rm.v1_singular)
+        place = Place(self.base, self.gm, self.rm, group, resource)
         return {
             v.vid: version_json(
-                self.base,
-                self.gm,
-                self.rm,
-                group,
-                resource,
+                place,
                 v,
                 versions=every,
                 default=default,
@@ -300,11 +302,7 @@ class VersionView(ResourceView):
                 "not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} does not exist"
             )
         data = version_json(
-            self.base_url(),
-            self.gm,
-            self.rm,
-            group,
-            resource,
+            Place(self.base_url(), self.gm, self.rm, group, resource),
             version,
             versions=versions,
             inline_document=Inline(self.request).wants(self.rm.v1_singular),

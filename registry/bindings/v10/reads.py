@@ -23,7 +23,7 @@ from .document_view import VALIDATED, document_view, pointer_token
 from .documents import SPEC_VERSION
 from .flags import Inline
 from .mapping import GroupMapping, ordered_mappings
-from .representations import group_json, resource_json
+from .representations import Place, group_json, resource_json
 
 
 def _without_validation(entity) -> None:
@@ -50,11 +50,7 @@ def render_resource(
     if inline_document is None:
         inline_document = inline.wants(rm.v1_singular) or (inline.all and rm.hasdocument)
     out = resource_json(
-        base,
-        gm,
-        rm,
-        group,
-        resource,
+        Place(base, gm, rm, group, resource),
         versions,
         inline_document=inline_document,
         inline_meta=inline.wants("meta"),

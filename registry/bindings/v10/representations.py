@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import partial
 
 from ...domain.attributes import latest_of, previous_of, stored_attributes, version_order, version_sort_key
@@ -31,12 +32,24 @@ VERSION = ("id", "versionid", "self", "epoch", "isdefault", "attributes", "valid
 META = ("id", "self", "epoch", "times", "meta")
 
 
-def group_xid(gm: GroupMapping, group: Group) -> str:
-    return f"/{gm.v1_plural}/{group.gid}"
+@dataclass(frozen=True)
+class Place:
+    """A resource where the 1.0 binding shows it: the binding's root URL (`base`), the mappings of its group type and
+    its type, its group and itself; what a resource's, its `meta`'s and its versions' representations start from."""
 
+    base: str
+    gm: GroupMapping
+    rm: ResourceMapping
+    group: Group
+    resource: Resource
 
-def resource_xid(gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource) -> str:
-    return f"{group_xid(gm, group)}/{rm.v1_plural}/{resource.rid}"
+    @property
+    def xid(self) -> str:
+        return f"/{self.gm.v1_plural}/{self.group.gid}/{self.rm.v1_plural}/{self.resource.rid}"
+
+    @property
+    def url(self) -> str:
+        return self.base + self.xid
 
 
 def group_json(
@@ -44,7 +57,7 @@ def group_json(
 ) -> dict:
     """A group: its id, server attributes, its own attributes in 1.0 names, and per resource type the
     `<RESOURCES>url`/`<RESOURCES>count` (and the collection when `inline_resources` holds it)."""
-    xid = group_xid(gm, group)
+    xid = f"/{gm.v1_plural}/{group.gid}"
     attributes = with_defaults(group_model(gm.v1_plural), group_to_v10(gm, stored_attributes(group)))
     plurals = [(rm.v1_plural, rm.plural) for rm in gm.resources]
     return represent(
@@ -106,11 +119,7 @@ def document_members(rm: ResourceMapping, version: Version) -> dict:
 
 
 def version_json(
-    base: str,
-    gm: GroupMapping,
-    rm: ResourceMapping,
-    group: Group,
-    resource: Resource,
+    place: Place,
     version: Version,
     *,
     versions: list[Version] | None,
@@ -121,7 +130,8 @@ def version_json(
 ) -> dict:
     """A version; `versions` (all of the resource's) give `isdefault` and `ancestorid`, unless the caller
     knows them (`is_default`, `ancestor`: a document GET reads them in its one query)."""
-    xid = f"{resource_xid(gm, rm, group, resource)}/versions/{version.vid}"
+    gm, rm, resource = place.gm, place.rm, place.resource
+    xid = f"{place.xid}/versions/{version.vid}"
     if is_default is None:
         assert versions is not None  # (a caller that does not say whether it is the default gives the versions)
         default = default or default_version(resource, versions)
@@ -133,11 +143,11 @@ def version_json(
         if version.resource_uri or inline_document:  # (a document kept at its URL is named by its URL)
             document.update(document_members(rm, version))
     return represent(
-        NAMES, VERSION, version, resource.rid, base + xid, singular=rm.v1_singular, xid=xid,
+        NAMES, VERSION, version, resource.rid, place.base + xid, singular=rm.v1_singular, xid=xid,
         versionid={"versionid": version.vid},
         isdefault={"isdefault": is_default},
         attributes=with_defaults(resource_model(gm.v1_plural, rm.v1_plural), _version_attributes(rm, resource, version)),
-        validation=validation_json(gm, rm, group, resource, version),
+        validation=validation_json(place, version),
         ancestor={"ancestorid": ancestor if ancestor is not None or versions is None else ancestor_id(version, versions)},
         document=document,
     )  # fmt: skip
@@ -161,26 +171,25 @@ def ancestor_ids(versions: list[Version]) -> dict[int, str]:
     return out
 
 
-def _level(gm: GroupMapping, rm: ResourceMapping, resource: Resource, version: Version | None, group_attributes: dict):
+def _level(place: Place, version: Version | None, group_attributes: dict):
     """The resource type, the version's format (the resource's when it names none) and the compatibility level that
     applies to it (registry.domain.model.applicable_level: None when none does)."""
-    rt = registry_model[gm.plural].resource_type(rm.plural)
+    rt = registry_model[place.gm.plural].resource_type(place.rm.plural)
+    resource = place.resource
     own = version.extensions if version is not None else {}
     fmt = own.get("format") or resource.extensions.get("format")
     levels = (own.get("compatibility"), resource.extensions.get("compatibility"), group_attributes.get("compatibility"))
     return rt, fmt, applicable_level(rt, fmt, *levels)
 
 
-def meta_compatibility(
-    gm: GroupMapping, rm: ResourceMapping, resource: Resource, default: Version | None, group_attributes: dict
-) -> str | None:
+def meta_compatibility(place: Place, default: Version | None, group_attributes: dict) -> str | None:
     """The level `meta` shows: the one that applies (the default version's own, the resource's, the group's, the
     registry's), so that what 1.0 shows is what every door checks; None (not shown) when none applies: a type
     without compatibility rules, a format that offers none, the level `none` (CONTRACT 18). A schema that names
     `none` itself where it would inherit a level shows `none`: the one way a document says so, for exports to
     restore it."""
-    rt, fmt, level = _level(gm, rm, resource, default, group_attributes)
-    own = (default.extensions if default is not None else {}).get("compatibility") or resource.extensions.get(
+    rt, fmt, level = _level(place, default, group_attributes)
+    own = (default.extensions if default is not None else {}).get("compatibility") or place.resource.extensions.get(
         "compatibility"
     )
     if level is None and own == "none" and applicable_level(rt, fmt, group_attributes.get("compatibility")):
@@ -188,50 +197,37 @@ def meta_compatibility(
     return level
 
 
-def validation_json(gm: GroupMapping, rm: ResourceMapping, group: Group, resource: Resource, version: Version) -> dict:
+def validation_json(place: Place, version: Version) -> dict:
     """rc4's `formatvalidated`, `compatibilityvalidated` and their reasons of a version (registry.domain.model)."""
-    rt, fmt, level = _level(gm, rm, resource, version, group.extensions)
+    rt, fmt, level = _level(place, version, place.group.extensions)
     checked = version.compatibility_check
     return validation_attributes(rt, fmt, external=bool(version.resource_uri), level=level, checked=checked)
 
 
-def meta_json(
-    base: str,
-    gm: GroupMapping,
-    rm: ResourceMapping,
-    group: Group,
-    resource: Resource,
-    versions: list[Version],
-    group_attributes: dict | None = None,
-) -> dict:
-    xid = resource_xid(gm, rm, group, resource)
+def meta_json(place: Place, versions: list[Version], group_attributes: dict | None = None) -> dict:
+    resource = place.resource
     default = default_version(resource, versions)
     out: dict[str, object] = {"readonly": bool(resource.origin)}
-    level = meta_compatibility(
-        gm, rm, resource, default, group.extensions if group_attributes is None else group_attributes
-    )
+    level = meta_compatibility(place, default, place.group.extensions if group_attributes is None else group_attributes)
     if level is not None:
         out["compatibility"] = level
     if default is not None:
         out["defaultversionid"] = default.vid
-        out["defaultversionurl"] = f"{base}{xid}/versions/{default.vid}"
+        out["defaultversionurl"] = f"{place.url}/versions/{default.vid}"
     out["defaultversionsticky"] = bool(resource.extensions.get("defaultversionsticky"))
     if resource.extensions.get("xref"):
         out["xref"] = resource.extensions["xref"]
-    for name in meta_names(rm.plural):  # those apps register (registry/domain/extension_attributes.py)
+    for name in meta_names(place.rm.plural):  # those apps register (registry/domain/extension_attributes.py)
         if resource.extensions.get(name) is not None:
             out[name] = resource.extensions[name]
+    xid = f"{place.xid}/meta"
     return represent(
-        NAMES, META, resource, resource.rid, f"{base}{xid}/meta", singular=rm.v1_singular, xid=f"{xid}/meta", meta=out
+        NAMES, META, resource, resource.rid, place.base + xid, singular=place.rm.v1_singular, xid=xid, meta=out
     )
 
 
 def resource_json(
-    base: str,
-    gm: GroupMapping,
-    rm: ResourceMapping,
-    group: Group,
-    resource: Resource,
+    place: Place,
     versions: list[Version],
     *,
     inline_document: bool = False,
@@ -239,55 +235,41 @@ def resource_json(
     inline_versions: bool = False,
     group_attributes: dict | None = None,
 ) -> dict:
-    """A resource with its default version's attributes, `metaurl`, `versionsurl` and `versionscount`."""
-    xid = resource_xid(gm, rm, group, resource)
-    default = default_version(resource, versions)
-    out: dict[str, object] = {f"{rm.v1_singular}id": resource.rid}
-    one = partial(version_json, base, gm, rm, group, resource, versions=versions, inline_document=inline_document)
+    """A resource with its default version's attributes, `metaurl`, `versionsurl` and `versionscount` (and `meta`,
+    `versions` where inlined)."""
+    default = default_version(place.resource, versions)
+    out: dict[str, object] = {f"{place.rm.v1_singular}id": place.resource.rid}
+    one = partial(version_json, place, versions=versions, inline_document=inline_document)
     if default is not None:
-        body = one(default, default=default)
-        body.pop(f"{rm.v1_singular}id")
-        out.update(body)
-    out.update({"self": base + xid, "xid": xid})
-    out["metaurl"] = f"{base}{xid}/meta"
+        out.update(one(default, default=default))  # (its id is the resource's: it keeps its place)
+    out.update({"self": place.url, "xid": place.xid, "metaurl": f"{place.url}/meta"})
     if inline_meta:
-        out["meta"] = meta_json(base, gm, rm, group, resource, versions, group_attributes)
-    out["versionsurl"] = f"{base}{xid}/versions"
-    out["versionscount"] = len(versions)
+        out["meta"] = meta_json(place, versions, group_attributes)
+    inlined = None
     if inline_versions:
         ancestors = ancestor_ids(versions)
-        out["versions"] = {v.vid: one(v, default=default, ancestor=ancestors[v.pk]) for v in ordered(versions)}
-    return out
+        inlined = {"versions": {v.vid: one(v, default=default, ancestor=ancestors[v.pk]) for v in ordered(versions)}}
+    counts = {"versions": len(versions)}
+    return {**out, **NAMES.collections(place.url, [("versions", "versions")], place.resource, counts, inlined)}
 
 
 def document_headers(
-    base: str,
-    gm: GroupMapping,
-    rm: ResourceMapping,
-    group: Group,
-    resource: Resource,
-    version: Version,
-    *,
-    count: int,
-    is_default: bool,
-    ancestor: str,
-    resource_form: bool,
+    place: Place, version: Version, *, count: int, is_default: bool, ancestor: str, resource_form: bool
 ) -> dict[str, str]:
     """The metadata of a document's version as `xRegistry-*` headers (labels as `xRegistry-labels-KEY`), in the
     form core/http.md gives a resource (`resource_form`: `self` and `xid` the resource's, its `metaurl`,
     `versionsurl` and `versionscount`, `Content-Location` the default version) or a version. `contenttype` is the
     `Content-Type` of the body, not a header of its own; `Content-Disposition` names the resource."""
-    data = version_json(base, gm, rm, group, resource, version, versions=None, is_default=is_default, ancestor=ancestor)
-    xid = resource_xid(gm, rm, group, resource)
+    data = version_json(place, version, versions=None, is_default=is_default, ancestor=ancestor)
     headers = metadata_headers(
         "xRegistry", "labels", {k: v for k, v in data.items() if k != "contenttype"}, percent=True
     )
     if resource_form:
-        headers["xRegistry-self"] = f"{base}{xid}"
-        headers["xRegistry-xid"] = xid
-        headers["xRegistry-metaurl"] = f"{base}{xid}/meta"
-        headers["xRegistry-versionsurl"] = f"{base}{xid}/versions"
+        headers["xRegistry-self"] = place.url
+        headers["xRegistry-xid"] = place.xid
+        headers["xRegistry-metaurl"] = f"{place.url}/meta"
+        headers["xRegistry-versionsurl"] = f"{place.url}/versions"
         headers["xRegistry-versionscount"] = str(count)
         headers["Content-Location"] = data["self"]
-    headers["Content-Disposition"] = resource.rid
+    headers["Content-Disposition"] = place.resource.rid
     return headers
