@@ -91,16 +91,20 @@ def _declared_names(attributes: dict) -> set[str]:
     return names
 
 
+def declared(v1_plural: str, rplural: str | None = None) -> dict:
+    """What the model source declares of the group type `v1_plural` (or of its resource type `rplural`), its
+    `ximportresources` processed; {} for a type it does not declare."""
+    group = resolved_groups().get(v1_plural) or {}
+    return group if rplural is None else (group.get("resources") or {}).get(rplural) or {}
+
+
 def attribute_names(v1_plural: str, rplural: str | None = None) -> set[str]:
     """The names of the attributes the model gives a group of `v1_plural` (or a version of its `rplural`): the
     core attributes, the id and the model source's own; a version's also those of versions and its resource's
     `meta`."""
-    group = resolved_groups().get(v1_plural) or {}
-    if rplural is None:
-        return {f"{group.get('singular')}id", *CORE_ATTRIBUTES, *_declared_names(group.get("attributes") or {})}
-    resource = (group.get("resources") or {}).get(rplural) or {}
-    own = _declared_names(resource.get("attributes") or {})
-    return {f"{resource.get('singular')}id", *CORE_ATTRIBUTES, *VERSION_ATTRIBUTES, *META_ATTRIBUTES, *own}
+    found = declared(v1_plural, rplural)
+    names = {f"{found.get('singular')}id", *CORE_ATTRIBUTES, *_declared_names(found.get("attributes") or {})}
+    return names if rplural is None else names | {*VERSION_ATTRIBUTES, *META_ATTRIBUTES}
 
 
 def modelsource_json() -> dict:

@@ -1,19 +1,22 @@
 """Whole registry documents between the 1.0 shape and the stored 0.5 shape (import and export of `/registry`).
 
 `to_v05_document` turns a 1.0 document (`POST /registry/`, `xr import`, a 1.0 sync source) into the 0.5
-document the importer reads, so that it is validated and written by the same code as a 0.5 import.
-`to_v10_document` turns a 0.5 export into the 1.0 shape. Server-owned attributes (`self`, `xid`, `epoch`,
+document the importer reads, so that it is validated and written by the same code as a 0.5 import. The other way,
+an entity's stored attributes in 1.0 names (`group_to_v10`, `version_to_v10`), is what the 1.0 representations
+(representations.py) and its export are built from. Server-owned attributes (`self`, `xid`, `epoch`,
 timestamps, `*url`, `*count`, `isdefault`, `ancestorid` ...) are not part of either: the caller adds them
 from the stored rows where a view needs them.
 """
 
 from __future__ import annotations
 
+from ...documents.exports import document_head
 from ...domain.attributes import OWNERS, case_error
 from ...domain.extension_attributes import meta_names, registered
 from .capabilities import attribute_names
 from .document_view import VALIDATED
 from .errors import DocumentError
+from .flags import SPEC_VERSIONS
 from .mapping import (
     COMMON_TO_V05,
     COMMON_TO_V10,
@@ -25,8 +28,7 @@ from .mapping import (
     v1_mappings,
 )
 
-V05_SCHEMA = "https://cloudevents.io/schemas/registry"
-SPEC_VERSION = "1.0-rc4"
+SPEC_VERSION = SPEC_VERSIONS[0]  # the one this server serves
 # attributes a server owns: ignored when they arrive in a 1.0 request or document
 SERVER_OWNED = {"self", "shortself", "xid", "epoch", NAMES.created, NAMES.modified, "metaurl", "versionsurl",
                 "versionscount", "isdefault", "defaultversionurl", *VALIDATED}  # fmt: skip
@@ -152,7 +154,7 @@ def to_v05_document(doc: dict) -> dict:
     """A 1.0 registry document -> the 0.5 document of the same entities."""
     if not isinstance(doc, dict):
         raise DocumentError("/", "a registry document must be a JSON object")
-    out: dict[str, object] = {"$schema": V05_SCHEMA, "specversion": "0.5-wip"}
+    out: dict[str, object] = document_head()
     for key, value in doc.items():
         if (
             key in ("$schema", "specversion", "registryid", "capabilities", "model", "modelsource")

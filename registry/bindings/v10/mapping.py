@@ -30,29 +30,30 @@ def common_attribute_to_v10(attribute: str, _value=None) -> str:
 
 
 @dataclass(frozen=True)
-class ResourceMapping:
+class TypeMapping:
+    """What a group type's and a resource type's mappings both declare: the stored (0.5) plural, the 1.0 plural and
+    singular, the 0.5 attribute names refused in a 1.0 body (the 1.0 name is different), the type's own translations
+    between the stored and the 1.0 attributes, and a validation error's attribute path (store names) in 1.0 names,
+    given the attribute's value (registry.domain.errors)."""
+
     plural: str
     v1_plural: str
     v1_singular: str
-    singular05: str = ""
-    hasdocument: bool = True
-    v05_only: tuple[str, ...] = ()  # 0.5 attribute names refused in a 1.0 body (the 1.0 name is different)
+    v05_only: tuple[str, ...] = ()
     to_v05: Translate = _same
     to_v10: Translate = _same
-    # a validation error's attribute path (store names) in 1.0 names, given the attribute's value (registry.domain.errors)
     attribute_to_v10: Callable[[str, object], str] = common_attribute_to_v10
 
 
 @dataclass(frozen=True)
-class GroupMapping:
-    plural: str
-    v1_plural: str
-    v1_singular: str
+class ResourceMapping(TypeMapping):
+    singular05: str = ""
+    hasdocument: bool = True
+
+
+@dataclass(frozen=True)
+class GroupMapping(TypeMapping):
     resources: tuple[ResourceMapping, ...] = ()
-    to_v05: Translate = _same
-    to_v10: Translate = _same
-    v05_only: tuple[str, ...] = ()
-    attribute_to_v10: Callable[[str, object], str] = common_attribute_to_v10
     by_plural: dict = field(init=False, repr=False, compare=False)
     by_v1_plural: dict = field(init=False, repr=False, compare=False)
 

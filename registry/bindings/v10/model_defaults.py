@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 
-from .capabilities import resolved_groups
+from .capabilities import declared
 
 
 def _plan(attributes: dict) -> tuple[frozenset[str], tuple[tuple[str, object], ...]]:
@@ -152,12 +152,11 @@ def without_shown_defaults(attributes: dict, given: dict, stored: dict | None) -
 
 
 def group_model(v1_plural: str) -> dict:
-    return (resolved_groups().get(v1_plural) or {}).get("attributes") or {}
+    return declared(v1_plural).get("attributes") or {}
 
 
 def resource_model(v1_plural: str, v1_rplural: str) -> dict:
-    group = resolved_groups().get(v1_plural) or {}
-    return ((group.get("resources") or {}).get(v1_rplural) or {}).get("attributes") or {}
+    return declared(v1_plural, v1_rplural).get("attributes") or {}
 
 
 def declares_defaults(attributes) -> bool:
