@@ -9,33 +9,44 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.urls import path
 
-from registry.http.requests import json_body
+from registry.http.requests import declared_flags, json_body
 
 from .. import associations
 from ..errors import ConfluentError
-from .base import ConfluentView, answer, flag, page
+from .base import ConfluentView, answer, flag, page, queries, query
 
 
 def _filters(request) -> dict:
-    lifecycle = request.GET.get("lifecycle") or None
+    lifecycle = query(request, "lifecycle") or None
     if lifecycle is not None and lifecycle not in associations.LIFECYCLES:
         raise associations.invalid("lifecycle", "must be STRONG or WEAK")
     return {
-        "resource_type": request.GET.get("resourceType") or associations.TOPIC,
-        "types": [t for t in request.GET.getlist("associationType") if t] or None,
+        "resource_type": query(request, "resourceType") or associations.TOPIC,
+        "types": [t for t in queries(request, "associationType") if t] or None,
         "lifecycle": lifecycle,
     }
 
 
+def refuse_dry_run(request) -> None:
+    if flag(request, "dryRun"):
+        raise ConfluentError(associations.INVALID, "Invalid association: dryRun is not served by this registry")
+
+
+FILTERS = "resourceType associationType lifecycle offset limit"
+
+
 class AssociationsView(ConfluentView):
+    flags = declared_flags(post="dryRun")
+
     def post(self, request):
         """Create a topic's associations (`?dryRun=true` is refused: not served)."""
-        if flag(request, "dryRun"):
-            raise ConfluentError(associations.INVALID, "Invalid association: dryRun is not served by this registry")
+        refuse_dry_run(request)
         return answer(associations.create_or_update(self.context(), json_body(request), create=True))
 
 
 class ByResourceNameView(ConfluentView):
+    flags = declared_flags(get=FILTERS)
+
     def get(self, request, namespace, name):
         """The associations of a topic by its name and its cluster's id (`-` for either: any)."""
         found = associations.associations(
@@ -45,14 +56,17 @@ class ByResourceNameView(ConfluentView):
 
 
 class ByResourceIdView(ConfluentView):
+    flags = declared_flags(
+        get=FILTERS, put="dryRun", delete="dryRun cascadeLifecycle resourceType associationType lifecycle"
+    )
+
     def get(self, request, resource_id):
         found = associations.associations(resource_id=resource_id, hidden=self.hidden_groups(), **_filters(request))
         return answer(page([item.as_json() for item in found], request))
 
     def put(self, request, resource_id):
         """Create or update a topic's associations (the body's `resourceId`, when given, must be the path's)."""
-        if flag(request, "dryRun"):
-            raise ConfluentError(associations.INVALID, "Invalid association: dryRun is not served by this registry")
+        refuse_dry_run(request)
         body = json_body(request)
         if isinstance(body, dict):
             if body.get("resourceId") not in (None, resource_id):
@@ -63,8 +77,7 @@ class ByResourceIdView(ConfluentView):
     def delete(self, request, resource_id):
         """Delete a topic's associations (`?associationType` repeated: those alone; `?cascadeLifecycle=true`: the
         subjects of STRONG ones with them): 204."""
-        if flag(request, "dryRun"):
-            raise ConfluentError(associations.INVALID, "Invalid association: dryRun is not served by this registry")
+        refuse_dry_run(request)
         filters = _filters(request)
         associations.delete(
             self.context(),
@@ -77,6 +90,8 @@ class ByResourceIdView(ConfluentView):
 
 
 class BySubjectView(ConfluentView):
+    flags = declared_flags(get=FILTERS)
+
     def get(self, request, subject):
         found = associations.associations(subject=subject, hidden=self.hidden_groups(), **_filters(request))
         return answer(page([item.as_json() for item in found], request))

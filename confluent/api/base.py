@@ -1,9 +1,10 @@
 """The base of the Confluent API's views, on the kernel's (`registry.http.views.RegistryView`): auth (token,
-`Bearer` token, session, HTTP Basic), conditional reads, the request reader (`registry.http.requests`: size limit,
-strict JSON with no NUL, lone surrogate, NaN or duplicate key) and problems written in Confluent's words by the
-binding (`confluent.api.binding`). What stays here is Confluent's own: its media types (`Accept`), the POSTs that
-only read, case-insensitive query booleans (400 for anything else), `?offset`/`?limit`, and subjects in the path
-that cannot be one (42208).
+`Bearer` token, session, HTTP Basic), conditional reads, the POSTs that only read (`read_only_check`: as public as
+reads), the request reader (`registry.http.requests`: size limit, strict JSON with no NUL, lone surrogate, NaN or
+duplicate key) and problems written in Confluent's words by the binding (`confluent.api.binding`). What stays here is
+Confluent's own: its media types (`Accept`), query parameters read as its REST server reads them (the views declare
+them per method in `flags`, as the kernel's views do; confluent.api.openapi describes them), `?offset`/`?limit`, and
+subjects in the path that cannot be one (42208).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpResponse
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.plumbing import build_bearer_security_scheme_object
@@ -20,7 +22,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.authentication import TokenAuthentication
 
 from registry.http.openapi import RegistryAutoSchema
-from registry.http.permissions import RegistryPermission, check_read, only_reads
+from registry.http.permissions import check_read, only_reads
 from registry.http.views import RegistryView
 
 from .. import selectors
@@ -48,24 +50,37 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
         return build_bearer_security_scheme_object(header_name="Authorization", token_prefix="Bearer")
 
 
-class ConfluentPermission(RegistryPermission):
-    """The registry's rule (reads public unless REGISTRY_PUBLIC_READ=0; writes need a signed-in user, and the
-    services decide which), with the POSTs that only read (lookup, compatibility test) taken as reads."""
-
-    def has_permission(self, request, view):
-        if request.method == "POST" and getattr(view, "post_reads", False):
-            return settings.REGISTRY_PUBLIC_READ or bool(request.user and request.user.is_authenticated)
-        return super().has_permission(request, view)
-
-
 def answer(data, status: int = 200) -> HttpResponse:
     return HttpResponse(json.dumps(data, ensure_ascii=False), status=status, content_type=MEDIA_TYPE)
 
 
+def queries(request, name: str) -> list[str]:
+    """Every value of a query parameter the view declares for the request's method (`flags`): a view reading one it
+    does not declare is a bug (the OpenAPI description, made from the declarations, would leave it out)."""
+    view, method = request.parser_context["view"], request.method.lower()
+    if name not in view.flags.get("get" if method == "head" else method, ()):
+        raise ImproperlyConfigured(f"{type(view).__name__}.{method} reads ?{name} without declaring it in its flags")
+    return request.GET.getlist(name)
+
+
+def query(request, name: str) -> str | None:
+    """A single-valued query parameter as Confluent's REST server (Jersey's `@QueryParam`) reads it: the first value
+    of a repeated one (Django's `QueryDict.get` would give the last)."""
+    values = queries(request, name)
+    return values[0] if values else None
+
+
+def _given(request, name: str) -> str | None:
+    """A boolean or integer parameter's value; None for an absent one, or one empty or blank (Jersey gives such a
+    primitive parameter its default)."""
+    value = query(request, name)
+    return value if value is not None and value.strip() else None
+
+
 def flag(request, name: str, default: bool = False) -> bool:
     """A query boolean, case-insensitive (`deleted=True`, `normalize=false`); 400 for anything else."""
-    value = request.GET.get(name)
-    if value is None or value == "":
+    value = _given(request, name)
+    if value is None:
         return default
     lowered = value.lower()
     if lowered in ("true", "false"):
@@ -74,8 +89,8 @@ def flag(request, name: str, default: bool = False) -> bool:
 
 
 def number(request, name: str, default: int) -> int:
-    value = request.GET.get(name)
-    if value is None or value == "":
+    value = _given(request, name)
+    if value is None:
         return default
     try:
         return int(value)
@@ -110,30 +125,19 @@ PATH_PARAMETERS = {
 
 
 class ConfluentAutoSchema(RegistryAutoSchema):
-    """The kernel's AutoSchema for the Confluent API (its operations are described in confluent.api.openapi): the
-    path parameters described, the POSTs that only read (a lookup, a compatibility test: `post_reads`) as public as
-    reads."""
+    """The kernel's AutoSchema for the Confluent API (its operations are described in confluent.api.openapi), with
+    the path parameters described."""
 
     def get_override_parameters(self):
         described = [PATH_PARAMETERS[name] for name in PATH_PARAMETERS if "{" + name + "}" in self.path]
         return [*described, *super().get_override_parameters()]
 
-    def get_auth(self):
-        if self.method == "POST" and getattr(self.view, "post_reads", False):
-            self.method = "GET"  # the kernel's rule for reads (REGISTRY_PUBLIC_READ) decides
-            try:
-                return super().get_auth()
-            finally:
-                self.method = "POST"
-        return super().get_auth()
-
 
 class ConfluentView(RegistryView):
     binding = CONFLUENT
     authentication_classes = [*RegistryView.authentication_classes, BearerTokenAuthentication]
-    permission_classes = [ConfluentPermission]
     schema = ConfluentAutoSchema()  # the operations' descriptions: confluent.api.openapi
-    post_reads = False
+    flags: dict[str, frozenset[str]] = {}  # the query parameters each method reads (`query`, `flag`, `page`)
 
     def initial(self, request, *args, **kwargs):
         for value in kwargs.values():

@@ -1,7 +1,8 @@
 """The Confluent API as the kernel reads it (`registry.http.binding.Binding`), mounted at `/confluent`
 (config/urls.py): every problem of a request under `/confluent` (a view's, or handler404/handler500's) is written
 as Confluent's `{"error_code", "message"}` with Confluent's media type, entities named as subjects; a 401 challenges
-for HTTP Basic (what the clients send); a body without a media type, or as `application/octet-stream`, is JSON.
+for HTTP Basic (what the clients send); a body without a media type, or as `application/octet-stream`, is JSON; a
+query parameter an operation does not take is ignored, as Confluent's REST server ignores it.
 """
 
 from __future__ import annotations
@@ -68,10 +69,15 @@ def render_problem(problem: Problem, request=None) -> HttpResponse:
     return response
 
 
+def ignore_unknown_flags(request, declared: frozenset[str]) -> None:
+    """Confluent's REST server (Jersey) reads the query parameters an operation takes and ignores the others."""
+
+
 CONFLUENT = Binding(
     name="confluent",
     render_problem=render_problem,
     bare_body_is_json=True,
     json_media_types=JSON_BODIES,
     challenge='Basic realm="registry"',
+    check_flags=ignore_unknown_flags,
 )

@@ -8,12 +8,12 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.urls import path
 
-from registry.http.requests import json_body
+from registry.http.requests import declared_flags, json_body
 
 from .. import dek_errors, dek_selectors, dek_services, kms, selectors
 from ..dek_models import Dek, Kek
 from ..errors import ConfluentError
-from .base import ConfluentView, answer, flag, page
+from .base import ConfluentView, answer, flag, page, queries, query
 
 UPDATE_MEMBERS = ("kmsProps", "doc", "shared")
 
@@ -22,11 +22,6 @@ def _object(body) -> dict:
     if not isinstance(body, dict):
         raise ConfluentError(400, "the body must be a JSON object", status=400)
     return body
-
-
-def _version(value: str) -> int | None:
-    """A DEK version in a path: a number, or `latest` / -1 (None): 42202 otherwise, as Confluent."""
-    return selectors.parse_version(value)
 
 
 class DekRegistryView(ConfluentView):
@@ -39,13 +34,10 @@ class DekRegistryView(ConfluentView):
                 raise dek_errors.invalid(name)
         super().initial(request, *args, **kwargs)
 
-    def hidden(self) -> set[str]:
-        return self.hidden_groups()
-
     def kek(self, name: str, *, deleted: bool = False, context: str | None = None) -> Kek:
         """The KEK, when the caller may read its group (else 40470, as for no KEK)."""
         kek = dek_selectors.kek(name, deleted=deleted, context=context)
-        if not dek_selectors.visible(kek, self.hidden()):
+        if not dek_selectors.visible(kek, self.hidden_groups()):
             raise dek_errors.not_found(name)
         return kek
 
@@ -57,15 +49,25 @@ class DekRegistryView(ConfluentView):
         response["Cache-Control"] = "no-store"
         return response
 
+    def one_dek(self, request, name: str, subject: str, number: int | None) -> HttpResponse:
+        """A version of the subject's DEK (`?algorithm`, `?deleted`; None: the newest), with `keyMaterial` for those
+        who may read it."""
+        deleted = flag(request, "deleted")
+        kek = self.kek(name, deleted=deleted)
+        algorithm = dek_selectors.algorithm_of(query(request, "algorithm"))
+        return self.dek_answer(kek, dek_selectors.dek(kek, subject, algorithm, number, deleted=deleted))
+
 
 class KeksView(DekRegistryView):
+    flags = declared_flags(get="subjectPrefix deleted offset limit", post="context testSharing")
+
     def get(self, request):
         """KEK names (`?subjectPrefix` (repeated): those with a DEK of such a subject; `?deleted`; `?offset`,
         `?limit`)."""
         names = dek_selectors.kek_names(
-            prefixes=[p for p in request.GET.getlist("subjectPrefix") if p],
+            prefixes=[p for p in queries(request, "subjectPrefix") if p],
             deleted=flag(request, "deleted"),
-            hidden=self.hidden(),
+            hidden=self.hidden_groups(),
         )
         return answer(page(names, request))
 
@@ -84,21 +86,23 @@ class KeksView(DekRegistryView):
             doc=body.get("doc"),
             shared=body.get("shared"),
         )
-        kek = dek_services.create_kek(ctx=self.context(), data=data, context=request.GET.get("context"))
+        kek = dek_services.create_kek(ctx=self.context(), data=data, context=query(request, "context"))
         return answer(dek_selectors.kek_json(kek))
 
 
 class KekView(DekRegistryView):
+    flags = declared_flags(get="deleted context", put="context testSharing", delete="permanent")
+
     def get(self, request, name):
         """A KEK (`?deleted`: soft-deleted too; `?context=`: only when it serves that context)."""
-        kek = self.kek(name, deleted=flag(request, "deleted"), context=request.GET.get("context"))
+        kek = self.kek(name, deleted=flag(request, "deleted"), context=query(request, "context"))
         return answer(dek_selectors.kek_json(kek))
 
     def put(self, request, name):
         """Change a KEK's `kmsProps`, `doc` or `shared` (members not sent are kept)."""
         flag(request, "testSharing")
         body = _object(json_body(request))
-        context = request.GET.get("context")
+        context = query(request, "context")
         self.kek(name, context=context)
         changes = {key: body[key] for key in UPDATE_MEMBERS if key in body}
         kek = dek_services.update_kek(
@@ -149,6 +153,8 @@ def _new_dek(body: dict, subject) -> dek_services.NewDek:
 
 
 class DeksView(DekRegistryView):
+    flags = declared_flags(get="deleted offset limit")
+
     def get(self, request, name):
         """The subjects of a KEK's DEKs (`?deleted`, `?offset`, `?limit`)."""
         deleted = flag(request, "deleted")
@@ -164,12 +170,11 @@ class DeksView(DekRegistryView):
 
 
 class DekView(DekRegistryView):
+    flags = declared_flags(get="algorithm deleted", post="rewrap", delete="algorithm permanent")
+
     def get(self, request, name, subject):
         """The subject's DEK version 1 (`?algorithm`, `?deleted`), as Confluent answers this route."""
-        deleted = flag(request, "deleted")
-        kek = self.kek(name, deleted=deleted)
-        algorithm = dek_selectors.algorithm_of(request.GET.get("algorithm"))
-        return self.dek_answer(kek, dek_selectors.dek(kek, subject, algorithm, 1, deleted=deleted))
+        return self.one_dek(request, name, subject, 1)
 
     def post(self, request, name, subject):
         """Create a DEK of the subject (`?rewrap` is not served: 42271 when true)."""
@@ -188,7 +193,7 @@ class DekView(DekRegistryView):
             ctx=self.context(),
             kek_name=name,
             subject=subject,
-            algorithm=request.GET.get("algorithm"),
+            algorithm=query(request, "algorithm"),
             every=True,
             permanent=permanent,
         )
@@ -196,42 +201,44 @@ class DekView(DekRegistryView):
 
 
 class DekUndeleteView(DekRegistryView):
+    flags = declared_flags(post="algorithm")
+
     def post(self, request, name, subject):
         self.kek(name, deleted=True)
         dek_services.undelete_deks(
-            ctx=self.context(), kek_name=name, subject=subject, algorithm=request.GET.get("algorithm"), every=True
+            ctx=self.context(), kek_name=name, subject=subject, algorithm=query(request, "algorithm"), every=True
         )
         return HttpResponse(status=204)
 
 
 class DekVersionsView(DekRegistryView):
+    flags = declared_flags(get="algorithm deleted offset limit")
+
     def get(self, request, name, subject):
         """The versions of the subject's DEK (`?algorithm`, `?deleted`, `?offset`, `?limit`)."""
         deleted = flag(request, "deleted")
         kek = self.kek(name, deleted=deleted)
-        algorithm = dek_selectors.algorithm_of(request.GET.get("algorithm"))
+        algorithm = dek_selectors.algorithm_of(query(request, "algorithm"))
         rows = dek_selectors.deks(kek, subject, algorithm, deleted=deleted)
         return answer(page([row.version for row in rows], request))
 
 
 class DekVersionView(DekRegistryView):
+    flags = declared_flags(get="algorithm deleted", delete="algorithm permanent")
+
     def get(self, request, name, subject, version):
         """One version of the subject's DEK (`latest` or -1: the newest), with `keyMaterial` for those who may."""
-        number = _version(version)
-        deleted = flag(request, "deleted")
-        kek = self.kek(name, deleted=deleted)
-        algorithm = dek_selectors.algorithm_of(request.GET.get("algorithm"))
-        return self.dek_answer(kek, dek_selectors.dek(kek, subject, algorithm, number, deleted=deleted))
+        return self.one_dek(request, name, subject, selectors.parse_version(version))
 
     def delete(self, request, name, subject, version):
-        number = _version(version)
+        number = selectors.parse_version(version)
         permanent = flag(request, "permanent")
         self.kek(name, deleted=True)
         dek_services.delete_deks(
             ctx=self.context(),
             kek_name=name,
             subject=subject,
-            algorithm=request.GET.get("algorithm"),
+            algorithm=query(request, "algorithm"),
             version=number,
             every=False,
             permanent=permanent,
@@ -240,14 +247,16 @@ class DekVersionView(DekRegistryView):
 
 
 class DekVersionUndeleteView(DekRegistryView):
+    flags = declared_flags(post="algorithm")
+
     def post(self, request, name, subject, version):
-        number = _version(version)
+        number = selectors.parse_version(version)
         self.kek(name, deleted=True)
         dek_services.undelete_deks(
             ctx=self.context(),
             kek_name=name,
             subject=subject,
-            algorithm=request.GET.get("algorithm"),
+            algorithm=query(request, "algorithm"),
             version=number,
             every=False,
         )

@@ -1,25 +1,29 @@
-"""The Confluent API's operations in the registry's OpenAPI document (`/api/schema/`, `/api/docs/`): their paths,
-methods, query parameters, bodies and answers, the errors as Confluent's `{"error_code", "message"}` document with its
-media type. The descriptions are attached to the views here (drf-spectacular's `extend_schema`), so the views keep to
-what they do (confluent.api.urls imports this module); `base.ConfluentAutoSchema` adds what holds for every operation.
-Only what the server enforces is stated as a constraint: a schema's text, a rule set or a KMS's properties are valid by
-rules OpenAPI cannot state, refused with Confluent's 422 codes naming the rule."""
+"""The Confluent API's operations in the registry's OpenAPI document (`/api/schema/`, `/api/docs/`), declared in the
+kernel's vocabulary (registry/http/openapi.py), which builds the description from them: per view and method a
+summary, the body and the answer's shape in Confluent's media type, the errors as Confluent's `{"error_code",
+"message"}` document; an operation's query parameters are the flags its view declares for the method (`flags`, the
+only ones `confluent.api.base.query` lets it read), as `MEANINGS` says what each means, so the description and what
+the server reads cannot disagree. `declare()` attaches them to the views (confluent.api.urls calls it once);
+`base.ConfluentAutoSchema` adds the path parameters. Only what the server enforces is stated as a constraint: a
+schema's text, a rule set or a KMS's properties are valid by rules OpenAPI cannot state, refused with Confluent's 422
+codes naming the rule."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 
 from catalog.validators.compatibility import LEVELS
+from registry.http.openapi import describe, operation
 
 from ..models import MAX_SCHEMA_ID
 from ..schema_types import TYPES
 from ..selectors import MODES
 from . import associations, dek, schemas, settings, subjects
 from .binding import MEDIA_TYPE
-
-TAGS = ["confluent"]
 
 ERROR = inline_serializer(
     "ConfluentError",
@@ -49,592 +53,333 @@ def errors(*codes: int) -> dict:
     return {(code, MEDIA_TYPE): OpenApiResponse(ERROR, ERROR_DESCRIPTIONS[code]) for code in codes}
 
 
-def ok(schema, description: str, status: int = 200) -> dict:
-    return {(status, MEDIA_TYPE): OpenApiResponse(schema, description)}
-
-
-NO_CONTENT = {204: OpenApiResponse(description="done (no body)")}
-
-
-def _query(name: str, kind, description: str, **more) -> OpenApiParameter:
-    return OpenApiParameter(name, kind, OpenApiParameter.QUERY, description=description, **more)
+# the query parameters' meanings -------------------------------------------------------------------------------------
+def _query(name: str, kind, description: str) -> OpenApiParameter:
+    return OpenApiParameter(name, kind, OpenApiParameter.QUERY, description=description)
 
 
 def _or_empty(schema: dict) -> dict:
     return {"anyOf": [schema, {"const": ""}]}  # an empty value is the parameter's default, as if absent
 
 
-def _flag(name: str, description: str) -> OpenApiParameter:
+def _boolean(name: str, description: str) -> OpenApiParameter:
     return _query(name, _or_empty({"type": "boolean"}), f"{description} (true or false, any case)")
 
 
-DELETED = _flag("deleted", "soft-deleted ones too")
-DELETED_ONLY = _flag("deleted_only", "soft-deleted ones alone")
-PERMANENT = _flag("permanent", "delete for good (after a soft delete)")
-NORMALIZE = _flag("normalize", "accepted; the registry compares canonical forms anyway")
-FORMAT = _query("format", OpenApiTypes.STR, "`serialized`: a PROTOBUF schema as its base64 FileDescriptorProto")
-PAGE = [
-    _query("offset", _or_empty({"type": "integer"}), "the first item given (from 0)"),
-    _query("limit", _or_empty({"type": "integer"}), "at most this many items (-1: all)"),
-]
-ALGORITHM = _query("algorithm", OpenApiTypes.STR, "the DEK's algorithm (AES256_GCM by default)")
-CONTEXT = _query("context", OpenApiTypes.STR, "the context the KEK serves")
+STRINGS = {"type": "array", "items": {"type": "string"}}  # a repeated parameter, every value read
+MEANINGS = {
+    parameter.name: parameter
+    for parameter in (
+        _boolean("deleted", "soft-deleted ones too"),
+        _boolean("deleted_only", "soft-deleted ones alone"),
+        _boolean("permanent", "delete for good (after a soft delete)"),
+        _boolean("normalize", "accepted; the registry compares canonical forms anyway"),
+        _boolean("defaultToGlobal", "a subject's: the setting that applies to it"),
+        _boolean("force", "IMPORT on a subject that has versions"),
+        _boolean("verbose", "with the checker's reasons"),
+        _boolean("dryRun", "refused when true (42212: not served)"),
+        _boolean("cascadeLifecycle", "the subjects of STRONG ones with them"),
+        _boolean("testSharing", "accepted: a shared KEK's KMS is always tried"),
+        _boolean("rewrap", "refused when true (not served)"),
+        _query("format", OpenApiTypes.STR, "`serialized`: a PROTOBUF schema as its base64 FileDescriptorProto"),
+        _query("offset", _or_empty({"type": "integer"}), "the first item given (from 0)"),
+        _query("limit", _or_empty({"type": "integer"}), "at most this many items (-1: all)"),
+        _query("subjectPrefix", OpenApiTypes.STR, "those starting so"),
+        _query("subject", OpenApiTypes.STR, "this subject's alone"),
+        _query("key", STRINGS, "a property's name (paired with value)"),
+        _query("value", STRINGS, "a property's value"),
+        _query("resourceType", OpenApiTypes.STR, "the resource type (topic by default)"),
+        _query("associationType", STRINGS, "these association types alone"),
+        _query("lifecycle", {"enum": ["STRONG", "WEAK", ""]}, "STRONG or WEAK ones alone (empty: either)"),
+        _query("algorithm", OpenApiTypes.STR, "the DEK's algorithm (AES256_GCM by default)"),
+        _query("context", OpenApiTypes.STR, "the context the KEK serves"),
+    )
+}
+# a flag some operation reads in its own way
+ANY_SUBJECT = {"subject": _query("subject", OpenApiTypes.STR, "accepted (ids are global here)")}
+KEK_SUBJECTS = {"subjectPrefix": _query("subjectPrefix", STRINGS, "with a DEK of such a subject")}
+
+
+# the shapes of bodies and answers ------------------------------------------------------------------------------------
+def obj(required: str = "", description: str | None = None, **members) -> dict:
+    """A JSON object's schema: its members (a JSON schema, or a type's name or names), `required` naming those always
+    there."""
+    out: dict = {"type": "object"}
+    if description:
+        out["description"] = description
+    out["properties"] = {name: {"type": m} if isinstance(m, str | list) else m for name, m in members.items()}
+    if required:
+        out["required"] = required.split()
+    return out
+
+
+def nullable(*types: str) -> list[str]:
+    return [*types, "null"]
+
 
 NAMES = {"type": "array", "items": {"type": "string"}}
 NUMBERS = {"type": "array", "items": {"type": "integer"}}
 NUMBER = {"type": "integer", "minimum": 1, "maximum": MAX_SCHEMA_ID}
 LATEST_OR_NUMBER = {"anyOf": [{"const": -1}, NUMBER]}  # -1: the latest
-REFERENCE = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "minLength": 1},
-        "subject": {"type": "string", "minLength": 1},
-        "version": LATEST_OR_NUMBER,
-    },
-    "required": ["name", "subject", "version"],
-}
-STORED = {  # what a version's answers show of it as stored (AVRO's schemaType left out, as Confluent does)
+REFERENCE = obj(
+    "name subject version",
+    name={"type": "string", "minLength": 1},
+    subject={"type": "string", "minLength": 1},
+    version=LATEST_OR_NUMBER,
+)
+# what a version's answers show of it as stored (AVRO's schemaType left out, as Confluent does)
+STORED: dict[str, Any] = {
     "schemaType": {"type": "string", "enum": list(TYPES)},
     "references": {"type": "array", "items": REFERENCE},
-    "metadata": {"type": "object"},
-    "ruleSet": {"type": "object"},
+    "metadata": "object",
+    "ruleSet": "object",
 }
-SUBJECT_VERSION = {
-    "type": "object",
-    "properties": {
-        "subject": {"type": "string"},
-        "version": {"type": "integer"},
-        "id": {"type": "integer"},
-        "guid": {"type": "string"},
-        "schema": {"type": "string"},
-        "deleted": {"type": "boolean"},
-        **STORED,
-    },
-    "required": ["subject", "version", "id", "schema"],
-}
-REGISTERED = {
-    "type": "object",
-    "properties": {"id": {"type": "integer"}, "version": {"type": "integer"}, "guid": {"type": "string"}, **STORED},
-    "required": ["id"],
-}
-SCHEMA = {
-    "type": "object",
-    "properties": {"id": {"type": "integer"}, "guid": {"type": "string"}, "schema": {"type": "string"}, **STORED},
-    "required": ["schema"],
-}
-REGISTRATION = {
-    "type": "object",
-    "properties": {
-        "schema": {"type": "string", "pattern": r"\S", "description": "the schema's text"},
-        "schemaType": {"enum": [*TYPES, None], "description": "any letter case; AVRO when absent"},
-        "references": {"type": ["array", "null"], "items": REFERENCE},
-        "metadata": {"type": ["object", "null"]},
-        "ruleSet": {"type": ["object", "null"]},
-        "id": {"anyOf": [LATEST_OR_NUMBER, {"type": "null"}], "description": "IMPORT mode: the schema id to keep"},
-        "version": {"anyOf": [LATEST_OR_NUMBER, {"type": "null"}], "description": "IMPORT mode: the number to keep"},
-    },
-    "required": ["schema"],
-}
-CONFIG = {
-    "type": "object",
-    "properties": {
-        "compatibilityLevel": {"type": "string"},
-        "compatibility": {"type": "string", "description": "the level, as the clients send it"},
-        "compatibilityGroup": {"type": "string"},
-        "defaultMetadata": {"type": "object"},
-        "overrideMetadata": {"type": "object"},
-        "defaultRuleSet": {"type": "object"},
-        "overrideRuleSet": {"type": "object"},
-        "normalize": {"type": "boolean"},
-        "validateFields": {"type": "boolean"},
-    },
-}
+SUBJECT_VERSION = obj(
+    "subject version id schema",
+    subject="string",
+    version="integer",
+    id="integer",
+    guid="string",
+    schema="string",
+    deleted="boolean",
+    **STORED,
+)
+REGISTERED = obj("id", id="integer", version="integer", guid="string", **STORED)
+SCHEMA = obj("schema", id="integer", guid="string", schema="string", **STORED)
+REGISTRATION = obj(
+    "schema",
+    schema={"type": "string", "pattern": r"\S", "description": "the schema's text"},
+    schemaType={"enum": [*TYPES, None], "description": "any letter case; AVRO when absent"},
+    references={"type": nullable("array"), "items": REFERENCE},
+    metadata=nullable("object"),
+    ruleSet=nullable("object"),
+    id={"anyOf": [LATEST_OR_NUMBER, {"type": "null"}], "description": "IMPORT mode: the schema id to keep"},
+    version={"anyOf": [LATEST_OR_NUMBER, {"type": "null"}], "description": "IMPORT mode: the number to keep"},
+)
+CONFIG = obj(
+    compatibilityLevel="string",
+    compatibility={"type": "string", "description": "the level, as the clients send it"},
+    compatibilityGroup="string",
+    defaultMetadata="object",
+    overrideMetadata="object",
+    defaultRuleSet="object",
+    overrideRuleSet="object",
+    normalize="boolean",
+    validateFields="boolean",
+)
 LEVEL = {"enum": [*(level.upper() for level in LEVELS), None], "description": "any letter case; null removes it"}
-CONFIG_BODY = {
-    "type": "object",
-    "description": "members present set their setting (null removes it); members absent are kept",
-    "properties": {
-        "compatibilityLevel": LEVEL,
-        "compatibility": LEVEL,
-        "compatibilityGroup": {"type": ["string", "null"], "minLength": 1},
-        "defaultMetadata": {"type": ["object", "null"]},
-        "overrideMetadata": {"type": ["object", "null"]},
-        "defaultRuleSet": {"type": ["object", "null"]},
-        "overrideRuleSet": {"type": ["object", "null"]},
-        "normalize": {"type": ["boolean", "null"]},
-        "validateFields": {"type": ["boolean", "null"]},
-    },
-}
-MODE = {"type": "object", "properties": {"mode": {"type": "string", "enum": list(MODES)}}, "required": ["mode"]}
-MODE_BODY = {
-    "type": "object",
-    "properties": {"mode": {"enum": list(MODES), "description": "any letter case"}},
-    "required": ["mode"],
-}
-COMPATIBILITY = {
-    "type": "object",
-    "properties": {"is_compatible": {"type": "boolean"}, "messages": NAMES},
-    "required": ["is_compatible"],
-}
-SUBJECT_VERSION_PAIRS = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "properties": {"subject": {"type": "string"}, "version": {"type": "integer"}},
-        "required": ["subject", "version"],
-    },
-}
-ASSOCIATION = {
-    "type": "object",
-    "properties": {
-        "subject": {"type": "string"},
-        "guid": {"type": "string"},
-        "resourceName": {"type": "string"},
-        "resourceNamespace": {"type": "string"},
-        "resourceId": {"type": "string"},
-        "resourceType": {"type": "string"},
-        "associationType": {"type": "string"},
-        "lifecycle": {"type": "string", "enum": ["STRONG", "WEAK"]},
-        "frozen": {"type": "boolean"},
-    },
-}
-ASSOCIATIONS_BODY = {
-    "type": "object",
-    "description": "a topic (resourceName, resourceNamespace, resourceId, resourceType) and its associations",
-    "properties": {
-        "resourceName": {"type": "string"},
-        "resourceNamespace": {"type": "string"},
-        "resourceId": {"type": "string"},
-        "resourceType": {"type": "string"},
-        "associations": {"type": "array", "items": {"type": "object"}},
-    },
-}
-ASSOCIATION_FILTERS = [
-    _query("resourceType", OpenApiTypes.STR, "the resource type (topic by default)"),
-    _query("associationType", {"type": "array", "items": {"type": "string"}}, "these association types alone"),
-    _query("lifecycle", {"enum": ["STRONG", "WEAK", ""]}, "STRONG or WEAK ones alone (empty: either)"),
-    *PAGE,
-]
-DRY_RUN = _flag("dryRun", "refused when true (42212: not served)")
-KEK = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string"},
-        "kmsType": {"type": "string"},
-        "kmsKeyId": {"type": "string"},
-        "kmsProps": {"type": "object"},
-        "doc": {"type": ["string", "null"]},
-        "shared": {"type": "boolean"},
-        "ts": {"type": "integer"},
-        "deleted": {"type": "boolean"},
-    },
-    "required": ["name", "kmsType", "kmsKeyId", "shared", "deleted"],
-}
-KEK_BODY = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string"},
-        "kmsType": {"type": "string"},
-        "kmsKeyId": {"type": "string"},
-        "kmsProps": {"type": ["object", "null"]},
-        "doc": {"type": ["string", "null"]},
-        "shared": {"type": ["boolean", "null"]},
-    },
-    "required": ["name", "kmsType", "kmsKeyId"],
-}
-KEK_CHANGES = {
-    "type": "object",
-    "description": "the members sent are changed, the others kept",
-    "properties": {
-        "kmsProps": {"type": ["object", "null"]},
-        "doc": {"type": ["string", "null"]},
-        "shared": {"type": ["boolean", "null"]},
-    },
-}
-DEK = {
-    "type": "object",
-    "properties": {
-        "kekName": {"type": "string"},
-        "subject": {"type": "string"},
-        "version": {"type": "integer"},
-        "algorithm": {"type": "string"},
-        "encryptedKeyMaterial": {"type": ["string", "null"]},
-        "keyMaterial": {"type": "string", "description": "a shared KEK's DEK, to the callers who may read it"},
-        "ts": {"type": "integer"},
-        "deleted": {"type": "boolean"},
-    },
-    "required": ["kekName", "subject", "version", "algorithm"],
-}
-DEK_BODY = {
-    "type": "object",
-    "properties": {
-        "subject": {"type": "string", "description": "POST .../deks only: the DEK's subject"},
-        "version": {"type": ["integer", "null"]},
-        "algorithm": {"type": ["string", "null"]},
-        "encryptedKeyMaterial": {"type": ["string", "null"]},
-    },
-}
-
-
-def describe(view, method: str, summary: str, *, body=None, parameters=(), responses: dict, **more) -> None:
-    """Attach the description of one operation to a view's method (shared by every route of the view)."""
-    request = {"application/json": body} if body is not None else None
-    schema = extend_schema(
-        summary=summary, request=request, parameters=list(parameters), responses=responses, tags=TAGS, **more
-    )
-    setattr(view, method, schema(getattr(view, method)))
-
-
-# subjects
-describe(
-    subjects.SubjectsView,
-    "get",
-    "List subjects",
-    parameters=[_query("subjectPrefix", OpenApiTypes.STR, "those starting so"), DELETED, DELETED_ONLY, *PAGE],
-    responses={**ok(NAMES, "subject names"), **errors(*READ_ERRORS)},
+CONFIG_BODY = obj(
+    description="members present set their setting (null removes it); members absent are kept",
+    compatibilityLevel=LEVEL,
+    compatibility=LEVEL,
+    compatibilityGroup={"type": nullable("string"), "minLength": 1},
+    defaultMetadata=nullable("object"),
+    overrideMetadata=nullable("object"),
+    defaultRuleSet=nullable("object"),
+    overrideRuleSet=nullable("object"),
+    normalize=nullable("boolean"),
+    validateFields=nullable("boolean"),
 )
-describe(
-    subjects.SubjectVersionsView,
-    "get",
-    "List a subject's version numbers",
-    parameters=[DELETED, DELETED_ONLY, *PAGE],
-    responses={**ok(NUMBERS, "version numbers"), **errors(*READ_ERRORS)},
+MODE = obj("mode", mode={"type": "string", "enum": list(MODES)})
+MODE_BODY = obj("mode", mode={"enum": list(MODES), "description": "any letter case"})
+COMPATIBILITY = obj("is_compatible", is_compatible="boolean", messages=NAMES)
+SUBJECT_VERSION_PAIRS = {"type": "array", "items": obj("subject version", subject="string", version="integer")}
+TOPIC: dict[str, Any] = {name: "string" for name in ("resourceName", "resourceNamespace", "resourceId", "resourceType")}
+ASSOCIATION = obj(
+    subject="string",
+    guid="string",
+    **TOPIC,
+    associationType="string",
+    lifecycle={"type": "string", "enum": ["STRONG", "WEAK"]},
+    frozen="boolean",
 )
-describe(
-    subjects.SubjectVersionsView,
-    "post",
-    "Register a schema under a subject (the same content again answers the same id and version)",
-    parameters=[NORMALIZE],
-    body=REGISTRATION,
-    responses={**ok(REGISTERED, "its schema id and version"), **errors(*WRITE_ERRORS)},
+ASSOCIATIONS_BODY = obj(
+    description="a topic (resourceName, resourceNamespace, resourceId, resourceType) and its associations",
+    **TOPIC,
+    associations={"type": "array", "items": {"type": "object"}},
 )
-LOOKUP = {**ok(SUBJECT_VERSION, "the subject's version with this schema"), **errors(*READ_ERRORS, 413, 415)}
-DELETED_VERSIONS = {**ok(NUMBERS, "the versions deleted"), **errors(*WRITE_ERRORS)}
-for view, named in (
-    (subjects.SubjectView, "a subject"),
-    (subjects.SubjectMetadataView, "the subject named `S/metadata`"),
-):
-    parameters = [DELETED, NORMALIZE, FORMAT]
-    describe(view, "post", f"Look a schema up in {named}", parameters=parameters, body=REGISTRATION, responses=LOOKUP)
+KEK = obj(
+    "name kmsType kmsKeyId shared deleted",
+    name="string",
+    kmsType="string",
+    kmsKeyId="string",
+    kmsProps="object",
+    doc=nullable("string"),
+    shared="boolean",
+    ts="integer",
+    deleted="boolean",
+)
+KEK_CHANGES: dict[str, Any] = {"kmsProps": nullable("object"), "doc": nullable("string"), "shared": nullable("boolean")}
+KEK_BODY = obj("name kmsType kmsKeyId", name="string", kmsType="string", kmsKeyId="string", **KEK_CHANGES)
+DEK = obj(
+    "kekName subject version algorithm",
+    kekName="string",
+    subject="string",
+    version="integer",
+    algorithm="string",
+    encryptedKeyMaterial=nullable("string"),
+    keyMaterial={"type": "string", "description": "a shared KEK's DEK, to the callers who may read it"},
+    ts="integer",
+    deleted="boolean",
+)
+DEK_BODY = obj(
+    subject={"type": "string", "description": "POST .../deks only: the DEK's subject"},
+    version=nullable("integer"),
+    algorithm=nullable("string"),
+    encryptedKeyMaterial=nullable("string"),
+)
+
+
+# the operations ------------------------------------------------------------------------------------------------------
+def read(summary: str, shape, what: str, *, more=(), **options):
+    """An operation answering 200 with `shape` (a JSON schema, OpenApiTypes.ANY for a schema's text as registered),
+    or refusing with a read's errors and `more`."""
+    errors_ = errors(*READ_ERRORS, *more)
+    return operation(summary, ok=[(200, shape, what)], errors=errors_, tags=["confluent"], media=MEDIA_TYPE, **options)
+
+
+def write(summary: str, shape=None, what: str = "", **options):
+    """A write answering 200 with `shape`, or without one 204 with no body (and taking none: a delete, an
+    undelete)."""
+    if shape is None:
+        ok, more = [(204, None, "done (no body)")], {"body": OpenApiTypes.NONE, **options}
+        return operation(summary, ok=ok, errors=errors(*WRITE_ERRORS), tags=["confluent"], **more)
+    return read(summary, shape, what, more=(409, 413, 415, 503), **options)
+
+
+def body(shape) -> dict:
+    return {"application/json": shape}
+
+
+LOOKUP: dict[str, Any] = {"body": body(REGISTRATION), "more": (413, 415)}  # a POST that reads
+FOUND_VERSION = (SUBJECT_VERSION, "the subject's version with this schema")
+DELETED_VERSIONS = (NUMBERS, "the versions deleted")
+FOUND = ({"type": "array", "items": ASSOCIATION}, "associations")
+TOPIC_ANSWER = ({"type": "object"}, "the topic and its associations")
+OPERATIONS = {
+    subjects.SubjectsView: {"get": read("List subjects", NAMES, "subject names")},
+    subjects.SubjectVersionsView: {
+        "get": read("List a subject's version numbers", NUMBERS, "version numbers"),
+        "post": write(
+            "Register a schema under a subject (the same content again answers the same id and version)",
+            REGISTERED,
+            "its schema id and version",
+            body=body(REGISTRATION),
+        ),
+    },
+    subjects.SubjectView: {
+        "post": read("Look a schema up in a subject", *FOUND_VERSION, **LOOKUP),
+        "delete": write("Delete a subject (soft, or permanent after a soft delete)", *DELETED_VERSIONS),
+    },
+    subjects.SubjectMetadataView: {
+        "get": read(
+            "The newest version of a subject whose metadata has these properties", SUBJECT_VERSION, "the version"
+        ),
+        "post": read("Look a schema up in the subject named `S/metadata`", *FOUND_VERSION, **LOOKUP),
+        "delete": write(
+            "Delete the subject named `S/metadata` (soft, or permanent after a soft delete)", *DELETED_VERSIONS
+        ),
+    },
+    subjects.VersionView: {
+        "get": read("A subject's version (`latest` or -1: the newest live one)", SUBJECT_VERSION, "the version"),
+        "delete": write(
+            "Delete a subject's version (soft, or permanent after a soft delete)",
+            {"type": "integer"},
+            "the version number deleted",
+        ),
+    },
+    subjects.VersionSchemaView: {
+        "get": read("A subject version's schema text alone", OpenApiTypes.ANY, "the schema, as registered")
+    },
+    subjects.ReferencedByView: {
+        "get": read("The ids of the schemas that reference a subject's version", NUMBERS, "schema ids")
+    },
+    subjects.ContextsView: {"get": read("List contexts", NAMES, "context names")},
+    schemas.SchemaByIdView: {"get": read("The schema of an id", SCHEMA, "the schema", meanings=ANY_SUBJECT)},
+    schemas.SchemaByGuidView: {"get": read("The schema of a GUID, with its id", SCHEMA, "the schema")},
+    schemas.SchemaTextByIdView: {
+        "get": read("The schema text of an id alone", OpenApiTypes.ANY, "the schema, as registered")
+    },
+    schemas.SchemaSubjectsView: {"get": read("The subjects with a version of this schema id", NAMES, "subject names")},
+    schemas.SchemaVersionsView: {
+        "get": read("The subject versions of this schema id", SUBJECT_VERSION_PAIRS, "(subject, version) pairs")
+    },
+    schemas.SchemaTypesView: {"get": read("The schema types served", NAMES, "AVRO, JSON, PROTOBUF")},
+    settings.ConfigView: {
+        "get": read("The config (global, a context's `:.ctx:` or a subject's own)", CONFIG, "the config"),
+        "put": write(
+            "Set members of the config", CONFIG, "the scope's own config after the write", body=body(CONFIG_BODY)
+        ),
+        "delete": write("Remove the config of the scope", CONFIG, "the config it had"),
+    },
+    settings.ModeView: {
+        "get": read("The mode (global, a context's or a subject's)", MODE, "the mode"),
+        "put": write("Set the mode", MODE, "the mode set", body=body(MODE_BODY)),
+        "delete": write("Remove a subject's or a context's own mode", MODE, "the mode it had"),
+    },
+    settings.CompatibilityView: {
+        "post": read(
+            "Whether a schema could be registered (against one version, or those the level covers)",
+            COMPATIBILITY,
+            "the answer",
+            body=body(REGISTRATION),
+            more=(413, 415, 429, 503),
+        )
+    },
+    associations.AssociationsView: {
+        "post": write("Create a topic's associations", *TOPIC_ANSWER, body=body(ASSOCIATIONS_BODY))
+    },
+    associations.ByResourceNameView: {"get": read("A topic's associations by its name and cluster (`-`: any)", *FOUND)},
+    associations.ByResourceIdView: {
+        "get": read("A topic's associations by its id", *FOUND),
+        "put": write("Create or update a topic's associations", *TOPIC_ANSWER, body=body(ASSOCIATIONS_BODY)),
+        "delete": write("Delete a topic's associations"),
+    },
+    associations.BySubjectView: {"get": read("A subject's associations", *FOUND)},
+    dek.KeksView: {
+        "get": read("List KEK names", NAMES, "KEK names", meanings=KEK_SUBJECTS),
+        "post": write("Create a KEK", KEK, "the KEK", body=body(KEK_BODY)),
+    },
+    dek.KekView: {
+        "get": read("A KEK", KEK, "the KEK"),
+        "put": write(
+            "Change a KEK's kmsProps, doc or shared",
+            KEK,
+            "the KEK",
+            body=body(obj(description="the members sent are changed, the others kept", **KEK_CHANGES)),
+        ),
+        "delete": write("Delete a KEK"),
+    },
+    dek.KekUndeleteView: {"post": write("Undelete a KEK")},
+    dek.KekTestView: {
+        "post": write("Whether the registry reaches a shared KEK's KMS", KEK, "the KEK", body=OpenApiTypes.NONE)
+    },
+    dek.DeksView: {
+        "get": read("The subjects of a KEK's DEKs", NAMES, "subjects"),
+        "post": write("Create a DEK (its subject in the body)", DEK, "the DEK", body=body(DEK_BODY)),
+    },
+    dek.DekView: {
+        "get": read("A subject's DEK (version 1)", DEK, "the DEK"),
+        "post": write("Create a subject's DEK", DEK, "the DEK", body=body(DEK_BODY)),
+        "delete": write("Delete every version of a subject's DEK"),
+    },
+    dek.DekUndeleteView: {"post": write("Undelete every version of a subject's DEK")},
+    dek.DekVersionsView: {"get": read("The versions of a subject's DEK", NUMBERS, "versions")},
+    dek.DekVersionView: {
+        "get": read("A version of a subject's DEK (`latest` or -1: the newest)", DEK, "the DEK"),
+        "delete": write("Delete a version of a subject's DEK"),
+    },
+    dek.DekVersionUndeleteView: {"post": write("Undelete a version of a subject's DEK")},
+}
+
+
+def declare(root) -> None:
+    """Attach the operations to the API's views (`root`: the API's root view, confluent.api.urls')."""
+    root_ok = [(200, {"type": "object"}, "{}")]
     describe(
-        view,
-        "delete",
-        f"Delete {named} (soft, or permanent after a soft delete)",
-        parameters=[PERMANENT],
-        responses=DELETED_VERSIONS,
+        root, {"get": operation("The API's root (an empty object)", ok=root_ok, tags=["confluent"], media=MEDIA_TYPE)}
     )
-describe(
-    subjects.SubjectMetadataView,
-    "get",
-    "The newest version of a subject whose metadata has these properties",
-    parameters=[
-        _query("key", {"type": "array", "items": {"type": "string"}}, "a property's name (paired with value)"),
-        _query("value", {"type": "array", "items": {"type": "string"}}, "a property's value"),
-        DELETED,
-        FORMAT,
-    ],
-    responses={**ok(SUBJECT_VERSION, "the version"), **errors(*READ_ERRORS)},
-)
-describe(
-    subjects.VersionView,
-    "get",
-    "A subject's version (`latest` or -1: the newest live one)",
-    parameters=[DELETED, FORMAT],
-    responses={**ok(SUBJECT_VERSION, "the version"), **errors(*READ_ERRORS)},
-)
-describe(
-    subjects.VersionView,
-    "delete",
-    "Delete a subject's version (soft, or permanent after a soft delete)",
-    parameters=[PERMANENT],
-    responses={**ok({"type": "integer"}, "the version number deleted"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    subjects.VersionSchemaView,
-    "get",
-    "A subject version's schema text alone",
-    parameters=[DELETED, FORMAT],
-    responses={**ok(OpenApiTypes.ANY, "the schema, as registered"), **errors(*READ_ERRORS)},
-)
-describe(
-    subjects.ReferencedByView,
-    "get",
-    "The ids of the schemas that reference a subject's version",
-    parameters=PAGE,
-    responses={**ok(NUMBERS, "schema ids"), **errors(*READ_ERRORS)},
-)
-describe(
-    subjects.ContextsView,
-    "get",
-    "List contexts",
-    parameters=PAGE,
-    responses={**ok(NAMES, "context names"), **errors(*READ_ERRORS)},
-)
-
-# schemas by id
-describe(
-    schemas.SchemaByIdView,
-    "get",
-    "The schema of an id",
-    parameters=[FORMAT, _query("subject", OpenApiTypes.STR, "accepted (ids are global here)")],
-    responses={**ok(SCHEMA, "the schema"), **errors(*READ_ERRORS)},
-)
-describe(
-    schemas.SchemaByGuidView,
-    "get",
-    "The schema of a GUID, with its id",
-    parameters=[FORMAT],
-    responses={**ok(SCHEMA, "the schema"), **errors(*READ_ERRORS)},
-)
-describe(
-    schemas.SchemaTextByIdView,
-    "get",
-    "The schema text of an id alone",
-    parameters=[FORMAT],
-    responses={**ok(OpenApiTypes.ANY, "the schema, as registered"), **errors(*READ_ERRORS)},
-)
-of_id = [DELETED, _query("subject", OpenApiTypes.STR, "this subject's alone"), *PAGE]
-describe(
-    schemas.SchemaSubjectsView,
-    "get",
-    "The subjects with a version of this schema id",
-    parameters=of_id,
-    responses={**ok(NAMES, "subject names"), **errors(*READ_ERRORS)},
-)
-describe(
-    schemas.SchemaVersionsView,
-    "get",
-    "The subject versions of this schema id",
-    parameters=of_id,
-    responses={**ok(SUBJECT_VERSION_PAIRS, "(subject, version) pairs"), **errors(*READ_ERRORS)},
-)
-describe(
-    schemas.SchemaTypesView,
-    "get",
-    "The schema types served",
-    responses={**ok(NAMES, "AVRO, JSON, PROTOBUF"), **errors(*READ_ERRORS)},
-)
-
-# config, mode, compatibility
-describe(
-    settings.ConfigView,
-    "get",
-    "The config (global, a context's `:.ctx:` or a subject's own)",
-    parameters=[_flag("defaultToGlobal", "a subject's: the config that applies to it")],
-    responses={**ok(CONFIG, "the config"), **errors(*READ_ERRORS)},
-)
-describe(
-    settings.ConfigView,
-    "put",
-    "Set members of the config",
-    body=CONFIG_BODY,
-    responses={**ok(CONFIG, "the scope's own config after the write"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    settings.ConfigView,
-    "delete",
-    "Remove the config of the scope",
-    responses={**ok(CONFIG, "the config it had"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    settings.ModeView,
-    "get",
-    "The mode (global, a context's or a subject's)",
-    parameters=[_flag("defaultToGlobal", "a subject's: the mode that applies to it")],
-    responses={**ok(MODE, "the mode"), **errors(*READ_ERRORS)},
-)
-describe(
-    settings.ModeView,
-    "put",
-    "Set the mode",
-    parameters=[_flag("force", "IMPORT on a subject that has versions")],
-    body=MODE_BODY,
-    responses={**ok(MODE, "the mode set"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    settings.ModeView,
-    "delete",
-    "Remove a subject's or a context's own mode",
-    responses={**ok(MODE, "the mode it had"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    settings.CompatibilityView,
-    "post",
-    "Whether a schema could be registered (against one version, or those the level covers)",
-    parameters=[_flag("verbose", "with the checker's reasons"), NORMALIZE],
-    body=REGISTRATION,
-    responses={**ok(COMPATIBILITY, "the answer"), **errors(*READ_ERRORS, 413, 415, 429, 503)},
-)
-
-# associations
-describe(
-    associations.AssociationsView,
-    "post",
-    "Create a topic's associations",
-    parameters=[DRY_RUN],
-    body=ASSOCIATIONS_BODY,
-    responses={**ok({"type": "object"}, "the topic and its associations"), **errors(*WRITE_ERRORS)},
-)
-found = {**ok({"type": "array", "items": ASSOCIATION}, "associations"), **errors(*READ_ERRORS)}
-describe(
-    associations.ByResourceNameView,
-    "get",
-    "A topic's associations by its name and cluster (`-`: any)",
-    parameters=ASSOCIATION_FILTERS,
-    responses=found,
-    operation_id="get_confluent_associations_resources_by_name",
-)
-describe(
-    associations.ByResourceIdView,
-    "get",
-    "A topic's associations by its id",
-    parameters=ASSOCIATION_FILTERS,
-    responses=found,
-)
-describe(
-    associations.ByResourceIdView,
-    "put",
-    "Create or update a topic's associations",
-    parameters=[DRY_RUN],
-    body=ASSOCIATIONS_BODY,
-    responses={**ok({"type": "object"}, "the topic and its associations"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    associations.ByResourceIdView,
-    "delete",
-    "Delete a topic's associations",
-    parameters=[
-        DRY_RUN,
-        _flag("cascadeLifecycle", "the subjects of STRONG ones with them"),
-        *ASSOCIATION_FILTERS[:2],
-    ],
-    responses={**NO_CONTENT, **errors(*WRITE_ERRORS)},
-)
-describe(
-    associations.BySubjectView,
-    "get",
-    "A subject's associations",
-    parameters=ASSOCIATION_FILTERS,
-    responses=found,
-)
-
-# the DEK registry
-describe(
-    dek.KeksView,
-    "get",
-    "List KEK names",
-    parameters=[
-        _query("subjectPrefix", {"type": "array", "items": {"type": "string"}}, "with a DEK of such a subject"),
-        DELETED,
-        *PAGE,
-    ],
-    responses={**ok(NAMES, "KEK names"), **errors(*READ_ERRORS)},
-)
-describe(
-    dek.KeksView,
-    "post",
-    "Create a KEK",
-    parameters=[CONTEXT, _flag("testSharing", "accepted: a shared KEK's KMS is always tried")],
-    body=KEK_BODY,
-    responses={**ok(KEK, "the KEK"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    dek.KekView,
-    "get",
-    "A KEK",
-    parameters=[DELETED, CONTEXT],
-    responses={**ok(KEK, "the KEK"), **errors(*READ_ERRORS)},
-)
-describe(
-    dek.KekView,
-    "put",
-    "Change a KEK's kmsProps, doc or shared",
-    parameters=[CONTEXT, _flag("testSharing", "accepted")],
-    body=KEK_CHANGES,
-    responses={**ok(KEK, "the KEK"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    dek.KekView,
-    "delete",
-    "Delete a KEK",
-    parameters=[PERMANENT],
-    responses={**NO_CONTENT, **errors(*WRITE_ERRORS)},
-)
-describe(dek.KekUndeleteView, "post", "Undelete a KEK", responses={**NO_CONTENT, **errors(*WRITE_ERRORS)})
-describe(
-    dek.KekTestView,
-    "post",
-    "Whether the registry reaches a shared KEK's KMS",
-    responses={**ok(KEK, "the KEK"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    dek.DeksView,
-    "get",
-    "The subjects of a KEK's DEKs",
-    parameters=[DELETED, *PAGE],
-    responses={**ok(NAMES, "subjects"), **errors(*READ_ERRORS)},
-)
-describe(
-    dek.DeksView,
-    "post",
-    "Create a DEK (its subject in the body)",
-    body=DEK_BODY,
-    responses={**ok(DEK, "the DEK"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    dek.DekView,
-    "get",
-    "A subject's DEK (version 1)",
-    parameters=[ALGORITHM, DELETED],
-    responses={**ok(DEK, "the DEK"), **errors(*READ_ERRORS)},
-)
-describe(
-    dek.DekView,
-    "post",
-    "Create a subject's DEK",
-    parameters=[_flag("rewrap", "refused when true (not served)")],
-    body=DEK_BODY,
-    responses={**ok(DEK, "the DEK"), **errors(*WRITE_ERRORS)},
-)
-describe(
-    dek.DekView,
-    "delete",
-    "Delete every version of a subject's DEK",
-    parameters=[ALGORITHM, PERMANENT],
-    responses={**NO_CONTENT, **errors(*WRITE_ERRORS)},
-)
-describe(
-    dek.DekUndeleteView,
-    "post",
-    "Undelete every version of a subject's DEK",
-    parameters=[ALGORITHM],
-    responses={**NO_CONTENT, **errors(*WRITE_ERRORS)},
-)
-describe(
-    dek.DekVersionsView,
-    "get",
-    "The versions of a subject's DEK",
-    parameters=[ALGORITHM, DELETED, *PAGE],
-    responses={**ok(NUMBERS, "versions"), **errors(*READ_ERRORS)},
-)
-describe(
-    dek.DekVersionView,
-    "get",
-    "A version of a subject's DEK (`latest` or -1: the newest)",
-    parameters=[ALGORITHM, DELETED],
-    responses={**ok(DEK, "the DEK"), **errors(*READ_ERRORS)},
-)
-describe(
-    dek.DekVersionView,
-    "delete",
-    "Delete a version of a subject's DEK",
-    parameters=[ALGORITHM, PERMANENT],
-    responses={**NO_CONTENT, **errors(*WRITE_ERRORS)},
-)
-describe(
-    dek.DekVersionUndeleteView,
-    "post",
-    "Undelete a version of a subject's DEK",
-    parameters=[ALGORITHM],
-    responses={**NO_CONTENT, **errors(*WRITE_ERRORS)},
-)
+    for view, operations in OPERATIONS.items():
+        describe(view, operations, MEANINGS)
+    # two routes of one shape (a topic by name and cluster, or by id): the kernel's operation ids would be the same
+    extend_schema(operation_id="get_confluent_associations_resources_by_name")(associations.ByResourceNameView.get)

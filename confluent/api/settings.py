@@ -5,7 +5,7 @@ from __future__ import annotations
 from catalog.validators import budget
 from catalog.validators.compatibility import LEVELS, check_compatibility
 from registry.access.throttles import AnonymousRateThrottle
-from registry.http.requests import json_body
+from registry.http.requests import declared_flags, json_body
 
 from .. import selectors, services
 from ..attributes import COMPATIBILITY, CONFIG_ATTRIBUTES, CONFIG_CHECKS, CONFIG_SETTINGS, MODE
@@ -80,6 +80,8 @@ def mode_in(body: dict) -> str:
 
 
 class ConfigView(ConfluentView):
+    flags = declared_flags(get="defaultToGlobal")
+
     # the config is attributes of groups and schemas: the services check each write (registry.access.permissions)
     def get(self, request, subject=None):
         """The config: global (the default context's group's), a context's (`:.ctx:`) or a subject's own (40408 when
@@ -130,6 +132,7 @@ class ConfigView(ConfluentView):
 
 class ModeView(ConfluentView):
     # modes are attributes of groups and schemas (confluent.attributes): the services check each write
+    flags = declared_flags(get="defaultToGlobal", put="force")
 
     def get(self, request, subject=None):
         """The mode: global (the default context's), a context's (`:.ctx:`) or a subject's (40409 when it has none of
@@ -173,7 +176,8 @@ def own_mode(found) -> str | None:
 
 
 class CompatibilityView(ConfluentView):
-    post_reads = True
+    post_reads = read_only_check = True  # a test only reads: as public as a read
+    flags = declared_flags(post="verbose normalize")
     # the catalog's checker runs a caller's schema: anonymous callers as on the other check routes (issue 24)
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"
 

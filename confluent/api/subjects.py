@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 
-from registry.http.requests import json_body
+from registry.http.requests import declared_flags, json_body
 
 from .. import selectors, services
 from ..errors import SCHEMA_NOT_FOUND, ConfluentError, subject_not_found
@@ -13,14 +13,17 @@ from ..numbering import ensure_numbered
 from ..schema_types import prepare
 from ..subjects import context_name, parse
 from . import render
-from .base import ConfluentView, answer, flag, page
+from .base import ConfluentView, answer, flag, page, queries, query
+from .binding import MEDIA_TYPE
 from .inputs import registration
 
 
 class SubjectsView(ConfluentView):
+    flags = declared_flags(get="subjectPrefix deleted deleted_only offset limit")
+
     def get(self, request):
         """Every subject (`?subjectPrefix`, `?deleted`, `?deleted_only`, `?offset`, `?limit`)."""
-        prefix = request.GET.get("subjectPrefix") or ""
+        prefix = query(request, "subjectPrefix") or ""
         if prefix in (":*:", "*"):
             prefix = ""
         names = selectors.subject_names(
@@ -30,6 +33,8 @@ class SubjectsView(ConfluentView):
 
 
 class SubjectVersionsView(ConfluentView):
+    flags = declared_flags(get="deleted deleted_only offset limit", post="normalize")
+
     def get(self, request, subject):
         """The subject's version numbers (`?deleted`, `?deleted_only`)."""
         found = parse(subject)
@@ -48,7 +53,8 @@ class SubjectVersionsView(ConfluentView):
 
 
 class SubjectView(ConfluentView):
-    post_reads = True
+    post_reads = read_only_check = True  # a lookup only reads: as public as a read
+    flags = declared_flags(post="deleted normalize format", delete="permanent")
 
     def post(self, request, subject):
         """Look a schema up in the subject: its subject, version, id and schema; 40403 when it is not there."""
@@ -75,7 +81,7 @@ class SubjectView(ConfluentView):
             if not selectors.has_versions(resource, deleted=deleted):  # every version soft-deleted
                 raise subject_not_found(found.name)
             raise ConfluentError(SCHEMA_NOT_FOUND, "Schema not found")
-        return answer(render.subject_version(row, found.name, request.GET.get("format")))
+        return answer(render.subject_version(row, found.name, query(request, "format")))
 
     def delete(self, request, subject):
         """Soft-delete the subject's versions, or remove the subject (`?permanent=true`, after a soft delete)."""
@@ -85,12 +91,14 @@ class SubjectView(ConfluentView):
 
 
 class SubjectMetadataView(ConfluentView):
+    flags = declared_flags(get="key value deleted format", post="deleted normalize format", delete="permanent")
+
     def get(self, request, subject):
         """The newest version whose metadata holds the properties `?key=K&value=V` (repeated, paired in order;
         `?deleted=true`: soft-deleted versions too): 40401 without the subject, 40403 without such a version."""
         found = parse(subject)
         deleted = flag(request, "deleted")
-        keys, values = request.GET.getlist("key"), request.GET.getlist("value")
+        keys, values = queries(request, "key"), queries(request, "value")
         wanted = dict(zip(keys, values, strict=False))  # as Confluent: pairs up to the shorter list
         resource = selectors.find_resource(found)
         if resource is None:
@@ -102,11 +110,11 @@ class SubjectMetadataView(ConfluentView):
                 raise subject_not_found(found.name)
             raise ConfluentError(SCHEMA_NOT_FOUND, "Schema not found")
         _resource, row = selectors.one_version(found, str(row.number), deleted=True)  # with its document
-        return answer(render.subject_version(row, found.name, request.GET.get("format")))
+        return answer(render.subject_version(row, found.name, query(request, "format")))
 
     # a subject whose name ends in `/metadata` (the Protobuf serializers name subjects after file paths): its lookup and
     # delete are the subject's
-    post_reads = True
+    post_reads = read_only_check = True
 
     def post(self, request, subject):
         return SubjectView.post(self, request, f"{subject}/metadata")
@@ -116,11 +124,13 @@ class SubjectMetadataView(ConfluentView):
 
 
 class VersionView(ConfluentView):
+    flags = declared_flags(get="deleted format", delete="permanent")
+
     def get(self, request, subject, version):
         """One version (`latest` or -1: the registry's latest among the live ones; `?deleted=true` reaches soft-deleted ones)."""
         found = parse(subject)
         _resource, row = selectors.one_version(found, version, deleted=flag(request, "deleted"))
-        return answer(render.subject_version(row, found.name, request.GET.get("format")))
+        return answer(render.subject_version(row, found.name, query(request, "format")))
 
     def delete(self, request, subject, version):
         found = parse(subject)
@@ -131,17 +141,21 @@ class VersionView(ConfluentView):
 
 
 class VersionSchemaView(ConfluentView):
+    flags = declared_flags(get="deleted format")
+
     def get(self, request, subject, version):
         """The schema text alone."""
         found = parse(subject)
         _resource, row = selectors.one_version(found, version, deleted=flag(request, "deleted"))
         text = render.formatted(
-            row.schema_id.schema_type, render.schema_text(row), row.references, request.GET.get("format")
+            row.schema_id.schema_type, render.schema_text(row), row.references, query(request, "format")
         )
-        return HttpResponse(text.encode("utf-8", "replace"), content_type="application/vnd.schemaregistry.v1+json")
+        return HttpResponse(text.encode("utf-8", "replace"), content_type=MEDIA_TYPE)
 
 
 class ReferencedByView(ConfluentView):
+    flags = declared_flags(get="offset limit")
+
     def get(self, request, subject, version):
         """The ids of the schemas that reference this version."""
         found = parse(subject)
@@ -153,6 +167,8 @@ class ReferencedByView(ConfluentView):
 
 
 class ContextsView(ConfluentView):
+    flags = declared_flags(get="offset limit")
+
     def get(self, request):
         hidden = {context_name(gid) for gid in self.hidden_groups()}
         return answer(page([name for name in selectors.context_names() if name not in hidden], request))

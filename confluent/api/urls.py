@@ -13,7 +13,7 @@ class RootView(ConfluentView):
         return answer({})
 
 
-openapi.describe(RootView, "get", "The API's root (an empty object)", responses=openapi.ok({"type": "object"}, "{}"))
+openapi.declare(RootView)
 
 
 urlpatterns = [

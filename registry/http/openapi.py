@@ -103,15 +103,16 @@ LIMIT = flag("limit", "page size", OpenApiTypes.INT)
 FlagMeanings = Mapping[str, OpenApiParameter | None]
 
 
-def answers(*ok: tuple, errors: dict | None = None) -> dict:
-    """An operation's answers: each `(status, shape, description)` of `ok`, the shape OBJECT or a JSON schema (an
-    `application/json` answer), DOCUMENT (a document in its own media type) or None (no body); then `errors`."""
+def answers(*ok: tuple, errors: dict | None = None, media: str = "application/json") -> dict:
+    """An operation's answers: each `(status, shape, description)` of `ok`, the shape OBJECT or a JSON schema (a
+    JSON answer, of the binding's `media` type), DOCUMENT (a document in its own media type) or None (no body); then
+    `errors`."""
     out: dict = {}
     for status, shape, description in ok:
         if shape is None:
             out[status] = OpenApiResponse(description=description)
         else:
-            out[(status, "*/*" if shape is DOCUMENT else "application/json")] = OpenApiResponse(shape, description)
+            out[(status, "*/*" if shape is DOCUMENT else media)] = OpenApiResponse(shape, description)
     return {**out, **(errors or {})}
 
 
@@ -119,7 +120,8 @@ def answers(*ok: tuple, errors: dict | None = None) -> dict:
 class Operation:
     """One operation's description: its `answers(*ok, errors=errors)`, its `body` (a type, or {media type: type}),
     and its query parameters: `flags` when given, else those its view declares for the method (`describe`);
-    `meanings`: this operation's own meaning of some flags (an import's `force`)."""
+    `meanings`: this operation's own meaning of some flags (an import's `force`); `media`: the media type of its
+    JSON answers (Confluent's own)."""
 
     summary: str
     ok: tuple = ()
@@ -128,10 +130,14 @@ class Operation:
     body: object = None
     tags: list | None = None
     meanings: dict = field(default_factory=dict)
+    media: str = "application/json"
 
 
-def operation(summary: str, *, ok=(), errors=None, flags=None, body=None, tags=None, meanings=None) -> Operation:
-    return Operation(summary, tuple(ok), errors, None if flags is None else tuple(flags), body, tags, meanings or {})
+def operation(
+    summary: str, *, ok=(), errors=None, flags=None, body=None, tags=None, meanings=None, media="application/json"
+) -> Operation:
+    flags = None if flags is None else tuple(flags)
+    return Operation(summary, tuple(ok), errors, flags, body, tags, meanings or {}, media)
 
 
 def declared_parameters(view_class, method: str, meanings: FlagMeanings) -> list:
@@ -159,7 +165,7 @@ def describe(view_class, operations: dict, meanings: FlagMeanings | None = None)
         extend_schema(
             summary=op.summary,
             parameters=parameters,
-            responses=answers(*op.ok, errors=op.errors),
+            responses=answers(*op.ok, errors=op.errors, media=op.media),
             **{name: value for name, value in given.items() if value is not None},
         )(isolate_view_method(view_class, method))
     return view_class

@@ -33,7 +33,8 @@ class RegistryPermission(BasePermission):
     def has_permission(self, request, view):
         user = request.user
         signed_in = bool(user and user.is_authenticated)
-        if request.method in SAFE_METHODS:
+        # a POST that writes nothing (`read_only_check`: a lookup, a check) needs what a read needs, as OpenAPI says
+        if request.method in SAFE_METHODS or (request.method == "POST" and getattr(view, "read_only_check", False)):
             needed = getattr(view, "read_permissions", None)
             if needed is not None:
                 return signed_in and user.has_perms((needed,) if isinstance(needed, str) else needed)
