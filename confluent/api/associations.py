@@ -67,12 +67,10 @@ class ByResourceIdView(ConfluentView):
     def put(self, request, resource_id):
         """Create or update a topic's associations (the body's `resourceId`, when given, must be the path's)."""
         refuse_dry_run(request)
-        body = json_body(request)
-        if isinstance(body, dict):
-            if body.get("resourceId") not in (None, resource_id):
-                raise associations.invalid("resourceId", "in the path does not match the request's")
-            body = {**body, "resourceId": resource_id}
-        return answer(associations.create_or_update(self.context(), body, create=False))
+        body = json_body(request)  # a JSON object (400 otherwise)
+        if body.get("resourceId") not in (None, resource_id):
+            raise associations.invalid("resourceId", "in the path does not match the request's")
+        return answer(associations.create_or_update(self.context(), {**body, "resourceId": resource_id}, create=False))
 
     def delete(self, request, resource_id):
         """Delete a topic's associations (`?associationType` repeated: those alone; `?cascadeLifecycle=true`: the

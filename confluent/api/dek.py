@@ -12,16 +12,9 @@ from registry.http.requests import declared_flags, json_body
 
 from .. import dek_errors, dek_selectors, dek_services, kms, selectors
 from ..dek_models import Dek, Kek
-from ..errors import ConfluentError
 from .base import ConfluentView, answer, flag, page, queries, query
 
 UPDATE_MEMBERS = ("kmsProps", "doc", "shared")
-
-
-def _object(body) -> dict:
-    if not isinstance(body, dict):
-        raise ConfluentError(400, "the body must be a JSON object", status=400)
-    return body
 
 
 class DekRegistryView(ConfluentView):
@@ -75,7 +68,7 @@ class KeksView(DekRegistryView):
         """Create a KEK (`?context=`: the context whose subjects it serves; `?testSharing` is accepted: a shared
         KEK's KMS is always tried at creation)."""
         flag(request, "testSharing")
-        body = _object(json_body(request))
+        body = json_body(request)  # a JSON object (400 otherwise)
         if body.get("deleted") is True:
             raise dek_errors.invalid("deleted", "a KEK is created live")
         data = dek_services.NewKek(
@@ -101,7 +94,7 @@ class KekView(DekRegistryView):
     def put(self, request, name):
         """Change a KEK's `kmsProps`, `doc` or `shared` (members not sent are kept)."""
         flag(request, "testSharing")
-        body = _object(json_body(request))
+        body = json_body(request)
         context = query(request, "context")
         self.kek(name, context=context)
         changes = {key: body[key] for key in UPDATE_MEMBERS if key in body}
@@ -164,7 +157,7 @@ class DeksView(DekRegistryView):
     def post(self, request, name):
         """Create a DEK named by the body's `subject` (the older form of POST .../deks/SUBJECT)."""
         self.kek(name)
-        body = _object(json_body(request))
+        body = json_body(request)
         kek, row = dek_services.create_dek(ctx=self.context(), kek_name=name, data=_new_dek(body, body.get("subject")))
         return self.dek_answer(kek, row)
 
@@ -181,7 +174,7 @@ class DekView(DekRegistryView):
         if flag(request, "rewrap"):
             raise dek_errors.invalid("rewrap", "rewrapping a DEK under its KEK is not served by this registry")
         self.kek(name)
-        body = _object(json_body(request))
+        body = json_body(request)
         kek, row = dek_services.create_dek(ctx=self.context(), kek_name=name, data=_new_dek(body, subject))
         return self.dek_answer(kek, row)
 

@@ -40,13 +40,11 @@ def level_in(value) -> str:
 NOT_SERVED = ("alias", "aliasForDeks", "validateNewSchemas", "validateRules", "compatibilityPolicy")
 
 
-def config_changes(body) -> dict:
+def config_changes(body: dict) -> dict:
     """The attributes a PUT /config body changes (confluent.attributes.CONFIG_SETTINGS -> value, None removing one),
     as Confluent's `ConfigValue.update`: a member present sets (null: removes) its setting, one absent keeps it; an
     empty metadata or rule set removes it. 42203 for a level that is none, 42210 for a rule set Confluent refuses,
     42201 for a metadata of another shape, 422 for another member of another JSON type, each naming the member."""
-    if not isinstance(body, dict):
-        raise ConfluentError(INVALID_CONFIG, "the config must be a JSON object")
     for name in NOT_SERVED:
         if body.get(name) is not None:
             raise ConfluentError(INVALID_CONFIG, f"{name}: not served by this registry (docs/confluent.md)")
