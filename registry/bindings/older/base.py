@@ -132,11 +132,11 @@ class BindingView(RegistryView):
         return f"{self.base_url()}/{self.names.api_base}"
 
     def groups_url(self) -> str:
-        return self.api_url() + (f"/{self.names.groups_path}" if self.names.groups_path else "")
+        return f"{self.base_url()}/{self.names.groups_base}"
 
     def relative_version_id(self, resource: Resource, vid: str) -> str:
-        groups = f"/{self.names.groups_path}" if self.names.groups_path else ""
-        return f"{groups}/{resource.group.gid}/{self.names.resource_segment}/{resource.rid}/versions/{vid}"
+        """The version's path below the API's base (its id: section 2.2.2), the store path in this binding's names."""
+        return self.names.path_name(f"{resource.path}/versions/{vid}").removeprefix(f"/{self.names.api_base}")
 
     def version_url(self, resource: Resource, vid: str) -> str:
         return self.api_url() + self.relative_version_id(resource, vid)
