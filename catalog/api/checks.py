@@ -14,25 +14,11 @@ from rest_framework import serializers
 from registry.access.throttles import AnonymousRateThrottle
 from registry.bindings.v05.inputs import version_input
 from registry.http.openapi import problem_responses
-from registry.http.permissions import RegistryPermission
 from registry.http.requests import check_flags, json_body
 from registry.http.views import RegistryView, json_response
 
 from .. import checks
 from ..validators.compatibility import LEVELS
-
-
-class ReadOnlyCheckPermission(RegistryPermission):
-    """A check writes nothing, so whatever its method it needs what a read needs (public reads: anyone)."""
-
-    def has_permission(self, request, view):
-        original = request._request.method
-        try:
-            request._request.method = "GET"
-            return super().has_permission(request, view)
-        finally:
-            request._request.method = original
-
 
 VERDICT = inline_serializer(
     "CompatibilityVerdict",
@@ -71,9 +57,8 @@ CHANGE = inline_serializer(
 class SchemaCompatibilityView(RegistryView):
     """`POST /schemaGroups/G/schemas/S/compatibility`: the verdict on a candidate version, nothing written."""
 
-    permission_classes = [ReadOnlyCheckPermission]
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
-    read_only_check = True  # a POST that writes nothing: as public as a read (OpenAPI says so)
+    read_only_check = True  # a POST that writes nothing: as public as a read (registry.http.permissions, OpenAPI)
     post_reads = True  # and it reads the group: with public reads off, a role there (registry.http.permissions)
 
     @extend_schema(
@@ -121,9 +106,8 @@ class SchemaVersionDiffView(RegistryView):
 class MigrationDryRunView(RegistryView):
     """`POST /schemaGroups/G/schemas/S/versions/V/migrate`: a JSONata migration rule on a sample message."""
 
-    permission_classes = [ReadOnlyCheckPermission]
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
-    read_only_check = True  # a POST that writes nothing: as public as a read (OpenAPI says so)
+    read_only_check = True  # a POST that writes nothing: as public as a read (registry.http.permissions, OpenAPI)
     post_reads = True
 
     @extend_schema(
