@@ -41,8 +41,10 @@ LINK_SCHEMES = ("http", "https")
 
 COMMON = ("id", "name", "description", "tags", "docs")
 SERVER_OWNED = ("epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifiedOn", "specVersion", "version")
-# xRegistry 1.0 names of attributes the 0.5-wip shape names otherwise (the 0.5 name, or None when server-owned):
-# refused in a 0.5 body rather than stored as extensions that the 1.0 binding would show in place of the real ones
+# xRegistry 1.0 names of attributes the 0.5-wip shape (the store's names) names otherwise (the 0.5 name, or None when
+# server-owned), declared once: refused in a 0.5 body rather than stored as extensions that the 1.0 binding would
+# show in place of the real ones; the 1.0 binding's `?filter` names (bindings/v10/flags.FILTER_NAMES) and the
+# server-owned attributes it ignores in a body (`V10_SERVER_OWNED`) are read from it
 V10_NAMES = {
     "labels": "tags",
     "documentation": "docs",
@@ -50,6 +52,8 @@ V10_NAMES = {
     "modifiedat": "modifiedOn",
     "xid": None,
 }
+# the 1.0 names of attributes the server owns among those (its timestamps, `xid`)
+V10_SERVER_OWNED = frozenset(name for name, stored in V10_NAMES.items() if stored is None or stored in SERVER_OWNED)
 # the group attribute naming its owners (registry/access/owners.py, docs/teams.md)
 OWNERS = "owners"
 # what the 0.5-wip shape calls a resource's and a version's attributes beyond the common ones, whatever their type:

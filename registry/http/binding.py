@@ -34,6 +34,10 @@ class Binding:
     check_flags: refuses a query flag that the operation does not take, in the binding's words (it is given the
         request and the flags the view declares for its method: `RegistryView.flags`); None: the kernel's 400
         naming the unknown flags and the allowed ones (registry/http/requests.py).
+    empty_header_removes: an empty `PREFIX-NAME` header removes the attribute (0.5-wip), not sets it to "" (1.0).
+    headers_alone: a document write without a body changes only the metadata its headers give, and a body beside
+        the resource's URI is refused (0.5-wip); otherwise the body is the document (1.0;
+        registry/http/requests.header_input).
     """
 
     name: str
@@ -44,6 +48,8 @@ class Binding:
     json_media_types: tuple[str, ...] = ()
     challenge: str = 'Token realm="registry"'
     check_flags: Callable[[HttpRequest, frozenset[str]], None] | None = None
+    empty_header_removes: bool = False
+    headers_alone: bool = False
 
     @property
     def epoch_header(self) -> str | None:

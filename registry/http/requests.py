@@ -1,6 +1,6 @@
 """Reading a request, the same for every binding: query flags, the expected epoch, the body within its size limit,
 strict JSON (no NaN, duplicate keys, NUL characters, lone surrogates, nesting past the limit), media types, and
-metadata headers decoded as UTF-8.
+a document with its metadata in headers (`header_input`).
 
 The binding a request came through (`binding.binding_of`) decides only what a binding declares: its header
 prefix and whether a body without a media type is JSON.
@@ -8,13 +8,17 @@ prefix and whether a body without a media type is JSON.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 
 from ..domain.attributes import unstorable
 from ..domain.errors import Problem
 from ..domain.json_text import TooDeep, strict_loads
 from ..services.epochs import parse_epoch
-from .binding import binding_of
+from ..services.inputs import UNSET, VersionInput
+from .binding import Binding, binding_of
+from .headers import prefixed_headers
 
 # Django's development server reports a request without Content-Type as `text/plain` (gunicorn reports none)
 DEVELOPMENT_SERVER_STAND_IN = "text/plain"
@@ -144,3 +148,34 @@ def json_body(request, *, required: bool = True, kind: type = dict, what: str = 
     if kind is not object and not isinstance(value, kind):
         raise Problem("bad-request", f"the {what} must be a JSON {'object' if kind is dict else 'array'}")
     return value
+
+
+def header_input(
+    request, binding: Binding, *, map_name: str, uri_name: str, translate: Callable[[dict], VersionInput]
+) -> VersionInput:
+    """A document resource's write in every binding that has one: the document in the body, its metadata in the
+    `PREFIX-NAME` headers (prefix and encoding as `binding` declares them; registry/http/headers.py), a map in
+    `PREFIX-MAPNAME-KEY` headers. `translate` makes the services' input of the headers (lower-case names, the map
+    under `map_name`, an empty value None where `binding.empty_header_removes`); `PREFIX-URI_NAME` gives the
+    resource's URI instead of a document (empty: none); what a body then is, is `binding.headers_alone`'s."""
+    attrs, entries = prefixed_headers(
+        request, binding.header_prefix or "", map_name, percent=binding.percent_encoded_headers
+    )
+    if binding.empty_header_removes:
+        attrs = {name: value or None for name, value in attrs.items()}
+    uri = attrs.pop(uri_name.lower(), UNSET)
+    if entries is not None:
+        attrs[map_name] = entries
+    inp = translate(attrs)
+    if uri is not UNSET:
+        inp.resource_uri = uri or None
+    if binding.headers_alone:
+        raw = body_bytes(request)
+        if inp.resource_uri not in (UNSET, None) and raw:
+            raise Problem("bad-request", f"{binding.header_prefix}-{uri_name} is given, so the body must be empty")
+        # an empty body with metadata headers changes metadata only; an empty body alone erases the content
+        alone = not raw and (inp.attributes or inp.resource_uri is not UNSET or inp.version_id or inp.resource_id)
+        inp.document, inp.media_type = None if alone else raw, request.META.get("CONTENT_TYPE") or None
+    elif uri is UNSET:
+        inp.document, inp.media_type = body_bytes(request), request.META.get("CONTENT_TYPE") or None
+    return inp

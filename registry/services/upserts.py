@@ -5,13 +5,16 @@ no attributes, `groups.ensure_parents`; a resource with the version written), wr
 and sets a resource's `meta` with its versions; these services hold those rules, the bindings only translate their
 bodies into the services' input (`ResourceWrite`, `VersionInput`). Every function runs in one transaction, so a
 map's entity that is refused rolls back the whole request; the maps are iterables, read one entry at a time, so a
-binding's translation of an entry (and its refusal) comes after the writes of the entries before it.
+binding's translation of an entry (and its refusal) comes after the writes of the entries before it. A write of one
+resource or version may give its input as `Read`, the binding's reading of the request: called once the parents
+exist, so a missing group is created (and a refusal to create it answered) before the body is read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.db import transaction
 
@@ -26,6 +29,9 @@ from .meta import set_resource_meta
 from .resources import InputOf, create_resource, create_version, put_resource, put_version
 
 VersionWrites = Iterable[tuple[str, VersionInput | InputOf]]
+T = TypeVar("T")
+# a binding's reading of its request, called once the parents of the entity it writes exist
+Read = Callable[[], T]
 
 
 @dataclass
@@ -49,13 +55,13 @@ def resource_exists(address: EntityAddress) -> bool:
 
 @transaction.atomic
 def put_version_creating(
-    *, ctx: WriteContext, address: EntityAddress, data: VersionInput | InputOf
+    *, ctx: WriteContext, address: EntityAddress, data: Read[VersionInput | InputOf]
 ) -> tuple[bool, bool]:
-    """PUT of a version that creates its resource when missing (its group must exist: `ensure_parents`, which a
-    binding calls before it reads the request's body). Returns (the resource was created, the version was
-    created)."""
+    """PUT of a version that creates its resource, and its group, when missing. Returns (the resource was created,
+    the version was created)."""
     address.need("version")
-    return _put_version_creating(ctx, address, data)
+    ensure_parents(ctx=ctx, address=address)
+    return _put_version_creating(ctx, address, data())
 
 
 def _put_version_creating(ctx: WriteContext, address: EntityAddress, data: VersionInput | InputOf) -> tuple[bool, bool]:
@@ -67,15 +73,17 @@ def _put_version_creating(ctx: WriteContext, address: EntityAddress, data: Versi
 
 
 @transaction.atomic
-def add_version(*, ctx: WriteContext, address: EntityAddress, data: VersionInput) -> Version:
-    """POST of a new version to a resource, creating the resource (with this version) when missing (its group must
-    exist: `ensure_parents`)."""
+def add_version(*, ctx: WriteContext, address: EntityAddress, data: Read[VersionInput]) -> Version:
+    """POST of a new version to a resource, creating the resource (with this version), and its group, when
+    missing."""
     address.need("resource")
+    ensure_parents(ctx=ctx, address=address)
+    inp = data()
     if not resource_exists(address):
-        latest = create_resource(ctx=ctx, address=address, data=data).latest
+        latest = create_resource(ctx=ctx, address=address, data=inp).latest
         assert latest is not None  # (made with its first version)
         return latest
-    _resource, version = create_version(ctx=ctx, address=address, data=data)
+    _resource, version = create_version(ctx=ctx, address=address, data=inp)
     return version
 
 
@@ -104,18 +112,21 @@ def put_versions(
 
 
 @transaction.atomic
-def put_resource_with_meta(*, ctx: WriteContext, address: EntityAddress, data: ResourceWrite) -> bool:
+def put_resource_with_meta(
+    *, ctx: WriteContext, address: EntityAddress, data: ResourceWrite | Read[ResourceWrite]
+) -> bool:
     """A resource's versions (or its default version) and then its `meta`, the group and the resource created
     when missing. True when this write created the resource."""
     address.need("resource")
     ensure_parents(ctx=ctx, address=address)
-    if data.versions is not None:
-        created = _put_versions(ctx, address, data.versions)
+    write = data() if callable(data) else data
+    if write.versions is not None:
+        created = _put_versions(ctx, address, write.versions)
     else:
-        assert data.data is not None  # (a ResourceWrite gives its versions or its default version)
-        _resource, _version, created = put_resource(ctx=ctx, address=address, data=data.data)
-    if data.meta:
-        meta = dict(data.meta)
+        assert write.data is not None  # (a ResourceWrite gives its versions or its default version)
+        _resource, _version, created = put_resource(ctx=ctx, address=address, data=write.data)
+    if write.meta:
+        meta = dict(write.meta)
         meta_epoch = parse_epoch(meta.pop("epoch", None), "meta.epoch")
         set_resource_meta(ctx=ctx, address=address, meta=meta, announced=created, expected_epoch=meta_epoch)
     return created
@@ -128,6 +139,16 @@ def put_resources(*, ctx: WriteContext, address: EntityAddress, resources: Itera
     ensure_parents(ctx=ctx, address=address)
     for rid, data in resources:
         put_resource_with_meta(ctx=ctx, address=address.resource(address.rtype, rid), data=data)
+
+
+@transaction.atomic
+def put_resource_maps(
+    *, ctx: WriteContext, address: EntityAddress, maps: Iterable[tuple[str, Iterable[tuple[str, ResourceWrite]]]]
+) -> None:
+    """Maps of resources of several types in one group (resource type -> its map of resources), all or none."""
+    address.need("group")
+    for rtype, resources in maps:
+        put_resources(ctx=ctx, address=address.resource(rtype), resources=resources)
 
 
 @dataclass

@@ -9,7 +9,13 @@ from ...http.entity_views import EntityView
 from ...http.problems import problem_response
 from ...http.requests import flag
 
-CORE = Binding(name="cloudevents-registry-0.5", render_problem=problem_response, header_prefix="Registry")
+CORE = Binding(
+    name="cloudevents-registry-0.5",
+    render_problem=problem_response,
+    header_prefix="Registry",
+    empty_header_removes=True,
+    headers_alone=True,
+)
 
 
 class CoreView(EntityView):

@@ -3,51 +3,35 @@ from the body (docs/api-contract.md section 5)."""
 
 from __future__ import annotations
 
-from ...domain.attributes import V10_NAMES
+from functools import partial
+
+from ...domain.attributes import COMMON, SERVER_OWNED, V10_NAMES
 from ...domain.errors import Problem
 from ...domain.model import ResourceType
-from ...http.headers import prefixed_headers
-from ...http.requests import body_bytes, parse_epoch, query_epoch
-from ...services.inputs import UNSET, VersionInput
+from ...http.representation import STORE
+from ...http.requests import header_input, parse_epoch, query_epoch
+from ...services.inputs import VersionInput
+from .binding import CORE
 
-KNOWN_ATTRIBUTES = {
-    name.lower(): name
-    for name in (
-        "id",
-        "name",
-        "description",
-        "docs",
-        "version",
-        "epoch",
-        "self",
-        "createdBy",
-        "createdOn",
-        "modifiedBy",
-        "modifiedOn",
-        "format",
-        "compatibility",
-    )
-}
-IGNORED_HEADER_ATTRIBUTES = {
-    "self",
-    "createdBy",
-    "createdOn",
-    "modifiedBy",
-    "modifiedOn",
-    "versionsURL",
-    "versionsCount",
-}
+# a header's name (lower case) -> the store's name of the attribute it carries (`createdby` -> `createdBy`); other
+# names are read as they are (`specversion` among them: the registry's attribute, not an entity's)
+KNOWN_ATTRIBUTES = {name.lower(): name for name in (*COMMON, *SERVER_OWNED) if name != "specVersion"}
+# what the server owns, ignored when a client sends it back (`epoch` is the expected one, `version` the version's id)
+IGNORED_HEADER_ATTRIBUTES = set(SERVER_OWNED) - {"epoch", "version", "specVersion"}
 
 
 def version_input(request, rt: ResourceType) -> VersionInput:
-    """Metadata from `Registry-*` headers (empty value = remove) and the document from the body."""
+    """Metadata from `Registry-*` headers (empty value = remove) and the document from the body
+    (registry/http/requests.header_input)."""
+    translate = partial(_attributes, request)
+    return header_input(request, CORE, map_name=STORE.labels, uri_name=rt.uri_attribute, translate=translate)
+
+
+def _attributes(request, headers: dict) -> VersionInput:
+    """The services' input of the `Registry-*` headers' attributes: the store's names are the 0.5-wip binding's
+    (`createdby` read as `createdBy`), those of xRegistry 1.0 refused."""
     inp = VersionInput()
-    uri_key = rt.uri_attribute.lower()
-    headers, tags = prefixed_headers(request, "registry", "tags")
     for name, value in headers.items():
-        if name == uri_key:
-            inp.resource_uri = value or None
-            continue
         canonical = KNOWN_ATTRIBUTES.get(name, name)
         if canonical in IGNORED_HEADER_ATTRIBUTES:
             continue
@@ -63,23 +47,14 @@ def version_input(request, rt: ResourceType) -> VersionInput:
                 "binding), not of the 0.5-wip binding" + (f"; here it is {instead}" if instead else ""),
             )
         if canonical == "id":
-            inp.resource_id = value or None
+            inp.resource_id = value
         elif canonical == "version":
-            inp.version_id = value or None
+            inp.version_id = value
         elif canonical == "epoch":
             inp.epoch = parse_epoch(value, "Registry-epoch") if value else None
         else:
-            inp.attributes[canonical] = value if value != "" else None
-    if tags is not None:
-        inp.attributes["tags"] = tags
+            inp.attributes[canonical] = value
     query = query_epoch(request)
     if query is not None:
         inp.epoch = query
-    raw = body_bytes(request)
-    if inp.resource_uri not in (UNSET, None) and raw:
-        raise Problem("bad-request", f"Registry-{rt.uri_attribute} is given, so the body must be empty")
-    metadata_only = not raw and (inp.attributes or inp.resource_uri is not UNSET or inp.version_id or inp.resource_id)
-    # an empty body with Registry-* headers changes metadata only; an empty body alone erases the content
-    inp.document = None if metadata_only else raw
-    inp.media_type = request.META.get("CONTENT_TYPE") or None
     return inp

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ...domain.attributes import V10_NAMES
 from ...domain.errors import Problem
 from ...http.requests import declared_flags
 from ...store import filters as filtering
@@ -128,7 +129,7 @@ class Inline:
 
 # 1.0 attribute names in `?filter` -> the stored (0.5) names the selectors filter on
 LEADING_NAME = re.compile(r"^([A-Za-z0-9_$]*)(.*)$", re.DOTALL)
-FILTER_NAMES = {"labels": "tags", "documentation": "docs", "createdat": "createdOn", "modifiedat": "modifiedOn"}
+FILTER_NAMES = {name: stored for name, stored in V10_NAMES.items() if stored is not None}
 IGNORABLE = ("capabilities", "defaultversionid", "defaultversionsticky", "epoch", "modelsource", "readonly")
 
 

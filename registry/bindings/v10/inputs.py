@@ -7,14 +7,15 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from functools import partial
 
-from ...http.headers import prefixed_headers
-from ...http.requests import body_bytes, expected_epoch
+from ...http.requests import expected_epoch, header_input
 from ...services.inputs import UNSET, VersionInput
+from .base import XREGISTRY
 from .bodies import json_body
 from .documents import DocumentError, _strip, _version_to_v05, meta_attribute_names
 from .errors import V1Problem
-from .mapping import ResourceMapping
+from .mapping import NAMES, ResourceMapping
 
 
 def translate(fn, *args):
@@ -25,24 +26,26 @@ def translate(fn, *args):
         raise V1Problem("bad_request", str(exc), subject=exc.path) from None
 
 
+def mismatched_id(given, expected: str, singular: str, subject: str | None = None) -> V1Problem:
+    """The spec's `mismatched_id`: a body's id is not the one its path or its map's key names."""
+    return V1Problem(
+        "mismatched_id",
+        f"{singular}id {given!r} does not match {expected!r}",
+        subject=subject,
+        args={"singular": singular, "invalid_id": given, "expected_id": expected},
+    )
+
+
 def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) -> VersionInput:
     """A 1.0 version (or resource) body as the services' input."""
     if not isinstance(data, dict):
         raise V1Problem("bad_request", f"{rid}: a version must be an object")
     given = data.get("versionid")
     if vid is not None and given is not None and str(given) != vid:
-        raise V1Problem(
-            "mismatched_id",
-            f"versionid {given!r} does not match {vid!r}",
-            args={"singular": "version", "invalid_id": given, "expected_id": vid},
-        )
+        raise mismatched_id(given, vid, "version")
     given_rid = data.get(f"{rm.v1_singular}id")
     if given_rid is not None and given_rid != rid:
-        raise V1Problem(
-            "mismatched_id",
-            f"{rm.v1_singular}id {given_rid!r} does not match {rid!r}",
-            args={"singular": rm.v1_singular, "invalid_id": given_rid, "expected_id": rid},
-        )
+        raise mismatched_id(given_rid, rid, rm.v1_singular)
     epoch = data.get("epoch")
     converted = translate(_version_to_v05, rm, vid or "1", data)
     converted.pop("id", None)
@@ -60,16 +63,12 @@ def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) ->
     encoded = converted.pop(f"{rm.v1_singular}Base64", UNSET)
     uri = converted.pop(f"{rm.v1_singular}URI", UNSET)
     content_type = converted.pop("contenttype", None)
-    if document is not UNSET:
-        if isinstance(document, (dict, list)):
-            inp.document = json.dumps(document, ensure_ascii=False).encode()
-            inp.media_type = content_type or "application/json"
-        elif isinstance(document, str):
-            inp.document = document.encode()
-            inp.media_type = content_type or "text/plain; charset=utf-8"
-        else:
-            inp.document = json.dumps(document).encode()
-            inp.media_type = content_type or "application/json"
+    if isinstance(document, str):
+        inp.document = document.encode()
+        inp.media_type = content_type or "text/plain; charset=utf-8"
+    elif document is not UNSET:  # any other JSON value is a JSON document
+        inp.document = json.dumps(document, ensure_ascii=False).encode()
+        inp.media_type = content_type or "application/json"
     elif encoded is not UNSET:
         try:
             inp.document = base64.b64decode(encoded, validate=True)
@@ -87,28 +86,21 @@ def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) ->
     return inp
 
 
-def _header_input(rm: ResourceMapping, rid: str, vid: str | None, request) -> VersionInput:
-    """A document resource written without `$details`: the body is the document, `xRegistry-*` headers the
-    metadata (`xRegistry-labels-KEY` the labels)."""
-    attrs, labels = prefixed_headers(request, "xregistry", "labels", percent=True)
-    if labels:
-        attrs["labels"] = labels
+def _header_attributes(rm: ResourceMapping, rid: str, vid: str | None, attrs: dict) -> VersionInput:
+    """The services' input of a document resource's `xRegistry-*` headers (registry/http/requests.header_input)."""
     data = _strip(attrs, set())
     data.pop(f"{rm.v1_singular}id", None)
     inp = version_input(rm, rid, vid, {k: v for k, v in data.items() if k != "versionid"})
     if "versionid" in attrs and vid is None:
         inp.version_id = attrs["versionid"]
-    if f"{rm.v1_singular}url" in attrs:
-        inp.resource_uri = attrs[f"{rm.v1_singular}url"] or None
-    else:
-        inp.document = body_bytes(request)
-        inp.media_type = request.META.get("CONTENT_TYPE") or None
     return inp
 
 
 def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, details: bool) -> VersionInput:
-    if rm.hasdocument and not details:
-        inp = _header_input(rm, rid, vid, request)
+    if rm.hasdocument and not details:  # the body is the document, the headers its metadata
+        translate = partial(_header_attributes, rm, rid, vid)
+        uri = f"{rm.v1_singular}url"
+        inp = header_input(request, XREGISTRY, map_name=NAMES.labels, uri_name=uri, translate=translate)
     else:
         inp = version_input(rm, rid, vid, json_body(request, required=False) or {})
     inp.epoch = expected_epoch(request, inp.epoch)  # ?epoch, xRegistry-epoch, If-Match and the body's, agreeing

@@ -7,14 +7,14 @@ all. Whole documents (`POST /registry/`) go through the document importer, as a 
 from __future__ import annotations
 
 import json
+from functools import partial
 
 from django.conf import settings
-from django.db import transaction
 
 from ... import services
 from ...documents.imports import import_document
 from ...documents.precheck import check_size
-from ...domain.attributes import check_id, stored_attributes
+from ...domain.attributes import V10_SERVER_OWNED, check_id, stored_attributes
 from ...domain.model import effective_compatibility, registry_model
 from ...http.requests import expected_epoch, parse_epoch
 from ...models import Group, Version
@@ -30,7 +30,7 @@ from .documents import (
     to_v05_document,
 )
 from .errors import V1Problem
-from .inputs import request_input, translate, version_input
+from .inputs import mismatched_id, request_input, translate, version_input
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
 from .model_defaults import declares_defaults, group_model, resource_model, without_shown_defaults
 from .representations import _version_attributes
@@ -201,12 +201,7 @@ def _group_parts(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
     _object(body, f"/{gm.v1_plural}/{gid}")
     given_id = body.get(f"{gm.v1_singular}id")
     if given_id is not None and given_id != gid:
-        raise V1Problem(
-            "mismatched_id",
-            f"{gm.v1_singular}id {given_id!r} does not match {gid!r}",
-            subject=f"/{gm.v1_plural}/{gid}",
-            args={"singular": gm.v1_singular, "invalid_id": given_id, "expected_id": gid},
-        )
+        raise mismatched_id(given_id, gid, gm.v1_singular, subject=f"/{gm.v1_plural}/{gid}")
     nested = {rm: body[rm.v1_plural] for rm in gm.resources if body.get(rm.v1_plural) is not None}
     own = {k: v for k, v in body.items() if k not in {rm.v1_plural for rm in gm.resources}}
     return own, nested
@@ -244,18 +239,22 @@ def upsert_groups(ctx, gm: GroupMapping, body: dict) -> None:
     services.put_groups(ctx=ctx, address=_at(gm), groups=_groups(gm, body))
 
 
+def _resource_maps(gm: GroupMapping, gid: str, body: dict):
+    """A 1.0 map of resource types -> maps of resources as the services' (type, map) pairs."""
+    for key, resources in body.items():
+        rm = gm.by_v1_plural.get(key)
+        if rm is None:
+            raise V1Problem(
+                "unknown_resource_type",
+                f"{key!r} is not a resource type of {gm.v1_plural}",
+                subject=f"/{gm.v1_plural}/{gid}",
+                args={"name": key, "group": gm.v1_plural},
+            )
+        yield rm.plural, _resources(gm, rm, gid, resources)
+
+
 def post_group_resources(ctx, gm: GroupMapping, gid: str, body: dict) -> None:
-    with transaction.atomic():
-        for key, resources in body.items():
-            rm = gm.by_v1_plural.get(key)
-            if rm is None:
-                raise V1Problem(
-                    "unknown_resource_type",
-                    f"{key!r} is not a resource type of {gm.v1_plural}",
-                    subject=f"/{gm.v1_plural}/{gid}",
-                    args={"name": key, "group": gm.v1_plural},
-                )
-            upsert_resources(ctx, gm, rm, gid, resources)
+    services.put_resource_maps(ctx=ctx, address=_at(gm, gid), maps=_resource_maps(gm, gid, body))
 
 
 def delete_group(ctx, gm: GroupMapping, gid: str, epoch, *, force: bool = False) -> None:
@@ -273,11 +272,7 @@ def _deletions(body: dict | None, singular: str, *, resources: bool = False) -> 
         value = _object(value, key) if value is not None else {}
         given = value.get(f"{singular}id")
         if given is not None and given != key:
-            raise V1Problem(
-                "mismatched_id",
-                f"{singular}id {given!r} does not match {key!r}",
-                args={"singular": singular, "invalid_id": given, "expected_id": key},
-            )
+            raise mismatched_id(given, key, singular)
         item = {"id": key}
         if resources:
             meta = value.get("meta")
@@ -368,35 +363,30 @@ def upsert_resources(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, body:
     services.put_resources(ctx=ctx, address=_at(gm, gid, rm), resources=_resources(gm, rm, gid, body))
 
 
+# a write of one resource or version reads its request once the services made its parents (services.upserts.Read)
 def put_resource(ctx, gm, rm, gid: str, rid: str, request, *, details: bool, patch: bool = False) -> bool:
-    with transaction.atomic():
-        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))  # (before the body is read, as always)
+    def write() -> services.ResourceWrite:
         if rm.hasdocument and not details:
-            inp = request_input(rm, rid, None, request, details=False)
-            _resource, _version, created = services.put_resource(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp)
-            return created
+            return services.ResourceWrite(data=request_input(rm, rid, None, request, details=False))
         body = json_body(request, required=False) or {}
-        epoch = expected_epoch(request, body.get("epoch"))
-        write = _resource_write(gm, rm, gid, rid, body, epoch=epoch, patch=patch)
-        return services.put_resource_with_meta(ctx=ctx, address=_at(gm, gid, rm, rid), data=write)
+        return _resource_write(gm, rm, gid, rid, body, epoch=expected_epoch(request, body.get("epoch")), patch=patch)
+
+    return services.put_resource_with_meta(ctx=ctx, address=_at(gm, gid, rm, rid), data=write)
 
 
 def post_version(ctx, gm, rm, gid: str, rid: str, request, *, details: bool) -> str:
-    with transaction.atomic():
-        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
-        inp = request_input(rm, rid, None, request, details=details)
-        return services.add_version(ctx=ctx, address=_at(gm, gid, rm, rid), data=inp).vid
+    read = partial(request_input, rm, rid, None, request, details=details)
+    return services.add_version(ctx=ctx, address=_at(gm, gid, rm, rid), data=read).vid
 
 
 def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: bool, patch: bool = False) -> bool:
-    with transaction.atomic():
-        services.ensure_parents(ctx=ctx, address=_at(gm, gid, rm, rid))
-        if details or not rm.hasdocument:
-            body = json_body(request, required=False) or {}
-            data = _input(gm, rm, rid, vid, body, expected_epoch(request, body.get("epoch")), patch)
-        else:
-            data = request_input(rm, rid, vid, request, details=details)
-        return any(services.put_version_creating(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=data))
+    def read():
+        if rm.hasdocument and not details:
+            return request_input(rm, rid, vid, request, details=False)
+        body = json_body(request, required=False) or {}
+        return _input(gm, rm, rid, vid, body, expected_epoch(request, body.get("epoch")), patch)
+
+    return any(services.put_version_creating(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=read))
 
 
 def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: str | None = None) -> None:
@@ -408,12 +398,8 @@ def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: 
 def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool, epoch=None) -> None:
     names = meta_attribute_names(rm)
     meta = {k: v for k, v in body.items() if k in names}
-    unknown = [
-        k
-        for k in body
-        if k not in names
-        and k not in {f"{rm.v1_singular}id", "self", "xid", "epoch", "createdat", "modifiedat", "defaultversionurl"}
-    ]
+    shown = {f"{rm.v1_singular}id", "self", "epoch", "defaultversionurl", *V10_SERVER_OWNED}  # (what a GET shows)
+    unknown = [k for k in body if k not in names and k not in shown]
     if unknown:
         raise V1Problem(
             "unknown_attribute",
@@ -439,11 +425,4 @@ def delete_version(ctx, gm, rm, gid: str, rid: str, vid: str, epoch, *, force: b
 
 def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict | None, *, force: bool = False) -> None:
     items = _deletions(body, "version")
-    services.delete_versions(
-        ctx=ctx,
-        address=_at(gm, gid, rm, rid),
-        items=None if items is None else [{"version": i["id"], **({"epoch": i["epoch"]} if "epoch" in i else {})}
-                                          for i in items],
-        missing_ok=True,
-        force=force,
-    )  # fmt: skip
+    services.delete_versions(ctx=ctx, address=_at(gm, gid, rm, rid), items=items, missing_ok=True, force=force)
