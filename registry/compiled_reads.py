@@ -31,10 +31,6 @@ from .domain.attributes import version_order_sql
 from .models import Group, Resource, Version
 
 
-def _fields(model):
-    return model._meta.concrete_fields
-
-
 def _qn():
     return connections[router.db_for_read(Resource)].ops.quote_name
 
@@ -97,10 +93,11 @@ def caller_column(vendor: str) -> str:
     return f"(SELECT u.{_qn()(get_user_model()._meta.get_field('is_active').column)} {_token_from_where(vendor)})"
 
 
+@cache
 def _all_columns(*aliased) -> str:
     """Every column of each (model, alias), in order."""
     qn = _qn()
-    return ", ".join(f"{alias}.{qn(f.column)}" for model, alias in aliased for f in _fields(model))
+    return ", ".join(f"{alias}.{qn(f.column)}" for model, alias in aliased for f in model._meta.concrete_fields)
 
 
 @cache
@@ -116,7 +113,7 @@ def _converters(vendor: str, model) -> list[tuple]:
     """Per field, its column expression and the converters a queryset would apply (backend's, then the field's)."""
     connection = connections[router.db_for_read(model)]
     out = []
-    for field in _fields(model):
+    for field in model._meta.concrete_fields:
         expression = field.get_col(model._meta.db_table)
         out.append((expression, [*connection.ops.get_db_converters(expression), *field.get_db_converters(connection)]))
     return out
@@ -128,7 +125,7 @@ def _instances(models, db: str, row: tuple, connection) -> list:
     out: list = []
     start = 0
     for model in models:
-        fields = _fields(model)
+        fields = model._meta.concrete_fields
         values, start = row[start : start + len(fields)], start + len(fields)
         if values[0] is None:
             out.append(None)
@@ -142,12 +139,6 @@ def _instances(models, db: str, row: tuple, connection) -> list:
     return out
 
 
-@cache
-def _columns(vendor: str, model) -> str:
-    qn = _qn()
-    return ", ".join(qn(f.column) for f in _fields(model))
-
-
 def row_of(model, where: str, params: list, *, lock: str = ""):
     """The instance of `model` whose row matches `where`, as a queryset builds it, or None; `lock`: a locking clause
     (`FOR UPDATE`, `FOR KEY SHARE`: left out where the database has none). Written out and prepared: the ORM's
@@ -156,33 +147,29 @@ def row_of(model, where: str, params: list, *, lock: str = ""):
     connection = connections[router.db_for_read(model)]
     if not connection.features.has_select_for_update:
         lock = ""
-    sql = f"SELECT {_columns(connection.vendor, model)} FROM {_qn()(model._meta.db_table)} WHERE {where} {lock}"
+    sql = f"SELECT {_all_columns((model, 't'))} FROM {_qn()(model._meta.db_table)} t WHERE {where} {lock}"
     db, connection, row = fetch_one(sql, params, model=model)
     return _instances([model], db, row, connection)[0] if row is not None else None
 
 
-def prepared_cursor(connection, *, binary: bool = False):
-    """A cursor of `connection` whose statements PostgreSQL may keep prepared (see the module's docstring); with
-    `binary`, PostgreSQL's binary results (no text to parse: for rows that are only compared)."""
+def prepared_cursor(connection):
+    """A cursor of `connection` whose statements PostgreSQL may keep prepared (see the module's docstring)."""
     if connection.vendor != "postgresql" or not connection.settings_dict.get("OPTIONS", {}).get("pool"):
         return connection.cursor()
     # here: PostgreSQL's backend and psycopg load only where PostgreSQL is the database
     # (defined only when psycopg 3 is installed, which django-stubs does not model)
     from django.db.backends.postgresql.base import ServerBindingCursor  # type: ignore[attr-defined]
-    from psycopg.pq import Format
 
     connection.ensure_connection()
     raw = ServerBindingCursor(connection.connection)
-    if binary:
-        raw.format = Format.BINARY
     return (CursorDebugWrapper if connection.queries_logged else CursorWrapper)(raw, connection)
 
 
-def fetch_one(statement: str, params: list, *, binary: bool = False, model=Resource):
+def fetch_one(statement: str, params: list, *, model=Resource):
     """(database alias, connection, first row) of a statement sent on the connection that reads `model`."""
     db = router.db_for_read(model)
     connection = connections[db]
-    with prepared_cursor(connection, binary=binary) as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(statement, params)
         return db, connection, cursor.fetchone()
 

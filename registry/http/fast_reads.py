@@ -1,43 +1,41 @@
-"""The fast path of public document reads: `GET`/`HEAD` of a document (latest or by version) in every binding that
-registers its document views, answered from the view's own answer kept per URL, after one query.
+"""The fast path of public reads: `GET`/`HEAD` of a document (latest or by version) in every binding that registers
+its document views, and of a whole-registry answer (`GET /?inline`, the exports: registry/http/whole_registry.py),
+answered from the view's own answer kept per request, after one query.
 
 A document GET through the framework costs many times the query it needs in Python (URL resolution, seven
-middleware, DRF's request, authentication and permissions, the representation, the ETag). The answer
-is a function of what that query reads (the document's version, resource and group rows; in 1.0 also the
-resource's version count and the version before this one) and of the request's URL, scheme, host, method, whether
-the caller signed in, and whether its `If-None-Match` holds the answer's tag. So this middleware runs one query for
-the document's key (registry/store/document_keys.py: a small row that changes whenever any of those rows does, and
-whether the caller's API token is valid) and, when the key is the one an answer was kept for, replays that answer
-(status, headers, body; a 304 without a body): no view, no DRF, no representation. Otherwise (a miss) the request
-goes the whole way, and the answer it gets is kept under the key read before it. Every answer is thus the full
-view's own, made by the same code; a write changes the key, so the next read, on any worker, is a miss. A write
-committed between the key's query and the full view's read keeps a newer answer under an older key, which no later
-read sees again (a row's versions only move forward).
+middleware, DRF's request, authentication and permissions, the representation, the ETag). The answer is a function
+of what one query reads (its `rows`) and of the request's URL, scheme, host, method, whether the caller signed in,
+and whether its `If-None-Match` holds the answer's tag (a whole-registry answer's also of its query string and
+`Accept`). A document's rows are its key (registry/store/document_keys.py: a small row that changes whenever any row
+the answer depends on does); a whole-registry answer's, the registry's change marker (registry/store/change_marker.py:
+every caller reads every group, reads being public); the same query says whether the caller's API token is valid.
+When the rows are those an answer was kept under, that answer is replayed (status, headers, body; a 304 without a
+body): no view, no DRF, no representation. Otherwise (a miss) the request goes the whole way, and its answer is kept
+under the rows read before it (a whole-registry answer: under the marker it was rendered at, which it names). Every
+answer is thus the full view's own, made by the same code; a write changes the rows, so the next read, on any worker,
+is a miss. A write committed between the query and the full view's read keeps a newer answer under older rows, which
+no later read sees again (a row's versions only move forward). The marker is read only for a request whose answer
+was kept before, so that other requests (`GET /`, a collection) cost no query here.
 
 Two doors serve kept answers. Behind gunicorn on PostgreSQL, `FastReadsApp`, a WSGI layer in front of Django's
 handler (config/wsgi.py), writes a kept answer out before the framework runs at all; the operations app adds what
 its middleware gives every other answer (request id, metrics, access log) through `observe_replays`. Elsewhere (the
-key read on Django's connection of the request: SQLite, no pool, a test's transaction) the middleware
+query on Django's connection of the request: SQLite, no pool, a test's transaction) the middleware
 `FastDocumentReads` does, after the middleware before it. On a miss the middleware runs the full view and keeps its
 answer, with the probe the WSGI layer made when there was one.
 
-Whole-registry answers (`GET /?inline`, the exports: registry/http/whole_registry.py) are kept here too, under the
-change marker they were rendered at, per full path (query string included), scheme, host, `Accept` and caller's
-sign-in: the marker's query (with the token's check) decides a replay, as a document's key does. It runs only for a
-request whose answer was kept before, so that other requests (`GET /`, a collection) cost no query here.
-
-It serves only what no rule of the caller's can change: reads are public (`permissions.reads_are_public`),
-the caller is anonymous or sends an API token (`Authorization: Token KEY`) of an active user, no cookie (a
-session, CSRF), no query string (but a whole-registry answer's), no `If-Match`/`If-Modified-Since`/`If-Unmodified-Since`/`If-Range`/`Range`, a
-host Django accepts. Everything else, and any path where the key's query finds no document (404s), goes the whole
-way. Bindings say which views are document reads and what rows their answers depend on (`register`).
+It serves only what no rule of the caller's can change: reads are public (`permissions.reads_are_public`), the caller
+is anonymous or sends an API token (`Authorization: Token KEY`) of an active user, no cookie (a session, CSRF), no
+query string (but a whole-registry answer's), no `If-Match`/`If-Modified-Since`/`If-Unmodified-Since`/`If-Range`/
+`Range`, a host Django accepts. Everything else, and any path where the key's query finds no document (404s), goes
+the whole way. Bindings say which views are document reads and what rows their answers depend on (`register`).
 
 Memory: per process, at most REGISTRY_FAST_READ_BYTES of kept answers (bodies, headers and keys, counted in bytes),
-least recently used dropped first; the answers of one URL (a document and its variants) larger than an eighth of it
-are not kept (a whole-registry answer above it goes the whole way, which serves it from rendered_answers.py). URL
-resolutions are kept for at most 2,048 paths of at most 1,024 characters. REGISTRY_FAST_READS=0
-turns the fast path off. Written by hand: Django's cache framework keys answers by URL and headers, not by the rows
-they were read from, so it cannot tell when one is stale.
+least recently used dropped first; the answers of one request's key larger than an eighth of it are not kept (a
+whole-registry answer above it goes the whole way, which serves it from rendered_answers.py). URL resolutions are
+kept for at most 2,048 paths of at most 1,024 characters. REGISTRY_FAST_READS=0 turns the fast path off. Written by
+hand: Django's cache framework keys answers by URL and headers, not by the rows they were read from, so it cannot
+tell when one is stale.
 """
 
 from __future__ import annotations
@@ -76,6 +74,7 @@ DEFERRING_HEADERS = (  # present with any value (an empty Cookie header sends no
     "HTTP_RANGE",
 )
 ENTRY_OVERHEAD = 1024  # bytes counted per kept answer besides its bodies, headers and rows
+WHOLE_MARKER = "registry_fast_reads_marker"  # the attribute of a whole-registry answer (whole_registry.py) kept here
 
 
 @dataclass(frozen=True)
@@ -109,24 +108,19 @@ def register(view_class: type, addresser: Addresser) -> None:
 
 @dataclass
 class Kept:
-    """The answers kept for one URL variant, valid while its rows are `rows` (a whole-registry answer's: its change
-    marker)."""
+    """The answers kept for one request's key, valid while what they were read from is `rows` (a document's rows,
+    a whole-registry answer's change marker)."""
 
     rows: tuple
+    match: ResolverMatch | None = None  # the route the request metrics count a replay under
     etag: str | None = None
-    answers: dict = field(default_factory=dict)  # (method, not modified) -> (status, headers, body)
+    answers: dict = field(default_factory=dict)  # (method, not modified) -> (status, headers, body, WSGI form)
     size: int = ENTRY_OVERHEAD
-    match: ResolverMatch | None = None  # a whole-registry answer's route (a document's is resolved from its path)
-
-
-WHOLE = "whole"  # the version whole-registry answers are kept under: the marker is in their rows, read after a look
-WHOLE_MARKER = "registry_fast_reads_marker"  # the attribute of a whole-registry answer (whole_registry.py) kept here
 
 
 class KeptAnswers(BoundedCache):
-    """Per process, least recently used first out, at most REGISTRY_FAST_READ_BYTES in all (registry/store/bounded_cache.py:
-    `fast_read_answers` in the metrics), each URL's `Kept` under its rows (the version); a URL's answers larger than
-    an eighth of it are not kept."""
+    """The kept answers (module docstring, "Memory"; registry/store/bounded_cache.py: `fast_read_answers` in the
+    metrics): each request key's `Kept` under its rows (the version)."""
 
     def __init__(self):
         super().__init__(
@@ -135,31 +129,18 @@ class KeptAnswers(BoundedCache):
             max_item_bytes=lambda: settings.REGISTRY_FAST_READ_BYTES // 8,
         )
 
-    def whole(self, key: tuple) -> Kept | None:
-        """The whole-registry answers kept for `key`, whatever marker (not counted: `fresh` counts)."""
-        return self.get(key, WHOLE, counted=False)
-
-    def fresh(self, key: tuple, kept: Kept, rows: tuple) -> bool:
-        """Whether whole-registry answers `kept` are those of `rows` (the marker read now), counted as a hit or a
-        miss."""
-        return self.get(key, WHOLE if kept.rows == rows else rows) is not None
-
-    def add(
-        self, key: tuple, rows: tuple, variant: tuple, answer: tuple, etag: str | None, whole: bool = False, match=None
-    ) -> None:
+    def add(self, key: tuple, rows: tuple, variant: tuple, answer: tuple, etag: str | None, match=None) -> None:
         status, headers, body = answer[:3]
-        size = len(body) + sum(len(name) + len(value) for name, value in headers.values())
-        version = WHOLE if whole else rows
-        kept = self.get(key, version, counted=False)
-        if kept is None or kept.rows != rows:
+        kept = self.get(key, rows, counted=False)
+        if kept is None:
             rows_size = sum(len(v) for row in rows if row for v in row if isinstance(v, bytes | str))
-            kept = Kept(rows=rows, size=ENTRY_OVERHEAD + rows_size, match=match)
+            kept = Kept(rows=rows, match=match, size=ENTRY_OVERHEAD + rows_size)
         if variant not in kept.answers:
             kept.answers[variant] = answer
-            kept.size += size
+            kept.size += len(body) + sum(len(name) + len(value) for name, value in headers.values())
         if etag is not None:
             kept.etag = etag
-        self.put(key, kept, size=kept.size, version=version)  # (too large to keep: read the whole way each time)
+        self.put(key, kept, size=kept.size, version=rows)  # (too large to keep: read the whole way each time)
 
 
 kept_answers = KeptAnswers()
@@ -201,7 +182,7 @@ def _caller_token(meta: dict) -> tuple[bool, str | None]:
     return True, parts[1]
 
 
-def _rows(address: DocumentAddress, token: str | None):
+def _document_rows(address: DocumentAddress, token: str | None):
     """The rows of the address, or None when the path holds no document or the token given is not the key of an active
     user (the whole way answers 401)."""
     path = (address.group_type, address.gid, address.resource_type, address.rid)
@@ -215,13 +196,11 @@ def _rows(address: DocumentAddress, token: str | None):
     return (key.row,)
 
 
-def _replay(answer: tuple) -> HttpResponse:
-    status, store, body, _wsgi = answer
-    response = HttpResponse(body, status=status)
-    # the kept headers as they were, without setting each through HttpResponse's checks again (they passed them
-    # when the view answered; tests compare the two answers header by header): a fifth of the replay's time
-    response.headers._store = dict(store)
-    return response
+def _marker_rows(token: str | None):
+    """The change marker (a whole-registry answer's rows), or None when the token given is not the key of an active
+    user (the whole way answers 401)."""
+    marker, caller = change_marker_and_caller(token)
+    return None if token is not None and not caller else (marker,)
 
 
 def _storable(value: str | None) -> bool:
@@ -235,21 +214,20 @@ def _storable(value: str | None) -> bool:
 
 @dataclass
 class Probe:
-    """What the key's query found for a request the fast path serves: where its answer is kept (`key`), the rows
-    it is kept under, and the kept answer to this request (None: a miss). `whole`: a request that may have a
-    whole-registry answer (kept under the marker the answer names)."""
+    """What the query found for a request the fast path serves: where its answer is kept (`key`), the rows it is kept
+    under (a whole-registry answer's: None, the marker its answer names), and the kept answer to this request
+    (None: a miss) with the route it was kept with."""
 
     key: tuple
-    rows: tuple
+    rows: tuple | None
     if_none_match: str | None
-    match: ResolverMatch | None  # the URL's
     answer: tuple | None = None
-    whole: bool = False
+    match: ResolverMatch | None = None
 
 
 def probe(request) -> Probe | None:
-    """The fast path's look-up for `request` (one query), or None when the request goes the whole way. Raises what
-    the query raises."""
+    """The fast path's look-up for `request` (at most one query), or None when the request goes the whole way. Raises
+    what the query raises."""
     meta = request.META
     method = request.method
     if (
@@ -259,16 +237,9 @@ def probe(request) -> Probe | None:
         or settings.DISALLOWED_USER_AGENTS
         or meta.get("HTTP_COOKIE")
         or any(name in meta for name in DEFERRING_HEADERS)
+        or len(request.path_info) > MAX_PATH
     ):
         return None
-    if len(request.path_info) > MAX_PATH:
-        return None
-    resolved = None if meta.get("QUERY_STRING") else _resolved(request.path_info)
-    if resolved is not None:
-        match, addresser = resolved
-        address = addresser(match.func.view_initkwargs, match.kwargs)
-        if address is None or not all(_storable(v) for v in (address.gid, address.rid, address.vid)):
-            return None
     ours, token = _caller_token(meta)
     if not ours or not _storable(token):
         return None
@@ -276,48 +247,35 @@ def probe(request) -> Probe | None:
         host = request.get_host()
     except DisallowedHost:
         return None  # the whole way answers it (400)
-    if resolved is None:
-        return _probe_whole(request, token, host)
-    rows = _rows(address, token)
+    resolved = None if meta.get("QUERY_STRING") else _resolved(request.path_info)
+    if resolved is None:  # another path or query string than a document's: a whole-registry answer, if one was kept
+        key: tuple = (request.get_full_path(), request.scheme, host, token is not None, meta.get("HTTP_ACCEPT"))
+        rows = _marker_rows(token) if key in kept_answers else ()
+    else:
+        match, addresser = resolved
+        address = addresser(match.func.view_initkwargs, match.kwargs)
+        if address is None or not all(_storable(v) for v in (address.gid, address.rid, address.vid)):
+            return None
+        key = (request.path, request.scheme, host, token is not None)
+        rows = _document_rows(address, token)
     if rows is None:
         return None
-    key = (request.path, request.scheme, host, token is not None)
-    if_none_match = meta.get("HTTP_IF_NONE_MATCH")
-    found_probe = Probe(key, rows, if_none_match, match)
-    kept = kept_answers.get(key, rows)
+    found = Probe(key, rows if resolved else None, meta.get("HTTP_IF_NONE_MATCH"))
+    kept = kept_answers.get(key, rows) if rows else None
     if kept is not None:
-        found_probe.answer = _answer(kept, method, if_none_match)
-    return found_probe
-
-
-def _answer(kept: Kept, method: str, if_none_match: str | None) -> tuple | None:
-    not_modified = (
-        if_none_match is not None
-        and kept.etag is not None
-        and not _if_none_match_passes(kept.etag, parse_etags(if_none_match))
-    )
-    return kept.answers.get((method, not_modified))
-
-
-def _probe_whole(request, token: str | None, host: str) -> Probe | None:
-    """The look-up of a request that may have a whole-registry answer (registry/http/whole_registry.py: `GET
-    /?inline`, the exports): any other path or query string than a document's. Its answer is a function of the
-    change marker (every caller reads every group: reads are public), the full path, scheme, host, `Accept`, whether
-    the caller signed in and its `If-None-Match`. The marker's query (with the token's) runs only when an answer is
-    kept for the request: a request that never had a whole-registry answer (`GET /`) costs none."""
-    meta = request.META
-    key = (WHOLE, request.get_full_path(), request.scheme, host, token is not None, meta.get("HTTP_ACCEPT"))
-    if_none_match = meta.get("HTTP_IF_NONE_MATCH")
-    found = Probe(key, (), if_none_match, None, whole=True)
-    kept = kept_answers.whole(key)
-    if kept is None:
-        return found
-    marker, caller = change_marker_and_caller(token)
-    if token is not None and not caller:
-        return None  # an unknown key or an inactive user: the whole way answers 401
-    if kept_answers.fresh(key, kept, (marker,)):
-        found.match, found.answer = kept.match, _answer(kept, request.method, if_none_match)
+        not_modified = (
+            found.if_none_match is not None
+            and kept.etag is not None
+            and not _if_none_match_passes(kept.etag, parse_etags(found.if_none_match))
+        )
+        found.answer, found.match = kept.answers.get((method, not_modified)), kept.match
     return found
+
+
+def _replayed(request, found: Probe, where: str = "") -> None:
+    request.resolver_match = found.match  # the route the request metrics count it under
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("kept answer of %s %s%s", request.method, request.path, where)
 
 
 # the probe of a request the WSGI layer found no kept answer for (False: nothing the fast path serves), handed to
@@ -327,7 +285,7 @@ PROBED = "registry.fast_reads.probe"
 
 class FastDocumentReads:
     """The middleware (config/settings.py puts it after the request id, the operations endpoints and the database
-    guard, before the rest): a kept answer when the row is the same, else the whole way, whose answer it keeps."""
+    guard, before the rest): a kept answer when the rows are the same, else the whole way, whose answer it keeps."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -342,10 +300,13 @@ class FastDocumentReads:
                     return unavailable_response(request, exc)
                 raise
             if found is not None and found.answer is not None:
-                request.resolver_match = found.match  # the route the request metrics count it under
-                if logger.isEnabledFor(logging.DEBUG):
-                    logger.debug("kept answer of %s %s", request.method, request.path)
-                return _replay(found.answer)
+                _replayed(request, found)
+                status, store, body, _wsgi = found.answer
+                response = HttpResponse(body, status=status)
+                # the kept headers as they were, without setting each through HttpResponse's checks again (they
+                # passed them when the view answered; tests compare the two answers header by header)
+                response.headers._store = dict(store)
+                return response
         response = self.get_response(request)
         if isinstance(found, Probe):
             _keep(request, found, response)
@@ -358,17 +319,17 @@ def _keep(request, found: Probe, response) -> None:
         return
     if status == 304 and found.if_none_match is None:
         return
-    rows, match = found.rows, None
-    if found.whole:  # kept under the marker the answer was rendered at, if a whole-registry answer
+    rows = found.rows
+    if rows is None:  # a whole-registry answer's: the marker it was rendered at (none: not one, not kept)
         marker = getattr(response, WHOLE_MARKER, None)
         if marker is None:
             return
-        rows, match = (marker,), request.resolver_match
+        rows = (marker,)
     store = {name.lower(): (name, value) for name, value in response.items()}
     # the WSGI layer's form of it: the status line and the header list, as Django's handler writes them
-    wsgi = (f"{status} {response.reason_phrase}", list(store.values()))
-    answer = (status, store, response.content, wsgi)
-    kept_answers.add(found.key, rows, (request.method, status == 304), answer, response.get("ETag"), found.whole, match)
+    answer = (status, store, response.content, (f"{status} {response.reason_phrase}", list(store.values())))
+    etag = response.get("ETag")
+    kept_answers.add(found.key, rows, (request.method, status == 304), answer, etag, request.resolver_match)
 
 
 # Called for each answer the WSGI layer replays (which no middleware sees): observer(request, status, seconds) ->
@@ -383,10 +344,8 @@ def observe_replays(observer: Callable) -> None:
 
 
 class FastReadsApp:
-    """The WSGI layer of the fast path (config/wsgi.py puts it in front of Django's handler; the module docstring): a
-    kept answer written out before the framework runs (no request signals, middleware or response object), when the
-    key's query runs on a connection of its own (`document_keys.reads_keys_apart`). A miss goes to Django's handler,
-    whose middleware takes this probe instead of running the query again; an error of the query, the whole way."""
+    """The WSGI layer (module docstring, "Two doors"): no request signals, middleware or response object for a kept
+    answer; a miss goes to Django's handler with this probe; an error of the query, the whole way."""
 
     def __init__(self, app):
         self.app = app
@@ -405,10 +364,8 @@ class FastReadsApp:
         if found is None or found.answer is None:
             environ[PROBED] = found if found is not None else False
             return self.app(environ, start_response)
+        _replayed(request, found, " (before the framework)")
         status, _store, body, (status_line, headers) = found.answer
-        request.resolver_match = found.match
-        if logger.isEnabledFor(logging.DEBUG):
-            logger.debug("kept answer of %s %s (before the framework)", request.method, request.path)
         seconds = time.perf_counter() - started
         for observer in _replay_observers:
             headers = headers + observer(request, status, seconds)

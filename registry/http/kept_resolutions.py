@@ -14,8 +14,6 @@ registry/store/bounded_cache.py cache, `url_resolutions` in the metrics). A chan
 
 from __future__ import annotations
 
-import weakref
-
 from django.core.signals import setting_changed
 from django.urls import URLResolver
 from django.urls.resolvers import RoutePattern
@@ -24,7 +22,6 @@ from ..store.bounded_cache import BoundedCache
 
 KEPT = 4096
 MAX_PATH = 1024
-_all: weakref.WeakSet[KeptResolutions] = weakref.WeakSet()  # (a test may load the URL configuration again)
 
 
 class KeptResolutions(URLResolver):
@@ -33,7 +30,11 @@ class KeptResolutions(URLResolver):
     def __init__(self, patterns: list):
         super().__init__(RoutePattern("", is_endpoint=False), patterns)
         self._kept = BoundedCache("url_resolutions", max_entries=KEPT)
-        _all.add(self)
+        # connected weakly (a bound method): a test may load the URL configuration again, and this one goes
+        setting_changed.connect(self._forget)
+
+    def _forget(self, **_kwargs) -> None:
+        self._kept.clear()
 
     def resolve(self, path):
         if not isinstance(path, str) or len(path) > MAX_PATH:
@@ -46,11 +47,3 @@ class KeptResolutions(URLResolver):
             match.tried = []
             self._kept.put(path, match)
         return match
-
-
-def _forget(**_kwargs) -> None:
-    for kept in _all:
-        kept._kept.clear()
-
-
-setting_changed.connect(_forget, dispatch_uid="registry.http.kept_resolutions")

@@ -132,6 +132,10 @@ class BoundedCache:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def __contains__(self, key: Hashable) -> bool:
+        """Whether an entry is kept under `key`, whatever its version (not counted, not made the most recent)."""
+        return key in self._entries
+
     @property
     def size(self) -> int:
         """Bytes kept (the sizes given to `put`)."""
