@@ -50,6 +50,29 @@ class DekRegistryView(ConfluentView):
         algorithm = dek_selectors.algorithm_of(query(request, "algorithm"))
         return self.dek_answer(kek, dek_selectors.dek(kek, subject, algorithm, number, deleted=deleted))
 
+    def change_deks(self, request, name: str, subject: str, version: str | None, *, undelete: bool) -> HttpResponse:
+        """Delete (soft, or `?permanent=true` after a soft delete) or undelete the subject's DEK (`?algorithm`): every
+        version, or the `version` of the path (`latest` or -1: the newest): 204."""
+        number = selectors.parse_version(version) if version is not None else None
+        permanent = not undelete and flag(request, "permanent")
+        self.kek(name, deleted=True)
+        ctx, algorithm, every = self.context(), query(request, "algorithm"), version is None
+        if undelete:
+            dek_services.undelete_deks(
+                ctx=ctx, kek_name=name, subject=subject, algorithm=algorithm, version=number, every=every
+            )
+        else:
+            dek_services.delete_deks(
+                ctx=ctx,
+                kek_name=name,
+                subject=subject,
+                algorithm=algorithm,
+                version=number,
+                every=every,
+                permanent=permanent,
+            )
+        return HttpResponse(status=204)
+
 
 class KeksView(DekRegistryView):
     flags = declared_flags(get="subjectPrefix deleted offset limit", post="context testSharing")
@@ -180,28 +203,14 @@ class DekView(DekRegistryView):
 
     def delete(self, request, name, subject):
         """Soft-delete every version of the subject's DEK (`?algorithm`), or (`?permanent=true`) delete them: 204."""
-        permanent = flag(request, "permanent")
-        self.kek(name, deleted=True)
-        dek_services.delete_deks(
-            ctx=self.context(),
-            kek_name=name,
-            subject=subject,
-            algorithm=query(request, "algorithm"),
-            every=True,
-            permanent=permanent,
-        )
-        return HttpResponse(status=204)
+        return self.change_deks(request, name, subject, None, undelete=False)
 
 
 class DekUndeleteView(DekRegistryView):
     flags = declared_flags(post="algorithm")
 
     def post(self, request, name, subject):
-        self.kek(name, deleted=True)
-        dek_services.undelete_deks(
-            ctx=self.context(), kek_name=name, subject=subject, algorithm=query(request, "algorithm"), every=True
-        )
-        return HttpResponse(status=204)
+        return self.change_deks(request, name, subject, None, undelete=True)
 
 
 class DekVersionsView(DekRegistryView):
@@ -224,36 +233,14 @@ class DekVersionView(DekRegistryView):
         return self.one_dek(request, name, subject, selectors.parse_version(version))
 
     def delete(self, request, name, subject, version):
-        number = selectors.parse_version(version)
-        permanent = flag(request, "permanent")
-        self.kek(name, deleted=True)
-        dek_services.delete_deks(
-            ctx=self.context(),
-            kek_name=name,
-            subject=subject,
-            algorithm=query(request, "algorithm"),
-            version=number,
-            every=False,
-            permanent=permanent,
-        )
-        return HttpResponse(status=204)
+        return self.change_deks(request, name, subject, version, undelete=False)
 
 
 class DekVersionUndeleteView(DekRegistryView):
     flags = declared_flags(post="algorithm")
 
     def post(self, request, name, subject, version):
-        number = selectors.parse_version(version)
-        self.kek(name, deleted=True)
-        dek_services.undelete_deks(
-            ctx=self.context(),
-            kek_name=name,
-            subject=subject,
-            algorithm=query(request, "algorithm"),
-            version=number,
-            every=False,
-        )
-        return HttpResponse(status=204)
+        return self.change_deks(request, name, subject, version, undelete=True)
 
 
 KEK = "dek-registry/v1/keks/<str:name>"
