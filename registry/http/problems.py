@@ -45,12 +45,13 @@ def problem_response(problem: Problem, request=None) -> HttpResponse:
     return problem_response_of(problem_body(problem, request.path if request is not None else None), problem)
 
 
-def problem_response_of(body: dict, problem: Problem) -> HttpResponse:
-    """A problem document `body` (as a binding wrote it) with the problem's status and headers."""
+def problem_response_of(body: dict, problem: Problem, status: int | None = None) -> HttpResponse:
+    """A problem document `body` (as a binding wrote it) with the problem's headers, and its status unless the
+    binding answers it with its own (`status`)."""
     # a detail may quote client input holding a lone surrogate: written as a JSON \uXXXX escape, the document
     # stays valid JSON instead of failing to encode (a 500)
     text = json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace")
-    response = HttpResponse(text, status=problem.status, content_type=PROBLEM_MEDIA_TYPE)
+    response = HttpResponse(text, status=status or problem.status, content_type=PROBLEM_MEDIA_TYPE)
     for name, value in problem.headers.items():
         response[name] = value
     return response

@@ -19,8 +19,7 @@ from ...domain.errors import Problem, not_found
 from ...domain.model import registry_model
 from ...http.binding import Binding
 from ...http.entity_views import EntityView
-from ...http.problems import problem_body
-from ...http.views import json_response
+from ...http.problems import problem_body, problem_response_of
 from ...store import selectors
 from ...store.paging import PageRequest
 from .document_view import document_view
@@ -102,11 +101,7 @@ def error_response(problem: Problem, request) -> HttpResponse:
         if title is not None:
             body["title"] = title
             body["args"] = {k: v for k, v in args.items() if f"<{k}>" in TITLES[type_uri.rpartition("#")[2]]}
-    response = json_response(body, status=status)
-    response["Content-Type"] = "application/problem+json"
-    for name, value in problem.headers.items():
-        response[name] = value
-    return response
+    return problem_response_of(body, problem, status)
 
 
 XREGISTRY = Binding(

@@ -19,17 +19,11 @@ from ...models import Group
 from ...store import selectors
 from ...store.group_states import group_states
 from .capabilities import capabilities, model_json, modelsource_json
-from .document_view import VALIDATED, document_view, pointer_token
+from .document_view import document_view, pointer_token
 from .documents import SPEC_VERSION
 from .flags import Inline
 from .mapping import GroupMapping, ordered_mappings
 from .representations import Place, group_json, resource_json
-
-
-def _without_validation(entity) -> None:
-    if isinstance(entity, dict):
-        for name in VALIDATED:
-            entity.pop(name, None)
 
 
 def render_resource(
@@ -57,10 +51,7 @@ def render_resource(
         inline_versions=inline.wants("versions"),
         group_attributes=group_attrs,
     )
-    if doc:  # core/spec.md "Doc Flag": without the versions' `formatvalidated` and `compatibilityvalidated`
-        _without_validation(out)
-        for version in (out.get("versions") or {}).values():
-            _without_validation(version)
+    if doc:  # (the versions' `formatvalidated` and `compatibilityvalidated` go in the document view, document_view.py)
         out = {
             k: v
             for k, v in out.items()
