@@ -11,7 +11,7 @@ from the stored rows where a view needs them.
 from __future__ import annotations
 
 from ...documents.exports import document_head
-from ...domain.attributes import OWNERS, case_error
+from ...domain.attributes import OWNERS, V10_SERVER_OWNED, case_error
 from ...domain.extension_attributes import meta_names, registered
 from .capabilities import attribute_names
 from .document_view import VALIDATED
@@ -20,7 +20,6 @@ from .flags import SPEC_VERSIONS
 from .mapping import (
     COMMON_TO_V05,
     COMMON_TO_V10,
-    NAMES,
     GroupMapping,
     ResourceMapping,
     refuse_v05_names,
@@ -30,8 +29,8 @@ from .mapping import (
 
 SPEC_VERSION = SPEC_VERSIONS[0]  # the one this server serves
 # attributes a server owns: ignored when they arrive in a 1.0 request or document
-SERVER_OWNED = {"self", "shortself", "xid", "epoch", NAMES.created, NAMES.modified, "metaurl", "versionsurl",
-                "versionscount", "isdefault", "defaultversionurl", *VALIDATED}  # fmt: skip
+SERVER_OWNED = {"self", "shortself", "epoch", *V10_SERVER_OWNED, "metaurl", "versionsurl", "versionscount",
+                "isdefault", "defaultversionurl", *VALIDATED}  # fmt: skip
 META_ATTRIBUTES = ("defaultversionid", "defaultversionsticky", "readonly", "compatibility", "xref")
 
 

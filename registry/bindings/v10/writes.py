@@ -196,21 +196,15 @@ def _object(value, where: str) -> dict:
     return value
 
 
-def _group_parts(gm: GroupMapping, gid: str, body: dict) -> tuple[dict, dict]:
-    """(the group's own 1.0 attributes, {resource mapping: 1.0 resources}) of a 1.0 group body."""
+def _group_write(gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> services.GroupWrite:
+    """A 1.0 group body as the services' write: PUT (or PATCH: the body's attributes over the stored ones, read under
+    the group's row lock by the service) of its own attributes, and the resources it nests."""
     _object(body, f"/{gm.v1_plural}/{gid}")
     given_id = body.get(f"{gm.v1_singular}id")
     if given_id is not None and given_id != gid:
         raise mismatched_id(given_id, gid, gm.v1_singular, subject=f"/{gm.v1_plural}/{gid}")
     nested = {rm: body[rm.v1_plural] for rm in gm.resources if body.get(rm.v1_plural) is not None}
     own = {k: v for k, v in body.items() if k not in {rm.v1_plural for rm in gm.resources}}
-    return own, nested
-
-
-def _group_write(gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> services.GroupWrite:
-    """A 1.0 group body as the services' write: PUT (or PATCH: the body's attributes over the stored ones, read under
-    the group's row lock by the service) of its attributes, and the resources it nests."""
-    own, nested = _group_parts(gm, gid, body)
 
     def attributes(stored: dict | None) -> dict:
         current = group_to_v10(gm, stored) if stored is not None else None
