@@ -93,13 +93,17 @@ def parse_document(raw: bytes, *, yaml_format: bool) -> dict:
         raise Problem("invalid-document", f"the document is not valid {'YAML' if yaml_format else 'JSON'}: {exc}")
     if not isinstance(value, dict):
         raise Problem("invalid-document", "the document must be one object with $schema, specversion and groups")
-    if not _depth_ok(value):
+    # JSON: strict_loads bounded its depth already, and it holds fewer values than `[`, `,` and `:` (each value but
+    # the first follows one of them): only YAML (its aliases) and a JSON text with that many need the walk
+    walk = yaml_format or 1 + text.count("[") + text.count(",") + text.count(":") > MAX_NODES
+    if walk and not _depth_ok(value):
         raise Problem(
             "invalid-document",
             f"the document is nested deeper than {MAX_DOCUMENT_DEPTH} levels or holds more "
             f"than {MAX_NODES} values once its aliases are expanded",
         )
-    problem = unstorable(value, "document")
+    # JSON text holds no raw NUL and UTF-8 no lone surrogate: in JSON both can only come from \u escapes
+    problem = unstorable(value, "document") if yaml_format or "\\u" in text else None
     if problem:
         raise Problem("invalid-document", f"the {problem}")
     return value

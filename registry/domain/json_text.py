@@ -5,6 +5,8 @@ format validators. The limits are registry.domain.limits's: `MAX_DEPTH` for one 
 what carries entities (request bodies, registry documents)."""
 
 import json
+import re
+from itertools import accumulate
 
 from .attributes import unstorable
 from .limits import MAX_DEPTH, MAX_DOCUMENT_DEPTH
@@ -14,26 +16,19 @@ class TooDeep(ValueError):
     """JSON text nested deeper than a limit (refused before any parser sees it)."""
 
 
+# A JSON string (its escapes skipped whole; one left open runs to the end of the text, as an unterminated one reads),
+# and a run of characters that are not brackets
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
 def json_depth(text: str) -> int:
-    """The deepest nesting of objects and arrays, ignoring brackets inside strings."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+    """The deepest nesting of objects and arrays, ignoring brackets inside strings. The strings and every other
+    character are cut out by regular expressions and the depth summed over the brackets left, at C speed: a loop over
+    each character in Python was most of the time of reading a large import."""
+    brackets = _NOT_BRACKETS.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets), initial=0))
 
 
 def nesting_exceeds(text: str, limit: int) -> bool:
@@ -61,11 +56,13 @@ def _reject_constant(name):
 
 
 def _no_duplicates(pairs):
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
+    out = dict(pairs)  # at C speed; only an object with a duplicate key is walked again, to name the first one
+    if len(out) < len(pairs):
+        seen = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r}")
+            seen.add(key)
     return out
 
 
