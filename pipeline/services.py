@@ -334,6 +334,10 @@ def _check_references(classified: list, pks: dict, force: bool, result: ImportRe
     accepted = [(s, r) for s, r in classified if s != "rejected"]
     present = set(pks) | {r.path for _s, r in accepted}
     records = {r.path: r for _s, r in accepted}
+    versions_of: dict[str, list[EntityRecord]] = {}  # resource path -> its versions' records (a look-up, not a scan)
+    for r in records.values():
+        if r.kind == "version" and r.resource_path is not None:
+            versions_of.setdefault(r.resource_path, []).append(r)
 
     def exists(segments: list[str]) -> bool:
         gt = registry_model.get(segments[0]) if segments else None
@@ -348,8 +352,7 @@ def _check_references(classified: list, pks: dict, force: bool, result: ImportRe
         path = "/" + "/".join(segments)
         record = records.get(path) if len(segments) == 6 else None
         if len(segments) == 4:
-            mine = [r for r in records.values() if r.kind == "version" and r.resource_path == path]
-            record = max(mine, key=lambda r: version_sort_key(r.vid), default=None)
+            record = max(versions_of.get(path, []), key=lambda r: version_sort_key(r.vid), default=None)
             stored = stored_version(segments) if path in pks else None
             if stored is not None and (record is None or version_sort_key(stored[2]) > version_sort_key(record.vid)):
                 return stored[:2]

@@ -120,8 +120,8 @@ def _insert(model: type[_Row], columns: tuple[str, ...], rows: list[tuple[object
                 copy.write_row(values)
 
 
-def _audit_values(row: AuditRecord) -> tuple[object, ...]:
-    return tuple(getattr(row, column) for column in AUDIT_COLUMNS)
+def _audit_values(fields: dict[str, object]) -> tuple[object, ...]:
+    return tuple(fields[column] for column in AUDIT_COLUMNS)
 
 
 def _chunks(items: list[_T], size: int = QUERY_CHUNK) -> Iterator[list[_T]]:
@@ -260,7 +260,7 @@ def bulk_write(*, ctx: WriteContext, records: list[tuple[str, EntityRecord]], ex
         _insert(Version, VERSION_COLUMNS, rows)
         _refresh_latest(sorted(touched))
         _retain(ctx, sorted(touched))
-        _insert(AuditRecord, AUDIT_COLUMNS, [_audit_values(row) for row in audit.rows(ctx, audited, now)])
+        _insert(AuditRecord, AUDIT_COLUMNS, [_audit_values(row) for row in audit.fields_of(ctx, audited, now)])
         for path in sorted(changed_groups):
             emit_updated(ctx, path, timezone.now(), audited=False)  # audited entity by entity above
 

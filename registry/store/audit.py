@@ -71,12 +71,15 @@ def record(
 
 
 def rows(ctx, changes: list[tuple[str, str, tuple, dict]], time) -> list[AuditRecord]:
-    """Unsaved audit rows for many changes of one write ((path, operation, epochs, changes)): the bulk writer's."""
+    """Unsaved audit rows for many changes of one write ((path, operation, epochs, changes))."""
+    return [AuditRecord(**values) for values in fields_of(ctx, changes, time)]
+
+
+def fields_of(ctx, changes: list[tuple[str, str, tuple, dict]], time) -> list[dict]:
+    """The fields of the audit rows of many changes of one write, as `rows` but no models: the bulk writer's, which
+    copies them into the table (a model each cost more than the rest of its audit row)."""
     actor = actor_of(ctx)
-    return [
-        AuditRecord(**_values(ctx, actor, path, operation, epochs, time, changed))
-        for path, operation, epochs, changed in changes
-    ]
+    return [_values(ctx, actor, path, operation, epochs, time, changed) for path, operation, epochs, changed in changes]
 
 
 def record_now(ctx, path: str, operation: str, changes: dict | None = None) -> AuditRecord:
