@@ -24,9 +24,17 @@ Confluent's `/subjects` (`offset`); a filter on an attribute (of groups, of the 
 schema's versions; 0.5 and 1.0), the search (the admin's search page, registry/store/search.py) for a word every
 document holds, for a rare one and for a format every version has, the schemas' and versions' changelists searched for
 the common word, `?referencedby` of a schema (p99); `/registry/export` and
-`GET /?inline` (seconds, versions/s, the answering worker's peak memory); new versions written one after the other;
-the admin's dashboard and changelists; the catalog map (whole and one group); each worker's memory after
-`--mixed-seconds` of mixed reads by 4 clients.
+`GET /?inline` (seconds, versions/s, the answering worker's peak memory); new versions written one after the other
+(through 0.5 and through Confluent); the admin's dashboard and changelists; the catalog map (whole and one group); each
+worker's memory after `--mixed-seconds` of mixed reads by 4 clients, the largest worker's over the second half of them
+(flat when the caches' bounds hold it) and the bytes the caches keep (`/metrics`) beside the sum of their documented
+byte bounds; last, a bulk import of a hundredth more groups into the running server and Confluent's first
+`GET /subjects` after it.
+
+A large size is imported in runs of `spark_import` of at most IMPORT_RUN versions (`import_runs`); after each run but
+the last the database is dumped with what is done (`partial.dump`, `partial.json` beside the inputs), so that a run
+of the bench that was interrupted goes on where the import stopped (`--no-reuse` starts it again). Each run prints the
+import's rate so far and the minutes it leaves: `bench/scale.py --sizes 1M` runs unattended, and can be started again.
 """
 
 from __future__ import annotations
@@ -61,6 +69,8 @@ WIDE, LONG, LONG_SCHEMA = "bench.wide", "bench.long", "Long"
 CLIENT_TIMEOUT = 900.0
 GENERATOR = 2  # the input's version: kept inputs of another are made again
 WARM_UP = 10  # unmeasured requests before a p99 figure (gunicorn's workers answer in turn)
+IMPORT_RUN = 200_000  # versions per run of spark_import (import_runs; --import-run)
+PARTIAL_DUMP, PARTIAL_STATE = "partial.dump", "partial.json"  # an import's runs done so far (import_all)
 
 SETUP = """
 import json
@@ -464,21 +474,20 @@ def measure(bench: Bench, layout: dict) -> None:
     if bench.only:
         map_figures(bench, group)
         return  # the writes and the mixed reads run in a whole run only
-    # writes: each to another schema, one after the other
-    began, times, status = load(), [], 200
-    for n in range(bench.samples):
+
+    # writes: each to another schema, one after the other, through 0.5 and through Confluent
+    def new_version(n: int, offset: int) -> tuple[str, dict]:
         body = schema_document(0, 0, VERSIONS_PER_SCHEMA + 1)
         body["properties"]["bench"] = {"type": "string", "description": f"write {n} {random.random()}"}
-        target = f"/schemaGroups/{group_id((n * 7919) % layout['groups'])}/schemas/Event{n % 10}"
-        started = time.perf_counter()
-        response = bench.client.post(target, json=body, headers=bench.token)
-        times.append(time.perf_counter() - started)
-        if response.status_code >= 300:
-            status = response.status_code
-            print(f"      {response.text[:200]}")
-            break
-    figure = f"{statistics.median(times) * 1000:8.1f} ms median, p99 {percentile(times, 99) * 1000:.1f}"
-    bench.report("a new version (POST, 0.5)", figure if status < 300 else f"HTTP {status}", began)
+        return group_id((n * 7919 + offset) % layout["groups"]), body
+
+    writes(bench, "a new version (POST, 0.5)", lambda n: ("/schemaGroups/{}/schemas/Event{}", new_version(n, 0)))
+    writes(
+        bench,
+        "a new version (POST, Confluent)",
+        lambda n: ("/confluent/subjects/:.{}:Event{}/versions", new_version(n, 3)),
+        confluent=True,
+    )
     began = load()
     seconds, response = bench.get("/confluent/subjects")
     bench.report("Confluent GET /subjects after those writes", f"{seconds * 1000:8.1f} ms", began)
@@ -496,6 +505,25 @@ def measure(bench: Bench, layout: dict) -> None:
 
     map_figures(bench, group)
     mixed(bench, layout, schema)
+
+
+def writes(bench: Bench, measure: str, target, confluent: bool = False) -> None:
+    """`--samples` new versions one after the other, each to another schema (`target(n)`: a URL pattern of the group
+    and the schema, (the group, the document)); the median and p99 of their answers' times."""
+    began, times, status = load(), [], 200
+    for n in range(bench.samples):
+        pattern, (group, body) = target(n)
+        url = pattern.format(group, (n + (5 if confluent else 0)) % 10)
+        started = time.perf_counter()
+        sent = {"schema": json.dumps(body), "schemaType": "JSON"} if confluent else body
+        response = bench.client.post(url, json=sent, headers=bench.token)
+        times.append(time.perf_counter() - started)
+        if response.status_code >= 300:
+            status = response.status_code
+            print(f"      {response.text[:200]}")
+            break
+    figure = f"{statistics.median(times) * 1000:8.1f} ms median, p99 {percentile(times, 99) * 1000:.1f}"
+    bench.report(measure, figure if status < 300 else f"HTTP {status}", began)
 
 
 def map_figures(bench: Bench, group: str) -> None:
@@ -539,6 +567,12 @@ def mixed(bench: Bench, layout: dict, schema: str) -> None:
     threads = [threading.Thread(target=client) for _ in range(4)]
     for thread in threads:
         thread.start()
+    samples = []  # (seconds since the start, the largest worker's memory, their sum) every tenth of the run
+    started = time.monotonic()
+    while any(thread.is_alive() for thread in threads):
+        time.sleep(min(bench.mixed_seconds / 10, 60))
+        workers = [rss_mib(pid) for pid in children(bench.arbiter)]
+        samples.append((time.monotonic() - started, max(workers, default=0), sum(workers)))
     for thread in threads:
         thread.join()
     workers = sorted(rss_mib(pid) for pid in children(bench.arbiter))
@@ -547,6 +581,68 @@ def mixed(bench: Bench, layout: dict, schema: str) -> None:
         "MiB " + ", ".join(f"{m:.0f}" for m in workers),
         began,
     )
+    half = [largest for seconds, largest, _sum in samples if seconds >= bench.mixed_seconds / 2]
+    bench.report(
+        "the largest worker over the mixed reads' second half",
+        f"{min(half, default=0):.0f}-{max(half, default=0):.0f} MiB (at a tenth: {samples[0][1]:.0f})",
+        began,
+    )
+    kept, bound = cache_bytes(bench)
+    bench.report(
+        "caches' bytes after the mixed reads, all workers (bound)",
+        f"{kept / 2**20:.1f} MiB ({bound / 2**20:.0f} MiB)" if kept is not None else "no /metrics",
+        began,
+    )
+
+
+# the per-process caches bounded in bytes, and their bounds (docs/performance.md, "Per-process caches"); the others are
+# bounded in entries
+CACHE_BYTES = {  # (a setting's name: its value in the server's environment, else its default)
+    "fast_read_answers": ("REGISTRY_FAST_READ_BYTES", 16 * 2**20),
+    "rendered_answers": ("REGISTRY_RENDERED_ANSWER_BYTES", 32 * 2**20),
+    "rendered_groups": ("REGISTRY_RENDERED_ANSWER_BYTES", 32 * 2**20),
+    "earlier_documents": 32 * 2**20,
+    "compatibility_frontiers": 16 * 2**20,
+    "parsed_schemas": 16 * 2**20,
+}
+
+
+def cache_bytes(bench: Bench) -> tuple[float | None, float]:
+    """(the bytes the live workers' caches keep, summed as `/metrics` gives them, None without metrics; the sum of the
+    caches' byte bounds times the workers)."""
+    _seconds, response = bench.get("/metrics", headers={"Authorization": f"Bearer {bench.metrics_token}"})
+    kept = None
+    if response.status_code == 200:
+        found = re.findall(r'^registry_cache_bytes\{cache="([^"]+)"\} ([0-9.e+]+)$', response.text, re.M)
+        kept = sum(float(value) for _name, value in found)
+    per_worker = sum(b if isinstance(b, int) else int(os.environ.get(b[0], b[1])) for b in CACHE_BYTES.values())
+    return kept, per_worker * len(children(bench.arbiter))
+
+
+def later_import(bench: Bench, layout: dict, args, env: dict, var: Path) -> None:
+    """A bulk import into the running server (a hundredth of the groups again, new ones), then Confluent's first
+    `GET /subjects`: every subject it made is new to the API, and each worker's kept answers are stale."""
+    count = max(layout["groups"] // 100, 1)
+    path = var / "later.cereg"
+    head = {"$schema": "https://cloudevents.io/schemas/registry", "specversion": "0.5-wip"}
+    path.write_text(json.dumps({**head, "schemaGroups": schema_groups(layout["groups"], layout["groups"] + count)}))
+    versions = count * SCHEMAS_PER_GROUP * VERSIONS_PER_SCHEMA
+    began, started = load(), time.perf_counter()
+    result = subprocess.run(
+        [PYTHON, "manage.py", "spark_import", str(path), "--master", "local[2]", "-v", "0"],
+        cwd=args.checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - started
+    figure = f"{seconds:6.1f} s" if result.returncode == 0 else f"failed: {result.stderr[-200:]}"
+    bench.report(f"spark_import of {versions} versions into the running server", figure, began)
+    began = load()
+    seconds, response = bench.get("/confluent/subjects")
+    subjects = len(response.json()) if response.status_code == 200 else 0
+    figure = f"{seconds:7.2f} s, {subjects} subjects" if response.status_code == 200 else f"HTTP {response.status_code}"
+    bench.report("Confluent GET /subjects, first after that import", figure, began)
 
 
 def answers(base: str, port: int) -> bool:
@@ -585,6 +681,7 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
         "PYTHONPATH": "",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),
+        "REGISTRY_METRICS_TOKEN": secrets.token_urlsafe(20),  # the caches' bytes after the mixed reads
     }
     env.pop("CELERY_BROKER_URL", None)
     for name in ("WEB_CONCURRENCY", "GUNICORN_THREADS"):
@@ -594,12 +691,10 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
         manage = [PYTHON, "manage.py"]
         migrations = sorted(str(m.relative_to(args.checkout)) for m in args.checkout.glob("*/migrations/0*.py"))
         dump = reusable_dump(inputs, migrations) if args.reuse else None
-        if dump is not None:  # the same data imported by an earlier run: restored, then this checkout's migrations
-            subprocess.run(
-                [str(pg_tool("pg_restore")), "--no-owner", "-d", postgres.url, str(dump)],
-                check=True,
-                capture_output=True,
-            )
+        runs = import_runs(inputs, args.import_run)
+        partial = partial_import(inputs, migrations, len(runs)) if args.reuse and dump is None else None
+        if dump is not None or partial is not None:  # restored, then this checkout's migrations
+            restore(postgres.url, dump or inputs / PARTIAL_DUMP)
         subprocess.run([*manage, "migrate", "--noinput", "-v", "0"], cwd=args.checkout, env=env, check=True)
         setup = json.loads(
             subprocess.run(
@@ -617,25 +712,11 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
         if dump is not None:
             print(f"   restored {dump} (its import is not measured again; --no-reuse imports anew)", flush=True)
         else:
-            began = load()
-            started = time.perf_counter()
-            result = subprocess.run(
-                [*manage, "spark_import", str(inputs), "--master", "local[2]", "-v", "0"],
-                cwd=args.checkout,
-                env=env,
-                capture_output=True,
-                text=True,
-            )
-            seconds = time.perf_counter() - started
-            summary = (result.stdout.strip().splitlines() or ["(no output)"])[-1]
-            figure = f"{seconds:6.0f} s, {layout['versions'] / seconds:5.0f} versions/s"
-            row = ("spark_import local[2]", figure, f"load {began:4.1f}")
+            row = import_all(args, size, env, postgres.url, inputs, runs, migrations, partial)
             bench_rows.append(row)
-            print(f"{label(size):>5} | {row[0]:58} | {row[1]:>34} | {row[2]}  ({summary})", flush=True)
-            if result.returncode not in (0, 3):
-                print(result.stderr[-3000:])
-                raise SystemExit("spark_import failed")
             keep_dump(inputs, migrations, postgres.url)
+            (inputs / PARTIAL_DUMP).unlink(missing_ok=True)
+            (inputs / PARTIAL_STATE).unlink(missing_ok=True)
         subprocess.run(
             ["psql", postgres.url, "-q", "-c", "VACUUM ANALYZE"], check=False, capture_output=True
         )  # as autovacuum would after a bulk load, so that the planner knows the tables' sizes
@@ -651,10 +732,12 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
         base = f"http://127.0.0.1:{port}"
         services.wait_for(lambda: answers(base, port), 180, "gunicorn", interval=0.5)
         bench = Bench(size, base, setup["token"], (setup["cookie"], setup["session"]), server.pid, args.samples)
-        bench.mixed_seconds = args.mixed_seconds
+        bench.mixed_seconds, bench.metrics_token = args.mixed_seconds, env["REGISTRY_METRICS_TOKEN"]
         bench.only = [w for w in (args.only or "").split(",") if w.strip()]
         bench.rows = bench_rows
         measure(bench, layout)
+        if not bench.only:
+            later_import(bench, layout, args, env, var)
         if args.hold:
             print(f"holding: DATABASE_URL={postgres.url} server {base} (Ctrl-C ends)", flush=True)
             try:
@@ -671,6 +754,96 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, 9)
         postgres.stop()
+
+
+def import_runs(inputs: Path, versions: int) -> list[list[Path]]:
+    """The input files in the order they are imported, cut into runs of `spark_import` of at most `versions` each (but
+    one file at least): the schema files, the special groups with the first, the definitions (which name schemas) with
+    the last."""
+    schemas = sorted(inputs.glob("schemas-*.cereg"))
+    per_run = max(versions // (GROUPS_PER_FILE * SCHEMAS_PER_GROUP * VERSIONS_PER_SCHEMA), 1)
+    runs = [schemas[n : n + per_run] for n in range(0, len(schemas), per_run)] or [[]]
+    runs[0].append(inputs / "special.cereg")
+    runs[-1].append(inputs / "definitions.cereg")
+    return runs
+
+
+def partial_import(inputs: Path, migrations: list[str], runs: int) -> dict | None:
+    """What an interrupted import of these inputs left (its runs done, their seconds, loads and results), when its dump
+    can be restored here (its migrations are this checkout's, or some of them) and it cut the input as this one does."""
+    state = inputs / PARTIAL_STATE
+    if not state.exists() or not (inputs / PARTIAL_DUMP).exists():
+        return None
+    partial = json.loads(state.read_text())
+    if not set(partial["migrations"]) <= set(migrations) or partial["runs"] != runs:
+        return None
+    return partial
+
+
+def restore(url: str, dump: Path) -> None:
+    subprocess.run([str(pg_tool("pg_restore")), "--no-owner", "-d", url, str(dump)], check=True, capture_output=True)
+
+
+def import_all(args, size: int, env: dict, url: str, inputs: Path, runs: list, migrations: list, partial) -> tuple:
+    """Import the inputs run after run (`import_runs`), each run's database dumped (PARTIAL_DUMP) with what is done
+    (PARTIAL_STATE) when more runs follow, so that an interrupted import goes on where it stopped: a 1M import takes
+    long, on a machine that others share. The figure: every run's seconds summed (not the dumps'), resumed or not."""
+    state = partial or {
+        "migrations": migrations,
+        "runs": len(runs),
+        "done": 0,
+        "seconds": 0.0,
+        "loads": [],
+        "lines": [],
+    }
+    versions = shape(size)["versions"]
+    if partial:
+        print(f"   resuming an import: {state['done']} of {len(runs)} runs done ({state['seconds']:.0f} s)", flush=True)
+    for number in range(state["done"], len(runs)):
+        state["loads"].append(load())
+        started = time.perf_counter()
+        result = subprocess.run(
+            [PYTHON, "manage.py", "spark_import", *map(str, runs[number]), "--master", "local[2]", "-v", "0"],
+            cwd=args.checkout,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        state["seconds"] += time.perf_counter() - started
+        state["lines"].append((result.stdout.strip().splitlines() or ["(no output)"])[-1])
+        if result.returncode not in (0, 3):
+            print(result.stderr[-3000:])
+            raise SystemExit(f"spark_import failed (run {number + 1} of {len(runs)}: {runs[number]})")
+        state["done"] = number + 1
+        done = sum(f.stat().st_size for r in runs[: number + 1] for f in r) / sum(
+            f.stat().st_size for r in runs for f in r
+        )
+        rate = done * versions / state["seconds"]  # (the versions done, as a share of the input's bytes)
+        if state["done"] < len(runs):
+            # the dump, then what it holds, each whole (renamed into place): stopped between the two, the next run
+            # imports a run the dump holds again, and spark_import finds it unchanged
+            part = inputs / f"{PARTIAL_DUMP}.part"
+            subprocess.run([str(pg_tool("pg_dump")), "-Fc", "-Z", "1", "-f", str(part), url], check=True)
+            part.replace(inputs / PARTIAL_DUMP)
+            (inputs / f"{PARTIAL_STATE}.part").write_text(json.dumps(state))
+            (inputs / f"{PARTIAL_STATE}.part").replace(inputs / PARTIAL_STATE)
+            left = (1 - done) * versions / rate
+            print(
+                f"   import run {state['done']} of {len(runs)}: {state['seconds']:.0f} s so far, about {rate:.0f} "
+                f"versions/s, about {left / 60:.0f} min of import left",
+                flush=True,
+            )
+    seconds = state["seconds"]
+    runs_text = f", {len(runs)} runs" if len(runs) > 1 else ""
+    figure = f"{seconds:6.0f} s, {versions / seconds:5.0f} versions/s{runs_text}"
+    loads = state["loads"]
+    row = (
+        "spark_import local[2]",
+        figure,
+        f"load {min(loads):4.1f}-{max(loads):.1f}" if len(loads) > 1 else f"load {loads[0]:4.1f}",
+    )
+    print(f"{label(size):>5} | {row[0]:58} | {row[1]:>34} | {row[2]}  ({'; '.join(state['lines'])})", flush=True)
+    return row
 
 
 def pg_tool(name: str) -> Path:
@@ -710,6 +883,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=20, help="requests per timed figure (default 20)")
     parser.add_argument("--mixed-seconds", type=int, default=20, help="mixed reads before the memory figure")
     parser.add_argument("--only", help="measure only the figures whose names hold one of these words (comma-separated)")
+    parser.add_argument(
+        "--import-run", type=parse_size, default=IMPORT_RUN, help="versions per run of spark_import (default 200k)"
+    )
     parser.add_argument("--no-reuse", dest="reuse", action="store_false", help="import anew, not from a kept dump")
     parser.add_argument("--hold", action="store_true", help="keep the server and database up after each size")
     args = parser.parse_args()
