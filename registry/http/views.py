@@ -50,9 +50,12 @@ def json_response(data, status: int = 200, headers: dict | None = None) -> HttpR
 def document_answer(version, content: bytes, headers: dict, status: int = 200, *, redirect: int | None = None):
     """A document resource's answer in every binding: the document's bytes (`content`) with its media type, its
     metadata in `headers` (the binding's names). A document kept elsewhere (the version's `resource_uri`) has no
-    body here; with `redirect` (the binding's status for it), the answer sends the client there."""
+    body here, so its answer names no media type (Django's default `text/html` would claim an HTML body; 1.0's
+    core/http.md: the 303's body MUST be empty); with `redirect` (the binding's status for it), the answer sends the
+    client there."""
     if version.resource_uri:
         response = HttpResponse(b"", status=redirect or status)
+        del response["Content-Type"]
         if redirect:
             response["Location"] = version.resource_uri
     else:

@@ -175,10 +175,7 @@ class BindingView(RegistryView):
         headers = {name: str(value) for name, value in self.version_attributes(resource, version).items()}
         headers["Content-Location"] = self.version_url(resource, version.vid)
         content = b"" if version.resource_uri else document_bytes(self.rt, resource, version)
-        response = document_answer(version, content, headers, status, redirect=307)
-        if version.resource_uri:
-            del response["Content-Type"]  # no body here, so no media type
-        return response
+        return document_answer(version, content, headers, status, redirect=307)
 
     def document_read(self, gid: str, rid: str, version: str | None = None) -> HttpResponse:
         """The latest version's document, or that of `version` (the path's number)."""

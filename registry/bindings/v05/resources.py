@@ -30,10 +30,7 @@ class ResourceTypeView(CoreView):
         headers["Content-Location"] = meta["self"]
         headers.update(extra or {})
         content = b"" if version.resource_uri else document_bytes(self.rt, resource, version)
-        response = document_answer(version, content, headers, status, redirect=307 if redirect else None)
-        if version.resource_uri:
-            del response["Content-Type"]  # no body here, so no media type
-        return response
+        return document_answer(version, content, headers, status, redirect=307 if redirect else None)
 
     def meta_response(self, resource, version, status: int = 200, extra: dict | None = None):
         data = version_json(self.base_url(), self.rt, resource, version)

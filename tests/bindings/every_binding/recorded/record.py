@@ -408,6 +408,15 @@ def scenario(r: Recorder) -> None:
     # the OpenAPI description of every binding --------------------------------------------------------------
     r("GET", "/api/schema/?format=json")
 
+    # 1.0's document kept elsewhere (its `schemaurl`): a 303 to it, with no body and no media type ---------------
+    r(
+        "PUT",
+        "/registry/schemagroups/rec10/schemas/far$details",
+        {"format": "Custom/1", "schemaurl": "https://example.com/far.json"},
+    )
+    r("GET", "/registry/schemagroups/rec10/schemas/far")
+    r("HEAD", "/registry/schemagroups/rec10/schemas/far/versions/1")
+
 
 def replay() -> list[dict]:
     """The scenario against the current database (a test's): its answers, normalised."""
