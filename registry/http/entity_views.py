@@ -6,8 +6,14 @@ A binding's views subclass these and declare, once on its base view, what differ
 and `?inline` read (`filters`, `inline_below`), how a collection is ordered and paged (`page_to_load`, `arranged`),
 how an answer is shown (`shown`: 1.0's document view), whether inlined entities are counted against
 REGISTRY_MAX_INLINE_ENTITIES, and, on each level, its representation of the rows (`groups_json`, ...: a map of
-entities, or a list of ids). Writes stay the binding's methods: they translate its bodies into calls of the
-services.
+entities, or a list of ids). Writes of collections stay the binding's methods: they translate its bodies into
+calls of the services.
+
+One group, one resource and one version are a view each too (GroupView, ResourceView, VersionView): the kernel reads
+them through the selectors, answers a document resource with its document (or its metadata when the request asks
+for it, as the binding's `path_id` reads the path), and answers a write with the entity read again; the binding
+declares its representations and translates a write's body into the service's call (`put_group`, `put_entity`,
+`delete_...`).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from ..domain.model import registry_model
 from ..models import Group
 from ..store import selectors
 from ..store.paging import PageRequest
+from .requests import flag
 from .views import RegistryView, json_response, page_response
 
 # an answer's JSON: a map of entities (xRegistry), or a list of ids (the older bindings' collections); Any, so that
@@ -94,6 +101,19 @@ class EntityView(RegistryView):
         if self.limits_inline and self.inline_below():
             check_inline_size(sum(inlined_count(e) for e in entities))
 
+    def entity_answer(self, data: Body, created: bool = False) -> HttpResponse:
+        """One entity's answer: 201 with where it is (its `self`) when a write created it."""
+        headers = {"Location": data["self"]} if created else None
+        return self.answer(data, status=201 if created else 200, headers=headers)
+
+    def group_json(self, group) -> Body:
+        """A group in the binding's representation (a collection's members, a group's own answer)."""
+        raise NotImplementedError
+
+    def asks_referenced_by(self) -> bool:
+        """`?referencedby`, where the binding declares it for the GET (docs/api-contract.md section 14)."""
+        return "referencedby" in self.flags.get("get", ()) and flag(self.request, "referencedby")
+
 
 class GroupCollectionView(EntityView):
     level = "group"
@@ -107,6 +127,38 @@ class GroupCollectionView(EntityView):
         return self.collection_answer(self.groups_json(groups), page, total)
 
     def groups_json(self, groups) -> Body:
+        return {g.gid: self.group_json(g) for g in groups}
+
+
+class GroupView(EntityView):
+    # One group, read through the selectors (with what is below it when `inline_below`); a PUT is the binding's
+    # `put_group` (its body translated into the service's call), answered with the group read again (201 and
+    # `Location` when it was created); a DELETE is the binding's `delete_group`, answered 204 unless the binding
+    # answers with what it deleted.
+    level = "group"
+
+    def get(self, request, gid):
+        if self.asks_referenced_by():
+            return self.referenced_by_response(selectors.get_group(self.gt, gid).path)
+        return self.group_answer(gid)
+
+    def put(self, request, gid):
+        return self.group_answer(gid, self.put_group(gid))
+
+    def delete(self, request, gid):
+        return self.delete_group(gid) or HttpResponse(status=204)
+
+    def group_answer(self, gid: str, created: bool = False) -> HttpResponse:
+        group = selectors.get_group(self.gt, gid, self.inline_below())
+        self.check_inlined([group])
+        return self.entity_answer(self.group_json(group), created)
+
+    def put_group(self, gid: str) -> bool:
+        """Write the group the request's body describes; whether it was created."""
+        raise NotImplementedError
+
+    def delete_group(self, gid: str) -> HttpResponse | None:
+        """Delete the group (with the epoch and the force the request gives); the binding's answer, None for 204."""
         raise NotImplementedError
 
 
@@ -147,3 +199,72 @@ class VersionCollectionView(EntityView):
 
     def versions_json(self, group, resource, versions) -> Body:
         raise NotImplementedError
+
+
+class ResourceView(EntityView):
+    # One resource, or one of its versions (VersionView: `vid` given). A path's last id reads as the binding says
+    # (`path_id`: 1.0's `$details` suffix, 0.5's `?meta`); a read answers the entity's metadata (`entity_json`) when
+    # the request asks for it or its type has no document (`reads_metadata`), else its document with the metadata
+    # in headers (`document_read`). A PUT is the binding's `put_entity`, answered with the entity read again
+    # (201 and `Location` when it was created); a DELETE is the binding's `delete_entity`, answered 204 unless
+    # the binding answers with what it deleted.
+    level = "resource"
+
+    def path_id(self, value: str) -> tuple[str, bool]:
+        """The id a path's last segment names, and whether it asks for the entity's metadata (not its document)."""
+        return value, flag(self.request, "meta")
+
+    def ids(self, rid: str, vid: str | None) -> tuple[str, str | None, bool]:
+        """The resource's id, the version's (None for the resource itself) and whether the metadata is asked for."""
+        if vid is None:
+            rid, details = self.path_id(rid)
+        else:
+            vid, details = self.path_id(vid)
+        return rid, vid, details
+
+    def get(self, request, gid, rid, vid=None):
+        rid, vid, details = self.ids(rid, vid)
+        if self.asks_referenced_by():
+            return self.referenced_by_response(self.entity_path(gid, rid, vid))
+        return self.entity_read(gid, rid, vid, details)
+
+    def put(self, request, gid, rid, vid=None):
+        rid, vid, details = self.ids(rid, vid)
+        return self.entity_read(gid, rid, vid, details, self.put_entity(gid, rid, vid, details))
+
+    def delete(self, request, gid, rid, vid=None):
+        rid, vid, _details = self.ids(rid, vid)
+        return self.delete_entity(gid, rid, vid) or HttpResponse(status=204)
+
+    def entity_read(self, gid: str, rid: str, vid: str | None, details: bool, created: bool = False) -> HttpResponse:
+        if self.reads_metadata(details):
+            return self.entity_answer(self.entity_json(gid, rid, vid), created)
+        return self.document_read(gid, rid, vid, created)
+
+    def entity_path(self, gid: str, rid: str, vid: str | None) -> str:
+        """The store path of the resource or the version (404 when it does not exist)."""
+        resource = selectors.get_resource(selectors.get_group(self.gt, gid), self.resource_plural, rid)
+        return resource.path if vid is None else f"{resource.path}/versions/{selectors.get_version(resource, vid).vid}"
+
+    def reads_metadata(self, details: bool) -> bool:
+        """Whether a read answers the entity's metadata (JSON) rather than its document."""
+        return details
+
+    def entity_json(self, gid: str, rid: str, vid: str | None) -> Body:
+        raise NotImplementedError
+
+    def document_read(self, gid: str, rid: str, vid: str | None, created: bool = False) -> HttpResponse:
+        """The document with its metadata in the binding's headers (registry/http/views.document_answer)."""
+        raise NotImplementedError
+
+    def put_entity(self, gid: str, rid: str, vid: str | None, details: bool) -> bool:
+        """Write the entity the request's body describes (its metadata when `details`); whether it was created."""
+        raise NotImplementedError
+
+    def delete_entity(self, gid: str, rid: str, vid: str | None) -> HttpResponse | None:
+        """Delete the entity (with the epoch and the force the request gives); the binding's answer, None for 204."""
+        raise NotImplementedError
+
+
+class VersionView(ResourceView):
+    level = "version"

@@ -8,6 +8,7 @@ from ...http.binding import Binding
 from ...http.entity_views import EntityView
 from ...http.problems import problem_response
 from ...http.requests import flag
+from .representations import group_json
 
 CORE = Binding(
     name="cloudevents-registry-0.5",
@@ -24,6 +25,9 @@ class CoreView(EntityView):
 
     def inline_below(self) -> bool:
         return flag(self.request, "inline")
+
+    def group_json(self, group) -> dict:
+        return group_json(self.base, self.gt, group, self.inline_below())
 
     def base_url(self) -> str:
         return self.request.build_absolute_uri(settings.REGISTRY_CORE_PATH).rstrip("/")

@@ -9,7 +9,6 @@ from ...documents.exports import export_document
 from ...documents.imports import import_document
 from ...domain.attributes import stored_attributes
 from ...http import entity_views as kernel
-from ...http.entity_views import check_inline_size, inlined_count
 from ...http.requests import declared_flags, flag, json_body, query_epoch
 from ...http.views import json_response
 from ...store import selectors
@@ -19,9 +18,6 @@ from .representations import group_json
 
 class GroupCollectionView(CoreView, kernel.GroupCollectionView):
     flags = declared_flags(get="inline filter limit page", post="", delete="force")
-
-    def groups_json(self, groups) -> dict:
-        return {g.gid: group_json(self.base, self.gt, g, self.inline_below()) for g in groups}
 
     def post(self, request):
         body = json_body(request)
@@ -38,20 +34,17 @@ class GroupCollectionView(CoreView, kernel.GroupCollectionView):
         return json_response({g.gid: group_json(base, self.gt, g) for g in deleted})
 
 
-class GroupView(CoreView):
+class GroupView(CoreView, kernel.GroupView):
     flags = declared_flags(get="inline referencedby", put="epoch", delete="epoch force")
 
-    def get(self, request, gid):
-        if flag(request, "referencedby"):
-            return self.referenced_by_response(selectors.get_group(self.gt, gid).path)
-        inline = flag(request, "inline")
-        if inline and "application/cloudevents-registry+json" in request.headers.get("Accept", ""):
+    def group_answer(self, gid, created=False):
+        """`?inline` with the media type of a registry document: the group as an export writes it."""
+        if flag(self.request, "inline") and "application/cloudevents-registry+json" in self.request.headers.get(
+            "Accept", ""
+        ):
             document = export_document(self.group_plural, gid)
             return json_response(document, headers={"Content-Type": "application/cloudevents-registry+json"})
-        group = selectors.get_group(self.gt, gid, inline)
-        if inline:
-            check_inline_size(inlined_count(group))
-        return json_response(group_json(self.base_url(), self.gt, group, inline))
+        return super().group_answer(gid, created)
 
     def put(self, request, gid):
         """Replace or create the group; a collection in the body (`schemas`, `definitions`) is written as a document
@@ -67,18 +60,14 @@ class GroupView(CoreView):
                 # one write: its versions are checked against each other (not an import's history)
                 nested_doc = {self.group_plural: {gid: {**stored_attributes(group), **nested}}}
                 import_document(ctx, nested_doc, history=False)
-        data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
-        return json_response(
-            data, status=201 if created else 200, headers={"Location": data["self"]} if created else None
-        )
+        return self.group_answer(group.gid, created)
 
-    def delete(self, request, gid):
-        group = selectors.get_group(self.gt, gid)
-        last = group_json(self.base_url(), self.gt, group)
+    def delete_group(self, gid):
+        last = self.group_json(selectors.get_group(self.gt, gid))
         services.delete_group(
             ctx=self.context(),
             address=self.address(gid),
-            expected_epoch=query_epoch(request),
-            force=flag(request, "force"),
+            expected_epoch=query_epoch(self.request),
+            force=flag(self.request, "force"),
         )
         return json_response(last)

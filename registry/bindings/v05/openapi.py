@@ -153,9 +153,11 @@ def declare(root, groups, group, resources, resource, versions, version) -> None
         (groups, GROUPS),
         (group, GROUP),
         (resources, RESOURCES),
-        (resource, RESOURCE),
         (versions, VERSIONS),
+        # a version's view inherits the resource view's methods: described first, so that it does not start from
+        # the resource's description (its flags)
         (version, VERSION),
+        (resource, RESOURCE),
     ):
         describe(view, operations, MEANINGS)
     register_body("/", "post", document_schema)

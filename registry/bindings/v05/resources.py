@@ -7,7 +7,6 @@ from django.http import HttpResponse
 from ... import services
 from ...http import entity_views as kernel
 from ...http import fast_reads
-from ...http.entity_views import check_inline_size, inlined_count
 from ...http.requests import declared_flags, flag, json_body, query_epoch
 from ...http.views import document_answer, json_response
 from ...representations import document_bytes
@@ -18,9 +17,6 @@ from .representations import registry_headers, resource_json, version_json, vers
 
 
 class ResourceTypeView(CoreView):
-    def group(self, gid):
-        return selectors.get_group(self.gt, gid)
-
     def document_response(
         self, resource, version, status: int = 200, extra: dict | None = None, redirect: bool = False
     ) -> HttpResponse:
@@ -32,10 +28,9 @@ class ResourceTypeView(CoreView):
         content = b"" if version.resource_uri else document_bytes(self.rt, resource, version)
         return document_answer(version, content, headers, status, redirect=307 if redirect else None)
 
-    def meta_response(self, resource, version, status: int = 200, extra: dict | None = None):
-        data = version_json(self.base_url(), self.rt, resource, version)
-        headers = {"Content-Location": data["self"], **(extra or {})}
-        return json_response(data, status=status, headers=headers)
+    def answer(self, data: dict, status: int = 200, headers: dict | None = None) -> HttpResponse:
+        """An entity's metadata says where the entity is in `Content-Location`."""
+        return super().answer(data, status=status, headers={"Content-Location": data["self"], **(headers or {})})
 
     def resource_url(self, resource) -> str:
         return f"{self.base_url()}{resource.path}"
@@ -65,34 +60,41 @@ class ResourceCollectionView(ResourceTypeView, kernel.ResourceCollectionView):
         return json_response({r.rid: resource_json(base, self.rt, r, version=v) for r, v in deleted})
 
 
-class ResourceView(ResourceTypeView):
+class ResourceView(ResourceTypeView, kernel.ResourceView):
     flags = declared_flags(get="meta inline referencedby", put="meta epoch", post="epoch", delete="epoch force")
 
-    def get(self, request, gid, rid):
-        if flag(request, "referencedby"):
-            return self.referenced_by_response(selectors.get_resource(self.group(gid), self.resource_plural, rid).path)
-        inline = flag(request, "inline")
-        if flag(request, "meta") or inline:
-            group = self.group(gid)
-            resource = selectors.get_resource(group, self.resource_plural, rid, inline=inline)
-            if inline:
-                check_inline_size(inlined_count(resource))
-            data = resource_json(self.base_url(), self.rt, resource, group=group, inline=inline)
-            return json_response(data, headers={"Content-Location": data["self"]})
-        resource, latest = selectors.get_document_version(self.gt, gid, self.resource_plural, rid)
-        return self.document_response(resource, latest, redirect=True)
+    def reads_metadata(self, details: bool) -> bool:
+        """The metadata as JSON with `?meta`, or with what is below it with `?inline`."""
+        return details or flag(self.request, "inline")
 
-    def put(self, request, gid, rid):
-        ctx = self.context()
+    def entity_json(self, gid, rid, vid) -> dict:
+        if vid is not None:
+            resource, version = selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid)
+            return version_json(self.base_url(), self.rt, resource, version)
+        group = selectors.get_group(self.gt, gid)
+        resource = selectors.get_resource(group, self.resource_plural, rid, inline=self.inline_below())
+        self.check_inlined([resource])
+        return resource_json(self.base_url(), self.rt, resource, group=group, inline=self.inline_below())
+
+    def document_read(self, gid, rid, vid, created=False):
+        resource, version = selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid)
+        return self.document_response(resource, version, redirect=True)
+
+    def put(self, request, gid, rid, vid=None):
+        # (a comment, not a docstring: the OpenAPI description would show it) the answer is what the write returns:
+        # with `?meta` the metadata of the version written, else its document
+        ctx, address = self.context(), self.address(gid, rid, vid)
         if flag(request, "meta"):
             body = json_body(request)
             resource, version = services.put_meta(
-                ctx=ctx, address=self.address(gid, rid), data=body, expected_epoch=query_epoch(request)
+                ctx=ctx, address=address, data=body, expected_epoch=query_epoch(request)
             )
-            return self.meta_response(resource, version)
+            return self.answer(version_json(self.base_url(), self.rt, resource, version))
         inp = version_input(request, self.rt)
-        resource, version, created = services.put_resource(ctx=ctx, address=self.address(gid, rid), data=inp)
-        extra = {"Location": self.resource_url(resource)} if created else None
+        write = services.put_resource if vid is None else services.put_version
+        resource, version, created = write(ctx=ctx, address=address, data=inp)
+        location = self.resource_url(resource) + (f"/versions/{vid}" if vid is not None else "")
+        extra = {"Location": location} if created else None
         return self.document_response(resource, version, status=201 if created else 200, extra=extra)
 
     def post(self, request, gid, rid):
@@ -100,14 +102,20 @@ class ResourceView(ResourceTypeView):
         resource, version = services.create_version(ctx=self.context(), address=self.address(gid, rid), data=inp)
         return self.document_response(resource, version, status=201, extra={"Location": self.resource_url(resource)})
 
-    def delete(self, request, gid, rid):
-        resource, latest = services.delete_resource(
+    def delete_entity(self, gid, rid, vid):
+        delete = services.delete_resource if vid is None else services.delete_version
+        resource, version = delete(
             ctx=self.context(),
-            address=self.address(gid, rid),
-            expected_epoch=query_epoch(request),
-            force=flag(request, "force"),
+            address=self.address(gid, rid, vid),
+            expected_epoch=query_epoch(self.request),
+            force=flag(self.request, "force"),
         )
-        data = resource_json(self.base_url(), self.rt, resource, version=latest)
+        base = self.base_url()
+        data = (
+            version_json(base, self.rt, resource, version)
+            if vid is not None and version is not None  # (a deleted version, not its resource's latest)
+            else resource_json(base, self.rt, resource, version=version)
+        )
         return json_response(data, headers=registry_headers(data))
 
 
@@ -128,43 +136,9 @@ class VersionCollectionView(ResourceTypeView, kernel.VersionCollectionView):
         return json_response({v.vid: version_json(base, self.rt, r, v) for r, v in deleted})
 
 
-class VersionView(ResourceTypeView):
+class VersionView(ResourceView, kernel.VersionView):
     flags = declared_flags(get="meta referencedby", put="meta epoch", delete="epoch force")
-
-    def get(self, request, gid, rid, vid):
-        resource, version = selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid)
-        if flag(request, "referencedby"):
-            return self.referenced_by_response(f"{resource.path}/versions/{version.vid}")
-        if flag(request, "meta"):
-            return self.meta_response(resource, version)
-        return self.document_response(resource, version, redirect=True)
-
-    def put(self, request, gid, rid, vid):
-        ctx = self.context()
-        if flag(request, "meta"):
-            body = json_body(request)
-            resource, version = services.put_meta(
-                ctx=ctx, address=self.address(gid, rid, vid), data=body, expected_epoch=query_epoch(request)
-            )
-            return self.meta_response(resource, version)
-        inp = version_input(request, self.rt)
-        resource, version, created = services.put_version(ctx=ctx, address=self.address(gid, rid, vid), data=inp)
-        return self.document_response(
-            resource,
-            version,
-            status=201 if created else 200,
-            extra={"Location": f"{self.resource_url(resource)}/versions/{vid}"} if created else None,
-        )
-
-    def delete(self, request, gid, rid, vid):
-        resource, version = services.delete_version(
-            ctx=self.context(),
-            address=self.address(gid, rid, vid),
-            expected_epoch=query_epoch(request),
-            force=flag(request, "force"),
-        )
-        data = version_json(self.base_url(), self.rt, resource, version)
-        return json_response(data, headers=registry_headers(data))
+    http_method_names = ["get", "put", "delete", "head", "options"]
 
 
 # a document GET without flags is the fast path's (registry/http/fast_reads.py): its answer depends on the row only

@@ -35,6 +35,7 @@ from .flags import (
     sorted_collection,
 )
 from .mapping import common_attribute_to_v10, ordered_mappings, v1_attribute_name, v1_mappings, v1_path
+from .reads import render_group
 from .representations import BINARY
 
 # the kernel's problem kinds -> (1.0 error type, status in the 1.0 binding, the HTTP header it is about)
@@ -130,8 +131,8 @@ class XRegistryView(EntityView):
         """A view with a PUT, and a collection with a POST, take PATCH the same way (the write reads
         `request.method` where a PATCH merges): its own function, so that OpenAPI describes it apart."""
         super().__init_subclass__(**kwargs)
-        target = "put" if "put" in cls.__dict__ else "post" if getattr(cls, "collection", False) else None
-        if target is not None and target in cls.__dict__ and "patch" not in cls.__dict__:
+        target = "put" if hasattr(cls, "put") else "post" if getattr(cls, "collection", False) else None
+        if target is not None and hasattr(cls, target) and "patch" not in cls.__dict__:
 
             def patch(self, request, *args, **kwargs):
                 return getattr(self, target)(request, *args, **kwargs)
@@ -175,6 +176,13 @@ class XRegistryView(EntityView):
         if self.level == "version":
             return "version"
         return self.gm.v1_singular if self.level == "group" else self.rm.v1_singular
+
+    def inline_below(self) -> bool:
+        """A group is read with its resources when `?inline` names one of their collections."""
+        return self.level == "group" and any(self.inline.wants(rm.v1_plural) for rm in self.gm.resources)
+
+    def group_json(self, group) -> dict:
+        return render_group(self.base, self.gm, group, self.inline, doc=doc_view(self.request))
 
     def filters(self) -> list[str]:
         return filters(self.request, self.singular)

@@ -38,12 +38,6 @@ class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
     flags = LEVELS["groups"]
     collection = True
 
-    def inline_below(self) -> bool:
-        return any(self.inline.wants(rm.v1_plural) for rm in self.gm.resources)
-
-    def groups_json(self, groups) -> dict:
-        return {g.gid: render_group(self.base, self.gm, g, self.inline, doc=doc_view(self.request)) for g in groups}
-
     def post(self, request):
         body = json_body(request)
         writes.upsert_groups(self.context(), self.gm, body)
@@ -57,43 +51,31 @@ class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
         return HttpResponse(status=204)
 
 
-class GroupView(XRegistryView):
+class GroupView(XRegistryView, kernel.GroupView):
     flags = LEVELS["group"]
     takes_collections = True
 
-    def render(self, gid, status=200):
-        group = selectors.get_group(self.gt, gid)
-        data = render_group(self.base_url(), self.gm, group, Inline(self.request), doc=doc_view(self.request))
-        headers = {"Location": data["self"]} if status == 201 else None
-        data = self.shown(data)
-        if collections_only(self.request):
-            data = only_collections(data, [rm.v1_plural for rm in self.gm.resources])
-        return json_response(data, status=status, headers=headers)
+    def shown(self, data: dict) -> dict:
+        data = super().shown(data)
+        return (
+            only_collections(data, [rm.v1_plural for rm in self.gm.resources])
+            if collections_only(self.request)
+            else data
+        )
 
-    def get(self, request, gid):
-        return self.render(gid)
-
-    def put(self, request, gid):
-        body = json_body(request, required=False) or {}
-        epoch = expected_epoch(request, body.get("epoch"))
-        created = writes.put_group(self.context(), self.gm, gid, body, epoch=epoch, patch=request.method == "PATCH")
-        return self.render(gid, 201 if created else 200)
+    def put_group(self, gid) -> bool:
+        body = json_body(self.request, required=False) or {}
+        epoch = expected_epoch(self.request, body.get("epoch"))
+        return writes.put_group(self.context(), self.gm, gid, body, epoch=epoch, patch=self.request.method == "PATCH")
 
     def post(self, request, gid):
         """`POST /GROUPS/gID`: a map of resource types -> resources, created or updated."""
         body = json_body(request)
         writes.post_group_resources(self.context(), self.gm, gid, body)
-        return self.render(gid)
+        return self.group_answer(gid)
 
-    def delete(self, request, gid):
-        writes.delete_group(self.context(), self.gm, gid, query_epoch(request), force=flag(request, "force"))
-        return HttpResponse(status=204)
-
-
-def split_details(rid: str) -> tuple[str, bool]:
-    if rid.endswith("$details"):
-        return rid[: -len("$details")], True
-    return rid, False
+    def delete_group(self, gid) -> None:
+        writes.delete_group(self.context(), self.gm, gid, query_epoch(self.request), force=flag(self.request, "force"))
 
 
 class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
@@ -130,34 +112,42 @@ class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
         return HttpResponse(status=204)
 
 
-class ResourceView(XRegistryView):
+class ResourceView(XRegistryView, kernel.ResourceView):
     flags = LEVELS["resource"]
 
-    def render(self, gid, rid, details: bool, status=200):
-        request = self.request
-        details = details or doc_view(request)  # the doc flag serializes the metadata view ("Doc Flag")
-        if self.rm.hasdocument and not details:
-            return self.document(gid, rid, None, status)
+    def path_id(self, value: str) -> tuple[str, bool]:
+        """`ID$details`: the entity's metadata, not its document."""
+        return value.removesuffix("$details"), value.endswith("$details")
+
+    def reads_metadata(self, details: bool) -> bool:
+        # the doc flag serializes the metadata view ("Doc Flag")
+        return details or doc_view(self.request) or not self.rm.hasdocument
+
+    def entity_json(self, gid, rid, vid) -> dict:
         group, resource = self.load(gid, rid)
-        versions = resource.all_versions
-        data = render_resource(
-            self.base_url(),
-            self.gm,
-            self.rm,
-            group,
-            resource,
-            versions,
-            Inline(request),
-            doc=doc_view(request),
-            inline_document=Inline(request).wants(self.rm.v1_singular),
-        )
-        return self.answer(data, status=status, headers={"Location": data["self"]} if status == 201 else None)
+        versions, inline_document = resource.all_versions, self.inline.wants(self.rm.v1_singular)
+        if vid is None:
+            doc = doc_view(self.request)
+            return render_resource(
+                self.base,
+                self.gm,
+                self.rm,
+                group,
+                resource,
+                versions,
+                self.inline,
+                doc=doc,
+                inline_document=inline_document,
+            )
+        version = next((v for v in versions if v.vid == vid), None)
+        if version is None:
+            raise Problem(
+                "not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} does not exist"
+            )
+        place = Place(self.base, self.gm, self.rm, group, resource)
+        return version_json(place, version, versions=versions, inline_document=inline_document)
 
-    def get(self, request, gid, rid):
-        rid, details = split_details(rid)
-        return self.render(gid, rid, details)
-
-    def document(self, gid, rid, vid, status=200):
+    def document_read(self, gid, rid, vid, created=False):
         """A document resource without `$details`: the document as the body, its metadata as `xRegistry-*` headers
         in the resource's (`vid` None) or the version's form (a `<RESOURCE>url` version answers 303 to it); a
         creation (201) says where the new entity is in `Location`. One query: the compiled read of the document
@@ -189,20 +179,23 @@ class ResourceView(XRegistryView):
             ancestor=previous or version.vid,
             resource_form=vid is None,
         )
-        if status == 201:
+        if created:
             headers["Location"] = headers["xRegistry-self"]
-        return document_answer(version, bytes(version.content or b""), headers, status, redirect=303)
+        return document_answer(version, bytes(version.content or b""), headers, 201 if created else 200, redirect=303)
 
-    def put(self, request, gid, rid):
-        rid, details = split_details(rid)
-        created = writes.put_resource(
-            self.context(), self.gm, self.rm, gid, rid, request, details=details, patch=request.method == "PATCH"
+    def put_entity(self, gid, rid, vid, details) -> bool:
+        request, patch = self.request, self.request.method == "PATCH"
+        if vid is None:
+            return writes.put_resource(
+                self.context(), self.gm, self.rm, gid, rid, request, details=details, patch=patch
+            )
+        return writes.put_version(
+            self.context(), self.gm, self.rm, gid, rid, vid, request, details=details, patch=patch
         )
-        return self.render(gid, rid, details or not self.rm.hasdocument, 201 if created else 200)
 
     def post(self, request, gid, rid):
         """A new version of the resource (its id from the body's `versionid`, or the next number)."""
-        rid, details = split_details(rid)
+        rid, details = self.path_id(rid)
         vid = writes.post_version(self.context(), self.gm, self.rm, gid, rid, request, details=details)
         group, resource = self.load(gid, rid)
         version = next((v for v in resource.all_versions if v.vid == vid), None)
@@ -210,17 +203,17 @@ class ResourceView(XRegistryView):
             raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}/versions/{vid}")
         place = Place(self.base_url(), self.gm, self.rm, group, resource)
         data = version_json(place, version, versions=resource.all_versions)
-        return json_response(data, status=201, headers={"Location": data["self"]})
+        return self.entity_answer(data, created=True)
 
-    def delete(self, request, gid, rid):
-        rid, _details = split_details(rid)
-        writes.delete_resource(
-            self.context(), self.gm, self.rm, gid, rid, query_epoch(request), force=flag(request, "force")
-        )
-        return HttpResponse(status=204)
+    def delete_entity(self, gid, rid, vid) -> None:
+        epoch, force = query_epoch(self.request), flag(self.request, "force")
+        if vid is None:
+            writes.delete_resource(self.context(), self.gm, self.rm, gid, rid, epoch, force=force)
+        else:
+            writes.delete_version(self.context(), self.gm, self.rm, gid, rid, vid, epoch, force=force)
 
 
-class MetaView(ResourceView):
+class MetaView(XRegistryView):
     flags = LEVELS["meta"]
     http_method_names = ["get", "put", "patch", "head", "options"]  # a meta entity goes with its resource
 
@@ -286,46 +279,9 @@ class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
         return HttpResponse(status=204)
 
 
-class VersionView(ResourceView):
+class VersionView(ResourceView, kernel.VersionView):
     flags = LEVELS["version"]
     http_method_names = ["get", "put", "patch", "delete", "head", "options"]
-
-    def render_version(self, gid, rid, vid, details, status=200):
-        details = details or doc_view(self.request)  # the doc flag serializes the metadata view ("Doc Flag")
-        if self.rm.hasdocument and not details:
-            return self.document(gid, rid, vid, status)
-        group, resource = self.load(gid, rid)
-        versions = resource.all_versions
-        version = next((v for v in versions if v.vid == vid), None)
-        if version is None:
-            raise Problem(
-                "not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} does not exist"
-            )
-        data = version_json(
-            Place(self.base_url(), self.gm, self.rm, group, resource),
-            version,
-            versions=versions,
-            inline_document=Inline(self.request).wants(self.rm.v1_singular),
-        )
-        return self.answer(data, status=status, headers={"Location": data["self"]} if status == 201 else None)
-
-    def get(self, request, gid, rid, vid):  # type: ignore[override]  # (a version's path: one id more)
-        vid, details = split_details(vid)
-        return self.render_version(gid, rid, vid, details)
-
-    def put(self, request, gid, rid, vid):  # type: ignore[override]  # (a version's path: one id more)
-        vid, details = split_details(vid)
-        created = writes.put_version(
-            self.context(), self.gm, self.rm, gid, rid, vid, request, details=details, patch=request.method == "PATCH"
-        )
-        return self.render_version(gid, rid, vid, details or not self.rm.hasdocument, 201 if created else 200)
-
-    def delete(self, request, gid, rid, vid):  # type: ignore[override]  # (a version's path: one id more)
-        vid, _details = split_details(vid)
-        writes.delete_version(
-            self.context(), self.gm, self.rm, gid, rid, vid, query_epoch(request), force=flag(request, "force")
-        )
-        return HttpResponse(status=204)
 
 
 def document_address(initkwargs: dict, kwargs: dict) -> fast_reads.DocumentAddress | None:
