@@ -148,8 +148,9 @@ _resolutions = BoundedCache("fast_read_paths", max_entries=2048)
 _UNKNOWN = object()
 
 
-def _resolved(path_info: str):
-    """(resolver match, addresser) of a path whose view registered, else None; kept per path."""
+def _address(path_info: str) -> DocumentAddress | None:
+    """The address of a path whose view registered as a document read, else None (also when a segment can be no
+    query parameter: the whole way answers it); kept per path (`register`: a function of the path alone)."""
     found = _resolutions.get(path_info, default=_UNKNOWN)
     if found is _UNKNOWN:
         try:
@@ -157,7 +158,9 @@ def _resolved(path_info: str):
         except Resolver404:
             match = None
         addresser = _views.get(getattr(match.func, "view_class", None)) if match is not None else None
-        found = (match, addresser) if addresser is not None else None
+        found = addresser(getattr(match.func, "view_initkwargs", {}), match.kwargs) if match and addresser else None
+        if found is not None and not all(_storable(v) for v in (found.gid, found.rid, found.vid)):
+            found = None
         _resolutions.put(path_info, found)
     return found
 
@@ -247,20 +250,16 @@ def probe(request) -> Probe | None:
         host = request.get_host()
     except DisallowedHost:
         return None  # the whole way answers it (400)
-    resolved = None if meta.get("QUERY_STRING") else _resolved(request.path_info)
-    if resolved is None:  # another path or query string than a document's: a whole-registry answer, if one was kept
+    address = None if meta.get("QUERY_STRING") else _address(request.path_info)
+    if address is None:  # another path or query string than a document's: a whole-registry answer, if one was kept
         key: tuple = (request.get_full_path(), request.scheme, host, token is not None, meta.get("HTTP_ACCEPT"))
         rows = _marker_rows(token) if key in kept_answers else ()
     else:
-        match, addresser = resolved
-        address = addresser(match.func.view_initkwargs, match.kwargs)
-        if address is None or not all(_storable(v) for v in (address.gid, address.rid, address.vid)):
-            return None
         key = (request.path, request.scheme, host, token is not None)
         rows = _document_rows(address, token)
     if rows is None:
         return None
-    found = Probe(key, rows if resolved else None, meta.get("HTTP_IF_NONE_MATCH"))
+    found = Probe(key, rows if address is not None else None, meta.get("HTTP_IF_NONE_MATCH"))
     kept = kept_answers.get(key, rows) if rows else None
     if kept is not None:
         not_modified = (
