@@ -1,4 +1,4 @@
-"""The fast path serves whole-registry answers again (registry/http/fast_reads.py, `_probe_whole`): `GET /?inline`,
+"""The fast path serves whole-registry answers again (registry/http/fast_reads.py, `probe`): `GET /?inline`,
 the 0.5 JSON and YAML exports, 1.0's `?inline` and `/registry/export`, kept under the change marker.
 
 For each, anonymous and with a token, GET, HEAD and a revalidation: the status, every header but X-Request-ID and the
