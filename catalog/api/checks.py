@@ -94,7 +94,7 @@ class SchemaVersionDiffView(RegistryView):
             (200, "application/json"): OpenApiResponse(
                 OpenApiTypes.ANY, "a list of SchemaChange, or {format, line_diff}"
             ),
-            **problem_responses(400, 401, 404, 429, 503),
+            **problem_responses(400, 401, 403, 404, 429, 503),
         },
         tags=["checks"],
     )

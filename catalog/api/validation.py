@@ -157,7 +157,7 @@ def described(operation_id: str, summary: str, *, by_type: bool = False, v1: boo
                 if by_type
                 else "the verdict (valid or not, each error with its path)",
             ),
-            **problem_responses(400, 401, 404, 413, 415, 429, 503),
+            **problem_responses(400, 401, 403, 404, 413, 415, 429, 503),
         },
     )
 

@@ -83,8 +83,13 @@ def problem_responses(*codes: int, words: dict[int, str] | None = None) -> dict:
     return {(code, "application/problem+json"): OpenApiResponse(PROBLEM, words[code]) for code in codes}
 
 
-READ_ERRORS = problem_responses(400, 401, 404)  # the errors of a read and of a write, in the kernel's words
+# the errors of a read and of a write, in the kernel's words: with public reads off (REGISTRY_PUBLIC_READ), a read
+# below a group with owners refuses a caller with no role there (registry/http/permissions.check_group_read)
+READ_ERRORS = problem_responses(400, 401, 403, 404, words={403: "no role in the group (public reads off)"})
 WRITE_ERRORS = problem_responses(400, 401, 403, 404, 409, 413, 415)
+# a read of many groups (the registry's root, a collection of groups) keeps to the groups the caller may read
+# (registry/access/read_scope.py) rather than refusing: no 403
+LISTING_ERRORS = problem_responses(400, 401, 404)
 
 
 def flag(name: str, description: str, type_=OpenApiTypes.STR, **options) -> OpenApiParameter:

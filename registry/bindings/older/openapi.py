@@ -6,6 +6,7 @@ declares, `RegistryView.flags`). `declare()` attaches them (urls.py calls it).""
 from __future__ import annotations
 
 from ...http.openapi import DOCUMENT, EPOCH, FILTER, LIMIT, OBJECT, describe, flag, operation, register_group_body
+from ...http.openapi import LISTING_ERRORS as LISTING
 from ...http.openapi import READ_ERRORS as READ
 from ...http.openapi import WRITE_ERRORS as WRITE
 from . import messagecatalog as mc
@@ -38,14 +39,14 @@ FEATURES = {
 def operations(what: str, tags: list[str]) -> dict:
     """The descriptions of each base view's operations for one binding (`what`: "schema", "definition")."""
 
-    def read(summary: str, *ok):
-        return operation(summary, ok=ok, errors=READ, tags=tags)
+    def read(summary: str, *ok, errors=READ):
+        return operation(summary, ok=ok, errors=errors, tags=tags)
 
     def write(summary: str, *ok, **options):
         return operation(summary, ok=ok, errors=WRITE, tags=tags, **options)
 
     return {
-        "groups": {"get": read(f"List {what} group ids", IDS)},
+        "groups": {"get": read(f"List {what} group ids", IDS, errors=LISTING)},
         "group": {
             "get": read(f"Get a {what} group", ATTRIBUTES),
             "put": write(f"Create or update a {what} group", ATTRIBUTES, (201, OBJECT, ""), body=OBJECT),
@@ -90,7 +91,7 @@ def declare() -> None:
     definitions["lookup"] = {  # without `uri`, the group of that id
         "get": operation(
             "A definition version by its version URI",
-            ok=FOUND[:1],
+            ok=FOUND,
             errors=READ,
             flags=[flag("uri", "a version URI; without it, the group named messagedefinition")],
             tags=mc.TAGS,

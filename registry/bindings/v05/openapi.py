@@ -14,6 +14,7 @@ from ...http.openapi import (
     FILTER,
     ID_SCHEMA,
     LIMIT,
+    LISTING_ERRORS,
     OBJECT,
     READ_ERRORS,
     WRITE_ERRORS,
@@ -57,8 +58,8 @@ MEANINGS = {
 ELSEWHERE = (307, None, "stored elsewhere: Location")
 
 
-def read(summary: str, *ok, **options):
-    return operation(summary, ok=ok, errors=READ_ERRORS, **options)
+def read(summary: str, *ok, errors=READ_ERRORS, **options):
+    return operation(summary, ok=ok, errors=errors, **options)
 
 
 def write(summary: str, *ok, **options):
@@ -66,7 +67,12 @@ def write(summary: str, *ok, **options):
 
 
 ROOT = {
-    "get": read("Registry root, model (?model) or everything (?inline)", (200, OBJECT, "registry"), tags=["registry"]),
+    "get": read(
+        "Registry root, model (?model) or everything (?inline)",
+        (200, OBJECT, "registry"),
+        errors=LISTING_ERRORS,
+        tags=["registry"],
+    ),
     "post": write(
         "Import a registry document (JSON as described; the same in YAML as application/cloudevents-registry+yaml)",
         (
@@ -81,7 +87,7 @@ ROOT = {
     ),
 }
 GROUPS = {
-    "get": read("List groups (map id -> group)", (200, OBJECT, "groups")),
+    "get": read("List groups (map id -> group)", (200, OBJECT, "groups"), errors=LISTING_ERRORS),
     "post": write("Create a group", (201, OBJECT, "created"), body=OBJECT),
     "delete": write("Delete listed groups, or all", (200, OBJECT, "deleted groups"), body=OpenApiTypes.ANY),
 }

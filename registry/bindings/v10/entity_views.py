@@ -265,8 +265,8 @@ class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
         }
 
     def post(self, request, gid, rid):
-        # (the description OpenAPI has shown since this view took it from ResourceView.post's, kept word for word)
-        """A new version of the resource (its id from the body's `versionid`, or the next number)."""
+        """Create or update versions from a map (version id -> version); `?setdefaultversionid` sets the default.
+        The answer is the versions collection."""
         body = json_body(request)
         writes.upsert_versions(
             self.context(), self.gm, self.rm, gid, rid, body, setdefault=request.GET.get("setdefaultversionid")

@@ -7,7 +7,7 @@ twice: the second answer is the fast path's replay (registry/http/fast_reads.py)
 import pytest
 from rest_framework.test import APIClient
 
-from tests.helpers import TEXT, make_group, send
+from tests.helpers import TEXT, make_definition_group, make_group, send
 
 pytestmark = pytest.mark.django_db
 
@@ -37,3 +37,16 @@ def test_redirect_has_no_content_type(far, su, path, status, method):
         assert response["Location"] == FAR
         assert response.content == b""
         assert "Content-Type" not in response, (path, response["Content-Type"])
+
+
+def test_the_message_catalog_lookup_answers_the_307_it_describes(su):
+    """The Message Catalog's lookup by version URI of a definition kept elsewhere answers 307, as `/api/schema/`
+    describes its GET."""
+    make_definition_group(su, "dg1")
+    created = send(su, "POST", "/definitionGroups/dg1/definitions", b"", TEXT, id="far", definitionURI=FAR)
+    assert created.status_code == 201, created.content
+    uri = su.get("/messagecatalog/dg1/messagedefinitions/far/versions/1")["uri"]
+    response = su.get("/messagecatalog/messagedefinition", {"uri": uri})
+    assert response.status_code == 307 and response["Location"] == FAR, response.content
+    described = su.get("/api/schema/?format=json").json()["paths"]["/messagecatalog/messagedefinition"]["get"]
+    assert "307" in described["responses"], sorted(described["responses"])
