@@ -13,7 +13,6 @@ from ...http.requests import declared_flags, flag, json_body, query_epoch
 from ...http.views import json_response
 from ...store import selectors
 from .binding import CoreView
-from .representations import group_json
 
 
 class GroupCollectionView(CoreView, kernel.GroupCollectionView):
@@ -22,16 +21,14 @@ class GroupCollectionView(CoreView, kernel.GroupCollectionView):
     def post(self, request):
         body = json_body(request)
         group = services.create_group(ctx=self.context(), address=self.address(), data=body, seed_binding=True)
-        data = group_json(self.base_url(), self.gt, selectors.get_group(self.gt, group.gid))
-        return json_response(data, status=201, headers={"Location": data["self"]})
+        return self.entity_answer(self.group_json(selectors.get_group(self.gt, group.gid)), created=True)
 
     def delete(self, request):
         items = json_body(request, required=False, kind=list)
-        base = self.base_url()
         deleted = services.delete_groups(
             ctx=self.context(), address=self.address(), items=items, force=flag(request, "force")
         )
-        return json_response({g.gid: group_json(base, self.gt, g) for g in deleted})
+        return json_response({g.gid: self.group_json(g) for g in deleted})
 
 
 class GroupView(CoreView, kernel.GroupView):

@@ -142,15 +142,12 @@ class VersionView(ResourceView, kernel.VersionView):
 
 
 # a document GET without flags is the fast path's (registry/http/fast_reads.py): its answer depends on the row only
-fast_reads.register(
-    ResourceView,
-    lambda initkwargs, kwargs: fast_reads.DocumentAddress(
-        initkwargs["group_plural"], kwargs["gid"], initkwargs["resource_plural"], kwargs["rid"]
-    ),
-)
-fast_reads.register(
-    VersionView,
-    lambda initkwargs, kwargs: fast_reads.DocumentAddress(
-        initkwargs["group_plural"], kwargs["gid"], initkwargs["resource_plural"], kwargs["rid"], kwargs["vid"]
-    ),
-)
+def document_address(initkwargs: dict, kwargs: dict) -> fast_reads.DocumentAddress:
+    """The row of a resource's latest document, or of a version's (`vid`)."""
+    return fast_reads.DocumentAddress(
+        initkwargs["group_plural"], kwargs["gid"], initkwargs["resource_plural"], kwargs["rid"], kwargs.get("vid")
+    )
+
+
+fast_reads.register(ResourceView, document_address)
+fast_reads.register(VersionView, document_address)
