@@ -10,10 +10,10 @@ from the stored versions: a new version POSTed to a schema in its write's own tr
 lock the write holds (`number_new_version`, the engine's hook: registry.domain.new_versions); every other write when
 it commits (`number_written`, which the registry calls after every committed change with the paths it wrote:
 registry.commit_listeners), in batches (`number_resources`: a bulk import's new contents get their ids together); a
-read numbers what that left out (`ensure_numbered`: a crash between the commit and the numbering). A version
-updated in place elsewhere (its epoch moved) gets the schema id of its new content. A version's references are its
-`references` attribute (confluent.references), copied into `SubjectVersion.references`; its metadata and rule set
-its `confluentmetadata` and `confluentruleset` attributes (confluent.contracts), read from there.
+read numbers what that left out (`ensure_numbered`: a crash between the commit and the numbering). A version updated in place elsewhere (its epoch moved) gets the schema id of its new
+content. A version's references are its `references` attribute (confluent.references), copied into
+`SubjectVersion.references`; its metadata and rule set its `confluentmetadata` and `confluentruleset` attributes
+(confluent.contracts), read from there.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from registry.compiled_reads import prepared_cursor
 from registry.models import Group, Resource, Version
-from registry.sent_together import Part, execute_parts, insert_part
+from registry.sent_together import execute_parts, insert_part
 
 from .attributes import VERSION_METADATA, VERSION_RULE_SET
 from .contracts import metadata_problem, normal_metadata, normal_rule_set, rule_set_problem
@@ -59,9 +59,28 @@ def _insert_next(
     guid: uuid.UUID,
 ) -> SchemaId | None:
     """The content inserted under the next id in one statement, or None when nothing was inserted: the content has an
-    id already, a concurrent registration took that id, or every id is taken (`_next_id_part`)."""
+    id already, a concurrent registration took that id, or every id is taken. ON CONFLICT DO NOTHING turns both
+    conflicts into no row (no failed statement, so no savepoint); Django's ORM has no INSERT ... SELECT, hence the
+    one written-out statement."""
+    quote = connection.ops.quote_name
+    table = quote(SchemaId._meta.db_table)
+    names = ("id", "key", "schema_type", "schema", "references", "metadata", "rule_set", "guid", "created_on")
+    columns = ", ".join(quote(c) for c in names)
+    as_json = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
     now = timezone.now()
-    row = execute_parts([_next_id_part(key, schema_type, text, references, metadata, rule_set, guid, now)])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({columns}) SELECT n.next, %s, %s, %s, {as_json}, {as_json}, {as_json}, %s, %s "
+            f"FROM (SELECT COALESCE(MAX({quote('id')}), 0) + 1 AS next FROM {table}) n "
+            f"WHERE n.next <= %s ON CONFLICT DO NOTHING RETURNING {quote('id')}",
+            [
+                *(key, schema_type, text, json.dumps(references)),
+                *(_json_or_null(metadata), _json_or_null(rule_set)),
+                SchemaId._meta.get_field("guid").get_db_prep_value(guid, connection),
+                *(connection.ops.adapt_datetimefield_value(now), MAX_SCHEMA_ID),
+            ],
+        )
+        row = cursor.fetchone()
     if row is None:
         return None
     return SchemaId(
@@ -74,40 +93,6 @@ def _insert_next(
         rule_set=rule_set,
         guid=guid,
         created_on=now,
-    )
-
-
-def _next_id_part(
-    key: str,
-    schema_type: str,
-    text: str,
-    references: list[dict],
-    metadata: dict | None,
-    rule_set: dict | None,
-    guid: uuid.UUID,
-    now,
-) -> Part:
-    """The INSERT of a content under the next id, returning the id (no row: see `_insert_next`), as a part named
-    `next_id` (registry.sent_together). ON CONFLICT DO NOTHING turns both conflicts into no row (no failed statement,
-    so no savepoint); Django's ORM has no INSERT ... SELECT, hence the written-out statement."""
-    quote = connection.ops.quote_name
-    table = quote(SchemaId._meta.db_table)
-    columns = ", ".join(quote(c) for c in NEW_IDS)
-    as_json = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
-    sql = (
-        f"INSERT INTO {table} ({columns}) SELECT n.next, %s, %s, %s, {as_json}, {as_json}, {as_json}, %s, %s "
-        f"FROM (SELECT COALESCE(MAX({quote('id')}), 0) + 1 AS next FROM {table}) n "
-        f"WHERE n.next <= %s ON CONFLICT DO NOTHING RETURNING {quote('id')}"
-    )
-    return (
-        "next_id",
-        sql,
-        [
-            *(key, schema_type, text, json.dumps(references)),
-            *(_json_or_null(metadata), _json_or_null(rule_set)),
-            SchemaId._meta.get_field("guid").get_db_prep_value(guid, connection),
-            *(connection.ops.adapt_datetimefield_value(now), MAX_SCHEMA_ID),
-        ],
     )
 
 
@@ -195,16 +180,9 @@ def version_type(version: Version, resource_format: str | None = None) -> str | 
 
 def next_number(taken: set[int], vid: str) -> int:
     top = max(taken, default=0)
-    wanted = number_of_id(vid)
-    return wanted if wanted > top else top + 1
-
-
-def number_of_id(vid: str) -> int:
-    """The number a version id asks for: itself when it is an integer written as one, up to the largest number;
-    else 0 (none: the next number)."""
-    if vid.isascii() and vid.isdigit() and str(int(vid)) == vid and int(vid) <= MAX_SCHEMA_ID:
+    if vid.isascii() and vid.isdigit() and str(int(vid)) == vid and top < int(vid) <= MAX_SCHEMA_ID:
         return int(vid)
-    return 0
+    return top + 1
 
 
 _STALE = (  # written out: its ORM form (EXISTS, OuterRef, an annotation) compiled in ten times the query's own time
@@ -452,58 +430,16 @@ def numbered_by_caller() -> Iterator[None]:
         _CALLER_NUMBERS.reset(token)
 
 
-# A new version's subject version (`%s`: its schema id's expression), numbered as `next_number` numbers (its id when
-# that is an integer above the subject's numbers, else the next number), when every other version of its schema with a
-# document has an up-to-date row (otherwise no row: `_number_batch` numbers them in creation order). Written out:
-# Django has no INSERT ... SELECT.
-_NUMBER_NEW = (
-    f"INSERT INTO {SubjectVersion._meta.db_table} (version_id, resource_id, number, schema_id_id, epoch, deleted, "
-    '"references") SELECT %%s, %%s, CASE WHEN %%s > t.top THEN %%s ELSE t.top + 1 END, k.id, %%s, %%s, %%s '
-    f"FROM (SELECT COALESCE(MAX(number), 0) AS top FROM {SubjectVersion._meta.db_table} WHERE resource_id = %%s) t, "
-    "(SELECT %s AS id) k WHERE k.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
-    f"{Version._meta.db_table} v LEFT JOIN {SubjectVersion._meta.db_table} s ON s.version_id = v.id "
-    "WHERE v.resource_id = %%s AND v.id <> %%s AND v.content IS NOT NULL AND (s.epoch IS NULL OR s.epoch <> v.epoch)) "
-    "RETURNING number"
-)
-_ID_OF_KEY = f'(SELECT id FROM {SchemaId._meta.db_table} WHERE "key" = %s)'
-
-
-def _numbered_at_once(resource: Resource, version: Version) -> bool:
-    """A new version numbered with its content's schema id in one statement (on PostgreSQL; elsewhere two, one after
-    the other: registry.sent_together), when the rest of its schema is numbered and its content has an id or the next
-    one is free; False (nothing numbered) otherwise, and for a version of a format Confluent has no type for."""
-    schema_type = version_type(version, resource.extensions.get("format"))
-    if schema_type is None:
-        return False
-    text = _stored_text(version)
-    references = attribute_references(version.extensions)
-    metadata, rule_set = contracts_of(version.extensions)
-    key = content_key(schema_type, canonical_of_stored(schema_type, text), references, metadata, rule_set)
-    next_id = _next_id_part(key, schema_type, text, references, metadata, rule_set, uuid.uuid4(), timezone.now())
-    # the CTE's new row is not seen by the statement's own snapshot (PostgreSQL): its RETURNING is read
-    schema_id = f"COALESCE((SELECT id FROM next_id), {_ID_OF_KEY})" if connection.vendor == "postgresql" else _ID_OF_KEY
-    given = number_of_id(version.vid)  # the number as `next_number` gives it, the subject's highest read in SQL
-    field = SubjectVersion._meta.get_field("references")
-    number = (
-        None,
-        _NUMBER_NEW % schema_id,
-        [version.pk, resource.pk, given, given, version.epoch, False, field.get_db_prep_save(references, connection)]
-        + [resource.pk, key, resource.pk, version.pk],
-    )
-    return execute_parts([next_id, number]) is not None
-
-
-def number_new_version(resource: Resource, version: Version) -> bool:
+def number_new_version(resource: Resource, _version: Version) -> bool:
     """The engine's hook after a new version of a schema (registry.domain.new_versions): in the write's transaction,
     under the schema's row lock the write holds, the schema's versions without an up-to-date row are numbered, the
-    new one with them, as `number_written` numbers a write's after it commits, but with no transaction, lock or read
-    of their own: when the rest of the schema is numbered, one statement (`_numbered_at_once`). Inside
-    `numbered_by_caller` it numbers nothing and says so: `number_written` then runs after the commit, as after any
-    other write (it numbers what a write that met the lock held left to the holder)."""
+    new one with them, as `number_written` numbers a write's after it commits (no transaction, lock and read of their
+    own: about half of a new version's work when it ran after the commit). Inside `numbered_by_caller` it numbers
+    nothing and says so: `number_written` then runs after the commit, as after any other write (it numbers what a
+    write that met the lock held left to the holder)."""
     if _CALLER_NUMBERS.get():
         return False
-    if not _numbered_at_once(resource, version):
-        _number_batch([resource.pk])
+    _number_batch([resource.pk])
     return True
 
 
