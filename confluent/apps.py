@@ -1,7 +1,6 @@
 """App configuration of the Confluent-compatible Schema Registry API: registers the resolver of schema versions'
 `references` attribute with the registry (confluent.references), the attributes that keep this API's settings
-on schema groups and schemas (confluent.attributes), and the numbering of what every write writes to schemas: a new
-version's in its own transaction (confluent.numbering.number_new_version), any other write's after it commits
+on schema groups and schemas (confluent.attributes), and the numbering of what every committed write wrote to schemas
 (confluent.numbering.number_written), so that this API's reads find their subjects numbered."""
 
 from django.apps import AppConfig
@@ -14,11 +13,9 @@ class ConfluentConfig(AppConfig):
     def ready(self):
         # in ready(): apps.py loads while Django fills its app registry; what this imports needs every app registered
         from registry.commit_listeners import register_on_commit_paths
-        from registry.domain.new_versions import register_new_version_hook
 
-        from . import attributes, numbering, references, subjects
+        from . import attributes, numbering, references
 
         references.register()
         attributes.register()
         register_on_commit_paths(numbering.number_written)
-        register_new_version_hook(subjects.GROUPS, subjects.SCHEMAS, numbering.number_new_version)

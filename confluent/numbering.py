@@ -6,11 +6,10 @@ next integer above every id ever given (ids given by an IMPORT count too), and n
 the same id forever. A version number is given to each version of a subject in creation order (primary-key order):
 its id when the version id is a positive integer above the subject's numbers (so `/registry/.../versions/3` is
 Confluent version 3 wherever it can be), else the next number. Versions written through other doors are numbered
-from the stored versions: a new version POSTed to a schema in its write's own transaction, under the schema's row
-lock the write holds (`number_new_version`, the engine's hook: registry.domain.new_versions); every other write when
-it commits (`number_written`, which the registry calls after every committed change with the paths it wrote:
-registry.commit_listeners), in batches (`number_resources`: a bulk import's new contents get their ids together); a
-read numbers what that left out (`ensure_numbered`: a crash between the commit and the numbering). A version updated in place elsewhere (its epoch moved) gets the schema id of its new
+when their write commits (`number_written`, which the registry calls after every committed change with the paths it
+wrote: registry.commit_listeners), derived from the stored versions, in batches (`number_resources`: a bulk import's
+new contents get their ids together); a read numbers what that left out (`ensure_numbered`: a crash between the
+commit and the numbering). A version updated in place elsewhere (its epoch moved) gets the schema id of its new
 content. A version's references are its `references` attribute (confluent.references), copied into
 `SubjectVersion.references`; its metadata and rule set its `confluentmetadata` and `confluentruleset` attributes
 (confluent.contracts), read from there.
@@ -20,9 +19,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Max, QuerySet
@@ -413,34 +409,6 @@ def number_written(paths: list[str]) -> None:
     if schemas:  # a schema's write wrote a version: no query to find that out first
         with transaction.atomic():
             _number_batch(_locked_schemas(sorted(schemas)))
-
-
-# set while the Confluent API's registration writes its version (`numbered_by_caller`)
-_CALLER_NUMBERS: ContextVar[bool] = ContextVar("confluent_caller_numbers", default=False)
-
-
-@contextmanager
-def numbered_by_caller() -> Iterator[None]:
-    """Inside, a new version's hook numbers nothing: the Confluent API's registration numbers its version itself,
-    with the number and schema id it chose (an IMPORT's given ones)."""
-    token = _CALLER_NUMBERS.set(True)
-    try:
-        yield
-    finally:
-        _CALLER_NUMBERS.reset(token)
-
-
-def number_new_version(resource: Resource, _version: Version) -> bool:
-    """The engine's hook after a new version of a schema (registry.domain.new_versions): in the write's transaction,
-    under the schema's row lock the write holds, the schema's versions without an up-to-date row are numbered, the
-    new one with them, as `number_written` numbers a write's after it commits (no transaction, lock and read of their
-    own: about half of a new version's work when it ran after the commit). Inside `numbered_by_caller` it numbers
-    nothing and says so: `number_written` then runs after the commit, as after any other write (it numbers what a
-    write that met the lock held left to the holder)."""
-    if _CALLER_NUMBERS.get():
-        return False
-    _number_batch([resource.pk])
-    return True
 
 
 def _locked_schemas(schemas: list[tuple[str, str]]) -> list[int]:

@@ -65,7 +65,7 @@ from .errors import (
     version_not_found,
 )
 from .models import SubjectVersion
-from .numbering import contracts_of, ensure_numbered, next_number, numbered_by_caller, schema_id_for
+from .numbering import contracts_of, ensure_numbered, next_number, schema_id_for
 from .references import resolve_references  # noqa: F401 - the API's
 from .schema_types import REFERENCES, Prepared, prepare, referenced_documents
 from .subjects import GROUPS, SCHEMAS, Subject, parse
@@ -293,8 +293,7 @@ def _write(
         if pending:
             _take_pending(ctx, subject, pending)
     else:
-        with numbered_by_caller():  # numbered below, with the number chosen above
-            _resource, version = create_version(ctx=ctx, address=address, data=version_input)
+        _resource, version = create_version(ctx=ctx, address=address, data=version_input)
     schema = schema_id_for(
         key=prepared.key_with(metadata, found.rule_set),
         schema_type=prepared.schema_type,

@@ -94,14 +94,6 @@ def _note_written(path: str) -> None:
     transaction.on_commit(pending, robust=True)
 
 
-def forget_written(path: str) -> None:
-    """Hand `path` to no path listener when this transaction commits: a new version's hook kept what they keep in the
-    transaction itself (registry/domain/new_versions.py)."""
-    for _savepoints, callback, _robust in transaction.get_connection().run_on_commit:
-        if isinstance(callback, WrittenPaths):
-            callback.paths.pop(path, None)
-
-
 def _announcement_pending() -> bool:
     """Whether this transaction already announces its events on commit: one announcement per transaction,
     however many events it writes (an import writes thousands). Django drops the callbacks of a savepoint

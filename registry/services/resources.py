@@ -17,7 +17,6 @@ from ..domain import extension_attributes
 from ..domain.attributes import Attributes, check_id
 from ..domain.errors import Problem, not_found
 from ..domain.model import GroupType, ResourceType, registry_model
-from ..domain.new_versions import hooks_of as new_version_hooks
 from ..models import Group, Resource, Version
 from ..sent_together import parts_collected
 from ..store import audit
@@ -25,7 +24,7 @@ from ..store.selectors import exists_ignoring_case
 from .address import EntityAddress
 from .context import WriteContext
 from .epochs import check_epoch
-from .events import emit_updated, forget_written
+from .events import emit_updated
 from .inputs import VersionInput, absorb_document, inherited
 from .integrity import insert_refused
 from .versions import (
@@ -254,7 +253,7 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     attributes; then retention."""
     address.need("resource")
     plural, gid, rplural, rid, inp = *_resource_parts(address), data
-    gt, rt = resolve_types(plural, rplural)
+    _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     ctx.saw_group(group)  # its owners and id, read with the group: no query of their own
     resource = lock_resource(group, rplural, rid)
@@ -276,11 +275,6 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
         raise insert_refused(exc, constraint="version_id_unique_ci", path=path)
     if apply_retention(ctx, resource, rt):
         refresh_latest(resource)
-    # what apps keep derived from it, in this transaction and under its lock: when every hook kept it, no path
-    # listener is told of it after the commit
-    hooks = new_version_hooks(gt.plural, rt.plural)
-    if hooks and all([hook(resource, version) for hook in hooks]):
-        forget_written(path)
     return resource, version
 
 

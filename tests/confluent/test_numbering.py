@@ -61,31 +61,6 @@ def test_versions_written_through_another_binding_are_numbered_when_written(writ
     assert read_only(writer, f"/confluent/schemas/ids/{second['id']}")["schema"] == second["schema"]
 
 
-def test_a_new_version_posted_through_another_binding_is_numbered_in_its_own_transaction(writer):
-    """A POST's new version gets its subject version and schema id in the write's transaction, under the schema's
-    lock: with the numbering after the commit switched off, they are there all the same."""
-    from confluent.numbering import number_written
-    from registry.commit_listeners import on_commit_path_listeners
-
-    put_version(writer, "Telemetry", "1", AVRO)
-    on_commit_path_listeners.remove(number_written)
-    try:
-        answer = writer.post(
-            "/schemaGroups/confluent/schemas/Telemetry",
-            AVRO_2,
-            content_type="application/json",
-            headers={"Registry-format": "Avro/1.11.0"},
-        )
-        assert answer.status_code == 201, answer.content
-    finally:
-        on_commit_path_listeners.append(number_written)
-    assert SubjectVersion.objects.count() == 2
-    assert read_only(writer, "/confluent/subjects/Telemetry/versions") == [1, 2]
-    second = read_only(writer, "/confluent/subjects/Telemetry/versions/2")
-    assert json.loads(second["schema"]) == json.loads(AVRO_2)
-    assert read_only(writer, f"/confluent/schemas/ids/{second['id']}")["schema"] == second["schema"]
-
-
 def test_a_version_changed_in_place_gets_its_new_schema_id_when_written(writer):
     put_version(writer, "Telemetry", "1", AVRO)
     before = read_only(writer, "/confluent/subjects/Telemetry/versions/1")
