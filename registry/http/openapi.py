@@ -126,7 +126,8 @@ class Operation:
     """One operation's description: its `answers(*ok, errors=errors)`, its `body` (a type, or {media type: type}),
     and its query parameters: `flags` when given, else those its view declares for the method (`describe`);
     `meanings`: this operation's own meaning of some flags (an import's `force`); `media`: the media type of its
-    JSON answers (Confluent's own)."""
+    JSON answers (Confluent's own); `description`: its longer text (None: the method's docstring, drf-spectacular's
+    default, for a method the binding writes; a method of the kernel's views says nothing of one binding)."""
 
     summary: str
     ok: tuple = ()
@@ -136,13 +137,13 @@ class Operation:
     tags: list | None = None
     meanings: dict = field(default_factory=dict)
     media: str = "application/json"
+    description: str | None = None
 
 
-def operation(
-    summary: str, *, ok=(), errors=None, flags=None, body=None, tags=None, meanings=None, media="application/json"
-) -> Operation:
+def operation(summary: str, *, ok=(), flags=None, meanings=None, **fields) -> Operation:
+    """An Operation: `ok` and `flags` any iterables, `fields` its other fields by name."""
     flags = None if flags is None else tuple(flags)
-    return Operation(summary, tuple(ok), errors, flags, body, tags, meanings or {}, media)
+    return Operation(summary, tuple(ok), flags=flags, meanings=meanings or {}, **fields)
 
 
 def declared_parameters(view_class, method: str, meanings: FlagMeanings) -> list:
@@ -157,23 +158,38 @@ def declared_parameters(view_class, method: str, meanings: FlagMeanings) -> list
 
 def describe(view_class, operations: dict, meanings: FlagMeanings | None = None):
     """Attach a binding's operations ({method: operation(...)}) to a view class, each operation's query parameters
-    from the flags the view declares and the binding's `meanings`. A method the class inherits is wrapped first
-    (drf-spectacular's isolate_view_method), so that two views sharing a base method, of one binding or two, keep
-    their own descriptions."""
+    from the flags the view declares and the binding's `meanings`. Each is described on the class's own copy of the
+    method (`own_method`), so that views sharing a method, of one binding or two, keep their own descriptions; a
+    method the class does not route is refused (it would be described and not served)."""
     for method, op in operations.items():
+        if method not in view_class.http_method_names or not hasattr(view_class, method):
+            raise ImproperlyConfigured(f"{view_class.__name__} does not route {method.upper()}: nothing to describe")
         parameters = (
             list(op.flags)
             if op.flags is not None
             else declared_parameters(view_class, method, {**(meanings or {}), **op.meanings})
         )
-        given = {"request": op.body, "tags": op.tags}  # drf-spectacular tells an absent request from None (no body)
+        # drf-spectacular tells an absent request from None (no body)
+        given = {"request": op.body, "tags": op.tags, "description": op.description}
         extend_schema(
             summary=op.summary,
             parameters=parameters,
             responses=answers(*op.ok, errors=op.errors, media=op.media),
             **{name: value for name, value in given.items() if value is not None},
-        )(isolate_view_method(view_class, method))
+        )(own_method(view_class, method))
     return view_class
+
+
+def own_method(view_class, method: str):
+    """The class's own copy of a method to describe (drf-spectacular's isolate_view_method wraps an inherited one).
+    An inherited method's copy starts undescribed: drf-spectacular's copy keeps the description the base class's
+    method was given, and a description added to it adds its query parameters to the base's (a version's view
+    would list its resource view's flags too)."""
+    inherited = method not in view_class.__dict__
+    own = isolate_view_method(view_class, method)
+    if inherited:
+        getattr(own, "kwargs", {}).pop("schema", None)
+    return own
 
 
 class RegistryBasicScheme(BasicScheme):

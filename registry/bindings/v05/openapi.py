@@ -159,11 +159,9 @@ def declare(root, groups, group, resources, resource, versions, version) -> None
         (groups, GROUPS),
         (group, GROUP),
         (resources, RESOURCES),
-        (versions, VERSIONS),
-        # a version's view inherits the resource view's methods: described first, so that it does not start from
-        # the resource's description (its flags)
-        (version, VERSION),
         (resource, RESOURCE),
+        (versions, VERSIONS),
+        (version, VERSION),  # (its view inherits the resource view's methods: describe gives it its own copies)
     ):
         describe(view, operations, MEANINGS)
     register_body("/", "post", document_schema)
