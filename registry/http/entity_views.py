@@ -102,9 +102,13 @@ class EntityView(RegistryView):
             check_inline_size(sum(inlined_count(e) for e in entities))
 
     def entity_answer(self, data: Body, created: bool = False) -> HttpResponse:
-        """One entity's answer: 201 with where it is (its `self`) when a write created it."""
-        headers = {"Location": data["self"]} if created else None
+        """One entity's answer: 201 with where it is (`location`) when a write created it."""
+        headers = {"Location": self.location(data)} if created else None
         return self.answer(data, status=201 if created else 200, headers=headers)
+
+    def location(self, data: Body) -> str:
+        """The URL of the entity `data` shows: its `self` (the older bindings' entities have none)."""
+        return data["self"]
 
     def group_json(self, group) -> Body:
         """A group in the binding's representation (a collection's members, a group's own answer)."""

@@ -97,7 +97,7 @@ def integer_versions(resource: Resource):
 
 def document_address(initkwargs: dict, kwargs: dict) -> fast_reads.DocumentAddress | None:
     """What a document GET (latest, or by `version`) depends on, for the fast path (registry/http/fast_reads.py): the
-    row of the document, as `BindingView.document_read` reads it."""
+    row of the document, as `ResourceBase.document_read` reads it."""
     text = kwargs.get("version")
     if text is not None and (not (text.isascii() and text.isdigit()) or len(text) > 20):
         return None  # a 404 of its own: the whole way
@@ -177,11 +177,6 @@ class BindingView(RegistryView):
         content = b"" if version.resource_uri else document_bytes(self.rt, resource, version)
         return document_answer(version, content, headers, status, redirect=307)
 
-    def document_read(self, gid: str, rid: str, version: str | None = None) -> HttpResponse:
-        """The latest version's document, or that of `version` (the path's number)."""
-        vid = None if version is None else version_id_of(version)
-        return self.document(*selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid))
-
     def request_attributes(self, request) -> dict:
         """Attributes from the query string or headers of the same name (empty value: remove)."""
         if "id" in request.GET or request.headers.get("id") is not None:
@@ -249,58 +244,46 @@ else:
 
 
 LIST = "filter limit page"  # the flags of a list's GET
+# (the views' operations are described in openapi.py, where the kernel's methods are a binding's operations too)
 
 
 class GroupsBase(BindingView, entity_views.GroupCollectionView):
     flags = declared_flags(get=LIST)
 
-    def get(self, request):
-        """The ids of the groups (`?filter`, `?limit` paging with a `Link` header)."""
-        return super().get(request)
-
     def groups_json(self, groups) -> list[str]:
         return [g.gid for g in groups]
 
 
-class GroupBase(BindingView):
+class GroupBase(BindingView, entity_views.GroupView):
     flags = declared_flags(get="", put="epoch", delete="epoch")
 
-    def get(self, request, gid):
-        """The group's attributes."""
-        return json_response(self.group_json(selectors.get_group(self.gt, gid)))
+    def location(self, data: dict) -> str:
+        return f"{self.groups_url()}/{data['id']}"
 
-    def put(self, request, gid):
-        """Create (201) or update (200) the group: the body holds its attributes (missing ones are removed)."""
-        body = json_body(request, required=False) or {}
+    def put_group(self, gid: str) -> bool:
+        """The body holds the group's attributes (missing ones are removed)."""
+        body = json_body(self.request, required=False) or {}
         body = {k: v for k, v in body.items() if k not in ("createdtimeutc", "updatedtimeutc")}
         # the group's format rules (non-empty, frozen while it holds resources) are the type's validation hook's
-        group, created = services.put_group(
+        _group, created = services.put_group(
             ctx=self.context(),
             address=self.address(gid),
             data=body,
-            expected_epoch=query_epoch(request),
+            expected_epoch=query_epoch(self.request),
             seed_binding=True,  # the seed's older bindings: a definition group's format is REQUIRED (CONTRACT 18)
         )
-        return json_response(
-            self.group_json(group),
-            status=201 if created else 200,
-            headers={"Location": f"{self.groups_url()}/{gid}"} if created else None,
-        )
+        return created
 
-    def delete(self, request, gid):
-        """Delete the group and everything in it; answers its last attributes."""
+    def delete_group(self, gid: str) -> HttpResponse:
+        """Answers the deleted group's last attributes."""
         group = services.delete_group(
-            ctx=self.context(), address=self.address(gid), expected_epoch=query_epoch(request)
+            ctx=self.context(), address=self.address(gid), expected_epoch=query_epoch(self.request)
         )
         return json_response(self.group_json(group))
 
 
 class ResourcesBase(BindingView, entity_views.ResourceCollectionView):
     flags = declared_flags(get=LIST, delete="")
-
-    def get(self, request, gid):
-        """The ids in the group (`?filter` on the latest version's attributes, `?limit` paging)."""
-        return super().get(request, gid)
 
     def resources_json(self, group, resources) -> list[str]:
         return [r.rid for r in resources]
@@ -311,12 +294,17 @@ class ResourcesBase(BindingView, entity_views.ResourceCollectionView):
         return json_response([r.rid for r, _v in deleted])
 
 
-class ResourceBase(BindingView):
+class ResourceBase(BindingView, entity_views.ResourceView):
     flags = declared_flags(get="", post=f"epoch {ATTRIBUTES}", delete="epoch")
+    http_method_names = ["get", "post", "delete", "head", "options"]  # a POST adds a version: no PUT
 
-    def get(self, request, gid, rid):
-        """The latest version's document with its Content-Type; attributes as headers."""
-        return self.document_read(gid, rid)
+    def ids(self, rid: str, vid: str | None) -> tuple[str, str | None, bool]:
+        """A version is named by its number (the stored id "N"); no path names an entity's metadata."""
+        return rid, None if vid is None else version_id_of(vid), False
+
+    def document_read(self, gid: str, rid: str, vid: str | None, created: bool = False) -> HttpResponse:
+        """The latest version's document, or that of `vid`."""
+        return self.document(*selectors.get_document_version(self.gt, gid, self.resource_plural, rid, vid))
 
     def post(self, request, gid, rid):
         """Add the document in the body as a new version; the first POST creates the resource."""
@@ -325,12 +313,17 @@ class ResourceBase(BindingView):
             raise Problem("bad-request", f"the body must be the {self.rt.singular} document")
         return self.write_version(request, gid, rid, raw)
 
-    def delete(self, request, gid, rid):
-        """Delete the resource with all its versions; answers its last attributes and version numbers."""
+    def delete_entity(self, gid: str, rid: str, vid: str | None) -> HttpResponse:
+        """Answers a version's last attributes; a resource's, with its id, version numbers and creation time."""
+        if vid is not None:
+            resource, deleted = services.delete_version(
+                ctx=self.context(), address=self.address(gid, rid, vid), expected_epoch=query_epoch(self.request)
+            )
+            return json_response(self.version_attributes(resource, deleted))
         group = selectors.get_group(self.gt, gid)
         numbers = [int(v.vid) for v in integer_versions(selectors.get_resource(group, self.resource_plural, rid))]
         resource, latest = services.delete_resource(
-            ctx=self.context(), address=self.address(gid, rid), expected_epoch=query_epoch(request)
+            ctx=self.context(), address=self.address(gid, rid), expected_epoch=query_epoch(self.request)
         )
         resource.group = group
         out = self.version_attributes(resource, latest) if latest is not None else {}
@@ -341,10 +334,6 @@ class ResourceBase(BindingView):
 class VersionsBase(BindingView, entity_views.VersionCollectionView):
     flags = declared_flags(get=LIST)
 
-    def get(self, request, gid, rid):
-        """The version numbers, ascending (`?filter`, `?limit` paging)."""
-        return super().get(request, gid, rid)
-
     def version_page(self, resource, page):
         qs = apply_filters(integer_versions(resource), parse_filters(self.filters()), id_column="vid")
         total = qs.count()
@@ -354,21 +343,13 @@ class VersionsBase(BindingView, entity_views.VersionCollectionView):
         return versions
 
 
-class VersionBase(BindingView):
+class VersionBase(ResourceBase, entity_views.VersionView):
     flags = declared_flags(get="", delete="epoch")
+    http_method_names = ["get", "delete", "head", "options"]
 
-    def get(self, request, gid, rid, version):
-        """That version's document with its Content-Type; attributes as headers."""
-        return self.document_read(gid, rid, version)
-
-    def delete(self, request, gid, rid, version):
-        """Delete that version (not the only one: delete the resource instead); answers its last attributes."""
-        resource, deleted = services.delete_version(
-            ctx=self.context(),
-            address=self.address(gid, rid, version_id_of(version)),
-            expected_epoch=query_epoch(request),
-        )
-        return json_response(self.version_attributes(resource, deleted))
+    def dispatch(self, request, *args, version, **kwargs):
+        # the route names the segment `version` (so does the OpenAPI description): the kernel's view reads `vid`
+        return super().dispatch(request, *args, vid=version, **kwargs)
 
 
 class LookupBase(BindingView):

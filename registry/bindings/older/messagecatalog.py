@@ -25,7 +25,6 @@ from django.http import HttpResponse
 
 from ... import services
 from ...domain.errors import Problem
-from ...http.permissions import check_group_read
 from ...http.requests import body_bytes, check_flags, declared_flags, loads_strict
 from ...http.views import json_response
 from ...models import Group, Resource
@@ -128,9 +127,11 @@ class MessageDefinitionLookupView(MessageCatalogBinding, LookupBase, GroupBase):
 
     flags = declared_flags(put="epoch", delete="epoch")  # (its GET's flags depend on `uri`: checked by the GET)
 
-    def check_request(self, request, kwargs) -> None:
-        if "uri" not in request.GET:  # the group of that id: read under its rule, as through the path of any group
-            check_group_read(self, request, {"gid": self.names.lookup_segment})
+    def dispatch(self, request, *args, **kwargs):
+        # without `uri`, the group of that id: read (under its rule) and written as through the path of any group
+        if "uri" not in request.GET:
+            kwargs["gid"] = self.names.lookup_segment
+        return super().dispatch(request, *args, **kwargs)
 
     def get(self, request, *args, **kwargs) -> HttpResponse:
         """GET `?uri=...`: a definition version by its version URI; without `uri`: the group `messagedefinition`."""
@@ -138,13 +139,7 @@ class MessageDefinitionLookupView(MessageCatalogBinding, LookupBase, GroupBase):
             check_flags(request, {"uri"})
             return self.lookup(request)
         check_flags(request, set())
-        return GroupBase.get(self, request, self.names.lookup_segment)
-
-    def put(self, request, *args, **kwargs):
-        return GroupBase.put(self, request, self.names.lookup_segment)
-
-    def delete(self, request, *args, **kwargs):
-        return GroupBase.delete(self, request, self.names.lookup_segment)
+        return super().get(request, *args, **kwargs)
 
 
 # the views of each level, in the order of their routes (urls.py; the lookup's path before the groups') and

@@ -5,6 +5,8 @@ declares, `RegistryView.flags`). `declare()` attaches them (urls.py calls it).""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...http.openapi import DOCUMENT, EPOCH, FILTER, LIMIT, OBJECT, describe, flag, operation, register_group_body
 from ...http.openapi import LISTING_ERRORS as LISTING
 from ...http.openapi import READ_ERRORS as READ
@@ -36,6 +38,23 @@ FEATURES = {
 }
 
 
+# the longer text of the operations the kernel's views answer (registry/http/entity_views.py; the binding's own methods
+# have theirs in their docstrings)
+DESCRIPTIONS = {
+    "groups get": "The ids of the groups (`?filter`, `?limit` paging with a `Link` header).",
+    "group get": "The group's attributes.",
+    "group put": "Create (201) or update (200) the group: the body holds its attributes (missing ones are removed).",
+    "group delete": "Delete the group and everything in it; answers its last attributes.",
+    "resources get": "The ids in the group (`?filter` on the latest version's attributes, `?limit` paging).",
+    "resource get": "The latest version's document with its Content-Type; attributes as headers.",
+    "resource delete": "Delete the resource with all its versions; answers its last attributes and version numbers.",
+    "versions get": "The version numbers, ascending (`?filter`, `?limit` paging).",
+    "version get": "That version's document with its Content-Type; attributes as headers.",
+    "version delete": "Delete that version (not the only one: delete the resource instead); answers its last "
+    "attributes.",
+}
+
+
 def operations(what: str, tags: list[str]) -> dict:
     """The descriptions of each base view's operations for one binding (`what`: "schema", "definition")."""
 
@@ -45,7 +64,7 @@ def operations(what: str, tags: list[str]) -> dict:
     def write(summary: str, *ok, **options):
         return operation(summary, ok=ok, errors=WRITE, tags=tags, **options)
 
-    return {
+    described = {
         "groups": {"get": read(f"List {what} group ids", IDS, errors=LISTING)},
         "group": {
             "get": read(f"Get a {what} group", ATTRIBUTES),
@@ -71,6 +90,10 @@ def operations(what: str, tags: list[str]) -> dict:
             "delete": write(f"Delete a {what} version", ATTRIBUTES),
         },
         "lookup": {"get": read(f"A {what} version by its version URI", *FOUND)},
+    }
+    return {
+        level: {method: replace(op, description=DESCRIPTIONS.get(f"{level} {method}")) for method, op in ops.items()}
+        for level, ops in described.items()
     }
 
 

@@ -219,6 +219,23 @@ def test_problems(su, anon):
     assert anon.get(f"{SR}/g/schemas/s/versions").json() == [1]  # nothing was written by the failures
 
 
+def test_each_path_takes_its_own_methods_and_refuses_the_others(su):
+    """A schema takes no PUT (a POST adds a version) and a version neither a PUT nor a POST: 405 naming the methods
+    each path takes, and nothing written."""
+    make_group(su, "g", format="Avro/1.11")
+    assert post(su, f"{SR}/g/schemas/s", AVRO_1, AVRO_MEDIA).status_code == 201
+    refusals = {
+        f"{SR}/g/schemas/s": ("put", "GET, POST, DELETE, HEAD, OPTIONS"),
+        f"{SR}/g/schemas/s/versions/1": ("put", "GET, DELETE, HEAD, OPTIONS"),
+        f"{SR}/g/schemas/s/versions/2": ("post", "GET, DELETE, HEAD, OPTIONS"),
+        f"{SR}/g": ("post", "GET, PUT, DELETE, HEAD, OPTIONS"),
+    }
+    for path, (method, allowed) in refusals.items():
+        assert is_problem_405(su.generic(method.upper(), path, AVRO_2, content_type=AVRO_MEDIA)) == allowed, path
+        assert su.options(path)["Allow"] == allowed
+    assert su.get(f"{SR}/g/schemas/s/versions").json() == [1]
+
+
 def test_written_here_read_through_the_core_binding(su, anon):
     make_group(su, "shared", description="one store")
     post(su, f"{SR}/shared/schemas/S?format=Avro/1.11&authority=urn:x", AVRO_1, AVRO_MEDIA)
