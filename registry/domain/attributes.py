@@ -46,11 +46,20 @@ SERVER_OWNED = ("epoch", "self", "createdBy", "createdOn", "modifiedBy", "modifi
 # show in place of the real ones; the 1.0 binding's `?filter` names (bindings/v10/flags.FILTER_NAMES) and the
 # server-owned attributes it ignores in a body (`V10_SERVER_OWNED`) are read from it
 V10_NAMES = {
-    "labels": "tags",
     "documentation": "docs",
+    "labels": "tags",
     "createdat": "createdOn",
     "modifiedat": "modifiedOn",
     "xid": None,
+}
+# the other way, each store (0.5-wip) name of an attribute every entity has that xRegistry 1.0 does not show as it is ->
+# its 1.0 name (None: 1.0 shows none): the 1.0 binding's names (bindings/v10/mapping.NAMES), and the 0.5 names it
+# refuses in a body naming its own
+V05_TO_V10: dict[str, str | None] = {
+    **{stored: name for name, stored in V10_NAMES.items() if stored is not None},
+    "createdBy": None,
+    "modifiedBy": None,
+    "specVersion": "specversion",
 }
 # the 1.0 names of attributes the server owns among those (its timestamps, `xid`)
 V10_SERVER_OWNED = frozenset(name for name, stored in V10_NAMES.items() if stored is None or stored in SERVER_OWNED)

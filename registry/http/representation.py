@@ -9,47 +9,40 @@ Built from already-loaded rows: nothing here queries the database.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from ..domain.attributes import timestamp
 
 
 @dataclass(frozen=True)
 class Names:
-    """A binding's names of what every entity has, each field the same attribute in every binding's table.
+    """A binding's names of what every entity has.
 
     id: an entity's id attribute, `{singular}` standing for its type's singular (`id`, `{singular}id`).
-    labels, documentation: the store's `tags` and `docs`.
-    created, modified: the timestamps; created_by, modified_by: who wrote them ("": not shown).
     url, count: the suffixes of a collection's link and size (`schemasURL`, `schemasurl`).
-    specversion: the registry's version of the specification.
+    renames: the store's name of each attribute every entity has that the binding names otherwise -> the binding's
+        name (None: not shown); declared with the others in registry/domain/attributes (`V05_TO_V10`).
     """
 
     id: str
-    labels: str
-    documentation: str
-    created: str
-    modified: str
-    created_by: str
-    modified_by: str
     url: str
     count: str
-    specversion: str
+    renames: Mapping[str, str | None] = field(default_factory=dict)
 
-    def renames(self, other: Names) -> dict[str, str | None]:
-        """Each of this table's names of an attribute -> `other`'s name of it (None: `other` shows none); the
-        ids and collection suffixes, which are not attribute names of their own, left out."""
-        names = (f.name for f in fields(self) if f.name not in ("id", "url", "count"))
-        return {getattr(self, n): getattr(other, n) or None for n in names if getattr(self, n)}
+    def __getitem__(self, stored: str) -> str:
+        """The binding's name of the attribute the store calls `stored` (`tags`, `createdOn`); "": not shown."""
+        return self.renames.get(stored, stored) or ""
 
     def times(self, entity) -> dict:
         """Who created and modified `entity` (where this table shows them) and when."""
         out = {}
-        for actor, moment, by, on in ((self.created_by, self.created, "created_by", "created_on"),
-                                      (self.modified_by, self.modified, "modified_by", "modified_on")):  # fmt: skip
-            if actor and getattr(entity, by):
-                out[actor] = getattr(entity, by)
-            out[moment] = timestamp(getattr(entity, on))
+        for by, on, who, when in (("createdBy", "createdOn", "created_by", "created_on"),
+                                  ("modifiedBy", "modifiedOn", "modified_by", "modified_on")):  # fmt: skip
+            actor = self[by]
+            if actor and getattr(entity, who):
+                out[actor] = getattr(entity, who)
+            out[self[on]] = timestamp(getattr(entity, when))
         return out
 
     def collections(self, url: str, plurals, entity, counts: dict | None = None, inlined: dict | None = None) -> dict:
@@ -66,8 +59,7 @@ class Names:
 
 
 # the names the store keeps attributes under: those of the 0.5-wip binding, which shows them as they are
-STORE = Names(id="id", labels="tags", documentation="docs", created="createdOn", modified="modifiedOn",
-              created_by="createdBy", modified_by="modifiedBy", url="URL", count="Count", specversion="specVersion")  # fmt: skip
+STORE = Names(id="id", url="URL", count="Count")
 
 
 def represent(names: Names, layout: tuple, entity, eid: str, url: str, *, singular="", xid=None, **parts) -> dict:

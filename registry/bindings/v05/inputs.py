@@ -8,7 +8,6 @@ from functools import partial
 from ...domain.attributes import COMMON, SERVER_OWNED, V10_NAMES
 from ...domain.errors import Problem
 from ...domain.model import ResourceType
-from ...http.representation import STORE
 from ...http.requests import header_input, parse_epoch, query_epoch
 from ...services.inputs import VersionInput
 from .binding import CORE
@@ -24,7 +23,7 @@ def version_input(request, rt: ResourceType) -> VersionInput:
     """Metadata from `Registry-*` headers (empty value = remove) and the document from the body
     (registry/http/requests.header_input)."""
     translate = partial(_attributes, request)
-    return header_input(request, CORE, map_name=STORE.labels, uri_name=rt.uri_attribute, translate=translate)
+    return header_input(request, CORE, map_name="tags", uri_name=rt.uri_attribute, translate=translate)
 
 
 def _attributes(request, headers: dict) -> VersionInput:

@@ -100,7 +100,7 @@ def request_input(rm: ResourceMapping, rid: str, vid: str | None, request, *, de
     if rm.hasdocument and not details:  # the body is the document, the headers its metadata
         translate = partial(_header_attributes, rm, rid, vid)
         uri = f"{rm.v1_singular}url"
-        inp = header_input(request, XREGISTRY, map_name=NAMES.labels, uri_name=uri, translate=translate)
+        inp = header_input(request, XREGISTRY, map_name=NAMES["tags"], uri_name=uri, translate=translate)
     else:
         inp = version_input(rm, rid, vid, json_body(request, required=False) or {})
     inp.epoch = expected_epoch(request, inp.epoch)  # ?epoch, xRegistry-epoch, If-Match and the body's, agreeing

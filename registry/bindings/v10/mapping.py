@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ...domain.attributes import SERVER_OWNED, V05_TO_V10, V10_NAMES
 from ...domain.model import registry_model
-from ...http.representation import STORE, Names
+from ...http.representation import Names
 from .errors import DocumentError
 
 Translate = Callable[[dict], dict]
@@ -66,20 +67,17 @@ mappings: dict[str, GroupMapping] = {}
 v1_mappings: dict[str, GroupMapping] = {}
 
 # what xRegistry 1.0 calls the attributes every entity has (registry/http/representation.py; the store's are 0.5's)
-NAMES = Names(id="{singular}id", labels="labels", documentation="documentation", created="createdat",
-              modified="modifiedat", created_by="", modified_by="", url="url", count="count", specversion="specversion")  # fmt: skip
-# common attributes: 1.0 name -> 0.5 name
-COMMON_TO_V05 = {NAMES.documentation: STORE.documentation, NAMES.labels: STORE.labels}
+NAMES = Names(id="{singular}id", url="url", count="count", renames=V05_TO_V10)
+# common attributes: 1.0 name -> 0.5 name (those a client writes; the others are the server's)
+COMMON_TO_V05 = {name: stored for name, stored in V10_NAMES.items() if stored and stored not in SERVER_OWNED}
 COMMON_TO_V10 = {v: k for k, v in COMMON_TO_V05.items()}
-# 0.5 names of what every entity has, refused in a 1.0 body with the 1.0 name to use instead (None: the server's)
-COMMON_V05_ONLY = STORE.renames(NAMES)
 
 
 def refuse_v05_names(attrs: dict, own: tuple[str, ...], where: str) -> None:
     """A 0.5-wip attribute in a 1.0 body is an error naming it (CONTRACT section 11), never half written."""
     for name in attrs:
-        if name in COMMON_V05_ONLY or name in own:
-            instead = COMMON_V05_ONLY.get(name)
+        if name in V05_TO_V10 or name in own:
+            instead = V05_TO_V10.get(name)
             hint = f"; xRegistry 1.0 calls it {instead!r}" if instead else ""
             raise DocumentError(where, f"{name!r} is an attribute of the 0.5-wip binding, not of xRegistry 1.0{hint}")
 
