@@ -136,6 +136,8 @@ def version_json(
         assert versions is not None  # (a caller that does not say whether it is the default gives the versions)
         default = default or default_version(resource, versions)
         is_default = default is not None and default.pk == version.pk
+    if ancestor is None and versions is not None:
+        ancestor = (previous_of(version, versions) or version).vid  # (`ancestor_ids`' rule, for one version)
     document: dict[str, object] = {}
     if rm.hasdocument:
         if version.media_type and not version.resource_uri:
@@ -148,22 +150,16 @@ def version_json(
         isdefault={"isdefault": is_default},
         attributes=with_defaults(resource_model(gm.v1_plural, rm.v1_plural), _version_attributes(rm, resource, version)),
         validation=validation_json(place, version),
-        ancestor={"ancestorid": ancestor if ancestor is not None or versions is None else ancestor_id(version, versions)},
+        ancestor={"ancestorid": ancestor},
         document=document,
     )  # fmt: skip
 
 
-def ancestor_id(version: Version, versions: list[Version]) -> str:
-    """The version whose id comes just before this one's in the order of the latest version
-    (`attributes.version_sort_key`; itself for the first): the newest version (`versionmode: manual`: the one no other
-    names as its ancestor) is then the latest, as every binding serves it."""
-    previous = previous_of(version, versions)
-    return previous.vid if previous is not None else version.vid
-
-
 def ancestor_ids(versions: list[Version]) -> dict[int, str]:
-    """`ancestor_id` of every version, by primary key, in one pass over them in the order of the latest version
-    (rendering a collection of N versions with `ancestor_id` each read them all, quadratic in the versions: issue 40)."""
+    """The `ancestorid` of every version, by primary key: the version whose id comes just before its own in the order
+    of the latest version (`attributes.version_sort_key`; itself for the first), so that the newest version
+    (`versionmode: manual`: the one no other names as its ancestor) is the latest, as every binding serves it. One
+    pass over them in that order (`previous_of` for each would read them all, quadratic in the versions: issue 40)."""
     out, previous = {}, None
     for version in sorted(versions, key=lambda v: version_sort_key(v.vid)):
         out[version.pk] = previous.vid if previous is not None else version.vid
