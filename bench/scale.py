@@ -288,6 +288,7 @@ class Bench:
         self.admin = httpx.Client(base_url=base, timeout=CLIENT_TIMEOUT, cookies={cookie[0]: cookie[1]})
         self.rows: list[tuple[str, str, str]] = []
         self.only: list[str] = []
+        self.checkout, self.env = ROOT, dict(os.environ)  # where and how `manage.py shell` runs (admin_figures)
 
     def report(self, measure: str, figure: str, load_at: float | None = None) -> None:
         shown = f"load {load() if load_at is None else load_at:4.1f}"
@@ -472,6 +473,7 @@ def measure(bench: Bench, layout: dict) -> None:
     bench.whole("GET /?inline (0.5)", "/?inline", size)
 
     if bench.only:
+        admin_figures(bench, layout, group)
         map_figures(bench, group)
         return  # the writes and the mixed reads run in a whole run only
 
@@ -492,17 +494,7 @@ def measure(bench: Bench, layout: dict) -> None:
     seconds, response = bench.get("/confluent/subjects")
     bench.report("Confluent GET /subjects after those writes", f"{seconds * 1000:8.1f} ms", began)
 
-    # admin
-    for what, path in (
-        ("admin dashboard", "/admin/"),
-        ("admin schema groups changelist", "/admin/catalog/schemagroup/"),
-        ("admin schemas changelist", "/admin/catalog/schema/"),
-        ("admin schema versions changelist", "/admin/catalog/schemaversion/"),
-        ("admin outbox changelist", "/admin/registry/outboxevent/"),
-        ("admin schema versions changelist, page 50", "/admin/catalog/schemaversion/?p=50"),
-    ):
-        bench.timed(what, path, samples=3, client=bench.admin)
-
+    admin_figures(bench, layout, group)
     map_figures(bench, group)
     mixed(bench, layout, schema)
 
@@ -524,6 +516,98 @@ def writes(bench: Bench, measure: str, target, confluent: bool = False) -> None:
             break
     figure = f"{statistics.median(times) * 1000:8.1f} ms median, p99 {percentile(times, 99) * 1000:.1f}"
     bench.report(measure, figure if status < 300 else f"HTTP {status}", began)
+
+
+# the admin's changelists (app, model): every model the admin lists, of the registry and of the other apps
+CHANGELISTS = (
+    ("schema groups", "catalog/schemagroup"),
+    ("schemas", "catalog/schema"),
+    ("schema versions", "catalog/schemaversion"),
+    ("definition groups", "catalog/definitiongroup"),
+    ("definitions", "catalog/definition"),
+    ("endpoints", "endpoints/endpoint"),
+    ("outbox", "registry/outboxevent"),
+    ("subscriptions", "subscriptions/subscription"),
+    ("deliveries", "subscriptions/delivery"),
+    ("delivery attempts", "subscriptions/deliveryattempt"),
+    ("sync sources", "sync/syncsource"),
+    ("sync runs", "sync/syncrun"),
+    ("import runs", "pipeline/importrun"),
+    ("KEKs", "confluent/kek"),
+    ("DEKs", "confluent/dek"),
+    ("teams", "auth/group"),
+    ("users", "auth/user"),
+    ("tokens", "authtoken/tokenproxy"),
+)
+
+PKS = """
+import json
+from registry.models import Resource
+schema = Resource.objects.select_related("group").get(group__group_type="schemaGroups", group__gid="{group}", rid="Event3")
+long = Resource.objects.get(group__group_type="schemaGroups", group__gid="{long}", rid="{long_schema}")
+definition = Resource.objects.filter(group__group_type="definitionGroups").order_by("pk").first()
+print(json.dumps({{"group": schema.group_id, "schema": schema.pk, "version": schema.latest_id, "long": long.pk,
+                  "definitiongroup": definition.group_id, "definition": definition.pk}}))
+"""
+
+
+def admin_figures(bench: Bench, layout: dict, group: str) -> None:
+    """The admin's dashboard, each changelist (its first page, the versions' page 50 and the last page its paginator
+    links to, a list filter), the change pages of a group, a schema, the long schema and a version, and their
+    history pages (median of 3)."""
+    if not any(bench.wanted(word) for word in ("admin", "changelist", "dashboard", "history", "change page")):
+        return
+    bench.timed("admin dashboard", "/admin/", samples=3, client=bench.admin)
+    for what, path in CHANGELISTS:
+        bench.timed(f"admin {what} changelist", f"/admin/{path}/", samples=3, client=bench.admin)
+    versions = "/admin/catalog/schemaversion/"
+    bench.timed("admin schema versions changelist, page 50", f"{versions}?p=50", samples=3, client=bench.admin)
+    for what, path in (("schemas", "/admin/catalog/schema/"), ("schema versions", versions)):
+        if not bench.wanted(f"admin {what} changelist, the last page linked"):
+            continue
+        _seconds, first = bench.get(path, client=bench.admin)
+        last = max((int(p) for p in re.findall(r"[?&]p=(\d+)", first.text)), default=None)
+        if last is not None:
+            bench.timed(
+                f"admin {what} changelist, the last page linked ({last})",
+                f"{path}?p={last}",
+                samples=3,
+                client=bench.admin,
+            )
+    _seconds, first = bench.get(versions, client=bench.admin)
+    chosen = re.search(r"\?format=([^\"'&]+)", first.text)  # the format filter's first choice
+    if chosen:
+        bench.timed(
+            "admin schema versions changelist, by format",
+            f"{versions}?format={chosen.group(1)}",
+            samples=3,
+            client=bench.admin,
+        )
+    bench.timed(
+        "admin schemas changelist, by owner", "/admin/catalog/schema/?owner=team3", samples=3, client=bench.admin
+    )
+    found = subprocess.run(
+        [PYTHON, "manage.py", "shell", "-v", "0", "-c", PKS.format(group=group, long=LONG, long_schema=LONG_SCHEMA)],
+        cwd=bench.checkout,
+        env=bench.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if found.returncode != 0:
+        print(f"      no primary keys: {found.stderr[-300:]}")
+        return
+    pk = json.loads(found.stdout.strip().splitlines()[-1])
+    for what, path in (
+        ("a schema group", f"catalog/schemagroup/{pk['group']}"),
+        ("a schema", f"catalog/schema/{pk['schema']}"),
+        (f"the long schema ({layout['long']} versions)", f"catalog/schema/{pk['long']}"),
+        ("a schema version", f"catalog/schemaversion/{pk['version']}"),
+        ("a definition group", f"catalog/definitiongroup/{pk['definitiongroup']}"),
+        ("a definition", f"catalog/definition/{pk['definition']}"),
+    ):
+        bench.timed(f"admin change page of {what}", f"/admin/{path}/change/", samples=3, client=bench.admin)
+        bench.timed(f"admin history page of {what}", f"/admin/{path}/history/", samples=3, client=bench.admin)
 
 
 def map_figures(bench: Bench, group: str) -> None:
@@ -733,6 +817,7 @@ def run_size(size: int, args) -> list[tuple[str, str, str]]:
         services.wait_for(lambda: answers(base, port), 180, "gunicorn", interval=0.5)
         bench = Bench(size, base, setup["token"], (setup["cookie"], setup["session"]), server.pid, args.samples)
         bench.mixed_seconds, bench.metrics_token = args.mixed_seconds, env["REGISTRY_METRICS_TOKEN"]
+        bench.checkout, bench.env = args.checkout, env  # admin_figures' primary keys
         bench.only = [w for w in (args.only or "").split(",") if w.strip()]
         bench.rows = bench_rows
         measure(bench, layout)
