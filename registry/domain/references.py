@@ -215,11 +215,16 @@ def _may_point_into(roots: list[str]):
     if connection.vendor != "postgresql":
         return None
     patterns = ["%\\\\u%"]  # a backslash and u in the text as encode(..., 'escape') writes it (doubled)
-    for root in roots:
-        ids = [s for s in root.split("/") if s][1::2]  # /G/g/R/r/versions/v -> g, r, v
+    kept: set[tuple[str, ...]] = set()
+    # (ILIKE: the ids irrespective of case; /G/g/R/r/versions/v -> g, r, v)
+    for ids in sorted({tuple(s for s in root.lower().split("/") if s)[1::2] for root in roots}, key=len):
         if not ids:
             return None
-        patterns.append("%" + "%".join(_like(i) for i in ids) + "%")
+        # a root's pattern matches every text its resources' and versions' patterns match (`%g%` and `%g%r%`): one
+        # for a group and its hundred resources, not a hundred and one for each document to try
+        if not any(ids[:n] in kept for n in range(1, len(ids))):
+            kept.add(ids)
+            patterns.append("%" + "%".join(_like(i) for i in ids) + "%")
     text = Func("content", Value("escape"), function="encode", output_field=TextField())
     return Q(_LikeAny(text, Value(sorted(set(patterns)), output_field=ArrayField(TextField()))))
 

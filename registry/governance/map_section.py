@@ -1,6 +1,7 @@
 """The catalog map in the governance UI: a "Map" section on the change page of every group, resource and
 version (the map around it, inline so that its nodes are links), and the whole registry's map page
-(`/admin/registry/map/`, linked from the dashboard). The same picture is public at `/map.svg?root=PATH`."""
+(`/admin/registry/map/`, linked from the dashboard; above REGISTRY_MAP_MAX_RESOURCES it says why it draws nothing and
+links to the maps of a few groups instead). The same picture is public at `/map.svg?root=PATH`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from ..access import permissions
@@ -41,9 +42,19 @@ def inline_svg(request, root: str | None) -> str:
     except MapUnavailable as exc:
         return format_html("<p class='errornote'>{}</p>", str(exc))
     except Problem as problem:
-        return format_html("<p class='errornote'>{}</p>", problem.detail)
+        return format_html("<p class='errornote'>{}</p>{}", problem.detail, instead(problem))
     # dot's SVG holds only what it drew: ids, labels and URLs escaped by Graphviz
     return mark_safe(PROLOG.sub(b"", svg, count=1).decode())  # noqa: S308
+
+
+def instead(problem: Problem) -> str:
+    """The maps a refusal of the whole registry's map names (`alternatives`), as links to this page around each."""
+    roots = [alternative.split("root=", 1)[1] for alternative in problem.members.get("alternatives", [])]
+    if not roots:
+        return ""
+    page = reverse("registry-admin-map")
+    links = format_html_join(", ", "<a href='{}'>{}</a>", ((f"{page}?{urlencode({'root': r})}", r) for r in roots))
+    return format_html("<p id='map-instead'>Draw the map of a group instead, for example: {}.</p>", links)
 
 
 def map_section(request, path: str) -> dict:

@@ -2,9 +2,12 @@
 around a root and their links, deprecated and missing entities, the drawing by group of a large registry, the
 problems for a bad root) and the "Map" section of the admin's change pages. The SVG is parsed as XML."""
 
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from catalog.models import Schema
@@ -168,6 +171,9 @@ def test_above_its_resource_limit_the_whole_map_is_refused_naming_group_maps(cli
     page = admin_client.get("/admin/registry/map/").content.decode()
     the_map = page.split("REGISTRY_MAP_MAX_RESOURCES", 1)
     assert len(the_map) == 2 and "errornote" in the_map[0][-300:] and 'class="node"' not in page, page
+    instead = re.findall(r"<a href='(/admin/registry/map/\?root=[^']+)'>", page.split("id='map-instead'", 1)[1])
+    assert "/admin/registry/map/?root=%2FschemaGroups%2FOrders" in instead, page  # the alternatives, as links here
+    assert 'class="node"' in admin_client.get(instead[0]).content.decode()
     for alternative in body["alternatives"]:
         drawn = client.get(alternative)
         assert drawn.status_code == 200 and drawn["Content-Type"] == "image/svg+xml", alternative
@@ -226,3 +232,23 @@ def test_admin_change_page_shows_the_map_inline_with_links(admin_client):
     assert "/map.svg?root=%2Fendpoints%2Fshop.http" in html
     page = admin_client.get(reverse("registry-admin-map")).content.decode()
     assert "Catalog map" in page and "<svg" in page
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'")
+def test_references_into_a_group_are_looked_for_with_the_groups_pattern_alone(client):
+    """issue 40: the documents that may point into a group and its resources were found with one pattern per root
+    (`%g%` and `%g%r%` for each resource), each tried on every document of the types that hold references: the map
+    of a definition group of a hundred definitions tried a hundred and one (most of its time, growing with the
+    registry's definitions). The group's pattern matches every text its resources' patterns match."""
+    seed()
+    with CaptureQueriesContext(connection) as queries:
+        drawn = nodes(client.get("/map.svg", {"root": "/definitionGroups/Shop"}).content)
+    likes = [q["sql"].lower() for q in queries.captured_queries if "ILIKE ANY" in q["sql"]]
+    assert any("%shop%" in sql for sql in likes), likes
+    assert not [sql for sql in likes if "%shop%order" in sql], likes
+    assert {
+        "/definitionGroups/Shop/definitions/OrderPlaced",
+        "/definitionGroups/Shop/definitions/OrderPlacedAgain",
+        "/endpoints/shop.http",
+        "/schemaGroups/Orders/schemas/Placed",
+    } <= set(drawn)
