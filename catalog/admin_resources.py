@@ -54,6 +54,7 @@ class ResourceCreateForm(DocumentFormMixin, ServiceForm):
 
 
 FIELDS = ("name", "description", "docs", "tags", "format", "compatibility")
+SHOWN_VERSIONS = 200  # the newest versions a resource's page lists and offers to compare
 
 
 class MetadataForm(ServiceForm):
@@ -122,8 +123,13 @@ class NewVersionForm(DocumentFormMixin, ServiceForm):
         return version
 
 
-def ordered_versions(resource) -> list[Version]:
-    return sorted(Version.objects.filter(resource=resource), key=version_order)
+def ordered_versions(resource, newest: int | None = None) -> list[Version]:
+    """The resource's versions (the `newest` last ones), oldest first, without their documents (the history table
+    and the compare form show none)."""
+    found = Version.objects.filter(resource=resource).defer("content")
+    if newest is not None:
+        found = found.order_by("-created_on", "-pk")[:newest]  # version_order's, newest first
+    return sorted(found, key=version_order)
 
 
 def compare_form(vids: list[str], compare_url: str, a: str | None = None, b: str | None = None) -> str:
@@ -157,7 +163,16 @@ def change_events(resource, limit: int = 20) -> list[OutboxEvent]:
 
 def versions_section(resource, version_url, compare_url: str, new_version_url: str) -> dict:
     """Who changed what and when (versions, then change events), a compare form, a new-version link."""
-    versions = ordered_versions(resource)
+    versions = ordered_versions(resource, SHOWN_VERSIONS + 1)
+    more_note = ""
+    if len(versions) > SHOWN_VERSIONS:  # the newest SHOWN_VERSIONS, and how many there are
+        versions = versions[1:]
+        more_note = format_html(
+            "<p id='more-versions'>The newest {} of {} versions; <code>GET {}/versions</code> lists every one.</p>",
+            SHOWN_VERSIONS,
+            Version.objects.filter(resource=resource).count(),
+            resource.path,
+        )
     latest_id = resource.latest_id
     rows = []
     for version in reversed(versions):
@@ -199,7 +214,7 @@ def versions_section(resource, version_url, compare_url: str, new_version_url: s
     )
     compare = compare_form([v.vid for v in versions], compare_url) if len(versions) > 1 else ""
     new_version = format_html("<a class='button' href='{}'>Create a new version</a>", new_version_url)
-    return {"title": "History", "html": f"{table}<p>{compare}</p><p>{new_version}</p>{events_table}"}
+    return {"title": "History", "html": f"{more_note}{table}<p>{compare}</p><p>{new_version}</p>{events_table}"}
 
 
 def comparable_text(version: Version) -> list[str]:
@@ -235,7 +250,9 @@ def compare_sections(resource, a: Version, b: Version, compare_url: str = "", ba
             verdicts.append(f"<p><span class='verdict-ok'>compatible</span> {escape(label)}</p>")
     pick = ""
     if compare_url:
-        pick = "<p>" + compare_form([v.vid for v in ordered_versions(resource)], compare_url, a.vid, b.vid) + "</p>"
+        vids = [v.vid for v in ordered_versions(resource, SHOWN_VERSIONS)]
+        vids += [vid for vid in dict.fromkeys((a.vid, b.vid)) if vid not in vids]  # the two compared, if older
+        pick = "<p>" + compare_form(vids, compare_url, a.vid, b.vid) + "</p>"
     if back_url:
         pick += format_html("<p><a href='{}'>Back to {}</a></p>", back_url, resource.path)
     title = f"Compatibility ({fmt or 'unknown format'}"

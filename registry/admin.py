@@ -9,7 +9,7 @@ from typing import ClassVar
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
-from django.db.models import Count, TextField
+from django.db.models import OuterRef, TextField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 from django.http import HttpResponse, HttpResponseRedirect
@@ -22,18 +22,19 @@ from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
 
 from . import services  # noqa: F401
 from .access.read_scope import scope_for
-from .documents.exports import export_document
+from .documents.exports import document_head, group_document
 from .domain.errors import Problem
 from .domain.model import registry_model
 from .governance import access as admin_access
 from .governance import dashboard, teams, tokens  # noqa: F401 - the team and token admins
-from .governance.counts import EstimatedCountPaginator
+from .governance.counts import EstimatedCounts
 from .governance.forms import JSONField, ServiceForm
 from .governance.history import AuditHistoryMixin
 from .governance.links import breakable, shown_time
 from .governance.references import ReferencesAdminMixin
 from .governance.search import SearchAdminMixin, dashboard_panel
-from .models import OutboxEvent
+from .models import OutboxEvent, Version
+from .store.selectors import count_subquery, iter_groups
 
 dashboard.register_panel("admin/registry/search_panel.html", dashboard_panel)
 dashboard.register_panel("admin/registry/my_groups_panel.html", admin_access.my_groups)
@@ -157,7 +158,7 @@ class OwnerFilter(admin.SimpleListFilter):
         return queryset.alias(_owner=tag_value("owner", self.field)).filter(_owner=self.value())
 
 
-class ServiceAdmin(AuditHistoryMixin, admin.ModelAdmin):
+class ServiceAdmin(EstimatedCounts, AuditHistoryMixin, admin.ModelAdmin):
     """Add and change pages render a service form; deletes go through the services too. What a user may do is the
     services' one table (registry/access/permissions.py), as for every binding: `entity_kind` names the kind of entity the
     admin's model is (its add, change and delete are that kind's create, update and delete; a resource's change
@@ -165,8 +166,6 @@ class ServiceAdmin(AuditHistoryMixin, admin.ModelAdmin):
 
     form_template = "admin/registry/service_form.html"
     entity_kind: str | None = None  # "group", "resource" or "version"; None: Django's model permissions
-    paginator = EstimatedCountPaginator  # no COUNT(*) of a large table (registry/governance/counts.py)
-    show_full_result_count = False  # a filtered list would count the whole table too
 
     def _may(self, request, operation: str, obj=None) -> bool:
         kind = self.entity_kind
@@ -363,7 +362,9 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
     def resource_sections(self, request, obj):
         """The group's resources with their latest version, version count and format."""
         rows = []
-        resources = obj.resources.select_related("latest").annotate(n=Count("versions")).order_by("rid")
+        # counted for the rows shown, not by grouping every version of the group (issue 40)
+        resources = obj.resources.select_related("latest").annotate(n=count_subquery(Version, resource=OuterRef("pk")))
+        resources = resources.order_by("rid")
         for resource in resources[:500]:
             latest = resource.latest
             name = (
@@ -395,9 +396,10 @@ class GroupAdmin(SearchAdminMixin, ReferencesAdminMixin, ServiceAdmin):
 
     @admin.action(description="Export the selected groups as a registry document", permissions=["view"])
     def export_document(self, request, queryset):
-        document = export_document(self.group_plural)
-        wanted = {g.gid for g in queryset}
-        document[self.group_plural] = {k: v for k, v in document[self.group_plural].items() if k in wanted}
+        # the selected groups only, read in chunks: not every group of the type, then filtered (issue 40)
+        gt = registry_model[self.group_plural]
+        groups = iter_groups(gt, inline=True, ids=[g.gid for g in queryset])
+        document = {**document_head(), gt.plural: {group.gid: group_document(gt, group) for group in groups}}
         response = HttpResponse(
             json.dumps(document, indent=2, ensure_ascii=False), content_type="application/cloudevents-registry+json"
         )
@@ -463,11 +465,8 @@ class EventTypeFilter(admin.SimpleListFilter):
 
 
 @admin.register(OutboxEvent)
-class OutboxEventAdmin(admin.ModelAdmin):
+class OutboxEventAdmin(EstimatedCounts, admin.ModelAdmin):
     """Recent changes: the change events written by every write, and whether they were relayed."""
-
-    paginator = EstimatedCountPaginator  # no COUNT(*) of a large table (registry/governance/counts.py)
-    show_full_result_count = False
 
     list_display = ("when", "event_type", "event_subject", "relayed")
     list_filter = (EventTypeFilter,)

@@ -43,7 +43,7 @@ from ..access.read_scope import EVERYTHING, ReadScope
 from ..domain import references
 from ..domain.errors import Problem
 from ..domain.model import registry_model
-from ..store.estimates import estimated_count
+from ..store import estimates
 from .map_facts import NodeFacts, describers
 
 MAX_DETAILED_RESOURCES = 60
@@ -526,16 +526,19 @@ def check_whole_map(scope: ReadScope) -> None:
 
     limit = _setting("REGISTRY_MAP_MAX_RESOURCES", DEFAULT_MAX_RESOURCES)
     types = [gt.plural for gt in registry_model.group_types]
-    count, estimated = estimated_count(scope.filter(Resource.objects.filter(group__group_type__in=types), "group__"))
-    if count <= limit:
+    resources = scope.filter(Resource.objects.filter(group__group_type__in=types), "group__")
+    # counted exactly up to the limit at least: a lower bound is then above it
+    counted = estimates.estimated_count(resources, exact_below=max(estimates.EXACT_BELOW, limit + 1))
+    if counted.rows <= limit:
         return
     alternatives = []
     for plural in types:
         groups = scope.filter(Group.objects.filter(group_type=plural)).order_by("gid").only("gid", "group_type")
         alternatives += [f"/map.svg?root={group.path}" for group in groups[:ALTERNATIVES]]
+    amount = counted.shown() if counted.estimated else f"{counted.rows:,}"
     raise Problem(
         "too-many-entities",
-        f"the whole registry's map would draw {'about ' if estimated else ''}{count:,} resources, more than "
+        f"the whole registry's map would draw {amount} resources, more than "
         f"{limit:,} (REGISTRY_MAP_MAX_RESOURCES): draw the map of a group, resource or version instead "
         f"(GET /map.svg?root=/GROUPS/ID, or the Map section of its page in the admin)",
         members={"alternatives": alternatives},

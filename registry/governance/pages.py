@@ -1,5 +1,6 @@
 """Admin pages beside the model admins: import a registry document by upload (with the created / updated /
-unchanged report) and export the whole registry as a document."""
+unchanged report) and export the whole registry as a document (refused above REGISTRY_MAX_INLINE_ENTITIES entities, as
+the API's whole-registry answers are, naming the paged way and `manage.py export_registry`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import json
 
 from django import forms
 from django.conf import settings
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth.decorators import permission_required
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.urls import reverse
 
 from ..access.read_scope import scope_for
 from ..documents.exports import export_document
@@ -18,7 +20,9 @@ from ..documents.formats import is_yaml, parse_document
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
 from ..domain.errors import Problem
+from ..domain.model import registry_model
 from ..services import WriteContext
+from ..store import selectors
 
 
 class ImportForm(forms.Form):
@@ -72,7 +76,13 @@ def import_view(request):
 
 
 def export_view(request):
-    document = export_document(scope=scope_for(request.user))  # with public reads off, what the user may read
+    scope = scope_for(request.user)  # with public reads off, what the user may read
+    try:  # the document is built whole in the worker: refused above the size the API's whole-registry answers are
+        selectors.check_whole_registry(scope, [f"/{gt.plural}" for gt in registry_model.group_types])
+    except Problem as problem:
+        messages.error(request, f"Not exported: {problem.detail}")
+        return HttpResponseRedirect(reverse("admin:index"))
+    document = export_document(scope=scope)
     response = HttpResponse(
         json.dumps(document, indent=2, ensure_ascii=False), content_type="application/cloudevents-registry+json"
     )

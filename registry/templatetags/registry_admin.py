@@ -81,7 +81,7 @@ def registry_dashboard(context):
     return {
         "rows": _counts(scope),
         "recent": _recent(scope),
-        "groups_total": estimated_count(scope.filter(Group.objects))[0],
+        "groups_total": estimated_count(scope.filter(Group.objects)).rows,
         "may_import": bool(user and user.has_perms(["registry.add_group", "registry.change_group"])),
         "events_url": reverse("admin:registry_outboxevent_changelist"),
         "panels": [{"template": panel.template, "context": panel.context(user)} for panel in dashboard.panels],

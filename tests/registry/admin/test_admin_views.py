@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group as Role
 from django.urls import reverse
 
 from catalog.models import Schema, SchemaGroup
+from registry.documents.exports import export_document
 from registry.models import Group, OutboxEvent, Version
 from tests.corpus import corpus
 
@@ -158,6 +159,42 @@ def test_import_and_export(editor):
     assert "Nothing was imported" in page and "schemaformat" in page
     export = editor.get(reverse("registry-admin-export"))
     assert json.loads(export.content)["schemaGroups"]["Fabrikam.Lumen"]
+
+
+def test_the_export_action_writes_the_selected_groups(editor):
+    """The action reads the selected groups only (it built the document of every group of the type, then kept the
+    selection: at a million versions, all of them for one group); the document is the whole-type export's part."""
+    with corpus("seed-shape", "lightbulb-avro.cereg").open("rb") as upload:
+        editor.post(reverse("registry-admin-import"), {"document": upload})
+    editor.put("/schemaGroups/other", data="{}", content_type="application/json")  # (a second group, not selected)
+    chosen = SchemaGroup.objects.get(gid="Fabrikam.Lumen")
+    answer = editor.post(
+        reverse("admin:catalog_schemagroup_changelist"),
+        {"action": "export_document", "_selected_action": [chosen.pk]},
+    )
+    assert answer.status_code == 200 and answer["Content-Disposition"] == 'attachment; filename="schemaGroups.cereg"'
+    whole = export_document("schemaGroups")
+    assert set(whole["schemaGroups"]) >= {"Fabrikam.Lumen", "other"}
+    assert json.loads(answer.content) == {
+        **whole,
+        "schemaGroups": {"Fabrikam.Lumen": whole["schemaGroups"]["Fabrikam.Lumen"]},
+    }
+
+
+def test_the_whole_export_is_refused_above_the_whole_registry_limit(editor, settings):
+    """The admin's "Export the whole registry" built the document of every version in the worker: above
+    REGISTRY_MAX_INLINE_ENTITIES it is refused, as the API's whole-registry answers are, naming the other ways."""
+    with corpus("seed-shape", "lightbulb-avro.cereg").open("rb") as upload:
+        editor.post(reverse("registry-admin-import"), {"document": upload})
+    settings.REGISTRY_MAX_INLINE_ENTITIES = 2
+    before = OutboxEvent.objects.count()
+    answer = editor.get(reverse("registry-admin-export"), follow=True)
+    page = answer.content.decode()
+    assert answer.redirect_chain == [(reverse("admin:index"), 302)], answer.redirect_chain
+    assert "Not exported:" in page and "REGISTRY_MAX_INLINE_ENTITIES" in page and "export_registry" in page, page
+    assert OutboxEvent.objects.count() == before
+    settings.REGISTRY_MAX_INLINE_ENTITIES = 100_000
+    assert json.loads(editor.get(reverse("registry-admin-export")).content)["schemaGroups"]["Fabrikam.Lumen"]
 
 
 def test_viewer_can_browse_not_edit(client, django_user_model):
