@@ -8,9 +8,11 @@ events are those of every other way in.
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.http import HttpResponse
 
-from ... import compiled_reads
+from ... import compiled_reads, services
 from ...domain.errors import Problem, not_found
 from ...http import entity_views as kernel
 from ...http import fast_reads
@@ -21,6 +23,7 @@ from . import writes
 from .base import XRegistryView
 from .bodies import json_body
 from .flags import LEVELS, Inline, collections_only, doc_view, only_collections, sort_key
+from .inputs import request_input
 from .mapping import v1_mappings
 from .reads import render_group, render_resource
 from .representations import (
@@ -40,14 +43,17 @@ class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
 
     def post(self, request):
         body = json_body(request)
-        writes.upsert_groups(self.context(), self.gm, body)
+        services.put_groups(ctx=self.context(), address=self.address(), groups=writes.group_writes(self.gm, body))
         base = self.base_url()
         return json_response(
             {gid: render_group(base, self.gm, selectors.get_group(self.gt, gid), Inline(request)) for gid in body}
         )
 
     def delete(self, request):
-        writes.delete_groups(self.context(), self.gm, json_body(request, required=False), force=flag(request, "force"))
+        items = writes.deletions(json_body(request, required=False), self.gm.v1_singular)
+        services.delete_groups(
+            ctx=self.context(), address=self.address(), items=items, missing_ok=True, force=flag(request, "force")
+        )
         return HttpResponse(status=204)
 
 
@@ -66,16 +72,18 @@ class GroupView(XRegistryView, kernel.GroupView):
     def put_group(self, gid) -> bool:
         body = json_body(self.request, required=False) or {}
         epoch = expected_epoch(self.request, body.get("epoch"))
-        return writes.put_group(self.context(), self.gm, gid, body, epoch=epoch, patch=self.request.method == "PATCH")
+        write = writes.group_write(self.gm, gid, body, epoch=epoch, patch=self.request.method == "PATCH")
+        return services.put_group_with_resources(ctx=self.context(), address=self.address(gid), data=write)[1]
 
     def post(self, request, gid):
         """`POST /GROUPS/gID`: a map of resource types -> resources, created or updated."""
-        body = json_body(request)
-        writes.post_group_resources(self.context(), self.gm, gid, body)
+        maps = writes.resource_maps(self.gm, gid, json_body(request))
+        services.put_resource_maps(ctx=self.context(), address=self.address(gid), maps=maps)
         return self.group_answer(gid)
 
     def delete_group(self, gid) -> None:
-        writes.delete_group(self.context(), self.gm, gid, query_epoch(self.request), force=flag(self.request, "force"))
+        epoch, force = query_epoch(self.request), flag(self.request, "force")
+        services.delete_group(ctx=self.context(), address=self.address(gid), expected_epoch=epoch, force=force)
 
 
 class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
@@ -99,7 +107,8 @@ class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
 
     def post(self, request, gid):
         body = json_body(request)
-        writes.upsert_resources(self.context(), self.gm, self.rm, gid, body)
+        resources = writes.resource_writes(self.gm, self.rm, gid, body)
+        services.put_resources(ctx=self.context(), address=self.address(gid, resources=True), resources=resources)
         base, group = self.base_url(), selectors.get_group(self.gt, gid)
         loaded = selectors.resources_with_versions(group, self.rm.plural, with_content=False, ids=list(body))
         return json_response(
@@ -107,8 +116,9 @@ class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
         )
 
     def delete(self, request, gid):
-        body = json_body(request, required=False)
-        writes.delete_resources(self.context(), self.gm, self.rm, gid, body, force=flag(request, "force"))
+        items = writes.deletions(json_body(request, required=False), self.rm.v1_singular, resources=True)
+        address, force = self.address(gid, resources=True), flag(request, "force")
+        services.delete_resources(ctx=self.context(), address=address, items=items, missing_ok=True, force=force)
         return HttpResponse(status=204)
 
 
@@ -184,19 +194,26 @@ class ResourceView(XRegistryView, kernel.ResourceView):
         return document_answer(version, bytes(version.content or b""), headers, 201 if created else 200, redirect=303)
 
     def put_entity(self, gid, rid, vid, details) -> bool:
-        request, patch = self.request, self.request.method == "PATCH"
+        # the request is read once the services made the entity's parents (services.upserts.Read)
+        def read():
+            if self.rm.hasdocument and not details:
+                inp = request_input(self.rm, rid, vid, self.request, details=False)
+                return inp if vid is not None else services.ResourceWrite(data=inp)
+            body = json_body(self.request, required=False) or {}
+            epoch, patch = expected_epoch(self.request, body.get("epoch")), self.request.method == "PATCH"
+            if vid is None:
+                return writes.resource_write(self.gm, self.rm, gid, rid, body, epoch=epoch, patch=patch)
+            return writes.version_write(self.gm, self.rm, rid, vid, body, epoch, patch)
+
         if vid is None:
-            return writes.put_resource(
-                self.context(), self.gm, self.rm, gid, rid, request, details=details, patch=patch
-            )
-        return writes.put_version(
-            self.context(), self.gm, self.rm, gid, rid, vid, request, details=details, patch=patch
-        )
+            return services.put_resource_with_meta(ctx=self.context(), address=self.address(gid, rid), data=read)
+        return any(services.put_version_creating(ctx=self.context(), address=self.address(gid, rid, vid), data=read))
 
     def post(self, request, gid, rid):
         """A new version of the resource (its id from the body's `versionid`, or the next number)."""
         rid, details = self.path_id(rid)
-        vid = writes.post_version(self.context(), self.gm, self.rm, gid, rid, request, details=details)
+        read = partial(request_input, self.rm, rid, None, request, details=details)
+        vid = services.add_version(ctx=self.context(), address=self.address(gid, rid), data=read).vid
         group, resource = self.load(gid, rid)
         version = next((v for v in resource.all_versions if v.vid == vid), None)
         if version is None:  # deleted since this write committed (its group deleted meanwhile)
@@ -206,11 +223,11 @@ class ResourceView(XRegistryView, kernel.ResourceView):
         return self.entity_answer(data, created=True)
 
     def delete_entity(self, gid, rid, vid) -> None:
-        epoch, force = query_epoch(self.request), flag(self.request, "force")
-        if vid is None:
-            writes.delete_resource(self.context(), self.gm, self.rm, gid, rid, epoch, force=force)
+        address, epoch, force = self.address(gid, rid, vid), query_epoch(self.request), flag(self.request, "force")
+        if vid is None:  # (a resource's expected epoch is its meta's)
+            services.delete_resource(ctx=self.context(), address=address, expected_meta_epoch=epoch, force=force)
         else:
-            writes.delete_version(self.context(), self.gm, self.rm, gid, rid, vid, epoch, force=force)
+            services.delete_version(ctx=self.context(), address=address, expected_epoch=epoch, force=force)
 
 
 class MetaView(XRegistryView):
@@ -226,7 +243,11 @@ class MetaView(XRegistryView):
     def put(self, request, gid, rid):
         body = json_body(request)
         epoch = expected_epoch(request, body.get("epoch"))
-        writes.put_meta(self.context(), self.gm, self.rm, gid, rid, body, patch=request.method == "PATCH", epoch=epoch)
+        meta, replace = writes.meta_write(self.gm, self.rm, gid, rid, body), request.method != "PATCH"
+        address = self.address(gid, rid)
+        services.set_resource_meta(
+            ctx=self.context(), address=address, meta=meta, replace=replace, expected_epoch=epoch
+        )
         return self.get(request, gid, rid)
 
 
@@ -267,15 +288,17 @@ class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
     def post(self, request, gid, rid):
         """Create or update versions from a map (version id -> version); `?setdefaultversionid` sets the default.
         The answer is the versions collection."""
-        body = json_body(request)
-        writes.upsert_versions(
-            self.context(), self.gm, self.rm, gid, rid, body, setdefault=request.GET.get("setdefaultversionid")
+        versions = writes.version_writes(self.gm, self.rm, gid, rid, json_body(request))
+        default = request.GET.get("setdefaultversionid")
+        services.put_versions(
+            ctx=self.context(), address=self.address(gid, rid), versions=versions, default_version=default
         )
         return self.get(request, gid, rid)
 
     def delete(self, request, gid, rid):
-        body = json_body(request, required=False)
-        writes.delete_versions(self.context(), self.gm, self.rm, gid, rid, body, force=flag(request, "force"))
+        items = writes.deletions(json_body(request, required=False), "version")
+        address, force = self.address(gid, rid), flag(request, "force")
+        services.delete_versions(ctx=self.context(), address=address, items=items, missing_ok=True, force=force)
         return HttpResponse(status=204)
 
 

@@ -1,4 +1,5 @@
-"""Writes of the 1.0 binding: a 1.0 request translated into the stored shape, then the registry's services.
+"""Writes of the 1.0 binding: a 1.0 body translated into the services' input (`GroupWrite`, `ResourceWrite`,
+`VersionInput`, delete items), which the views hand to the registry's services.
 
 Each request runs in one transaction: a map of groups, resources or versions is written whole or not at
 all. Whole documents (`POST /registry/`) go through the document importer, as a 0.5 import does.
@@ -7,7 +8,6 @@ all. Whole documents (`POST /registry/`) go through the document importer, as a 
 from __future__ import annotations
 
 import json
-from functools import partial
 
 from django.conf import settings
 
@@ -16,12 +16,10 @@ from ...documents.imports import import_document
 from ...documents.precheck import check_size
 from ...domain.attributes import V10_SERVER_OWNED, check_id, stored_attributes
 from ...domain.model import effective_compatibility, registry_model
-from ...http.requests import expected_epoch, parse_epoch
+from ...http.requests import parse_epoch
 from ...models import Group, Version
 from ...services.address import EntityAddress
 from ...services.inputs import patched
-from ...services.meta import set_resource_meta
-from .bodies import json_body
 from .capabilities import capabilities
 from .documents import (
     _group_to_v05,
@@ -30,7 +28,7 @@ from .documents import (
     to_v05_document,
 )
 from .errors import V1Problem
-from .inputs import mismatched_id, request_input, translate, version_input
+from .inputs import mismatched_id, translate, version_input
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
 from .model_defaults import declares_defaults, group_model, resource_model, without_shown_defaults
 from .representations import _version_attributes
@@ -196,7 +194,7 @@ def _object(value, where: str) -> dict:
     return value
 
 
-def _group_write(gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> services.GroupWrite:
+def group_write(gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> services.GroupWrite:
     """A 1.0 group body as the services' write: PUT (or PATCH: the body's attributes over the stored ones, read under
     the group's row lock by the service) of its own attributes, and the resources it nests."""
     _object(body, f"/{gm.v1_plural}/{gid}")
@@ -212,28 +210,23 @@ def _group_write(gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: b
         data = translate(_group_to_v05, gm, gid, without_shown_defaults(group_model(gm.v1_plural), given, current))
         return {**data, "id": gid}
 
-    resources = ((_at(gm, gid, rm, rid), w) for rm, rs in nested.items() for rid, w in _resources(gm, rm, gid, rs))
+    resources = (
+        (EntityAddress(gm.plural, gid, rm.plural, rid), write)
+        for rm, rs in nested.items()
+        for rid, write in resource_writes(gm, rm, gid, rs)
+    )
     return services.GroupWrite(merge=attributes, expected_epoch=epoch, resources=resources)
 
 
-def put_group(ctx, gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bool = False) -> bool:
-    write = _group_write(gm, gid, body, epoch=epoch, patch=patch)
-    return services.put_group_with_resources(ctx=ctx, address=_at(gm, gid), data=write)[1]
-
-
-def _groups(gm: GroupMapping, body: dict):
+def group_writes(gm: GroupMapping, body: dict):
     """A 1.0 map of groups as the services' (group id, write) pairs, each translated when its turn comes."""
     for gid, data in body.items():
         check_id(gid, f"{gm.v1_singular}id")
         data = _object(data, f"/{gm.v1_plural}/{gid}")
-        yield gid, _group_write(gm, gid, data, epoch=parse_epoch(data.get("epoch"), f"/{gm.v1_plural}/{gid}: epoch"))
+        yield gid, group_write(gm, gid, data, epoch=parse_epoch(data.get("epoch"), f"/{gm.v1_plural}/{gid}: epoch"))
 
 
-def upsert_groups(ctx, gm: GroupMapping, body: dict) -> None:
-    services.put_groups(ctx=ctx, address=_at(gm), groups=_groups(gm, body))
-
-
-def _resource_maps(gm: GroupMapping, gid: str, body: dict):
+def resource_maps(gm: GroupMapping, gid: str, body: dict):
     """A 1.0 map of resource types -> maps of resources as the services' (type, map) pairs."""
     for key, resources in body.items():
         rm = gm.by_v1_plural.get(key)
@@ -244,18 +237,10 @@ def _resource_maps(gm: GroupMapping, gid: str, body: dict):
                 subject=f"/{gm.v1_plural}/{gid}",
                 args={"name": key, "group": gm.v1_plural},
             )
-        yield rm.plural, _resources(gm, rm, gid, resources)
+        yield rm.plural, resource_writes(gm, rm, gid, resources)
 
 
-def post_group_resources(ctx, gm: GroupMapping, gid: str, body: dict) -> None:
-    services.put_resource_maps(ctx=ctx, address=_at(gm, gid), maps=_resource_maps(gm, gid, body))
-
-
-def delete_group(ctx, gm: GroupMapping, gid: str, epoch, *, force: bool = False) -> None:
-    services.delete_group(ctx=ctx, address=_at(gm, gid), expected_epoch=epoch, force=force)
-
-
-def _deletions(body: dict | None, singular: str, *, resources: bool = False) -> list[dict] | None:
+def deletions(body: dict | None, singular: str, *, resources: bool = False) -> list[dict] | None:
     """A 1.0 delete map (core/spec.md "Deleting Entities") as the services' items: None (no body) deletes every
     entity of the collection; each key's `epoch` (a Resource's under `meta`; a top-level one alone is
     misplaced_epoch) is checked; ids in the values must match their keys."""
@@ -280,20 +265,7 @@ def _deletions(body: dict | None, singular: str, *, resources: bool = False) -> 
     return items
 
 
-def delete_groups(ctx, gm: GroupMapping, body: dict | None, *, force: bool = False) -> None:
-    items = _deletions(body, gm.v1_singular)
-    services.delete_groups(ctx=ctx, address=_at(gm), items=items, missing_ok=True, force=force)
-
-
 # resources and versions ---------------------------------------------------------------------------------
-def _at(
-    gm: GroupMapping, gid: str | None = None, rm: ResourceMapping | None = None, rid: str | None = None,
-    vid: str | None = None,
-) -> EntityAddress:  # fmt: skip
-    """The registry's address of a 1.0 entity (the store's type names)."""
-    return EntityAddress(gm.plural, gid, rm.plural if rm is not None else None, rid, vid)
-
-
 def _meta_of(rm: ResourceMapping, data: dict) -> dict:
     """A resource body's `meta` attributes (in `meta`, or beside the default version's as the spec allows)."""
     meta = dict(data["meta"]) if isinstance(data.get("meta"), dict) else {}
@@ -303,28 +275,28 @@ def _meta_of(rm: ResourceMapping, data: dict) -> dict:
     return meta
 
 
-def _versions(gm, rm, gid: str, rid: str, versions: dict):
+def version_writes(gm, rm, gid: str, rid: str, versions: dict):
     """A 1.0 map of versions as the services' (version id, input) pairs, each translated when the service comes to
     it (so a refusal of one comes after the writes of those before it, as they are written)."""
     _object(versions, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/versions")
     for vid, vdata in versions.items():
         check_id(vid, "versionid")
-        yield vid, _input(gm, rm, rid, vid, vdata, None, False)
+        yield vid, version_write(gm, rm, rid, vid, vdata, None, False)
 
 
-def _resource_write(gm, rm, gid: str, rid: str, data, *, epoch=None, patch: bool = False) -> services.ResourceWrite:
+def resource_write(gm, rm, gid: str, rid: str, data, *, epoch=None, patch: bool = False) -> services.ResourceWrite:
     """A 1.0 resource body as the services' write: its `versions` map, or its default version's attributes (PUT or
     PATCH), and its `meta`."""
     data = _object(data, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}")
     versions = data.get("versions")
     if isinstance(versions, dict) and versions:
-        return services.ResourceWrite(versions=_versions(gm, rm, gid, rid, versions), meta=_meta_of(rm, data))
+        return services.ResourceWrite(versions=version_writes(gm, rm, gid, rid, versions), meta=_meta_of(rm, data))
     names = meta_attribute_names(rm)
     own = {k: v for k, v in data.items() if k not in ("meta", "versions") and k not in names}
-    return services.ResourceWrite(data=_input(gm, rm, rid, None, own, epoch, patch), meta=_meta_of(rm, data))
+    return services.ResourceWrite(data=version_write(gm, rm, rid, None, own, epoch, patch), meta=_meta_of(rm, data))
 
 
-def _input(gm: GroupMapping, rm: ResourceMapping, rid: str, vid: str | None, body: dict, epoch, patch: bool):
+def version_write(gm: GroupMapping, rm: ResourceMapping, rid: str, vid: str | None, body: dict, epoch, patch: bool):
     """The services' input of a 1.0 version body; a function of the stored rows (called under their locks) when the
     stored version matters: for a PATCH, the stored attributes in 1.0 names with the body's over them; and for any
     write of a type whose model declares defaults, the body less the defaults a read shows without the store
@@ -345,53 +317,18 @@ def _input(gm: GroupMapping, rm: ResourceMapping, rid: str, vid: str | None, bod
     return merged
 
 
-def _resources(gm, rm, gid: str, resources: dict):
+def resource_writes(gm, rm, gid: str, resources: dict):
     """A 1.0 map of resources as the services' (resource id, write) pairs, each translated when its turn comes."""
     _object(resources, f"/{gm.v1_plural}/{gid}/{rm.v1_plural}")
     for rid, data in resources.items():
         check_id(rid, f"{rm.v1_singular}id")
-        yield rid, _resource_write(gm, rm, gid, rid, data)
+        yield rid, resource_write(gm, rm, gid, rid, data)
 
 
-def upsert_resources(ctx, gm: GroupMapping, rm: ResourceMapping, gid: str, body: dict) -> None:
-    services.put_resources(ctx=ctx, address=_at(gm, gid, rm), resources=_resources(gm, rm, gid, body))
-
-
-# a write of one resource or version reads its request once the services made its parents (services.upserts.Read)
-def put_resource(ctx, gm, rm, gid: str, rid: str, request, *, details: bool, patch: bool = False) -> bool:
-    def write() -> services.ResourceWrite:
-        if rm.hasdocument and not details:
-            return services.ResourceWrite(data=request_input(rm, rid, None, request, details=False))
-        body = json_body(request, required=False) or {}
-        return _resource_write(gm, rm, gid, rid, body, epoch=expected_epoch(request, body.get("epoch")), patch=patch)
-
-    return services.put_resource_with_meta(ctx=ctx, address=_at(gm, gid, rm, rid), data=write)
-
-
-def post_version(ctx, gm, rm, gid: str, rid: str, request, *, details: bool) -> str:
-    read = partial(request_input, rm, rid, None, request, details=details)
-    return services.add_version(ctx=ctx, address=_at(gm, gid, rm, rid), data=read).vid
-
-
-def put_version(ctx, gm, rm, gid: str, rid: str, vid: str, request, *, details: bool, patch: bool = False) -> bool:
-    def read():
-        if rm.hasdocument and not details:
-            return request_input(rm, rid, vid, request, details=False)
-        body = json_body(request, required=False) or {}
-        return _input(gm, rm, rid, vid, body, expected_epoch(request, body.get("epoch")), patch)
-
-    return any(services.put_version_creating(ctx=ctx, address=_at(gm, gid, rm, rid, vid), data=read))
-
-
-def upsert_versions(ctx, gm, rm, gid: str, rid: str, body: dict, *, setdefault: str | None = None) -> None:
-    services.put_versions(
-        ctx=ctx, address=_at(gm, gid, rm, rid), versions=_versions(gm, rm, gid, rid, body), default_version=setdefault
-    )
-
-
-def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool, epoch=None) -> None:
+def meta_write(gm, rm, gid: str, rid: str, body: dict) -> dict:
+    """A 1.0 `meta` body as the attributes the service sets; an attribute a `meta` has not is refused (what a GET
+    shows of it, sent back, is left out)."""
     names = meta_attribute_names(rm)
-    meta = {k: v for k, v in body.items() if k in names}
     shown = {f"{rm.v1_singular}id", "self", "epoch", "defaultversionurl", *V10_SERVER_OWNED}  # (what a GET shows)
     unknown = [k for k in body if k not in names and k not in shown]
     if unknown:
@@ -401,22 +338,4 @@ def put_meta(ctx, gm, rm, gid: str, rid: str, body: dict, *, patch: bool, epoch=
             subject=f"/{gm.v1_plural}/{gid}/{rm.v1_plural}/{rid}/meta",
             args={"name": unknown[0]},
         )
-    set_resource_meta(ctx=ctx, address=_at(gm, gid, rm, rid), meta=meta, replace=not patch, expected_epoch=epoch)
-
-
-def delete_resource(ctx, gm, rm, gid: str, rid: str, epoch, *, force: bool = False) -> None:
-    services.delete_resource(ctx=ctx, address=_at(gm, gid, rm, rid), expected_meta_epoch=epoch, force=force)
-
-
-def delete_resources(ctx, gm, rm, gid: str, body: dict | None, *, force: bool = False) -> None:
-    items = _deletions(body, rm.v1_singular, resources=True)
-    services.delete_resources(ctx=ctx, address=_at(gm, gid, rm), items=items, missing_ok=True, force=force)
-
-
-def delete_version(ctx, gm, rm, gid: str, rid: str, vid: str, epoch, *, force: bool = False) -> None:
-    services.delete_version(ctx=ctx, address=_at(gm, gid, rm, rid, vid), expected_epoch=epoch, force=force)
-
-
-def delete_versions(ctx, gm, rm, gid: str, rid: str, body: dict | None, *, force: bool = False) -> None:
-    items = _deletions(body, "version")
-    services.delete_versions(ctx=ctx, address=_at(gm, gid, rm, rid), items=items, missing_ok=True, force=force)
+    return {k: v for k, v in body.items() if k in names}
