@@ -236,7 +236,7 @@ class AsyncAPIView(XRegistryView):
 
 
 class MessageGroupAsyncAPIView(XRegistryView):
-    v1_group = "messagegroups"
+    group_plural = "definitionGroups"  # (1.0's messagegroups)
 
     @extend_schema(
         tags=TAGS,
@@ -266,7 +266,7 @@ class MessageGroupAsyncAPIView(XRegistryView):
 
 
 class EndpointAsyncAPIView(XRegistryView):
-    v1_group = "endpoints"
+    group_plural = "endpoints"
 
     @extend_schema(
         tags=TAGS,

@@ -22,7 +22,7 @@ class MessageValidateView(XRegistryView):
     permission_classes = [ReadPermission]
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
-    v1_group, v1_resource = "messagegroups", "messages"
+    group_plural, resource_plural = "definitionGroups", "definitions"  # (1.0's messagegroups, messages)
     post_reads = True  # a check reads the group (registry.http.permissions)
 
     @described(
@@ -43,7 +43,7 @@ class MessageGroupValidateView(XRegistryView):
     permission_classes = [ReadPermission]
     throttle_classes, throttle_scope = [AnonymousRateThrottle], "checks"  # issue 24
     schema = CheckSchema()
-    v1_group = "messagegroups"
+    group_plural = "definitionGroups"  # (1.0's messagegroups)
     post_reads = True  # a check reads the group (registry.http.permissions)
 
     @described(

@@ -16,7 +16,6 @@ from django.http import HttpResponse
 
 from ...domain.attributes import check_id
 from ...domain.errors import Problem, not_found
-from ...domain.model import registry_model
 from ...http.binding import Binding
 from ...http.entity_views import EntityView
 from ...http.problems import problem_body, problem_response_of
@@ -34,7 +33,7 @@ from .flags import (
     page_to_load,
     sorted_collection,
 )
-from .mapping import common_attribute_to_v10, ordered_mappings, v1_attribute_name, v1_mappings, v1_path
+from .mapping import common_attribute_to_v10, mappings, ordered_mappings, v1_attribute_name, v1_path
 from .reads import render_group
 from .representations import BINARY
 
@@ -121,11 +120,11 @@ def root_url(request) -> str:
 
 
 class XRegistryView(EntityView):
-    """A view of the 1.0 binding; `v1_group` / `v1_resource` are set by the generated routes."""
+    """A view of the 1.0 binding; the generated routes set the types it serves."""
 
+    # (the docstring is the OpenAPI description of the views that have none) the routes set the types' stored
+    # plurals (`group_plural`, `resource_plural`), as the 0.5 binding's do; their 1.0 mappings are `gm` and `rm`
     binding = XREGISTRY
-    v1_group: str | None = None
-    v1_resource: str | None = None
 
     def __init_subclass__(cls, **kwargs):
         """A view with a PUT, and a collection with a POST, take PATCH the same way (the write reads
@@ -141,29 +140,11 @@ class XRegistryView(EntityView):
 
     @property
     def gm(self):
-        assert self.v1_group is not None  # (set by the generated routes)
-        return v1_mappings[self.v1_group]
+        return mappings[self.group_plural]
 
     @property
     def rm(self):
-        return self.gm.by_v1_plural[self.v1_resource]
-
-    @property
-    def gt(self):
-        return registry_model[self.gm.plural]
-
-    @property
-    def rt(self):
-        return self.gt.resource_type(self.rm.plural)
-
-    # (the kernel's attributes that the URL configuration sets for a 0.5 view; read from the mapping here)
-    @property
-    def group_plural(self):  # type: ignore[override]
-        return self.gm.plural
-
-    @property
-    def resource_plural(self):  # type: ignore[override]
-        return self.rm.plural if self.v1_resource else None
+        return self.gm.by_plural[self.resource_plural]
 
     # what the kernel's entity views (registry/http/entity_views.py) read in the 1.0 way
     @cached_property

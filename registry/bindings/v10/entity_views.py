@@ -24,7 +24,7 @@ from .base import XRegistryView
 from .bodies import json_body
 from .flags import LEVELS, Inline, collections_only, doc_view, only_collections, sort_key
 from .inputs import request_input
-from .mapping import v1_mappings
+from .mapping import mappings
 from .reads import render_group, render_resource
 from .representations import (
     Place,
@@ -310,8 +310,8 @@ class VersionView(ResourceView, kernel.VersionView):
 def document_address(initkwargs: dict, kwargs: dict) -> fast_reads.DocumentAddress | None:
     """What a document GET without `$details` or flags depends on, for the fast path (registry/http/fast_reads.py):
     the row `document` reads, with the version count and previous version, and the sticky default's row."""
-    gm = v1_mappings[initkwargs["v1_group"]]
-    rm = gm.by_v1_plural[initkwargs["v1_resource"]]
+    gm = mappings[initkwargs["group_plural"]]
+    rm = gm.by_plural[initkwargs["resource_plural"]]
     rid, vid = kwargs["rid"], kwargs.get("vid")
     if not rm.hasdocument or rid.endswith("$details") or (vid is not None and vid.endswith("$details")):
         return None

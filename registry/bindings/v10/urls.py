@@ -5,7 +5,7 @@ from django.urls import path
 
 from ...http.routes import entity_routes
 from . import entity_views, openapi, views
-from .mapping import ordered_mappings
+from .mapping import ordered_mappings, v1_mappings
 
 openapi.describe(views, entity_views)
 FIXED = {  # path -> view; route names `xr10-<path>`, the root's `xr10-root`
@@ -41,6 +41,9 @@ urlpatterns = [
         [(gm.v1_plural, [rm.v1_plural for rm in gm.resources]) for gm in ordered_mappings()],
         VIEWS,
         NAMES,
-        lambda g, r: {"v1_group": g, **({"v1_resource": r} if r else {})},
+        lambda g, r: {  # the views are told the stored plurals of their types
+            "group_plural": v1_mappings[g].plural,
+            **({"resource_plural": v1_mappings[g].by_v1_plural[r].plural} if r else {}),
+        },
     ),
 ]
