@@ -84,9 +84,10 @@ def spec_title(error: str, values: dict) -> str | None:
     return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), template)
 
 
-class DocumentError(ValueError):
-    """A 1.0 document that cannot be translated: `path` names the member."""
+class DocumentError(V1Problem):
+    """A 1.0 document that cannot be translated: `path` names the member, the subject of the 1.0 problem
+    `bad_request` it answers."""
 
     def __init__(self, path: str, message: str):
-        super().__init__(f"{path}: {message}")
+        super().__init__("bad_request", f"{path}: {message}", subject=path)
         self.path = path

@@ -13,17 +13,9 @@ from ...http.requests import expected_epoch, header_input
 from ...services.inputs import UNSET, VersionInput
 from .base import XREGISTRY
 from .bodies import json_body
-from .documents import DocumentError, _strip, _version_to_v05, meta_attribute_names
+from .documents import _strip, _version_to_v05, meta_attribute_names
 from .errors import V1Problem
 from .mapping import NAMES, ResourceMapping
-
-
-def translate(fn, *args):
-    """A translation to the stored shape; its DocumentError as the 1.0 problem `bad_request`."""
-    try:
-        return fn(*args)
-    except DocumentError as exc:
-        raise V1Problem("bad_request", str(exc), subject=exc.path) from None
 
 
 def mismatched_id(given, expected: str, singular: str, subject: str | None = None) -> V1Problem:
@@ -47,7 +39,7 @@ def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) ->
     if given_rid is not None and given_rid != rid:
         raise mismatched_id(given_rid, rid, rm.v1_singular)
     epoch = data.get("epoch")
-    converted = translate(_version_to_v05, rm, vid or "1", data)
+    converted = _version_to_v05(rm, vid or "1", data)
     converted.pop("id", None)
     inp = VersionInput(
         version_id=vid or (str(given) if given is not None else None),

@@ -28,7 +28,7 @@ from .documents import (
     to_v05_document,
 )
 from .errors import V1Problem
-from .inputs import mismatched_id, translate, version_input
+from .inputs import mismatched_id, version_input
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
 from .model_defaults import declares_defaults, group_model, resource_model, without_shown_defaults
 from .representations import _version_attributes
@@ -123,7 +123,7 @@ def without_shown_defaults_of_stored(doc: dict) -> dict:
 def import_v10(ctx, doc: dict, *, owners: str = "keep", force: bool = False) -> None:
     if isinstance(doc, dict):
         doc = without_shown_defaults_of_stored(doc)
-    doc05 = without_inherited_levels(translate(to_v05_document, doc))
+    doc05 = without_inherited_levels(to_v05_document(doc))
     check_size(doc05, max_entities=settings.REGISTRY_IMPORT_MAX_ENTITIES)
     import_document(ctx, doc05, owners=owners, force=force)
 
@@ -207,7 +207,7 @@ def group_write(gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bo
     def attributes(stored: dict | None) -> dict:
         current = group_to_v10(gm, stored) if stored is not None else None
         given = patched(current, own) if patch else own
-        data = translate(_group_to_v05, gm, gid, without_shown_defaults(group_model(gm.v1_plural), given, current))
+        data = _group_to_v05(gm, gid, without_shown_defaults(group_model(gm.v1_plural), given, current))
         return {**data, "id": gid}
 
     resources = (
