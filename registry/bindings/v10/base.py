@@ -193,11 +193,6 @@ class XRegistryView(EntityView):
         """The URLs of the group collections (the paged way to read what a whole-registry answer would hold)."""
         return [f"{self.base_url()}/{gm.v1_plural}" for gm in ordered_mappings()]
 
-    def context(self):
-        ctx = super().context()
-        ctx.binding = self.binding.name
-        return ctx
-
     def check_request(self, request, kwargs):
         BINARY.set("binary" in request.GET and request.GET.get("binary", "").lower() != "false")
         if request.method.lower() in self.http_method_names and hasattr(self, request.method.lower()):

@@ -151,9 +151,7 @@ class ResourceView(XRegistryView, kernel.ResourceView):
             )
         version = next((v for v in versions if v.vid == vid), None)
         if version is None:
-            raise Problem(
-                "not-found", f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}/versions/{vid} does not exist"
-            )
+            raise not_found(f"{resource.path}/versions/{vid}")
         place = Place(self.base, self.gm, self.rm, group, resource)
         return version_json(place, version, versions=versions, inline_document=inline_document)
 
