@@ -70,6 +70,23 @@ def existing_subject(subject: Subject, *, deleted: bool = False) -> tuple[Resour
     return resource, rows
 
 
+def version_numbers(subject: Subject, *, deleted: bool = False, deleted_only: bool = False) -> list[int]:
+    """The subject's version numbers in order: the live ones, all with `deleted`, the soft-deleted ones alone with
+    `deleted_only`; 40401 when it has none (soft-deleted ones count with either flag). Numbers new versions first,
+    then reads the numbers alone, not the rows with their versions and schema ids (a subject may have thousands)."""
+    resource = find_resource(subject)
+    if resource is None:
+        raise subject_not_found(subject.name)
+    ensure_numbered(resource)
+    rows = SubjectVersion.objects.filter(resource=resource)
+    if not (deleted or deleted_only):
+        rows = rows.filter(deleted=False)
+    found = list(rows.order_by("number").values_list("number", "deleted"))
+    if not found:
+        raise subject_not_found(subject.name)
+    return [number for number, gone in found if gone or not deleted_only]
+
+
 def _rows_of(resource: Resource):
     return SubjectVersion.objects.filter(resource=resource).select_related("version", "schema_id")
 

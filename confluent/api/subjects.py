@@ -39,10 +39,7 @@ class SubjectVersionsView(ConfluentView):
         """The subject's version numbers (`?deleted`, `?deleted_only`)."""
         found = parse(subject)
         deleted, deleted_only = flag(request, "deleted"), flag(request, "deleted_only")
-        _resource, rows = selectors.existing_subject(found, deleted=deleted or deleted_only)
-        if deleted_only:
-            rows = [row for row in rows if row.deleted]
-        return answer(page([row.number for row in rows], request))
+        return answer(page(selectors.version_numbers(found, deleted=deleted, deleted_only=deleted_only), request))
 
     def post(self, request, subject):
         """Register a schema under the subject: its id (and version); the same content again answers the same."""
