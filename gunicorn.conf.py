@@ -96,9 +96,14 @@ def post_worker_init(worker):
     (`gc.freeze`, after a collection of what loading left): they live as long as the worker, and every full
     collection scanned them all (issue 29, docs/performance.md); while a collection runs, a worker holding a
     schema's lock holds up every writer of that schema. Objects freed by their reference counts are freed as
-    before."""
+    before. The URLconf, and with it every view module, is loaded first (Django loads it with the first request:
+    each new worker's first answer, say the first read after a restart, took seconds), so its objects are frozen
+    too."""
     import gc
 
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018 - loads the URLconf
     gc.collect()
     gc.freeze()
 
