@@ -49,11 +49,13 @@ WORDS = {
     415: "the body is not of the media type this request takes",
 }
 ERRORS = problem_responses(400, 401, 403, 404, 409, 415, words=WORDS)
+WRITE_ERRORS = problem_responses(400, 401, 403, 404, 409, 413, 415, words=WORDS)  # a body past its limit: 413
 
 
-def _ops(view, summary: str, *, document: bool = False, created: tuple[str, ...] = ("put", "patch")) -> dict:
+def _ops(view, summary: str, *, document: bool = False, created=("put", "patch"), write_errors=WRITE_ERRORS) -> dict:
     """Operations of one view, a method each it answers: `created` names the methods that answer 201 when they
-    create the entity; their query parameters are the flags the view declares (flags.LEVELS)."""
+    create the entity; `write_errors` those of its PUT, PATCH and POST; their query parameters are the flags the view
+    declares (flags.LEVELS)."""
     ops = {}
     for method in (m for m in ("get", "put", "patch", "post", "delete") if m in view.http_method_names):
         if not hasattr(view, method):
@@ -74,7 +76,7 @@ def _ops(view, summary: str, *, document: bool = False, created: tuple[str, ...]
             ops[method] = operation(
                 f"{method.upper()}: {summary}",
                 ok=[(status, shape, summary) for status in ((200, 201) if method in created else (200,))],
-                errors=ERRORS,
+                errors=write_errors,
                 body={"*/*" if shape is DOCUMENT else "application/json": shape},
                 tags=TAG,
             )
@@ -82,11 +84,12 @@ def _ops(view, summary: str, *, document: bool = False, created: tuple[str, ...]
 
 
 FIXED = {"created": ()}  # a fixed API, or a collection: no write of it creates the entity it addresses
+REFUSED = {"created": (), "write_errors": ERRORS}  # a fixed API whose writes are refused before a body is read
 OPERATIONS: dict[str, tuple[str, dict]] = {  # view class -> its summary, and how its answers are shaped
     "RootView": ("Registry root (POST: import a 1.0 document)", FIXED),
     "ExportView": ("The registry as a 1.0 document (?doc&inline=*,capabilities,modelsource)", {}),
-    "ModelView": ("The model (fixed: writes answer model_error)", FIXED),
-    "ModelSourceView": ("The model source (fixed: writes answer model_error)", FIXED),
+    "ModelView": ("The model (fixed: writes answer model_error)", REFUSED),
+    "ModelSourceView": ("The model source (fixed: writes answer model_error)", REFUSED),
     "CapabilitiesView": ("Capabilities (changes the server does not offer are refused)", FIXED),
     "CapabilitiesOfferedView": ("Capabilities offered", {}),
     "DiscoveryView": ("Where the xRegistry 1.0 binding is, and the spec versions served", {}),
