@@ -22,8 +22,8 @@ first and deep pages of groups, schemas (of the wide group) and versions (of the
 1.0 bindings (deep: reached by following `Link` with the largest page, then read with the default page size) and
 Confluent's `/subjects` (`offset`); a filter on an attribute (of groups, of the wide group's schemas, of the long
 schema's versions; 0.5 and 1.0), the search (the admin's search page, registry/store/search.py) for a word every
-document holds, for a rare one and for a format every version has, the schemas' and versions' changelists searched for
-the common word, `?referencedby` of a schema (p99); `/registry/export` and
+document holds, for a rare one and for a format every version has (alone and with a rare word), the schemas' and
+versions' changelists searched for the common word, `?referencedby` of a schema (p99); `/registry/export` and
 `GET /?inline` (seconds, versions/s, the answering worker's peak memory); new versions written one after the other
 (through 0.5 and through Confluent); the admin's dashboard and changelists; the catalog map (whole and one group); each
 worker's memory after `--mixed-seconds` of mixed reads by 4 clients, the largest worker's over the second half of them
@@ -454,6 +454,12 @@ def measure(bench: Bench, layout: dict) -> None:
     bench.timed(
         "admin search, a format every version has (p99)",
         "/admin/registry/search/?q=JsonSchema",
+        p99=True,
+        client=bench.admin,
+    )
+    bench.timed(
+        "admin search, a rare word and a format every version has (p99)",
+        f"/admin/registry/search/?q=JsonSchema Wide{layout['wide'] // 3:06d}",
         p99=True,
         client=bench.admin,
     )

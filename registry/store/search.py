@@ -10,18 +10,23 @@ case-insensitive substring test of the document's text.
 
 - `matching_groups(q)`, `matching_resources(q)`, `matching_versions(q)`: querysets, for changelists.
 - `search(q, limit, scope)`: what the search page lists: groups, and resources with the versions that matched, of the
-  groups `scope` reads (registry/access/read_scope.py), each with its group's owners. On PostgreSQL a word is looked up in
-  at most DOCUMENT_CAP documents (the first the index finds): past that, `capped` says so and the page asks for more
-  words rather than listing them all. The page's resources are chosen by one narrow statement (their ids in path order
-  and the count of all, the group's keys read per matching resource rather than joining every group), then only
-  their rows are read, and of their versions only ids and documents until the one shown is known.
+  groups `scope` reads (registry/access/read_scope.py), each with its group's owners. The page's resources are chosen
+  by one narrow statement (their ids in path order and the count of all, the group's keys read per matching resource
+  rather than joining every group), then only their rows are read, and of their versions only ids and documents until
+  the one shown is known.
+
+On PostgreSQL no search reads every version or resource, however common its words (`_every_word`): each word's matches
+are looked up in at most LOOKUP_CAP rows per lookup (the first the indexes find), a word whose lookup had more is
+looked up again among what the other words matched, and when a lookup still had more the results are the matches
+among the first found: `capped` says so and the page asks for more words rather than listing them all. The groups
+(one per thousand versions or so) are read whole.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -54,10 +59,8 @@ from ..models import Group, Resource, Version
 
 MAX_WORDS = 8
 CONFIG = "simple"
-DOCUMENT_CAP = (
-    2_000  # documents a word is looked up in (PostgreSQL): a word in every document is not a list of them all
-)
-CAPPED = ("capped",)  # the memo's key: whether a word matched more documents than DOCUMENT_CAP
+LOOKUP_CAP = 1_000  # rows a word is looked up in, per lookup (PostgreSQL): never a list of every match
+CAPPED = ("capped",)  # the memo's key: whether a word's lookup found more than LOOKUP_CAP rows
 
 
 def words(query: str) -> list[str]:
@@ -103,9 +106,11 @@ class InArray(Func):
         return f"{lhs} = ANY(({rhs})::bigint[])", [*lhs_params, *rhs_params]
 
 
-def pk_in(ids) -> Q:
-
-    return Q(InArray(F("pk"), Value("{" + ",".join(str(int(i)) for i in ids) + "}", output_field=TextField())))
+def pk_in(ids, field: str = "pk") -> Q:
+    """`field` among `ids`: on PostgreSQL one array parameter (InArray), elsewhere (SQLite, small) a list."""
+    if not full_text():
+        return Q(**{f"{field}__in": list(ids)})
+    return Q(InArray(F(field), Value("{" + ",".join(str(int(i)) for i in ids) + "}", output_field=TextField())))
 
 
 def _common(word: str, prefix: str = "") -> Q:
@@ -117,38 +122,94 @@ def _common(word: str, prefix: str = "") -> Q:
     )
 
 
-def _document_ids(word: str, memo: dict | None) -> list[int]:
-    """The versions whose full-text vector matches `word` (one GIN index scan; kept in `memo` for one search): at
-    most DOCUMENT_CAP of them, the first found, and `memo[CAPPED]` says when there were more. Every id is sent back
-    as one array parameter: a word found in every document of a large registry made the search as slow as the
-    registry is large (issue 40)."""
-    if memo is not None and word in memo:
-        return memo[word]
-    found = Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word)).order_by()
-    ids = list(found.values_list("pk", flat=True)[: DOCUMENT_CAP + 1])
-    if memo is not None:
-        memo[word] = ids[:DOCUMENT_CAP]
-        if len(ids) > DOCUMENT_CAP:
-            memo[CAPPED] = True
-    return ids[:DOCUMENT_CAP]
+def _documents(word: str, restrict: Q) -> list[tuple[int, int]]:
+    """(id, resource id) of at most LOOKUP_CAP + 1 versions whose name, description or document match `word`
+    (full-text: the GIN index of migration 0004). The index reads its whole list of the documents that hold the word
+    before the LIMIT applies (a word in every document: a list as long as the registry, docs/performance.md); read
+    row by row instead, a common word's lookup cost more on this registry's documents (each row's vector computed)."""
+    found = Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word)).filter(restrict)
+    return list(found.order_by().values_list("pk", "resource_id")[: LOOKUP_CAP + 1])
+
+
+def _versions_of(
+    word: str, versions: set[int] | None = None, resources: set[int] | None = None
+) -> tuple[list[tuple[int, int]], bool]:
+    """(id, resource id) of the versions whose name, tags or format hold `word` or whose name, description or document
+    matches it (full-text), among `versions` or the versions of `resources` when given: two lookups, each in a query
+    of its own (inside an OR PostgreSQL's planner tends to scan the table and compute every document's vector), each
+    of at most LOOKUP_CAP rows, the first found; the flag says whether one had more. The substring one is served by
+    the trigram indexes of migration 0017, or for a word most rows hold read in order to its LIMIT, as the planner's
+    statistics of those expressions tell; the full-text one by `_documents`."""
+    restrict = Q()
+    if versions is not None:
+        restrict &= pk_in(versions)
+    if resources is not None:
+        restrict &= pk_in(resources, "resource_id")
+    substrings = Version.objects.filter(_common(word)).filter(restrict).order_by()
+    rows: list[tuple[int, int]] = []
+    capped = False
+    for got in (list(substrings.values_list("pk", "resource_id")[: LOOKUP_CAP + 1]), _documents(word, restrict)):
+        capped, rows = capped or len(got) > LOOKUP_CAP, rows + got[:LOOKUP_CAP]
+    return rows, capped
+
+
+def _matching_version_ids(word: str, within: set[int] | None) -> tuple[set[int], bool]:
+    rows, capped = _versions_of(word, versions=within)
+    return {pk for pk, _resource in rows}, capped
+
+
+def _matching_resource_ids(word: str, within: set[int] | None) -> tuple[set[int], bool]:
+    """A resource's own id, name, description, tags or format (at most LOOKUP_CAP, the first found), or a version's."""
+    own = Resource.objects.filter(_resource_own(word))
+    if within is not None:
+        own = own.filter(pk_in(within))
+    ids = list(own.order_by().values_list("pk", flat=True)[: LOOKUP_CAP + 1])
+    rows, capped = _versions_of(word, resources=within)
+    return set(ids[:LOOKUP_CAP]) | {resource for _pk, resource in rows}, capped or len(ids) > LOOKUP_CAP
+
+
+# a word, the ids to look among (or None) -> the ids found, whether a lookup was capped
+Lookup = Callable[[str, set[int] | None], tuple[set[int], bool]]
+
+
+def _every_word(terms: list[str], lookup: Lookup, memo: dict | None) -> set[int]:
+    """The ids that match every word (PostgreSQL), each word's lookups bounded (`_versions_of`): every word is looked
+    up on its own, then the words are intersected starting from a word whose matches are complete and fewest, and a
+    word whose lookups were capped is looked up again among the ids matched so far only. So a rare word with a common
+    one finds every match, whatever the registry's size; when a lookup still had more, the matches are those among
+    the first found (`memo[CAPPED]`, said on the page). A word in every version is never a list of them all, nor a
+    scan of every row (issue 40)."""
+    first = {word: lookup(word, None) for word in dict.fromkeys(terms)}
+    order = sorted(first, key=lambda word: (first[word][1], len(first[word][0])))
+    matched, capped = first[order[0]]
+    for word in order[1:]:
+        if not matched:
+            break
+        ids, word_capped = first[word]
+        if word_capped:
+            ids, word_capped = lookup(word, matched)
+        matched, capped = matched & ids, capped or word_capped
+    if capped and memo is not None:
+        memo[CAPPED] = True
+    return matched
 
 
 def matching_versions(query: str, memo: dict | None = None) -> QuerySet:
+    """Versions whose name, tags or format hold every word, or whose name, description or document does."""
     found = Version.objects.all()
     terms = words(query)
     if not terms:
         return found.none()
-    if not full_text():
-        found = found.alias(_document=document_text())
+    if full_text():
+        return found.filter(pk_in(_every_word(terms, _matching_version_ids, memo)))
+    found = found.alias(_document=document_text())
     for word in terms:
-        if full_text():
-            # a query of its own, served by the GIN index: inside an OR, even as a subquery, PostgreSQL's planner
-            # tends to scan the table and compute every document's vector (and to JIT-compile that)
-            text = pk_in(_document_ids(word, memo))
-        else:
-            text = Q(description__icontains=word) | Q(_document__icontains=word)
-        found = found.filter(_common(word) | text)
+        found = found.filter(_common(word) | Q(description__icontains=word) | Q(_document__icontains=word))
     return found
+
+
+def _resource_own(word: str) -> Q:
+    return Q(rid__icontains=word) | Q(description__icontains=word) | _common(word)
 
 
 def matching_resources(query: str, memo: dict | None = None) -> QuerySet:
@@ -158,9 +219,10 @@ def matching_resources(query: str, memo: dict | None = None) -> QuerySet:
     terms = words(query)
     if not terms:
         return found.none()
+    if full_text():
+        return found.filter(pk_in(_every_word(terms, _matching_resource_ids, memo)))
     for word in terms:
-        own = Q(rid__icontains=word) | Q(description__icontains=word) | _common(word)
-        found = found.filter(own | Q(pk__in=matching_versions(word, memo).values("resource_id")))
+        found = found.filter(_resource_own(word) | Q(pk__in=matching_versions(word).values("resource_id")))
     return found
 
 
@@ -191,7 +253,7 @@ class Results:
     total: int
     ms: float
     full_text: bool
-    capped: bool = False  # a word was in more than DOCUMENT_CAP documents: the results come from the first found
+    capped: bool = False  # a word's lookup found more than LOOKUP_CAP rows: the results come from the first found
 
 
 def _where(obj, terms: list[str], version: Version | None = None) -> list[str]:
