@@ -19,7 +19,7 @@ On PostgreSQL no search reads every version or resource, however common its word
 are looked up in at most LOOKUP_CAP rows per lookup (the first the indexes find), a word whose lookup had more is
 looked up again among what the other words matched, and when a lookup still had more the results are the matches
 among the first found: `capped` says so and the page asks for more words rather than listing them all. The groups
-(one per thousand versions or so) are read whole.
+(far fewer than the versions) are read whole.
 """
 
 from __future__ import annotations
