@@ -12,8 +12,8 @@ case-insensitive substring test of the document's text.
 - `search(q, limit, scope)`: what the search page lists: groups, and resources with the versions that matched, of the
   groups `scope` reads (registry/access/read_scope.py), each with its group's owners. The page's resources are chosen
   by one narrow statement (their ids in path order and the count of all, the group's keys read per matching resource
-  rather than joining every group), then only their rows are read, and of their versions only ids and documents until
-  the one shown is known.
+  rather than joining every group), then only their rows are read, and of their newest SHOWN_AMONG versions only ids
+  and documents until the one shown is known (the latest whose document holds a word, else the resource's latest).
 
 On PostgreSQL no search reads every version or resource, however common its words (`_every_word`): each word's matches
 are looked up in at most LOOKUP_CAP rows per lookup (the first the indexes find), a word whose lookup had more is
@@ -46,7 +46,7 @@ from django.db.models import (
     Value,
     Window,
 )
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, RowNumber
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -60,6 +60,7 @@ from ..models import Group, Resource, Version
 MAX_WORDS = 8
 CONFIG = "simple"
 LOOKUP_CAP = 1_000  # rows a word is looked up in, per lookup (PostgreSQL): never a list of every match
+SHOWN_AMONG = 50  # a hit's newest versions whose documents are read for the one the page shows
 CAPPED = ("capped",)  # the memo's key: whether a word's lookup found more than LOOKUP_CAP rows
 
 
@@ -335,7 +336,13 @@ def _search(query: str, limit: int, scope: ReadScope) -> Results:
         total += resources.count()
     lowered = [t.lower() for t in terms]
     best: dict[int, tuple[str, int]] = {}  # resource -> (vid, version id): the latest whose document holds a word
-    for pk, resource_id, vid, content in Version.objects.filter(resource__in=chosen).values_list(
+    newest = (  # of each hit, the newest SHOWN_AMONG versions' ids: a long resource's documents are not all read
+        Version.objects.filter(resource__in=chosen)
+        .annotate(_n=Window(RowNumber(), partition_by=F("resource_id"), order_by=F("pk").desc()))
+        .filter(_n__lte=SHOWN_AMONG)
+        .values_list("pk", flat=True)
+    )
+    for pk, resource_id, vid, content in Version.objects.filter(pk__in=list(newest)).values_list(
         "pk", "resource_id", "vid", "content"
     ):
         text = bytes(content or b"").decode("utf-8", "replace").lower()

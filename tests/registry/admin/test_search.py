@@ -174,3 +174,31 @@ def test_a_word_in_every_version_is_answered_without_reading_every_row(db, monke
         ]
     for query, (small, large) in read.items():
         assert large < small * 2 + 50, (query, read)  # 1,050 versions against 150: not 7 times the rows
+
+
+def test_a_hit_reads_only_its_newest_versions_documents(db, monkeypatch):
+    """issue 40: the page read every version's document of each hit to name the latest holding a word; a long schema
+    (5,000 versions of up to 5,000 properties at 1M) on the first page was hundreds of megabytes. Only the newest
+    SHOWN_AMONG versions are read: a word only in an older one still finds the resource (its lookup saw it), and the
+    page says "document" without naming that version."""
+    from registry.documents.imports import import_document
+    from registry.services import WriteContext
+
+    versions = {
+        str(v): {
+            "format": "JsonSchema/draft-07",
+            "schema": {"type": "object", "title": "oldest" if v == 1 else f"v{v}"},
+        }
+        for v in range(1, 9)
+    }
+    schema = {"format": "JsonSchema/draft-07", "versions": versions}
+    import_document(
+        WriteContext(user="test"), {"specversion": "0.5-wip", "schemaGroups": {"g": {"schemas": {"Long": schema}}}}
+    )
+    monkeypatch.setattr(search, "SHOWN_AMONG", 3)
+    assert [(h.path, h.matched) for h in search.search("oldest").hits] == [
+        ("/schemaGroups/g/schemas/Long", ["document"])
+    ]
+    assert search.search("v7").hits[0].matched == ["document (version 7)"]
+    monkeypatch.setattr(search, "SHOWN_AMONG", 50)
+    assert search.search("oldest").hits[0].matched == ["document (version 1)"]
