@@ -79,6 +79,11 @@ class EntityView(RegistryView):
         """Whether a collection's rows are read with what is below them (their resources, their versions)."""
         return False
 
+    def inlined_types(self) -> dict[str, bool] | None:
+        """Of a group read with what is below it (`inline_below`): the resource types to read (by plural), each with
+        whether its versions' documents are read; None for every type, documents included."""
+        return None
+
     def page_to_load(self, page: PageRequest) -> PageRequest:
         """The rows to read for the page asked for."""
         return page
@@ -153,7 +158,7 @@ class GroupView(EntityView):
         return self.delete_group(gid) or HttpResponse(status=204)
 
     def group_answer(self, gid: str, created: bool = False) -> HttpResponse:
-        group = selectors.get_group(self.gt, gid, self.inline_below())
+        group = selectors.get_group(self.gt, gid, self.inline_below(), self.inlined_types())
         self.check_inlined([group])
         return self.entity_answer(self.group_json(group), created)
 

@@ -137,18 +137,20 @@ def groups_queryset(gt: GroupType):
 
 def _resources_prefetch(rplural: str, inline: bool) -> Prefetch:
     versions_qs = Version.objects.all() if inline else Version.objects.defer("content")
-    qs = (
+    qs = (  # (no count of each resource's versions: they are all read)
         Resource.objects.filter(resource_type=rplural)
         .order_by("rid")
-        .annotate(versions_count=_count_subquery(Version, resource=OuterRef("pk")))
         .prefetch_related(Prefetch("versions", queryset=versions_qs, to_attr="all_versions"))
     )
     return Prefetch("resources", queryset=qs, to_attr=f"inline_{rplural}")
 
 
-def with_inline(qs, gt: GroupType):
-    """Prefetch every resource with all its versions and documents."""
-    return qs.prefetch_related(*[_resources_prefetch(rt.plural, True) for rt in gt.resources])
+def with_inline(qs, gt: GroupType, types: dict[str, bool] | None = None):
+    """Prefetch the resources of `types` (resource type plural -> whether its versions' documents are read) with all
+    their versions; by default every type's, documents included."""
+    if types is None:
+        types = {rt.plural: True for rt in gt.resources}
+    return qs.prefetch_related(*[_resources_prefetch(plural, documents) for plural, documents in types.items()])
 
 
 def group_page(gt: GroupType, filter_values: list[str], page: PageRequest, inline: bool, scope: ReadScope = EVERYTHING):
@@ -172,10 +174,11 @@ def iter_groups(
     return qs.iterator(chunk_size=chunk_size)
 
 
-def get_group(gt: GroupType, gid: str, inline: bool = False) -> Group:
+def get_group(gt: GroupType, gid: str, inline: bool = False, types: dict[str, bool] | None = None) -> Group:
+    """The group; `inline`: with the resources of `types` and their versions (`with_inline`)."""
     qs = groups_queryset(gt).filter(gid=gid)
     if inline:
-        qs = with_inline(qs, gt)
+        qs = with_inline(qs, gt, types)
     group = qs.first()
     if group is None:
         raise not_found(f"/{gt.plural}/{gid}")

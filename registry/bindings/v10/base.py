@@ -34,7 +34,7 @@ from .flags import (
     sorted_collection,
 )
 from .mapping import common_attribute_to_v10, mappings, ordered_mappings, v1_attribute_name, v1_path
-from .reads import render_group
+from .reads import inlined_types, render_group
 from .representations import BINARY
 
 # the kernel's problem kinds -> (1.0 error type, status in the 1.0 binding, the HTTP header it is about)
@@ -160,7 +160,11 @@ class XRegistryView(EntityView):
 
     def inline_below(self) -> bool:
         """A group is read with its resources when `?inline` names one of their collections."""
-        return self.level == "group" and any(self.inline.wants(rm.v1_plural) for rm in self.gm.resources)
+        return self.level == "group" and bool(inlined_types(self.gm, self.inline))
+
+    def inlined_types(self) -> dict[str, bool]:
+        """Only the collections `?inline` names, their documents only when it shows them."""
+        return inlined_types(self.gm, self.inline)
 
     def group_json(self, group) -> dict:
         return render_group(self.base, self.gm, group, self.inline, doc=doc_view(self.request))

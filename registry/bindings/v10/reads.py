@@ -61,15 +61,26 @@ def render_resource(
     return out
 
 
+def inlined_types(gm: GroupMapping, inline: Inline) -> dict[str, bool]:
+    """The group's resource types (stored plurals) that `inline` names, each with whether its versions' documents are
+    shown (what a group's read loads: selectors.with_inline)."""
+    return {
+        rm.plural: below.wants(rm.v1_singular) or below.all
+        for rm in gm.resources
+        if inline.wants(rm.v1_plural)
+        for below in [inline.below(rm.v1_plural)]
+    }
+
+
 def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, doc: bool = False) -> dict:
     inlined = {}
+    wanted = inlined_types(gm, inline)
     for rm in gm.resources:
-        if inline.wants(rm.v1_plural):
+        if rm.plural in wanted:
             below = inline.below(rm.v1_plural)
-            with_content = below.wants(rm.v1_singular) or below.all
             resources = getattr(group, f"inline_{rm.plural}", None)
             if resources is None:
-                resources = selectors.resources_with_versions(group, rm.plural, with_content=with_content)
+                resources = selectors.resources_with_versions(group, rm.plural, with_content=wanted[rm.plural])
             group_attrs = stored_attributes(group)
             inlined[rm.plural] = {
                 r.rid: render_resource(base, gm, rm, group, r, r.all_versions, below, group_attrs=group_attrs, doc=doc)
