@@ -12,12 +12,12 @@ from collections.abc import Iterator
 
 from ..access.read_scope import EVERYTHING, ReadScope
 from ..domain.attributes import stored_attributes, version_order
-from ..domain.json_text import exportable, json_document_problem, strict_loads
+from ..domain.json_text import exportable, json_document_problem, load_json_document
 from ..domain.model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
 from ..store import selectors
-from .formats import SCHEMA_URI
+from .formats import SCHEMA_URI, dump_document
 
 SPEC_VERSION = "0.5-wip"
 
@@ -30,7 +30,7 @@ def _document_member(rt: ResourceType, version: Version) -> dict:
     content = bytes(version.content)
     if is_json_media_type(version.media_type):
         # a stored document that does not parse strictly or could not be written as JSON is exported as text
-        value = None if json_document_problem(content) else strict_loads(content.decode("utf-8-sig"))
+        value, _problem = load_json_document(content)  # parsed once (was: once to check, once to read)
         # an object only when importing it again gives the same bytes (round trip)
         if value is not None and json.dumps(value, ensure_ascii=False).encode() == content:
             return {rt.singular: value}
@@ -88,14 +88,17 @@ def group_document(gt: GroupType, group: Group) -> dict:
 
 
 def iter_document_parts(
-    group_types: list[GroupType] | None = None, gid: str | None = None, scope: ReadScope = EVERYTHING
+    group_types: list[GroupType] | None = None,
+    gid: str | None = None,
+    scope: ReadScope = EVERYTHING,
+    ids: list[str] | None = None,
 ) -> Iterator[tuple[GroupType, Group, dict]]:
-    """The groups (one, `gid`) as document parts; every group of a type: those `scope` reads."""
+    """The groups (one, `gid`; those of `ids`) as document parts; every group of a type: those `scope` reads."""
     for gt in group_types or registry_model.group_types:
         if gid is not None:
             groups = [selectors.get_group(gt, gid, inline=True)]
         else:
-            groups = selectors.iter_groups(gt, inline=True, scope=scope)
+            groups = selectors.iter_groups(gt, inline=True, ids=ids, scope=scope)
         for group in groups:
             yield gt, group, group_document(gt, group)
 
@@ -113,6 +116,45 @@ def export_document(plural: str | None = None, gid: str | None = None, *, scope:
     for gt, group, data in iter_document_parts(types, gid, scope):
         doc[gt.plural][group.gid] = data
     return doc
+
+
+def document_text(
+    plural: str | None = None,
+    gid: str | None = None,
+    *,
+    scope: ReadScope = EVERYTHING,
+    ids: list[str] | None = None,
+    yaml_format: bool = False,
+) -> Iterator[str]:
+    """The text of `dump_document(export_document(plural, gid, scope=scope), yaml_format=...)` (of JSON, less its
+    last newline; `ids`: only those groups of `plural`), written one group at a time: it holds a chunk of groups
+    (selectors.iter_groups), never the whole document, so that `manage.py export_registry` (the way to export a
+    registry too large for the HTTP answers) and the admin's exports keep a worker's memory bounded. Each group is
+    dumped at its depth in the document, so the text is the whole dump's: JSON indented by 2 (a group's lines by 4
+    more), YAML dumped as `{plural: {gid: group}}` (the same columns, so the same line breaks) less its first line
+    after a type's first group."""
+    types = [registry_model[plural]] if plural else registry_model.group_types
+    if yaml_format:
+        yield dump_document(document_head(), yaml_format=True)
+    else:
+        yield json.dumps(document_head(), indent=2, ensure_ascii=False)[:-2]  # less its closing "\n}"
+    for gt in types:
+        first = True
+        for _gt, group, data in iter_document_parts([gt], gid, scope, ids):
+            if yaml_format:
+                text = dump_document({gt.plural: {group.gid: data}}, yaml_format=True)
+                yield text if first else text.split("\n", 1)[1]
+            else:
+                text = json.dumps(data, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+                opening = f",\n  {json.dumps(gt.plural)}: {{" if first else ","
+                yield f"{opening}\n    {json.dumps(group.gid, ensure_ascii=False)}: {text}"
+            first = False
+        if yaml_format and first:
+            yield dump_document({gt.plural: {}}, yaml_format=True)
+        elif not yaml_format:
+            yield f",\n  {json.dumps(gt.plural)}: {{}}" if first else "\n  }"
+    if not yaml_format:
+        yield "\n}"
 
 
 def rendered_group_parts(

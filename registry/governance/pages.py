@@ -4,18 +4,16 @@ the API's whole-registry answers are, naming the paged way and `manage.py export
 
 from __future__ import annotations
 
-import json
-
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth.decorators import permission_required
-from django.http import HttpResponse, HttpResponseRedirect
+from django.http import HttpResponseRedirect, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
 from ..access.read_scope import scope_for
-from ..documents.exports import export_document
+from ..documents.exports import document_text
 from ..documents.formats import is_yaml, parse_document
 from ..documents.imports import import_document
 from ..documents.precheck import check_size
@@ -77,14 +75,12 @@ def import_view(request):
 
 def export_view(request):
     scope = scope_for(request.user)  # with public reads off, what the user may read
-    try:  # the document is built whole in the worker: refused above the size the API's whole-registry answers are
+    try:  # refused above the size the API's whole-registry answers are
         selectors.check_whole_registry(scope, [f"/{gt.plural}" for gt in registry_model.group_types])
     except Problem as problem:
         messages.error(request, f"Not exported: {problem.detail}")
         return HttpResponseRedirect(reverse("admin:index"))
-    document = export_document(scope=scope)
-    response = HttpResponse(
-        json.dumps(document, indent=2, ensure_ascii=False), content_type="application/cloudevents-registry+json"
-    )
+    # written a group at a time (exports.document_text): the worker holds a chunk of groups, not the document
+    response = StreamingHttpResponse(document_text(scope=scope), content_type="application/cloudevents-registry+json")
     response["Content-Disposition"] = 'attachment; filename="registry.cereg"'
     return response

@@ -1,10 +1,11 @@
 """`manage.py export_registry [-o FILE] [--yaml] [--group GROUPS[/ID]]`: the whole registry, one group type or
 one group as one registry document. An unknown group type or group is a one-line error with exit status 2."""
 
+from itertools import chain
+
 from django.core.management.base import BaseCommand, CommandError
 
-from registry.documents.exports import export_document
-from registry.documents.formats import dump_document
+from registry.documents.exports import document_text
 from registry.domain.errors import Problem
 from registry.domain.model import registry_model
 
@@ -27,13 +28,18 @@ class Command(BaseCommand):
                 f"--group {group}: {plural!r} is not a group type ({types}); give GROUPS/ID, e.g. schemaGroups/g",
                 returncode=2,
             )
+        # written a group at a time (a registry of any size: memory bounded by a chunk of groups); a group that is
+        # not there is found before anything is written
+        chunks = document_text(plural, gid or None, yaml_format=yaml)
         try:
-            text = dump_document(export_document(plural, gid or None), yaml_format=yaml)
+            first = next(chunks) + next(chunks)
         except Problem as problem:
             raise CommandError(f"--group {group}: {problem.detail}", returncode=2) from None
+        text = chain([first], chunks, [] if yaml else ["\n"])  # one chunk at a time, never all of them
         if output:
             with open(output, "w", encoding="utf-8") as handle:
-                handle.write(text)
+                handle.writelines(text)
             self.stderr.write(f"wrote {output}")
         else:
-            self.stdout.write(text, ending="")
+            for chunk in text:
+                self.stdout.write(chunk, ending="")

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from django.core.management import call_command
 
-from registry.documents.exports import export_document
+from registry.documents.exports import document_text, export_document
 from registry.documents.formats import dump_document, parse_document
 from registry.documents.imports import import_document
 from registry.domain.errors import Problem
@@ -43,6 +43,9 @@ def test_corpus_file_imports_exports_and_round_trips(path):
     assert counts() == before, "re-importing an export changed something or emitted events"
     as_yaml = parse_document(dump_document(exported, yaml_format=True).encode(), yaml_format=True)
     assert as_yaml == json.loads(json.dumps(exported))
+    # written a group at a time (manage.py export_registry, the admin's export): the same text
+    assert "".join(document_text()) + "\n" == dump_document(exported, yaml_format=False)
+    assert "".join(document_text(yaml_format=True)) == dump_document(exported, yaml_format=True)
     assert export_document() == exported
 
 
