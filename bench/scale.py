@@ -478,27 +478,25 @@ def measure(bench: Bench, layout: dict) -> None:
     bench.whole("/registry/export", "/registry/export", size)
     bench.whole("GET /?inline (0.5)", "/?inline", size)
 
-    if bench.only:
-        admin_figures(bench, layout, group)
-        map_figures(bench, group)
-        return  # the writes and the mixed reads run in a whole run only
-
     # writes: each to another schema, one after the other, through 0.5 and through Confluent
     def new_version(n: int, offset: int) -> tuple[str, dict]:
         body = schema_document(0, 0, VERSIONS_PER_SCHEMA + 1)
         body["properties"]["bench"] = {"type": "string", "description": f"write {n} {random.random()}"}
         return group_id((n * 7919 + offset) % layout["groups"]), body
 
-    writes(bench, "a new version (POST, 0.5)", lambda n: ("/schemaGroups/{}/schemas/Event{}", new_version(n, 0)))
+    writes(
+        bench, "write of a new version (POST, 0.5)", lambda n: ("/schemaGroups/{}/schemas/Event{}", new_version(n, 0))
+    )
     writes(
         bench,
-        "a new version (POST, Confluent)",
+        "write of a new version (POST, Confluent)",
         lambda n: ("/confluent/subjects/:.{}:Event{}/versions", new_version(n, 3)),
         confluent=True,
     )
-    began = load()
-    seconds, response = bench.get("/confluent/subjects")
-    bench.report("Confluent GET /subjects after those writes", f"{seconds * 1000:8.1f} ms", began)
+    if bench.wanted("Confluent GET /subjects after those writes"):
+        began = load()
+        seconds, response = bench.get("/confluent/subjects")
+        bench.report("Confluent GET /subjects after those writes", f"{seconds * 1000:8.1f} ms", began)
 
     admin_figures(bench, layout, group)
     map_figures(bench, group)
@@ -508,6 +506,8 @@ def measure(bench: Bench, layout: dict) -> None:
 def writes(bench: Bench, measure: str, target, confluent: bool = False) -> None:
     """`--samples` new versions one after the other, each to another schema (`target(n)`: a URL pattern of the group
     and the schema, (the group, the document)); the median and p99 of their answers' times."""
+    if not bench.wanted(measure):
+        return
     began, times, status = load(), [], 200
     for n in range(bench.samples):
         pattern, (group, body) = target(n)
@@ -624,6 +624,8 @@ def map_figures(bench: Bench, group: str) -> None:
 
 def mixed(bench: Bench, layout: dict, schema: str) -> None:
     """Mixed reads by 4 clients for `--mixed-seconds`, then each worker's memory."""
+    if not bench.wanted("worker memory after the mixed reads"):
+        return
     deadline = time.monotonic() + bench.mixed_seconds
     counts = [0]
 
