@@ -188,6 +188,7 @@ def subject_names(*, prefix: str = "", deleted: bool = False, deleted_only: bool
         Resource.objects.filter(group__group_type=GROUPS, resource_type=SCHEMAS)
         .filter(candidates)
         .annotate(shown=shown)
+        .order_by()  # sorted by name below: not by the model's ordering first
         .values_list("pk", "group__gid", "rid", "shown")
     )
     found, unnumbered = {}, []

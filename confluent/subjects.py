@@ -22,6 +22,7 @@ from .errors import INVALID_SUBJECT, ConfluentError
 GROUPS = "schemaGroups"
 SCHEMAS = "schemas"
 SAFE = "-._~!$&'()*+,;=@"
+PLAIN = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=@]+")  # what `quote` leaves as it is: the unreserved characters and SAFE
 QUALIFIED = re.compile(r"^:\.([^:]*):(.*)$", re.DOTALL)
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -88,9 +89,14 @@ def parse(name: str, *, allow_context: bool = False) -> Subject:
 
 def name_of(group_id: str, resource_id: str) -> str | None:
     """The subject name of a schema, qualified outside the default context; None when the id is no subject's."""
-    subject = unquote(resource_id)
-    if quote(subject, safe=SAFE) != resource_id:
-        return None
+    if PLAIN.fullmatch(resource_id):
+        subject = (
+            resource_id  # nothing encoded: the id is the name (and `quote`, for every schema of a list, is not free)
+        )
+    else:
+        subject = unquote(resource_id)
+        if quote(subject, safe=SAFE) != resource_id:
+            return None
     if group_id == default_group():
         return subject
     context = unquote(group_id)
