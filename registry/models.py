@@ -112,6 +112,9 @@ class Version(Entity):
             # a new version sends with its lock (the versions after a kept id, the ids after the counter) and then
             # read every version of the resource (issue 29)
             models.Index(fields=["resource", "id"], name="version_resource_id"),
+            # the order versions were created in (`attributes.version_order`): a page of a resource's versions is read
+            # from it by key (registry/store/paging.py), not sorted from all of them
+            models.Index(fields=["resource", "created_on", "id"], name="version_resource_created"),
         ]
 
     def __str__(self):

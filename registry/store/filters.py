@@ -15,7 +15,7 @@ from functools import reduce
 
 from django.db.models import F, Q, TextField
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Lower
 
 from ..domain.errors import Problem
 
@@ -75,6 +75,13 @@ def apply(queryset, filters: list[Filter], *, id_column: str, prefixes: tuple[st
     for index, expression in enumerate(filters):
         keys, value = expression.keys, expression.value
         aliases = []
+        if keys == ("id",) and "*" not in value and value != "null" and value.isascii():
+            # an id looked up as the unique indexes hold it, `LOWER(id)` (`selectors.exists_ignoring_case`): one
+            # entry, where `__iexact` (`UPPER()` or `LIKE`) tested every entry of the collection
+            queryset = queryset.alias(**{f"_f{index}": Lower(id_column)})
+            lookup = Q(**{f"_f{index}": value.lower()})
+            queryset = queryset.exclude(lookup) if expression.negate else queryset.filter(lookup)
+            continue
         if keys == ("id",):
             aliases = [id_column]
         else:

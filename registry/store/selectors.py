@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
 
 from .. import compiled_reads
 from ..access.read_scope import EVERYTHING, ReadScope
-from ..domain.attributes import version_order
+from ..domain.attributes import version_order_sql
 from ..domain.errors import Problem, not_found
 from ..domain.model import GroupType, registry_model
 from ..domain.references import referrers, resolve
@@ -145,22 +146,23 @@ def _resources_prefetch(rplural: str, inline: bool) -> Prefetch:
     return Prefetch("resources", queryset=qs, to_attr=f"inline_{rplural}")
 
 
-def with_inline(qs, gt: GroupType, types: dict[str, bool] | None = None):
-    """Prefetch the resources of `types` (resource type plural -> whether its versions' documents are read) with all
-    their versions; by default every type's, documents included."""
+def inline_lookups(gt: GroupType, types: dict[str, bool] | None = None) -> list[Prefetch]:
+    """The resources of `types` (resource type plural -> whether its versions' documents are read) with all their
+    versions; by default every type's, documents included."""
     if types is None:
         types = {rt.plural: True for rt in gt.resources}
-    return qs.prefetch_related(*[_resources_prefetch(plural, documents) for plural, documents in types.items()])
+    return [_resources_prefetch(plural, documents) for plural, documents in types.items()]
+
+
+def with_inline(qs, gt: GroupType, types: dict[str, bool] | None = None):
+    """Prefetch the resources of `types` with all their versions (`inline_lookups`)."""
+    return qs.prefetch_related(*inline_lookups(gt, types))
 
 
 def group_page(gt: GroupType, filter_values: list[str], page: PageRequest, inline: bool, scope: ReadScope = EVERYTHING):
-    """A page of the groups of a type that `scope` reads, and how many there are in all."""
+    """A page of the groups of a type that `scope` reads (by id, paged by key), and how many there are in all."""
     qs = filtering.apply(scope.filter(groups_queryset(gt)), filtering.parse(filter_values), id_column="gid")
-    total = qs.count()
-    qs = qs[page.offset : page.offset + page.limit]
-    if inline:
-        qs = with_inline(qs, gt)
-    return list(qs), total
+    return page.rows(qs, ("gid",), prefetch=tuple(inline_lookups(gt)) if inline else ()), qs.count()
 
 
 def iter_groups(
@@ -185,18 +187,24 @@ def get_group(gt: GroupType, gid: str, inline: bool = False, types: dict[str, bo
     return group
 
 
-def resources_queryset(group: Group, rplural: str, inline: bool):
+def resources_queryset(group: Group, rplural: str, inline: bool, *, prefetch: bool = True):
+    """The group's resources of one type by id, each with its latest version (its document only `inline`) and its
+    `versions_count`; `inline` and `prefetch`, with all its versions (`all_versions`)."""
     qs = (
         Resource.objects.filter(group=group, resource_type=rplural)
         .order_by("rid")
         .select_related("latest")
         .annotate(versions_count=_count_subquery(Version, resource=OuterRef("pk")))
     )
-    if inline:
-        qs = qs.prefetch_related(Prefetch("versions", queryset=Version.objects.all(), to_attr="all_versions"))
-    else:
+    if inline and prefetch:
+        qs = qs.prefetch_related(_all_versions())
+    elif not inline:
         qs = qs.defer("latest__content")
     return qs
+
+
+def _all_versions() -> Prefetch:
+    return Prefetch("versions", queryset=Version.objects.all(), to_attr="all_versions")
 
 
 def resources_with_versions(
@@ -219,14 +227,14 @@ def resource_counts(group: Group, rplurals: list[str]) -> dict[str, int]:
 
 
 def resource_page(group: Group, rplural: str, filter_values: list[str], page: PageRequest, inline: bool):
+    """A page of the group's resources of one type (by id, paged by key), and how many there are in all."""
     qs = filtering.apply(
-        resources_queryset(group, rplural, inline),
+        resources_queryset(group, rplural, inline, prefetch=False),
         filtering.parse(filter_values),
         id_column="rid",
         prefixes=("latest__", ""),
     )
-    total = qs.count()
-    return list(qs[page.offset : page.offset + page.limit]), total
+    return page.rows(qs, ("rid",), prefetch=(_all_versions(),) if inline else ()), qs.count()
 
 
 def get_resource(group: Group, rplural: str, rid: str, inline: bool = False) -> Resource:
@@ -237,19 +245,52 @@ def get_resource(group: Group, rplural: str, rid: str, inline: bool = False) -> 
     return resource
 
 
-def version_page(resource: Resource, filter_values: list[str], page: PageRequest, inline: bool):
+def version_page(
+    resource: Resource, filter_values: list[str], page: PageRequest, inline: bool, *, ancestors: bool = False
+) -> tuple[list[Version], int]:
+    """A page of the resource's versions in the order they were created (`attributes.version_order`, paged by key on
+    the index of that order), and how many `?filter` keeps in all. `ancestors`: each with the id of the version before
+    it in the order of the latest version (`ancestor`, None for the first), read from that order's index."""
     qs = Version.objects.filter(resource=resource)
     if not inline:
         qs = qs.defer("content")
     qs = filtering.apply(qs, filtering.parse(filter_values), id_column="vid")
-    versions = sorted(qs, key=version_order)
-    return versions[page.offset : page.offset + page.limit], len(versions)
+    shown = qs.annotate(ancestor=RawSQL(_previous_version_sql(connection.vendor), ())) if ancestors else qs
+    return page.rows(shown, VERSION_ORDER), qs.count()
 
 
-def version_ids_matching(resource: Resource, filter_values: list[str]) -> set[int]:
-    """The primary keys of the resource's versions that `?filter` keeps (the expressions in stored names)."""
-    qs = filtering.apply(Version.objects.filter(resource=resource), filtering.parse(filter_values), id_column="vid")
-    return set(qs.values_list("pk", flat=True))
+# `attributes.version_order` as the columns of the index of that order (migration 0019)
+VERSION_ORDER = ("created_on", "pk")
+
+
+def _previous_version_sql(vendor: str) -> str:
+    """The id of the version before the row's in the order of the latest version (`attributes.version_sort_key`; as
+    `compiled_reads.history_columns` reads it for one version)."""
+    table, qn = Version._meta.db_table, connection.ops.quote_name
+    x_length, x_vid = version_order_sql(vendor, f"x.{qn('vid')}")
+    v_length, v_vid = version_order_sql(vendor, f"{qn(table)}.{qn('vid')}")
+    return (
+        f"SELECT x.{qn('vid')} FROM {qn(table)} x WHERE x.{qn('resource_id')} = {qn(table)}.{qn('resource_id')} AND "
+        f"({x_length}, {x_vid}) < ({v_length}, {v_vid}) ORDER BY {x_length} DESC, {x_vid} DESC LIMIT 1"
+    )
+
+
+def default_version_pk(resource: Resource) -> int | None:
+    """The primary key of the resource's default version, as `v10.representations.default_version` finds it among all
+    of them: its sticky default (`defaultversionid` with `defaultversionsticky`) when that version exists, else its
+    latest (the greatest id by `attributes.version_sort_key` when none is recorded); one lookup on an index, not a read
+    of every version."""
+    versions = Version.objects.filter(resource=resource)
+    sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
+    if sticky is not None:
+        found = versions.filter(vid=sticky).values_list("pk", flat=True).first()
+        if found is not None:
+            return found
+    if resource.latest_id is not None:
+        return resource.latest_id
+    quoted = f"{connection.ops.quote_name(Version._meta.db_table)}.{connection.ops.quote_name('vid')}"
+    order = [RawSQL(term, ()).desc() for term in version_order_sql(connection.vendor, quoted)]
+    return versions.order_by(*order).values_list("pk", flat=True).first()
 
 
 def get_version(resource: Resource, vid: str) -> Version:

@@ -22,17 +22,14 @@ from ...store import selectors
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
-from .flags import LEVELS, Inline, collections_only, doc_view, only_collections, sort_key
+from .flags import LEVELS, Inline, collections_only, doc_view, only_collections
 from .inputs import request_input
 from .mapping import mappings
 from .reads import render_group, render_resource
 from .representations import (
     Place,
-    ancestor_ids,
-    default_version,
     document_headers,
     meta_json,
-    ordered,
     version_json,
 )
 
@@ -254,31 +251,23 @@ class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
     collection = True
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
-    def versions_of(self, gid, rid):
-        return self.load(gid, rid, with_content=self.inline.wants(self.rm.v1_singular))
-
     def version_page(self, resource, page):
-        """The versions `?filter` keeps, in version order: all of them when the collection is sorted (`arranged`
-        pages it), else the page."""
-        shown = ordered(resource.all_versions)
-        if expressions := self.filters():
-            kept = selectors.version_ids_matching(resource, expressions)
-            shown = [v for v in shown if v.pk in kept]
-        return (shown if sort_key(self.request) else shown[page.offset : page.offset + page.limit]), len(shown)
+        """The versions `?filter` keeps, in version order, each with its `ancestorid`: the page, or all of them when
+        the collection is sorted (`arranged` pages it)."""
+        wanted = self.inline.wants(self.rm.v1_singular)
+        return selectors.version_page(resource, self.filters(), self.page_to_load(page), wanted, ancestors=True)
 
     def versions_json(self, group, resource, versions) -> dict:
-        every = resource.all_versions
-        default, ancestors = default_version(resource, every), ancestor_ids(every)
-        inline_document = self.inline.wants(self.rm.v1_singular)
+        default, inline_document = selectors.default_version_pk(resource), self.inline.wants(self.rm.v1_singular)
         place = Place(self.base, self.gm, self.rm, group, resource)
         return {
             v.vid: version_json(
                 place,
                 v,
-                versions=every,
-                default=default,
+                versions=None,
+                is_default=v.pk == default,
                 inline_document=inline_document,
-                ancestor=ancestors[v.pk],
+                ancestor=v.ancestor or v.vid,
             )
             for v in versions
         }

@@ -9,7 +9,9 @@ description at `/api/schema/`.
 
 What varies from run to run is written as a stand-in: `Date` and `X-Request-ID` are left out, timestamps read
 `<time>`, each distinct `ETag` is `<etag-N>` numbered by first appearance (so that equal tags stay equal), each
-distinct UUID (Confluent's schema GUIDs) `<uuid-N>` likewise, a `Content-Length` is `<n>` (it moves with the timestamps in the body).
+distinct UUID (Confluent's schema GUIDs) `<uuid-N>` likewise, a continuation token (`page=...`) `<page-N>` likewise (a
+versions collection's holds the last version's time: registry/store/paging.py), a `Content-Length` is `<n>` (it
+moves with the timestamps in the body).
 
 Run (from the repository's root):
 
@@ -36,6 +38,7 @@ DEMO = HERE.parents[3] / "catalog" / "demo"
 DROPPED_HEADERS = {"date", "x-request-id"}
 TAG = re.compile(r'"[0-9a-f]{32}"')  # the kernel's tags (registry/http/conditional.py), quoted
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # Confluent's schema GUIDs (random)
+PAGE = re.compile(r"(?<=[?&]page=)[A-Za-z0-9_-]+")  # a continuation token in a Link (registry/store/paging.py)
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 
 
@@ -47,6 +50,7 @@ class Recorder:
         self.answers: list[dict] = []
         self.etags: dict[str, str] = {}
         self.uuids: dict[str, str] = {}
+        self.pages: dict[str, str] = {}
 
     # normalisation -------------------------------------------------------------------------------------
     def etag(self, value: str) -> str:
@@ -55,6 +59,7 @@ class Recorder:
     def text(self, value: str) -> str:
         value = TAG.sub(lambda match: self.etag(match.group(0)), value)
         value = UUID.sub(lambda match: self.uuids.setdefault(match.group(0), f"<uuid-{len(self.uuids) + 1}>"), value)
+        value = PAGE.sub(lambda match: self.pages.setdefault(match.group(0), f"<page-{len(self.pages) + 1}>"), value)
         return TIME.sub("<time>", value)
 
     def data(self, value):
