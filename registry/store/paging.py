@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -101,7 +101,7 @@ def _value(queryset: QuerySet, field: str, value: Any, token: str) -> Any:
             parsed = datetime.fromisoformat(value)
             if parsed.tzinfo is None:
                 raise ValueError
-            return parsed
+            return parsed.astimezone(UTC)  # (out of range as UTC: OverflowError)
         if internal in ("AutoField", "BigAutoField"):
             if type(value) is not int or not -(2**63) < value < 2**63:
                 raise ValueError
@@ -110,7 +110,7 @@ def _value(queryset: QuerySet, field: str, value: Any, token: str) -> Any:
             raise ValueError
         value.encode()
         return value
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise bad_token(token) from None
 
 
@@ -130,7 +130,7 @@ def decode_token(token: str) -> int | list:
     """An offset token's offset, or a key token's values."""
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-        if raw.startswith("o") and raw[1:].isdigit():
+        if raw.startswith("o") and raw[1:].isascii() and raw[1:].isdigit() and int(raw[1:]) < 2**62:
             return int(raw[1:])
         if raw.startswith("k"):
             values = json.loads(raw[1:])

@@ -180,6 +180,8 @@ def test_a_token_this_server_did_not_issue_is_refused(su, token):
         key_token(["not a time", 1]),
         key_token(["2026-01-01T00:00:00", 1]),
         key_token(["2026-01-01T00:00:00+00:00", 2**70]),
+        key_token(["0001-01-01T00:00:00+14:00", 1]),  # before the first time a database holds
+        base64.urlsafe_b64encode(b"o" + b"9" * 30).decode().rstrip("="),  # past any database's integers
     ],
 )
 def test_a_versions_token_this_server_did_not_issue_is_refused(su, token):
