@@ -125,6 +125,7 @@ class XRegistryView(EntityView):
     # (the docstring is the OpenAPI description of the views that have none) the routes set the types' stored
     # plurals (`group_plural`, `resource_plural`), as the 0.5 binding's do; their 1.0 mappings are `gm` and `rm`
     binding = XREGISTRY
+    limits_inline = True  # an answer `?inline` fills is refused above REGISTRY_MAX_INLINE_ENTITIES (406 too_large)
 
     def __init_subclass__(cls, **kwargs):
         """A view with a PUT, and a collection with a POST, take PATCH the same way (the write reads

@@ -57,3 +57,24 @@ def test_a_10_group_reads_documents_only_when_it_shows_them(su, anon, inline, do
         post_schema(su, sid=f"s{n}")
         new_version(su, sid=f"s{n}", body=b"second")
     assert queries(anon, path) == few
+
+
+@pytest.mark.parametrize("path, status", [("/schemaGroups?inline", 400), ("/registry/schemagroups?inline=*", 406)])
+def test_a_page_of_groups_too_large_to_inline_is_refused_before_it_is_read(su, anon, settings, path, status):
+    """The page's resources and versions are counted in SQL before they are read: above REGISTRY_MAX_INLINE_ENTITIES
+    the page is refused without reading them (0.5 read them all, then refused; 1.0 answered whatever the size: a page
+    of 1,000 groups of the 100k registry grew its worker by 951 MiB). Within the limit, the same answer."""
+    make_group(su)
+    post_schema(su, sid="s0")
+    new_version(su, sid="s0", body=b"second")
+    within = anon.get(path)
+    assert within.status_code == 200
+    settings.REGISTRY_MAX_INLINE_ENTITIES = 3  # the group, its schema and its two versions: 4
+    table = f'"{Version._meta.db_table}"."content"'
+    with CaptureQueriesContext(connection) as captured:
+        refused = anon.get(path)
+    assert refused.status_code == status, refused.content
+    assert "4 entities" in refused.json()["detail"]
+    assert not any(table in query["sql"] for query in captured.captured_queries)  # no version read
+    settings.REGISTRY_MAX_INLINE_ENTITIES = 4
+    assert anon.get(path).content == within.content
