@@ -18,7 +18,13 @@ from django.urls import reverse
 from django.utils.html import format_html
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import JsonLexer, TextLexer, get_lexer_by_name
+from pygments.lexers import get_lexer_by_name
+
+# the two lexers from their own modules rather than through pygments.lexers' lazy attribute lookup: once, a `make run`
+# started under a loaded test run failed on that lookup (ImportError: cannot import name 'JsonLexer'); its cause was
+# not found, and this import does not take that path
+from pygments.lexers.data import JsonLexer
+from pygments.lexers.special import TextLexer
 
 from . import services  # noqa: F401
 from .access.read_scope import scope_for
