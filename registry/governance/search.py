@@ -72,18 +72,19 @@ class SearchAdminMixin:
             return queryset, False
         memo: dict = {}
         if self.search_target == "group":  # a group has no document
-            matching = search.matching_groups(search_term)
+            found = Q(pk__in=search.matching_groups(search_term).values("pk"))
         elif self.search_target == "resource":
-            matching = search.matching_resources(search_term, memo)
+            found = search.resource_condition(search_term, memo)
         else:
-            matching = search.matching_versions(search_term, memo)
+            found = search.version_condition(search_term, memo)
         if memo.get(search.CAPPED):
             request.registry_search_capped = True  # said on the page by changelist_view
-        found = Q(pk__in=matching.values("pk"))
         if self.search_target == "resource":  # a resource list is also searched by its groups' ids, as before: the
             # groups first (a small table), so that the resources are found by their index rather than every one joined
             term = search_term.replace("\x00", "").strip()  # PostgreSQL refuses NUL
-            found |= search.pk_in(Group.objects.filter(gid__icontains=term).values_list("pk", flat=True), "group_id")
+            groups = list(Group.objects.filter(gid__icontains=term).values_list("pk", flat=True))
+            if groups:  # an OR with an empty list still made the planner read every resource (issue 40)
+                found |= search.pk_in(groups, "group_id")
         return queryset.filter(found), False
 
     def changelist_view(self, request, extra_context=None):

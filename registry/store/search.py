@@ -8,7 +8,8 @@ as a prefix, so `temp` finds `temperature`), served by the GIN index of registry
 of its own whose ids the rest of the search takes as one array parameter; elsewhere (SQLite) it is a
 case-insensitive substring test of the document's text.
 
-- `matching_groups(q)`, `matching_resources(q)`, `matching_versions(q)`: querysets, for changelists.
+- `matching_groups(q)`, `matching_resources(q)`, `matching_versions(q)`: querysets; `resource_condition(q)`,
+  `version_condition(q)`: the same as conditions, for changelists.
 - `search(q, limit, scope)`: what the search page lists: groups, and resources with the versions that matched, of the
   groups `scope` reads (registry/access/read_scope.py), each with its group's owners. The page's resources are chosen
   by one narrow statement (their ids in path order and the count of all, the group's keys read per matching resource
@@ -46,7 +47,8 @@ from django.db.models import (
     Value,
     Window,
 )
-from django.db.models.functions import Cast, RowNumber
+from django.db.models.functions import Cast, Mod, RowNumber
+from django.db.models.lookups import Exact
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -60,6 +62,8 @@ from ..models import Group, Resource, Version
 MAX_WORDS = 8
 CONFIG = "simple"
 LOOKUP_CAP = 1_000  # rows a word is looked up in, per lookup (PostgreSQL): never a list of every match
+SEARCH_INDEX = "version_search"  # the GIN index of the documents' vectors (migration 0004), whose statistics are read
+SAMPLES = (4096, 256, 16)  # every n-th version's vectors indexed too (migration 0020), the sparsest first
 SHOWN_AMONG = 50  # a hit's newest versions whose documents are read for the one the page shows
 CAPPED = ("capped",)  # the memo's key: whether a word's lookup found more than LOOKUP_CAP rows
 
@@ -123,13 +127,46 @@ def _common(word: str, prefix: str = "") -> Q:
     )
 
 
+def sampled(every: int) -> Q:
+    """Every `every`-th version by id: the condition of a sample's index (registry migration 0020), written the same
+    way in the lookups that read it, so that the planner proves the index covers them."""
+    return Q(Exact(Mod(F("id"), Value(every)), Value(0)))
+
+
+def _sample_for(word: str) -> int | None:
+    """The sparsest sample (SAMPLES) whose index is expected to hold twice the LOOKUP_CAP + 1 documents a capped lookup
+    of `word` reads, or None (then the whole index is read: the word is rare, or the registry small). What is expected
+    is from ANALYZE's statistics of the index's vectors: the largest frequency among the most common lexemes the word
+    is a prefix of (at least the share of documents it matches), times the table's estimated rows. A word with other
+    characters than letters, digits and `_` is looked up whole (its query is not a prefix: `ts_query`)."""
+    if not re.fullmatch(r"\w+", word):
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(max(m.f), 0), (SELECT reltuples FROM pg_class WHERE oid = %s::regclass) FROM pg_stats s, "
+            "unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS m(e, f) "
+            "WHERE s.schemaname = current_schema() AND s.tablename = %s AND starts_with(m.e, lower(%s))",
+            [Version._meta.db_table, SEARCH_INDEX, word],
+        )
+        share, rows = cursor.fetchone()
+    expected = float(share) * max(float(rows or 0), 0.0)
+    return next((every for every in SAMPLES if expected / every >= 2 * (LOOKUP_CAP + 1)), None)
+
+
 def _documents(word: str, restrict: Q) -> list[tuple[int, int]]:
     """(id, resource id) of at most LOOKUP_CAP + 1 versions whose name, description or document match `word`
-    (full-text: the GIN index of migration 0004). The index reads its whole list of the documents that hold the word
-    before the LIMIT applies (a word in every document: a list as long as the registry, docs/performance.md); read
-    row by row instead, a common word's lookup cost more on this registry's documents (each row's vector computed)."""
-    found = Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word)).filter(restrict)
-    return list(found.order_by().values_list("pk", "resource_id")[: LOOKUP_CAP + 1])
+    (full-text: the GIN index of migration 0004). A GIN index reads its whole list of the documents that hold the word
+    before the LIMIT applies (a word in every document: a list as long as the registry; no ordered scan stops early),
+    so an unrestricted lookup of a word the statistics say is common reads a sample's index instead (`_sample_for`:
+    every 16th, 256th or 4,096th version, migration 0020), whose list is a 16th to a 4,096th as long; when the sample
+    holds no more than LOOKUP_CAP matches after all (statistics are estimates), the whole index is read."""
+    found = Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word)).filter(restrict).order_by()
+    every = None if restrict else _sample_for(word)  # an empty Q is false: the lookup among every version
+    if every is not None:
+        rows = list(found.filter(sampled(every)).values_list("pk", "resource_id")[: LOOKUP_CAP + 1])
+        if len(rows) > LOOKUP_CAP:
+            return rows
+    return list(found.values_list("pk", "resource_id")[: LOOKUP_CAP + 1])
 
 
 def _versions_of(
@@ -202,7 +239,7 @@ def matching_versions(query: str, memo: dict | None = None) -> QuerySet:
     if not terms:
         return found.none()
     if full_text():
-        return found.filter(pk_in(_every_word(terms, _matching_version_ids, memo)))
+        return found.filter(version_condition(query, memo))
     found = found.alias(_document=document_text())
     for word in terms:
         found = found.filter(_common(word) | Q(description__icontains=word) | Q(_document__icontains=word))
@@ -221,10 +258,28 @@ def matching_resources(query: str, memo: dict | None = None) -> QuerySet:
     if not terms:
         return found.none()
     if full_text():
-        return found.filter(pk_in(_every_word(terms, _matching_resource_ids, memo)))
+        return found.filter(resource_condition(query, memo))
     for word in terms:
         found = found.filter(_resource_own(word) | Q(pk__in=matching_versions(word).values("resource_id")))
     return found
+
+
+def version_condition(query: str, memo: dict | None = None) -> Q:
+    """`matching_versions` as a condition on versions, for a changelist's own queryset: on PostgreSQL the matching ids
+    as one array (a subquery of them, `pk IN (SELECT ...)`, made the planner read a whole index or join the page to
+    every version), elsewhere the subquery."""
+    if not full_text():
+        return Q(pk__in=matching_versions(query).values("pk"))
+    terms = words(query)
+    return pk_in(_every_word(terms, _matching_version_ids, memo) if terms else ())
+
+
+def resource_condition(query: str, memo: dict | None = None) -> Q:
+    """`matching_resources` as a condition on resources, for a changelist's own queryset (as `version_condition`)."""
+    if not full_text():
+        return Q(pk__in=matching_resources(query).values("pk"))
+    terms = words(query)
+    return pk_in(_every_word(terms, _matching_resource_ids, memo) if terms else ())
 
 
 def matching_groups(query: str) -> QuerySet:
