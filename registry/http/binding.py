@@ -38,6 +38,8 @@ class Binding:
     headers_alone: a document write without a body changes only the metadata its headers give, and a body beside
         the resource's URI is refused (0.5-wip); otherwise the body is the document (1.0;
         registry/http/requests.header_input).
+    on_unless_false: the boolean flags this binding reads as on unless their value is `false` (any case: 1.0's
+        `?doc`, `?collections`, `?binary`, where "0" and "no" are on); any other reads as `requests.flag` says.
     """
 
     name: str
@@ -50,6 +52,7 @@ class Binding:
     check_flags: Callable[[HttpRequest, frozenset[str]], None] | None = None
     empty_header_removes: bool = False
     headers_alone: bool = False
+    on_unless_false: frozenset[str] = frozenset()
 
     @property
     def epoch_header(self) -> str | None:

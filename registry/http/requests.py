@@ -40,10 +40,13 @@ def declared_flags(**methods: str) -> dict[str, frozenset[str]]:
 
 
 def flag(request, name: str) -> bool:
-    """A boolean flag such as `?inline`, `?meta` or `?force`, read the same way by every binding: present is on,
-    unless its value is `false`, `0` or `no` (any case)."""
+    """A boolean flag such as `?inline`, `?meta` or `?force`: present is on, unless its value is `false`, `0` or `no`
+    (any case), or only `false` for the flags the binding declares so (`Binding.on_unless_false`)."""
     if name not in request.GET:
         return False
+    binding = binding_of(request)
+    if binding is not None and name in binding.on_unless_false:
+        return request.GET.get(name, "").lower() != "false"
     return request.GET.get(name, "").strip().lower() not in ("false", "0", "no")
 
 

@@ -19,6 +19,7 @@ from ...domain.errors import Problem, not_found
 from ...http.binding import Binding
 from ...http.entity_views import EntityView
 from ...http.problems import problem_body, problem_response_of
+from ...http.requests import flag
 from ...store import selectors
 from ...store.paging import PageRequest
 from .document_view import document_view
@@ -27,8 +28,6 @@ from .flags import (
     Inline,
     check_flags,
     check_values,
-    collections_only,
-    doc_view,
     filters,
     page_to_load,
     sorted_collection,
@@ -112,6 +111,7 @@ XREGISTRY = Binding(
     bare_body_is_json=True,
     challenge='Basic realm="registry"',
     check_flags=check_flags,
+    on_unless_false=frozenset({"doc", "collections", "binary"}),
 )
 
 
@@ -168,7 +168,7 @@ class XRegistryView(EntityView):
         return inlined_types(self.gm, self.inline)
 
     def group_json(self, group) -> dict:
-        return render_group(self.base, self.gm, group, self.inline, doc=doc_view(self.request))
+        return render_group(self.base, self.gm, group, self.inline, doc=flag(self.request, "doc"))
 
     def filters(self) -> list[str]:
         return filters(self.request, self.singular)
@@ -181,7 +181,7 @@ class XRegistryView(EntityView):
 
     def shown(self, data: dict) -> dict:
         """rc4's document view when the request says `?doc` (document_view.py)."""
-        return document_view(data, self.base) if doc_view(self.request) else data
+        return document_view(data, self.base) if flag(self.request, "doc") else data
 
     def load(self, gid, rid, *, with_content=True):
         """The group and the resource, with its versions (their documents `with_content`)."""
@@ -199,13 +199,13 @@ class XRegistryView(EntityView):
         return [f"{self.base_url()}/{gm.v1_plural}" for gm in ordered_mappings()]
 
     def check_request(self, request, kwargs):
-        BINARY.set("binary" in request.GET and request.GET.get("binary", "").lower() != "false")
+        BINARY.set(flag(request, "binary"))
         if request.method.lower() in self.http_method_names and hasattr(self, request.method.lower()):
             check_values(request)  # an undeclared method answers 405 first
             for name in ("gid", "rid", "vid"):  # ids in the path: 400 before anything is looked up or written
                 if name in kwargs:
                     check_id(kwargs[name].removesuffix("$details"), name)
-            if collections_only(request) and not getattr(self, "takes_collections", False):
+            if flag(request, "collections") and not getattr(self, "takes_collections", False):
                 raise V1Problem(
                     "bad_flag", "?collections is only allowed on the registry or a group", args={"flag": "collections"}
                 )

@@ -22,7 +22,7 @@ from ...store import selectors
 from . import writes
 from .base import XRegistryView
 from .bodies import json_body
-from .flags import LEVELS, Inline, collections_only, doc_view, only_collections
+from .flags import LEVELS, Inline, only_collections
 from .inputs import request_input
 from .mapping import mappings
 from .reads import render_group, render_resource
@@ -60,11 +60,7 @@ class GroupView(XRegistryView, kernel.GroupView):
 
     def shown(self, data: dict) -> dict:
         data = super().shown(data)
-        return (
-            only_collections(data, [rm.v1_plural for rm in self.gm.resources])
-            if collections_only(self.request)
-            else data
-        )
+        return only_collections(self.request, data, [rm.v1_plural for rm in self.gm.resources])
 
     def put_group(self, gid) -> bool:
         body = json_body(self.request, required=False) or {}
@@ -96,7 +92,7 @@ class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
             r.rid: r
             for r in selectors.resources_with_versions(group, self.rm.plural, with_content=with_content, ids=ids)
         }
-        doc = doc_view(self.request)
+        doc = flag(self.request, "doc")
         return {
             r.rid: render_resource(self.base, self.gm, self.rm, group, r, r.all_versions, self.inline, doc=doc)
             for r in (loaded[r.rid] for r in resources if r.rid in loaded)
@@ -128,13 +124,13 @@ class ResourceView(XRegistryView, kernel.ResourceView):
 
     def reads_metadata(self, details: bool) -> bool:
         # the doc flag serializes the metadata view ("Doc Flag")
-        return details or doc_view(self.request) or not self.rm.hasdocument
+        return details or flag(self.request, "doc") or not self.rm.hasdocument
 
     def entity_json(self, gid, rid, vid) -> dict:
         group, resource = self.load(gid, rid)
         versions, inline_document = resource.all_versions, self.inline.wants(self.rm.v1_singular)
         if vid is None:
-            doc = doc_view(self.request)
+            doc = flag(self.request, "doc")
             return render_resource(
                 self.base,
                 self.gm,

@@ -12,7 +12,7 @@ import re
 
 from ...domain.attributes import V10_NAMES
 from ...domain.errors import Problem
-from ...http.requests import declared_flags
+from ...http.requests import declared_flags, flag
 from ...store import filters as filtering
 from ...store.paging import PageRequest
 from .errors import V1Problem
@@ -104,7 +104,7 @@ class Inline:
                     self.all = True
                 else:
                     self.paths.add(tuple(p for p in part.split(".") if p))
-        if collections_only(request):
+        if flag(request, "collections"):
             self.all = True  # core/spec.md "Collections Flag": it turns on ?inline=*
 
     def wants(self, *path: str) -> bool:
@@ -204,15 +204,7 @@ def sorted_collection(body: dict, request, singular: str, page: PageRequest | No
     return dict(items)
 
 
-def collections_only(request) -> bool:
-    """`?collections` (core/spec.md "Collections Flag"): only the nested collection maps of the registry or group."""
-    return "collections" in request.GET and request.GET.get("collections", "").lower() != "false"
-
-
-def only_collections(body: dict, plurals) -> dict:
-    """An entity's answer reduced to its collection maps (the attributes of the entity itself left out)."""
-    return {name: body[name] for name in plurals if name in body}
-
-
-def doc_view(request) -> bool:
-    return "doc" in request.GET and request.GET.get("doc", "").lower() != "false"
+def only_collections(request, body: dict, plurals) -> dict:
+    """With `?collections` (core/spec.md "Collections Flag"), an entity's answer reduced to its collection maps (the
+    attributes of the entity itself left out); else the answer as it is."""
+    return {name: body[name] for name in plurals if name in body} if flag(request, "collections") else body

@@ -24,7 +24,7 @@ from .bodies import json_body
 from .capabilities import capabilities, capabilities_offered, model_json, modelsource_json
 from .document_view import document_view
 from .errors import V1Problem
-from .flags import LEVELS, Inline, collections_only, doc_view, only_collections
+from .flags import LEVELS, Inline, only_collections
 from .mapping import ordered_mappings
 from .reads import export_chunks, registry_json, render_group
 
@@ -50,18 +50,14 @@ class RootView(XRegistryView):
         inline = Inline(request)
 
         def render():
-            body = registry_json(self.base_url(), inline, doc=doc_view(request), scope=self.read_scope())
-            body = document_view(body, self.base_url()) if doc_view(request) else body
-            return (
-                only_collections(body, [gm.v1_plural for gm in ordered_mappings()])
-                if collections_only(request)
-                else body
-            )
+            body = registry_json(self.base_url(), inline, doc=flag(request, "doc"), scope=self.read_scope())
+            body = document_view(body, self.base_url()) if flag(request, "doc") else body
+            return only_collections(request, body, [gm.v1_plural for gm in ordered_mappings()])
 
         levels = inline_levels(inline)
         if levels:  # rendered in memory: refused above REGISTRY_MAX_INLINE_ENTITIES
             selectors.check_whole_registry(self.read_scope(), self.collection_urls(), levels)
-        if not (inline.any or doc_view(request)):
+        if not (inline.any or flag(request, "doc")):
             # the registry's own attributes and its groups' counts change only with its state (a group added or
             # removed moves it): kept under that row, one primary-key read instead of the change marker's count
             state = selectors.registry_state()

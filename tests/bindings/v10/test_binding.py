@@ -429,6 +429,25 @@ def test_collections_flag_answers_only_the_collections_and_reimports(writer):
         )
 
 
+def test_doc_collections_and_binary_are_on_unless_false(writer):
+    """1.0 reads `?doc`, `?collections` and `?binary` as on unless the value is `false`, so "0" and "no" turn them
+    on (the binding's declaration: Binding.on_unless_false); its `?force`, and the 0.5 binding's `?inline`, read as
+    every other flag: "0" is off"""
+    put_schema(writer)
+    assert set(writer.get("/registry/?collections=0").json()) == {"endpoints", "messagegroups", "schemagroups"}
+    assert "registryid" in writer.get("/registry/?collections=FALSE").json()
+    details = "/registry/schemagroups/g1/schemas/s1$details?inline=schema"
+    assert "schemabase64" in writer.get(f"{details}&binary=no").json()
+    assert "schema" in writer.get(f"{details}&binary=false").json()
+    assert writer.get("/registry/schemagroups/g1/schemas/s1?doc=0")["Content-Type"].startswith("application/json")
+    assert writer.get("/registry/schemagroups/g1/schemas/s1?doc=false")["Content-Type"] == "application/json"
+    assert "xRegistry-schemaid" in writer.get("/registry/schemagroups/g1/schemas/s1?doc=false")
+    assert "schemas" not in writer.get("/schemaGroups/g1?inline=0").json()
+    assert "schemas" in writer.get("/schemaGroups/g1?inline").json()
+    writer.put("/registry/schemagroups/g2", data=b"{}", content_type="application/json")
+    assert writer.delete("/registry/schemagroups/g2?force=0").status_code == 204
+
+
 def test_errors_carry_the_spec_title_subject_and_args(writer):
     """core/spec.md "Error Processing": each error's Title with its substitution values filled, its Subject (the
     request path, the entity's xid or the fixed path the error names) and its Args"""
