@@ -6,8 +6,9 @@ A binding's views subclass these and declare, once on its base view, what differ
 and `?inline` read (`filters`, `inline_below`), how a collection is ordered and paged (`page_to_load`, `arranged`),
 how an answer is shown (`shown`: 1.0's document view), whether inlined entities are counted against
 REGISTRY_MAX_INLINE_ENTITIES, and, on each level, its representation of the rows (`groups_json`, ...: a map of
-entities, or a list of ids). Writes of collections stay the binding's methods: they translate its bodies into
-calls of the services.
+entities, or a list of ids). A collection's DELETE is the kernel's `delete_members` (the binding reads its body
+into the services' items and answers with what was deleted); other writes of collections stay the binding's
+methods: they translate its bodies into calls of the services.
 
 One group, one resource and one version are a view each too (GroupView, ResourceView, VersionView): the kernel reads
 them through the selectors, answers a document resource with its document (or its metadata when the request asks
@@ -24,6 +25,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpResponse
 
+from .. import services
 from ..domain.errors import Problem
 from ..domain.model import registry_model
 from ..models import Group
@@ -66,6 +68,7 @@ class EntityView(RegistryView):
 
     level = ""
     limits_inline = False  # whether an inlined answer is refused above REGISTRY_MAX_INLINE_ENTITIES
+    missing_ok = False  # whether a collection DELETE skips the ids that name no member (1.0) rather than a 404
 
     @cached_property
     def base(self) -> str:
@@ -114,6 +117,14 @@ class EntityView(RegistryView):
     def location(self, data: Body) -> str:
         """The URL of the entity `data` shows: its `self` (the older bindings' entities have none)."""
         return data["self"]
+
+    def delete_members(self, items: list | None, gid: str | None = None, rid: str | None = None) -> list:
+        """A collection's DELETE: the members `items` names (the services' items; None: every member) through the
+        level's service, with the request's `?force`; what was deleted."""
+        address = self.address(gid, rid, resources=self.level == "resource")
+        delete = getattr(services, f"delete_{self.level}s")  # delete_groups, delete_resources, delete_versions
+        force = flag(self.request, "force")
+        return delete(ctx=self.context(), address=address, items=items, force=force, missing_ok=self.missing_ok)
 
     def group_json(self, group) -> Body:
         """A group in the binding's representation (a collection's members, a group's own answer)."""

@@ -24,10 +24,7 @@ class GroupCollectionView(CoreView, kernel.GroupCollectionView):
         return self.entity_answer(self.group_json(selectors.get_group(self.gt, group.gid)), created=True)
 
     def delete(self, request):
-        items = json_body(request, required=False, kind=list)
-        deleted = services.delete_groups(
-            ctx=self.context(), address=self.address(), items=items, force=flag(request, "force")
-        )
+        deleted = self.delete_members(json_body(request, required=False, kind=list))
         return json_response({g.gid: self.group_json(g) for g in deleted})
 
 

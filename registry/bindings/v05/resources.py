@@ -52,12 +52,8 @@ class ResourceCollectionView(ResourceTypeView, kernel.ResourceCollectionView):
         )
 
     def delete(self, request, gid):
-        items = json_body(request, required=False, kind=list)
-        deleted = services.delete_resources(
-            ctx=self.context(), address=self.address(gid, resources=True), items=items, force=flag(request, "force")
-        )
-        base = self.base_url()
-        return json_response({r.rid: resource_json(base, self.rt, r, version=v) for r, v in deleted})
+        deleted = self.delete_members(json_body(request, required=False, kind=list), gid)
+        return json_response({r.rid: resource_json(self.base, self.rt, r, version=v) for r, v in deleted})
 
 
 class ResourceView(ResourceTypeView, kernel.ResourceView):
@@ -128,12 +124,8 @@ class VersionCollectionView(ResourceTypeView, kernel.VersionCollectionView):
         }
 
     def delete(self, request, gid, rid):
-        items = json_body(request, required=False, kind=list)
-        deleted = services.delete_versions(
-            ctx=self.context(), address=self.address(gid, rid), items=items, force=flag(request, "force")
-        )
-        base = self.base_url()
-        return json_response({v.vid: version_json(base, self.rt, r, v) for r, v in deleted})
+        deleted = self.delete_members(json_body(request, required=False, kind=list), gid, rid)
+        return json_response({v.vid: version_json(self.base, self.rt, r, v) for r, v in deleted})
 
 
 class VersionView(ResourceView, kernel.VersionView):

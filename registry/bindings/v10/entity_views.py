@@ -34,9 +34,20 @@ from .representations import (
 )
 
 
-class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
-    flags = LEVELS["groups"]
+class CollectionView(XRegistryView):
+    # (comments, not a docstring: the OpenAPI description would show it) a map of groups, resources or versions: it
+    # takes `?sort`, and its DELETE (a delete map: writes.deletions) skips the ids that name nothing and answers 204
     collection = True
+    missing_ok = True
+
+    def delete(self, request, **ids):
+        items = writes.deletions(json_body(request, required=False), self.singular, resources=self.level == "resource")
+        self.delete_members(items, **ids)
+        return HttpResponse(status=204)
+
+
+class GroupCollectionView(CollectionView, kernel.GroupCollectionView):
+    flags = LEVELS["groups"]
 
     def post(self, request):
         body = json_body(request)
@@ -45,13 +56,6 @@ class GroupCollectionView(XRegistryView, kernel.GroupCollectionView):
         return json_response(
             {gid: render_group(base, self.gm, selectors.get_group(self.gt, gid), Inline(request)) for gid in body}
         )
-
-    def delete(self, request):
-        items = writes.deletions(json_body(request, required=False), self.gm.v1_singular)
-        services.delete_groups(
-            ctx=self.context(), address=self.address(), items=items, missing_ok=True, force=flag(request, "force")
-        )
-        return HttpResponse(status=204)
 
 
 class GroupView(XRegistryView, kernel.GroupView):
@@ -79,9 +83,8 @@ class GroupView(XRegistryView, kernel.GroupView):
         services.delete_group(ctx=self.context(), address=self.address(gid), expected_epoch=epoch, force=force)
 
 
-class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
+class ResourceCollectionView(CollectionView, kernel.ResourceCollectionView):
     flags = LEVELS["resources"]
-    collection = True
 
     def resources_json(self, group, resources) -> dict:
         """The page's resources read again with their versions (their default version, `ancestorid` and
@@ -107,12 +110,6 @@ class ResourceCollectionView(XRegistryView, kernel.ResourceCollectionView):
         return json_response(
             {r.rid: render_resource(base, self.gm, self.rm, group, r, r.all_versions, Inline(request)) for r in loaded}
         )
-
-    def delete(self, request, gid):
-        items = writes.deletions(json_body(request, required=False), self.rm.v1_singular, resources=True)
-        address, force = self.address(gid, resources=True), flag(request, "force")
-        services.delete_resources(ctx=self.context(), address=address, items=items, missing_ok=True, force=force)
-        return HttpResponse(status=204)
 
 
 class ResourceView(XRegistryView, kernel.ResourceView):
@@ -242,9 +239,8 @@ class MetaView(XRegistryView):
         return self.get(request, gid, rid)
 
 
-class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
+class VersionCollectionView(CollectionView, kernel.VersionCollectionView):
     flags = LEVELS["versions"]
-    collection = True
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def version_page(self, resource, page):
@@ -277,12 +273,6 @@ class VersionCollectionView(XRegistryView, kernel.VersionCollectionView):
             ctx=self.context(), address=self.address(gid, rid), versions=versions, default_version=default
         )
         return self.get(request, gid, rid)
-
-    def delete(self, request, gid, rid):
-        items = writes.deletions(json_body(request, required=False), "version")
-        address, force = self.address(gid, rid), flag(request, "force")
-        services.delete_versions(ctx=self.context(), address=address, items=items, missing_ok=True, force=force)
-        return HttpResponse(status=204)
 
 
 class VersionView(ResourceView, kernel.VersionView):
