@@ -31,7 +31,7 @@ from ..domain.model import registry_model
 from ..models import Group
 from ..store import selectors
 from ..store.paging import PageRequest
-from .requests import flag
+from .requests import flag, query_epoch
 from .views import RegistryView, json_response, page_response
 
 # an answer's JSON: a map of entities (xRegistry), or a list of ids (the older bindings' collections); Any, so that
@@ -181,7 +181,9 @@ class GroupView(EntityView):
 
     def delete_group(self, gid: str) -> HttpResponse | None:
         """Delete the group (with the epoch and the force the request gives); the binding's answer, None for 204."""
-        raise NotImplementedError
+        epoch, force = query_epoch(self.request), flag(self.request, "force")
+        services.delete_group(ctx=self.context(), address=self.address(gid), expected_epoch=epoch, force=force)
+        return None
 
 
 class ResourceCollectionView(EntityView):

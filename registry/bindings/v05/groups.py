@@ -57,11 +57,6 @@ class GroupView(CoreView, kernel.GroupView):
         return self.group_answer(group.gid, created)
 
     def delete_group(self, gid):
-        last = self.group_json(selectors.get_group(self.gt, gid))
-        services.delete_group(
-            ctx=self.context(),
-            address=self.address(gid),
-            expected_epoch=query_epoch(self.request),
-            force=flag(self.request, "force"),
-        )
+        last = self.group_json(selectors.get_group(self.gt, gid))  # (read first: the group as it was)
+        super().delete_group(gid)
         return json_response(last)

@@ -78,10 +78,6 @@ class GroupView(XRegistryView, kernel.GroupView):
         services.put_resource_maps(ctx=self.context(), address=self.address(gid), maps=maps)
         return self.group_answer(gid)
 
-    def delete_group(self, gid) -> None:
-        epoch, force = query_epoch(self.request), flag(self.request, "force")
-        services.delete_group(ctx=self.context(), address=self.address(gid), expected_epoch=epoch, force=force)
-
 
 class ResourceCollectionView(CollectionView, kernel.ResourceCollectionView):
     flags = LEVELS["resources"]

@@ -18,26 +18,26 @@ from .errors import V1Problem
 from .mapping import NAMES, ResourceMapping
 
 
-def mismatched_id(given, expected: str, singular: str, subject: str | None = None) -> V1Problem:
-    """The spec's `mismatched_id`: a body's id is not the one its path or its map's key names."""
-    return V1Problem(
-        "mismatched_id",
-        f"{singular}id {given!r} does not match {expected!r}",
-        subject=subject,
-        args={"singular": singular, "invalid_id": given, "expected_id": expected},
-    )
+def check_same_id(body: dict, singular: str, expected: str | None, subject: str | None = None, text=False) -> None:
+    """The spec's `mismatched_id` when a body's `<singular>id` is not the one its path or its map's key names
+    (`expected`; None: any); `text`: compared as text (a version's body may give `versionid: 1` for version "1")."""
+    given = body.get(f"{singular}id")
+    if expected is not None and given is not None and (str(given) if text else given) != expected:
+        raise V1Problem(
+            "mismatched_id",
+            f"{singular}id {given!r} does not match {expected!r}",
+            subject=subject,
+            args={"singular": singular, "invalid_id": given, "expected_id": expected},
+        )
 
 
 def version_input(rm: ResourceMapping, rid: str, vid: str | None, data: dict) -> VersionInput:
     """A 1.0 version (or resource) body as the services' input."""
     if not isinstance(data, dict):
         raise V1Problem("bad_request", f"{rid}: a version must be an object")
+    check_same_id(data, "version", vid, text=True)
+    check_same_id(data, rm.v1_singular, rid)
     given = data.get("versionid")
-    if vid is not None and given is not None and str(given) != vid:
-        raise mismatched_id(given, vid, "version")
-    given_rid = data.get(f"{rm.v1_singular}id")
-    if given_rid is not None and given_rid != rid:
-        raise mismatched_id(given_rid, rid, rm.v1_singular)
     epoch = data.get("epoch")
     converted = _version_to_v05(rm, vid or "1", data)
     converted.pop("id", None)

@@ -28,7 +28,7 @@ from .documents import (
     to_v05_document,
 )
 from .errors import V1Problem
-from .inputs import mismatched_id, version_input
+from .inputs import check_same_id, version_input
 from .mapping import GroupMapping, ResourceMapping, ordered_mappings
 from .model_defaults import declares_defaults, group_model, resource_model, without_shown_defaults
 from .representations import _version_attributes
@@ -198,9 +198,7 @@ def group_write(gm: GroupMapping, gid: str, body: dict, *, epoch=None, patch: bo
     """A 1.0 group body as the services' write: PUT (or PATCH: the body's attributes over the stored ones, read under
     the group's row lock by the service) of its own attributes, and the resources it nests."""
     _object(body, f"/{gm.v1_plural}/{gid}")
-    given_id = body.get(f"{gm.v1_singular}id")
-    if given_id is not None and given_id != gid:
-        raise mismatched_id(given_id, gid, gm.v1_singular, subject=f"/{gm.v1_plural}/{gid}")
+    check_same_id(body, gm.v1_singular, gid, subject=f"/{gm.v1_plural}/{gid}")
     nested = {rm: body[rm.v1_plural] for rm in gm.resources if body.get(rm.v1_plural) is not None}
     own = {k: v for k, v in body.items() if k not in {rm.v1_plural for rm in gm.resources}}
 
@@ -249,9 +247,7 @@ def deletions(body: dict | None, singular: str, *, resources: bool = False) -> l
     items = []
     for key, value in body.items():
         value = _object(value, key) if value is not None else {}
-        given = value.get(f"{singular}id")
-        if given is not None and given != key:
-            raise mismatched_id(given, key, singular)
+        check_same_id(value, singular, key)
         item = {"id": key}
         if resources:
             meta = value.get("meta")
