@@ -53,12 +53,11 @@ class V1Problem(Problem):
         error: str,
         detail: str,
         *,
-        status: int = 400,
         subject: str | None = None,
         http: bool = False,
         args: dict | None = None,
     ):
-        super().__init__("bad-request", detail, status=status)
+        super().__init__("bad-request", detail)
         self.error = error
         self.error_type = (HTTP_SPEC if http else SPEC) + error
         self.title = error.replace("_", " ").capitalize()
@@ -90,4 +89,3 @@ class DocumentError(V1Problem):
 
     def __init__(self, path: str, message: str):
         super().__init__("bad_request", f"{path}: {message}", subject=path)
-        self.path = path
