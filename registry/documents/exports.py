@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..access.read_scope import EVERYTHING, ReadScope
 from ..domain.attributes import stored_attributes, version_order
-from ..domain.json_text import exportable, json_document_problem, load_json_document
+from ..domain.json_text import Spliced, canonical_json, exportable, json_document_problem, load_json_document
 from ..domain.model import GroupType, ResourceType, registry_model
 from ..models import Group, Resource, Version
 from ..representations import is_json_media_type
@@ -22,13 +22,18 @@ from .formats import SCHEMA_URI, dump_document
 SPEC_VERSION = "0.5-wip"
 
 
-def _document_member(rt: ResourceType, version: Version) -> dict:
+def _document_member(rt: ResourceType, version: Version, splice: Callable[[str], str] | None = None) -> dict:
+    """The version's document as an export holds it; a JSON one written as `json.dumps` would write it is given by
+    `splice` (its stored text for `Spliced.dumps`, the bytes of the same answer) when given."""
     if version.resource_uri:
         return {rt.uri_attribute: version.resource_uri}
     if version.content is None:
         return {}
     content = bytes(version.content)
     if is_json_media_type(version.media_type):
+        canonical = canonical_json(content)  # most are: parsed at C speed, no check and no dump again
+        if canonical is not None:
+            return {rt.singular: splice(canonical[1]) if splice else canonical[0]}
         # a stored document that does not parse strictly or could not be written as JSON is exported as text
         value, _problem = load_json_document(content)  # parsed once (was: once to check, once to read)
         # an object only when importing it again gives the same bytes (round trip)
@@ -60,30 +65,34 @@ def _shared_resource(rt: ResourceType, resource: Resource, versions: list[Versio
     return out
 
 
-def _versioned_resource(rt: ResourceType, resource: Resource, versions: list[Version]) -> dict:
+def _versioned_resource(rt: ResourceType, resource: Resource, versions: list[Version], splice=None) -> dict:
     out = {"id": resource.rid, **stored_attributes(resource), "versions": {}}
     for version in versions:
         out["versions"][version.vid] = {
             "id": version.vid,
             **stored_attributes(version),
-            **_document_member(rt, version),
+            **_document_member(rt, version, splice),
         }
     return out
 
 
-def resource_document(rt: ResourceType, resource: Resource, versions: list[Version]) -> dict:
+def resource_document(rt: ResourceType, resource: Resource, versions: list[Version], splice=None) -> dict:
+    """`splice`: see `_document_member`."""
     versions = sorted(versions, key=version_order)  # the order they were created in: an import keeps it
     if rt.shared_attributes and len(versions) == 1:
         return _shared_resource(rt, resource, versions)
-    return _versioned_resource(rt, resource, versions)
+    return _versioned_resource(rt, resource, versions, splice)
 
 
-def group_document(gt: GroupType, group: Group) -> dict:
+def group_document(gt: GroupType, group: Group, splice: Callable[[str], str] | None = None) -> dict:
+    """`splice`: see `_document_member`."""
     out = {"id": group.gid, **stored_attributes(group)}
     for rt in gt.resources:
         resources = getattr(group, f"inline_{rt.plural}", [])
         if resources:
-            out[rt.plural] = {r.rid: resource_document(rt, r, r.all_versions) for r in resources if r.all_versions}
+            out[rt.plural] = {
+                r.rid: resource_document(rt, r, r.all_versions, splice) for r in resources if r.all_versions
+            }
     return out
 
 
@@ -171,10 +180,11 @@ def stream_json_document(scope: ReadScope = EVERYTHING, parts=rendered_group_par
     type, render, scope=)` gives each group's part (registry/http/rendered_groups.py keeps them until their group
     changes)."""
     yield json.dumps(document_head())[:-1]
+    spliced = Spliced()
     for gt in registry_model.group_types:
 
         def render(group, gt=gt) -> bytes:
-            return f"{json.dumps(group.gid)}: {json.dumps(group_document(gt, group), ensure_ascii=False)}".encode()
+            return f"{json.dumps(group.gid)}: {spliced.dumps(group_document(gt, group, spliced))}".encode()
 
         first = True
         for _gid, part in parts(("document",), gt, render, scope=scope):

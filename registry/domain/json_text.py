@@ -6,6 +6,7 @@ what carries entities (request bodies, registry documents)."""
 
 import json
 import re
+import secrets
 from itertools import accumulate
 
 from .attributes import unstorable
@@ -104,6 +105,26 @@ def load_json_document(content: bytes, max_depth: int = MAX_DEPTH) -> tuple[obje
     return (None, f"the {problem}") if problem else (value, None)
 
 
+def canonical_json(content: bytes, max_depth: int = MAX_DEPTH) -> tuple[object, str] | None:
+    """(the document, its text) when `content` is a document `load_json_document` reads without a problem and is
+    written exactly as `json.dumps(value, ensure_ascii=False)` writes its value, so that its text can stand for the
+    value in JSON output written that way (the exports splice it: no parse with hooks, no writing it again); else
+    None (read it with `load_json_document`). Parsed without hooks, at C speed: the text of a dumped value holds no
+    duplicate key (were there one, the text would differ from the dump of what it parses to); one with `NaN`,
+    `Infinity` or a `\\u` escape (a NUL or a lone surrogate: `unstorable`) anywhere is left to the strict parse."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\\u" in text or "NaN" in text or "Infinity" in text or nesting_exceeds(text, max_depth):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return (value, text) if json.dumps(value, ensure_ascii=False) == text else None
+
+
 def json_document_problem(content: bytes, max_depth: int = MAX_DEPTH) -> str | None:
     """Why a document sent as JSON could not be stored, served and exported again, or None (see
     `load_json_document`)."""
@@ -133,3 +154,30 @@ def _encodes(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+class Spliced:
+    """Documents written into JSON output as their stored text: `self(text)` gives a string to put in the value's
+    place, `dumps(value)` is `json.dumps(value, ensure_ascii=False)` with each such string's quoted form replaced by
+    its text. The string is a NUL, a random token of this instance and the text's index: no stored text holds one
+    (PostgreSQL's text holds no NUL; a token no one has seen cannot be written)."""
+
+    def __init__(self):
+        token = secrets.token_hex(8)
+        self._prefix = f"\x00{token}:"
+        self._pattern = re.compile(r'"\\u0000' + token + r':(\d+)"')
+        self._texts: list[str] = []
+
+    def __call__(self, text: str) -> str:
+        self._texts.append(text)
+        return f"{self._prefix}{len(self._texts) - 1}"
+
+    def dumps(self, value) -> str:
+        text = json.dumps(value, ensure_ascii=False)
+        if self._texts:
+            pieces = self._pattern.split(text)
+            texts = self._texts
+            pieces[1::2] = [texts[int(index)] for index in pieces[1::2]]
+            text = "".join(pieces)
+            texts.clear()
+        return text

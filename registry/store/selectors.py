@@ -6,11 +6,14 @@ the versions of those resources, whatever the page size: no query per entity.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery, prefetch_related_objects
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.base import ModelState
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Lower
 from django.utils import timezone
@@ -154,14 +157,56 @@ def inline_lookups(gt: GroupType, types: dict[str, bool] | None = None) -> list[
     return [_resources_prefetch(plural, documents) for plural, documents in types.items()]
 
 
-def with_inline(qs, gt: GroupType, types: dict[str, bool] | None = None):
-    """Prefetch the resources of `types` with all their versions (`inline_lookups`)."""
-    return qs.prefetch_related(*inline_lookups(gt, types))
+def _attnames(model, *, documents: bool = True) -> list[str]:
+    return [f.attname for f in model._meta.concrete_fields if documents or f.attname != "content"]
+
+
+def _instances(model, names: list[str], rows, db: str, parent: str, parents: dict) -> Iterator:
+    """Instances of `model` holding `rows` (the values of `names`, in that order), each with its `parent` (the
+    foreign key's name) cached from `parents` (by its id). What `Model.from_db` makes (its fields in `__dict__`, a
+    field left out deferred, `_state` not adding, of `db`), without `__init__`: a setattr per field and the init
+    signals were about half of the time of rendering a whole registry (docs/performance.md, "Whole-registry rows
+    without models"). `tests/registry/store/test_inline_rows.py` compares them with the ORM's."""
+    new, key = model.__new__, f"{parent}_id"
+    for row in rows:
+        obj = new(model)
+        values = obj.__dict__
+        values.update(zip(names, row, strict=True))
+        state = obj._state = ModelState()
+        state.adding, state.db, state.fields_cache = False, db, {parent: parents[values[key]]}
+        yield obj
 
 
 def load_inline(groups: list[Group], gt: GroupType, types: dict[str, bool] | None = None) -> None:
-    """What `with_inline` prefetches, for groups already read (a page whose size was checked first)."""
-    prefetch_related_objects(groups, *inline_lookups(gt, types))
+    """The resources of `types` (resource type plural -> whether its versions' documents are read; by default
+    every type's, documents included) of the groups already read, each group's in `inline_<plural>` by id, each
+    with all its versions in `all_versions` (in the order of `Version.Meta.ordering`): two queries, their rows read
+    as values (`_instances`), not through the ORM's prefetch (what `inline_lookups` prefetches, the same
+    instances)."""
+    if types is None:
+        types = {rt.plural: True for rt in gt.resources}
+    for group in groups:
+        for plural in types:
+            setattr(group, f"inline_{plural}", [])
+    if not groups or not types:
+        return
+    db = groups[0]._state.db or "default"
+    by_pk = {group.pk: group for group in groups}
+    names = _attnames(Resource)
+    resource_rows = Resource.objects.filter(group_id__in=list(by_pk), resource_type__in=list(types))
+    resources: dict[int, Resource] = {}
+    versions: dict[int, list[Version]] = {}
+    for resource in _instances(Resource, names, resource_rows.order_by("rid").values_list(*names), db, "group", by_pk):
+        getattr(by_pk[resource.group_id], f"inline_{resource.resource_type}").append(resource)
+        resource.all_versions = versions[resource.pk] = []
+        resources[resource.pk] = resource
+    for documents in (True, False):
+        ids = [pk for pk, r in resources.items() if types[r.resource_type] is documents]
+        if ids:
+            fields = _attnames(Version, documents=documents)
+            version_rows = Version.objects.filter(resource_id__in=ids).values_list(*fields)
+            for version in _instances(Version, fields, version_rows, db, "resource", resources):
+                versions[version.resource_id].append(version)
 
 
 def inlined_entities(groups: list[Group], gt: GroupType, types: dict[str, bool] | None = None) -> int:
@@ -185,19 +230,25 @@ def iter_groups(
     """Every group of a type (or those of `ids`) that `scope` reads, in id order, fetched in chunks (bounded memory
     for streaming)."""
     qs = scope.filter(groups_queryset(gt) if ids is None else groups_queryset(gt).filter(gid__in=ids))
-    if inline:
-        qs = with_inline(qs, gt)
-    return qs.iterator(chunk_size=chunk_size)
+    if not inline:
+        return qs.iterator(chunk_size=chunk_size)
+    return _with_inline_chunks(qs.iterator(chunk_size=chunk_size), gt, chunk_size)
+
+
+def _with_inline_chunks(groups: Iterator[Group], gt: GroupType, chunk_size: int) -> Iterator[Group]:
+    """The groups, `chunk_size` at a time loaded with their resources and versions (`load_inline`)."""
+    while chunk := list(islice(groups, chunk_size)):
+        load_inline(chunk, gt)
+        yield from chunk
 
 
 def get_group(gt: GroupType, gid: str, inline: bool = False, types: dict[str, bool] | None = None) -> Group:
-    """The group; `inline`: with the resources of `types` and their versions (`with_inline`)."""
-    qs = groups_queryset(gt).filter(gid=gid)
-    if inline:
-        qs = with_inline(qs, gt, types)
-    group = qs.first()
+    """The group; `inline`: with the resources of `types` and their versions (`load_inline`)."""
+    group = groups_queryset(gt).filter(gid=gid).first()
     if group is None:
         raise not_found(f"/{gt.plural}/{gid}")
+    if inline:
+        load_inline([group], gt, types)
     return group
 
 

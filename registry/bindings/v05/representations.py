@@ -6,14 +6,17 @@ Built from already-loaded rows: nothing here queries the database.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 
 from ...domain.attributes import latest_of, version_order
-from ...domain.json_text import load_json_document
+from ...domain.json_text import canonical_json, load_json_document
 from ...domain.model import GroupType, ResourceType
 from ...http.headers import metadata_headers
 from ...http.representation import STORE, represent
 from ...models import Group, Resource, Version
 from ...representations import is_json_media_type, merged_attributes, shared_document
+
+Splice = Callable[[str], str]  # json_text.Spliced: a stored document's text -> what stands for it in the value
 
 # the order of an entity's members (registry/http/representation.py); names are the store's (`STORE`)
 GROUP = ("id", "attributes", "epoch", "self", "times", "collections")
@@ -35,13 +38,14 @@ def group_url(base: str, group: Group) -> str:
     return f"{base}/{group.group_type}/{group.gid}"
 
 
-def group_json(base: str, gt: GroupType, group: Group, inline: bool = False) -> dict:
+def group_json(base: str, gt: GroupType, group: Group, inline: bool = False, splice: Splice | None = None) -> dict:
+    """`splice`: see `document_value`."""
     url = group_url(base, group)
     inlined = None
     if inline:
         inlined = {
             rt.plural: {
-                r.rid: resource_json(base, rt, r, group=group, inline=True)
+                r.rid: resource_json(base, rt, r, group=group, inline=True, splice=splice)
                 for r in getattr(group, f"inline_{rt.plural}", [])
             }
             for rt in gt.resources
@@ -71,15 +75,20 @@ def version_meta(base: str, rt: ResourceType, resource: Resource, version: Versi
     return represent(STORE, VERSION, version, resource.rid, url, attributes=attributes, version=version_id, uri=uri)
 
 
-def document_value(rt: ResourceType, resource: Resource, version: Version) -> dict:
-    """`RESOURCE` (parsed JSON) or `RESOURCEBase64` (text) for inlining; nothing with a RESOURCEURI."""
+def document_value(rt: ResourceType, resource: Resource, version: Version, splice: Splice | None = None) -> dict:
+    """`RESOURCE` (parsed JSON) or `RESOURCEBase64` (text) for inlining; nothing with a RESOURCEURI. `splice`
+    (json_text.Spliced, when the answer is written by its `dumps`): a document stored as `json.dumps` writes its
+    value is given by it, to be written as its stored text."""
     if version.resource_uri or version.content is None:
         return {}
     content = bytes(version.content)
     if rt.shared_attributes or is_json_media_type(version.media_type):
         # whatever was stored (before today's write-time checks too) exports: what does not parse strictly,
         # nests too deep or holds text JSON output cannot carry is inlined as base64 instead
-        doc, problem = load_json_document(content)
+        canonical = canonical_json(content)  # most are: parsed at C speed, and spliced when it can be
+        if canonical is not None and splice is not None and not rt.shared_attributes:
+            return {rt.singular: splice(canonical[1])}
+        doc, problem = (canonical[0], None) if canonical is not None else load_json_document(content)
         if problem is None:
             if rt.shared_attributes and isinstance(doc, dict):
                 doc = shared_document(resource, version, doc)
@@ -94,9 +103,10 @@ def resource_json(
     group: Group | None = None,
     inline: bool = False,
     version: Version | None = None,
+    splice: Splice | None = None,
 ) -> dict:
     """A resource as listed: the latest version's metadata plus `versionsURL`/`versionsCount`;
-    with inline, the document and the `versions` map."""
+    with inline, the document and the `versions` map (`splice`: see `document_value`)."""
     versions = getattr(resource, "all_versions", None)
     if version is None:
         if versions is not None:  # prefetched: take the latest from them rather than query it per resource
@@ -112,19 +122,25 @@ def resource_json(
     out["versionsURL"] = f"{url}/versions"
     out["versionsCount"] = getattr(resource, "versions_count", len(versions or []))
     if inline:
-        out.update(document_value(rt, resource, version))
+        out.update(document_value(rt, resource, version, splice))
         if versions is not None:
             ordered = sorted(versions, key=version_order)
-            out["versions"] = {v.vid: version_json(base, rt, resource, v, group, inline=True) for v in ordered}
+            out["versions"] = {v.vid: version_json(base, rt, resource, v, group, True, splice) for v in ordered}
     return out
 
 
 def version_json(
-    base: str, rt: ResourceType, resource: Resource, version: Version, group: Group | None = None, inline: bool = False
+    base: str,
+    rt: ResourceType,
+    resource: Resource,
+    version: Version,
+    group: Group | None = None,
+    inline: bool = False,
+    splice: Splice | None = None,
 ) -> dict:
     out = version_meta(base, rt, resource, version, group)
     if inline:
-        out.update(document_value(rt, resource, version))
+        out.update(document_value(rt, resource, version, splice))
     return out
 
 

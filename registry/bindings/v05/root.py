@@ -12,6 +12,7 @@ from ...documents.formats import JSON_MEDIA_TYPES, YAML_MEDIA_TYPES, dump_docume
 from ...documents.imports import import_document, owners_mode
 from ...documents.precheck import check_size
 from ...domain.errors import Problem
+from ...domain.json_text import Spliced
 from ...domain.model import registry_model
 from ...http.rendered_groups import group_parts, joined
 from ...http.representation import STORE
@@ -47,12 +48,12 @@ def stream_inline(base: str, scope: ReadScope = EVERYTHING):
     head = root_json(base, scope)
     head["model"] = registry_model.as_json()
     yield json.dumps(head, ensure_ascii=False)[:-1]
+    spliced = Spliced()  # the stored JSON documents written as their text
     for gt in registry_model.group_types:
         yield f", {json.dumps(gt.plural)}: {{"
 
         def render(group, gt=gt) -> bytes:
-            data = group_json(base, gt, group, inline=True)
-            return f"{json.dumps(group.gid)}: {json.dumps(data, ensure_ascii=False)}".encode()
+            return f"{json.dumps(group.gid)}: {spliced.dumps(group_json(base, gt, group, True, spliced))}".encode()
 
         yield from joined(group_parts(("inline", base), gt, render, scope=scope))
         yield "}"

@@ -14,6 +14,7 @@ from django.conf import settings
 
 from ...access.read_scope import EVERYTHING, ReadScope
 from ...domain.attributes import stored_attributes, timestamp
+from ...domain.json_text import Spliced
 from ...domain.model import registry_model
 from ...models import Group
 from ...store import selectors
@@ -23,7 +24,7 @@ from .document_view import document_view, pointer_token
 from .documents import SPEC_VERSION
 from .flags import Inline
 from .mapping import GroupMapping, ordered_mappings
-from .representations import Place, group_json, resource_json
+from .representations import SPLICE, Place, group_json, resource_json
 
 
 def render_resource(
@@ -63,7 +64,7 @@ def render_resource(
 
 def inlined_types(gm: GroupMapping, inline: Inline) -> dict[str, bool]:
     """The group's resource types (stored plurals) that `inline` names, each with whether its versions' documents are
-    shown (what a group's read loads: selectors.with_inline)."""
+    shown (what a group's read loads: selectors.load_inline)."""
     return {
         rm.plural: below.wants(rm.v1_singular) or below.all
         for rm in gm.resources
@@ -179,6 +180,7 @@ def export_chunks(base: str, parts, scope: ReadScope = EVERYTHING) -> Iterator[b
         ensure_ascii=False,
     )
     pieces = PLACEHOLDER.split(text)
+    spliced = Spliced()
     yield pieces[0].encode()
     for plural, after in zip(pieces[1::2], pieces[2::2], strict=True):
         gm, below = collections[plural]
@@ -188,8 +190,12 @@ def export_chunks(base: str, parts, scope: ReadScope = EVERYTHING) -> Iterator[b
 
         def render(group, gm=gm, below=below) -> bytes:
             at = f"/{pointer_token(gm.v1_plural)}/{pointer_token(group.gid)}"
-            data = document_view(render_group(base, gm, group, below, doc=True), base, at=at)
-            return f"{json.dumps(group.gid)}: {json.dumps(data, ensure_ascii=False)}".encode()
+            token = SPLICE.set(spliced)  # the stored JSON documents written as their text
+            try:
+                data = document_view(render_group(base, gm, group, below, doc=True), base, at=at)
+            finally:
+                SPLICE.reset(token)
+            return f"{json.dumps(group.gid)}: {spliced.dumps(data)}".encode()
 
         yield b"{"
         first = True

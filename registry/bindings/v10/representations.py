@@ -16,7 +16,7 @@ from functools import partial
 
 from ...domain.attributes import latest_of, previous_of, stored_attributes, version_order, version_sort_key
 from ...domain.extension_attributes import meta_names
-from ...domain.json_text import load_json_document
+from ...domain.json_text import Spliced, canonical_json, load_json_document
 from ...domain.model import applicable_level, registry_model, validation_attributes
 from ...http.headers import metadata_headers
 from ...http.representation import represent
@@ -95,6 +95,9 @@ def _version_attributes(rm: ResourceMapping, resource: Resource, version: Versio
 # `?binary` of the request being answered (set by the view, core/spec.md "Binary Flag"): inlined documents as
 # `<RESOURCE>base64`, their bytes untouched
 BINARY: ContextVar[bool] = ContextVar("xr10_binary", default=False)
+# set while an answer is rendered for `Spliced.dumps` (the export, reads.export_chunks): a JSON document stored as
+# `json.dumps` writes its value is given by it, written as its stored text
+SPLICE: ContextVar[Spliced | None] = ContextVar("xr10_splice", default=None)
 
 
 def document_members(rm: ResourceMapping, version: Version) -> dict:
@@ -107,6 +110,10 @@ def document_members(rm: ResourceMapping, version: Version) -> dict:
     if BINARY.get():
         return {f"{rm.v1_singular}base64": base64.b64encode(content).decode()}
     if is_json_media_type(version.media_type):
+        canonical = canonical_json(content)  # most are: parsed at C speed
+        if canonical is not None:
+            splice = SPLICE.get()
+            return {rm.v1_singular: splice(canonical[1]) if splice else canonical[0]}
         doc, problem = load_json_document(content)
         if problem is None:
             return {rm.v1_singular: doc}
