@@ -63,7 +63,8 @@ MAX_WORDS = 8
 CONFIG = "simple"
 LOOKUP_CAP = 1_000  # rows a word is looked up in, per lookup (PostgreSQL): never a list of every match
 SEARCH_INDEX = "version_search"  # the GIN index of the documents' vectors (migration 0004), whose statistics are read
-SAMPLES = (4096, 256, 16)  # every n-th version's vectors indexed too (migration 0020), the sparsest first
+SAMPLES = (4096, 1024, 256, 64, 16)  # every n-th version's vectors indexed too (migrations 0020, 0021), sparsest first
+ENTRIES_PER_VECTOR = 40  # a document's vector computed costs about as much as reading 40 entries of an index's list
 SHOWN_AMONG = 50  # a hit's newest versions whose documents are read for the one the page shows
 CAPPED = ("capped",)  # the memo's key: whether a word's lookup found more than LOOKUP_CAP rows
 
@@ -133,14 +134,12 @@ def sampled(every: int) -> Q:
     return Q(Exact(Mod(F("id"), Value(every)), Value(0)))
 
 
-def _sample_for(word: str) -> int | None:
-    """The sparsest sample (SAMPLES) whose index is expected to hold twice the LOOKUP_CAP + 1 documents a capped lookup
-    of `word` reads, or None (then the whole index is read: the word is rare, or the registry small). What is expected
-    is from ANALYZE's statistics of the index's vectors: the largest frequency among the most common lexemes the word
-    is a prefix of (at least the share of documents it matches), times the table's estimated rows. A word with other
-    characters than letters, digits and `_` is looked up whole (its query is not a prefix: `ts_query`)."""
+def _expected(word: str) -> float:
+    """How many documents `word` matches at least, by ANALYZE's statistics of the index's vectors (one catalogue
+    query): the largest frequency among the most common lexemes the word is a prefix of, times the table's estimated
+    rows; 0 for a word with other characters than letters, digits and `_` (its query is not a prefix: `ts_query`)."""
     if not re.fullmatch(r"\w+", word):
-        return None
+        return 0.0
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT coalesce(max(m.f), 0), (SELECT reltuples FROM pg_class WHERE oid = %s::regclass) FROM pg_stats s, "
@@ -149,23 +148,40 @@ def _sample_for(word: str) -> int | None:
             [Version._meta.db_table, SEARCH_INDEX, word],
         )
         share, rows = cursor.fetchone()
-    expected = float(share) * max(float(rows or 0), 0.0)
-    return next((every for every in SAMPLES if expected / every >= 2 * (LOOKUP_CAP + 1)), None)
+    return float(share) * max(float(rows or 0), 0.0)
+
+
+def _sample_for(expected: float) -> int | None:
+    """The sparsest sample (SAMPLES) expected to hold one and a half times the LOOKUP_CAP + 1 documents a capped lookup
+    reads, or None (then the whole index is read: the word is rare, or the registry small). Each sampled entry is a
+    heap page of its own in the lookup's bitmap: the sparsest sample that holds enough keeps that bitmap small."""
+    return next((every for every in SAMPLES if expected / every >= 1.5 * (LOOKUP_CAP + 1)), None)
 
 
 def _documents(word: str, restrict: Q) -> list[tuple[int, int]]:
     """(id, resource id) of at most LOOKUP_CAP + 1 versions whose name, description or document match `word`
     (full-text: the GIN index of migration 0004). A GIN index reads its whole list of the documents that hold the word
     before the LIMIT applies (a word in every document: a list as long as the registry; no ordered scan stops early),
-    so an unrestricted lookup of a word the statistics say is common reads a sample's index instead (`_sample_for`:
-    every 16th, 256th or 4,096th version, migration 0020), whose list is a 16th to a 4,096th as long; when the sample
-    holds no more than LOOKUP_CAP matches after all (statistics are estimates), the whole index is read."""
+    so for a word the statistics say is common (`_expected`):
+    - a lookup among every version reads a sample's index instead (`_sample_for`: every 16th, 64th, ... or 4,096th
+      version, migrations 0020 and 0021), whose list is a 16th to a 4,096th as long; when the sample holds no more
+      than LOOKUP_CAP matches after all (statistics are estimates), the whole index is read;
+    - a lookup among given rows (`restrict`: a capped word looked up again among another's matches) computes those
+      rows' vectors when they are fewer than ENTRIES_PER_VECTOR times the entries of the word's list."""
     found = Version.objects.alias(_search=search_vector()).filter(_search=ts_query(word)).filter(restrict).order_by()
-    every = None if restrict else _sample_for(word)  # an empty Q is false: the lookup among every version
-    if every is not None:
+    expected = _expected(word)
+    every = _sample_for(expected)
+    if every is not None and not restrict:  # an empty Q is false: the lookup among every version
         rows = list(found.filter(sampled(every)).values_list("pk", "resource_id")[: LOOKUP_CAP + 1])
         if len(rows) > LOOKUP_CAP:
             return rows
+    elif every is not None:
+        bound = int(expected / ENTRIES_PER_VECTOR)
+        if Version.objects.filter(restrict).order_by()[:bound].count() < bound:
+            # the text with one more blank: the same lexemes, an expression no index holds, so each row is tested
+            vector = SearchVector("name", "description", document_text(), Value(""), config=CONFIG)
+            scanned = Version.objects.alias(_search=vector).filter(_search=ts_query(word)).filter(restrict)
+            return list(scanned.order_by().values_list("pk", "resource_id")[: LOOKUP_CAP + 1])
     return list(found.values_list("pk", "resource_id")[: LOOKUP_CAP + 1])
 
 
