@@ -101,28 +101,37 @@ def iter_document_parts(
     gid: str | None = None,
     scope: ReadScope = EVERYTHING,
     ids: list[str] | None = None,
+    splice: Callable[[str], str] | None = None,
 ) -> Iterator[tuple[GroupType, Group, dict]]:
-    """The groups (one, `gid`; those of `ids`) as document parts; every group of a type: those `scope` reads."""
+    """The groups (one, `gid`; those of `ids`) as document parts; every group of a type: those `scope` reads.
+    `splice`: see `_document_member`."""
     for gt in group_types or registry_model.group_types:
         if gid is not None:
             groups = [selectors.get_group(gt, gid, inline=True)]
         else:
             groups = selectors.iter_groups(gt, inline=True, ids=ids, scope=scope)
         for group in groups:
-            yield gt, group, group_document(gt, group)
+            yield gt, group, group_document(gt, group, splice)
 
 
 def document_head() -> dict:
     return {"$schema": SCHEMA_URI, "specversion": SPEC_VERSION}
 
 
-def export_document(plural: str | None = None, gid: str | None = None, *, scope: ReadScope = EVERYTHING) -> dict:
-    """The registry, one group type, or one group as a document (a dict); of many groups, those `scope` reads."""
+def export_document(
+    plural: str | None = None,
+    gid: str | None = None,
+    *,
+    scope: ReadScope = EVERYTHING,
+    splice: Callable[[str], str] | None = None,
+) -> dict:
+    """The registry, one group type, or one group as a document (a dict); of many groups, those `scope` reads.
+    `splice`: see `_document_member`."""
     doc = document_head()
     types = [registry_model[plural]] if plural else registry_model.group_types
     for gt in types:
         doc.setdefault(gt.plural, {})
-    for gt, group, data in iter_document_parts(types, gid, scope):
+    for gt, group, data in iter_document_parts(types, gid, scope, splice=splice):
         doc[gt.plural][group.gid] = data
     return doc
 

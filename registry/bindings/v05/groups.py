@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.http import HttpResponse
 
 from ... import services
 from ...documents.exports import export_document
 from ...documents.imports import import_document
 from ...domain.attributes import stored_attributes
+from ...domain.json_text import Spliced
 from ...http import entity_views as kernel
 from ...http.requests import declared_flags, flag, json_body, query_epoch
 from ...http.views import json_response
@@ -36,8 +38,9 @@ class GroupView(CoreView, kernel.GroupView):
         if flag(self.request, "inline") and "application/cloudevents-registry+json" in self.request.headers.get(
             "Accept", ""
         ):
-            document = export_document(self.group_plural, gid)
-            return json_response(document, headers={"Content-Type": "application/cloudevents-registry+json"})
+            spliced = Spliced()  # the stored JSON documents written as their text: json_response's bytes
+            document = spliced.dumps(export_document(self.group_plural, gid, splice=spliced))
+            return HttpResponse(document, content_type="application/cloudevents-registry+json")
         return super().group_answer(gid, created)
 
     def put(self, request, gid):

@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.db.models import signals
 from rest_framework.test import APIClient
 
-from registry.documents.exports import Spliced, group_document
-from registry.domain.json_text import canonical_json, load_json_document
+from registry.documents.exports import export_document, group_document
+from registry.domain.json_text import Spliced, canonical_json, load_json_document
 from registry.domain.limits import MAX_DEPTH
 from registry.domain.model import registry_model
 from registry.http.rendered_answers import rendered_answers
@@ -144,3 +144,13 @@ def test_a_group_of_the_export_holds_its_documents_as_values_when_not_spliced(st
     data = group_document(registry_model["schemaGroups"], group)
     assert data["schemas"]["s00"]["versions"]["1"]["schema"] == json.loads(DOCUMENTS["canonical"])
     assert Group.objects.filter(gid="g1").exists()
+
+
+def test_a_group_read_as_a_registry_document_answers_the_bytes_written_before(stored):
+    """0.5 `GET /GROUPS/gid?inline` with the media type of a registry document: the documents spliced, the bytes of
+    `json.dumps` of the group's document as before."""
+    response = APIClient().get("/schemaGroups/g1?inline", HTTP_ACCEPT=EXPORT_05["HTTP_ACCEPT"])
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/cloudevents-registry+json"
+    whole = export_document("schemaGroups", "g1")
+    assert response.content == json.dumps(whole, ensure_ascii=False).encode()
