@@ -11,7 +11,7 @@ no document read from its TOAST table). Two committed states of one row could ca
 process with no network, the key is the whole row as `document_row` reads it.
 
 The same query says whether the caller's API token is a key of an active user (`caller_active`), so a token read
-costs no query of its own. With PostgreSQL's connection pool it runs on a connection taken from the pool for that
+costs no query of its own; an anonymous read's query leaves the token table out. With PostgreSQL's connection pool it runs on a connection taken from the pool for that
 query alone (prepared on it, answered in binary), not through Django's connection of the request: taking it and
 giving it back costs a few microseconds where opening Django's connection and closing it at the end of the request
 cost far more, and a request answered here needs no other query. Inside a transaction (a test's) it
@@ -49,15 +49,15 @@ def _postgresql_columns(qn) -> str:
 
 
 @cache
-def _statement(vendor: str, by_version: bool, history: bool) -> str:
+def _statement(vendor: str, by_version: bool, history: bool, caller: bool) -> str:
+    """The key's statement; with `caller` (only when the caller gives a token: the sub-query costs PostgreSQL work
+    even for no token, docs/performance.md), whether the token, its first parameter, is a key of an active user."""
     if vendor != "postgresql":
-        return compiled_reads._statement(vendor, by_version, history, caller=True)
+        return compiled_reads._statement(vendor, by_version, history, caller=caller)
     qn = connections[router.db_for_read(Resource)].ops.quote_name
     history_sql = f", {compiled_reads.history_columns(vendor)}" if history else ""
-    return (
-        f"SELECT {_postgresql_columns(qn)}{history_sql}, {compiled_reads.caller_column(vendor)} "
-        f"{compiled_reads.from_where(vendor, by_version)}"
-    )
+    caller_sql = f", {compiled_reads.caller_column(vendor)}" if caller else ""
+    return f"SELECT {_postgresql_columns(qn)}{history_sql}{caller_sql} {compiled_reads.from_where(vendor, by_version)}"
 
 
 @cache
@@ -133,11 +133,13 @@ def document_key(
     """The key of the document at the path (latest, or version `vid`; `history`: with the 1.0 columns), and whether
     `token` is valid; None when the path matches nothing."""
     vendor = connections[_alias()].vendor
-    params = [token, group_type, gid, resource_type, rid] + ([vid] if vid is not None else [])  # SELECT list's first
-    found = fetch_apart(_statement(vendor, vid is not None, history), params)
+    caller = token is not None
+    # the token first (the SELECT list's), then FROM's and WHERE's
+    params = ([token] if caller else []) + [group_type, gid, resource_type, rid] + ([vid] if vid is not None else [])
+    found = fetch_apart(_statement(vendor, vid is not None, history, caller), params)
     if found is None:
         return None
-    row, caller = tuple(found[:-1]), found[-1]
+    row, active = (tuple(found[:-1]), found[-1]) if caller else (tuple(found), None)
     if vendor == "postgresql":
         version_id, sticky, sticky_id = row[6], row[7], row[8]
     else:
@@ -148,4 +150,4 @@ def document_key(
         version_id = row[vid_at]
         sticky = extensions.get("defaultversionsticky") if isinstance(extensions, dict) else None
         sticky_id = extensions.get("defaultversionid") if isinstance(extensions, dict) else None
-    return DocumentKey(row, version_id, sticky_id if sticky else None, caller)
+    return DocumentKey(row, version_id, sticky_id if sticky else None, active)

@@ -15,7 +15,9 @@ import base64
 import logging
 
 import pytest
+from django.db import connection
 from django.test import RequestFactory, override_settings
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -172,6 +174,19 @@ def test_a_deleted_token_is_refused_at_once(registry, django_user_model, caplog)
     assert reader.get(PATHS[0]).status_code == 200 and reader.get(PATHS[0]).status_code == 200
     Token.objects.filter(key=reader._credentials["HTTP_AUTHORIZATION"].split()[1]).delete()
     assert reader.get(PATHS[0]).status_code == 401
+
+
+def test_an_anonymous_replay_reads_no_token(registry, caplog):
+    """A replay's one query reads the token table only for a caller who gives a token: an anonymous read's query
+    leaves it out (its sub-query cost PostgreSQL work at every read, docs/performance.md)."""
+    for client, with_token in ((APIClient(), False), (registry, True)):
+        for path in (PATHS[0], PATHS[6], PATHS[7]):  # latest, 1.0's with its history, by version
+            client.get(path)  # kept
+            caplog.clear()
+            with CaptureQueriesContext(connection) as queries, caplog.at_level(logging.DEBUG, logger=LOGGER):
+                assert client.get(path).status_code == 200
+            assert replayed(caplog) and len(queries) == 1, (path, with_token)
+            assert (Token._meta.db_table in queries[0]["sql"]) is with_token, (path, queries[0]["sql"])
 
 
 def test_requests_with_flags_or_other_preconditions_go_the_whole_way(registry, caplog):
