@@ -132,7 +132,10 @@ def change_marker_and_caller(token: str | None) -> tuple[str, bool | None]:
     one query on a connection of its own from the pool when there is one (`document_keys.fetch_apart`): the fast
     path's look-up of a whole-registry answer (registry/http/fast_reads.py)."""
     _note_read()
-    caller, total, newest = fetch_apart(_marker_and_caller_sql(connection.vendor), [token])
+    if token is None:  # the token's sub-query costs PostgreSQL work even for no token (docs/performance.md)
+        caller, (total, newest) = None, fetch_apart(_MARKER_SQL, [])
+    else:
+        caller, total, newest = fetch_apart(_marker_and_caller_sql(connection.vendor), [token])
     return _marker_text(total, newest), caller
 
 

@@ -138,6 +138,18 @@ def test_other_reads_cost_no_query_of_the_fast_path(registry, caplog):
         assert len(with_fast) == len(without), (path, [q["sql"] for q in with_fast.captured_queries])
 
 
+def test_an_anonymous_replay_reads_no_token(registry, caplog):
+    """A whole answer's replay reads the marker with the token table only for a caller who gives a token (its
+    sub-query cost PostgreSQL work at every anonymous read, docs/performance.md)."""
+    for client, with_token in ((APIClient(), False), (registry, True)):
+        warm(client, "/?inline")
+        caplog.clear()
+        with CaptureQueriesContext(connection) as queries, caplog.at_level(logging.DEBUG, logger=LOGGER):
+            assert read(client, "GET", "/?inline").status_code == 200
+        assert replayed(caplog) and len(queries) == 1, with_token
+        assert (Token._meta.db_table in queries[0]["sql"]) is with_token, queries[0]["sql"]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_wsgi_layer_replays_whole_answers(registry, caplog, settings):
     """Committed data through the WSGI entry point, as under gunicorn: the replay equals the full view's answer, on
