@@ -58,24 +58,9 @@ def _insert_next(
     id already, a concurrent registration took that id, or every id is taken. ON CONFLICT DO NOTHING turns both
     conflicts into no row (no failed statement, so no savepoint); Django's ORM has no INSERT ... SELECT, hence the
     one written-out statement."""
-    quote = connection.ops.quote_name
-    table = quote(SchemaId._meta.db_table)
-    names = ("id", "key", "schema_type", "schema", "references", "metadata", "rule_set", "guid", "created_on")
-    columns = ", ".join(quote(c) for c in names)
-    as_json = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
     now = timezone.now()
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} ({columns}) SELECT n.next, %s, %s, %s, {as_json}, {as_json}, {as_json}, %s, %s "
-            f"FROM (SELECT COALESCE(MAX({quote('id')}), 0) + 1 AS next FROM {table}) n "
-            f"WHERE n.next <= %s ON CONFLICT DO NOTHING RETURNING {quote('id')}",
-            [
-                *(key, schema_type, text, json.dumps(references)),
-                *(_json_or_null(metadata), _json_or_null(rule_set)),
-                SchemaId._meta.get_field("guid").get_db_prep_value(guid, connection),
-                *(connection.ops.adapt_datetimefield_value(now), MAX_SCHEMA_ID),
-            ],
-        )
+        cursor.execute(*_next_id_insert(key, schema_type, text, references, metadata, rule_set, guid, now))
         row = cursor.fetchone()
     if row is None:
         return None
@@ -90,6 +75,34 @@ def _insert_next(
         guid=guid,
         created_on=now,
     )
+
+
+def _next_id_insert(
+    key: str,
+    schema_type: str,
+    text: str,
+    references: list[dict],
+    metadata: dict | None,
+    rule_set: dict | None,
+    guid: uuid.UUID,
+    now,
+) -> tuple[str, list]:
+    """The statement of `_insert_next` and its parameters."""
+    quote = connection.ops.quote_name
+    table = quote(SchemaId._meta.db_table)
+    columns = ", ".join(quote(c) for c in NEW_IDS)
+    as_json = "%s::jsonb" if connection.vendor == "postgresql" else "%s"
+    sql = (
+        f"INSERT INTO {table} ({columns}) SELECT n.next, %s, %s, %s, {as_json}, {as_json}, {as_json}, %s, %s "
+        f"FROM (SELECT COALESCE(MAX({quote('id')}), 0) + 1 AS next FROM {table}) n "
+        f"WHERE n.next <= %s ON CONFLICT DO NOTHING RETURNING {quote('id')}"
+    )
+    return sql, [
+        *(key, schema_type, text, json.dumps(references)),
+        *(_json_or_null(metadata), _json_or_null(rule_set)),
+        SchemaId._meta.get_field("guid").get_db_prep_value(guid, connection),
+        *(connection.ops.adapt_datetimefield_value(now), MAX_SCHEMA_ID),
+    ]
 
 
 def _new_guid(given: uuid.UUID | None) -> uuid.UUID:
@@ -299,6 +312,8 @@ def _number_batch(locked: list[int]) -> None:
         numbers.add(number)
         new.append([pk, resource_id, number, None, epoch, False, references])
         keyed.append((new[-1], key))
+    if len(new) == 1 and not changed and _inserted_with_its_id(new[0], contents[0]):
+        return
     ids = schema_ids_for(contents)
     for kept, key in keyed:
         if isinstance(kept, list):
@@ -312,6 +327,35 @@ def _number_batch(locked: list[int]) -> None:
 
 
 NEW_ROWS = ("version_id", "resource_id", "number", "schema_id_id", "epoch", "deleted", "references")
+
+
+def _inserted_with_its_id(row: list, content: tuple) -> bool:
+    """A write's one new subject version (the columns of NEW_ROWS) inserted with its content's schema id in one
+    statement on PostgreSQL, instead of one for the id and one for the row (`schema_ids_for`, `_insert`): the content
+    inserted under the next id (`_insert_next`), else the id it already has. False when nothing was written: not
+    PostgreSQL (no data-modifying CTE), or a concurrent registration took the next id or registered the content after
+    this statement's snapshot (its row is not in it): then the caller gives the id as before."""
+    if connection.vendor != "postgresql":
+        return False
+    key, schema_type, text, references, metadata, rule_set = content
+    given, params = _next_id_insert(
+        key, schema_type, text, references, metadata, rule_set, uuid.uuid4(), timezone.now()
+    )
+    quote = connection.ops.quote_name
+    fields = [next(f for f in SubjectVersion._meta.concrete_fields if f.attname == name) for name in NEW_ROWS]
+    values = ", ".join("found.id" if field.name == "schema_id" else "%s" for field in fields)
+    sql = (
+        f"WITH given AS ({given}), found AS (SELECT id FROM given UNION ALL "
+        f"SELECT {quote('id')} FROM {quote(SchemaId._meta.db_table)} WHERE {quote('key')} = %s) "
+        f"INSERT INTO {quote(SubjectVersion._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+        f"SELECT {values} FROM found LIMIT 1 RETURNING 1"
+    )
+    prepared = [f.get_db_prep_save(v, connection) for f, v in zip(fields, row, strict=True) if f.name != "schema_id"]
+    with prepared_cursor(connection) as cursor:
+        cursor.execute(sql, [*params, key, *prepared])
+        return cursor.fetchone() is not None
+
+
 NEW_IDS = ("id", "key", "schema_type", "schema", "references", "metadata", "rule_set", "guid", "created_on")
 JSON_COLUMNS = ("references", "metadata", "rule_set")
 

@@ -144,12 +144,20 @@ def row_of(model, where: str, params: list, *, lock: str = ""):
     (`FOR UPDATE`, `FOR KEY SHARE`: left out where the database has none). Written out and prepared: the ORM's
     compilation of the statements every new version sends (its group's, its resource's lock, its latest version)
     cost as much as the statements."""
+    return row_with(model, "", where, params, lock=lock)[0]
+
+
+def row_with(model, more: str, where: str, params: list, *, lock: str = "") -> tuple:
+    """`row_of`'s instance (None without a row), then the values of `more`: columns after the model's (of its row
+    `t`, each with its comma before it), read by the same statement."""
     connection = connections[router.db_for_read(model)]
     if not connection.features.has_select_for_update:
         lock = ""
-    sql = f"SELECT {_all_columns((model, 't'))} FROM {_qn()(model._meta.db_table)} t WHERE {where} {lock}"
+    sql = f"SELECT {_all_columns((model, 't'))}{more} FROM {_qn()(model._meta.db_table)} t WHERE {where} {lock}"
     db, connection, row = fetch_one(sql, params, model=model)
-    return _instances([model], db, row, connection)[0] if row is not None else None
+    if row is None:
+        return (None,)
+    return _instances([model], db, row, connection)[0], *row[len(model._meta.concrete_fields) :]
 
 
 def prepared_cursor(connection):

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, connection, transaction
 
-from ..compiled_reads import row_of
+from ..compiled_reads import row_of, row_with
 from ..domain import extension_attributes
 from ..domain.attributes import Attributes, check_id
 from ..domain.errors import Problem, not_found
@@ -80,13 +80,28 @@ def lock_resource(group: Group, rplural: str, rid: str) -> Resource:
     what they read after it, in statements of their own, is what the previous holder committed); 404 when there is
     none. Its latest version is read after the lock (`resource.latest`): a version joined in the lock's statement
     would be read in that statement's snapshot, from before the previous holder committed."""
-    resource = row_of(
-        Resource, "group_id = %s AND resource_type = %s AND rid = %s", [group.pk, rplural, rid], lock="FOR UPDATE"
+    return _locked(group, rplural, rid, "")[0]
+
+
+def lock_for_new_version(group: Group, rplural: str, rid: str) -> tuple[Resource, bool]:
+    """`lock_resource`, and whether the numbers after its counter are free as version ids (no version's id is a
+    number above it): on PostgreSQL read with the lock from the row's `highest_numeric_vid` (registry migration 0013,
+    too high at worst), which is the row its previous holder committed, so that the next id needs no query of its
+    own (`versions.next_version_id`); False elsewhere (the numbers are looked up)."""
+    if connection.vendor != "postgresql":
+        return lock_resource(group, rplural, rid), False
+    resource, (free,) = _locked(group, rplural, rid, ", COALESCE(t.highest_numeric_vid <= t.version_counter, true)")
+    return resource, bool(free)
+
+
+def _locked(group: Group, rplural: str, rid: str, more: str) -> tuple[Resource, list[object]]:
+    resource, *values = row_with(
+        Resource, more, "group_id = %s AND resource_type = %s AND rid = %s", [group.pk, rplural, rid], lock="FOR UPDATE"
     )
     if resource is None:
         raise not_found(f"{group.path}/{rplural}/{rid}")
     resource.group = group
-    return resource
+    return resource, values
 
 
 def guard(ctx: WriteContext, group: Group, resource: Resource | None = None) -> None:
@@ -256,13 +271,13 @@ def create_version(*, ctx: WriteContext, address: EntityAddress, data: VersionIn
     _gt, rt = resolve_types(plural, rplural)
     group = get_group(plural, gid)
     ctx.saw_group(group)  # its owners and id, read with the group: no query of their own
-    resource = lock_resource(group, rplural, rid)
+    resource, numbers_free = lock_for_new_version(group, rplural, rid)
     if resource.latest_id is not None:  # (read after the lock: `lock_resource`)
         resource.latest = row_of(Version, "id = %s", [resource.latest_id])
     ctx.authorize("version", "create", f"{resource.path}/versions")
     not_older_than_latest(ctx, resource)
     base = _new_version_base(ctx, group, resource, rt, rid, inp)
-    version = prepared_version(ctx, resource, rt, inp, base, inp.version_id)
+    version = prepared_version(ctx, resource, rt, inp, base, inp.version_id, numbers_free=numbers_free)
     path = f"{resource.path}/versions/{version.vid}"
     with parts_collected() as parts:  # its event, audit row and change count, written with the version
         created = audit.changes(None, audit.state(version, path))

@@ -254,11 +254,16 @@ def apply_input(
 NEXT_ID_CANDIDATES = 8  # the numbers after the counter that one query asks about (given ids rarely take them)
 
 
-def next_version_id(resource: Resource) -> str:
+def next_version_id(resource: Resource, *, numbers_free: bool = False) -> str:
     """The first number after the resource's counter that no version of it holds as its id (the counter moved to it
     in memory). A number's lowercase is itself, so an exact match is the case-insensitive one; the few numbers
-    after the counter are looked up by the (resource, vid) index, not every id of a long history read."""
+    after the counter are looked up by the (resource, vid) index, not every id of a long history read.
+    `numbers_free`: known with the resource's lock that no version's id is a number above the counter (the next
+    number is free: no query)."""
     counter = resource.version_counter
+    if numbers_free:
+        resource.version_counter = counter + 1
+        return str(counter + 1)
     while True:
         candidates = [str(n) for n in range(counter + 1, counter + 1 + NEXT_ID_CANDIDATES)]
         taken = taken_ids(resource.pk, candidates, counter)
@@ -430,10 +435,13 @@ def prepared_version(
     inp: VersionInput,
     base: Attributes,
     vid: str | None,
+    *,
+    numbers_free: bool = False,
 ) -> Version:
-    """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory)."""
+    """A new version of `resource`, validated and not saved (its id taken, the counter moved in memory;
+    `numbers_free`: see `next_version_id`)."""
     if vid is None:
-        vid = next_version_id(resource)
+        vid = next_version_id(resource, numbers_free=numbers_free)
     else:
         check_id(vid, "version")
         if exists_ignoring_case(Version.objects.filter(resource=resource), "vid", vid):
