@@ -27,6 +27,7 @@ from django.utils import timezone
 from registry.compiled_reads import prepared_cursor
 from registry.models import Group, Resource, Version
 from registry.sent_together import execute_parts, insert_part
+from registry.store.bounded_cache import BoundedCache
 
 from .attributes import VERSION_METADATA, VERSION_RULE_SET
 from .contracts import metadata_problem, normal_metadata, normal_rule_set, rule_set_problem
@@ -216,6 +217,24 @@ _LOCK_SCHEMAS = (
     f"SELECT r.id FROM {Resource._meta.db_table} r JOIN {Group._meta.db_table} g ON g.id = r.group_id "
     "WHERE g.group_type = %%s AND r.resource_type = %%s AND (%s) ORDER BY r.id%s"
 )
+# One locked schema's versions after a version id (the first `%s`) with the columns of `_UNNUMBERED` (the document,
+# the attributes and the subject's highest number only in the rows of those without an up-to-date row), then the
+# schema's versions digest (registry/migrations/0011, 0013), the hash it added for the version (when it has a
+# document), whether it has one, and whether it lacks an up-to-date row; one row of NULL versions when none is after
+# that id.
+_OUT_OF_DATE = "(s.epoch IS NULL OR s.epoch <> v.epoch)"
+_STALE_AFTER = (
+    f"SELECT v.id, v.resource_id, v.vid, v.epoch, CASE WHEN {_OUT_OF_DATE} THEN v.content END, v.resource_uri, "
+    f"CASE WHEN {_OUT_OF_DATE} THEN v.extensions END, s.number, CASE WHEN {_OUT_OF_DATE} THEN "
+    f"(SELECT t.number FROM {SubjectVersion._meta.db_table} t WHERE t.resource_id = r.id "
+    f"ORDER BY t.number DESC LIMIT 1) END, CASE WHEN {_OUT_OF_DATE} THEN r.extensions END, r.versions_digest::text, "
+    f"hashint8extended(v.id, 0)::text, v.content IS NOT NULL, {_OUT_OF_DATE} "
+    f"FROM {Resource._meta.db_table} r LEFT JOIN {Version._meta.db_table} v ON v.resource_id = r.id AND v.id > %s "
+    f"LEFT JOIN {SubjectVersion._meta.db_table} s ON s.version_id = v.id WHERE r.id = %s ORDER BY v.id"
+)
+# Per process, a schema whose versions it last left all numbered (after a write): its versions digest then and its
+# highest version id, so that the next write's numbering reads only the versions after it (`_stale_after_kept`).
+_numbered = BoundedCache("numbered_schemas", max_entries=10_000)
 RESOURCES_A_BATCH = 500  # subjects numbered in one transaction (the bulk import's batches hold thousands)
 BULK_IDS = 50  # more new contents than this in one batch: ids given under a table lock, inserted together
 
@@ -269,16 +288,41 @@ def number_resources(resource_ids: list[int], *, skip_locked: bool = False) -> N
             _number_batch(list(locked.order_by("pk").values_list("pk", flat=True)))
 
 
-def _number_batch(locked: list[int]) -> None:
-    """Number one batch of schemas whose rows this transaction locked. The rows are read and written as tuples, not
-    models (model instances cost most of a bulk import's numbering: 30,000 for 10,000 versions)."""
+def _stale_after_kept(resource_id: int) -> tuple[list[tuple], tuple[int, int]]:
+    """The rows of `_UNNUMBERED` of one schema this transaction locked, and (its versions digest, its highest version
+    id) to keep once they are numbered. On PostgreSQL, with the schema kept (`_numbered`), only the versions after the
+    kept id are read: when the digest is the kept one plus their hashes, no version up to that id changed, went or
+    appeared (registry/store/earlier_documents.py reads the same digest so), and those were all numbered; otherwise
+    every version is read (so is a schema not kept), without the documents of those numbered."""
+    kept = _numbered.get(resource_id, counted=False)
+    after = kept[1] if kept is not None else 0
+    for _attempt in range(2):
+        with prepared_cursor(connection) as cursor:
+            cursor.execute(_STALE_AFTER, [after, resource_id])
+            rows = cursor.fetchall()
+        later = [row for row in rows if row[0] is not None]
+        digest = int(rows[0][10])
+        if kept is None or digest == kept[0] + sum(int(row[11]) for row in later if row[12]):
+            break
+        kept, after = None, 0  # a version up to the kept id changed or went, or one appeared: read them all
+    _numbered.count(hit=kept is not None)
+    stale = [(*row[:6], _json(row[6]), *row[7:9], _json(row[9])) for row in later if row[13]]
+    return stale, (digest, max((after, *(row[0] for row in later))))
+
+
+def _number_batch(locked: list[int], versions: list[tuple] | None = None) -> bool:
+    """Number one batch of schemas whose rows this transaction locked (`versions`: their rows of `_UNNUMBERED`, read
+    when not given); whether it left none of their versions without an up-to-date row (those of formats Confluent has
+    no type for). The rows are read and written as tuples, not models (model instances cost most of a bulk import's
+    numbering: 30,000 for 10,000 versions)."""
     if not locked:
-        return
-    with prepared_cursor(connection) as cursor:
-        cursor.execute(_UNNUMBERED % ", ".join(["%s"] * len(locked)), locked)
-        versions = [(*row[:6], _json(row[6]), *row[7:9], _json(row[9])) for row in cursor.fetchall()]
+        return True
+    if versions is None:
+        with prepared_cursor(connection) as cursor:
+            cursor.execute(_UNNUMBERED % ", ".join(["%s"] * len(locked)), locked)
+            versions = [(*row[:6], _json(row[6]), *row[7:9], _json(row[9])) for row in cursor.fetchall()]
     if not versions:
-        return
+        return True
     renumbered = [row[0] for row in versions if row[7] is not None]
     rows: dict[int, SubjectVersion] = (
         {row.version_id: row for row in SubjectVersion.objects.filter(version_id__in=renumbered)} if renumbered else {}
@@ -288,6 +332,7 @@ def _number_batch(locked: list[int]) -> None:
     changed: list[SubjectVersion] = []
     contents: list[tuple] = []  # (key, type, text, references, metadata, rule set)
     keyed: list[tuple[SubjectVersion | list, str]] = []  # a row and the key of its content
+    left = False  # a version left without a row
     for pk, resource_id, vid, epoch, content, resource_uri, extensions, _number, _top, own in versions:
         row = rows.get(pk)
         extensions = extensions or {}
@@ -296,6 +341,8 @@ def _number_batch(locked: list[int]) -> None:
             if row is not None:  # its content became something Confluent has no type for: keep the number
                 row.epoch = epoch
                 changed.append(row)
+            else:
+                left = True
             continue
         references = attribute_references(extensions)  # what every binding shows (confluent.references)
         text = bytes(content).decode("utf-8", "replace")
@@ -313,7 +360,7 @@ def _number_batch(locked: list[int]) -> None:
         new.append([pk, resource_id, number, None, epoch, False, references])
         keyed.append((new[-1], key))
     if len(new) == 1 and not changed and _inserted_with_its_id(new[0], contents[0]):
-        return
+        return not left
     ids = schema_ids_for(contents)
     for kept, key in keyed:
         if isinstance(kept, list):
@@ -324,6 +371,7 @@ def _number_batch(locked: list[int]) -> None:
         SubjectVersion.objects.bulk_update(changed, ["schema_id", "epoch", "references"], batch_size=1000)
     if new:
         _insert(SubjectVersion, NEW_ROWS, new)
+    return not left
 
 
 NEW_ROWS = ("version_id", "resource_id", "number", "schema_id_id", "epoch", "deleted", "references")
@@ -451,8 +499,19 @@ def number_written(paths: list[str]) -> None:
         if stale:
             number_resources(stale, skip_locked=True)
     if schemas:  # a schema's write wrote a version: no query to find that out first
+        kept: tuple[int, int] | None = None
         with transaction.atomic():
-            _number_batch(_locked_schemas(sorted(schemas)))
+            locked = _locked_schemas(sorted(schemas))
+            if len(locked) == 1 and connection.vendor == "postgresql":  # (the digest is PostgreSQL's)
+                versions, to_keep = _stale_after_kept(locked[0])
+                if _number_batch(locked, versions):
+                    kept = to_keep
+            else:
+                _number_batch(locked)
+        if kept is not None:  # (committed)
+            _numbered.put(locked[0], kept)
+        elif len(locked) == 1:
+            _numbered.pop(locked[0])
 
 
 def _locked_schemas(schemas: list[tuple[str, str]]) -> list[int]:
