@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from .domain.attributes import latest_of
 from .domain.json_text import load_json_document
 from .domain.model import ResourceType
 from .models import Resource, Version
@@ -21,6 +22,16 @@ def is_json_media_type(media_type: str | None) -> bool:
         return False
     base = media_type.split(";")[0].strip().lower()
     return base in JSON_MEDIA or base.endswith("+json") or base == "text/json"
+
+
+def default_version(resource: Resource, versions: list[Version] | None = None) -> Version | None:
+    """The resource's default version, which every binding serves as the resource's: the one `Resource.latest` names
+    (the write services keep it so: the sticky default a 1.0 `meta` names, else the greatest id;
+    `services.versions.refresh_latest`), found among `versions` where they are loaded; without it (no write path
+    leaves a resource with versions and none, but older data may), the greatest of them (`attributes.latest_of`)."""
+    if versions is None:
+        return resource.latest
+    return next((v for v in versions if v.pk == resource.latest_id), None) or latest_of(versions)
 
 
 def merged_attributes(resource: Resource, version: Version | None) -> dict:

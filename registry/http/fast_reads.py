@@ -80,8 +80,8 @@ WHOLE_MARKER = "registry_fast_reads_marker"  # the attribute of a whole-registry
 @dataclass(frozen=True)
 class DocumentAddress:
     """What a document read's answer depends on, besides the request: the row of this document (store names), in
-    1.0 with the resource's version count and previous version (`history`), and, for a resource's default version
-    that may be sticky (`sticky`), the row of the version it names."""
+    1.0 with the resource's version count and previous version (`history`). A resource's document is its default
+    version's (`Resource.latest`), in 1.0 too: the write services point it at a sticky default."""
 
     group_type: str
     gid: str
@@ -89,7 +89,6 @@ class DocumentAddress:
     rid: str
     vid: str | None = None
     history: bool = False
-    sticky: bool = False
 
 
 # view class -> the address of a request it answers (None: not a plain document read: it goes the whole way)
@@ -192,10 +191,6 @@ def _document_rows(address: DocumentAddress, token: str | None):
     key = document_key(*path, address.vid, history=address.history, token=token)
     if key is None or key.version_id is None or (token is not None and not key.caller_active):
         return None
-    if address.sticky and address.vid is None and key.sticky_default not in (None, key.version_id):
-        # the view reads the sticky default version instead, when it exists
-        again = document_key(*path, key.sticky_default, history=address.history)
-        return (key.row, again.row if again is not None else None)
     return (key.row,)
 
 

@@ -20,7 +20,6 @@ runs on Django's connection, which sees that transaction's writes.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 
@@ -34,18 +33,12 @@ from ..models import Group, Resource, Version
 class DocumentKey:
     row: tuple  # compared, never read
     version_id: str | None  # the version read (None: the resource has no version)
-    sticky_default: str | None  # the version the resource names as its sticky default (1.0), None when not sticky
     caller_active: bool | None  # the token's user is active (None: no such token, or none given)
 
 
 def _postgresql_columns(qn) -> str:
-    """Ids and row versions of the three rows, the version's id and the resource's sticky default (jsonb values,
-    read by Python's rules below as the 1.0 binding reads them)."""
-    extensions = f"r.{qn(Resource._meta.get_field('extensions').column)}"
-    return (
-        f"r.{qn('id')}, r.xmin::text, g.{qn('id')}, g.xmin::text, v.{qn('id')}, v.xmin::text, v.{qn('vid')}, "
-        f"{extensions} -> 'defaultversionsticky', {extensions} -> 'defaultversionid'"
-    )
+    """Ids and row versions of the three rows, and the version's id."""
+    return f"r.{qn('id')}, r.xmin::text, g.{qn('id')}, g.xmin::text, v.{qn('id')}, v.xmin::text, v.{qn('vid')}"
 
 
 @cache
@@ -61,12 +54,10 @@ def _statement(vendor: str, by_version: bool, history: bool, caller: bool) -> st
 
 
 @cache
-def _whole_row_positions() -> tuple[int, int]:
-    """(version id, resource extensions) positions in a whole row (`compiled_reads._statement`)."""
-    resource = [f.name for f in Resource._meta.concrete_fields]
-    group_width = len(Group._meta.concrete_fields)
-    vid = len(resource) + group_width + [f.name for f in Version._meta.concrete_fields].index("vid")
-    return vid, resource.index("extensions")
+def _whole_row_vid() -> int:
+    """The version id's position in a whole row (`compiled_reads._statement`)."""
+    before = len(Resource._meta.concrete_fields) + len(Group._meta.concrete_fields)
+    return before + [f.name for f in Version._meta.concrete_fields].index("vid")
 
 
 @cache
@@ -140,14 +131,4 @@ def document_key(
     if found is None:
         return None
     row, active = (tuple(found[:-1]), found[-1]) if caller else (tuple(found), None)
-    if vendor == "postgresql":
-        version_id, sticky, sticky_id = row[6], row[7], row[8]
-    else:
-        vid_at, extensions_at = _whole_row_positions()
-        extensions = row[extensions_at]
-        if isinstance(extensions, str):  # SQLite keeps JSON as text
-            extensions = json.loads(extensions)
-        version_id = row[vid_at]
-        sticky = extensions.get("defaultversionsticky") if isinstance(extensions, dict) else None
-        sticky_id = extensions.get("defaultversionid") if isinstance(extensions, dict) else None
-    return DocumentKey(row, version_id, sticky_id if sticky else None, active)
+    return DocumentKey(row, row[6] if vendor == "postgresql" else row[_whole_row_vid()], active)

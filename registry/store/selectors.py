@@ -340,22 +340,22 @@ def _previous_version_sql(vendor: str) -> str:
     )
 
 
-def default_version_pk(resource: Resource) -> int | None:
-    """The primary key of the resource's default version, as `v10.representations.default_version` finds it among all
-    of them: its sticky default (`defaultversionid` with `defaultversionsticky`) when that version exists, else its
-    latest (the greatest id by `attributes.version_sort_key` when none is recorded); one lookup on an index, not a read
-    of every version."""
-    versions = Version.objects.filter(resource=resource)
-    sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
-    if sticky is not None:
-        found = versions.filter(vid=sticky).values_list("pk", flat=True).first()
-        if found is not None:
-            return found
-    if resource.latest_id is not None:
-        return resource.latest_id
-    quoted = f"{connection.ops.quote_name(Version._meta.db_table)}.{connection.ops.quote_name('vid')}"
-    order = [RawSQL(term, ()).desc() for term in version_order_sql(connection.vendor, quoted)]
-    return versions.order_by(*order).values_list("pk", flat=True).first()
+def default_versions(resources: list[Resource], *, with_content: bool) -> dict[int, tuple[Version, str]]:
+    """The default version of each of `resources` (the `latest` they were read with: `resources_queryset`), with its
+    1.0 `ancestorid` (the id of the version before it, `version_page`'s `ancestors`; its own for the first) and, where
+    `with_content`, its document, by the resource's primary key: one query by primary key, whatever the resources'
+    versions (issue 40), that reads no more than those columns."""
+    latest = {r.latest_id: r.latest for r in resources if r.latest is not None}
+    qs = Version.objects.filter(pk__in=list(latest)).annotate(
+        ancestor=RawSQL(_previous_version_sql(connection.vendor), ())
+    )
+    out = {}
+    for pk, ancestor, *content in qs.values_list("pk", "ancestor", *(["content"] if with_content else [])):
+        version = latest[pk]
+        if content:  # (the page's `latest` was read without it)
+            version.content = content[0]
+        out[version.resource_id] = (version, ancestor or version.vid)
+    return out
 
 
 def get_version(resource: Resource, vid: str) -> Version:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 
-from ...domain.attributes import latest_of, version_order
+from ...domain.attributes import version_order
 from ...domain.json_text import canonical_json, load_json_document
 from ...domain.model import GroupType, ResourceType
 from ...http.headers import metadata_headers
 from ...http.representation import STORE, represent
 from ...models import Group, Resource, Version
-from ...representations import is_json_media_type, merged_attributes, shared_document
+from ...representations import default_version, is_json_media_type, merged_attributes, shared_document
 
 Splice = Callable[[str], str]  # json_text.Spliced: a stored document's text -> what stands for it in the value
 
@@ -108,13 +108,8 @@ def resource_json(
     """A resource as listed: the latest version's metadata plus `versionsURL`/`versionsCount`;
     with inline, the document and the `versions` map (`splice`: see `document_value`)."""
     versions = getattr(resource, "all_versions", None)
-    if version is None:
-        if versions is not None:  # prefetched: take the latest from them rather than query it per resource
-            version = next((v for v in versions if v.pk == resource.latest_id), None)
-        else:
-            version = resource.latest
-        if version is None and versions:
-            version = latest_of(versions)
+    if version is None:  # (prefetched: taken from them rather than queried per resource)
+        version = default_version(resource, versions)
     url = resource_url(base, resource, group)
     if version is None:  # no write path leaves one, but one that exists (older data) still reads
         return {"id": resource.rid, "self": url, "versionsURL": f"{url}/versions", "versionsCount": 0}

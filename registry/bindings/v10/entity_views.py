@@ -26,12 +26,25 @@ from .flags import LEVELS, Inline, only_collections
 from .inputs import request_input
 from .mapping import mappings
 from .reads import render_group, render_resource
-from .representations import (
-    Place,
-    document_headers,
-    meta_json,
-    version_json,
-)
+from .representations import Place, Versions, document_headers, meta_json, version_json
+
+
+def version_read(view: XRegistryView, gid: str, rid: str, vid: str | None, *, document: bool = False) -> tuple:
+    """(resource with its group, version, the resource's version count, the version's `ancestorid`) in one query
+    (`compiled_reads.document_row`): version `vid`, or the resource's default (`Resource.latest`: None when it has
+    none, unless its `document` is asked for). What is missing is its 404."""
+    found = compiled_reads.document_row(view.gm.plural, gid, view.rm.plural, rid, vid, history=True)
+    if found is None or (document and found[1] is None):
+        view.load(gid, rid, with_content=False)  # a missing group or resource: its own 404
+        if not document:
+            raise not_found(f"/{view.gm.plural}/{gid}/{view.rm.plural}/{rid}/versions/{vid}")
+        path = f"/{view.gm.v1_plural}/{gid}/{view.rm.v1_plural}/{rid}"
+        raise Problem(
+            "not-found",
+            f"{path}/versions/{vid} does not exist" if vid is not None else f"{path} has no version, so no document",
+        )
+    resource, version, count, previous = found
+    return resource, version, count, previous or (version.vid if version is not None else None)
 
 
 class CollectionView(XRegistryView):
@@ -83,18 +96,27 @@ class ResourceCollectionView(CollectionView, kernel.ResourceCollectionView):
     flags = LEVELS["resources"]
 
     def resources_json(self, group, resources) -> dict:
-        """The page's resources read again with their versions (their default version, `ancestorid` and
-        `versionscount` come from them); one deleted since the page was read is left out."""
-        with_content = self.inline.wants(self.rm.v1_singular)
-        ids = [r.rid for r in resources]
-        loaded = {
-            r.rid: r
-            for r in selectors.resources_with_versions(group, self.rm.plural, with_content=with_content, ids=ids)
-        }
+        """The page's resources, each with its default version and `ancestorid` (read in one query) and its
+        `versionscount` (the page's); where `?inline` shows their versions, read again with all of them (one
+        deleted since the page was read is left out)."""
+        # (a definition's attributes are in its document)
+        with_content = self.inline.wants(self.rm.v1_singular) or not self.rm.hasdocument
+        shown: dict[str, tuple] = {}
+        if self.inline.wants("versions"):
+            ids = [r.rid for r in resources]
+            loaded = selectors.resources_with_versions(group, self.rm.plural, with_content=with_content, ids=ids)
+            shown = {r.rid: (r, Versions.of(r, r.all_versions)) for r in loaded}
+        else:
+            defaults = selectors.default_versions(resources, with_content=with_content)
+            for r in resources:
+                default, ancestor = defaults.get(r.pk, (None, None))
+                shown[r.rid] = (r, Versions(default, ancestor, r.versions_count))
         doc = flag(self.request, "doc")
         return {
-            r.rid: render_resource(self.base, self.gm, self.rm, group, r, r.all_versions, self.inline, doc=doc)
-            for r in (loaded[r.rid] for r in resources if r.rid in loaded)
+            r.rid: render_resource(Place(self.base, self.gm, self.rm, group, loaded), versions, self.inline, doc=doc)
+            for r in resources
+            if r.rid in shown
+            for loaded, versions in [shown[r.rid]]
         }
 
     def post(self, request, gid):
@@ -104,7 +126,12 @@ class ResourceCollectionView(CollectionView, kernel.ResourceCollectionView):
         base, group = self.base_url(), selectors.get_group(self.gt, gid)
         loaded = selectors.resources_with_versions(group, self.rm.plural, with_content=False, ids=list(body))
         return json_response(
-            {r.rid: render_resource(base, self.gm, self.rm, group, r, r.all_versions, Inline(request)) for r in loaded}
+            {
+                r.rid: render_resource(
+                    Place(base, self.gm, self.rm, group, r), Versions.of(r, r.all_versions), Inline(request)
+                )
+                for r in loaded
+            }
         )
 
 
@@ -120,57 +147,32 @@ class ResourceView(XRegistryView, kernel.ResourceView):
         return details or flag(self.request, "doc") or not self.rm.hasdocument
 
     def entity_json(self, gid, rid, vid) -> dict:
-        group, resource = self.load(gid, rid)
-        versions, inline_document = resource.all_versions, self.inline.wants(self.rm.v1_singular)
-        if vid is None:
-            doc = flag(self.request, "doc")
-            return render_resource(
-                self.base,
-                self.gm,
-                self.rm,
-                group,
-                resource,
-                versions,
-                self.inline,
-                doc=doc,
-                inline_document=inline_document,
-            )
-        version = next((v for v in versions if v.vid == vid), None)
-        if version is None:
-            raise not_found(f"{resource.path}/versions/{vid}")
+        """The resource (read with all its versions where `?inline` shows them) or version `vid`."""
+        inline_document = self.inline.wants(self.rm.v1_singular)
+        if vid is None and self.inline.wants("versions"):
+            group, resource = self.load(gid, rid)
+            versions = Versions.of(resource, resource.all_versions)
+        else:
+            resource, version, count, ancestor = version_read(self, gid, rid, vid)
+            group, versions = resource.group, Versions(version, ancestor, count)
         place = Place(self.base, self.gm, self.rm, group, resource)
-        return version_json(place, version, versions=versions, inline_document=inline_document)
+        if vid is not None:
+            return version_json(place, version, ancestor=ancestor, inline_document=inline_document)
+        return render_resource(
+            place, versions, self.inline, doc=flag(self.request, "doc"), inline_document=inline_document
+        )
 
     def document_read(self, gid, rid, vid, created=False):
         """A document resource without `$details`: the document as the body, its metadata as `xRegistry-*` headers
         in the resource's (`vid` None) or the version's form (a `<RESOURCE>url` version answers 303 to it); a
         creation (201) says where the new entity is in `Location`. One query: the compiled read of the document
-        with the resource's version count and previous version (two when the resource's default is sticky)."""
-        found = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, vid, history=True)
-        if found is None or found[1] is None:
-            self.load(gid, rid, with_content=False)  # a missing group or resource: its own 404
-            path = f"/{self.gm.v1_plural}/{gid}/{self.rm.v1_plural}/{rid}"
-            raise Problem(
-                "not-found",
-                f"{path}/versions/{vid} does not exist"
-                if vid is not None
-                else f"{path} has no version, so no document",
-            )
-        resource, version, count, previous = found
-        sticky = (
-            resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
-        )
-        if vid is None and sticky is not None and sticky != version.vid:
-            again = compiled_reads.document_row(self.gm.plural, gid, self.rm.plural, rid, sticky, history=True)
-            if again is not None and again[1] is not None:
-                resource, version, count, previous = again
-        is_default = version.vid == sticky if sticky is not None else version.pk == resource.latest_id
+        with the resource's version count and previous version (`version_read`)."""
+        resource, version, count, ancestor = version_read(self, gid, rid, vid, document=True)
         headers = document_headers(
             Place(self.base_url(), self.gm, self.rm, resource.group, resource),
             version,
             count=count,
-            is_default=is_default,
-            ancestor=previous or version.vid,
+            ancestor=ancestor,
             resource_form=vid is None,
         )
         if created:
@@ -198,12 +200,10 @@ class ResourceView(XRegistryView, kernel.ResourceView):
         rid, details = self.path_id(rid)
         read = partial(request_input, self.rm, rid, None, request, details=details)
         vid = services.add_version(ctx=self.context(), address=self.address(gid, rid), data=read).vid
-        group, resource = self.load(gid, rid)
-        version = next((v for v in resource.all_versions if v.vid == vid), None)
-        if version is None:  # deleted since this write committed (its group deleted meanwhile)
-            raise not_found(f"/{self.gm.plural}/{gid}/{self.rm.plural}/{rid}/versions/{vid}")
-        place = Place(self.base_url(), self.gm, self.rm, group, resource)
-        data = version_json(place, version, versions=resource.all_versions)
+        # (a 404 when deleted since this write committed: its group deleted meanwhile)
+        resource, version, _count, ancestor = version_read(self, gid, rid, vid)
+        place = Place(self.base_url(), self.gm, self.rm, resource.group, resource)
+        data = version_json(place, version, ancestor=ancestor)
         return self.entity_answer(data, created=True)
 
     def delete_entity(self, gid, rid, vid) -> None:
@@ -219,10 +219,8 @@ class MetaView(XRegistryView):
     http_method_names = ["get", "put", "patch", "head", "options"]  # a meta entity goes with its resource
 
     def get(self, request, gid, rid):
-        group, resource = self.load(gid, rid, with_content=False)
-        return self.answer(
-            meta_json(Place(self.base, self.gm, self.rm, group, resource), resource.all_versions, group.extensions)
-        )
+        resource, default, _count, _ancestor = version_read(self, gid, rid, None)
+        return self.answer(meta_json(Place(self.base, self.gm, self.rm, resource.group, resource), default))
 
     def put(self, request, gid, rid):
         body = json_body(request)
@@ -246,19 +244,8 @@ class VersionCollectionView(CollectionView, kernel.VersionCollectionView):
         return selectors.version_page(resource, self.filters(), self.page_to_load(page), wanted, ancestors=True)
 
     def versions_json(self, group, resource, versions) -> dict:
-        default, inline_document = selectors.default_version_pk(resource), self.inline.wants(self.rm.v1_singular)
-        place = Place(self.base, self.gm, self.rm, group, resource)
-        return {
-            v.vid: version_json(
-                place,
-                v,
-                versions=None,
-                is_default=v.pk == default,
-                inline_document=inline_document,
-                ancestor=v.ancestor or v.vid,
-            )
-            for v in versions
-        }
+        place, wanted = Place(self.base, self.gm, self.rm, group, resource), self.inline.wants(self.rm.v1_singular)
+        return {v.vid: version_json(place, v, ancestor=v.ancestor or v.vid, inline_document=wanted) for v in versions}
 
     def post(self, request, gid, rid):
         """Create or update versions from a map (version id -> version); `?setdefaultversionid` sets the default.
@@ -278,13 +265,13 @@ class VersionView(ResourceView, kernel.VersionView):
 
 def document_address(initkwargs: dict, kwargs: dict) -> fast_reads.DocumentAddress | None:
     """What a document GET without `$details` or flags depends on, for the fast path (registry/http/fast_reads.py):
-    the row `document` reads, with the version count and previous version, and the sticky default's row."""
+    the row `document` reads, with the version count and previous version."""
     gm = mappings[initkwargs["group_plural"]]
     rm = gm.by_plural[initkwargs["resource_plural"]]
     rid, vid = kwargs["rid"], kwargs.get("vid")
     if not rm.hasdocument or rid.endswith("$details") or (vid is not None and vid.endswith("$details")):
         return None
-    return fast_reads.DocumentAddress(gm.plural, kwargs["gid"], rm.plural, rid, vid, history=True, sticky=vid is None)
+    return fast_reads.DocumentAddress(gm.plural, kwargs["gid"], rm.plural, rid, vid, history=True)
 
 
 fast_reads.register(ResourceView, document_address)

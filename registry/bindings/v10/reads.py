@@ -1,7 +1,7 @@
 """Selecting and rendering entities for the 1.0 binding: the registry, group and resource collections.
 
-Rows come from the 0.5 binding's selectors (one query plan per level, versions prefetched where a resource
-is shown, since its default version, `ancestorid` and `versionscount` come from them).
+Rows come from the selectors (one query plan per level; a resource's versions prefetched where they are inlined, else
+its default version read with its `ancestorid` and its `versionscount`: representations.Versions).
 """
 
 from __future__ import annotations
@@ -24,28 +24,19 @@ from .document_view import document_view, pointer_token
 from .documents import SPEC_VERSION
 from .flags import Inline
 from .mapping import GroupMapping, ordered_mappings
-from .representations import SPLICE, Place, group_json, resource_json
+from .representations import SPLICE, Place, Versions, group_json, resource_json
 
 
 def render_resource(
-    base,
-    gm,
-    rm,
-    group,
-    resource,
-    versions,
-    inline: Inline,
-    *,
-    group_attrs=None,
-    doc=False,
-    inline_document: bool | None = None,
+    place: Place, versions: Versions, inline: Inline, *, group_attrs=None, doc=False, inline_document=None
 ) -> dict:
     """One resource; in document view (`doc`) without its default version's attributes (core/spec.md "Doc Flag":
     "MUST remove the default Version attributes from a Resource's serialization")."""
+    rm = place.rm
     if inline_document is None:
         inline_document = inline.wants(rm.v1_singular) or (inline.all and rm.hasdocument)
     out = resource_json(
-        Place(base, gm, rm, group, resource),
+        place,
         versions,
         inline_document=inline_document,
         inline_meta=inline.wants("meta"),
@@ -84,7 +75,13 @@ def render_group(base: str, gm: GroupMapping, group: Group, inline: Inline, *, d
                 resources = selectors.resources_with_versions(group, rm.plural, with_content=wanted[rm.plural])
             group_attrs = stored_attributes(group)
             inlined[rm.plural] = {
-                r.rid: render_resource(base, gm, rm, group, r, r.all_versions, below, group_attrs=group_attrs, doc=doc)
+                r.rid: render_resource(
+                    Place(base, gm, rm, group, r),
+                    Versions.of(r, r.all_versions),
+                    below,
+                    group_attrs=group_attrs,
+                    doc=doc,
+                )
                 for r in resources
             }
     annotated = {rm.plural: getattr(group, f"count_{rm.plural}", None) for rm in gm.resources}

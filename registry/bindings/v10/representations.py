@@ -14,14 +14,14 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
 
-from ...domain.attributes import latest_of, previous_of, stored_attributes, version_order, version_sort_key
+from ...domain.attributes import previous_of, stored_attributes, version_order, version_sort_key
 from ...domain.extension_attributes import meta_names
 from ...domain.json_text import Spliced, canonical_json, load_json_document
 from ...domain.model import applicable_level, registry_model, validation_attributes
 from ...http.headers import metadata_headers
 from ...http.representation import represent
 from ...models import Group, Resource, Version
-from ...representations import is_json_media_type
+from ...representations import default_version, is_json_media_type
 from .documents import group_to_v10, meta_attribute_names, version_to_v10
 from .mapping import NAMES, GroupMapping, ResourceMapping
 from .model_defaults import group_model, resource_model, with_defaults
@@ -70,14 +70,23 @@ def ordered(versions) -> list[Version]:
     return sorted(versions, key=version_order)
 
 
-def default_version(resource: Resource, versions: list[Version]) -> Version | None:
-    sticky = resource.extensions.get("defaultversionid") if resource.extensions.get("defaultversionsticky") else None
-    if sticky is not None:
-        found = next((v for v in versions if v.vid == sticky), None)
-        if found is not None:
-            return found
-    found = next((v for v in versions if v.pk == resource.latest_id), None)
-    return found or latest_of(versions)
+@dataclass(frozen=True)
+class Versions:
+    """What a resource's representation shows of its versions: its default version (`representations.default_version`)
+    with that version's `ancestorid`, how many it has, and all of them where they were read (None: not read, then
+    none is inlined)."""
+
+    default: Version | None
+    ancestor: str | None
+    count: int
+    all: list[Version] | None = None
+
+    @classmethod
+    def of(cls, resource: Resource, versions: list[Version]) -> Versions:
+        """From all of the resource's versions."""
+        default = default_version(resource, versions)
+        ancestor = (previous_of(default, versions) or default).vid if default is not None else None
+        return cls(default, ancestor, len(versions), versions)
 
 
 def _version_attributes(rm: ResourceMapping, resource: Resource, version: Version) -> dict:
@@ -125,26 +134,11 @@ def document_members(rm: ResourceMapping, version: Version) -> dict:
     return {f"{rm.v1_singular}base64": base64.b64encode(content).decode()}
 
 
-def version_json(
-    place: Place,
-    version: Version,
-    *,
-    versions: list[Version] | None,
-    inline_document: bool = False,
-    default: Version | None = None,
-    is_default: bool | None = None,
-    ancestor: str | None = None,
-) -> dict:
-    """A version; `versions` (all of the resource's) give `isdefault` and `ancestorid`, unless the caller
-    knows them (`is_default`, `ancestor`: a document GET reads them in its one query)."""
+def version_json(place: Place, version: Version, *, ancestor: str, inline_document=False) -> dict:
+    """A version, with its `ancestorid`, which the caller read with it; it is the default (`isdefault`) when the
+    resource's `latest` names it (representations.default_version)."""
     gm, rm, resource = place.gm, place.rm, place.resource
     xid = f"{place.xid}/versions/{version.vid}"
-    if is_default is None:
-        assert versions is not None  # (a caller that does not say whether it is the default gives the versions)
-        default = default or default_version(resource, versions)
-        is_default = default is not None and default.pk == version.pk
-    if ancestor is None and versions is not None:
-        ancestor = (previous_of(version, versions) or version).vid  # (`ancestor_ids`' rule, for one version)
     document: dict[str, object] = {}
     if rm.hasdocument:
         if version.media_type and not version.resource_uri:
@@ -154,7 +148,7 @@ def version_json(
     return represent(
         NAMES, VERSION, version, resource.rid, place.base + xid, singular=rm.v1_singular, xid=xid,
         versionid={"versionid": version.vid},
-        isdefault={"isdefault": is_default},
+        isdefault={"isdefault": version.pk == resource.latest_id},
         attributes=with_defaults(resource_model(gm.v1_plural, rm.v1_plural), _version_attributes(rm, resource, version)),
         validation=validation_json(place, version),
         ancestor={"ancestorid": ancestor},
@@ -207,9 +201,9 @@ def validation_json(place: Place, version: Version) -> dict:
     return validation_attributes(rt, fmt, external=bool(version.resource_uri), level=level, checked=checked)
 
 
-def meta_json(place: Place, versions: list[Version], group_attributes: dict | None = None) -> dict:
+def meta_json(place: Place, default: Version | None, group_attributes: dict | None = None) -> dict:
+    """The resource's `meta`, its default version `default`."""
     resource = place.resource
-    default = default_version(resource, versions)
     out: dict[str, object] = {"readonly": bool(resource.origin)}
     level = meta_compatibility(place, default, place.group.extensions if group_attributes is None else group_attributes)
     if level is not None:
@@ -231,7 +225,7 @@ def meta_json(place: Place, versions: list[Version], group_attributes: dict | No
 
 def resource_json(
     place: Place,
-    versions: list[Version],
+    versions: Versions,
     *,
     inline_document: bool = False,
     inline_meta: bool = False,
@@ -239,31 +233,31 @@ def resource_json(
     group_attributes: dict | None = None,
 ) -> dict:
     """A resource with its default version's attributes, `metaurl`, `versionsurl` and `versionscount` (and `meta`,
-    `versions` where inlined)."""
-    default = default_version(place.resource, versions)
+    `versions` where inlined: `versions.all` read)."""
+    default = versions.default
     out: dict[str, object] = {f"{place.rm.v1_singular}id": place.resource.rid}
-    one = partial(version_json, place, versions=versions, inline_document=inline_document)
-    if default is not None:
-        out.update(one(default, default=default))  # (its id is the resource's: it keeps its place)
+    one = partial(version_json, place, inline_document=inline_document)
+    if default is not None:  # (its id is the resource's: it keeps its place)
+        out.update(one(default, ancestor=versions.ancestor or default.vid))
     out.update({"self": place.url, "xid": place.xid, "metaurl": f"{place.url}/meta"})
     if inline_meta:
-        out["meta"] = meta_json(place, versions, group_attributes)
+        out["meta"] = meta_json(place, default, group_attributes)
     inlined = None
-    if inline_versions:
-        ancestors = ancestor_ids(versions)
-        inlined = {"versions": {v.vid: one(v, default=default, ancestor=ancestors[v.pk]) for v in ordered(versions)}}
-    counts = {"versions": len(versions)}
+    if inline_versions and versions.all is not None:
+        ancestors = ancestor_ids(versions.all)
+        inlined = {"versions": {v.vid: one(v, ancestor=ancestors[v.pk]) for v in ordered(versions.all)}}
+    counts = {"versions": versions.count}
     return {**out, **NAMES.collections(place.url, [("versions", "versions")], place.resource, counts, inlined)}
 
 
 def document_headers(
-    place: Place, version: Version, *, count: int, is_default: bool, ancestor: str, resource_form: bool
+    place: Place, version: Version, *, count: int, ancestor: str, resource_form: bool
 ) -> dict[str, str]:
     """The metadata of a document's version as `xRegistry-*` headers (labels as `xRegistry-labels-KEY`), in the
     form core/http.md gives a resource (`resource_form`: `self` and `xid` the resource's, its `metaurl`,
     `versionsurl` and `versionscount`, `Content-Location` the default version) or a version. `contenttype` is the
     `Content-Type` of the body, not a header of its own; `Content-Disposition` names the resource."""
-    data = version_json(place, version, versions=None, is_default=is_default, ancestor=ancestor)
+    data = version_json(place, version, ancestor=ancestor)
     headers = metadata_headers(
         "xRegistry", "labels", {k: v for k, v in data.items() if k != "contenttype"}, percent=True
     )
