@@ -11,11 +11,6 @@
   when the version is deleted. A version's metadata and rule set are its own attributes (`confluentmetadata`,
   `confluentruleset`: confluent.attributes), not kept here (the migration 0005 moved them onto the versions).
 
-- `SubjectState`: a row per schema of a schema group, with its subject name and whether `GET /subjects` lists it, so
-  that the list and its pages walk an index in name order (confluent.subject_states); `SubjectNames` the default
-  context those names were given for. Database triggers mark a row `dirty` with every change that may move it
-  (confluent migration 0010); a read brings dirty rows up to date.
-
 Config and mode are not kept here: they are attributes of the schema group or schema they describe
 (confluent/attributes.py; the migration 0003 moved the rows of the former `Setting` table onto them).
 """
@@ -68,48 +63,6 @@ class SubjectVersion(models.Model):
 
     def __str__(self):
         return f"{self.resource_id} version {self.number}"
-
-
-class SubjectState(models.Model):
-    """A schema of a schema group as `GET /subjects` lists it (confluent.subject_states). Rows are added, marked dirty
-    and removed by the database's triggers, whatever door wrote (confluent migration 0010): no foreign keys, so that
-    no cascade of Django's deletes them first."""
-
-    resource = models.OneToOneField(
-        "registry.Resource", primary_key=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
-    )
-    group = models.ForeignKey(
-        "registry.Group", on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
-    )
-    name = models.BinaryField(
-        null=True, help_text="its subject name in UTF-8, which sorts as the names do; NULL: no subject's id"
-    )
-    live = models.BooleanField(help_text="listed: a live version, or no numbered version yet and one of a type")
-    soft = models.BooleanField(help_text="a soft-deleted version (listed with ?deleted, ?deleted_only)")
-    dirty = models.BooleanField(help_text="changed since its name and flags were computed")
-    generation = models.BigIntegerField(help_text="moves with every change: a read saves what it computed only if not")
-
-    class Meta:
-        verbose_name = "Confluent subject state"
-        indexes = [
-            models.Index(fields=["name"], condition=models.Q(live=True), name="confluent_subject_live"),
-            models.Index(
-                fields=["name"], condition=models.Q(live=True) | models.Q(soft=True), name="confluent_subject_any"
-            ),
-            models.Index(fields=["resource"], condition=models.Q(dirty=True), name="confluent_subject_dirty"),
-        ]
-
-    def __str__(self):
-        return f"subject state of {self.resource_id}"
-
-
-class SubjectNames(models.Model):
-    """The default context (REGISTRY_CONFLUENT_GROUP) the stored subject names were given for: one row."""
-
-    default_group = models.CharField(max_length=128)
-
-    def __str__(self):
-        return f"subject names given for the default context {self.default_group}"
 
 
 from .dek_models import Dek, Kek  # noqa: E402,F401 - the DEK registry's tables, in their own module

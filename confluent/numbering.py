@@ -29,7 +29,6 @@ from registry.models import Group, Resource, Version
 from registry.sent_together import execute_parts, insert_part
 from registry.store.bounded_cache import BoundedCache
 
-from . import subject_states
 from .attributes import VERSION_METADATA, VERSION_RULE_SET
 from .contracts import metadata_problem, normal_metadata, normal_rule_set, rule_set_problem
 from .errors import ID_MISMATCH, ConfluentError
@@ -494,17 +493,14 @@ def number_written(paths: list[str]) -> None:
             schemas.add((parts[2], parts[4]))
         elif len(parts) == 3:
             groups.add(parts[2])
-    if not (groups or schemas):
-        return
     if groups:  # a group's write may have changed none of its schemas (its attributes): only the stale ones
         resources = Resource.objects.filter(group__group_type=GROUPS, resource_type=SCHEMAS, group__gid__in=groups)
         stale = stale_resources(resources)
         if stale:
             number_resources(stale, skip_locked=True)
-    kept: tuple[int, int] | None = None
-    locked: list[int] = []
-    with transaction.atomic():
-        if schemas:  # a schema's write wrote a version: no query to find that out first
+    if schemas:  # a schema's write wrote a version: no query to find that out first
+        kept: tuple[int, int] | None = None
+        with transaction.atomic():
             locked = _locked_schemas(sorted(schemas))
             if len(locked) == 1 and connection.vendor == "postgresql":  # (the digest is PostgreSQL's)
                 versions, to_keep = _stale_after_kept(locked[0])
@@ -512,13 +508,10 @@ def number_written(paths: list[str]) -> None:
                     kept = to_keep
             else:
                 _number_batch(locked)
-        # the subjects list's rows the write (and this numbering) marked dirty, brought up to date: the list's reads
-        # only read them (confluent.subject_states)
-        subject_states.refresh_dirty()
-    if kept is not None:  # (committed)
-        _numbered.put(locked[0], kept)
-    elif len(locked) == 1:
-        _numbered.pop(locked[0])
+        if kept is not None:  # (committed)
+            _numbered.put(locked[0], kept)
+        elif len(locked) == 1:
+            _numbered.pop(locked[0])
 
 
 def _locked_schemas(schemas: list[tuple[str, str]]) -> list[int]:

@@ -35,7 +35,7 @@ from registry.services import (
 from registry.services.resources import get_group, lock_resource
 from registry.store import audit
 
-from . import selectors, subject_states
+from . import selectors
 from .association_shapes import ATTRIBUTE as ASSOCIATIONS
 from .attributes import COMPATIBILITY, MODE, PENDING, SUBJECT_SETTINGS, VERSION_METADATA, VERSION_RULE_SET
 from .contracts import (
@@ -330,7 +330,6 @@ def _soft_delete(ctx: WriteContext, resource: Resource, rows: list[SubjectVersio
         for row in rows
     ]
     AuditRecord.objects.bulk_create(audit.rows(ctx, changes, ctx.now))
-    subject_states.refresh_dirty()  # no change event, so no numbering after the commit: the list's rows now
 
 
 def _referenced(subject: Subject, rows: list[SubjectVersion]) -> None:

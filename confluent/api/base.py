@@ -98,14 +98,9 @@ def number(request, name: str, default: int) -> int:
         raise ConfluentError(400, f"query parameter {name} must be an integer, not {value[:40]!r}", status=400)
 
 
-def bounds(request) -> tuple[int, int]:
-    """`?offset` (0 below 0) and `?limit` (-1 or absent: all)."""
-    return max(number(request, "offset", 0), 0), number(request, "limit", -1)
-
-
 def page(items: list, request) -> list:
-    """The items `?offset` and `?limit` name."""
-    offset, limit = bounds(request)
+    """`?offset` and `?limit` (-1 or absent: all)."""
+    offset, limit = max(number(request, "offset", 0), 0), number(request, "limit", -1)
     return items[offset:] if limit < 0 else items[offset : offset + limit]
 
 
@@ -168,10 +163,6 @@ class ConfluentView(RegistryView):
         """The ids of the schema groups (contexts) the caller may not read (registry/access/read_scope.py): what lists and
         schema ids leave out."""
         return self.read_scope().hidden_ids(GROUPS)
-
-    def hidden_group_pks(self) -> set[int]:
-        """The primary keys of the same groups."""
-        return {pk for path, pk in self.read_scope().hidden().values() if path.split("/")[1] == GROUPS}
 
     def readable_subjects(self, names: list[str]) -> list[str]:
         hidden = self.hidden_groups()

@@ -6,14 +6,14 @@ from django.http import HttpResponse
 
 from registry.http.requests import declared_flags, json_body
 
-from .. import selectors, services, subject_states
+from .. import selectors, services
 from ..errors import SCHEMA_NOT_FOUND, ConfluentError, subject_not_found
 from ..models import SchemaId
 from ..numbering import ensure_numbered
 from ..schema_types import prepare
 from ..subjects import context_name, parse
 from . import render
-from .base import ConfluentView, answer, bounds, flag, page, queries, query
+from .base import ConfluentView, answer, flag, page, queries, query
 from .binding import MEDIA_TYPE
 from .inputs import registration
 
@@ -26,17 +26,10 @@ class SubjectsView(ConfluentView):
         prefix = query(request, "subjectPrefix") or ""
         if prefix in (":*:", "*"):
             prefix = ""
-        deleted, deleted_only = flag(request, "deleted"), flag(request, "deleted_only")
-        offset, limit = bounds(request)  # read after the flags, as before: the first bad parameter is the one named
-        names = subject_states.listed(
-            prefix=prefix,
-            deleted=deleted,
-            deleted_only=deleted_only,
-            hidden_groups=self.hidden_group_pks(),
-            offset=offset,
-            limit=limit,
+        names = selectors.subject_names(
+            prefix=prefix, deleted=flag(request, "deleted"), deleted_only=flag(request, "deleted_only")
         )
-        return answer(names)
+        return answer(page(self.readable_subjects(names), request))
 
 
 class SubjectVersionsView(ConfluentView):

@@ -7,7 +7,7 @@ a list paged in the database must keep, issue 40); a subject's versions are list
 import json
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -113,89 +113,3 @@ def test_a_subjects_version_numbers_are_read_without_their_rows(writer):
     assert writer.get("/confluent/subjects/s/versions?deleted_only=true").json() == [2]
     assert writer.get("/confluent/subjects/s/versions?offset=1&limit=1").json() == [3]
     assert writer.get("/confluent/subjects/nothing/versions").json()["error_code"] == 40401
-
-
-def _rows_of(client, url: str) -> tuple[list[str], dict[str, int]]:
-    """A page, and the rows its SELECTs read by table (their plans on PostgreSQL, `EXPLAIN ANALYZE`; an aggregate's
-    rows aside), planned as for a large table: a test's table of a few pages is cheapest read whole, so sequential and
-    bitmap scans are off, in a transaction of the test's own."""
-    sent: list[tuple[str, object]] = []
-
-    def keep(execute, sql, params, many, context):
-        sent.append((sql, params))
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(keep):
-        answer = client.get(url)
-    assert answer.status_code == 200, answer.content
-    read: dict[str, int] = {}
-
-    def walk(node) -> None:
-        if node["Node Type"] == "Aggregate":
-            return
-        if "Scan" in node["Node Type"] and node["Actual Rows"]:
-            table = node.get("Relation Name", "?")
-            read[table] = read.get(table, 0) + node["Actual Rows"] * node["Actual Loops"]
-        for child in node.get("Plans", []):
-            walk(child)
-
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off")
-        for sql, params in sent:
-            if sql.lstrip().upper().startswith("SELECT"):
-                cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
-                (plan,) = cursor.fetchone()
-                walk((plan if isinstance(plan, list) else json.loads(plan))[0]["Plan"])
-    return answer.json(), read
-
-
-@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the plan's rows are PostgreSQL's EXPLAIN")
-def test_a_page_reads_the_names_index_alone(writer):
-    """40 subjects of 2 versions each, paged by 10: a page reads the entries of the names' index up to its last one
-    and nothing else of the registry (no schema, version or subject version: before, every page read every subject
-    version of the registry to decide which schemas are subjects), so the first page reads what a page holds and the
-    one at offset 30 the 40 names before and in it, whatever the number of versions."""
-    fields = [{"name": "name", "type": "string"}]
-    for n in range(40):
-        for extra in ("age", ""):
-            shape = fields + ([{"name": extra, "type": "string", "default": ""}] if extra else [])
-            answer = writer.post(
-                f"/confluent/subjects/s{n:03d}/versions",
-                json.dumps({"schema": json.dumps({"type": "record", "name": "U", "fields": shape})}),
-                content_type="application/vnd.schemaregistry.v1+json",
-            )
-            assert answer.status_code == 200, answer.content
-    whole = names(writer, "")  # brings what the writes changed up to date
-    assert whole == [f"s{n:03d}" for n in range(40)]
-    with connection.cursor() as cursor:  # the tables' sizes known to the planner (as autovacuum would, at times)
-        cursor.execute("ANALYZE")
-    first, read_first = _rows_of(writer, "/confluent/subjects?offset=0&limit=10")
-    deep, read_deep = _rows_of(writer, "/confluent/subjects?offset=30&limit=10")
-    assert (first, deep) == (whole[:10], whole[30:])
-    for read in (read_first, read_deep):  # the signed-in caller's user and session aside
-        assert set(read) - {"auth_user", "django_session"} <= {"confluent_subjectstate", "confluent_subjectnames"}, read
-    assert read_first.get("confluent_subjectstate", 0) <= 10 and read_deep.get("confluent_subjectstate", 0) <= 40
-
-
-def test_pages_place_the_subjects_whose_numbering_has_not_run(writer):
-    """Schemas written through the registry while the numbering after the commit does not run (a crash between the
-    two) are listed, each in its place on every page, among the subjects the list's rows hold."""
-    from confluent.numbering import number_written
-    from registry.commit_listeners import on_commit_path_listeners
-
-    for subject in ("b", "d", "f", ":.c:h"):
-        register(writer, subject)
-    on_commit_path_listeners.remove(number_written)
-    try:
-        for schema in ("a", "c", "e", "g", "zz"):
-            put(writer, "confluent", schema)
-        put(writer, "c", "a")  # `:.c:a`
-    finally:
-        on_commit_path_listeners.append(number_written)
-    whole = sorted(["a", "b", "c", "d", "e", "f", "g", "zz", ":.c:a", ":.c:h"])
-    assert names(writer, "") == whole
-    for offset in range(len(whole) + 1):
-        for limit in (1, 2, 3, 20):
-            assert names(writer, f"offset={offset}&limit={limit}") == whole[offset : offset + limit], (offset, limit)
-    assert names(writer, "subjectPrefix=:.c&offset=1") == [":.c:h"]
-    assert names(writer, "deleted=true&offset=2&limit=3") == whole[2:5]
